@@ -1,0 +1,258 @@
+// Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
+// an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
+import { getEngine, TallyError } from '../engine.js';
+import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf } from '../state.js';
+
+export { getEngine, TallyError };
+export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
+
+/** Styles every widget shares; light and dark follow the reader's system setting. */
+export const baseCss = `
+:host { display: block; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
+  --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --border: #d0d7de;
+  --accent: #0b63ce; --error: #b3261e; --ok: #1a7f37; color: var(--fg); }
+@media (prefers-color-scheme: dark) {
+  :host { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --panel: #161b22; --border: #30363d;
+    --accent: #58a6ff; --error: #ff7b72; --ok: #3fb950; }
+}
+.widget { background: var(--panel); border: 1px solid var(--border); border-radius: 8px; padding: 12px 14px; }
+.fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px 14px; }
+.field { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
+.field label { font-size: 13px; color: var(--muted); }
+.field input, .field select { font: inherit; padding: 4px 6px; border: 1px solid var(--border); border-radius: 4px;
+  background: var(--bg); color: var(--fg); min-width: 0; }
+.field input[aria-invalid="true"] { border-color: var(--error); outline-color: var(--error); }
+.field .error { color: var(--error); font-size: 13px; min-height: 0; }
+.results { margin-top: 12px; display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 8px 14px; }
+.result .label { font-size: 13px; color: var(--muted); }
+.result .value { font-size: 20px; font-variant-numeric: tabular-nums; }
+.notice { color: var(--error); font-size: 13px; }
+:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+.field.check { flex-direction: row; align-items: center; gap: 6px; padding-top: 18px; }
+.field.check label { font-size: 14px; color: var(--fg); }
+.field textarea { font: 12px/1.4 ui-monospace, monospace; width: 100%; min-height: 90px; padding: 4px 6px;
+  border: 1px solid var(--border); border-radius: 4px; background: var(--bg); color: var(--fg); }
+.toolbar { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 10px; align-items: center; }
+button { font: 13px system-ui, sans-serif; padding: 4px 10px; border-radius: 4px; border: 1px solid var(--border);
+  background: var(--bg); color: var(--fg); cursor: pointer; min-height: 30px; }
+button:hover { border-color: var(--accent); }
+.status { font-size: 13px; color: var(--muted); }
+svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
+svg .axis line, svg .axis path { stroke: var(--muted); }
+svg .grid line { stroke: var(--border); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;
+
+/** Escapes text for insertion into HTML. Never put unescaped input into innerHTML. */
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+/** A labelled input with an error line beside it; `name` is the engine argument it feeds. */
+export function numberField({ name, label, value = '', help = '' }) {
+  const id = `f-${name}`;
+  return `<div class="field" data-field="${escapeHtml(name)}">
+    <label for="${id}">${escapeHtml(label)}</label>
+    <input id="${id}" name="${escapeHtml(name)}" inputmode="decimal" autocomplete="off" value="${escapeHtml(value)}"
+      aria-describedby="${id}-error"${help ? ` title="${escapeHtml(help)}"` : ''}>
+    <span class="error" id="${id}-error" role="alert"></span>
+  </div>`;
+}
+
+/**
+ * Reads a numeric text field. Empty and non-numeric text throw TallyError(field); range checks are the
+ * engine's job (it names the allowed range), so any finite number passes here.
+ */
+export function parseNumber(text, field, label = field) {
+  const trimmed = String(text ?? '').trim();
+  if (trimmed === '') throw new TallyError(field, `${label} is empty: enter a number`);
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed))
+    throw new TallyError(field, `${label} must be a number (like 70e9 or 0.5), got "${trimmed}"`);
+  const value = Number(trimmed);
+  if (!Number.isFinite(value)) throw new TallyError(field, `${label} is too large`);
+  return value;
+}
+
+/** Shows `message` beside the field named `field` (or in the widget's notice line). */
+export function showError(root, field, message) {
+  const box = root.querySelector(`.field[data-field="${CSS.escape(field)}"]`);
+  if (box) {
+    box.querySelector('.error').textContent = message;
+    box.querySelector('input, select')?.setAttribute('aria-invalid', 'true');
+  } else {
+    const notice = root.querySelector('.notice');
+    if (notice) notice.textContent = message;
+  }
+}
+
+export function clearErrors(root) {
+  for (const el of root.querySelectorAll('.field .error')) el.textContent = '';
+  for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+  const notice = root.querySelector('.notice');
+  if (notice) notice.textContent = '';
+}
+
+/** 6.3e24 -> "6.30 × 10²⁴"; 143.93 -> "143.9". Display only. */
+export function formatNumber(value, digits = 3) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) {
+    const [mantissa, exponent] = value.toExponential(digits - 1).split('e');
+    const superscript = String(Number(exponent)).replace(/[-0-9]/g, (c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(c)]);
+    return `${mantissa} × 10${superscript}`;
+  }
+  return Number(value.toPrecision(digits + 1)).toLocaleString('en-US');
+}
+
+/** A labelled <select>; options are [{value, label}]. */
+export function selectField({ name, label, options, value = '' }) {
+  const id = `f-${name}`;
+  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}>${escapeHtml(o.label)}</option>`);
+  return `<div class="field" data-field="${escapeHtml(name)}">
+    <label for="${id}">${escapeHtml(label)}</label>
+    <select id="${id}" name="${escapeHtml(name)}" aria-describedby="${id}-error">${opts.join('')}</select>
+    <span class="error" id="${id}-error" role="alert"></span>
+  </div>`;
+}
+
+/** A labelled checkbox. */
+export function checkboxField({ name, label, checked = false }) {
+  const id = `f-${name}`;
+  return `<div class="field check" data-field="${escapeHtml(name)}">
+    <input type="checkbox" id="${id}" name="${escapeHtml(name)}"${checked ? ' checked' : ''} aria-describedby="${id}-error">
+    <label for="${id}">${escapeHtml(label)}</label>
+    <span class="error" id="${id}-error" role="alert"></span>
+  </div>`;
+}
+
+/** Bytes in decimal GB (10^9 bytes), the one unit every tally chart and table uses. Display only. */
+export const GB = 1e9;
+export function formatBytes(bytes, digits = 3) {
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return '—';
+  const gb = bytes / GB;
+  if (gb !== 0 && Math.abs(gb) < 0.01) return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
+  return `${Number(gb.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 })} GB`;
+}
+
+/** 6738415616 -> "6.74 B"; for parameter counts. Display only. */
+export function formatParams(count, digits = 3) {
+  if (typeof count !== 'number' || !Number.isFinite(count)) return '—';
+  const units = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
+  for (const [scale, suffix] of units) if (Math.abs(count) >= scale) return `${Number((count / scale).toPrecision(digits))}${suffix}`;
+  return String(count);
+}
+
+/** A share in [0, 1] as "12.3%". Display only. */
+export function formatPercent(share) {
+  if (typeof share !== 'number' || !Number.isFinite(share)) return '—';
+  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+}
+
+let katexPromise = null;
+/**
+ * Renders a TeX formula from the engine to MathML (works inside shadow roots, needs no fonts or CSS).
+ * KaTeX is loaded on first use only, so it is not part of the page's start-up payload.
+ */
+export async function texToMathml(tex) {
+  katexPromise ??= import(new URL('../vendor/katex/katex.mjs', import.meta.url).href).then((m) => m.default ?? m);
+  const katex = await katexPromise;
+  return katex.renderToString(String(tex), { output: 'mathml', throwOnError: false, displayMode: false });
+}
+
+/** Copies text to the clipboard; resolves true on success. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    area.remove();
+    return ok;
+  }
+}
+
+/** Offers a Blob as a download named `filename`. */
+export function downloadBlob(filename, blob) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/**
+ * Serializes an <svg> for download with the colours resolved (a standalone file has no page CSS):
+ * every element's computed fill, stroke and font are inlined. Returns the SVG text.
+ */
+export function standaloneSvg(svg) {
+  const clone = svg.cloneNode(true);
+  const source = [svg, ...svg.querySelectorAll('*')];
+  const target = [clone, ...clone.querySelectorAll('*')];
+  source.forEach((el, i) => {
+    const cs = getComputedStyle(el);
+    const style = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-size', 'font-family', 'font-weight', 'text-anchor', 'dominant-baseline']
+      .map((p) => `${p}:${cs.getPropertyValue(p)}`).join(';');
+    target[i].setAttribute('style', style);
+  });
+  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  const box = svg.viewBox.baseVal;
+  if (box && box.width) { clone.setAttribute('width', box.width); clone.setAttribute('height', box.height); }
+  return new XMLSerializer().serializeToString(clone);
+}
+
+/** Rasterizes SVG text to a PNG Blob at `scale` times its size, on the given background colour. */
+export function svgToPng(svgText, width, height, scale = 2, background = '#ffffff') {
+  return new Promise((resolve, reject) => {
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.round(width * scale);
+      canvas.height = Math.round(height * scale);
+      const ctx = canvas.getContext('2d');
+      ctx.fillStyle = background;
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png');
+    };
+    image.onerror = () => reject(new Error('the chart could not be rasterized'));
+    image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svgText)}`;
+  });
+}
+
+/** Base class: a shadow root, the shared engine, and a render hook. */
+export class TallyWidget extends HTMLElement {
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' });
+    /** Resolves once the widget has built its DOM (tests and the page wait on it). */
+    this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
+  }
+
+  async connectedCallback() {
+    if (this.engine) return;
+    this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget">Loading the engine…</div>`;
+    try {
+      this.engine = await getEngine();
+    } catch (error) {
+      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">The engine could not load: ${escapeHtml(error.message)}</div>`;
+      this.resolveReady();
+      return;
+    }
+    this.mount();
+    this.resolveReady();
+  }
+
+  /** Subclasses build their DOM here (this.engine is ready). */
+  mount() {}
+}

@@ -1,0 +1,137 @@
+// Inline engine values for the prose: the text never types a number the engine can compute.
+//
+//   <tally-value method="training_cost" args='{"params":70e9,...}' field="days" format="fixed0"></tally-value>
+//
+// calls engine.call(method, args), reads the dot path `field` of the result and shows it formatted.
+// <tally-recipes> renders the engine's table of training recipes and their bytes per parameter.
+// Both render into light DOM with textContent only, so they take the page's typography.
+import { getEngine, formatNumber, formatBytes, formatParams, formatPercent } from './base.js';
+
+const GiB = 2 ** 30;
+const MiB = 2 ** 20;
+
+/** Display formats (never formulas: unit conversion and rounding only). */
+export const FORMATS = {
+  int: (v) => Math.round(v).toLocaleString('en-US'),
+  num: (v) => formatNumber(v),
+  sci: (v) => formatNumber(v, 3),
+  gb: (v) => formatBytes(v),
+  gib: (v) => `${Number((v / GiB).toPrecision(3)).toLocaleString('en-US')} GiB`,
+  mib: (v) => `${Number((v / MiB).toPrecision(6)).toLocaleString('en-US')} MiB`,
+  mb: (v) => `${Math.round(v / 1e6).toLocaleString('en-US')} MB`,
+  params: (v) => formatParams(v),
+  tflops: (v) => `${Number((v / 1e12).toPrecision(4)).toLocaleString('en-US')} TFLOP/s`,
+  fixed0: (v) => v.toLocaleString('en-US', { maximumFractionDigits: 0 }),
+  fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+  fixed2: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  pct: (v) => formatPercent(v),
+  text: (v) => String(v),
+};
+
+/** Reads "a.b.0.c" from an object; undefined when any step is missing. */
+export function pick(object, path) {
+  return String(path).split('.').reduce((o, key) => (o == null ? undefined : o[key]), object);
+}
+
+// Many inline values share one call (same method and args): compute each once per page.
+const cache = new Map();
+function cachedCall(engine, method, argsText) {
+  const key = `${method}\u0000${argsText}`;
+  if (!cache.has(key)) {
+    try {
+      cache.set(key, { result: engine.call(method, JSON.parse(argsText)) });
+    } catch (error) {
+      cache.set(key, { error });
+    }
+  }
+  return cache.get(key);
+}
+
+class TallyValue extends HTMLElement {
+  static observedAttributes = ['method', 'args', 'field', 'format'];
+
+  connectedCallback() {
+    if (!this.textContent) this.textContent = '…';
+    this.dataset.state = 'loading';
+    this.render();
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) this.render();
+  }
+
+  async render() {
+    let engine;
+    try {
+      engine = await getEngine();
+    } catch (error) {
+      this.fail(`the engine could not load: ${error.message}`);
+      return;
+    }
+    const method = this.getAttribute('method') ?? '';
+    const field = this.getAttribute('field') ?? '';
+    const format = FORMATS[this.getAttribute('format') ?? 'num'] ?? FORMATS.num;
+    const outcome = cachedCall(engine, method, this.getAttribute('args') ?? '{}');
+    if (outcome.error) { this.fail(`${method}: ${outcome.error.message}`); return; }
+    const value = pick(outcome.result, field);
+    if (value === undefined || value === null) { this.fail(`${method} has no result field "${field}"`); return; }
+    this.textContent = typeof value === 'number' ? format(value) : String(value);
+    this.dataset.state = 'ok';
+    this.removeAttribute('title');
+  }
+
+  fail(message) {
+    this.textContent = 'n/a';
+    this.dataset.state = 'error';
+    this.title = message;
+  }
+}
+
+class TallyRecipes extends HTMLElement {
+  async connectedCallback() {
+    if (this.dataset.state === 'ok') return;
+    this.textContent = 'Loading recipes…';
+    try {
+      const engine = await getEngine();
+      const { recipes } = engine.call('recipes', {});
+      this.replaceChildren(this.table(recipes));
+      this.dataset.state = 'ok';
+    } catch (error) {
+      this.textContent = `The recipe table could not be computed: ${error.message}`;
+      this.dataset.state = 'error';
+    }
+  }
+
+  table(recipes) {
+    const table = document.createElement('table');
+    table.className = 'numbers recipes';
+    const caption = document.createElement('caption');
+    caption.className = 'visually-hidden';
+    caption.textContent = 'Training recipes and the bytes each parameter costs, per state';
+    table.append(caption);
+    const head = table.createTHead().insertRow();
+    for (const label of ['recipe', 'weights', 'gradients', 'master copy', 'optimizer states', 'bytes / param']) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = label;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const recipe of recipes) {
+      const row = body.insertRow();
+      const per = typeof recipe.bytes_per_param === 'object' ? recipe.bytes_per_param : null;
+      const cell = (text, title) => { const td = row.insertCell(); td.textContent = text; if (title) td.title = title; };
+      cell(recipe.name ?? recipe.id, recipe.description);
+      const part = (dtype, bytes) => (dtype === 'none' || !dtype ? '—' : `${dtype}${bytes !== undefined ? ` (${bytes} B)` : ''}`);
+      cell(part(recipe.weights, per?.weights));
+      cell(part(recipe.gradients, per?.gradients));
+      cell(part(recipe.master_weights, per?.master_weights));
+      cell(`${recipe.optimizer ?? ''}${recipe.optimizer_state ? `, ${recipe.optimizer_state}` : ''}${per?.optimizer_states !== undefined ? ` (${per.optimizer_states} B)` : ''}`);
+      cell(String(per?.total ?? recipe.bytes_per_param ?? '—'));
+    }
+    return table;
+  }
+}
+
+customElements.define('tally-value', TallyValue);
+customElements.define('tally-recipes', TallyRecipes);
