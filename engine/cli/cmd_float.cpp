@@ -1,0 +1,132 @@
+// `tally float`: encode a number in a float format, or decode a bit pattern, bit-exactly.
+//   tally float --format e4m3 --value 500            448 (saturated), code 0x7e
+//   tally float --format fp16 --value 1e-8 --json    the float_encode API result
+//   tally float --format e4m3 --code 0x7e            decode
+//   tally float --all --value 0.1                    every format side by side
+#include <iostream>
+#include <ostream>
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+#include "tally/api.h"
+#include "tally/error.h"
+
+namespace tally::cli {
+
+namespace {
+
+constexpr Option kOptions[] = {
+    {"--format", "format", Kind::String,
+     "fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 e3m2 e2m1 e8m0"},
+    {"--value", "value", Kind::String, "number to encode: 0.1, 1e-8, -0, inf, nan"},
+    {"--code", "hex", Kind::String, "bit pattern to decode, in hex: 0x7e"},
+    {"--flip-bit", "flip_bit", Kind::Integer, "with --code: flip this bit first (0 = least significant)"},
+    {"--rounding", "rounding", Kind::String, "nearest_even (default), nearest_away, toward_zero, up, down"},
+    {"--saturate", "saturate", Kind::Flag, "overflow gives +-max (default for fp8/fp6/fp4/e8m0)"},
+    {"--no-saturate", "no_saturate", Kind::Flag, "overflow gives inf, or NaN where there is no inf (IEEE default)"},
+    {"--all", "all", Kind::Flag, "with --value: every format side by side"},
+};
+
+constexpr const char* kUsage =
+    "usage: tally float --format NAME --value X [--no-saturate] [--rounding MODE] [--json]\n"
+    "       tally float --format NAME --code 0xHH [--flip-bit I] [--json]\n"
+    "       tally float --all --value X [--json]\n"
+    "Rounds X to the format exactly as NVIDIA's conversion code does, or decodes a bit pattern.";
+
+std::string text(const nlohmann::json& v) {
+    if (v.is_null()) return "-";
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+    return v.dump();
+}
+
+void print_one(std::ostream& out, const nlohmann::json& r) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    if (r.contains("input")) rows.push_back({"input (exact)", text(r["input_exact"])});
+    rows.push_back({"format", text(r["format"])});
+    rows.push_back({"code", text(r["hex"]) + "  (" + text(r["code"]) + ")"});
+    rows.push_back({"bits (s|e|m)", text(r["field_bits"]["sign"]) + "|" + text(r["field_bits"]["exponent"]) + "|" +
+                                        text(r["field_bits"]["mantissa"])});
+    rows.push_back({"class", text(r["class"])});
+    rows.push_back({"value (exact)", text(r["exact"])});
+    rows.push_back({"formula", text(r["formula"])});
+    if (r.contains("error_abs")) {
+        rows.push_back({"error (abs, rel)", text(r["error_abs"]) + ", " + text(r["error_rel"])});
+        std::string what;
+        if (r["overflowed"].get<bool>()) what += r["saturated"].get<bool>() ? "overflowed, saturated to max; " : "overflowed; ";
+        if (r["underflowed"].get<bool>()) what += "underflowed; ";
+        if (r["subnormal"].get<bool>()) what += "subnormal; ";
+        if (r["became_nan"].get<bool>()) what += "became NaN; ";
+        if (!r["inexact"].get<bool>() && !r["nan_input"].get<bool>()) what += "exact; ";
+        if (!what.empty()) rows.push_back({"note", what.substr(0, what.size() - 2)});
+    }
+    rows.push_back({"ulp", text(r["ulp_exact"])});
+    rows.push_back({"next up", r["next"].is_null() ? "-" : text(r["next"]["hex"]) + " = " + text(r["next"]["exact"])});
+    rows.push_back({"next down", r["prev"].is_null() ? "-" : text(r["prev"]["hex"]) + " = " + text(r["prev"]["exact"])});
+    print_table(out, rows);
+}
+
+void print_all(std::ostream& out, const nlohmann::json& r) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    rows.push_back({"input (exact)", text(r["input_exact"])});
+    for (const auto& row : r["results"]) {
+        std::string note;
+        if (row["overflowed"].get<bool>()) note = row["saturated"].get<bool>() ? "  saturated" : "  overflowed";
+        if (row["underflowed"].get<bool>()) note = "  underflowed";
+        if (row["subnormal"].get<bool>()) note += "  subnormal";
+        rows.push_back({text(row["format"]), text(row["hex"]) + "  " + text(row["exact"]) + note});
+    }
+    print_table(out, rows);
+}
+
+}  // namespace
+
+int cmd_float(int argc, char** argv) {
+    Parsed parsed;
+    try {
+        parsed = parse_options(argc, argv, 2, kOptions);
+    } catch (const InputError& error) {
+        std::cerr << "tally float: " << error.what() << "\n";
+        return kExitBadInput;
+    }
+    if (parsed.help) {
+        print_usage(std::cout, kUsage, kOptions);
+        return kExitOk;
+    }
+    nlohmann::json& args = parsed.args;
+    if (args.contains("no_saturate")) {
+        if (args.contains("saturate")) {
+            std::cerr << "tally float: --saturate and --no-saturate contradict each other\n";
+            return kExitBadInput;
+        }
+        args.erase("no_saturate");
+        args["saturate"] = false;
+    }
+    const bool all = args.contains("all");
+    args.erase("all");
+    const bool decode = args.contains("hex");
+    if (decode && args.contains("value")) {
+        std::cerr << "tally float: give --value (to encode) or --code (to decode), not both\n";
+        return kExitBadInput;
+    }
+    if (!decode && !args.contains("value")) {
+        std::cerr << "tally float: --value or --code is required\n\n";
+        print_usage(std::cerr, kUsage, kOptions);
+        return kExitBadInput;
+    }
+    if (!all && !args.contains("format")) {
+        std::cerr << "tally float: --format is required (fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 "
+                     "e3m2 e2m1 e8m0), or --all\n";
+        return kExitBadInput;
+    }
+    if (all && decode) {
+        std::cerr << "tally float: --all works with --value\n";
+        return kExitBadInput;
+    }
+    const char* method = all ? "float_compare" : decode ? "float_decode" : "float_encode";
+    if (all) args.erase("format");
+    return run_method("float", method, parsed, kOptions, all ? print_all : print_one);
+}
+
+}  // namespace tally::cli
