@@ -1,0 +1,33 @@
+// Accelerators: memory capacity, memory bandwidth and dense peak FLOP/s per dtype, from the
+// presets in content/presets/hardware (each citing its spec sheet).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tally {
+
+struct Hardware {
+    std::string id, name, source;
+    std::uint64_t memory_bytes = 0;           // spec-sheet capacity, decimal (80 GB = 80e9 bytes)
+    double memory_bandwidth_bytes_per_s = 0;  // HBM / GDDR bandwidth
+    // Dense peak FLOP/s (no 2:4 sparsity); 0 where the chip has no such mode.
+    double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
+
+    // Peak FLOP/s for "fp32", "tf32", "bf16", "fp16", "fp8"; InputError(field "dtype") when unknown
+    // or unsupported on this chip.
+    double peak(const std::string& dtype) const;
+    // Ridge point of the roofline: peak FLOP/s / bytes/s (Williams et al. 2009).
+    double ridge(const std::string& dtype) const { return peak(dtype) / memory_bandwidth_bytes_per_s; }
+};
+
+// From a preset object (see content/presets/hardware/*.json); throws InputError naming the field.
+Hardware hardware_from_json(const nlohmann::json& object);
+// By preset id; InputError(field "hardware") listing the ids when unknown.
+Hardware find_hardware(const std::string& id);
+nlohmann::json hardware_to_json(const Hardware& hw);
+
+}  // namespace tally

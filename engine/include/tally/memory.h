@@ -1,0 +1,125 @@
+// The training memory budget of one GPU: weights, gradients, master weights, optimizer states
+// (per-class precision, named recipes, ZeRO / tensor / pipeline / sequence parallelism) and
+// activations after Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models" (arXiv:2205.05198), generalised term by term.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tally/flops.h"
+#include "tally/model.h"
+
+namespace tally {
+
+// Storage types for a tensor class. None: the class is absent (master weights only).
+enum class DType { FP32, BF16, FP16, FP8, INT8, None };
+const char* to_string(DType type);
+std::uint64_t dtype_bytes(DType type);
+DType dtype_from_string(const std::string& text, const char* field);  // InputError naming field
+
+enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Sgd, Lion, Adafactor };
+const char* to_string(Optimizer optimizer);
+Optimizer optimizer_from_string(const std::string& text);  // InputError field "optimizer"
+// Full-size state tensors the optimizer keeps per parameter (Adafactor: 0, its state is factored).
+int optimizer_states(Optimizer optimizer);
+const char* optimizer_description(Optimizer optimizer);
+
+// bitsandbytes' 8-bit Adam quantizes each state in blocks of 2048 values with one fp32 absmax per
+// block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", sec. 2).
+inline constexpr std::uint64_t kAdam8bitBlock = 2048;
+
+struct Precision {
+    DType weights = DType::BF16;          // working weights used in forward/backward
+    DType gradients = DType::BF16;
+    DType master_weights = DType::FP32;   // None when the optimizer updates the working weights
+    Optimizer optimizer = Optimizer::AdamW;
+    DType optimizer_state = DType::FP32;  // AdamW 8-bit forces INT8
+};
+
+struct Recipe {
+    const char* id;
+    const char* name;
+    const char* description;  // one line: what it counts
+    Precision precision;
+};
+std::span<const Recipe> recipes();
+const Recipe& find_recipe(const std::string& id);  // InputError field "recipe" listing the ids
+inline constexpr const char* kDefaultRecipe = "bf16_mixed_adamw";
+
+// Checks a precision setting for contradictions (a master copy no wider than the weights, an
+// optimizer state type for an optimizer without states); InputError naming the class.
+void validate(const Precision& precision);
+
+// Bytes per parameter of each class in units of 1/256 byte (exact for every recipe, including the
+// 8-bit absmax overhead of 8/2048 = 1/256 B). Adafactor's factored state counts as 0 here.
+struct BytesPerParam256 {
+    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0;
+    std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states; }
+};
+BytesPerParam256 bytes_per_param_256(const Precision& precision);
+
+struct TrainingSetup {
+    std::int64_t seq = 2048;         // s
+    std::int64_t micro_batch = 1;    // b, sequences per micro-batch per data-parallel rank
+    std::int64_t global_batch = 0;   // sequences per optimizer step; 0 = micro_batch × dp (no accumulation)
+    std::int64_t gpus = 1;
+    int zero = 0;                    // ZeRO stage 0..3 (Rajbhandari et al. 2020); FSDP full shard = 3
+    std::int64_t tp = 1;             // tensor parallel degree t
+    std::int64_t pp = 1;             // pipeline parallel degree p
+    bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
+    Recompute recompute = Recompute::None;
+    bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
+    bool dropout = true;             // 1-byte masks after attention softmax, attention and MLP outputs
+    std::int64_t activation_bytes = 2;
+    Precision precision;
+};
+
+struct ActivationTerm {
+    const char* id;
+    const char* name;
+    const char* description;
+    std::string formula;       // plain text in the paper's symbols (s, b, h, a, t, ...)
+    bool per_layer = true;     // per layer per micro-batch, or once (outside the layers)
+    std::uint64_t bytes = 0;   // one layer and one micro-batch (per_layer), or the whole term
+};
+
+struct Activations {
+    std::vector<ActivationTerm> terms;    // non-zero terms only
+    std::uint64_t per_layer_bytes = 0;    // sum of per-layer terms (one micro-batch)
+    std::int64_t layers = 0;              // layers on this stage
+    std::int64_t in_flight = 1;           // micro-batches whose activations are held at once
+    std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
+    std::uint64_t total_bytes = 0;        // per_layer × layers × in_flight + outside
+    std::string korthikanti_formula;      // the paper's closed form for this setup
+};
+
+struct ClassBytes {
+    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, activations = 0;
+    std::uint64_t total = 0;
+};
+
+struct MemoryBudget {
+    std::int64_t dp = 1;
+    std::int64_t grad_accum_steps = 1;
+    std::int64_t layers_per_stage = 0;
+    const char* stage = "only";      // "only" (pp = 1), "first" or "last": the larger of the two
+    std::uint64_t params_total = 0;
+    std::uint64_t params_on_gpu = 0;  // after TP and PP, before ZeRO
+    std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
+    ClassBytes bytes;
+    Activations activations;
+};
+
+// Checks the setup (ranges, dp = gpus / (tp·pp) whole, tp | heads, pp <= layers, ...) and computes
+// the budget of the busiest GPU. Every byte count is exact; overflow is an InputError.
+MemoryBudget memory_budget(const ModelConfig& config, const TrainingSetup& setup);
+
+// The activation terms alone (used by memory_budget) for one stage.
+Activations activation_memory(const ModelConfig& config, const TrainingSetup& setup, std::int64_t layers,
+                              std::int64_t in_flight, bool first_stage, bool last_stage);
+
+}  // namespace tally

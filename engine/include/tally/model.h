@@ -1,0 +1,73 @@
+// A dense (or mixture-of-experts) decoder-only transformer, described by the numbers that decide its
+// parameter count, FLOPs and memory. Loaded from a preset, a tally config object or a Hugging Face
+// config.json (hf_config.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tally {
+
+enum class MlpKind { Gelu, SwiGlu, GeGlu };  // GELU: 2 matrices (up, down); gated: 3 (gate, up, down)
+enum class NormKind { LayerNorm, RmsNorm };   // LayerNorm: weight + bias; RMSNorm: weight only
+enum class PositionKind { Learned, Rotary };  // learned absolute table (max_positions x h) or RoPE (no params)
+
+struct ModelConfig {
+    std::string name;
+    std::int64_t vocab_size = 0;
+    std::int64_t hidden_size = 0;      // h (d_model)
+    std::int64_t num_layers = 0;       // L
+    std::int64_t num_heads = 0;        // a, query heads
+    std::int64_t num_kv_heads = 0;     // key/value heads: = a (MHA), < a (GQA), 1 (MQA)
+    std::int64_t head_dim = 0;         // d; usually h / a
+    std::int64_t ffn_hidden_size = 0;  // f, width of the MLP's inner layer (per expert for MoE)
+    MlpKind mlp = MlpKind::Gelu;
+    NormKind norm = NormKind::LayerNorm;
+    PositionKind position = PositionKind::Rotary;
+    std::int64_t max_positions = 0;    // rows of the learned position table (0 for rotary)
+    bool qkv_bias = false;             // bias on the Q, K, V projections
+    bool attn_out_bias = false;        // bias on the attention output projection
+    bool mlp_bias = false;             // biases on the MLP matrices
+    bool tied_embeddings = false;      // LM head shares the token embedding matrix
+    std::int64_t num_experts = 0;        // MoE: routed experts per layer (0 = dense)
+    std::int64_t experts_per_token = 0;  // MoE: routed experts each token visits (top-k)
+    std::int64_t num_shared_experts = 0; // MoE: experts every token visits (DeepSeek-style)
+
+    bool is_moe() const { return num_experts > 0; }
+    std::int64_t q_dim() const { return num_heads * head_dim; }      // width of Q (and of attention output)
+    std::int64_t kv_dim() const { return num_kv_heads * head_dim; }  // width of K and of V
+    int mlp_matrices() const { return mlp == MlpKind::Gelu ? 2 : 3; }
+};
+
+// Limits the engine accepts (far beyond any real model; larger values are errors, not wraps).
+inline constexpr std::int64_t kMaxVocab = 100'000'000;
+inline constexpr std::int64_t kMaxHidden = 10'000'000;
+inline constexpr std::int64_t kMaxLayers = 100'000;
+inline constexpr std::int64_t kMaxFfn = 100'000'000;
+inline constexpr std::int64_t kMaxExperts = 100'000;
+inline constexpr std::int64_t kMaxPositions = 100'000'000;
+
+// Checks ranges and divisibility (heads | hidden when head_dim is derived, kv heads | heads,
+// top-k <= experts); throws InputError naming the field.
+void validate(const ModelConfig& config);
+
+const char* to_string(MlpKind kind);
+const char* to_string(NormKind kind);
+const char* to_string(PositionKind kind);
+
+// The tally config object (docs/API.md "Model argument"); fills defaults, validates.
+ModelConfig model_from_json(const nlohmann::json& object);
+nlohmann::json model_to_json(const ModelConfig& config);
+
+// Resolves the API's model argument: "model": preset id | tally object | HF object (has
+// "model_type"), or "hf_config": text or object. Throws InputError naming "model" or "hf_config".
+ModelConfig resolve_model(const nlohmann::json& args);
+
+// Reads a whole number field of a JSON object; used by the loaders. Rejects fractions, booleans,
+// strings, non-finite and out-of-range values with an error naming `field`.
+std::int64_t json_integer(const nlohmann::json& value, const std::string& field, std::int64_t low,
+                          std::int64_t high);
+
+}  // namespace tally

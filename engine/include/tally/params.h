@@ -1,0 +1,71 @@
+// Exact parameter counts: every weight tensor of the model, grouped by component.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tally/model.h"
+
+namespace tally {
+
+enum class Component { Embedding, PositionEmbedding, Attention, Mlp, Norms, FinalNorm, LmHead };
+const char* component_id(Component component);    // "embedding", "position_embedding", ...
+const char* component_name(Component component);  // "token embedding", ...
+
+// How tensor parallelism (Megatron-LM, Shoeybi et al. 2019) splits a tensor across t GPUs.
+enum class TpSplit {
+    Replicated,  // every GPU holds all of it (norms, position table, row-parallel biases, router)
+    Rows,        // split along the first dimension (column-parallel outputs, vocab-parallel embedding)
+    Cols,        // split along the second dimension (row-parallel inputs)
+};
+
+// One weight tensor (a vector is rows = 1). Per-layer tensors appear once with per_layer = true.
+struct Tensor {
+    std::string name;   // "layers.*.attn.q.weight"
+    Component component;
+    std::int64_t rows = 1, cols = 0;
+    bool per_layer = false;
+    bool expert = false;  // one routed expert's tensor: repeated num_experts times per layer
+    TpSplit split = TpSplit::Replicated;
+    std::uint64_t count() const;  // rows * cols (per instance)
+};
+
+// The tensors of a model, in the order of a forward pass. The LM head is listed only when untied.
+std::vector<Tensor> model_tensors(const ModelConfig& config);
+
+struct ParamCount {
+    std::uint64_t embedding = 0;           // V·h
+    std::uint64_t position_embedding = 0;  // max_positions·h (learned) or 0
+    std::uint64_t attention = 0;           // all layers
+    std::uint64_t mlp = 0;                 // all layers, every expert and the router
+    std::uint64_t norms = 0;               // all layers' norms
+    std::uint64_t final_norm = 0;
+    std::uint64_t lm_head = 0;             // 0 when tied
+    std::uint64_t per_layer_attention = 0, per_layer_mlp = 0, per_layer_norms = 0, per_layer = 0;
+    std::uint64_t per_layer_mlp_active = 0;  // MoE: router + top-k + shared experts
+    std::uint64_t total = 0;
+    std::uint64_t active = 0;  // used per token (MoE: only the visited experts); = total when dense
+};
+
+// Exact integer counts; overflow of 64 bits is an InputError. Validates the config.
+ParamCount count_params(const ModelConfig& config);
+
+// Parameters held by one GPU: tensor parallel degree tp (ceil of the split dimension, as Megatron
+// pads), `layers` transformer layers, plus the embedding / head if this pipeline stage has them.
+// When the embeddings are tied and the head sits on another stage (pp > 1), the last stage keeps
+// its own copy of the embedding matrix (Megatron-LM does this and all-reduces their gradients).
+struct ShardSpec {
+    std::int64_t tp = 1;
+    std::int64_t layers = 0;
+    bool has_embedding = true;
+    bool has_head = true;
+    bool head_copy_of_tied_embedding = false;
+};
+std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
+
+// Adafactor's factored second moment for the same shard (Shazeer & Stern 2018, "Adafactor: Adaptive
+// Learning Rates with Sublinear Memory Cost", sec. 3): rows + cols values per matrix, n per vector.
+std::uint64_t shard_factored_state(const ModelConfig& config, const ShardSpec& spec);
+
+}  // namespace tally

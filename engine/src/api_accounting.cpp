@@ -1,0 +1,672 @@
+// JSON API of the accounting engine: models, parameters, FLOPs, training time and cost, the
+// training memory budget, solvers and the KV cache. Shapes are documented in docs/API.md
+// ("Accounting").
+#include <algorithm>
+#include <string>
+
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/fit.h"
+#include "tally/flops.h"
+#include "tally/hardware.h"
+#include "tally/kvcache.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+#include "tally/params.h"
+#include "tally/presets.h"
+#include "tally/training.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// ---------------------------------------------------------------- argument helpers
+std::int64_t int_or(const json& args, const char* field, std::int64_t fallback, std::int64_t low, std::int64_t high) {
+    return optional_integer_arg(args, field, low, high).value_or(fallback);
+}
+
+std::string string_or(const json& args, const char* field, const char* fallback) {
+    return optional_string_arg(args, field).value_or(fallback);
+}
+
+Precision precision_from_args(const json& args, json* recipe_out) {
+    const Recipe& recipe = find_recipe(string_or(args, "recipe", kDefaultRecipe));
+    Precision p = recipe.precision;
+    bool overridden = false;
+    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights"); overridden = true; }
+    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients"); overridden = true; }
+    if (auto v = optional_string_arg(args, "master_weights")) {
+        p.master_weights = dtype_from_string(*v, "master_weights");
+        overridden = true;
+    }
+    if (auto v = optional_string_arg(args, "optimizer")) { p.optimizer = optimizer_from_string(*v); overridden = true; }
+    if (auto v = optional_string_arg(args, "optimizer_state")) {
+        p.optimizer_state = dtype_from_string(*v, "optimizer_state");
+        overridden = true;
+    }
+    if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
+    if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
+    validate(p);
+    if (recipe_out != nullptr) {
+        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(recipe.id)},
+                           {"base", recipe.id},
+                           {"name", overridden ? std::string("custom (from ") + recipe.name + ")" : std::string(recipe.name)},
+                           {"description", overridden ? std::string("per-class settings below") : std::string(recipe.description)},
+                           {"weights", to_string(p.weights)},
+                           {"gradients", to_string(p.gradients)},
+                           {"master_weights", to_string(p.master_weights)},
+                           {"optimizer", to_string(p.optimizer)},
+                           {"optimizer_state", to_string(p.optimizer_state)}};
+    }
+    return p;
+}
+
+TrainingSetup setup_from_args(const json& args, json* recipe_out) {
+    TrainingSetup st;
+    st.seq = int_or(args, "seq", 2048, 1, std::int64_t{1} << 30);
+    st.micro_batch = int_or(args, "micro_batch", 1, 1, 1'000'000'000);
+    st.global_batch = int_or(args, "global_batch", 0, 0, std::int64_t{1} << 50);
+    st.gpus = int_or(args, "gpus", 1, 1, 100'000'000);
+    st.zero = static_cast<int>(int_or(args, "zero", 0, 0, 3));
+    st.tp = int_or(args, "tp", 1, 1, 1'000'000);
+    st.pp = int_or(args, "pp", 1, 1, 1'000'000);
+    st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
+    st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    st.flash_attention = bool_arg(args, "flash_attention", false);
+    st.dropout = bool_arg(args, "dropout", true);
+    st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
+    st.precision = precision_from_args(args, recipe_out);
+    return st;
+}
+
+// Capacity from capacity_bytes or a hardware preset; nullopt when neither is given.
+std::optional<u64> capacity_from_args(const json& args, json* hardware_out) {
+    if (auto v = optional_number_arg(args, "capacity_bytes")) {
+        const std::int64_t bytes = require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62);
+        return static_cast<u64>(bytes);
+    }
+    if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        if (hardware_out != nullptr) *hardware_out = hardware_to_json(hw);
+        return hw.memory_bytes;
+    }
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------- presets
+json recipes_json() {
+    json out = json::array();
+    for (const Recipe& r : recipes()) {
+        const BytesPerParam256 b = bytes_per_param_256(r.precision);
+        out.push_back({{"id", r.id},
+                       {"name", r.name},
+                       {"description", r.description},
+                       {"weights", to_string(r.precision.weights)},
+                       {"gradients", to_string(r.precision.gradients)},
+                       {"master_weights", to_string(r.precision.master_weights)},
+                       {"optimizer", to_string(r.precision.optimizer)},
+                       {"optimizer_state", to_string(r.precision.optimizer_state)},
+                       {"bytes_per_param", static_cast<double>(b.total()) / 256}});
+    }
+    return out;
+}
+
+json presets(const json&) {
+    json models = json::array();
+    for (const auto& m : presets_json().at("models")) {
+        ModelConfig c = model_from_json(m.at("config"));
+        const ParamCount p = count_params(c);
+        models.push_back({{"id", m.at("id")},
+                          {"name", m.value("name", m.at("id").get<std::string>())},
+                          {"source", m.value("source", "")},
+                          {"config", model_to_json(c)},
+                          {"params_total", p.total},
+                          {"params_active", p.active}});
+    }
+    json hardware = json::array();
+    for (const auto& h : presets_json().at("hardware")) hardware.push_back(hardware_to_json(hardware_from_json(h)));
+    json optimizers = json::array();
+    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
+                        Optimizer::Adafactor})
+        optimizers.push_back({{"id", to_string(o)}, {"states", optimizer_states(o)}, {"description", optimizer_description(o)}});
+    json dtypes = json::array();
+    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
+        dtypes.push_back({{"id", to_string(t)}, {"bytes", dtype_bytes(t)}});
+    return json{{"models", models}, {"hardware", hardware}, {"recipes", recipes_json()}, {"optimizers", optimizers},
+                {"dtypes", dtypes}};
+}
+
+json recipes_method(const json&) { return json{{"recipes", recipes_json()}}; }
+
+// ---------------------------------------------------------------- params
+const char* component_formula(Component c, const ModelConfig& m) {
+    switch (c) {
+        case Component::Embedding: return "V·h";
+        case Component::PositionEmbedding: return "max_positions·h";
+        case Component::Attention:
+            return m.qkv_bias || m.attn_out_bias ? "L·(h·(a+2n_kv)·d + a·d·h + biases)" : "L·(h·(a+2n_kv)·d + a·d·h)";
+        case Component::Mlp:
+            if (m.is_moe()) return m.mlp == MlpKind::Gelu ? "L·(E·2·h·f + E·h)" : "L·(E·3·h·f + E·h)";
+            return m.mlp == MlpKind::Gelu ? (m.mlp_bias ? "L·(2·h·f + f + h)" : "L·2·h·f")
+                                          : (m.mlp_bias ? "L·(3·h·f + 2f + h)" : "L·3·h·f");
+        case Component::Norms: return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
+        case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";
+        case Component::LmHead: return m.tied_embeddings ? "0 (tied to the embedding)" : "V·h";
+    }
+    return "";
+}
+
+json params_result(const ModelConfig& c) {
+    const ParamCount p = count_params(c);
+    json components = json::array();
+    const std::pair<Component, u64> parts[] = {{Component::Embedding, p.embedding},
+                                               {Component::PositionEmbedding, p.position_embedding},
+                                               {Component::Attention, p.attention},
+                                               {Component::Mlp, p.mlp},
+                                               {Component::Norms, p.norms},
+                                               {Component::FinalNorm, p.final_norm},
+                                               {Component::LmHead, p.lm_head}};
+    for (const auto& [component, count] : parts)
+        components.push_back({{"id", component_id(component)},
+                              {"name", component_name(component)},
+                              {"count", count},
+                              {"formula", component_formula(component, c)}});
+    json tensors = json::array();
+    for (const Tensor& t : model_tensors(c))
+        tensors.push_back({{"name", t.name},
+                           {"rows", t.rows},
+                           {"cols", t.cols},
+                           {"count", t.count()},
+                           {"per_layer", t.per_layer},
+                           {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
+    return json{{"model", model_to_json(c)},
+                {"total", p.total},
+                {"active", p.active},
+                {"components", components},
+                {"per_layer",
+                 {{"attention", p.per_layer_attention},
+                  {"mlp", p.per_layer_mlp},
+                  {"mlp_active", p.per_layer_mlp_active},
+                  {"norms", p.per_layer_norms},
+                  {"total", p.per_layer}}},
+                {"tensors", tensors}};
+}
+
+json params(const json& args) { return params_result(resolve_model(args)); }
+
+// ---------------------------------------------------------------- flops
+FlopsInput flops_input(const json& args, const ModelConfig& c) {
+    FlopsInput in;
+    in.seq = int_or(args, "seq", std::min<std::int64_t>(c.max_positions > 0 ? c.max_positions : 2048, 2048), 1,
+                    std::int64_t{1} << 30);
+    in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
+    in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    in.flash_attention = bool_arg(args, "flash_attention", false);
+    return in;
+}
+
+json flops(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const FlopsInput in = flops_input(args, c);
+    const FlopsResult r = count_flops(c, in);
+    const auto tokens_arg = optional_number_arg(args, "tokens");
+    const double tokens = tokens_arg ? require_positive("tokens", *tokens_arg) : 1.0;
+    const double s = static_cast<double>(in.seq);
+    json terms = json::array();
+    double attention = 0, lm_head = 0;
+    for (const FlopsTerm& t : r.terms) {
+        terms.push_back({{"id", t.id},
+                         {"name", t.name},
+                         {"formula", t.formula},
+                         {"forward_per_sequence", t.forward_per_sequence},
+                         {"forward_per_token", t.forward_per_sequence / s},
+                         {"share", t.forward_per_sequence / r.forward_per_sequence}});
+        const std::string_view id = t.id;
+        if (id == "attn_scores" || id == "attn_values") attention += t.forward_per_sequence;
+        if (id == "lm_head") lm_head = t.forward_per_sequence;
+    }
+    const ParamCount p = count_params(c);
+    const double embedding_share = static_cast<double>(c.tied_embeddings ? 0 : p.embedding + p.position_embedding) /
+                                   static_cast<double>(p.total);
+    json notes = json::array();
+    notes.push_back("attention scores and attention·V are " + format_number(attention / r.forward_per_sequence * 100) +
+                    "% of the forward FLOPs at seq " + std::to_string(in.seq) +
+                    " (6ND ignores them; they grow with seq)");
+    notes.push_back("the LM head is " + format_number(lm_head / r.forward_per_sequence * 100) +
+                    "% of the forward FLOPs (6ND counts it through N)");
+    if (embedding_share > 0)
+        notes.push_back("embedding tables are " + format_number(embedding_share * 100) +
+                        "% of N but do no matmul FLOPs (a lookup), so 6ND overcounts them");
+    const double six_nd = r.six_n * tokens;
+    const double model = r.model_per_token * tokens;
+    const double recompute = r.recompute_per_token * tokens;
+    json out{{"model", model_to_json(c)},
+             {"seq", in.seq},
+             {"attention_flops", to_string(in.attention)},
+             {"recompute", to_string(in.recompute)},
+             {"flash_attention", in.flash_attention},
+             {"params_total", p.total},
+             {"params_active", p.active},
+             {"components", terms},
+             {"forward_per_sequence", r.forward_per_sequence},
+             {"forward_per_token", r.forward_per_token},
+             {"per_token",
+              {{"forward", r.forward_per_token},
+               {"model", r.model_per_token},
+               {"recompute", r.recompute_per_token},
+               {"training", r.training_per_token},
+               {"six_n", r.six_n},
+               {"six_n_active", r.six_n_active}}},
+             {"tokens", tokens},
+             {"six_nd", six_nd},
+             {"six_nd_active", r.six_n_active * tokens},
+             {"model_flops", model},
+             {"recompute_flops", recompute},
+             {"exact", model + recompute},
+             {"ratio_exact_to_six_nd", model / six_nd},
+             {"notes", notes}};
+    if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);
+    return out;
+}
+
+// ---------------------------------------------------------------- training time, cost, MFU
+struct Peak {
+    double flops_per_s = 0;
+    std::string dtype;
+    json hardware;
+};
+
+Peak peak_from_args(const json& args) {
+    Peak p;
+    p.dtype = string_or(args, "dtype", "bf16");
+    if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
+        p.flops_per_s = require_positive("peak_flops_per_s", *v);
+    } else if (auto t = optional_number_arg(args, "peak_tflops")) {
+        p.flops_per_s = require_positive("peak_tflops", *t) * 1e12;
+    } else if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        p.flops_per_s = hw.peak(p.dtype);
+        p.hardware = hardware_to_json(hw);
+    } else {
+        throw InputError("hardware", "give hardware (a preset id) or peak_flops_per_s");
+    }
+    return p;
+}
+
+// Training FLOPs per token and the basis used, from a model (exact by default) or params (6ND).
+struct PerToken {
+    double training = 0;  // FLOPs the hardware executes per token
+    double model = 0;     // MFU numerator per token (no recomputation)
+    double six_n = 0;
+    std::string basis;
+    json model_json;
+};
+
+PerToken per_token_from_args(const json& args) {
+    PerToken t;
+    const bool has_model = (args.contains("model") && !args["model"].is_null()) ||
+                           (args.contains("hf_config") && !args["hf_config"].is_null());
+    if (has_model) {
+        const ModelConfig c = resolve_model(args);
+        const FlopsResult r = count_flops(c, flops_input(args, c));
+        t.basis = string_or(args, "flops_basis", "exact");
+        t.six_n = c.is_moe() ? r.six_n_active : r.six_n;
+        t.model_json = model_to_json(c);
+        if (t.basis == "exact") {
+            t.training = r.training_per_token;
+            t.model = r.model_per_token;
+        } else if (t.basis == "six_nd") {
+            t.training = t.model = t.six_n;
+        } else {
+            throw InputError("flops_basis", "flops_basis must be exact or six_nd, got \"" + t.basis + "\"");
+        }
+        return t;
+    }
+    const double params = number_arg(args, "params");
+    require_positive("params", params);
+    t.basis = string_or(args, "flops_basis", "six_nd");
+    if (t.basis != "six_nd")
+        throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
+    t.training = t.model = t.six_n = 6 * params;
+    return t;
+}
+
+json training_cost(const json& args) {
+    const PerToken per = per_token_from_args(args);
+    const double tokens = require_positive("tokens", number_arg(args, "tokens"));
+    const Peak peak = peak_from_args(args);
+    TrainingTimeInput in;
+    in.total_flops = per.training * tokens;
+    in.gpus = integer_arg(args, "gpus", 1, 100'000'000);
+    in.peak_flops_per_s = peak.flops_per_s;
+    in.mfu = number_arg(args, "mfu");
+    const TrainingTime t = estimate_training_time(in);
+    json out{{"flops_basis", per.basis},
+             {"tokens", tokens},
+             {"total_flops", t.total_flops},
+             {"six_nd", per.six_n * tokens},
+             {"dtype", peak.dtype},
+             {"peak_flops_per_s", peak.flops_per_s},
+             {"gpus", in.gpus},
+             {"mfu", in.mfu},
+             {"cluster_flops_per_s", t.cluster_flops_per_s},
+             {"seconds", t.seconds},
+             {"days", t.days},
+             {"gpu_hours", t.gpu_hours}};
+    if (!per.model_json.is_null()) out["model"] = per.model_json;
+    if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
+    if (auto price = optional_number_arg(args, "dollars_per_gpu_hour")) {
+        require_positive("dollars_per_gpu_hour", *price);
+        out["dollars_per_gpu_hour"] = *price;
+        out["cost_dollars"] = t.gpu_hours * *price;
+    }
+    return out;
+}
+
+json mfu(const json& args) {
+    const PerToken per = per_token_from_args(args);
+    const double tokens_per_s = require_positive("tokens_per_second", number_arg(args, "tokens_per_second"));
+    const Peak peak = peak_from_args(args);
+    const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
+    const double cluster_peak = static_cast<double>(gpus) * peak.flops_per_s;
+    // MFU (Chowdhery et al. 2022, PaLM, App. B): model FLOPs per token (no recomputation) times
+    // observed tokens/s over the cluster's peak. HFU counts the recomputed FLOPs too.
+    const double achieved = per.model * tokens_per_s;
+    json out{{"flops_basis", per.basis},
+             {"model_flops_per_token", per.model},
+             {"hardware_flops_per_token", per.training},
+             {"tokens_per_second", tokens_per_s},
+             {"gpus", gpus},
+             {"dtype", peak.dtype},
+             {"peak_flops_per_s", peak.flops_per_s},
+             {"peak_cluster_flops_per_s", cluster_peak},
+             {"achieved_flops_per_s", achieved},
+             {"mfu", achieved / cluster_peak},
+             {"hfu", per.training * tokens_per_s / cluster_peak},
+             {"six_n_mfu", per.six_n * tokens_per_s / cluster_peak}};
+    if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
+    return out;
+}
+
+// ---------------------------------------------------------------- memory budget
+std::string bytes_formula(const char* count, u64 bytes256) {
+    // bytes per parameter as a short decimal ("2", "4", "2.0039")
+    return std::string(count) + " · " + format_number(static_cast<double>(bytes256) / 256) + " B";
+}
+
+json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
+    const BytesPerParam256 bpp = bytes_per_param_256(st.precision);
+    json classes = json::array();
+    const std::string zero_text = "ZeRO stage " + std::to_string(st.zero);
+    classes.push_back({{"id", "weights"},
+                       {"name", "working weights"},
+                       {"bytes", m.bytes.weights},
+                       {"params", m.params_weights},
+                       {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
+                       {"description", std::string("The ") + to_string(st.precision.weights) +
+                                           " weights the forward and backward passes read; split by TP and PP, and "
+                                           "by data parallelism only at ZeRO stage 3 (" + zero_text + ")."},
+                       {"formula", bytes_formula("N_w", bpp.weights)},
+                       {"sharded_by", "tp, pp, zero 3"}});
+    classes.push_back({{"id", "gradients"},
+                       {"name", "gradients"},
+                       {"bytes", m.bytes.gradients},
+                       {"params", m.params_gradients},
+                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
+                       {"description", std::string("One ") + to_string(st.precision.gradients) +
+                                           " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
+                       {"formula", bytes_formula("N_g", bpp.gradients)},
+                       {"sharded_by", "tp, pp, zero >= 2"}});
+    classes.push_back({{"id", "master_weights"},
+                       {"name", "master weights"},
+                       {"bytes", m.bytes.master_weights},
+                       {"params", m.params_optimizer},
+                       {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
+                       {"description", st.precision.master_weights == DType::None
+                                           ? std::string("None: the optimizer updates the working weights directly.")
+                                           : std::string("A ") + to_string(st.precision.master_weights) +
+                                                 " copy the optimizer updates, so small updates are not lost to "
+                                                 "rounding in the narrower weights; part of the optimizer state ZeRO "
+                                                 "stage 1 shards."},
+                       {"formula", bytes_formula("N_o", bpp.master_weights)},
+                       {"sharded_by", "tp, pp, zero >= 1"}});
+    std::string opt_formula;
+    switch (st.precision.optimizer) {
+        case Optimizer::AdamW: opt_formula = bytes_formula("2 · N_o", bpp.optimizer_states / 2); break;
+        case Optimizer::AdamW8bit: opt_formula = "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)"; break;
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: opt_formula = bytes_formula("N_o", bpp.optimizer_states); break;
+        case Optimizer::Sgd: opt_formula = "0"; break;
+        case Optimizer::Adafactor:
+            opt_formula = std::string("Σ_matrices (rows + cols) · ") +
+                          format_number(static_cast<double>(dtype_bytes(st.precision.optimizer_state))) + " B";
+            break;
+    }
+    classes.push_back({{"id", "optimizer_states"},
+                       {"name", "optimizer states"},
+                       {"bytes", m.bytes.optimizer_states},
+                       {"params", m.params_optimizer},
+                       {"bytes_per_param",
+                        m.params_optimizer == 0 ? 0.0
+                                                : static_cast<double>(m.bytes.optimizer_states) /
+                                                      static_cast<double>(m.params_optimizer)},
+                       {"description", std::string(to_string(st.precision.optimizer)) + ": " +
+                                           optimizer_description(st.precision.optimizer) + "."},
+                       {"formula", opt_formula},
+                       {"sharded_by", "tp, pp, zero >= 1"}});
+    classes.push_back({{"id", "activations"},
+                       {"name", "activations"},
+                       {"bytes", m.bytes.activations},
+                       {"description",
+                        "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
+                            std::to_string(m.activations.layers) + " layers × " +
+                            std::to_string(m.activations.in_flight) + " micro-batch(es) in flight, plus the terms "
+                            "outside the layers."},
+                       {"formula", "per_layer · layers · in_flight + outside"},
+                       {"sharded_by", "tp (and sequence parallel), pp"}});
+    json terms = json::array();
+    for (const ActivationTerm& t : m.activations.terms)
+        terms.push_back({{"id", t.id},
+                         {"name", t.name},
+                         {"scope", t.per_layer ? "per_layer" : "outside"},
+                         {"bytes", t.bytes},
+                         {"description", t.description},
+                         {"formula", t.formula}});
+    json per_gpu{{"weights", m.bytes.weights},
+                 {"gradients", m.bytes.gradients},
+                 {"master_weights", m.bytes.master_weights},
+                 {"optimizer_states", m.bytes.optimizer_states},
+                 {"activations", m.bytes.activations},
+                 {"total", m.bytes.total}};
+    json setup{{"gpus", st.gpus},
+               {"dp", m.dp},
+               {"tp", st.tp},
+               {"pp", st.pp},
+               {"zero", st.zero},
+               {"sequence_parallel", st.sequence_parallel},
+               {"recompute", to_string(st.recompute)},
+               {"flash_attention", st.flash_attention},
+               {"dropout", st.dropout},
+               {"activation_bytes", st.activation_bytes},
+               {"seq", st.seq},
+               {"micro_batch", st.micro_batch},
+               {"global_batch", st.global_batch == 0 ? st.micro_batch * m.dp : st.global_batch},
+               {"grad_accum_steps", m.grad_accum_steps},
+               {"microbatches_in_flight", m.activations.in_flight},
+               {"layers_per_stage", m.layers_per_stage},
+               {"stage", m.stage}};
+    json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
+                     {"layers", m.activations.layers},
+                     {"microbatches_in_flight", m.activations.in_flight},
+                     {"outside_bytes", m.activations.outside_bytes},
+                     {"total_bytes", m.activations.total_bytes},
+                     {"terms", terms},
+                     {"korthikanti_formula", m.activations.korthikanti_formula}};
+    (void)c;
+    return json{{"model", model_to_json(c)},
+                {"params_total", m.params_total},
+                {"params_on_gpu", m.params_on_gpu},
+                {"setup", setup},
+                {"recipe", recipe},
+                {"bytes_per_param",
+                 {{"weights", static_cast<double>(bpp.weights) / 256},
+                  {"gradients", static_cast<double>(bpp.gradients) / 256},
+                  {"master_weights", static_cast<double>(bpp.master_weights) / 256},
+                  {"optimizer_states", static_cast<double>(bpp.optimizer_states) / 256},
+                  {"total", static_cast<double>(bpp.total()) / 256}}},
+                {"params_per_gpu",
+                 {{"weights", m.params_weights}, {"gradients", m.params_gradients}, {"optimizer", m.params_optimizer}}},
+                {"per_gpu_bytes", per_gpu},
+                {"classes", classes},
+                {"activations", activations}};
+}
+
+constexpr std::int64_t kMaxSearchGpus = std::int64_t{1} << 20;
+
+json memory_budget_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    json recipe;
+    const TrainingSetup st = setup_from_args(args, &recipe);
+    const MemoryBudget m = memory_budget(c, st);
+    json out = budget_json(c, st, m, recipe);
+    json hardware;
+    if (auto capacity = capacity_from_args(args, &hardware)) {
+        out["capacity_bytes"] = *capacity;
+        if (!hardware.is_null()) out["hardware"] = hardware;
+        out["fits"] = m.bytes.total <= *capacity;
+        const double headroom = static_cast<double>(*capacity) - static_cast<double>(m.bytes.total);
+        // Exact signed headroom when it fits in 63 bits (always, for real hardware).
+        out["headroom_bytes"] = m.bytes.total <= *capacity
+                                    ? json(static_cast<std::int64_t>(*capacity - m.bytes.total))
+                                    : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - *capacity,
+                                                                                    u64{1} << 62)));
+        (void)headroom;
+        const std::int64_t n = min_gpus(c, st, *capacity, kMaxSearchGpus);
+        out["min_gpus"] = n == 0 ? json(nullptr) : json(n);
+    } else {
+        out["capacity_bytes"] = nullptr;
+        out["fits"] = nullptr;
+        out["min_gpus"] = nullptr;
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- fit
+json fit(const json& args) {
+    const std::string mode = string_or(args, "mode", "largest_model");
+    json hardware;
+    if (mode == "largest_model") {
+        json recipe;
+        const Precision p = precision_from_args(args, &recipe);
+        const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
+        const auto capacity = capacity_from_args(args, &hardware);
+        if (!capacity) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const double reserve = optional_number_arg(args, "reserve_fraction").value_or(0.0);
+        if (!(reserve >= 0 && reserve < 1))
+            throw InputError("reserve_fraction", "reserve_fraction must be in [0, 1), got " + format_number(reserve));
+        const u64 total = checked_mul("gpus", *capacity, static_cast<u64>(gpus));
+        // Usable bytes: the reserve is rounded up so the answer never overstates.
+        const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
+        const u64 usable = total - std::min(total, reserved);
+        const u64 n = largest_model_params(usable, p);
+        const BytesPerParam256 b = bytes_per_param_256(p);
+        json out{{"mode", mode},
+                 {"gpus", gpus},
+                 {"capacity_bytes", *capacity},
+                 {"capacity_bytes_total", total},
+                 {"usable_bytes", usable},
+                 {"reserve_fraction", reserve},
+                 {"recipe", recipe},
+                 {"bytes_per_param", static_cast<double>(b.total()) / 256},
+                 {"max_params", n},
+                 {"assumes", "weights, gradients, master weights and optimizer states fully sharded across all GPUs "
+                             "(ZeRO stage 3 / FSDP); activations excluded unless reserve_fraction sets memory aside"}};
+        if (!hardware.is_null()) out["hardware"] = hardware;
+        return out;
+    }
+    if (mode == "min_gpus") {
+        const ModelConfig c = resolve_model(args);
+        json recipe;
+        TrainingSetup st = setup_from_args(args, &recipe);
+        const auto capacity = capacity_from_args(args, &hardware);
+        if (!capacity) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const std::int64_t max_gpus = int_or(args, "max_gpus", kMaxSearchGpus, 1, kMaxSearchGpus);
+        st.global_batch = 0;
+        const std::int64_t n = min_gpus(c, st, *capacity, max_gpus);
+        json out{{"mode", mode}, {"capacity_bytes", *capacity}, {"tp", st.tp}, {"pp", st.pp}, {"zero", st.zero}};
+        if (!hardware.is_null()) out["hardware"] = hardware;
+        if (n == 0) {
+            out["min_gpus"] = nullptr;
+            out["reason"] = "no data-parallel degree up to " + std::to_string(max_gpus) +
+                            " GPUs fits: raise the ZeRO stage, tp or pp, recompute activations, or shrink seq/micro_batch";
+            return out;
+        }
+        st.gpus = n;
+        out["min_gpus"] = n;
+        out["dp"] = n / (st.tp * st.pp);
+        out["budget"] = budget_json(c, st, memory_budget(c, st), recipe);
+        return out;
+    }
+    throw InputError("mode", "mode must be largest_model or min_gpus, got \"" + mode + "\"");
+}
+
+// ---------------------------------------------------------------- KV cache
+json kv_cache_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const std::int64_t context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
+    const std::int64_t batch = int_or(args, "batch", 1, 1, 1'000'000'000);
+    const DType kv = dtype_from_string(string_or(args, "kv_dtype", "bf16"), "kv_dtype");
+    const DType w = dtype_from_string(string_or(args, "weights_dtype", "bf16"), "weights_dtype");
+    const KvCache k = kv_cache(c, context, batch, kv, w);
+    json out{{"model", model_to_json(c)},
+             {"context", context},
+             {"batch", batch},
+             {"kv_dtype", to_string(kv)},
+             {"weights_dtype", to_string(w)},
+             {"bytes_per_token", k.bytes_per_token},
+             {"kv_cache_bytes", k.kv_cache_bytes},
+             {"weights_bytes", k.weights_bytes},
+             {"total_bytes", k.total_bytes},
+             {"formula", "2 · L · n_kv · d · bytes · tokens · batch"},
+             {"mha_kv_cache_bytes",  // the same cache without GQA, for comparison
+              checked_mul("kv_cache", k.kv_cache_bytes / static_cast<u64>(c.num_kv_heads), static_cast<u64>(c.num_heads))}};
+    json hardware;
+    if (auto capacity = capacity_from_args(args, &hardware)) {
+        out["capacity_bytes"] = *capacity;
+        if (!hardware.is_null()) out["hardware"] = hardware;
+        out["fits"] = k.total_bytes <= *capacity;
+        const u64 per_sequence = k.bytes_per_token * static_cast<u64>(context);
+        out["max_batch"] = k.weights_bytes >= *capacity ? 0 : (*capacity - k.weights_bytes) / per_sequence;
+        out["max_context"] =
+            k.weights_bytes >= *capacity ? 0 : (*capacity - k.weights_bytes) / (k.bytes_per_token * static_cast<u64>(batch));
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- model (resolve only)
+json model_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const ParamCount p = count_params(c);
+    return json{{"model", model_to_json(c)}, {"params_total", p.total}, {"params_active", p.active}};
+}
+
+constexpr Method kMethods[] = {
+    {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes"},
+    {"recipes", recipes_method, "named precision/optimizer recipes with bytes per parameter"},
+    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config"},
+    {"params", params, "exact parameter count by component and tensor"},
+    {"flops", flops, "forward and training FLOPs by component, beside 6ND"},
+    {"training_cost", training_cost, "training time, GPU-hours and cost from a model or params"},
+    {"mfu", mfu, "model FLOPs utilization from measured tokens per second"},
+    {"memory_budget", memory_budget_method, "training memory per GPU, term by term"},
+    {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup"},
+    {"kv_cache", kv_cache_method, "inference weights plus KV cache"},
+};
+
+}  // namespace
+
+std::span<const Method> accounting_methods() { return kMethods; }
+
+}  // namespace tally::api

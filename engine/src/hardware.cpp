@@ -1,0 +1,93 @@
+#include "tally/hardware.h"
+
+#include <cmath>
+
+#include "tally/error.h"
+#include "tally/presets.h"
+
+namespace tally {
+
+namespace {
+
+using json = nlohmann::json;
+
+double positive_field(const json& o, const char* key, const std::string& where) {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_number())
+        throw InputError(key, where + ": " + key + " is required (a number > 0)");
+    return require_positive(key, it->get<double>());
+}
+
+}  // namespace
+
+double Hardware::peak(const std::string& dtype) const {
+    double value = -1;
+    if (dtype == "fp32") value = peak_fp32;
+    else if (dtype == "tf32") value = peak_tf32;
+    else if (dtype == "bf16") value = peak_bf16;
+    else if (dtype == "fp16") value = peak_fp16;
+    else if (dtype == "fp8") value = peak_fp8;
+    if (value < 0) throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
+    if (value == 0) throw InputError("dtype", name + " has no dense " + dtype + " peak (unsupported); pick another dtype");
+    return value;
+}
+
+Hardware hardware_from_json(const json& o) {
+    if (!o.is_object()) throw InputError("hardware", "hardware must be a preset id or an object");
+    Hardware hw;
+    hw.id = o.value("id", std::string("custom"));
+    hw.name = o.value("name", hw.id);
+    hw.source = o.value("source", std::string());
+    // Spec sheets quote decimal gigabytes and terabytes per second.
+    const double gb = positive_field(o, "memory_gb", hw.name);
+    const double bytes = gb * 1e9;
+    if (bytes != std::floor(bytes) || bytes > 1e18)
+        throw InputError("memory_gb", hw.name + ": memory_gb must give a whole number of bytes below 1e18");
+    hw.memory_bytes = static_cast<std::uint64_t>(bytes);
+    hw.memory_bandwidth_bytes_per_s = positive_field(o, "memory_bandwidth_tb_s", hw.name) * 1e12;
+    auto peaks = o.find("peak_tflops");
+    if (peaks == o.end() || !peaks->is_object())
+        throw InputError("peak_tflops", hw.name + ": peak_tflops must be an object of dense TFLOP/s per dtype");
+    auto read = [&](const char* key) {
+        auto it = peaks->find(key);
+        if (it == peaks->end() || it->is_null()) return 0.0;
+        if (!it->is_number()) throw InputError("peak_tflops", hw.name + ": peak_tflops." + key + " must be a number");
+        return require_positive(key, it->get<double>()) * 1e12;
+    };
+    hw.peak_fp32 = read("fp32");
+    hw.peak_tf32 = read("tf32");
+    hw.peak_bf16 = read("bf16");
+    hw.peak_fp16 = read("fp16");
+    hw.peak_fp8 = read("fp8");
+    return hw;
+}
+
+Hardware find_hardware(const std::string& id) {
+    const json* preset = find_preset("hardware", id);
+    if (preset == nullptr) {
+        std::string ids;
+        for (const auto& h : presets_json().at("hardware")) ids += (ids.empty() ? "" : ", ") + h.at("id").get<std::string>();
+        throw InputError("hardware", "unknown hardware preset \"" + id + "\"; known: " + ids);
+    }
+    return hardware_from_json(*preset);
+}
+
+json hardware_to_json(const Hardware& hw) {
+    json peaks = json::object(), ridge = json::object();
+    const std::pair<const char*, double> all[] = {
+        {"fp32", hw.peak_fp32}, {"tf32", hw.peak_tf32}, {"bf16", hw.peak_bf16}, {"fp16", hw.peak_fp16}, {"fp8", hw.peak_fp8}};
+    for (const auto& [key, value] : all) {
+        if (value <= 0) continue;
+        peaks[key] = value;
+        ridge[key] = value / hw.memory_bandwidth_bytes_per_s;
+    }
+    return json{{"id", hw.id},
+                {"name", hw.name},
+                {"source", hw.source},
+                {"memory_bytes", hw.memory_bytes},
+                {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
+                {"peak_flops", peaks},
+                {"ridge_flops_per_byte", ridge}};
+}
+
+}  // namespace tally

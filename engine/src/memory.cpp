@@ -1,0 +1,445 @@
+#include "tally/memory.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "tally/error.h"
+#include "tally/params.h"
+
+namespace tally {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+u64 mul(u64 a, u64 b) { return checked_mul("memory", a, b); }
+u64 add(u64 a, u64 b) { return checked_add("memory", a, b); }
+u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
+
+void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        throw InputError(field, std::string(field) + " must be a whole number in [" + std::to_string(low) + ", " +
+                                    std::to_string(high) + "], got " + std::to_string(value));
+}
+
+// Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
+constexpr Recipe kRecipes[] = {
+    {"bf16_mixed_adamw", "bf16 mixed precision AdamW (fp32 master)",
+     "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 Adam m, v 8 = 16 B/param (Micikevicius et al. 2018; "
+     "ZeRO paper's 2+2+12)",
+     {DType::BF16, DType::BF16, DType::FP32, Optimizer::AdamW, DType::FP32}},
+    {"fp32_adamw", "fp32 AdamW",
+     "fp32 weights 4 + fp32 grads 4 + fp32 Adam m, v 8 = 16 B/param; no separate master copy (the weights are fp32)",
+     {DType::FP32, DType::FP32, DType::None, Optimizer::AdamW, DType::FP32}},
+    {"bf16_mixed_adamw_fp32_grads", "bf16 AdamW, fp32 gradients and master",
+     "bf16 weights 2 + fp32 grads 4 + fp32 master 4 + fp32 m, v 8 = 18 B/param (Megatron-LM distributed optimizer, "
+     "bf16 params with fp32 gradient accumulation)",
+     {DType::BF16, DType::FP32, DType::FP32, Optimizer::AdamW, DType::FP32}},
+    {"bf16_adamw_no_master", "bf16 AdamW without master weights",
+     "bf16 weights 2 + bf16 grads 2 + fp32 m, v 8 = 12 B/param; the optimizer updates the bf16 weights directly",
+     {DType::BF16, DType::BF16, DType::None, Optimizer::AdamW, DType::FP32}},
+    {"bf16_pure_adamw", "pure bf16 AdamW",
+     "bf16 weights 2 + bf16 grads 2 + bf16 m, v 4 = 8 B/param; everything in bf16 (needs care, e.g. stochastic "
+     "rounding)",
+     {DType::BF16, DType::BF16, DType::None, Optimizer::AdamW, DType::BF16}},
+    {"bf16_mixed_adamw_8bit", "bf16 mixed precision, 8-bit AdamW",
+     "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + int8 m, v 2 (+ fp32 absmax per 2048 values) ~ 10 B/param "
+     "(Dettmers et al. 2022)",
+     {DType::BF16, DType::BF16, DType::FP32, Optimizer::AdamW8bit, DType::INT8}},
+    {"bf16_mixed_sgd_momentum", "bf16 mixed precision SGD with momentum",
+     "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 momentum 4 = 12 B/param",
+     {DType::BF16, DType::BF16, DType::FP32, Optimizer::SgdMomentum, DType::FP32}},
+    {"fp32_sgd_momentum", "fp32 SGD with momentum", "fp32 weights 4 + fp32 grads 4 + fp32 momentum 4 = 12 B/param",
+     {DType::FP32, DType::FP32, DType::None, Optimizer::SgdMomentum, DType::FP32}},
+    {"fp32_sgd", "fp32 plain SGD", "fp32 weights 4 + fp32 grads 4 = 8 B/param; no optimizer state",
+     {DType::FP32, DType::FP32, DType::None, Optimizer::Sgd, DType::None}},
+    {"bf16_mixed_lion", "bf16 mixed precision Lion",
+     "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 momentum 4 = 12 B/param (Chen et al. 2023: Lion keeps "
+     "only the momentum)",
+     {DType::BF16, DType::BF16, DType::FP32, Optimizer::Lion, DType::FP32}},
+    {"bf16_mixed_adafactor", "bf16 mixed precision Adafactor",
+     "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + factored fp32 second moment (rows + cols per matrix) ~ 8 "
+     "B/param (Shazeer & Stern 2018, no momentum)",
+     {DType::BF16, DType::BF16, DType::FP32, Optimizer::Adafactor, DType::FP32}},
+};
+
+std::string recipe_ids() {
+    std::string ids;
+    for (const Recipe& r : kRecipes) {
+        if (!ids.empty()) ids += ", ";
+        ids += r.id;
+    }
+    return ids;
+}
+
+}  // namespace
+
+const char* to_string(DType type) {
+    switch (type) {
+        case DType::FP32: return "fp32";
+        case DType::BF16: return "bf16";
+        case DType::FP16: return "fp16";
+        case DType::FP8: return "fp8";
+        case DType::INT8: return "int8";
+        case DType::None: return "none";
+    }
+    return "?";
+}
+
+u64 dtype_bytes(DType type) {
+    switch (type) {
+        case DType::FP32: return 4;
+        case DType::BF16:
+        case DType::FP16: return 2;
+        case DType::FP8:
+        case DType::INT8: return 1;
+        case DType::None: return 0;
+    }
+    return 0;
+}
+
+DType dtype_from_string(const std::string& text, const char* field) {
+    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
+        if (text == to_string(t)) return t;
+    throw InputError(field, std::string(field) + " must be one of fp32, bf16, fp16, fp8, int8, none, got \"" + text + "\"");
+}
+
+const char* to_string(Optimizer o) {
+    switch (o) {
+        case Optimizer::AdamW: return "adamw";
+        case Optimizer::AdamW8bit: return "adamw_8bit";
+        case Optimizer::SgdMomentum: return "sgd_momentum";
+        case Optimizer::Sgd: return "sgd";
+        case Optimizer::Lion: return "lion";
+        case Optimizer::Adafactor: return "adafactor";
+    }
+    return "?";
+}
+
+Optimizer optimizer_from_string(const std::string& text) {
+    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
+                        Optimizer::Adafactor})
+        if (text == to_string(o)) return o;
+    throw InputError("optimizer",
+                     "optimizer must be one of adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor, got \"" + text + "\"");
+}
+
+int optimizer_states(Optimizer o) {
+    switch (o) {
+        case Optimizer::AdamW:
+        case Optimizer::AdamW8bit: return 2;
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: return 1;
+        case Optimizer::Sgd:
+        case Optimizer::Adafactor: return 0;
+    }
+    return 0;
+}
+
+const char* optimizer_description(Optimizer o) {
+    switch (o) {
+        case Optimizer::AdamW: return "two states per parameter: first moment m and second moment v (Loshchilov & Hutter 2019)";
+        case Optimizer::AdamW8bit: return "m and v quantized to 8 bits in blocks of 2048 with an fp32 absmax each (Dettmers et al. 2022)";
+        case Optimizer::SgdMomentum: return "one state per parameter: the momentum buffer";
+        case Optimizer::Sgd: return "no state: the update is the scaled gradient";
+        case Optimizer::Lion: return "one state per parameter: the momentum (Chen et al. 2023, \"Symbolic Discovery of Optimization Algorithms\")";
+        case Optimizer::Adafactor: return "second moment factored into row and column statistics per matrix; no momentum (Shazeer & Stern 2018)";
+    }
+    return "";
+}
+
+std::span<const Recipe> recipes() { return kRecipes; }
+
+const Recipe& find_recipe(const std::string& id) {
+    for (const Recipe& r : kRecipes)
+        if (id == r.id) return r;
+    throw InputError("recipe", "unknown recipe \"" + id + "\"; known: " + recipe_ids());
+}
+
+void validate(const Precision& p) {
+    if (p.weights == DType::None) throw InputError("weights", "weights must be a storage type, not none");
+    if (p.gradients == DType::None) throw InputError("gradients", "gradients must be a storage type, not none");
+    if (p.master_weights != DType::None && dtype_bytes(p.master_weights) <= dtype_bytes(p.weights))
+        throw InputError("master_weights",
+                         std::string("master_weights must be wider than the weights (") + to_string(p.weights) +
+                             ") or none: a master copy as narrow as the weights is a duplicate, got " +
+                             to_string(p.master_weights));
+    const int states = optimizer_states(p.optimizer);
+    if ((states > 0 || p.optimizer == Optimizer::Adafactor) && p.optimizer != Optimizer::AdamW8bit &&
+        p.optimizer_state == DType::None)
+        throw InputError("optimizer_state", std::string("optimizer_state must be a storage type for ") +
+                                                to_string(p.optimizer));
+}
+
+BytesPerParam256 bytes_per_param_256(const Precision& p) {
+    BytesPerParam256 b;
+    b.weights = 256 * dtype_bytes(p.weights);
+    b.gradients = 256 * dtype_bytes(p.gradients);
+    b.master_weights = 256 * dtype_bytes(p.master_weights);
+    switch (p.optimizer) {
+        case Optimizer::AdamW: b.optimizer_states = 2 * 256 * dtype_bytes(p.optimizer_state); break;
+        case Optimizer::AdamW8bit: b.optimizer_states = 2 * 256 + 2 * 4 * 256 / kAdam8bitBlock; break;
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: b.optimizer_states = 256 * dtype_bytes(p.optimizer_state); break;
+        case Optimizer::Sgd:
+        case Optimizer::Adafactor: b.optimizer_states = 0; break;
+    }
+    return b;
+}
+
+namespace {
+
+struct TermBuilder {
+    std::vector<ActivationTerm>* out;
+    void operator()(const char* id, const char* name, const char* description, std::string formula, bool per_layer,
+                    u64 bytes) const {
+        if (bytes == 0) return;
+        out->push_back({id, name, description, std::move(formula), per_layer, bytes});
+    }
+};
+
+}  // namespace
+
+Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std::int64_t layers,
+                              std::int64_t in_flight, bool first_stage, bool last_stage) {
+    Activations a;
+    a.layers = layers;
+    a.in_flight = in_flight;
+    TermBuilder term{&a.terms};
+    const u64 e = static_cast<u64>(st.activation_bytes);
+    const u64 s = static_cast<u64>(st.seq), b = static_cast<u64>(st.micro_batch), h = static_cast<u64>(c.hidden_size);
+    const u64 t = static_cast<u64>(st.tp);
+    const bool sp = st.sequence_parallel && st.tp > 1;
+    const u64 sb = mul(s, b);
+    const u64 sbh = mul(sb, h);
+    const u64 d = static_cast<u64>(c.head_dim);
+    const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);     // tp divides heads (checked)
+    const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t); // replicated when tp > n_kv
+    const u64 f_gpu = ceil_div(static_cast<u64>(c.ffn_hidden_size), t);
+    const u64 visited = c.is_moe() ? static_cast<u64>(c.experts_per_token + c.num_shared_experts) : 1;
+    const u64 v_gpu = ceil_div(static_cast<u64>(c.vocab_size), t);
+    // Sequence-side tensors (norms, dropout masks, block inputs) are split only by sequence parallelism.
+    auto seq_side = [&](u64 bytes) { return sp ? ceil_div(bytes, t) : bytes; };
+    const std::string seq_div = sp ? "/t" : "";
+    const std::string tp_div = st.tp > 1 ? "/t" : "";
+    const bool dropout = st.dropout;
+    const bool s2_terms = !st.flash_attention && st.recompute == Recompute::None;
+
+    if (st.recompute == Recompute::Full) {
+        term("recompute_checkpoint", "layer input (checkpoint)",
+             "Full recomputation keeps only each layer's input and recomputes the rest in the backward pass "
+             "(Korthikanti et al. 2022, sec. 5: 2sbh per layer).",
+             "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+    } else {
+        term("attn_norm_input", "attention norm input",
+             "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
+             true, seq_side(mul(e, sbh)));
+        term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
+             "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+        term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
+             mul(mul(e, sb), mul(heads_gpu, d)));
+        term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
+             mul(mul(e, sb), mul(kv_heads_gpu, d)));
+        term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
+             "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb), mul(kv_heads_gpu, d)));
+        if (s2_terms) {
+            const u64 as2b = mul(mul(heads_gpu, mul(s, s)), b);
+            term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
+                 "e·a·s²·b" + tp_div, true, mul(e, as2b));
+            if (dropout) {
+                term("softmax_dropout_mask", "attention dropout mask (s×s)", "1-byte mask of the dropout on the attention probabilities.",
+                     "a·s²·b" + tp_div, true, as2b);
+                term("softmax_dropout_output", "dropped-out attention probabilities (s×s)",
+                     "Input of attention·V, needed by its backward.", "e·a·s²·b" + tp_div, true, mul(e, as2b));
+            }
+        }
+        if (st.flash_attention) {
+            term("flash_softmax_stats", "softmax statistics (FlashAttention)",
+                 "FlashAttention stores one fp32 log-sum-exp per row per head instead of the s×s matrix and recomputes "
+                 "scores in the backward (Dao et al. 2022).",
+                 "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb)));
+        }
+        term("attn_out_input", "attention output projection input", "Attention output, the input of the output projection.",
+             "e·s·b·a·d" + tp_div, true, mul(mul(e, sb), mul(heads_gpu, d)));
+        if (dropout)
+            term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
+                 "s·b·h" + seq_div, true, seq_side(sbh));
+        term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
+             true, seq_side(mul(e, sbh)));
+        term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div, true,
+             seq_side(mul(e, sbh)));
+        const u64 sbf = mul(mul(sb, f_gpu), visited);
+        const std::string fk = c.is_moe() ? "e·s·b·f·(k+shared)" : "e·s·b·f";
+        if (c.mlp == MlpKind::Gelu) {
+            term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
+                 true, mul(e, sbf));
+        } else {
+            term("mlp_gate", "gate projection output", "Gate branch, needed by the SiLU/GELU backward.", fk + tp_div,
+                 true, mul(e, sbf));
+            term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
+                 mul(e, sbf));
+        }
+        term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
+             fk + tp_div, true, mul(e, sbf));
+        if (dropout)
+            term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
+                 true, seq_side(sbh));
+    }
+    for (const ActivationTerm& x : a.terms) a.per_layer_bytes = add(a.per_layer_bytes, x.bytes);
+
+    // Terms outside the layers (Korthikanti et al. 2022, sec. 4.3).
+    const std::size_t first_outside = a.terms.size();
+    if (st.recompute == Recompute::Full) {
+        // The backward rebuilds one layer's activations at a time: one layer's full set is live.
+        TrainingSetup plain = st;
+        plain.recompute = Recompute::None;
+        const Activations one = activation_memory(c, plain, 1, 1, false, false);
+        term("recomputed_layer", "one recomputed layer",
+             "While one layer's backward runs, its recomputed activations are all live (one layer, one micro-batch).",
+             "one layer without recomputation", false, one.per_layer_bytes);
+    }
+    const u64 flight = static_cast<u64>(in_flight);
+    if (first_stage && dropout)
+        term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
+             "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
+    if (last_stage) {
+        term("final_norm_input", "final norm input", "Residual stream entering the final norm.", "e·s·b·h" + seq_div,
+             false, seq_side(mul(e, sbh)));
+        term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.", "e·s·b·h" + seq_div, false,
+             seq_side(mul(e, sbh)));
+        term("logits_fp32", "logits in fp32", "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
+             "4·s·b·V" + tp_div, false, mul(4, mul(sb, v_gpu)));
+    }
+    for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
+    a.total_bytes = add(mul(mul(a.per_layer_bytes, static_cast<u64>(layers)), flight), a.outside_bytes);
+
+    // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
+    // GELU 4h MLP, no GQA, no FlashAttention).
+    const bool paper = st.activation_bytes == 2 && dropout && !st.flash_attention && c.mlp == MlpKind::Gelu &&
+                       c.ffn_hidden_size == 4 * c.hidden_size && c.num_kv_heads == c.num_heads &&
+                       c.q_dim() == c.hidden_size && !c.is_moe();
+    if (!paper)
+        a.korthikanti_formula = "";
+    else if (st.recompute == Recompute::Full)
+        a.korthikanti_formula = sp ? "2sbh/t" : "2sbh";
+    else if (st.recompute == Recompute::Selective)
+        a.korthikanti_formula = st.tp == 1 ? "34sbh" : (sp ? "34sbh/t" : "sbh(10 + 24/t)");
+    else
+        a.korthikanti_formula = st.tp == 1 ? "sbh(34 + 5as/h)" : (sp ? "sbh(34 + 5as/h)/t" : "sbh(10 + 24/t + 5as/(ht))");
+    return a;
+}
+
+namespace {
+
+struct StageBudget {
+    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0;
+    ClassBytes bytes;
+    Activations act;
+};
+
+StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp, const ShardSpec& spec,
+                         std::int64_t in_flight, bool first, bool last) {
+    StageBudget r;
+    const Precision& p = st.precision;
+    const u64 n = shard_params(c, spec);
+    const u64 udp = static_cast<u64>(dp);
+    r.params_on_gpu = n;
+    // ZeRO (Rajbhandari et al. 2020, sec. 5): stage 1 partitions the optimizer states (which include
+    // the fp32 master weights), stage 2 also the gradients, stage 3 also the parameters.
+    r.p_opt = st.zero >= 1 ? ceil_div(n, udp) : n;
+    r.p_grads = st.zero >= 2 ? ceil_div(n, udp) : n;
+    r.p_weights = st.zero >= 3 ? ceil_div(n, udp) : n;
+    r.bytes.weights = mul(r.p_weights, dtype_bytes(p.weights));
+    r.bytes.gradients = mul(r.p_grads, dtype_bytes(p.gradients));
+    r.bytes.master_weights = mul(r.p_opt, dtype_bytes(p.master_weights));
+    switch (p.optimizer) {
+        case Optimizer::AdamW: r.bytes.optimizer_states = mul(mul(2, r.p_opt), dtype_bytes(p.optimizer_state)); break;
+        case Optimizer::AdamW8bit:
+            r.bytes.optimizer_states = add(mul(2, r.p_opt), mul(2 * 4, ceil_div(r.p_opt, kAdam8bitBlock)));
+            break;
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: r.bytes.optimizer_states = mul(r.p_opt, dtype_bytes(p.optimizer_state)); break;
+        case Optimizer::Sgd: r.bytes.optimizer_states = 0; break;
+        case Optimizer::Adafactor: {
+            const u64 factored = shard_factored_state(c, spec);
+            r.bytes.optimizer_states =
+                mul(st.zero >= 1 ? ceil_div(factored, udp) : factored, dtype_bytes(p.optimizer_state));
+            break;
+        }
+    }
+    r.act = activation_memory(c, st, spec.layers, in_flight, first, last);
+    r.bytes.activations = r.act.total_bytes;
+    u64 total = add(r.bytes.weights, r.bytes.gradients);
+    total = add(total, r.bytes.master_weights);
+    total = add(total, r.bytes.optimizer_states);
+    r.bytes.total = add(total, r.bytes.activations);
+    return r;
+}
+
+// Longest sequence accepted (as in flops.cpp).
+constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
+
+}  // namespace
+
+MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
+    validate(c);
+    validate(st.precision);
+    require_range("seq", st.seq, 1, kMaxSeq);
+    require_range("micro_batch", st.micro_batch, 1, 1'000'000'000);
+    require_range("gpus", st.gpus, 1, 100'000'000);
+    require_range("zero", st.zero, 0, 3);
+    require_range("tp", st.tp, 1, c.num_heads);
+    if (c.num_heads % st.tp != 0)
+        throw InputError("tp", "tp must divide num_heads (" + std::to_string(c.num_heads) + "), got " +
+                                   std::to_string(st.tp));
+    require_range("pp", st.pp, 1, c.num_layers);
+    if (st.activation_bytes != 1 && st.activation_bytes != 2 && st.activation_bytes != 4)
+        throw InputError("activation_bytes",
+                         "activation_bytes must be 1, 2 or 4, got " + std::to_string(st.activation_bytes));
+    const std::int64_t model_parallel = st.tp * st.pp;
+    if (st.gpus % model_parallel != 0)
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
+                                     std::to_string(model_parallel));
+    MemoryBudget m;
+    m.dp = st.gpus / model_parallel;
+    std::int64_t microbatches = 0;  // unknown: assume enough to fill the pipeline
+    if (st.global_batch != 0) {
+        require_range("global_batch", st.global_batch, 1, std::int64_t{1} << 50);
+        const std::int64_t per_step = st.micro_batch * m.dp;
+        if (st.global_batch % per_step != 0)
+            throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
+                                                 ") must be a multiple of micro_batch·dp = " + std::to_string(per_step));
+        m.grad_accum_steps = st.global_batch / per_step;
+        microbatches = m.grad_accum_steps;
+    }
+    m.layers_per_stage = (c.num_layers + st.pp - 1) / st.pp;
+    m.params_total = count_params(c).total;
+    StageBudget chosen;
+    if (st.pp == 1) {
+        chosen = stage_budget(c, st, m.dp, {st.tp, c.num_layers, true, true, false}, 1, true, true);
+        m.stage = "only";
+    } else {
+        // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
+        // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
+        const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
+        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false}, flight, true, false);
+        StageBudget last =
+            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings}, 1, false, true);
+        if (last.bytes.total > first.bytes.total) {
+            chosen = std::move(last);
+            m.stage = "last";
+        } else {
+            chosen = std::move(first);
+            m.stage = "first";
+        }
+    }
+    m.params_on_gpu = chosen.params_on_gpu;
+    m.params_weights = chosen.p_weights;
+    m.params_gradients = chosen.p_grads;
+    m.params_optimizer = chosen.p_opt;
+    m.bytes = chosen.bytes;
+    m.activations = std::move(chosen.act);
+    return m;
+}
+
+}  // namespace tally

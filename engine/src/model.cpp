@@ -1,0 +1,222 @@
+#include "tally/model.h"
+
+#include <cmath>
+
+#include "tally/error.h"
+#include "tally/hf_config.h"
+#include "tally/presets.h"
+
+namespace tally {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string range_text(std::int64_t low, std::int64_t high) {
+    return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
+}
+
+void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        throw InputError(field, std::string(field) + " must be a whole number in " + range_text(low, high) +
+                                    ", got " + std::to_string(value));
+}
+
+bool json_bool(const json& object, const char* field, bool fallback) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) throw InputError(field, std::string(field) + " must be true or false");
+    return it->get<bool>();
+}
+
+std::int64_t json_int_field(const json& object, const char* field, std::int64_t low, std::int64_t high,
+                            std::int64_t fallback, bool required) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) {
+        if (required) throw InputError(field, std::string(field) + " is required (a whole number in " +
+                                                  range_text(low, high) + ")");
+        return fallback;
+    }
+    return json_integer(*it, field, low, high);
+}
+
+std::string json_enum(const json& object, const char* field, const char* fallback) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) {
+        if (fallback == nullptr) throw InputError(field, std::string(field) + " is required");
+        return fallback;
+    }
+    if (!it->is_string()) throw InputError(field, std::string(field) + " must be a string");
+    return it->get<std::string>();
+}
+
+}  // namespace
+
+std::int64_t json_integer(const json& value, const std::string& field, std::int64_t low, std::int64_t high) {
+    if (value.is_number_integer()) {
+        // nlohmann keeps unsigned values above INT64_MAX as uint64.
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(high))
+            throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
+                                        std::to_string(value.get<std::uint64_t>()));
+        const std::int64_t v = value.get<std::int64_t>();
+        require_range(field.c_str(), v, low, high);
+        return v;
+    }
+    if (value.is_number_float()) {
+        const double v = value.get<double>();
+        if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high))
+            throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
+                                        format_number(v));
+        return static_cast<std::int64_t>(v);
+    }
+    throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
+                                std::string(value.type_name()));
+}
+
+const char* to_string(MlpKind kind) {
+    switch (kind) {
+        case MlpKind::Gelu: return "gelu";
+        case MlpKind::SwiGlu: return "swiglu";
+        case MlpKind::GeGlu: return "geglu";
+    }
+    return "?";
+}
+const char* to_string(NormKind kind) { return kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm"; }
+const char* to_string(PositionKind kind) { return kind == PositionKind::Learned ? "learned" : "rotary"; }
+
+void validate(const ModelConfig& c) {
+    require_range("vocab_size", c.vocab_size, 1, kMaxVocab);
+    require_range("hidden_size", c.hidden_size, 1, kMaxHidden);
+    require_range("num_layers", c.num_layers, 1, kMaxLayers);
+    require_range("num_heads", c.num_heads, 1, kMaxHidden);
+    require_range("head_dim", c.head_dim, 1, kMaxHidden);
+    require_range("num_kv_heads", c.num_kv_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_kv_heads", "num_kv_heads must divide num_heads (" + std::to_string(c.num_heads) +
+                                             "), got " + std::to_string(c.num_kv_heads));
+    require_range("ffn_hidden_size", c.ffn_hidden_size, 1, kMaxFfn);
+    if (c.position == PositionKind::Learned)
+        require_range("max_positions", c.max_positions, 1, kMaxPositions);
+    else
+        require_range("max_positions", c.max_positions, 0, kMaxPositions);
+    require_range("num_experts", c.num_experts, 0, kMaxExperts);
+    if (c.num_experts > 0) {
+        require_range("experts_per_token", c.experts_per_token, 1, c.num_experts);
+        require_range("num_shared_experts", c.num_shared_experts, 0, kMaxExperts);
+    } else {
+        require_range("experts_per_token", c.experts_per_token, 0, 0);
+        require_range("num_shared_experts", c.num_shared_experts, 0, 0);
+    }
+    // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
+    // could still overflow (e.g. vocab × hidden at both maxima) go through checked_mul.
+}
+
+ModelConfig model_from_json(const json& o) {
+    if (!o.is_object()) throw InputError("model", "model must be a preset id or a config object");
+    ModelConfig c;
+    auto name = o.find("name");
+    c.name = (name != o.end() && name->is_string()) ? name->get<std::string>() : "custom";
+    c.vocab_size = json_int_field(o, "vocab_size", 1, kMaxVocab, 0, true);
+    c.hidden_size = json_int_field(o, "hidden_size", 1, kMaxHidden, 0, true);
+    c.num_layers = json_int_field(o, "num_layers", 1, kMaxLayers, 0, true);
+    c.num_heads = json_int_field(o, "num_heads", 1, c.hidden_size, 0, true);
+    c.num_kv_heads = json_int_field(o, "num_kv_heads", 1, c.num_heads, c.num_heads, false);
+    if (o.contains("head_dim") && !o["head_dim"].is_null()) {
+        c.head_dim = json_int_field(o, "head_dim", 1, kMaxHidden, 0, true);
+    } else {
+        if (c.hidden_size % c.num_heads != 0)
+            throw InputError("num_heads", "num_heads must divide hidden_size (" + std::to_string(c.hidden_size) +
+                                              ") when head_dim is not given, got " + std::to_string(c.num_heads));
+        c.head_dim = c.hidden_size / c.num_heads;
+    }
+    const std::string mlp = json_enum(o, "mlp", nullptr);
+    if (mlp == "gelu") c.mlp = MlpKind::Gelu;
+    else if (mlp == "swiglu") c.mlp = MlpKind::SwiGlu;
+    else if (mlp == "geglu") c.mlp = MlpKind::GeGlu;
+    else throw InputError("mlp", "mlp must be one of gelu, swiglu, geglu, got \"" + mlp + "\"");
+    const std::int64_t default_ffn = c.mlp == MlpKind::Gelu && c.hidden_size <= kMaxFfn / 4 ? 4 * c.hidden_size : 0;
+    c.ffn_hidden_size = json_int_field(o, "ffn_hidden_size", 1, kMaxFfn, default_ffn, default_ffn == 0);
+    const std::string norm = json_enum(o, "norm", "layernorm");
+    if (norm == "layernorm") c.norm = NormKind::LayerNorm;
+    else if (norm == "rmsnorm") c.norm = NormKind::RmsNorm;
+    else throw InputError("norm", "norm must be layernorm or rmsnorm, got \"" + norm + "\"");
+    const std::string position = json_enum(o, "position", "rotary");
+    if (position == "learned") c.position = PositionKind::Learned;
+    else if (position == "rotary") c.position = PositionKind::Rotary;
+    else throw InputError("position", "position must be learned or rotary, got \"" + position + "\"");
+    c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions,
+                                     0, c.position == PositionKind::Learned);
+    c.qkv_bias = json_bool(o, "qkv_bias", false);
+    c.attn_out_bias = json_bool(o, "attn_out_bias", false);
+    c.mlp_bias = json_bool(o, "mlp_bias", false);
+    c.tied_embeddings = json_bool(o, "tied_embeddings", false);
+    c.num_experts = json_int_field(o, "num_experts", 0, kMaxExperts, 0, false);
+    c.experts_per_token = json_int_field(o, "experts_per_token", 0, kMaxExperts, 0, false);
+    c.num_shared_experts = json_int_field(o, "num_shared_experts", 0, kMaxExperts, 0, false);
+    validate(c);
+    return c;
+}
+
+json model_to_json(const ModelConfig& c) {
+    json o = {{"name", c.name},
+              {"vocab_size", c.vocab_size},
+              {"hidden_size", c.hidden_size},
+              {"num_layers", c.num_layers},
+              {"num_heads", c.num_heads},
+              {"num_kv_heads", c.num_kv_heads},
+              {"head_dim", c.head_dim},
+              {"ffn_hidden_size", c.ffn_hidden_size},
+              {"mlp", to_string(c.mlp)},
+              {"norm", to_string(c.norm)},
+              {"position", to_string(c.position)},
+              {"max_positions", c.max_positions},
+              {"qkv_bias", c.qkv_bias},
+              {"attn_out_bias", c.attn_out_bias},
+              {"mlp_bias", c.mlp_bias},
+              {"tied_embeddings", c.tied_embeddings},
+              {"num_experts", c.num_experts},
+              {"experts_per_token", c.experts_per_token},
+              {"num_shared_experts", c.num_shared_experts}};
+    return o;
+}
+
+namespace {
+
+std::string model_ids() {
+    std::string ids;
+    for (const auto& m : presets_json().at("models")) {
+        if (!ids.empty()) ids += ", ";
+        ids += m.at("id").get<std::string>();
+    }
+    return ids;
+}
+
+ModelConfig from_preset(const std::string& id) {
+    const json* preset = find_preset("models", id);
+    if (preset == nullptr)
+        throw InputError("model", "unknown model preset \"" + id + "\"; known: " + model_ids());
+    ModelConfig c = model_from_json(preset->at("config"));
+    if (preset->contains("name")) c.name = preset->at("name").get<std::string>();
+    return c;
+}
+
+}  // namespace
+
+ModelConfig resolve_model(const json& args) {
+    const bool has_model = args.contains("model") && !args["model"].is_null();
+    const bool has_hf = args.contains("hf_config") && !args["hf_config"].is_null();
+    if (has_model && has_hf) throw InputError("model", "give either model or hf_config, not both");
+    if (has_hf) {
+        const json& hf = args["hf_config"];
+        if (hf.is_string()) return load_hf_config_text(hf.get<std::string>());
+        if (hf.is_object()) return load_hf_config(hf);
+        throw InputError("hf_config", "hf_config must be the text of a config.json or its object");
+    }
+    if (!has_model) throw InputError("model", "model is required: a preset id, a config object or hf_config");
+    const json& m = args["model"];
+    if (m.is_string()) return from_preset(m.get<std::string>());
+    if (m.is_object()) return m.contains("model_type") ? load_hf_config(m) : model_from_json(m);
+    throw InputError("model", "model must be a preset id (string) or a config object");
+}
+
+}  // namespace tally

@@ -1,0 +1,198 @@
+#include "tally/params.h"
+
+#include "tally/error.h"
+
+namespace tally {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+u64 mul(u64 a, u64 b) { return checked_mul("params", a, b); }
+u64 add(u64 a, u64 b) { return checked_add("params", a, b); }
+u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
+
+}  // namespace
+
+const char* component_id(Component c) {
+    switch (c) {
+        case Component::Embedding: return "embedding";
+        case Component::PositionEmbedding: return "position_embedding";
+        case Component::Attention: return "attention";
+        case Component::Mlp: return "mlp";
+        case Component::Norms: return "norms";
+        case Component::FinalNorm: return "final_norm";
+        case Component::LmHead: return "lm_head";
+    }
+    return "?";
+}
+
+const char* component_name(Component c) {
+    switch (c) {
+        case Component::Embedding: return "token embedding";
+        case Component::PositionEmbedding: return "learned position embedding";
+        case Component::Attention: return "attention (Q, K, V, output), all layers";
+        case Component::Mlp: return "MLP, all layers";
+        case Component::Norms: return "norms inside the layers";
+        case Component::FinalNorm: return "final norm";
+        case Component::LmHead: return "LM head (untied output matrix)";
+    }
+    return "?";
+}
+
+u64 Tensor::count() const { return mul(static_cast<u64>(rows), static_cast<u64>(cols)); }
+
+std::vector<Tensor> model_tensors(const ModelConfig& c) {
+    validate(c);
+    const std::int64_t h = c.hidden_size;
+    std::vector<Tensor> t;
+    // Weights are listed as (out_features, in_features) like torch.nn.Linear.
+    t.push_back({"embed_tokens.weight", Component::Embedding, c.vocab_size, h, false, false, TpSplit::Rows});
+    if (c.position == PositionKind::Learned)
+        t.push_back({"embed_positions.weight", Component::PositionEmbedding, c.max_positions, h, false, false,
+                     TpSplit::Replicated});
+    const bool ln = c.norm == NormKind::LayerNorm;
+    t.push_back({"layers.*.attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
+    t.push_back({"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows});
+    t.push_back({"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows});
+    t.push_back({"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows});
+    if (c.qkv_bias) {
+        t.push_back({"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows});
+        t.push_back({"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows});
+        t.push_back({"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows});
+    }
+    t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.q_dim(), true, false, TpSplit::Cols});
+    if (c.attn_out_bias)
+        t.push_back({"layers.*.attn.o.bias", Component::Attention, 1, h, true, false, TpSplit::Replicated});
+    t.push_back({"layers.*.mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    if (ln) t.push_back({"layers.*.mlp_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    const std::int64_t f = c.ffn_hidden_size;
+    auto add_mlp = [&](const std::string& prefix, bool expert, std::int64_t copies) {
+        for (std::int64_t i = 0; i < copies; ++i) {
+            if (c.mlp != MlpKind::Gelu) {
+                t.push_back({prefix + ".gate.weight", Component::Mlp, f, h, true, expert, TpSplit::Rows});
+                if (c.mlp_bias) t.push_back({prefix + ".gate.bias", Component::Mlp, f, 1, true, expert, TpSplit::Rows});
+            }
+            t.push_back({prefix + ".up.weight", Component::Mlp, f, h, true, expert, TpSplit::Rows});
+            if (c.mlp_bias) t.push_back({prefix + ".up.bias", Component::Mlp, f, 1, true, expert, TpSplit::Rows});
+            t.push_back({prefix + ".down.weight", Component::Mlp, h, f, true, expert, TpSplit::Cols});
+            if (c.mlp_bias) t.push_back({prefix + ".down.bias", Component::Mlp, 1, h, true, expert, TpSplit::Replicated});
+        }
+    };
+    if (c.is_moe()) {
+        t.push_back({"layers.*.mlp.router.weight", Component::Mlp, c.num_experts, h, true, false, TpSplit::Replicated});
+        add_mlp("layers.*.mlp.experts.*", true, 1);
+        if (c.num_shared_experts > 0) add_mlp("layers.*.mlp.shared_experts", false, c.num_shared_experts);
+    } else {
+        add_mlp("layers.*.mlp", false, 1);
+    }
+    t.push_back({"final_norm.weight", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+    if (ln) t.push_back({"final_norm.bias", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+    if (!c.tied_embeddings)
+        t.push_back({"lm_head.weight", Component::LmHead, c.vocab_size, h, false, false, TpSplit::Rows});
+    return t;
+}
+
+ParamCount count_params(const ModelConfig& c) {
+    ParamCount p;
+    const u64 layers = static_cast<u64>(c.num_layers);
+    u64 expert = 0;  // one routed expert
+    for (const Tensor& t : model_tensors(c)) {
+        const u64 n = t.count();
+        if (t.per_layer) {
+            const u64 instances = t.expert ? static_cast<u64>(c.num_experts) : 1;
+            const u64 per_layer = mul(n, instances);
+            switch (t.component) {
+                case Component::Attention: p.per_layer_attention = add(p.per_layer_attention, per_layer); break;
+                case Component::Mlp:
+                    p.per_layer_mlp = add(p.per_layer_mlp, per_layer);
+                    if (t.expert) expert = add(expert, n);
+                    break;
+                default: p.per_layer_norms = add(p.per_layer_norms, per_layer); break;
+            }
+            continue;
+        }
+        switch (t.component) {
+            case Component::Embedding: p.embedding = add(p.embedding, n); break;
+            case Component::PositionEmbedding: p.position_embedding = add(p.position_embedding, n); break;
+            case Component::FinalNorm: p.final_norm = add(p.final_norm, n); break;
+            case Component::LmHead: p.lm_head = add(p.lm_head, n); break;
+            default: break;
+        }
+    }
+    p.per_layer = add(add(p.per_layer_attention, p.per_layer_mlp), p.per_layer_norms);
+    // Active MLP per token: everything but the routed experts it skips.
+    p.per_layer_mlp_active =
+        p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
+    p.attention = mul(p.per_layer_attention, layers);
+    p.mlp = mul(p.per_layer_mlp, layers);
+    p.norms = mul(p.per_layer_norms, layers);
+    u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
+    p.total = add(outside, mul(p.per_layer, layers));
+    const u64 active_layer = add(add(p.per_layer_attention, p.per_layer_mlp_active), p.per_layer_norms);
+    p.active = add(outside, mul(active_layer, layers));
+    return p;
+}
+
+namespace {
+
+// Elements of one tensor instance on one of tp GPUs.
+u64 shard_count(const Tensor& t, u64 tp) {
+    const u64 rows = static_cast<u64>(t.rows), cols = static_cast<u64>(t.cols);
+    switch (t.split) {
+        case TpSplit::Rows: return mul(ceil_div(rows, tp), cols);
+        case TpSplit::Cols: return mul(rows, ceil_div(cols, tp));
+        case TpSplit::Replicated: return mul(rows, cols);
+    }
+    return 0;
+}
+
+template <typename PerTensor>
+u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor) {
+    if (spec.tp < 1) throw InputError("tp", "tp must be >= 1");
+    const u64 tp = static_cast<u64>(spec.tp);
+    u64 total = 0;
+    for (const Tensor& t : model_tensors(c)) {
+        u64 n = per_tensor(t, tp);
+        if (t.per_layer) {
+            if (t.expert) n = mul(n, static_cast<u64>(c.num_experts));
+            total = add(total, mul(n, static_cast<u64>(spec.layers)));
+            continue;
+        }
+        switch (t.component) {
+            case Component::Embedding:
+                if (spec.has_embedding) total = add(total, n);
+                if (spec.head_copy_of_tied_embedding) total = add(total, n);
+                break;
+            case Component::PositionEmbedding:
+                if (spec.has_embedding) total = add(total, n);
+                break;
+            case Component::FinalNorm:
+            case Component::LmHead:
+                if (spec.has_head) total = add(total, n);
+                break;
+            default: break;
+        }
+    }
+    return total;
+}
+
+}  // namespace
+
+u64 shard_params(const ModelConfig& c, const ShardSpec& spec) {
+    return over_shard(c, spec, [](const Tensor& t, u64 tp) { return shard_count(t, tp); });
+}
+
+u64 shard_factored_state(const ModelConfig& c, const ShardSpec& spec) {
+    return over_shard(c, spec, [](const Tensor& t, u64 tp) {
+        u64 rows = static_cast<u64>(t.rows), cols = static_cast<u64>(t.cols);
+        if (t.split == TpSplit::Rows) rows = ceil_div(rows, tp);
+        if (t.split == TpSplit::Cols) cols = ceil_div(cols, tp);
+        if (rows == 1 || cols == 1) return mul(rows, cols);  // vectors keep a full second moment
+        return add(rows, cols);                               // row and column statistics
+    });
+}
+
+}  // namespace tally
