@@ -1,0 +1,191 @@
+// `tally bench gemm` and `tally bench probe`: measurements of this machine (single core).
+// Benchmarks, not tests: they print what they measure; correctness is checked and printed too.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "cli.h"
+#include "commands.h"
+#include "tally/api.h"
+#include "tally/error.h"
+
+namespace tally::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tally bench gemm [--n 256,512,1024,2048] [--kernel NAME|all] [--reps 5] [--warmup 3]\n"
+    "                        [--min-sample-ms 20] [--json]\n"
+    "       tally bench probe [--mib 128] [--reps 5] [--json]\n\n"
+    "gemm: GFLOP/s (2 n^3 / median time, min and max in brackets) of each kernel of the GEMM ladder\n"
+    "      (naive, ikj, blocked, packed, simd) on n x n fp32 matrices, single-threaded, with the ratio to\n"
+    "      the best kernel of the same size, the max error against a double-precision reference, and the\n"
+    "      modelled arithmetic intensity (FLOP/byte of main-memory traffic).\n"
+    "probe: peak FLOP/s of independent vector multiply-add chains and main-memory read and triad bandwidth.\n";
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string sci(double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1e", value);
+    return buffer;
+}
+
+std::string pad(std::string text, std::size_t width) {
+    if (text.size() < width) text.append(width - text.size(), ' ');
+    return text;
+}
+
+std::string lpad(std::string text, std::size_t width) {
+    if (text.size() < width) text.insert(0, width - text.size(), ' ');
+    return text;
+}
+
+// "256,512" -> [256, 512]; InputError naming --n otherwise.
+nlohmann::json parse_sizes(std::string_view text) {
+    nlohmann::json out = nlohmann::json::array();
+    std::stringstream stream{std::string(text)};
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        char* end = nullptr;
+        const long value = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || value < 1 || value > 8192)
+            throw InputError("--n", "--n must be a comma-separated list of sizes in [1, 8192], got \"" +
+                                        std::string(text) + "\"");
+        out.push_back(value);
+    }
+    if (out.empty()) throw InputError("--n", "--n must list at least one size");
+    return out;
+}
+
+long parse_integer(const char* flag, const char* text, long low, long high) {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || value < low || value > high)
+        throw InputError(flag, std::string(flag) + " must be a whole number in [" + std::to_string(low) + ", " +
+                                   std::to_string(high) + "], got \"" + text + "\"");
+    return value;
+}
+
+int print_or_fail(const char* method, const nlohmann::json& args, bool json_output,
+                  void (*print)(const nlohmann::json&)) {
+    const nlohmann::json envelope = nlohmann::json::parse(api::call(method, args.dump()));
+    if (!envelope.at("ok").get<bool>()) {
+        std::cerr << "tally bench: " << envelope.at("error").at("message").get<std::string>() << "\n";
+        return kExitBadInput;
+    }
+    if (json_output)
+        std::cout << envelope.at("result").dump(2) << "\n";
+    else
+        print(envelope.at("result"));
+    return kExitOk;
+}
+
+void print_gemm(const nlohmann::json& r) {
+    std::cout << "GEMM ladder, fp32, single thread, SIMD kernel ISA: " << r.at("isa").get<std::string>() << "\n"
+              << "GFLOP/s = 2 n^3 / median time; [min, max] over the samples; error vs double reference\n\n";
+    std::cout << pad("kernel", 9) << lpad("n", 6) << lpad("GFLOP/s", 10) << "  " << pad("[min, max]", 17)
+              << lpad("vs best", 8) << lpad("max err", 10) << lpad("tol", 10) << lpad("FLOP/B", 8) << "\n";
+    for (const auto& row : r.at("rows")) {
+        std::cout << pad(row.at("kernel").get<std::string>(), 9) << lpad(std::to_string(row.at("n").get<int>()), 6)
+                  << lpad(fixed(row.at("gflops").get<double>(), 1), 10) << "  "
+                  << pad("[" + fixed(row.at("gflops_min").get<double>(), 1) + ", " +
+                             fixed(row.at("gflops_max").get<double>(), 1) + "]",
+                         17)
+                  << lpad(fixed(row.at("ratio_to_best").get<double>(), 3), 8)
+                  << lpad(sci(row.at("max_abs_err").get<double>()), 10) << lpad(sci(row.at("tolerance").get<double>()), 10)
+                  << lpad(fixed(row.at("intensity").get<double>(), 1), 8)
+                  << (row.at("correct").get<bool>() ? "" : "  WRONG") << "\n";
+    }
+}
+
+void print_probe(const nlohmann::json& r) {
+    const auto& peak = r.at("peak");
+    const auto& bw = r.at("bandwidth");
+    std::cout << "peak (" << peak.at("isa").get<std::string>() << ", " << peak.at("lanes").get<int>()
+              << " fp32 lanes, " << (peak.at("fma").get<bool>() ? "FMA" : "mul + add") << "): "
+              << fixed(peak.at("gflops").get<double>(), 1) << " GFLOP/s [" << fixed(peak.at("gflops_min").get<double>(), 1)
+              << ", " << fixed(peak.at("gflops_max").get<double>(), 1) << "]\n"
+              << "read bandwidth:  " << fixed(bw.at("read_gbs").get<double>(), 1) << " GB/s ["
+              << fixed(bw.at("read_gbs_min").get<double>(), 1) << ", " << fixed(bw.at("read_gbs_max").get<double>(), 1)
+              << "]\n"
+              << "triad bandwidth: " << fixed(bw.at("triad_gbs").get<double>(), 1) << " GB/s ["
+              << fixed(bw.at("triad_gbs_min").get<double>(), 1) << ", "
+              << fixed(bw.at("triad_gbs_max").get<double>(), 1) << "]\n"
+              << "ridge point:     " << fixed(peak.at("gflops").get<double>() / bw.at("read_gbs").get<double>(), 1)
+              << " FLOP/byte (peak / read bandwidth)\n";
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+    if (argc < 3 || std::string_view(argv[2]) == "--help" || std::string_view(argv[2]) == "-h") {
+        (argc < 3 ? std::cerr : std::cout) << kUsage;
+        return argc < 3 ? kExitBadInput : kExitOk;
+    }
+    const std::string_view what = argv[2];
+    if (what != "gemm" && what != "probe") {
+        std::cerr << "tally bench: unknown benchmark \"" << what << "\" (gemm or probe)\n";
+        return kExitBadInput;
+    }
+    nlohmann::json args = nlohmann::json::object();
+    bool json_output = false;
+    long reps = 5, mib = 128;
+    for (int i = 3; i < argc; ++i) {
+        const std::string_view flag = argv[i];
+        if (flag == "--json") {
+            json_output = true;
+            continue;
+        }
+        if (flag == "--help" || flag == "-h") {
+            std::cout << kUsage;
+            return kExitOk;
+        }
+        if (i + 1 >= argc) throw InputError(std::string(flag), std::string(flag) + " needs a value");
+        const char* value = argv[++i];
+        if (flag == "--n" && what == "gemm") {
+            args["n"] = parse_sizes(value);
+        } else if (flag == "--kernel" && what == "gemm") {
+            args["kernel"] = value;
+        } else if (flag == "--reps") {
+            reps = parse_integer("--reps", value, 1, 100);
+        } else if (flag == "--warmup" && what == "gemm") {
+            args["warmup"] = parse_integer("--warmup", value, 0, 100);
+        } else if (flag == "--min-sample-ms" && what == "gemm") {
+            args["min_sample_ms"] = parse_integer("--min-sample-ms", value, 1, 10000);
+        } else if (flag == "--mib" && what == "probe") {
+            mib = parse_integer("--mib", value, 1, 1024);
+        } else {
+            throw InputError(std::string(flag), "unknown option " + std::string(flag) + " for `tally bench " +
+                                                    std::string(what) + "` (see --help)");
+        }
+    }
+    if (what == "gemm") {
+        if (!args.contains("n")) args["n"] = nlohmann::json::array({256, 512, 1024, 2048});
+        args["reps"] = reps;
+        return print_or_fail("gemm_bench", args, json_output, print_gemm);
+    }
+    // probe: two methods, one report
+    const nlohmann::json peak = nlohmann::json::parse(api::call("probe_peak", nlohmann::json{{"samples", reps}}.dump()));
+    const nlohmann::json bw =
+        nlohmann::json::parse(api::call("probe_bandwidth", nlohmann::json{{"samples", reps}, {"mib", mib}}.dump()));
+    for (const auto* envelope : {&peak, &bw})
+        if (!envelope->at("ok").get<bool>()) {
+            std::cerr << "tally bench: " << envelope->at("error").at("message").get<std::string>() << "\n";
+            return kExitBadInput;
+        }
+    const nlohmann::json result = {{"peak", peak.at("result")}, {"bandwidth", bw.at("result")}};
+    if (json_output)
+        std::cout << result.dump(2) << "\n";
+    else
+        print_probe(result);
+    return kExitOk;
+}
+
+}  // namespace tally::cli

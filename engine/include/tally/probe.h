@@ -1,0 +1,35 @@
+// Probes that measure this machine's roofline instead of assuming it: the peak arithmetic rate
+// (independent multiply-add chains in vector registers) and the main-memory bandwidth (streaming
+// over buffers larger than the last-level cache). Single core, natively and in wasm.
+#pragma once
+
+#include <cstdint>
+
+namespace tally::probe {
+
+struct PeakResult {
+    double gflops = 0;                   // median of the samples
+    double gflops_min = 0, gflops_max = 0;
+    int samples = 0;
+    double seconds_per_sample = 0;
+    const char* isa = "";                // vector ISA of the probe loop (gemm::simd_isa())
+    int lanes = 0;                       // fp32 lanes per vector
+    bool fma = false;                    // fused multiply-add (wasm simd128: separate mul and add)
+};
+
+// samples in [1, 50]; each sample runs at least min_sample_s in [0.001, 5].
+PeakResult peak(int samples, double min_sample_s);
+
+struct BandwidthResult {
+    double read_gbs = 0;                 // median GB/s (1e9 bytes/s) of a read-only sum over the buffer
+    double read_gbs_min = 0, read_gbs_max = 0;
+    double triad_gbs = 0;                // median GB/s of a[i] = b[i] + s c[i] over three arrays, counting
+    double triad_gbs_min = 0, triad_gbs_max = 0;  // 12 bytes per element (no write-allocate traffic)
+    std::int64_t bytes = 0;              // size of the read buffer (the triad uses three arrays of bytes/3)
+    int samples = 0;
+};
+
+// bytes in [1 MiB, 1 GiB] (use several times the last-level cache: 32 MiB L3 here), samples in [1, 50].
+BandwidthResult bandwidth(std::int64_t bytes, int samples);
+
+}  // namespace tally::probe

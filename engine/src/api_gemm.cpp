@@ -1,0 +1,251 @@
+// JSON API of the GEMM ladder, the probes and the roofline (see docs/API.md, "GEMM and roofline").
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/gemm.h"
+#include "tally/probe.h"
+#include "tally/roofline.h"
+
+namespace tally::api {
+
+namespace {
+
+constexpr double kDefaultCacheBytes = 1 << 20;  // 1 MiB: the per-core L2 of AMD Zen 4/5 (our bench machine)
+
+json tiling_json(const gemm::Tiling& t) {
+    return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
+}
+
+std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
+    const std::string name = optional_string_arg(args, "kernel").value_or("all");
+    std::vector<const gemm::Kernel*> out;
+    if (name == "all") {
+        for (const gemm::Kernel& kernel : gemm::kernels()) out.push_back(&kernel);
+        return out;
+    }
+    const gemm::Kernel* kernel = gemm::find_kernel(name);
+    if (kernel == nullptr)
+        throw InputError("kernel", "kernel must be one of all, " + gemm::kernel_names() + ", got \"" + name + "\"");
+    out.push_back(kernel);
+    return out;
+}
+
+// n: one integer or an array of integers, each in [1, 8192].
+std::vector<int> sizes_arg(const json& args, int fallback) {
+    std::vector<int> out;
+    if (!args.contains("n")) return {fallback};
+    const json& value = args.at("n");
+    if (value.is_array()) {
+        if (value.empty() || value.size() > 16) throw InputError("n", "n must list 1 to 16 sizes");
+        for (const json& item : value) {
+            if (!item.is_number()) throw InputError("n", "n must be integers in [1, 8192]");
+            out.push_back(static_cast<int>(require_integer("n", item.get<double>(), 1, 8192)));
+        }
+        return out;
+    }
+    out.push_back(static_cast<int>(integer_arg(args, "n", 1, 8192)));
+    return out;
+}
+
+json check_json(const gemm::CheckResult& check) {
+    return {{"max_abs_err", check.max_abs_err},
+            {"tolerance", check.max_tolerance},
+            {"worst_error_over_tolerance", check.worst_ratio},
+            {"checked_entries", check.checked},
+            {"ok", check.ok}};
+}
+
+json gemm_kernels(const json&) {
+    json list = json::array();
+    for (const gemm::Kernel& kernel : gemm::kernels())
+        list.push_back({{"number", kernel.number},
+                        {"name", kernel.name},
+                        {"adds", kernel.adds},
+                        {"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
+                        {"tiling", tiling_json(kernel.tiling)}});
+    return {{"isa", gemm::simd_isa()},
+            {"lanes", gemm::simd_lanes()},
+            {"fma", gemm::simd_has_fma()},
+            {"threads", 1},
+            {"kernels", list}};
+}
+
+// {n: int | [int], kernel: name | "all", reps: 5, warmup: 3, min_sample_ms: 20, seed: 1, cache_bytes}
+json gemm_bench(const json& args) {
+    const auto kernels = kernels_arg(args);
+    const auto sizes = sizes_arg(args, 256);
+    const int reps = static_cast<int>(optional_integer_arg(args, "reps", 1, 100).value_or(5));
+    const int warmup = static_cast<int>(optional_integer_arg(args, "warmup", 0, 100).value_or(3));
+    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(20);
+    require_in_left_open("min_sample_ms", min_sample_ms, 0.0, 10000.0);
+    const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
+    const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
+    require_positive("cache_bytes", cache_bytes);
+    json rows = json::array();
+    for (int n : sizes) {
+        std::vector<json> size_rows;
+        double best = 0;
+        for (const gemm::Kernel* kernel : kernels) {
+            const gemm::BenchRow row = gemm::bench_square(*kernel, n, reps, warmup, min_sample_ms * 1e-3, seed);
+            const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, n, n, n, cache_bytes);
+            best = std::max(best, row.gflops);
+            size_rows.push_back({{"kernel", row.kernel},
+                                 {"number", row.number},
+                                 {"n", row.n},
+                                 {"gflops", row.gflops},
+                                 {"gflops_min", row.gflops_min},
+                                 {"gflops_max", row.gflops_max},
+                                 {"median_s", row.median_s},
+                                 {"samples", row.samples},
+                                 {"max_abs_err", row.check.max_abs_err},
+                                 {"tolerance", row.check.max_tolerance},
+                                 {"correct", row.check.ok},
+                                 {"flops", traffic.flops},
+                                 {"bytes", traffic.bytes},
+                                 {"intensity", traffic.intensity}});
+        }
+        for (json& row : size_rows) {
+            row["ratio_to_best"] = row["gflops"].get<double>() / best;
+            rows.push_back(std::move(row));
+        }
+    }
+    return {{"isa", gemm::simd_isa()}, {"threads", 1}, {"cache_bytes", cache_bytes}, {"rows", rows}};
+}
+
+// One multiplication on deterministic inputs, for comparing builds: {m, n, k, kernel, seed, entries}
+// -> the first `entries` values of C in row-major order, a checksum and the reference check.
+json gemm_run(const json& args) {
+    const int m = static_cast<int>(integer_arg(args, "m", 1, 4096));
+    const int n = static_cast<int>(integer_arg(args, "n", 1, 4096));
+    const int k = static_cast<int>(integer_arg(args, "k", 1, 4096));
+    const std::string name = string_arg(args, "kernel");
+    const gemm::Kernel* kernel = gemm::find_kernel(name);
+    if (kernel == nullptr)
+        throw InputError("kernel", "kernel must be one of " + gemm::kernel_names() + ", got \"" + name + "\"");
+    const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
+    const auto entries = optional_integer_arg(args, "entries", 0, 4096).value_or(64);
+    std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
+        C(static_cast<std::size_t>(m) * n);
+    gemm::fill_uniform(A, seed);
+    gemm::fill_uniform(B, seed + 1);
+    kernel->fn(m, n, k, A.data(), B.data(), C.data());
+    double checksum = 0;
+    for (float value : C) checksum += value;
+    json values = json::array();
+    for (std::int64_t i = 0; i < entries && i < static_cast<std::int64_t>(C.size()); ++i) values.push_back(C[i]);
+    return {{"kernel", kernel->name}, {"m", m}, {"n", n}, {"k", k}, {"seed", seed},
+            {"values", values}, {"checksum", checksum},
+            {"check", check_json(gemm::check_against_reference(m, n, k, A.data(), B.data(), C.data()))}};
+}
+
+// {n, cache_bytes}: the traffic model of every kernel at size n.
+json gemm_intensity(const json& args) {
+    const int n = static_cast<int>(optional_integer_arg(args, "n", 1, 1 << 16).value_or(1024));
+    const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
+    json rows = json::array();
+    for (const gemm::Kernel& kernel : gemm::kernels()) {
+        const roofline::Traffic t = roofline::kernel_traffic(kernel, n, n, n, cache_bytes);
+        rows.push_back({{"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes},
+                        {"intensity", t.intensity}});
+    }
+    const roofline::Traffic ideal = roofline::matmul_min_traffic(n, n, n, 4);
+    return {{"cache_bytes", cache_bytes}, {"rows", rows}, {"compulsory_intensity", ideal.intensity}};
+}
+
+json probe_peak(const json& args) {
+    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
+    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(50);
+    require_in_left_open("min_sample_ms", min_sample_ms, 0.9, 5000.0);
+    const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3);
+    return {{"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
+            {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
+            {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
+}
+
+json probe_bandwidth(const json& args) {
+    const auto mib = optional_integer_arg(args, "mib", 1, 1024).value_or(128);
+    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
+    const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
+    return {{"read_gbs", r.read_gbs}, {"read_gbs_min", r.read_gbs_min}, {"read_gbs_max", r.read_gbs_max},
+            {"triad_gbs", r.triad_gbs}, {"triad_gbs_min", r.triad_gbs_min}, {"triad_gbs_max", r.triad_gbs_max},
+            {"bytes", r.bytes}, {"samples", r.samples}, {"threads", 1}};
+}
+
+double element_bytes_of(const std::string& dtype) {
+    if (dtype == "fp32" || dtype == "tf32") return 4;
+    if (dtype == "bf16" || dtype == "fp16") return 2;
+    if (dtype == "fp8") return 1;
+    throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
+}
+
+// {hardware?: preset id, dtype: "bf16", seq: 2048, d_model: 4096, heads: 32}
+json roofline(const json& args) {
+    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    roofline::OpsConfig config;
+    config.element_bytes = element_bytes_of(dtype);
+    config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, 1 << 22).value_or(config.seq));
+    config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
+    config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
+    const auto ops = roofline::named_ops(config);
+
+    json out = {{"dtype", dtype}, {"element_bytes", config.element_bytes}, {"seq", config.seq},
+                {"d_model", config.d_model}, {"heads", config.heads}};
+    double peak = 0, bandwidth = 0;
+    if (const auto id = optional_string_arg(args, "hardware")) {
+        // Hardware presets belong to the accounting area: read them through its `presets` method.
+        const json presets = invoke("presets", json::object());
+        const json* found = nullptr;
+        std::string ids;
+        for (const json& hw : presets.at("hardware")) {
+            ids += (ids.empty() ? "" : ", ") + hw.at("id").get<std::string>();
+            if (hw.at("id") == *id) found = &hw;
+        }
+        if (found == nullptr) throw InputError("hardware", "hardware must be one of " + ids + ", got \"" + *id + "\"");
+        if (!found->at("peak_flops").contains(dtype))
+            throw InputError("dtype", found->at("name").get<std::string>() + " has no dense " + dtype + " peak");
+        peak = found->at("peak_flops").at(dtype).get<double>();
+        bandwidth = found->at("memory_bandwidth_bytes_per_s").get<double>();
+        out["hardware"] = {{"id", *id}, {"name", found->at("name")}, {"source", found->value("source", "")},
+                           {"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth}};
+        out["peak_flops_per_s"] = peak;
+        out["bandwidth_bytes_per_s"] = bandwidth;
+        out["ridge_flops_per_byte"] = peak / bandwidth;
+    }
+    json list = json::array();
+    for (const roofline::Op& op : ops) {
+        json item = {{"id", op.id}, {"name", op.name}, {"group", op.group}, {"flops", op.flops},
+                     {"bytes", op.bytes}, {"intensity", op.intensity}, {"model", op.model}};
+        if (peak > 0) {
+            const double bound = roofline::attainable(op.intensity, peak, bandwidth);
+            item["attainable_flops_per_s"] = bound;
+            item["bound"] = op.intensity * bandwidth < peak ? "memory" : "compute";
+            item["fraction_of_peak"] = bound / peak;
+        }
+        list.push_back(std::move(item));
+    }
+    out["ops"] = std::move(list);
+    return out;
+}
+
+constexpr Method kMethods[] = {
+    {"gemm_kernels", gemm_kernels, "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA"},
+    {"gemm_bench", gemm_bench,
+     "time GEMM kernels on n x n x n: {n: int|[int], kernel: name|all, reps, warmup, min_sample_ms} -> rows "
+     "{kernel, n, gflops, max_abs_err, intensity}"},
+    {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C"},
+    {"gemm_intensity", gemm_intensity, "modelled main-memory traffic and arithmetic intensity of each kernel"},
+    {"probe_peak", probe_peak, "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains)"},
+    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
+    {"roofline", roofline,
+     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},
+    {"roofline_ops", roofline, "alias of roofline"},
+};
+
+}  // namespace
+
+std::span<const Method> gemm_methods() { return kMethods; }
+
+}  // namespace tally::api

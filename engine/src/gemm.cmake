@@ -1,0 +1,24 @@
+# Per-source flags of the GEMM ladder (included by the top-level CMakeLists after the `tally`
+# target exists). Only the kernel files get ISA flags; the rest of the engine keeps the portable
+# defaults so native and wasm give the same doubles. All rungs get the same flags, so they differ
+# only in their code.
+option(TALLY_GEMM_NATIVE_ISA "Build the GEMM kernels for this machine's vector ISA (-march=native)." ON)
+
+set(TALLY_GEMM_KERNEL_SOURCES
+    "${CMAKE_SOURCE_DIR}/engine/src/gemm_loops.cpp"
+    "${CMAKE_SOURCE_DIR}/engine/src/gemm_simd.cpp")
+
+if(NOT TALLY_WASM)
+  if(TALLY_GEMM_NATIVE_ISA)
+    include(CheckCXXCompilerFlag)
+    check_cxx_compiler_flag(-march=native TALLY_HAS_MARCH_NATIVE)
+  endif()
+  if(TALLY_GEMM_NATIVE_ISA AND TALLY_HAS_MARCH_NATIVE)
+    # gemm_simd.cpp picks AVX-512F if the build machine has it, else AVX2+FMA, else the portable
+    # vector-extension kernel, from the compiler's predefined macros.
+    set_property(SOURCE ${TALLY_GEMM_KERNEL_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -march=native)
+    message(STATUS "tally: GEMM kernels built with -march=native")
+  else()
+    message(STATUS "tally: GEMM kernels built portable (SSE2 baseline, GCC vector extensions)")
+  endif()
+endif()

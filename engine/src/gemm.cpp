@@ -1,0 +1,185 @@
+// The GEMM ladder's registry, deterministic inputs, the double-precision reference check and the
+// timing harness. Built with the engine's portable flags; the kernels themselves are in
+// gemm_loops.cpp and gemm_simd.cpp.
+#include "tally/gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
+namespace tally::gemm {
+
+namespace {
+
+std::array<Kernel, 5> make_kernels() {
+    return {{
+        {1, "naive", "the textbook i-j-k triple loop: the inner loop walks a column of B (stride n)", impl::naive,
+         Traffic::Unblocked, {}},
+        {2, "ikj", "loop order i-k-j: unit-stride inner loop over rows of B and C (vectorizable, whole cache lines)",
+         impl::ikj, Traffic::Unblocked, {}},
+        {3, "blocked", "cache blocking: a kc x nc block of B stays in L2 while mc rows of A sweep it", impl::blocked,
+         Traffic::Blocked, impl::blocked_tiling()},
+        {4, "packed",
+         "packing A and B into contiguous micro-panels, and an mr x nr tile of C accumulated in plain C++ "
+         "(left to the compiler's auto-vectorizer)",
+         impl::packed, Traffic::Blocked, impl::packed_tiling()},
+        {5, "simd", "the same register tile in explicit SIMD intrinsics (FMA where the ISA has it)", impl::simd,
+         Traffic::Blocked, impl::simd_tiling()},
+    }};
+}
+
+const std::array<Kernel, 5>& registry() {
+    static const std::array<Kernel, 5> table = make_kernels();
+    return table;
+}
+
+std::uint64_t xorshift64(std::uint64_t& state) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
+}  // namespace
+
+std::span<const Kernel> kernels() { return registry(); }
+
+const Kernel* find_kernel(std::string_view name) {
+    for (const Kernel& kernel : registry())
+        if (name == kernel.name || name == std::to_string(kernel.number)) return &kernel;
+    return nullptr;
+}
+
+std::string kernel_names() {
+    std::string out;
+    for (const Kernel& kernel : registry()) {
+        if (!out.empty()) out += ", ";
+        out += kernel.name;
+    }
+    return out;
+}
+
+const char* simd_isa() { return impl::isa_name(); }
+int simd_lanes() { return impl::isa_lanes(); }
+bool simd_has_fma() { return impl::isa_fma(); }
+
+void fill_uniform(std::span<float> out, std::uint64_t seed) {
+    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (state == 0) state = 1;
+    for (float& value : out) {
+        // 24 random bits -> an exact float in [-1, 1): (bits - 2^23) * 2^-23
+        const auto bits = static_cast<std::int64_t>(xorshift64(state) >> 40);
+        value = static_cast<float>(std::ldexp(static_cast<double>(bits - (1 << 23)), -23));
+    }
+}
+
+CheckResult check_against_reference(int m, int n, int k, const float* A, const float* B, const float* C,
+                                    std::int64_t max_entries) {
+    constexpr double kUnit = 0x1p-24;  // unit roundoff of fp32 (round to nearest)
+    CheckResult result;
+    const std::int64_t total = static_cast<std::int64_t>(m) * n;
+    auto check_entry = [&](int i, int j) {
+        double dot = 0, magnitude = 0;
+        for (int p = 0; p < k; ++p) {
+            const double product =
+                static_cast<double>(A[static_cast<std::int64_t>(i) * k + p]) * B[static_cast<std::int64_t>(p) * n + j];
+            dot += product;
+            magnitude += std::fabs(product);
+        }
+        const double error = std::fabs(static_cast<double>(C[static_cast<std::int64_t>(i) * n + j]) - dot);
+        const double tolerance = 2.0 * k * kUnit * magnitude + 1e-30;
+        const double ratio = std::isfinite(error) ? error / tolerance : INFINITY;
+        result.max_abs_err = std::isfinite(error) ? std::max(result.max_abs_err, error) : INFINITY;
+        if (ratio > result.worst_ratio || result.checked == 0) {
+            result.worst_ratio = ratio;
+            result.max_tolerance = tolerance;
+        }
+        ++result.checked;
+    };
+    if (total <= max_entries) {
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) check_entry(i, j);
+    } else {
+        check_entry(0, 0);
+        check_entry(0, n - 1);
+        check_entry(m - 1, 0);
+        check_entry(m - 1, n - 1);
+        std::uint64_t state = 0x5DEECE66Dull;
+        while (result.checked < max_entries) {
+            const auto r = xorshift64(state);
+            check_entry(static_cast<int>((r >> 32) % static_cast<std::uint64_t>(m)),
+                        static_cast<int>((r & 0xffffffffu) % static_cast<std::uint64_t>(n)));
+        }
+    }
+    result.ok = std::isfinite(result.max_abs_err) && result.worst_ratio <= 1.0;
+    return result;
+}
+
+double now_s() {
+#ifdef __EMSCRIPTEN__
+    return emscripten_get_now() * 1e-3;  // performance.now(): ~100 us resolution in non-isolated pages
+#else
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#endif
+}
+
+Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C,
+                   int samples, int warmup, double min_sample_s) {
+    for (int w = 0; w < warmup; ++w) kernel.fn(m, n, k, A, B, C);
+    // Calibrate: how many calls make one sample last at least min_sample_s.
+    int calls = 1;
+    for (;;) {
+        const double start = now_s();
+        for (int c = 0; c < calls; ++c) kernel.fn(m, n, k, A, B, C);
+        const double elapsed = now_s() - start;
+        if (elapsed >= min_sample_s || calls >= (1 << 20)) break;
+        const double scale = elapsed > 0 ? min_sample_s / elapsed * 1.2 : 16.0;
+        calls = static_cast<int>(std::min<double>(1 << 20, std::ceil(calls * std::clamp(scale, 1.5, 16.0))));
+    }
+    std::vector<double> per_call;
+    per_call.reserve(static_cast<std::size_t>(samples));
+    for (int s = 0; s < samples; ++s) {
+        const double start = now_s();
+        for (int c = 0; c < calls; ++c) kernel.fn(m, n, k, A, B, C);
+        per_call.push_back((now_s() - start) / calls);
+    }
+    std::sort(per_call.begin(), per_call.end());
+    Timing timing;
+    const std::size_t mid = per_call.size() / 2;
+    timing.median_s = per_call.size() % 2 ? per_call[mid] : 0.5 * (per_call[mid - 1] + per_call[mid]);
+    timing.min_s = per_call.front();
+    timing.max_s = per_call.back();
+    timing.samples = samples;
+    timing.calls_per_sample = calls;
+    return timing;
+}
+
+BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
+                      std::uint64_t seed) {
+    const auto count = static_cast<std::size_t>(n) * n;
+    std::vector<float> A(count), B(count), C(count);
+    fill_uniform(A, seed);
+    fill_uniform(B, seed + 1);
+    kernel.fn(n, n, n, A.data(), B.data(), C.data());
+    BenchRow row;
+    row.kernel = kernel.name;
+    row.number = kernel.number;
+    row.n = n;
+    row.check = check_against_reference(n, n, n, A.data(), B.data(), C.data());
+    const Timing timing = time_kernel(kernel, n, n, n, A.data(), B.data(), C.data(), samples, warmup, min_sample_s);
+    const double flops = 2.0 * n * static_cast<double>(n) * n;
+    row.median_s = timing.median_s;
+    row.samples = timing.samples;
+    row.gflops = flops / timing.median_s * 1e-9;
+    row.gflops_min = flops / timing.max_s * 1e-9;
+    row.gflops_max = flops / timing.min_s * 1e-9;
+    return row;
+}
+
+}  // namespace tally::gemm

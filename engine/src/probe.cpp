@@ -1,0 +1,103 @@
+// Peak and bandwidth probes. The inner loops live in gemm_simd.cpp so they are compiled with the
+// same vector ISA as the GEMM kernels; this file only times them.
+#include "tally/probe.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tally/error.h"
+#include "tally/gemm.h"
+
+namespace tally::probe {
+
+namespace {
+
+struct Stats {
+    double median = 0, min = 0, max = 0;
+};
+
+Stats stats(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t mid = values.size() / 2;
+    return {values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]), values.front(), values.back()};
+}
+
+volatile double g_sink = 0;  // keeps the probe results observable
+
+}  // namespace
+
+PeakResult peak(int samples, double min_sample_s) {
+    require_integer("samples", samples, 1, 50);
+    require_in_left_open("min_sample_s", min_sample_s, 0.0009, 5.0);
+    // Warm up (and let V8 tier the wasm loop up), then find an iteration count lasting min_sample_s.
+    long iters = 1 << 12;
+    for (int w = 0; w < 3; ++w) g_sink = g_sink + gemm::impl::peak_loop(iters);
+    for (;;) {
+        const double start = gemm::now_s();
+        g_sink = g_sink + gemm::impl::peak_loop(iters);
+        const double elapsed = gemm::now_s() - start;
+        if (elapsed >= min_sample_s || iters > (1L << 40)) break;
+        const double scale = elapsed > 0 ? min_sample_s / elapsed * 1.2 : 16.0;
+        iters = static_cast<long>(static_cast<double>(iters) * std::clamp(scale, 1.5, 16.0));
+    }
+    const double flops = static_cast<double>(iters) * gemm::impl::peak_flops_per_iter();
+    std::vector<double> rates;
+    for (int s = 0; s < samples; ++s) {
+        const double start = gemm::now_s();
+        g_sink = g_sink + gemm::impl::peak_loop(iters);
+        rates.push_back(flops / (gemm::now_s() - start) * 1e-9);
+    }
+    const Stats st = stats(rates);
+    PeakResult out;
+    out.gflops = st.median;
+    out.gflops_min = st.min;
+    out.gflops_max = st.max;
+    out.samples = samples;
+    out.seconds_per_sample = flops / (st.median * 1e9);
+    out.isa = gemm::simd_isa();
+    out.lanes = gemm::simd_lanes();
+    out.fma = gemm::simd_has_fma();
+    return out;
+}
+
+BandwidthResult bandwidth(std::int64_t bytes, int samples) {
+    require_integer("bytes", static_cast<double>(bytes), 1 << 20, std::int64_t{1} << 30);
+    require_integer("samples", samples, 1, 50);
+    const long count = static_cast<long>(bytes / 4);
+    std::vector<float> buffer(static_cast<std::size_t>(count));
+    gemm::fill_uniform(buffer, 7);
+    std::vector<double> read_rates, triad_rates;
+    g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);  // warm-up: page faults, tier-up
+    for (int s = 0; s < samples; ++s) {
+        const double start = gemm::now_s();
+        g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);
+        read_rates.push_back(static_cast<double>(count) * 4 / (gemm::now_s() - start) * 1e-9);
+    }
+    // Triad over three thirds of the same allocation (each third is still larger than a 32 MiB L3
+    // for the default 128 MiB).
+    const long third = count / 3;
+    float* a = buffer.data();
+    const float* b = a + third;
+    const float* c = a + 2 * third;
+    gemm::impl::triad(a, b, c, 0.5f, third);
+    for (int s = 0; s < samples; ++s) {
+        const double start = gemm::now_s();
+        gemm::impl::triad(a, b, c, 0.5f, third);
+        triad_rates.push_back(static_cast<double>(third) * 12 / (gemm::now_s() - start) * 1e-9);
+    }
+    g_sink = g_sink + a[third / 2];
+    const Stats r = stats(read_rates), t = stats(triad_rates);
+    BandwidthResult out;
+    out.read_gbs = r.median;
+    out.read_gbs_min = r.min;
+    out.read_gbs_max = r.max;
+    out.triad_gbs = t.median;
+    out.triad_gbs_min = t.min;
+    out.triad_gbs_max = t.max;
+    out.bytes = bytes;
+    out.samples = samples;
+    return out;
+}
+
+}  // namespace tally::probe
