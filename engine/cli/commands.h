@@ -1,0 +1,17 @@
+// Subcommands of the `tally` CLI; each takes the whole argv (argv[1] is the subcommand name)
+// and returns the exit status (0 ok, 2 bad input).
+#pragma once
+
+namespace tally::cli {
+
+int cmd_time(int argc, char** argv);      // cmd_time.cpp
+int cmd_params(int argc, char** argv);    // cmd_accounting.cpp
+int cmd_flops(int argc, char** argv);     // cmd_accounting.cpp
+int cmd_memory(int argc, char** argv);    // cmd_accounting.cpp
+int cmd_fit(int argc, char** argv);       // cmd_accounting.cpp
+int cmd_kv_cache(int argc, char** argv);  // cmd_accounting.cpp
+int cmd_presets(int argc, char** argv);   // cmd_accounting.cpp
+int cmd_float(int argc, char** argv);     // cmd_float.cpp
+int cmd_bench(int argc, char** argv);     // cmd_bench.cpp
+
+}  // namespace tally::cli

@@ -1,0 +1,83 @@
+// tally: the command-line front end of the engine. Every subcommand calls the same JSON API the
+// web page calls through wasm, so `--json` output equals the page's numbers to the last bit.
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "cli.h"
+#include "commands.h"
+#include "tally/api.h"
+#include "tally/error.h"
+
+namespace {
+
+using namespace tally::cli;
+
+struct Command {
+    const char* name;
+    int (*run)(int, char**);
+    const char* summary;
+};
+
+// `tally call METHOD [JSON]`: any API method with raw JSON arguments; prints the full envelope.
+int cmd_call(int argc, char** argv) {
+    if (argc < 3 || argc > 4) {
+        std::cerr << "usage: tally call METHOD ['{\"json\":\"args\"}']\n";
+        return kExitBadInput;
+    }
+    const std::string envelope = tally::api::call(argv[2], argc == 4 ? argv[3] : "{}");
+    std::cout << envelope << "\n";
+    return envelope.rfind("{\"ok\":true", 0) == 0 ? kExitOk : kExitBadInput;
+}
+
+int cmd_methods(int, char**) {
+    for (const auto& method : tally::api::list_methods())
+        std::cout << "  " << method["name"].get<std::string>() << ": " << method["summary"].get<std::string>() << "\n";
+    return kExitOk;
+}
+
+constexpr Command kCommands[] = {
+    {"time", cmd_time, "6ND FLOPs and training time from params, tokens, GPUs, peak FLOP/s and MFU"},
+    {"params", cmd_params, "exact parameter count of a model, by component"},
+    {"flops", cmd_flops, "forward and training FLOPs by component, beside 6ND"},
+    {"memory", cmd_memory, "training memory budget per GPU"},
+    {"fit", cmd_fit, "largest model on N GPUs, or fewest GPUs for a model"},
+    {"kv-cache", cmd_kv_cache, "inference KV cache and weights"},
+    {"presets", cmd_presets, "list model and hardware presets"},
+    {"float", cmd_float, "encode or decode a number in a float format, bit-exactly"},
+    {"bench", cmd_bench, "benchmarks: `tally bench gemm`"},
+    {"call", cmd_call, "run any API method with JSON arguments"},
+    {"methods", cmd_methods, "list the API methods"},
+};
+
+void print_help(std::ostream& out) {
+    out << "tally: what it costs to train a language model, counted exactly.\n\n"
+           "usage: tally COMMAND [options] [--json]\n\nCommands:\n";
+    for (const Command& command : kCommands) {
+        out << "  " << command.name;
+        for (std::size_t pad = std::strlen(command.name); pad < 10; ++pad) out << ' ';
+        out << command.summary << "\n";
+    }
+    out << "\n`tally COMMAND --help` shows a command's options and defaults. Exit status: 0 ok, 2 bad input.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h") {
+        print_help(argc < 2 ? std::cerr : std::cout);
+        return argc < 2 ? kExitBadInput : kExitOk;
+    }
+    for (const Command& command : kCommands)
+        if (std::string_view(argv[1]) == command.name) {
+            try {
+                return command.run(argc, argv);
+            } catch (const tally::InputError& error) {
+                std::cerr << "tally " << command.name << ": " << error.what() << "\n";
+                return kExitBadInput;
+            }
+        }
+    std::cerr << "tally: unknown command \"" << argv[1] << "\"\n\n";
+    print_help(std::cerr);
+    return kExitBadInput;
+}

@@ -1,0 +1,51 @@
+// The JSON API: one protocol for the CLI's --json output, the wasm bindings and the tests.
+// call("training_time", R"({"params":70e9,...})") returns {"ok":true,"result":{...}} or
+// {"ok":false,"error":{"field":"mfu","message":"mfu must be in (0, 1], got 1.5"}}; it never throws.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace tally::api {
+
+using json = nlohmann::json;
+
+struct Method {
+    const char* name;
+    json (*fn)(const json& args);
+    const char* summary;
+};
+
+// One list per area, each defined in engine/src/api_<area>.cpp.
+std::span<const Method> training_methods();   // api_training.cpp  (6ND thin slice, time, cost)
+std::span<const Method> accounting_methods(); // api_accounting.cpp (models, params, flops, memory, fit, kv cache)
+std::span<const Method> precision_methods();  // api_precision.cpp  (float formats, block scaling)
+std::span<const Method> gemm_methods();       // api_gemm.cpp       (GEMM ladder, probes, roofline)
+
+// Looks a method up across all areas; nullptr if unknown.
+const Method* find_method(std::string_view name);
+// Every method of every area, for `tally methods` and the JS API's self-description.
+json list_methods();
+
+// Runs a method on parsed arguments; throws InputError on bad input (for the CLI).
+json invoke(std::string_view method, const json& args);
+// Runs a method on a JSON text and wraps the outcome; never throws (for wasm and scripts).
+std::string call(std::string_view method, std::string_view args_json);
+
+// Argument readers: each throws InputError naming the field when it is missing or of the wrong kind.
+// Numbers may be given as JSON numbers or as strings in C syntax ("70e9"), strictly parsed.
+double number_arg(const json& args, const char* field);
+std::optional<double> optional_number_arg(const json& args, const char* field);
+std::int64_t integer_arg(const json& args, const char* field, std::int64_t low, std::int64_t high);
+std::optional<std::int64_t> optional_integer_arg(const json& args, const char* field, std::int64_t low,
+                                                 std::int64_t high);
+bool bool_arg(const json& args, const char* field, bool fallback);
+std::string string_arg(const json& args, const char* field);
+std::optional<std::string> optional_string_arg(const json& args, const char* field);
+
+}  // namespace tally::api

@@ -1,0 +1,40 @@
+// Errors for bad input: every check names the field and the allowed range.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tally {
+
+// Thrown for invalid user input. `field` is the argument or config key at fault
+// ("mfu", "num_key_value_heads"); what() is a full sentence naming it and the allowed range.
+class InputError : public std::invalid_argument {
+public:
+    InputError(std::string field, const std::string& message)
+        : std::invalid_argument(message), field_(std::move(field)) {}
+    const std::string& field() const noexcept { return field_; }
+
+private:
+    std::string field_;
+};
+
+// Formats a double for error messages without locale surprises ("1.5", "-3", "nan", "inf").
+std::string format_number(double value);
+
+// value must be finite and > 0.
+double require_positive(const char* field, double value);
+// value must be finite and >= 0.
+double require_non_negative(const char* field, double value);
+// value must be finite and in (low, high].
+double require_in_left_open(const char* field, double value, double low, double high);
+// value must be a whole number in [low, high] (given as a double from JSON or a parsed flag).
+std::int64_t require_integer(const char* field, double value, std::int64_t low, std::int64_t high);
+
+// Byte and parameter counts are exact 64-bit integers; overflow is an input error, never a wrap.
+std::uint64_t checked_mul(const char* field, std::uint64_t a, std::uint64_t b);
+std::uint64_t checked_add(const char* field, std::uint64_t a, std::uint64_t b);
+
+}  // namespace tally

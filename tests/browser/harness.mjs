@@ -1,0 +1,57 @@
+// Browser-test harness: serves build/site on 127.0.0.1 and drives Debian's Chromium with playwright-core.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/static-server.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
+export const screenshotDir = path.join(root, 'docs/screenshots');
+export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 812 };
+
+/** Starts the static server and the browser; returns { url, browser, newPage(viewport), close() }. */
+export async function startSite() {
+  const server = await startServer(siteDir, 0);
+  let browser;
+  try {
+    // playwright gives each launch a fresh temporary profile (the --user-data-dir of a plain chromium run).
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      timeout: 60_000,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  const pages = [];
+  return {
+    url: server.url,
+    browser,
+    /** A new page that records console errors and uncaught exceptions in page.errors. */
+    async newPage(viewport = DESKTOP) {
+      const page = await browser.newPage({ viewport });
+      page.errors = [];
+      page.on('pageerror', (error) => page.errors.push(`pageerror: ${error.message}`));
+      page.on('console', (message) => { if (message.type() === 'error') page.errors.push(`console: ${message.text()}`); });
+      pages.push(page);
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** Saves a screenshot to docs/screenshots/<name>.png (committed, shown in the README). */
+export async function screenshot(target, name, options = {}) {
+  mkdirSync(screenshotDir, { recursive: true });
+  await target.screenshot({ path: path.join(screenshotDir, `${name}.png`), ...options });
+}

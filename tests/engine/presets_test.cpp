@@ -1,0 +1,19 @@
+// Tests of engine/src/presets.cpp: every file in content/presets is compiled in and parses.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "tally/presets.h"
+
+TEST_CASE("every preset file in content/presets is compiled into the engine and parses") {
+    namespace fs = std::filesystem;
+    std::size_t files = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(TALLY_SOURCE_DIR) / "content" / "presets"))
+        if (entry.is_regular_file() && entry.path().extension() == ".json") ++files;
+    CHECK(tally::preset_sources().size() == files);
+    const auto& all = tally::presets_json();
+    CHECK(all["models"].size() + all["hardware"].size() == files);
+    for (const auto& source : tally::preset_sources())
+        CHECK(tally::find_preset(source.kind, source.id) != nullptr);
+    CHECK(tally::find_preset("models", "no-such-model") == nullptr);
+}

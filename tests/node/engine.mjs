@@ -1,0 +1,56 @@
+// Loads the built wasm engine in node for tests. Emscripten 3.1.6's loader cannot fetch a file
+// path under node 20 ("Failed to parse URL"), so the bytes are handed over as wasmBinary.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const wasmDir = process.env.TALLY_WASM_DIR ?? path.join(root, 'build/wasm');
+export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
+
+let cached;
+
+/** The raw Emscripten module (one per process). */
+export async function loadModule() {
+  if (!cached) {
+    const require = createRequire(import.meta.url);
+    const createTallyModule = require(path.join(wasmDir, 'tally.js'));
+    cached = createTallyModule({ wasmBinary: readFileSync(path.join(wasmDir, 'tally.wasm')) });
+  }
+  return cached;
+}
+
+/** { call(method, args) -> result, throws Error with .field; raw(method, argsJson) -> envelope text } */
+export async function loadEngine() {
+  const module = await loadModule();
+  return {
+    module,
+    raw: (method, argsJson) => module.tally_call(method, argsJson),
+    call(method, args = {}) {
+      const envelope = JSON.parse(module.tally_call(method, JSON.stringify(args)));
+      if (!envelope.ok) {
+        const error = new Error(envelope.error.message);
+        error.field = envelope.error.field;
+        throw error;
+      }
+      return envelope.result;
+    },
+  };
+}
+
+/** The native CLI's envelope for the same method and JSON text: `tally call METHOD JSON`. */
+export function nativeCall(method, argsJson) {
+  try {
+    return execFileSync(nativeCli, ['call', method, argsJson], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim();
+  } catch (error) {
+    if (error.status === 2) return error.stdout.trim();
+    throw error;
+  }
+}
+
+/** Runs the native CLI with arguments and returns its stdout (throws on a non-zero exit). */
+export function nativeRun(args) {
+  return execFileSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+}

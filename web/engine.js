@@ -1,0 +1,65 @@
+// The only module that touches the wasm Module. Every widget on a page shares one engine instance.
+// Usage: const engine = await getEngine(); engine.call('training_time', {...}) -> result object,
+// or throws TallyError { field, message } for bad input (never NaN, never a wasm abort).
+
+/** An input the engine rejected; `field` is the argument at fault (e.g. "mfu"). */
+export class TallyError extends Error {
+  constructor(field, message) {
+    super(message);
+    this.name = 'TallyError';
+    this.field = field;
+  }
+}
+
+/** URL of a file next to this module (tally.js and tally.wasm are served beside engine.js). */
+export function assetUrl(file) {
+  return new URL(file, import.meta.url).href;
+}
+
+function loadClassicScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = src;
+    script.async = true;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`could not load ${src}`));
+    document.head.append(script);
+  });
+}
+
+class Engine {
+  constructor(module) {
+    this.module = module;
+  }
+
+  /** Calls an engine API method; returns its result or throws TallyError. */
+  call(method, args = {}) {
+    const envelope = JSON.parse(this.module.tally_call(String(method), JSON.stringify(args)));
+    if (!envelope.ok) throw new TallyError(envelope.error.field, envelope.error.message);
+    return envelope.result;
+  }
+
+  /** [{name, summary}] of every API method. */
+  methods() {
+    return JSON.parse(this.module.tally_methods());
+  }
+
+  /** Current size of the wasm heap in bytes (the leak check watches it). */
+  heapBytes() {
+    return this.module.HEAPU8.length;
+  }
+}
+
+let enginePromise = null;
+
+/** The shared engine (loaded once per page, on first use). */
+export function getEngine() {
+  if (!enginePromise) {
+    enginePromise = (async () => {
+      if (typeof globalThis.createTallyModule !== 'function') await loadClassicScript(assetUrl('tally.js'));
+      const module = await globalThis.createTallyModule({ locateFile: (file) => assetUrl(file) });
+      return new Engine(module);
+    })();
+  }
+  return enginePromise;
+}
