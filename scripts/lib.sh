@@ -1,0 +1,58 @@
+# Shared steps of scripts/test.sh and scripts/serve.sh: install what is missing, build incrementally.
+# Sourced, not run. Every step is idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+
+TALLY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export NODE_PATH=/usr/share/nodejs   # em++'s optimizer finds acorn here (Debian's emscripten)
+
+log() { printf '\n== %s\n' "$*"; }
+
+# Debian packages the project needs; installed only when one is missing.
+TALLY_APT_PACKAGES=(cmake ninja-build g++ clang emscripten catch2 nlohmann-json3-dev chromium libopenblas-dev nodejs npm)
+
+ensure_apt_packages() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  # nodejs/npm may come from outside Debian (node 20 preinstalled): accept working commands.
+  local wanted=()
+  for package in "${missing[@]}"; do
+    case "$package" in
+      nodejs) command -v node >/dev/null || wanted+=("$package") ;;
+      npm) command -v npm >/dev/null || wanted+=("$package") ;;
+      *) wanted+=("$package") ;;
+    esac
+  done
+  if ((${#wanted[@]})); then
+    log "installing Debian packages: ${wanted[*]}"
+    local sudo=""; [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+  fi
+}
+
+ensure_node_modules() {
+  # npm ci against the committed lock file, only when node_modules is older than the lock.
+  if [[ ! -f "$TALLY_ROOT/node_modules/.package-lock.json" || "$TALLY_ROOT/package-lock.json" -nt "$TALLY_ROOT/node_modules/.package-lock.json" ]]; then
+    log "npm ci"
+    (cd "$TALLY_ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+build_native() {
+  log "native build (build/native)"
+  [[ -f "$TALLY_ROOT/build/native/build.ninja" ]] || cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$TALLY_ROOT/build/native" -j"$(nproc)"
+}
+
+build_wasm() {
+  log "wasm build (build/wasm)"
+  [[ -f "$TALLY_ROOT/build/wasm/build.ninja" ]] || emcmake cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/wasm" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$TALLY_ROOT/build/wasm" -j"$(nproc)"
+}
+
+build_site() {
+  log "site (build/site)"
+  node "$TALLY_ROOT/scripts/build-site.mjs" --wasm "$TALLY_ROOT/build/wasm" --out "$TALLY_ROOT/build/site"
+}
