@@ -148,6 +148,16 @@ export function formatPercent(share) {
   return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
 }
 
+/**
+ * The engine's plain-text formulas ("N_w · 4 B", "2 s h (a d + 2 n_kv d) L") as safe HTML: letters become
+ * italic variables and "_x" becomes a subscript. The text is escaped first, so nothing in it becomes markup.
+ */
+export function formatFormula(text) {
+  return escapeHtml(text)
+    .replace(/_\{([^}]*)\}|_([A-Za-z0-9]+)/g, (_, braced, plain) => `<sub>${braced ?? plain}</sub>`)
+    .replace(/(^|[^A-Za-z<\/&#;])([a-zA-Z])(?![A-Za-z;])/g, '$1<var>$2</var>');
+}
+
 let katexPromise = null;
 /**
  * Renders a TeX formula from the engine to MathML (works inside shadow roots, needs no fonts or CSS).

@@ -20,6 +20,7 @@ export const FORMATS = {
   mib: (v) => `${Number((v / MiB).toPrecision(6)).toLocaleString('en-US')} MiB`,
   mb: (v) => `${Math.round(v / 1e6).toLocaleString('en-US')} MB`,
   params: (v) => formatParams(v),
+  gbps: (v) => `${Math.round(v / 1e9).toLocaleString('en-US')} GB/s`,
   tflops: (v) => `${Number((v / 1e12).toPrecision(4)).toLocaleString('en-US')} TFLOP/s`,
   fixed0: (v) => v.toLocaleString('en-US', { maximumFractionDigits: 0 }),
   fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
@@ -28,9 +29,23 @@ export const FORMATS = {
   text: (v) => String(v),
 };
 
-/** Reads "a.b.0.c" from an object; undefined when any step is missing. */
+/**
+ * Reads a path from a result: "a.b.0.c", and "formats[name=bf16].constants.max.value" picks the array
+ * element whose `name` is "bf16". Undefined when any step is missing.
+ */
 export function pick(object, path) {
-  return String(path).split('.').reduce((o, key) => (o == null ? undefined : o[key]), object);
+  let value = object;
+  for (const step of String(path).split('.')) {
+    const match = /^([^[\]]*)\[([a-z_]+)=([^\]]*)\]$/.exec(step);
+    if (value == null) return undefined;
+    if (match) {
+      const list = match[1] ? value[match[1]] : value;
+      value = Array.isArray(list) ? list.find((item) => String(item?.[match[2]]) === match[3]) : undefined;
+    } else {
+      value = value[step];
+    }
+  }
+  return value;
 }
 
 // Many inline values share one call (same method and args): compute each once per page.
@@ -94,7 +109,9 @@ class TallyRecipes extends HTMLElement {
     try {
       const engine = await getEngine();
       const { recipes } = engine.call('recipes', {});
-      this.replaceChildren(this.table(recipes));
+      // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
+      const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
+      this.replaceChildren(this.table(recipes, breakdown));
       this.dataset.state = 'ok';
     } catch (error) {
       this.textContent = `The recipe table could not be computed: ${error.message}`;
@@ -102,7 +119,7 @@ class TallyRecipes extends HTMLElement {
     }
   }
 
-  table(recipes) {
+  table(recipes, breakdown) {
     const table = document.createElement('table');
     table.className = 'numbers recipes';
     const caption = document.createElement('caption');
@@ -119,15 +136,17 @@ class TallyRecipes extends HTMLElement {
     const body = table.createTBody();
     for (const recipe of recipes) {
       const row = body.insertRow();
-      const per = typeof recipe.bytes_per_param === 'object' ? recipe.bytes_per_param : null;
+      const per = breakdown.get(recipe.id) ?? {};
       const cell = (text, title) => { const td = row.insertCell(); td.textContent = text; if (title) td.title = title; };
+      const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytes} (${dtype})`);
       cell(recipe.name ?? recipe.id, recipe.description);
-      const part = (dtype, bytes) => (dtype === 'none' || !dtype ? '—' : `${dtype}${bytes !== undefined ? ` (${bytes} B)` : ''}`);
-      cell(part(recipe.weights, per?.weights));
-      cell(part(recipe.gradients, per?.gradients));
-      cell(part(recipe.master_weights, per?.master_weights));
-      cell(`${recipe.optimizer ?? ''}${recipe.optimizer_state ? `, ${recipe.optimizer_state}` : ''}${per?.optimizer_states !== undefined ? ` (${per.optimizer_states} B)` : ''}`);
-      cell(String(per?.total ?? recipe.bytes_per_param ?? '—'));
+      cell(part(recipe.weights, per.weights));
+      cell(part(recipe.gradients, per.gradients));
+      cell(part(recipe.master_weights, per.master_weights));
+      cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states));
+      const total = row.insertCell();
+      total.innerHTML = '<strong></strong>';
+      total.firstChild.textContent = String(per.total ?? recipe.bytes_per_param);
     }
     return table;
   }

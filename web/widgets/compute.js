@@ -1,0 +1,254 @@
+// <tally-compute>: training FLOPs (6ND and exact), days, GPU-hours and cost, with the Chinchilla point.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   model="llama-3-8b" | params="70e9", tokens="15e12", hardware="h100-sxm" | peak-tflops="989.5",
+//   dtype="bf16", gpus="1024", mfu="0.5", price="2" (dollars per GPU-hour), seq="4096"
+// Every number comes from the engine (training_cost, flops); this module only lays them out.
+import {
+  TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
+  formatParams, escapeHtml, formatFormula, readState, writeState, stateKey, isNumberText, oneOf,
+} from './base.js';
+
+const CUSTOM = 'custom';
+const DTYPES = ['bf16', 'fp8', 'fp16', 'tf32', 'fp32'];
+const NUMBER_FIELDS = [
+  { name: 'params', label: 'Parameters N', fallback: '70e9' },
+  { name: 'tokens', label: 'Training tokens D', fallback: '15e12' },
+  { name: 'peak_tflops', label: 'Dense peak TFLOP/s per GPU', fallback: '989.5', attribute: 'peak-tflops' },
+  { name: 'gpus', label: 'GPUs', fallback: '1024' },
+  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5' },
+  { name: 'price', label: 'Price, $ per GPU-hour', fallback: '2' },
+  { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
+];
+/** Engine argument -> this widget's field, for errors the engine reports. */
+const ARG_TO_FIELD = { peak_flops_per_s: 'peak_tflops', dollars_per_gpu_hour: 'price', hardware: 'hardware' };
+const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla'];
+
+const css = `
+.results .value.small { font-size: 15px; }
+.chart { width: 100%; height: auto; display: block; margin-top: 10px; }
+.chart .you { fill: var(--accent); }
+.chart .chin { fill: var(--ok); }
+.chart line.you { stroke: var(--accent); stroke-width: 3; }
+.chart line.chin { stroke: var(--ok); stroke-width: 2; stroke-dasharray: 5 3; }
+.chart .band { fill: var(--border); }
+details { margin-top: 8px; font-size: 14px; }
+details summary { cursor: pointer; color: var(--accent); }
+table { border-collapse: collapse; width: 100%; font-size: 14px; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--border); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { font-size: 12px; color: var(--muted); }
+.formula { font-family: Georgia, 'Times New Roman', serif; }
+@media (max-width: 480px) {
+  .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .result .value { font-size: 17px; }
+}
+`;
+
+class TallyCompute extends TallyWidget {
+  mount() {
+    let presets = { models: [], hardware: [] };
+    try {
+      presets = this.engine.call('presets', {});
+    } catch {
+      // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
+    }
+    this.presets = presets;
+    const models = presets.models ?? [];
+    const hardware = presets.hardware ?? [];
+    this.key = stateKey(this, 'cmp');
+    const schema = {
+      model: oneOf([...models.map((m) => m.id), CUSTOM]),
+      hardware: oneOf([...hardware.map((h) => h.id), CUSTOM]),
+      dtype: oneOf(DTYPES),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
+    };
+    const attr = (name, fallback) => {
+      const value = this.getAttribute(name);
+      if (value === null) return fallback;
+      const check = schema[name.replace('-', '_')]?.(value);
+      return check === true || check === undefined ? value : fallback;
+    };
+    const start = {
+      model: attr('model', this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id),
+      hardware: attr('hardware', this.hasAttribute('peak-tflops') || !hardware.length ? CUSTOM : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id),
+      dtype: attr('dtype', 'bf16'),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.attribute ?? f.name, f.fallback)])),
+    };
+    this.defaults = { ...start };
+    const fromUrl = readState(this.key, schema);
+    Object.assign(start, fromUrl.values);
+    this.urlFields = new Set(Object.keys(fromUrl.values));
+
+    const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), { value: CUSTOM, label: 'Custom parameter count' }];
+    const hwOptions = [...hardware.map((h) => ({ value: h.id, label: h.name })), { value: CUSTOM, label: 'Custom peak FLOP/s' }];
+    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="Training compute, time and cost">
+        <div class="fields">
+          ${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
+          ${field('params')}
+          ${field('tokens')}
+          ${field('seq')}
+          ${selectField({ name: 'hardware', label: 'GPU', options: hwOptions, value: start.hardware })}
+          ${selectField({ name: 'dtype', label: 'Precision of the matmuls', options: DTYPES.map((d) => ({ value: d, label: d })), value: start.dtype })}
+          ${field('peak_tflops')}
+          ${field('gpus')}
+          ${field('mfu')}
+          ${field('price')}
+        </div>
+        <p class="notice" role="status"></p>
+        <div class="results" aria-live="polite">
+          <div class="result"><div class="label">Training FLOPs (6ND)</div><div class="value" data-out="flops">—</div></div>
+          <div class="result"><div class="label">Exact matmul FLOPs</div><div class="value" data-out="exact">—</div></div>
+          <div class="result"><div class="label">Days</div><div class="value" data-out="days">—</div></div>
+          <div class="result"><div class="label">GPU-hours</div><div class="value" data-out="gpu_hours">—</div></div>
+          <div class="result"><div class="label">Cost</div><div class="value" data-out="cost">—</div></div>
+          <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
+        </div>
+        <svg class="chart" data-out="chart" viewBox="0 0 640 92" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
+        <details data-out="components"><summary>Where the FLOPs go, per token (forward pass)</summary>
+          <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
+          <p class="status" data-out="notes"></p>
+        </details>
+      </div>`;
+    const root = this.shadowRoot;
+    root.addEventListener('input', (event) => this.onInput(event));
+    root.addEventListener('change', (event) => this.onInput(event));
+    this.syncPresets(start);
+    this.update();
+    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
+    if (this.lastError && this.urlFields.has(this.lastError.field)) {
+      const name = this.lastError.field;
+      rejected.push(`${this.key}.${name} (${this.lastError.message})`);
+      this.control(name).value = this.defaults[name];
+      this.update();
+    }
+    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+  }
+
+  control(name) {
+    return this.shadowRoot.querySelector(`[name="${name}"]`);
+  }
+
+  /** Shows a chosen preset's parameter count and dense peak in the number fields (engine data). */
+  syncPresets(values = this.values()) {
+    const model = this.presets.models?.find((m) => m.id === values.model);
+    if (model) this.control('params').value = String(model.params_total);
+    const hw = this.presets.hardware?.find((h) => h.id === values.hardware);
+    if (hw && hw.peak_flops?.[values.dtype] !== undefined) this.control('peak_tflops').value = String(hw.peak_flops[values.dtype] / 1e12);
+  }
+
+  values() {
+    const values = {};
+    for (const name of ['model', 'hardware', 'dtype', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
+    return values;
+  }
+
+  /** Attributes that reproduce the current state in an embed snippet. */
+  embedAttributes() {
+    const v = this.values();
+    const out = { tokens: v.tokens, gpus: v.gpus, mfu: v.mfu, price: v.price, dtype: v.dtype, seq: v.seq };
+    if (v.model === CUSTOM) out.params = v.params; else out.model = v.model;
+    if (v.hardware === CUSTOM) out['peak-tflops'] = v.peak_tflops; else out.hardware = v.hardware;
+    return out;
+  }
+
+  onInput(event) {
+    const name = event.target.name;
+    if (event.type === 'change' && event.target.tagName === 'INPUT') return;
+    // Typing a raw number detaches the field from its preset.
+    if (event.type === 'input' && name === 'params') this.control('model').value = CUSTOM;
+    if (event.type === 'input' && name === 'peak_tflops') this.control('hardware').value = CUSTOM;
+    if (name === 'model' || name === 'hardware' || name === 'dtype') this.syncPresets();
+    this.update();
+    writeState(this.key, this.values());
+  }
+
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    this.lastError = null;
+    const v = this.values();
+    const numbers = {};
+    const errors = [];
+    for (const f of NUMBER_FIELDS) {
+      try {
+        numbers[f.name] = parseNumber(v[f.name], f.name, f.label);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
+    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); this.result = null; };
+    if (errors.length) {
+      for (const error of errors) showError(root, error.field, error.message);
+      this.lastError = errors[0];
+      blank();
+      return;
+    }
+    const args = { tokens: numbers.tokens, gpus: numbers.gpus, mfu: numbers.mfu, dollars_per_gpu_hour: numbers.price, flops_basis: 'six_nd' };
+    if (v.model === CUSTOM) args.params = numbers.params; else args.model = v.model;
+    if (v.hardware === CUSTOM) args.peak_flops_per_s = numbers.peak_tflops * 1e12; // TFLOP/s -> FLOP/s (unit only)
+    else { args.hardware = v.hardware; args.dtype = v.dtype; }
+    let cost;
+    let flops = null;
+    try {
+      cost = this.engine.call('training_cost', args);
+      if (v.model !== CUSTOM) flops = this.engine.call('flops', { model: v.model, seq: numbers.seq, tokens: numbers.tokens });
+    } catch (error) {
+      if (!(error instanceof TallyError)) throw error;
+      const name = ARG_TO_FIELD[error.field] ?? error.field;
+      showError(root, name, error.message);
+      this.lastError = { field: name, message: error.message };
+      blank();
+      return;
+    }
+    this.result = { args, cost, flops };
+    out('flops', formatNumber(flops?.six_nd ?? cost.six_nd_flops ?? cost.total_flops));
+    out('exact', flops ? `${formatNumber(flops.model_flops)} (${formatNumber(flops.ratio_exact_to_six_nd, 3)}× 6ND)` : 'choose a model');
+    root.querySelector('[data-out="exact"]').classList.toggle('small', true);
+    out('days', formatNumber(cost.days, 4));
+    out('gpu_hours', formatNumber(cost.gpu_hours));
+    out('cost', cost.cost_dollars !== undefined ? `$${formatNumber(cost.cost_dollars)}` : '—');
+    const chin = cost.chinchilla_tokens ?? flops?.chinchilla_tokens;
+    out('chinchilla', chin !== undefined ? `${formatNumber(chin)} tokens` : 'not reported');
+    this.drawChart(numbers.tokens, chin, cost.tokens_per_param);
+    this.renderComponents(flops);
+  }
+
+  drawChart(tokens, chin, ratio) {
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    const W = 640, left = 16, right = 16, y = 40;
+    const values = [tokens, chin].filter((t) => t > 0);
+    const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
+    const hi = Math.ceil(Math.log10(Math.max(...values))) + 1;
+    const x = (t) => left + ((Math.log10(t) - lo) / (hi - lo)) * (W - left - right);
+    const ticks = [];
+    for (let e = lo; e <= hi; e++) ticks.push(e);
+    const label = (e) => `10${String(e).replace(/[-0-9]/g, (c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(c)])}`;
+    const marker = (t, cls, text, above) => {
+      const px = x(t);
+      const anchor = px > W * 0.8 ? 'end' : px < W * 0.2 ? 'start' : 'middle';
+      return `<line class="${cls}" x1="${px.toFixed(1)}" x2="${px.toFixed(1)}" y1="${y - 14}" y2="${y + 14}"/>
+        <text class="${cls}" x="${px.toFixed(1)}" y="${above ? y - 20 : y + 30}" text-anchor="${anchor}">${escapeHtml(text)}</text>`;
+    };
+    svg.innerHTML = `<title id="cmp-chart-title">Training tokens (${escapeHtml(formatNumber(tokens))}) against the Chinchilla-optimal count${chin ? ` (${escapeHtml(formatNumber(chin))})` : ''}, log scale</title>
+      <rect class="band" x="${left}" y="${y - 2}" width="${W - left - right}" height="4" rx="2"/>
+      ${ticks.map((e) => `<text x="${x(10 ** e).toFixed(1)}" y="${y + 48}" text-anchor="middle">${label(e)}</text>`).join('')}
+      ${chin ? marker(chin, 'chin', 'Chinchilla-optimal', false) : ''}
+      ${marker(tokens, 'you', `your run${ratio ? `: ${formatNumber(ratio, 3)} tokens/param` : ''}`, true)}
+      <text x="${W - right}" y="${y + 48}" text-anchor="end" class="axis-label"></text>`;
+  }
+
+  renderComponents(flops) {
+    const details = this.shadowRoot.querySelector('[data-out="components"]');
+    details.hidden = !flops;
+    if (!flops) return;
+    details.querySelector('tbody').innerHTML = (flops.components ?? []).map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
+      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formatFormula(c.formula ?? '')}</td></tr>`).join('');
+    details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
+  }
+}
+
+customElements.define('tally-compute', TallyCompute);

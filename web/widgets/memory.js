@@ -1,0 +1,426 @@
+// <tally-memory-budget>: per-GPU training memory, term by term, against the GPU's capacity.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   model="llama-2-7b" hardware="h100-sxm" gpus="8" recipe="bf16_mixed_adamw" seq="4096" mbs="1"
+//   recompute="none|selective|full" flash="true|false" zero="0..3" tp="1" pp="1"
+// Every number comes from the engine's memory_budget method; this module only lays it out.
+import {
+  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
+  formatBytes, formatParams, formatPercent, escapeHtml, formatFormula, copyText, downloadBlob, standaloneSvg, svgToPng,
+  readState, writeState, stateKey, isNumberText, isBoolText, oneOf, GB,
+} from './base.js';
+
+const CUSTOM = 'custom';
+const NUMBER_FIELDS = [
+  { name: 'gpus', label: 'GPUs', arg: 'gpus', fallback: '1' },
+  { name: 'seq', label: 'Sequence length (tokens)', arg: 'seq', fallback: '4096' },
+  { name: 'mbs', label: 'Micro-batch (sequences)', arg: 'micro_batch', fallback: '1' },
+  { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
+  { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
+];
+const RECOMPUTE = [
+  { value: 'none', label: 'none (keep all activations)' },
+  { value: 'selective', label: 'selective (attention scores)' },
+  { value: 'full', label: 'full (keep layer inputs only)' },
+];
+const ZERO = [
+  { value: '0', label: '0: replicate everything' },
+  { value: '1', label: '1: shard optimizer states' },
+  { value: '2', label: '2: + gradients' },
+  { value: '3', label: '3 / FSDP: + weights' },
+];
+/** Engine argument -> this widget's field, for errors the engine reports. */
+const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', hf_config: 'config', capacity_bytes: 'hardware' };
+
+/** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
+const CLASSES = [
+  { id: 'weights', color: '#4e79a7' },
+  { id: 'gradients', color: '#f28e2b' },
+  { id: 'master_weights', color: '#e15759' },
+  { id: 'optimizer_states', color: '#76b7b2' },
+  { id: 'activations', color: '#59a14f' },
+];
+
+const css = `
+.layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 12px; }
+.config { display: none; grid-column: 1 / -1; }
+.config.open { display: flex; }
+.verdict { font-size: 16px; font-weight: 600; margin: 4px 0 0; }
+.verdict.fits { color: var(--ok); }
+.verdict.over { color: var(--error); }
+.verdict .sub { display: block; font-weight: 400; font-size: 13px; color: var(--muted); }
+.chart { width: 100%; height: auto; display: block; }
+.chart rect.seg { stroke: var(--panel); stroke-width: 1; cursor: pointer; }
+.chart rect.seg:hover, .chart rect.seg.hot { stroke: var(--fg); stroke-width: 2; }
+.chart .cap { stroke: var(--error); stroke-width: 2; stroke-dasharray: 6 4; }
+.chart .cap-label { fill: var(--error); font-weight: 600; }
+table { border-collapse: collapse; width: 100%; font-size: 14px; }
+th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--border); vertical-align: middle; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.hot td { background: color-mix(in srgb, var(--accent) 12%, transparent); }
+.swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
+.formula-btn { padding: 0 8px; min-height: 26px; font-style: italic; font-family: Georgia, serif; }
+.formula-box { min-height: 2.6em; margin-top: 6px; padding: 6px 8px; border-radius: 4px; background: var(--bg);
+  border: 1px solid var(--border); font-size: 14px; overflow-x: auto; }
+.formula { font-family: Georgia, 'Times New Roman', serif; font-size: 16px; }
+.formula var { font-style: italic; }
+.formula-box .desc { color: var(--muted); font-size: 13px; }
+details { margin-top: 6px; font-size: 14px; }
+details summary { cursor: pointer; color: var(--accent); }
+@media (max-width: 480px) {
+  .fields { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  td, th { padding: 4px 3px; font-size: 13px; }
+}
+`;
+
+class TallyMemoryBudget extends TallyWidget {
+  mount() {
+    const engine = this.engine;
+    try {
+      this.presets = engine.call('presets', {});
+    } catch (error) {
+      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">The engine has no presets: ${escapeHtml(error.message)}</div>`;
+      return;
+    }
+    const models = this.presets.models ?? [];
+    const hardware = this.presets.hardware ?? [];
+    const recipes = this.presets.recipes ?? [];
+    this.key = stateKey(this, 'mem');
+
+    const schema = {
+      model: oneOf([...models.map((m) => m.id), CUSTOM]),
+      config: (text) => text.trim().startsWith('{') || 'must be a JSON object',
+      hardware: oneOf(hardware.map((h) => h.id)),
+      recipe: oneOf(recipes.map((r) => r.id)),
+      recompute: oneOf(RECOMPUTE.map((r) => r.value)),
+      zero: oneOf(ZERO.map((z) => z.value)),
+      flash: isBoolText,
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
+    };
+    const attr = (name, fallback) => {
+      const value = this.getAttribute(name);
+      if (value === null) return fallback;
+      const verdict = schema[name]?.(value);
+      return verdict === true || verdict === undefined ? value : fallback;
+    };
+    const start = {
+      model: attr('model', models[0]?.id ?? CUSTOM),
+      config: attr('config', ''),
+      hardware: attr('hardware', hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id),
+      recipe: attr('recipe', recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id),
+      recompute: attr('recompute', 'none'),
+      zero: attr('zero', '0'),
+      flash: attr('flash', 'false'),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
+    };
+    this.defaults = { ...start };
+    const fromUrl = readState(this.key, schema);
+    Object.assign(start, fromUrl.values);
+    this.urlFields = new Set(Object.keys(fromUrl.values));
+
+    const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
+      { value: CUSTOM, label: 'Custom: paste a config.json' }];
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="Training memory budget per GPU">
+        <div class="fields">
+          ${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
+          <div class="field config" data-field="config">
+            <label for="f-config">Hugging Face config.json</label>
+            <textarea id="f-config" name="config" spellcheck="false" aria-describedby="f-config-error"
+              placeholder='{"model_type": "llama", "hidden_size": 4096, ...}'></textarea>
+            <span class="error" id="f-config-error" role="alert"></span>
+          </div>
+          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })), value: start.hardware })}
+          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: r.name })), value: start.recipe })}
+          ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
+          ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
+          ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
+          ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
+        </div>
+        <p class="notice" role="status"></p>
+        <div class="layout" aria-live="polite">
+          <p class="verdict" data-out="verdict">—</p>
+          <svg class="chart" data-out="chart" viewBox="0 0 640 130" role="img" aria-labelledby="chart-title">
+            <title id="chart-title">Memory per GPU by term</title></svg>
+          <table data-out="table">
+            <caption class="visually-hidden">Memory per GPU by term (GB = 10^9 bytes)</caption>
+            <thead><tr><th scope="col">term</th><th scope="col" class="num">per GPU</th><th scope="col" class="num">share</th><th scope="col">formula</th></tr></thead>
+            <tbody></tbody>
+          </table>
+          <div class="formula-box" data-out="formula" aria-live="polite"><span class="desc">Hover or tap a term (or press its ƒ button) to see the formula behind it.</span></div>
+          <details data-out="activations"><summary>Activation terms, per layer</summary><table><thead><tr><th scope="col">tensor kept for the backward pass</th><th scope="col" class="num">per layer</th><th scope="col">formula</th></tr></thead><tbody></tbody></table><p class="status" data-out="korthikanti"></p></details>
+        </div>
+        <div class="toolbar" role="toolbar" aria-label="Export">
+          <button type="button" data-action="markdown">Copy as Markdown</button>
+          <button type="button" data-action="json">Copy as JSON</button>
+          <button type="button" data-action="svg">Download SVG</button>
+          <button type="button" data-action="png">Download PNG</button>
+          <span class="status" data-out="export" role="status"></span>
+        </div>
+      </div>`;
+    const root = this.shadowRoot;
+    root.querySelector('textarea[name="config"]').value = start.config;
+    root.addEventListener('input', (event) => this.onInput(event));
+    root.addEventListener('change', (event) => this.onInput(event));
+    root.addEventListener('click', (event) => this.onClick(event));
+    root.addEventListener('pointerover', (event) => this.onHover(event));
+    root.addEventListener('focusin', (event) => this.onHover(event));
+
+    this.update();
+    // URL values the engine rejects are dropped (back to the page's starting value) with a notice.
+    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
+    if (this.lastError && this.urlFields.has(this.lastError.field)) {
+      const field = this.lastError.field;
+      rejected.push(`${this.key}.${field} (${this.lastError.message})`);
+      this.setControl(field, this.defaults[field]);
+      this.update();
+    }
+    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+  }
+
+  setControl(field, value) {
+    const el = this.shadowRoot.querySelector(`[name="${field}"]`);
+    if (!el) return;
+    if (el.type === 'checkbox') el.checked = value === 'true';
+    else el.value = value;
+  }
+
+  /** The widget's settings as text, keyed like its attributes. */
+  values() {
+    const root = this.shadowRoot;
+    const get = (name) => root.querySelector(`[name="${name}"]`);
+    const values = {};
+    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'zero', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
+    values.flash = String(get('flash').checked);
+    if (values.model === CUSTOM) values.config = get('config').value;
+    return values;
+  }
+
+  /** Attributes that reproduce the current state in an embed snippet. */
+  embedAttributes() {
+    const values = this.values();
+    delete values.config;
+    return values;
+  }
+
+  onInput(event) {
+    if (event.type === 'change' && event.target.tagName === 'INPUT' && event.target.type !== 'checkbox') return;
+    this.update();
+    writeState(this.key, this.values());
+  }
+
+  /** Builds the engine arguments; throws TallyError naming a field for unreadable numbers. */
+  args(values) {
+    const args = {
+      hardware: values.hardware, recipe: values.recipe, recompute: values.recompute,
+      zero: Number(values.zero), flash_attention: values.flash === 'true',
+    };
+    if (values.model === CUSTOM) {
+      if (!values.config?.trim()) throw new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)');
+      args.hf_config = values.config;
+    } else {
+      args.model = values.model;
+    }
+    const errors = [];
+    for (const f of NUMBER_FIELDS) {
+      try {
+        args[f.arg] = parseNumber(values[f.name], f.name, f.label);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    return { args, errors };
+  }
+
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    const values = this.values();
+    root.querySelector('.config').classList.toggle('open', values.model === CUSTOM);
+    this.lastError = null;
+    let built;
+    try {
+      built = this.args(values);
+    } catch (error) {
+      built = { errors: [error] };
+    }
+    if (built.errors.length) {
+      for (const error of built.errors) showError(root, error.field, error.message);
+      this.lastError = built.errors[0];
+      this.clearOutputs();
+      return;
+    }
+    try {
+      this.budget = this.engine.call('memory_budget', built.args);
+      this.budgetArgs = built.args;
+    } catch (error) {
+      if (!(error instanceof TallyError)) throw error;
+      const field = ARG_TO_FIELD[error.field] ?? (error.field === 'model' && values.model === CUSTOM ? 'config' : error.field);
+      showError(root, field, error.message);
+      this.lastError = { field, message: error.message };
+      this.clearOutputs();
+      return;
+    }
+    this.render();
+  }
+
+  clearOutputs() {
+    const root = this.shadowRoot;
+    this.budget = null;
+    root.querySelector('[data-out="verdict"]').textContent = '—';
+    root.querySelector('[data-out="verdict"]').className = 'verdict';
+    root.querySelector('[data-out="chart"]').replaceChildren();
+    root.querySelector('[data-out="table"] tbody').replaceChildren();
+    root.querySelector('[data-out="activations"] tbody').replaceChildren();
+  }
+
+  /** The budget's classes in stacking order: [{id, name, bytes, share, formula, description, color}]. */
+  rows() {
+    const b = this.budget;
+    const byId = new Map((b.classes ?? []).map((c) => [c.id, c]));
+    const total = b.per_gpu_bytes.total;
+    return CLASSES.map(({ id, color }) => {
+      const cls = byId.get(id) ?? byId.get(id.replace(/_states$/, '')) ?? {};
+      const bytes = b.per_gpu_bytes[id] ?? cls.bytes ?? 0;
+      return { id, color, bytes, share: total > 0 ? bytes / total : 0, name: cls.name ?? id.replace(/_/g, ' '), formula: cls.formula, description: cls.description, sharded: cls.sharded_by };
+    });
+  }
+
+  render() {
+    const root = this.shadowRoot;
+    const b = this.budget;
+    const hw = this.presets.hardware.find((h) => h.id === this.budgetArgs.hardware);
+    const total = b.per_gpu_bytes.total;
+    const verdict = root.querySelector('[data-out="verdict"]');
+    const setup = b.setup ?? {};
+    const layout = `${setup.dp ?? '?'} data × ${setup.tp ?? 1} tensor × ${setup.pp ?? 1} pipeline parallel`;
+    if (b.fits) {
+      verdict.className = 'verdict fits';
+      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(b.capacity_bytes))} per GPU (${escapeHtml(formatPercent(total / b.capacity_bytes))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare.</span>`;
+    } else {
+      verdict.className = 'verdict over';
+      const need = b.min_gpus == null
+        ? 'no data-parallel size fits with these settings: raise the ZeRO stage, TP or PP, or recompute activations'
+        : `needs at least ${b.min_gpus.toLocaleString('en-US')} GPUs with this ZeRO stage, TP and PP`;
+      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(b.capacity_bytes))}<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)}.</span>`;
+    }
+    const rows = this.rows();
+    this.drawChart(rows, total, b.capacity_bytes, hw?.name ?? 'GPU');
+    const tbody = root.querySelector('[data-out="table"] tbody');
+    tbody.innerHTML = rows.map((r) => `<tr data-term="${r.id}">
+        <td><span class="swatch" style="background:${r.color}"></span>${escapeHtml(r.name)}</td>
+        <td class="num">${escapeHtml(formatBytes(r.bytes))}</td>
+        <td class="num">${escapeHtml(formatPercent(r.share))}</td>
+        <td>${r.formula ? `<button type="button" class="formula-btn" data-term="${r.id}" aria-label="Formula for ${escapeHtml(r.name)}">ƒ</button>` : ''}</td>
+      </tr>`).join('') + `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`;
+    const act = b.activations ?? {};
+    root.querySelector('[data-out="activations"] tbody').innerHTML = (act.terms ?? []).map((t) => `<tr>
+        <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
+        <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formatFormula(t.formula ?? '')}</td></tr>`).join('');
+    root.querySelector('[data-out="korthikanti"]').textContent = act.layers
+      ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. The paper's closed form for this setup: ${act.korthikanti_formula ?? 'n/a'}.`
+      : '';
+    if (this.hot) this.highlight(this.hot);
+  }
+
+  drawChart(rows, total, capacity, gpuName) {
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    const W = 640, left = 10, right = 20, barY = 34, barH = 38;
+    const max = Math.max(total, capacity) * 1.08;
+    const x = (bytes) => left + (bytes / max) * (W - left - right);
+    const step = niceStep(max / GB / 5);
+    const ticks = [];
+    for (let v = 0; v <= max / GB + 1e-9; v += step) ticks.push(v);
+    let offset = 0;
+    const segs = rows.filter((r) => r.bytes > 0).map((r) => {
+      const seg = `<rect class="seg" data-term="${r.id}" x="${x(offset).toFixed(2)}" y="${barY}" width="${Math.max(0.5, x(offset + r.bytes) - x(offset)).toFixed(2)}" height="${barH}" fill="${r.color}" tabindex="0" role="img" aria-label="${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))}"><title>${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))} (${escapeHtml(formatPercent(r.share))})</title></rect>`;
+      offset += r.bytes;
+      return seg;
+    });
+    const capX = x(capacity).toFixed(2);
+    const capAnchor = capacity / max > 0.75 ? 'end' : 'start';
+    svg.innerHTML = `<title id="chart-title">Memory per GPU by term, ${escapeHtml(formatBytes(total))} against ${escapeHtml(gpuName)} capacity ${escapeHtml(formatBytes(capacity))}</title>
+      <g class="grid">${ticks.map((t) => `<line x1="${x(t * GB).toFixed(2)}" x2="${x(t * GB).toFixed(2)}" y1="${barY - 6}" y2="${barY + barH + 6}"/>`).join('')}</g>
+      ${segs.join('')}
+      <line class="cap" x1="${capX}" x2="${capX}" y1="14" y2="${barY + barH + 8}"/>
+      <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
+      <g class="axis"><line x1="${left}" x2="${W - right}" y1="${barY + barH + 8}" y2="${barY + barH + 8}"/>
+      ${ticks.map((t) => `<text x="${x(t * GB).toFixed(2)}" y="${barY + barH + 24}" text-anchor="middle">${Number(t.toPrecision(6))}</text>`).join('')}
+      <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`;
+  }
+
+  onHover(event) {
+    const term = event.target.closest?.('[data-term]')?.dataset.term;
+    if (term && term !== this.hot) this.highlight(term);
+  }
+
+  highlight(term) {
+    this.hot = term;
+    const root = this.shadowRoot;
+    for (const el of root.querySelectorAll('.hot')) el.classList.remove('hot');
+    for (const el of root.querySelectorAll(`[data-term="${term}"]`)) if (el.tagName !== 'BUTTON') el.classList.add('hot');
+    if (!this.budget) return;
+    const row = this.rows().find((r) => r.id === term);
+    const box = root.querySelector('[data-out="formula"]');
+    if (!row) return;
+    const head = `${escapeHtml(row.name)}: ${escapeHtml(formatBytes(row.bytes))} per GPU`;
+    const desc = [row.description, row.sharded ? `divided by: ${row.sharded}` : ''].filter(Boolean).map(escapeHtml).join(' · ');
+    box.innerHTML = `<div class="formula">${row.formula ? formatFormula(row.formula) : ''}</div><div>${head}</div><div class="desc">${desc}</div>`;
+  }
+
+  async onClick(event) {
+    const button = event.target.closest('button');
+    if (!button) return;
+    if (button.classList.contains('formula-btn')) { this.hot = null; this.highlight(button.dataset.term); return; }
+    const status = this.shadowRoot.querySelector('[data-out="export"]');
+    if (!this.budget) { status.textContent = 'Fix the highlighted settings first.'; return; }
+    const action = button.dataset.action;
+    try {
+      if (action === 'markdown') status.textContent = (await copyText(this.markdown())) ? 'Markdown table copied.' : 'Copy failed.';
+      else if (action === 'json') status.textContent = (await copyText(JSON.stringify({ args: this.budgetArgs, result: this.budget }, null, 2))) ? 'JSON copied.' : 'Copy failed.';
+      else if (action === 'svg') { downloadBlob('tally-memory-budget.svg', new Blob([this.svgText()], { type: 'image/svg+xml' })); status.textContent = 'SVG downloaded.'; }
+      else if (action === 'png') {
+        const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+        const box = svg.viewBox.baseVal;
+        const bg = getComputedStyle(this.shadowRoot.querySelector('.widget')).backgroundColor;
+        downloadBlob('tally-memory-budget.png', await svgToPng(this.svgText(), box.width, box.height, 2, bg));
+        status.textContent = 'PNG downloaded.';
+      }
+    } catch (error) {
+      status.textContent = `Export failed: ${error.message}`;
+    }
+  }
+
+  svgText() {
+    return standaloneSvg(this.shadowRoot.querySelector('[data-out="chart"]'));
+  }
+
+  /** The budget as a Markdown table (GB = 10^9 bytes). */
+  markdown() {
+    const b = this.budget;
+    const v = this.values();
+    const model = v.model === CUSTOM ? 'custom config' : v.model;
+    const lines = [
+      `Training memory per GPU: ${model}, ${v.recipe}, ${v.gpus} × ${v.hardware}, seq ${v.seq}, micro-batch ${v.mbs}, recompute ${v.recompute}, FlashAttention ${v.flash}, ZeRO-${v.zero}, TP ${v.tp}, PP ${v.pp}`,
+      '',
+      '| term | per GPU (GB) | bytes | share |',
+      '|---|---:|---:|---:|',
+      ...this.rows().map((r) => `| ${r.name} | ${(r.bytes / GB).toFixed(2)} | ${r.bytes} | ${formatPercent(r.share)} |`),
+      `| **total** | **${(b.per_gpu_bytes.total / GB).toFixed(2)}** | ${b.per_gpu_bytes.total} | 100% |`,
+      '',
+      `Capacity ${(b.capacity_bytes / GB).toFixed(2)} GB: ${b.fits ? 'fits' : `does not fit${b.min_gpus ? `; needs ${b.min_gpus} GPUs` : ''}`}. Computed by tally.`,
+    ];
+    return lines.join('\n');
+  }
+}
+
+/** A round tick step (1, 2 or 5 × 10^k) near `raw`. Display only. */
+function niceStep(raw) {
+  if (!(raw > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const scaled = raw / power;
+  return (scaled < 1.5 ? 1 : scaled < 3.5 ? 2 : scaled < 7.5 ? 5 : 10) * power;
+}
+
+customElements.define('tally-memory-budget', TallyMemoryBudget);
