@@ -2,6 +2,7 @@
 // training memory budget, solvers and the KV cache. Shapes are documented in docs/API.md
 // ("Accounting").
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "tally/api.h"
@@ -197,6 +198,13 @@ json params_result(const ModelConfig& c) {
 json params(const json& args) { return params_result(resolve_model(args)); }
 
 // ---------------------------------------------------------------- flops
+// A percentage with one decimal for prose ("14.0").
+std::string percent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", fraction * 100);
+    return buffer;
+}
+
 FlopsInput flops_input(const json& args, const ModelConfig& c) {
     FlopsInput in;
     in.seq = int_or(args, "seq", std::min<std::int64_t>(c.max_positions > 0 ? c.max_positions : 2048, 2048), 1,
@@ -231,13 +239,13 @@ json flops(const json& args) {
     const double embedding_share = static_cast<double>(c.tied_embeddings ? 0 : p.embedding + p.position_embedding) /
                                    static_cast<double>(p.total);
     json notes = json::array();
-    notes.push_back("attention scores and attention·V are " + format_number(attention / r.forward_per_sequence * 100) +
+    notes.push_back("attention scores and attention·V are " + percent(attention / r.forward_per_sequence) +
                     "% of the forward FLOPs at seq " + std::to_string(in.seq) +
                     " (6ND ignores them; they grow with seq)");
-    notes.push_back("the LM head is " + format_number(lm_head / r.forward_per_sequence * 100) +
+    notes.push_back("the LM head is " + percent(lm_head / r.forward_per_sequence) +
                     "% of the forward FLOPs (6ND counts it through N)");
     if (embedding_share > 0)
-        notes.push_back("embedding tables are " + format_number(embedding_share * 100) +
+        notes.push_back("embedding tables are " + percent(embedding_share) +
                         "% of N but do no matmul FLOPs (a lookup), so 6ND overcounts them");
     const double six_nd = r.six_n * tokens;
     const double model = r.model_per_token * tokens;
@@ -536,13 +544,11 @@ json memory_budget_method(const json& args) {
         out["capacity_bytes"] = *capacity;
         if (!hardware.is_null()) out["hardware"] = hardware;
         out["fits"] = m.bytes.total <= *capacity;
-        const double headroom = static_cast<double>(*capacity) - static_cast<double>(m.bytes.total);
-        // Exact signed headroom when it fits in 63 bits (always, for real hardware).
+        // Signed headroom; a deficit beyond 2^62 bytes is clamped (no real hardware is near it).
         out["headroom_bytes"] = m.bytes.total <= *capacity
                                     ? json(static_cast<std::int64_t>(*capacity - m.bytes.total))
                                     : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - *capacity,
                                                                                     u64{1} << 62)));
-        (void)headroom;
         const std::int64_t n = min_gpus(c, st, *capacity, kMaxSearchGpus);
         out["min_gpus"] = n == 0 ? json(nullptr) : json(n);
     } else {

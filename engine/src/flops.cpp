@@ -76,7 +76,6 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     for (const FlopsTerm& t : r.terms) {
         forward += t.forward_per_sequence;
         if (std::string_view(t.id) == "attn_scores") scores = t.forward_per_sequence;
-        if (std::string_view(t.id) == "attn_scores" || std::string_view(t.id) == "attn_values") {}
         if (std::string_view(t.id) == "lm_head") lm_head = t.forward_per_sequence;
     }
     const double values = scores;  // same count as the scores

@@ -48,7 +48,6 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
     c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
     c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
     c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
-    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
     c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
     c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
     c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
@@ -61,6 +60,11 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
                                                         std::to_string(c.num_heads));
         c.head_dim = c.hidden_size / c.num_heads;
     }
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(c.num_heads) + "), got " +
+                                                    std::to_string(c.num_kv_heads));
     const std::string act = hf_string_or(j, "hidden_act", "silu");
     if (act == "silu" || act == "swish") c.mlp = MlpKind::SwiGlu;
     else if (act.rfind("gelu", 0) == 0) c.mlp = MlpKind::GeGlu;

@@ -1,0 +1,322 @@
+// `tally params | flops | memory | fit | kv-cache | presets`: the accounting engine from the shell.
+// Each subcommand builds the arguments of one API method (docs/API.md "Accounting") from flags and
+// prints its result as a table, or exactly the result object with --json.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+#include "tally/error.h"
+
+namespace tally::cli {
+
+namespace {
+
+using nlohmann::json;
+
+#define MODEL_OPTIONS                                                                                            \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},                \
+    {"--config", "config_path", Kind::String, "path to a Hugging Face config.json (llama, mistral, qwen2, "      \
+                                              "mixtral, gpt2) or a tally config object"}
+
+constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
+
+constexpr Option kFlopsOptions[] = {
+    MODEL_OPTIONS,
+    {"--seq", "seq", Kind::Integer, "sequence length s (default: min(max_positions, 2048))"},
+    {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
+    {"--attention-flops", "attention_flops", Kind::String, "full (default: s×s, as published MFU formulas count) | causal"},
+    {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
+    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
+};
+
+#define SETUP_OPTIONS                                                                                              \
+    {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                           \
+    {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch per data-parallel rank b (default 1)"}, \
+    {"--global-batch", "global_batch", Kind::Integer, "sequences per optimizer step (default b·dp: no accumulation)"}, \
+    {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp)"},             \
+    {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                          \
+    {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                     \
+    {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                          \
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
+    {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
+    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},                \
+    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: dropout on, 1-byte masks)"},            \
+    {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},    \
+    {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"}, \
+    {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                  \
+    {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
+    {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
+    {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},      \
+    {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
+    {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"}
+
+constexpr Option kMemoryOptions[] = {MODEL_OPTIONS, SETUP_OPTIONS};
+
+constexpr Option kFitOptions[] = {
+    MODEL_OPTIONS,
+    {"--mode", "mode", Kind::String, "largest_model (default without --model) | min_gpus (default with a model)"},
+    {"--reserve-fraction", "reserve_fraction", Kind::Number, "largest_model: fraction of memory kept for activations (default 0)"},
+    {"--max-gpus", "max_gpus", Kind::Integer, "min_gpus: search limit (default 1048576)"},
+    SETUP_OPTIONS};
+
+constexpr Option kKvOptions[] = {
+    MODEL_OPTIONS,
+    {"--context", "context", Kind::Integer, "tokens per sequence held in the cache (required)"},
+    {"--batch", "batch", Kind::Integer, "sequences (default 1)"},
+    {"--kv-dtype", "kv_dtype", Kind::String, "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32"},
+    {"--weights-dtype", "weights_dtype", Kind::String, "weights dtype: bf16 (default) | fp8 | int8 | fp32"},
+    {"--hardware", "hardware", Kind::String, "hardware preset id: adds fits, max batch and max context"},
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"},
+};
+
+constexpr Option kPresetsOptions[] = {
+    {"--kind", "kind", Kind::String, "models | hardware | recipes (default: all)"},
+};
+
+// --config FILE -> "model" (tally object) or "hf_config" (text, so malformed JSON reports its position).
+void load_config_file(json& args) {
+    auto it = args.find("config_path");
+    if (it == args.end()) return;
+    const std::string path = it->get<std::string>();
+    args.erase("config_path");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("config_path", "--config: cannot read \"" + path + "\"");
+    std::stringstream text;
+    text << in.rdbuf();
+    if (args.contains("model")) throw InputError("model", "give either --model or --config, not both");
+    json parsed = json::parse(text.str(), nullptr, false);
+    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type"))
+        args["model"] = parsed;
+    else
+        args["hf_config"] = text.str();
+}
+
+void fix_flags(json& args) {
+    load_config_file(args);
+    if (args.contains("no_dropout")) {
+        args.erase("no_dropout");
+        args["dropout"] = false;
+    }
+}
+
+int run(int argc, char** argv, const char* command, const char* method, const char* usage,
+        std::span<const Option> options, void (*print_human)(std::ostream&, const json&),
+        void (*adjust)(json&) = nullptr) {
+    Parsed parsed;
+    try {
+        parsed = parse_options(argc, argv, 2, options);
+        if (parsed.help) {
+            print_usage(std::cout, usage, options);
+            return kExitOk;
+        }
+        fix_flags(parsed.args);
+        if (adjust != nullptr) adjust(parsed.args);
+    } catch (const InputError& error) {
+        std::string where = error.field();
+        for (const Option& option : options)
+            if (where == option.key) where = option.flag;
+        std::cerr << "tally " << command << ": " << error.what();
+        if (where != error.field()) std::cerr << " (" << where << ")";
+        std::cerr << "\n";
+        return kExitBadInput;
+    }
+    return run_method(command, method, parsed, options, print_human);
+}
+
+std::string bytes_text(const json& value) {
+    if (value.is_null()) return "-";
+    const double bytes = value.get<double>();
+    char buffer[64];
+    if (bytes >= 1e9) std::snprintf(buffer, sizeof buffer, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6) std::snprintf(buffer, sizeof buffer, "%.2f MB", bytes / 1e6);
+    else std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
+    return human_integer(value.get<unsigned long long>()) + "  (" + buffer + ")";
+}
+
+std::string model_line(const json& m) {
+    return m["name"].get<std::string>() + ": V " + std::to_string(m["vocab_size"].get<long long>()) + ", h " +
+           std::to_string(m["hidden_size"].get<long long>()) + ", L " + std::to_string(m["num_layers"].get<long long>()) +
+           ", heads " + std::to_string(m["num_heads"].get<long long>()) + "/" +
+           std::to_string(m["num_kv_heads"].get<long long>()) + " kv, f " +
+           std::to_string(m["ffn_hidden_size"].get<long long>()) + " (" + m["mlp"].get<std::string>() + ")";
+}
+
+void print_params(std::ostream& out, const json& r) {
+    out << model_line(r["model"]) << "\n";
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& c : r["components"])
+        rows.push_back({c["name"].get<std::string>(),
+                        human_integer(c["count"].get<unsigned long long>()) + "   " + c["formula"].get<std::string>()});
+    rows.push_back({"total", human_integer(r["total"].get<unsigned long long>())});
+    if (r["active"] != r["total"]) rows.push_back({"active per token (MoE)", human_integer(r["active"].get<unsigned long long>())});
+    print_table(out, rows);
+}
+
+void print_flops(std::ostream& out, const json& r) {
+    out << model_line(r["model"]) << "\nforward FLOPs per token at seq " << r["seq"].get<long long>() << " (attention "
+        << r["attention_flops"].get<std::string>() << "):\n";
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& c : r["components"]) {
+        char share[32];
+        std::snprintf(share, sizeof share, "%5.1f%%", c["share"].get<double>() * 100);
+        rows.push_back({c["name"].get<std::string>(), human(c["forward_per_token"].get<double>()) + "  " + share});
+    }
+    rows.push_back({"forward per token", human(r["forward_per_token"].get<double>())});
+    rows.push_back({"tokens D", human(r["tokens"].get<double>())});
+    rows.push_back({"training FLOPs, exact (3× forward + recompute)", human(r["exact"].get<double>())});
+    rows.push_back({"6ND", human(r["six_nd"].get<double>())});
+    rows.push_back({"exact / 6ND (no recompute)", human(r["ratio_exact_to_six_nd"].get<double>())});
+    print_table(out, rows);
+    for (const auto& n : r["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+}
+
+void print_memory(std::ostream& out, const json& r) {
+    const json& s = r["setup"];
+    out << model_line(r["model"]) << "\n"
+        << "recipe " << r["recipe"]["id"].get<std::string>() << " (" << human(r["bytes_per_param"]["total"].get<double>())
+        << " B/param); gpus " << s["gpus"] << " = dp " << s["dp"] << " × tp " << s["tp"] << " × pp " << s["pp"] << ", ZeRO "
+        << s["zero"] << ", seq " << s["seq"] << ", micro-batch " << s["micro_batch"] << ", recompute "
+        << s["recompute"].get<std::string>() << (s["flash_attention"].get<bool>() ? ", FlashAttention" : "")
+        << (s["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "; busiest stage: "
+        << s["stage"].get<std::string>() << "\n\nper GPU:\n";
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& c : r["classes"]) rows.push_back({c["name"].get<std::string>(), bytes_text(c["bytes"])});
+    rows.push_back({"total", bytes_text(r["per_gpu_bytes"]["total"])});
+    if (!r["capacity_bytes"].is_null()) {
+        rows.push_back({"capacity", bytes_text(r["capacity_bytes"])});
+        rows.push_back({"fits", r["fits"].get<bool>() ? "yes" : "no"});
+        rows.push_back({"fewest GPUs that fit (same tp, pp, ZeRO)",
+                        r["min_gpus"].is_null() ? "none" : std::to_string(r["min_gpus"].get<long long>())});
+    }
+    print_table(out, rows);
+    const json& a = r["activations"];
+    out << "\nactivations: " << human_integer(a["per_layer_bytes"].get<unsigned long long>()) << " B per layer × "
+        << a["layers"] << " layers × " << a["microbatches_in_flight"] << " micro-batch(es) + outside terms";
+    if (!a["korthikanti_formula"].get<std::string>().empty())
+        out << "  [Korthikanti et al.: " << a["korthikanti_formula"].get<std::string>() << " per layer]";
+    out << "\n";
+    rows.clear();
+    for (const auto& t : a["terms"])
+        rows.push_back({(t["scope"] == "outside" ? "(outside) " : "") + t["name"].get<std::string>(),
+                        human_integer(t["bytes"].get<unsigned long long>()) + "   " + t["formula"].get<std::string>()});
+    print_table(out, rows);
+}
+
+void print_fit(std::ostream& out, const json& r) {
+    if (r["mode"] == "largest_model") {
+        print_table(out, {{"GPUs", std::to_string(r["gpus"].get<long long>())},
+                          {"memory in total", bytes_text(r["capacity_bytes_total"])},
+                          {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
+                          {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}});
+        out << "  assumes: " << r["assumes"].get<std::string>() << "\n";
+        return;
+    }
+    if (r["min_gpus"].is_null()) {
+        out << "  " << r["reason"].get<std::string>() << "\n";
+        return;
+    }
+    print_table(out, {{"fewest GPUs", std::to_string(r["min_gpus"].get<long long>())},
+                      {"data parallel", std::to_string(r["dp"].get<long long>())},
+                      {"per-GPU total", bytes_text(r["budget"]["per_gpu_bytes"]["total"])},
+                      {"capacity", bytes_text(r["capacity_bytes"])}});
+}
+
+void print_kv(std::ostream& out, const json& r) {
+    out << model_line(r["model"]) << "\n";
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"KV bytes per token", human_integer(r["bytes_per_token"].get<unsigned long long>())},
+        {"KV cache", bytes_text(r["kv_cache_bytes"])},
+        {"KV cache without GQA", bytes_text(r["mha_kv_cache_bytes"])},
+        {"weights", bytes_text(r["weights_bytes"])},
+        {"total", bytes_text(r["total_bytes"])}};
+    if (r.contains("fits")) {
+        rows.push_back({"fits", r["fits"].get<bool>() ? "yes" : "no"});
+        rows.push_back({"max batch at this context", human_integer(r["max_batch"].get<unsigned long long>())});
+        rows.push_back({"max context at this batch", human_integer(r["max_context"].get<unsigned long long>())});
+    }
+    print_table(out, rows);
+}
+
+void print_presets(std::ostream& out, const json& r) {
+    out << "models:\n";
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& m : r["models"])
+        rows.push_back({m["id"].get<std::string>(),
+                        m["name"].get<std::string>() + ", " + human_integer(m["params_total"].get<unsigned long long>()) +
+                            " params"});
+    print_table(out, rows);
+    out << "hardware:\n";
+    rows.clear();
+    for (const auto& h : r["hardware"]) {
+        std::string peak = h["peak_flops"].contains("bf16") ? human(h["peak_flops"]["bf16"].get<double>() / 1e12) + " TFLOP/s bf16 dense"
+                                                            : "no bf16";
+        rows.push_back({h["id"].get<std::string>(), h["name"].get<std::string>() + ", " +
+                                                         human(h["memory_bytes"].get<double>() / 1e9) + " GB, " + peak});
+    }
+    print_table(out, rows);
+    out << "recipes:\n";
+    rows.clear();
+    for (const auto& x : r["recipes"])
+        rows.push_back({x["id"].get<std::string>(), human(x["bytes_per_param"].get<double>()) + " B/param: " +
+                                                         x["description"].get<std::string>()});
+    print_table(out, rows);
+}
+
+void print_presets_json_kind(std::ostream&, const json&) {}
+
+void fit_mode(json& args) {
+    if (!args.contains("mode")) args["mode"] = (args.contains("model") || args.contains("hf_config")) ? "min_gpus" : "largest_model";
+}
+
+}  // namespace
+
+int cmd_params(int argc, char** argv) {
+    return run(argc, argv, "params", "params",
+               "usage: tally params (--model PRESET | --config config.json) [--json]\n"
+               "Exact parameter count by component; --json prints an integer `total` and the components.",
+               kParamsOptions, print_params);
+}
+
+int cmd_flops(int argc, char** argv) {
+    return run(argc, argv, "flops", "flops",
+               "usage: tally flops (--model PRESET | --config config.json) [--seq S] [--tokens D] [--json]\n"
+               "Forward matmul FLOPs (2mnk each) by component and training FLOPs (3× forward + recompute) beside 6ND.\n"
+               "--json: six_nd, exact (training FLOPs), forward_per_token, components, ratio_exact_to_six_nd.",
+               kFlopsOptions, print_flops);
+}
+
+int cmd_memory(int argc, char** argv) {
+    return run(argc, argv, "memory", "memory_budget",
+               "usage: tally memory (--model PRESET | --config config.json) [options] [--json]\n"
+               "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
+               "activations, dropout on, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
+               "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
+               "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
+               kMemoryOptions, print_memory);
+}
+
+int cmd_fit(int argc, char** argv) {
+    return run(argc, argv, "fit", "fit",
+               "usage: tally fit --gpus N --hardware ID [--recipe R]            (largest model, ZeRO-3, no activations)\n"
+               "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
+               kFitOptions, print_fit, fit_mode);
+}
+
+int cmd_kv_cache(int argc, char** argv) {
+    return run(argc, argv, "kv-cache", "kv_cache",
+               "usage: tally kv-cache (--model PRESET | --config config.json) --context T [--batch B] [--json]\n"
+               "Inference memory: weights + KV cache 2 · L · n_kv · d · bytes · tokens · batch.",
+               kKvOptions, print_kv);
+}
+
+int cmd_presets(int argc, char** argv) {
+    (void)print_presets_json_kind;
+    return run(argc, argv, "presets", "presets", "usage: tally presets [--json]\nModel and hardware presets and recipes.",
+               std::span<const Option>(kPresetsOptions, 0), print_presets);
+}
+
+}  // namespace tally::cli

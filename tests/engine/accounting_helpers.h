@@ -1,0 +1,36 @@
+// Shared helpers of the accounting tests (model, params, flops, memory, fit, kv cache).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "tally/error.h"
+#include "tally/model.h"
+#include "tally/presets.h"
+
+namespace tally_test {
+
+inline tally::ModelConfig preset(const std::string& id) {
+    return tally::resolve_model(nlohmann::json{{"model", id}});
+}
+
+// The field an InputError names, or "" when fn does not throw one.
+inline std::string error_field(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const tally::InputError& error) {
+        return error.field();
+    }
+    return "";
+}
+
+inline std::string error_message(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const tally::InputError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace tally_test

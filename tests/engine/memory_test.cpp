@@ -1,0 +1,223 @@
+// Tests of engine/src/memory.cpp: bytes per parameter, ZeRO, tensor/pipeline/sequence parallelism
+// and the activation terms of Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+// Transformer Models", arXiv:2205.05198).
+#include <catch2/catch.hpp>
+
+#include "accounting_helpers.h"
+#include "tally/memory.h"
+#include "tally/params.h"
+
+using tally::memory_budget;
+using tally::Recompute;
+using tally::TrainingSetup;
+using tally_test::error_field;
+using tally_test::preset;
+
+namespace {
+
+// One layer's activation bytes for one micro-batch.
+std::uint64_t per_layer(const tally::ModelConfig& c, const TrainingSetup& st) {
+    return tally::activation_memory(c, st, 1, 1, false, false).per_layer_bytes;
+}
+
+TrainingSetup gpt3_setup() {
+    TrainingSetup st;
+    st.seq = 2048;  // GPT-3's context (Brown et al. 2020)
+    st.micro_batch = 1;
+    return st;
+}
+
+}  // namespace
+
+TEST_CASE("Korthikanti: a GPT layer with 16-bit activations stores 34sbh + 5as²b bytes") {
+    // Eq. (1) of sec. 4.1: sbh(34 + 5as/h). GPT-3 175B: s 2048, b 1, h 12288, a 96.
+    const auto c = preset("gpt3-175b");
+    for (std::int64_t b : {1, 4}) {
+        auto st = gpt3_setup();
+        st.micro_batch = b;
+        const std::uint64_t s = 2048, h = 12288, a = 96;
+        CHECK(per_layer(c, st) == 34 * s * b * h + 5 * a * s * s * b);
+    }
+    CHECK(per_layer(c, gpt3_setup()) == 2'868'903'936u);
+}
+
+TEST_CASE("Korthikanti: tensor parallelism gives sbh(10 + 24/t + 5as/(ht)), sequence parallelism sbh(34 + 5as/h)/t") {
+    // Eqs. (2) and (3), sec. 4.2.1-4.2.2, for t = 8 on GPT-3 175B.
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t s = 2048, h = 12288, a = 96, t = 8;
+    auto st = gpt3_setup();
+    st.tp = 8;
+    CHECK(per_layer(c, st) == s * h * (10 + 24 / t) + 5 * a * s * s / t);
+    st.sequence_parallel = true;
+    CHECK(per_layer(c, st) == (34 * s * h + 5 * a * s * s) / t);
+}
+
+TEST_CASE("Korthikanti: selective recomputation drops the 5as²b attention terms; full keeps 2sbh per layer") {
+    // Sec. 5 and Table 2: selective 34sbh/t with TP+SP; full recomputation 2sbh per layer.
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t s = 2048, h = 12288;
+    auto st = gpt3_setup();
+    st.recompute = Recompute::Selective;
+    CHECK(per_layer(c, st) == 34 * s * h);
+    st.tp = 8;
+    st.sequence_parallel = true;
+    CHECK(per_layer(c, st) == 34 * s * h / 8);
+    st = gpt3_setup();
+    st.recompute = Recompute::Full;
+    CHECK(per_layer(c, st) == 2 * s * h);
+}
+
+TEST_CASE("FlashAttention stores no s×s terms, only 4 bytes of softmax statistics per row per head") {
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t s = 2048, h = 12288, a = 96;
+    auto st = gpt3_setup();
+    st.flash_attention = true;
+    CHECK(per_layer(c, st) == 34 * s * h + 4 * a * s);
+}
+
+TEST_CASE("without dropout a GPT layer stores 32sbh + 2as²b (no masks, no dropped copy)") {
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t s = 2048, h = 12288, a = 96;
+    auto st = gpt3_setup();
+    st.dropout = false;
+    CHECK(per_layer(c, st) == 32 * s * h + 2 * a * s * s);
+}
+
+TEST_CASE("SwiGLU stores three f-wide tensors and GQA shrinks K and V (Llama-2-70B)") {
+    const auto c = preset("llama-2-70b");
+    const std::uint64_t s = 4096, h = 8192, a = 64, f = 28672, kv = 8 * 128;
+    TrainingSetup st;
+    st.seq = 4096;
+    st.dropout = false;
+    st.flash_attention = true;
+    // norms 2·2sh, qkv/mlp inputs 2·2sh, Q 2sh, K and V 2·2s·kv, attention output 2sh, 3 · 2sf, stats 4as.
+    CHECK(per_layer(c, st) == 4 * s * h + 4 * s * h + 2 * s * h + 4 * s * kv + 2 * s * h + 6 * s * f + 4 * a * s);
+}
+
+TEST_CASE("the default recipe is 2+2+4+8 = 16 bytes per parameter; fp32 AdamW is 16 without a master copy") {
+    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).precision);
+    CHECK(b.weights == 2 * 256);
+    CHECK(b.gradients == 2 * 256);
+    CHECK(b.master_weights == 4 * 256);
+    CHECK(b.optimizer_states == 8 * 256);
+    const auto f = tally::bytes_per_param_256(tally::find_recipe("fp32_adamw").precision);
+    CHECK(f.total() == 16 * 256);
+    CHECK(f.master_weights == 0);
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_adamw_no_master").precision).total() == 12 * 256);
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_fp32_grads").precision).total() == 18 * 256);
+    // 8-bit Adam: 2 bytes of states plus an fp32 absmax per 2048 values per state (Dettmers et al. 2022).
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_8bit").precision).total() == 10 * 256 + 1);
+}
+
+TEST_CASE("a fp32 master copy on top of fp32 weights is rejected (the seed notes' double count)") {
+    tally::Precision p = tally::find_recipe("fp32_adamw").precision;
+    p.master_weights = tally::DType::FP32;
+    CHECK(error_field([&] { tally::validate(p); }) == "master_weights");
+}
+
+TEST_CASE("ZeRO stages 1/2/3 divide exactly optimizer states, then gradients, then parameters") {
+    // Rajbhandari et al. 2020, "ZeRO", sec. 5 and Fig. 1: P_os shards the K = 12 bytes of
+    // optimizer state (fp32 master + m + v), P_os+g also the 2-byte gradients, P_os+g+p also the
+    // 2-byte weights. Llama-2-7B's N is divisible by 8, so the shards are exact.
+    const auto c = preset("llama-2-7b");
+    const std::uint64_t N = 6'738'415'616u, dp = 8;
+    TrainingSetup st;
+    st.gpus = 8;
+    st.zero = 0;
+    const auto z0 = memory_budget(c, st);
+    CHECK(z0.bytes.weights == 2 * N);
+    CHECK(z0.bytes.gradients == 2 * N);
+    CHECK(z0.bytes.master_weights == 4 * N);
+    CHECK(z0.bytes.optimizer_states == 8 * N);
+    st.zero = 1;
+    const auto z1 = memory_budget(c, st);
+    CHECK(z1.bytes.weights == 2 * N);
+    CHECK(z1.bytes.gradients == 2 * N);
+    CHECK(z1.bytes.master_weights == 4 * N / dp);
+    CHECK(z1.bytes.optimizer_states == 8 * N / dp);
+    st.zero = 2;
+    const auto z2 = memory_budget(c, st);
+    CHECK(z2.bytes.weights == 2 * N);
+    CHECK(z2.bytes.gradients == 2 * N / dp);
+    CHECK(z2.bytes.optimizer_states == 8 * N / dp);
+    st.zero = 3;
+    const auto z3 = memory_budget(c, st);
+    CHECK(z3.bytes.weights == 2 * N / dp);
+    CHECK(z3.bytes.gradients == 2 * N / dp);
+    CHECK(z3.bytes.master_weights + z3.bytes.optimizer_states == 12 * N / dp);
+    for (const auto* z : {&z0, &z1, &z2, &z3}) CHECK(z->bytes.activations == z0.bytes.activations);
+}
+
+TEST_CASE("ZeRO Figure 1: 7.5B parameters on 64 GPUs need 120, 31.4, 16.6 and 1.9 GB per GPU") {
+    // Rajbhandari et al. 2020, Fig. 1 (Ψ = 7.5B, K = 12, N_d = 64), from the class bytes per parameter.
+    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).precision);
+    const double psi = 7.5e9, nd = 64;
+    const double w = b.weights / 256.0, g = b.gradients / 256.0, k = (b.master_weights + b.optimizer_states) / 256.0;
+    CHECK((w + g + k) * psi / 1e9 == Approx(120));
+    CHECK((w + g + k / nd) * psi / 1e9 == Approx(31.4).epsilon(0.002));
+    CHECK((w + (g + k) / nd) * psi / 1e9 == Approx(16.6).epsilon(0.003));
+    CHECK((w + g + k) / nd * psi / 1e9 == Approx(1.875));
+}
+
+TEST_CASE("pipeline parallelism: the first stage holds p micro-batches, L/p · p layers' worth of activations") {
+    // Korthikanti et al. 2022, sec. 4.2.3 (1F1B schedule): the first stage's activation memory equals
+    // that of all L layers for one micro-batch.
+    const auto c = preset("gpt3-175b");
+    TrainingSetup st = gpt3_setup();
+    st.tp = 8;
+    st.sequence_parallel = true;
+    st.pp = 8;
+    st.gpus = 64;
+    const auto m = memory_budget(c, st);
+    CHECK(m.layers_per_stage == 12);
+    CHECK(std::string(m.stage) == "first");
+    CHECK(m.activations.in_flight == 8);
+    CHECK(m.activations.total_bytes - m.activations.outside_bytes == 96 * per_layer(c, st));
+    // With 2 micro-batches per step only 2 are ever in flight.
+    st.global_batch = 2;
+    CHECK(memory_budget(c, st).activations.in_flight == 2);
+}
+
+TEST_CASE("the logits in fp32 are 4sbV bytes, split across tensor-parallel ranks") {
+    // Korthikanti et al. 2022, sec. 4.3: the cross-entropy needs the logits in fp32, 4sbv/t.
+    const auto c = preset("llama-3-8b");
+    TrainingSetup st;
+    st.seq = 8192;
+    const auto a = tally::activation_memory(c, st, 1, 1, false, true);
+    std::uint64_t logits = 0;
+    for (const auto& t : a.terms)
+        if (std::string(t.id) == "logits_fp32") logits = t.bytes;
+    CHECK(logits == 4ull * 8192 * 128256);
+}
+
+TEST_CASE("bad setups name the field: dp must divide, tp must divide heads, pp at most the layers") {
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.gpus = 6;
+    st.tp = 4;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "gpus");
+    st = {};
+    st.tp = 3;
+    st.gpus = 3;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "tp");
+    st = {};
+    st.pp = 33;
+    st.gpus = 33;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "pp");
+    st = {};
+    st.zero = 4;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "zero");
+    st = {};
+    st.global_batch = 3;
+    st.gpus = 2;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "global_batch");
+}
+
+TEST_CASE("activation bytes that overflow 64 bits are an error, not a wrap") {
+    // a·s²·b with s = 2^30 and b = 1e9 is ~1e37 bytes.
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.seq = std::int64_t{1} << 30;
+    st.micro_batch = 1'000'000'000;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "memory");
+}
