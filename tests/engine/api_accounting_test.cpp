@@ -1,0 +1,116 @@
+// Tests of engine/src/api_accounting.cpp and engine/cli/cmd_accounting.cpp: the JSON shapes the
+// widgets and scripts rely on (docs/API.md "Accounting") and the CLI's exit status.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+#include "tally/api.h"
+
+using nlohmann::json;
+
+namespace {
+
+json ok(const char* method, const json& args) {
+    const json envelope = json::parse(tally::api::call(method, args.dump()));
+    INFO(envelope.dump());
+    REQUIRE(envelope["ok"] == true);
+    return envelope["result"];
+}
+
+json error(const char* method, const json& args) {
+    const json envelope = json::parse(tally::api::call(method, args.dump()));
+    REQUIRE(envelope["ok"] == false);
+    return envelope["error"];
+}
+
+// Runs the CLI; returns {exit status, stdout}.
+std::pair<int, std::string> run_cli(const std::string& arguments) {
+    const std::string command = std::string(TALLY_CLI_PATH) + " " + arguments + " 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    std::string out;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe.get())) out.append(buffer, n);
+    const int status = pclose(pipe.release());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST_CASE("memory_budget reports per-GPU bytes as JSON integers that add up to the total") {
+    const json r = ok("memory_budget", {{"model", "llama-2-7b"}, {"gpus", 8}, {"zero", 3}, {"hardware", "h100-sxm"},
+                                        {"recompute", "selective"}, {"flash_attention", true}});
+    const json& b = r["per_gpu_bytes"];
+    std::uint64_t sum = 0;
+    for (const char* key : {"weights", "gradients", "master_weights", "optimizer_states", "activations"}) {
+        INFO(key);
+        REQUIRE(b[key].is_number_unsigned());
+        sum += b[key].get<std::uint64_t>();
+    }
+    CHECK(b["total"].get<std::uint64_t>() == sum);
+    CHECK(r["fits"] == true);
+    CHECK(r["capacity_bytes"] == 80'000'000'000ull);
+    CHECK(r["min_gpus"].get<int>() <= 8);
+    for (const auto& c : r["classes"]) {
+        CHECK(c["formula"].get<std::string>().size() > 0);
+        CHECK(c["description"].get<std::string>().size() > 0);
+    }
+    for (const auto& t : r["activations"]["terms"]) CHECK(t["bytes"].is_number_unsigned());
+    CHECK(r["bytes_per_param"]["total"] == 16);
+}
+
+TEST_CASE("params, flops and kv_cache accept a preset id, a config object or pasted config.json text") {
+    const std::string gpt2 = R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})";
+    CHECK(ok("params", {{"model", "gpt2-small"}})["total"] == 124'439'808);
+    CHECK(ok("params", {{"hf_config", gpt2}})["total"] == 124'439'808);
+    CHECK(ok("params", {{"model", json::parse(gpt2)}})["total"] == 124'439'808);
+    const json f = ok("flops", {{"model", "gpt2-small"}, {"seq", 1024}, {"tokens", 1e9}});
+    CHECK(f["six_nd"].get<double>() == 6.0 * 124'439'808 * 1e9);
+    CHECK(f["exact"].get<double>() == f["model_flops"].get<double>());
+    CHECK(f["attention_flops"] == "full");
+    CHECK(ok("kv_cache", {{"model", "llama-2-70b"}, {"context", 4096}})["bytes_per_token"] == 327'680);
+}
+
+TEST_CASE("training_cost from a preset: 1024 H100 at 50% MFU, cost = GPU-hours × price") {
+    const json r = ok("training_cost", {{"model", "llama-3-70b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
+                                        {"gpus", 1024}, {"mfu", 0.5}, {"dollars_per_gpu_hour", 2}});
+    CHECK(r["flops_basis"] == "exact");
+    CHECK(r["peak_flops_per_s"] == 989.5e12);
+    CHECK(r["cost_dollars"].get<double>() == r["gpu_hours"].get<double>() * 2);
+    CHECK(r["total_flops"].get<double>() > r["six_nd"].get<double>());  // attention at 8k context
+}
+
+TEST_CASE("mfu from tokens per second inverts training_cost") {
+    // At MFU u the run processes tokens at u · gpus · peak / model FLOPs per token.
+    const json f = ok("flops", {{"model", "llama-2-7b"}, {"seq", 4096}});
+    const double per_token = f["per_token"]["model"].get<double>();
+    const double tokens_per_s = 0.4 * 8 * 989.5e12 / per_token;
+    const json r = ok("mfu", {{"model", "llama-2-7b"}, {"seq", 4096}, {"tokens_per_second", tokens_per_s}, {"gpus", 8},
+                              {"hardware", "h100-sxm"}});
+    CHECK(r["mfu"].get<double>() == Approx(0.4).epsilon(1e-12));
+}
+
+TEST_CASE("fit finds 40B on 8 × H100 at 16 B/param and errors name the field") {
+    CHECK(ok("fit", {{"gpus", 8}, {"hardware", "h100-sxm"}})["max_params"] == 40'000'000'000ull);
+    CHECK(error("fit", {{"gpus", 0}, {"hardware", "h100-sxm"}})["field"] == "gpus");
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"tp", 3}, {"gpus", 3}})["field"] == "tp");
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"recipe", "magic"}})["field"] == "recipe");
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"seq", 1.5}})["field"] == "seq");
+    CHECK(error("params", {{"hf_config", "{\"model_type\": \"llama\""}})["field"] == "hf_config");
+}
+
+TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit with status 2") {
+    auto [status, out] = run_cli("memory --model llama-2-7b --gpus 8 --zero 1 --seq 4096 --json");
+    REQUIRE(status == 0);
+    const json r = json::parse(out);
+    CHECK(r["per_gpu_bytes"]["weights"] == 2 * 6'738'415'616ull);
+    CHECK(r["per_gpu_bytes"]["optimizer_states"] == 8 * 6'738'415'616ull / 8);
+    CHECK(run_cli("params --model gpt2-small --json").second.find("124439808") != std::string::npos);
+    CHECK(run_cli("memory --model llama-2-7b --zero 5").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --gpus 6 --tp 4").first == 2);
+    CHECK(run_cli("flops --model nope").first == 2);
+    CHECK(run_cli("params --config /nonexistent/config.json").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --bogus 1").first == 2);
+}
