@@ -1,0 +1,520 @@
+// <tally-float>: the float-format bit explorer.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   format="bf16" value="3.140625"   (or hex="0x4049" instead of value)
+//   rounding="nearest_even|nearest_away|toward_zero|up|down" saturate="default|true|false"
+//   outlier="40" seed="1"            (the block-format panel's generated vector)
+// Every number shown comes from the engine (float_encode, float_decode, float_compare, float_table,
+// float_formats, block_compare); this module decodes nothing and only lays results out.
+import {
+  TallyWidget, TallyError, baseCss, selectField, showError, clearErrors, escapeHtml, formatNumber,
+  readState, writeState, stateKey, oneOf,
+} from './base.js';
+
+const FORMATS = ['fp64', 'fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e5m2', 'e4m3fnuz', 'e5m2fnuz', 'e2m3', 'e3m2', 'e2m1', 'e8m0'];
+const FORMAT_LABELS = {
+  fp64: 'fp64 (IEEE double)', fp32: 'fp32 (IEEE single)', tf32: 'tf32 (19 bits)', fp16: 'fp16 (IEEE half)',
+  bf16: 'bf16 (bfloat16)', e4m3: 'fp8 E4M3 (OCP)', e5m2: 'fp8 E5M2 (OCP)', e4m3fnuz: 'fp8 E4M3FNUZ',
+  e5m2fnuz: 'fp8 E5M2FNUZ', e2m3: 'fp6 E2M3 (MX)', e3m2: 'fp6 E3M2 (MX)', e2m1: 'fp4 E2M1 (MX)', e8m0: 'E8M0 (MX scale)',
+};
+const ROUNDINGS = [
+  { value: 'nearest_even', label: 'nearest, ties to even' },
+  { value: 'nearest_away', label: 'nearest, ties away (TF32)' },
+  { value: 'toward_zero', label: 'toward zero' },
+  { value: 'up', label: 'up (toward +∞)' },
+  { value: 'down', label: 'down (toward −∞)' },
+];
+const SATURATION = [
+  { value: 'default', label: "format's default" },
+  { value: 'true', label: 'saturate to ±max' },
+  { value: 'false', label: 'overflow to inf / NaN' },
+];
+const JUMPS = [
+  { key: 'max', label: 'max' },
+  { key: 'min_normal', label: 'min normal' },
+  { key: 'min_subnormal', label: 'min subnormal' },
+  { key: 'epsilon', label: 'epsilon' },
+];
+/** Engine argument -> this widget's input, for errors the engine reports. */
+const ARG_TO_FIELD = { value: 'value', hex: 'hex', code: 'hex', flip_bit: 'flip_bit', format: 'format',
+  rounding: 'rounding', saturate: 'saturate' };
+
+const css = `
+.top { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 10px 14px; }
+.field input.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.bits { display: flex; flex-wrap: wrap; gap: 3px; margin: 14px 0 4px; }
+.bit { font: 600 14px ui-monospace, monospace; min-width: 26px; min-height: 34px; padding: 0; border-radius: 4px;
+  border: 1px solid transparent; color: #fff; }
+.bit.sign { background: #c2410c; }
+.bit.exponent { background: #1d4ed8; }
+.bit.mantissa { background: #15803d; }
+.bit[aria-pressed="false"] { opacity: 0.62; }
+.bit:hover { border-color: var(--fg); }
+.bit.gap-before { margin-left: 7px; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 13px; color: var(--muted); }
+.legend b { font-family: ui-monospace, monospace; color: var(--fg); font-weight: 600; }
+.legend .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
+.readout { margin-top: 10px; display: grid; gap: 4px; }
+.stored { font-size: 20px; font-variant-numeric: tabular-nums; word-break: break-all; }
+.formula { font: 15px ui-monospace, monospace; overflow-x: auto; white-space: nowrap; padding: 4px 0; }
+.flags { display: flex; flex-wrap: wrap; gap: 6px; }
+.flag { font-size: 12px; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--border); background: var(--bg); }
+.flag.warn { border-color: var(--error); color: var(--error); }
+.flag.good { border-color: var(--ok); color: var(--ok); }
+.small { font-size: 13px; color: var(--muted); word-break: break-all; }
+.flipper { display: flex; gap: 6px; align-items: flex-end; }
+.flipper .field { max-width: 130px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; margin-top: 6px; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--border); vertical-align: top; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; }
+td.num { font-variant-numeric: tabular-nums; }
+td.mono { white-space: nowrap; }
+td.exact { max-width: 22ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+tr.current td { background: color-mix(in srgb, var(--accent) 14%, transparent); }
+tbody tr { cursor: pointer; }
+.note-warn { color: var(--error); }
+h3 { font-size: 14px; margin: 16px 0 4px; }
+.chart { width: 100%; height: auto; display: block; }
+.chart .step { fill: none; stroke: var(--accent); stroke-width: 2; }
+.chart .sub { stroke-dasharray: 4 3; }
+.chart .tick { stroke: var(--muted); stroke-width: 1; }
+.chart .marker { stroke: #c2410c; stroke-width: 2; }
+.chart .marker-dot { fill: #c2410c; }
+.scroll { overflow-x: auto; }
+.block-grid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr); gap: 8px 12px; align-items: end; }
+@media (max-width: 560px) {
+  .top { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .bits { gap: 2px; }
+  .bit { min-width: 17px; min-height: 32px; font-size: 12px; }
+  .bit.gap-before { margin-left: 5px; }
+  table { font-size: 12px; }
+  th, td { padding: 3px 3px; }
+  td.mono { white-space: normal; word-break: break-all; }
+  .block-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
+  .block-grid .wide { grid-column: 1 / -1; }
+  td.exact { max-width: 9ch; }
+  .hide-phone { display: none; }
+}
+`;
+
+function textField({ name, label, value = '', mono = false, inputmode = 'text' }) {
+  const id = `f-${name}`;
+  return `<div class="field" data-field="${escapeHtml(name)}">
+    <label for="${id}">${escapeHtml(label)}</label>
+    <input id="${id}" name="${escapeHtml(name)}" class="${mono ? 'mono' : ''}" inputmode="${inputmode}" autocomplete="off"
+      spellcheck="false" value="${escapeHtml(value)}" aria-describedby="${id}-error">
+    <span class="error" id="${id}-error" role="alert"></span>
+  </div>`;
+}
+
+function shortExact(text, max = 26) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max - 1)}…`;
+}
+
+class TallyFloat extends TallyWidget {
+  mount() {
+    this.key = stateKey(this, 'float');
+    const { values, rejected } = readState(this.key, {
+      format: oneOf(FORMATS),
+      value: (t) => (t.length <= 400) || 'too long',
+      hex: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code',
+      rounding: oneOf(ROUNDINGS.map((r) => r.value)),
+      saturate: oneOf(['default', 'true', 'false']),
+      outlier: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number',
+      seed: (t) => /^\d{1,9}$/.test(t) || 'not a whole number',
+      block: (t) => t.length <= 4000 || 'too long',
+    });
+    const attr = (name, fallback) => values[name] ?? this.getAttribute(name) ?? fallback;
+    this.state = {
+      format: FORMATS.includes(attr('format', 'bf16')) ? attr('format', 'bf16') : 'bf16',
+      source: values.hex ? 'hex' : values.value ? 'value' : this.getAttribute('hex') ? 'hex' : 'value',
+      value: attr('value', '3.140625'),
+      hex: attr('hex', ''),
+      rounding: attr('rounding', 'nearest_even'),
+      saturate: attr('saturate', 'default'),
+      outlier: attr('outlier', '40'),
+      seed: attr('seed', '1'),
+      block: values.block ?? '',
+    };
+    this.formats = this.engine.call('float_formats', {}).formats;
+    this.render();
+    if (rejected.length) {
+      this.shadowRoot.querySelector('.notice').textContent =
+        `Ignored URL settings: ${rejected.map((r) => `${r.param} (${r.reason})`).join('; ')}`;
+    }
+    this.update();
+    this.updateBlocks();
+  }
+
+  render() {
+    const s = this.state;
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    <div class="widget">
+      <div class="top">
+        ${selectField({ name: 'format', label: 'Format', options: FORMATS.map((f) => ({ value: f, label: FORMAT_LABELS[f] })), value: s.format })}
+        ${textField({ name: 'value', label: 'Number (1e-8, -0, inf, nan)', value: s.source === 'value' ? s.value : '' })}
+        ${textField({ name: 'hex', label: 'Bits as hex', value: s.hex, mono: true })}
+        ${selectField({ name: 'rounding', label: 'Rounding', options: ROUNDINGS, value: s.rounding })}
+        ${selectField({ name: 'saturate', label: 'On overflow', options: SATURATION, value: s.saturate })}
+      </div>
+      <div class="bits" role="group" aria-label="Bits, most significant first: click one to flip it"></div>
+      <div class="legend"></div>
+      <div class="readout">
+        <div class="stored" data-out="stored" aria-live="polite"></div>
+        <div class="formula" data-out="formula"></div>
+        <div class="flags" data-out="flags"></div>
+        <div class="small" data-out="input"></div>
+      </div>
+      <div class="toolbar">
+        <button type="button" data-step="prev" aria-label="Previous representable value">◀ prev</button>
+        <button type="button" data-step="next" aria-label="Next representable value">next ▶</button>
+        ${JUMPS.map((j) => `<button type="button" data-jump="${j.key}">${escapeHtml(j.label)}</button>`).join('')}
+        <div class="flipper">
+          ${textField({ name: 'flip_bit', label: 'Flip bit number', value: '', inputmode: 'numeric' })}
+          <button type="button" data-action="flip">flip</button>
+        </div>
+      </div>
+      <div class="notice" role="status"></div>
+      <h3>The same number in every format</h3>
+      <div class="scroll"><table data-out="compare">
+        <thead><tr><th scope="col">format</th><th scope="col">bits</th><th scope="col">stored value (exact)</th>
+        <th scope="col" class="hide-phone">rel. error</th><th scope="col">what happened</th></tr></thead><tbody></tbody></table></div>
+      <h3>Where the precision goes: gap between neighbouring values (log scale)</h3>
+      <svg class="chart" data-out="chart" role="img" aria-label="Gap between neighbouring values across the format's range"></svg>
+      <div class="small" data-out="chart-note"></div>
+      <h3>Block formats: one vector, four ways to spend 4 to 8 bits per value</h3>
+      <div class="block-grid">
+        <div class="field wide" data-field="block">
+          <label for="f-block">Values (comma separated; empty = generated)</label>
+          <textarea id="f-block" name="block" spellcheck="false" aria-describedby="f-block-error">${escapeHtml(s.block)}</textarea>
+          <span class="error" id="f-block-error" role="alert"></span>
+        </div>
+        ${textField({ name: 'outlier', label: 'Generated outlier', value: s.outlier, inputmode: 'decimal' })}
+        ${textField({ name: 'seed', label: 'Seed', value: s.seed, inputmode: 'numeric' })}
+      </div>
+      <div class="toolbar"><button type="button" data-action="generate">Generate 64 values with one outlier</button></div>
+      <div class="scroll"><table data-out="blocks">
+        <thead><tr><th scope="col">scheme</th><th scope="col">bits / value</th><th scope="col">rel. error</th>
+        <th scope="col">max abs error</th><th scope="col">flushed to 0</th><th scope="col" class="hide-phone">block scales</th></tr></thead>
+        <tbody></tbody></table></div>
+    </div>`;
+    const root = this.shadowRoot;
+    const on = (sel, ev, fn) => root.querySelector(sel).addEventListener(ev, fn);
+    on('[name="format"]', 'change', (e) => {
+      // Keep the number, not the bits, when switching formats.
+      if (this.state.source === 'hex' && this.current) this.state.value = this.current.exact;
+      this.state.source = 'value';
+      this.state.format = e.target.value;
+      this.update();
+    });
+    on('[name="value"]', 'input', (e) => { this.state.source = 'value'; this.state.value = e.target.value; this.update(); });
+    on('[name="hex"]', 'input', (e) => { this.state.source = 'hex'; this.state.hex = e.target.value; this.update(); });
+    on('[name="rounding"]', 'change', (e) => { this.state.rounding = e.target.value; this.update(); });
+    on('[name="saturate"]', 'change', (e) => { this.state.saturate = e.target.value; this.update(); });
+    root.querySelector('.bits').addEventListener('click', (e) => {
+      const button = e.target.closest('button[data-bit]');
+      if (button) this.flipBit(Number(button.dataset.bit));
+    });
+    for (const b of root.querySelectorAll('[data-step]')) b.addEventListener('click', () => this.step(b.dataset.step));
+    for (const b of root.querySelectorAll('[data-jump]')) b.addEventListener('click', () => this.jump(b.dataset.jump));
+    on('[data-action="flip"]', 'click', () => this.flipBit(root.querySelector('[name="flip_bit"]').value));
+    on('[name="flip_bit"]', 'keydown', (e) => { if (e.key === 'Enter') this.flipBit(e.target.value); });
+    root.querySelector('[data-out="compare"] tbody').addEventListener('click', (e) => {
+      const row = e.target.closest('tr[data-format]');
+      if (!row) return;
+      root.querySelector('[name="format"]').value = row.dataset.format;
+      root.querySelector('[name="format"]').dispatchEvent(new Event('change'));
+    });
+    on('[name="block"]', 'input', (e) => { this.state.block = e.target.value; this.updateBlocks(); });
+    on('[name="outlier"]', 'input', (e) => { this.state.outlier = e.target.value; this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
+    on('[name="seed"]', 'input', (e) => { this.state.seed = e.target.value; this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
+    on('[data-action="generate"]', 'click', () => { this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
+  }
+
+  syncBlockText() { this.shadowRoot.querySelector('[name="block"]').value = this.state.block; }
+
+  args() {
+    const a = { format: this.state.format, rounding: this.state.rounding };
+    if (this.state.saturate !== 'default') a.saturate = this.state.saturate === 'true';
+    return a;
+  }
+
+  /** Shows an engine error beside the input it concerns (or in the notice line). */
+  fail(error) {
+    if (!(error instanceof TallyError)) throw error;
+    const field = ARG_TO_FIELD[error.field] ?? error.field;
+    const root = this.shadowRoot;
+    if (root.querySelector(`.field[data-field="${CSS.escape(field)}"]`)) showError(root, field, error.message);
+    else root.querySelector('.notice').textContent = error.message;
+  }
+
+  /** Recomputes everything from this.state. */
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    const s = this.state;
+    let result;
+    try {
+      result = s.source === 'hex'
+        ? this.engine.call('float_decode', { format: s.format, hex: s.hex })
+        : this.engine.call('float_encode', { ...this.args(), value: s.value });
+    } catch (error) {
+      this.fail(error);
+      this.current = null;
+      this.showInvalid();
+      this.save();
+      return;
+    }
+    this.show(result);
+  }
+
+  show(result) {
+    const root = this.shadowRoot;
+    const s = this.state;
+    this.current = result;
+    s.hex = result.hex;
+    if (s.source === 'hex') s.value = result.exact;
+    const hexInput = root.querySelector('[name="hex"]');
+    if (root.activeElement !== hexInput || s.source !== 'hex') hexInput.value = result.hex;
+    const valueInput = root.querySelector('[name="value"]');
+    if (s.source === 'hex' && root.activeElement !== valueInput) valueInput.value = result.exact.length <= 60 ? result.exact : '';
+    root.querySelector('[name="format"]').value = s.format;
+
+    // Bits: sign | exponent | mantissa, most significant first.
+    const nbits = result.bits.length;
+    const fb = result.field_bits;
+    const kinds = [...fb.sign].map(() => 'sign').concat([...fb.exponent].map(() => 'exponent'), [...fb.mantissa].map(() => 'mantissa'));
+    root.querySelector('.bits').innerHTML = [...result.bits].map((ch, i) => {
+      const bit = nbits - 1 - i;
+      const kind = kinds[i];
+      const gap = i > 0 && kinds[i - 1] !== kind ? ' gap-before' : '';
+      return `<button type="button" class="bit ${kind}${gap}" data-bit="${bit}" aria-pressed="${ch === '1'}"
+        aria-label="bit ${bit} (${kind}) is ${ch}; flip it" title="bit ${bit} (${kind})">${ch}</button>`;
+    }).join('');
+    const f = this.formats.find((x) => x.name === s.format);
+    const unb = result.unbiased_exponent === null ? '' : ` → 2^${result.unbiased_exponent}`;
+    root.querySelector('.legend').innerHTML = `
+      ${fb.sign ? `<span><span class="sw" style="background:#c2410c"></span>sign <b>${escapeHtml(fb.sign)}</b> = ${result.fields.sign}</span>` : '<span>no sign bit</span>'}
+      <span><span class="sw" style="background:#1d4ed8"></span>exponent <b>${escapeHtml(fb.exponent)}</b> = ${result.fields.exponent}, bias ${f.bias}${escapeHtml(unb)}</span>
+      ${fb.mantissa ? `<span><span class="sw" style="background:#15803d"></span>mantissa <b>${escapeHtml(fb.mantissa)}</b> = ${result.fields.mantissa}${result.significand ? ` → significand ${escapeHtml(result.significand)}` : ''}</span>` : '<span>no mantissa bits</span>'}`;
+
+    root.querySelector('[data-out="stored"]').textContent =
+      `${s.format} ${result.hex} = ${result.class === 'nan' ? 'NaN' : result.exact}`;
+    root.querySelector('[data-out="formula"]').textContent = result.formula;
+    const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
+    if ('input' in result) {
+      if (result.overflowed) flags.push(`<span class="flag warn">overflowed${result.saturated ? ': saturated to max' : ''}</span>`);
+      if (result.became_nan) flags.push('<span class="flag warn">became NaN</span>');
+      if (result.underflowed) flags.push('<span class="flag warn">underflowed to zero</span>');
+      if (result.subnormal) flags.push('<span class="flag warn">subnormal: fewer significant bits</span>');
+      if (!result.inexact && !result.nan_input) flags.push('<span class="flag good">exact</span>');
+    } else if (result.subnormal) {
+      flags.push('<span class="flag warn">subnormal</span>');
+    }
+    root.querySelector('[data-out="flags"]').innerHTML = flags.join('');
+    root.querySelector('[data-out="input"]').textContent = 'input' in result
+      ? `input ${result.input_exact}${result.error_abs !== null ? `; error ${result.error_abs === 0 ? '0' : formatNumber(result.error_abs)} (relative ${result.error_rel === null ? '—' : formatNumber(result.error_rel)})` : ''}; ulp here ${result.ulp_exact ?? '—'}`
+      : `decoded from the bits; ulp here ${result.ulp_exact ?? '—'}`;
+    root.querySelector('[data-step="next"]').disabled = !result.next;
+    root.querySelector('[data-step="prev"]').disabled = !result.prev;
+
+    this.updateCompare();
+    this.updateChart();
+    this.save();
+  }
+
+  showInvalid() {
+    const root = this.shadowRoot;
+    root.querySelector('[data-out="stored"]').textContent = '—';
+    root.querySelector('[data-out="formula"]').textContent = '';
+    root.querySelector('[data-out="flags"]').innerHTML = '';
+    root.querySelector('[data-out="input"]').textContent = '';
+    root.querySelector('[data-out="compare"] tbody').innerHTML = '';
+  }
+
+  updateCompare() {
+    const s = this.state;
+    const tbody = this.shadowRoot.querySelector('[data-out="compare"] tbody');
+    let cmp;
+    try {
+      const args = { value: s.source === 'hex' ? this.current.exact : s.value, rounding: s.rounding };
+      if (s.saturate !== 'default') args.saturate = s.saturate === 'true';
+      cmp = this.engine.call('float_compare', args);
+    } catch (error) {
+      tbody.innerHTML = '';
+      this.fail(error);
+      return;
+    }
+    tbody.innerHTML = cmp.results.map((r) => {
+      const notes = [];
+      if (r.overflowed) notes.push(r.saturated ? 'saturated to max' : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN');
+      else if (r.became_nan) notes.push('NaN');
+      if (r.underflowed) notes.push(r.format === 'e8m0' ? 'clamped to 2^-127' : 'underflowed to 0');
+      if (r.subnormal) notes.push('subnormal');
+      if (!r.inexact && !r.nan_input) notes.push('exact');
+      const warn = r.overflowed || r.underflowed || r.became_nan;
+      const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
+      return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
+        <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
+        <td class="exact mono" title="${escapeHtml(r.exact)}">${escapeHtml(r.class === 'nan' ? 'NaN' : shortExact(r.exact))}</td>
+        <td class="num hide-phone">${rel}</td><td class="${warn ? 'note-warn' : ''}">${escapeHtml(notes.join(', '))}</td></tr>`;
+    }).join('');
+  }
+
+  updateChart() {
+    const s = this.state;
+    if (this.chartFormat !== s.format) {
+      this.chartFormat = s.format;
+      this.gaps = this.engine.call('float_table', { format: s.format, kind: 'gaps' }).binades;
+      const f = this.formats.find((x) => x.name === s.format);
+      this.valueTable = f.bits <= 8 ? this.engine.call('float_table', { format: s.format, kind: 'values' }) : null;
+    }
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    // Lay the chart out at the width it is shown, so labels stay readable on a phone.
+    const W = Math.max(300, Math.min(720, Math.round(svg.getBoundingClientRect().width) || 640));
+    const H = W < 480 ? 190 : 210, L = 46, R = 10, T = 14, B = 30;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    // Positions on a log2 axis: display geometry only (the values themselves come from the engine).
+    const lg = (v) => Math.log2(v);
+    const rows = this.gaps;
+    const xs = rows.flatMap((r) => [lg(r.from), lg(r.to)]);
+    const ys = rows.map((r) => lg(r.gap));
+    const x0 = Math.min(...xs), x1 = Math.max(...xs) + 1e-9;
+    const y0 = Math.min(...ys) - 0.5, y1 = Math.max(...ys) + 0.5;
+    const X = (v) => L + ((v - x0) / (x1 - x0)) * (W - L - R);
+    const Y = (v) => T + (1 - (v - y0) / (y1 - y0)) * (H - T - B);
+    // Each binade's gap runs from its first value to the next binade's first value (or to max).
+    const path = rows.map((r, i) => `<line class="step${r.kind === 'subnormal' ? ' sub' : ''}" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(i + 1 < rows.length ? rows[i + 1].from : r.to)).toFixed(2)}" y1="${Y(lg(r.gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
+    const risers = rows.slice(1).map((r, i) => `<line class="step" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(r.from)).toFixed(2)}" y1="${Y(lg(rows[i].gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
+    const ticks = [];
+    if (this.valueTable) {
+      for (const v of this.valueTable.values) if (v > 0) ticks.push(`<line class="tick" x1="${X(lg(v)).toFixed(2)}" x2="${X(lg(v)).toFixed(2)}" y1="${H - B + 2}" y2="${H - B + 9}"></line>`);
+    }
+    const axis = [];
+    // Label every k-th power of two, with k a power of two leaving room for about one label per 70px.
+    const labelStep = (span, room) => { let k = 1; while (span / k > room) k *= 2; return k; };
+    const span = x1 - x0;
+    const stepX = labelStep(span, Math.max(3, Math.floor((W - L - R) / 70)));
+    for (let e = Math.ceil(x0 / stepX) * stepX; e <= x1; e += stepX) {
+      axis.push(`<text x="${X(e).toFixed(1)}" y="${H - 6}" text-anchor="middle">2^${e}</text>`);
+    }
+    const spanY = y1 - y0;
+    const stepY = labelStep(spanY, Math.max(3, Math.floor((H - T - B) / 28)));
+    for (let e = Math.ceil(y0 / stepY) * stepY; e <= y1; e += stepY) {
+      axis.push(`<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">2^${e}</text>`);
+    }
+    let marker = '';
+    const cur = this.current;
+    if (cur && cur.value !== null && cur.value !== 0 && cur.ulp) {
+      const v = Math.abs(cur.value);
+      const mx = X(lg(v)), my = Y(lg(cur.ulp));
+      marker = `<line class="marker" x1="${mx.toFixed(2)}" x2="${mx.toFixed(2)}" y1="${T}" y2="${H - B}"></line>
+        <circle class="marker-dot" cx="${mx.toFixed(2)}" cy="${my.toFixed(2)}" r="4"></circle>`;
+    }
+    svg.innerHTML = `<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
+      ${path.join('')}${risers.join('')}${ticks.join('')}${marker}${axis.join('')}`;
+    const top = rows[rows.length - 1];
+    this.shadowRoot.querySelector('[data-out="chart-note"]').textContent =
+      `x: value, y: distance to the next value, both log scale${this.valueTable ? '; ticks: every positive value' : ''}. ` +
+      `${rows.length} binades; near the top the gap is ${top.gap === 0 ? '—' : formatNumber(top.gap)}, ` +
+      `and each doubling of the value doubles the gap (dashed: subnormals, where the gap stays fixed).` +
+      (cur && cur.value !== null && cur.value !== 0 ? ' The orange line is the current value.' : '');
+  }
+
+  flipBit(bit) {
+    if (!this.current) return;
+    const root = this.shadowRoot;
+    clearErrors(root);
+    const text = String(bit).trim();
+    let result;
+    try {
+      if (text === '') throw new TallyError('flip_bit', 'Flip bit number is empty: enter a bit index (0 is the least significant)');
+      result = this.engine.call('float_decode', { format: this.state.format, hex: this.current.hex, flip_bit: /^[-+]?\d+$/.test(text) ? Number(text) : text });
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.state.source = 'hex';
+    this.show(result);
+  }
+
+  step(direction) {
+    const target = this.current?.[direction];
+    if (!target) return;
+    this.state.source = 'hex';
+    this.state.hex = target.hex;
+    this.update();
+  }
+
+  jump(which) {
+    const f = this.formats.find((x) => x.name === this.state.format);
+    const c = f.constants[which];
+    if (!c) {
+      this.shadowRoot.querySelector('.notice').textContent = `${f.name} has no ${which.replace('_', ' ')} (it has no subnormals).`;
+      return;
+    }
+    this.state.source = 'hex';
+    this.state.hex = c.hex;
+    this.update();
+  }
+
+  updateBlocks() {
+    const root = this.shadowRoot;
+    const s = this.state;
+    for (const name of ['block', 'outlier', 'seed']) {
+      const box = root.querySelector(`.field[data-field="${name}"]`);
+      box.querySelector('.error').textContent = '';
+      box.querySelector('input, textarea').removeAttribute('aria-invalid');
+    }
+    const tbody = root.querySelector('[data-out="blocks"] tbody');
+    const args = { schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'] };
+    if (s.block.trim() !== '') args.values = s.block;
+    else args.generate = { n: 64, seed: s.seed.trim(), outlier: s.outlier.trim() };
+    let r;
+    try {
+      if (!args.values && args.generate.seed === '') throw new TallyError('seed', 'Seed is empty: enter a whole number');
+      if (!args.values && args.generate.outlier === '') throw new TallyError('outlier', 'Outlier is empty: enter a number (0 for none)');
+      r = this.engine.call('block_compare', args);
+    } catch (error) {
+      if (!(error instanceof TallyError)) throw error;
+      tbody.innerHTML = '';
+      const field = error.field.includes('seed') ? 'seed' : error.field.includes('outlier') ? 'outlier' : 'block';
+      showError(root, field, error.message);
+      this.save();
+      return;
+    }
+    if (s.block.trim() === '') root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
+    const names = { mxfp4: 'MXFP4 (E2M1, E8M0 scale / 32)', nvfp4: 'NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)',
+      fp8_tensor: 'fp8 E4M3, one fp32 scale per tensor', mxfp8_e4m3: 'MXFP8 (E4M3, E8M0 scale / 32)' };
+    tbody.innerHTML = r.results.map((x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
+      <td>${escapeHtml(names[x.scheme] ?? x.scheme)}</td><td class="num">${Number(x.bits_per_value.toFixed(3))}</td>
+      <td class="num">${formatNumber(x.relative_error, 2)}</td><td class="num">${formatNumber(x.max_abs_error, 2)}</td>
+      <td class="num">${x.zeroed} of ${x.codes.length}</td>
+      <td class="mono hide-phone">${escapeHtml(x.scales.slice(0, 4).map((c) => `${c.hex}=${formatNumber(c.value, 3)}`).join(' ') + (x.scales.length > 4 ? ' …' : ''))}</td></tr>`).join('');
+    this.save();
+  }
+
+  save() {
+    const s = this.state;
+    const out = { format: s.format, rounding: s.rounding, saturate: s.saturate };
+    if (s.source === 'hex') out.hex = s.hex;
+    else out.value = s.value;
+    if (s.block.trim() !== '') out.block = s.block;
+    else { out.outlier = s.outlier; out.seed = s.seed; }
+    writeState(this.key, out);
+  }
+
+  /** The attributes that reproduce the current state (for "copy embed code"). */
+  embedAttributes() {
+    const s = this.state;
+    const a = { format: s.format };
+    if (s.source === 'hex') a.hex = s.hex;
+    else a.value = s.value;
+    if (s.rounding !== 'nearest_even') a.rounding = s.rounding;
+    if (s.saturate !== 'default') a.saturate = s.saturate;
+    return a;
+  }
+}
+
+customElements.define('tally-float', TallyFloat);
