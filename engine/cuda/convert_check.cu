@@ -130,9 +130,11 @@ __host__ __device__ inline uint32_t engine_convert(int c, float x) {
 
 // Which path the intrinsic takes in the device binary that runs (mirrors the #if conditions of
 // cuda_bf16.hpp, cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp in CUDA 13):
-//   1 = a hardware conversion instruction, 0 = the header's software emulation.
+//   1 = a hardware conversion instruction, 0 = the header's software emulation, -1 = not available
+//   on this architecture at all (tf32 before sm_80).
 __device__ inline int device_path_is_hardware(int c) {
 #if defined(__CUDA_ARCH__)
+    if (c == kTf32Rna && __CUDA_ARCH__ < 800) return -1;
     switch (c) {
         case kBf16Rn:
         case kBf16Rz: return __CUDA_ARCH__ >= 800;  // cvt.rn/rz.bf16.f32
@@ -221,9 +223,8 @@ __global__ void convert_check_kernel1(CheckCounts* out, uint64_t start, uint64_t
     float x = fp::bits_float(bits);
 #pragma unroll
     for (int c = 0; c < kCheckCount; c++) {
-        if (active) {
-            uint32_t nv;
-            nvidia_convert(c, x, &nv);
+        uint32_t nv = 0;
+        if (active && nvidia_convert(c, x, &nv)) {
             uint32_t en = engine_convert(c, x);
             if (nv != en) record(&out[c], bits, nv, en, both_nan(c, nv, en));
         }
@@ -415,6 +416,11 @@ int main(int argc, char** argv) {
     std::printf("\n%-18s %-9s %14s %12s %10s  %s\n", "check", "path", "checked", "mismatches", "NaN-only", "verdict");
     for (int c = 0; c < kCheckCount; c++) {
         const CheckCounts& r = counts[c];
+        if (path[c] < 0) {
+            std::printf("%-18s %-9s  not supported on this architecture (%s): not run\n", check_info(c).name, "-",
+                        arch.c_str());
+            continue;
+        }
         bool ok = r.mismatches == 0 && r.checked == count;
         all_ok = all_ok && ok;
         std::printf("%-18s %-9s %14llu %12llu %10llu  %s\n", check_info(c).name, path[c] ? "hardware" : "emulated",
@@ -422,7 +428,7 @@ int main(int argc, char** argv) {
         for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep && k < 5; k++)
             std::printf("    input 0x%08x (%.9g): nvidia 0x%x, engine 0x%x\n", r.input[k], fp::bits_float(r.input[k]),
                         r.nvidia[k], r.engine[k]);
-        if (!path[c])
+        if (path[c] == 0)
             std::printf("    hardware instruction not supported on this architecture (%s): compared with the CUDA "
                         "header's software emulation running on the device\n",
                         arch.c_str());
@@ -441,7 +447,7 @@ int main(int argc, char** argv) {
             CheckInfo ci = check_info(c);
             j += "    {\"check\": " + json_str(ci.name) + ", \"intrinsic\": " + json_str(ci.intrinsic) +
                  ", \"format\": " + json_str(fp::format_info(ci.format).name) +
-                 ", \"path\": " + json_str(path[c] ? "hardware" : "emulated") +
+                 ", \"path\": " + json_str(path[c] > 0 ? "hardware" : path[c] == 0 ? "emulated" : "not_supported") +
                  ", \"checked\": " + json_int((long long)r.checked) +
                  ", \"mismatches\": " + json_int((long long)r.mismatches) +
                  ", \"nan_only\": " + json_int((long long)r.nan_only) + ", \"first\": [";

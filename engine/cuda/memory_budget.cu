@@ -13,6 +13,7 @@ Run:
   ./memory_budget                              largest model preset that fits, every recipe
   ./memory_budget --model gpt2-medium --recipes bf16_mixed_adamw,fp32_adamw
   ./memory_budget --json out.json
+  ./memory_budget --quick                      gpt2-small, the first two recipes (what ctest runs)
   ./memory_budget --self-test                  host only: engine predictions and the verdict rule
 Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 */
@@ -140,7 +141,7 @@ struct Row {
 int main(int argc, char** argv) {
     Args args{argc, argv};
     if (args.has("--help")) {
-        std::printf("usage: memory_budget [--self-test] [--model PRESET] [--recipes a,b,...] [--json PATH]\n");
+        std::printf("usage: memory_budget [--self-test] [--quick] [--model PRESET] [--recipes a,b,...] [--json PATH]\n");
         return 0;
     }
     if (args.has("--self-test")) return self_test();
@@ -153,7 +154,10 @@ int main(int argc, char** argv) {
     cudaCheck(cudaMemGetInfo(&free0, &total));
 
     std::vector<std::string> recipes = args.value("--recipes") ? split_csv(args.value("--recipes")) : tally_cuda::recipe_ids();
-    std::string model = args.value("--model") ? args.value("--model") : pick_model(recipes, (uint64_t)(free0 * 0.8));
+    if (args.has("--quick") && !args.value("--recipes") && recipes.size() > 2) recipes.resize(2);
+    std::string model = args.value("--model")  ? args.value("--model")
+                        : args.has("--quick") ? std::string("gpt2-small")
+                                              : pick_model(recipes, (uint64_t)(free0 * 0.8));
     if (model.empty()) {
         std::printf("no model preset fits in 80%% of the %.1f GiB free on %s; pass --model\n", free0 / 1073741824.0,
                     dev.prop.name);
