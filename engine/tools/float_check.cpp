@@ -473,8 +473,8 @@ int main(int argc, char** argv) {
     std::printf("tally_float_check: NVIDIA references built from %s (CUDA %d.%d headers)\n", TALLY_CUDA_INCLUDE,
                 CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 #else
-    std::printf("tally_float_check: NVIDIA references NOT built (cuda_fp*.h headers not found at configure time); "
-                "checking golden hashes and non-NVIDIA references only\n");
+    std::printf("tally_float_check: NVIDIA references NOT built (cuda_fp*.h not found at configure time, or "
+                "TALLY_FLOAT_CHECK_NVIDIA=OFF); checking golden hashes and non-NVIDIA references only\n");
 #endif
     const auto convs = conversions();
     const uint64_t count = full ? (1ull << 32) : kFastCount;
