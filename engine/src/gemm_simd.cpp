@@ -7,7 +7,7 @@
 //              built with -ffp-contract=off)
 //   5 simd     the same packing and tile written in vector intrinsics, sized to the register file:
 //              AVX-512F 14 x 32 (28 zmm accumulators, FMA), AVX2+FMA 6 x 16 (12 ymm), wasm simd128
-//              4 x 12 (mul + add: wasm SIMD has no FMA), GCC vector extensions elsewhere. It does
+//              5 x 8 (mul + add: wasm SIMD has no FMA), GCC vector extensions elsewhere. It does
 //              not depend on what the auto-vectorizer decides.
 //
 // The GEMM files are the only engine files built with the machine's vector ISA (engine/src/gemm.cmake
@@ -109,10 +109,10 @@ void micro_simd(int kc, const float* a, const float* b, float* c, int ldc, bool 
 // step is a mul and an add. V8 on x86-64 gives wasm 16 xmm registers and keeps one as scratch, so
 // the tile is MR x (4 NV) with MR*NV accumulators + NV B vectors + 1 splat + 1 product <= 15.
 #ifndef TALLY_WASM_MR
-#define TALLY_WASM_MR 4
+#define TALLY_WASM_MR 5
 #endif
 #ifndef TALLY_WASM_NV
-#define TALLY_WASM_NV 3
+#define TALLY_WASM_NV 2
 #endif
 constexpr int kSimdMR = TALLY_WASM_MR, kSimdNV = TALLY_WASM_NV, kSimdNR = 4 * TALLY_WASM_NV;
 constexpr int kSimdMC = 120, kSimdKC = 256, kSimdNC = 2048;
@@ -227,11 +227,11 @@ bool isa_fma() { return kFma; }
 // pipes -> 12 chains, which with s and t fills 14 of V8's 15 usable xmm registers.
 #if TALLY_ISA_AVX512
 constexpr int kChains = 16;
-double peak_loop(long iters) {
+double peak_loop(long long iters) {
     __m512 x[kChains];
     for (int c = 0; c < kChains; ++c) x[c] = _mm512_set1_ps(1.0f + 0.01f * c);
     const __m512 s = _mm512_set1_ps(0.999f), t = _mm512_set1_ps(0.001f);
-    for (long it = 0; it < iters; ++it)
+    for (long long it = 0; it < iters; ++it)
         for (int c = 0; c < kChains; ++c) x[c] = _mm512_fmadd_ps(x[c], s, t);
     __m512 sum = x[0];
     for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, x[c]);
@@ -240,11 +240,11 @@ double peak_loop(long iters) {
 double peak_flops_per_iter() { return 2.0 * kChains * 16; }
 #elif TALLY_ISA_AVX2
 constexpr int kChains = 12;
-double peak_loop(long iters) {
+double peak_loop(long long iters) {
     __m256 x[kChains];
     for (int c = 0; c < kChains; ++c) x[c] = _mm256_set1_ps(1.0f + 0.01f * c);
     const __m256 s = _mm256_set1_ps(0.999f), t = _mm256_set1_ps(0.001f);
-    for (long it = 0; it < iters; ++it)
+    for (long long it = 0; it < iters; ++it)
         for (int c = 0; c < kChains; ++c) x[c] = _mm256_fmadd_ps(x[c], s, t);
     alignas(32) float out[8];
     __m256 sum = x[0];
@@ -257,11 +257,11 @@ double peak_loop(long iters) {
 double peak_flops_per_iter() { return 2.0 * kChains * 8; }
 #elif TALLY_ISA_WASM
 constexpr int kChains = 12;
-double peak_loop(long iters) {
+double peak_loop(long long iters) {
     v128_t x[kChains];
     for (int c = 0; c < kChains; ++c) x[c] = wasm_f32x4_splat(1.0f + 0.01f * c);
     const v128_t s = wasm_f32x4_splat(0.999f), t = wasm_f32x4_splat(0.001f);
-    for (long it = 0; it < iters; ++it)
+    for (long long it = 0; it < iters; ++it)
         for (int c = 0; c < kChains; ++c) x[c] = wasm_f32x4_add(wasm_f32x4_mul(x[c], s), t);
     v128_t sum = x[0];
     for (int c = 1; c < kChains; ++c) sum = wasm_f32x4_add(sum, x[c]);
@@ -271,14 +271,14 @@ double peak_loop(long iters) {
 double peak_flops_per_iter() { return 2.0 * kChains * 4; }
 #else
 constexpr int kChains = 12;
-double peak_loop(long iters) {
+double peak_loop(long long iters) {
     v4f x[kChains];
     for (int c = 0; c < kChains; ++c) {
         const float v = 1.0f + 0.01f * c;
         x[c] = v4f{v, v, v, v};
     }
     const v4f s = {0.999f, 0.999f, 0.999f, 0.999f}, t = {0.001f, 0.001f, 0.001f, 0.001f};
-    for (long it = 0; it < iters; ++it)
+    for (long long it = 0; it < iters; ++it)
         for (int c = 0; c < kChains; ++c) x[c] = x[c] * s + t;
     double total = 0;
     for (int c = 0; c < kChains; ++c) total += x[c][0] + x[c][1] + x[c][2] + x[c][3];

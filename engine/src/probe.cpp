@@ -31,15 +31,15 @@ PeakResult peak(int samples, double min_sample_s) {
     require_integer("samples", samples, 1, 50);
     require_in_left_open("min_sample_s", min_sample_s, 0.0009, 5.0);
     // Warm up (and let V8 tier the wasm loop up), then find an iteration count lasting min_sample_s.
-    long iters = 1 << 12;
+    long long iters = 1 << 12;
     for (int w = 0; w < 3; ++w) g_sink = g_sink + gemm::impl::peak_loop(iters);
     for (;;) {
         const double start = gemm::now_s();
         g_sink = g_sink + gemm::impl::peak_loop(iters);
         const double elapsed = gemm::now_s() - start;
-        if (elapsed >= min_sample_s || iters > (1L << 40)) break;
+        if (elapsed >= min_sample_s || iters > (1LL << 40)) break;
         const double scale = elapsed > 0 ? min_sample_s / elapsed * 1.2 : 16.0;
-        iters = static_cast<long>(static_cast<double>(iters) * std::clamp(scale, 1.5, 16.0));
+        iters = static_cast<long long>(static_cast<double>(iters) * std::clamp(scale, 1.5, 16.0));
     }
     const double flops = static_cast<double>(iters) * gemm::impl::peak_flops_per_iter();
     std::vector<double> rates;

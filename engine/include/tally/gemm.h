@@ -131,7 +131,7 @@ bool isa_fma();
 // Probe loops (same file, same ISA). peak_loop runs `iters` iterations of `chains` independent
 // multiply-add chains over full vector registers and returns a value that depends on all of them
 // (so the compiler keeps the work); FLOPs done = iters * peak_flops_per_iter().
-double peak_loop(long iters);
+double peak_loop(long long iters);
 double peak_flops_per_iter();
 // Streaming kernels for the bandwidth probe: sum of all floats (read only), and the STREAM triad
 // a[i] = b[i] + s * c[i].

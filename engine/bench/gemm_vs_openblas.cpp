@@ -1,0 +1,148 @@
+// GEMM ladder vs OpenBLAS cblas_sgemm, single-threaded, same inputs, same process.
+//
+// Build: cmake --build build/native --target tally_gemm_vs_openblas
+// Run:   OPENBLAS_NUM_THREADS=1 build/native/tally_gemm_vs_openblas --n 1024,2048 --runs 7
+//
+// For each size: R runs; in each run, OpenBLAS and the chosen kernels are warmed up and then timed
+// in alternation (reps calls each, median per kernel), so a noisy neighbour slows both alike; the
+// ratio kernel / OpenBLAS is taken within the run. Prints median [min, max] over the runs of the
+// GFLOP/s and of the ratio, and the max difference between each kernel's C and OpenBLAS's.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tally/gemm.h"
+
+extern "C" {
+void openblas_set_num_threads(int);
+char* openblas_get_config(void);
+char* openblas_get_corename(void);
+}
+
+namespace {
+
+struct Summary {
+    double median, min, max;
+};
+
+Summary summarize(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t mid = v.size() / 2;
+    return {v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]), v.front(), v.back()};
+}
+
+std::vector<int> parse_list(const char* text) {
+    std::vector<int> out;
+    std::string item;
+    for (const char* p = text;; ++p) {
+        if (*p == ',' || *p == '\0') {
+            out.push_back(std::atoi(item.c_str()));
+            item.clear();
+            if (*p == '\0') break;
+        } else {
+            item += *p;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> sizes = {1024, 2048};
+    int runs = 7, reps = 3;
+    std::vector<std::string> names = {"packed", "simd"};
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--n")) sizes = parse_list(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--kernels")) {
+            names.clear();
+            std::string all = argv[i + 1], item;
+            for (char c : all + ",") {
+                if (c == ',') { names.push_back(item); item.clear(); } else item += c;
+            }
+        } else {
+            std::fprintf(stderr, "usage: %s [--n 1024,2048] [--runs 7] [--reps 3] [--kernels packed,simd]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (runs < 1 || reps < 1) return 2;
+    std::vector<const tally::gemm::Kernel*> kernels;
+    for (const auto& name : names) {
+        const auto* kernel = tally::gemm::find_kernel(name);
+        if (!kernel) {
+            std::fprintf(stderr, "unknown kernel %s (one of %s)\n", name.c_str(), tally::gemm::kernel_names().c_str());
+            return 2;
+        }
+        kernels.push_back(kernel);
+    }
+    openblas_set_num_threads(1);
+    std::printf("OpenBLAS %s, core %s, 1 thread; tally SIMD ISA %s\n", openblas_get_config(), openblas_get_corename(),
+                tally::gemm::simd_isa());
+    std::printf("%d runs per size, each the median of %d timed calls after 1 warm-up call, in alternation\n\n", runs, reps);
+    bool all_ok = true;
+    for (int n : sizes) {
+        const std::size_t count = static_cast<std::size_t>(n) * n;
+        std::vector<float> A(count), B(count), C_blas(count), C(count);
+        tally::gemm::fill_uniform(A, 1);
+        tally::gemm::fill_uniform(B, 2);
+        const double flops = 2.0 * n * double(n) * n;
+        auto blas = [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f,
+                        C_blas.data(), n);
+        };
+        auto time_one = [&](auto&& fn) {
+            std::vector<double> t;
+            for (int r = 0; r < reps; ++r) {
+                const double start = tally::gemm::now_s();
+                fn();
+                t.push_back(tally::gemm::now_s() - start);
+            }
+            return summarize(t).median;
+        };
+        // correctness first: every kernel against OpenBLAS and against the double reference
+        blas();
+        const auto blas_check = tally::gemm::check_against_reference(n, n, n, A.data(), B.data(), C_blas.data());
+        std::printf("n = %d: OpenBLAS max error vs double reference %.2e (%s)\n", n, blas_check.max_abs_err,
+                    blas_check.ok ? "ok" : "OUT OF TOLERANCE");
+        for (const auto* kernel : kernels) {
+            kernel->fn(n, n, n, A.data(), B.data(), C.data());
+            double diff = 0;
+            for (std::size_t i = 0; i < count; ++i) diff = std::max(diff, double(std::fabs(C[i] - C_blas[i])));
+            const auto check = tally::gemm::check_against_reference(n, n, n, A.data(), B.data(), C.data());
+            all_ok = all_ok && check.ok;
+            std::printf("  %-8s max |C - C_openblas| %.2e, max error vs double reference %.2e (%s)\n", kernel->name,
+                        diff, check.max_abs_err, check.ok ? "ok" : "OUT OF TOLERANCE");
+        }
+        std::vector<double> blas_gf;
+        std::vector<std::vector<double>> gf(kernels.size()), ratio(kernels.size());
+        for (int run = 0; run < runs; ++run) {
+            blas();
+            const double tb = time_one(blas);
+            blas_gf.push_back(flops / tb * 1e-9);
+            for (std::size_t q = 0; q < kernels.size(); ++q) {
+                auto fn = [&] { kernels[q]->fn(n, n, n, A.data(), B.data(), C.data()); };
+                fn();
+                const double tk = time_one(fn);
+                gf[q].push_back(flops / tk * 1e-9);
+                ratio[q].push_back(tb / tk);
+            }
+        }
+        const Summary b = summarize(blas_gf);
+        std::printf("  %-8s %7.1f GFLOP/s [%.1f, %.1f]\n", "openblas", b.median, b.min, b.max);
+        for (std::size_t q = 0; q < kernels.size(); ++q) {
+            const Summary g = summarize(gf[q]), r = summarize(ratio[q]);
+            std::printf("  %-8s %7.1f GFLOP/s [%.1f, %.1f]   ratio to OpenBLAS %.3f [%.3f, %.3f]\n", kernels[q]->name,
+                        g.median, g.min, g.max, r.median, r.min, r.max);
+        }
+        std::printf("\n");
+    }
+    return all_ok ? 0 : 1;
+}

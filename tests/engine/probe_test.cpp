@@ -1,0 +1,37 @@
+// Tests of engine/src/probe.cpp: the probes return finite positive rates and reject bad arguments.
+// They do not assert speeds (a shared 2-core machine is no place for timed tests).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tally/api.h"
+#include "tally/probe.h"
+
+using nlohmann::json;
+
+TEST_CASE("peak probe: finite positive GFLOP/s, min <= median <= max, names its ISA") {
+    const auto r = tally::probe::peak(3, 0.005);
+    CHECK(std::isfinite(r.gflops));
+    CHECK(r.gflops > 0);
+    CHECK(r.gflops_min <= r.gflops);
+    CHECK(r.gflops <= r.gflops_max);
+    CHECK(r.lanes >= 4);
+    CHECK(std::string(r.isa).size() > 0);
+}
+
+TEST_CASE("bandwidth probe: finite positive GB/s for read and triad over a 4 MiB buffer") {
+    const auto r = tally::probe::bandwidth(4 << 20, 2);
+    CHECK(std::isfinite(r.read_gbs));
+    CHECK(r.read_gbs > 0);
+    CHECK(std::isfinite(r.triad_gbs));
+    CHECK(r.triad_gbs > 0);
+    CHECK(r.bytes == 4 << 20);
+}
+
+TEST_CASE("probe APIs name the field on bad input") {
+    CHECK(json::parse(tally::api::call("probe_peak", R"({"samples":0})"))["error"]["field"] == "samples");
+    CHECK(json::parse(tally::api::call("probe_peak", R"({"min_sample_ms":0.1})"))["error"]["field"] ==
+          "min_sample_ms");
+    CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":0})"))["error"]["field"] == "mib");
+    CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":2048})"))["error"]["field"] == "mib");
+}
