@@ -1,0 +1,80 @@
+// The accounting API gives the same answers in wasm as natively, to the last bit, and the shapes the
+// widgets read (docs/API.md "Accounting") are there.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine, nativeCall, nativeRun } from './engine.mjs';
+
+const gpt2Config = JSON.stringify({
+  model_type: 'gpt2', n_embd: 768, n_layer: 12, n_head: 12, n_positions: 1024, vocab_size: 50257,
+});
+
+// A spread of calls: every method, every model form, parallelism, recipes and bad input.
+const cases = [
+  ['presets', {}],
+  ['recipes', {}],
+  ['params', { model: 'llama-2-7b' }],
+  ['params', { hf_config: gpt2Config }],
+  ['params', { model: 'mixtral-8x7b' }],
+  ['flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 }],
+  ['flops', { model: 'gpt3-175b', seq: 2048, tokens: 300e9, attention_flops: 'causal', recompute: 'full' }],
+  ['flops', { model: 'llama-3-405b', seq: 131072, tokens: 1e12, flash_attention: true, recompute: 'selective' }],
+  ['training_cost', { model: 'llama-3-70b', seq: 8192, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024, mfu: 0.43,
+    dollars_per_gpu_hour: 2.5 }],
+  ['training_cost', { params: 7e9, tokens: 2e12, peak_tflops: 312, gpus: 64, mfu: 0.37 }],
+  ['mfu', { model: 'llama-2-7b', seq: 4096, tokens_per_second: 3.1e4, gpus: 8, hardware: 'a100-80gb' }],
+  ['memory_budget', { model: 'llama-2-7b', hardware: 'h100-sxm' }],
+  ['memory_budget', { model: 'llama-3-70b', seq: 8192, gpus: 64, tp: 8, pp: 2, zero: 1, sequence_parallel: true,
+    recompute: 'selective', flash_attention: true, global_batch: 64, hardware: 'h100-sxm' }],
+  ['memory_budget', { model: 'gpt3-175b', seq: 2048, gpus: 1024, tp: 8, pp: 16, zero: 3, recipe: 'bf16_mixed_adamw_8bit',
+    dropout: false, activation_bytes: 4, hardware: 'a100-80gb' }],
+  ['memory_budget', { model: 'mistral-7b', recipe: 'bf16_mixed_adafactor', capacity_bytes: 24e9 }],
+  ['fit', { gpus: 8, hardware: 'h100-sxm', recipe: 'bf16_adamw_no_master' }],
+  ['fit', { mode: 'min_gpus', model: 'llama-2-70b', zero: 3, tp: 8, seq: 4096, flash_attention: true,
+    hardware: 'h200' }],
+  ['kv_cache', { model: 'llama-2-70b', context: 4096, batch: 8, hardware: 'h100-sxm' }],
+  ['memory_budget', { model: 'llama-2-7b', tp: 3, gpus: 3 }],
+  ['memory_budget', { model: 'llama-2-7b', seq: 1073741824, micro_batch: 1e9 }],
+  ['params', { hf_config: '{"model_type": "llama", "hidden_size": }' }],
+  ['params', { hf_config: '{"model_type": "t5"}' }],
+  ['flops', { model: 'nope' }],
+];
+
+test('wasm and native give the same envelope text for every accounting case', async () => {
+  const engine = await loadEngine();
+  for (const [method, args] of cases) {
+    const text = JSON.stringify(args);
+    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text}`);
+  }
+});
+
+test('exact counts come out as integers in wasm: GPT-2 small, Llama-2-7B, 8 × 80 GB fit', async () => {
+  const engine = await loadEngine();
+  assert.equal(engine.call('params', { model: 'gpt2-small' }).total, 124439808);
+  assert.equal(engine.call('params', { model: 'llama-2-7b' }).total, 6738415616);
+  assert.equal(engine.call('fit', { gpus: 8, hardware: 'h100-sxm' }).max_params, 40e9);
+  const ridge = engine.call('presets').hardware.find((h) => h.id === 'h100-sxm').ridge_flops_per_byte.bf16;
+  assert.ok(Math.abs(ridge - 295.37) < 0.01, `ridge ${ridge}`);
+});
+
+test('memory_budget carries what the widget shows: per-term bytes, formulas, capacity, fits, min GPUs', async () => {
+  const engine = await loadEngine();
+  const r = engine.call('memory_budget', { model: 'llama-2-7b', gpus: 8, zero: 3, seq: 4096, flash_attention: true,
+    recompute: 'selective', hardware: 'h100-sxm' });
+  for (const key of ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations', 'total'])
+    assert.ok(Number.isSafeInteger(r.per_gpu_bytes[key]), key);
+  assert.equal(r.classes.length, 5);
+  for (const c of r.classes) assert.ok(c.formula && c.description, c.id);
+  for (const t of r.activations.terms) assert.ok(t.formula && t.description && Number.isSafeInteger(t.bytes), t.id);
+  assert.equal(r.capacity_bytes, 80e9);
+  assert.equal(typeof r.fits, 'boolean');
+  assert.ok(r.min_gpus === null || Number.isInteger(r.min_gpus));
+  assert.deepEqual(r.bytes_per_param, { weights: 2, gradients: 2, master_weights: 4, optimizer_states: 8, total: 16 });
+});
+
+test('the CLI memory --json equals the wasm memory_budget result', async () => {
+  const engine = await loadEngine();
+  const wasm = engine.call('memory_budget', { model: 'llama-2-7b', gpus: 8, zero: 1, seq: 4096, hardware: 'h100-sxm' });
+  const native = JSON.parse(nativeRun(['memory', '--model', 'llama-2-7b', '--gpus', '8', '--zero', '1', '--seq', '4096',
+    '--hardware', 'h100-sxm', '--json']));
+  assert.deepEqual(wasm, native);
+});
