@@ -39,6 +39,7 @@ Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 #include <vector>
 
 #include "common.cuh"
+#include "engine_bridge.h"
 #include "tally/precision.h"
 
 namespace fp = tally::fp;
@@ -273,6 +274,38 @@ static void run_device(CheckCounts* d_out, uint64_t count, uint64_t stride, bool
 }
 
 // ----------------------------------------------------------------------------
+// the report (schema tally.gpu-conversions/1)
+
+static std::string report_json(const std::string& gpu_name, const std::string& compute_capability, uint64_t count,
+                               uint64_t stride, double seconds, bool all_ok, const CheckCounts* counts,
+                               const int* path) {
+    std::string j = "{\n  \"schema\": \"tally.gpu-conversions/1\",\n  \"program\": \"convert_check\",\n";
+    j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + ", \"compute_capability\": " +
+         json_str(compute_capability) + "},\n";
+    j += "  \"patterns\": " + json_int((long long)count) + ", \"stride\": " + json_int((long long)stride) +
+         ", \"seconds\": " + json_num(seconds) + ",\n  \"all_match\": " + json_bool(all_ok) + ",\n  \"checks\": [\n";
+    for (int c = 0; c < kCheckCount; c++) {
+        const CheckCounts& r = counts[c];
+        CheckInfo ci = check_info(c);
+        j += "    {\"check\": " + json_str(ci.name) + ", \"intrinsic\": " + json_str(ci.intrinsic) +
+             ", \"format\": " + json_str(fp::format_info(ci.format).name) +
+             ", \"path\": " + json_str(path[c] > 0 ? "hardware" : path[c] == 0 ? "emulated" : "not_supported") +
+             ", \"checked\": " + json_int((long long)r.checked) +
+             ", \"mismatches\": " + json_int((long long)r.mismatches) +
+             ", \"nan_only\": " + json_int((long long)r.nan_only) + ", \"first\": [";
+        for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep; k++) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%s{\"input\": \"0x%08x\", \"nvidia\": \"0x%x\", \"engine\": \"0x%x\"}",
+                          k ? ", " : "", r.input[k], r.nvidia[k], r.engine[k]);
+            j += buf;
+        }
+        j += std::string("]}") + (c + 1 < kCheckCount ? ",\n" : "\n");
+    }
+    j += "  ]\n}\n";
+    return j;
+}
+
+// ----------------------------------------------------------------------------
 // host self-test
 
 static int self_test() {
@@ -363,6 +396,24 @@ static int self_test() {
         t.expect(counts[kBf16Rn].checked == (1u << 20) + 6 * (1u << 16), "every sampled pattern is checked once per check");
         t.expect(total_mismatch == 0, "host emulation and host encoder agree on the sample for every check");
     }
+    // the report is valid JSON (synthetic counts: the writer is checked, not a measurement)
+    {
+        CheckCounts counts[kCheckCount] = {};
+        int path[kCheckCount];
+        for (int c = 0; c < kCheckCount; c++) path[c] = c == kTf32Rna ? -1 : c % 2;
+        record(&counts[kE4m3NoSat], 0x7F800001u, 0x7F, 0xFF, true);
+        std::string j = report_json("Test GPU", "9.0", 1ull << 32, 1, 1.5, false, counts, path), err;
+        using tally_cuda::json_at;
+        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-conversions/1\"", ("report parses as JSON " + err).c_str());
+        t.expect(json_at(j, "/patterns") == "4294967296", "patterns = 2^32 as an exact integer");
+        t.expect(json_at(j, "/checks/" + std::to_string((int)kE4m3NoSat) + "/first/0/input") == "\"0x7f800001\"",
+                 "the first mismatch's input is written in hex");
+        t.expect(json_at(j, "/checks/" + std::to_string((int)kTf32Rna) + "/path") == "\"not_supported\"",
+                 "a check the architecture lacks says not_supported");
+        t.expect(json_at(j, "/checks/" + std::to_string(kCheckCount - 1) + "/check") == "\"e8m0_rp_nosat\"" &&
+                     json_at(j, "/checks/" + std::to_string(kCheckCount)).empty(),
+                 "one entry per check, in order");
+    }
     return t.finish("convert_check");
 }
 
@@ -437,29 +488,8 @@ int main(int argc, char** argv) {
     std::printf("%s\n", all_ok ? "All results match" : "SOME CONVERSIONS DO NOT MATCH");
 
     if (const char* pathj = args.value("--json")) {
-        std::string j = "{\n  \"schema\": \"tally.gpu-conversions/1\",\n  \"program\": \"convert_check\",\n";
-        j += "  \"gpu\": {\"name\": " + json_str(dev.prop.name) + ", \"compute_capability\": " +
-             json_str(std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor)) + "},\n";
-        j += "  \"patterns\": " + json_int((long long)count) + ", \"stride\": " + json_int((long long)stride) +
-             ", \"seconds\": " + json_num(ms / 1e3) + ",\n  \"all_match\": " + json_bool(all_ok) + ",\n  \"checks\": [\n";
-        for (int c = 0; c < kCheckCount; c++) {
-            const CheckCounts& r = counts[c];
-            CheckInfo ci = check_info(c);
-            j += "    {\"check\": " + json_str(ci.name) + ", \"intrinsic\": " + json_str(ci.intrinsic) +
-                 ", \"format\": " + json_str(fp::format_info(ci.format).name) +
-                 ", \"path\": " + json_str(path[c] > 0 ? "hardware" : path[c] == 0 ? "emulated" : "not_supported") +
-                 ", \"checked\": " + json_int((long long)r.checked) +
-                 ", \"mismatches\": " + json_int((long long)r.mismatches) +
-                 ", \"nan_only\": " + json_int((long long)r.nan_only) + ", \"first\": [";
-            for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep; k++) {
-                char buf[96];
-                std::snprintf(buf, sizeof buf, "%s{\"input\": \"0x%08x\", \"nvidia\": \"0x%x\", \"engine\": \"0x%x\"}",
-                              k ? ", " : "", r.input[k], r.nvidia[k], r.engine[k]);
-                j += buf;
-            }
-            j += std::string("]}") + (c + 1 < kCheckCount ? ",\n" : "\n");
-        }
-        j += "  ]\n}\n";
+        std::string j = report_json(dev.prop.name, std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor),
+                                    count, stride, ms / 1e3, all_ok, counts, path);
         if (!write_text_file(pathj, j)) return 1;
         std::printf("wrote %s\n", pathj);
     }

@@ -165,4 +165,22 @@ BudgetPrediction predict_budget(const BudgetRequest& request) {
     return out;
 }
 
+std::string json_at(const std::string& text, const std::string& pointer, std::string* error) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        if (error) *error = e.what();
+        return "";
+    }
+    try {
+        const json::json_pointer ptr(pointer);
+        if (!doc.contains(ptr)) return "";
+        return doc.at(ptr).dump();
+    } catch (const json::exception& e) {
+        if (error) *error = e.what();
+        return "";
+    }
+}
+
 }  // namespace tally_cuda

@@ -79,4 +79,11 @@ BudgetPrediction predict_budget(const BudgetRequest& request);
 std::vector<std::string> recipe_ids();
 std::vector<std::string> model_preset_ids();
 
+// ---------------------------------------------------------------------------------------------
+// JSON checks for the self-tests (the programs write their reports by hand, without nlohmann).
+
+// The value at a JSON pointer ("/points/0/mfu") of `text`, serialized compactly ("null", "1.5",
+// "\"bf16\""); "" when the text does not parse (message in *error) or the pointer is absent.
+std::string json_at(const std::string& text, const std::string& pointer, std::string* error = nullptr);
+
 }  // namespace tally_cuda

@@ -375,6 +375,76 @@ static double gemm_flops(double M, double N, double K) { return 2.0 * M * N * K;
 static double gemm_bytes(double M, double N, double K, int in_bytes) { return (M * K + K * N) * in_bytes + M * N * 4.0; }
 
 // ----------------------------------------------------------------------------
+// the report
+
+struct Point {
+    std::string kernel, dtype, anchor;
+    long long m = 0, n = 0, k = 0;
+    double flops = 0, bytes = 0, time_s = 0, tile_intensity = 0;
+    bool checked = false, correct = false;
+    double max_rel_err = 0;
+    size_t entries_checked = 0, mismatches = 0;
+    double vs_anchor = NAN, mfu = NAN;
+    double max_rel_err_vs_fp32_inputs = NAN;
+    double bandwidth_fraction = NAN;  // bytes/s over the preset's memory bandwidth (elementwise points)
+};
+
+struct GpuInfo {
+    std::string name, compute_capability;
+    int sm_count = 0, cuda_runtime = 0, cuda_driver = 0;
+    long long memory_bytes = 0;
+};
+
+// The report the roofline widget loads (schema tally.gpu-measurement/1, fields in README.md).
+static std::string report_json(const GpuInfo& g, const tally_cuda::HardwarePeaks& hw, const std::vector<Point>& points,
+                               bool all_ok) {
+    std::string j = "{\n";
+    j += "  \"schema\": \"tally.gpu-measurement/1\",\n";
+    j += "  \"program\": \"gemm_roofline\",\n";
+    j += "  \"label\": " + json_str(std::string("measured on ") + g.name) + ",\n";
+    j += "  \"gpu\": {\"name\": " + json_str(g.name) + ", \"compute_capability\": " +
+         json_str(g.compute_capability) +
+         ", \"sm_count\": " + json_int(g.sm_count) +
+         ", \"memory_bytes\": " + json_int(g.memory_bytes) +
+         ", \"cuda_runtime\": " + json_int(g.cuda_runtime) + ", \"cuda_driver\": " + json_int(g.cuda_driver) + "},\n";
+    j += "  \"preset\": " + (hw.found ? json_str(hw.preset_id) : std::string("null")) + ",\n";
+    j += "  \"peaks\": {\"fp32_flops_per_s\": " + json_num(hw.fp32_flops > 0 ? hw.fp32_flops : NAN) +
+         ", \"bf16_dense_flops_per_s\": " + json_num(hw.bf16_flops > 0 ? hw.bf16_flops : NAN) +
+         ", \"memory_bandwidth_bytes_per_s\": " +
+         json_num(hw.memory_bandwidth_bytes_per_s > 0 ? hw.memory_bandwidth_bytes_per_s : NAN) + "},\n";
+    j += "  \"all_correct\": " + json_bool(all_ok) + ",\n";
+    j += "  \"points\": [\n";
+    for (size_t i = 0; i < points.size(); i++) {
+        const Point& p = points[i];
+        bool is_gemm = p.kernel != "vector_add_fp32";
+        j += "    {\"kernel\": " + json_str(p.kernel) + ", \"kind\": " + json_str(is_gemm ? "gemm" : "elementwise") +
+             ", \"dtype\": " + json_str(p.dtype);
+        if (is_gemm)
+            j += ", \"m\": " + json_int(p.m) + ", \"n\": " + json_int(p.n) + ", \"k\": " + json_int(p.k);
+        else
+            j += ", \"elements\": " + json_int(p.m);
+        j += ", \"flops\": " + json_num(p.flops) + ", \"bytes\": " + json_num(p.bytes) +
+             ", \"intensity_flop_per_byte\": " + json_num(p.flops / p.bytes) +
+             ", \"time_s\": " + json_num(p.time_s) + ", \"flops_per_s\": " + json_num(p.flops / p.time_s) +
+             ", \"gflops\": " + json_num(p.flops / p.time_s / 1e9) +
+             ", \"bytes_per_s\": " + json_num(p.bytes / p.time_s);
+        if (is_gemm)
+            j += ", \"tile_intensity_flop_per_byte\": " + json_num(p.tile_intensity > 0 ? p.tile_intensity : NAN) +
+                 ", \"anchor\": " + json_str(p.anchor) + ", \"vs_anchor\": " + json_num(p.vs_anchor);
+        j += ", \"mfu\": " + json_num(p.mfu) + ", \"correct\": " + json_bool(p.correct) +
+             ", \"entries_checked\": " + json_int((long long)p.entries_checked) +
+             ", \"mismatches\": " + json_int((long long)p.mismatches) +
+             ", \"max_rel_err\": " + json_num(p.max_rel_err);
+        if (!is_gemm) j += ", \"bandwidth_fraction\": " + json_num(p.bandwidth_fraction);
+        if (std::isfinite(p.max_rel_err_vs_fp32_inputs))
+            j += ", \"max_rel_err_vs_fp32_inputs\": " + json_num(p.max_rel_err_vs_fp32_inputs);
+        j += std::string("}") + (i + 1 < points.size() ? ",\n" : "\n");
+    }
+    j += "  ]\n}\n";
+    return j;
+}
+
+// ----------------------------------------------------------------------------
 // host self-test (no device needed)
 
 static int self_test() {
@@ -576,23 +646,42 @@ static int self_test() {
             t.expect(got == c.id, (std::string("engine presets: '") + c.device + "' -> '" + c.id + "' (got '" + got + "')").c_str());
         }
     }
+    // 9. the report is valid JSON with the fields the roofline widget reads (synthetic points: the
+    //    writer is checked, not a measurement)
+    {
+        GpuInfo g;
+        g.name = "Test \"GPU\" \\ 1";  // quotes and a backslash must be escaped
+        g.compute_capability = "9.0";
+        g.sm_count = 132;
+        g.memory_bytes = 85000000000ll;
+        tally_cuda::HardwarePeaks hw;
+        hw.found = true;
+        hw.preset_id = "h100-sxm";
+        hw.bf16_flops = 989.5e12;
+        std::vector<Point> pts(2);
+        pts[0].kernel = "gemm3_wmma_bf16", pts[0].dtype = "bf16", pts[0].anchor = "cublas_gemmex_bf16";
+        pts[0].m = pts[0].n = pts[0].k = 4096;
+        pts[0].flops = gemm_flops(4096, 4096, 4096), pts[0].bytes = gemm_bytes(4096, 4096, 4096, 2);
+        pts[0].time_s = 0.5e-3, pts[0].mfu = 0.25, pts[0].vs_anchor = 0.5, pts[0].correct = true, pts[0].tile_intensity = 64;
+        pts[1].kernel = "vector_add_fp32", pts[1].dtype = "fp32", pts[1].m = 1 << 26;
+        pts[1].flops = 1 << 26, pts[1].bytes = 12.0 * (1 << 26), pts[1].time_s = 1e-3;  // mfu stays NaN
+        std::string j = report_json(g, hw, pts, true), err;
+        using tally_cuda::json_at;
+        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-measurement/1\"", ("report parses as JSON " + err).c_str());
+        t.expect(json_at(j, "/label") == "\"measured on Test \\\"GPU\\\" \\\\ 1\"", "label escapes quotes and backslashes");
+        t.expect(json_at(j, "/points/0/intensity_flop_per_byte") == "1024", "point 0 intensity is 4096/4 = 1024");
+        t.expect(json_at(j, "/points/0/n") == "4096" && json_at(j, "/points/0/kind") == "\"gemm\"", "GEMM point has n and kind");
+        t.expect(json_at(j, "/points/1/mfu") == "null", "a NaN MFU is written as null");
+        t.expect(json_at(j, "/points/1/elements") == "67108864", "the vector-add point has its element count");
+        t.expect(json_at(j, "/peaks/fp32_flops_per_s") == "null", "a peak the preset lacks is null");
+        t.expect(json_at(j, "/points/2").empty(), "exactly two points");
+    }
     return t.finish("gemm_roofline");
 }
 
 // ----------------------------------------------------------------------------
 // device run
 
-struct Point {
-    std::string kernel, dtype, anchor;
-    long long m = 0, n = 0, k = 0;
-    double flops = 0, bytes = 0, time_s = 0, tile_intensity = 0;
-    bool checked = false, correct = false;
-    double max_rel_err = 0;
-    size_t entries_checked = 0, mismatches = 0;
-    double vs_anchor = NAN, mfu = NAN;
-    double max_rel_err_vs_fp32_inputs = NAN;
-    double bandwidth_fraction = NAN;  // bytes/s over the preset's memory bandwidth (elementwise points)
-};
 
 static std::vector<int> parse_sizes(const char* s) {
     std::vector<int> out;
@@ -783,11 +872,11 @@ int main(int argc, char** argv) {
             p.vs_anchor = anchor_time[bf16 ? 1 : 0] / p.time_s;
             double peak = peak_for(hw, p.dtype);
             if (peak > 0) p.mfu = p.flops / p.time_s / peak;
+            char mfu_text[16] = "-", tile_text[16] = "-";
+            if (std::isfinite(p.mfu)) std::snprintf(mfu_text, sizeof mfu_text, "%.1f%%", p.mfu * 100);
+            if (p.tile_intensity > 0) std::snprintf(tile_text, sizeof tile_text, "%.2f", p.tile_intensity);
             std::printf("%6d  %-20s %10.3f %9.2f %9.2f %7s %10.1f %10s  %s\n", n, p.kernel.c_str(), p.time_s * 1e3,
-                        p.flops / p.time_s / 1e12, p.vs_anchor,
-                        std::isfinite(p.mfu) ? (std::to_string((int)std::lround(p.mfu * 100)) + "%").c_str() : "-",
-                        p.flops / p.bytes,
-                        p.tile_intensity > 0 ? std::to_string((int)p.tile_intensity).c_str() : "-",
+                        p.flops / p.time_s / 1e12, p.vs_anchor, mfu_text, p.flops / p.bytes, tile_text,
                         p.correct ? "ok" : "MISMATCH");
             points.push_back(p);
         }
@@ -839,8 +928,9 @@ int main(int argc, char** argv) {
         double frac = hw.memory_bandwidth_bytes_per_s > 0 ? p.bytes / p.time_s / hw.memory_bandwidth_bytes_per_s : NAN;
         p.bandwidth_fraction = frac;
         p.mfu = hw.fp32_flops > 0 ? p.flops / p.time_s / hw.fp32_flops : NAN;
-        std::printf("%12zu  %-20s %10.3f %9.1f %9s %10.3f  %s\n", n, p.kernel.c_str(), p.time_s * 1e3, gbs,
-                    std::isfinite(frac) ? (std::to_string((int)std::lround(frac * 100)) + "%").c_str() : "-",
+        char frac_text[16] = "-";
+        if (std::isfinite(frac)) std::snprintf(frac_text, sizeof frac_text, "%.1f%%", frac * 100);
+        std::printf("%12zu  %-20s %10.3f %9.1f %9s %10.3f  %s\n", n, p.kernel.c_str(), p.time_s * 1e3, gbs, frac_text,
                     p.flops / p.bytes, p.correct ? "ok" : "MISMATCH");
         points.push_back(p);
     }
@@ -851,51 +941,14 @@ int main(int argc, char** argv) {
     std::printf("\n%s\n", all_ok ? "All results match" : "SOME RESULTS DO NOT MATCH");
 
     if (const char* path = args.value("--json")) {
-        int runtime = 0, driver = 0;
-        cudaRuntimeGetVersion(&runtime);
-        cudaDriverGetVersion(&driver);
-        std::string j = "{\n";
-        j += "  \"schema\": \"tally.gpu-measurement/1\",\n";
-        j += "  \"program\": \"gemm_roofline\",\n";
-        j += "  \"label\": " + json_str(std::string("measured on ") + dev.prop.name) + ",\n";
-        j += "  \"gpu\": {\"name\": " + json_str(dev.prop.name) + ", \"compute_capability\": " +
-             json_str(std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor)) +
-             ", \"sm_count\": " + json_int(dev.prop.multiProcessorCount) +
-             ", \"memory_bytes\": " + json_int((long long)dev.prop.totalGlobalMem) +
-             ", \"cuda_runtime\": " + json_int(runtime) + ", \"cuda_driver\": " + json_int(driver) + "},\n";
-        j += "  \"preset\": " + (hw.found ? json_str(hw.preset_id) : std::string("null")) + ",\n";
-        j += "  \"peaks\": {\"fp32_flops_per_s\": " + json_num(hw.fp32_flops > 0 ? hw.fp32_flops : NAN) +
-             ", \"bf16_dense_flops_per_s\": " + json_num(hw.bf16_flops > 0 ? hw.bf16_flops : NAN) +
-             ", \"memory_bandwidth_bytes_per_s\": " +
-             json_num(hw.memory_bandwidth_bytes_per_s > 0 ? hw.memory_bandwidth_bytes_per_s : NAN) + "},\n";
-        j += "  \"all_correct\": " + json_bool(all_ok) + ",\n";
-        j += "  \"points\": [\n";
-        for (size_t i = 0; i < points.size(); i++) {
-            const Point& p = points[i];
-            bool is_gemm = p.kernel != "vector_add_fp32";
-            j += "    {\"kernel\": " + json_str(p.kernel) + ", \"kind\": " + json_str(is_gemm ? "gemm" : "elementwise") +
-                 ", \"dtype\": " + json_str(p.dtype);
-            if (is_gemm)
-                j += ", \"m\": " + json_int(p.m) + ", \"n\": " + json_int(p.n) + ", \"k\": " + json_int(p.k);
-            else
-                j += ", \"elements\": " + json_int(p.m);
-            j += ", \"flops\": " + json_num(p.flops) + ", \"bytes\": " + json_num(p.bytes) +
-                 ", \"intensity_flop_per_byte\": " + json_num(p.flops / p.bytes) +
-                 ", \"time_s\": " + json_num(p.time_s) + ", \"flops_per_s\": " + json_num(p.flops / p.time_s) +
-                 ", \"bytes_per_s\": " + json_num(p.bytes / p.time_s);
-            if (is_gemm)
-                j += ", \"tile_intensity_flop_per_byte\": " + json_num(p.tile_intensity > 0 ? p.tile_intensity : NAN) +
-                     ", \"anchor\": " + json_str(p.anchor) + ", \"vs_anchor\": " + json_num(p.vs_anchor);
-            j += ", \"mfu\": " + json_num(p.mfu) + ", \"correct\": " + json_bool(p.correct) +
-                 ", \"entries_checked\": " + json_int((long long)p.entries_checked) +
-                 ", \"mismatches\": " + json_int((long long)p.mismatches) +
-                 ", \"max_rel_err\": " + json_num(p.max_rel_err);
-            if (!is_gemm) j += ", \"bandwidth_fraction\": " + json_num(p.bandwidth_fraction);
-            if (std::isfinite(p.max_rel_err_vs_fp32_inputs))
-                j += ", \"max_rel_err_vs_fp32_inputs\": " + json_num(p.max_rel_err_vs_fp32_inputs);
-            j += std::string("}") + (i + 1 < points.size() ? ",\n" : "\n");
-        }
-        j += "  ]\n}\n";
+        GpuInfo g;
+        g.name = dev.prop.name;
+        g.compute_capability = std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor);
+        g.sm_count = dev.prop.multiProcessorCount;
+        g.memory_bytes = (long long)dev.prop.totalGlobalMem;
+        cudaRuntimeGetVersion(&g.cuda_runtime);
+        cudaDriverGetVersion(&g.cuda_driver);
+        std::string j = report_json(g, hw, points, all_ok);
         if (!write_text_file(path, j)) return 1;
         std::printf("wrote %s\n", path);
     }

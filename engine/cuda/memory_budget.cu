@@ -86,6 +86,49 @@ static std::vector<std::string> split_csv(const char* s) {
 }
 
 // ----------------------------------------------------------------------------
+// the report (schema tally.gpu-memory/1)
+
+struct Row {
+    std::string recipe;
+    bool ran = false;
+    std::string note;
+    tally_cuda::BudgetPrediction pred;
+    uint64_t expected = 0, measured = 0;
+    bool ok = false;
+};
+
+static std::string report_json(const std::string& gpu_name, uint64_t total, uint64_t free0, const std::string& model,
+                               const std::vector<Row>& rows, bool all_ok) {
+    std::string j = "{\n  \"schema\": \"tally.gpu-memory/1\",\n  \"program\": \"memory_budget\",\n";
+    j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + ", \"memory_bytes\": " + json_int((long long)total) +
+         ", \"free_bytes_at_start\": " + json_int((long long)free0) + "},\n";
+    j += "  \"model\": " + json_str(model) + ",\n  \"granularity_bytes\": " + json_int((long long)kGranularity) +
+         ",\n  \"all_match\": " + json_bool(all_ok) + ",\n  \"recipes\": [\n";
+    for (size_t i = 0; i < rows.size(); i++) {
+        const Row& r = rows[i];
+        j += "    {\"recipe\": " + json_str(r.recipe) + ", \"ran\": " + json_bool(r.ran);
+        if (!r.note.empty()) j += ", \"note\": " + json_str(r.note);
+        if (r.pred.ok) {
+            j += ", \"predicted_static_bytes\": " + json_int((long long)r.pred.static_total_bytes) +
+                 ", \"predicted_activation_bytes\": " + json_int((long long)r.pred.activation_bytes) +
+                 ", \"buffers\": {";
+            for (size_t k = 0; k < r.pred.buffers.size(); k++)
+                j += (k ? ", " : "") + json_str(r.pred.buffers[k].name) + ": " +
+                     json_int((long long)r.pred.buffers[k].bytes);
+            j += "}";
+        }
+        if (r.ran)
+            j += ", \"expected_allocated_bytes\": " + json_int((long long)r.expected) +
+                 ", \"measured_bytes\": " + json_int((long long)r.measured) +
+                 ", \"tolerance_bytes\": " + json_int((long long)tolerance_bytes(r.expected)) +
+                 ", \"match\": " + json_bool(r.ok);
+        j += std::string("}") + (i + 1 < rows.size() ? ",\n" : "\n");
+    }
+    j += "  ]\n}\n";
+    return j;
+}
+
+// ----------------------------------------------------------------------------
 // host self-test
 
 static int self_test() {
@@ -123,20 +166,29 @@ static int self_test() {
     t.expect(recipes.size() >= 3, "the engine lists at least three recipes");
     std::string pick = pick_model(recipes, 80ull * 1000 * 1000 * 1000);
     t.expect(!pick.empty(), ("a model preset fits an 80 GB budget under every recipe (picked " + pick + ")").c_str());
+    // the report is valid JSON (a synthetic row: the writer is checked, not a measurement)
+    if (p.ok) {
+        std::vector<Row> rows(2);
+        rows[0].recipe = "bf16_mixed_adamw", rows[0].pred = p, rows[0].ran = true;
+        rows[0].expected = expected_allocated(p.buffers), rows[0].measured = rows[0].expected + (4ull << 20);
+        rows[0].ok = within(rows[0].measured, rows[0].expected);
+        rows[1].recipe = "x", rows[1].note = "engine: \"x\" is not a recipe";
+        std::string j = report_json("Test GPU", 85000000000ull, 80000000000ull, "gpt2-small", rows, true), err;
+        using tally_cuda::json_at;
+        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-memory/1\"", ("report parses as JSON " + err).c_str());
+        t.expect(json_at(j, "/recipes/0/predicted_static_bytes") == "1991036928" &&
+                     json_at(j, "/recipes/0/buffers/master_weights") == "497759232",
+                 "byte counts are exact integers (16 N and 4 N for gpt2-small)");
+        t.expect(json_at(j, "/recipes/0/match") == "true", "4 MiB over the rounded prediction matches");
+        t.expect(json_at(j, "/recipes/1/ran") == "false" && json_at(j, "/recipes/1/measured_bytes").empty(),
+                 "a recipe that did not run has no measurement");
+    }
     return t.finish("memory_budget");
 }
 
 // ----------------------------------------------------------------------------
 // device run
 
-struct Row {
-    std::string recipe;
-    bool ran = false;
-    std::string note;
-    tally_cuda::BudgetPrediction pred;
-    uint64_t expected = 0, measured = 0;
-    bool ok = false;
-};
 
 int main(int argc, char** argv) {
     Args args{argc, argv};
@@ -217,32 +269,7 @@ int main(int argc, char** argv) {
     std::printf("\n%s\n", all_ok ? "All results match" : "SOME BUDGETS DO NOT MATCH");
 
     if (const char* path = args.value("--json")) {
-        std::string j = "{\n  \"schema\": \"tally.gpu-memory/1\",\n  \"program\": \"memory_budget\",\n";
-        j += "  \"gpu\": {\"name\": " + json_str(dev.prop.name) + ", \"memory_bytes\": " + json_int((long long)total) +
-             ", \"free_bytes_at_start\": " + json_int((long long)free0) + "},\n";
-        j += "  \"model\": " + json_str(model) + ",\n  \"granularity_bytes\": " + json_int((long long)kGranularity) +
-             ",\n  \"all_match\": " + json_bool(all_ok) + ",\n  \"recipes\": [\n";
-        for (size_t i = 0; i < rows.size(); i++) {
-            const Row& r = rows[i];
-            j += "    {\"recipe\": " + json_str(r.recipe) + ", \"ran\": " + json_bool(r.ran);
-            if (!r.note.empty()) j += ", \"note\": " + json_str(r.note);
-            if (r.pred.ok) {
-                j += ", \"predicted_static_bytes\": " + json_int((long long)r.pred.static_total_bytes) +
-                     ", \"predicted_activation_bytes\": " + json_int((long long)r.pred.activation_bytes) +
-                     ", \"buffers\": {";
-                for (size_t k = 0; k < r.pred.buffers.size(); k++)
-                    j += (k ? ", " : "") + json_str(r.pred.buffers[k].name) + ": " +
-                         json_int((long long)r.pred.buffers[k].bytes);
-                j += "}";
-            }
-            if (r.ran)
-                j += ", \"expected_allocated_bytes\": " + json_int((long long)r.expected) +
-                     ", \"measured_bytes\": " + json_int((long long)r.measured) +
-                     ", \"tolerance_bytes\": " + json_int((long long)tolerance_bytes(r.expected)) +
-                     ", \"match\": " + json_bool(r.ok);
-            j += std::string("}") + (i + 1 < rows.size() ? ",\n" : "\n");
-        }
-        j += "  ]\n}\n";
+        std::string j = report_json(dev.prop.name, total, free0, model, rows, all_ok);
         if (!write_text_file(path, j)) return 1;
         std::printf("wrote %s\n", path);
     }
