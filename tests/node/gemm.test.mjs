@@ -1,0 +1,76 @@
+// The GEMM ladder in wasm: same products as the native build on the same inputs (within the
+// k-scaled tolerance; SIMD widths differ, so sums are not bit-identical), and the measurement
+// methods return finite positive numbers. Correctness only: speed is never asserted here.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine, nativeCall } from './engine.mjs';
+
+const engine = await loadEngine();
+const kernels = engine.call('gemm_kernels').kernels.map((k) => k.name);
+
+test('wasm build reports the five kernels and the wasm-simd128 ISA without FMA', () => {
+  assert.deepEqual(kernels, ['naive', 'ikj', 'blocked', 'packed', 'simd']);
+  const info = engine.call('gemm_kernels');
+  assert.equal(info.isa, 'wasm-simd128');
+  assert.equal(info.fma, false);
+  assert.equal(info.threads, 1);
+});
+
+// Shapes off every tile and block size (5 x 8 wasm, 14 x 32 AVX-512, 6 x 16 AVX2, 256/384 kc).
+const shapes = [[1, 1, 1], [7, 9, 11], [33, 47, 129], [70, 65, 400]];
+
+for (const name of ['naive', 'ikj', 'blocked', 'packed', 'simd']) {
+  test(`${name}: wasm and native give the same C within the tolerance on odd shapes`, () => {
+    for (const [m, n, k] of shapes) {
+      const args = { m, n, k, kernel: name, seed: 11, entries: 200 };
+      const wasm = engine.call('gemm_run', args);
+      const native = JSON.parse(nativeCall('gemm_run', JSON.stringify(args)));
+      assert.equal(native.ok, true, JSON.stringify(native));
+      assert.equal(wasm.check.ok, true, `wasm ${name} ${m}x${n}x${k}: ${JSON.stringify(wasm.check)}`);
+      assert.equal(native.result.check.ok, true);
+      assert.equal(wasm.values.length, Math.min(200, m * n));
+      const tol = 2 * Math.max(wasm.check.tolerance, native.result.check.tolerance);
+      wasm.values.forEach((v, i) => {
+        assert.ok(Number.isFinite(v));
+        assert.ok(Math.abs(v - native.result.values[i]) <= tol,
+          `${name} ${m}x${n}x${k} entry ${i}: wasm ${v} native ${native.result.values[i]} tol ${tol}`);
+      });
+    }
+  });
+}
+
+test('gemm_bench in wasm: every row finite, positive, correct, with an intensity', () => {
+  const result = engine.call('gemm_bench', { n: [32, 48], kernel: 'all', reps: 2, warmup: 1, min_sample_ms: 1 });
+  assert.equal(result.rows.length, 10);
+  for (const row of result.rows) {
+    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0, JSON.stringify(row));
+    assert.ok(row.gflops_min <= row.gflops && row.gflops <= row.gflops_max);
+    assert.equal(row.correct, true);
+    assert.ok(row.max_abs_err <= row.tolerance);
+    assert.ok(row.intensity > 0);
+  }
+});
+
+test('probes in wasm return finite positive rates', () => {
+  const peak = engine.call('probe_peak', { samples: 2, min_sample_ms: 5 });
+  assert.ok(Number.isFinite(peak.gflops) && peak.gflops > 0);
+  assert.equal(peak.lanes, 4);
+  const bw = engine.call('probe_bandwidth', { mib: 8, samples: 2 });
+  assert.ok(Number.isFinite(bw.read_gbs) && bw.read_gbs > 0);
+  assert.ok(Number.isFinite(bw.triad_gbs) && bw.triad_gbs > 0);
+});
+
+test('roofline ops are identical in wasm and native; so is the traffic model of kernels with the same tiling', () => {
+  const args = { dtype: 'bf16', seq: 4096 };
+  assert.deepEqual(engine.call('roofline', args), JSON.parse(nativeCall('roofline', JSON.stringify(args))).result);
+  // packed and simd use the tile of their ISA (5 x 8 in wasm, 14 x 32 with AVX-512), so only the
+  // first three rungs share a tiling across builds.
+  const wasm = engine.call('gemm_intensity', { n: 2048 });
+  const native = JSON.parse(nativeCall('gemm_intensity', JSON.stringify({ n: 2048 }))).result;
+  for (const i of [0, 1, 2]) assert.deepEqual(wasm.rows[i], native.rows[i]);
+});
+
+test('bad input names the field in wasm as natively', () => {
+  assert.throws(() => engine.call('gemm_bench', { n: 16, kernel: 'turbo' }), (e) => e.field === 'kernel');
+  assert.throws(() => engine.call('gemm_run', { m: 0, n: 4, k: 4, kernel: 'simd' }), (e) => e.field === 'm');
+});
