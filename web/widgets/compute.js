@@ -210,16 +210,20 @@ class TallyCompute extends TallyWidget {
     root.querySelector('[data-out="exact"]').classList.toggle('small', true);
     out('days', formatNumber(cost.days, 4));
     out('gpu_hours', formatNumber(cost.gpu_hours));
-    out('cost', cost.cost_dollars !== undefined ? `$${formatNumber(cost.cost_dollars)}` : '—');
+    out('cost', cost.cost_dollars !== undefined ? formatDollars(cost.cost_dollars) : '—');
     const chin = cost.chinchilla_tokens ?? flops?.chinchilla_tokens;
-    out('chinchilla', chin !== undefined ? `${formatNumber(chin)} tokens` : 'not reported');
+    out('chinchilla', chin !== undefined ? `${formatNumber(chin)} tokens` : '—');
+    // The engine reports the Chinchilla point only when it knows it; without it the card stays hidden.
+    root.querySelector('[data-out="chinchilla"]').closest('.result').hidden = chin === undefined;
     this.drawChart(numbers.tokens, chin, cost.tokens_per_param);
     this.renderComponents(flops);
   }
 
   drawChart(tokens, chin, ratio) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    const W = 640, left = 16, right = 16, y = 40;
+    // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
+    const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), left = 16, right = 16, y = 40;
+    svg.setAttribute('viewBox', `0 0 ${W} 92`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
     const hi = Math.ceil(Math.log10(Math.max(...values))) + 1;
@@ -249,6 +253,14 @@ class TallyCompute extends TallyWidget {
       <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formatFormula(c.formula ?? '')}</td></tr>`).join('');
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }
+}
+
+/** $7,074,279.94 -> "$7.07 M". Display only. */
+export function formatDollars(value) {
+  if (!Number.isFinite(value)) return '—';
+  const scales = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M']];
+  for (const [scale, suffix] of scales) if (Math.abs(value) >= scale) return `$${(value / scale).toPrecision(3)}${suffix}`;
+  return `$${value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 })}`;
 }
 
 customElements.define('tally-compute', TallyCompute);

@@ -216,13 +216,13 @@ class TallyMemoryBudget extends TallyWidget {
       hardware: values.hardware, recipe: values.recipe, recompute: values.recompute,
       zero: Number(values.zero), flash_attention: values.flash === 'true',
     };
+    const errors = [];
     if (values.model === CUSTOM) {
-      if (!values.config?.trim()) throw new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)');
+      if (!values.config?.trim()) errors.push(new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'));
       args.hf_config = values.config;
     } else {
       args.model = values.model;
     }
-    const errors = [];
     for (const f of NUMBER_FIELDS) {
       try {
         args[f.arg] = parseNumber(values[f.name], f.name, f.label);
@@ -239,12 +239,7 @@ class TallyMemoryBudget extends TallyWidget {
     const values = this.values();
     root.querySelector('.config').classList.toggle('open', values.model === CUSTOM);
     this.lastError = null;
-    let built;
-    try {
-      built = this.args(values);
-    } catch (error) {
-      built = { errors: [error] };
-    }
+    const built = this.args(values);
     if (built.errors.length) {
       for (const error of built.errors) showError(root, error.field, error.message);
       this.lastError = built.errors[0];
@@ -326,7 +321,10 @@ class TallyMemoryBudget extends TallyWidget {
 
   drawChart(rows, total, capacity, gpuName) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    const W = 640, left = 10, right = 20, barY = 34, barH = 38;
+    // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
+    const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), left = 10, right = 20, barY = 34, barH = 38;
+    svg.setAttribute('viewBox', `0 0 ${W} 130`);
+    this.observeWidth(svg);
     const max = Math.max(total, capacity) * 1.08;
     const x = (bytes) => left + (bytes / max) * (W - left - right);
     const step = niceStep(max / GB / 5);
@@ -344,10 +342,23 @@ class TallyMemoryBudget extends TallyWidget {
       <g class="grid">${ticks.map((t) => `<line x1="${x(t * GB).toFixed(2)}" x2="${x(t * GB).toFixed(2)}" y1="${barY - 6}" y2="${barY + barH + 6}"/>`).join('')}</g>
       ${segs.join('')}
       <line class="cap" x1="${capX}" x2="${capX}" y1="14" y2="${barY + barH + 8}"/>
-      <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
+      <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(W < 480 ? 'capacity' : gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
       <g class="axis"><line x1="${left}" x2="${W - right}" y1="${barY + barH + 8}" y2="${barY + barH + 8}"/>
       ${ticks.map((t) => `<text x="${x(t * GB).toFixed(2)}" y="${barY + barH + 24}" text-anchor="middle">${Number(t.toPrecision(6))}</text>`).join('')}
       <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`;
+  }
+
+  /** Redraws the chart when its width changes (rotation, window resize). */
+  observeWidth(svg) {
+    if (this.resizer || typeof ResizeObserver !== 'function') return;
+    let width = svg.getBoundingClientRect().width;
+    this.resizer = new ResizeObserver(() => {
+      const now = svg.getBoundingClientRect().width;
+      if (Math.abs(now - width) < 2 || !this.budget) return;
+      width = now;
+      requestAnimationFrame(() => this.budget && this.render());
+    });
+    this.resizer.observe(svg);
   }
 
   onHover(event) {

@@ -35,15 +35,11 @@ export const FORMATS = {
  */
 export function pick(object, path) {
   let value = object;
-  for (const step of String(path).split('.')) {
-    const match = /^([^[\]]*)\[([a-z_]+)=([^\]]*)\]$/.exec(step);
+  // Steps are separated by dots outside brackets: "tensors[name=layers.*.mlp.up.weight].count" has two.
+  for (const [, key, , prop, wanted] of String(path).matchAll(/(?:^|\.)([^.[]*)(\[([a-z_]+)=([^\]]*)\])?/g)) {
     if (value == null) return undefined;
-    if (match) {
-      const list = match[1] ? value[match[1]] : value;
-      value = Array.isArray(list) ? list.find((item) => String(item?.[match[2]]) === match[3]) : undefined;
-    } else {
-      value = value[step];
-    }
+    if (key) value = value[key];
+    if (prop) value = Array.isArray(value) ? value.find((item) => String(item?.[prop]) === wanted) : undefined;
   }
   return value;
 }

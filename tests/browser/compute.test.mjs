@@ -1,0 +1,91 @@
+// <tally-compute> in a real browser: 6ND, exact FLOPs, days, GPU-hours and cost equal the native CLI's
+// answers for the same inputs; bad input is flagged beside the field; screenshots at two widths.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { native, open, setControl, fieldError } from './page-helpers.mjs';
+
+/** web/widgets/base.js formatNumber, for comparing page text with native numbers. */
+function formatNumber(value, digits = 3) {
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) {
+    const [mantissa, exponent] = value.toExponential(digits - 1).split('e');
+    return `${mantissa} × 10${String(Number(exponent)).replace(/[-0-9]/g, (c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(c)])}`;
+  }
+  return Number(value.toPrecision(digits + 1)).toLocaleString('en-US');
+}
+
+test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days, GPU-hours and cost', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#time');
+  const widget = page.locator('section#time tally-compute');
+  for (const [name, value] of [['model', 'custom'], ['params', '70e9'], ['tokens', '15e12'], ['hardware', 'h100-sxm'],
+    ['dtype', 'bf16'], ['gpus', '1024'], ['mfu', '0.5'], ['price', '2']]) await setControl(widget, name, value);
+  const args = { tokens: 15e12, gpus: 1024, mfu: 0.5, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', params: 70e9, hardware: 'h100-sxm', dtype: 'bf16' };
+  const expected = native('training_cost', args);
+  const shown = await widget.evaluate((el) => el.result);
+  assert.deepEqual(shown.args, args);
+  assert.deepEqual(shown.cost, expected, 'wasm and native agree to the last bit');
+  const out = (key) => widget.locator(`[data-out="${key}"]`).textContent();
+  assert.equal(await out('days'), formatNumber(expected.days, 4));
+  assert.match(await out('days'), /^143\.93$/, '70B x 15T on 1024 H100s at 50% MFU is about 144 days (CS336 lecture 2)');
+  assert.equal(await out('gpu_hours'), formatNumber(expected.gpu_hours));
+  assert.equal(await out('cost'), `$${(expected.cost_dollars / 1e6).toPrecision(3)} M`);
+  assert.equal(await out('flops'), formatNumber(expected.six_nd));
+  await screenshot(widget, 'compute-desktop');
+  assert.deepEqual(page.errors, []);
+});
+
+test('compute: a preset model shows 6ND beside the exact matmul count from the native flops method', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#flops');
+  const widget = page.locator('section#flops tally-compute');
+  for (const [name, value] of [['model', 'llama-3-8b'], ['tokens', '15e12'], ['seq', '8192'], ['hardware', 'h100-sxm'], ['gpus', '512'], ['mfu', '0.4']])
+    await setControl(widget, name, value);
+  const flops = native('flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 });
+  const cost = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', model: 'llama-3-8b', hardware: 'h100-sxm', dtype: 'bf16' });
+  const shown = await widget.evaluate((el) => el.result);
+  assert.deepEqual(shown.flops, flops);
+  assert.deepEqual(shown.cost, cost);
+  assert.equal(await widget.locator('[name="params"]').inputValue(), String(flops.params_total), 'the preset fills in its exact N');
+  assert.equal(await widget.locator('[data-out="flops"]').textContent(), formatNumber(flops.six_nd));
+  assert.ok((await widget.locator('[data-out="exact"]').textContent()).startsWith(formatNumber(flops.model_flops)));
+  assert.ok(flops.model_flops > flops.six_nd, 'at 8k context the exact count exceeds 6ND (attention scores)');
+  assert.equal(await widget.locator('[data-out="components"] tbody tr').count(), flops.components.length);
+  assert.deepEqual(page.errors, []);
+});
+
+test('compute: empty, negative, non-numeric and absurd inputs are rejected beside the field', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#time');
+  const widget = page.locator('section#time tally-compute');
+  for (const [name, value, pattern, good] of [
+    ['mfu', '1.5', /mfu must be in \(0, 1\]/, '0.5'],
+    ['mfu', '', /empty/, '0.5'],
+    ['mfu', 'half', /must be a number/, '0.5'],
+    ['tokens', '-1', /tokens/, '15e12'],
+    ['tokens', '1e999', /too large/, '15e12'],
+    ['gpus', '0', /gpus/, '1024'],
+    ['params', '-70e9', /params/, '70e9'],
+    ['price', '-2', /dollars_per_gpu_hour|price/, '2'],
+  ]) {
+    await setControl(widget, name, value);
+    assert.match(await fieldError(widget, name), pattern, `${name}=${JSON.stringify(value)}`);
+    assert.equal(await widget.locator('[data-out="days"]').textContent(), '—');
+    await setControl(widget, name, good);
+    assert.equal(await fieldError(widget, name), '');
+    assert.notEqual(await widget.locator('[data-out="days"]').textContent(), '—');
+  }
+  const phone = await site.newPage(PHONE);
+  await open(site, phone, '/#time');
+  const small = phone.locator('section#time tally-compute');
+  await small.scrollIntoViewIfNeeded();
+  await screenshot(small, 'compute-phone');
+  assert.deepEqual([...page.errors, ...phone.errors], []);
+});

@@ -1,0 +1,40 @@
+// Helpers shared by the page, widget, embed and fuzz browser tests (the harness itself is harness.mjs).
+import { execFileSync } from 'node:child_process';
+import { nativeCli } from './harness.mjs';
+
+/** The native CLI's answer for the same method and arguments (the `result` of the envelope). */
+export function native(method, args) {
+  const envelope = JSON.parse(execFileSync(nativeCli, ['call', method, JSON.stringify(args)], { encoding: 'utf8' }));
+  if (!envelope.ok) throw new Error(`native ${method}: ${envelope.error.field}: ${envelope.error.message}`);
+  return envelope.result;
+}
+
+/** Opens `path` on the site and waits until every widget on it has built its DOM. */
+export async function open(site, page, path = '/') {
+  await page.goto(new URL(path, site.url).href);
+  await page.waitForFunction(() => {
+    const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')];
+    return widgets.length > 0 && widgets.every((w) => w.shadowRoot?.querySelector('.fields, .notice'));
+  }, null, { timeout: 15000 });
+}
+
+/** Sets a control inside a widget's shadow root the way a reader would (fill, select or check). */
+export async function setControl(widget, name, value) {
+  const control = widget.locator(`[name="${name}"]`);
+  const tag = await control.evaluate((el) => (el.type === 'checkbox' ? 'checkbox' : el.tagName));
+  if (tag === 'SELECT') await control.selectOption(String(value));
+  else if (tag === 'checkbox') await control.setChecked(value === true || value === 'true');
+  else await control.fill(String(value));
+}
+
+/** The error text shown beside a field. */
+export function fieldError(widget, name) {
+  return widget.locator(`.field[data-field="${name}"] .error`).textContent();
+}
+
+/** Same display rounding as web/widgets/base.js formatBytes (decimal GB), for comparing page text with native numbers. */
+export function gb(bytes, digits = 3) {
+  const value = bytes / 1e9;
+  if (value !== 0 && Math.abs(value) < 0.01) return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
+  return `${Number(value.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 })} GB`;
+}

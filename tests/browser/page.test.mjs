@@ -1,0 +1,119 @@
+// The explainer page as a whole: math is prerendered (no script needed), every inline number comes from the
+// engine, the page is interactive within 1.5 s from a local server, the wasm+JS payload is measured, the
+// embed snippet works, and screenshots are saved at desktop and phone widths.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startSite, screenshot, siteDir, DESKTOP, PHONE } from './harness.mjs';
+import { native } from './page-helpers.mjs';
+
+test('the built page has its math typeset by KaTeX at build time and no TeX left for a script', () => {
+  const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
+  const rendered = (html.match(/class="katex"/g) ?? []).length;
+  assert.ok(rendered >= 40, `${rendered} formulas prerendered`);
+  assert.ok(!/\$\$/.test(html.replace(/<annotation[\s\S]*?<\/annotation>/g, '')), 'no raw $$ blocks left');
+  assert.ok(!/katex\.(min\.)?js/.test(html), 'the page loads no KaTeX script');
+  for (const id of ['tensors', 'formats', 'flops', 'time', 'memory', 'activations', 'sharding', 'roofline', 'inference', 'errata'])
+    assert.ok(html.includes(`<section class="chapter" id="${id}"`), `chapter ${id}`);
+});
+
+test('every inline number on the page is the engine\'s, and the page is interactive within 1.5 s', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  const fetched = new Map();
+  page.on('response', (r) => { const u = new URL(r.url()); if (/\.(js|wasm)$/.test(u.pathname)) fetched.set(u.pathname, (fetched.get(u.pathname) ?? 0) + 1); });
+
+  // Time to interactive: best of three cold loads (each in a fresh page), measured by the page itself
+  // (performance.now() when every widget is wired to the engine).
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const p = i === 0 ? page : await site.newPage(DESKTOP);
+    await p.goto(site.url);
+    await p.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
+    times.push(Number(await p.evaluate(() => document.documentElement.dataset.readyMs)));
+  }
+  const tti = Math.min(...times);
+  t.diagnostic(`time to interactive (ms), three cold loads: ${times.join(', ')}`);
+  assert.ok(tti <= 1500, `interactive in ${tti} ms`);
+
+  // Payload: every JS and wasm file the page fetched, gzip -9 as a server would send it.
+  let raw = 0;
+  let gz = 0;
+  for (const file of fetched.keys()) {
+    const bytes = readFileSync(path.join(siteDir, file));
+    raw += bytes.length;
+    gz += gzipSync(bytes, { level: 9 }).length;
+  }
+  t.diagnostic(`wasm+JS payload: ${fetched.size} files, ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip`);
+  assert.equal(fetched.get('/tally.wasm'), 1, 'one wasm download for the page, shared by every widget');
+  assert.ok(gz < 300 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 300 KiB`);
+
+  // Inline values: each resolved to a number; spot-check a few against the native CLI.
+  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'));
+  const values = await page.$$eval('tally-value', (els) => els.map((e) => ({ method: e.getAttribute('method'), args: e.getAttribute('args'), field: e.getAttribute('field'), state: e.dataset.state, text: e.textContent, title: e.title })));
+  const methods = new Set(native('methods', {}).map?.((m) => m.name) ?? []);
+  const failed = values.filter((v) => v.state !== 'ok');
+  for (const v of failed) t.diagnostic(`unresolved: ${v.method} ${v.field}: ${v.title}`);
+  // A value may only be missing when the engine does not (yet) have its method at all.
+  assert.deepEqual(failed.filter((v) => methods.size === 0 || methods.has(v.method)), [], 'every value whose method exists resolves');
+  assert.ok(values.length >= 40, `${values.length} inline values`);
+  const days = values.find((v) => v.method === 'training_cost' && v.field === 'days');
+  const expectedDays = native('training_cost', JSON.parse(days.args)).days;
+  assert.equal(days.text, expectedDays.toLocaleString('en-US', { maximumFractionDigits: 0 }));
+  const fit = values.find((v) => v.method === 'fit' && v.args.includes('"gpus":8') && v.args.includes('bf16_mixed_adamw'));
+  assert.equal(native('fit', JSON.parse(fit.args)).max_params, 40e9, '8 x 80 GB at 16 B/param is 40B parameters');
+  assert.equal(fit.text, '40 B');
+  assert.equal(await page.locator('tally-recipes table tbody tr').count(), native('recipes', {}).recipes.length);
+
+  // The embed snippet of a figure names the one script and the widget with its current settings.
+  const figure = page.locator('section#memory figure.widget-figure');
+  await figure.locator('button', { hasText: 'Copy embed code' }).click();
+  const snippet = await figure.locator('pre.embed-code').textContent();
+  assert.match(snippet, /^<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/tally-widgets\.js"><\/script>\n<tally-memory-budget model="llama-2-7b"/);
+
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'page-desktop');
+  await page.locator('section#memory').scrollIntoViewIfNeeded();
+  await screenshot(page, 'page-desktop-memory');
+
+  const phone = await site.newPage(PHONE);
+  await phone.goto(site.url);
+  await phone.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 375 px (overflow ${overflow}px)`);
+  await screenshot(phone, 'page-phone');
+  await phone.locator('section#errata').scrollIntoViewIfNeeded();
+  await screenshot(phone, 'page-phone-errata');
+  assert.deepEqual([...page.errors, ...phone.errors], []);
+});
+
+test('every control on the page has an accessible label', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await page.goto(site.url);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  const unlabelled = await page.evaluate(() => {
+    const roots = [document, ...[...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot)];
+    const bad = [];
+    for (const root of roots)
+      for (const el of root.querySelectorAll('input, select, textarea, button')) {
+        const labelled = el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent.trim());
+        if (!labelled) bad.push(`${root.host?.localName ?? 'page'} ${el.tagName.toLowerCase()}[name=${el.name}]`);
+      }
+    return bad;
+  });
+  assert.deepEqual(unlabelled, []);
+  // Keyboard: Tab reaches the first memory widget's model selector and arrow keys change it.
+  const widget = page.locator('section#memory tally-memory-budget');
+  await widget.locator('[name="model"]').focus();
+  const before = await widget.evaluate((el) => el.budget.params_total);
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => true);
+  const after = await widget.evaluate((el) => el.budget?.params_total);
+  assert.notEqual(after, before, 'changing the model from the keyboard updates the budget');
+  assert.deepEqual(page.errors, []);
+});
