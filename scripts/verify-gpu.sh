@@ -10,7 +10,8 @@
 # Environment: TALLY_CUDA_ARCHS overrides the architecture list (e.g. "90" or "100a");
 #              TALLY_CUDA_DEVICE picks the device index (default 0).
 # Exit status: 0 when every check that ran matched (or when there is no GPU: the report then says
-# "no CUDA device: skipped"); 1 when a check found a mismatch; 2 when the build failed.
+# "no CUDA device: skipped"); 1 when a check found a mismatch or a program failed; 2 when the
+# build failed.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -90,8 +91,10 @@ for p in "${programs[@]}"; do
     verdict[$p]="all results match"; status[$p]=pass
   elif ((run == 0)); then
     verdict[$p]="$(tail -1 "$out/$p.txt")"; status[$p]=skipped
-  else
+  elif grep -qE "MISMATCH|DO NOT MATCH" "$out/$p.txt"; then
     verdict[$p]="MISMATCH (exit status $run)"; status[$p]=fail; overall=1
+  else
+    verdict[$p]="FAILED (exit status $run): see $p.txt"; status[$p]=fail; overall=1
   fi
   [[ -s "$out/$p.json" ]] || rm -f "$out/$p.json"
 done
@@ -145,7 +148,7 @@ echo
 for p in "${programs[@]}"; do printf '  %-14s %s\n' "$p" "${verdict[$p]}"; done
 echo "report: $out/report.md, $out/report.json"
 if ((overall != 0)); then
-  echo "verdict: MISMATCH: see the report"
+  echo "verdict: MISMATCH or FAILURE: see the report"
 elif ((skipped != 0)); then
   echo "verdict: no CUDA device: skipped (the host self-tests ran; nothing was measured)"
 else
