@@ -42,6 +42,14 @@ cpSync(path.join(katexDir, 'katex.min.css'), path.join(vendor, 'katex.min.css'))
 cpSync(path.join(katexDir, 'fonts'), path.join(vendor, 'fonts'), { recursive: true });
 cpSync(path.join(katexDir, 'katex.mjs'), path.join(vendor, 'katex.mjs'));
 
+// Optional GPU measurements for the roofline widget (scripts/verify-gpu.sh writes them on a machine with a
+// GPU); served as gpu-report.json when present, otherwise the widget shows the CPU measurement only.
+const gpuReportDir = path.resolve(root, option('--gpu-report', 'build/gpu-report'));
+for (const name of ['roofline.json', 'report.json']) {
+  const file = path.join(gpuReportDir, name);
+  if (existsSync(file)) { cpSync(file, path.join(outDir, 'gpu-report.json')); break; }
+}
+
 // Every module in web/widgets that defines a custom element is registered by one entry script; a course
 // page includes only this file to use every widget.
 const widgetFiles = readdirSync(path.join(root, 'web/widgets'))

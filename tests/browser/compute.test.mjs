@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { native, open, setControl, fieldError } from './page-helpers.mjs';
+import { native, open, setControl, fieldError, errors, watch } from './page-helpers.mjs';
 
 /** web/widgets/base.js formatNumber, for comparing page text with native numbers. */
 function formatNumber(value, digits = 3) {
@@ -35,7 +35,7 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
   assert.equal(await out('cost'), `$${(expected.cost_dollars / 1e6).toPrecision(3)} M`);
   assert.equal(await out('flops'), formatNumber(expected.six_nd));
   await screenshot(widget, 'compute-desktop');
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });
 
 test('compute: a preset model shows 6ND beside the exact matmul count from the native flops method', async (t) => {
@@ -56,7 +56,7 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   assert.ok((await widget.locator('[data-out="exact"]').textContent()).startsWith(formatNumber(flops.model_flops)));
   assert.ok(flops.model_flops > flops.six_nd, 'at 8k context the exact count exceeds 6ND (attention scores)');
   assert.equal(await widget.locator('[data-out="components"] tbody tr').count(), flops.components.length);
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });
 
 test('compute: empty, negative, non-numeric and absurd inputs are rejected beside the field', async (t) => {
@@ -87,5 +87,5 @@ test('compute: empty, negative, non-numeric and absurd inputs are rejected besid
   const small = phone.locator('section#time tally-compute');
   await small.scrollIntoViewIfNeeded();
   await screenshot(small, 'compute-phone');
-  assert.deepEqual([...page.errors, ...phone.errors], []);
+  assert.deepEqual([...errors(page), ...errors(phone)], []);
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, screenshot, root, DESKTOP, PHONE } from './harness.mjs';
-import { native, open, setControl } from './page-helpers.mjs';
+import { native, open, setControl, errors, watch } from './page-helpers.mjs';
 
 test('the embed example has exactly one script and two widgets, and they work from their attributes', async (t) => {
   const source = readFileSync(path.join(root, 'web/embed-example.html'), 'utf8');
@@ -39,5 +39,5 @@ test('the embed example has exactly one script and two widgets, and they work fr
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling at 375 px (overflow ${overflow}px)`);
   await screenshot(phone, 'embed-phone', { fullPage: true });
-  assert.deepEqual([...page.errors, ...phone.errors], []);
+  assert.deepEqual([...errors(page), ...errors(phone)], []);
 });

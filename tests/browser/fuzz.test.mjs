@@ -4,13 +4,14 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
+import { errors, watch } from './page-helpers.mjs';
 
 const STEPS = 10000;
 
 test(`${STEPS.toLocaleString('en-US')} random control changes: no errors, bad numbers flagged, wasm heap flat`, async (t) => {
   const site = await startSite();
   t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const page = watch(await site.newPage(DESKTOP));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
 
@@ -67,5 +68,5 @@ test(`${STEPS.toLocaleString('en-US')} random control changes: no errors, bad nu
   // After the first 1,000 changes (warm-up: first use of each code path), the heap must not grow at all.
   assert.equal(report.heap.at(-1), report.heap[1], 'wasm heap did not grow');
   assert.ok(report.tops.at(-1) <= report.tops[1], `allocator top did not creep up (${report.tops[1]} -> ${report.tops.at(-1)})`);
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });

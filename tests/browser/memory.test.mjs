@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { native, open, setControl, fieldError, gb } from './page-helpers.mjs';
+import { native, open, setControl, fieldError, gb, errors, watch } from './page-helpers.mjs';
 
 const SETTINGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: '8', seq: '8192', mbs: '2',
   tp: '2', pp: '1', recompute: 'selective', zero: '1', flash: true };
@@ -42,7 +42,7 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
   assert.ok(formula.replace(/\s+/g, '').includes(cls.formula.replace(/[\s_]+/g, '')), `${formula} shows ${cls.formula}`);
 
   await screenshot(widget, 'memory-desktop');
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });
 
 test('memory budget: empty, negative, non-numeric and absurd values get a message beside the field', async (t) => {
@@ -75,7 +75,7 @@ test('memory budget: empty, negative, non-numeric and absurd values get a messag
   await setControl(widget, 'model', 'custom');
   await setControl(widget, 'config', '{"model_type": "llama", "hidden_size": ');
   assert.match(await fieldError(widget, 'config'), /.+/);
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });
 
 test('memory budget: a pasted Hugging Face config.json gives the same budget as the native engine', async (t) => {
@@ -94,7 +94,7 @@ test('memory budget: a pasted Hugging Face config.json gives the same budget as 
   const expected = native('memory_budget', { ...(await widget.evaluate((el) => el.budgetArgs)) });
   assert.deepEqual(shown, expected);
   assert.equal(shown.params_total, native('params', { model: 'mistral-7b' }).total, 'the pasted config counts like the preset');
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });
 
 test('memory budget: settings round-trip through the URL and hostile URL values are ignored with a notice', async (t) => {
@@ -131,7 +131,7 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   assert.equal(await w.locator('script').count(), 0);
   assert.notEqual(await w.locator('[data-out="verdict"]').textContent(), '—', 'the widget still works on its defaults');
   assert.equal(dialogs, 0);
-  assert.deepEqual([...page.errors, ...again.errors, ...bad.errors], []);
+  assert.deepEqual([...errors(page), ...errors(again), ...errors(bad)], []);
 });
 
 test('memory budget: exports a Markdown table, JSON, an SVG and a PNG; phone layout screenshot', async (t) => {
@@ -140,8 +140,8 @@ test('memory budget: exports a Markdown table, JSON, an SVG and a PNG; phone lay
   const context = await site.browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.url });
   const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const pageErrs = [];
+  page.on('pageerror', (e) => pageErrs.push(e.message));
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   const budget = await widget.evaluate((el) => el.budget);
@@ -170,7 +170,7 @@ test('memory budget: exports a Markdown table, JSON, an SVG and a PNG; phone lay
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling on a 375 px phone (overflow ${overflow}px)`);
   await screenshot(small, 'memory-phone');
-  assert.deepEqual([...errors, ...phone.errors], []);
+  assert.deepEqual([...pageErrs, ...errors(phone)], []);
 });
 
 async function streamBuffer(stream) {

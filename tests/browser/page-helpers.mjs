@@ -9,8 +9,27 @@ export function native(method, args) {
   return envelope.result;
 }
 
+/** Files a page may look for and do without (the roofline widget's optional GPU measurements). */
+const OPTIONAL_FILES = new Set(['/gpu-report.json']);
+
+/** Records the paths that answered 404, so errors() can tell an optional file from a broken link. */
+export function watch(page) {
+  if (page.missing) return page;
+  page.missing = [];
+  page.on('response', (r) => { if (r.status() === 404) page.missing.push(new URL(r.url()).pathname); });
+  return page;
+}
+
+/** The page's console errors and exceptions, less the 404s of optional files. */
+export function errors(page) {
+  const optional404s = (page.missing ?? []).filter((p) => OPTIONAL_FILES.has(p)).length;
+  let skip = optional404s;
+  return page.errors.filter((e) => !(skip > 0 && /Failed to load resource: .*404/.test(e) && skip--));
+}
+
 /** Opens `path` on the site and waits until every widget on it has built its DOM. */
 export async function open(site, page, path = '/') {
+  watch(page);
   await page.goto(new URL(path, site.url).href);
   await page.waitForFunction(() => {
     const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')];

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startSite, screenshot, siteDir, DESKTOP, PHONE } from './harness.mjs';
-import { native } from './page-helpers.mjs';
+import { native, errors, watch } from './page-helpers.mjs';
 
 test('the built page has its math typeset by KaTeX at build time and no TeX left for a script', () => {
   const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
@@ -22,7 +22,7 @@ test('the built page has its math typeset by KaTeX at build time and no TeX left
 test('every inline number on the page is the engine\'s, and the page is interactive within 1.5 s', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const page = watch(await site.newPage(DESKTOP));
   const fetched = new Map();
   page.on('response', (r) => { const u = new URL(r.url()); if (/\.(js|wasm)$/.test(u.pathname)) fetched.set(u.pathname, (fetched.get(u.pathname) ?? 0) + 1); });
 
@@ -30,7 +30,7 @@ test('every inline number on the page is the engine\'s, and the page is interact
   // (performance.now() when every widget is wired to the engine).
   const times = [];
   for (let i = 0; i < 3; i++) {
-    const p = i === 0 ? page : await site.newPage(DESKTOP);
+    const p = i === 0 ? page : watch(await site.newPage(DESKTOP));
     await p.goto(site.url);
     await p.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 15000 });
     times.push(Number(await p.evaluate(() => document.documentElement.dataset.readyMs)));
@@ -79,7 +79,7 @@ test('every inline number on the page is the engine\'s, and the page is interact
   await page.locator('section#memory').scrollIntoViewIfNeeded();
   await screenshot(page, 'page-desktop-memory');
 
-  const phone = await site.newPage(PHONE);
+  const phone = watch(await site.newPage(PHONE));
   await phone.goto(site.url);
   await phone.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -87,13 +87,13 @@ test('every inline number on the page is the engine\'s, and the page is interact
   await screenshot(phone, 'page-phone');
   await phone.locator('section#errata').scrollIntoViewIfNeeded();
   await screenshot(phone, 'page-phone-errata');
-  assert.deepEqual([...page.errors, ...phone.errors], []);
+  assert.deepEqual([...errors(page), ...errors(phone)], []);
 });
 
 test('every control on the page has an accessible label', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const page = watch(await site.newPage(DESKTOP));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   const unlabelled = await page.evaluate(() => {
@@ -115,5 +115,5 @@ test('every control on the page has an accessible label', async (t) => {
   await page.waitForFunction(() => true);
   const after = await widget.evaluate((el) => el.budget?.params_total);
   assert.notEqual(after, before, 'changing the model from the keyboard updates the budget');
-  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errors(page), []);
 });

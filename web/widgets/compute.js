@@ -106,7 +106,7 @@ class TallyCompute extends TallyWidget {
           <div class="result"><div class="label">Cost</div><div class="value" data-out="cost">—</div></div>
           <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
         </div>
-        <svg class="chart" data-out="chart" viewBox="0 0 640 92" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
+        <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
         <details data-out="components"><summary>Where the FLOPs go, per token (forward pass)</summary>
           <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
           <p class="status" data-out="notes"></p>
@@ -223,7 +223,7 @@ class TallyCompute extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
     const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), left = 16, right = 16, y = 40;
-    svg.setAttribute('viewBox', `0 0 ${W} 92`);
+    svg.setAttribute('viewBox', `0 0 ${W} 112`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
     const hi = Math.ceil(Math.log10(Math.max(...values))) + 1;
@@ -242,7 +242,7 @@ class TallyCompute extends TallyWidget {
       ${ticks.map((e) => `<text x="${x(10 ** e).toFixed(1)}" y="${y + 48}" text-anchor="middle">${label(e)}</text>`).join('')}
       ${chin ? marker(chin, 'chin', 'Chinchilla-optimal', false) : ''}
       ${marker(tokens, 'you', `your run${ratio ? `: ${formatNumber(ratio, 3)} tokens/param` : ''}`, true)}
-      <text x="${W - right}" y="${y + 48}" text-anchor="end" class="axis-label"></text>`;
+      <text x="${left}" y="${y + 66}" text-anchor="start">training tokens D (log scale)</text>`;
   }
 
   renderComponents(flops) {

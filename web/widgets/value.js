@@ -15,6 +15,8 @@ export const FORMATS = {
   int: (v) => Math.round(v).toLocaleString('en-US'),
   num: (v) => formatNumber(v),
   sci: (v) => formatNumber(v, 3),
+  // Up to 8 significant digits, for values that are exact in binary (65504, 0.015625).
+  exact: (v) => (Math.abs(v) >= 1e-3 && Math.abs(v) < 1e7 ? Number(v.toPrecision(8)).toLocaleString('en-US', { maximumFractionDigits: 10 }) : formatNumber(v, 4)),
   gb: (v) => formatBytes(v),
   gib: (v) => `${Number((v / GiB).toPrecision(3)).toLocaleString('en-US')} GiB`,
   mib: (v) => `${Number((v / MiB).toPrecision(6)).toLocaleString('en-US')} MiB`,
