@@ -55,13 +55,13 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     t.push_back({"layers.*.attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
-    t.push_back({"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows});
-    t.push_back({"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows});
-    t.push_back({"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows});
+    t.push_back({"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+    t.push_back({"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+    t.push_back({"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
     if (c.qkv_bias) {
-        t.push_back({"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows});
-        t.push_back({"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows});
-        t.push_back({"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows});
+        t.push_back({"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back({"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back({"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
     }
     t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.q_dim(), true, false, TpSplit::Cols});
     if (c.attn_out_bias)
@@ -142,7 +142,10 @@ namespace {
 u64 shard_count(const Tensor& t, u64 tp) {
     const u64 rows = static_cast<u64>(t.rows), cols = static_cast<u64>(t.cols);
     switch (t.split) {
-        case TpSplit::Rows: return mul(ceil_div(rows, tp), cols);
+        case TpSplit::Rows: {
+            const u64 unit = static_cast<u64>(t.split_unit);
+            return mul(mul(ceil_div(rows / unit, tp), unit), cols);
+        }
         case TpSplit::Cols: return mul(rows, ceil_div(cols, tp));
         case TpSplit::Replicated: return mul(rows, cols);
     }
@@ -188,7 +191,7 @@ u64 shard_params(const ModelConfig& c, const ShardSpec& spec) {
 u64 shard_factored_state(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) {
         u64 rows = static_cast<u64>(t.rows), cols = static_cast<u64>(t.cols);
-        if (t.split == TpSplit::Rows) rows = ceil_div(rows, tp);
+        if (t.split == TpSplit::Rows) rows = ceil_div(rows / static_cast<u64>(t.split_unit), tp) * static_cast<u64>(t.split_unit);
         if (t.split == TpSplit::Cols) cols = ceil_div(cols, tp);
         if (rows == 1 || cols == 1) return mul(rows, cols);  // vectors keep a full second moment
         return add(rows, cols);                               // row and column statistics

@@ -117,3 +117,11 @@ TEST_CASE("parameter counts that overflow 64 bits are an error, not a wrap") {
     c.ffn_hidden_size = tally::kMaxFfn;    // 3 · 1e7 · 1e8 · 1e5 = 3e20 > 2^64
     CHECK(error_field([&] { count_params(c); }) == "params");
 }
+
+TEST_CASE("with tp above the KV heads each GPU keeps a whole KV head (Llama-2-70B, 8 KV heads, tp 16)") {
+    // Megatron-LM replicates KV heads when tp > n_kv rather than cutting a head in two.
+    const auto c = preset("llama-2-70b");
+    const std::uint64_t h = 8192, d = 128, f = 28672;
+    const std::uint64_t per_layer = h * (64 / 16) * d + 2 * h * 1 * d + (64 / 16) * d * h + 3 * h * f / 16 + 2 * h;
+    CHECK(tally::shard_params(c, {16, 1, false, false, false}) == per_layer);
+}

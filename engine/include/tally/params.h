@@ -28,6 +28,9 @@ struct Tensor {
     bool per_layer = false;
     bool expert = false;  // one routed expert's tensor: repeated num_experts times per layer
     TpSplit split = TpSplit::Replicated;
+    // Rows per indivisible unit of the split: head_dim for Q, K, V (a head is never cut in two; when
+    // tp exceeds the KV heads, each GPU holds a whole KV head, replicated as in Megatron-LM).
+    std::int64_t split_unit = 1;
     std::uint64_t count() const;  // rows * cols (per instance)
 };
 
