@@ -14,6 +14,8 @@ Run:
   ./memory_budget --model gpt2-medium --recipes bf16_mixed_adamw,fp32_adamw
   ./memory_budget --json out.json
   ./memory_budget --quick                      gpt2-small, the first two recipes (what ctest runs)
+Then, except in --quick, the other side of "will it fit?": the smallest model preset the engine says
+exceeds the free memory is allocated buffer by buffer, and cudaMalloc must refuse it.
   ./memory_budget --self-test                  host only: engine predictions and the verdict rule
 Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 */
@@ -70,6 +72,21 @@ static std::string pick_model(const std::vector<std::string>& recipes, uint64_t 
     return best;
 }
 
+// The smallest model preset whose static bytes under `recipe` exceed `bytes`: the first one the
+// engine says cannot fit ("" if every preset fits).
+static std::string pick_smallest_over(const std::string& recipe, uint64_t bytes, uint64_t* its_bytes) {
+    std::string best;
+    uint64_t best_bytes = 0;
+    for (const std::string& id : tally_cuda::model_preset_ids()) {
+        tally_cuda::BudgetPrediction pred = tally_cuda::predict_budget({id, recipe});
+        if (!pred.ok) continue;
+        uint64_t b = expected_allocated(pred.buffers);
+        if (b > bytes && (best.empty() || b < best_bytes)) best = id, best_bytes = b;
+    }
+    if (its_bytes) *its_bytes = best_bytes;
+    return best;
+}
+
 static std::vector<std::string> split_csv(const char* s) {
     std::vector<std::string> out;
     std::string cur;
@@ -97,8 +114,16 @@ struct Row {
     bool ok = false;
 };
 
+// The other side of "will it fit?": a model the engine says exceeds free memory must be refused.
+struct Overflow {
+    bool ran = false;
+    std::string note, model, recipe, refused_at;
+    uint64_t predicted = 0, free_bytes = 0;
+    bool refused = false, ok = false;
+};
+
 static std::string report_json(const std::string& gpu_name, uint64_t total, uint64_t free0, const std::string& model,
-                               const std::vector<Row>& rows, bool all_ok) {
+                               const std::vector<Row>& rows, const Overflow& over, bool all_ok) {
     std::string j = "{\n  \"schema\": \"tally.gpu-memory/1\",\n  \"program\": \"memory_budget\",\n";
     j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + ", \"memory_bytes\": " + json_int((long long)total) +
          ", \"free_bytes_at_start\": " + json_int((long long)free0) + "},\n";
@@ -124,7 +149,15 @@ static std::string report_json(const std::string& gpu_name, uint64_t total, uint
                  ", \"match\": " + json_bool(r.ok);
         j += std::string("}") + (i + 1 < rows.size() ? ",\n" : "\n");
     }
-    j += "  ]\n}\n";
+    j += "  ],\n  \"does_not_fit\": {\"ran\": " + json_bool(over.ran);
+    if (!over.note.empty()) j += ", \"note\": " + json_str(over.note);
+    if (over.ran)
+        j += ", \"model\": " + json_str(over.model) + ", \"recipe\": " + json_str(over.recipe) +
+             ", \"expected_allocated_bytes\": " + json_int((long long)over.predicted) +
+             ", \"free_bytes\": " + json_int((long long)over.free_bytes) + ", \"refused\": " + json_bool(over.refused) +
+             ", \"refused_at\": " + (over.refused ? json_str(over.refused_at) : std::string("null")) +
+             ", \"match\": " + json_bool(over.ok);
+    j += "}\n}\n";
     return j;
 }
 
@@ -164,6 +197,12 @@ static int self_test() {
     t.expect(!bad.ok && !bad.error.empty(), "an unknown model gives the engine's error, not a budget");
     std::vector<std::string> recipes = tally_cuda::recipe_ids();
     t.expect(recipes.size() >= 3, "the engine lists at least three recipes");
+    // Llama-2-7B has 6,738,415,616 parameters (Touvron et al. 2023; issue 3): 16 B/param is 107.8 GB,
+    // the smallest preset above 80 GB (GPT-2 XL, 1.56e9 params, is 25 GB; Mistral 7B is 7.24e9 params)
+    uint64_t over_bytes = 0;
+    std::string over = pick_smallest_over("bf16_mixed_adamw", 80ull * 1000 * 1000 * 1000, &over_bytes);
+    t.expect(over == "llama-2-7b" && over_bytes >= 16 * 6738415616ull && over_bytes < 16 * 6738415616ull + (16ull << 20),
+             ("the smallest preset that does not fit 80 GB under 16 B/param is llama-2-7b (got " + over + ")").c_str());
     std::string pick = pick_model(recipes, 80ull * 1000 * 1000 * 1000);
     t.expect(!pick.empty(), ("a model preset fits an 80 GB budget under every recipe (picked " + pick + ")").c_str());
     // the report is valid JSON (a synthetic row: the writer is checked, not a measurement)
@@ -173,7 +212,10 @@ static int self_test() {
         rows[0].expected = expected_allocated(p.buffers), rows[0].measured = rows[0].expected + (4ull << 20);
         rows[0].ok = within(rows[0].measured, rows[0].expected);
         rows[1].recipe = "x", rows[1].note = "engine: \"x\" is not a recipe";
-        std::string j = report_json("Test GPU", 85000000000ull, 80000000000ull, "gpt2-small", rows, true), err;
+        Overflow over;
+        over.ran = true, over.model = "llama-2-7b", over.recipe = "bf16_mixed_adamw", over.refused = true;
+        over.refused_at = "optimizer_states", over.ok = true, over.predicted = 107814649856ull;
+        std::string j = report_json("Test GPU", 85000000000ull, 80000000000ull, "gpt2-small", rows, over, true), err;
         using tally_cuda::json_at;
         t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-memory/1\"", ("report parses as JSON " + err).c_str());
         t.expect(json_at(j, "/recipes/0/predicted_static_bytes") == "1991036928" &&
@@ -182,6 +224,8 @@ static int self_test() {
         t.expect(json_at(j, "/recipes/0/match") == "true", "4 MiB over the rounded prediction matches");
         t.expect(json_at(j, "/recipes/1/ran") == "false" && json_at(j, "/recipes/1/measured_bytes").empty(),
                  "a recipe that did not run has no measurement");
+        t.expect(json_at(j, "/does_not_fit/refused_at") == "\"optimizer_states\"" && json_at(j, "/does_not_fit/match") == "true",
+                 "the does-not-fit result names the buffer cudaMalloc refused");
     }
     return t.finish("memory_budget");
 }
@@ -266,10 +310,49 @@ int main(int argc, char** argv) {
         std::printf("    (activations, not allocated: %" PRIu64 " bytes predicted)\n", row.pred.activation_bytes);
         rows.push_back(row);
     }
+    // does-not-fit: the smallest preset the engine says exceeds free memory must be refused by cudaMalloc
+    // (skipped in --quick: it briefly takes nearly all device memory)
+    Overflow over;
+    over.recipe = std::find(recipes.begin(), recipes.end(), "bf16_mixed_adamw") != recipes.end() ? "bf16_mixed_adamw"
+                  : recipes.empty()                                                             ? ""
+                                                                                                : recipes[0];
+    size_t free_now = 0;
+    cudaCheck(cudaMemGetInfo(&free_now, &total));
+    over.free_bytes = free_now;
+    over.model = args.has("--quick") || over.recipe.empty() ? "" : pick_smallest_over(over.recipe, free_now, &over.predicted);
+    if (args.has("--quick")) {
+        over.note = "skipped in --quick";
+    } else if (over.model.empty()) {
+        over.note = "no model preset exceeds the free memory";
+    } else {
+        tally_cuda::BudgetPrediction pred = tally_cuda::predict_budget({over.model, over.recipe});
+        std::vector<void*> ptrs;
+        for (const auto& b : pred.buffers) {
+            void* p = nullptr;
+            cudaError_t err = cudaMalloc(&p, b.bytes);
+            if (err != cudaSuccess) {
+                (void)cudaGetLastError();  // an out-of-memory error is not sticky: clear it and go on
+                over.refused = true;
+                over.refused_at = b.name;
+                break;
+            }
+            ptrs.push_back(p);
+        }
+        for (void* p : ptrs) cudaCheck(cudaFree(p));
+        over.ran = true;
+        over.ok = over.refused;
+        all_ok = all_ok && over.ok;
+        std::printf("\ndoes not fit: %s under %s needs %" PRIu64 " bytes, %zu free: cudaMalloc %s  %s\n",
+                    over.model.c_str(), over.recipe.c_str(), over.predicted, free_now,
+                    over.refused ? ("refused at " + over.refused_at).c_str() : "accepted every buffer",
+                    over.ok ? "ok" : "MISMATCH");
+    }
+    if (!over.note.empty()) std::printf("\ndoes not fit: %s\n", over.note.c_str());
+
     std::printf("\n%s\n", all_ok ? "All results match" : "SOME BUDGETS DO NOT MATCH");
 
     if (const char* path = args.value("--json")) {
-        std::string j = report_json(dev.prop.name, total, free0, model, rows, all_ok);
+        std::string j = report_json(dev.prop.name, total, free0, model, rows, over, all_ok);
         if (!write_text_file(path, j)) return 1;
         std::printf("wrote %s\n", path);
     }
