@@ -222,7 +222,19 @@ class TallyCompute extends TallyWidget {
   drawChart(tokens, chin, ratio) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), left = 16, right = 16, y = 40;
+    if (!this.chartWidth) {
+      this.chartWidth = Math.round(svg.getBoundingClientRect().width) || 640;
+      // Track the width instead of reading layout on every change (that would force a page layout each time).
+      if (typeof ResizeObserver === 'function') {
+        new ResizeObserver((entries) => {
+          const now = Math.round(entries[0].contentRect.width);
+          if (!now || Math.abs(now - this.chartWidth) < 2) return;
+          this.chartWidth = now;
+          requestAnimationFrame(() => this.update());
+        }).observe(svg);
+      }
+    }
+    const W = Math.max(300, this.chartWidth), left = 16, right = 16, y = 40;
     svg.setAttribute('viewBox', `0 0 ${W} 112`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;

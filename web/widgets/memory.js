@@ -322,7 +322,10 @@ class TallyMemoryBudget extends TallyWidget {
   drawChart(rows, total, capacity, gpuName) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 640), left = 10, right = 20, barY = 34, barH = 38;
+    // The width is measured once and then tracked by a ResizeObserver: reading layout on every change would
+    // force a layout of the whole page per keystroke.
+    this.chartWidth ??= Math.round(svg.getBoundingClientRect().width) || 640;
+    const W = Math.max(300, this.chartWidth), left = 10, right = 20, barY = 34, barH = 38;
     svg.setAttribute('viewBox', `0 0 ${W} 130`);
     this.observeWidth(svg);
     const max = Math.max(total, capacity) * 1.08;
@@ -351,12 +354,11 @@ class TallyMemoryBudget extends TallyWidget {
   /** Redraws the chart when its width changes (rotation, window resize). */
   observeWidth(svg) {
     if (this.resizer || typeof ResizeObserver !== 'function') return;
-    let width = svg.getBoundingClientRect().width;
-    this.resizer = new ResizeObserver(() => {
-      const now = svg.getBoundingClientRect().width;
-      if (Math.abs(now - width) < 2 || !this.budget) return;
-      width = now;
-      requestAnimationFrame(() => this.budget && this.render());
+    this.resizer = new ResizeObserver((entries) => {
+      const now = Math.round(entries[0].contentRect.width);
+      if (!now || Math.abs(now - this.chartWidth) < 2) return;
+      this.chartWidth = now;
+      if (this.budget) requestAnimationFrame(() => this.budget && this.render());
     });
     this.resizer.observe(svg);
   }
