@@ -73,10 +73,6 @@ constexpr Option kKvOptions[] = {
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"},
 };
 
-constexpr Option kPresetsOptions[] = {
-    {"--kind", "kind", Kind::String, "models | hardware | recipes (default: all)"},
-};
-
 // --config FILE -> "model" (tally object) or "hf_config" (text, so malformed JSON reports its position).
 void load_config_file(json& args) {
     auto it = args.find("config_path");
@@ -266,8 +262,6 @@ void print_presets(std::ostream& out, const json& r) {
     print_table(out, rows);
 }
 
-void print_presets_json_kind(std::ostream&, const json&) {}
-
 void fit_mode(json& args) {
     if (!args.contains("mode")) args["mode"] = (args.contains("model") || args.contains("hf_config")) ? "min_gpus" : "largest_model";
 }
@@ -314,9 +308,8 @@ int cmd_kv_cache(int argc, char** argv) {
 }
 
 int cmd_presets(int argc, char** argv) {
-    (void)print_presets_json_kind;
     return run(argc, argv, "presets", "presets", "usage: tally presets [--json]\nModel and hardware presets and recipes.",
-               std::span<const Option>(kPresetsOptions, 0), print_presets);
+               std::span<const Option>(), print_presets);
 }
 
 }  // namespace tally::cli

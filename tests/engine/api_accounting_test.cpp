@@ -113,4 +113,24 @@ TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit 
     CHECK(run_cli("flops --model nope").first == 2);
     CHECK(run_cli("params --config /nonexistent/config.json").first == 2);
     CHECK(run_cli("memory --model llama-2-7b --bogus 1").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --seq inf").first == 2);
+}
+
+TEST_CASE("the CLI reads a Hugging Face config.json or a tally config from --config") {
+    const std::string dir = std::string(TALLY_SOURCE_DIR) + "/engine/fuzz/corpus/";
+    auto [status, out] = run_cli("params --config " + dir + "gpt2.json --json");
+    REQUIRE(status == 0);
+    CHECK(json::parse(out)["total"] == 124'439'808);
+    auto [status2, out2] = run_cli("params --config " + dir + "tally_config.json --json");
+    REQUIRE(status2 == 0);
+    CHECK(json::parse(out2)["total"] == 46'702'792'704ull);  // the Mixtral shape
+}
+
+TEST_CASE("non-finite and fractional numbers given as strings are rejected with the field") {
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"seq", "nan"}})["field"] == "seq");
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"gpus", "inf"}})["field"] == "gpus");
+    CHECK(error("flops", {{"model", "llama-2-7b"}, {"tokens", -5}})["field"] == "tokens");
+    CHECK(error("kv_cache", {{"model", "llama-2-7b"}, {"context", 0}})["field"] == "context");
+    CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"hardware", "a100-80gb"}, {"dtype", "fp8"},
+                                  {"gpus", 8}, {"mfu", 0.4}})["field"] == "dtype");
 }
