@@ -132,7 +132,7 @@ __host__ __device__ inline uint32_t engine_convert(int c, float x) {
 // Which path the intrinsic takes in the device binary that runs (mirrors the #if conditions of
 // cuda_bf16.hpp, cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp in CUDA 13):
 //   1 = a hardware conversion instruction, 0 = the header's software emulation, -1 = not available
-//   on this architecture at all (tf32 before sm_80).
+//   on this architecture at all (tf32 before sm_80), 2 = unknown (CUDA headers other than 13.x).
 __device__ inline int device_path_is_hardware(int c) {
 #if defined(__CUDA_ARCH__)
     if (c == kTf32Rna && __CUDA_ARCH__ < 800) return -1;
@@ -152,7 +152,12 @@ __device__ inline int device_path_is_hardware(int c) {
         case kE8m0RzSat:
         case kE8m0RzNoSat:
         case kE8m0RpSat:
-        case kE8m0RpNoSat: return __CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_FOR_SHORTTYPESCVT__;  // sm_100f/103f/110f/120f
+        case kE8m0RpNoSat:
+#if defined(__CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_FOR_SHORTTYPESCVT__)
+            return __CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_FOR_SHORTTYPESCVT__;  // sm_100/103/110/120 a/f targets
+#else
+            return 2;  // headers older than CUDA 13 decide differently: path unknown
+#endif
         default: return 0;                           // fp6/fp4 toward zero: emulated everywhere
     }
 #else
@@ -276,6 +281,10 @@ static void run_device(CheckCounts* d_out, uint64_t count, uint64_t stride, bool
 // ----------------------------------------------------------------------------
 // the report (schema tally.gpu-conversions/1)
 
+inline const char* path_name(int path) {
+    return path == 1 ? "hardware" : path == 0 ? "emulated" : path < 0 ? "not_supported" : "unknown";
+}
+
 static std::string report_json(const std::string& gpu_name, const std::string& compute_capability, uint64_t count,
                                uint64_t stride, double seconds, bool all_ok, const CheckCounts* counts,
                                const int* path) {
@@ -289,7 +298,7 @@ static std::string report_json(const std::string& gpu_name, const std::string& c
         CheckInfo ci = check_info(c);
         j += "    {\"check\": " + json_str(ci.name) + ", \"intrinsic\": " + json_str(ci.intrinsic) +
              ", \"format\": " + json_str(fp::format_info(ci.format).name) +
-             ", \"path\": " + json_str(path[c] > 0 ? "hardware" : path[c] == 0 ? "emulated" : "not_supported") +
+             ", \"path\": " + json_str(path_name(path[c])) +
              ", \"checked\": " + json_int((long long)r.checked) +
              ", \"mismatches\": " + json_int((long long)r.mismatches) +
              ", \"nan_only\": " + json_int((long long)r.nan_only) + ", \"first\": [";
@@ -474,7 +483,7 @@ int main(int argc, char** argv) {
         }
         bool ok = r.mismatches == 0 && r.checked == count;
         all_ok = all_ok && ok;
-        std::printf("%-18s %-9s %14llu %12llu %10llu  %s\n", check_info(c).name, path[c] ? "hardware" : "emulated",
+        std::printf("%-18s %-9s %14llu %12llu %10llu  %s\n", check_info(c).name, path_name(path[c]),
                     r.checked, r.mismatches, r.nan_only, ok ? "ok" : "MISMATCH");
         for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep && k < 5; k++)
             std::printf("    input 0x%08x (%.9g): nvidia 0x%x, engine 0x%x\n", r.input[k], fp::bits_float(r.input[k]),
