@@ -117,3 +117,39 @@ test('every control on the page has an accessible label', async (t) => {
   assert.notEqual(after, before, 'changing the model from the keyboard updates the budget');
   assert.deepEqual(errors(page), []);
 });
+
+test('text passes WCAG AA contrast (4.5:1) in light and dark mode, in the page and inside the widgets', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  for (const scheme of ['light', 'dark']) {
+    const page = watch(await site.newPage(DESKTOP));
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(site.url);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    const failures = await page.evaluate(() => {
+      const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null; const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number); return { r, g, b, a }; };
+      const lum = ({ r, g, b }) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const background = (el) => {
+        for (let node = el; node; node = node.parentElement ?? node.getRootNode()?.host) {
+          const bg = parse(getComputedStyle(node).backgroundColor);
+          if (bg && bg.a > 0.5) return bg;
+        }
+        return parse(getComputedStyle(document.body).backgroundColor);
+      };
+      const roots = [document, ...[...document.querySelectorAll('tally-memory-budget, tally-compute')].map((w) => w.shadowRoot)];
+      const bad = [];
+      for (const root of roots)
+        for (const el of root.querySelectorAll('p, li, label, figcaption, td, th, .label, .value, .status, .verdict, .error, .notice, button, select, input, summary, tally-value')) {
+          if (!el.textContent.trim() && el.tagName !== 'INPUT' && el.tagName !== 'SELECT') continue;
+          const fg = parse(getComputedStyle(el).color);
+          const bg = background(el);
+          const [l1, l2] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+          const ratio = (l1 + 0.05) / (l2 + 0.05);
+          if (ratio < 4.5) bad.push(`${root.host?.localName ?? 'page'} ${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+        }
+      return [...new Set(bad)].slice(0, 15);
+    });
+    assert.deepEqual(failures, [], `${scheme} mode`);
+  }
+});
