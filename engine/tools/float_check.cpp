@@ -300,6 +300,7 @@ void sweep(const std::vector<Conversion>& convs, bool full, unsigned threads, st
     results.assign(convs.size(), Result{});
     for (auto& r : results) r.chunk_hashes.assign(chunks, 0);
     std::atomic<uint64_t> next{0};
+    uint64_t done = 0;  // chunks finished (guarded by mu)
     std::mutex mu;
     auto worker = [&]() {
         std::vector<uint64_t> h(convs.size());
@@ -333,6 +334,10 @@ void sweep(const std::vector<Conversion>& convs, bool full, unsigned threads, st
                 results[k].chunk_hashes[c] = h[k];
                 results[k].mismatches += bad[k];
                 results[k].checked += end - begin;
+            }
+            // Progress on stderr in full mode (every 1/32 of the sweep).
+            if (full && ++done % (chunks / 32) == 0) {
+                std::fprintf(stderr, "  %3llu%% of the 2^32 sweep\n", (unsigned long long)(done * 100 / chunks));
             }
         }
     };
