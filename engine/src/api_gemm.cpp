@@ -230,6 +230,29 @@ json roofline(const json& args) {
     return out;
 }
 
+// A roofline from raw numbers (this machine's probes): {peak_flops_per_s, bandwidth_bytes_per_s,
+// intensity?: [FLOP/byte]} -> the ridge point and the bound at each intensity.
+json roofline_custom(const json& args) {
+    const double peak = require_positive("peak_flops_per_s", number_arg(args, "peak_flops_per_s"));
+    const double bandwidth = require_positive("bandwidth_bytes_per_s", number_arg(args, "bandwidth_bytes_per_s"));
+    json points = json::array();
+    if (args.contains("intensity")) {
+        const json& list = args.at("intensity");
+        if (!list.is_array() || list.size() > 4096)
+            throw InputError("intensity", "intensity must be an array of at most 4096 positive numbers");
+        for (const json& item : list) {
+            if (!item.is_number()) throw InputError("intensity", "intensity must be an array of positive numbers");
+            const double intensity = require_positive("intensity", item.get<double>());
+            const double bound = roofline::attainable(intensity, peak, bandwidth);
+            points.push_back({{"intensity", intensity},
+                              {"attainable_flops_per_s", bound},
+                              {"bound", intensity * bandwidth < peak ? "memory" : "compute"}});
+        }
+    }
+    return {{"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth},
+            {"ridge_flops_per_byte", peak / bandwidth}, {"points", points}};
+}
+
 constexpr Method kMethods[] = {
     {"gemm_kernels", gemm_kernels, "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA"},
     {"gemm_bench", gemm_bench,
@@ -242,6 +265,8 @@ constexpr Method kMethods[] = {
     {"roofline", roofline,
      "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},
     {"roofline_ops", roofline, "alias of roofline"},
+    {"roofline_custom", roofline_custom,
+     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)"},
 };
 
 }  // namespace

@@ -131,7 +131,19 @@ double now_s() {
 
 Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C,
                    int samples, int warmup, double min_sample_s) {
-    for (int w = 0; w < warmup; ++w) kernel.fn(m, n, k, A, B, C);
+    // Warm up: at least `warmup` calls, then keep going while calls still get faster (V8 swaps in its
+    // optimized tier only between calls, after a background compile that a busy machine delays), at
+    // most 40 calls or 2 s.
+    double previous = INFINITY;
+    const double warm_start = now_s();
+    for (int w = 0; w < 40; ++w) {
+        const double start = now_s();
+        kernel.fn(m, n, k, A, B, C);
+        const double elapsed = now_s() - start;
+        const bool faster = elapsed < 0.9 * previous;
+        previous = std::min(previous, elapsed);
+        if ((w + 1 >= warmup && !faster) || now_s() - warm_start > 2.0) break;
+    }
     // Calibrate: how many calls make one sample last at least min_sample_s.
     int calls = 1;
     for (;;) {

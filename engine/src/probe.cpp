@@ -31,8 +31,10 @@ PeakResult peak(int samples, double min_sample_s) {
     require_integer("samples", samples, 1, 50);
     require_in_left_open("min_sample_s", min_sample_s, 0.0009, 5.0);
     // Warm up (and let V8 tier the wasm loop up), then find an iteration count lasting min_sample_s.
+    // Many short calls first: V8 runs a wasm function in its baseline tier until a call starts after
+    // the optimizing compile finished (no on-stack replacement for wasm).
     long long iters = 1 << 12;
-    for (int w = 0; w < 3; ++w) g_sink = g_sink + gemm::impl::peak_loop(iters);
+    for (int w = 0; w < 20; ++w) g_sink = g_sink + gemm::impl::peak_loop(iters);
     for (;;) {
         const double start = gemm::now_s();
         g_sink = g_sink + gemm::impl::peak_loop(iters);

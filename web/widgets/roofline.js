@@ -1,0 +1,385 @@
+// <tally-roofline>: a log-log roofline of one or more hardware presets with the named operations of a
+// transformer placed by their arithmetic intensity, and "Measure my machine": the peak and bandwidth
+// probes and the GEMM ladder run in a Web Worker (web/widgets/roofline-worker.js) on the reader's own
+// CPU, drawn as this machine's roof and one point per kernel and size.
+//
+// Attributes: hardware="h100-sxm" (comma-separated ids for several roofs), dtype="bf16", seq="2048",
+//   sizes="128,256,512" (GEMM sizes measured; the naive kernel only up to 256), probe-mib="128"
+//   (bandwidth buffer, larger than the last-level cache), reps="5".
+// Optional: a file gpu-report.json at the site root (schema tally.gpu-measurement/1, written by
+// engine/cuda/gemm_roofline) adds GPU measurements as further points.
+// Every number comes from the engine (roofline, roofline_custom, probe_*, gemm_bench); this module
+// only places them on the chart.
+import { TallyWidget, TallyError, baseCss, escapeHtml, formatNumber, selectField, numberField, parseNumber, showError, clearErrors } from './base.js';
+
+const DTYPES = ['bf16', 'fp16', 'fp8', 'tf32', 'fp32'];
+const KERNELS = ['naive', 'ikj', 'blocked', 'packed', 'simd'];
+const NAIVE_MAX_N = 256;
+const W = 760, H = 460;
+const M = { left: 74, right: 18, top: 16, bottom: 52 };
+const X_DOMAIN = [-2, 4.5]; // log10 FLOP/byte: 0.01 .. ~31623
+
+const css = `
+.chart { width: 100%; height: auto; display: block; margin-top: 10px; background: var(--bg); border-radius: 6px; }
+.chart .roof { fill: none; stroke-width: 2.2; }
+.chart .roof.machine { stroke-dasharray: 7 4; }
+.chart .ridge { stroke-width: 1; stroke-dasharray: 2 3; }
+.chart .op { fill: var(--bg); stroke: var(--fg); stroke-width: 1.6; cursor: pointer; }
+.chart .op:hover, .chart .op:focus, .chart .kpt:hover, .chart .kpt:focus, .chart .gpu:hover, .chart .gpu:focus { stroke-width: 3; outline: none; }
+.chart .kpt { stroke: var(--bg); stroke-width: 1.2; cursor: pointer; }
+.chart .gpu { fill: var(--fg); stroke: var(--bg); cursor: pointer; }
+.chart .label { font-size: 11px; }
+.chart .axis-title { font-size: 13px; fill: var(--muted); }
+.c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
+.c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
+.k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; }
+@media (prefers-color-scheme: dark) {
+  .c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
+  .c3 { stroke: #56d4bc; fill: #56d4bc; } .c4 { stroke: #e3b341; fill: #e3b341; } .cm { stroke: #3fb950; fill: #3fb950; }
+  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; }
+}
+.chart text.c0, .chart text.c1, .chart text.c2, .chart text.c3, .chart text.c4, .chart text.cm { stroke: none; }
+fieldset.hw { border: 1px solid var(--border); border-radius: 6px; padding: 4px 8px; margin: 0; grid-column: 1 / -1; }
+fieldset.hw legend { font-size: 13px; color: var(--muted); }
+fieldset.hw label { display: inline-flex; gap: 4px; margin-right: 12px; font-size: 14px; align-items: center; }
+.readout { min-height: 2.8em; font-size: 14px; margin-top: 6px; }
+.readout b { font-weight: 600; }
+progress { width: 160px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; margin-top: 8px; }
+th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid var(--border); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { font-size: 12px; color: var(--muted); }
+.note { font-size: 13px; color: var(--muted); margin: 6px 0 0; }
+`;
+
+const log10 = Math.log10;
+const xScale = (intensity) => M.left + ((log10(intensity) - X_DOMAIN[0]) / (X_DOMAIN[1] - X_DOMAIN[0])) * (W - M.left - M.right);
+
+function siPrefix(value) {
+  const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
+  for (const [scale, suffix] of units) if (value >= scale) return `${Number((value / scale).toPrecision(3))} ${suffix}`;
+  return String(Number(value.toPrecision(3)));
+}
+
+class TallyRoofline extends TallyWidget {
+  mount() {
+    let presets = { hardware: [] };
+    try {
+      presets = this.engine.call('presets', {});
+    } catch {
+      // no presets: the widget still shows the measured machine
+    }
+    this.hardware = presets.hardware ?? [];
+    const wanted = (this.getAttribute('hardware') ?? 'h100-sxm').split(',').map((s) => s.trim()).filter(Boolean);
+    const dtype = DTYPES.includes(this.getAttribute('dtype')) ? this.getAttribute('dtype') : 'bf16';
+    this.machine = null; // {peak, bandwidth, peakResult, bwResult}
+    this.kernelRows = [];
+    this.gpuPoints = [];
+    this.worker = null;
+    const boxes = this.hardware.map((hw) => `<label><input type="checkbox" name="hw" value="${escapeHtml(hw.id)}"${wanted.includes(hw.id) ? ' checked' : ''}>${escapeHtml(hw.name)}</label>`).join('');
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget">
+        <div class="fields">
+          <fieldset class="hw"><legend>Hardware (roofs to draw; the first checked one places the operations)</legend>${boxes}</fieldset>
+          ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: DTYPES.map((d) => ({ value: d, label: d })), value: dtype })}
+          ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: this.getAttribute('seq') ?? '2048' })}
+        </div>
+        <div class="notice" role="alert"></div>
+        <svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
+        <div class="readout" aria-live="polite">Hover or focus a point to read its numbers.</div>
+        <div class="toolbar">
+          <button type="button" class="measure">Measure my machine</button>
+          <button type="button" class="cancel" hidden>Cancel</button>
+          <progress class="progress" max="1" value="0" hidden></progress>
+          <span class="status" aria-live="polite"></span>
+        </div>
+        <table class="measured" hidden><thead><tr><th>kernel</th><th>n</th><th class="num">GFLOP/s</th><th class="num">FLOP/byte</th><th class="num">of this machine's roof</th></tr></thead><tbody></tbody></table>
+        <p class="note">Measured in a Web Worker on one core of your CPU, in WebAssembly with 128-bit SIMD (no FMA in
+        wasm SIMD) and no threads: this page is not cross-origin isolated, so wasm threads are unavailable. Intensities
+        of the kernels are modelled (FLOPs over the bytes each must move beyond a 1 MiB cache under its blocking);
+        the operations' intensities assume each tensor moves once.</p>
+      </div>`;
+    const root = this.shadowRoot;
+    root.querySelectorAll('input[name="hw"], select[name="dtype"]').forEach((el) => el.addEventListener('change', () => this.update()));
+    root.querySelector('input[name="seq"]').addEventListener('input', () => this.update());
+    root.querySelector('.measure').addEventListener('click', () => this.measure());
+    root.querySelector('.cancel').addEventListener('click', () => this.cancel('cancelled'));
+    this.update();
+    this.loadGpuReport();
+  }
+
+  disconnectedCallback() {
+    this.cancel('');
+  }
+
+  /** Recomputes roofs and operation points from the engine and redraws. */
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    const dtype = root.querySelector('select[name="dtype"]').value;
+    const ids = [...root.querySelectorAll('input[name="hw"]:checked')].map((el) => el.value);
+    let seq;
+    try {
+      seq = parseNumber(root.querySelector('input[name="seq"]').value, 'seq', 'Sequence length');
+    } catch (error) {
+      if (error instanceof TallyError) { showError(root, error.field, error.message); return; }
+      throw error;
+    }
+    this.roofs = [];
+    this.ops = null;
+    try {
+      for (const id of ids) {
+        let r;
+        try {
+          r = this.engine.call('roofline', { hardware: id, dtype, seq });
+        } catch (error) {
+          if (error instanceof TallyError && error.field === 'dtype') continue; // chip lacks this dtype
+          throw error;
+        }
+        const ends = this.engine.call('roofline_custom', {
+          peak_flops_per_s: r.peak_flops_per_s, bandwidth_bytes_per_s: r.bandwidth_bytes_per_s,
+          intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+        });
+        this.roofs.push({ id, name: r.hardware.name, result: r, ends });
+        this.ops ??= r.ops;
+      }
+      this.ops ??= this.engine.call('roofline', { dtype, seq }).ops;
+    } catch (error) {
+      if (error instanceof TallyError) { showError(root, error.field, error.message); return; }
+      throw error;
+    }
+    if (ids.length && !this.roofs.length) root.querySelector('.notice').textContent = `None of the checked devices has a dense ${dtype} peak.`;
+    this.draw();
+  }
+
+  async loadGpuReport() {
+    try {
+      const response = await fetch(new URL('../gpu-report.json', import.meta.url));
+      if (!response.ok) return;
+      const report = await response.json();
+      const body = report.schema === 'tally.gpu-measurement/1' ? report : report?.programs?.gemm_roofline?.result;
+      if (!body || !Array.isArray(body.points)) return;
+      this.gpuPoints = body.points
+        .filter((p) => Number.isFinite(p.intensity_flop_per_byte) && p.intensity_flop_per_byte > 0 && Number.isFinite(p.flops_per_s) && p.flops_per_s > 0)
+        .map((p) => ({ ...p, label: body.label ?? 'GPU' }));
+      this.draw();
+    } catch {
+      // no report: nothing to add
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ measuring
+  plan() {
+    const sizes = (this.getAttribute('sizes') ?? '128,256,512').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    const mib = Number(this.getAttribute('probe-mib') ?? 128);
+    const reps = Number(this.getAttribute('reps') ?? 5);
+    const steps = [
+      { method: 'probe_peak', args: { samples: reps, min_sample_ms: 30 }, label: 'peak FLOP/s probe (independent multiply-add chains)' },
+      { method: 'probe_bandwidth', args: { mib, samples: reps }, label: `memory bandwidth probe (${mib} MiB stream)` },
+    ];
+    for (const n of sizes)
+      for (const kernel of KERNELS) {
+        if (kernel === 'naive' && n > NAIVE_MAX_N) continue;
+        steps.push({ method: 'gemm_bench', args: { n, kernel, reps, warmup: 3, min_sample_ms: 20 }, label: `GEMM ${kernel}, n = ${n}` });
+      }
+    return steps;
+  }
+
+  measure() {
+    if (this.worker) return;
+    const root = this.shadowRoot;
+    const plan = this.plan();
+    this.machine = null;
+    this.kernelRows = [];
+    this.draw();
+    const worker = new Worker(new URL('./roofline-worker.js', import.meta.url));
+    this.worker = worker;
+    const progress = root.querySelector('.progress');
+    const status = root.querySelector('.status');
+    progress.hidden = false;
+    progress.max = plan.length;
+    progress.value = 0;
+    root.querySelector('.cancel').hidden = false;
+    root.querySelector('.measure').disabled = true;
+    status.textContent = 'loading the engine in a worker…';
+    const partial = {};
+    worker.onmessage = (event) => {
+      const m = event.data;
+      if (m.type === 'ready') {
+        worker.postMessage({ type: 'run', plan });
+      } else if (m.type === 'progress') {
+        progress.value = m.step;
+        status.textContent = `${m.step + 1}/${m.total}: ${m.label}`;
+        this.dataset.running = m.label;
+      } else if (m.type === 'result') {
+        if (m.method === 'probe_peak') partial.peak = m.result;
+        if (m.method === 'probe_bandwidth') partial.bw = m.result;
+        if (partial.peak && partial.bw && !this.machine) this.setMachine(partial.peak, partial.bw);
+        if (m.method === 'gemm_bench') this.kernelRows.push(...m.result.rows);
+        this.draw();
+      } else if (m.type === 'done') {
+        progress.value = plan.length;
+        this.finish(`done: ${this.kernelRows.length} kernel measurements`);
+        this.dispatchEvent(new CustomEvent('measured', { detail: { machine: this.machine, rows: this.kernelRows } }));
+      } else if (m.type === 'error') {
+        this.finish(`stopped: ${m.message}`);
+      }
+    };
+    worker.onerror = (event) => this.finish(`the worker failed: ${event.message ?? 'unknown error'}`);
+  }
+
+  setMachine(peak, bw) {
+    const peakFlops = peak.gflops * 1e9;
+    const bandwidth = bw.read_gbs * 1e9;
+    const ends = this.engine.call('roofline_custom', {
+      peak_flops_per_s: peakFlops, bandwidth_bytes_per_s: bandwidth, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+    });
+    this.machine = { peak, bw, peakFlops, bandwidth, ends };
+  }
+
+  cancel(message) {
+    if (!this.worker) return;
+    this.worker.terminate();
+    this.finish(message);
+  }
+
+  finish(message) {
+    const root = this.shadowRoot;
+    this.worker?.terminate();
+    this.worker = null;
+    delete this.dataset.running;
+    root.querySelector('.cancel').hidden = true;
+    root.querySelector('.measure').disabled = false;
+    root.querySelector('.progress').hidden = true;
+    root.querySelector('.status').textContent = message;
+  }
+
+  // ------------------------------------------------------------------------------------ drawing
+  draw() {
+    const svg = this.shadowRoot.querySelector('svg.chart');
+    if (!svg) return;
+    const ys = [];
+    for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
+    for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
+    if (this.machine) ys.push(this.machine.peakFlops, this.machine.ends.points[0].attainable_flops_per_s);
+    for (const row of this.kernelRows) ys.push(row.gflops * 1e9);
+    for (const p of this.gpuPoints) ys.push(p.flops_per_s);
+    const finite = ys.filter((v) => Number.isFinite(v) && v > 0);
+    const lo = Math.floor(log10(Math.min(1e9, ...finite)) - 0.3);
+    const hi = Math.ceil(log10(Math.max(1e12, ...finite)) + 0.1);
+    const yScale = (v) => H - M.bottom - ((log10(v) - lo) / (hi - lo)) * (H - M.top - M.bottom);
+    const clampY = (v) => Math.max(10 ** lo, v);
+    const parts = [];
+    // grid and axes
+    for (let e = Math.ceil(X_DOMAIN[0]); e <= Math.floor(X_DOMAIN[1]); e += 1) {
+      const x = xScale(10 ** e);
+      parts.push(`<g class="grid"><line x1="${x}" x2="${x}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
+      parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
+    }
+    for (let e = lo; e <= hi; e += 1) {
+      const y = yScale(10 ** e);
+      parts.push(`<g class="grid"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/></g>`);
+      parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
+    }
+    parts.push(`<g class="axis"><line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/><line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
+    parts.push(`<text class="axis-title" x="${(M.left + W - M.right) / 2}" y="${H - 12}" text-anchor="middle">arithmetic intensity (FLOP per byte moved to/from memory, log scale)</text>`);
+    parts.push(`<text class="axis-title" transform="translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">attainable FLOP/s (log scale)</text>`);
+    // roofs
+    const roofPath = (ends, peak, ridge) => {
+      const [a, b] = ends.points;
+      return `M${xScale(a.intensity)},${yScale(clampY(a.attainable_flops_per_s))} L${xScale(ridge)},${yScale(peak)} L${xScale(b.intensity)},${yScale(b.attainable_flops_per_s)}`;
+    };
+    (this.roofs ?? []).forEach((roof, i) => {
+      const r = roof.result;
+      const c = `c${i % 5}`;
+      const rx = xScale(r.ridge_flops_per_byte);
+      parts.push(`<path class="roof ${c}" d="${roofPath(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte)}"/>`);
+      parts.push(`<line class="ridge ${c}" x1="${rx}" x2="${rx}" y1="${yScale(r.peak_flops_per_s)}" y2="${H - M.bottom}"/>`);
+      parts.push(`<text class="label ${c}" x="${rx - 6}" y="${yScale(r.peak_flops_per_s) - 8 - 13 * i}" text-anchor="end">${escapeHtml(roof.name)} ${r.dtype}: ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B</text>`);
+    });
+    if (this.machine) {
+      const m = this.machine;
+      const rx = xScale(m.ends.ridge_flops_per_byte);
+      parts.push(`<path class="roof machine cm" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
+      parts.push(`<line class="ridge cm" x1="${rx}" x2="${rx}" y1="${yScale(m.peakFlops)}" y2="${H - M.bottom}"/>`);
+      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) - 6}">this machine (1 core, wasm): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
+    }
+    // operations, on the first roof
+    const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
+    (this.ops ?? []).forEach((op, i) => {
+      const placed = opsOnRoof?.[i];
+      const y = placed ? yScale(clampY(placed.attainable_flops_per_s)) : yScale(10 ** lo) - 10;
+      const x = xScale(Math.min(Math.max(op.intensity, 10 ** X_DOMAIN[0]), 10 ** X_DOMAIN[1]));
+      parts.push(`<circle class="op" tabindex="0" data-kind="op" data-index="${i}" cx="${x}" cy="${y}" r="5"><title>${escapeHtml(op.name)}</title></circle>`);
+      const short = op.id.replace('attention-', 'attn ').replace('matmul-', 'mm ');
+      // labels hang below the roof, staggered so neighbouring points do not overprint
+      parts.push(`<text class="label" x="${x + 4}" y="${y + 16 + 12 * (i % 3)}">${escapeHtml(short)}</text>`);
+    });
+    // measured kernels
+    this.kernelRows.forEach((row, i) => {
+      const x = xScale(row.intensity);
+      const y = yScale(clampY(row.gflops * 1e9));
+      parts.push(`<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`);
+    });
+    const lastByKernel = new Map();
+    this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
+    for (const row of lastByKernel.values())
+      parts.push(`<text class="label" x="${xScale(row.intensity) + 7}" y="${yScale(clampY(row.gflops * 1e9)) + 4}">${escapeHtml(row.kernel)}</text>`);
+    // GPU report points
+    this.gpuPoints.forEach((p, i) => {
+      const x = xScale(p.intensity_flop_per_byte);
+      const y = yScale(p.flops_per_s);
+      parts.push(`<rect class="gpu" tabindex="0" data-kind="gpu" data-index="${i}" x="${x - 4.5}" y="${y - 4.5}" width="9" height="9" transform="rotate(45 ${x} ${y})"><title>${escapeHtml(p.kernel)}</title></rect>`);
+    });
+    svg.innerHTML = parts.join('');
+    for (const el of svg.querySelectorAll('[data-kind]')) {
+      const show = () => this.describe(el.dataset.kind, Number(el.dataset.index));
+      el.addEventListener('mouseenter', show);
+      el.addEventListener('focus', show);
+    }
+    this.renderTable();
+  }
+
+  describe(kind, index) {
+    const out = this.shadowRoot.querySelector('.readout');
+    if (kind === 'op') {
+      const op = this.ops[index];
+      const placed = this.roofs?.[0]?.result.ops[index];
+      const bound = placed
+        ? ` On ${escapeHtml(this.roofs[0].name)}: at most ${siPrefix(placed.attainable_flops_per_s)}FLOP/s (${escapeHtml(placed.bound)}-bound, ${(placed.fraction_of_peak * 100).toPrecision(3)}% of peak).`
+        : '';
+      out.innerHTML = `<b>${escapeHtml(op.name)}</b>: ${formatNumber(op.intensity)} FLOP/byte (${formatNumber(op.flops)} FLOPs over ${formatNumber(op.bytes)} bytes).${bound}<br><span class="status">${escapeHtml(op.model)}</span>`;
+    } else if (kind === 'kernel') {
+      const row = this.kernelRows[index];
+      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).`;
+    } else if (kind === 'gpu') {
+      const p = this.gpuPoints[index];
+      out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${p.n}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
+    }
+  }
+
+  renderTable() {
+    const table = this.shadowRoot.querySelector('table.measured');
+    if (!this.kernelRows.length && !this.machine) { table.hidden = true; return; }
+    table.hidden = false;
+    let bounds = [];
+    if (this.machine && this.kernelRows.length) {
+      bounds = this.engine.call('roofline_custom', {
+        peak_flops_per_s: this.machine.peakFlops, bandwidth_bytes_per_s: this.machine.bandwidth,
+        intensity: this.kernelRows.map((r) => r.intensity),
+      }).points;
+    }
+    const rows = [];
+    if (this.machine) {
+      rows.push(`<tr><td>peak probe (${escapeHtml(this.machine.peak.isa)}, ${this.machine.peak.lanes} lanes${this.machine.peak.fma ? ', FMA' : ', mul + add'})</td><td></td><td class="num">${formatNumber(this.machine.peak.gflops)}</td><td></td><td></td></tr>`);
+      rows.push(`<tr><td>bandwidth probe (read)</td><td></td><td class="num">${formatNumber(this.machine.bw.read_gbs)} GB/s</td><td></td><td></td></tr>`);
+    }
+    this.kernelRows.forEach((row, i) => {
+      const share = bounds[i] ? `${((row.gflops * 1e9) / bounds[i].attainable_flops_per_s * 100).toPrecision(3)}%` : '—';
+      rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${formatNumber(row.gflops)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
+    });
+    table.querySelector('tbody').innerHTML = rows.join('');
+  }
+}
+
+customElements.define('tally-roofline', TallyRoofline);
