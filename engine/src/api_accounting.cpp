@@ -452,7 +452,26 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                           format_number(static_cast<double>(dtype_bytes(st.precision.optimizer_state))) + " B";
             break;
     }
+    // The optimizer's state tensors one by one (Adam's m and v are the same size).
+    json parts = json::array();
+    switch (st.precision.optimizer) {
+        case Optimizer::AdamW:
+        case Optimizer::AdamW8bit:
+            parts.push_back({{"id", "m"}, {"name", "first moment m"}, {"bytes", m.bytes.optimizer_states / 2}});
+            parts.push_back({{"id", "v"}, {"name", "second moment v"}, {"bytes", m.bytes.optimizer_states / 2}});
+            break;
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion:
+            parts.push_back({{"id", "momentum"}, {"name", "momentum"}, {"bytes", m.bytes.optimizer_states}});
+            break;
+        case Optimizer::Adafactor:
+            parts.push_back({{"id", "v_factored"}, {"name", "factored second moment (row + column statistics)"},
+                             {"bytes", m.bytes.optimizer_states}});
+            break;
+        case Optimizer::Sgd: break;
+    }
     classes.push_back({{"id", "optimizer_states"},
+                       {"parts", parts},
                        {"name", "optimizer states"},
                        {"bytes", m.bytes.optimizer_states},
                        {"params", m.params_optimizer},

@@ -59,6 +59,11 @@ TEST_CASE("memory_budget reports per-GPU bytes as JSON integers that add up to t
     }
     for (const auto& t : r["activations"]["terms"]) CHECK(t["bytes"].is_number_unsigned());
     CHECK(r["bytes_per_param"]["total"] == 16);
+    // Adam's two moments are listed separately and are the same size.
+    const json& parts = r["classes"][3]["parts"];
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[0]["bytes"] == parts[1]["bytes"]);
+    CHECK(parts[0]["bytes"].get<std::uint64_t>() * 2 == b["optimizer_states"].get<std::uint64_t>());
 }
 
 TEST_CASE("params, flops and kv_cache accept a preset id, a config object or pasted config.json text") {
