@@ -47,7 +47,7 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   for (const [name, value] of [['model', 'llama-3-8b'], ['tokens', '15e12'], ['seq', '8192'], ['hardware', 'h100-sxm'], ['gpus', '512'], ['mfu', '0.4']])
     await setControl(widget, name, value);
   const flops = native('flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 });
-  const cost = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', model: 'llama-3-8b', hardware: 'h100-sxm', dtype: 'bf16' });
+  const cost = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm', dtype: 'bf16' });
   const shown = await widget.evaluate((el) => el.result);
   assert.deepEqual(shown.flops, flops);
   assert.deepEqual(shown.cost, cost);
@@ -56,6 +56,16 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   assert.ok((await widget.locator('[data-out="exact"]').textContent()).startsWith(formatNumber(flops.model_flops)));
   assert.ok(flops.model_flops > flops.six_nd, 'at 8k context the exact count exceeds 6ND (attention scores)');
   assert.equal(await widget.locator('[data-out="components"] tbody tr').count(), flops.components.length);
+
+  // Time from the exact count instead of 6ND: the engine's total is then the exact matmul FLOPs.
+  await setControl(widget, 'basis', 'exact');
+  const exact = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'exact', model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm', dtype: 'bf16' });
+  assert.deepEqual((await widget.evaluate((el) => el.result)).cost, exact);
+  assert.equal(exact.total_flops, flops.exact);
+  assert.equal(await widget.locator('[data-out="days-label"]').textContent(), 'Days (exact FLOPs)');
+  // Exact FLOPs need a model: with a raw parameter count the engine's refusal appears beside the control.
+  await setControl(widget, 'params', '70e9');
+  assert.match(await fieldError(widget, 'basis'), /.+/);
   assert.deepEqual(errors(page), []);
 });
 

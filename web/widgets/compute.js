@@ -21,8 +21,9 @@ const NUMBER_FIELDS = [
   { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { peak_flops_per_s: 'peak_tflops', dollars_per_gpu_hour: 'price', hardware: 'hardware' };
+const ARG_TO_FIELD = { peak_flops_per_s: 'peak_tflops', dollars_per_gpu_hour: 'price', hardware: 'hardware', flops_basis: 'basis' };
 const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla'];
+const BASES = [{ value: 'six_nd', label: '6ND' }, { value: 'exact', label: 'exact matmul FLOPs (needs a model)' }];
 
 const css = `
 .results .value.small { font-size: 15px; }
@@ -61,6 +62,7 @@ class TallyCompute extends TallyWidget {
       model: oneOf([...models.map((m) => m.id), CUSTOM]),
       hardware: oneOf([...hardware.map((h) => h.id), CUSTOM]),
       dtype: oneOf(DTYPES),
+      basis: oneOf(BASES.map((b) => b.value)),
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
     };
     const attr = (name, fallback) => {
@@ -73,6 +75,7 @@ class TallyCompute extends TallyWidget {
       model: attr('model', this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id),
       hardware: attr('hardware', this.hasAttribute('peak-tflops') || !hardware.length ? CUSTOM : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id),
       dtype: attr('dtype', 'bf16'),
+      basis: attr('basis', 'six_nd'),
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.attribute ?? f.name, f.fallback)])),
     };
     this.defaults = { ...start };
@@ -96,12 +99,13 @@ class TallyCompute extends TallyWidget {
           ${field('gpus')}
           ${field('mfu')}
           ${field('price')}
+          ${selectField({ name: 'basis', label: 'Time and cost from', options: BASES, value: start.basis })}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
           <div class="result"><div class="label">Training FLOPs (6ND)</div><div class="value" data-out="flops">—</div></div>
           <div class="result"><div class="label">Exact matmul FLOPs</div><div class="value" data-out="exact">—</div></div>
-          <div class="result"><div class="label">Days</div><div class="value" data-out="days">—</div></div>
+          <div class="result"><div class="label" data-out="days-label">Days</div><div class="value" data-out="days">—</div></div>
           <div class="result"><div class="label">GPU-hours</div><div class="value" data-out="gpu_hours">—</div></div>
           <div class="result"><div class="label">Cost</div><div class="value" data-out="cost">—</div></div>
           <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
@@ -141,14 +145,14 @@ class TallyCompute extends TallyWidget {
 
   values() {
     const values = {};
-    for (const name of ['model', 'hardware', 'dtype', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
+    for (const name of ['model', 'hardware', 'dtype', 'basis', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
     return values;
   }
 
   /** Attributes that reproduce the current state in an embed snippet. */
   embedAttributes() {
     const v = this.values();
-    const out = { tokens: v.tokens, gpus: v.gpus, mfu: v.mfu, price: v.price, dtype: v.dtype, seq: v.seq };
+    const out = { tokens: v.tokens, gpus: v.gpus, mfu: v.mfu, price: v.price, dtype: v.dtype, seq: v.seq, basis: v.basis };
     if (v.model === CUSTOM) out.params = v.params; else out.model = v.model;
     if (v.hardware === CUSTOM) out['peak-tflops'] = v.peak_tflops; else out.hardware = v.hardware;
     return out;
@@ -187,8 +191,8 @@ class TallyCompute extends TallyWidget {
       blank();
       return;
     }
-    const args = { tokens: numbers.tokens, gpus: numbers.gpus, mfu: numbers.mfu, dollars_per_gpu_hour: numbers.price, flops_basis: 'six_nd' };
-    if (v.model === CUSTOM) args.params = numbers.params; else args.model = v.model;
+    const args = { tokens: numbers.tokens, gpus: numbers.gpus, mfu: numbers.mfu, dollars_per_gpu_hour: numbers.price, flops_basis: v.basis };
+    if (v.model === CUSTOM) args.params = numbers.params; else { args.model = v.model; args.seq = numbers.seq; }
     if (v.hardware === CUSTOM) args.peak_flops_per_s = numbers.peak_tflops * 1e12; // TFLOP/s -> FLOP/s (unit only)
     else { args.hardware = v.hardware; args.dtype = v.dtype; }
     let cost;
@@ -209,6 +213,7 @@ class TallyCompute extends TallyWidget {
     out('exact', flops ? `${formatNumber(flops.model_flops)} (${formatNumber(flops.ratio_exact_to_six_nd, 3)}× 6ND)` : 'choose a model');
     root.querySelector('[data-out="exact"]').classList.toggle('small', true);
     out('days', formatNumber(cost.days, 4));
+    out('days-label', cost.flops_basis === 'exact' ? 'Days (exact FLOPs)' : 'Days (6ND)');
     out('gpu_hours', formatNumber(cost.gpu_hours));
     out('cost', cost.cost_dollars !== undefined ? formatDollars(cost.cost_dollars) : '—');
     const chin = cost.chinchilla_tokens ?? flops?.chinchilla_tokens;

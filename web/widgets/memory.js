@@ -314,7 +314,8 @@ class TallyMemoryBudget extends TallyWidget {
         <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
         <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formatFormula(t.formula ?? '')}</td></tr>`).join('');
     root.querySelector('[data-out="korthikanti"]').textContent = act.layers
-      ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. The paper's closed form for this setup: ${act.korthikanti_formula ?? 'n/a'}.`
+      ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. ` +
+        (act.korthikanti_formula ? `Korthikanti et al.'s closed form for this setup: ${act.korthikanti_formula}.` : 'Korthikanti et al.\'s closed form covers only their GPT setup (16-bit, dropout, GELU, multi-head attention, no FlashAttention); the terms above are counted tensor by tensor instead.')
       : '';
     if (this.hot) this.highlight(this.hot);
   }
