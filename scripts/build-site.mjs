@@ -135,7 +135,12 @@ const content = chapters
 
 const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
-writeFileSync(path.join(outDir, 'index.html'), template.replace('{{toc}}', toc).replace('{{content}}', content));
+// Every module the widgets import, preloaded up front so the browser fetches them in parallel instead of
+// discovering them one import level at a time (widgets -> base.js -> engine.js -> tally.js).
+const preload = ['state.js', 'widgets/base.js', ...widgetFiles.map((f) => `widgets/${f}`)]
+  .map((f) => `<link rel="modulepreload" href="${f}">`).join('\n');
+writeFileSync(path.join(outDir, 'index.html'),
+  template.replace('{{preload}}', preload).replace('{{toc}}', toc).replace('{{content}}', content));
 
 // ---------------------------------------------------------------------------------------------------
 // Report the payload a reader downloads before the page is interactive (wasm + JS, gzip -9).
