@@ -16,7 +16,7 @@ namespace tally::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tally bench gemm [--n 256,512,1024,2048] [--kernel NAME|all] [--reps 5] [--warmup 3]\n"
+    "usage: tally bench gemm [--n 256,512,1024,2048] [--kernel NAME[,NAME...]|all] [--reps 5] [--warmup 3]\n"
     "                        [--min-sample-ms 20] [--json]\n"
     "       tally bench probe [--mib 128] [--reps 5] [--json]\n\n"
     "gemm: GFLOP/s (2 n^3 / median time, min and max in brackets) of each kernel of the GEMM ladder\n"

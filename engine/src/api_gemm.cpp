@@ -1,4 +1,5 @@
 // JSON API of the GEMM ladder, the probes and the roofline (see docs/API.md, "GEMM and roofline").
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -26,10 +27,18 @@ std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
         for (const gemm::Kernel& kernel : gemm::kernels()) out.push_back(&kernel);
         return out;
     }
-    const gemm::Kernel* kernel = gemm::find_kernel(name);
-    if (kernel == nullptr)
-        throw InputError("kernel", "kernel must be one of all, " + gemm::kernel_names() + ", got \"" + name + "\"");
-    out.push_back(kernel);
+    // one name, or several separated by commas ("ikj,simd")
+    std::size_t start = 0;
+    while (start <= name.size()) {
+        const std::size_t comma = std::min(name.find(',', start), name.size());
+        const std::string item = name.substr(start, comma - start);
+        const gemm::Kernel* kernel = gemm::find_kernel(item);
+        if (kernel == nullptr)
+            throw InputError("kernel", "kernel must be all or a comma-separated list of " + gemm::kernel_names() +
+                                           ", got \"" + name + "\"");
+        out.push_back(kernel);
+        start = comma + 1;
+    }
     return out;
 }
 

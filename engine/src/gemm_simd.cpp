@@ -115,7 +115,13 @@ void micro_simd(int kc, const float* a, const float* b, float* c, int ldc, bool 
 #define TALLY_WASM_NV 2
 #endif
 constexpr int kSimdMR = TALLY_WASM_MR, kSimdNV = TALLY_WASM_NV, kSimdNR = 4 * TALLY_WASM_NV;
-constexpr int kSimdMC = 120, kSimdKC = 256, kSimdNC = 2048;
+#ifndef TALLY_WASM_KC
+#define TALLY_WASM_KC 256
+#endif
+#ifndef TALLY_WASM_MC
+#define TALLY_WASM_MC 120
+#endif
+constexpr int kSimdMC = TALLY_WASM_MC, kSimdKC = TALLY_WASM_KC, kSimdNC = 2048;
 constexpr const char* kIsa = "wasm-simd128";
 constexpr int kLanes = 4;
 constexpr bool kFma = false;
