@@ -148,6 +148,14 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   assert.equal(await w.locator('script').count(), 0);
   assert.notEqual(await w.locator('[data-out="verdict"]').textContent(), '—', 'the widget still works on its defaults');
   assert.equal(dialogs, 0);
+
+  // A pasted config in the URL that the engine rejects falls back to the page's preset, with a notice.
+  const badConfig = await site.newPage(DESKTOP);
+  await open(site, badConfig, `/?${key}.model=custom&${key}.config=${encodeURIComponent('{"model_type":"llama","hidden_size":-1}')}#memory`);
+  const c = badConfig.locator('section#memory tally-memory-budget');
+  assert.match(await c.locator('.notice').textContent(), new RegExp(`${key}\\.config`));
+  assert.equal(await c.locator('[name="model"]').inputValue(), 'llama-2-7b');
+  assert.notEqual(await c.locator('[data-out="verdict"]').textContent(), '—');
   assert.deepEqual([...errors(page), ...errors(again), ...errors(bad)], []);
 });
 

@@ -174,6 +174,7 @@ class TallyMemoryBudget extends TallyWidget {
       const field = this.lastError.field;
       rejected.push(`${this.key}.${field} (${this.lastError.message})`);
       this.setControl(field, this.defaults[field]);
+      if (field === 'config') this.setControl('model', this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model);
       this.update();
     }
     if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
@@ -251,7 +252,9 @@ class TallyMemoryBudget extends TallyWidget {
       this.budgetArgs = built.args;
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
-      const field = ARG_TO_FIELD[error.field] ?? (error.field === 'model' && values.model === CUSTOM ? 'config' : error.field);
+      // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
+      let field = ARG_TO_FIELD[error.field] ?? error.field;
+      if (values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`)) field = 'config';
       showError(root, field, error.message);
       this.lastError = { field, message: error.message };
       this.clearOutputs();
