@@ -60,27 +60,46 @@ function cachedCall(engine, method, argsText) {
   return cache.get(key);
 }
 
+// Inline values are computed in small batches when the browser is idle, after the widgets have wired their
+// controls, so eighty numbers in the prose do not delay the page becoming interactive.
+const queue = new Set();
+let scheduled = false;
+const idle = globalThis.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
+function schedule(value) {
+  queue.add(value);
+  if (scheduled) return;
+  scheduled = true;
+  getEngine().then((engine) => {
+    idle(function drain(deadline) {
+      for (const next of queue) {
+        queue.delete(next);
+        next.renderWith(engine); // at least one per slice, then as many as the idle period allows
+        if (deadline.timeRemaining() < 2) break;
+      }
+      if (queue.size) idle(drain, { timeout: 1000 });
+      else scheduled = false;
+    }, { timeout: 1000 });
+  }, (error) => {
+    for (const next of queue) next.fail(`the engine could not load: ${error.message}`);
+    queue.clear();
+    scheduled = false;
+  });
+}
+
 class TallyValue extends HTMLElement {
   static observedAttributes = ['method', 'args', 'field', 'format'];
 
   connectedCallback() {
     if (!this.textContent) this.textContent = '…';
     this.dataset.state = 'loading';
-    this.render();
+    schedule(this);
   }
 
   attributeChangedCallback() {
-    if (this.isConnected) this.render();
+    if (this.isConnected) schedule(this);
   }
 
-  async render() {
-    let engine;
-    try {
-      engine = await getEngine();
-    } catch (error) {
-      this.fail(`the engine could not load: ${error.message}`);
-      return;
-    }
+  renderWith(engine) {
     const method = this.getAttribute('method') ?? '';
     const field = this.getAttribute('field') ?? '';
     const format = FORMATS[this.getAttribute('format') ?? 'num'] ?? FORMATS.num;
@@ -101,11 +120,18 @@ class TallyValue extends HTMLElement {
 }
 
 class TallyRecipes extends HTMLElement {
-  async connectedCallback() {
+  connectedCallback() {
     if (this.dataset.state === 'ok') return;
     this.textContent = 'Loading recipes…';
+    // Built when the browser is idle, like the inline values (eleven memory budgets, a few ms).
+    getEngine().then((engine) => idle(() => this.build(engine), { timeout: 1000 }), (error) => {
+      this.textContent = `The recipe table could not be computed: ${error.message}`;
+      this.dataset.state = 'error';
+    });
+  }
+
+  build(engine) {
     try {
-      const engine = await getEngine();
       const { recipes } = engine.call('recipes', {});
       // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
       const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
