@@ -1,4 +1,4 @@
-// `tally time`: the 6ND rule and training time, the thin slice through every layer.
+// `tally time`: training FLOPs (6ND, or the exact count for a model), wall-clock time, GPU-hours and cost.
 #include <ostream>
 
 #include "cli.h"
@@ -9,30 +9,40 @@ namespace tally::cli {
 namespace {
 
 constexpr Option kOptions[] = {
-    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (required)"},
+    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model)"},
+    {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 15e12 (required)"},
+    {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},
+    {"--flops-basis", "flops_basis", Kind::String, "six_nd | exact (default: six_nd with --params, exact with --model)"},
     {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},
-    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 for H100 SXM bf16"},
+    {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},
+    {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"},
+    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (overrides --hardware)"},
     {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
+    {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
 };
 
 void print_human(std::ostream& out, const nlohmann::json& r) {
-    print_table(out, {
-                         {"training FLOPs (6ND)", human(r["six_nd_flops"].get<double>())},
-                         {"cluster FLOP/s (achieved)", human(r["cluster_flops_per_s"].get<double>())},
-                         {"time (s)", human(r["seconds"].get<double>())},
-                         {"time (days)", human(r["days"].get<double>())},
-                         {"GPU-hours", human(r["gpu_hours"].get<double>())},
-                     });
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"training FLOPs (" + r["flops_basis"].get<std::string>() + ")", human(r["total_flops"].get<double>())},
+        {"6ND", human(r["six_nd"].get<double>())},
+        {"cluster FLOP/s (achieved)", human(r["cluster_flops_per_s"].get<double>())},
+        {"time (s)", human(r["seconds"].get<double>())},
+        {"time (days)", human(r["days"].get<double>())},
+        {"GPU-hours", human(r["gpu_hours"].get<double>())},
+    };
+    if (r.contains("cost_dollars")) rows.push_back({"cost ($)", human(r["cost_dollars"].get<double>())});
+    print_table(out, rows);
 }
 
 }  // namespace
 
 int cmd_time(int argc, char** argv) {
-    return simple_command(argc, argv, "time", "training_time",
-                          "usage: tally time --params N --tokens D --gpus G --peak-tflops P --mfu U [--json]\n"
-                          "FLOPs = 6 N D; seconds = FLOPs / (G * P * U).",
+    return simple_command(argc, argv, "time", "training_cost",
+                          "usage: tally time (--params N | --model ID) --tokens D --gpus G\n"
+                          "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
+                          "FLOPs = 6 N D (or the exact count for a model); seconds = FLOPs / (G * P * U).",
                           kOptions, print_human);
 }
 

@@ -53,7 +53,7 @@ TEST_CASE("numeric strings are parsed strictly: \"70e9\" is a number, \"70e9x\" 
     CHECK(bad["error"]["field"] == "params");
 }
 
-TEST_CASE("the CLI's time --json prints the API result object exactly") {
+TEST_CASE("the CLI's time --json prints the training_cost result object exactly") {
     const std::string command = std::string(TALLY_CLI_PATH) +
                                 " time --params 70e9 --tokens 15e12 --gpus 1024 --peak-tflops 989.5 --mfu 0.5 --json";
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
@@ -63,8 +63,9 @@ TEST_CASE("the CLI's time --json prints the API result object exactly") {
     while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe.get())) text.append(buffer, n);
     const json cli = json::parse(text);
     const json api = json::parse(tally::api::call(
-        "training_time", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"))["result"];
+        "training_cost", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"))["result"];
     CHECK(cli == api);
+    CHECK(cli["days"].get<double>() == Approx(143.93).epsilon(1e-4));
 }
 
 TEST_CASE("a bad CLI value exits with status 2") {

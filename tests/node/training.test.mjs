@@ -5,13 +5,14 @@ import { loadEngine, nativeRun, nativeCall } from './engine.mjs';
 
 const slice = { params: 70e9, tokens: 15e12, gpus: 1024, peak_tflops: 989.5, mfu: 0.5 };
 
-test('wasm training_time equals the native CLI `time --json` bit for bit', async () => {
+test('wasm training_cost equals the native CLI `time --json` bit for bit', async () => {
   const engine = await loadEngine();
-  const wasm = engine.call('training_time', slice);
+  const wasm = engine.call('training_cost', slice);
   const native = JSON.parse(nativeRun(['time', '--params', '70e9', '--tokens', '15e12', '--gpus', '1024',
     '--peak-tflops', '989.5', '--mfu', '0.5', '--json']));
   assert.deepEqual(wasm, native);
-  assert.equal(wasm.six_nd_flops, 6.3e24);
+  assert.equal(wasm.total_flops, 6.3e24);
+  assert.equal(wasm.days, engine.call('training_time', slice).days);
   assert.ok(Math.abs(wasm.days - 143.93) < 0.01, `days = ${wasm.days}`);
 });
 
@@ -19,7 +20,8 @@ test('the wasm and native envelopes are the same text for good and bad input', a
   const engine = await loadEngine();
   for (const args of [slice, { ...slice, mfu: 1.5 }, { ...slice, gpus: 0 }, { ...slice, params: 'abc' }, {}]) {
     const text = JSON.stringify(args);
-    assert.equal(engine.raw('training_time', text), nativeCall('training_time', text));
+    for (const method of ['training_time', 'training_cost'])
+      assert.equal(engine.raw(method, text), nativeCall(method, text));
   }
 });
 
