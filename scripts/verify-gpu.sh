@@ -63,14 +63,14 @@ command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 if ! cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTALLY_CUDA=ON \
       -DCMAKE_CUDA_COMPILER="$nvcc" "-DCMAKE_CUDA_ARCHITECTURES=$archs" \
       -DTALLY_TESTS=OFF -DTALLY_TOOLS=OFF -DTALLY_BENCH=OFF >"$out/build.log" 2>&1 ||
-   ! cmake --build "$build" -j"$(nproc)" --target gemm_roofline convert_check memory_budget >>"$out/build.log" 2>&1; then
+   ! cmake --build "$build" -j"$(nproc)" --target gemm_roofline convert_check memory_budget layer_activations >>"$out/build.log" 2>&1; then
   tail -30 "$out/build.log"
   echo "verify-gpu.sh: build failed, see $out/build.log" >&2
   exit 2
 fi
 
 # ---------------------------------------------------------------- run
-programs=(convert_check gemm_roofline memory_budget)
+programs=(convert_check gemm_roofline memory_budget layer_activations)
 declare -A status verdict
 overall=0 skipped=0
 for p in "${programs[@]}"; do
@@ -132,6 +132,7 @@ json_escape() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; printf '%s' "$s"; 
   echo "| convert_check | float -> bf16/fp16/tf32/fp8/fp6/fp4/E8M0 on the device: NVIDIA intrinsics vs tally's encoder | ${verdict[convert_check]} |"
   echo "| gemm_roofline | naive/tiled/WMMA GEMM vs CPU reference and cuBLAS; TFLOP/s, MFU, intensity; vector add | ${verdict[gemm_roofline]} |"
   echo "| memory_budget | cudaMalloc'd weights/grads/master/optimizer bytes vs the engine's budget | ${verdict[memory_budget]} |"
+  echo "| layer_activations | one GPT-2 layer forward/backward: stored activation bytes vs the engine's per-layer formula | ${verdict[layer_activations]} |"
   for p in "${programs[@]}"; do
     echo
     echo "## $p"

@@ -165,6 +165,24 @@ BudgetPrediction predict_budget(const BudgetRequest& request) {
     return out;
 }
 
+LayerActivations predict_layer_activations(const std::string& model, int seq, int micro_batch, int activation_bytes,
+                                           bool dropout) {
+    LayerActivations out;
+    json args = {{"model", model},           {"seq", seq},         {"micro_batch", micro_batch},
+                 {"activation_bytes", activation_bytes}, {"dropout", dropout}, {"recompute", "none"},
+                 {"flash_attention", false}, {"gpus", 1}};
+    json r = call_engine("memory_budget", args, &out.error);
+    if (r.is_null()) return out;
+    const json& a = r["activations"];
+    out.per_layer_bytes = a.value("per_layer_bytes", (std::uint64_t)0);
+    for (const json& t : a.value("terms", json::array()))
+        if (t.value("scope", std::string()) == "per_layer")
+            out.terms.push_back({t.value("id", std::string()), t.value("bytes", (std::uint64_t)0)});
+    out.ok = out.per_layer_bytes > 0;
+    if (!out.ok && out.error.empty()) out.error = "engine result lacks activations.per_layer_bytes";
+    return out;
+}
+
 std::string json_at(const std::string& text, const std::string& pointer, std::string* error) {
     json doc;
     try {

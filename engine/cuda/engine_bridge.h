@@ -75,6 +75,18 @@ struct BudgetPrediction {
 
 BudgetPrediction predict_budget(const BudgetRequest& request);
 
+// The engine's per-layer activation bytes for one transformer layer of `model` at sequence length
+// `seq` and micro-batch `micro_batch` (no recomputation, no FlashAttention, 1 GPU), with
+// `activation_bytes` per stored value and dropout masks on or off; terms as (id, bytes).
+struct LayerActivations {
+    bool ok = false;
+    std::string error;
+    std::uint64_t per_layer_bytes = 0;
+    std::vector<BudgetBuffer> terms;  // per-layer terms only
+};
+LayerActivations predict_layer_activations(const std::string& model, int seq, int micro_batch, int activation_bytes,
+                                           bool dropout);
+
 // Ids of the engine's training recipes and model presets, in the engine's order.
 std::vector<std::string> recipe_ids();
 std::vector<std::string> model_preset_ids();
