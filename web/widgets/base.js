@@ -92,6 +92,10 @@ export function clearErrors(root) {
   if (notice) notice.textContent = '';
 }
 
+// Intl formatters are costly to create; toLocaleString builds a new one per call, so keep two.
+const EN = new Intl.NumberFormat('en-US');
+const EN2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
 /** 6.3e24 -> "6.30 × 10²⁴"; 143.93 -> "143.9". Display only. */
 export function formatNumber(value, digits = 3) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
@@ -101,7 +105,7 @@ export function formatNumber(value, digits = 3) {
     const superscript = String(Number(exponent)).replace(/[-0-9]/g, (c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(c)]);
     return `${mantissa} × 10${superscript}`;
   }
-  return Number(value.toPrecision(digits + 1)).toLocaleString('en-US');
+  return EN.format(Number(value.toPrecision(digits + 1)));
 }
 
 /** A labelled <select>; options are [{value, label}]. */
@@ -130,8 +134,8 @@ export const GB = 1e9;
 export function formatBytes(bytes, digits = 3) {
   if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return '—';
   const gb = bytes / GB;
-  if (gb !== 0 && Math.abs(gb) < 0.01) return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
-  return `${Number(gb.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 })} GB`;
+  if (gb !== 0 && Math.abs(gb) < 0.01) return `${EN.format(Number((bytes / 1e6).toPrecision(digits)))} MB`;
+  return `${EN2.format(Number(gb.toPrecision(digits)))} GB`;
 }
 
 /** 6738415616 -> "6.74 B"; for parameter counts. Display only. */

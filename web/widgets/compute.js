@@ -227,19 +227,18 @@ class TallyCompute extends TallyWidget {
   drawChart(tokens, chin, ratio) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    if (!this.chartWidth) {
-      this.chartWidth = Math.round(svg.getBoundingClientRect().width) || 640;
-      // Track the width instead of reading layout on every change (that would force a page layout each time).
-      if (typeof ResizeObserver === 'function') {
-        new ResizeObserver((entries) => {
-          const now = Math.round(entries[0].contentRect.width);
-          if (!now || Math.abs(now - this.chartWidth) < 2) return;
-          this.chartWidth = now;
-          requestAnimationFrame(() => this.update());
-        }).observe(svg);
-      }
+    if (!this.resizer && typeof ResizeObserver === 'function') {
+      // The width comes from a ResizeObserver (after layout); reading layout here would force a page layout
+      // on every change. Until it reports, draw at 640.
+      this.resizer = new ResizeObserver((entries) => {
+        const now = Math.round(entries[0].contentRect.width);
+        if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
+        this.chartWidth = now;
+        requestAnimationFrame(() => this.update());
+      });
+      this.resizer.observe(svg);
     }
-    const W = Math.max(300, this.chartWidth), left = 16, right = 16, y = 40;
+    const W = Math.max(300, this.chartWidth ?? 640), left = 16, right = 16, y = 40;
     svg.setAttribute('viewBox', `0 0 ${W} 112`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;

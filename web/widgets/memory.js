@@ -326,10 +326,10 @@ class TallyMemoryBudget extends TallyWidget {
   drawChart(rows, total, capacity, gpuName) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    // The width is measured once and then tracked by a ResizeObserver: reading layout on every change would
-    // force a layout of the whole page per keystroke.
-    this.chartWidth ??= Math.round(svg.getBoundingClientRect().width) || 640;
-    const W = Math.max(300, this.chartWidth), left = 10, right = 20, barY = 34, barH = 38;
+    // The width comes from a ResizeObserver: reading layout here would force a layout of the whole page on
+    // every change (and on start-up, once per widget).
+    // Until the ResizeObserver reports the real width (after the page's first layout), draw at 640.
+    const W = Math.max(300, this.chartWidth ?? 640), left = 10, right = 20, barY = 34, barH = 38;
     svg.setAttribute('viewBox', `0 0 ${W} 130`);
     this.observeWidth(svg);
     const max = Math.max(total, capacity) * 1.08;
@@ -360,7 +360,7 @@ class TallyMemoryBudget extends TallyWidget {
     if (this.resizer || typeof ResizeObserver !== 'function') return;
     this.resizer = new ResizeObserver((entries) => {
       const now = Math.round(entries[0].contentRect.width);
-      if (!now || Math.abs(now - this.chartWidth) < 2) return;
+      if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
       this.chartWidth = now;
       if (this.budget) requestAnimationFrame(() => this.budget && this.render());
     });
