@@ -6,7 +6,7 @@
 //              which the compiler may keep in registers and auto-vectorize (no FMA: the engine is
 //              built with -ffp-contract=off)
 //   5 simd     the same packing and tile written in vector intrinsics, sized to the register file:
-//              AVX-512F 14 x 32 (28 zmm accumulators, FMA), AVX2+FMA 6 x 16 (12 ymm), wasm simd128
+//              AVX-512F 12 x 32 (24 zmm accumulators, FMA), AVX2+FMA 6 x 16 (12 ymm), wasm simd128
 //              5 x 8 (mul + add: wasm SIMD has no FMA), GCC vector extensions elsewhere. It does
 //              not depend on what the auto-vectorizer decides.
 //
@@ -36,14 +36,23 @@ namespace {
 
 // ---------------------------------------------------------------- kernel 5's micro-kernels
 #if TALLY_ISA_AVX512
-// 14 x 32: 28 zmm accumulators + 2 for the B row + 1 broadcast = 31 of 32 registers. Each k step
-// loads 2 vectors of B and broadcasts 14 values of A for 28 FMAs, so loads never limit the two
+// 12 x 32: 24 zmm accumulators + 2 for the B row + 1 broadcast = 27 of 32 registers. Each k step
+// loads 2 vectors of B and broadcasts 12 values of A for 24 FMAs, so loads never limit the two
 // 512-bit FMA pipes.
 #ifndef TALLY_AVX512_MR
-#define TALLY_AVX512_MR 14
+#define TALLY_AVX512_MR 12
 #endif
 constexpr int kSimdMR = TALLY_AVX512_MR, kSimdNR = 32;
-constexpr int kSimdMC = 168, kSimdKC = 384, kSimdNC = 3072;
+// Blocks: the kc x 32 B sliver (32 KiB at kc = 256) stays in the 48 KiB L1 of Zen 5 while the
+// mc x kc A block (96 KiB) streams from the 1 MiB L2. Chosen among 14x32/12x32/10x32 and
+// kc 192-512, mc 48-192 by timing them interleaved with OpenBLAS on this machine.
+#ifndef TALLY_AVX512_KC
+#define TALLY_AVX512_KC 256
+#endif
+#ifndef TALLY_AVX512_MC
+#define TALLY_AVX512_MC 96
+#endif
+constexpr int kSimdMC = TALLY_AVX512_MC, kSimdKC = TALLY_AVX512_KC, kSimdNC = 3072;
 constexpr const char* kIsa = "avx512f+fma";
 constexpr int kLanes = 16;
 constexpr bool kFma = true;

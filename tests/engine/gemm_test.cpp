@@ -40,7 +40,7 @@ TEST_CASE("the ladder has five kernels in order: naive, ikj, blocked, packed, si
 }
 
 TEST_CASE("every kernel matches the double-precision reference within 2 k u sum|a||b| on odd shapes") {
-    // Shapes that are not multiples of any tile or block (14 x 32, 6 x 16, 5 x 8, 64/256/384 blocks),
+    // Shapes that are not multiples of any tile or block (12 x 32, 6 x 16, 5 x 8; 64/96/120/256 blocks),
     // plus degenerate ones.
     const int shapes[][3] = {{1, 1, 1},   {1, 37, 5},  {37, 1, 5},   {3, 5, 7},     {15, 33, 17},
                              {29, 31, 1}, {64, 64, 64}, {97, 113, 385}, {200, 71, 300}, {170, 3100, 9}};

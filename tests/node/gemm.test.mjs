@@ -16,7 +16,7 @@ test('wasm build reports the five kernels and the wasm-simd128 ISA without FMA',
   assert.equal(info.threads, 1);
 });
 
-// Shapes off every tile and block size (5 x 8 wasm, 14 x 32 AVX-512, 6 x 16 AVX2, 256/384 kc).
+// Shapes off every tile and block size (5 x 8 wasm, 12 x 32 AVX-512, 6 x 16 AVX2, kc 256).
 const shapes = [[1, 1, 1], [7, 9, 11], [33, 47, 129], [70, 65, 400]];
 
 for (const name of ['naive', 'ikj', 'blocked', 'packed', 'simd']) {
@@ -63,7 +63,7 @@ test('probes in wasm return finite positive rates', () => {
 test('roofline ops are identical in wasm and native; so is the traffic model of kernels with the same tiling', () => {
   const args = { dtype: 'bf16', seq: 4096 };
   assert.deepEqual(engine.call('roofline', args), JSON.parse(nativeCall('roofline', JSON.stringify(args))).result);
-  // packed and simd use the tile of their ISA (5 x 8 in wasm, 14 x 32 with AVX-512), so only the
+  // packed and simd use the tile of their ISA (5 x 8 in wasm, 12 x 32 with AVX-512), so only the
   // first three rungs share a tiling across builds.
   const wasm = engine.call('gemm_intensity', { n: 2048 });
   const native = JSON.parse(nativeCall('gemm_intensity', JSON.stringify({ n: 2048 }))).result;
