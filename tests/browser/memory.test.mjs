@@ -8,7 +8,7 @@ import { native, open, setControl, fieldError, gb, errors, watch } from './page-
 const SETTINGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: '8', seq: '8192', mbs: '2',
   tp: '2', pp: '1', recompute: 'selective', zero: '1', flash: true };
 const ARGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: 8, seq: 8192, micro_batch: 2,
-  tp: 2, pp: 1, recompute: 'selective', zero: 1, flash_attention: true };
+  tp: 2, pp: 1, recompute: 'selective', zero: 1, flash_attention: true, sequence_parallel: false };
 
 test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttention) shows exactly the native budget', async (t) => {
   const site = await startSite();

@@ -2,7 +2,7 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-2-7b" hardware="h100-sxm" gpus="8" recipe="bf16_mixed_adamw" seq="4096" mbs="1"
-//   recompute="none|selective|full" flash="true|false" zero="0..3" tp="1" pp="1"
+//   recompute="none|selective|full" flash="true|false" sp="true|false" zero="0..3" tp="1" pp="1"
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
@@ -30,7 +30,7 @@ const ZERO = [
   { value: '3', label: '3 / FSDP: + weights' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', hf_config: 'config', capacity_bytes: 'hardware' };
+const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware' };
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
 const CLASSES = [
@@ -96,6 +96,7 @@ class TallyMemoryBudget extends TallyWidget {
       recompute: oneOf(RECOMPUTE.map((r) => r.value)),
       zero: oneOf(ZERO.map((z) => z.value)),
       flash: isBoolText,
+      sp: isBoolText,
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
     };
     const attr = (name, fallback) => {
@@ -112,6 +113,7 @@ class TallyMemoryBudget extends TallyWidget {
       recompute: attr('recompute', 'none'),
       zero: attr('zero', '0'),
       flash: attr('flash', 'false'),
+      sp: attr('sp', 'false'),
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
     };
     this.defaults = { ...start };
@@ -137,6 +139,7 @@ class TallyMemoryBudget extends TallyWidget {
           ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
           ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
           ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
+          ${checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })}
         </div>
         <p class="notice" role="status"></p>
         <div class="layout" aria-live="polite">
@@ -194,6 +197,7 @@ class TallyMemoryBudget extends TallyWidget {
     const values = {};
     for (const name of ['model', 'hardware', 'recipe', 'recompute', 'zero', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
     values.flash = String(get('flash').checked);
+    values.sp = String(get('sp').checked);
     if (values.model === CUSTOM) values.config = get('config').value;
     return values;
   }
@@ -215,7 +219,7 @@ class TallyMemoryBudget extends TallyWidget {
   args(values) {
     const args = {
       hardware: values.hardware, recipe: values.recipe, recompute: values.recompute,
-      zero: Number(values.zero), flash_attention: values.flash === 'true',
+      zero: Number(values.zero), flash_attention: values.flash === 'true', sequence_parallel: values.sp === 'true',
     };
     const errors = [];
     if (values.model === CUSTOM) {
@@ -419,7 +423,7 @@ class TallyMemoryBudget extends TallyWidget {
     const v = this.values();
     const model = v.model === CUSTOM ? 'custom config' : v.model;
     const lines = [
-      `Training memory per GPU: ${model}, ${v.recipe}, ${v.gpus} × ${v.hardware}, seq ${v.seq}, micro-batch ${v.mbs}, recompute ${v.recompute}, FlashAttention ${v.flash}, ZeRO-${v.zero}, TP ${v.tp}, PP ${v.pp}`,
+      `Training memory per GPU: ${model}, ${v.recipe}, ${v.gpus} × ${v.hardware}, seq ${v.seq}, micro-batch ${v.mbs}, recompute ${v.recompute}, FlashAttention ${v.flash}, sequence parallel ${v.sp}, ZeRO-${v.zero}, TP ${v.tp}, PP ${v.pp}`,
       '',
       '| term | per GPU (GB) | bytes | share |',
       '|---|---:|---:|---:|',
