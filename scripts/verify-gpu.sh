@@ -146,7 +146,7 @@ json_escape() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; printf '%s' "$s"; 
 } >"$out/report.md"
 
 echo
-for p in "${programs[@]}"; do printf '  %-14s %s\n' "$p" "${verdict[$p]}"; done
+for p in "${programs[@]}"; do printf '  %-18s %s\n' "$p" "${verdict[$p]}"; done
 echo "report: $out/report.md, $out/report.json"
 if ((overall != 0)); then
   echo "verdict: MISMATCH or FAILURE: see the report"

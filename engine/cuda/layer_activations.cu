@@ -762,6 +762,8 @@ int main(int argc, char** argv) {
             for (auto& v : w) v = (i == LN1W || i == LN2W) ? 1.f : 0.02f * rng.next_signed();
             cudaCheck(cudaMemcpy(L.p[i], w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
         }
+        // cuBLAS's workspace was allocated by the correctness pass on the same handle, so it is not in
+        // this difference
         cudaCheck(cudaDeviceSynchronize());
         size_t before = 0, after = 0, total = 0;
         cudaCheck(cudaMemGetInfo(&before, &total));
