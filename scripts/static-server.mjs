@@ -30,6 +30,8 @@ export function startServer(dir, port = 0) {
         'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
         'Content-Length': size,
         'Cache-Control': 'no-cache',
+        // Widgets embed in course pages on other origins: let them load the modules and the wasm.
+        'Access-Control-Allow-Origin': '*',
       });
       createReadStream(file).pipe(response);
     } catch {
