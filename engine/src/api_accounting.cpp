@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "tally/api.h"
 #include "tally/error.h"
@@ -15,6 +16,7 @@
 #include "tally/model.h"
 #include "tally/params.h"
 #include "tally/presets.h"
+#include "tally/tensor.h"
 #include "tally/training.h"
 
 namespace tally::api {
@@ -197,6 +199,22 @@ json params_result(const ModelConfig& c) {
 
 json params(const json& args) { return params_result(resolve_model(args)); }
 
+// ---------------------------------------------------------------- Chinchilla reference
+// Compute-optimal training tokens: about 20 tokens per parameter (Hoffmann et al. 2022, "Training
+// Compute-Optimal Large Language Models": Chinchilla, 70B parameters on 1.4T tokens, Table 3 gives ~20
+// tokens per parameter across compute budgets). Hoffmann et al. count all parameters, embeddings included,
+// so dense models use params_total. The rule was fitted on dense models only; for a mixture of experts we
+// use the ACTIVE parameters (the ones whose FLOPs each token pays, the N of the six_nd the cost uses), and
+// say so in `chinchilla_params`. 20 · N is exact in a double for any N below 4.5e14.
+constexpr double kChinchillaTokensPerParam = 20;
+
+void add_chinchilla(json& out, double params, double tokens, const char* basis) {
+    out["chinchilla_tokens_per_param"] = kChinchillaTokensPerParam;
+    out["chinchilla_params"] = basis;
+    out["chinchilla_tokens"] = kChinchillaTokensPerParam * params;
+    out["tokens_per_param"] = tokens / params;
+}
+
 // ---------------------------------------------------------------- flops
 // A percentage with one decimal for prose ("14.0").
 std::string percent(double fraction) {
@@ -276,6 +294,8 @@ json flops(const json& args) {
              {"ratio_exact_to_six_nd", model / six_nd},
              {"notes", notes}};
     if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);
+    if (tokens_arg)
+        add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens, c.is_moe() ? "active" : "total");
     return out;
 }
 
@@ -308,6 +328,8 @@ struct PerToken {
     double training = 0;  // FLOPs the hardware executes per token
     double model = 0;     // MFU numerator per token (no recomputation)
     double six_n = 0;
+    double params = 0;             // N of the Chinchilla reference (active for MoE, else total)
+    const char* params_kind = "total";
     std::string basis;
     json model_json;
 };
@@ -322,6 +344,9 @@ PerToken per_token_from_args(const json& args) {
         t.basis = string_or(args, "flops_basis", "exact");
         t.six_n = c.is_moe() ? r.six_n_active : r.six_n;
         t.model_json = model_to_json(c);
+        const ParamCount p = count_params(c);
+        t.params = static_cast<double>(c.is_moe() ? p.active : p.total);
+        t.params_kind = c.is_moe() ? "active" : "total";
         if (t.basis == "exact") {
             t.training = r.training_per_token;
             t.model = r.model_per_token;
@@ -338,6 +363,8 @@ PerToken per_token_from_args(const json& args) {
     if (t.basis != "six_nd")
         throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
     t.training = t.model = t.six_n = 6 * params;
+    t.params = params;
+    t.params_kind = "given";
     return t;
 }
 
@@ -363,6 +390,7 @@ json training_cost(const json& args) {
              {"seconds", t.seconds},
              {"days", t.days},
              {"gpu_hours", t.gpu_hours}};
+    add_chinchilla(out, per.params, tokens, per.params_kind);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
     if (auto price = optional_number_arg(args, "dollars_per_gpu_hour")) {
@@ -667,7 +695,65 @@ json kv_cache_method(const json& args) {
         out["max_context"] =
             k.weights_bytes >= *capacity ? 0 : (*capacity - k.weights_bytes) / (k.bytes_per_token * static_cast<u64>(batch));
     }
+    // Decoding speed limit from memory bandwidth (needs a hardware preset: capacity_bytes carries no
+    // bandwidth). One decoding step multiplies every weight matrix by the batch's vectors and reads every
+    // sequence's KV cache, so it streams weights + KV cache from memory at least once and yields one token
+    // per sequence: steps/s <= bandwidth / (weights + KV cache). The KV cache is the full `context`
+    // (the last, slowest step); compute, activations and caching are ignored, so this is an upper bound.
+    if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        const double step_bytes = static_cast<double>(k.total_bytes);
+        const double steps_per_s = hw.memory_bandwidth_bytes_per_s / step_bytes;
+        out["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+        out["decode_bytes_per_step"] = k.total_bytes;
+        out["decode_tokens_per_s_bound"] = steps_per_s;                                   // per sequence
+        out["decode_batch_tokens_per_s_bound"] = steps_per_s * static_cast<double>(batch);  // whole batch
+    }
     return out;
+}
+
+// ---------------------------------------------------------------- tensor bytes
+// One dimension of `shape`: a JSON number that is a whole number in [1, 2^63).
+u64 shape_dim(const json& value, std::size_t index) {
+    const std::string name = "shape[" + std::to_string(index) + "]";
+    const std::string range = " must be a whole number in [1, 2^63), got ";
+    if (value.is_number_unsigned()) {
+        const u64 v = value.get<u64>();
+        if (v == 0 || v >= (u64{1} << 63)) throw InputError("shape", name + range + std::to_string(v));
+        return v;
+    }
+    if (value.is_number_integer()) {
+        const std::int64_t v = value.get<std::int64_t>();
+        if (v < 1) throw InputError("shape", name + range + std::to_string(v));
+        return static_cast<u64>(v);
+    }
+    if (value.is_number_float()) {
+        const double v = value.get<double>();
+        // 9223372036854775808.0 = 2^63, exactly representable.
+        if (!(v >= 1 && v < 9223372036854775808.0) || v != static_cast<double>(static_cast<u64>(v)))
+            throw InputError("shape", name + range + format_number(v));
+        return static_cast<u64>(v);
+    }
+    throw InputError("shape", name + " must be a number, got " + value.dump());
+}
+
+json tensor_bytes_method(const json& args) {
+    if (!args.contains("shape") || !args["shape"].is_array())
+        throw InputError("shape", "shape must be an array of dimension sizes, e.g. [49152, 12288]");
+    const json& shape_json = args["shape"];
+    if (shape_json.empty() || shape_json.size() > kMaxTensorDims)
+        throw InputError("shape", "shape must list 1 to " + std::to_string(kMaxTensorDims) + " dimensions, got " +
+                                      std::to_string(shape_json.size()));
+    std::vector<u64> shape;
+    for (std::size_t i = 0; i < shape_json.size(); ++i) shape.push_back(shape_dim(shape_json[i], i));
+    const std::string dtype = string_arg(args, "dtype");
+    const TensorBytes t = tensor_bytes(shape, dtype_bits(dtype, "dtype"));
+    return json{{"shape", shape},
+                {"dtype", dtype},
+                {"elements", t.elements},
+                {"bits_per_element", t.bits_per_element},
+                {"bytes", t.bytes},
+                {"formula", "ceil(elements · bits / 8)"}};
 }
 
 // ---------------------------------------------------------------- model (resolve only)
@@ -688,6 +774,7 @@ constexpr Method kMethods[] = {
     {"memory_budget", memory_budget_method, "training memory per GPU, term by term"},
     {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup"},
     {"kv_cache", kv_cache_method, "inference weights plus KV cache"},
+    {"tensor_bytes", tensor_bytes_method, "elements, bits per element and exact bytes of one tensor"},
 };
 
 }  // namespace

@@ -139,3 +139,59 @@ TEST_CASE("non-finite and fractional numbers given as strings are rejected with 
     CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"hardware", "a100-80gb"}, {"dtype", "fp8"},
                                   {"gpus", 8}, {"mfu", 0.4}})["field"] == "dtype");
 }
+
+// ---------------------------------------------------------------- follow-ups: Chinchilla, decode bound
+
+TEST_CASE("Chinchilla-optimal tokens for 70B parameters are 1.4T (20 per parameter)") {
+    // Hoffmann et al. 2022 trained Chinchilla, 70B parameters, on 1.4T tokens: ~20 tokens per parameter.
+    const json r = ok("training_cost", {{"params", 70e9}, {"tokens", 1.4e12}, {"hardware", "h100-sxm"}, {"gpus", 1024},
+                                        {"mfu", 0.5}});
+    CHECK(r["chinchilla_tokens"].get<double>() == 1.4e12);
+    CHECK(r["tokens_per_param"].get<double>() == 20);
+    CHECK(r["chinchilla_params"] == "given");
+    // Llama 3 70B on 15T tokens is ~10x past the Chinchilla point (a deliberate over-training for inference).
+    const json l = ok("training_cost", {{"model", "llama-3-70b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
+                                        {"gpus", 1024}, {"mfu", 0.5}});
+    const json p = ok("params", {{"model", "llama-3-70b"}});
+    CHECK(l["chinchilla_params"] == "total");
+    CHECK(l["chinchilla_tokens"].get<double>() == 20 * p["total"].get<double>());
+    CHECK(l["tokens_per_param"].get<double>() == 15e12 / p["total"].get<double>());
+    CHECK(l["tokens_per_param"].get<double>() == Approx(213).epsilon(0.01));
+    // flops reports the same reference, only when tokens are given.
+    const json f = ok("flops", {{"model", "llama-3-70b"}, {"seq", 8192}, {"tokens", 15e12}});
+    CHECK(f["chinchilla_tokens"] == l["chinchilla_tokens"]);
+    CHECK(f["tokens_per_param"] == l["tokens_per_param"]);
+    CHECK_FALSE(ok("flops", {{"model", "llama-3-70b"}}).contains("chinchilla_tokens"));
+}
+
+TEST_CASE("a mixture of experts takes its Chinchilla reference from the active parameters") {
+    const json p = ok("params", {{"model", "mixtral-8x7b"}});
+    REQUIRE(p["active"].get<double>() < p["total"].get<double>());
+    const json r = ok("training_cost", {{"model", "mixtral-8x7b"}, {"tokens", 1e12}, {"hardware", "h100-sxm"}, {"gpus", 8},
+                                        {"mfu", 0.4}});
+    CHECK(r["chinchilla_params"] == "active");
+    CHECK(r["chinchilla_tokens"].get<double>() == 20 * p["active"].get<double>());
+    CHECK(r["six_nd"].get<double>() == 6 * p["active"].get<double>() * 1e12);
+}
+
+TEST_CASE("Llama 3 8B decodes at most ~196 tokens/s on one H100 SXM at 8k context (3.35 TB/s over 17.1 GB per step)") {
+    // H100 SXM HBM3 3.35 TB/s (NVIDIA H100 datasheet). Per step: bf16 weights 2 · 8,030,261,248 bytes plus
+    // a bf16 KV cache of 2 · 32 layers · 8 kv heads · 128 · 2 bytes · 8192 tokens = 2^30 bytes.
+    const json r = ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}});
+    CHECK(r["weights_bytes"] == 16'060'522'496);
+    CHECK(r["kv_cache_bytes"] == 1'073'741'824);
+    CHECK(r["decode_bytes_per_step"] == 17'134'264'320);
+    CHECK(r["memory_bandwidth_bytes_per_s"].get<double>() == 3.35e12);
+    CHECK(r["decode_tokens_per_s_bound"].get<double>() == 3.35e12 / 17'134'264'320.0);
+    CHECK(r["decode_tokens_per_s_bound"].get<double>() == Approx(195.5).epsilon(0.001));
+    CHECK(r["decode_batch_tokens_per_s_bound"] == r["decode_tokens_per_s_bound"]);
+    // Batch 16: each step reads the weights once and 16 caches; per-sequence speed drops, the batch's rises.
+    const json b = ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"batch", 16}, {"hardware", "h100-sxm"}});
+    CHECK(b["decode_bytes_per_step"] == 16'060'522'496 + 16 * 1'073'741'824ull);
+    CHECK(b["decode_tokens_per_s_bound"].get<double>() < r["decode_tokens_per_s_bound"].get<double>());
+    CHECK(b["decode_batch_tokens_per_s_bound"].get<double>() == b["decode_tokens_per_s_bound"].get<double>() * 16);
+    CHECK(b["decode_batch_tokens_per_s_bound"].get<double>() > 8 * r["decode_tokens_per_s_bound"].get<double>());
+    // No hardware preset, no bandwidth: no bound (capacity_bytes alone says nothing about speed).
+    CHECK_FALSE(ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"capacity_bytes", 80e9}})
+                    .contains("decode_tokens_per_s_bound"));
+}
