@@ -34,6 +34,16 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
   assert.equal(await out('gpu_hours'), formatNumber(expected.gpu_hours));
   assert.equal(await out('cost'), `$${(expected.cost_dollars / 1e6).toPrecision(3)} M`);
   assert.equal(await out('flops'), formatNumber(expected.six_nd));
+  // Chinchilla reference (Hoffmann et al. 2022, ~20 tokens per parameter): the card shows the engine's count,
+  // and the chart marks it beside the run's own tokens per parameter.
+  assert.equal(expected.chinchilla_tokens, 1.4e12, '20 x 70B = 1.4T tokens');
+  assert.equal(await out('chinchilla'), formatNumber(expected.chinchilla_tokens));
+  assert.equal(await widget.locator('[data-out="chinchilla"]').evaluate((el) => el.closest('.result').hidden), false);
+  const chart = widget.locator('[data-out="chart"]');
+  assert.equal(await chart.locator('line.chin').count(), 1, 'a Chinchilla marker on the chart');
+  assert.equal(await chart.locator('text.chin').textContent(), 'Chinchilla-optimal');
+  assert.equal(await chart.locator('text.you').textContent(), `your run: ${formatNumber(expected.tokens_per_param, 3)} tokens/param`);
+  assert.equal(await chart.locator('text.you').textContent(), 'your run: 214.3 tokens/param', '15T / 70B');
   await screenshot(widget, 'compute-desktop');
   assert.deepEqual(errors(page), []);
 });
@@ -56,6 +66,10 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   assert.ok((await widget.locator('[data-out="exact"]').textContent()).startsWith(formatNumber(flops.model_flops)));
   assert.ok(flops.model_flops > flops.six_nd, 'at 8k context the exact count exceeds 6ND (attention scores)');
   assert.equal(await widget.locator('[data-out="components"] tbody tr').count(), flops.components.length);
+  // A preset's Chinchilla point is 20 x its exact parameter count, the same from training_cost and flops.
+  assert.equal(cost.chinchilla_tokens, 20 * flops.params_total);
+  assert.equal(flops.chinchilla_tokens, cost.chinchilla_tokens);
+  assert.equal(await widget.locator('[data-out="chinchilla"]').textContent(), formatNumber(cost.chinchilla_tokens));
 
   // Time from the exact count instead of 6ND: the engine's total is then the exact matmul FLOPs.
   await setControl(widget, 'basis', 'exact');

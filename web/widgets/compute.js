@@ -217,7 +217,7 @@ class TallyCompute extends TallyWidget {
     out('gpu_hours', formatNumber(cost.gpu_hours));
     out('cost', cost.cost_dollars !== undefined ? formatDollars(cost.cost_dollars) : '—');
     const chin = cost.chinchilla_tokens ?? flops?.chinchilla_tokens;
-    out('chinchilla', chin !== undefined ? `${formatNumber(chin)} tokens` : '—');
+    out('chinchilla', chin !== undefined ? formatNumber(chin) : '—'); // the label says "tokens"
     // The engine reports the Chinchilla point only when it knows it; without it the card stays hidden.
     root.querySelector('[data-out="chinchilla"]').closest('.result').hidden = chin === undefined;
     this.drawChart(numbers.tokens, chin, cost.tokens_per_param);
