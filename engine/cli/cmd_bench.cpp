@@ -31,6 +31,13 @@ std::string fixed(double value, int digits) {
     return buffer;
 }
 
+// "[1.5, 2.0]" (snprintf: GCC 12 reports a false -Wrestrict on chained std::string +)
+std::string range(double low, double high) {
+    char buffer[80];
+    std::snprintf(buffer, sizeof buffer, "[%.1f, %.1f]", low, high);
+    return buffer;
+}
+
 std::string sci(double value) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.1e", value);
@@ -95,9 +102,7 @@ void print_gemm(const nlohmann::json& r) {
     for (const auto& row : r.at("rows")) {
         std::cout << pad(row.at("kernel").get<std::string>(), 9) << lpad(std::to_string(row.at("n").get<int>()), 6)
                   << lpad(fixed(row.at("gflops").get<double>(), 1), 10) << "  "
-                  << pad("[" + fixed(row.at("gflops_min").get<double>(), 1) + ", " +
-                             fixed(row.at("gflops_max").get<double>(), 1) + "]",
-                         17)
+                  << pad(range(row.at("gflops_min").get<double>(), row.at("gflops_max").get<double>()), 17)
                   << lpad(fixed(row.at("ratio_to_best").get<double>(), 3), 8)
                   << lpad(sci(row.at("max_abs_err").get<double>()), 10) << lpad(sci(row.at("tolerance").get<double>()), 10)
                   << lpad(fixed(row.at("intensity").get<double>(), 1), 8)

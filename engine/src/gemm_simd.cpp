@@ -254,7 +254,11 @@ double peak_loop(long long iters) {
         for (int c = 0; c < kChains; ++c) x[c] = _mm512_fmadd_ps(s, t, x[c]);
     __m512 sum = x[0];
     for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, x[c]);
-    return _mm512_reduce_add_ps(sum);
+    alignas(64) float out[16];  // not _mm512_reduce_add_ps: GCC 12's header trips -Wuninitialized
+    _mm512_store_ps(out, sum);
+    double total = 0;
+    for (float v : out) total += v;
+    return total;
 }
 double peak_flops_per_iter() { return 2.0 * kChains * 16; }
 #elif TALLY_ISA_AVX2
