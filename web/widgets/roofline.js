@@ -304,7 +304,8 @@ class TallyRoofline extends TallyWidget {
       const rx = xScale(r.ridge_flops_per_byte);
       parts.push(`<path class="roof ${c}" d="${roofPath(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte)}"/>`);
       parts.push(`<line class="ridge ${c}" x1="${rx}" x2="${rx}" y1="${yScale(r.peak_flops_per_s)}" y2="${H - M.bottom}"/>`);
-      parts.push(`<text class="label ${c}" x="${rx - 6}" y="${yScale(r.peak_flops_per_s) - 8 - 13 * i}" text-anchor="end">${escapeHtml(roof.name)} ${r.dtype}: ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B</text>`);
+      // legend in the top-left corner (above the sloped part of every roof, so nothing overprints it)
+      parts.push(`<text class="label ${c}" x="${M.left + 8}" y="${M.top + 14 + 14 * i}">${escapeHtml(roof.name)} ${r.dtype}: peak ${siPrefix(r.peak_flops_per_s)}FLOP/s, ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B (dotted)</text>`);
     });
     if (this.machine) {
       const m = this.machine;
@@ -321,8 +322,14 @@ class TallyRoofline extends TallyWidget {
       const x = xScale(Math.min(Math.max(op.intensity, 10 ** X_DOMAIN[0]), 10 ** X_DOMAIN[1]));
       parts.push(`<circle class="op" tabindex="0" data-kind="op" data-index="${i}" cx="${x}" cy="${y}" r="5"><title>${escapeHtml(op.name)}</title></circle>`);
       const short = op.id.replace('attention-', 'attn ').replace('matmul-', 'mm ');
-      // labels hang below the roof, staggered so neighbouring points do not overprint
-      parts.push(`<text class="label" x="${x + 4}" y="${y + 16 + 12 * (i % 3)}">${escapeHtml(short)}</text>`);
+      // attention labels sit above-left (clear sky over the roof); the rest hang below, staggered so
+      // neighbouring points do not overprint
+      if (op.group === 'attention') {
+        const above = op.id.endsWith('unfused') ? 8 : 20;
+        parts.push(`<text class="label" x="${x - 7}" y="${y - above}" text-anchor="end">${escapeHtml(short)}</text>`);
+      } else {
+        parts.push(`<text class="label" x="${x + 4}" y="${y + 16 + 12 * (i % 3)}">${escapeHtml(short)}</text>`);
+      }
     });
     // measured kernels
     this.kernelRows.forEach((row, i) => {
@@ -332,8 +339,10 @@ class TallyRoofline extends TallyWidget {
     });
     const lastByKernel = new Map();
     this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
-    for (const row of lastByKernel.values())
-      parts.push(`<text class="label" x="${xScale(row.intensity) + 7}" y="${yScale(clampY(row.gflops * 1e9)) + 4}">${escapeHtml(row.kernel)}</text>`);
+    for (const row of lastByKernel.values()) {
+      const left = row.number === 3;  // blocked shares its x with packed: label it on the left
+      parts.push(`<text class="label" x="${xScale(row.intensity) + (left ? -7 : 7)}" y="${yScale(clampY(row.gflops * 1e9)) + (row.number % 2 && !left ? -5 : 13)}"${left ? ' text-anchor="end"' : ''}>${escapeHtml(row.kernel)}</text>`);
+    }
     // GPU report points
     this.gpuPoints.forEach((p, i) => {
       const x = xScale(p.intensity_flop_per_byte);
