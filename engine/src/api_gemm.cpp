@@ -150,15 +150,30 @@ json gemm_run(const json& args) {
             {"check", check_json(gemm::check_against_reference(m, n, k, A.data(), B.data(), C.data()))}};
 }
 
-// {n, cache_bytes}: the traffic model of every kernel at size n.
+// {n, cache_bytes, peak_flops_per_s?, bandwidth_bytes_per_s?}: the traffic model of every kernel at
+// size n and, given a peak and a bandwidth (both or neither), the roofline bound it implies.
 json gemm_intensity(const json& args) {
     const int n = static_cast<int>(optional_integer_arg(args, "n", 1, 1 << 16).value_or(1024));
     const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
+    const auto peak = optional_number_arg(args, "peak_flops_per_s");
+    const auto bandwidth = optional_number_arg(args, "bandwidth_bytes_per_s");
+    if (peak.has_value() != bandwidth.has_value())
+        throw InputError(peak ? "bandwidth_bytes_per_s" : "peak_flops_per_s",
+                         "give both peak_flops_per_s and bandwidth_bytes_per_s, or neither");
+    if (peak) {
+        require_positive("peak_flops_per_s", *peak);
+        require_positive("bandwidth_bytes_per_s", *bandwidth);
+    }
     json rows = json::array();
     for (const gemm::Kernel& kernel : gemm::kernels()) {
         const roofline::Traffic t = roofline::kernel_traffic(kernel, n, n, n, cache_bytes);
-        rows.push_back({{"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes},
-                        {"intensity", t.intensity}});
+        json row = {{"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes},
+                    {"intensity", t.intensity}};
+        if (peak) {
+            row["attainable_flops_per_s"] = roofline::attainable(t.intensity, *peak, *bandwidth);
+            row["bound"] = t.intensity * *bandwidth < *peak ? "memory" : "compute";
+        }
+        rows.push_back(std::move(row));
     }
     const roofline::Traffic ideal = roofline::matmul_min_traffic(n, n, n, 4);
     return {{"cache_bytes", cache_bytes}, {"rows", rows}, {"compulsory_intensity", ideal.intensity}};
@@ -268,7 +283,9 @@ constexpr Method kMethods[] = {
      "time GEMM kernels on n x n x n: {n: int|[int], kernel: name|all, reps, warmup, min_sample_ms} -> rows "
      "{kernel, n, gflops, max_abs_err, intensity}"},
     {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C"},
-    {"gemm_intensity", gemm_intensity, "modelled main-memory traffic and arithmetic intensity of each kernel"},
+    {"gemm_intensity", gemm_intensity,
+     "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "
+     "peak and bandwidth"},
     {"probe_peak", probe_peak, "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains)"},
     {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
     {"roofline", roofline,

@@ -94,3 +94,18 @@ TEST_CASE("roofline with a hardware preset gives the ridge point and each op's b
         CHECK(op["bound"] == (op["intensity"].get<double>() * bw < peak ? "memory" : "compute"));
     }
 }
+
+TEST_CASE("gemm_intensity: at n = 1024 on a 243 GFLOP/s, 23 GB/s core, ikj is memory-bound and simd compute-bound") {
+    // peak and bandwidth as measured by `tally bench probe` on the Zen 5 bench machine (BENCHMARKS.md)
+    const json out = json::parse(tally::api::call(
+        "gemm_intensity", R"({"n":1024,"peak_flops_per_s":243e9,"bandwidth_bytes_per_s":23e9})"));
+    REQUIRE(out["ok"] == true);
+    std::map<std::string, json> rows;
+    for (const auto& row : out["result"]["rows"]) rows[row["kernel"]] = row;
+    CHECK(rows["ikj"]["bound"] == "memory");
+    CHECK(rows["ikj"]["attainable_flops_per_s"].get<double>() == Approx(23e9 * rows["ikj"]["intensity"].get<double>()));
+    CHECK(rows["simd"]["bound"] == "compute");
+    CHECK(rows["simd"]["attainable_flops_per_s"].get<double>() == 243e9);
+    const json half = json::parse(tally::api::call("gemm_intensity", R"({"n":64,"peak_flops_per_s":1e9})"));
+    CHECK(half["error"]["field"] == "bandwidth_bytes_per_s");
+}
