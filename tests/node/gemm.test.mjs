@@ -39,6 +39,18 @@ for (const name of ['naive', 'ikj', 'blocked', 'packed', 'simd']) {
   });
 }
 
+test('naive, ikj and blocked give bit-identical C in wasm and native (same operation order, no FMA contraction)', () => {
+  // The first three rungs accumulate each entry in the same order in both builds, and the engine is
+  // built with -ffp-contract=off, so even -march=native vectorization cannot change a single bit.
+  for (const name of ['naive', 'ikj', 'blocked']) {
+    const args = { m: 70, n: 65, k: 400, kernel: name, seed: 5, entries: 4096 };
+    const wasm = engine.call('gemm_run', args);
+    const native = JSON.parse(nativeCall('gemm_run', JSON.stringify(args))).result;
+    assert.deepEqual(wasm.values, native.values, name);
+    assert.equal(wasm.checksum, native.checksum, name);
+  }
+});
+
 test('gemm_bench in wasm: every row finite, positive, correct, with an intensity', () => {
   const result = engine.call('gemm_bench', { n: [32, 48], kernel: 'all', reps: 2, warmup: 1, min_sample_ms: 1 });
   assert.equal(result.rows.length, 10);
