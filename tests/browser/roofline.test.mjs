@@ -118,3 +118,28 @@ test('roofline: Cancel stops the worker mid-run and the widget can measure again
   assert.equal(after.disabled, false);
   assert.deepEqual(errors(page), []);
 });
+
+test('roofline: a gpu-report.json (tally.gpu-measurement/1) adds its measured points with their numbers on hover', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  // The report engine/cuda/gemm_roofline writes; served here by the test, since this machine has no GPU.
+  const report = {
+    schema: 'tally.gpu-measurement/1', program: 'gemm_roofline', label: 'measured on Test GPU',
+    points: [
+      { kernel: 'wmma_bf16', kind: 'gemm', dtype: 'bf16', m: 4096, n: 4096, k: 4096, flops: 2 * 4096 ** 3, bytes: 4 * 3 * 4096 ** 2 / 2,
+        intensity_flop_per_byte: 1024, time_s: 0.0005, flops_per_s: 2.75e14, gflops: 2.75e5 },
+      { kernel: 'vector_add_fp32', kind: 'elementwise', dtype: 'fp32', elements: 67108864, flops: 67108864, bytes: 805306368,
+        intensity_flop_per_byte: 1 / 12, time_s: 0.0003, flops_per_s: 2.2e11, gflops: 220 },
+      { kernel: 'broken', kind: 'gemm', dtype: 'fp32', intensity_flop_per_byte: null, flops_per_s: null },
+    ],
+  };
+  await page.route('**/gpu-report.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }));
+  const widget = await openRoofline(site, page);
+  await page.waitForFunction(() => document.querySelector('section#roofline tally-roofline').shadowRoot.querySelectorAll('svg rect.gpu').length > 0,
+    null, { timeout: 15000 });
+  assert.equal(await widget.locator('svg rect.gpu').count(), 2, 'the point without numbers is skipped');
+  await widget.locator('svg rect.gpu').first().hover();
+  assert.match(await widget.locator('.readout').textContent(), /wmma_bf16 bf16, n = 4096, measured on Test GPU: 275 TFLOP\/s at 1,024 FLOP\/byte/);
+  assert.deepEqual(errors(page), []);
+});
