@@ -2,6 +2,7 @@
 //
 // Build: cmake --build build/native --target tally_gemm_vs_openblas
 // Run:   OPENBLAS_NUM_THREADS=1 build/native/tally_gemm_vs_openblas --n 1024,2048 --runs 7
+//        build/native/tally_gemm_vs_openblas --threads 2 --kernels simd-mt   (both on 2 cores)
 //
 // For each size: R runs; in each run, OpenBLAS and the chosen kernels are warmed up and then timed
 // in alternation (reps calls each, median per kernel), so a noisy neighbour slows both alike; the
@@ -56,12 +57,13 @@ std::vector<int> parse_list(const char* text) {
 
 int main(int argc, char** argv) {
     std::vector<int> sizes = {1024, 2048};
-    int runs = 7, reps = 3;
+    int runs = 7, reps = 3, threads = 1;
     std::vector<std::string> names = {"packed", "simd"};
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--n")) sizes = parse_list(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--kernels")) {
             names.clear();
             std::string all = argv[i + 1], item;
@@ -69,11 +71,11 @@ int main(int argc, char** argv) {
                 if (c == ',') { names.push_back(item); item.clear(); } else item += c;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--n 1024,2048] [--runs 7] [--reps 3] [--kernels packed,simd]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--n 1024,2048] [--runs 7] [--reps 3] [--kernels packed,simd] [--threads 1]\n", argv[0]);
             return 2;
         }
     }
-    if (runs < 1 || reps < 1) return 2;
+    if (runs < 1 || reps < 1 || threads < 1) return 2;
     std::vector<const tally::gemm::Kernel*> kernels;
     for (const auto& name : names) {
         const auto* kernel = tally::gemm::find_kernel(name);
@@ -83,9 +85,10 @@ int main(int argc, char** argv) {
         }
         kernels.push_back(kernel);
     }
-    openblas_set_num_threads(1);
-    std::printf("OpenBLAS %s, core %s, 1 thread; tally SIMD ISA %s\n", openblas_get_config(), openblas_get_corename(),
-                tally::gemm::simd_isa());
+    // Single-threaded unless --threads asks otherwise (then compare with --kernels simd-mt).
+    openblas_set_num_threads(threads);
+    std::printf("OpenBLAS %s, core %s, %d thread(s); tally SIMD ISA %s\n", openblas_get_config(), openblas_get_corename(),
+                threads, tally::gemm::simd_isa());
     std::printf("%d runs per size, each the median of %d timed calls after 1 warm-up call, in alternation\n\n", runs, reps);
     bool all_ok = true;
     for (int n : sizes) {

@@ -74,11 +74,11 @@ json gemm_kernels(const json&) {
                         {"name", kernel.name},
                         {"adds", kernel.adds},
                         {"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
+                        {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
                         {"tiling", tiling_json(kernel.tiling)}});
     return {{"isa", gemm::simd_isa()},
             {"lanes", gemm::simd_lanes()},
             {"fma", gemm::simd_has_fma()},
-            {"threads", 1},
             {"kernels", list}};
 }
 
@@ -121,7 +121,7 @@ json gemm_bench(const json& args) {
             rows.push_back(std::move(row));
         }
     }
-    return {{"isa", gemm::simd_isa()}, {"threads", 1}, {"cache_bytes", cache_bytes}, {"rows", rows}};
+    return {{"isa", gemm::simd_isa()}, {"cache_bytes", cache_bytes}, {"rows", rows}};
 }
 
 // One multiplication on deterministic inputs, for comparing builds: {m, n, k, kernel, seed, entries}

@@ -9,6 +9,9 @@ set(TALLY_GEMM_KERNEL_SOURCES
     "${CMAKE_SOURCE_DIR}/engine/src/gemm_simd.cpp")
 
 if(NOT TALLY_WASM)
+  # simd-mt (engine/src/gemm.cpp) uses std::thread.
+  find_package(Threads REQUIRED)
+  target_link_libraries(tally PUBLIC Threads::Threads)
   if(TALLY_GEMM_NATIVE_ISA)
     include(CheckCXXCompilerFlag)
     check_cxx_compiler_flag(-march=native TALLY_HAS_MARCH_NATIVE)

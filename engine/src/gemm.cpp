@@ -11,13 +11,41 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#else
+#include <thread>
 #endif
 
 namespace tally::gemm {
 
 namespace {
 
-std::array<Kernel, 5> make_kernels() {
+#ifndef __EMSCRIPTEN__
+// The SIMD kernel on every core: C's rows split into stripes (multiples of the register tile's mr),
+// one std::thread each; every thread packs its own copy of B (kn extra floats per thread). Native
+// only: wasm threads need SharedArrayBuffer, which a page gets only when served cross-origin
+// isolated (COOP/COEP headers), and the explainer must work from any static host.
+void simd_threads(int m, int n, int k, const float* A, const float* B, float* C) {
+    const int mr = impl::simd_tiling().mr;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = std::min({cores, 16, std::max(1, m / (4 * mr))});  // >= 4 row tiles each
+    if (threads <= 1) {
+        impl::simd(m, n, k, A, B, C);
+        return;
+    }
+    const int stripe = ((m + threads - 1) / threads + mr - 1) / mr * mr;
+    std::vector<std::thread> pool;
+    for (int r0 = stripe; r0 < m; r0 += stripe)
+        pool.emplace_back(impl::simd, std::min(stripe, m - r0), n, k, A + static_cast<std::int64_t>(r0) * k, B,
+                          C + static_cast<std::int64_t>(r0) * n);
+    impl::simd(std::min(stripe, m), n, k, A, B, C);
+    for (std::thread& thread : pool) thread.join();
+}
+constexpr std::size_t kKernelCount = 6;
+#else
+constexpr std::size_t kKernelCount = 5;
+#endif
+
+std::array<Kernel, kKernelCount> make_kernels() {
     return {{
         {1, "naive", "the textbook i-j-k triple loop: the inner loop walks a column of B (stride n)", impl::naive,
          Traffic::Unblocked, {}},
@@ -31,11 +59,17 @@ std::array<Kernel, 5> make_kernels() {
          impl::packed, Traffic::Blocked, impl::packed_tiling()},
         {5, "simd", "the same register tile in explicit SIMD intrinsics (FMA where the ISA has it)", impl::simd,
          Traffic::Blocked, impl::simd_tiling()},
+#ifndef __EMSCRIPTEN__
+        {6, "simd-mt",
+         "kernel 5 on every core: row stripes of C in std::threads (native only: wasm threads need a "
+         "cross-origin isolated page)",
+         simd_threads, Traffic::Blocked, impl::simd_tiling()},
+#endif
     }};
 }
 
-const std::array<Kernel, 5>& registry() {
-    static const std::array<Kernel, 5> table = make_kernels();
+const std::array<Kernel, kKernelCount>& registry() {
+    static const std::array<Kernel, kKernelCount> table = make_kernels();
     return table;
 }
 

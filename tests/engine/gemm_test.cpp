@@ -26,11 +26,13 @@ gemm::CheckResult run(const gemm::Kernel& kernel, int m, int n, int k, std::uint
 
 }  // namespace
 
-TEST_CASE("the ladder has five kernels in order: naive, ikj, blocked, packed, simd") {
+TEST_CASE("the ladder has five kernels in order: naive, ikj, blocked, packed, simd, then natively simd-mt") {
     const auto list = gemm::kernels();
-    REQUIRE(list.size() == 5);
+    REQUIRE(list.size() == 6);  // the native build adds the threaded kernel
+    CHECK(std::string(list[5].name) == "simd-mt");
+    CHECK(gemm::find_kernel("simd-mt") == &list[5]);
     const char* names[] = {"naive", "ikj", "blocked", "packed", "simd"};
-    for (std::size_t i = 0; i < list.size(); ++i) {
+    for (std::size_t i = 0; i < 5; ++i) {
         CHECK(std::string(list[i].name) == names[i]);
         CHECK(list[i].number == static_cast<int>(i) + 1);
         CHECK(gemm::find_kernel(names[i]) == &list[i]);
@@ -99,7 +101,7 @@ TEST_CASE("gemm_bench returns finite positive GFLOP/s and a passing check for ev
         "gemm_bench", R"({"n":[48,65],"kernel":"all","reps":2,"warmup":1,"min_sample_ms":1})"));
     REQUIRE(out["ok"] == true);
     const auto& rows = out["result"]["rows"];
-    REQUIRE(rows.size() == 10);
+    REQUIRE(rows.size() == 2 * gemm::kernels().size());
     for (const auto& row : rows) {
         INFO(row.dump());
         CHECK(std::isfinite(row["gflops"].get<double>()));
@@ -117,7 +119,7 @@ TEST_CASE("gemm_bench and gemm_run name the field and the allowed values on bad 
     const json bad_kernel = json::parse(tally::api::call("gemm_bench", R"({"n":16,"kernel":"fast"})"));
     CHECK(bad_kernel["ok"] == false);
     CHECK(bad_kernel["error"]["field"] == "kernel");
-    CHECK(bad_kernel["error"]["message"].get<std::string>().find("naive, ikj, blocked, packed, simd") !=
+    CHECK(bad_kernel["error"]["message"].get<std::string>().find("naive, ikj, blocked, packed, simd, simd-mt") !=
           std::string::npos);
     const json bad_n = json::parse(tally::api::call("gemm_bench", R"({"n":0})"));
     CHECK(bad_n["error"]["field"] == "n");
@@ -139,4 +141,14 @@ TEST_CASE("gemm_run of simd and naive agree within the tolerance and report the 
     for (std::size_t i = 0; i < 40; ++i)
         CHECK(std::fabs(a["result"]["values"][i].get<double>() - b["result"]["values"][i].get<double>()) <= 2 * tol);
     CHECK(a["result"]["check"]["ok"] == true);
+}
+
+TEST_CASE("simd-mt splits rows across threads and matches the reference on shapes that use 1 to 4 stripes") {
+    const gemm::Kernel& mt = *gemm::find_kernel("simd-mt");
+    const int shapes[][3] = {{12, 40, 33}, {97, 65, 129}, {301, 77, 50}, {1000, 33, 17}};
+    for (const auto& s : shapes) {
+        const auto check = run(mt, s[0], s[1], s[2], 9);
+        INFO("m=" << s[0] << " n=" << s[1] << " k=" << s[2] << " err " << check.max_abs_err);
+        CHECK(check.ok);
+    }
 }

@@ -29,14 +29,16 @@ struct Tiling {
 
 struct Kernel {
     int number;        // position on the ladder, 1 = naive
-    const char* name;  // "naive", "ikj", "blocked", "packed", "simd"
+    const char* name;  // "naive", "ikj", "blocked", "packed", "simd" (+ "simd-mt" natively)
     const char* adds;  // what this version adds over the previous one
     KernelFn fn;
     Traffic traffic;
     Tiling tiling;
 };
 
-// The ladder, in order. Every entry has the same signature and computes the same C.
+// The ladder, in order (numbers 1-5), then natively a 6th entry "simd-mt" (kernel 5 on every core;
+// not in wasm, whose threads need a cross-origin isolated page). Every entry has the same signature
+// and computes the same C.
 std::span<const Kernel> kernels();
 // By name ("simd") or by number ("5"); nullptr if unknown.
 const Kernel* find_kernel(std::string_view name);
