@@ -20,7 +20,8 @@ constexpr const char* kUsage =
     "                        [--min-sample-ms 20] [--json]\n"
     "       tally bench probe [--mib 128] [--reps 5] [--json]\n\n"
     "gemm: GFLOP/s (2 n^3 / median time, min and max in brackets) of each kernel of the GEMM ladder\n"
-    "      (naive, ikj, blocked, packed, simd) on n x n fp32 matrices, single-threaded, with the ratio to\n"
+    "      (naive, ikj, blocked, packed, simd; natively also simd-mt on every core) on n x n fp32 matrices,\n"
+    "      single-threaded except simd-mt, with the ratio to\n"
     "      the best kernel of the same size, the max error against a double-precision reference, and the\n"
     "      modelled arithmetic intensity (FLOP/byte of main-memory traffic).\n"
     "probe: peak FLOP/s of independent vector multiply-add chains and main-memory read and triad bandwidth.\n";
