@@ -39,7 +39,7 @@ test('roofline: measuring runs in a worker, points are finite and positive, the 
   const widget = await openRoofline(site, page);
   await widget.evaluate((el) => {
     el.setAttribute('sizes', '64,128,256');
-    el.setAttribute('probe-mib', '16');
+    el.setAttribute('probe-mib', '64'); // twice the 32 MiB L3 here, so the screenshot shows memory bandwidth
     el.setAttribute('reps', '3');
     // Main-thread heartbeat: a timer every 10 ms; the largest gap tells whether anything blocked the page.
     window.__beats = [];
