@@ -90,7 +90,7 @@ test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits f
   assert.match(await widget.locator('[data-out="stored"]').textContent(), /= 65504$/);
 
   // The state is in the URL: reloading it restores the same bits.
-  await page.waitForFunction(() => location.search.includes('hex'));
+  await page.waitForFunction(() => [...new URLSearchParams(location.search)].some(([k, v]) => k.endsWith('.hex') && v === '0x7bff'));
   const url = page.url();
   const again = await site.newPage();
   const restored = await openFloat(site, again, new URL(url).search);
