@@ -350,10 +350,11 @@ class TallyFloat extends TallyWidget {
       const notes = [];
       if (r.overflowed) notes.push(r.saturated ? 'saturated to max' : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN');
       else if (r.became_nan) notes.push('NaN');
+      if (r.nan_input && r.class !== 'nan') notes.push('no NaN in this format: +max');
       if (r.underflowed) notes.push(r.format === 'e8m0' ? 'clamped to 2^-127' : 'underflowed to 0');
       if (r.subnormal) notes.push('subnormal');
       if (!r.inexact && !r.nan_input) notes.push('exact');
-      const warn = r.overflowed || r.underflowed || r.became_nan;
+      const warn = r.overflowed || r.underflowed || r.became_nan || (r.nan_input && r.class !== 'nan');
       const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
       return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
