@@ -20,7 +20,7 @@ test('the compute widget shows the engine\'s 6ND FLOPs and days and flags a bad 
   // The page shows the engine's numbers rounded for reading; the raw numbers must equal native's.
   const fromPage = await page.evaluate(async (args) => {
     const { getEngine } = await import('./engine.js');
-    return (await getEngine()).call('training_time', args);
+    return (await getEngine()).call('training_cost', args);
   }, { params: 70e9, tokens: 15e12, gpus: 1024, peak_tflops: 989.5, mfu: 0.5 });
   assert.deepEqual(fromPage, native);
   assert.equal(await days.textContent(), Number(native.days.toPrecision(5)).toLocaleString('en-US'));
