@@ -35,13 +35,7 @@ Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 #include "common.cuh"
 #include "engine_bridge.h"
 
-#define cublasCheck(status) cublas_check((status), __FILE__, __LINE__)
-inline void cublas_check(cublasStatus_t status, const char* file, int line) {
-    if (status != CUBLAS_STATUS_SUCCESS) {
-        std::fprintf(stderr, "[cuBLAS ERROR] %d at %s:%d\n", (int)status, file, line);
-        std::exit(EXIT_FAILURE);
-    }
-}
+#include "cublas_check.cuh"
 
 // unit roundoffs (half an ulp of 1.0): IEEE 754 binary32 has a 24-bit significand, bfloat16 8 bits
 constexpr double kU_fp32 = 0x1p-24;

@@ -33,13 +33,7 @@ Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 #include "common.cuh"
 #include "engine_bridge.h"
 
-#define cublasCheck(status) cublas_check((status), __FILE__, __LINE__)
-inline void cublas_check(cublasStatus_t status, const char* file, int line) {
-    if (status != CUBLAS_STATUS_SUCCESS) {
-        std::fprintf(stderr, "[cuBLAS ERROR] %d at %s:%d\n", (int)status, file, line);
-        std::exit(EXIT_FAILURE);
-    }
-}
+#include "cublas_check.cuh"
 
 struct Dims {
     int B, T, C, NH;
