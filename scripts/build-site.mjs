@@ -45,10 +45,10 @@ cpSync(path.join(katexDir, 'katex.mjs'), path.join(vendor, 'katex.mjs'));
 // Optional GPU measurements for the roofline widget (scripts/verify-gpu.sh writes them on a machine with a
 // GPU); served as gpu-report.json when present, otherwise the widget shows the CPU measurement only.
 const gpuReportDir = path.resolve(root, option('--gpu-report', 'build/gpu-report'));
-for (const name of ['roofline.json', 'report.json']) {
-  const file = path.join(gpuReportDir, name);
-  if (existsSync(file)) { cpSync(file, path.join(outDir, 'gpu-report.json')); break; }
-}
+const gpuReport = ['roofline.json', 'report.json'].map((name) => path.join(gpuReportDir, name)).find((file) => existsSync(file));
+if (gpuReport) cpSync(gpuReport, path.join(outDir, 'gpu-report.json'));
+else // An empty report rather than a 404 in every reader's console.
+  writeFileSync(path.join(outDir, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements: run scripts/verify-gpu.sh on a machine with an NVIDIA GPU', points: [] }) + '\n');
 
 // Every module in web/widgets that defines a custom element is registered by one entry script; a course
 // page includes only this file to use every widget.
