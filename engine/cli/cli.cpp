@@ -30,6 +30,18 @@ const Option* find_option(std::span<const Option> options, std::string_view flag
     return nullptr;
 }
 
+// Prints "tally <command>: <message> (--flag)", naming the flag the user typed when the engine names
+// the API field behind it.
+int report_input_error(const char* command, const InputError& error, std::span<const Option> options) {
+    std::string where = error.field();
+    for (const Option& option : options)
+        if (where == option.key) where = option.flag;
+    std::cerr << "tally " << command << ": " << error.what();
+    if (!where.empty() && where != error.field()) std::cerr << " (" << where << ")";
+    std::cerr << "\n";
+    return kExitBadInput;
+}
+
 }  // namespace
 
 Parsed parse_options(int argc, char** argv, int first, std::span<const Option> options) {
@@ -122,30 +134,24 @@ int run_method(const char* command, const char* method, const Parsed& parsed, st
             print_human(std::cout, result);
         return kExitOk;
     } catch (const InputError& error) {
-        // Name the flag the user typed when the engine names the API field behind it.
-        std::string where = error.field();
-        for (const Option& option : options)
-            if (where == option.key) where = option.flag;
-        std::cerr << "tally " << command << ": " << error.what();
-        if (!where.empty() && where != error.field()) std::cerr << " (" << where << ")";
-        std::cerr << "\n";
-        return kExitBadInput;
+        return report_input_error(command, error, options);
     }
 }
 
 int simple_command(int argc, char** argv, const char* command, const char* method, const char* usage,
                    std::span<const Option> options,
-                   void (*print_human)(std::ostream&, const nlohmann::json& result)) {
+                   void (*print_human)(std::ostream&, const nlohmann::json& result),
+                   const std::function<void(nlohmann::json& args)>& adjust) {
     Parsed parsed;
     try {
         parsed = parse_options(argc, argv, 2, options);
+        if (parsed.help) {
+            print_usage(std::cout, usage, options);
+            return kExitOk;
+        }
+        if (adjust) adjust(parsed.args);
     } catch (const InputError& error) {
-        std::cerr << "tally " << command << ": " << error.what() << "\n";
-        return kExitBadInput;
-    }
-    if (parsed.help) {
-        print_usage(std::cout, usage, options);
-        return kExitOk;
+        return report_input_error(command, error, options);
     }
     return run_method(command, method, parsed, options, print_human);
 }

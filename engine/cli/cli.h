@@ -1,6 +1,7 @@
 // Shared helpers of the `tally` CLI: flag parsing into API arguments, tables, exit codes.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -47,9 +48,10 @@ std::string human_integer(unsigned long long value);
 int run_method(const char* command, const char* method, const Parsed& parsed, std::span<const Option> options,
                void (*print_human)(std::ostream&, const nlohmann::json& result));
 
-// The standard shape of a subcommand: parse, --help, run_method.
+// The standard shape of a subcommand: parse, --help, `adjust` the arguments (may throw InputError), run_method.
 int simple_command(int argc, char** argv, const char* command, const char* method, const char* usage,
                    std::span<const Option> options,
-                   void (*print_human)(std::ostream&, const nlohmann::json& result));
+                   void (*print_human)(std::ostream&, const nlohmann::json& result),
+                   const std::function<void(nlohmann::json& args)>& adjust = {});
 
 }  // namespace tally::cli

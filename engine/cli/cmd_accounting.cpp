@@ -102,25 +102,10 @@ void fix_flags(json& args) {
 int run(int argc, char** argv, const char* command, const char* method, const char* usage,
         std::span<const Option> options, void (*print_human)(std::ostream&, const json&),
         void (*adjust)(json&) = nullptr) {
-    Parsed parsed;
-    try {
-        parsed = parse_options(argc, argv, 2, options);
-        if (parsed.help) {
-            print_usage(std::cout, usage, options);
-            return kExitOk;
-        }
-        fix_flags(parsed.args);
-        if (adjust != nullptr) adjust(parsed.args);
-    } catch (const InputError& error) {
-        std::string where = error.field();
-        for (const Option& option : options)
-            if (where == option.key) where = option.flag;
-        std::cerr << "tally " << command << ": " << error.what();
-        if (where != error.field()) std::cerr << " (" << where << ")";
-        std::cerr << "\n";
-        return kExitBadInput;
-    }
-    return run_method(command, method, parsed, options, print_human);
+    return simple_command(argc, argv, command, method, usage, options, print_human, [adjust](json& args) {
+        fix_flags(args);
+        if (adjust != nullptr) adjust(args);
+    });
 }
 
 std::string bytes_text(const json& value) {
