@@ -1,28 +1,25 @@
 #include "cli.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <set>
 #include <string_view>
 
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace tally::cli {
 
 namespace {
-
-double parse_strict_number(const std::string& flag, const std::string& text) {
-    const char* begin = text.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(begin, &end);
-    if (text.empty() || end != begin + text.size() || errno == ERANGE)
-        throw InputError(flag, flag + " must be a number, got \"" + text + "\"");
-    return value;
-}
 
 const Option* find_option(std::span<const Option> options, std::string_view flag) {
     for (const Option& option : options)
@@ -30,26 +27,62 @@ const Option* find_option(std::span<const Option> options, std::string_view flag
     return nullptr;
 }
 
-// Prints "tally <command>: <message> (--flag)", naming the flag the user typed when the engine names
-// the API field behind it.
-int report_input_error(const char* command, const InputError& error, std::span<const Option> options) {
-    std::string where = error.field();
+bool has_key(std::span<const Option> options, std::string_view key) {
     for (const Option& option : options)
-        if (where == option.key) where = option.flag;
-    std::cerr << "tally " << command << ": " << error.what();
-    if (!where.empty() && where != error.field()) std::cerr << " (" << where << ")";
-    std::cerr << "\n";
-    return kExitBadInput;
+        if (key == option.key) return true;
+    return false;
+}
+
+// The engine's message in the user's words: a message that starts with the field gets the flag
+// instead ("mfu must be ..." -> "--mfu must be ..."), and API names with an underscore anywhere in it
+// become their flags ("peak_flops_per_s" -> "--peak-flops"); plain words inside prose are left alone.
+std::string in_flag_terms(std::string message, const std::string& field, std::span<const Option> options) {
+    const std::string flag = flag_of(options, field);
+    if (!field.empty() && flag != field && message.rfind(field, 0) == 0 &&
+        (message.size() == field.size() || message[field.size()] == ' '))
+        message = flag + message.substr(field.size());
+    const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (const Option& option : options) {
+        const std::string key = option.key;
+        if (key.find('_') == std::string::npos) continue;
+        for (std::size_t at = message.find(key); at != std::string::npos; at = message.find(key, at)) {
+            const bool starts = at == 0 || !word_char(message[at - 1]);
+            const bool ends = at + key.size() == message.size() || !word_char(message[at + key.size()]);
+            if (starts && ends) {
+                message.replace(at, key.size(), option.flag);
+                at += std::string_view(option.flag).size();
+            } else {
+                at += key.size();
+            }
+        }
+    }
+    return message;
 }
 
 }  // namespace
 
+std::string flag_of(std::span<const Option> options, const std::string& key) {
+    for (const Option& option : options)
+        if (key == option.key) return option.flag;
+    // A config file's contents reach the engine as hf_config or model.
+    if ((key == "hf_config" || key == "config_path") && has_key(options, "config_path")) return "--config";
+    return key;
+}
+
+int report_input_error(const char* command, const std::string& field, const std::string& message,
+                       std::span<const Option> options) {
+    std::string text = in_flag_terms(message, field, options);
+    const std::string where = flag_of(options, field);
+    if (!field.empty() && where != field && text.find(where) == std::string::npos) text += " (" + where + ")";
+    std::cerr << "tally " << command << ": " << printable(text, 1000) << "\n";
+    return kExitBadInput;
+}
+
 Parsed parse_options(int argc, char** argv, int first, std::span<const Option> options) {
     Parsed parsed;
+    std::set<std::string> seen;
     for (int i = first; i < argc; ++i) {
         std::string flag = argv[i];
-        if (flag == "--json") { parsed.json_output = true; continue; }
-        if (flag == "--help" || flag == "-h") { parsed.help = true; continue; }
         std::string value;
         bool has_inline_value = false;
         if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -57,23 +90,100 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
             flag = flag.substr(0, eq);
             has_inline_value = true;
         }
-        const Option* option = find_option(options, flag);
-        if (option == nullptr) throw InputError(flag, "unknown option " + flag + " (see --help)");
+        const std::string shown = printable(flag, 40);
+        const bool is_json = flag == "--json", is_help = flag == "--help" || flag == "-h";
+        const Option* option = is_json || is_help ? nullptr : find_option(options, flag);
+        if (option == nullptr && !is_json && !is_help) throw InputError(shown, "unknown option " + shown + " (see --help)");
+        if (!seen.insert(is_help ? "--help" : flag).second)
+            throw InputError(shown, shown + " is given twice; give each option once");
+        if ((is_json || is_help || option->kind == Kind::Flag) && has_inline_value)
+            throw InputError(shown, shown + " takes no value");
+        if (is_json) { parsed.json_output = true; continue; }
+        if (is_help) { parsed.help = true; continue; }
         if (option->kind == Kind::Flag) {
-            if (has_inline_value) throw InputError(flag, flag + " takes no value");
             parsed.args[option->key] = true;
             continue;
         }
         if (!has_inline_value) {
-            if (i + 1 >= argc) throw InputError(flag, flag + " needs a value");
+            // "--model --json": the next word is an option, so the value is missing
+            if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0)
+                throw InputError(shown, shown + " needs a value");
             value = argv[++i];
         }
-        if (option->kind == Kind::String)
+        if (option->kind == Kind::String) {
             parsed.args[option->key] = value;
-        else
-            parsed.args[option->key] = parse_strict_number(flag, value);
+            continue;
+        }
+        const auto number = parse_decimal(value);
+        if (!number)
+            throw InputError(shown, shown + " must be a finite number in decimal or scientific notation (e.g. 70e9), got \"" +
+                                        printable(value, 40) + "\"");
+        parsed.args[option->key] = *number;
     }
     return parsed;
+}
+
+void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a,
+                     const char* key_b, const std::string& why) {
+    if (args.contains(key_a) && args.contains(key_b))
+        throw InputError(flag_of(options, key_a),
+                         flag_of(options, key_a) + " and " + flag_of(options, key_b) + " contradict each other: " + why);
+}
+
+void reject_unless(const nlohmann::json& args, std::span<const Option> options, const char* key, bool applies,
+                   const std::string& when) {
+    if (args.contains(key) && !applies)
+        throw InputError(flag_of(options, key), flag_of(options, key) + " applies only " + when);
+}
+
+std::string read_config_file(const std::string& path, const char* flag) {
+    const std::string name = std::string(flag) + " \"" + printable(path, 200) + "\"";
+    if (path.empty()) throw InputError(flag, std::string(flag) + " needs a file path, got an empty one");
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is rejected just below.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int error = errno;
+        if (error == ENOENT) throw InputError(flag, name + " does not exist");
+        if (error == EACCES) throw InputError(flag, name + " cannot be read: permission denied");
+        throw InputError(flag, name + " cannot be opened: " + std::strerror(error));
+    }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) throw InputError(flag, name + " cannot be read: " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw InputError(flag, name + " is a directory, not a config file");
+    if (S_ISFIFO(info.st_mode)) throw InputError(flag, name + " is a FIFO (named pipe), not a regular file");
+    if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)) throw InputError(flag, name + " is a device, not a regular file");
+    if (!S_ISREG(info.st_mode)) throw InputError(flag, name + " is not a regular file");
+    const std::string too_large = name + " is larger than the limit of " + std::to_string(kMaxConfigFileBytes) +
+                                  " bytes (1 MiB); a config.json is a few KiB";
+    if (info.st_size > kMaxConfigFileBytes) throw InputError(flag, too_large);
+    std::string text;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            const int error = errno;
+            if (error == EISDIR) throw InputError(flag, name + " is a directory, not a config file");
+            throw InputError(flag, name + " cannot be read: " + std::strerror(error));
+        }
+        if (got == 0) break;
+        text.append(buffer, static_cast<std::size_t>(got));
+        if (text.size() > static_cast<std::size_t>(kMaxConfigFileBytes)) throw InputError(flag, too_large);  // grew
+    }
+    return text;
+}
+
+void print_warnings(std::ostream& err, const char* command, const nlohmann::json& result,
+                    std::span<const Option> options) {
+    if (!result.is_object() || !result.contains("warnings")) return;
+    for (const auto& warning : result["warnings"])
+        err << "tally " << command << ": warning: "
+            << printable(in_flag_terms(warning.value("message", ""), warning.value("field", ""), options), 1000)
+            << "\n";
 }
 
 void print_usage(std::ostream& out, const char* usage, std::span<const Option> options) {
@@ -128,13 +238,14 @@ int run_method(const char* command, const char* method, const Parsed& parsed, st
                void (*print_human)(std::ostream&, const nlohmann::json& result)) {
     try {
         const nlohmann::json result = api::invoke(method, parsed.args);
+        print_warnings(std::cerr, command, result, options);
         if (parsed.json_output || print_human == nullptr)
-            std::cout << result.dump(2) << "\n";
+            std::cout << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
             print_human(std::cout, result);
         return kExitOk;
     } catch (const InputError& error) {
-        return report_input_error(command, error, options);
+        return report_input_error(command, error.field(), error.what(), options);
     }
 }
 
@@ -151,7 +262,7 @@ int simple_command(int argc, char** argv, const char* command, const char* metho
         }
         if (adjust) adjust(parsed.args);
     } catch (const InputError& error) {
-        return report_input_error(command, error, options);
+        return report_input_error(command, error.field(), error.what(), options);
     }
     return run_method(command, method, parsed, options, print_human);
 }

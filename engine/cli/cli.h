@@ -14,6 +14,7 @@ namespace tally::cli {
 
 constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;  // bad flag or value: the message names it
+constexpr int kExitInternalError = 1;  // an engine bug (an exception other than InputError)
 
 enum class Kind { Number, Integer, String, Flag };
 
@@ -30,9 +31,36 @@ struct Parsed {
     bool help = false;         // --help / -h
 };
 
-// Turns argv[first..] into API arguments. Unknown flags, missing values and values that are not
-// numbers (for Number/Integer options) throw InputError whose field is the flag.
+// Turns argv[first..] into API arguments. Unknown flags, repeated flags, missing values and values
+// that are not decimal or scientific numbers (for Number/Integer options: no hex, inf or nan)
+// throw InputError whose field is the flag.
 Parsed parse_options(int argc, char** argv, int first, std::span<const Option> options);
+
+// The flag that sets API argument `key` ("dollars_per_gpu_hour" -> "--price"), or `key` itself.
+std::string flag_of(std::span<const Option> options, const std::string& key);
+// Flag rules, checked on the parsed arguments; each throws InputError naming the user's flag.
+// Both given: "--params and --model contradict each other: <why>".
+void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a,
+                     const char* key_b, const std::string& why);
+// `key` given where the chosen mode ignores it: "--seq applies only <when>".
+void reject_unless(const nlohmann::json& args, std::span<const Option> options, const char* key, bool applies,
+                   const std::string& when);
+
+// Largest config file read (a Hugging Face config.json is a few KiB).
+constexpr long long kMaxConfigFileBytes = 1 << 20;
+// Reads a config file given with `flag`: it must be a regular file (not a directory, FIFO or
+// device, which could block or never end) of at most kMaxConfigFileBytes; InputError naming the
+// flag and the cause otherwise.
+std::string read_config_file(const std::string& path, const char* flag);
+
+// Prints result["warnings"] on stderr, one "tally <command>: warning: ..." line each.
+void print_warnings(std::ostream& err, const char* command, const nlohmann::json& result,
+                    std::span<const Option> options);
+
+// Prints an input error as "tally <command>: <message>", naming the user's flag rather than the API
+// field, with control characters escaped; returns kExitBadInput.
+int report_input_error(const char* command, const std::string& field, const std::string& message,
+                       std::span<const Option> options);
 
 void print_usage(std::ostream& out, const char* usage, std::span<const Option> options);
 

@@ -1,14 +1,14 @@
 // `tally params | flops | memory | fit | kv-cache | presets`: the accounting engine from the shell.
 // Each subcommand builds the arguments of one API method (docs/API.md "Accounting") from flags and
 // prints its result as a table, or exactly the result object with --json.
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 #include "cli.h"
 #include "commands.h"
 #include "tally/error.h"
+#include "tally/hf_config.h"
+#include "tally/input.h"
 
 namespace tally::cli {
 
@@ -73,22 +73,49 @@ constexpr Option kKvOptions[] = {
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"},
 };
 
-// --config FILE -> "model" (tally object) or "hf_config" (text, so malformed JSON reports its position).
+// --config FILE -> "hf_config" (a Hugging Face config.json, which has model_type) or "model" (a
+// tally config, which has num_layers); anything else is named for what it is.
 void load_config_file(json& args) {
     auto it = args.find("config_path");
     if (it == args.end()) return;
     const std::string path = it->get<std::string>();
     args.erase("config_path");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("config_path", "--config: cannot read \"" + path + "\"");
-    std::stringstream text;
-    text << in.rdbuf();
-    if (args.contains("model")) throw InputError("model", "give either --model or --config, not both");
-    json parsed = json::parse(text.str(), nullptr, false);
-    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type"))
+    const std::string what = "--config \"" + printable(path, 200) + "\"";
+    const json parsed = parse_json_input(read_config_file(path, "--config"), "config_path", what);
+    if (!parsed.is_object())
+        throw InputError("config_path", what + " must hold a JSON object, got " + std::string(parsed.type_name()));
+    if (parsed.contains("model_type")) {
+        args["hf_config"] = parsed;
+    } else if (parsed.contains("num_layers")) {
         args["model"] = parsed;
-    else
-        args["hf_config"] = text.str();
+    } else {
+        throw InputError("config_path", what + " has no \"model_type\" (a Hugging Face config.json needs it; "
+                                        "supported: " + std::string(hf_model_types()) +
+                                        ") and no \"num_layers\" (a tally config object)");
+    }
+}
+
+// Rules every command with the model and setup options shares.
+void common_rules(const json& args, std::span<const Option> options) {
+    reject_together(args, options, "model", "config_path", "give a preset or a config file");
+    reject_together(args, options, "hardware", "capacity_bytes", "--capacity-bytes replaces the preset's memory");
+}
+
+// fit: each mode reads its own options; the other mode's would be silently ignored.
+void fit_rules(const json& args, std::span<const Option> options) {
+    const bool has_model = args.contains("model") || args.contains("config_path");
+    const std::string mode = args.value("mode", has_model ? "min_gpus" : "largest_model");
+    if (mode != "largest_model" && mode != "min_gpus") return;  // the engine names the allowed modes
+    const bool largest = mode == "largest_model";
+    const std::string in_min = "with --mode min_gpus (the fewest GPUs for a model)";
+    const std::string in_largest = "with --mode largest_model (the largest model on --gpus GPUs)";
+    for (const char* key : {"model", "config_path", "seq", "micro_batch", "zero", "tp", "pp",
+                            "sequence_parallel", "recompute", "flash_attention", "no_dropout", "activation_bytes",
+                            "max_gpus"})
+        reject_unless(args, options, key, !largest, in_min);
+    for (const char* key : {"gpus", "reserve_fraction"}) reject_unless(args, options, key, largest, in_largest);
+    // min_gpus searches over the global batch; a fixed one would be ignored
+    reject_unless(args, options, "global_batch", largest, "never in fit (the search sets the batch)");
 }
 
 void fix_flags(json& args) {
@@ -101,8 +128,10 @@ void fix_flags(json& args) {
 
 int run(int argc, char** argv, const char* command, const char* method, const char* usage,
         std::span<const Option> options, void (*print_human)(std::ostream&, const json&),
-        void (*adjust)(json&) = nullptr) {
-    return simple_command(argc, argv, command, method, usage, options, print_human, [adjust](json& args) {
+        void (*adjust)(json&) = nullptr, void (*rules)(const json&, std::span<const Option>) = nullptr) {
+    return simple_command(argc, argv, command, method, usage, options, print_human, [=](json& args) {
+        common_rules(args, options);
+        if (rules != nullptr) rules(args, options);
         fix_flags(args);
         if (adjust != nullptr) adjust(args);
     });
@@ -119,7 +148,8 @@ std::string bytes_text(const json& value) {
 }
 
 std::string model_line(const json& m) {
-    return m["name"].get<std::string>() + ": V " + std::to_string(m["vocab_size"].get<long long>()) + ", h " +
+    // The name comes from the user's config file (_name_or_path): escape control characters.
+    return printable(m["name"].get<std::string>(), 200) + ": V " + std::to_string(m["vocab_size"].get<long long>()) + ", h " +
            std::to_string(m["hidden_size"].get<long long>()) + ", L " + std::to_string(m["num_layers"].get<long long>()) +
            ", heads " + std::to_string(m["num_heads"].get<long long>()) + "/" +
            std::to_string(m["num_kv_heads"].get<long long>()) + " kv, f " +
@@ -282,7 +312,7 @@ int cmd_fit(int argc, char** argv) {
     return run(argc, argv, "fit", "fit",
                "usage: tally fit --gpus N --hardware ID [--recipe R]            (largest model, ZeRO-3, no activations)\n"
                "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
-               kFitOptions, print_fit, fit_mode);
+               kFitOptions, print_fit, fit_mode, fit_rules);
 }
 
 int cmd_kv_cache(int argc, char** argv) {

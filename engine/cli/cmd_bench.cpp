@@ -2,6 +2,8 @@
 // Benchmarks, not tests: they print what they measure; correctness is checked and printed too.
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "commands.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace tally::cli {
 
@@ -55,39 +58,55 @@ std::string lpad(std::string text, std::size_t width) {
     return text;
 }
 
+// Decimal digits only: no sign, spaces or hex ("0x10").
+std::optional<long> parse_digits(const std::string& text) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stol(text);
+}
+
 // "256,512" -> [256, 512]; InputError naming --n otherwise.
 nlohmann::json parse_sizes(std::string_view text) {
     nlohmann::json out = nlohmann::json::array();
     std::stringstream stream{std::string(text)};
     std::string item;
     while (std::getline(stream, item, ',')) {
-        char* end = nullptr;
-        const long value = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || value < 1 || value > 8192)
-            throw InputError("--n", "--n must be a comma-separated list of sizes in [1, 8192], got \"" +
-                                        std::string(text) + "\"");
-        out.push_back(value);
+        const auto value = parse_digits(item);
+        if (!value || *value < 1 || *value > 2048)
+            throw InputError("--n", "--n must be a comma-separated list of sizes in [1, 2048], got \"" +
+                                        printable(text, 40) + "\"");
+        out.push_back(*value);
     }
     if (out.empty()) throw InputError("--n", "--n must list at least one size");
     return out;
 }
 
 long parse_integer(const char* flag, const char* text, long low, long high) {
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || value < low || value > high)
+    const auto value = parse_digits(text);
+    if (!value || *value < low || *value > high)
         throw InputError(flag, std::string(flag) + " must be a whole number in [" + std::to_string(low) + ", " +
-                                   std::to_string(high) + "], got \"" + text + "\"");
-    return value;
+                                   std::to_string(high) + "], got \"" + printable(text, 40) + "\"");
+    return *value;
+}
+
+// The flags behind the API fields, so messages name what the user typed.
+constexpr Option kGemmFlags[] = {{"--n", "n", Kind::String, ""},
+                                 {"--kernel", "kernel", Kind::String, ""},
+                                 {"--reps", "reps", Kind::Integer, ""},
+                                 {"--warmup", "warmup", Kind::Integer, ""},
+                                 {"--min-sample-ms", "min_sample_ms", Kind::Integer, ""}};
+constexpr Option kProbeFlags[] = {{"--reps", "samples", Kind::Integer, ""}, {"--mib", "mib", Kind::Integer, ""}};
+
+int report_envelope_error(const nlohmann::json& envelope, std::span<const Option> flags) {
+    const auto& error = envelope.at("error");
+    return report_input_error("bench", error.at("field").get<std::string>(), error.at("message").get<std::string>(),
+                              flags);
 }
 
 int print_or_fail(const char* method, const nlohmann::json& args, bool json_output,
                   void (*print)(const nlohmann::json&)) {
     const nlohmann::json envelope = nlohmann::json::parse(api::call(method, args.dump()));
-    if (!envelope.at("ok").get<bool>()) {
-        std::cerr << "tally bench: " << envelope.at("error").at("message").get<std::string>() << "\n";
-        return kExitBadInput;
-    }
+    if (!envelope.at("ok").get<bool>()) return report_envelope_error(envelope, kGemmFlags);
+    print_warnings(std::cerr, "bench", envelope.at("result"), kGemmFlags);
     if (json_output)
         std::cout << envelope.at("result").dump(2) << "\n";
     else
@@ -143,8 +162,11 @@ int cmd_bench(int argc, char** argv) {
     nlohmann::json args = nlohmann::json::object();
     bool json_output = false;
     long reps = 5, mib = 128;
+    std::set<std::string_view> seen;
     for (int i = 3; i < argc; ++i) {
         const std::string_view flag = argv[i];
+        if (!seen.insert(flag).second)
+            throw InputError(printable(flag, 40), printable(flag, 40) + " is given twice; give each option once");
         if (flag == "--json") {
             json_output = true;
             continue;
@@ -153,6 +175,10 @@ int cmd_bench(int argc, char** argv) {
             std::cout << kUsage;
             return kExitOk;
         }
+        const bool known = flag == "--n" || flag == "--kernel" || flag == "--reps" || flag == "--warmup" ||
+                           flag == "--min-sample-ms" || flag == "--mib";
+        if (!known)
+            throw InputError(printable(flag, 40), "unknown option " + printable(flag, 40) + " (see --help)");
         if (i + 1 >= argc) throw InputError(std::string(flag), std::string(flag) + " needs a value");
         const char* value = argv[++i];
         if (flag == "--n" && what == "gemm") {
@@ -166,9 +192,9 @@ int cmd_bench(int argc, char** argv) {
         } else if (flag == "--min-sample-ms" && what == "gemm") {
             args["min_sample_ms"] = parse_integer("--min-sample-ms", value, 1, 10000);
         } else if (flag == "--mib" && what == "probe") {
-            mib = parse_integer("--mib", value, 1, 1024);
+            mib = parse_integer("--mib", value, 1, 256);
         } else {
-            throw InputError(std::string(flag), "unknown option " + std::string(flag) + " for `tally bench " +
+            throw InputError(std::string(flag), "option " + std::string(flag) + " does not apply to `tally bench " +
                                                     std::string(what) + "` (see --help)");
         }
     }
@@ -182,10 +208,7 @@ int cmd_bench(int argc, char** argv) {
     const nlohmann::json bw =
         nlohmann::json::parse(api::call("probe_bandwidth", nlohmann::json{{"samples", reps}, {"mib", mib}}.dump()));
     for (const auto* envelope : {&peak, &bw})
-        if (!envelope->at("ok").get<bool>()) {
-            std::cerr << "tally bench: " << envelope->at("error").at("message").get<std::string>() << "\n";
-            return kExitBadInput;
-        }
+        if (!envelope->at("ok").get<bool>()) return report_envelope_error(*envelope, kProbeFlags);
     const nlohmann::json result = {{"peak", peak.at("result")}, {"bandwidth", bw.at("result")}};
     if (json_output)
         std::cout << result.dump(2) << "\n";

@@ -86,9 +86,15 @@ int cmd_float(int argc, char** argv) {
     Parsed parsed;
     try {
         parsed = parse_options(argc, argv, 2, kOptions);
+        if (!parsed.help) {
+            const nlohmann::json& a = parsed.args;
+            reject_unless(a, kOptions, "flip_bit", a.contains("hex"), "with --code (it flips a bit of the code)");
+            for (const char* key : {"rounding", "saturate", "no_saturate"})
+                reject_unless(a, kOptions, key, !a.contains("hex"), "when encoding a --value (decoding is exact)");
+            reject_together(a, kOptions, "format", "all", "--all shows every format");
+        }
     } catch (const InputError& error) {
-        std::cerr << "tally float: " << error.what() << "\n";
-        return kExitBadInput;
+        return report_input_error("float", error.field(), error.what(), kOptions);
     }
     if (parsed.help) {
         print_usage(std::cout, kUsage, kOptions);

@@ -17,7 +17,7 @@ constexpr Option kOptions[] = {
     {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},
     {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},
     {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"},
-    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (overrides --hardware)"},
+    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"},
     {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
     {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
@@ -36,6 +36,16 @@ void print_human(std::ostream& out, const nlohmann::json& r) {
     print_table(out, rows);
 }
 
+// Contradictory flags and flags the chosen inputs would ignore are errors, not silent choices.
+void rules(const nlohmann::json& args) {
+    reject_together(args, kOptions, "params", "model", "the model's exact count replaces --params; give one");
+    reject_unless(args, kOptions, "seq", args.contains("model"), "with --model (6ND from --params has no sequence length)");
+    reject_together(args, kOptions, "peak_tflops", "peak_flops_per_s", "give the peak once");
+    reject_together(args, kOptions, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
+    reject_together(args, kOptions, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
+    reject_unless(args, kOptions, "dtype", args.contains("hardware"), "with --hardware (it picks the preset's peak)");
+}
+
 }  // namespace
 
 int cmd_time(int argc, char** argv) {
@@ -43,7 +53,7 @@ int cmd_time(int argc, char** argv) {
                           "usage: tally time (--params N | --model ID) --tokens D --gpus G\n"
                           "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
                           "FLOPs = 6 N D (or the exact count for a model); seconds = FLOPs / (G * P * U).",
-                          kOptions, print_human);
+                          kOptions, print_human, rules);
 }
 
 }  // namespace tally::cli

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace {
 
@@ -73,11 +74,16 @@ int main(int argc, char** argv) {
             try {
                 return command.run(argc, argv);
             } catch (const tally::InputError& error) {
-                std::cerr << "tally " << command.name << ": " << error.what() << "\n";
+                std::cerr << "tally " << command.name << ": " << tally::printable(error.what(), 1000) << "\n";
                 return kExitBadInput;
+            } catch (const std::exception& error) {
+                // A bug, not bad input: say so rather than abort.
+                std::cerr << "tally " << command.name << ": internal error: " << tally::printable(error.what(), 1000)
+                          << "\n";
+                return kExitInternalError;
             }
         }
-    std::cerr << "tally: unknown command \"" << argv[1] << "\"\n\n";
+    std::cerr << "tally: unknown command \"" << tally::printable(argv[1], 40) << "\"\n\n";
     print_help(std::cerr);
     return kExitBadInput;
 }

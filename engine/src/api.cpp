@@ -1,11 +1,12 @@
 #include "tally/api.h"
 
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
+#include <new>
+#include <utility>
 
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace tally::api {
 
@@ -15,27 +16,83 @@ std::array<std::span<const Method>, 4> all_areas() {
     return {training_methods(), accounting_methods(), precision_methods(), gemm_methods()};
 }
 
-json error_object(const std::string& field, const std::string& message) {
-    return json{{"ok", false}, {"error", {{"field", field}, {"message", message}}}};
+// Error messages quote input (a preset id, a number as text): cap and escape them so an envelope
+// never carries control characters or kilobytes of echoed input.
+constexpr std::size_t kMaxMessageBytes = 1000;
+
+// Every envelope is serialised with invalid UTF-8 replaced (U+FFFD), so dumping cannot throw.
+std::string dump_safely(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string error_envelope(const std::string& field, const std::string& message) {
+    return dump_safely(json{{"ok", false},
+                            {"error", {{"field", printable(field, kMaxMethodNameBytes)},
+                                       {"message", printable(message, kMaxMessageBytes)}}}});
 }
 
-// Strict decimal parse: the whole string must be a finite number in C syntax.
-std::optional<double> parse_number_text(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    const char* begin = text.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const double value = std::strtod(begin, &end);
-    if (end != begin + text.size() || errno == ERANGE) return std::nullopt;
-    return value;
+// The input whose number is furthest from 1 in order of magnitude: when a result overflows or
+// underflows to a non-finite value, it is the likeliest cause.
+std::optional<std::pair<std::string, double>> most_extreme_number(const json& args) {
+    std::optional<std::pair<std::string, double>> best;
+    double best_score = -1;
+    for (const auto& [key, value] : args.items()) {
+        std::optional<double> number;
+        if (value.is_number()) number = value.get<double>();
+        else if (value.is_string()) number = parse_decimal(value.get<std::string>());
+        if (!number || *number == 0 || !std::isfinite(*number)) continue;
+        const double score = std::fabs(std::log10(std::fabs(*number)));
+        if (score > best_score) {
+            best_score = score;
+            best = std::make_pair(key, *number);
+        }
+    }
+    return best;
+}
+
+// Safety net under every method: a result number that is inf or NaN (which JSON would print as
+// null) becomes an input error instead of a success.
+void require_finite_result(const json& value, const std::string& path, const json& args) {
+    if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+        std::string message = "the result " + path + " is not a finite number (" +
+                              format_number(value.get<double>()) + "): the inputs are out of range";
+        if (auto culprit = most_extreme_number(args)) {
+            message += "; the most extreme is " + culprit->first + " = " + format_number(culprit->second);
+            throw InputError(culprit->first, message);
+        }
+        throw InputError("args", message);
+    }
+    if (value.is_object())
+        for (const auto& [key, item] : value.items())
+            require_finite_result(item, path.empty() ? key : path + "." + key, args);
+    if (value.is_array())
+        for (std::size_t i = 0; i < value.size(); ++i)
+            require_finite_result(value[i], path + "[" + std::to_string(i) + "]", args);
+}
+
+std::string call_unguarded(std::string_view method, std::string_view args_json) {
+    try {
+        if (method.size() > kMaxMethodNameBytes || find_invalid_utf8(method))
+            throw InputError("method", "method must be the name of an API method (see `methods`), got \"" +
+                                           printable(method, 40) + "\"");
+        json args = args_json.empty() ? json::object() : parse_json_input(args_json, "args", "the argument text");
+        return dump_safely(json{{"ok", true}, {"result", invoke(method, args)}});
+    } catch (const InputError& error) {
+        return error_envelope(error.field(), error.what());
+    } catch (const std::bad_alloc&) {
+        return error_envelope("args", "out of memory: the arguments ask for more than this engine can hold");
+    } catch (const json::exception& error) {
+        return error_envelope("args", std::string("bad argument: ") + error.what());
+    } catch (const std::exception& error) {
+        return error_envelope("", std::string("internal error: ") + error.what());
+    }
 }
 
 double to_number(const json& value, const char* field) {
     if (value.is_number()) return value.get<double>();
     if (value.is_string()) {
         const auto text = value.get<std::string>();
-        if (auto parsed = parse_number_text(text)) return *parsed;
-        throw InputError(field, std::string(field) + " must be a number, got \"" + text + "\"");
+        if (auto parsed = parse_decimal(text)) return *parsed;
+        throw InputError(field, std::string(field) + " must be a finite number in decimal or scientific notation, got \"" +
+                                    printable(text, 40) + "\"");
     }
     throw InputError(field, std::string(field) + " must be a number, got " + std::string(value.type_name()));
 }
@@ -58,25 +115,26 @@ json list_methods() {
 
 json invoke(std::string_view method_name, const json& args) {
     const Method* method = find_method(method_name);
-    if (method == nullptr) throw InputError("method", "unknown method \"" + std::string(method_name) + "\"");
-    if (!args.is_object()) throw InputError("args", "arguments must be a JSON object");
+    if (method == nullptr)
+        throw InputError("method", "unknown method \"" + printable(method_name, 40) + "\" (see `methods`)");
+    if (!args.is_object()) throw InputError("args", "the arguments must be a JSON object");
     json result = method->fn(args);
+    require_finite_result(result, "", args);
     return result;
 }
 
 std::string call(std::string_view method, std::string_view args_json) {
     try {
-        json args = args_json.empty() ? json::object() : json::parse(args_json);
-        return json{{"ok", true}, {"result", invoke(method, args)}}.dump();
-    } catch (const InputError& error) {
-        return error_object(error.field(), error.what()).dump();
-    } catch (const json::parse_error& error) {
-        return error_object("args", std::string("arguments are not valid JSON: ") + error.what()).dump();
-    } catch (const json::exception& error) {
-        return error_object("args", std::string("bad argument: ") + error.what()).dump();
-    } catch (const std::exception& error) {
-        return error_object("", std::string("internal error: ") + error.what()).dump();
+        return call_unguarded(method, args_json);
+    } catch (...) {
+        // Only reachable if building the error envelope itself fails (out of memory).
+        return R"({"ok":false,"error":{"field":"","message":"internal error"}})";
     }
+}
+
+void add_warning(json& result, const std::string& field, const std::string& message) {
+    if (!result.contains("warnings")) result["warnings"] = json::array();
+    result["warnings"].push_back({{"field", field}, {"message", message}});
 }
 
 double number_arg(const json& args, const char* field) {

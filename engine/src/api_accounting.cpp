@@ -2,7 +2,9 @@
 // training memory budget, solvers and the KV cache. Shapes are documented in docs/API.md
 // ("Accounting").
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -300,6 +302,13 @@ json flops(const json& args) {
 }
 
 // ---------------------------------------------------------------- training time, cost, MFU
+// Above these an input is legal but likely a mistake: the result carries a warning.
+// The best published large-scale MFU is PaLM 540B's 46.2 % (Chowdhery et al. 2022, Table 3);
+// 75 % leaves room for smaller, well-tuned runs.
+constexpr double kImplausibleMfu = 0.75;
+// AWS p5.48xlarge (8x H100) lists at $98.32 per hour on demand (2023): $12.29 per GPU-hour; 100 is 8x that.
+constexpr double kImplausibleDollarsPerGpuHour = 100;
+
 struct Peak {
     double flops_per_s = 0;
     std::string dtype;
@@ -374,6 +383,10 @@ json training_cost(const json& args) {
     const Peak peak = peak_from_args(args);
     TrainingTimeInput in;
     in.total_flops = per.training * tokens;
+    if (!std::isfinite(in.total_flops))
+        throw InputError("tokens", "tokens must be below " + format_number(std::numeric_limits<double>::max() / per.training) +
+                                       " (the training FLOPs, " + format_number(per.training) +
+                                       " per token, overflow a double), got " + format_number(tokens));
     in.gpus = integer_arg(args, "gpus", 1, 100'000'000);
     in.peak_flops_per_s = peak.flops_per_s;
     in.mfu = number_arg(args, "mfu");
@@ -397,7 +410,18 @@ json training_cost(const json& args) {
         require_positive("dollars_per_gpu_hour", *price);
         out["dollars_per_gpu_hour"] = *price;
         out["cost_dollars"] = t.gpu_hours * *price;
+        if (!std::isfinite(t.gpu_hours * *price))
+            throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(*price) + " times " +
+                                                         format_number(t.gpu_hours) + " GPU-hours overflows a double");
+        if (*price > kImplausibleDollarsPerGpuHour)
+            add_warning(out, "dollars_per_gpu_hour",
+                        "dollars_per_gpu_hour is " + format_number(*price) +
+                            ": far above cloud prices (an on-demand H100 is about $12 per GPU-hour); is it the price of "
+                            "a whole node, or per GPU-day?");
     }
+    if (in.mfu > kImplausibleMfu)
+        add_warning(out, "mfu", "mfu " + percent(in.mfu) + " % is above any published large-scale training run "
+                                "(PaLM 540B: 46.2 %); the time is likely optimistic");
     return out;
 }
 
@@ -423,6 +447,14 @@ json mfu(const json& args) {
              {"hfu", per.training * tokens_per_s / cluster_peak},
              {"six_n_mfu", per.six_n * tokens_per_s / cluster_peak}};
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
+    if (achieved / cluster_peak > 1)
+        add_warning(out, "tokens_per_second",
+                    "mfu is " + percent(achieved / cluster_peak) +
+                        " %: the GPUs cannot exceed 100 % of their peak, so tokens_per_second, gpus or the peak is wrong");
+    else if (per.training * tokens_per_s / cluster_peak > 1)
+        add_warning(out, "tokens_per_second",
+                    "hfu is " + percent(per.training * tokens_per_s / cluster_peak) +
+                        " % (recomputed FLOPs included): above 100 % of peak, so an input is wrong");
     return out;
 }
 

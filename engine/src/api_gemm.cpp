@@ -16,6 +16,39 @@ namespace {
 
 constexpr double kDefaultCacheBytes = 1 << 20;  // 1 MiB: the per-core L2 of AMD Zen 4/5 (our bench machine)
 
+// Limits that keep one measuring call to seconds and its memory small. WebAssembly memory never
+// shrinks, so whatever one call allocates stays reserved by the page: the caps bound that too.
+// Largest square size: three n x n fp32 matrices at 2048 are 48 MiB.
+constexpr int kMaxBenchN = 2048;
+// The naive kernel is 100-500x slower than the others (BENCHMARKS.md: 0.4 GFLOP/s at n = 1024,
+// ~40 s per call at 2048), so it gets a smaller size limit.
+constexpr int kMaxNaiveN = 512;
+// Modelled duration of one call, from the slowest measured speed of each kernel (BENCHMARKS.md,
+// native ladder) and the number of kernel calls the timing loop makes; wasm runs 2-4x slower.
+constexpr double kMaxModelledSeconds = 60;
+// probe_bandwidth's buffer: 8x a 32 MiB L3 is still a main-memory stream.
+constexpr std::int64_t kMaxProbeMiB = 256;
+// probe_peak: samples x min_sample_ms.
+constexpr double kMaxProbeMs = 10000;
+
+int max_n_of(const gemm::Kernel& kernel) {
+    return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN;
+}
+
+// Slowest GFLOP/s of each rung in BENCHMARKS.md's native ladder (n = 256..2048), rounded down.
+double slowest_gflops_of(const gemm::Kernel& kernel) {
+    const std::string_view name = kernel.name;
+    if (name == "naive") return 0.4;
+    if (name == "ikj") return 29;
+    if (name == "blocked") return 35;
+    return 160;  // packed, simd, simd-mt
+}
+
+// Seconds one kernel call on m x n x k takes at the kernel's slowest measured speed.
+double modelled_call_seconds(const gemm::Kernel& kernel, double m, double n, double k) {
+    return 2 * m * n * k / (slowest_gflops_of(kernel) * 1e9);
+}
+
 json tiling_json(const gemm::Tiling& t) {
     return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
 }
@@ -42,7 +75,7 @@ std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
     return out;
 }
 
-// n: one integer or an array of integers, each in [1, 8192].
+// n: one integer or an array of integers, each in [1, kMaxBenchN].
 std::vector<int> sizes_arg(const json& args, int fallback) {
     std::vector<int> out;
     if (!args.contains("n")) return {fallback};
@@ -50,12 +83,12 @@ std::vector<int> sizes_arg(const json& args, int fallback) {
     if (value.is_array()) {
         if (value.empty() || value.size() > 16) throw InputError("n", "n must list 1 to 16 sizes");
         for (const json& item : value) {
-            if (!item.is_number()) throw InputError("n", "n must be integers in [1, 8192]");
-            out.push_back(static_cast<int>(require_integer("n", item.get<double>(), 1, 8192)));
+            if (!item.is_number()) throw InputError("n", "n must be integers in [1, " + std::to_string(kMaxBenchN) + "]");
+            out.push_back(static_cast<int>(require_integer("n", item.get<double>(), 1, kMaxBenchN)));
         }
         return out;
     }
-    out.push_back(static_cast<int>(integer_arg(args, "n", 1, 8192)));
+    out.push_back(static_cast<int>(integer_arg(args, "n", 1, kMaxBenchN)));
     return out;
 }
 
@@ -93,11 +126,34 @@ json gemm_bench(const json& args) {
     const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
     const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
     require_positive("cache_bytes", cache_bytes);
+    // A kernel named explicitly must allow every size; "all" skips the sizes a kernel does not allow.
+    const bool all_kernels = optional_string_arg(args, "kernel").value_or("all") == "all";
+    json skipped = json::array();
+    double modelled_seconds = 0;
+    for (int n : sizes)
+        for (const gemm::Kernel* kernel : kernels) {
+            if (n > max_n_of(*kernel)) {
+                if (!all_kernels)
+                    throw InputError("n", std::string("n must be at most ") + std::to_string(max_n_of(*kernel)) +
+                                              " for the " + kernel->name + " kernel (larger sizes take minutes), got " +
+                                              std::to_string(n));
+                skipped.push_back({{"kernel", kernel->name}, {"n", n}, {"reason", "n above the kernel's limit of " +
+                                                                                     std::to_string(max_n_of(*kernel))}});
+                continue;
+            }
+            // the checked call, the warm-up calls, calibration and the samples
+            modelled_seconds += (reps + warmup + 2) * std::max(min_sample_ms * 1e-3, modelled_call_seconds(*kernel, n, n, n));
+        }
+    if (modelled_seconds > kMaxModelledSeconds)
+        throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +
+                                  " s; the limit is " + format_number(kMaxModelledSeconds) +
+                                  " s: ask for fewer or smaller sizes, fewer kernels, reps or a shorter min_sample_ms");
     json rows = json::array();
     for (int n : sizes) {
         std::vector<json> size_rows;
         double best = 0;
         for (const gemm::Kernel* kernel : kernels) {
+            if (n > max_n_of(*kernel)) continue;
             const gemm::BenchRow row = gemm::bench_square(*kernel, n, reps, warmup, min_sample_ms * 1e-3, seed);
             const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, n, n, n, cache_bytes);
             best = std::max(best, row.gflops);
@@ -121,7 +177,9 @@ json gemm_bench(const json& args) {
             rows.push_back(std::move(row));
         }
     }
-    return {{"isa", gemm::simd_isa()}, {"cache_bytes", cache_bytes}, {"rows", rows}};
+    json out = {{"isa", gemm::simd_isa()}, {"cache_bytes", cache_bytes}, {"rows", rows}};
+    if (!skipped.empty()) out["skipped"] = skipped;
+    return out;
 }
 
 // One multiplication on deterministic inputs, for comparing builds: {m, n, k, kernel, seed, entries}
@@ -136,6 +194,16 @@ json gemm_run(const json& args) {
         throw InputError("kernel", "kernel must be one of " + gemm::kernel_names() + ", got \"" + name + "\"");
     const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
     const auto entries = optional_integer_arg(args, "entries", 0, 4096).value_or(64);
+    // Same bounds as gemm_bench: the matrices' memory and one call's modelled time.
+    const double elements = static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n;
+    if (elements > 3.0 * kMaxBenchN * kMaxBenchN)
+        throw InputError("m", "m*k + k*n + m*n must be at most " + format_number(3.0 * kMaxBenchN * kMaxBenchN) +
+                                  " elements (48 MiB of fp32), got " + format_number(elements));
+    const double call_seconds = modelled_call_seconds(*kernel, m, n, k);
+    if (call_seconds > kMaxModelledSeconds / 10)
+        throw InputError("m", std::string("m*n*k is too large for the ") + kernel->name + " kernel: about " +
+                                  format_number(std::ceil(call_seconds)) + " s; the limit is " +
+                                  format_number(kMaxModelledSeconds / 10) + " s");
     std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
         C(static_cast<std::size_t>(m) * n);
     gemm::fill_uniform(A, seed);
@@ -183,6 +251,9 @@ json probe_peak(const json& args) {
     const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
     const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(50);
     require_in_left_open("min_sample_ms", min_sample_ms, 0.9, 5000.0);
+    if (samples * min_sample_ms > kMaxProbeMs)
+        throw InputError("samples", "samples x min_sample_ms must be at most " + format_number(kMaxProbeMs) +
+                                        " ms, got " + format_number(samples * min_sample_ms));
     const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3);
     return {{"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
             {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
@@ -190,7 +261,7 @@ json probe_peak(const json& args) {
 }
 
 json probe_bandwidth(const json& args) {
-    const auto mib = optional_integer_arg(args, "mib", 1, 1024).value_or(128);
+    const auto mib = optional_integer_arg(args, "mib", 1, kMaxProbeMiB).value_or(128);
     const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
     const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
     return {{"read_gbs", r.read_gbs}, {"read_gbs_min", r.read_gbs_min}, {"read_gbs_max", r.read_gbs_max},

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace tally {
 
@@ -144,17 +145,7 @@ ModelConfig load_hf_config(const json& j) {
 }
 
 ModelConfig load_hf_config_text(std::string_view text) {
-    json j;
-    try {
-        j = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& error) {
-        throw InputError("hf_config", "config.json is not valid JSON at byte " + std::to_string(error.byte) + ": " +
-                                          error.what());
-    } catch (const json::exception& error) {
-        // e.g. out_of_range.406: a number too large for a double ("6e940")
-        throw InputError("hf_config", std::string("config.json is not valid JSON: ") + error.what());
-    }
-    return load_hf_config(j);
+    return load_hf_config(parse_json_input(text, "hf_config", "config.json"));
 }
 
 }  // namespace tally

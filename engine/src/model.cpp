@@ -215,7 +215,14 @@ ModelConfig resolve_model(const json& args) {
     if (!has_model) throw InputError("model", "model is required: a preset id, a config object or hf_config");
     const json& m = args["model"];
     if (m.is_string()) return from_preset(m.get<std::string>());
-    if (m.is_object()) return m.contains("model_type") ? load_hf_config(m) : model_from_json(m);
+    if (m.is_object()) {
+        if (m.contains("model_type")) return load_hf_config(m);
+        // A Hugging Face config.json without model_type: say so, not "vocab_size is required".
+        if (!m.contains("num_layers") && (m.contains("num_hidden_layers") || m.contains("n_layer")))
+            throw InputError("model_type", std::string("config.json field \"model_type\" is missing; supported: ") +
+                                               hf_model_types());
+        return model_from_json(m);
+    }
     throw InputError("model", "model must be a preset id (string) or a config object");
 }
 

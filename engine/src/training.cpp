@@ -27,7 +27,8 @@ TrainingTime estimate_training_time(const TrainingTimeInput& input) {
     out.days = out.seconds / 86400.0;
     out.gpu_hours = out.seconds / 3600.0 * static_cast<double>(input.gpus);
     if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_hours))
-        throw InputError("total_flops", "the run is too long to represent in seconds");
+        throw InputError("peak_flops_per_s", "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
+                                                 format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
     return out;
 }
 

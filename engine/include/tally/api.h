@@ -32,10 +32,17 @@ const Method* find_method(std::string_view name);
 // Every method of every area, for `tally methods` and the JS API's self-description.
 json list_methods();
 
-// Runs a method on parsed arguments; throws InputError on bad input (for the CLI).
+// Runs a method on parsed arguments; throws InputError on bad input (for the CLI). A result with a
+// number that is not finite is an InputError too, naming the input that most likely caused it.
 json invoke(std::string_view method, const json& args);
-// Runs a method on a JSON text and wraps the outcome; never throws (for wasm and scripts).
+// Runs a method on a JSON text and wraps the outcome; never throws, for any bytes (for wasm and
+// scripts). The text is checked before parsing: at most kMaxJsonBytes, valid UTF-8, nested at most
+// kMaxJsonDepth deep (tally/input.h). Error messages are escaped and capped, never raw input.
 std::string call(std::string_view method, std::string_view args_json);
+
+// Appends {field, message} to result["warnings"]: a legal but implausible input or result
+// (an MFU above 100 %), which the CLI prints on stderr and a widget shows beside the result.
+void add_warning(json& result, const std::string& field, const std::string& message);
 
 // Argument readers: each throws InputError naming the field when it is missing or of the wrong kind.
 // Numbers may be given as JSON numbers or as strings in C syntax ("70e9"), strictly parsed.
