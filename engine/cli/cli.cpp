@@ -71,10 +71,10 @@ std::string flag_of(std::span<const Option> options, const std::string& key) {
 
 int report_input_error(const char* command, const std::string& field, const std::string& message,
                        std::span<const Option> options) {
-    std::string text = in_flag_terms(message, field, options);
+    std::string text = printable(in_flag_terms(message, field, options), 1000);
     const std::string where = flag_of(options, field);
     if (!field.empty() && where != field && text.find(where) == std::string::npos) text += " (" + where + ")";
-    std::cerr << "tally " << command << ": " << printable(text, 1000) << "\n";
+    std::cerr << "tally " << command << ": " << text << "\n";
     return kExitBadInput;
 }
 

@@ -4,6 +4,7 @@
 
 #include "tally/error.h"
 #include "tally/hf_config.h"
+#include "tally/input.h"
 #include "tally/presets.h"
 
 namespace tally {
@@ -194,7 +195,7 @@ std::string model_ids() {
 ModelConfig from_preset(const std::string& id) {
     const json* preset = find_preset("models", id);
     if (preset == nullptr)
-        throw InputError("model", "unknown model preset \"" + id + "\"; known: " + model_ids());
+        throw InputError("model", "unknown model preset \"" + printable(id, 64) + "\"; known: " + model_ids());
     ModelConfig c = model_from_json(preset->at("config"));
     if (preset->contains("name")) c.name = preset->at("name").get<std::string>();
     return c;

@@ -1,0 +1,311 @@
+// Tests of engine/cli/ (cli.cpp and the commands): the hostile-input table. Each row is one bad
+// invocation of the built `tally` binary, run as a child process with an exact argv (tests/engine/
+// cli_runner.h): it must exit with status 2 (never a signal, never a hang), print a message, name the
+// user's flag or the cause, and print no raw control character. The table lives in Catch2 rather than
+// a node test because the CLI is native code: it needs only the native build, and fork/exec passes any
+// bytes (invalid UTF-8, escape sequences) as argv without a shell's quoting.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using tally::test::CliRun;
+using tally::test::run_cli_argv;
+
+// Fixture files for the --config rows, made once in a fresh temporary folder.
+const std::string& fixtures() {
+    static const std::string dir = [] {
+        char pattern[] = "/tmp/tally_cli_test_XXXXXX";
+        const std::string d = mkdtemp(pattern);
+        const auto write = [&](const std::string& name, const std::string& text) {
+            std::ofstream(d + "/" + name, std::ios::binary) << text;
+        };
+        const std::string gpt2_fields = R"("n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"n_positions":1024)";
+        write("big.json", "{\"x\":\"" + std::string(2 << 20, 'a') + "\"}");
+        write("deep.json", "{\"model_type\":\"gpt2\",\"x\":" + std::string(200000, '[') + std::string(200000, ']') + "}");
+        write("latin1.json", "{\"model_type\":\"gpt2\",\"_name_or_path\":\"caf\xe9\"," + gpt2_fields + "}");
+        write("smart_quotes.json", "{\xe2\x80\x9cmodel_type\xe2\x80\x9d: \xe2\x80\x9cgpt2\xe2\x80\x9d}");
+        write("no_model_type.json", R"({"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32})");
+        write("array.json", "[1, 2, 3]");
+        write("empty.json", "");
+        write("bert.json", R"({"model_type":"bert","hidden_size":768})");
+        write("llama_no_hidden.json", R"({"model_type":"llama","num_hidden_layers":2})");
+        write("tally_bad_layers.json",
+              R"({"vocab_size":100,"hidden_size":64,"num_layers":0,"num_heads":4,"mlp":"gelu"})");
+        write("huge_number.json", "{\"model_type\":\"gpt2\",\"n_embd\":1e400}");
+        write("control_name.json", "{\"model_type\":\"gpt2\",\"_name_or_path\":\"evil\\u001b[2J\\u0007name\"," +
+                                       gpt2_fields + "}");
+        mkfifo((d + "/fifo").c_str(), 0600);
+        mkdir((d + "/folder.json").c_str(), 0700);
+        [[maybe_unused]] const int linked = symlink("/dev/zero", (d + "/zero_link.json").c_str());
+        return d;
+    }();
+    return dir;
+}
+
+struct BadCase {
+    std::vector<std::string> argv;
+    std::string needle;  // the flag, field or cause the message must name
+};
+
+std::vector<std::string> time_with(std::vector<std::string> extra) {
+    std::vector<std::string> base = {"time", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"};
+    base.insert(base.end(), extra.begin(), extra.end());
+    return base;
+}
+
+std::vector<std::string> with_params(std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"--params", "7e9"});
+    return time_with(extra);
+}
+
+std::vector<BadCase> bad_cases() {
+    const std::string f = fixtures() + "/";
+    return {
+        // time: numbers are decimal or scientific, finite, in range
+        {with_params({"--gpus", "0x10"}), "--gpus"},  // hex used to be 16
+        {with_params({"--gpus", "inf"}), "--gpus"},
+        {with_params({"--gpus", "nan"}), "--gpus"},
+        {with_params({"--gpus", "1.5"}), "--gpus"},
+        {with_params({"--gpus", "0"}), "--gpus"},
+        {with_params({"--gpus", "-1"}), "--gpus"},
+        {with_params({"--gpus", ""}), "--gpus"},
+        {with_params({"--gpus", " 8"}), "--gpus"},
+        {with_params({"--gpus", "1e9"}), "--gpus"},
+        {with_params({"--mfu", "1.5"}), "--mfu"},
+        {with_params({"--mfu", "0"}), "--mfu"},
+        {with_params({"--mfu", "1e999"}), "--mfu"},
+        {with_params({"--mfu", "1e-400"}), "--mfu"},
+        {with_params({"--mfu", ".4e"}), "--mfu"},
+        {with_params({"--mfu", "+-1"}), "--mfu"},
+        {with_params({"--mfu", "0.4\x1b[31m"}), "--mfu"},
+        {with_params({"--tokens", "1e308"}), "--tokens"},  // 6ND used to overflow to inf
+        {with_params({"--price", "1e308"}), "--price"},    // the cost used to be null
+        {with_params({"--price", "-1"}), "--price"},
+        {with_params({"--price", "0"}), "--price"},
+        {with_params({"--params", "8e9"}), "twice"},  // a repeated flag used to win silently
+        {with_params({"--json", "--json"}), "twice"},
+        {with_params({"--json=1"}), "--json"},
+        {with_params({"--model", "llama-2-7b"}), "--model"},  // used to be ignored beside --params
+        {with_params({"--seq", "2048"}), "--seq"},
+        {with_params({"--dtype", "banana"}), "--dtype"},  // used to be accepted and echoed
+        {with_params({"--peak-flops", "1e15"}), "--peak-flops"},
+        {with_params({"--hardware", "h100-sxm"}), "--hardware"},
+        {with_params({"--flops-basis", "exact"}), "--flops-basis"},
+        {with_params({"--bogus", "1"}), "--bogus"},
+        {with_params({"--mfu"}), "--mfu"},
+        {with_params({"--price", "--json"}), "--price"},
+        {with_params({"--params=0x1p3"}), "--params"},
+        {with_params({"--tokens=abc"}), "--tokens"},
+        {with_params({"--peak-tflops", "1e-300"}), "--peak"},
+        {{"time", "--params", "7e9", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"}, "--tokens"},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--peak-tflops", "989", "--mfu", "0.4"}, "--gpus"},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989"}, "--mfu"},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--mfu", "0.4"}, "--hardware"},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--hardware", "nope", "--mfu", "0.4"},
+         "--hardware"},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--hardware", "h100-sxm", "--dtype", "banana",
+          "--mfu", "0.4"},
+         "--dtype"},
+        {{"time", "--model", "nope", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"},
+         "--model"},
+        {{"time", "--model", "llama-2-7b", "--seq", "0", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989",
+          "--mfu", "0.4"},
+         "--seq"},
+        {{"time", "--model", "llama-2-7b", "--flops-basis", "banana", "--tokens", "1e12", "--gpus", "8",
+          "--peak-tflops", "989", "--mfu", "0.4"},
+         "--flops-basis"},
+        {{"time", "--model", "llama-2-7b", "--tokens", "1e300", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"},
+         "--tokens"},
+        // params: model sources and config files
+        {{"params"}, "--model"},
+        {{"params", "--model", "nope"}, "--model"},
+        {{"params", "--model", "\x1b[2Jnope"}, "--model"},
+        {{"params", "--model", std::string(5000, 'x')}, "--model"},
+        {{"params", "--model", "gpt2-small", "--model", "gpt2-small"}, "twice"},
+        {{"params", "--model", "gpt2-small", "--config", f + "control_name.json"}, "--config"},
+        {{"params", "--seq", "5"}, "--seq"},
+        {{"params", "--config"}, "--config"},
+        {{"params", "--config", ""}, "empty"},
+        {{"params", "--config", "/dev/zero"}, "device"},  // used to read until memory ran out
+        {{"params", "--config", f + "zero_link.json"}, "device"},
+        {{"params", "--config", f + "fifo"}, "FIFO"},  // used to block forever
+        {{"params", "--config", f + "folder.json"}, "directory"},  // used to say "not valid JSON"
+        {{"params", "--config", f + "missing.json"}, "does not exist"},
+        {{"params", "--config", f + "big.json"}, "larger than"},
+        {{"params", "--config", f + "deep.json"}, "deeper than"},  // used to overflow the stack
+        {{"params", "--config", f + "latin1.json"}, "UTF-8"},
+        {{"params", "--config", f + "smart_quotes.json"}, "not valid JSON"},  // used to abort
+        {{"params", "--config", f + "no_model_type.json"}, "model_type"},  // used to say num_layers
+        {{"params", "--config", f + "array.json"}, "JSON object"},
+        {{"params", "--config", f + "empty.json"}, "not valid JSON"},
+        {{"params", "--config", f + "bert.json"}, "model_type"},
+        {{"params", "--config", f + "llama_no_hidden.json"}, "hidden_size"},
+        {{"params", "--config", f + "tally_bad_layers.json"}, "num_layers"},
+        {{"params", "--config", f + "huge_number.json"}, "not valid JSON"},
+        {{"presets", "--bogus"}, "--bogus"},
+        // flops
+        {{"flops", "--model", "gpt2-small", "--tokens", "1e308"}, "--tokens"},  // used to print inf and -nan
+        {{"flops", "--model", "gpt2-small", "--tokens", "0"}, "--tokens"},
+        {{"flops", "--model", "gpt2-small", "--seq", "0x800"}, "--seq"},
+        {{"flops", "--model", "gpt2-small", "--seq", "1e10"}, "--seq"},
+        {{"flops", "--model", "gpt2-small", "--attention-flops", "banana"}, "--attention-flops"},
+        {{"flops", "--model", "gpt2-small", "--recompute", "banana"}, "--recompute"},
+        {{"flops", "--model", "gpt2-small", "--flash-attn=yes"}, "--flash-attn"},
+        {{"flops", "--model", "gpt2-small", "--flash-attn", "--flash-attn"}, "twice"},
+        // memory
+        {{"memory", "--model", "llama-2-7b", "--zero", "5"}, "--zero"},
+        {{"memory", "--model", "llama-2-7b", "--gpus", "6", "--tp", "4"}, "--gpus"},
+        {{"memory", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--capacity-bytes", "8e10"}, "--capacity-bytes"},
+        {{"memory", "--model", "llama-2-7b", "--recipe", "banana"}, "--recipe"},
+        {{"memory", "--model", "llama-2-7b", "--weights", "banana"}, "--weights"},
+        {{"memory", "--model", "llama-2-7b", "--optimizer", "banana"}, "--optimizer"},
+        {{"memory", "--model", "llama-2-7b", "--master-weights", "banana"}, "--master-weights"},
+        {{"memory", "--model", "llama-2-7b", "--activation-bytes", "3"}, "--activation-bytes"},
+        {{"memory", "--model", "llama-2-7b", "--capacity-bytes", "0"}, "--capacity-bytes"},
+        {{"memory", "--model", "llama-2-7b", "--micro-batch", "0"}, "--micro-batch"},
+        {{"memory", "--model", "llama-2-7b", "--tp", "0x2"}, "--tp"},
+        {{"memory", "--model", "llama-2-7b", "--no-dropout=1"}, "--no-dropout"},
+        {{"memory", "--model", "llama-2-7b", "--sequence-parallel", "--sequence-parallel"}, "twice"},
+        {{"memory", "--model", "llama-2-7b", "--hardware", "nope"}, "--hardware"},
+        // fit: each mode's options only
+        {{"fit", "--gpus", "8", "--hardware", "h100-sxm", "--seq", "2048"}, "--seq"},
+        {{"fit", "--gpus", "8", "--hardware", "h100-sxm", "--tp", "2"}, "--tp"},
+        {{"fit", "--gpus", "8", "--hardware", "h100-sxm", "--max-gpus", "5"}, "--max-gpus"},
+        {{"fit", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--gpus", "8"}, "--gpus"},
+        {{"fit", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--reserve-fraction", "0.1"}, "--reserve-fraction"},
+        {{"fit", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--global-batch", "8"}, "--global-batch"},
+        {{"fit", "--model", "llama-2-7b", "--mode", "largest_model", "--gpus", "8", "--hardware", "h100-sxm"}, "--model"},
+        {{"fit", "--gpus", "8", "--hardware", "h100-sxm", "--reserve-fraction", "1"}, "--reserve-fraction"},
+        {{"fit", "--mode", "banana"}, "--mode"},
+        {{"fit", "--gpus", "8"}, "--hardware"},
+        // kv-cache
+        {{"kv-cache", "--model", "llama-2-7b"}, "--context"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "0"}, "--context"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--kv-dtype", "banana"}, "--kv-dtype"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--weights-dtype", "banana"}, "--weights-dtype"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--batch", "0"}, "--batch"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--hardware", "h100-sxm", "--capacity-bytes", "8e10"},
+         "--capacity-bytes"},
+        // float
+        {{"float", "--format", "e4m3"}, "--value"},
+        {{"float", "--value", "1"}, "--format"},
+        {{"float", "--format", "banana", "--value", "1"}, "--format"},
+        {{"float", "--format", "e4m3", "--value", "abc"}, "--value"},
+        {{"float", "--format", "e4m3", "--code", "0x7e", "--value", "1"}, "--code"},
+        {{"float", "--format", "e4m3", "--value", "1", "--flip-bit", "3"}, "--flip-bit"},
+        {{"float", "--format", "e4m3", "--code", "0x7e", "--rounding", "up"}, "--rounding"},
+        {{"float", "--format", "e4m3", "--code", "0x7e", "--no-saturate"}, "--no-saturate"},
+        {{"float", "--all", "--format", "e4m3", "--value", "1"}, "--format"},
+        {{"float", "--format", "e4m3", "--code", "zz"}, "--code"},
+        {{"float", "--format", "e4m3", "--value", "1", "--saturate", "--no-saturate"}, "--saturate"},
+        {{"float", "--format", "e4m3", "--value", "1", "--rounding", "banana"}, "--rounding"},
+        {{"float", "--format", "e4m3", "--code", "0x7e", "--flip-bit", "99"}, "--flip-bit"},
+        {{"float", "--format", "e4m3", "--format", "e5m2", "--value", "1"}, "twice"},
+        // bench: bounded work
+        {{"bench", "gemm", "--n", "0x10"}, "--n"},
+        {{"bench", "gemm", "--n", "4096"}, "--n"},
+        {{"bench", "gemm", "--kernel", "naive", "--n", "1024"}, "--n"},  // naive 8192 used to run for minutes
+        {{"bench", "gemm", "--n", "16", "--reps", "100", "--min-sample-ms", "10000"}, "would take"},
+        {{"bench", "gemm", "--reps", "0"}, "--reps"},
+        {{"bench", "gemm", "--reps", "5", "--reps", "5"}, "twice"},
+        {{"bench", "gemm", "--reps"}, "--reps"},
+        {{"bench", "gemm", "--warmup", "-1"}, "--warmup"},
+        {{"bench", "gemm", "--mib", "64"}, "--mib"},
+        {{"bench", "gemm", "--kernel", "turbo", "--n", "16"}, "--kernel"},
+        {{"bench", "probe", "--mib", "1024"}, "--mib"},  // used to leave a 1 GB wasm heap
+        {{"bench", "probe", "--n", "256"}, "--n"},
+        {{"bench", "probe", "--reps", "1e2"}, "--reps"},
+        {{"bench", "banana"}, "banana"},
+        {{"bench"}, "usage"},
+        // call: the envelope on stdout names the field
+        {{"call"}, "usage"},
+        {{"call", "params", "{", "x"}, "usage"},
+        {{"call", "params", "\xc3"}, "args"},
+        {{"call", "params", "{\"model\":\"caf\xe9\"}"}, "UTF-8"},  // used to abort (SIGABRT)
+        {{"call", "params", "\xe2\x80\x9cmodel\xe2\x80\x9d"}, "not valid JSON"},
+        {{"call", "tensor_bytes", "{\"dtype\":\"bf16\",\"shape\":" + std::string(60000, '[') + std::string(60000, ']') + "}"},
+         "deeper than"},  // used to overflow the stack (SIGSEGV)
+        {{"call", "bogus"}, "method"},
+        {{"call", "par\xffms"}, "method"},
+        {{"call", "params", "[]"}, "JSON object"},
+        {{"call", "params", "{\"model\":\"\\u001b[2J\"}"}, "model"},
+        {{"call", "training_cost", R"({"params":"0x10","tokens":1e12,"gpus":8,"peak_tflops":989,"mfu":0.4})"}, "params"},
+        {{"call", "roofline_custom", R"({"peak_flops_per_s":1e308,"bandwidth_bytes_per_s":1e-300})"}, "not a finite"},
+        // the command itself
+        {{}, "usage"},
+        {{"bogus"}, "unknown command"},
+        {{"\x1b[2J\x1b[31m"}, "unknown command"},
+    };
+}
+
+bool has_raw_control(const std::string& text) {
+    for (const char c : text)
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f) return true;
+    return false;
+}
+
+std::string shown(const std::vector<std::string>& argv) {
+    std::string out = "tally";
+    for (const auto& a : argv) out += " '" + (a.size() > 80 ? a.substr(0, 80) + "..." : a) + "'";
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("every bad CLI invocation in the table exits 2 with a message naming the flag or cause, never a signal") {
+    const auto cases = bad_cases();
+    REQUIRE(cases.size() >= 100);
+    int handled = 0;
+    for (const BadCase& bad : cases) {
+        const CliRun run = run_cli_argv(bad.argv);
+        const std::string output = run.err + run.out;
+        INFO(shown(bad.argv) << "\nstderr: " << run.err << "\nstdout: " << run.out.substr(0, 400));
+        CHECK_FALSE(run.timed_out);
+        CHECK_FALSE(run.signaled);
+        CHECK(run.exit_code == 2);
+        CHECK_FALSE(output.empty());
+        CHECK(output.find(bad.needle) != std::string::npos);
+        CHECK_FALSE(has_raw_control(output));
+        if (!run.timed_out && !run.signaled && run.exit_code == 2 && output.find(bad.needle) != std::string::npos &&
+            !has_raw_control(output))
+            ++handled;
+    }
+    CHECK(handled == static_cast<int>(cases.size()));
+}
+
+TEST_CASE("a config's _name_or_path is printed with its control characters escaped") {
+    const CliRun run = run_cli_argv({"params", "--config", fixtures() + "/control_name.json"});
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("evil\\x1b[2J\\x07name") != std::string::npos);
+    CHECK_FALSE(has_raw_control(run.out));
+}
+
+TEST_CASE("implausible but legal values succeed and print a warning on stderr") {
+    const CliRun price = run_cli_argv(with_params({"--price", "1000"}));
+    CHECK(price.exit_code == 0);
+    CHECK(price.err.find("warning: --price") != std::string::npos);
+    const CliRun mfu = run_cli_argv({"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989",
+                                     "--mfu", "0.9"});
+    CHECK(mfu.exit_code == 0);
+    CHECK(mfu.err.find("warning: --mfu") != std::string::npos);
+    const CliRun plain = run_cli_argv(with_params({"--price", "2.5"}));
+    CHECK(plain.exit_code == 0);
+    CHECK(plain.err.empty());
+}
+
+TEST_CASE("numbers in scientific notation and --flag=value still parse") {
+    const CliRun run = run_cli_argv({"time", "--params=7E9", "--tokens", "1.4e+12", "--gpus", "8e0", "--peak-tflops",
+                                     ".9895e3", "--mfu", "0.4", "--json"});
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("\"gpus\": 8") != std::string::npos);
+}
