@@ -195,3 +195,40 @@ TEST_CASE("Llama 3 8B decodes at most ~196 tokens/s on one H100 SXM at 8k contex
     CHECK_FALSE(ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"capacity_bytes", 80e9}})
                     .contains("decode_tokens_per_s_bound"));
 }
+
+TEST_CASE("training_cost names the user's input when a figure overflows, never the internal total_flops") {
+    const json base = {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4}};
+    json tokens = base;
+    tokens["tokens"] = 1e308;
+    CHECK(error("training_cost", tokens)["field"] == "tokens");
+    json price = base;
+    price["dollars_per_gpu_hour"] = 1e308;  // used to return ok:true with cost_dollars null
+    CHECK(error("training_cost", price)["field"] == "dollars_per_gpu_hour");
+    json slow = base;
+    slow["peak_tflops"] = 1e-300;
+    CHECK(error("training_cost", slow)["field"] == "peak_flops_per_s");
+}
+
+TEST_CASE("training_cost warns for an implausible price or MFU and stays silent for plausible ones") {
+    const json base = {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4},
+                       {"dollars_per_gpu_hour", 2.5}};
+    CHECK_FALSE(ok("training_cost", base).contains("warnings"));
+    json price = base;
+    price["dollars_per_gpu_hour"] = 1000;
+    const json priced = ok("training_cost", price);
+    REQUIRE(priced["warnings"].size() == 1);
+    CHECK(priced["warnings"][0]["field"] == "dollars_per_gpu_hour");
+    json mfu = base;
+    mfu["mfu"] = 0.9;
+    CHECK(ok("training_cost", mfu)["warnings"][0]["field"] == "mfu");
+}
+
+TEST_CASE("mfu above 100 % of peak is returned with a warning (4,331 % used to pass without a word)") {
+    const json plausible = ok("mfu", {{"params", 7e9}, {"tokens_per_second", 3e3}, {"gpus", 1}, {"peak_tflops", 989}});
+    CHECK_FALSE(plausible.contains("warnings"));
+    const json impossible = ok("mfu", {{"params", 7e9}, {"tokens_per_second", 1e6}, {"gpus", 1}, {"peak_tflops", 989}});
+    CHECK(impossible["mfu"].get<double>() > 1);
+    REQUIRE(impossible["warnings"].size() == 1);
+    CHECK(impossible["warnings"][0]["field"] == "tokens_per_second");
+    CHECK(impossible["warnings"][0]["message"].get<std::string>().find("100 %") != std::string::npos);
+}

@@ -76,3 +76,119 @@ TEST_CASE("a bad CLI value exits with status 2") {
     const std::string unknown = std::string(TALLY_CLI_PATH) + " time --bogus 1 2>/dev/null";
     CHECK(WEXITSTATUS(std::system(unknown.c_str())) == 2);
 }
+
+// ---------------------------------------------------------------- the boundary holds for any bytes
+namespace {
+
+json envelope_of(const std::string& method, const std::string& args) {
+    std::string text;
+    REQUIRE_NOTHROW(text = tally::api::call(method, args));
+    const json parsed = json::parse(text, nullptr, false);
+    REQUIRE_FALSE(parsed.is_discarded());
+    return parsed;
+}
+
+bool has_control(const std::string& text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("call returns an error envelope, never throws, for arguments that are not UTF-8 or not JSON") {
+    // Malformed JSON with non-ASCII bytes made the error path throw while serialising the message.
+    for (const std::string& bad : {std::string("\xc3\xa9"), std::string("\xe9"), std::string("{\"model\":\"caf\xe9\"}"),
+                                  std::string("\xe2\x80\x9cmodel\xe2\x80\x9d: \xe2\x80\x9cgpt2\xe2\x80\x9d"),
+                                  std::string("{\"model\":\"\xed\xa0\x80\"}"), std::string("{\"model\":\"\xc0\xaf\"}"),
+                                  std::string("{\"model\":\"\\ud800\"}"), std::string("\xff\xfe{}")}) {
+        INFO(bad);
+        const json out = envelope_of("params", bad);
+        CHECK(out["ok"] == false);
+        CHECK(out["error"]["field"] == "args");
+        CHECK_FALSE(has_control(out["error"]["message"].get<std::string>()));
+    }
+    CHECK(envelope_of("params", "{\"model\":\"caf\xe9\"}")["error"]["message"].get<std::string>().find("UTF-8 at byte") ==
+          std::string::npos);
+    CHECK(envelope_of("params", "{\"model\":\"caf\xe9\"}")["error"]["message"].get<std::string>().find("byte 13") !=
+          std::string::npos);
+}
+
+TEST_CASE("call names the method field for a method name that is too long or not UTF-8") {
+    CHECK(envelope_of("par\xffms", "{}")["error"]["field"] == "method");
+    CHECK(envelope_of(std::string(100000, 'x'), "{}")["error"]["field"] == "method");
+    CHECK(envelope_of(std::string(100000, 'x'), "{}")["error"]["message"].get<std::string>().size() < 400);
+    CHECK_FALSE(has_control(envelope_of("params\x1b[2J", "{}")["error"]["message"].get<std::string>()));
+}
+
+TEST_CASE("call rejects nesting deeper than 64 before parsing: a 60,000-deep shape used to overflow the stack") {
+    const std::string deep = std::string(60000, '[') + std::string(60000, ']');
+    const json out = envelope_of("tensor_bytes", "{\"dtype\":\"bf16\",\"shape\":" + deep + "}");
+    CHECK(out["error"]["field"] == "args");
+    CHECK(out["error"]["message"].get<std::string>().find("deeper than 64") != std::string::npos);
+    const std::string config = "{\"model\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
+    CHECK(envelope_of("params", config)["error"]["field"] == "args");
+    // 64 levels is within the limit: the method itself rejects the shape
+    const json at_limit =
+        envelope_of("tensor_bytes", "{\"dtype\":\"bf16\",\"shape\":" + std::string(63, '[') + std::string(63, ']') + "}");
+    CHECK(at_limit["error"]["field"] == "shape");
+    // a config.json given as text is held to the same limit
+    const json hf_text = envelope_of("params", json{{"hf_config", std::string(100, '[') + std::string(100, ']')}}.dump());
+    CHECK(hf_text["error"]["field"] == "hf_config");
+}
+
+TEST_CASE("call rejects argument text above 1 MiB without parsing it") {
+    const std::string huge = "{\"model\":\"" + std::string(2 << 20, 'a') + "\"}";
+    const json out = envelope_of("params", huge);
+    CHECK(out["error"]["field"] == "args");
+    CHECK(out["error"]["message"].get<std::string>().find("1 MiB") != std::string::npos);
+}
+
+TEST_CASE("error messages escape control characters and cap echoed input") {
+    const json escape = envelope_of("params", R"({"model":"\u001b[2J\u0007gone"})");
+    const std::string message = escape["error"]["message"].get<std::string>();
+    CHECK(escape["error"]["field"] == "model");
+    CHECK(message.find("\\x1b[2J\\x07gone") != std::string::npos);
+    CHECK_FALSE(has_control(message));
+    const json long_name = envelope_of("params", json{{"model", std::string(100000, 'x')}}.dump());
+    CHECK(long_name["error"]["message"].get<std::string>().size() < 1200);
+}
+
+TEST_CASE("numeric strings accept only decimal and scientific notation: no hex, inf or nan") {
+    for (const char* text : {"0x10", "inf", "-inf", "nan", "infinity", "1e999", "1e-400", " 8", "8 ", "1,000", ""}) {
+        INFO(text);
+        const json out = envelope_of("training_time", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8},
+                                                           {"peak_tflops", 989}, {"mfu", 0.4}}
+                                                          .dump());
+        CHECK(out["error"]["field"] == "params");
+    }
+    for (const char* text : {"7e9", "7E+9", "7000000000.", ".7e10", "+7e9"}) {
+        INFO(text);
+        CHECK(envelope_of("training_time", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989},
+                                                {"mfu", 0.4}}
+                                               .dump())["ok"] == true);
+    }
+}
+
+TEST_CASE("a result that is not a finite number is an error naming the input that caused it") {
+    // flops --tokens 1e308 used to print inf and -nan
+    const json flops = envelope_of("flops", R"({"model":"gpt2-small","tokens":1e308})");
+    CHECK(flops["ok"] == false);
+    CHECK(flops["error"]["field"] == "tokens");
+    // roofline_custom with extreme inputs used to return null for the ridge point
+    const json ridge = envelope_of("roofline_custom", R"({"peak_flops_per_s":1e308,"bandwidth_bytes_per_s":1e-300})");
+    CHECK(ridge["ok"] == false);
+    CHECK(ridge["error"]["field"] == "peak_flops_per_s");
+    CHECK(ridge["error"]["message"].get<std::string>().find("ridge_flops_per_byte") != std::string::npos);
+    // the net stands under every method: no ok result anywhere holds a null where a number was
+    const json fine = envelope_of("roofline_custom", R"({"peak_flops_per_s":1e15,"bandwidth_bytes_per_s":3e12})");
+    CHECK(fine["ok"] == true);
+}
+
+TEST_CASE("add_warning appends field and message to the result's warnings") {
+    json result = json::object();
+    tally::api::add_warning(result, "mfu", "first");
+    tally::api::add_warning(result, "tokens", "second");
+    REQUIRE(result["warnings"].size() == 2);
+    CHECK(result["warnings"][1] == json{{"field", "tokens"}, {"message", "second"}});
+}

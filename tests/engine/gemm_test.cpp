@@ -152,3 +152,29 @@ TEST_CASE("simd-mt splits rows across threads and matches the reference on shape
         CHECK(check.ok);
     }
 }
+
+TEST_CASE("gemm_bench bounds its work: naive n <= 512, n <= 2048, and about a minute of modelled time") {
+    // naive at 8192 used to run for minutes
+    const json naive = json::parse(tally::api::call("gemm_bench", R"({"n":1024,"kernel":"naive"})"));
+    CHECK(naive["error"]["field"] == "n");
+    CHECK(naive["error"]["message"].get<std::string>().find("naive") != std::string::npos);
+    CHECK(json::parse(tally::api::call("gemm_bench", R"({"n":4096,"kernel":"simd"})"))["error"]["field"] == "n");
+    const json slow = json::parse(
+        tally::api::call("gemm_bench", R"({"n":16,"kernel":"simd","reps":100,"min_sample_ms":10000})"));
+    CHECK(slow["error"]["field"] == "n");
+    CHECK(slow["error"]["message"].get<std::string>().find("would take") != std::string::npos);
+    // "all" skips the sizes a kernel does not allow instead of failing (one quick rep per size)
+    const json skipped = json::parse(tally::api::call(
+        "gemm_bench", R"({"n":[16,600],"kernel":"all","reps":1,"warmup":0,"min_sample_ms":1})"));
+    REQUIRE(skipped["ok"] == true);
+    REQUIRE(skipped["result"]["skipped"].size() == 1);
+    CHECK(skipped["result"]["skipped"][0]["kernel"] == "naive");
+    CHECK(skipped["result"]["skipped"][0]["n"] == 600);
+}
+
+TEST_CASE("gemm_run bounds the matrices' memory and one call's modelled time") {
+    CHECK(json::parse(tally::api::call("gemm_run", R"({"m":4096,"n":4096,"k":4096,"kernel":"simd"})"))["error"]["field"] ==
+          "m");
+    CHECK(json::parse(tally::api::call("gemm_run", R"({"m":2048,"n":2048,"k":2048,"kernel":"naive"})"))["error"]["field"] ==
+          "m");
+}

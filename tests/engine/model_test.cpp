@@ -140,3 +140,18 @@ TEST_CASE("every model preset cites a source and loads") {
         CHECK(tally::count_params(tally::model_from_json(m.at("config"))).total > 0);
     }
 }
+
+TEST_CASE("a Hugging Face config object without model_type is named as such, not as a missing field") {
+    // used to say "vocab_size is required", the tally config's first field
+    CHECK(error_field([&] {
+              tally::resolve_model(json{{"model", {{"hidden_size", 4096}, {"num_hidden_layers", 32}}}});
+          }) == "model_type");
+    CHECK(error_field([&] { tally::resolve_model(json{{"model", {{"n_embd", 768}, {"n_layer", 12}}}}); }) ==
+          "model_type");
+}
+
+TEST_CASE("an unknown preset id is quoted escaped and capped in the message") {
+    const std::string message = error_message([&] { tally::resolve_model(json{{"model", "\x1b[2J" + std::string(500, 'x')}}); });
+    CHECK(message.find("\\x1b[2J") != std::string::npos);
+    CHECK(message.size() < 600);
+}

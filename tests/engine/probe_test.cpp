@@ -35,3 +35,11 @@ TEST_CASE("probe APIs name the field on bad input") {
     CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":0})"))["error"]["field"] == "mib");
     CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":2048})"))["error"]["field"] == "mib");
 }
+
+TEST_CASE("probe APIs bound one call: bandwidth buffer <= 256 MiB, peak samples x min_sample_ms <= 10 s") {
+    // 1024 MiB used to leave a 1 GB wasm heap behind (WebAssembly memory never shrinks)
+    CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":1024})"))["error"]["field"] == "mib");
+    CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":257})"))["error"]["field"] == "mib");
+    const json peak = json::parse(tally::api::call("probe_peak", R"({"samples":50,"min_sample_ms":5000})"));
+    CHECK(peak["error"]["field"] == "samples");
+}

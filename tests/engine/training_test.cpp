@@ -54,3 +54,17 @@ TEST_CASE("bad training inputs name the field and never give NaN") {
     CHECK(field_of([&] { tally::estimate_training_time({1e20, 8, 1e15, 1.01}); }) == "mfu");
     CHECK(field_of([&] { tally::estimate_training_time({1e20, 8, 1e15, 1.0}); }) == "(no error)");
 }
+
+TEST_CASE("a run too long to represent names the peak (an input), not total_flops") {
+    tally::TrainingTimeInput in;
+    in.total_flops = 1e30;
+    in.gpus = 1;
+    in.peak_flops_per_s = 1e-300;
+    in.mfu = 0.5;
+    try {
+        tally::estimate_training_time(in);
+        FAIL("expected an InputError");
+    } catch (const InputError& error) {
+        CHECK(error.field() == "peak_flops_per_s");
+    }
+}
