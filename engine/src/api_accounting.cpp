@@ -13,6 +13,7 @@
 #include "tally/fit.h"
 #include "tally/flops.h"
 #include "tally/hardware.h"
+#include "tally/input.h"
 #include "tally/kvcache.h"
 #include "tally/memory.h"
 #include "tally/model.h"
@@ -318,6 +319,9 @@ struct Peak {
 Peak peak_from_args(const json& args) {
     Peak p;
     p.dtype = string_or(args, "dtype", "bf16");
+    // Checked even when a peak is given, so a result never echoes an unknown dtype.
+    if (p.dtype != "fp32" && p.dtype != "tf32" && p.dtype != "bf16" && p.dtype != "fp16" && p.dtype != "fp8")
+        throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + printable(p.dtype, 40) + "\"");
     if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
         p.flops_per_s = require_positive("peak_flops_per_s", *v);
     } else if (auto t = optional_number_arg(args, "peak_tflops")) {

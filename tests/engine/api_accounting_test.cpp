@@ -232,3 +232,8 @@ TEST_CASE("mfu above 100 % of peak is returned with a warning (4,331 % used to p
     CHECK(impossible["warnings"][0]["field"] == "tokens_per_second");
     CHECK(impossible["warnings"][0]["message"].get<std::string>().find("100 %") != std::string::npos);
 }
+
+TEST_CASE("training_cost checks dtype even when a peak is given (banana used to be echoed)") {
+    CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4},
+                                  {"dtype", "banana"}})["field"] == "dtype");
+}
