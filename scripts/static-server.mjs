@@ -20,12 +20,11 @@ export function parsePort(text) {
   return Number(text);
 }
 
-const COMMON_HEADERS = {
+const BASE_HEADERS = {
   // Widgets embed in course pages on other origins: let them load the modules, the wasm and gpu-report.json.
   'Access-Control-Allow-Origin': '*',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-cache',
-  'Content-Security-Policy': PAGE_CSP,
 };
 
 /** True when `target` is `root` or inside it. Both are real paths. */
@@ -72,9 +71,11 @@ function staysInside(realRoot, urlPath) {
 
 /**
  * Serves `dir` on 127.0.0.1:`port` (0 = any free port); resolves to { url, port, close() }.
- * Rejects when `dir` is not an existing folder.
+ * Rejects when `dir` is not an existing folder. `csp`: the Content-Security-Policy header (tally's page
+ * policy by default; null for none, as the browser tests' stand-in host pages bring their own).
  */
-export async function startServer(dir, port = 0) {
+export async function startServer(dir, port = 0, { csp = PAGE_CSP } = {}) {
+  const COMMON_HEADERS = csp ? { ...BASE_HEADERS, 'Content-Security-Policy': csp } : { ...BASE_HEADERS };
   let realRoot;
   try {
     realRoot = realpathSync(path.resolve(dir));
