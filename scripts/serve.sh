@@ -12,7 +12,7 @@ while (($#)); do
     *) echo "serve: unknown option $1 (usage: scripts/serve.sh [--port N])" >&2; exit 2 ;;
   esac
 done
-[[ $port =~ ^[0-9]+$ ]] && ((port <= 65535)) || { echo "serve: --port must be a whole number in [0, 65535], got $port" >&2; exit 2; }
+[[ $port =~ ^[0-9]{1,5}$ ]] && ((10#$port >= 1 && 10#$port <= 65535)) || { echo "serve: --port must be a whole decimal number in [1, 65535], got \"$port\"" >&2; exit 2; }
 ensure_apt_packages cmake ninja-build emscripten nodejs npm
 ensure_node_modules
 build_wasm

@@ -34,8 +34,14 @@ class Engine {
 
   /** Calls an engine API method; returns its result or throws TallyError. */
   call(method, args = {}) {
-    const envelope = JSON.parse(this.module.tally_call(String(method), JSON.stringify(args)));
-    if (!envelope.ok) throw new TallyError(envelope.error.field, envelope.error.message);
+    let envelope;
+    try {
+      envelope = JSON.parse(this.module.tally_call(String(method), JSON.stringify(args)));
+    } catch (error) {
+      // Whatever went wrong below the API (a trap, unparsable reply) reaches widgets as an input error to show.
+      throw new TallyError('', `the engine could not answer ${method}: ${error.message}`);
+    }
+    if (!envelope.ok) throw new TallyError(envelope.error?.field ?? '', envelope.error?.message ?? 'the engine refused this input');
     return envelope.result;
   }
 

@@ -8,20 +8,40 @@
 
 const KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z_]{1,32})$/;
+/**
+ * Longest page URL the widgets write: common servers refuse longer request lines with 414 or 431 (nginx's
+ * default buffer is 8 KiB, Apache's LimitRequestLine 8190 bytes), and a link that does not load is a dead page.
+ */
+export const MAX_URL_LENGTH = 8000;
 /** Longest value accepted from the URL (a pasted config.json is the longest legitimate one). */
-export const MAX_VALUE_LENGTH = 20000;
+export const MAX_VALUE_LENGTH = MAX_URL_LENGTH;
 
 const initial = new URLSearchParams(globalThis.location?.search ?? '');
 const owners = new Map();   // key -> element
 const current = new Map();  // key -> Map(field -> text)
 const listeners = new Set();
+const refusalListeners = new Map(); // key -> callback(message or null)
+const keyOwners = new Map(); // key -> the element it was handed to
 let writeTimer = 0;
 
-/** The state key of a widget element; `short` is its tag's abbreviation ("mem", "cmp"). */
+/**
+ * The state key of a widget element; `short` is its tag's abbreviation ("mem", "cmp"). Keys are unique on the
+ * page: a second widget with the same id (or whose position key is someone's id) warns and gets "<key>-2".
+ */
 export function stateKey(element, short) {
-  if (element.id && KEY_PATTERN.test(element.id)) return element.id;
-  const same = [...document.querySelectorAll(element.localName)];
-  return `${short}${same.indexOf(element) + 1}`;
+  for (const [key, owner] of keyOwners) if (owner === element) return key;
+  let key;
+  if (element.id && KEY_PATTERN.test(element.id)) {
+    key = element.id;
+    if (keyOwners.has(key)) console.warn(`tally: two widgets have id="${key}"; this <${element.localName}> keeps its URL state under a different key. Give each widget its own id.`);
+  } else {
+    const same = [...document.querySelectorAll(element.localName)];
+    key = `${short}${same.indexOf(element) + 1}`;
+  }
+  const base = key;
+  for (let n = 2; keyOwners.has(key); n++) key = `${base.slice(0, 28)}-${n}`;
+  keyOwners.set(key, element);
+  return key;
 }
 
 /**
@@ -36,32 +56,56 @@ export function readState(key, schema) {
     const match = PARAM_PATTERN.exec(param);
     if (!match || match[1] !== key) continue;
     const field = match[2];
-    if (!Object.hasOwn(schema, field)) { rejected.push({ param, reason: 'this widget has no such setting' }); continue; }
-    if (text.length > MAX_VALUE_LENGTH) { rejected.push({ param, reason: `longer than ${MAX_VALUE_LENGTH} characters` }); continue; }
+    if (!Object.hasOwn(schema, field)) { rejected.push({ param, field, reason: 'this widget has no such setting' }); continue; }
+    if (text.length > MAX_VALUE_LENGTH) { rejected.push({ param, field, reason: `longer than ${MAX_VALUE_LENGTH} characters` }); continue; }
     const verdict = schema[field](text);
     if (verdict === true) values[field] = text;
-    else rejected.push({ param, reason: typeof verdict === 'string' ? verdict : 'not an accepted value' });
+    else rejected.push({ param, field, reason: typeof verdict === 'string' ? verdict : 'not an accepted value' });
   }
   return { values, rejected };
 }
 
-/** Records a widget's current settings; the URL is rewritten shortly after the last change. */
+/**
+ * Records a widget's current settings; the URL is rewritten shortly after the last change. Settings that
+ * would make the page's URL longer than MAX_URL_LENGTH are not recorded (the URL keeps the last state that
+ * fit) and the widget's onStateRefused listener is told why. Returns true when recorded.
+ */
 export function writeState(key, values) {
-  current.set(key, new Map(Object.entries(values).map(([k, v]) => [k, String(v)])));
+  const fields = new Map(Object.entries(values).map(([k, v]) => [k, String(v)]));
+  const length = urlFor(new Map([...current, [key, fields]])).length;
+  if (length > MAX_URL_LENGTH) {
+    refusalListeners.get(key)?.(`This state is too long to keep in the page's link (${length.toLocaleString('en-US')} characters; servers refuse links over ${MAX_URL_LENGTH.toLocaleString('en-US')}), so the link keeps the last state that fit.`);
+    return false;
+  }
+  refusalListeners.get(key)?.(null);
+  current.set(key, fields);
   clearTimeout(writeTimer);
   writeTimer = setTimeout(flush, 200);
+  return true;
 }
 
-function flush() {
-  if (!globalThis.history?.replaceState) return;
-  const params = new URLSearchParams(location.search);
-  for (const [key, fields] of current) {
+/** The page URL (path, query, hash) holding `state` (key -> Map(field -> text)) and the host's own parameters. */
+function urlFor(state) {
+  const params = new URLSearchParams(globalThis.location?.search ?? '');
+  for (const [key, fields] of state) {
     for (const param of [...params.keys()]) if (PARAM_PATTERN.exec(param)?.[1] === key) params.delete(param);
     for (const [field, text] of fields) params.set(`${key}.${field}`, text);
   }
   const query = params.toString();
-  history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+  const origin = globalThis.location?.origin ?? '';
+  return `${origin}${globalThis.location?.pathname ?? '/'}${query ? `?${query}` : ''}${globalThis.location?.hash ?? ''}`;
+}
+
+function flush() {
+  if (!globalThis.history?.replaceState) return;
+  history.replaceState(history.state, '', urlFor(current).slice(location.origin.length));
   for (const listener of listeners) listener();
+}
+
+/** Calls `listener(message)` when `key`'s state is refused as too long, and `listener(null)` once it fits again. */
+export function onStateRefused(key, listener) {
+  refusalListeners.set(key, listener);
+  return () => refusalListeners.delete(key);
 }
 
 /** Writes any pending change to the URL now (tests and "copy link" use it). */

@@ -41,22 +41,7 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
   const cls = expected.classes.find((c) => c.id === 'optimizer_states');
   assert.ok(formula.replace(/\s+/g, '').includes(cls.formula.replace(/[\s_]+/g, '')), `${formula} shows ${cls.formula}`);
 
-  // A control change re-renders synchronously, well inside one 60 Hz frame (16.7 ms): median of 200 changes.
-  const times = await widget.evaluate((el) => {
-    const seq = el.shadowRoot.querySelector('[name="seq"]');
-    const out = [];
-    for (let i = 0; i < 200; i++) {
-      seq.value = String(1024 * (1 + (i % 16)));
-      const t0 = performance.now();
-      seq.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-      out.push(performance.now() - t0);
-    }
-    seq.value = '8192';
-    seq.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-    return out.sort((a, b) => a - b);
-  });
-  t.diagnostic(`update time per change (ms): median ${times[100].toFixed(2)}, 95th percentile ${times[190].toFixed(2)}`);
-  assert.ok(times[100] < 16.7, `median update ${times[100]} ms fits in one frame`);
+  // Update latency is a benchmark (scripts/bench-page.mjs, BENCHMARKS.md), never asserted here.
 
   await screenshot(widget, 'memory-desktop');
   assert.deepEqual(errors(page), []);
@@ -141,7 +126,7 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   await open(site, bad, hostile);
   await bad.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   const w = bad.locator('section#memory tally-memory-budget');
-  const notice = await w.locator('.notice').textContent();
+  const notice = await w.locator('.url-notice').textContent();
   for (const param of [`${key}.gpus`, `${key}.model`, `${key}.seq`, `${key}.evil`]) assert.ok(notice.includes(param), `${param} in "${notice}"`);
   assert.match(await bad.locator('#page-notice').textContent(), /nosuch1\.gpus/);
   assert.equal(await w.locator('img').count(), 0, 'no markup from the URL');
@@ -153,7 +138,7 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   const badConfig = await site.newPage(DESKTOP);
   await open(site, badConfig, `/?${key}.model=custom&${key}.config=${encodeURIComponent('{"model_type":"llama","hidden_size":-1}')}#memory`);
   const c = badConfig.locator('section#memory tally-memory-budget');
-  assert.match(await c.locator('.notice').textContent(), new RegExp(`${key}\\.config`));
+  assert.match(await c.locator('.url-notice').textContent(), new RegExp(`${key}\\.config`));
   assert.equal(await c.locator('[name="model"]').inputValue(), 'llama-2-7b');
   assert.notEqual(await c.locator('[data-out="verdict"]').textContent(), '—');
   assert.deepEqual([...errors(page), ...errors(again), ...errors(bad)], []);

@@ -84,12 +84,9 @@ test('roofline: measuring runs in a worker, points are finite and positive, the 
   assert.ok(Number.isFinite(result.machine.peak.gflops) && result.machine.peak.gflops > 0);
   assert.ok(Number.isFinite(result.machine.bw.read_gbs) && result.machine.bw.read_gbs > 0);
   assert.equal(result.machine.peak.isa, 'wasm-simd128');
-  // If the measurement ran on the main thread, no 10 ms timer could fire during a kernel. On a loaded
-  // 2-core machine the OS may still deschedule the page now and then, so the check is on the 90th
-  // percentile gap, not the maximum.
+  // That the page stayed responsive is asserted above by order, not time (the input took effect while the
+  // worker was still measuring); timer gaps depend on machine load, so they are reported, never asserted.
   const beatsInfo = `${result.beats} timer ticks in ${result.ms.toFixed(0)} ms, p90 gap ${result.p90.toFixed(0)} ms, max ${result.max.toFixed(0)} ms`;
-  assert.ok(result.beats >= 20, `the page kept running timers during the measurement (${beatsInfo})`);
-  assert.ok(result.p90 < 100, `timer gaps stayed short (${beatsInfo})`);
   console.log(`# responsiveness: ${beatsInfo}`);
   assert.equal(await widget.locator('svg circle.kpt').count(), 15);
   assert.equal(await widget.locator('svg path.roof.machine').count(), 1);

@@ -1,7 +1,7 @@
 // Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
-import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf } from '../state.js';
+import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused } from '../state.js';
 
 export { getEngine, TallyError };
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
@@ -26,7 +26,8 @@ export const baseCss = `
 .results { margin-top: 12px; display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 8px 14px; }
 .result .label { font-size: 13px; color: var(--muted); }
 .result .value { font-size: 20px; font-variant-numeric: tabular-nums; }
-.notice { color: var(--error); font-size: 13px; }
+.notice, .url-notice { color: var(--error); font-size: 13px; }
+.url-notice:empty { display: none; }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .field.check { flex-direction: row; align-items: center; gap: 6px; padding-top: 18px; }
 .field.check label { font-size: 14px; color: var(--fg); }
@@ -244,8 +245,38 @@ export function svgToPng(svgText, width, height, scale = 2, background = '#fffff
   });
 }
 
+/** Marks tally's widget classes, so a second copy of the script recognises the first one's elements. */
+const TALLY_WIDGET = Symbol.for('tally.widget');
+
+/**
+ * Registers a tally element class as `<name>`. A name the host page already uses is left alone with a console
+ * warning (throwing would stop every widget module evaluated after this one); a tally widget already registered
+ * by another copy of the script (a second origin or URL) is kept silently. Returns true when `cls` was defined.
+ */
+export function defineWidget(name, cls) {
+  cls[TALLY_WIDGET] = true;
+  const existing = customElements.get(name);
+  if (existing === cls) return true;
+  if (existing) {
+    if (!existing[TALLY_WIDGET]) console.warn(`tally: <${name}> is already defined by this page, so tally's ${name} widget is not available here; the other tally widgets work.`);
+    return false;
+  }
+  try {
+    customElements.define(name, cls);
+    return true;
+  } catch (error) {
+    console.warn(`tally: could not define <${name}> (${error.message}); the other tally widgets work.`);
+    return false;
+  }
+}
+
 /** Base class: a shadow root, the shared engine, and a render hook. */
 export class TallyWidget extends HTMLElement {
+  /** Registers the widget as `<name>` (see defineWidget). */
+  static define(name) {
+    return defineWidget(name, this);
+  }
+
   constructor() {
     super();
     this.attachShadow({ mode: 'open' });
@@ -263,10 +294,49 @@ export class TallyWidget extends HTMLElement {
       this.resolveReady();
       return;
     }
-    this.mount();
-    this.resolveReady();
+    try {
+      this.mount();
+      if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
+    } catch (error) {
+      // A widget that cannot start says so in its own box; the page around it still becomes ready.
+      console.error(error);
+      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">This figure could not start: ${escapeHtml(error.message)}</div>`;
+    } finally {
+      this.resolveReady();
+    }
   }
 
   /** Subclasses build their DOM here (this.engine is ready). */
   mount() {}
+
+  /**
+   * Shows the URL values this widget ignored ([{param, field, reason}] from readState, or engine rejections).
+   * Each line stays until the reader changes that field; clearErrors() does not touch them.
+   */
+  showUrlRejections(rejected) {
+    for (const r of rejected) this.setUrlNotice(r.field ?? r.param, `${r.param} (${r.reason})`, true);
+  }
+
+  /** Sets (or with `text` null, removes) the URL notice line for `field`. */
+  setUrlNotice(field, text, rejection = false) {
+    this.urlNotices ??= new Map();
+    if (text === null) this.urlNotices.delete(field);
+    else this.urlNotices.set(field, { text, rejection });
+    const root = this.shadowRoot;
+    let box = root.querySelector('.url-notice');
+    if (!box) {
+      box = document.createElement('p');
+      box.className = 'url-notice';
+      box.setAttribute('role', 'status');
+      const anchor = root.querySelector('.notice') ?? root.querySelector('.fields');
+      if (anchor) anchor.before(box); else (root.querySelector('.widget') ?? root).append(box);
+      // Changing a field the URL set wrongly settles that notice.
+      const settle = (event) => { const name = event.target?.name; if (name && this.urlNotices.get(name)?.rejection) this.setUrlNotice(name, null); };
+      root.addEventListener('input', settle);
+      root.addEventListener('change', settle);
+    }
+    const rejections = [...this.urlNotices.values()].filter((n) => n.rejection).map((n) => n.text);
+    const others = [...this.urlNotices.values()].filter((n) => !n.rejection).map((n) => n.text);
+    box.textContent = [rejections.length ? `Ignored URL settings: ${rejections.join('; ')}.` : '', ...others].filter(Boolean).join(' ');
+  }
 }

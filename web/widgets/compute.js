@@ -121,14 +121,16 @@ class TallyCompute extends TallyWidget {
     root.addEventListener('change', (event) => this.onInput(event));
     this.syncPresets(start);
     this.update();
-    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
-    if (this.lastError && this.urlFields.has(this.lastError.field)) {
+    // URL values the engine rejects go back to the page's starting value, each with a notice.
+    const rejected = [...fromUrl.rejected];
+    while (this.lastError && this.urlFields.has(this.lastError.field)) {
       const name = this.lastError.field;
-      rejected.push(`${this.key}.${name} (${this.lastError.message})`);
+      this.urlFields.delete(name);
+      rejected.push({ param: `${this.key}.${name}`, field: name, reason: this.lastError.message });
       this.control(name).value = this.defaults[name];
       this.update();
     }
-    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+    this.showUrlRejections(rejected);
   }
 
   control(name) {
@@ -279,4 +281,4 @@ export function formatDollars(value) {
   return `$${value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 })}`;
 }
 
-customElements.define('tally-compute', TallyCompute);
+TallyCompute.define('tally-compute');

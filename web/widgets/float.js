@@ -139,10 +139,7 @@ class TallyFloat extends TallyWidget {
     };
     this.formats = this.engine.call('float_formats', {}).formats;
     this.render();
-    if (rejected.length) {
-      this.shadowRoot.querySelector('.notice').textContent =
-        `Ignored URL settings: ${rejected.map((r) => `${r.param} (${r.reason})`).join('; ')}`;
-    }
+    this.showUrlRejections(rejected);
     this.update();
     this.updateBlocks();
   }
@@ -518,4 +515,4 @@ class TallyFloat extends TallyWidget {
   }
 }
 
-customElements.define('tally-float', TallyFloat);
+TallyFloat.define('tally-float');

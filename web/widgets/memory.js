@@ -172,15 +172,16 @@ class TallyMemoryBudget extends TallyWidget {
 
     this.update();
     // URL values the engine rejects are dropped (back to the page's starting value) with a notice.
-    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
-    if (this.lastError && this.urlFields.has(this.lastError.field)) {
+    const rejected = [...fromUrl.rejected];
+    while (this.lastError && this.urlFields.has(this.lastError.field)) {
       const field = this.lastError.field;
-      rejected.push(`${this.key}.${field} (${this.lastError.message})`);
+      this.urlFields.delete(field);
+      rejected.push({ param: `${this.key}.${field}`, field, reason: this.lastError.message });
       this.setControl(field, this.defaults[field]);
       if (field === 'config') this.setControl('model', this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model);
       this.update();
     }
-    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+    this.showUrlRejections(rejected);
   }
 
   setControl(field, value) {
@@ -248,7 +249,7 @@ class TallyMemoryBudget extends TallyWidget {
     if (built.errors.length) {
       for (const error of built.errors) showError(root, error.field, error.message);
       this.lastError = built.errors[0];
-      this.clearOutputs();
+      this.clearOutputs(built.errors[0].message);
       return;
     }
     try {
@@ -261,16 +262,17 @@ class TallyMemoryBudget extends TallyWidget {
       if (values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`)) field = 'config';
       showError(root, field, error.message);
       this.lastError = { field, message: error.message };
-      this.clearOutputs();
+      this.clearOutputs(error.message);
       return;
     }
     this.render();
   }
 
-  clearOutputs() {
+  /** Removes the last result; `reason` (the error) takes the verdict's place so nothing stale stays on screen. */
+  clearOutputs(reason = '') {
     const root = this.shadowRoot;
     this.budget = null;
-    root.querySelector('[data-out="verdict"]').textContent = '—';
+    root.querySelector('[data-out="verdict"]').textContent = reason ? `No result: ${reason}` : '—';
     root.querySelector('[data-out="verdict"]').className = 'verdict';
     root.querySelector('[data-out="chart"]').replaceChildren();
     root.querySelector('[data-out="table"] tbody').replaceChildren();
@@ -444,4 +446,4 @@ function niceStep(raw) {
   return (scaled < 1.5 ? 1 : scaled < 3.5 ? 2 : scaled < 7.5 ? 5 : 10) * power;
 }
 
-customElements.define('tally-memory-budget', TallyMemoryBudget);
+TallyMemoryBudget.define('tally-memory-budget');

@@ -373,7 +373,7 @@ class TallyRoofline extends TallyWidget {
       out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
-      out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${p.n}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
+      out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
     }
   }
 
@@ -401,4 +401,4 @@ class TallyRoofline extends TallyWidget {
   }
 }
 
-customElements.define('tally-roofline', TallyRoofline);
+TallyRoofline.define('tally-roofline');

@@ -5,7 +5,7 @@
 // calls engine.call(method, args), reads the dot path `field` of the result and shows it formatted.
 // <tally-recipes> renders the engine's table of training recipes and their bytes per parameter.
 // Both render into light DOM with textContent only, so they take the page's typography.
-import { getEngine, formatNumber, formatBytes, formatParams, formatPercent } from './base.js';
+import { getEngine, formatNumber, formatBytes, formatParams, formatPercent, defineWidget } from './base.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -176,5 +176,5 @@ class TallyRecipes extends HTMLElement {
   }
 }
 
-customElements.define('tally-value', TallyValue);
-customElements.define('tally-recipes', TallyRecipes);
+defineWidget('tally-value', TallyValue);
+defineWidget('tally-recipes', TallyRecipes);

@@ -1,0 +1,250 @@
+// scripts/static-server.mjs: serves only regular files inside its folder (after resolving links), never dotfiles,
+// only GET and HEAD, with the headers embedding needs; no request takes it down; strict command line.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, renameSync, unlinkSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, parsePort, parseArgs, MAX_HEADER_BYTES } from '../../scripts/static-server.mjs';
+import { PAGE_CSP } from '../../scripts/csp.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const serverScript = path.join(root, 'scripts/static-server.mjs');
+const SECRET = 'SECRET-OUTSIDE-THE-SITE';
+
+let base;   // temporary folder holding the site and its neighbours
+let site;   // <base>/site, the served folder
+let server;
+
+before(async () => {
+  base = mkdtempSync(path.join(os.tmpdir(), 'tally-server-'));
+  chmodSync(base, 0o755); // readable by the unprivileged child of the "unreadable file" test
+  site = path.join(base, 'site');
+  mkdirSync(site);
+  // A sibling whose name starts with the root's name: "/site" is a prefix of "/site-secret".
+  mkdirSync(path.join(base, 'site-secret'));
+  writeFileSync(path.join(base, 'site-secret/secret.txt'), SECRET);
+  writeFileSync(path.join(base, 'outside.txt'), SECRET);
+  writeFileSync(path.join(site, 'index.html'), '<!doctype html><title>tally</title>');
+  writeFileSync(path.join(site, 'app.js'), 'export const x = 1;\n');
+  writeFileSync(path.join(site, 'mod.mjs'), 'export const y = 2;\n');
+  writeFileSync(path.join(site, 'data.json'), '{"a":1}\n');
+  writeFileSync(path.join(site, 'tally.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  writeFileSync(path.join(site, '.env'), SECRET);
+  mkdirSync(path.join(site, '.git'));
+  writeFileSync(path.join(site, '.git/config'), SECRET);
+  mkdirSync(path.join(site, 'sub'));
+  writeFileSync(path.join(site, 'sub/.hidden'), SECRET);
+  writeFileSync(path.join(site, 'sub/page.txt'), 'a page\n');
+  // A folder named index.html, where the server expects a file.
+  mkdirSync(path.join(site, 'trap/index.html'), { recursive: true });
+  // Links: out of the folder (file, folder, folder index) and one that stays inside.
+  symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'link-out.txt'));
+  symlinkSync(path.join(base, 'site-secret'), path.join(site, 'dir-out'));
+  mkdirSync(path.join(site, 'indexlink'));
+  symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'indexlink/index.html'));
+  symlinkSync(path.join(site, 'app.js'), path.join(site, 'link-in.js'));
+  symlinkSync(path.join(site, '.env'), path.join(site, 'to-dotfile.txt'));
+  // A FIFO: reading it would block the request forever.
+  spawnSync('mkfifo', [path.join(site, 'pipe.txt')]);
+  server = await startServer(site, 0);
+});
+
+after(async () => {
+  await server?.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+/** A raw HTTP request (no client-side path normalisation): resolves to { status, headers, body } or { error }. */
+function request(pathname, { method = 'GET', headers = {}, port = server.port } = {}) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (error) => resolve({ error }));
+      res.on('aborted', () => resolve({ error: new Error('aborted') }));
+    });
+    req.setTimeout(10000, () => req.destroy(new Error('timeout')));
+    req.on('error', (error) => resolve({ error }));
+    req.end();
+  });
+}
+
+async function assertStillServing() {
+  const r = await request('/app.js');
+  assert.equal(r.status, 200, 'the server still answers after the request');
+}
+
+test('serves files with the right types and the embedding headers', async () => {
+  const cases = [['/', 'text/html'], ['/index.html', 'text/html'], ['/app.js', 'text/javascript'], ['/mod.mjs', 'text/javascript'],
+    ['/data.json', 'application/json'], ['/tally.wasm', 'application/wasm'], ['/sub/page.txt', 'text/plain']];
+  for (const [pathname, type] of cases) {
+    const r = await request(pathname);
+    assert.equal(r.status, 200, pathname);
+    assert.equal(r.headers['content-type'].split(';')[0], type, pathname);
+    assert.equal(r.headers['access-control-allow-origin'], '*', `${pathname}: embedding on other origins needs CORS`);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', pathname);
+    assert.equal(r.headers['content-security-policy'], PAGE_CSP, pathname);
+  }
+  assert.equal((await request('/tally.wasm')).body.length, 8);
+});
+
+test('error responses carry nosniff and CORS too', async () => {
+  const r = await request('/missing.js');
+  assert.equal(r.status, 404);
+  assert.equal(r.headers['x-content-type-options'], 'nosniff');
+  assert.equal(r.headers['access-control-allow-origin'], '*');
+});
+
+test('binds 127.0.0.1 only', async () => {
+  const reached = await new Promise((resolve) => {
+    const addresses = Object.values(os.networkInterfaces()).flat().filter((a) => a.family === 'IPv4' && !a.internal);
+    if (!addresses.length) { resolve(null); return; }
+    const socket = net.connect({ host: addresses[0].address, port: server.port });
+    socket.on('connect', () => { socket.destroy(); resolve(true); });
+    socket.on('error', () => resolve(false));
+  });
+  assert.notEqual(reached, true, 'not reachable on a non-loopback address');
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+});
+
+test('encoded "..", backslashes and sibling-prefix folders do not leave the folder', async () => {
+  const attempts = ['/..%2fsite-secret/secret.txt', '/%2e%2e/site-secret/secret.txt', '/%2e%2e%2fsite-secret%2fsecret.txt',
+    '/..%5csite-secret%5csecret.txt', '/%252e%252e%252fsite-secret/secret.txt', '/sub/..%2f..%2foutside.txt',
+    '/../outside.txt', '/..%2f..%2f..%2f..%2fetc%2fpasswd', '/%00', '/app.js%00.html', '/%zz'];
+  for (const attempt of attempts) {
+    const r = await request(attempt);
+    assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status}`);
+    assert.ok(!r.body.includes(SECRET), `${attempt} leaks nothing`);
+  }
+  await assertStillServing();
+});
+
+test('symlinks that lead out of the folder are not followed; links inside it are', async () => {
+  for (const pathname of ['/link-out.txt', '/dir-out/secret.txt', '/indexlink/', '/to-dotfile.txt']) {
+    const r = await request(pathname);
+    assert.equal(r.status, 404, pathname);
+    assert.ok(!r.body.includes(SECRET), pathname);
+  }
+  const inside = await request('/link-in.js');
+  assert.equal(inside.status, 200);
+  assert.equal(inside.body, 'export const x = 1;\n');
+});
+
+test('dotfiles and dot-folders are not served', async () => {
+  for (const pathname of ['/.env', '/.git/config', '/sub/.hidden', '/%2eenv', '/.git/']) {
+    const r = await request(pathname);
+    assert.equal(r.status, 404, pathname);
+    assert.ok(!r.body.includes(SECRET), pathname);
+  }
+});
+
+test('only GET and HEAD: other methods get 405 with Allow', async () => {
+  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND']) {
+    const r = await request('/app.js', { method });
+    assert.equal(r.status, 405, method);
+    assert.equal(r.headers.allow, 'GET, HEAD', method);
+  }
+  const head = await request('/app.js', { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  assert.equal(head.body, '');
+  assert.equal(head.headers['content-length'], String('export const x = 1;\n'.length));
+});
+
+test('a folder named index.html, a FIFO and a missing file answer 404 without taking the server down', async () => {
+  for (const pathname of ['/trap/', '/trap', '/trap/index.html', '/pipe.txt', '/nope/', '/sub']) {
+    const r = await request(pathname);
+    assert.ok(r.status === 404 || r.status === 301, `${pathname} -> ${r.status ?? r.error}`);
+  }
+  await assertStillServing();
+});
+
+test('files replaced while being served (a rebuild) never take the server down', async () => {
+  const file = path.join(site, 'big.bin');
+  const write = (fill) => writeFileSync(file, Buffer.alloc(4 << 20, fill));
+  write(1);
+  const requests = [];
+  for (let i = 0; i < 40; i++) {
+    requests.push(request('/big.bin'));
+    // Replace by rename, by rewrite in place (truncation mid-stream) and by deletion, as build tools do.
+    if (i % 3 === 0) { writeFileSync(`${file}.tmp`, Buffer.alloc(1 << 20, 2)); renameSync(`${file}.tmp`, file); }
+    else if (i % 3 === 1) write(3);
+    else { unlinkSync(file); write(4); }
+    await new Promise((r) => setImmediate(r));
+  }
+  const results = await Promise.all(requests);
+  for (const r of results) assert.ok(r.error || [200, 404].includes(r.status), `status ${r.status}`);
+  await assertStillServing();
+});
+
+test('an unreadable file answers an error, not a crash', async (t) => {
+  // As root every file is readable, so the server runs as "nobody" in a child process then.
+  const unreadable = path.join(site, 'locked.js');
+  writeFileSync(unreadable, 'secret');
+  chmodSync(unreadable, 0o000);
+  const port = await freePort();
+  const child = spawn(process.execPath, [serverScript, site, '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'pipe'], ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}) });
+  t.after(() => child.kill());
+  await waitForOutput(child, /tally explainer: http:\/\/127\.0\.0\.1/);
+  const r = await request('/locked.js', { port });
+  assert.ok(r.status >= 400, `status ${r.status}`);
+  assert.ok(!r.body.includes('secret'));
+  assert.equal((await request('/app.js', { port })).status, 200, 'still serving');
+  assert.equal(child.exitCode, null, 'still running');
+  chmodSync(unreadable, 0o644);
+});
+
+test('long URLs below the header limit load; over it, 431 and the server lives on', async () => {
+  const ok = await request(`/index.html?mem1.config=${'x'.repeat(20000)}`);
+  assert.equal(ok.status, 200, 'the 20,000-character URL values the page used to accept load');
+  const tooLong = await request(`/index.html?x=${'y'.repeat(MAX_HEADER_BYTES + 10)}`);
+  assert.ok(tooLong.error || tooLong.status === 431, `status ${tooLong.status}`);
+  await assertStillServing();
+});
+
+test('--port takes decimal 1 to 65535 only', () => {
+  for (const bad of ['0x50', '1e3', '', ' 80', '80 ', '0', '65536', '-1', '80abc', '8.0', '+80', '1_000', '999999'])
+    assert.throws(() => parsePort(bad), /--port must be a whole decimal number in \[1, 65535\]/, JSON.stringify(bad));
+  assert.equal(parsePort('80'), 80);
+  assert.equal(parsePort('65535'), 65535);
+  assert.throws(() => parseArgs(['site', '--port']), /needs a value/);
+  assert.throws(() => parseArgs(['site', '--port', '80', '--port', '81']), /twice/);
+  assert.throws(() => parseArgs(['site', '--verbose']), /unknown option --verbose/);
+  assert.deepEqual(parseArgs(['site', '--port=8080']), { dir: 'site', port: 8080 });
+});
+
+test('the command line exits 2 with a message for a bad port or a missing folder', () => {
+  for (const args of [[site, '--port', '0x50'], [site, '--port', '1e3'], [site, '--port', ''], [path.join(base, 'no-such-folder'), '--port', '8123'],
+    [path.join(site, 'app.js'), '--port', '8123']]) {
+    const run = spawnSync(process.execPath, [serverScript, ...args], { encoding: 'utf8', timeout: 10000 });
+    assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, /static-server: (--port must be|cannot serve .*(no such folder|not a folder))/);
+  }
+});
+
+test('startServer rejects a missing folder', async () => {
+  await assert.rejects(startServer(path.join(base, 'absent')), /cannot serve .*no such folder/);
+});
+
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
+  });
+}
+
+function waitForOutput(child, pattern) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 10000);
+    const onData = (chunk) => { text += chunk; if (pattern.test(text)) { clearTimeout(timer); resolve(text); } };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${text}`)); });
+  });
+}
