@@ -31,7 +31,7 @@ test('roofline: the H100 roof and the operations are the engine\'s, placed on th
   const page = await site.newPage(DESKTOP);
   const widget = await openRoofline(site, page);
   const shown = await widget.evaluate((el) => ({ roofs: el.roofs.map((r) => r.result), ops: el.ops }));
-  const expected = native('roofline', { hardware: 'h100-sxm', dtype: 'bf16', seq: 2048 });
+  const expected = native('roofline', { hardware: 'h100-sxm', dtype: 'bf16', seq: 2048, intensity: [10 ** -2, 10 ** 4.5] });
   assert.deepEqual(shown.roofs[0], expected, 'wasm and native agree to the last bit');
   assert.equal(await widget.locator('svg circle.op').count(), expected.ops.length);
   assert.match(await widget.locator('svg').textContent(), /ridge 295\.4 FLOP\/B/, 'H100 SXM bf16: 989.5 TFLOP/s / 3.35 TB/s');

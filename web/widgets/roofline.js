@@ -37,11 +37,11 @@ const css = `
 .chart .axis-title { font-size: 13px; fill: var(--muted); }
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
-.k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; }
+.k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; } .k6 { fill: #1d4ed8; }
 @media (prefers-color-scheme: dark) {
   .c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
   .c3 { stroke: #56d4bc; fill: #56d4bc; } .c4 { stroke: #e3b341; fill: #e3b341; } .cm { stroke: #3fb950; fill: #3fb950; }
-  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; }
+  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; } .k6 { fill: #79c0ff; }
 }
 .chart text.c0, .chart text.c1, .chart text.c2, .chart text.c3, .chart text.c4, .chart text.cm { stroke: none; }
 fieldset.hw { border: 1px solid var(--border); border-radius: 6px; padding: 4px 8px; margin: 0; grid-column: 1 / -1; }
@@ -475,7 +475,8 @@ class TallyRoofline extends TallyWidget {
       const what = m.cores > 1 ? `${m.cores} cores` : '1 core';
       parts.push(`<path class="roof machine cm" data-cores="${m.cores}" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
       parts.push(`<line class="ridge cm" x1="${rx}" x2="${rx}" y1="${yScale(m.peakFlops)}" y2="${H - M.bottom}"/>`);
-      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) - 6}">this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''}): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
+      // the all-core label above its roof, the single-core one below its own, so the two never overprint
+      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) + (m.cores > 1 ? -6 : 14)}">this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''}): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
     }
     // operations, on the first roof
     const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
@@ -504,7 +505,7 @@ class TallyRoofline extends TallyWidget {
     this.allCoreRows.forEach((row, i) => {
       const x = xScale(row.intensity);
       const y = yScale(clampY(row.gflops * 1e9));
-      parts.push(`<rect class="kpt all k${Math.min(row.number, 5)}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
+      parts.push(`<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
     });
     if (this.allCoreRows.length) {
       const last = this.allCoreRows.at(-1);
