@@ -1,7 +1,10 @@
 // <tally-roofline>: a log-log roofline of one or more hardware presets with the named operations of a
 // transformer placed by their arithmetic intensity, and "Measure my machine": the peak and bandwidth
-// probes and the GEMM ladder run in a Web Worker (web/widgets/roofline-worker.js) on the reader's own
-// CPU, drawn as this machine's roof and one point per kernel and size.
+// probes and the GEMM ladder run in Web Workers (web/widgets/roofline-worker.js) on the reader's own
+// CPU: first on one core (worker 0: every kernel, including simd-relaxed where the browser validates
+// relaxed SIMD), then on all cores (one worker per core, each on a stripe of C's rows with its own
+// copy of B: no SharedArrayBuffer, so no cross-origin isolation needed), drawn as a single-core and an
+// all-core roof with circles (one core) and squares (all cores) per kernel and size.
 //
 // Attributes: hardware="h100-sxm" (comma-separated ids for several roofs), dtype="bf16", seq="2048",
 //   sizes="128,256,512" (GEMM sizes measured; the naive kernel only up to 256), probe-mib="128"
