@@ -27,21 +27,43 @@ function loadClassicScript(src) {
   });
 }
 
+// Methods whose answer never changes for a loaded engine (preset tables, the kernel list, format
+// tables): asked by several widgets, computed once per page. Cached answers are frozen, since every
+// caller shares them.
+const CONSTANT_METHODS = new Set(['presets', 'gemm_kernels', 'float_formats', 'recipes']);
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
 class Engine {
   constructor(module) {
     this.module = module;
+    this.constants = new Map();
+    /** Methods in the order they reached the wasm engine (cache hits excluded): the page's call count. */
+    this.engineCalls = [];
   }
 
   /** Calls an engine API method; returns its result or throws TallyError. */
   call(method, args = {}) {
+    const argsText = JSON.stringify(args);
+    const constant = CONSTANT_METHODS.has(method);
+    const key = `${method}\u0000${argsText}`;
+    if (constant && this.constants.has(key)) return this.constants.get(key);
+    this.engineCalls.push(method);
     let envelope;
     try {
-      envelope = JSON.parse(this.module.tally_call(String(method), JSON.stringify(args)));
+      envelope = JSON.parse(this.module.tally_call(String(method), argsText));
     } catch (error) {
       // Whatever went wrong below the API (a trap, unparsable reply) reaches widgets as an input error to show.
       throw new TallyError('', `the engine could not answer ${method}: ${error.message}`);
     }
     if (!envelope.ok) throw new TallyError(envelope.error?.field ?? '', envelope.error?.message ?? 'the engine refused this input');
+    if (constant) this.constants.set(key, deepFreeze(envelope.result));
     return envelope.result;
   }
 

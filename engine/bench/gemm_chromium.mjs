@@ -33,7 +33,7 @@ try {
     console.log(`run ${run + 1}: peak ${rows.peak.toFixed(1)} GFLOP/s, read ${rows.bw.toFixed(1)} GB/s, ${rows.rows.filter((r) => r[0] !== 'naive').map((r) => `${r[0]} ${r[1]}: ${r[2].toFixed(1)}`).join(', ')}`);
   }
   const med = (v) => { const s = [...v].sort((a, b) => a - b); return s[s.length >> 1]; };
-  for (const kernel of ['ikj', 'blocked', 'packed', 'simd']) {
+  for (const kernel of ['ikj', 'blocked', 'packed', 'simd', 'simd-relaxed']) {
     const values = results.map((r) => r.rows.find((x) => x[0] === kernel)?.[2]).filter(Number.isFinite);
     if (values.length) console.log(`${kernel} n=${n}: median ${med(values).toFixed(1)} [${Math.min(...values).toFixed(1)}, ${Math.max(...values).toFixed(1)}] GFLOP/s over ${values.length} runs`);
   }

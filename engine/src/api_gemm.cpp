@@ -53,11 +53,20 @@ json tiling_json(const gemm::Tiling& t) {
     return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
 }
 
+void require_available(const gemm::Kernel& kernel) {
+    if (!gemm::kernel_available(kernel))
+        throw InputError("kernel", std::string(kernel.name) +
+                                       " needs the relaxed-SIMD module (f32x4.relaxed_madd), which this engine "
+                                       "instance was not given (the browser lacks relaxed SIMD or the host did "
+                                       "not load it); use simd");
+}
+
 std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
     const std::string name = optional_string_arg(args, "kernel").value_or("all");
     std::vector<const gemm::Kernel*> out;
-    if (name == "all") {
-        for (const gemm::Kernel& kernel : gemm::kernels()) out.push_back(&kernel);
+    if (name == "all") {  // every kernel this instance can run (simd-relaxed only with its module)
+        for (const gemm::Kernel& kernel : gemm::kernels())
+            if (gemm::kernel_available(kernel)) out.push_back(&kernel);
         return out;
     }
     // one name, or several separated by commas ("ikj,simd")
@@ -69,6 +78,7 @@ std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
         if (kernel == nullptr)
             throw InputError("kernel", "kernel must be all or a comma-separated list of " + gemm::kernel_names() +
                                            ", got \"" + name + "\"");
+        require_available(*kernel);
         out.push_back(kernel);
         start = comma + 1;
     }
@@ -108,17 +118,21 @@ json gemm_kernels(const json&) {
                         {"adds", kernel.adds},
                         {"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
                         {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
+                        {"available", gemm::kernel_available(kernel)},
                         {"tiling", tiling_json(kernel.tiling)}});
     return {{"isa", gemm::simd_isa()},
             {"lanes", gemm::simd_lanes()},
             {"fma", gemm::simd_has_fma()},
+            {"relaxed_simd", gemm::relaxed_simd_available()},
             {"kernels", list}};
 }
 
-// {n: int | [int], kernel: name | "all", reps: 5, warmup: 3, min_sample_ms: 20, seed: 1, cache_bytes}
+// {n: int | [int], m?: rows of A and C (default n: square; fewer for one worker's stripe of C),
+//  kernel: name | "all", reps: 5, warmup: 3, min_sample_ms: 20, seed: 1, cache_bytes}
 json gemm_bench(const json& args) {
     const auto kernels = kernels_arg(args);
     const auto sizes = sizes_arg(args, 256);
+    const auto rows_m = optional_integer_arg(args, "m", 1, 8192);
     const int reps = static_cast<int>(optional_integer_arg(args, "reps", 1, 100).value_or(5));
     const int warmup = static_cast<int>(optional_integer_arg(args, "warmup", 0, 100).value_or(3));
     const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(20);
@@ -142,7 +156,7 @@ json gemm_bench(const json& args) {
                 continue;
             }
             // the checked call, the warm-up calls, calibration and the samples
-            modelled_seconds += (reps + warmup + 2) * std::max(min_sample_ms * 1e-3, modelled_call_seconds(*kernel, n, n, n));
+            modelled_seconds += (reps + warmup + 2) * std::max(min_sample_ms * 1e-3, modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n));
         }
     if (modelled_seconds > kMaxModelledSeconds)
         throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +
@@ -154,11 +168,13 @@ json gemm_bench(const json& args) {
         double best = 0;
         for (const gemm::Kernel* kernel : kernels) {
             if (n > max_n_of(*kernel)) continue;
-            const gemm::BenchRow row = gemm::bench_square(*kernel, n, reps, warmup, min_sample_ms * 1e-3, seed);
-            const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, n, n, n, cache_bytes);
+            const int m = rows_m ? static_cast<int>(*rows_m) : n;
+            const gemm::BenchRow row = gemm::bench(*kernel, m, n, n, reps, warmup, min_sample_ms * 1e-3, seed);
+            const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, m, n, n, cache_bytes);
             best = std::max(best, row.gflops);
             size_rows.push_back({{"kernel", row.kernel},
                                  {"number", row.number},
+                                 {"m", row.m},
                                  {"n", row.n},
                                  {"gflops", row.gflops},
                                  {"gflops_min", row.gflops_min},
@@ -192,6 +208,7 @@ json gemm_run(const json& args) {
     const gemm::Kernel* kernel = gemm::find_kernel(name);
     if (kernel == nullptr)
         throw InputError("kernel", "kernel must be one of " + gemm::kernel_names() + ", got \"" + name + "\"");
+    require_available(*kernel);
     const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
     const auto entries = optional_integer_arg(args, "entries", 0, 4096).value_or(64);
     // Same bounds as gemm_bench: the matrices' memory and one call's modelled time.
@@ -254,8 +271,12 @@ json probe_peak(const json& args) {
     if (samples * min_sample_ms > kMaxProbeMs)
         throw InputError("samples", "samples x min_sample_ms must be at most " + format_number(kMaxProbeMs) +
                                         " ms, got " + format_number(samples * min_sample_ms));
-    const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3);
-    return {{"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
+    const std::string variant = optional_string_arg(args, "variant").value_or("simd");
+    if (variant != "simd" && variant != "relaxed")
+        throw InputError("variant", "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
+                                    "f32x4.relaxed_madd), got \"" + variant + "\"");
+    const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
+    return {{"variant", variant}, {"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
             {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
             {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
 }
@@ -276,7 +297,28 @@ double element_bytes_of(const std::string& dtype) {
     throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
 }
 
-// {hardware?: preset id, dtype: "bf16", seq: 2048, d_model: 4096, heads: 32}
+// The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.
+json bounds_at(const json& args, double peak, double bandwidth) {
+    json points = json::array();
+    if (args.contains("intensity")) {
+        const json& list = args.at("intensity");
+        if (!list.is_array() || list.size() > 4096)
+            throw InputError("intensity", "intensity must be an array of at most 4096 positive numbers");
+        for (const json& item : list) {
+            if (!item.is_number()) throw InputError("intensity", "intensity must be an array of positive numbers");
+            const double intensity = require_positive("intensity", item.get<double>());
+            const double bound = roofline::attainable(intensity, peak, bandwidth);
+            points.push_back({{"intensity", intensity},
+                              {"attainable_flops_per_s", bound},
+                              {"bound", intensity * bandwidth < peak ? "memory" : "compute"}});
+        }
+    }
+    return points;
+}
+
+// {hardware?: preset id, dtype: "bf16", seq: 2048, d_model: 4096, heads: 32, intensity?: [FLOP/byte]}
+// With a hardware preset, `points` holds the bound at each intensity (as roofline_custom), so a chart
+// needs one call per roof.
 json roofline(const json& args) {
     const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
     roofline::OpsConfig config;
@@ -308,6 +350,7 @@ json roofline(const json& args) {
         out["peak_flops_per_s"] = peak;
         out["bandwidth_bytes_per_s"] = bandwidth;
         out["ridge_flops_per_byte"] = peak / bandwidth;
+        out["points"] = bounds_at(args, peak, bandwidth);
     }
     json list = json::array();
     for (const roofline::Op& op : ops) {
@@ -330,22 +373,8 @@ json roofline(const json& args) {
 json roofline_custom(const json& args) {
     const double peak = require_positive("peak_flops_per_s", number_arg(args, "peak_flops_per_s"));
     const double bandwidth = require_positive("bandwidth_bytes_per_s", number_arg(args, "bandwidth_bytes_per_s"));
-    json points = json::array();
-    if (args.contains("intensity")) {
-        const json& list = args.at("intensity");
-        if (!list.is_array() || list.size() > 4096)
-            throw InputError("intensity", "intensity must be an array of at most 4096 positive numbers");
-        for (const json& item : list) {
-            if (!item.is_number()) throw InputError("intensity", "intensity must be an array of positive numbers");
-            const double intensity = require_positive("intensity", item.get<double>());
-            const double bound = roofline::attainable(intensity, peak, bandwidth);
-            points.push_back({{"intensity", intensity},
-                              {"attainable_flops_per_s", bound},
-                              {"bound", intensity * bandwidth < peak ? "memory" : "compute"}});
-        }
-    }
     return {{"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth},
-            {"ridge_flops_per_byte", peak / bandwidth}, {"points", points}};
+            {"ridge_flops_per_byte", peak / bandwidth}, {"points", bounds_at(args, peak, bandwidth)}};
 }
 
 constexpr Method kMethods[] = {
@@ -357,7 +386,9 @@ constexpr Method kMethods[] = {
     {"gemm_intensity", gemm_intensity,
      "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "
      "peak and bandwidth"},
-    {"probe_peak", probe_peak, "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains)"},
+    {"probe_peak", probe_peak,
+     "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains; variant relaxed: "
+     "f32x4.relaxed_madd chains)"},
     {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
     {"roofline", roofline,
      "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},

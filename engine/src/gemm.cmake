@@ -8,6 +8,13 @@ set(TALLY_GEMM_KERNEL_SOURCES
     "${CMAKE_SOURCE_DIR}/engine/src/gemm_loops.cpp"
     "${CMAKE_SOURCE_DIR}/engine/src/gemm_simd.cpp")
 
+if(TALLY_WASM)
+  # No exceptions in the kernel files: with -fexceptions every call that may throw from a frame with a
+  # destructor (the micro-kernel inside the packed driver, ~10^5 calls per 1024^3 GEMM) goes through
+  # Emscripten's JS invoke_* trampoline. The kernels never throw; errors are raised outside them.
+  set_property(SOURCE ${TALLY_GEMM_KERNEL_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-exceptions)
+endif()
+
 if(NOT TALLY_WASM)
   # simd-mt (engine/src/gemm.cpp) uses std::thread.
   find_package(Threads REQUIRED)

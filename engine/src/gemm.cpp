@@ -3,6 +3,8 @@
 // gemm_loops.cpp and gemm_simd.cpp.
 #include "tally/gemm.h"
 
+#include "tally/error.h"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -11,6 +13,19 @@
 
 #ifndef __EMSCRIPTEN__
 #include <thread>
+#else
+#include <cstdlib>
+#include "gemm_relaxed_tiling.h"
+
+// Imports of the wasm build, defined in engine/bindings/relaxed_library.js: they forward to the
+// relaxed-SIMD module (engine/relaxed/) when the host attached it, which shares this engine's memory.
+extern "C" {
+int tally_relaxed_available();
+void tally_relaxed_gemm(int m, int n, int k, const float* A, const float* B, float* C, float* workspace);
+int tally_relaxed_workspace_floats(int m, int n, int k);
+double tally_relaxed_peak_loop(double iters);
+double tally_relaxed_peak_flops_per_iter();
+}
 #endif
 
 namespace tally::gemm {
@@ -38,10 +53,21 @@ void simd_threads(int m, int n, int k, const float* A, const float* B, float* C)
     impl::simd(std::min(stripe, m), n, k, A, B, C);
     for (std::thread& thread : pool) thread.join();
 }
-constexpr std::size_t kKernelCount = 6;
 #else
-constexpr std::size_t kKernelCount = 5;
+bool relaxed_available() { return tally_relaxed_available() != 0; }
+
+// Kernel 5's loop nest with an f32x4.relaxed_madd tile, run by the relaxed-SIMD module in this
+// engine's memory; the workspace (packed panels and an edge tile) is allocated here, as kernel 5 does.
+void simd_relaxed(int m, int n, int k, const float* A, const float* B, float* C) {
+    if (!relaxed_available()) throw InputError("kernel", "simd-relaxed needs the relaxed-SIMD module, which "
+                                                         "this engine instance was not given");
+    const auto floats = static_cast<std::size_t>(tally_relaxed_workspace_floats(m, n, k));
+    float* workspace = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
+    tally_relaxed_gemm(m, n, k, A, B, C, workspace);
+    std::free(workspace);
+}
 #endif
+constexpr std::size_t kKernelCount = 6;
 
 std::array<Kernel, kKernelCount> make_kernels() {
     return {{
@@ -62,6 +88,12 @@ std::array<Kernel, kKernelCount> make_kernels() {
          "kernel 5 on every core: row stripes of C in std::threads (native only: wasm threads need a "
          "cross-origin isolated page)",
          simd_threads, Traffic::Blocked, impl::simd_tiling()},
+#else
+        {6, "simd-relaxed",
+         "kernel 5's loop nest with a 6 x 8 tile of fused multiply-adds (f32x4.relaxed_madd), where the "
+         "browser validates relaxed SIMD",
+         simd_relaxed, Traffic::Blocked,
+         {relaxed::kMR, relaxed::kNR, relaxed::kMC, relaxed::kKC, relaxed::kNC}, relaxed_available},
 #endif
     }};
 }
@@ -100,6 +132,17 @@ std::string kernel_names() {
 const char* simd_isa() { return impl::isa_name(); }
 int simd_lanes() { return impl::isa_lanes(); }
 bool simd_has_fma() { return impl::isa_fma(); }
+bool kernel_available(const Kernel& kernel) { return kernel.available == nullptr || kernel.available(); }
+
+#ifdef __EMSCRIPTEN__
+bool relaxed_simd_available() { return relaxed_available(); }
+double relaxed_peak_loop(long long iters) { return tally_relaxed_peak_loop(static_cast<double>(iters)); }
+double relaxed_peak_flops_per_iter() { return tally_relaxed_peak_flops_per_iter(); }
+#else
+bool relaxed_simd_available() { return false; }
+double relaxed_peak_loop(long long) { throw InputError("variant", "relaxed SIMD exists only in the wasm build"); }
+double relaxed_peak_flops_per_iter() { return 0; }
+#endif
 
 void fill_uniform(std::span<float> out, std::uint64_t seed) {
     std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
@@ -202,26 +245,33 @@ Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, co
     return timing;
 }
 
-BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
-                      std::uint64_t seed) {
-    const auto count = static_cast<std::size_t>(n) * n;
-    std::vector<float> A(count), B(count), C(count);
+BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmup, double min_sample_s,
+               std::uint64_t seed) {
+    std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
+        C(static_cast<std::size_t>(m) * n);
     fill_uniform(A, seed);
     fill_uniform(B, seed + 1);
-    kernel.fn(n, n, n, A.data(), B.data(), C.data());
+    kernel.fn(m, n, k, A.data(), B.data(), C.data());
     BenchRow row;
     row.kernel = kernel.name;
     row.number = kernel.number;
+    row.m = m;
     row.n = n;
-    row.check = check_against_reference(n, n, n, A.data(), B.data(), C.data());
-    const Timing timing = time_kernel(kernel, n, n, n, A.data(), B.data(), C.data(), samples, warmup, min_sample_s);
-    const double flops = 2.0 * n * static_cast<double>(n) * n;
+    row.k = k;
+    row.check = check_against_reference(m, n, k, A.data(), B.data(), C.data());
+    const Timing timing = time_kernel(kernel, m, n, k, A.data(), B.data(), C.data(), samples, warmup, min_sample_s);
+    const double flops = 2.0 * m * static_cast<double>(n) * k;
     row.median_s = timing.median_s;
     row.samples = timing.samples;
     row.gflops = flops / timing.median_s * 1e-9;
     row.gflops_min = flops / timing.max_s * 1e-9;
     row.gflops_max = flops / timing.min_s * 1e-9;
     return row;
+}
+
+BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
+                      std::uint64_t seed) {
+    return bench(kernel, n, n, n, samples, warmup, min_sample_s, seed);
 }
 
 }  // namespace tally::gemm

@@ -27,27 +27,34 @@ volatile double g_sink = 0;  // keeps the probe results observable
 
 }  // namespace
 
-PeakResult peak(int samples, double min_sample_s) {
+PeakResult peak(int samples, double min_sample_s, bool relaxed) {
     require_integer("samples", samples, 1, 50);
     require_in_left_open("min_sample_s", min_sample_s, 0.0009, 5.0);
+    if (relaxed && !gemm::relaxed_simd_available())
+        throw InputError("variant", "variant relaxed needs the relaxed-SIMD module (wasm, in a browser that validates "
+                                    "f32x4.relaxed_madd); use variant simd");
+    auto loop = [relaxed](long long iters) {
+        return relaxed ? gemm::relaxed_peak_loop(iters) : gemm::impl::peak_loop(iters);
+    };
     // Warm up (and let V8 tier the wasm loop up), then find an iteration count lasting min_sample_s.
     // Many short calls first: V8 runs a wasm function in its baseline tier until a call starts after
     // the optimizing compile finished (no on-stack replacement for wasm).
     long long iters = 1 << 12;
-    for (int w = 0; w < 20; ++w) g_sink = g_sink + gemm::impl::peak_loop(iters);
+    for (int w = 0; w < 20; ++w) g_sink = g_sink + loop(iters);
     for (;;) {
         const double start = gemm::now_s();
-        g_sink = g_sink + gemm::impl::peak_loop(iters);
+        g_sink = g_sink + loop(iters);
         const double elapsed = gemm::now_s() - start;
         if (elapsed >= min_sample_s || iters > (1LL << 40)) break;
         const double scale = elapsed > 0 ? min_sample_s / elapsed * 1.2 : 16.0;
         iters = static_cast<long long>(static_cast<double>(iters) * std::clamp(scale, 1.5, 16.0));
     }
-    const double flops = static_cast<double>(iters) * gemm::impl::peak_flops_per_iter();
+    const double flops =
+        static_cast<double>(iters) * (relaxed ? gemm::relaxed_peak_flops_per_iter() : gemm::impl::peak_flops_per_iter());
     std::vector<double> rates;
     for (int s = 0; s < samples; ++s) {
         const double start = gemm::now_s();
-        g_sink = g_sink + gemm::impl::peak_loop(iters);
+        g_sink = g_sink + loop(iters);
         rates.push_back(flops / (gemm::now_s() - start) * 1e-9);
     }
     const Stats st = stats(rates);
@@ -57,9 +64,9 @@ PeakResult peak(int samples, double min_sample_s) {
     out.gflops_max = st.max;
     out.samples = samples;
     out.seconds_per_sample = flops / (st.median * 1e9);
-    out.isa = gemm::simd_isa();
+    out.isa = relaxed ? "wasm-simd128+relaxed-madd" : gemm::simd_isa();
     out.lanes = gemm::simd_lanes();
-    out.fma = gemm::simd_has_fma();
+    out.fma = relaxed || gemm::simd_has_fma();
     return out;
 }
 

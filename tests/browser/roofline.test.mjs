@@ -5,8 +5,17 @@
 // Speeds are not asserted: this is a correctness test, the benchmark lives in BENCHMARKS.md.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP } from './harness.mjs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSite, screenshot, siteDir, DESKTOP } from './harness.mjs';
 import { native, open, errors } from './page-helpers.mjs';
+import { startServer } from '../../scripts/static-server.mjs';
+
+// Whether this Chromium validates the relaxed-SIMD module (then the widget must use simd-relaxed).
+async function relaxedValidates(page) {
+  return page.evaluate(async () => WebAssembly.validate(new Uint8Array(await (await fetch('/tally-relaxed.wasm')).arrayBuffer())));
+}
 
 async function openRoofline(site, page) {
   await open(site, page, '/#roofline');
@@ -22,7 +31,7 @@ test('roofline: the H100 roof and the operations are the engine\'s, placed on th
   const page = await site.newPage(DESKTOP);
   const widget = await openRoofline(site, page);
   const shown = await widget.evaluate((el) => ({ roofs: el.roofs.map((r) => r.result), ops: el.ops }));
-  const expected = native('roofline', { hardware: 'h100-sxm', dtype: 'bf16', seq: 2048 });
+  const expected = native('roofline', { hardware: 'h100-sxm', dtype: 'bf16', seq: 2048, intensity: [10 ** -2, 10 ** 4.5] });
   assert.deepEqual(shown.roofs[0], expected, 'wasm and native agree to the last bit');
   assert.equal(await widget.locator('svg circle.op').count(), expected.ops.length);
   assert.match(await widget.locator('svg').textContent(), /ridge 295\.4 FLOP\/B/, 'H100 SXM bf16: 989.5 TFLOP/s / 3.35 TB/s');
@@ -32,7 +41,7 @@ test('roofline: the H100 roof and the operations are the engine\'s, placed on th
   assert.deepEqual(errors(page), []);
 });
 
-test('roofline: measuring runs in a worker, points are finite and positive, the page stays responsive', async (t) => {
+test('roofline: measuring runs in workers, single- and all-core points are finite, positive and correct, the page stays responsive', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
@@ -41,6 +50,7 @@ test('roofline: measuring runs in a worker, points are finite and positive, the 
     el.setAttribute('sizes', '64,128,256');
     el.setAttribute('probe-mib', '64'); // twice the 32 MiB L3 here, so the screenshot shows memory bandwidth
     el.setAttribute('reps', '3');
+    el.shadowRoot.querySelector('input[name="workers"]').value = '2';
     // Main-thread heartbeat: a timer every 10 ms; the largest gap tells whether anything blocked the page.
     window.__beats = [];
     window.__beat = setInterval(() => window.__beats.push(performance.now()), 10);
@@ -67,15 +77,30 @@ test('roofline: measuring runs in a worker, points are finite and positive, the 
     const beats = window.__beats.filter((b) => b >= window.__startAt && b <= window.__doneAt);
     const gaps = beats.slice(1).map((b, i) => b - beats[i]).sort((a, b) => a - b);
     return {
-      rows: el.kernelRows, machine: el.machine, beats: beats.length, doneAt: window.__doneAt,
+      rows: el.kernelRows, machine: el.machine, allCores: el.allCores, allCoreRows: el.allCoreRows, kernel: el.dataset.kernel,
+      note: el.shadowRoot.querySelector('.kernel-note').textContent, beats: beats.length, doneAt: window.__doneAt,
       p90: gaps[Math.floor(gaps.length * 0.9)] ?? Infinity, max: gaps.at(-1) ?? Infinity,
       ms: window.__doneAt - window.__startAt, status: el.shadowRoot.querySelector('.status').textContent,
     };
   });
   assert.ok(during.at < result.doneAt, 'the input responded before the measurement finished');
   assert.match(result.status, /^done/);
-  // 64, 128, 256 for all five kernels (naive runs up to 256): 15 rows
-  assert.equal(result.rows.length, 15);
+  const relaxed = await relaxedValidates(page);
+  assert.equal(result.kernel, relaxed ? 'simd-relaxed' : 'simd', 'the fastest kernel this browser can run');
+  assert.match(result.note, relaxed ? /simd-relaxed \(fused multiply-add, f32x4\.relaxed_madd/ : /5 simd \(mul \+ add\)\. Relaxed SIMD not used/);
+  // 64, 128, 256 for all five kernels (naive runs up to 256), and simd-relaxed where it validates
+  const perSize = relaxed ? 6 : 5;
+  assert.equal(result.rows.length, 3 * perSize);
+  // all cores: the fastest kernel at each size, two stripes of C that together are the whole product
+  assert.deepEqual(result.allCoreRows.map((r) => [r.kernel, r.n, r.cores]), [64, 128, 256].map((n) => [result.kernel, n, 2]));
+  for (const row of result.allCoreRows) {
+    assert.equal(row.stripes.reduce((a, b) => a + b, 0), row.n, JSON.stringify(row));
+    assert.equal(row.flops, 2 * row.n ** 3, 'the stripes do the FLOPs of one n x n product');
+    assert.equal(row.correct, true);
+    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0 && Number.isFinite(row.intensity) && row.intensity > 0, JSON.stringify(row));
+  }
+  assert.equal(result.allCores.cores, 2);
+  assert.ok(result.allCores.peakFlops > 0 && result.allCores.bandwidth > 0);
   for (const row of result.rows) {
     assert.ok(Number.isFinite(row.gflops) && row.gflops > 0, JSON.stringify(row));
     assert.ok(Number.isFinite(row.intensity) && row.intensity > 0);
@@ -83,16 +108,21 @@ test('roofline: measuring runs in a worker, points are finite and positive, the 
   }
   assert.ok(Number.isFinite(result.machine.peak.gflops) && result.machine.peak.gflops > 0);
   assert.ok(Number.isFinite(result.machine.bw.read_gbs) && result.machine.bw.read_gbs > 0);
-  assert.equal(result.machine.peak.isa, 'wasm-simd128');
+  assert.equal(result.machine.peak.isa, relaxed ? 'wasm-simd128+relaxed-madd' : 'wasm-simd128', 'the roof is the fastest kernel\'s ceiling');
+  assert.equal(result.machine.mulAddPeak.isa, 'wasm-simd128');
   // That the page stayed responsive is asserted above by order, not time (the input took effect while the
   // worker was still measuring); timer gaps depend on machine load, so they are reported, never asserted.
   const beatsInfo = `${result.beats} timer ticks in ${result.ms.toFixed(0)} ms, p90 gap ${result.p90.toFixed(0)} ms, max ${result.max.toFixed(0)} ms`;
   console.log(`# responsiveness: ${beatsInfo}`);
-  assert.equal(await widget.locator('svg circle.kpt').count(), 15);
-  assert.equal(await widget.locator('svg path.roof.machine').count(), 1);
-  assert.equal(await widget.locator('table.measured tbody tr').count(), 17);
+  assert.equal(await widget.locator('svg circle.kpt').count(), 3 * perSize);
+  assert.equal(await widget.locator('svg rect.kpt.all').count(), 3, 'one all-core point per size');
+  assert.equal(await widget.locator('svg path.roof.machine').count(), 2, 'single-core and all-core roofs');
+  const probeRows = relaxed ? 3 : 2;
+  assert.equal(await widget.locator('table.measured tbody tr').count(), 2 * probeRows + 3 * perSize + 3);
   await widget.locator('svg circle.kpt').last().hover();
-  assert.match(await widget.locator('.readout').textContent(), /simd, n = 256: .* GFLOP\/s/);
+  assert.match(await widget.locator('.readout').textContent(), new RegExp(`${result.kernel}, n = 256, one core: .* GFLOP/s`));
+  await widget.locator('svg rect.kpt.all').last().hover();
+  assert.match(await widget.locator('.readout').textContent(), new RegExp(`${result.kernel}, n = 256 on 2 cores at once .* GFLOP/s`));
   await screenshot(widget, 'roofline-desktop');
   await page.emulateMedia({ colorScheme: 'dark' });
   await screenshot(widget, 'roofline-dark');
@@ -104,12 +134,28 @@ test('roofline: Cancel stops the worker mid-run and the widget can measure again
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   const widget = await openRoofline(site, page);
-  await widget.evaluate((el) => { el.setAttribute('sizes', '256,512'); el.setAttribute('probe-mib', '16'); el.setAttribute('reps', '3'); });
+  // Count the workers started and terminated on this page.
+  await page.evaluate(() => {
+    window.__workers = { started: 0, terminated: 0 };
+    const Original = window.Worker;
+    window.Worker = class extends Original {
+      constructor(...args) { super(...args); window.__workers.started += 1; }
+      terminate() { window.__workers.terminated += 1; super.terminate(); }
+    };
+  });
+  await widget.evaluate((el) => {
+    el.setAttribute('sizes', '256,512'); el.setAttribute('probe-mib', '16'); el.setAttribute('reps', '3');
+    el.shadowRoot.querySelector('input[name="workers"]').value = '3';
+  });
   await widget.locator('button.measure').click();
   await page.waitForFunction(() => document.querySelector('section#roofline tally-roofline').dataset.running !== undefined, null, { timeout: 60000 });
   await widget.locator('button.cancel').click();
-  const after = await widget.evaluate((el) => ({ worker: el.worker, running: el.dataset.running ?? null, status: el.shadowRoot.querySelector('.status').textContent, disabled: el.shadowRoot.querySelector('button.measure').disabled }));
-  assert.equal(after.worker, null);
+  const after = await widget.evaluate((el) => ({ workers: el.workers, running: el.dataset.running ?? null, status: el.shadowRoot.querySelector('.status').textContent, disabled: el.shadowRoot.querySelector('button.measure').disabled, rows: el.kernelRows.length }));
+  assert.deepEqual(await page.evaluate(() => window.__workers), { started: 3, terminated: 3 }, 'Cancel terminates every worker');
+  assert.equal(after.workers, null);
+  // nothing arrives after Cancel
+  await page.waitForTimeout(500);
+  assert.equal(await widget.evaluate((el) => el.kernelRows.length), after.rows);
   assert.equal(after.running, null);
   assert.equal(after.status, 'cancelled');
   assert.equal(after.disabled, false);
@@ -139,4 +185,50 @@ test('roofline: a gpu-report.json (tally.gpu-measurement/1) adds its measured po
   await widget.locator('svg rect.gpu').first().hover();
   assert.match(await widget.locator('.readout').textContent(), /wmma_bf16 bf16, n = 4096, measured on Test GPU: 275 TFLOP\/s at 1,024 FLOP\/byte/);
   assert.deepEqual(errors(page), []);
+});
+
+test('roofline: embedded on another origin, "Measure my machine" runs its workers (blob: worker importing the widget\'s server)', async (t) => {
+  // Two servers on two 127.0.0.1 ports: the site (widgets and engine) and a host page that embeds them.
+  const widgets = await startServer(siteDir, 0);
+  const hostDir = mkdtempSync(path.join(os.tmpdir(), 'tally-host-'));
+  writeFileSync(path.join(hostDir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
+<script type="module" src="${new URL('/tally-widgets.js', widgets.url).href}"></script></head>
+<body><tally-roofline sizes="64" probe-mib="8" reps="1"></tally-roofline></body></html>`);
+  const host = await startServer(hostDir, 0);
+  const site = await startSite();
+  t.after(async () => { await site.close(); await host.close(); await widgets.close(); rmSync(hostDir, { recursive: true, force: true }); });
+  assert.notEqual(new URL(host.url).origin, new URL(widgets.url).origin);
+  const page = await site.newPage(DESKTOP);
+  await page.goto(host.url);
+  const widget = page.locator('tally-roofline');
+  await widget.evaluate((el) => el.ready);
+  const detail = await widget.evaluate(async (el) => {
+    el.shadowRoot.querySelector('input[name="workers"]').value = '2';
+    const done = new Promise((resolve) => el.addEventListener('measured', (e) => resolve(e.detail), { once: true }));
+    const failed = new Promise((resolve) => {
+      const status = el.shadowRoot.querySelector('.status');
+      new MutationObserver(() => { if (status.textContent.startsWith('stopped')) resolve({ stopped: status.textContent }); })
+        .observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    el.shadowRoot.querySelector('button.measure').click();
+    const d = await Promise.race([done, failed]);
+    return d.stopped ? d : { rows: d.rows.length, allCoreRows: d.allCoreRows.length, kernel: d.kernel, correct: d.rows.every((r) => r.correct) };
+  });
+  assert.equal(detail.stopped, undefined, `measuring failed on the host page: ${detail.stopped}`);
+  assert.ok(detail.rows >= 5 && detail.allCoreRows === 1 && detail.correct, JSON.stringify(detail));
+  assert.match(await widget.evaluate((el) => el.shadowRoot.querySelector('.status').textContent), /^done/);
+  assert.deepEqual(errors(page), []);
+});
+
+test('roofline: a host page that forbids workers gets a plain message, not a silent failure', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  const widget = await openRoofline(site, page);
+  await page.evaluate(() => { window.Worker = class { constructor() { throw new DOMException('workers are not allowed here', 'SecurityError'); } }; });
+  await widget.locator('button.measure').click();
+  await page.waitForFunction(() => document.querySelector('section#roofline tally-roofline').shadowRoot.querySelector('.status').textContent.startsWith('stopped'));
+  const status = await widget.evaluate((el) => el.shadowRoot.querySelector('.status').textContent);
+  assert.match(status, /could not measure: workers are not allowed here\. .*worker-src/);
+  assert.equal(await widget.evaluate((el) => el.shadowRoot.querySelector('button.measure').disabled), false);
 });

@@ -178,3 +178,23 @@ TEST_CASE("gemm_run bounds the matrices' memory and one call's modelled time") {
     CHECK(json::parse(tally::api::call("gemm_run", R"({"m":2048,"n":2048,"k":2048,"kernel":"naive"})"))["error"]["field"] ==
           "m");
 }
+
+TEST_CASE("gemm_bench with m times one stripe of C: m rows of an n x n product, 2 m n n FLOPs, checked") {
+    const json out = json::parse(tally::api::call("gemm_bench", R"({"n":48,"m":13,"kernel":"simd","reps":1,"warmup":1,"min_sample_ms":1})"));
+    REQUIRE(out["ok"] == true);
+    const json& row = out["result"]["rows"][0];
+    CHECK(row["m"] == 13);
+    CHECK(row["n"] == 48);
+    CHECK(row["flops"].get<double>() == 2.0 * 13 * 48 * 48);
+    CHECK(row["correct"] == true);
+    CHECK(json::parse(tally::api::call("gemm_bench", R"({"n":48,"m":0})"))["error"]["field"] == "m");
+}
+
+TEST_CASE("natively every kernel is available and relaxed SIMD is not (it exists only in the wasm build)") {
+    const json out = json::parse(tally::api::call("gemm_kernels", "{}"))["result"];
+    CHECK(out["relaxed_simd"] == false);
+    for (const json& kernel : out["kernels"]) CHECK(kernel["available"] == true);
+    const json relaxed = json::parse(tally::api::call("probe_peak", R"({"variant":"relaxed"})"));
+    CHECK(relaxed["ok"] == false);
+    CHECK(relaxed["error"]["field"] == "variant");
+}

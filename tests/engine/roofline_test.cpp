@@ -109,3 +109,14 @@ TEST_CASE("gemm_intensity: at n = 1024 on a 243 GFLOP/s, 23 GB/s core, ikj is me
     const json half = json::parse(tally::api::call("gemm_intensity", R"({"n":64,"peak_flops_per_s":1e9})"));
     CHECK(half["error"]["field"] == "bandwidth_bytes_per_s");
 }
+
+TEST_CASE("roofline with a preset and intensities gives the same bounds as roofline_custom on that roof (one call per roof)") {
+    const json r = json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","dtype":"bf16","intensity":[0.01,300,31622.8]})"))["result"];
+    json custom_args = {{"peak_flops_per_s", r["peak_flops_per_s"]}, {"bandwidth_bytes_per_s", r["bandwidth_bytes_per_s"]},
+                        {"intensity", {0.01, 300, 31622.8}}};
+    const json custom = json::parse(tally::api::call("roofline_custom", custom_args.dump()))["result"];
+    CHECK(r["points"] == custom["points"]);
+    CHECK(r["points"][0]["bound"] == "memory");
+    CHECK(r["points"][2]["bound"] == "compute");
+    CHECK(json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","intensity":[-1]})"))["error"]["field"] == "intensity");
+}

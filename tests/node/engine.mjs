@@ -54,3 +54,33 @@ export function nativeCall(method, argsJson) {
 export function nativeRun(args) {
   return execFileSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 }
+
+/** The relaxed-SIMD module's bytes (engine/relaxed/, built beside tally.wasm). */
+export function relaxedBytes() {
+  return readFileSync(path.join(wasmDir, 'tally-relaxed.wasm'));
+}
+
+/**
+ * A second engine instance with the relaxed-SIMD module attached on its memory, as the roofline worker
+ * does (node 20's V8 needs --experimental-wasm-relaxed-simd, which the caller sets).
+ */
+export async function loadRelaxedEngine() {
+  const require = createRequire(import.meta.url);
+  const createTallyModule = require(path.join(wasmDir, 'tally.js'));
+  const module = await createTallyModule({ wasmBinary: readFileSync(path.join(wasmDir, 'tally.wasm')) });
+  const memory = Object.values(module.asm).find((value) => value instanceof WebAssembly.Memory);
+  const { instance } = await WebAssembly.instantiate(relaxedBytes(), { env: { memory } });
+  module.tallyRelaxed = instance.exports;
+  return {
+    module,
+    call(method, args = {}) {
+      const envelope = JSON.parse(module.tally_call(method, JSON.stringify(args)));
+      if (!envelope.ok) {
+        const error = new Error(envelope.error.message);
+        error.field = envelope.error.field;
+        throw error;
+      }
+      return envelope.result;
+    },
+  };
+}

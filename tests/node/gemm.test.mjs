@@ -8,9 +8,11 @@ import { loadEngine, nativeCall } from './engine.mjs';
 const engine = await loadEngine();
 const kernels = engine.call('gemm_kernels').kernels.map((k) => k.name);
 
-test('wasm build reports the five kernels and the wasm-simd128 ISA without FMA', () => {
-  assert.deepEqual(kernels, ['naive', 'ikj', 'blocked', 'packed', 'simd']);
+test('wasm build reports the five kernels plus simd-relaxed (unavailable without its module) and the wasm-simd128 ISA without FMA', () => {
+  assert.deepEqual(kernels, ['naive', 'ikj', 'blocked', 'packed', 'simd', 'simd-relaxed']);
   const info = engine.call('gemm_kernels');
+  assert.deepEqual(info.kernels.map((k) => k.available), [true, true, true, true, true, false]);
+  assert.equal(info.relaxed_simd, false);
   assert.equal(info.isa, 'wasm-simd128');
   assert.equal(info.fma, false);
   assert.ok(info.kernels.every((k) => !k.multithreaded), 'no threads in wasm (no COOP/COEP on a static host)');

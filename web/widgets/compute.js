@@ -163,6 +163,10 @@ class TallyCompute extends TallyWidget {
   onInput(event) {
     const name = event.target.name;
     if (event.type === 'change' && event.target.tagName === 'INPUT') return;
+    // A select or checkbox fires both input and change for one edit: act on the first, once.
+    const value = event.target.type === 'checkbox' ? event.target.checked : event.target.value;
+    if (event.type === 'change' && this.lastHandled?.target === event.target && this.lastHandled.value === value) return;
+    this.lastHandled = { target: event.target, value };
     // Typing a raw number detaches the field from its preset.
     if (event.type === 'input' && name === 'params') this.control('model').value = CUSTOM;
     if (event.type === 'input' && name === 'peak_tflops') this.control('hardware').value = CUSTOM;

@@ -212,6 +212,10 @@ class TallyMemoryBudget extends TallyWidget {
 
   onInput(event) {
     if (event.type === 'change' && event.target.tagName === 'INPUT' && event.target.type !== 'checkbox') return;
+    // A select or checkbox fires both input and change for one edit: act on the first, once.
+    const value = event.target.type === 'checkbox' ? event.target.checked : event.target.value;
+    if (event.type === 'change' && this.lastHandled?.target === event.target && this.lastHandled.value === value) return;
+    this.lastHandled = { target: event.target, value };
     this.update();
     writeState(this.key, this.values());
   }

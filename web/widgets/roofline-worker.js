@@ -1,56 +1,65 @@
 // Web Worker of <tally-roofline>: measures this machine with its own engine instance, off the main
-// thread, so the page stays responsive. A classic worker (importScripts), single-threaded: the page
-// is not cross-origin isolated (no COOP/COEP headers), so wasm threads are not available.
+// thread, so the page stays responsive. A classic worker (importScripts), single-threaded: the page is
+// not cross-origin isolated (no COOP/COEP headers), so wasm threads are not available; the widget runs
+// one such worker per core instead, each computing its own stripe of C with its own copy of B.
+//
+// Where relaxed SIMD validates, the worker also instantiates tally-relaxed.wasm (engine/relaxed/) on the
+// engine's memory, which makes the engine's simd-relaxed kernel and probe_peak {variant: "relaxed"} work.
+//
+// Embedded on another origin, the widget starts this script from a blob: worker of the host page's origin
+// that sets self.tallyBase (the site root) and importScripts this file; the engine files are then fetched
+// across origins, which the server allows (Access-Control-Allow-Origin: *).
 //
 // Protocol
-//   main -> worker  {type: 'run', plan: [{method, args, label}, ...]}
-//   worker -> main  {type: 'ready'}                         engine loaded
-//                   {type: 'progress', step, total, label}  before each step
-//                   {type: 'result', step, method, args, result}
-//                   {type: 'done'} | {type: 'error', field, message}
+//   worker -> main  {type: 'ready', relaxed: bool, relaxedNote}   engine (and relaxed module) loaded
+//                   {type: 'failed', message}                      the engine could not load
+//   main -> worker  {type: 'call', id, method, args}
+//   worker -> main  {type: 'result', id, result} | {type: 'error', id, field, message}
 // Cancelling is worker.terminate() from the page: it stops even in the middle of a kernel.
 /* global createTallyModule, importScripts */
-const siteRoot = new URL('../', self.location.href);
+const siteRoot = new URL(self.tallyBase ?? '../', self.location.href);
 importScripts(new URL('tally.js', siteRoot).href);
 
-const modulePromise = createTallyModule({ locateFile: (file) => new URL(file, siteRoot).href });
-
-function call(module, method, args) {
-  const envelope = JSON.parse(module.tally_call(String(method), JSON.stringify(args)));
-  if (!envelope.ok) {
-    const error = new Error(envelope.error.message);
-    error.field = envelope.error.field;
-    throw error;
+// The relaxed-SIMD module's bytes, compiled only if this browser validates its final-encoding opcodes.
+async function relaxedModule() {
+  try {
+    const response = await fetch(new URL('tally-relaxed.wasm', siteRoot));
+    if (!response.ok) return { module: null, note: `tally-relaxed.wasm not served (HTTP ${response.status})` };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (!WebAssembly.validate(bytes)) return { module: null, note: 'this browser does not validate relaxed SIMD (f32x4.relaxed_madd)' };
+    return { module: await WebAssembly.compile(bytes), note: 'f32x4.relaxed_madd validated' };
+  } catch (error) {
+    return { module: null, note: `tally-relaxed.wasm could not load: ${error}` };
   }
-  return envelope.result;
 }
 
-modulePromise.then(
-  () => self.postMessage({ type: 'ready' }),
-  (error) => self.postMessage({ type: 'error', field: '', message: `the engine could not load: ${error}` }),
+const ready = Promise.all([createTallyModule({ locateFile: (file) => new URL(file, siteRoot).href }), relaxedModule()]).then(
+  async ([engine, relaxed]) => {
+    if (relaxed.module) {
+      // Same linear memory as the engine: the kernel reads A and B and writes C where the engine put them.
+      // (Emscripten minifies the export's name, so find it by type.)
+      const memory = Object.values(engine.asm).find((value) => value instanceof WebAssembly.Memory);
+      const instance = await WebAssembly.instantiate(relaxed.module, { env: { memory } });
+      engine.tallyRelaxed = instance.exports;
+    }
+    return { engine, relaxed: Boolean(relaxed.module), relaxedNote: relaxed.note };
+  });
+
+ready.then(
+  ({ relaxed, relaxedNote }) => self.postMessage({ type: 'ready', relaxed, relaxedNote }),
+  (error) => self.postMessage({ type: 'failed', message: `the engine could not load: ${error}` }),
 );
 
 self.onmessage = async (event) => {
   const message = event.data;
-  if (!message || message.type !== 'run') return;
-  let module;
+  if (!message || message.type !== 'call') return;
+  const { id, method, args } = message;
   try {
-    module = await modulePromise;
+    const { engine } = await ready;
+    const envelope = JSON.parse(engine.tally_call(String(method), JSON.stringify(args ?? {})));
+    if (envelope.ok) self.postMessage({ type: 'result', id, result: envelope.result });
+    else self.postMessage({ type: 'error', id, field: envelope.error.field, message: envelope.error.message });
   } catch (error) {
-    self.postMessage({ type: 'error', field: '', message: `the engine could not load: ${error}` });
-    return;
+    self.postMessage({ type: 'error', id, field: '', message: String(error?.message ?? error) });
   }
-  const plan = message.plan ?? [];
-  for (let step = 0; step < plan.length; step += 1) {
-    const { method, args, label } = plan[step];
-    self.postMessage({ type: 'progress', step, total: plan.length, label });
-    try {
-      const result = call(module, method, args);
-      self.postMessage({ type: 'result', step, method, args, result });
-    } catch (error) {
-      self.postMessage({ type: 'error', field: error.field ?? '', message: error.message });
-      return;
-    }
-  }
-  self.postMessage({ type: 'done' });
 };

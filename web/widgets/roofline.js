@@ -1,7 +1,10 @@
 // <tally-roofline>: a log-log roofline of one or more hardware presets with the named operations of a
 // transformer placed by their arithmetic intensity, and "Measure my machine": the peak and bandwidth
-// probes and the GEMM ladder run in a Web Worker (web/widgets/roofline-worker.js) on the reader's own
-// CPU, drawn as this machine's roof and one point per kernel and size.
+// probes and the GEMM ladder run in Web Workers (web/widgets/roofline-worker.js) on the reader's own
+// CPU: first on one core (worker 0: every kernel, including simd-relaxed where the browser validates
+// relaxed SIMD), then on all cores (one worker per core, each on a stripe of C's rows with its own
+// copy of B: no SharedArrayBuffer, so no cross-origin isolation needed), drawn as a single-core and an
+// all-core roof with circles (one core) and squares (all cores) per kernel and size.
 //
 // Attributes: hardware="h100-sxm" (comma-separated ids for several roofs), dtype="bf16", seq="2048",
 //   sizes="128,256,512" (GEMM sizes measured; the naive kernel only up to 256), probe-mib="128"
@@ -15,6 +18,11 @@ import { TallyWidget, TallyError, baseCss, escapeHtml, formatNumber, selectField
 const DTYPES = ['bf16', 'fp16', 'fp8', 'tf32', 'fp32'];
 const KERNELS = ['naive', 'ikj', 'blocked', 'packed', 'simd'];
 const NAIVE_MAX_N = 256;
+const MAX_WORKERS = 64;
+const DEFAULT_WORKERS = Math.min(MAX_WORKERS, Math.max(1, Number(globalThis.navigator?.hardwareConcurrency) || 1));
+
+/** Thrown inside a measurement that Cancel (or a new measurement) has superseded. */
+class Cancelled extends Error {}
 const W = 760, H = 460;
 const M = { left: 74, right: 18, top: 16, bottom: 52 };
 const X_DOMAIN = [-2, 4.5]; // log10 FLOP/byte: 0.01 .. ~31623
@@ -32,16 +40,19 @@ const css = `
 .chart .axis-title { font-size: 13px; fill: var(--muted); }
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
-.k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; }
+.k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; } .k6 { fill: #1d4ed8; }
 @media (prefers-color-scheme: dark) {
   .c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
   .c3 { stroke: #56d4bc; fill: #56d4bc; } .c4 { stroke: #e3b341; fill: #e3b341; } .cm { stroke: #3fb950; fill: #3fb950; }
-  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; }
+  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; } .k6 { fill: #79c0ff; }
 }
 .chart text.c0, .chart text.c1, .chart text.c2, .chart text.c3, .chart text.c4, .chart text.cm { stroke: none; }
 fieldset.hw { border: 1px solid var(--border); border-radius: 6px; padding: 4px 8px; margin: 0; grid-column: 1 / -1; }
 fieldset.hw legend { font-size: 13px; color: var(--muted); }
 fieldset.hw label { display: inline-flex; gap: 4px; margin-right: 12px; font-size: 14px; align-items: center; }
+.chart .kpt.all { stroke: var(--fg); stroke-width: 1.4; }
+label.workers { display: inline-flex; gap: 4px; align-items: center; font-size: 14px; }
+label.workers input { width: 4.5em; }
 .readout { min-height: 2.8em; font-size: 14px; margin-top: 6px; }
 .readout b { font-weight: 600; }
 progress { width: 160px; }
@@ -80,7 +91,10 @@ class TallyRoofline extends TallyWidget {
     this.machine = null; // {peak, bandwidth, peakResult, bwResult}
     this.kernelRows = [];
     this.gpuPoints = [];
-    this.worker = null;
+    this.workers = null;
+    this.allCores = null; // the same roof with every worker at once
+    this.allCoreRows = [];
+    this.kernelNote = '';
     const boxes = this.hardware.map((hw) => `<label><input type="checkbox" name="hw" value="${escapeHtml(hw.id)}"${wanted.includes(hw.id) ? ' checked' : ''}>${escapeHtml(hw.name)}</label>`).join('');
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget">
@@ -94,17 +108,22 @@ class TallyRoofline extends TallyWidget {
         <div class="readout" aria-live="polite">Hover or focus a point to read its numbers.</div>
         <div class="toolbar">
           <button type="button" class="measure">Measure my machine</button>
+          <label class="workers">Workers <input type="number" name="workers" min="1" max="${MAX_WORKERS}" step="1" value="${DEFAULT_WORKERS}" aria-describedby="workers-help"></label>
           <button type="button" class="cancel" hidden>Cancel</button>
           <progress class="progress" max="1" value="0" hidden></progress>
           <span class="status" aria-live="polite"></span>
         </div>
-        <table class="measured" hidden><thead><tr><th>kernel</th><th>n</th><th class="num">GFLOP/s</th><th class="num">FLOP/byte</th><th class="num">of this machine's roof</th></tr></thead><tbody></tbody></table>
+        <p class="note kernel-note" aria-live="polite"></p>
+        <p class="note" id="workers-help">Workers: one per logical core your browser reports (${DEFAULT_WORKERS}) by default. Each runs its own
+        engine; for the all-core points they run at once, each computing a stripe of C's rows with its own copy of B.</p>
+        <table class="measured" hidden><thead><tr><th>kernel</th><th>n</th><th class="num">cores</th><th class="num">GFLOP/s</th><th class="num">FLOP/byte</th><th class="num">of this machine's roof</th></tr></thead><tbody></tbody></table>
         <p class="note">Why the kernels differ: all five do the same 2n³ FLOPs. The naive loop walks a column of B, so each
         multiply waits on a cache line; reordering to i-k-j streams rows; blocking keeps a block of B in cache; packing
         plus a register tile reuses every loaded value many times; the SIMD tile does 4 multiply-adds per instruction.
         Only the last two come near this machine's roof.</p>
-        <p class="note">Measured in a Web Worker on one core of your CPU, in WebAssembly with 128-bit SIMD (no FMA in
-        wasm SIMD) and no threads: this page is not cross-origin isolated, so wasm threads are unavailable. Intensities
+        <p class="note">Measured in Web Workers on your CPU, in WebAssembly with 128-bit SIMD (fused multiply-add through
+        relaxed SIMD where your browser has it, else a multiply and an add) and no wasm threads: this page is not
+        cross-origin isolated, so the all-core points come from one worker per core, not shared memory. Intensities
         of the kernels are modelled (FLOPs over the bytes each must move beyond a 1 MiB cache under its blocking);
         the operations' intensities assume each tensor moves once.</p>
       </div>`;
@@ -140,16 +159,13 @@ class TallyRoofline extends TallyWidget {
       for (const id of ids) {
         let r;
         try {
-          r = this.engine.call('roofline', { hardware: id, dtype, seq });
+          // one call per roof: the operations and the roof's ends (its bound at the chart's edges)
+          r = this.engine.call('roofline', { hardware: id, dtype, seq, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]] });
         } catch (error) {
           if (error instanceof TallyError && error.field === 'dtype') continue; // chip lacks this dtype
           throw error;
         }
-        const ends = this.engine.call('roofline_custom', {
-          peak_flops_per_s: r.peak_flops_per_s, bandwidth_bytes_per_s: r.bandwidth_bytes_per_s,
-          intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
-        });
-        this.roofs.push({ id, name: r.hardware.name, result: r, ends });
+        this.roofs.push({ id, name: r.hardware.name, result: r, ends: { points: r.points } });
         this.ops ??= r.ops;
       }
       this.ops ??= this.engine.call('roofline', { dtype, seq }).ops;
@@ -178,84 +194,233 @@ class TallyRoofline extends TallyWidget {
   }
 
   // ------------------------------------------------------------------------------------ measuring
-  plan() {
-    const sizes = (this.getAttribute('sizes') ?? '128,256,512').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
-    const mib = Number(this.getAttribute('probe-mib') ?? 128);
-    const reps = Number(this.getAttribute('reps') ?? 5);
+  /** Workers to run: the control's value, else the machine's logical cores. */
+  workerCount() {
+    const value = Number(this.shadowRoot.querySelector('input[name="workers"]').value);
+    return Number.isInteger(value) && value >= 1 && value <= MAX_WORKERS ? value : null;
+  }
+
+  /** Single-core steps (worker 0): probes, then every kernel at every size. */
+  plan(kernels) {
+    const sizes = this.sizes();
+    const { mib, reps } = this.probeSettings();
     const steps = [
       { method: 'probe_peak', args: { samples: reps, min_sample_ms: 30 }, label: 'peak FLOP/s probe (independent multiply-add chains)' },
       { method: 'probe_bandwidth', args: { mib, samples: reps }, label: `memory bandwidth probe (${mib} MiB stream)` },
     ];
+    if (kernels.includes('simd-relaxed'))
+      steps.push({ method: 'probe_peak', args: { samples: reps, min_sample_ms: 30, variant: 'relaxed' }, label: 'peak FLOP/s probe (f32x4.relaxed_madd chains)' });
     for (const n of sizes)
-      for (const kernel of KERNELS) {
+      for (const kernel of kernels) {
         if (kernel === 'naive' && n > NAIVE_MAX_N) continue;
         steps.push({ method: 'gemm_bench', args: { n, kernel, reps, warmup: 3, min_sample_ms: 20 }, label: `GEMM ${kernel}, n = ${n}` });
       }
     return steps;
   }
 
-  measure() {
-    if (this.worker) return;
+  sizes() {
+    return (this.getAttribute('sizes') ?? '128,256,512').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  }
+
+  probeSettings() {
+    return { mib: Number(this.getAttribute('probe-mib') ?? 128), reps: Number(this.getAttribute('reps') ?? 5) };
+  }
+
+  /** A worker of this widget's engine; on another origin, a blob: worker of this page's origin that imports it. */
+  startWorker() {
+    const url = new URL('./roofline-worker.js', import.meta.url);
+    if (url.origin === globalThis.location.origin) return { worker: new Worker(url) };
+    // A Worker cannot run another origin's script; a blob: worker (this page's origin) may importScripts it
+    // (classic scripts need no CORS), and the engine files it fetches are served with
+    // Access-Control-Allow-Origin: *.
+    const source = `self.tallyBase = ${JSON.stringify(new URL('../', url).href)};\nimportScripts(${JSON.stringify(url.href)});\n`;
+    const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    return { worker: new Worker(blobUrl), blobUrl };
+  }
+
+  /** Starts n workers; resolves to [{worker, relaxed, relaxedNote, call(method, args) -> Promise}]. */
+  startWorkers(count) {
+    const started = [];
+    this.workers = started;
+    return Promise.all(Array.from({ length: count }, () => {
+      const { worker, blobUrl } = this.startWorker();
+      const pending = new Map();
+      let nextId = 0;
+      const entry = { worker, blobUrl, pending };
+      started.push(entry);
+      return new Promise((resolve, reject) => {
+        entry.fail = (error) => {
+          reject(error);
+          for (const p of pending.values()) p.reject(error);
+          pending.clear();
+        };
+        worker.onmessage = (event) => {
+          const m = event.data;
+          if (m.type === 'ready') {
+            entry.relaxed = m.relaxed;
+            entry.relaxedNote = m.relaxedNote;
+            entry.call = (method, args) => new Promise((res, rej) => {
+              const id = nextId++;
+              pending.set(id, { resolve: res, reject: rej });
+              worker.postMessage({ type: 'call', id, method, args });
+            });
+            resolve(entry);
+          } else if (m.type === 'failed') {
+            entry.fail(new Error(m.message));
+          } else if (m.type === 'result' || m.type === 'error') {
+            const p = pending.get(m.id);
+            pending.delete(m.id);
+            if (m.type === 'result') p?.resolve(m.result);
+            else p?.reject(new TallyError(m.field, m.message));
+          }
+        };
+        worker.onerror = (event) => entry.fail(new Error(`the worker failed: ${event.message || 'could not start (blocked by the host page?)'}`));
+      });
+    }));
+  }
+
+  async measure() {
+    if (this.workers) return;
     const root = this.shadowRoot;
-    const plan = this.plan();
-    this.machine = null;
-    this.kernelRows = [];
-    this.draw();
-    const worker = new Worker(new URL('./roofline-worker.js', import.meta.url));
-    this.worker = worker;
-    const progress = root.querySelector('.progress');
+    const count = this.workerCount();
     const status = root.querySelector('.status');
+    if (count === null) {
+      status.textContent = `Workers must be a whole number from 1 to ${MAX_WORKERS}.`;
+      return;
+    }
+    this.machine = null;
+    this.allCores = null;
+    this.kernelRows = [];
+    this.allCoreRows = [];
+    this.draw();
+    const progress = root.querySelector('.progress');
     progress.hidden = false;
-    progress.max = plan.length;
     progress.value = 0;
     root.querySelector('.cancel').hidden = false;
     root.querySelector('.measure').disabled = true;
-    status.textContent = 'loading the engine in a worker…';
-    const partial = {};
-    worker.onmessage = (event) => {
-      const m = event.data;
-      if (m.type === 'ready') {
-        worker.postMessage({ type: 'run', plan });
-      } else if (m.type === 'progress') {
-        progress.value = m.step;
-        status.textContent = `${m.step + 1}/${m.total}: ${m.label}`;
-        this.dataset.running = m.label;
-      } else if (m.type === 'result') {
-        if (m.method === 'probe_peak') partial.peak = m.result;
-        if (m.method === 'probe_bandwidth') partial.bw = m.result;
-        if (partial.peak && partial.bw && !this.machine) this.setMachine(partial.peak, partial.bw);
-        if (m.method === 'gemm_bench') this.kernelRows.push(...m.result.rows);
-        this.draw();
-      } else if (m.type === 'done') {
-        progress.value = plan.length;
-        this.finish(`done: ${this.kernelRows.length} kernel measurements`);
-        this.dispatchEvent(new CustomEvent('measured', { detail: { machine: this.machine, rows: this.kernelRows } }));
-      } else if (m.type === 'error') {
-        this.finish(`stopped: ${m.message}`);
-      }
+    status.textContent = `loading the engine in ${count} worker${count > 1 ? 's' : ''}…`;
+    const run = (this.run = {});
+    const step = (label) => {
+      if (this.run !== run) throw new Cancelled();
+      progress.value += 1;
+      status.textContent = `${progress.value}/${progress.max}: ${label}`;
+      this.dataset.running = label;
     };
-    worker.onerror = (event) => this.finish(`the worker failed: ${event.message ?? 'unknown error'}`);
+    try {
+      let workers;
+      try {
+        workers = await this.startWorkers(count);
+      } catch (error) {
+        if (this.run !== run) throw new Cancelled();
+        throw new Error(`could not measure: ${error.message}. On a host page that forbids workers (Content-Security-Policy worker-src) or cannot reach the widget's server, the measurement cannot run.`);
+      }
+      if (this.run !== run) throw new Cancelled();
+      const relaxed = workers[0].relaxed;
+      const kernels = [...KERNELS, ...(relaxed ? ['simd-relaxed'] : [])];
+      const best = relaxed ? 'simd-relaxed' : 'simd';
+      this.kernelNote = relaxed
+        ? `Fastest kernel: simd-relaxed (fused multiply-add, f32x4.relaxed_madd; ${workers[0].relaxedNote}); kernel 5 simd (mul + add) measured beside it.`
+        : `Fastest kernel: 5 simd (mul + add). Relaxed SIMD not used: ${workers[0].relaxedNote}.`;
+      root.querySelector('.kernel-note').textContent = this.kernelNote;
+      this.dataset.kernel = best;
+      const plan = this.plan(kernels);
+      const sizes = this.sizes();
+      progress.max = plan.length + (count > 1 ? 2 + (relaxed ? 1 : 0) + sizes.length : 0);
+      // 1. One core: worker 0 alone.
+      const partial = {};
+      for (const s of plan) {
+        step(s.label);
+        const result = await workers[0].call(s.method, s.args);
+        if (s.method === 'probe_peak') partial[s.args.variant === 'relaxed' ? 'relaxedPeak' : 'peak'] = result;
+        if (s.method === 'probe_bandwidth') partial.bw = result;
+        if (partial.peak && partial.bw && (partial.relaxedPeak || !relaxed) && !this.machine)
+          this.machine = this.roofOf(partial.relaxedPeak ?? partial.peak, partial.bw, 1, partial.peak);
+        if (s.method === 'gemm_bench') this.kernelRows.push(...result.rows.map((row) => ({ ...row, cores: 1 })));
+        this.draw();
+      }
+      // 2. All cores: every worker at once, each on its own stripe of C with its own copy of B.
+      if (count > 1) await this.measureAllCores(workers, best, relaxed, step);
+      progress.value = progress.max;
+      this.finish(`done: ${this.kernelRows.length} single-core and ${this.allCoreRows.length} all-core (${count} workers) measurements`);
+      this.dispatchEvent(new CustomEvent('measured', {
+        detail: { machine: this.machine, rows: this.kernelRows, allCores: this.allCores, allCoreRows: this.allCoreRows, kernel: best, workers: count },
+      }));
+    } catch (error) {
+      if (error instanceof Cancelled || this.run !== run) return;
+      this.finish(`stopped: ${error.message}`);
+    }
   }
 
-  setMachine(peak, bw) {
+  async measureAllCores(workers, kernel, relaxed, step) {
+    const { mib, reps } = this.probeSettings();
+    const count = workers.length;
+    const all = (method, argsOf) => Promise.all(workers.map((w, i) => w.call(method, argsOf(i))));
+    const sum = (results, key) => results.reduce((total, r) => total + r[key], 0);
+    const total = (results) => ({ gflops: sum(results, 'gflops'), gflops_min: sum(results, 'gflops_min'), gflops_max: sum(results, 'gflops_max') });
+    step(`peak FLOP/s probe on ${count} workers at once`);
+    const peaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30 }));
+    let relaxedPeaks = null;
+    if (relaxed) {
+      step(`peak FLOP/s probe (relaxed) on ${count} workers at once`);
+      relaxedPeaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30, variant: 'relaxed' }));
+    }
+    // The buffers together as large as the single-core probe's (each worker streams its own share).
+    const share = Math.max(8, Math.round(mib / count));
+    step(`memory bandwidth probe on ${count} workers at once (${share} MiB each)`);
+    const bws = await all('probe_bandwidth', () => ({ mib: share, samples: reps }));
+    const peak = { ...peaks[0], ...total(peaks) };
+    const relaxedPeak = relaxedPeaks && { ...relaxedPeaks[0], ...total(relaxedPeaks) };
+    const bw = { ...bws[0], read_gbs: sum(bws, 'read_gbs'), read_gbs_min: sum(bws, 'read_gbs_min'), read_gbs_max: sum(bws, 'read_gbs_max') };
+    this.allCores = this.roofOf(relaxedPeak ?? peak, bw, count, peak);
+    this.draw();
+    const mr = this.ladder[kernel]?.tiling?.mr ?? 8;
+    for (const n of this.sizes()) {
+      step(`GEMM ${kernel}, n = ${n}, ${count} stripes of C at once`);
+      // Stripes of whole register tiles; a worker left without rows sits this size out.
+      const rows = Math.ceil(Math.ceil(n / count) / mr) * mr;
+      const stripes = Array.from({ length: count }, (_, i) => Math.max(0, Math.min(rows, n - i * rows)));
+      const active = workers.filter((_, i) => stripes[i] > 0);
+      const args = (i, timed) => ({ n, m: stripes[i], kernel, reps: timed ? reps : 1, warmup: 3, min_sample_ms: timed ? 20 : 2 });
+      // Warm every worker up first, so that their timed samples overlap.
+      await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, false))));
+      const results = (await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, true))))).map((r) => r.rows[0]);
+      // One n x n product split into stripes run at the same time: the rates add up; FLOPs and modelled
+      // bytes add up over the stripes.
+      const flops = sum(results, 'flops');
+      const bytes = sum(results, 'bytes');
+      this.allCoreRows.push({
+        kernel, number: results[0].number, n, cores: active.length, stripes: results.map((r) => r.m),
+        ...total(results), flops, bytes, intensity: flops / bytes,
+        correct: results.every((r) => r.correct), max_abs_err: Math.max(...results.map((r) => r.max_abs_err)),
+        tolerance: Math.min(...results.map((r) => r.tolerance)), samples: results[0].samples,
+      });
+      this.draw();
+    }
+  }
+
+  /** This machine's roof from the probes (summed over workers for all cores). */
+  roofOf(peak, bw, cores, mulAddPeak) {
     const peakFlops = peak.gflops * 1e9;
     const bandwidth = bw.read_gbs * 1e9;
     const ends = this.engine.call('roofline_custom', {
       peak_flops_per_s: peakFlops, bandwidth_bytes_per_s: bandwidth, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
     });
-    this.machine = { peak, bw, peakFlops, bandwidth, ends };
+    return { peak, bw, peakFlops, bandwidth, ends, cores, mulAddPeak };
   }
 
   cancel(message) {
-    if (!this.worker) return;
-    this.worker.terminate();
+    if (!this.workers) return;
     this.finish(message);
   }
 
   finish(message) {
     const root = this.shadowRoot;
-    this.worker?.terminate();
-    this.worker = null;
+    for (const entry of this.workers ?? []) {
+      entry.worker.terminate();
+      if (entry.blobUrl) URL.revokeObjectURL(entry.blobUrl);
+    }
+    this.workers = null;
+    this.run = null;
     delete this.dataset.running;
     root.querySelector('.cancel').hidden = true;
     root.querySelector('.measure').disabled = false;
@@ -270,8 +435,8 @@ class TallyRoofline extends TallyWidget {
     const ys = [];
     for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
     for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
-    if (this.machine) ys.push(this.machine.peakFlops, this.machine.ends.points[0].attainable_flops_per_s);
-    for (const row of this.kernelRows) ys.push(row.gflops * 1e9);
+    for (const m of [this.machine, this.allCores]) if (m) ys.push(m.peakFlops, m.ends.points[0].attainable_flops_per_s);
+    for (const row of [...this.kernelRows, ...this.allCoreRows]) ys.push(row.gflops * 1e9);
     for (const p of this.gpuPoints) ys.push(p.flops_per_s);
     const finite = ys.filter((v) => Number.isFinite(v) && v > 0);
     const lo = Math.floor(log10(Math.min(1e9, ...finite)) - 0.3);
@@ -307,12 +472,14 @@ class TallyRoofline extends TallyWidget {
       // legend in the top-left corner (above the sloped part of every roof, so nothing overprints it)
       parts.push(`<text class="label ${c}" x="${M.left + 8}" y="${M.top + 14 + 14 * i}">${escapeHtml(roof.name)} ${r.dtype}: peak ${siPrefix(r.peak_flops_per_s)}FLOP/s, ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B (dotted)</text>`);
     });
-    if (this.machine) {
-      const m = this.machine;
+    for (const m of [this.machine, this.allCores]) {
+      if (!m) continue;
       const rx = xScale(m.ends.ridge_flops_per_byte);
-      parts.push(`<path class="roof machine cm" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
+      const what = m.cores > 1 ? `${m.cores} cores` : '1 core';
+      parts.push(`<path class="roof machine cm" data-cores="${m.cores}" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
       parts.push(`<line class="ridge cm" x1="${rx}" x2="${rx}" y1="${yScale(m.peakFlops)}" y2="${H - M.bottom}"/>`);
-      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) - 6}">this machine (1 core, wasm): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
+      // the all-core label above its roof, the single-core one below its own, so the two never overprint
+      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) + (m.cores > 1 ? -6 : 14)}">this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''}): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
     }
     // operations, on the first roof
     const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
@@ -337,6 +504,16 @@ class TallyRoofline extends TallyWidget {
       const y = yScale(clampY(row.gflops * 1e9));
       parts.push(`<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`);
     });
+    // all-core points: squares outlined in the text colour
+    this.allCoreRows.forEach((row, i) => {
+      const x = xScale(row.intensity);
+      const y = yScale(clampY(row.gflops * 1e9));
+      parts.push(`<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
+    });
+    if (this.allCoreRows.length) {
+      const last = this.allCoreRows.at(-1);
+      parts.push(`<text class="label" x="${xScale(last.intensity) + 9}" y="${yScale(clampY(last.gflops * 1e9)) + 4}">${escapeHtml(last.kernel)}, ${last.cores} cores</text>`);
+    }
     const lastByKernel = new Map();
     this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
     for (const row of lastByKernel.values()) {
@@ -367,10 +544,11 @@ class TallyRoofline extends TallyWidget {
         ? ` On ${escapeHtml(this.roofs[0].name)}: at most ${siPrefix(placed.attainable_flops_per_s)}FLOP/s (${escapeHtml(placed.bound)}-bound, ${(placed.fraction_of_peak * 100).toPrecision(3)}% of peak).`
         : '';
       out.innerHTML = `<b>${escapeHtml(op.name)}</b>: ${formatNumber(op.intensity)} FLOP/byte (${formatNumber(op.flops)} FLOPs over ${formatNumber(op.bytes)} bytes).${bound}<br><span class="status">${escapeHtml(op.model)}</span>`;
-    } else if (kind === 'kernel') {
-      const row = this.kernelRows[index];
+    } else if (kind === 'kernel' || kind === 'all') {
+      const row = (kind === 'all' ? this.allCoreRows : this.kernelRows)[index];
       const adds = this.ladder[row.kernel]?.adds;
-      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
+      const cores = kind === 'all' ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)` : ', one core';
+      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
       out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
@@ -381,24 +559,32 @@ class TallyRoofline extends TallyWidget {
     const table = this.shadowRoot.querySelector('table.measured');
     if (!this.kernelRows.length && !this.machine) { table.hidden = true; return; }
     table.hidden = false;
-    let bounds = [];
-    if (this.machine && this.kernelRows.length) {
-      bounds = this.engine.call('roofline_custom', {
-        peak_flops_per_s: this.machine.peakFlops, bandwidth_bytes_per_s: this.machine.bandwidth,
-        intensity: this.kernelRows.map((r) => r.intensity),
-      }).points;
-    }
+    const boundsOn = (machine, rows) => (machine && rows.length
+      ? this.engine.call('roofline_custom', {
+        peak_flops_per_s: machine.peakFlops, bandwidth_bytes_per_s: machine.bandwidth, intensity: rows.map((r) => r.intensity),
+      }).points
+      : []);
     const rows = [];
-    if (this.machine) {
-      rows.push(`<tr><td>peak probe (${escapeHtml(this.machine.peak.isa)}, ${this.machine.peak.lanes} lanes${this.machine.peak.fma ? ', FMA' : ', mul + add'})</td><td></td><td class="num">${formatNumber(this.machine.peak.gflops)}</td><td></td><td></td></tr>`);
-      rows.push(`<tr><td>bandwidth probe (read)</td><td></td><td class="num">${formatNumber(this.machine.bw.read_gbs)} GB/s</td><td></td><td></td></tr>`);
+    for (const m of [this.machine, this.allCores]) {
+      if (!m) continue;
+      const cores = `<td class="num">${m.cores}</td>`;
+      if (m.mulAddPeak !== m.peak)
+        rows.push(`<tr><td>peak probe (${escapeHtml(m.mulAddPeak.isa)}, ${m.mulAddPeak.lanes} lanes${m.mulAddPeak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.mulAddPeak.gflops)}</td><td></td><td></td></tr>`);
+      rows.push(`<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.gflops)}</td><td></td><td></td></tr>`);
+      rows.push(`<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_gbs)} GB/s</td><td></td><td></td></tr>`);
     }
-    this.kernelRows.forEach((row, i) => {
-      const share = bounds[i] ? `${((row.gflops * 1e9) / bounds[i].attainable_flops_per_s * 100).toPrecision(3)}%` : '—';
-      rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${formatNumber(row.gflops)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
-    });
+    const listed = (list, machine) => {
+      const bounds = boundsOn(machine, list);
+      list.forEach((row, i) => {
+        const share = bounds[i] ? `${((row.gflops * 1e9) / bounds[i].attainable_flops_per_s * 100).toPrecision(3)}%` : '—';
+        rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.gflops)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
+      });
+    };
+    listed(this.kernelRows, this.machine);
+    listed(this.allCoreRows, this.allCores);
     table.querySelector('tbody').innerHTML = rows.join('');
   }
+
 }
 
 TallyRoofline.define('tally-roofline');

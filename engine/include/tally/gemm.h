@@ -34,11 +34,14 @@ struct Kernel {
     KernelFn fn;
     Traffic traffic;
     Tiling tiling;
+    bool (*available)() = nullptr;  // nullptr: always; else whether this engine instance can run it now
 };
 
-// The ladder, in order (numbers 1-5), then natively a 6th entry "simd-mt" (kernel 5 on every core;
-// not in wasm, whose threads need a cross-origin isolated page). Every entry has the same signature
-// and computes the same C.
+// The ladder, in order (numbers 1-5), then a 6th entry: natively "simd-mt" (kernel 5 on every core;
+// not in wasm, whose threads need a cross-origin isolated page), in wasm "simd-relaxed" (kernel 5's
+// loop nest around a 6 x 8 f32x4.relaxed_madd tile, available only when the host handed the engine the
+// relaxed-SIMD module, see engine/relaxed/). Every entry has the same signature and computes the same C
+// (within the reference tolerance: FMA rounds once per step, mul + add twice).
 std::span<const Kernel> kernels();
 // By name ("simd") or by number ("5"); nullptr if unknown.
 const Kernel* find_kernel(std::string_view name);
@@ -53,6 +56,13 @@ const char* simd_isa();
 // but two instructions).
 int simd_lanes();
 bool simd_has_fma();
+// Whether a kernel can run in this engine instance (simd-relaxed needs the relaxed-SIMD module).
+bool kernel_available(const Kernel& kernel);
+// The relaxed-SIMD module's peak loop (wasm with the module only; relaxed_simd_available() first):
+// 12 independent f32x4.relaxed_madd chains; FLOPs = iters * relaxed_peak_flops_per_iter().
+bool relaxed_simd_available();
+double relaxed_peak_loop(long long iters);
+double relaxed_peak_flops_per_iter();
 
 // ---------------------------------------------------------------- inputs and checking
 // Deterministic inputs in [-1, 1): the same bits natively and in wasm for the same seed
@@ -94,7 +104,7 @@ double now_s();
 struct BenchRow {
     std::string kernel;
     int number = 0;
-    int n = 0;
+    int m = 0, n = 0, k = 0;  // C is m x n (a stripe of rows when m < n), k deep
     double gflops = 0;       // 2 n^3 / median time
     double gflops_min = 0;   // from the slowest sample
     double gflops_max = 0;   // from the fastest sample
@@ -103,7 +113,10 @@ struct BenchRow {
     CheckResult check;
 };
 
-// Square n x n x n: fills A and B from seed, runs the kernel, checks it, times it.
+// m x n x k: fills A and B from seed, runs the kernel, checks it, times it.
+BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmup, double min_sample_s,
+               std::uint64_t seed = 1);
+// Square n x n x n.
 BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
                       std::uint64_t seed = 1);
 

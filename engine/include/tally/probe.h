@@ -17,8 +17,10 @@ struct PeakResult {
     bool fma = false;                    // fused multiply-add (wasm simd128: separate mul and add)
 };
 
-// samples in [1, 50]; each sample runs at least min_sample_s in [0.001, 5].
-PeakResult peak(int samples, double min_sample_s);
+// samples in [1, 50]; each sample runs at least min_sample_s in [0.001, 5]. relaxed: time the
+// relaxed-SIMD module's f32x4.relaxed_madd chains instead (wasm with that module only; the ceiling of
+// the simd-relaxed kernel).
+PeakResult peak(int samples, double min_sample_s, bool relaxed = false);
 
 struct BandwidthResult {
     double read_gbs = 0;                 // median GB/s (1e9 bytes/s) of a read-only sum over the buffer
