@@ -16,7 +16,8 @@ export const baseCss = `
     --accent: #58a6ff; --error: #ff7b72; --ok: #3fb950; }
 }
 .widget { background: var(--panel); border: 1px solid var(--border); border-radius: 8px; padding: 12px 14px; }
-.fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px 14px; }
+.fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(170px, 40%), 1fr)); gap: 10px 14px; }
+.field.wide { grid-column: span 2; }
 .field { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
 .field label { font-size: 13px; color: var(--muted); }
 .field input, .field select { font: inherit; padding: 4px 6px; border: 1px solid var(--border); border-radius: 4px;
@@ -108,11 +109,16 @@ export function formatNumber(value, digits = 3) {
   return EN.format(Number(value.toPrecision(digits + 1)));
 }
 
-/** A labelled <select>; options are [{value, label}]. */
+/** Option labels longer than this (about 130 px of 15 px text) make their select span two grid columns. */
+const WIDE_OPTION_CHARS = 16;
+
+/** A labelled <select>; options are [{value, label, title?}]. */
 export function selectField({ name, label, options, value = '' }) {
   const id = `f-${name}`;
-  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}>${escapeHtml(o.label)}</option>`);
-  return `<div class="field" data-field="${escapeHtml(name)}">
+  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}${o.title ? ` title="${escapeHtml(o.title)}"` : ''}>${escapeHtml(o.label)}</option>`);
+  // A select cannot wrap its text: one whose longest option would be cut off in one grid column takes two.
+  const wide = Math.max(0, ...options.map((o) => String(o.label).length)) > WIDE_OPTION_CHARS;
+  return `<div class="field${wide ? ' wide' : ''}" data-field="${escapeHtml(name)}">
     <label for="${id}">${escapeHtml(label)}</label>
     <select id="${id}" name="${escapeHtml(name)}" aria-describedby="${id}-error">${opts.join('')}</select>
     <span class="error" id="${id}-error" role="alert"></span>

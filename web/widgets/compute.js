@@ -42,6 +42,7 @@ th { font-size: 12px; color: var(--muted); }
 .formula { font-family: Georgia, 'Times New Roman', serif; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .fields .field.wide { grid-column: 1 / -1; }
   .result .value { font-size: 17px; }
 }
 `;

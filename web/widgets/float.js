@@ -40,7 +40,7 @@ const ARG_TO_FIELD = { value: 'value', hex: 'hex', code: 'hex', flip_bit: 'flip_
   rounding: 'rounding', saturate: 'saturate' };
 
 const css = `
-.top { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 10px 14px; }
+.top { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(160px, 40%), 1fr)); gap: 10px 14px; }
 .field input.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .bits { display: flex; flex-wrap: wrap; gap: 3px; margin: 14px 0 4px; }
 .bit { font: 600 14px ui-monospace, monospace; min-width: 26px; min-height: 34px; padding: 0; border-radius: 4px;
@@ -55,13 +55,13 @@ const css = `
 .legend b { font-family: ui-monospace, monospace; color: var(--fg); font-weight: 600; }
 .legend .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
 .readout { margin-top: 10px; display: grid; gap: 4px; }
-.stored { font-size: 20px; font-variant-numeric: tabular-nums; word-break: break-all; }
-.formula { font: 15px ui-monospace, monospace; overflow-x: auto; white-space: nowrap; padding: 4px 0; }
+.stored { font-size: 20px; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.formula { font: 15px ui-monospace, monospace; overflow-wrap: anywhere; padding: 4px 0; }
 .flags { display: flex; flex-wrap: wrap; gap: 6px; }
 .flag { font-size: 12px; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--border); background: var(--bg); }
 .flag.warn { border-color: var(--error); color: var(--error); }
 .flag.good { border-color: var(--ok); color: var(--ok); }
-.small { font-size: 13px; color: var(--muted); word-break: break-all; }
+.small { font-size: 13px; color: var(--muted); overflow-wrap: anywhere; }
 .flipper { display: flex; gap: 6px; align-items: flex-end; }
 .flipper .field { max-width: 130px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; margin-top: 6px; }
@@ -84,12 +84,13 @@ h3 { font-size: 14px; margin: 16px 0 4px; }
 .block-grid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr); gap: 8px 12px; align-items: end; }
 @media (max-width: 560px) {
   .top { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .top .field.wide { grid-column: 1 / -1; }
   .bits { gap: 2px; }
   .bit { min-width: 17px; min-height: 32px; font-size: 12px; }
   .bit.gap-before { margin-left: 5px; }
   table { font-size: 12px; }
   th, td { padding: 3px 3px; }
-  td.mono { white-space: normal; word-break: break-all; }
+  td.mono { white-space: normal; overflow-wrap: anywhere; }
   .block-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
   .block-grid .wide { grid-column: 1 / -1; }
   td.exact { max-width: 9ch; }
@@ -374,7 +375,7 @@ class TallyFloat extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Lay the chart out at the width it is shown, so labels stay readable on a phone.
     const W = Math.max(300, Math.min(720, Math.round(svg.getBoundingClientRect().width) || 640));
-    const H = W < 480 ? 190 : 210, L = 46, R = 10, T = 14, B = 30;
+    const H = W < 480 ? 190 : 210, L = 58, R = 14, T = 14, B = 30; // L: room for the widest y label ("2^-128")
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     // Positions on a log2 axis: display geometry only (the values themselves come from the engine).
     const lg = (v) => Math.log2(v);

@@ -70,6 +70,7 @@ details { margin-top: 6px; font-size: 14px; }
 details summary { cursor: pointer; color: var(--accent); }
 @media (max-width: 480px) {
   .fields { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .fields .field.wide { grid-column: 1 / -1; }
   td, th { padding: 4px 3px; font-size: 13px; }
 }
 `;
@@ -134,7 +135,7 @@ class TallyMemoryBudget extends TallyWidget {
             <span class="error" id="f-config-error" role="alert"></span>
           </div>
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })), value: start.hardware })}
-          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: r.name })), value: start.recipe })}
+          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
           ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
           ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
           ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
@@ -434,6 +435,11 @@ class TallyMemoryBudget extends TallyWidget {
     ];
     return lines.join('\n');
   }
+}
+
+/** "bf16 mixed precision AdamW (fp32 master)" -> "bf16 mixed AdamW (fp32 master)": fits a phone-wide select. */
+function shortRecipeName(name) {
+  return String(name).replace('mixed precision', 'mixed');
 }
 
 /** A round tick step (1, 2 or 5 × 10^k) near `raw`. Display only. */
