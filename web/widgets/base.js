@@ -60,26 +60,61 @@ export function numberField({ name, label, value = '', help = '' }) {
   </div>`;
 }
 
+/** Multipliers of the count suffixes a reader may type: "70B", "15T", "8k" (decimal, as in "a 70B model"). */
+const SUFFIXES = { k: 1e3, m: 1e6, b: 1e9, t: 1e12 };
+const NUMBER_PATTERN = /^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT%]?)$/;
+
+/** Text a reader is still typing ("", "-", "0.", "1e", "1e-", "1,0"): not yet a number, so not yet an error. */
+export function isIncompleteNumber(text) {
+  const t = String(text ?? '').trim();
+  return /^[-+]?$/.test(t) || /^[-+]?[\d,]*\.$/.test(t) || /^[-+]?[\d,]*\.?\d*[eE][-+]?$/.test(t) ||
+    /^[-+]?\d{1,3}(,\d{3})*,\d{0,2}$/.test(t);
+}
+
 /**
- * Reads a numeric text field. Empty and non-numeric text throw TallyError(field); range checks are the
- * engine's job (it names the allowed range), so any finite number passes here.
+ * Reads a numeric text field: "70e9", "70B", "1,024", "0.4", and "40%" where the field is a fraction
+ * (`percent: true`). Empty and unreadable text throw TallyError(field) naming the field and, when given,
+ * its allowed `range` (text such as "(0, 1]"); the engine checks the range itself and names it too.
  */
-export function parseNumber(text, field, label = field) {
+export function parseNumber(text, field, label = field, { percent = false, range = '' } = {}) {
   const trimmed = String(text ?? '').trim();
-  if (trimmed === '') throw new TallyError(field, `${label} is empty: enter a number`);
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed))
-    throw new TallyError(field, `${label} must be a number (like 70e9 or 0.5), got "${trimmed}"`);
-  const value = Number(trimmed);
-  if (!Number.isFinite(value)) throw new TallyError(field, `${label} is too large`);
+  const inRange = range ? ` in ${range}` : '';
+  const examples = percent ? '0.4 or 40%' : '70e9, 70B or 0.5';
+  if (trimmed === '') throw new TallyError(field, `${label} is empty: enter a number${inRange}`);
+  const match = NUMBER_PATTERN.exec(trimmed);
+  const suffix = match?.[2] ?? '';
+  if (!match || !/\d/.test(match[1]) || (suffix === '%' && !percent))
+    throw new TallyError(field, `${label} must be a number${inRange} (like ${examples}), got "${trimmed}"`);
+  let value = Number(match[1].replace(/,/g, ''));
+  if (suffix === '%') value /= 100;
+  else if (suffix) value *= SUFFIXES[suffix.toLowerCase()];
+  if (!Number.isFinite(value)) throw new TallyError(field, `${label} is too large${inRange}`);
   return value;
 }
 
-/** Shows `message` beside the field named `field` (or in the widget's notice line). */
+/** How long an error waits while the reader is typing in its field ("0" on the way to "0.4" is not a mistake). */
+export const TYPING_ERROR_DELAY_MS = 700;
+
+/**
+ * Shows `message` beside the field named `field` (or in the widget's notice line). While the reader is
+ * typing in that very field, the message waits until they pause (or, for text that is still an unfinished
+ * number such as "0." or "1e", until they leave the field), so intermediate states never flash an error.
+ */
 export function showError(root, field, message) {
+  const host = root.host;
+  const input = root.querySelector(`.field[data-field="${CSS.escape(field)}"] input, .field[data-field="${CSS.escape(field)}"] textarea`);
+  if (host instanceof TallyWidget && input && host.typingField === field) {
+    host.holdError(field, message, isIncompleteNumber(input.value) ? null : TYPING_ERROR_DELAY_MS);
+    return;
+  }
+  showErrorNow(root, field, message);
+}
+
+function showErrorNow(root, field, message) {
   const box = root.querySelector(`.field[data-field="${CSS.escape(field)}"]`);
   if (box) {
     box.querySelector('.error').textContent = message;
-    box.querySelector('input, select')?.setAttribute('aria-invalid', 'true');
+    box.querySelector('input, select, textarea')?.setAttribute('aria-invalid', 'true');
   } else {
     const notice = root.querySelector('.notice');
     if (notice) notice.textContent = message;
@@ -87,6 +122,7 @@ export function showError(root, field, message) {
 }
 
 export function clearErrors(root) {
+  if (root.host instanceof TallyWidget) root.host.dropHeldErrors();
   for (const el of root.querySelectorAll('.field .error')) el.textContent = '';
   for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   const notice = root.querySelector('.notice');
@@ -257,6 +293,36 @@ export class TallyWidget extends HTMLElement {
     this.attachShadow({ mode: 'open' });
     /** Resolves once the widget has built its DOM (tests and the page wait on it). */
     this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
+    // The field the reader is typing in during this input event (errors about it wait, see showError).
+    this.typingField = null;
+    this.heldErrors = new Map();
+    this.shadowRoot.addEventListener('input', (event) => {
+      const target = event.target;
+      if (!target.matches?.('input:not([type="checkbox"]), textarea')) return;
+      this.typingField = target.name;
+      setTimeout(() => { if (this.typingField === target.name) this.typingField = null; });
+    }, true);
+    // Leaving the field (or pressing Enter) shows what was held back at once.
+    this.shadowRoot.addEventListener('change', () => { this.typingField = null; this.showHeldErrors(); }, true);
+  }
+
+  holdError(field, message, delayMs) {
+    this.heldErrors.set(field, message);
+    clearTimeout(this.heldTimer);
+    if (delayMs !== null) this.heldTimer = setTimeout(() => this.showHeldErrors(), delayMs);
+    this.dataset.heldErrors = String(this.heldErrors.size);
+  }
+
+  showHeldErrors() {
+    clearTimeout(this.heldTimer);
+    for (const [field, message] of this.heldErrors) showErrorNow(this.shadowRoot, field, message);
+    this.dropHeldErrors();
+  }
+
+  dropHeldErrors() {
+    clearTimeout(this.heldTimer);
+    this.heldErrors.clear();
+    delete this.dataset.heldErrors;
   }
 
   async connectedCallback() {

@@ -16,7 +16,7 @@ const NUMBER_FIELDS = [
   { name: 'tokens', label: 'Training tokens D', fallback: '15e12' },
   { name: 'peak_tflops', label: 'Dense peak TFLOP/s per GPU', fallback: '989.5', attribute: 'peak-tflops' },
   { name: 'gpus', label: 'GPUs', fallback: '1024' },
-  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5' },
+  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5', percent: true, range: '(0, 1]' },
   { name: 'price', label: 'Price, $ per GPU-hour', fallback: '2' },
   { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
 ];
@@ -179,7 +179,7 @@ class TallyCompute extends TallyWidget {
     const errors = [];
     for (const f of NUMBER_FIELDS) {
       try {
-        numbers[f.name] = parseNumber(v[f.name], f.name, f.label);
+        numbers[f.name] = parseNumber(v[f.name], f.name, f.label, f);
       } catch (error) {
         errors.push(error);
       }

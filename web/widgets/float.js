@@ -108,6 +108,39 @@ function textField({ name, label, value = '', mono = false, inputmode = 'text' }
   </div>`;
 }
 
+/**
+ * What storing the input did, in words, from the engine's flags (never blank): exact, rounded (and how),
+ * overflowed or saturated, underflowed (to zero, or to the smallest value of a format without zero), or an
+ * infinity or NaN the format cannot hold. Returns [{text, kind}] with kind 'warn', 'good' or ''.
+ */
+export function whatHappened(r, rounding) {
+  const notes = [];
+  const infiniteInput = /^[-+]?inf/i.test(String(r.input_exact ?? r.input ?? ''));
+  const sign = String(r.exact ?? '').startsWith('-') ? '−' : '+';
+  const mode = ROUNDINGS.find((x) => x.value === (r.rounding ?? rounding))?.label ?? r.rounding ?? rounding;
+  if (r.nan_input) {
+    notes.push(r.class === 'nan' ? { text: 'NaN stays NaN', kind: '' } : { text: `no NaN in ${r.format}: stored ${sign}max`, kind: 'warn' });
+  } else if (infiniteInput && r.class !== 'inf') {
+    notes.push(r.became_nan || r.class === 'nan'
+      ? { text: `no infinity in ${r.format}: became NaN`, kind: 'warn' }
+      : { text: `no infinity in ${r.format}: saturated to ${sign}max (${r.exact})`, kind: 'warn' });
+  } else if (r.overflowed) {
+    notes.push({ text: r.saturated ? `overflowed: saturated to ${sign}max` : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN', kind: 'warn' });
+  } else if (r.became_nan) {
+    notes.push({ text: 'became NaN', kind: 'warn' });
+  } else if (r.underflowed) {
+    if (r.class === 'zero') notes.push({ text: 'underflowed to 0', kind: 'warn' });
+    else if (r.format === 'e8m0') notes.push({ text: `no zero in e8m0: stored 2^${r.unbiased_exponent ?? -127}, its smallest value`, kind: 'warn' });
+    else notes.push({ text: `underflowed: rounded to ${shortExact(String(r.exact), 14)} (${mode})`, kind: 'warn' });
+  } else if (r.inexact) {
+    notes.push({ text: `rounded (${mode})`, kind: '' });
+  } else {
+    notes.push({ text: 'exact', kind: 'good' });
+  }
+  if (r.subnormal) notes.push({ text: 'subnormal', kind: '' });
+  return notes;
+}
+
 function shortExact(text, max = 26) {
   if (text.length <= max) return text;
   return `${text.slice(0, max - 1)}…`;
@@ -305,11 +338,8 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-out="formula"]').textContent = result.formula;
     const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
     if ('input' in result) {
-      if (result.overflowed) flags.push(`<span class="flag warn">overflowed${result.saturated ? ': saturated to max' : ''}</span>`);
-      if (result.became_nan) flags.push('<span class="flag warn">became NaN</span>');
-      if (result.underflowed) flags.push('<span class="flag warn">underflowed to zero</span>');
-      if (result.subnormal) flags.push('<span class="flag warn">subnormal: fewer significant bits</span>');
-      if (!result.inexact && !result.nan_input) flags.push('<span class="flag good">exact</span>');
+      for (const note of whatHappened(result, s.rounding))
+        flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text === 'subnormal' ? 'subnormal: fewer significant bits' : note.text)}</span>`);
     } else if (result.subnormal) {
       flags.push('<span class="flag warn">subnormal</span>');
     }
@@ -348,14 +378,9 @@ class TallyFloat extends TallyWidget {
       return;
     }
     tbody.innerHTML = cmp.results.map((r) => {
-      const notes = [];
-      if (r.overflowed) notes.push(r.saturated ? 'saturated to max' : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN');
-      else if (r.became_nan) notes.push('NaN');
-      if (r.nan_input && r.class !== 'nan') notes.push('no NaN in this format: +max');
-      if (r.underflowed) notes.push(r.format === 'e8m0' ? 'clamped to 2^-127' : 'underflowed to 0');
-      if (r.subnormal) notes.push('subnormal');
-      if (!r.inexact && !r.nan_input) notes.push('exact');
-      const warn = r.overflowed || r.underflowed || r.became_nan || (r.nan_input && r.class !== 'nan');
+      const happened = whatHappened(r, s.rounding);
+      const notes = happened.map((n) => n.text);
+      const warn = happened.some((n) => n.kind === 'warn');
       const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
       return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
