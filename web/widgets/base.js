@@ -204,6 +204,36 @@ export function formatFormula(text) {
     .replace(/(^|[^A-Za-z<\/&#;])([a-zA-Z])(?![A-Za-z;])/g, '$1<var>$2</var>');
 }
 
+/** The symbols of a plain-text formula: "N_w", "n_kv", "s", "Σ_matrices" (numbers and operators dropped). */
+export function formulaSymbols(text) {
+  return [...new Set(String(text ?? '').match(/Σ_[A-Za-z]+|[A-Za-z]+(?:_[A-Za-z0-9]+)?/g) ?? [])];
+}
+
+/**
+ * A formula as HTML with word identifiers readable: "per_layer" shows as "per-layer" rather than as
+ * "per" with a subscript "layer"; one-letter symbols with a subscript ("N_w", "n_kv") keep it.
+ */
+export function formulaHtml(text) {
+  return formatFormula(String(text ?? '').replace(/\b([A-Za-z]{2,})_([A-Za-z]{2,})\b/g, '$1-$2'));
+}
+
+/**
+ * "where N_w = parameters … (6.74 B); B = bytes": every symbol of `formulas` that `glossary` defines
+ * ({symbol: [words, value?]}), in order of first use, as safe HTML. Symbols the glossary lacks are returned
+ * in `missing` (words such as "layers" in a formula need no definition and are not symbols).
+ */
+export function symbolLegend(formulas, glossary) {
+  const symbols = [...new Set(formulas.flatMap((f) => formulaSymbols(f)))];
+  const defined = symbols.filter((sym) => Object.hasOwn(glossary, sym));
+  const missing = symbols.filter((sym) => !Object.hasOwn(glossary, sym) && (sym.length <= 2 || sym.includes('_')));
+  const items = defined.map((sym) => {
+    const [words, value] = glossary[sym];
+    const shown = value === undefined || value === null || value === '' ? '' : ` (${escapeHtml(String(value))} here)`;
+    return `<span class="sym"><span class="formula">${formulaHtml(sym)}</span> = ${escapeHtml(words)}${shown}</span>`;
+  });
+  return { html: items.length ? `where ${items.join('; ')}` : '', missing };
+}
+
 let katexPromise = null;
 /**
  * Renders a TeX formula from the engine to MathML (works inside shadow roots, needs no fonts or CSS).

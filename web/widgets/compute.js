@@ -6,7 +6,7 @@
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
-  formatParams, escapeHtml, formatFormula, readState, writeState, stateKey, isNumberText, oneOf,
+  formatParams, escapeHtml, formulaHtml, symbolLegend, readState, writeState, stateKey, isNumberText, oneOf,
 } from './base.js';
 
 const CUSTOM = 'custom';
@@ -112,8 +112,9 @@ class TallyCompute extends TallyWidget {
           <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
         </div>
         <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
-        <details data-out="components"><summary>Where the FLOPs go, per token (forward pass)</summary>
+        <details data-out="components"><summary>Where the FLOPs go, per token (forward pass, all layers)</summary>
           <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
+          <p class="status" data-out="symbols"></p>
           <p class="status" data-out="notes"></p>
         </details>
       </div>`;
@@ -266,8 +267,18 @@ class TallyCompute extends TallyWidget {
     const details = this.shadowRoot.querySelector('[data-out="components"]');
     details.hidden = !flops;
     if (!flops) return;
-    details.querySelector('tbody').innerHTML = (flops.components ?? []).map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
-      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formatFormula(c.formula ?? '')}</td></tr>`).join('');
+    // The table is per token, so it shows the engine's per-token formulas (the per-sequence ones have an extra s).
+    const components = flops.components ?? [];
+    details.querySelector('tbody').innerHTML = components.map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
+      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formulaHtml(c.formula_per_token ?? '')}</td></tr>`).join('');
+    const m = flops.model ?? {};
+    const legend = symbolLegend(components.map((c) => c.formula_per_token ?? ''), {
+      s: ['sequence length', flops.seq], h: ['hidden size', m.hidden_size], a: ['attention heads', m.num_heads],
+      d: ['head dimension', m.head_dim], n_kv: ['key-value heads', m.num_kv_heads], f: ['MLP width', m.ffn_hidden_size],
+      L: ['layers', m.num_layers], V: ['vocabulary size', m.vocab_size], E: ['experts', m.num_experts],
+      k: ['experts each token visits', m.experts_per_token], shared: ['shared experts', m.num_shared_experts],
+    });
+    details.querySelector('[data-out="symbols"]').innerHTML = legend.html;
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }
 }
