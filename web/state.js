@@ -130,9 +130,9 @@ export function unclaimedParams() {
 
 // Validators for readState schemas.
 
-/** A decimal or scientific number as text ("70e9", "0.5"); range checks are the engine's. */
+/** A number as a reader types it ("70e9", "0.5", "70B", "1,024", "40%"); range checks are the engine's. */
 export function isNumberText(text) {
-  return (text.length <= 32 && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) || 'not a number';
+  return (text.length <= 32 && /^[-+]?(\d{1,3}(,\d{3})+|\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBtT%]?$/.test(text)) || 'not a number';
 }
 
 /** One of a fixed set of values. */

@@ -249,6 +249,7 @@ json flops(const json& args) {
         terms.push_back({{"id", t.id},
                          {"name", t.name},
                          {"formula", t.formula},
+                         {"formula_per_token", t.formula_per_token},
                          {"forward_per_sequence", t.forward_per_sequence},
                          {"forward_per_token", t.forward_per_sequence / s},
                          {"share", t.forward_per_sequence / r.forward_per_sequence}});

@@ -53,22 +53,27 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
 
     FlopsResult r;
-    r.terms.push_back({"qkv", "Q, K, V projections", "2 s h (a d + 2 n_kv d) L", 2 * s * h * (qd + 2 * kvd) * L});
+    r.terms.push_back({"qkv", "Q, K, V projections", "2 s h (a d + 2 n_kv d) L", 2 * s * h * (qd + 2 * kvd) * L,
+                       "2 h (a d + 2 n_kv d) L"});
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ",
                        in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
-                       2 * entries * qd * L});
+                       2 * entries * qd * L,
+                       in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
     r.terms.push_back({"attn_values", "attention · V",
                        in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
-                       2 * entries * qd * L});
-    r.terms.push_back({"attn_out", "attention output projection", "2 s a d h L", 2 * s * qd * h * L});
+                       2 * entries * qd * L,
+                       in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
+    r.terms.push_back({"attn_out", "attention output projection", "2 s a d h L", 2 * s * qd * h * L, "2 a d h L"});
     const double matrices = static_cast<double>(c.mlp_matrices());
     r.terms.push_back({"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
                        c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
                                               : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
-                       2 * s * h * f * matrices * experts_visited * L});
+                       2 * s * h * f * matrices * experts_visited * L,
+                       c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
+                                              : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())
-        r.terms.push_back({"router", "MoE router", "2 s h E L", 2 * s * h * static_cast<double>(c.num_experts) * L});
-    r.terms.push_back({"lm_head", "LM head (logits)", "2 s h V", 2 * s * h * V});
+        r.terms.push_back({"router", "MoE router", "2 s h E L", 2 * s * h * static_cast<double>(c.num_experts) * L, "2 h E L"});
+    r.terms.push_back({"lm_head", "LM head (logits)", "2 s h V", 2 * s * h * V, "2 h V"});
 
     double forward = 0;
     double scores = 0;

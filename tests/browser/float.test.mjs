@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, PHONE } from './harness.mjs';
-import { native } from './page-helpers.mjs';
+import { native, commit } from './page-helpers.mjs';
 
 async function openFloat(site, page, query = '') {
   await page.goto(new URL(`/${query}`, site.url).href);
@@ -22,7 +22,7 @@ async function compareTable(widget) {
 
 async function typeValue(widget, format, value) {
   await widget.locator('select[name="format"]').selectOption(format);
-  await widget.locator('input[name="value"]').fill(value);
+  await commit(widget.locator('input[name="value"]'), value);
 }
 
 test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits flip on click', async (t) => {
@@ -109,16 +109,16 @@ test('bad input shows a message beside the field and nothing throws', async (t) 
 
   await typeValue(widget, 'e4m3', '');
   assert.match(await error('value'), /value is empty/);
-  await widget.locator('input[name="value"]').fill('abc');
+  await commit(widget.locator('input[name="value"]'), 'abc');
   assert.match(await error('value'), /value must be a number .*"abc"/);
   assert.equal(await widget.locator('[data-out="stored"]').textContent(), '—');
-  await widget.locator('input[name="value"]').fill('2');
+  await commit(widget.locator('input[name="value"]'), '2');
   assert.equal(await error('value'), '');
-  await widget.locator('input[name="hex"]').fill('0x1234');
+  await commit(widget.locator('input[name="hex"]'), '0x1234');
   assert.match(await error('hex'), /too long: expected a hex code of at most 2 digits for e4m3/);
-  await widget.locator('input[name="hex"]').fill('');
+  await commit(widget.locator('input[name="hex"]'), '');
   assert.match(await error('hex'), /hex is empty/);
-  await widget.locator('input[name="hex"]').fill('0x38');
+  await commit(widget.locator('input[name="hex"]'), '0x38');
   assert.match(await widget.locator('[data-out="stored"]').textContent(), /= 1$/);
   await widget.locator('input[name="flip_bit"]').fill('8');
   await widget.locator('[data-action="flip"]').click();
@@ -129,9 +129,9 @@ test('bad input shows a message beside the field and nothing throws', async (t) 
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x78');
 
   // Block panel: a bad number names its position.
-  await widget.locator('textarea[name="block"]').fill('1, 2, abc');
+  await commit(widget.locator('textarea[name="block"]'), '1, 2, abc');
   assert.match(await error('block'), /values\[2\] must be a number/);
-  await widget.locator('textarea[name="block"]').fill('');
+  await commit(widget.locator('textarea[name="block"]'), '');
   assert.equal(await error('block'), '');
   assert.deepEqual(page.errors, []);
 

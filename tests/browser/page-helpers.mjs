@@ -43,7 +43,16 @@ export async function setControl(widget, name, value) {
   const tag = await control.evaluate((el) => (el.type === 'checkbox' ? 'checkbox' : el.tagName));
   if (tag === 'SELECT') await control.selectOption(String(value));
   else if (tag === 'checkbox') await control.setChecked(value === true || value === 'true');
-  else await control.fill(String(value));
+  else await commit(control, value);
+}
+
+/**
+ * Types `value` into a text field and leaves it (a change event, as on blur or Enter): errors about text
+ * still being typed wait until the reader pauses or leaves the field (web/widgets/base.js showError).
+ */
+export async function commit(control, value) {
+  await control.fill(String(value));
+  await control.dispatchEvent('change');
 }
 
 /** The error text shown beside a field. */

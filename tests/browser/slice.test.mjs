@@ -3,6 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { startSite, nativeCli } from './harness.mjs';
+import { commit } from './page-helpers.mjs';
 
 test('the compute widget shows the engine\'s 6ND FLOPs and days and flags a bad MFU beside the field', async (t) => {
   const site = await startSite();
@@ -26,10 +27,10 @@ test('the compute widget shows the engine\'s 6ND FLOPs and days and flags a bad 
   assert.equal(await days.textContent(), Number(native.days.toPrecision(5)).toLocaleString('en-US'));
   assert.match(await widget.locator('[data-out="flops"]').textContent(), /^6\.30 × 10²⁴$/);
 
-  await widget.locator('input[name="mfu"]').fill('1.5');
+  await commit(widget.locator('input[name="mfu"]'), '1.5');
   assert.match(await widget.locator('.field[data-field="mfu"] .error').textContent(), /mfu must be in \(0, 1\]/);
   assert.equal(await days.textContent(), '—');
-  await widget.locator('input[name="mfu"]').fill('abc');
+  await commit(widget.locator('input[name="mfu"]'), 'abc');
   assert.match(await widget.locator('.field[data-field="mfu"] .error').textContent(), /must be a number/);
   assert.deepEqual(page.errors, []);
 });

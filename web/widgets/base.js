@@ -16,7 +16,8 @@ export const baseCss = `
     --accent: #58a6ff; --error: #ff7b72; --ok: #3fb950; }
 }
 .widget { background: var(--panel); border: 1px solid var(--border); border-radius: 8px; padding: 12px 14px; }
-.fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px 14px; }
+.fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(170px, 40%), 1fr)); gap: 10px 14px; }
+.field.wide { grid-column: span 2; }
 .field { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
 .field label { font-size: 13px; color: var(--muted); }
 .field input, .field select { font: inherit; padding: 4px 6px; border: 1px solid var(--border); border-radius: 4px;
@@ -60,26 +61,61 @@ export function numberField({ name, label, value = '', help = '' }) {
   </div>`;
 }
 
+/** Multipliers of the count suffixes a reader may type: "70B", "15T", "8k" (decimal, as in "a 70B model"). */
+const SUFFIXES = { k: 1e3, m: 1e6, b: 1e9, t: 1e12 };
+const NUMBER_PATTERN = /^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*([kKmMbBtT%]?)$/;
+
+/** Text a reader is still typing ("", "-", "0.", "1e", "1e-", "1,0"): not yet a number, so not yet an error. */
+export function isIncompleteNumber(text) {
+  const t = String(text ?? '').trim();
+  return /^[-+]?$/.test(t) || /^[-+]?[\d,]*\.$/.test(t) || /^[-+]?[\d,]*\.?\d*[eE][-+]?$/.test(t) ||
+    /^[-+]?\d{1,3}(,\d{3})*,\d{0,2}$/.test(t);
+}
+
 /**
- * Reads a numeric text field. Empty and non-numeric text throw TallyError(field); range checks are the
- * engine's job (it names the allowed range), so any finite number passes here.
+ * Reads a numeric text field: "70e9", "70B", "1,024", "0.4", and "40%" where the field is a fraction
+ * (`percent: true`). Empty and unreadable text throw TallyError(field) naming the field and, when given,
+ * its allowed `range` (text such as "(0, 1]"); the engine checks the range itself and names it too.
  */
-export function parseNumber(text, field, label = field) {
+export function parseNumber(text, field, label = field, { percent = false, range = '' } = {}) {
   const trimmed = String(text ?? '').trim();
-  if (trimmed === '') throw new TallyError(field, `${label} is empty: enter a number`);
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed))
-    throw new TallyError(field, `${label} must be a number (like 70e9 or 0.5), got "${trimmed}"`);
-  const value = Number(trimmed);
-  if (!Number.isFinite(value)) throw new TallyError(field, `${label} is too large`);
+  const inRange = range ? ` in ${range}` : '';
+  const examples = percent ? '0.4 or 40%' : '70e9, 70B or 0.5';
+  if (trimmed === '') throw new TallyError(field, `${label} is empty: enter a number${inRange}`);
+  const match = NUMBER_PATTERN.exec(trimmed);
+  const suffix = match?.[2] ?? '';
+  if (!match || !/\d/.test(match[1]) || (suffix === '%' && !percent))
+    throw new TallyError(field, `${label} must be a number${inRange} (like ${examples}), got "${trimmed}"`);
+  let value = Number(match[1].replace(/,/g, ''));
+  if (suffix === '%') value /= 100;
+  else if (suffix) value *= SUFFIXES[suffix.toLowerCase()];
+  if (!Number.isFinite(value)) throw new TallyError(field, `${label} is too large${inRange}`);
   return value;
 }
 
-/** Shows `message` beside the field named `field` (or in the widget's notice line). */
+/** How long an error waits while the reader is typing in its field ("0" on the way to "0.4" is not a mistake). */
+export const TYPING_ERROR_DELAY_MS = 700;
+
+/**
+ * Shows `message` beside the field named `field` (or in the widget's notice line). While the reader is
+ * typing in that very field, the message waits until they pause (or, for text that is still an unfinished
+ * number such as "0." or "1e", until they leave the field), so intermediate states never flash an error.
+ */
 export function showError(root, field, message) {
+  const host = root.host;
+  const input = root.querySelector(`.field[data-field="${CSS.escape(field)}"] input, .field[data-field="${CSS.escape(field)}"] textarea`);
+  if (host instanceof TallyWidget && input && host.typingField === field) {
+    host.holdError(field, message, isIncompleteNumber(input.value) ? null : TYPING_ERROR_DELAY_MS);
+    return;
+  }
+  showErrorNow(root, field, message);
+}
+
+function showErrorNow(root, field, message) {
   const box = root.querySelector(`.field[data-field="${CSS.escape(field)}"]`);
   if (box) {
     box.querySelector('.error').textContent = message;
-    box.querySelector('input, select')?.setAttribute('aria-invalid', 'true');
+    box.querySelector('input, select, textarea')?.setAttribute('aria-invalid', 'true');
   } else {
     const notice = root.querySelector('.notice');
     if (notice) notice.textContent = message;
@@ -87,6 +123,7 @@ export function showError(root, field, message) {
 }
 
 export function clearErrors(root) {
+  if (root.host instanceof TallyWidget) root.host.dropHeldErrors();
   for (const el of root.querySelectorAll('.field .error')) el.textContent = '';
   for (const el of root.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   const notice = root.querySelector('.notice');
@@ -109,11 +146,16 @@ export function formatNumber(value, digits = 3) {
   return EN.format(Number(value.toPrecision(digits + 1)));
 }
 
-/** A labelled <select>; options are [{value, label}]. */
+/** Option labels longer than this (about 130 px of 15 px text) make their select span two grid columns. */
+const WIDE_OPTION_CHARS = 16;
+
+/** A labelled <select>; options are [{value, label, title?}]. */
 export function selectField({ name, label, options, value = '' }) {
   const id = `f-${name}`;
-  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}>${escapeHtml(o.label)}</option>`);
-  return `<div class="field" data-field="${escapeHtml(name)}">
+  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}${o.title ? ` title="${escapeHtml(o.title)}"` : ''}>${escapeHtml(o.label)}</option>`);
+  // A select cannot wrap its text: one whose longest option would be cut off in one grid column takes two.
+  const wide = Math.max(0, ...options.map((o) => String(o.label).length)) > WIDE_OPTION_CHARS;
+  return `<div class="field${wide ? ' wide' : ''}" data-field="${escapeHtml(name)}">
     <label for="${id}">${escapeHtml(label)}</label>
     <select id="${id}" name="${escapeHtml(name)}" aria-describedby="${id}-error">${opts.join('')}</select>
     <span class="error" id="${id}-error" role="alert"></span>
@@ -161,6 +203,36 @@ export function formatFormula(text) {
   return escapeHtml(text)
     .replace(/_\{([^}]*)\}|_([A-Za-z0-9]+)/g, (_, braced, plain) => `<sub>${braced ?? plain}</sub>`)
     .replace(/(^|[^A-Za-z<\/&#;])([a-zA-Z])(?![A-Za-z;])/g, '$1<var>$2</var>');
+}
+
+/** The symbols of a plain-text formula: "N_w", "n_kv", "s", "Σ_matrices" (numbers and operators dropped). */
+export function formulaSymbols(text) {
+  return [...new Set(String(text ?? '').match(/Σ_[A-Za-z]+|[A-Za-z]+(?:_[A-Za-z0-9]+)?/g) ?? [])];
+}
+
+/**
+ * A formula as HTML with word identifiers readable: "per_layer" shows as "per-layer" rather than as
+ * "per" with a subscript "layer"; one-letter symbols with a subscript ("N_w", "n_kv") keep it.
+ */
+export function formulaHtml(text) {
+  return formatFormula(String(text ?? '').replace(/\b([A-Za-z]{2,})_([A-Za-z]{2,})\b/g, '$1-$2'));
+}
+
+/**
+ * "where N_w = parameters … (6.74 B); B = bytes": every symbol of `formulas` that `glossary` defines
+ * ({symbol: [words, value?]}), in order of first use, as safe HTML. Symbols the glossary lacks are returned
+ * in `missing` (words such as "layers" in a formula need no definition and are not symbols).
+ */
+export function symbolLegend(formulas, glossary) {
+  const symbols = [...new Set(formulas.flatMap((f) => formulaSymbols(f)))];
+  const defined = symbols.filter((sym) => Object.hasOwn(glossary, sym));
+  const missing = symbols.filter((sym) => !Object.hasOwn(glossary, sym) && (sym.length <= 2 || sym.includes('_')));
+  const items = defined.map((sym) => {
+    const [words, value] = glossary[sym];
+    const shown = value === undefined || value === null || value === '' ? '' : ` (${escapeHtml(String(value))} here)`;
+    return `<span class="sym"><span class="formula">${formulaHtml(sym)}</span> = ${escapeHtml(words)}${shown}</span>`;
+  });
+  return { html: items.length ? `where ${items.join('; ')}` : '', missing };
 }
 
 let katexPromise = null;
@@ -282,6 +354,36 @@ export class TallyWidget extends HTMLElement {
     this.attachShadow({ mode: 'open' });
     /** Resolves once the widget has built its DOM (tests and the page wait on it). */
     this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
+    // The field the reader is typing in during this input event (errors about it wait, see showError).
+    this.typingField = null;
+    this.heldErrors = new Map();
+    this.shadowRoot.addEventListener('input', (event) => {
+      const target = event.target;
+      if (!target.matches?.('input:not([type="checkbox"]), textarea')) return;
+      this.typingField = target.name;
+      setTimeout(() => { if (this.typingField === target.name) this.typingField = null; });
+    }, true);
+    // Leaving the field (or pressing Enter) shows what was held back at once.
+    this.shadowRoot.addEventListener('change', () => { this.typingField = null; this.showHeldErrors(); }, true);
+  }
+
+  holdError(field, message, delayMs) {
+    this.heldErrors.set(field, message);
+    clearTimeout(this.heldTimer);
+    if (delayMs !== null) this.heldTimer = setTimeout(() => this.showHeldErrors(), delayMs);
+    this.dataset.heldErrors = String(this.heldErrors.size);
+  }
+
+  showHeldErrors() {
+    clearTimeout(this.heldTimer);
+    for (const [field, message] of this.heldErrors) showErrorNow(this.shadowRoot, field, message);
+    this.dropHeldErrors();
+  }
+
+  dropHeldErrors() {
+    clearTimeout(this.heldTimer);
+    this.heldErrors.clear();
+    delete this.dataset.heldErrors;
   }
 
   async connectedCallback() {

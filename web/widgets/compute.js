@@ -6,7 +6,7 @@
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
-  formatParams, escapeHtml, formatFormula, readState, writeState, stateKey, isNumberText, oneOf,
+  formatParams, escapeHtml, formulaHtml, symbolLegend, readState, writeState, stateKey, isNumberText, oneOf,
 } from './base.js';
 
 const CUSTOM = 'custom';
@@ -16,7 +16,7 @@ const NUMBER_FIELDS = [
   { name: 'tokens', label: 'Training tokens D', fallback: '15e12' },
   { name: 'peak_tflops', label: 'Dense peak TFLOP/s per GPU', fallback: '989.5', attribute: 'peak-tflops' },
   { name: 'gpus', label: 'GPUs', fallback: '1024' },
-  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5' },
+  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5', percent: true, range: '(0, 1]' },
   { name: 'price', label: 'Price, $ per GPU-hour', fallback: '2' },
   { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
 ];
@@ -42,6 +42,7 @@ th { font-size: 12px; color: var(--muted); }
 .formula { font-family: Georgia, 'Times New Roman', serif; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .fields .field.wide { grid-column: 1 / -1; }
   .result .value { font-size: 17px; }
 }
 `;
@@ -111,8 +112,9 @@ class TallyCompute extends TallyWidget {
           <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
         </div>
         <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
-        <details data-out="components"><summary>Where the FLOPs go, per token (forward pass)</summary>
+        <details data-out="components"><summary>Where the FLOPs go, per token (forward pass, all layers)</summary>
           <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
+          <p class="status" data-out="symbols"></p>
           <p class="status" data-out="notes"></p>
         </details>
       </div>`;
@@ -184,7 +186,7 @@ class TallyCompute extends TallyWidget {
     const errors = [];
     for (const f of NUMBER_FIELDS) {
       try {
-        numbers[f.name] = parseNumber(v[f.name], f.name, f.label);
+        numbers[f.name] = parseNumber(v[f.name], f.name, f.label, f);
       } catch (error) {
         errors.push(error);
       }
@@ -271,8 +273,18 @@ class TallyCompute extends TallyWidget {
     const details = this.shadowRoot.querySelector('[data-out="components"]');
     details.hidden = !flops;
     if (!flops) return;
-    details.querySelector('tbody').innerHTML = (flops.components ?? []).map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
-      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formatFormula(c.formula ?? '')}</td></tr>`).join('');
+    // The table is per token, so it shows the engine's per-token formulas (the per-sequence ones have an extra s).
+    const components = flops.components ?? [];
+    details.querySelector('tbody').innerHTML = components.map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
+      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formulaHtml(c.formula_per_token ?? '')}</td></tr>`).join('');
+    const m = flops.model ?? {};
+    const legend = symbolLegend(components.map((c) => c.formula_per_token ?? ''), {
+      s: ['sequence length', flops.seq], h: ['hidden size', m.hidden_size], a: ['attention heads', m.num_heads],
+      d: ['head dimension', m.head_dim], n_kv: ['key-value heads', m.num_kv_heads], f: ['MLP width', m.ffn_hidden_size],
+      L: ['layers', m.num_layers], V: ['vocabulary size', m.vocab_size], E: ['experts', m.num_experts],
+      k: ['experts each token visits', m.experts_per_token], shared: ['shared experts', m.num_shared_experts],
+    });
+    details.querySelector('[data-out="symbols"]').innerHTML = legend.html;
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }
 }

@@ -40,7 +40,7 @@ const ARG_TO_FIELD = { value: 'value', hex: 'hex', code: 'hex', flip_bit: 'flip_
   rounding: 'rounding', saturate: 'saturate' };
 
 const css = `
-.top { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 10px 14px; }
+.top { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(160px, 40%), 1fr)); gap: 10px 14px; }
 .field input.mono, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .bits { display: flex; flex-wrap: wrap; gap: 3px; margin: 14px 0 4px; }
 .bit { font: 600 14px ui-monospace, monospace; min-width: 26px; min-height: 34px; padding: 0; border-radius: 4px;
@@ -55,13 +55,13 @@ const css = `
 .legend b { font-family: ui-monospace, monospace; color: var(--fg); font-weight: 600; }
 .legend .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; }
 .readout { margin-top: 10px; display: grid; gap: 4px; }
-.stored { font-size: 20px; font-variant-numeric: tabular-nums; word-break: break-all; }
-.formula { font: 15px ui-monospace, monospace; overflow-x: auto; white-space: nowrap; padding: 4px 0; }
+.stored { font-size: 20px; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.formula { font: 15px ui-monospace, monospace; overflow-wrap: anywhere; padding: 4px 0; }
 .flags { display: flex; flex-wrap: wrap; gap: 6px; }
 .flag { font-size: 12px; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--border); background: var(--bg); }
 .flag.warn { border-color: var(--error); color: var(--error); }
 .flag.good { border-color: var(--ok); color: var(--ok); }
-.small { font-size: 13px; color: var(--muted); word-break: break-all; }
+.small { font-size: 13px; color: var(--muted); overflow-wrap: anywhere; }
 .flipper { display: flex; gap: 6px; align-items: flex-end; }
 .flipper .field { max-width: 130px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; margin-top: 6px; }
@@ -84,12 +84,13 @@ h3 { font-size: 14px; margin: 16px 0 4px; }
 .block-grid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr); gap: 8px 12px; align-items: end; }
 @media (max-width: 560px) {
   .top { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .top .field.wide { grid-column: 1 / -1; }
   .bits { gap: 2px; }
   .bit { min-width: 17px; min-height: 32px; font-size: 12px; }
   .bit.gap-before { margin-left: 5px; }
   table { font-size: 12px; }
   th, td { padding: 3px 3px; }
-  td.mono { white-space: normal; word-break: break-all; }
+  td.mono { white-space: normal; overflow-wrap: anywhere; }
   .block-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
   .block-grid .wide { grid-column: 1 / -1; }
   td.exact { max-width: 9ch; }
@@ -105,6 +106,39 @@ function textField({ name, label, value = '', mono = false, inputmode = 'text' }
       spellcheck="false" value="${escapeHtml(value)}" aria-describedby="${id}-error">
     <span class="error" id="${id}-error" role="alert"></span>
   </div>`;
+}
+
+/**
+ * What storing the input did, in words, from the engine's flags (never blank): exact, rounded (and how),
+ * overflowed or saturated, underflowed (to zero, or to the smallest value of a format without zero), or an
+ * infinity or NaN the format cannot hold. Returns [{text, kind}] with kind 'warn', 'good' or ''.
+ */
+export function whatHappened(r, rounding) {
+  const notes = [];
+  const infiniteInput = /^[-+]?inf/i.test(String(r.input_exact ?? r.input ?? ''));
+  const sign = String(r.exact ?? '').startsWith('-') ? '−' : '+';
+  const mode = ROUNDINGS.find((x) => x.value === (r.rounding ?? rounding))?.label ?? r.rounding ?? rounding;
+  if (r.nan_input) {
+    notes.push(r.class === 'nan' ? { text: 'NaN stays NaN', kind: '' } : { text: `no NaN in ${r.format}: stored ${sign}max`, kind: 'warn' });
+  } else if (infiniteInput && r.class !== 'inf') {
+    notes.push(r.became_nan || r.class === 'nan'
+      ? { text: `no infinity in ${r.format}: became NaN`, kind: 'warn' }
+      : { text: `no infinity in ${r.format}: saturated to ${sign}max (${r.exact})`, kind: 'warn' });
+  } else if (r.overflowed) {
+    notes.push({ text: r.saturated ? `overflowed: saturated to ${sign}max` : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN', kind: 'warn' });
+  } else if (r.became_nan) {
+    notes.push({ text: 'became NaN', kind: 'warn' });
+  } else if (r.underflowed) {
+    if (r.class === 'zero') notes.push({ text: 'underflowed to 0', kind: 'warn' });
+    else if (r.format === 'e8m0') notes.push({ text: `no zero in e8m0: stored 2^${r.unbiased_exponent ?? -127}, its smallest value`, kind: 'warn' });
+    else notes.push({ text: `underflowed: rounded to ${shortExact(String(r.exact), 14)} (${mode})`, kind: 'warn' });
+  } else if (r.inexact) {
+    notes.push({ text: `rounded (${mode})`, kind: '' });
+  } else {
+    notes.push({ text: 'exact', kind: 'good' });
+  }
+  if (r.subnormal) notes.push({ text: 'subnormal', kind: '' });
+  return notes;
 }
 
 function shortExact(text, max = 26) {
@@ -301,11 +335,8 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-out="formula"]').textContent = result.formula;
     const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
     if ('input' in result) {
-      if (result.overflowed) flags.push(`<span class="flag warn">overflowed${result.saturated ? ': saturated to max' : ''}</span>`);
-      if (result.became_nan) flags.push('<span class="flag warn">became NaN</span>');
-      if (result.underflowed) flags.push('<span class="flag warn">underflowed to zero</span>');
-      if (result.subnormal) flags.push('<span class="flag warn">subnormal: fewer significant bits</span>');
-      if (!result.inexact && !result.nan_input) flags.push('<span class="flag good">exact</span>');
+      for (const note of whatHappened(result, s.rounding))
+        flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text === 'subnormal' ? 'subnormal: fewer significant bits' : note.text)}</span>`);
     } else if (result.subnormal) {
       flags.push('<span class="flag warn">subnormal</span>');
     }
@@ -344,14 +375,9 @@ class TallyFloat extends TallyWidget {
       return;
     }
     tbody.innerHTML = cmp.results.map((r) => {
-      const notes = [];
-      if (r.overflowed) notes.push(r.saturated ? 'saturated to max' : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN');
-      else if (r.became_nan) notes.push('NaN');
-      if (r.nan_input && r.class !== 'nan') notes.push('no NaN in this format: +max');
-      if (r.underflowed) notes.push(r.format === 'e8m0' ? 'clamped to 2^-127' : 'underflowed to 0');
-      if (r.subnormal) notes.push('subnormal');
-      if (!r.inexact && !r.nan_input) notes.push('exact');
-      const warn = r.overflowed || r.underflowed || r.became_nan || (r.nan_input && r.class !== 'nan');
+      const happened = whatHappened(r, s.rounding);
+      const notes = happened.map((n) => n.text);
+      const warn = happened.some((n) => n.kind === 'warn');
       const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
       return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
@@ -371,7 +397,7 @@ class TallyFloat extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Lay the chart out at the width it is shown, so labels stay readable on a phone.
     const W = Math.max(300, Math.min(720, Math.round(svg.getBoundingClientRect().width) || 640));
-    const H = W < 480 ? 190 : 210, L = 46, R = 10, T = 14, B = 30;
+    const H = W < 480 ? 190 : 210, L = 58, R = 14, T = 14, B = 30; // L: room for the widest y label ("2^-128")
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     // Positions on a log2 axis: display geometry only (the values themselves come from the engine).
     const lg = (v) => Math.log2(v);

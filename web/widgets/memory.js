@@ -6,7 +6,7 @@
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
-  formatBytes, formatParams, formatPercent, escapeHtml, formatFormula, copyText, downloadBlob, standaloneSvg, svgToPng,
+  formatBytes, formatParams, formatPercent, escapeHtml, formulaHtml, symbolLegend, copyText, downloadBlob, standaloneSvg, svgToPng,
   readState, writeState, stateKey, isNumberText, isBoolText, oneOf, GB,
 } from './base.js';
 
@@ -70,6 +70,7 @@ details { margin-top: 6px; font-size: 14px; }
 details summary { cursor: pointer; color: var(--accent); }
 @media (max-width: 480px) {
   .fields { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .fields .field.wide { grid-column: 1 / -1; }
   td, th { padding: 4px 3px; font-size: 13px; }
 }
 `;
@@ -134,7 +135,7 @@ class TallyMemoryBudget extends TallyWidget {
             <span class="error" id="f-config-error" role="alert"></span>
           </div>
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })), value: start.hardware })}
-          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: r.name })), value: start.recipe })}
+          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
           ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
           ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
           ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
@@ -152,7 +153,7 @@ class TallyMemoryBudget extends TallyWidget {
             <tbody></tbody>
           </table>
           <div class="formula-box" data-out="formula" aria-live="polite"><span class="desc">Hover or tap a term (or press its ƒ button) to see the formula behind it.</span></div>
-          <details data-out="activations"><summary>Activation terms, per layer</summary><table><thead><tr><th scope="col">tensor kept for the backward pass</th><th scope="col" class="num">per layer</th><th scope="col">formula</th></tr></thead><tbody></tbody></table><p class="status" data-out="korthikanti"></p></details>
+          <details data-out="activations"><summary>Activation terms, per layer</summary><table><thead><tr><th scope="col">tensor kept for the backward pass</th><th scope="col" class="num">per layer</th><th scope="col">formula</th></tr></thead><tbody></tbody></table><p class="status" data-out="act-symbols"></p><p class="status" data-out="korthikanti"></p></details>
         </div>
         <div class="toolbar" role="toolbar" aria-label="Export">
           <button type="button" data-action="markdown">Copy as Markdown</button>
@@ -272,6 +273,40 @@ class TallyMemoryBudget extends TallyWidget {
     this.render();
   }
 
+  /** The symbols of the engine's memory formulas in words, with this budget's value where it has one. */
+  glossary() {
+    const b = this.budget ?? {};
+    const m = b.model ?? {}, st = b.setup ?? {}, act = b.activations ?? {};
+    const cls = Object.fromEntries((b.classes ?? []).map((c) => [c.id, c]));
+    return {
+      N_w: ['parameters whose working weights this GPU holds', formatParams(cls.weights?.params)],
+      N_g: ['parameters whose gradients this GPU holds', formatParams(cls.gradients?.params)],
+      N_o: ['parameters whose optimizer state this GPU holds', formatParams(cls.optimizer_states?.params)],
+      B: ['bytes'],
+      ceil: ['rounded up to a whole number'],
+      'Σ_matrices': ['the sum over the weight matrices'],
+      rows: ['rows of a weight matrix'],
+      cols: ['columns of a weight matrix'],
+      per_layer: ['activation bytes of one layer', formatBytes(act.per_layer_bytes)],
+      layers: ['layers on this GPU', act.layers],
+      in_flight: ['micro-batches in flight at once (pipeline)', act.microbatches_in_flight],
+      outside: ['activation bytes outside the layers (embedding, final norm, logits)', formatBytes(act.outside_bytes)],
+      e: ['bytes per activation element', st.activation_bytes],
+      s: ['sequence length (tokens)', st.seq],
+      b: ['micro-batch (sequences)', st.micro_batch],
+      h: ['hidden size', m.hidden_size],
+      a: ['attention heads', m.num_heads],
+      d: ['head dimension', m.head_dim],
+      n_kv: ['key-value heads', m.num_kv_heads],
+      f: ['MLP width', m.ffn_hidden_size],
+      k: ['experts each token visits', m.experts_per_token],
+      shared: ['shared experts', m.num_shared_experts],
+      t: ['tensor-parallel degree', st.tp],
+      V: ['vocabulary size', m.vocab_size],
+      p: ['micro-batches in flight', act.microbatches_in_flight],
+    };
+  }
+
   /** Removes the last result; `reason` (the error) takes the verdict's place so nothing stale stays on screen. */
   clearOutputs(reason = '') {
     const root = this.shadowRoot;
@@ -325,7 +360,8 @@ class TallyMemoryBudget extends TallyWidget {
     const act = b.activations ?? {};
     root.querySelector('[data-out="activations"] tbody').innerHTML = (act.terms ?? []).map((t) => `<tr>
         <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
-        <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formatFormula(t.formula ?? '')}</td></tr>`).join('');
+        <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formulaHtml(t.formula ?? '')}</td></tr>`).join('');
+    root.querySelector('[data-out="act-symbols"]').innerHTML = symbolLegend((act.terms ?? []).map((t) => t.formula ?? ''), this.glossary()).html;
     root.querySelector('[data-out="korthikanti"]').textContent = act.layers
       ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. ` +
         (act.korthikanti_formula ? `Korthikanti et al.'s closed form for this setup: ${act.korthikanti_formula}.` : 'Korthikanti et al.\'s closed form covers only their GPT setup (16-bit, dropout, GELU, multi-head attention, no FlashAttention); the terms above are counted tensor by tensor instead.')
@@ -393,7 +429,8 @@ class TallyMemoryBudget extends TallyWidget {
     if (!row) return;
     const head = `${escapeHtml(row.name)}: ${escapeHtml(formatBytes(row.bytes))} per GPU`;
     const desc = [row.description, row.sharded ? `divided by: ${row.sharded}` : ''].filter(Boolean).map(escapeHtml).join(' · ');
-    box.innerHTML = `<div class="formula">${row.formula ? formatFormula(row.formula) : ''}</div><div>${head}</div><div class="desc">${desc}</div>`;
+    const where = row.formula ? symbolLegend([row.formula], this.glossary()).html : '';
+    box.innerHTML = `<div class="formula">${row.formula ? formulaHtml(row.formula) : ''}</div><div class="desc" data-out="symbols">${where}</div><div>${head}</div><div class="desc">${desc}</div>`;
   }
 
   async onClick(event) {
@@ -408,10 +445,10 @@ class TallyMemoryBudget extends TallyWidget {
       else if (action === 'json') status.textContent = (await copyText(JSON.stringify({ args: this.budgetArgs, result: this.budget }, null, 2))) ? 'JSON copied.' : 'Copy failed.';
       else if (action === 'svg') { downloadBlob('tally-memory-budget.svg', new Blob([this.svgText()], { type: 'image/svg+xml' })); status.textContent = 'SVG downloaded.'; }
       else if (action === 'png') {
-        const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-        const box = svg.viewBox.baseVal;
+        const text = this.svgText();
+        const [, , width, height] = /viewBox="([^"]+)"/.exec(text)[1].split(/\s+/).map(Number);
         const bg = getComputedStyle(this.shadowRoot.querySelector('.widget')).backgroundColor;
-        downloadBlob('tally-memory-budget.png', await svgToPng(this.svgText(), box.width, box.height, 2, bg));
+        downloadBlob('tally-memory-budget.png', await svgToPng(text, width, height, 2, bg));
         status.textContent = 'PNG downloaded.';
       }
     } catch (error) {
@@ -419,8 +456,40 @@ class TallyMemoryBudget extends TallyWidget {
     }
   }
 
+  /**
+   * The chart as a standalone SVG (the Download SVG and PNG buttons): the chart plus a legend, since the
+   * table that names the colours on the page does not travel with the file. The legend is added to the
+   * live chart only while it is serialized.
+   */
   svgText() {
-    return standaloneSvg(this.shadowRoot.querySelector('[data-out="chart"]'));
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    const box = svg.viewBox.baseVal;
+    const [x0, y0, width, height] = [box.x, box.y, box.width, box.height];
+    const legend = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+    legend.setAttribute('class', 'legend');
+    const items = this.rows().filter((r) => r.bytes > 0).map((r) => ({ color: r.color, text: `${r.name}: ${formatBytes(r.bytes)}` }));
+    const measure = document.createElement('canvas').getContext('2d');
+    measure.font = '12px system-ui, sans-serif';
+    let x = 10, y = height + 6;
+    const parts = [];
+    for (const item of items) {
+      const w = 18 + measure.measureText(item.text).width + 18;
+      if (x > 10 && x + w > width - 10) { x = 10; y += 20; }
+      parts.push(`<rect x="${x}" y="${y}" width="12" height="12" rx="2" fill="${item.color}"></rect><text x="${x + 18}" y="${y + 10.5}">${escapeHtml(item.text)}</text>`);
+      x += w;
+    }
+    const v = this.values();
+    const total = this.budget ? formatBytes(this.budget.per_gpu_bytes.total) : '';
+    parts.push(`<text x="10" y="${y + 34}">${escapeHtml(`${v.model === CUSTOM ? 'custom config' : v.model}, ${v.recipe}, seq ${v.seq}, micro-batch ${v.mbs}: ${total} per GPU (tally)`)}</text>`);
+    legend.innerHTML = parts.join('');
+    svg.append(legend);
+    svg.setAttribute('viewBox', `${x0} ${y0} ${width} ${y + 44}`);
+    try {
+      return standaloneSvg(svg);
+    } finally {
+      legend.remove();
+      svg.setAttribute('viewBox', `${x0} ${y0} ${width} ${height}`);
+    }
   }
 
   /** The budget as a Markdown table (GB = 10^9 bytes). */
@@ -440,6 +509,11 @@ class TallyMemoryBudget extends TallyWidget {
     ];
     return lines.join('\n');
   }
+}
+
+/** "bf16 mixed precision AdamW (fp32 master)" -> "bf16 mixed AdamW (fp32 master)": fits a phone-wide select. */
+function shortRecipeName(name) {
+  return String(name).replace('mixed precision', 'mixed');
 }
 
 /** A round tick step (1, 2 or 5 × 10^k) near `raw`. Display only. */

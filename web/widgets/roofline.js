@@ -23,8 +23,10 @@ const DEFAULT_WORKERS = Math.min(MAX_WORKERS, Math.max(1, Number(globalThis.navi
 
 /** Thrown inside a measurement that Cancel (or a new measurement) has superseded. */
 class Cancelled extends Error {}
-const W = 760, H = 460;
-const M = { left: 74, right: 18, top: 16, bottom: 52 };
+const W = 760, H_WIDE = 460;
+const M_WIDE = { left: 74, right: 18, top: 16, bottom: 52 };
+/** Point and legend labels, in px as shown (the chart is drawn at its own pixel width). */
+const LABEL_PX = 11;
 const X_DOMAIN = [-2, 4.5]; // log10 FLOP/byte: 0.01 .. ~31623
 
 const css = `
@@ -37,6 +39,7 @@ const css = `
 .chart .kpt { stroke: var(--bg); stroke-width: 1.2; cursor: pointer; }
 .chart .gpu { fill: var(--fg); stroke: var(--bg); cursor: pointer; }
 .chart .label { font-size: 11px; }
+.chart .leader { stroke: var(--muted); stroke-width: 0.8; }
 .chart .axis-title { font-size: 13px; fill: var(--muted); }
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
@@ -64,7 +67,108 @@ th { font-size: 12px; color: var(--muted); }
 `;
 
 const log10 = Math.log10;
-const xScale = (intensity) => M.left + ((log10(intensity) - X_DOMAIN[0]) / (X_DOMAIN[1] - X_DOMAIN[0])) * (W - M.left - M.right);
+
+/** Width of `text` in system-ui at `px`, measured once per string (labels are placed before they are drawn). */
+const widthCache = new Map();
+let measureContext = null;
+function textWidth(text, px) {
+  const key = `${px}|${text}`;
+  if (!widthCache.has(key)) {
+    measureContext ??= document.createElement('canvas').getContext('2d');
+    measureContext.font = `${px}px system-ui, sans-serif`;
+    widthCache.set(key, measureContext.measureText(text).width + 2);
+  }
+  return widthCache.get(key);
+}
+
+/**
+ * Places labels beside their points without overprinting: each label tries spots around its point (right,
+ * left, above, below, then the diagonals, then further out) and takes the first one that stays inside the
+ * plot and clear of every box reserved so far (points, legend lines, earlier labels) and of the roof lines.
+ * A label that had to move away from its point gets a thin leader line back to it.
+ */
+class LabelPlacer {
+  constructor(bounds) {
+    this.bounds = bounds;
+    this.boxes = [];
+    this.segments = [];
+  }
+
+  reserve(x, y, w, h) {
+    this.boxes.push({ x, y, w, h });
+  }
+
+  avoid(x1, y1, x2, y2) {
+    this.segments.push([x1, y1, x2, y2]);
+  }
+
+  inside(box) {
+    const b = this.bounds;
+    return box.x >= b.left && box.y >= b.top && box.x + box.w <= b.right && box.y + box.h <= b.bottom;
+  }
+
+  /** Overlap area with reserved boxes, plus a penalty for each line crossing the box. */
+  cost(box) {
+    let area = 0;
+    for (const o of this.boxes) {
+      const ix = Math.min(box.x + box.w, o.x + o.w) - Math.max(box.x, o.x);
+      const iy = Math.min(box.y + box.h, o.y + o.h) - Math.max(box.y, o.y);
+      if (ix > 0 && iy > 0) area += ix * iy;
+    }
+    for (const seg of this.segments) if (segmentHitsBox(seg, box)) area += 40;
+    return area;
+  }
+
+  /** Returns {x, y, anchor, leader} for an SVG <text> (y is the baseline). */
+  place(px, py, r, w, h) {
+    const spots = [];
+    for (const far of [1, 2, 3.2, 4.5]) {
+      const gap = (r + 3) * far;
+      const d = gap * 0.75;
+      spots.push(
+        { x: px + gap, y: py - h / 2, anchor: 'start' },
+        { x: px - gap - w, y: py - h / 2, anchor: 'end' },
+        { x: px - w / 2, y: py - gap - h, anchor: 'middle' },
+        { x: px - w / 2, y: py + gap, anchor: 'middle' },
+        { x: px + d, y: py - d - h, anchor: 'start' },
+        { x: px + d, y: py + d, anchor: 'start' },
+        { x: px - d - w, y: py - d - h, anchor: 'end' },
+        { x: px - d - w, y: py + d, anchor: 'end' },
+      );
+    }
+    let chosen = null;
+    let best = Infinity;
+    for (const spot of spots) {
+      const box = { x: spot.x, y: spot.y, w, h };
+      if (!this.inside(box)) continue;
+      const cost = this.cost(box);
+      if (cost === 0) { chosen = spot; break; }
+      if (cost < best) { best = cost; chosen = spot; }
+    }
+    chosen ??= spots[0];
+    this.reserve(chosen.x, chosen.y, w, h);
+    const x = chosen.anchor === 'start' ? chosen.x : chosen.anchor === 'end' ? chosen.x + w : chosen.x + w / 2;
+    // The nearest point of the label's box, for a leader line when the label is not right beside its point.
+    const nx = Math.max(chosen.x, Math.min(px, chosen.x + w));
+    const ny = Math.max(chosen.y, Math.min(py, chosen.y + h));
+    const leader = Math.hypot(nx - px, ny - py) > r + 6 ? { x1: px, y1: py, x2: nx, y2: ny } : null;
+    // Baseline: the box is one line of text; descenders take about a fifth of it.
+    return { x, y: chosen.y + h * 0.82, anchor: chosen.anchor, leader };
+  }
+}
+
+/** Whether the segment [x1, y1, x2, y2] passes through the box (Liang-Barsky clipping). */
+function segmentHitsBox([x1, y1, x2, y2], box) {
+  let t0 = 0, t1 = 1;
+  const dx = x2 - x1, dy = y2 - y1;
+  const edges = [[-dx, x1 - box.x], [dx, box.x + box.w - x1], [-dy, y1 - box.y], [dy, box.y + box.h - y1]];
+  for (const [p, q] of edges) {
+    if (p === 0) { if (q < 0) return false; continue; }
+    const t = q / p;
+    if (p < 0) { if (t > t1) return false; if (t > t0) t0 = t; } else { if (t < t0) return false; if (t < t1) t1 = t; }
+  }
+  return true;
+}
 
 function siPrefix(value) {
   const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
@@ -104,7 +208,7 @@ class TallyRoofline extends TallyWidget {
           ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: this.getAttribute('seq') ?? '2048' })}
         </div>
         <div class="notice" role="alert"></div>
-        <svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
+        <svg class="chart" viewBox="0 0 ${W} ${H_WIDE}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
         <div class="readout" aria-live="polite">Hover or focus a point to read its numbers.</div>
         <div class="toolbar">
           <button type="button" class="measure">Measure my machine</button>
@@ -429,9 +533,40 @@ class TallyRoofline extends TallyWidget {
   }
 
   // ------------------------------------------------------------------------------------ drawing
+  /** Redraws when the chart's shown width changes, so text keeps its pixel size on a phone. */
+  observeWidth(svg) {
+    if (this.resizer || typeof ResizeObserver !== 'function') return;
+    this.resizer = new ResizeObserver((entries) => {
+      const now = Math.round(entries[0].contentRect.width);
+      if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
+      this.chartWidth = now;
+      requestAnimationFrame(() => this.draw());
+    });
+    this.resizer.observe(svg);
+  }
+
   draw() {
     const svg = this.shadowRoot.querySelector('svg.chart');
     if (!svg) return;
+    this.observeWidth(svg);
+    // Drawn in the chart's own pixel width (760 until the ResizeObserver reports it), so 11 px labels stay
+    // 11 px on a phone instead of being scaled down with a fixed viewBox.
+    const W = Math.max(280, this.chartWidth ?? 760);
+    const narrow = W < 560;
+    const H = narrow ? Math.round(Math.max(340, W * 1.05)) : H_WIDE;
+    // The legend of the roofs: one line per roof on a wide chart (in the plot's empty top-left corner), two
+    // lines per roof on a narrow one, in a band above the plot so the points near the peak have room for labels.
+    const legend = (this.roofs ?? []).flatMap((roof, i) => {
+      const r = roof.result;
+      const head = `${roof.name} ${r.dtype}`;
+      const tail = `peak ${siPrefix(r.peak_flops_per_s)}FLOP/s, ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B (dotted)`;
+      const one = `${head}: ${tail}`;
+      return (narrow ? [`${head}:`, tail] : [one]).map((text) => ({ text, cls: `c${i % 5}` }));
+    });
+    const lineStep = LABEL_PX + 3;
+    const M = narrow ? { left: 60, right: 10, top: 10 + legend.length * lineStep + 6, bottom: 46 } : M_WIDE;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    const xScale = (intensity) => M.left + ((log10(intensity) - X_DOMAIN[0]) / (X_DOMAIN[1] - X_DOMAIN[0])) * (W - M.left - M.right);
     const ys = [];
     for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
     for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
@@ -444,42 +579,58 @@ class TallyRoofline extends TallyWidget {
     const yScale = (v) => H - M.bottom - ((log10(v) - lo) / (hi - lo)) * (H - M.top - M.bottom);
     const clampY = (v) => Math.max(10 ** lo, v);
     const parts = [];
-    // grid and axes
+    const labels = new LabelPlacer({ left: M.left + 2, right: W - M.right, top: narrow ? M.top - 4 : 2, bottom: H - M.bottom - 2 });
+    // grid and axes (every other decade on a narrow chart, so tick labels do not touch)
+    const xStep = narrow ? 2 : 1;
     for (let e = Math.ceil(X_DOMAIN[0]); e <= Math.floor(X_DOMAIN[1]); e += 1) {
       const x = xScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${x}" x2="${x}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
-      parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
+      if ((e - Math.ceil(X_DOMAIN[0])) % xStep === 0) parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
     }
+    const yStep = Math.max(1, Math.ceil((hi - lo) / Math.floor((H - M.top - M.bottom) / 22)));
     for (let e = lo; e <= hi; e += 1) {
       const y = yScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/></g>`);
-      parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
+      if ((e - lo) % yStep === 0) parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
     }
     parts.push(`<g class="axis"><line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/><line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
-    parts.push(`<text class="axis-title" x="${(M.left + W - M.right) / 2}" y="${H - 12}" text-anchor="middle">arithmetic intensity (FLOP per byte moved to/from memory, log scale)</text>`);
-    parts.push(`<text class="axis-title" transform="translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">attainable FLOP/s (log scale)</text>`);
+    const xTitle = narrow ? 'intensity (FLOP/byte, log scale)' : 'arithmetic intensity (FLOP per byte moved to/from memory, log scale)';
+    parts.push(`<text class="axis-title" x="${(M.left + W - M.right) / 2}" y="${H - 10}" text-anchor="middle">${xTitle}</text>`);
+    parts.push(`<text class="axis-title" transform="translate(${narrow ? 12 : 16} ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">attainable FLOP/s (log scale)</text>`);
     // roofs
     const roofPath = (ends, peak, ridge) => {
       const [a, b] = ends.points;
       return `M${xScale(a.intensity)},${yScale(clampY(a.attainable_flops_per_s))} L${xScale(ridge)},${yScale(peak)} L${xScale(b.intensity)},${yScale(b.attainable_flops_per_s)}`;
     };
+    const avoidRoof = (ends, peak, ridge) => {
+      const [a, b] = ends.points;
+      const knee = [xScale(ridge), yScale(peak)];
+      labels.avoid(xScale(a.intensity), yScale(clampY(a.attainable_flops_per_s)), ...knee);
+      labels.avoid(...knee, xScale(b.intensity), yScale(b.attainable_flops_per_s));
+    };
+    let legendY = narrow ? 10 + LABEL_PX : M.top + 14;
+    for (const line of legend) {
+      labels.reserve(M.left + 8, legendY - LABEL_PX, textWidth(line.text, LABEL_PX), lineStep);
+      parts.push(`<text class="label ${line.cls}" x="${narrow ? 4 : M.left + 8}" y="${legendY}">${escapeHtml(line.text)}</text>`);
+      legendY += lineStep;
+    }
     (this.roofs ?? []).forEach((roof, i) => {
       const r = roof.result;
       const c = `c${i % 5}`;
       const rx = xScale(r.ridge_flops_per_byte);
       parts.push(`<path class="roof ${c}" d="${roofPath(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte)}"/>`);
+      avoidRoof(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte);
       parts.push(`<line class="ridge ${c}" x1="${rx}" x2="${rx}" y1="${yScale(r.peak_flops_per_s)}" y2="${H - M.bottom}"/>`);
-      // legend in the top-left corner (above the sloped part of every roof, so nothing overprints it)
-      parts.push(`<text class="label ${c}" x="${M.left + 8}" y="${M.top + 14 + 14 * i}">${escapeHtml(roof.name)} ${r.dtype}: peak ${siPrefix(r.peak_flops_per_s)}FLOP/s, ridge ${formatNumber(r.ridge_flops_per_byte)} FLOP/B (dotted)</text>`);
     });
+    const pointLabels = [];
     for (const m of [this.machine, this.allCores]) {
       if (!m) continue;
       const rx = xScale(m.ends.ridge_flops_per_byte);
       const what = m.cores > 1 ? `${m.cores} cores` : '1 core';
       parts.push(`<path class="roof machine cm" data-cores="${m.cores}" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
+      avoidRoof(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte);
       parts.push(`<line class="ridge cm" x1="${rx}" x2="${rx}" y1="${yScale(m.peakFlops)}" y2="${H - M.bottom}"/>`);
-      // the all-core label above its roof, the single-core one below its own, so the two never overprint
-      parts.push(`<text class="label cm" x="${rx + 4}" y="${yScale(m.peakFlops) + (m.cores > 1 ? -6 : 14)}">this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''}): ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B</text>`);
+      pointLabels.push({ x: rx, y: yScale(m.peakFlops), r: 2, cls: 'label cm', text: `${narrow ? `this machine, ${what}` : `this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''})`}: ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B` });
     }
     // operations, on the first roof
     const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
@@ -488,44 +639,45 @@ class TallyRoofline extends TallyWidget {
       const y = placed ? yScale(clampY(placed.attainable_flops_per_s)) : yScale(10 ** lo) - 10;
       const x = xScale(Math.min(Math.max(op.intensity, 10 ** X_DOMAIN[0]), 10 ** X_DOMAIN[1]));
       parts.push(`<circle class="op" tabindex="0" data-kind="op" data-index="${i}" cx="${x}" cy="${y}" r="5"><title>${escapeHtml(op.name)}</title></circle>`);
+      labels.reserve(x - 6, y - 6, 12, 12);
       const short = op.id.replace('attention-', 'attn ').replace('matmul-', 'mm ');
-      // attention labels sit above-left (clear sky over the roof); the rest hang below, staggered so
-      // neighbouring points do not overprint
-      if (op.group === 'attention') {
-        const above = op.id.endsWith('unfused') ? 8 : 20;
-        parts.push(`<text class="label" x="${x - 7}" y="${y - above}" text-anchor="end">${escapeHtml(short)}</text>`);
-      } else {
-        parts.push(`<text class="label" x="${x + 4}" y="${y + 16 + 12 * (i % 3)}">${escapeHtml(short)}</text>`);
-      }
+      pointLabels.push({ x, y, r: 5, cls: 'label', text: short });
     });
-    // measured kernels
+    // measured kernels: one label per kernel, at its largest size
     this.kernelRows.forEach((row, i) => {
       const x = xScale(row.intensity);
       const y = yScale(clampY(row.gflops * 1e9));
       parts.push(`<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`);
+      labels.reserve(x - 6, y - 6, 12, 12);
     });
     // all-core points: squares outlined in the text colour
     this.allCoreRows.forEach((row, i) => {
       const x = xScale(row.intensity);
       const y = yScale(clampY(row.gflops * 1e9));
       parts.push(`<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
+      labels.reserve(x - 6, y - 6, 12, 12);
     });
     if (this.allCoreRows.length) {
       const last = this.allCoreRows.at(-1);
-      parts.push(`<text class="label" x="${xScale(last.intensity) + 9}" y="${yScale(clampY(last.gflops * 1e9)) + 4}">${escapeHtml(last.kernel)}, ${last.cores} cores</text>`);
+      pointLabels.push({ x: xScale(last.intensity), y: yScale(clampY(last.gflops * 1e9)), r: 5.5, cls: 'label', text: `${last.kernel}, ${last.cores} cores` });
     }
     const lastByKernel = new Map();
     this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
-    for (const row of lastByKernel.values()) {
-      const left = row.number === 3;  // blocked shares its x with packed: label it on the left
-      parts.push(`<text class="label" x="${xScale(row.intensity) + (left ? -7 : 7)}" y="${yScale(clampY(row.gflops * 1e9)) + (row.number % 2 && !left ? -5 : 13)}"${left ? ' text-anchor="end"' : ''}>${escapeHtml(row.kernel)}</text>`);
-    }
+    for (const row of lastByKernel.values())
+      pointLabels.push({ x: xScale(row.intensity), y: yScale(clampY(row.gflops * 1e9)), r: 5.5, cls: 'label', text: row.kernel });
     // GPU report points
     this.gpuPoints.forEach((p, i) => {
       const x = xScale(p.intensity_flop_per_byte);
       const y = yScale(p.flops_per_s);
       parts.push(`<rect class="gpu" tabindex="0" data-kind="gpu" data-index="${i}" x="${x - 4.5}" y="${y - 4.5}" width="9" height="9" transform="rotate(45 ${x} ${y})"><title>${escapeHtml(p.kernel)}</title></rect>`);
+      labels.reserve(x - 6, y - 6, 12, 12);
     });
+    // Each label goes beside its own point, at the first spot that overprints nothing placed so far.
+    for (const label of pointLabels) {
+      const spot = labels.place(label.x, label.y, label.r, textWidth(label.text, LABEL_PX), LABEL_PX);
+      if (spot.leader) parts.push(`<line class="leader" x1="${spot.leader.x1.toFixed(1)}" y1="${spot.leader.y1.toFixed(1)}" x2="${spot.leader.x2.toFixed(1)}" y2="${spot.leader.y2.toFixed(1)}"/>`);
+      parts.push(`<text class="${label.cls}" x="${spot.x.toFixed(1)}" y="${spot.y.toFixed(1)}" text-anchor="${spot.anchor}">${escapeHtml(label.text)}</text>`);
+    }
     svg.innerHTML = parts.join('');
     for (const el of svg.querySelectorAll('[data-kind]')) {
       const show = () => this.describe(el.dataset.kind, Number(el.dataset.index));

@@ -119,6 +119,23 @@ class TallyValue extends HTMLElement {
   }
 }
 
+/** Bytes per parameter for reading: 16 -> "16", 2.00390625 -> "2.004*" (the note under the table explains it). */
+export function bytesPerParam(bytes) {
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return '—';
+  return Number.isInteger(bytes) ? String(bytes) : `${Number(bytes.toFixed(3))}*`;
+}
+
+/** The fractional part of a byte count as "1/256" when it is an exact binary fraction, else ''. Display only. */
+export function binaryFraction(bytes) {
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes) || Number.isInteger(bytes)) return '';
+  const part = bytes - Math.floor(bytes);
+  for (let den = 2; den <= 1 << 20; den *= 2) {
+    const num = part * den;
+    if (Number.isInteger(num)) return `${num}/${den}`;
+  }
+  return '';
+}
+
 class TallyRecipes extends HTMLElement {
   connectedCallback() {
     if (this.dataset.state === 'ok') return;
@@ -135,7 +152,8 @@ class TallyRecipes extends HTMLElement {
       const { recipes } = engine.call('recipes', {});
       // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
       const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
-      this.replaceChildren(this.table(recipes, breakdown));
+      const optimizers = new Map((engine.call('presets', {}).optimizers ?? []).map((o) => [o.id, o.description]));
+      this.replaceChildren(this.table(recipes, breakdown), ...this.notes(recipes, breakdown, optimizers));
       this.dataset.state = 'ok';
     } catch (error) {
       this.textContent = `The recipe table could not be computed: ${error.message}`;
@@ -162,7 +180,7 @@ class TallyRecipes extends HTMLElement {
       const row = body.insertRow();
       const per = breakdown.get(recipe.id) ?? {};
       const cell = (text, title) => { const td = row.insertCell(); td.textContent = text; if (title) td.title = title; };
-      const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytes} (${dtype})`);
+      const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytesPerParam(bytes)} (${dtype})`);
       cell(recipe.name ?? recipe.id, recipe.description);
       cell(part(recipe.weights, per.weights));
       cell(part(recipe.gradients, per.gradients));
@@ -170,9 +188,24 @@ class TallyRecipes extends HTMLElement {
       cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states));
       const total = row.insertCell();
       total.innerHTML = '<strong></strong>';
-      total.firstChild.textContent = String(per.total ?? recipe.bytes_per_param);
+      total.firstChild.textContent = bytesPerParam(per.total ?? recipe.bytes_per_param);
     }
     return table;
+  }
+
+  /** One note per recipe whose bytes are not whole: where the fraction comes from (block scales). */
+  notes(recipes, breakdown, optimizers) {
+    return recipes.flatMap((recipe) => {
+      const states = breakdown.get(recipe.id)?.optimizer_states;
+      const fraction = binaryFraction(states);
+      if (!fraction) return [];
+      const note = document.createElement('p');
+      note.className = 'caption recipe-note';
+      note.textContent = `* ${recipe.name}: the optimizer states take ${Math.floor(states)} + ${fraction} bytes per parameter ` +
+        `(shown rounded as ${bytesPerParam(states).replace('*', '')}): ${optimizers.get(recipe.optimizer) ?? recipe.description}. ` +
+        `The ${fraction} byte is those scales.`;
+      return [note];
+    });
   }
 }
 

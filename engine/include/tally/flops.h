@@ -24,6 +24,7 @@ struct FlopsTerm {
     const char* name;
     const char* formula;  // per sequence of s tokens, all layers
     double forward_per_sequence = 0;
+    const char* formula_per_token = "";  // the same count per token (the formula divided by s), all layers
 };
 
 struct FlopsInput {

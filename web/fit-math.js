@@ -1,0 +1,36 @@
+// Fits each display equation to its column: the math is typeset at build time (KaTeX), so only its size
+// is adjusted here. An equation wider than the column is scaled down (font-size in em, so it stays sharp)
+// instead of hiding its right end behind a scrollbar. Long equations are also written as several aligned
+// lines in content/chapters, so the scale stays readable at 320 px. Without this script the equations
+// scroll sideways (web/style.css), which is the fallback.
+const SELECTOR = '.katex-display';
+
+export function fitEquation(display) {
+  display.style.fontSize = '';
+  const natural = display.scrollWidth;
+  const room = display.clientWidth;
+  if (natural > room + 0.5 && room > 0) {
+    // Two decimals, rounded down, so the scaled width never exceeds the room.
+    const scale = Math.floor((room / natural) * 100) / 100;
+    display.style.fontSize = `${scale}em`;
+  }
+}
+
+export function fitAll(root = document) {
+  for (const display of root.querySelectorAll(SELECTOR)) fitEquation(display);
+  document.documentElement.dataset.mathFitted = String(window.innerWidth);
+}
+
+if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
+  let lastWidth = -1;
+  const refit = () => {
+    const width = document.querySelector('main')?.clientWidth ?? window.innerWidth;
+    if (width === lastWidth) return;
+    lastWidth = width;
+    fitAll();
+  };
+  // KaTeX's web fonts change the widths: fit again once they have loaded.
+  document.fonts?.ready.then(() => { lastWidth = -1; refit(); });
+  if (typeof ResizeObserver === 'function') new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);
+  refit();
+}
