@@ -853,7 +853,8 @@ json assumptions(const json&) {
                                                                         std::to_string(c.experts_per_token) + " experts)"
                                                                   : " (dense: all parameters)"),
                            count_source));
-        rows.push_back(row("params_memory", "parameters for memory", std::to_string(p.total) + " (every expert is stored)",
+        rows.push_back(row("params_memory", "parameters for memory",
+                           std::to_string(p.total) + (c.is_moe() ? " (every expert is stored)" : " (all parameters)"),
                            count_source));
         models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
     }
