@@ -873,7 +873,9 @@ json assumptions(const json&) {
                            bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
         rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
                            allowance_source));
-        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", format_number(hw.peak_bf16 / 1e12) + " TFLOP/s",
+        char peak[48];
+        std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
+        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak,
                            hw.peak_bf16 > 0 ? hw.source : std::string()));
         rows.push_back(row("memory_bandwidth", "memory bandwidth",
                            format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
