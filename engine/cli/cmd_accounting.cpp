@@ -32,6 +32,10 @@ constexpr Option kFlopsOptions[] = {
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
 };
 
+#define ALLOWANCE_OPTIONS                                                                                          \
+    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer, "allowance for the CUDA context (default 512 MiB with --hardware)"}, \
+    {"--fragmentation", "fragmentation_fraction", Kind::Number, "allowance for allocator fragmentation, fraction of capacity (default 0.05 with --hardware)"}
+
 #define SETUP_OPTIONS                                                                                              \
     {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                           \
     {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch per data-parallel rank b (default 1)"}, \
@@ -43,7 +47,8 @@ constexpr Option kFlopsOptions[] = {
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},                \
-    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: dropout on, 1-byte masks)"},            \
+    {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},       \
+    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
     {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},    \
     {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"}, \
     {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                  \
@@ -52,7 +57,8 @@ constexpr Option kFlopsOptions[] = {
     {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},      \
     {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
     {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"}
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"}, \
+    ALLOWANCE_OPTIONS
 
 constexpr Option kMemoryOptions[] = {MODEL_OPTIONS, SETUP_OPTIONS};
 
@@ -70,7 +76,8 @@ constexpr Option kKvOptions[] = {
     {"--kv-dtype", "kv_dtype", Kind::String, "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32"},
     {"--weights-dtype", "weights_dtype", Kind::String, "weights dtype: bf16 (default) | fp8 | int8 | fp32"},
     {"--hardware", "hardware", Kind::String, "hardware preset id: adds fits, max batch and max context"},
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"},
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"},
+    ALLOWANCE_OPTIONS,
 };
 
 // --config FILE -> "hf_config" (a Hugging Face config.json, which has model_type) or "model" (a
@@ -120,6 +127,12 @@ void fit_rules(const json& args, std::span<const Option> options) {
 
 void fix_flags(json& args) {
     load_config_file(args);
+    if (args.contains("dropout_on") && args.contains("no_dropout"))
+        throw InputError("dropout", "give either --dropout or --no-dropout, not both");
+    if (args.contains("dropout_on")) {
+        args.erase("dropout_on");
+        args["dropout"] = true;
+    }
     if (args.contains("no_dropout")) {
         args.erase("no_dropout");
         args["dropout"] = false;
@@ -198,8 +211,10 @@ void print_memory(std::ostream& out, const json& r) {
     for (const auto& c : r["classes"]) rows.push_back({c["name"].get<std::string>(), bytes_text(c["bytes"])});
     rows.push_back({"total", bytes_text(r["per_gpu_bytes"]["total"])});
     if (!r["capacity_bytes"].is_null()) {
-        rows.push_back({"capacity", bytes_text(r["capacity_bytes"])});
-        rows.push_back({"fits", r["fits"].get<bool>() ? "yes" : "no"});
+        rows.push_back({"capacity (reported)", bytes_text(r["capacity_bytes"])});
+        rows.push_back({"allowance (CUDA context + fragmentation)", bytes_text(r["allowance_bytes"])});
+        rows.push_back({"usable", bytes_text(r["usable_bytes"])});
+        rows.push_back({"fits (total <= usable)", r["fits"].get<bool>() ? "yes" : "no"});
         rows.push_back({"fewest GPUs that fit (same tp, pp, ZeRO)",
                         r["min_gpus"].is_null() ? "none" : std::to_string(r["min_gpus"].get<long long>())});
     }
@@ -220,7 +235,8 @@ void print_memory(std::ostream& out, const json& r) {
 void print_fit(std::ostream& out, const json& r) {
     if (r["mode"] == "largest_model") {
         print_table(out, {{"GPUs", std::to_string(r["gpus"].get<long long>())},
-                          {"memory in total", bytes_text(r["capacity_bytes_total"])},
+                          {"memory in total (reported)", bytes_text(r["capacity_bytes_total"])},
+                          {"usable in total", bytes_text(r["usable_bytes_total"])},
                           {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
                           {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}});
         out << "  assumes: " << r["assumes"].get<std::string>() << "\n";
@@ -302,7 +318,7 @@ int cmd_memory(int argc, char** argv) {
     return run(argc, argv, "memory", "memory_budget",
                "usage: tally memory (--model PRESET | --config config.json) [options] [--json]\n"
                "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
-               "activations, dropout on, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
+               "activations, the model's dropout, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
                "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
                "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
                kMemoryOptions, print_memory);

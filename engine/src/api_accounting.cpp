@@ -81,24 +81,46 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
     st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     st.flash_attention = bool_arg(args, "flash_attention", false);
-    st.dropout = bool_arg(args, "dropout", true);
+    // Absent (or null): the model's own dropouts decide which masks are stored.
+    if (args.contains("dropout") && !args["dropout"].is_null()) st.dropout = bool_arg(args, "dropout", false);
     st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
 
-// Capacity from capacity_bytes or a hardware preset; nullopt when neither is given.
-std::optional<u64> capacity_from_args(const json& args, json* hardware_out) {
+// Capacity from capacity_bytes (taken as given: no allowance unless one is asked for, so a stated figure
+// such as "80 GB" stays reproducible) or a hardware preset (the capacity the device reports, less the
+// default allowance for the CUDA context and fragmentation); nullopt when neither is given.
+std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out) {
+    u64 capacity = 0;
+    u64 context = 0;
+    double fraction = 0;
     if (auto v = optional_number_arg(args, "capacity_bytes")) {
-        const std::int64_t bytes = require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62);
-        return static_cast<u64>(bytes);
-    }
-    if (auto id = optional_string_arg(args, "hardware")) {
+        capacity = static_cast<u64>(require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62));
+    } else if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         if (hardware_out != nullptr) *hardware_out = hardware_to_json(hw);
-        return hw.memory_bytes;
+        capacity = hw.memory_reported_bytes;
+        context = kDefaultCudaContextBytes;
+        fraction = kDefaultFragmentationFraction;
+    } else {
+        return std::nullopt;
     }
-    return std::nullopt;
+    if (auto v = optional_number_arg(args, "cuda_context_bytes"))
+        context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, std::int64_t{1} << 62));
+    if (auto v = optional_number_arg(args, "fragmentation_fraction")) fraction = *v;
+    return usable_capacity(capacity, context, fraction);
+}
+
+// The capacity fields every method with a capacity reports.
+void add_capacity(json& out, const UsableCapacity& u, const json& hardware) {
+    out["capacity_bytes"] = u.capacity;
+    out["cuda_context_bytes"] = u.context_bytes;
+    out["fragmentation_fraction"] = u.fragmentation_fraction;
+    out["fragmentation_bytes"] = u.fragmentation_bytes;
+    out["allowance_bytes"] = u.allowance_bytes;
+    out["usable_bytes"] = u.usable_bytes;
+    if (!hardware.is_null()) out["hardware"] = hardware;
 }
 
 // ---------------------------------------------------------------- presets
@@ -127,6 +149,7 @@ json presets(const json&) {
         models.push_back({{"id", m.at("id")},
                           {"name", m.value("name", m.at("id").get<std::string>())},
                           {"source", m.value("source", "")},
+                          {"assumption_sources", m.value("assumption_sources", json::object())},
                           {"config", model_to_json(c)},
                           {"params_total", p.total},
                           {"params_active", p.active}});
@@ -580,7 +603,13 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"sequence_parallel", st.sequence_parallel},
                {"recompute", to_string(st.recompute)},
                {"flash_attention", st.flash_attention},
-               {"dropout", st.dropout},
+               {"dropout", m.activations.attention_dropout || m.activations.residual_dropout ||
+                               m.activations.embedding_dropout},
+               {"dropout_from", st.dropout.has_value() ? "argument" : "model"},
+               {"dropout_masks",
+                {{"attention", m.activations.attention_dropout},
+                 {"residual", m.activations.residual_dropout},
+                 {"embedding", m.activations.embedding_dropout}}},
                {"activation_bytes", st.activation_bytes},
                {"seq", st.seq},
                {"micro_batch", st.micro_batch},
@@ -623,17 +652,24 @@ json memory_budget_method(const json& args) {
     const TrainingSetup st = setup_from_args(args, &recipe);
     const MemoryBudget m = memory_budget(c, st);
     json out = budget_json(c, st, m, recipe);
+    // A figure to compare with (e.g. a number printed in course notes): the ratios are the engine's.
+    if (auto reference = optional_number_arg(args, "reference_bytes")) {
+        require_positive("reference_bytes", *reference);
+        out["reference"] = {{"bytes", *reference},
+                            {"activations_ratio", static_cast<double>(m.bytes.activations) / *reference},
+                            {"total_ratio", static_cast<double>(m.bytes.total) / *reference}};
+    }
     json hardware;
-    if (auto capacity = capacity_from_args(args, &hardware)) {
-        out["capacity_bytes"] = *capacity;
-        if (!hardware.is_null()) out["hardware"] = hardware;
-        out["fits"] = m.bytes.total <= *capacity;
-        // Signed headroom; a deficit beyond 2^62 bytes is clamped (no real hardware is near it).
-        out["headroom_bytes"] = m.bytes.total <= *capacity
-                                    ? json(static_cast<std::int64_t>(*capacity - m.bytes.total))
-                                    : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - *capacity,
+    if (auto cap = capacity_from_args(args, &hardware)) {
+        add_capacity(out, *cap, hardware);
+        const u64 usable = cap->usable_bytes;
+        out["fits"] = m.bytes.total <= usable;
+        // Signed headroom against the usable capacity; a deficit beyond 2^62 bytes is clamped.
+        out["headroom_bytes"] = m.bytes.total <= usable
+                                    ? json(static_cast<std::int64_t>(usable - m.bytes.total))
+                                    : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - usable,
                                                                                     u64{1} << 62)));
-        const std::int64_t n = min_gpus(c, st, *capacity, kMaxSearchGpus);
+        const std::int64_t n = min_gpus(c, st, usable, kMaxSearchGpus);
         out["min_gpus"] = n == 0 ? json(nullptr) : json(n);
     } else {
         out["capacity_bytes"] = nullptr;
@@ -651,12 +687,12 @@ json fit(const json& args) {
         json recipe;
         const Precision p = precision_from_args(args, &recipe);
         const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
-        const auto capacity = capacity_from_args(args, &hardware);
-        if (!capacity) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const auto cap = capacity_from_args(args, &hardware);
+        if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
         const double reserve = optional_number_arg(args, "reserve_fraction").value_or(0.0);
         if (!(reserve >= 0 && reserve < 1))
             throw InputError("reserve_fraction", "reserve_fraction must be in [0, 1), got " + format_number(reserve));
-        const u64 total = checked_mul("gpus", *capacity, static_cast<u64>(gpus));
+        const u64 total = checked_mul("gpus", cap->usable_bytes, static_cast<u64>(gpus));
         // Usable bytes: the reserve is rounded up so the answer never overstates.
         const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
         const u64 usable = total - std::min(total, reserved);
@@ -664,8 +700,7 @@ json fit(const json& args) {
         const BytesPerParam256 b = bytes_per_param_256(p);
         json out{{"mode", mode},
                  {"gpus", gpus},
-                 {"capacity_bytes", *capacity},
-                 {"capacity_bytes_total", total},
+                 {"usable_bytes_total", total},
                  {"usable_bytes", usable},
                  {"reserve_fraction", reserve},
                  {"recipe", recipe},
@@ -673,20 +708,23 @@ json fit(const json& args) {
                  {"max_params", n},
                  {"assumes", "weights, gradients, master weights and optimizer states fully sharded across all GPUs "
                              "(ZeRO stage 3 / FSDP); activations excluded unless reserve_fraction sets memory aside"}};
-        if (!hardware.is_null()) out["hardware"] = hardware;
+        add_capacity(out, *cap, hardware);
+        out["usable_bytes"] = usable;  // after the reserve, all GPUs together
+        out["usable_bytes_per_gpu"] = cap->usable_bytes;
+        out["capacity_bytes_total"] = checked_mul("gpus", cap->capacity, static_cast<u64>(gpus));
         return out;
     }
     if (mode == "min_gpus") {
         const ModelConfig c = resolve_model(args);
         json recipe;
         TrainingSetup st = setup_from_args(args, &recipe);
-        const auto capacity = capacity_from_args(args, &hardware);
-        if (!capacity) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const auto cap = capacity_from_args(args, &hardware);
+        if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
         const std::int64_t max_gpus = int_or(args, "max_gpus", kMaxSearchGpus, 1, kMaxSearchGpus);
         st.global_batch = 0;
-        const std::int64_t n = min_gpus(c, st, *capacity, max_gpus);
-        json out{{"mode", mode}, {"capacity_bytes", *capacity}, {"tp", st.tp}, {"pp", st.pp}, {"zero", st.zero}};
-        if (!hardware.is_null()) out["hardware"] = hardware;
+        const std::int64_t n = min_gpus(c, st, cap->usable_bytes, max_gpus);
+        json out{{"mode", mode}, {"tp", st.tp}, {"pp", st.pp}, {"zero", st.zero}};
+        add_capacity(out, *cap, hardware);
         if (n == 0) {
             out["min_gpus"] = nullptr;
             out["reason"] = "no data-parallel degree up to " + std::to_string(max_gpus) +
@@ -723,9 +761,9 @@ json kv_cache_method(const json& args) {
              {"mha_kv_cache_bytes",  // the same cache without GQA, for comparison
               checked_mul("kv_cache", k.kv_cache_bytes / static_cast<u64>(c.num_kv_heads), static_cast<u64>(c.num_heads))}};
     json hardware;
-    if (auto capacity = capacity_from_args(args, &hardware)) {
-        out["capacity_bytes"] = *capacity;
-        if (!hardware.is_null()) out["hardware"] = hardware;
+    if (auto cap = capacity_from_args(args, &hardware)) {
+        add_capacity(out, *cap, hardware);
+        const u64* capacity = &cap->usable_bytes;  // every verdict below is against the usable bytes
         out["fits"] = k.total_bytes <= *capacity;
         const u64 per_sequence = k.bytes_per_token * static_cast<u64>(context);
         out["max_batch"] = k.weights_bytes >= *capacity ? 0 : (*capacity - k.weights_bytes) / per_sequence;
@@ -800,7 +838,91 @@ json model_method(const json& args) {
     return json{{"model", model_to_json(c)}, {"params_total", p.total}, {"params_active", p.active}};
 }
 
+// ---------------------------------------------------------------- assumptions audit
+// Every assumption the memory budget and the FLOP count make for each preset, with the value the engine
+// uses and the source the preset cites (empty when a preset cites none: tests reject that).
+std::string dropout_text(const ModelConfig& c) {
+    if (!c.has_dropout()) return "none: no dropout masks stored";
+    return "attention " + format_number(c.attention_dropout) + ", residual " + format_number(c.residual_dropout) +
+           ", embedding " + format_number(c.embedding_dropout) + ": 1-byte masks stored";
+}
+
+std::string attention_text(const ModelConfig& c) {
+    const std::string heads = std::to_string(c.num_kv_heads) + " K/V heads for " + std::to_string(c.num_heads) +
+                              " query heads";
+    if (c.num_kv_heads == c.num_heads) return "MHA (" + heads + ")";
+    if (c.num_kv_heads == 1) return "MQA (" + heads + ")";
+    return "GQA (" + heads + ")";
+}
+
+std::string bytes_text(u64 bytes) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%llu bytes (%.3f GB, %.2f MiB)", static_cast<unsigned long long>(bytes),
+                  static_cast<double>(bytes) / 1e9, static_cast<double>(bytes) / (1 << 20));
+    return text;
+}
+
+json assumptions(const json&) {
+    auto row = [](const char* id, const char* name, const json& value, const std::string& source) {
+        return json{{"id", id}, {"name", name}, {"value", value}, {"source", source}};
+    };
+    auto cited = [](const json& preset, const char* key) {
+        const auto sources = preset.find("assumption_sources");
+        if (sources == preset.end() || !sources->is_object()) return std::string();
+        return sources->value(key, std::string());
+    };
+    json models = json::array();
+    for (const auto& m : presets_json().at("models")) {
+        const ModelConfig c = model_from_json(m.at("config"));
+        const ParamCount p = count_params(c);
+        const std::string count_source = "counted by the engine from the preset's config (" + m.value("source", "") + ")";
+        json rows = json::array();
+        rows.push_back(row("dropout", "dropout", dropout_text(c), cited(m, "dropout")));
+        rows.push_back(row("tied_embeddings", "tied embeddings", c.tied_embeddings ? "tied: the LM head is the embedding matrix"
+                                                                                  : "untied: separate LM head",
+                           cited(m, "tied_embeddings")));
+        rows.push_back(row("attention", "attention type", attention_text(c), cited(m, "attention")));
+        rows.push_back(row("activation_dtype", "activation dtype", "2 bytes per stored value (bf16/fp16)",
+                           cited(m, "activation_dtype")));
+        rows.push_back(row("params_compute", "parameters for compute (6ND, days)",
+                           std::to_string(p.active) + (c.is_moe() ? " active of " + std::to_string(p.total) + " (MoE: "
+                                                                        "each token visits " +
+                                                                        std::to_string(c.experts_per_token) + " experts)"
+                                                                  : " (dense: all parameters)"),
+                           count_source));
+        rows.push_back(row("params_memory", "parameters for memory",
+                           std::to_string(p.total) + (c.is_moe() ? " (every expert is stored)" : " (all parameters)"),
+                           count_source));
+        models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
+    }
+    const std::string allowance_source =
+        "tally default allowance (engine/include/tally/hardware.h): " + std::to_string(kDefaultCudaContextBytes >> 20) +
+        " MiB CUDA context (order of PyTorch issue #34323) + " + format_number(kDefaultFragmentationFraction * 100) +
+        " % fragmentation (a stated assumption; ZeRO, Rajbhandari et al. 2020 sec. 3.2); both are arguments";
+    json hardware = json::array();
+    for (const auto& h : presets_json().at("hardware")) {
+        const Hardware hw = hardware_from_json(h);
+        const UsableCapacity u = usable_capacity(hw.memory_reported_bytes, kDefaultCudaContextBytes, kDefaultFragmentationFraction);
+        json rows = json::array();
+        rows.push_back(row("capacity_marketing", "capacity on the datasheet", bytes_text(hw.memory_bytes), hw.source));
+        rows.push_back(row("capacity_reported", hw.memory_reported_by == "device" ? "capacity the device reports"
+                                                                                  : "capacity (no device report found: datasheet)",
+                           bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
+        rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
+                           allowance_source));
+        char peak[48];
+        std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
+        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak,
+                           hw.peak_bf16 > 0 ? hw.source : std::string()));
+        rows.push_back(row("memory_bandwidth", "memory bandwidth",
+                           format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
+        hardware.push_back({{"id", h.at("id")}, {"name", hw.name}, {"assumptions", rows}});
+    }
+    return json{{"models", models}, {"hardware", hardware}};
+}
+
 constexpr Method kMethods[] = {
+    {"assumptions", assumptions, "every assumption behind each preset's budget and FLOP count, with its source"},
     {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes"},
     {"recipes", recipes_method, "named precision/optimizer recipes with bytes per parameter"},
     {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config"},

@@ -18,7 +18,32 @@ double positive_field(const json& o, const char* key, const std::string& where) 
     return require_positive(key, it->get<double>());
 }
 
+std::int64_t json_integer_field(const json& value, const char* field) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > (std::int64_t{1} << 60))
+        throw InputError(field, std::string(field) + " must be a whole number of bytes in [1, 2^60]");
+    return value.get<std::int64_t>();
+}
+
 }  // namespace
+
+UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fraction) {
+    if (!(fraction >= 0 && fraction <= 0.5))
+        throw InputError("fragmentation_fraction",
+                         "fragmentation_fraction must be in [0, 0.5], got " + format_number(fraction));
+    UsableCapacity u;
+    u.capacity = capacity;
+    u.context_bytes = context_bytes;
+    u.fragmentation_fraction = fraction;
+    // Rounded up so the usable figure never overstates.
+    u.fragmentation_bytes = static_cast<std::uint64_t>(std::ceil(fraction * static_cast<double>(capacity)));
+    u.allowance_bytes = context_bytes + u.fragmentation_bytes;
+    if (context_bytes >= capacity || u.allowance_bytes >= capacity)
+        throw InputError("cuda_context_bytes", "the allowance (cuda_context_bytes " + std::to_string(context_bytes) +
+                                                   " + fragmentation) must be below the capacity " +
+                                                   std::to_string(capacity) + " bytes");
+    u.usable_bytes = capacity - u.allowance_bytes;
+    return u;
+}
 
 double Hardware::peak(const std::string& dtype) const {
     double value = -1;
@@ -44,6 +69,18 @@ Hardware hardware_from_json(const json& o) {
     if (bytes != std::floor(bytes) || bytes > 1e18)
         throw InputError("memory_gb", hw.name + ": memory_gb must give a whole number of bytes below 1e18");
     hw.memory_bytes = static_cast<std::uint64_t>(bytes);
+    // What the device reports; presets without a device report repeat the datasheet figure and say so.
+    auto reported = o.find("memory_reported_bytes");
+    if (reported == o.end() || reported->is_null()) {
+        hw.memory_reported_bytes = hw.memory_bytes;
+        hw.memory_reported_by = "datasheet";
+    } else {
+        hw.memory_reported_bytes = static_cast<std::uint64_t>(json_integer_field(*reported, "memory_reported_bytes"));
+        hw.memory_reported_by = o.value("memory_reported_by", std::string("device"));
+        if (hw.memory_reported_by != "device" && hw.memory_reported_by != "datasheet")
+            throw InputError("memory_reported_by", hw.name + ": memory_reported_by must be device or datasheet");
+    }
+    hw.memory_reported_source = o.value("memory_reported_source", std::string());
     hw.memory_bandwidth_bytes_per_s = positive_field(o, "memory_bandwidth_tb_s", hw.name) * 1e12;
     auto peaks = o.find("peak_tflops");
     if (peaks == o.end() || !peaks->is_object())
@@ -85,6 +122,9 @@ json hardware_to_json(const Hardware& hw) {
                 {"name", hw.name},
                 {"source", hw.source},
                 {"memory_bytes", hw.memory_bytes},
+                {"memory_reported_bytes", hw.memory_reported_bytes},
+                {"memory_reported_by", hw.memory_reported_by},
+                {"memory_reported_source", hw.memory_reported_source},
                 {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
                 {"peak_flops", peaks},
                 {"ridge_flops_per_byte", ridge}};

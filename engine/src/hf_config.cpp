@@ -35,6 +35,15 @@ bool hf_bool_or(const json& config, const char* key, bool fallback) {
     return it->get<bool>();
 }
 
+// A dropout probability from config.json; absent takes the transformers class default.
+double hf_probability_or(const json& config, const char* key, double fallback) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return fallback;
+    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
+        throw InputError(key, std::string("config.json field \"") + key + "\" must be a probability in [0, 1)");
+    return it->get<double>();
+}
+
 std::string hf_string_or(const json& config, const char* key, const char* fallback) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) return fallback;
@@ -82,6 +91,9 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
         c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
     }
     c.mlp_bias = hf_bool_or(j, "mlp_bias", false);
+    // LlamaConfig, MistralConfig, Qwen2Config, MixtralConfig: attention_dropout defaults to 0.0 and is the
+    // only dropout in these decoder layers (no residual or embedding dropout modules in transformers).
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
     if (type == "mixtral") {
         c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
         c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
@@ -114,6 +126,10 @@ ModelConfig load_gpt2(const json& j) {
     c.position = PositionKind::Learned;
     c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
     c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
+    // GPT2Config defaults: attn_pdrop = resid_pdrop = embd_pdrop = 0.1 (transformers configuration_gpt2.py).
+    c.attention_dropout = hf_probability_or(j, "attn_pdrop", 0.1);
+    c.residual_dropout = hf_probability_or(j, "resid_pdrop", 0.1);
+    c.embedding_dropout = hf_probability_or(j, "embd_pdrop", 0.1);
     return c;
 }
 

@@ -222,7 +222,13 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     auto seq_side = [&](u64 bytes) { return sp ? ceil_div(bytes, t) : bytes; };
     const std::string seq_div = sp ? "/t" : "";
     const std::string tp_div = st.tp > 1 ? "/t" : "";
-    const bool dropout = st.dropout;
+    // Which dropout masks exist: the setup's explicit choice, else the model's own dropouts.
+    const bool attn_drop = st.dropout.value_or(c.attention_dropout > 0);
+    const bool resid_drop = st.dropout.value_or(c.residual_dropout > 0);
+    const bool embd_drop = st.dropout.value_or(c.embedding_dropout > 0);
+    a.attention_dropout = attn_drop;
+    a.residual_dropout = resid_drop;
+    a.embedding_dropout = embd_drop;
     const bool s2_terms = !st.flash_attention && st.recompute == Recompute::None;
 
     if (st.recompute == Recompute::Full) {
@@ -246,7 +252,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             const u64 as2b = mul(mul(heads_gpu, mul(s, s)), b);
             term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
                  "e·a·s²·b" + tp_div, true, mul(e, as2b));
-            if (dropout) {
+            if (attn_drop) {
                 term("softmax_dropout_mask", "attention dropout mask (s×s)", "1-byte mask of the dropout on the attention probabilities.",
                      "a·s²·b" + tp_div, true, as2b);
                 term("softmax_dropout_output", "dropped-out attention probabilities (s×s)",
@@ -261,7 +267,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         }
         term("attn_out_input", "attention output projection input", "Attention output, the input of the output projection.",
              "e·s·b·a·d" + tp_div, true, mul(mul(e, sb), mul(heads_gpu, d)));
-        if (dropout)
+        if (resid_drop)
             term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
                  "s·b·h" + seq_div, true, seq_side(sbh));
         term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
@@ -281,7 +287,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         }
         term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
              fk + tp_div, true, mul(e, sbf));
-        if (dropout)
+        if (resid_drop)
             term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
                  true, seq_side(sbh));
     }
@@ -299,7 +305,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "one layer without recomputation", false, one.per_layer_bytes);
     }
     const u64 flight = static_cast<u64>(in_flight);
-    if (first_stage && dropout)
+    if (first_stage && embd_drop)
         term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
     if (last_stage) {
@@ -315,7 +321,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
 
     // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
     // GELU 4h MLP, no GQA, no FlashAttention).
-    const bool paper = st.activation_bytes == 2 && dropout && !st.flash_attention && c.mlp == MlpKind::Gelu &&
+    const bool paper = st.activation_bytes == 2 && attn_drop && resid_drop && !st.flash_attention && c.mlp == MlpKind::Gelu &&
                        c.ffn_hidden_size == 4 * c.hidden_size && c.num_kv_heads == c.num_heads &&
                        c.q_dim() == c.hidden_size && !c.is_moe();
     if (!paper)

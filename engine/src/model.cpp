@@ -41,6 +41,15 @@ std::int64_t json_int_field(const json& object, const char* field, std::int64_t 
     return json_integer(*it, field, low, high);
 }
 
+// A dropout probability in [0, 1); absent means the model has no such dropout layer.
+double json_probability(const json& object, const char* field) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return 0;
+    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
+        throw InputError(field, std::string(field) + " must be a probability in [0, 1)");
+    return it->get<double>();
+}
+
 std::string json_enum(const json& object, const char* field, const char* fallback) {
     auto it = object.find(field);
     if (it == object.end() || it->is_null()) {
@@ -101,6 +110,9 @@ void validate(const ModelConfig& c) {
     else
         require_range("max_positions", c.max_positions, 0, kMaxPositions);
     require_range("num_experts", c.num_experts, 0, kMaxExperts);
+    for (const auto& [field, p] : {std::pair{"attention_dropout", c.attention_dropout}, std::pair{"residual_dropout", c.residual_dropout},
+                                   std::pair{"embedding_dropout", c.embedding_dropout}})
+        if (!(p >= 0 && p < 1)) throw InputError(field, std::string(field) + " must be a probability in [0, 1)");
     if (c.num_experts > 0) {
         require_range("experts_per_token", c.experts_per_token, 1, c.num_experts);
         require_range("num_shared_experts", c.num_shared_experts, 0, kMaxExperts);
@@ -154,6 +166,9 @@ ModelConfig model_from_json(const json& o) {
     c.num_experts = json_int_field(o, "num_experts", 0, kMaxExperts, 0, false);
     c.experts_per_token = json_int_field(o, "experts_per_token", 0, kMaxExperts, 0, false);
     c.num_shared_experts = json_int_field(o, "num_shared_experts", 0, kMaxExperts, 0, false);
+    c.attention_dropout = json_probability(o, "attention_dropout");
+    c.residual_dropout = json_probability(o, "residual_dropout");
+    c.embedding_dropout = json_probability(o, "embedding_dropout");
     validate(c);
     return c;
 }
@@ -177,7 +192,10 @@ json model_to_json(const ModelConfig& c) {
               {"tied_embeddings", c.tied_embeddings},
               {"num_experts", c.num_experts},
               {"experts_per_token", c.experts_per_token},
-              {"num_shared_experts", c.num_shared_experts}};
+              {"num_shared_experts", c.num_shared_experts},
+              {"attention_dropout", c.attention_dropout},
+              {"residual_dropout", c.residual_dropout},
+              {"embedding_dropout", c.embedding_dropout}};
     return o;
 }
 

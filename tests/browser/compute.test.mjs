@@ -113,3 +113,29 @@ test('compute: empty, negative, non-numeric and absurd inputs are rejected besid
   await screenshot(small, 'compute-phone');
   assert.deepEqual([...errors(page), ...errors(phone)], []);
 });
+
+test('compute: a mixture of experts (Mixtral) uses its active parameters for 6ND and the days, and says so', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#time');
+  const widget = page.locator('section#time tally-compute');
+  for (const [name, value] of [['model', 'mixtral-8x7b'], ['tokens', '1e12'], ['hardware', 'h100-sxm'], ['gpus', '64'], ['mfu', '0.4']])
+    await setControl(widget, name, value);
+  const { total, active } = native('params', { model: 'mixtral-8x7b' });
+  assert.ok(active < total / 3, 'top-2 of 8 experts');
+  assert.equal(await widget.locator('[name="params"]').inputValue(), String(active), 'N is the active count');
+  // 6ND with the active N: 6 × 12.9B × 1T, not 6 × 46.7B × 1T (a factor 3.6 apart).
+  assert.equal(await widget.locator('[data-out="flops"]').textContent(), formatNumber(6 * active * 1e12));
+  assert.notEqual(formatNumber(6 * active * 1e12), formatNumber(6 * total * 1e12));
+  assert.equal(await widget.locator('[data-out="flops-label"]').textContent(), 'Training FLOPs (6ND, N = active)');
+  const days = 6 * active * 1e12 / (64 * 989.5e12 * 0.4) / 86400;  // D·6N / (gpus · dense bf16 peak · MFU), in days
+  assert.equal(await widget.locator('[data-out="days"]').textContent(), formatNumber(days, 4));
+  const note = widget.locator('[data-out="moe"]');
+  assert.equal(await note.isVisible(), true);
+  assert.match(await note.textContent(), /active parameters each token visits; memory stores all/);
+  // A dense model hides the note.
+  await setControl(widget, 'model', 'llama-3-8b');
+  assert.equal(await note.isVisible(), false);
+  assert.deepEqual(errors(page), []);
+});

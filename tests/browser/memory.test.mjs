@@ -8,7 +8,8 @@ import { native, open, setControl, fieldError, gb, errors, watch } from './page-
 const SETTINGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: '8', seq: '8192', mbs: '2',
   tp: '2', pp: '1', recompute: 'selective', zero: '1', flash: true };
 const ARGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: 8, seq: 8192, micro_batch: 2,
-  tp: 2, pp: 1, recompute: 'selective', zero: 1, flash_attention: true, sequence_parallel: false };
+  tp: 2, pp: 1, recompute: 'selective', zero: 1, flash_attention: true, sequence_parallel: false,
+  cuda_context_bytes: 512 * 2 ** 20, fragmentation_fraction: 0.05 };
 
 test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttention) shows exactly the native budget', async (t) => {
   const site = await startSite();
@@ -191,3 +192,41 @@ async function streamBuffer(stream) {
 async function streamText(stream) {
   return (await streamBuffer(stream)).toString('utf8');
 }
+
+test('memory budget: dropout defaults to the model (Llama 3 8B at 8,192 tokens: 178 GB of activations, not 387 GB) and the reader can change it and the allowance', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#activations');
+  const widget = page.locator('section#activations tally-memory-budget');
+  assert.equal(await widget.locator('[name="dropout"]').inputValue(), 'model');
+  assert.equal(await widget.locator('[name="dropout"] option').first().textContent(), 'as the model: none');
+  const row = (id) => widget.locator(`tr[data-term="${id}"] td.num`).first().textContent();
+  const base = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', seq: 8192, micro_batch: 1, gpus: 1, zero: 0, tp: 1, pp: 1,
+    recompute: 'none', flash_attention: false, sequence_parallel: false };
+  const none = native('memory_budget', base);
+  assert.equal(none.per_gpu_bytes.activations, 178283085824, 'no masks: the engine without dropout');
+  assert.equal(await row('activations'), '178 GB');
+  // The per-layer table lists no dropout mask for a model trained without dropout.
+  const terms = await widget.locator('[data-out="activations"] tbody td:first-child').allTextContents();
+  assert.ok(terms.length > 5 && terms.every((t) => !/dropout/i.test(t)), terms.join(' | '));
+  await setControl(widget, 'dropout', 'true');
+  assert.equal(await row('activations'), gb(native('memory_budget', { ...base, dropout: true }).per_gpu_bytes.activations));
+  assert.equal(await row('activations'), '387 GB');
+  assert.ok((await widget.locator('[data-out="activations"] tbody').textContent()).includes('dropout mask'));
+  // The allowance: no reserve leaves the whole reported capacity (81,559 MiB) usable.
+  await setControl(widget, 'context_mib', '0');
+  await setControl(widget, 'frag_pct', '0');
+  const budget = await widget.evaluate((el) => el.budget);
+  assert.equal(budget.usable_bytes, 81559 * 2 ** 20);
+  assert.match(await widget.locator('[data-out="verdict"]').textContent(), /85\.5 GB the device reports/);
+  await setControl(widget, 'frag_pct', '90');
+  assert.match(await fieldError(widget, 'frag_pct'), /fragmentation_fraction must be in \[0, 0\.5\]/);
+  // The dropout choice round-trips through the URL like the other fields.
+  await setControl(widget, 'frag_pct', '5');
+  await page.waitForFunction(() => /dropout=true/.test(decodeURIComponent(location.search + location.hash)));
+  const again = await site.newPage(DESKTOP);
+  await open(site, again, page.url().replace(/^https?:\/\/[^/]+/, ''));
+  assert.equal(await again.locator('section#activations tally-memory-budget [name="dropout"]').inputValue(), 'true');
+  assert.deepEqual([...errors(page), ...errors(again)], []);
+});

@@ -1,5 +1,7 @@
 // Tests of engine/src/api_accounting.cpp and engine/cli/cmd_accounting.cpp: the JSON shapes the
 // widgets and scripts rely on (docs/API.md "Accounting") and the CLI's exit status.
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -51,7 +53,10 @@ TEST_CASE("memory_budget reports per-GPU bytes as JSON integers that add up to t
     }
     CHECK(b["total"].get<std::uint64_t>() == sum);
     CHECK(r["fits"] == true);
-    CHECK(r["capacity_bytes"] == 80'000'000'000ull);
+    // The capacity the H100 reports (81,559 MiB), not the datasheet's 80 GB; the verdict is against it less the
+    // allowance for the CUDA context and fragmentation.
+    CHECK(r["capacity_bytes"] == 81'559ull << 20);
+    CHECK(r["usable_bytes"].get<std::uint64_t>() == r["capacity_bytes"].get<std::uint64_t>() - r["allowance_bytes"].get<std::uint64_t>());
     CHECK(r["min_gpus"].get<int>() <= 8);
     for (const auto& c : r["classes"]) {
         CHECK(c["formula"].get<std::string>().size() > 0);
@@ -97,8 +102,12 @@ TEST_CASE("mfu from tokens per second inverts training_cost") {
     CHECK(r["mfu"].get<double>() == Approx(0.4).epsilon(1e-12));
 }
 
-TEST_CASE("fit finds 40B on 8 × H100 at 16 B/param and errors name the field") {
-    CHECK(ok("fit", {{"gpus", 8}, {"hardware", "h100-sxm"}})["max_params"] == 40'000'000'000ull);
+TEST_CASE("fit finds 40B on 8 × 80 GB at 16 B/param and errors name the field") {
+    // The seed notes' 80 GB stays reproducible with an explicit capacity.
+    CHECK(ok("fit", {{"gpus", 8}, {"capacity_bytes", 80e9}})["max_params"] == 40'000'000'000ull);
+    // The H100 preset: 8 × (85,520,809,984 − 512 MiB − ceil(5 %)) / 16 bytes.
+    const std::uint64_t usable = 85'520'809'984ull - (512ull << 20) - 4'276'040'500ull;
+    CHECK(ok("fit", {{"gpus", 8}, {"hardware", "h100-sxm"}})["max_params"] == usable * 8 / 16);
     CHECK(error("fit", {{"gpus", 0}, {"hardware", "h100-sxm"}})["field"] == "gpus");
     CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"tp", 3}, {"gpus", 3}})["field"] == "tp");
     CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"recipe", "magic"}})["field"] == "recipe");
@@ -236,4 +245,104 @@ TEST_CASE("mfu above 100 % of peak is returned with a warning (4,331 % used to p
 TEST_CASE("training_cost checks dtype even when a peak is given (banana used to be echoed)") {
     CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4},
                                   {"dtype", "banana"}})["field"] == "dtype");
+}
+
+TEST_CASE("a hardware preset's verdict uses the reported capacity less a stated, changeable allowance") {
+    const json base = {{"model", "llama-2-7b"}, {"seq", 1024}, {"gpus", 8}, {"zero", 3}, {"hardware", "h100-sxm"}};
+    const json r = ok("memory_budget", base);
+    CHECK(r["capacity_bytes"] == 85'520'809'984ull);
+    CHECK(r["cuda_context_bytes"] == 512ull << 20);
+    CHECK(r["fragmentation_fraction"] == 0.05);
+    CHECK(r["fragmentation_bytes"] == 4'276'040'500ull);  // ceil(0.05 × 85,520,809,984)
+    CHECK(r["usable_bytes"] == 85'520'809'984ull - (512ull << 20) - 4'276'040'500ull);
+    const std::int64_t total = r["per_gpu_bytes"]["total"].get<std::int64_t>();
+    CHECK(r["headroom_bytes"].get<std::int64_t>() == r["usable_bytes"].get<std::int64_t>() - total);
+    // The reader can change the allowance; zero gives back the whole reported capacity.
+    json none = base;
+    none["cuda_context_bytes"] = 0;
+    none["fragmentation_fraction"] = 0;
+    CHECK(ok("memory_budget", none)["usable_bytes"] == 85'520'809'984ull);
+    // An explicit capacity is taken as given (no allowance) unless one is asked for.
+    const json given = ok("memory_budget", {{"model", "llama-2-7b"}, {"capacity_bytes", 80e9}});
+    CHECK(given["usable_bytes"] == 80'000'000'000ull);
+    CHECK(given["allowance_bytes"] == 0);
+    json bad = base;
+    bad["fragmentation_fraction"] = 0.9;
+    CHECK(error("memory_budget", bad)["field"] == "fragmentation_fraction");
+    bad = base;
+    bad["cuda_context_bytes"] = 1e12;
+    CHECK(error("memory_budget", bad)["field"] == "cuda_context_bytes");
+}
+
+TEST_CASE("the fits verdict flips at the usable capacity, not at the datasheet figure") {
+    // A budget between usable and reported capacity does not fit; with the allowance removed it does.
+    const json b = ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}});
+    const std::uint64_t total = b["per_gpu_bytes"]["total"].get<std::uint64_t>();
+    const json tight = ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}, {"capacity_bytes", total},
+                                            {"cuda_context_bytes", 1}});
+    CHECK(tight["fits"] == false);
+    CHECK(ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}, {"capacity_bytes", total}})["fits"] == true);
+}
+
+TEST_CASE("dropout defaults to the model's: Llama stores no masks, GPT-2 does, an explicit argument overrides") {
+    const json llama = ok("memory_budget", {{"model", "llama-3-8b"}, {"seq", 8192}});
+    CHECK(llama["setup"]["dropout"] == false);
+    CHECK(llama["setup"]["dropout_from"] == "model");
+    for (const auto& t : llama["activations"]["terms"]) CHECK(t["id"].get<std::string>().find("dropout") == std::string::npos);
+    // Llama 3 8B at 8,192 tokens, one micro-batch, no FlashAttention: 178.3 GB of activations, not 386.6 GB.
+    CHECK(llama["per_gpu_bytes"]["activations"] == 178'283'085'824ull);
+    const json forced = ok("memory_budget", {{"model", "llama-3-8b"}, {"seq", 8192}, {"dropout", true}});
+    CHECK(forced["setup"]["dropout_from"] == "argument");
+    CHECK(forced["per_gpu_bytes"]["activations"] == 386'622'554'112ull);
+    const json gpt2 = ok("memory_budget", {{"model", "gpt2-small"}, {"seq", 1024}});
+    CHECK(gpt2["setup"]["dropout"] == true);
+    CHECK(gpt2["setup"]["dropout_masks"]["embedding"] == true);
+    CHECK(ok("memory_budget", {{"model", "gpt2-small"}, {"seq", 1024}, {"dropout", false}})["setup"]["dropout"] == false);
+}
+
+TEST_CASE("memory_budget compares with a reference figure: the errata's 67.51 GB is a factor 3.6 low, not 100") {
+    const json r = ok("memory_budget", {{"model", {{"vocab_size", 32000}, {"hidden_size", 4096}, {"num_layers", 24},
+                                                   {"num_heads", 16}, {"mlp", "gelu"}, {"norm", "layernorm"},
+                                                   {"position", "rotary"}}},
+                                        {"seq", 128}, {"micro_batch", 512}, {"dropout", true}, {"reference_bytes", 67.51e9}});
+    const double ratio = r["reference"]["activations_ratio"].get<double>();
+    CHECK(ratio == static_cast<double>(r["per_gpu_bytes"]["activations"].get<std::uint64_t>()) / 67.51e9);
+    CHECK(ratio > 3.6);
+    CHECK(ratio < 3.7);
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"reference_bytes", 0}})["field"] == "reference_bytes");
+}
+
+TEST_CASE("the assumptions audit gives every preset a value and a source for every assumption") {
+    const json a = ok("assumptions", json::object());
+    REQUIRE(a["models"].size() >= 13);
+    REQUIRE(a["hardware"].size() >= 8);
+    for (const char* kind : {"models", "hardware"})
+        for (const auto& preset : a[kind]) {
+            std::set<std::string> ids;
+            for (const auto& row : preset["assumptions"]) {
+                INFO(preset["id"].get<std::string>() + " " + row["id"].get<std::string>());
+                CHECK(row["source"].get<std::string>().size() > 20);
+                CHECK(row["value"].get<std::string>().size() > 0);
+                ids.insert(row["id"].get<std::string>());
+            }
+            if (std::string(kind) == "models")
+                CHECK(ids == std::set<std::string>{"dropout", "tied_embeddings", "attention", "activation_dtype",
+                                                   "params_compute", "params_memory"});
+            else
+                CHECK(ids == std::set<std::string>{"capacity_marketing", "capacity_reported", "usable_capacity",
+                                                   "dense_peak_bf16", "memory_bandwidth"});
+        }
+    // Values are the engine's: Llama 3 8B is GQA without dropout, GPT-2 MHA with dropout 0.1.
+    auto value = [&](const char* kind, const char* id, const char* row) {
+        for (const auto& p : a[kind])
+            if (p["id"] == id)
+                for (const auto& r : p["assumptions"])
+                    if (r["id"] == row) return r["value"].get<std::string>();
+        return std::string("missing");
+    };
+    CHECK(value("models", "llama-3-8b", "attention").rfind("GQA", 0) == 0);
+    CHECK(value("models", "llama-3-8b", "dropout").rfind("none", 0) == 0);
+    CHECK(value("models", "gpt2-small", "attention").rfind("MHA", 0) == 0);
+    CHECK(value("models", "gpt2-small", "dropout").find("attention 0.1") != std::string::npos);
+    CHECK(value("hardware", "h100-sxm", "capacity_reported").rfind("85520809984 bytes", 0) == 0);
 }

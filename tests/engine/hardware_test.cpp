@@ -39,3 +39,25 @@ TEST_CASE("every hardware preset cites its source and has capacity, bandwidth an
         CHECK(hw.peak("bf16") > hw.peak("fp32"));
     }
 }
+
+TEST_CASE("every hardware preset carries the capacity the device reports, above its decimal datasheet figure") {
+    for (const auto& h : tally::presets_json().at("hardware")) {
+        INFO(h.at("id").get<std::string>());
+        const auto hw = tally::hardware_from_json(h);
+        CHECK(hw.memory_reported_source.size() > 20);
+        CHECK((hw.memory_reported_by == "device" || hw.memory_reported_by == "datasheet"));
+        // Devices report binary units (MiB, KiB) that exceed the decimal marketing figure.
+        if (hw.memory_reported_by == "device") CHECK(hw.memory_reported_bytes > hw.memory_bytes);
+    }
+    // nvidia-smi: 81,559 MiB on an H100 80GB HBM3.
+    CHECK(tally::find_hardware("h100-sxm").memory_reported_bytes == 85'520'809'984u);
+}
+
+TEST_CASE("usable capacity subtracts the context and a rounded-up fragmentation share; bad allowances name the field") {
+    const auto u = tally::usable_capacity(1000, 100, 0.05);
+    CHECK(u.fragmentation_bytes == 50);
+    CHECK(u.usable_bytes == 850);
+    CHECK(tally::usable_capacity(1001, 0, 0.05).fragmentation_bytes == 51);  // 50.05 rounds up
+    CHECK(error_field([] { tally::usable_capacity(1000, 1000, 0); }) == "cuda_context_bytes");
+    CHECK(error_field([] { tally::usable_capacity(1000, 0, -0.1); }) == "fragmentation_fraction");
+}

@@ -155,3 +155,28 @@ TEST_CASE("an unknown preset id is quoted escaped and capped in the message") {
     CHECK(message.find("\\x1b[2J") != std::string::npos);
     CHECK(message.size() < 600);
 }
+
+TEST_CASE("config.json dropouts: GPT-2 defaults to 0.1 everywhere, Llama-family configs have only attention_dropout") {
+    const auto gpt2 = tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})");
+    CHECK(gpt2.attention_dropout == 0.1);
+    CHECK(gpt2.residual_dropout == 0.1);
+    CHECK(gpt2.embedding_dropout == 0.1);
+    const auto no_drop = tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":0,"resid_pdrop":0,"embd_pdrop":0})");
+    CHECK_FALSE(no_drop.has_dropout());
+    const auto llama = tally::load_hf_config_text(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000})");
+    CHECK_FALSE(llama.has_dropout());
+    const auto llama_drop = tally::load_hf_config_text(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000,"attention_dropout":0.1})");
+    CHECK(llama_drop.attention_dropout == 0.1);
+    CHECK(llama_drop.residual_dropout == 0);
+    CHECK(error_field([] { tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":1.5})"); }) == "attn_pdrop");
+}
+
+TEST_CASE("presets carry the dropout of their config.json: none for Llama, Mistral and Mixtral, 0.1 for GPT-2") {
+    for (const char* id : {"llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b", "llama-3-405b"})
+        CHECK_FALSE(tally::resolve_model(nlohmann::json{{"model", id}}).has_dropout());
+    for (const char* id : {"gpt2-small", "gpt2-xl"}) {
+        const auto c = tally::resolve_model(nlohmann::json{{"model", id}});
+        CHECK(c.attention_dropout == 0.1);
+        CHECK(c.embedding_dropout == 0.1);
+    }
+}

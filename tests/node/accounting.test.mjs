@@ -51,7 +51,10 @@ test('exact counts come out as integers in wasm: GPT-2 small, Llama-2-7B, 8 × 8
   const engine = await loadEngine();
   assert.equal(engine.call('params', { model: 'gpt2-small' }).total, 124439808);
   assert.equal(engine.call('params', { model: 'llama-2-7b' }).total, 6738415616);
-  assert.equal(engine.call('fit', { gpus: 8, hardware: 'h100-sxm' }).max_params, 40e9);
+  assert.equal(engine.call('fit', { gpus: 8, capacity_bytes: 80e9 }).max_params, 40e9);
+  // The H100 preset: 8 × (81,559 MiB − 512 MiB − ceil(5 %)) / 16 B.
+  const usable = 81559 * 2 ** 20 - 512 * 2 ** 20 - Math.ceil(0.05 * 81559 * 2 ** 20);
+  assert.equal(engine.call('fit', { gpus: 8, hardware: 'h100-sxm' }).max_params, Math.floor(usable * 8 / 16));
   const ridge = engine.call('presets').hardware.find((h) => h.id === 'h100-sxm').ridge_flops_per_byte.bf16;
   assert.ok(Math.abs(ridge - 295.37) < 0.01, `ridge ${ridge}`);
 });
@@ -65,7 +68,8 @@ test('memory_budget carries what the widget shows: per-term bytes, formulas, cap
   assert.equal(r.classes.length, 5);
   for (const c of r.classes) assert.ok(c.formula && c.description, c.id);
   for (const t of r.activations.terms) assert.ok(t.formula && t.description && Number.isSafeInteger(t.bytes), t.id);
-  assert.equal(r.capacity_bytes, 80e9);
+  assert.equal(r.capacity_bytes, 81559 * 2 ** 20, 'the capacity the H100 reports');
+  assert.equal(r.usable_bytes, r.capacity_bytes - r.allowance_bytes);
   assert.equal(typeof r.fits, 'boolean');
   assert.ok(r.min_gpus === null || Number.isInteger(r.min_gpus));
   assert.deepEqual(r.bytes_per_param, { weights: 2, gradients: 2, master_weights: 4, optimizer_states: 8, total: 16 });

@@ -22,7 +22,7 @@ const NUMBER_FIELDS = [
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = { peak_flops_per_s: 'peak_tflops', dollars_per_gpu_hour: 'price', hardware: 'hardware', flops_basis: 'basis' };
-const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla'];
+const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla'];  // cleared on bad input
 const BASES = [{ value: 'six_nd', label: '6ND' }, { value: 'exact', label: 'exact matmul FLOPs (needs a model)' }];
 
 const css = `
@@ -104,13 +104,14 @@ class TallyCompute extends TallyWidget {
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
-          <div class="result"><div class="label">Training FLOPs (6ND)</div><div class="value" data-out="flops">—</div></div>
+          <div class="result"><div class="label" data-out="flops-label">Training FLOPs (6ND)</div><div class="value" data-out="flops">—</div></div>
           <div class="result"><div class="label">Exact matmul FLOPs</div><div class="value" data-out="exact">—</div></div>
           <div class="result"><div class="label" data-out="days-label">Days</div><div class="value" data-out="days">—</div></div>
           <div class="result"><div class="label">GPU-hours</div><div class="value" data-out="gpu_hours">—</div></div>
           <div class="result"><div class="label">Cost</div><div class="value" data-out="cost">—</div></div>
           <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
         </div>
+        <p class="status" data-out="moe" hidden></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
         <details data-out="components"><summary>Where the FLOPs go, per token (forward pass, all layers)</summary>
           <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
@@ -142,7 +143,8 @@ class TallyCompute extends TallyWidget {
   /** Shows a chosen preset's parameter count and dense peak in the number fields (engine data). */
   syncPresets(values = this.values()) {
     const model = this.presets.models?.find((m) => m.id === values.model);
-    if (model) this.control('params').value = String(model.params_total);
+    // Compute uses the parameters a token visits: for a mixture of experts the active count, not the total.
+    if (model) this.control('params').value = String(model.params_active ?? model.params_total);
     const hw = this.presets.hardware?.find((h) => h.id === values.hardware);
     if (hw && hw.peak_flops?.[values.dtype] !== undefined) this.control('peak_tflops').value = String(hw.peak_flops[values.dtype] / 1e12);
   }
@@ -217,8 +219,15 @@ class TallyCompute extends TallyWidget {
       return;
     }
     this.result = { args, cost, flops };
-    out('flops', formatNumber(flops?.six_nd ?? cost.six_nd_flops ?? cost.total_flops));
-    out('exact', flops ? `${formatNumber(flops.model_flops)} (${formatNumber(flops.ratio_exact_to_six_nd, 3)}× 6ND)` : 'choose a model');
+    // 6ND with N = the parameters a token visits (active for a mixture of experts): the engine's training_cost.six_nd.
+    const moe = flops && flops.params_active !== flops.params_total;
+    out('flops', formatNumber(cost.six_nd));
+    out('flops-label', moe ? 'Training FLOPs (6ND, N = active)' : 'Training FLOPs (6ND)');
+    const ratio = moe ? flops.ratio_exact_to_six_nd_active : flops?.ratio_exact_to_six_nd;
+    out('exact', flops ? `${formatNumber(flops.model_flops)} (${formatNumber(ratio, 3)}× 6ND)` : 'choose a model');
+    const note = root.querySelector('[data-out="moe"]');
+    note.hidden = !moe;
+    note.textContent = moe ? `Mixture of experts: compute (6ND, days, cost) uses the ${formatParams(flops.params_active)} active parameters each token visits; memory stores all ${formatParams(flops.params_total)}.` : '';
     root.querySelector('[data-out="exact"]').classList.toggle('small', true);
     out('days', formatNumber(cost.days, 4));
     out('days-label', cost.flops_basis === 'exact' ? 'Days (exact FLOPs)' : 'Days (6ND)');

@@ -3,6 +3,8 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-2-7b" hardware="h100-sxm" gpus="8" recipe="bf16_mixed_adamw" seq="4096" mbs="1"
 //   recompute="none|selective|full" flash="true|false" sp="true|false" zero="0..3" tp="1" pp="1"
+//   dropout="model|true|false" (default model: the model's own dropouts) context-mib="512" frag-pct="5"
+//   (the allowance for the CUDA context and allocator fragmentation the "fits" verdict subtracts)
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
@@ -18,6 +20,12 @@ const NUMBER_FIELDS = [
   { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
   { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
 ];
+/** The allowance fields; their values convert to the engine's units (MiB -> bytes, % -> fraction) only. */
+const ALLOWANCE_FIELDS = [
+  { name: 'context_mib', attribute: 'context-mib', label: 'Reserved: CUDA context (MiB)', fallback: '512', arg: 'cuda_context_bytes', scale: 2 ** 20 },
+  { name: 'frag_pct', attribute: 'frag-pct', label: 'Reserved: fragmentation (% of memory)', fallback: '5', arg: 'fragmentation_fraction', scale: 0.01 },
+];
+const DROPOUT = ['model', 'true', 'false'];
 const RECOMPUTE = [
   { value: 'none', label: 'none (keep all activations)' },
   { value: 'selective', label: 'selective (attention scores)' },
@@ -30,7 +38,7 @@ const ZERO = [
   { value: '3', label: '3 / FSDP: + weights' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware' };
+const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware', cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct' };
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
 const CLASSES = [
@@ -98,7 +106,8 @@ class TallyMemoryBudget extends TallyWidget {
       zero: oneOf(ZERO.map((z) => z.value)),
       flash: isBoolText,
       sp: isBoolText,
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
+      dropout: oneOf(DROPOUT),
+      ...Object.fromEntries([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => [f.name, isNumberText])),
     };
     const attr = (name, fallback) => {
       const value = this.getAttribute(name);
@@ -115,8 +124,13 @@ class TallyMemoryBudget extends TallyWidget {
       zero: attr('zero', '0'),
       flash: attr('flash', 'false'),
       sp: attr('sp', 'false'),
+      dropout: attr('dropout', 'model'),
       ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
     };
+    for (const f of ALLOWANCE_FIELDS) {
+      const value = this.getAttribute(f.attribute);
+      start[f.name] = value !== null && isNumberText(value) === true ? value : f.fallback;
+    }
     this.defaults = { ...start };
     const fromUrl = readState(this.key, schema);
     Object.assign(start, fromUrl.values);
@@ -141,6 +155,8 @@ class TallyMemoryBudget extends TallyWidget {
           ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
           ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
           ${checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })}
+          ${selectField({ name: 'dropout', label: 'Dropout masks', options: this.dropoutOptions(start.model), value: start.dropout })}
+          ${ALLOWANCE_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
         </div>
         <p class="notice" role="status"></p>
         <div class="layout" aria-live="polite">
@@ -185,6 +201,15 @@ class TallyMemoryBudget extends TallyWidget {
     this.showUrlRejections(rejected);
   }
 
+  /** The dropout choices; the first names what the chosen model does (engine preset data). */
+  dropoutOptions(modelId) {
+    const config = this.presets?.models?.find((m) => m.id === modelId)?.config;
+    const rates = config ? [config.attention_dropout, config.residual_dropout, config.embedding_dropout] : [];
+    const own = !config ? 'from the model\'s config.json'
+      : rates.some((p) => p > 0) ? `as the model: on (p = ${Math.max(...rates)})` : 'as the model: none';
+    return [{ value: 'model', label: own }, { value: 'true', label: 'on: store every mask' }, { value: 'false', label: 'off: no masks' }];
+  }
+
   setControl(field, value) {
     const el = this.shadowRoot.querySelector(`[name="${field}"]`);
     if (!el) return;
@@ -197,7 +222,7 @@ class TallyMemoryBudget extends TallyWidget {
     const root = this.shadowRoot;
     const get = (name) => root.querySelector(`[name="${name}"]`);
     const values = {};
-    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'zero', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
+    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'zero', 'dropout', ...NUMBER_FIELDS.map((f) => f.name), ...ALLOWANCE_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
     values.flash = String(get('flash').checked);
     values.sp = String(get('sp').checked);
     if (values.model === CUSTOM) values.config = get('config').value;
@@ -208,6 +233,7 @@ class TallyMemoryBudget extends TallyWidget {
   embedAttributes() {
     const values = this.values();
     delete values.config;
+    for (const f of ALLOWANCE_FIELDS) { values[f.attribute] = values[f.name]; delete values[f.name]; }
     return values;
   }
 
@@ -217,6 +243,12 @@ class TallyMemoryBudget extends TallyWidget {
     const value = event.target.type === 'checkbox' ? event.target.checked : event.target.value;
     if (event.type === 'change' && this.lastHandled?.target === event.target && this.lastHandled.value === value) return;
     this.lastHandled = { target: event.target, value };
+    if (event.target.name === 'model') {
+      // The first dropout choice names what the newly chosen model does.
+      const select = this.shadowRoot.querySelector('[name="dropout"]');
+      const first = this.dropoutOptions(event.target.value)[0];
+      select.options[0].textContent = first.label;
+    }
     this.update();
     writeState(this.key, this.values());
   }
@@ -237,6 +269,16 @@ class TallyMemoryBudget extends TallyWidget {
     for (const f of NUMBER_FIELDS) {
       try {
         args[f.arg] = parseNumber(values[f.name], f.name, f.label);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (values.dropout === 'true' || values.dropout === 'false') args.dropout = values.dropout === 'true';
+    for (const f of ALLOWANCE_FIELDS) {
+      try {
+        // Unit conversion only (MiB -> bytes rounded to whole bytes, percent -> fraction); the engine checks ranges.
+        const number = parseNumber(values[f.name], f.name, f.label) * f.scale;
+        args[f.arg] = f.arg === 'cuda_context_bytes' ? Math.round(number) : number;
       } catch (error) {
         errors.push(error);
       }
@@ -338,18 +380,20 @@ class TallyMemoryBudget extends TallyWidget {
     const verdict = root.querySelector('[data-out="verdict"]');
     const setup = b.setup ?? {};
     const layout = `${setup.dp ?? '?'} data × ${setup.tp ?? 1} tensor × ${setup.pp ?? 1} pipeline parallel`;
+    const usable = b.usable_bytes;
+    const capacityNote = `usable = ${formatBytes(b.capacity_bytes)} the device reports − ${formatBytes(b.allowance_bytes)} reserved for the CUDA context and fragmentation`;
     if (b.fits) {
       verdict.className = 'verdict fits';
-      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(b.capacity_bytes))} per GPU (${escapeHtml(formatPercent(total / b.capacity_bytes))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare.</span>`;
+      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable per GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare (${escapeHtml(capacityNote)}).</span>`;
     } else {
       verdict.className = 'verdict over';
       const need = b.min_gpus == null
         ? 'no data-parallel size fits with these settings: raise the ZeRO stage, TP or PP, or recompute activations'
         : `needs at least ${b.min_gpus.toLocaleString('en-US')} GPUs with this ZeRO stage, TP and PP`;
-      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(b.capacity_bytes))}<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)}.</span>`;
+      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)} (${escapeHtml(capacityNote)}).</span>`;
     }
     const rows = this.rows();
-    this.drawChart(rows, total, b.capacity_bytes, hw?.name ?? 'GPU');
+    this.drawChart(rows, total, usable, `${hw?.name ?? 'GPU'} usable`);
     const tbody = root.querySelector('[data-out="table"] tbody');
     tbody.innerHTML = rows.map((r) => `<tr data-term="${r.id}">
         <td><span class="swatch" style="background:${r.color}"></span>${escapeHtml(r.name)}</td>
@@ -505,7 +549,7 @@ class TallyMemoryBudget extends TallyWidget {
       ...this.rows().map((r) => `| ${r.name} | ${(r.bytes / GB).toFixed(2)} | ${r.bytes} | ${formatPercent(r.share)} |`),
       `| **total** | **${(b.per_gpu_bytes.total / GB).toFixed(2)}** | ${b.per_gpu_bytes.total} | 100% |`,
       '',
-      `Capacity ${(b.capacity_bytes / GB).toFixed(2)} GB: ${b.fits ? 'fits' : `does not fit${b.min_gpus ? `; needs ${b.min_gpus} GPUs` : ''}`}. Computed by tally.`,
+      `Usable ${(b.usable_bytes / GB).toFixed(2)} GB (reported ${(b.capacity_bytes / GB).toFixed(2)} GB less ${(b.allowance_bytes / GB).toFixed(2)} GB for the CUDA context and fragmentation): ${b.fits ? 'fits' : `does not fit${b.min_gpus ? `; needs ${b.min_gpus} GPUs` : ''}`}. Computed by tally.`,
     ];
     return lines.join('\n');
   }

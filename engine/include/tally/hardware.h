@@ -13,6 +13,9 @@ namespace tally {
 struct Hardware {
     std::string id, name, source;
     std::uint64_t memory_bytes = 0;           // spec-sheet capacity, decimal (80 GB = 80e9 bytes)
+    std::uint64_t memory_reported_bytes = 0;  // what the device reports (cudaMemGetInfo total, nvidia-smi MiB)
+    std::string memory_reported_by;           // "device" (a device report) or "datasheet" (none found)
+    std::string memory_reported_source;       // where the reported figure comes from
     double memory_bandwidth_bytes_per_s = 0;  // HBM / GDDR bandwidth
     // Dense peak FLOP/s (no 2:4 sparsity); 0 where the chip has no such mode.
     double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
@@ -23,6 +26,27 @@ struct Hardware {
     // Ridge point of the roofline: peak FLOP/s / bytes/s (Williams et al. 2009).
     double ridge(const std::string& dtype) const { return peak(dtype) / memory_bandwidth_bytes_per_s; }
 };
+
+// The allowance a training process cannot use: the CUDA context (cuBLAS/NCCL workspaces, kernels) and
+// memory the caching allocator loses to fragmentation.
+// 512 MiB: order of PyTorch issue #34323 (a process that only initialises CUDA shows 781 MB in nvidia-smi
+// with eager module loading; CUDA 11.7+ lazy loading lowers it), rounded to a power of two.
+inline constexpr std::uint64_t kDefaultCudaContextBytes = std::uint64_t{512} << 20;
+// 5 % of capacity: a stated assumption, not a measurement; ZeRO (Rajbhandari et al. 2020, sec. 3.2) reports
+// OOM with over 30 % of memory free in extreme cases, well-behaved runs lose a few percent.
+inline constexpr double kDefaultFragmentationFraction = 0.05;
+
+struct UsableCapacity {
+    std::uint64_t capacity = 0;       // reported (or given) capacity
+    std::uint64_t context_bytes = 0;  // CUDA context allowance
+    double fragmentation_fraction = 0;
+    std::uint64_t fragmentation_bytes = 0;  // ceil(fraction × capacity)
+    std::uint64_t allowance_bytes = 0;      // context + fragmentation
+    std::uint64_t usable_bytes = 0;         // capacity − allowance
+};
+// Checks the allowance (context < capacity, fraction in [0, 0.5]) and subtracts it; InputError naming
+// "cuda_context_bytes" or "fragmentation_fraction".
+UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fragmentation_fraction);
 
 // From a preset object (see content/presets/hardware/*.json); throws InputError naming the field.
 Hardware hardware_from_json(const nlohmann::json& object);

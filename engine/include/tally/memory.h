@@ -73,7 +73,9 @@ struct TrainingSetup {
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
     bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
-    bool dropout = true;             // 1-byte masks after attention softmax, attention and MLP outputs
+    // Dropout masks (1 byte each): nullopt follows the model (each dropout the model has, and only those);
+    // true stores all of them (attention probabilities, attention and MLP outputs, embeddings), false none.
+    std::optional<bool> dropout;
     std::int64_t activation_bytes = 2;
     Precision precision;
 };
@@ -95,6 +97,7 @@ struct Activations {
     std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
     std::uint64_t total_bytes = 0;        // per_layer × layers × in_flight + outside
     std::string korthikanti_formula;      // the paper's closed form for this setup
+    bool attention_dropout = false, residual_dropout = false, embedding_dropout = false;  // masks stored
 };
 
 struct ClassBytes {

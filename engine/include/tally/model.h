@@ -34,8 +34,13 @@ struct ModelConfig {
     std::int64_t num_experts = 0;        // MoE: routed experts per layer (0 = dense)
     std::int64_t experts_per_token = 0;  // MoE: routed experts each token visits (top-k)
     std::int64_t num_shared_experts = 0; // MoE: experts every token visits (DeepSeek-style)
+    // Dropout probabilities the model was trained with (0 = no dropout layer, so no mask is stored).
+    double attention_dropout = 0;  // on the attention probabilities (HF attn_pdrop / attention_dropout)
+    double residual_dropout = 0;   // after the attention output projection and the MLP (HF resid_pdrop)
+    double embedding_dropout = 0;  // on the summed embeddings (HF embd_pdrop)
 
     bool is_moe() const { return num_experts > 0; }
+    bool has_dropout() const { return attention_dropout > 0 || residual_dropout > 0 || embedding_dropout > 0; }
     std::int64_t q_dim() const { return num_heads * head_dim; }      // width of Q (and of attention output)
     std::int64_t kv_dim() const { return num_kv_heads * head_dim; }  // width of K and of V
     int mlp_matrices() const { return mlp == MlpKind::Gelu ? 2 : 3; }

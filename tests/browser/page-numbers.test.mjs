@@ -1,0 +1,198 @@
+// Every engine-computed number in the prose (<tally-value>) against a value computed here, independently of
+// the engine: plain arithmetic from the published formulas and the preset files (read as JSON, not through
+// the engine), or a cited published figure. A wrong default (dropout on for Llama, 80e9 bytes for an H100)
+// cannot hide behind a correct formula. The test fails if any inline number on the page has no expectation.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, root, DESKTOP } from './harness.mjs';
+import { open, errors } from './page-helpers.mjs';
+
+const preset = (kind, id) => JSON.parse(readFileSync(path.join(root, 'content/presets', kind, `${id}.json`), 'utf8'));
+const MiB = 2 ** 20;
+const BYTES = { fp32: 4, bf16: 2, fp16: 2, fp8: 1 };
+
+/** Parameters of a tally config, counted from the architecture (Vaswani et al. 2017; GPT-2/Llama layouts). */
+function params(c) {
+  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads ?? a, d = c.head_dim ?? h / a, V = c.vocab_size, L = c.num_layers;
+  const f = c.ffn_hidden_size ?? 4 * h;
+  const norm = (c.norm ?? 'layernorm') === 'layernorm' ? 2 * h : h;
+  const attn = h * a * d + 2 * h * kv * d + a * d * h + (c.qkv_bias ? a * d + 2 * kv * d : 0) + (c.attn_out_bias ? h : 0);
+  const mats = c.mlp === 'gelu' ? 2 : 3;
+  const expert = mats * h * f + (c.mlp_bias ? (mats - 1) * f + h : 0);
+  const experts = c.num_experts ?? 0;
+  const mlp = experts ? experts * expert + h * experts : expert;
+  const mlpActive = experts ? c.experts_per_token * expert + h * experts : expert;
+  const outside = V * h + (c.position === 'learned' ? c.max_positions * h : 0) + norm + (c.tied_embeddings ? 0 : V * h);
+  return { total: outside + L * (attn + mlp + 2 * norm), active: outside + L * (attn + mlpActive + 2 * norm) };
+}
+
+/** Capacity of a hardware preset as the page uses it: reported bytes less 512 MiB and ceil(5 %). */
+function usable(hwId) {
+  const reported = preset('hardware', hwId).memory_reported_bytes;
+  const allowance = 512 * MiB + Math.ceil(0.05 * reported);
+  return { reported, allowance, usable: reported - allowance };
+}
+
+/** Activation bytes of a Llama-style (no dropout, gated MLP) model: Korthikanti et al. 2022's terms, tensor by tensor. */
+function llamaActivations(c, s, b, recompute) {
+  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, e = 2;
+  const sb = s * b;
+  const layer = e * sb * h * 2 + e * sb * a * d + 2 * e * sb * kv * d + e * sb * a * d + e * sb * h * 2 + 3 * e * sb * f;
+  const scores = e * a * s * s * b;  // softmax output; no dropout mask, no dropped copy
+  const outside = 2 * e * sb * h + 4 * sb * c.vocab_size;  // final norm input, LM head input, fp32 logits
+  if (recompute === 'full') return e * sb * h * c.num_layers + (layer + scores) + outside;
+  if (recompute === 'selective') return layer * c.num_layers + outside;
+  return (layer + scores) * c.num_layers + outside;
+}
+
+/** Forward FLOPs per token of a dense model at sequence s (Kaplan et al. 2020 table 1, full s×s attention). */
+function forwardPerToken(c, s) {
+  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, L = c.num_layers;
+  const mats = c.mlp === 'gelu' ? 2 : 3;
+  const scores = 2 * s * a * d * L;
+  return { total: 2 * h * (a * d + 2 * kv * d) * L + 2 * scores + 2 * a * d * h * L + 2 * h * f * mats * L + 2 * h * c.vocab_size, scores };
+}
+
+function expectations() {
+  const map = new Map();
+  const put = (method, args, field, value, why) => map.set(`${method}|${JSON.stringify(args)}|${field}`, { value, why });
+  // Chapter 1 / errata: the GPT-3 feed-forward matrix, 49,152 × 12,288 (Brown et al. 2020, d_ff = 4 d_model).
+  const elements = 49152 * 12288;
+  for (const dtype of ['fp32', 'bf16', 'fp8']) put('tensor_bytes', { shape: [49152, 12288], dtype }, 'bytes', elements * BYTES[dtype], 'elements × bytes per element');
+  put('tensor_bytes', { shape: [49152, 12288], dtype: 'fp32' }, 'elements', elements, 'rows × columns');
+  for (const dtype of ['fp32', 'bf16', 'fp8']) put('presets', {}, `dtypes[id=${dtype}].bytes`, BYTES[dtype], 'IEEE 754 / OCP FP8 widths');
+  const gpt3 = preset('models', 'gpt3-175b').config;
+  const n3 = params(gpt3).total;
+  assert.ok(Math.abs(n3 / 175e9 - 1) < 0.01, 'GPT-3 is about 175B parameters (Brown et al. 2020)');
+  put('params', { model: 'gpt3-175b' }, 'total', n3, 'architecture count');
+  put('params', { model: 'gpt3-175b' }, 'tensors[name=layers.*.mlp.up.weight].count', 12288 * 49152, 'd_model × d_ff');
+  for (const [recipe, weights, bytes] of [['fp32_adamw', undefined, 4], ['bf16_mixed_adamw', undefined, 2], ['bf16_mixed_adamw', 'fp8', 1]]) {
+    const args = weights ? { model: 'gpt3-175b', recipe, weights, seq: 1 } : { model: 'gpt3-175b', recipe, seq: 1 };
+    put('memory_budget', args, 'per_gpu_bytes.weights', n3 * bytes, 'N × bytes per weight');
+  }
+  // Chapter 2: format constants (IEEE 754-2019; OCP 8-bit floating point spec v1.0 for E4M3/E5M2; OCP MX v1.0 for E2M1).
+  const formats = { fp32: [2 ** -126, (2 - 2 ** -23) * 2 ** 127, 2 ** -23], fp16: [2 ** -14, 65504, 2 ** -10], bf16: [2 ** -126, (2 - 2 ** -7) * 2 ** 127, 2 ** -7],
+    e5m2: [2 ** -14, 57344, 2 ** -2], e4m3: [2 ** -6, 448, 2 ** -3], e2m1: [1, 6, 2 ** -1] };
+  for (const [name, [minNormal, max, eps]] of Object.entries(formats)) {
+    put('float_formats', {}, `formats[name=${name}].constants.min_normal.value`, minNormal, 'smallest normal');
+    put('float_formats', {}, `formats[name=${name}].constants.max.value`, max, 'largest finite');
+    put('float_formats', {}, `formats[name=${name}].constants.epsilon.value`, eps, 'gap above 1');
+  }
+  // Chapter 3: 6ND for GPT-3 on 300B tokens, within 0.5 % of the paper's 3.14e23 (Brown et al. 2020, table D.1).
+  put('flops', { model: 'gpt3-175b', seq: 2048, tokens: 300e9 }, 'six_nd', 6 * n3 * 300e9, '6ND');
+  assert.ok(Math.abs(6 * n3 * 300e9 / 3.14e23 - 1) < 0.005);
+  const mixtral = params(preset('models', 'mixtral-8x7b').config);
+  put('params', { model: 'mixtral-8x7b' }, 'total', mixtral.total, 'all experts');
+  put('params', { model: 'mixtral-8x7b' }, 'active', mixtral.active, 'two experts per token');
+  assert.ok(Math.abs(mixtral.total / 46.7e9 - 1) < 0.01 && Math.abs(mixtral.active / 12.9e9 - 1) < 0.01, 'Jiang et al. 2024: 47B total, 13B active');
+  // Chapter 4: 70B on 15T tokens, 1024 H100s (dense bf16 989.5 TFLOP/s, half the datasheet's sparse 1,979) at 50 % MFU.
+  const h100 = preset('hardware', 'h100-sxm');
+  const peak = h100.peak_tflops.bf16 * 1e12;
+  assert.equal(peak * 2, 1979e12, 'NVIDIA H100 datasheet: 1,979 TFLOP/s bf16 with sparsity');
+  const timeArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024, mfu: 0.5 };
+  const days = 6 * 70e9 * 15e12 / (1024 * peak * 0.5) / 86400;
+  put('training_cost', timeArgs, 'six_nd', 6 * 70e9 * 15e12, '6ND');
+  put('training_cost', timeArgs, 'days', days, '6ND / (GPUs · peak · MFU)');
+  put('training_cost', timeArgs, 'gpu_hours', days * 24 * 1024, 'days × 24 × GPUs');
+  put('roofline', { hardware: 'h100-sxm', dtype: 'bf16' }, 'peak_flops_per_s', peak, 'preset dense bf16 peak');
+  const cap = usable('h100-sxm');
+  assert.equal(cap.reported, 81559 * MiB, 'nvidia-smi reports 81,559 MiB on an H100 80GB HBM3');
+  const budgetArgs = { model: 'llama-2-7b', hardware: 'h100-sxm' };
+  put('memory_budget', budgetArgs, 'capacity_bytes', cap.reported, 'reported capacity');
+  put('memory_budget', budgetArgs, 'allowance_bytes', cap.allowance, '512 MiB + 5 %');
+  put('memory_budget', budgetArgs, 'usable_bytes', cap.usable, 'reported − allowance');
+  for (const [gpus, recipe, bpp] of [[8, 'bf16_mixed_adamw', 16], [8, 'bf16_adamw_no_master', 12], [1, 'bf16_adamw_no_master', 12]]) {
+    put('fit', { mode: 'largest_model', hardware: 'h100-sxm', gpus, recipe }, 'max_params', Math.floor(cap.usable * gpus / bpp), 'usable × GPUs / bytes per parameter');
+    put('fit', { mode: 'largest_model', gpus, hardware: 'h100-sxm', recipe }, 'max_params', Math.floor(cap.usable * gpus / bpp), 'usable × GPUs / bytes per parameter');
+  }
+  put('fit', { mode: 'largest_model', capacity_bytes: 80e9, gpus: 8, recipe: 'bf16_adamw_no_master' }, 'max_params', Math.floor(640e9 / 12), 'the seed notes\' 8 × 80 GB / 12');
+  put('fit', { mode: 'largest_model', gpus: 8, capacity_bytes: 80e9, recipe: 'bf16_adamw_no_master' }, 'max_params', Math.floor(640e9 / 12), 'the seed notes\' 8 × 80 GB / 12');
+  // Chapter 5 / errata: fp32 AdamW on Llama 2 7B: 4 + 4 + 8 bytes per parameter, no master copy.
+  const l27 = preset('models', 'llama-2-7b').config;
+  const n7 = params(l27).total;
+  for (const args of [{ model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128 }, { model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128, micro_batch: 1 }]) {
+    put('memory_budget', args, 'per_gpu_bytes.weights', 4 * n7, 'N × 4');
+    put('memory_budget', args, 'per_gpu_bytes.gradients', 4 * n7, 'N × 4');
+    put('memory_budget', args, 'per_gpu_bytes.optimizer_states', 8 * n7, 'N × (4 + 4)');
+    put('memory_budget', args, 'bytes_per_param.total', 16, '4 + 4 + 8');
+  }
+  put('memory_budget', { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw' }, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
+  // Chapter 8: roofline of the H100 (3.35 TB/s HBM3) in bf16 at the default s = 2048, d = 4096.
+  const bw = h100.memory_bandwidth_tb_s * 1e12;
+  const roof = { hardware: 'h100-sxm', dtype: 'bf16' };
+  put('roofline', roof, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth (Williams et al. 2009)');
+  put('roofline', roof, 'bandwidth_bytes_per_s', bw, 'datasheet bandwidth');
+  for (const n of [256, 4096]) put('roofline', roof, `ops[id=matmul-${n}].intensity`, 2 * n ** 3 / (2 * 3 * n * n), '2n³ / (3n² · 2 bytes)');
+  put('roofline', roof, 'ops[id=matvec].intensity', 2 * 4096 ** 2 / (2 * (4096 ** 2 + 2 * 4096)), '2d² / (2 bytes · (d² + 2d))');
+  put('roofline', roof, 'ops[id=add].intensity', 1 / 6, '1 FLOP / 3 × 2 bytes');
+  put('roofline', roof, 'ops[id=gelu].intensity', 9 / 4, '9 FLOPs / 2 × 2 bytes');
+  // Chapter 9: Llama 3 8B KV cache, 2 · L · n_kv · d · 2 bytes per token; weights in bf16; batch limit from the usable capacity.
+  const l38 = preset('models', 'llama-3-8b').config;
+  const n8 = params(l38).total;
+  const perToken = 2 * l38.num_layers * l38.num_kv_heads * l38.head_dim * 2;
+  for (const [context, batch] of [[2048, 1], [8192, 1], [32768, 1], [131072, 1], [8192, 16]]) {
+    const args = { model: 'llama-3-8b', context, batch, kv_dtype: 'bf16', hardware: 'h100-sxm' };
+    const kv = perToken * context * batch;
+    put('kv_cache', args, 'kv_cache_bytes', kv, '2 L n_kv d bytes tokens');
+    put('kv_cache', args, 'mha_kv_cache_bytes', kv * l38.num_heads / l38.num_kv_heads, 'same with n_kv = a');
+    put('kv_cache', args, 'weights_bytes', 2 * n8, 'N × 2');
+    put('kv_cache', args, 'total_bytes', 2 * n8 + kv, 'weights + cache');
+    put('kv_cache', args, 'max_batch', Math.floor((cap.usable - 2 * n8) / (perToken * context)), '(usable − weights) / cache per sequence');
+    put('kv_cache', args, 'decode_tokens_per_s_bound', bw / (2 * n8 + kv), 'bandwidth / bytes read per step');
+    put('kv_cache', args, 'decode_batch_tokens_per_s_bound', batch * bw / (2 * n8 + kv), 'batch × the per-sequence bound');
+  }
+  // Errata: the seed's activation example with the sequence length restored: sbh(34 + 5as/h) per layer (dropout on).
+  const seed = { vocab_size: 32000, hidden_size: 4096, num_layers: 24, num_heads: 16, mlp: 'gelu', norm: 'layernorm', position: 'rotary' };
+  const [s, b, h, a] = [128, 512, 4096, 16];
+  const perLayer = s * b * h * (34 + 5 * a * s / h);
+  const total = perLayer * 24 + s * b * h + 2 * 2 * s * b * h + 4 * s * b * 32000;  // + embedding mask, final norm and LM head inputs, fp32 logits
+  for (const reference of [undefined, 67.51e9]) {
+    const args = { model: seed, seq: 128, micro_batch: 512, dropout: true, recompute: 'none', ...(reference ? { reference_bytes: reference } : {}) };
+    put('memory_budget', args, 'activations.per_layer_bytes', perLayer, 'Korthikanti et al. 2022 eq. 2');
+    put('memory_budget', args, 'activations.total_bytes', total, 'L layers + outside terms');
+    if (reference) put('memory_budget', args, 'reference.activations_ratio', total / reference, 'against the printed 67.51 GB');
+  }
+  assert.ok(total / 67.51e9 > 3.6 && total / 67.51e9 < 3.7, 'a factor 3.6, not "more than a hundred"');
+  put('params', { model: seed }, 'total', params(seed).total, 'architecture count');
+  // Errata: Llama 2 7B at 4,096 tokens, trained without dropout (config.json), one micro-batch.
+  for (const recompute of ['none', 'full', 'selective'])
+    put('memory_budget', { model: 'llama-2-7b', seq: 4096, micro_batch: 1, recompute }, 'activations.total_bytes', llamaActivations(l27, 4096, 1, recompute), `Llama layer terms, recompute ${recompute}`);
+  const fwd = forwardPerToken(l27, 4096);
+  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'model_flops', 3 * fwd.total, '3 × forward per token');
+  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'exact', 3 * fwd.total + fwd.total - 2 * l27.hidden_size * l27.vocab_size, '+ one forward of the layers (not the LM head)');
+  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'selective' }, 'exact', 3 * fwd.total + 2 * fwd.scores, '+ Q·Kᵀ and attention·V again');
+  return map;
+}
+
+test('every engine-computed number in the prose equals an independently computed or published value', async (t) => {
+  const expected = expectations();
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/');
+  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'), null, { timeout: 60000 });
+  const values = await page.evaluate(() => [...document.querySelectorAll('tally-value')].map((v) => ({
+    method: v.getAttribute('method'), args: v.getAttribute('args'), field: v.getAttribute('field'), format: v.getAttribute('format') ?? 'num',
+    text: v.textContent, state: v.dataset.state })));
+  assert.ok(values.length >= 100, `about a hundred inline numbers (${values.length})`);
+  const uncovered = [];
+  const rows = [];
+  for (const v of values) {
+    const key = `${v.method}|${JSON.stringify(JSON.parse(v.args ?? '{}'))}|${v.field}`;
+    const want = expected.get(key);
+    if (!want) { uncovered.push(key); continue; }
+    rows.push({ ...v, key, want: want.value, why: want.why });
+  }
+  assert.deepEqual(uncovered, [], 'inline numbers without an independent expectation');
+  // The page's display formats (rounding only) applied to the expected values, in the page.
+  const formatted = await page.evaluate(async (list) => {
+    const { FORMATS } = await import('/widgets/value.js');
+    return list.map((r) => FORMATS[r.format](r.want));
+  }, rows.map((r) => ({ format: r.format, want: r.want })));
+  const wrong = rows.map((r, i) => ({ ...r, expected: formatted[i] })).filter((r) => r.state !== 'ok' || r.text !== r.expected)
+    .map((r) => `${r.key}: page "${r.text}", expected "${r.expected}" (${r.why})`);
+  assert.deepEqual(wrong, []);
+  assert.deepEqual(errors(page), []);
+});
