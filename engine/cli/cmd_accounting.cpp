@@ -189,11 +189,23 @@ void print_memory(std::ostream& out, const json& r) {
 
 void print_fit(std::ostream& out, const json& r) {
     if (r["mode"] == "largest_model") {
-        print_table(out, {{"GPUs", std::to_string(r["gpus"].get<long long>())},
-                          {"memory in total", bytes_text(r["capacity_bytes_total"])},
-                          {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
-                          {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}});
+        std::vector<std::pair<std::string, std::string>> rows = {
+            {"GPUs", std::to_string(r["gpus"].get<long long>()) + " = dp " + std::to_string(r["dp"].get<long long>()) +
+                         " × tp " + std::to_string(r["tp"].get<long long>()) + " × pp " +
+                         std::to_string(r["pp"].get<long long>()) + ", ZeRO " + std::to_string(r["zero"].get<int>())},
+            {"memory in total", bytes_text(r["capacity_bytes_total"])},
+            {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
+            {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}};
+        if (r.contains("layers")) {
+            rows.push_back({"largest depth of this model (layers)",
+                            r["layers"].is_null() ? "none" : std::to_string(r["layers"].get<long long>())});
+            if (!r["max_params_with_activations"].is_null())
+                rows.push_back({"its parameters (activations counted)",
+                                human_integer(r["max_params_with_activations"].get<unsigned long long>())});
+        }
+        print_table(out, rows);
         out << "  assumes: " << r["assumes"].get<std::string>() << "\n";
+        if (r.contains("assumes_with_model")) out << "  with the model: " << r["assumes_with_model"].get<std::string>() << "\n";
         return;
     }
     if (r["min_gpus"].is_null()) {
@@ -280,7 +292,10 @@ int cmd_memory(int argc, char** argv) {
 
 int cmd_fit(int argc, char** argv) {
     return run(argc, argv, "fit", "fit",
-               "usage: tally fit --gpus N --hardware ID [--recipe R]            (largest model, ZeRO-3, no activations)\n"
+               "usage: tally fit --gpus N --hardware ID [--recipe R] [--zero Z --tp T --pp P]  (largest model; ZeRO 3 unless\n"
+               "                 --zero is given; no activations)\n"
+               "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
+               "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
                "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
                kFitOptions, print_fit, fit_mode);
 }

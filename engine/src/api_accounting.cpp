@@ -623,10 +623,24 @@ json fit(const json& args) {
         // Usable bytes: the reserve is rounded up so the answer never overstates.
         const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
         const u64 usable = total - std::min(total, reserved);
-        const u64 n = largest_model_params(usable, p);
+        // ZeRO stage 3 (FSDP full shard) unless told otherwise: the bound of the ZeRO paper's last column.
+        const int zero = static_cast<int>(int_or(args, "zero", 3, 0, 3));
+        const std::int64_t tp = int_or(args, "tp", 1, 1, 1'000'000);
+        const std::int64_t pp = int_or(args, "pp", 1, 1, 1'000'000);
+        const u64 n = largest_model_params_sharded(usable, gpus, zero, tp, pp, p);
         const BytesPerParam256 b = bytes_per_param_256(p);
+        static const char* const kZeroAssumes[] = {
+            "no ZeRO: every data-parallel rank holds all weights, gradients, master weights and optimizer states of its "
+            "tp·pp share",
+            "ZeRO stage 1: optimizer states and master weights sharded across data-parallel ranks",
+            "ZeRO stage 2: gradients, optimizer states and master weights sharded across data-parallel ranks",
+            "weights, gradients, master weights and optimizer states fully sharded across all GPUs (ZeRO stage 3 / FSDP)"};
         json out{{"mode", mode},
                  {"gpus", gpus},
+                 {"zero", zero},
+                 {"tp", tp},
+                 {"pp", pp},
+                 {"dp", gpus / (tp * pp)},
                  {"capacity_bytes", *capacity},
                  {"capacity_bytes_total", total},
                  {"usable_bytes", usable},
@@ -634,8 +648,36 @@ json fit(const json& args) {
                  {"recipe", recipe},
                  {"bytes_per_param", static_cast<double>(b.total()) / 256},
                  {"max_params", n},
-                 {"assumes", "weights, gradients, master weights and optimizer states fully sharded across all GPUs "
-                             "(ZeRO stage 3 / FSDP); activations excluded unless reserve_fraction sets memory aside"}};
+                 {"assumes", std::string(kZeroAssumes[zero]) +
+                                 "; activations excluded unless reserve_fraction sets memory aside or a model is given"}};
+        // With a model: keep its width, grow its depth, count everything (activations included).
+        const bool has_model = (args.contains("model") && !args["model"].is_null()) ||
+                               (args.contains("hf_config") && !args["hf_config"].is_null());
+        if (has_model) {
+            ModelConfig c = resolve_model(args);
+            json model_recipe;
+            json setup_args = args;
+            setup_args["zero"] = zero;
+            TrainingSetup st = setup_from_args(setup_args, &model_recipe);
+            st.gpus = gpus;
+            const u64 per_gpu = *capacity - std::min(*capacity, reserve == 0 ? u64{0}
+                                                                   : static_cast<u64>(static_cast<double>(*capacity) * reserve) + 1);
+            const std::int64_t layers = largest_model_layers(c, st, per_gpu);
+            out["layers"] = layers == 0 ? json(nullptr) : json(layers);
+            if (layers == 0) {
+                out["max_params_with_activations"] = nullptr;
+                out["reason"] = "not even one layer per pipeline stage fits: raise the ZeRO stage, tp or pp, recompute, "
+                                "or shrink seq/micro_batch";
+            } else {
+                c.num_layers = layers;
+                const MemoryBudget m = memory_budget(c, st);
+                out["max_params_with_activations"] = m.params_total;
+                out["model"] = model_to_json(c);
+                out["budget"] = budget_json(c, st, m, model_recipe);
+            }
+            out["assumes_with_model"] = "the model's width, heads and vocabulary kept; num_layers is the largest depth "
+                                        "whose whole budget (activations at seq and micro_batch included) fits one GPU";
+        }
         if (!hardware.is_null()) out["hardware"] = hardware;
         return out;
     }
