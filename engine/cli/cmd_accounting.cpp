@@ -29,6 +29,9 @@ constexpr Option kFlopsOptions[] = {
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
     {"--attention-flops", "attention_flops", Kind::String, "full (default: s×s, as published MFU formulas count) | causal"},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
+    {"--recompute-ops", "recompute_ops", Kind::String, "comma list of attention_scores, qkv, norms, mlp_up, mlp_activation"},
+    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},
+    {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
 };
 
@@ -42,6 +45,8 @@ constexpr Option kFlopsOptions[] = {
     {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                          \
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
+    {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
+    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},                \
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: dropout on, 1-byte masks)"},            \
     {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},    \

@@ -77,6 +77,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.pp = int_or(args, "pp", 1, 1, 1'000'000);
     st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
     st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    st.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    st.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
     st.flash_attention = bool_arg(args, "flash_attention", false);
     st.dropout = bool_arg(args, "dropout", true);
     st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
@@ -230,6 +232,13 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
     in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
     in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     in.flash_attention = bool_arg(args, "flash_attention", false);
+    in.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    in.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    if (in.recompute_layers > 0) {
+        // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
+        const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
+        in.layers_per_stage = (c.num_layers + pp - 1) / pp;
+    }
     return in;
 }
 
@@ -272,6 +281,8 @@ json flops(const json& args) {
              {"seq", in.seq},
              {"attention_flops", to_string(in.attention)},
              {"recompute", to_string(in.recompute)},
+             {"recompute_ops", recompute_ops_to_string(in.recompute_ops)},
+             {"recompute_layers", in.recompute_layers},
              {"flash_attention", in.flash_attention},
              {"params_total", p.total},
              {"params_active", p.active},
@@ -542,6 +553,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"zero", st.zero},
                {"sequence_parallel", st.sequence_parallel},
                {"recompute", to_string(st.recompute)},
+               {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
+               {"recompute_layers", st.recompute_layers},
                {"flash_attention", st.flash_attention},
                {"dropout", st.dropout},
                {"activation_bytes", st.activation_bytes},
@@ -555,6 +568,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
     json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
                      {"layers", m.activations.layers},
                      {"microbatches_in_flight", m.activations.in_flight},
+                     {"full_recompute_layers", m.activations.full_recompute_layers},
                      {"outside_bytes", m.activations.outside_bytes},
                      {"total_bytes", m.activations.total_bytes},
                      {"terms", terms},

@@ -223,7 +223,13 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     const std::string seq_div = sp ? "/t" : "";
     const std::string tp_div = st.tp > 1 ? "/t" : "";
     const bool dropout = st.dropout;
-    const bool s2_terms = !st.flash_attention && st.recompute == Recompute::None;
+    // Tensors dropped by per-operation recomputation (selective = the attention scores).
+    const unsigned ops = st.recompute == Recompute::Full
+                             ? 0u
+                             : st.recompute_ops | (st.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
+    const bool s2_terms = !st.flash_attention && (ops & kRecomputeAttentionScores) == 0;
+    const bool keep_norm_out = (ops & kRecomputeNorms) == 0, keep_qkv = (ops & kRecomputeQkv) == 0;
+    const bool keep_mlp_up = (ops & kRecomputeMlpUp) == 0, keep_mlp_act = (ops & kRecomputeMlpActivation) == 0;
 
     if (st.recompute == Recompute::Full) {
         term("recompute_checkpoint", "layer input (checkpoint)",
@@ -234,14 +240,17 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         term("attn_norm_input", "attention norm input",
              "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
-        term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
-             "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+        if (keep_norm_out)
+            term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
+                 "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+        if (keep_qkv) {
         term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
              mul(mul(e, sb), mul(heads_gpu, d)));
         term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
              mul(mul(e, sb), mul(kv_heads_gpu, d)));
         term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
              "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb), mul(kv_heads_gpu, d)));
+        }
         if (s2_terms) {
             const u64 as2b = mul(mul(heads_gpu, mul(s, s)), b);
             term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
@@ -266,11 +275,13 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                  "s·b·h" + seq_div, true, seq_side(sbh));
         term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
-        term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div, true,
-             seq_side(mul(e, sbh)));
+        if (keep_norm_out)
+            term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
+                 true, seq_side(mul(e, sbh)));
         const u64 sbf = mul(mul(sb, f_gpu), visited);
         const std::string fk = c.is_moe() ? "e·s·b·f·(k+shared)" : "e·s·b·f";
-        if (c.mlp == MlpKind::Gelu) {
+        if (!keep_mlp_up) {
+        } else if (c.mlp == MlpKind::Gelu) {
             term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
                  true, mul(e, sbf));
         } else {
@@ -279,8 +290,9 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
                  mul(e, sbf));
         }
-        term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
-             fk + tp_div, true, mul(e, sbf));
+        if (keep_mlp_act)
+            term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
+                 fk + tp_div, true, mul(e, sbf));
         if (dropout)
             term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
                  true, seq_side(sbh));
@@ -299,6 +311,25 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "one layer without recomputation", false, one.per_layer_bytes);
     }
     const u64 flight = static_cast<u64>(in_flight);
+    // Partial recomputation by layers: k of this stage's layers keep only their input (Megatron-LM
+    // --recompute-method block --recompute-num-layers k); the backward rebuilds one of them at a time.
+    const std::int64_t full_layers = st.recompute == Recompute::Full ? 0 : std::min(st.recompute_layers, layers);
+    if (full_layers > 0) {
+        term("recompute_checkpoint_layers", "inputs of the fully recomputed layers",
+             "The recompute_layers layers keep only their input (2sbh each in 16 bits, Korthikanti et al. 2022, sec. "
+             "5), per micro-batch in flight.",
+             "e·s·b·h" + seq_div + "·k" + (in_flight > 1 ? "·p" : ""), false,
+             mul(mul(seq_side(mul(e, sbh)), static_cast<u64>(full_layers)), flight));
+        TrainingSetup plain = st;
+        plain.recompute = Recompute::None;
+        plain.recompute_ops = 0;
+        plain.recompute_layers = 0;
+        const Activations one = activation_memory(c, plain, 1, 1, false, false);
+        term("recomputed_layer", "one recomputed layer",
+             "While one fully recomputed layer's backward runs, its activations are all live (one layer, one "
+             "micro-batch).",
+             "one layer without recomputation", false, one.per_layer_bytes);
+    }
     if (first_stage && dropout)
         term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
@@ -311,13 +342,15 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "4·s·b·V" + tp_div, false, mul(4, mul(sb, v_gpu)));
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
-    a.total_bytes = add(mul(mul(a.per_layer_bytes, static_cast<u64>(layers)), flight), a.outside_bytes);
+    a.full_recompute_layers = full_layers;
+    a.total_bytes =
+        add(mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight), a.outside_bytes);
 
     // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
     // GELU 4h MLP, no GQA, no FlashAttention).
     const bool paper = st.activation_bytes == 2 && dropout && !st.flash_attention && c.mlp == MlpKind::Gelu &&
                        c.ffn_hidden_size == 4 * c.hidden_size && c.num_kv_heads == c.num_heads &&
-                       c.q_dim() == c.hidden_size && !c.is_moe();
+                       c.q_dim() == c.hidden_size && !c.is_moe() && st.recompute_ops == 0 && full_layers == 0;
     if (!paper)
         a.korthikanti_formula = "";
     else if (st.recompute == Recompute::Full)
@@ -393,6 +426,11 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         throw InputError("tp", "tp must divide num_heads (" + std::to_string(c.num_heads) + "), got " +
                                    std::to_string(st.tp));
     require_range("pp", st.pp, 1, c.num_layers);
+    require_range("recompute_layers", st.recompute_layers, 0, c.num_layers);
+    if (st.recompute_ops > kRecomputeOpsAll)
+        throw InputError("recompute_ops", "recompute_ops has an unknown operation bit");
+    if (st.recompute == Recompute::Full && (st.recompute_ops != 0 || st.recompute_layers != 0))
+        throw InputError("recompute", "recompute_ops and recompute_layers refine recompute none or selective, not full");
     if (st.activation_bytes != 1 && st.activation_bytes != 2 && st.activation_bytes != 4)
         throw InputError("activation_bytes",
                          "activation_bytes must be 1, 2 or 4, got " + std::to_string(st.activation_bytes));

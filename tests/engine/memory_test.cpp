@@ -221,3 +221,58 @@ TEST_CASE("activation bytes that overflow 64 bits are an error, not a wrap") {
     st.micro_batch = 1'000'000'000;
     CHECK(error_field([&] { memory_budget(c, st); }) == "memory");
 }
+
+TEST_CASE("recompute_ops attention_scores is Korthikanti's selective recomputation, byte for byte") {
+    const auto c = preset("gpt3-175b");
+    auto selective = gpt3_setup();
+    selective.recompute = Recompute::Selective;
+    auto ops = gpt3_setup();
+    ops.recompute_ops = tally::kRecomputeAttentionScores;
+    CHECK(memory_budget(c, ops).bytes.activations == memory_budget(c, selective).bytes.activations);
+    CHECK(per_layer(c, ops) == 34ull * 2048 * 12288);  // sec. 5: 34sbh
+}
+
+TEST_CASE("per-operation recomputation drops exactly the tensors it rebuilds (GPT layer, 16-bit)") {
+    // Korthikanti et al. 2022, sec. 4.1: the 34sbh splits into norm outputs 2·2sbh, Q, K, V 3·2sbh,
+    // GELU input 8sbh and down-projection input 8sbh (with s = 2048, h = 12288 of GPT-3).
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t sbh = 2048ull * 12288;
+    auto st = gpt3_setup();
+    st.recompute_ops = tally::kRecomputeAttentionScores | tally::kRecomputeNorms;
+    CHECK(per_layer(c, st) == 30 * sbh);
+    st.recompute_ops |= tally::kRecomputeQkv;
+    CHECK(per_layer(c, st) == 24 * sbh);
+    st.recompute_ops |= tally::kRecomputeMlpUp | tally::kRecomputeMlpActivation;
+    CHECK(per_layer(c, st) == 8 * sbh);  // attention norm input 2, attention output 2, MLP norm input 2, masks 2
+}
+
+TEST_CASE("recompute_layers k: k layers keep 2sbh, the others sbh(34 + 5as/h) (Korthikanti sec. 4.1 and 5)") {
+    const auto c = preset("gpt3-175b");  // 96 layers
+    const std::uint64_t s = 2048, h = 12288, a = 96;
+    auto none = gpt3_setup();
+    auto partial = gpt3_setup();
+    partial.recompute_layers = 40;
+    const auto n = memory_budget(c, none).activations;
+    const auto p = memory_budget(c, partial).activations;
+    const std::uint64_t layer = 34 * s * h + 5 * a * s * s;
+    // Outside terms gain the 40 checkpoints and one live recomputed layer.
+    CHECK(p.total_bytes == n.total_bytes - 40 * layer + 40 * 2 * s * h + layer);
+    CHECK(p.full_recompute_layers == 40);
+    // All layers recomputed by count is full recomputation.
+    auto all = gpt3_setup();
+    all.recompute_layers = 96;
+    auto full = gpt3_setup();
+    full.recompute = Recompute::Full;
+    CHECK(memory_budget(c, all).bytes.activations == memory_budget(c, full).bytes.activations);
+    CHECK(error_field([&] {
+        auto bad = gpt3_setup();
+        bad.recompute = Recompute::Full;
+        bad.recompute_layers = 2;
+        memory_budget(c, bad);
+    }) == "recompute");
+    CHECK(error_field([&] {
+        auto bad = gpt3_setup();
+        bad.recompute_layers = 97;
+        memory_budget(c, bad);
+    }) == "recompute_layers");
+}

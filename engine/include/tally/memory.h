@@ -72,6 +72,8 @@ struct TrainingSetup {
     std::int64_t pp = 1;             // pipeline parallel degree p
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
+    unsigned recompute_ops = 0;          // RecomputeOp set on top of none/selective (flops.h)
+    std::int64_t recompute_layers = 0;   // layers per stage fully recomputed (Megatron-LM block method)
     bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
     bool dropout = true;             // 1-byte masks after attention softmax, attention and MLP outputs
     std::int64_t activation_bytes = 2;
@@ -92,8 +94,9 @@ struct Activations {
     std::uint64_t per_layer_bytes = 0;    // sum of per-layer terms (one micro-batch)
     std::int64_t layers = 0;              // layers on this stage
     std::int64_t in_flight = 1;           // micro-batches whose activations are held at once
+    std::int64_t full_recompute_layers = 0;  // of `layers`, those fully recomputed (recompute_layers)
     std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
-    std::uint64_t total_bytes = 0;        // per_layer × layers × in_flight + outside
+    std::uint64_t total_bytes = 0;        // per_layer × (layers − full_recompute_layers) × in_flight + outside
     std::string korthikanti_formula;      // the paper's closed form for this setup
 };
 
