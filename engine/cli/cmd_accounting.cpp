@@ -56,6 +56,9 @@ constexpr Option kFlopsOptions[] = {
     {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
     {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},      \
     {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
+    {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"},   \
+    {"--zero3-gather", "zero3_gather", Kind::String, "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"}, \
+    {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},            \
     {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"}
 

@@ -49,6 +49,10 @@ Precision precision_from_args(const json& args, json* recipe_out) {
         p.optimizer_state = dtype_from_string(*v, "optimizer_state");
         overridden = true;
     }
+    if (auto v = optional_string_arg(args, "grad_accum")) {
+        p.grad_accum = dtype_from_string(*v, "grad_accum");
+        overridden = overridden || p.grad_accum != DType::None;
+    }
     if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
     if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
     validate(p);
@@ -62,6 +66,7 @@ Precision precision_from_args(const json& args, json* recipe_out) {
                            {"master_weights", to_string(p.master_weights)},
                            {"optimizer", to_string(p.optimizer)},
                            {"optimizer_state", to_string(p.optimizer_state)}};
+        if (p.grad_accum != DType::None) (*recipe_out)["grad_accum"] = to_string(p.grad_accum);
     }
     return p;
 }
@@ -82,6 +87,12 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.flash_attention = bool_arg(args, "flash_attention", false);
     st.dropout = bool_arg(args, "dropout", true);
     st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
+    const std::string gather = string_or(args, "zero3_gather", "none");
+    if (gather == "module") st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    else if (gather == "layer") st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    else if (gather != "none")
+        throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
+    st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
@@ -532,6 +543,32 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                             "outside the layers."},
                        {"formula", "per_layer · layers · in_flight + outside"},
                        {"sharded_by", "tp (and sequence parallel), pp"}});
+    if (m.bytes.grad_accum != 0)
+        classes.push_back({{"id", "grad_accum"},
+                           {"name", "gradient accumulation buffer"},
+                           {"bytes", m.bytes.grad_accum},
+                           {"params", m.params_optimizer},
+                           {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
+                           {"description", std::string("A ") + to_string(st.precision.grad_accum) +
+                                               " buffer the gradients of each micro-batch are added into, beside the " +
+                                               to_string(st.precision.gradients) +
+                                               " gradients; sharded like the optimizer states from ZeRO stage 1."},
+                           {"formula", bytes_formula("N_o", bpp.grad_accum)},
+                           {"sharded_by", "tp, pp, zero >= 1"}});
+    if (m.bytes.zero3_buffer != 0) {
+        const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
+        classes.push_back({{"id", "zero3_buffer"},
+                           {"name", "ZeRO-3 gathered parameters"},
+                           {"bytes", m.bytes.zero3_buffer},
+                           {"params", m.zero3_gathered_params},
+                           {"description", std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit +
+                                               " being computed (and " + std::to_string(st.zero3_prefetch) +
+                                               " prefetched ahead) and holds its full gradient until the "
+                                               "reduce-scatter."},
+                           {"formula", "N_unit · (1 + prefetch + 1) · " +
+                                           format_number(static_cast<double>(dtype_bytes(st.precision.weights))) + " B"},
+                           {"sharded_by", "tp, pp"}});
+    }
     json terms = json::array();
     for (const ActivationTerm& t : m.activations.terms)
         terms.push_back({{"id", t.id},
@@ -546,11 +583,17 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                  {"optimizer_states", m.bytes.optimizer_states},
                  {"activations", m.bytes.activations},
                  {"total", m.bytes.total}};
+    if (m.bytes.grad_accum != 0) per_gpu["grad_accum"] = m.bytes.grad_accum;
+    if (m.bytes.zero3_buffer != 0) per_gpu["zero3_buffer"] = m.bytes.zero3_buffer;
     json setup{{"gpus", st.gpus},
                {"dp", m.dp},
                {"tp", st.tp},
                {"pp", st.pp},
                {"zero", st.zero},
+               {"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
+                                    ? "none"
+                                    : (st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "module" : "layer")},
+               {"zero3_prefetch", st.zero3_prefetch},
                {"sequence_parallel", st.sequence_parallel},
                {"recompute", to_string(st.recompute)},
                {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
@@ -573,8 +616,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                      {"total_bytes", m.activations.total_bytes},
                      {"terms", terms},
                      {"korthikanti_formula", m.activations.korthikanti_formula}};
-    (void)c;
-    return json{{"model", model_to_json(c)},
+    json out{{"model", model_to_json(c)},
                 {"params_total", m.params_total},
                 {"params_on_gpu", m.params_on_gpu},
                 {"setup", setup},
@@ -590,6 +632,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                 {"per_gpu_bytes", per_gpu},
                 {"classes", classes},
                 {"activations", activations}};
+    if (bpp.grad_accum != 0) out["bytes_per_param"]["grad_accum"] = static_cast<double>(bpp.grad_accum) / 256;
+    return out;
 }
 
 constexpr std::int64_t kMaxSearchGpus = std::int64_t{1} << 20;

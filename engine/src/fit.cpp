@@ -60,7 +60,7 @@ std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::in
     auto scaled = [&](std::uint64_t bytes256, bool sharded) { return checked_mul("gpus", bytes256, sharded ? 1 : dp); };
     std::uint64_t cost = scaled(b.weights, zero >= 3);
     cost = checked_add("gpus", cost, scaled(b.gradients, zero >= 2));
-    cost = checked_add("gpus", cost, scaled(b.master_weights + b.optimizer_states, zero >= 1));
+    cost = checked_add("gpus", cost, scaled(b.master_weights + b.optimizer_states + b.grad_accum, zero >= 1));
     // N <= capacity_total · 256 / cost (the tp·pp split cancels: each GPU holds 1/(tp·pp) of N).
     const std::uint64_t q = capacity_total / cost, r = capacity_total % cost;
     return checked_add("capacity_bytes", checked_mul("capacity_bytes", q, 256),

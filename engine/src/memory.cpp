@@ -164,6 +164,10 @@ void validate(const Precision& p) {
                          std::string("master_weights must be wider than the weights (") + to_string(p.weights) +
                              ") or none: a master copy as narrow as the weights is a duplicate, got " +
                              to_string(p.master_weights));
+    if (p.grad_accum != DType::None && dtype_bytes(p.grad_accum) <= dtype_bytes(p.gradients))
+        throw InputError("grad_accum", std::string("grad_accum must be wider than the gradients (") +
+                                           to_string(p.gradients) + ") or none: an accumulation buffer as narrow as "
+                                           "the gradients is a duplicate, got " + to_string(p.grad_accum));
     const int states = optimizer_states(p.optimizer);
     if ((states > 0 || p.optimizer == Optimizer::Adafactor) && p.optimizer != Optimizer::AdamW8bit &&
         p.optimizer_state == DType::None)
@@ -176,6 +180,7 @@ BytesPerParam256 bytes_per_param_256(const Precision& p) {
     b.weights = 256 * dtype_bytes(p.weights);
     b.gradients = 256 * dtype_bytes(p.gradients);
     b.master_weights = 256 * dtype_bytes(p.master_weights);
+    b.grad_accum = 256 * dtype_bytes(p.grad_accum);
     switch (p.optimizer) {
         case Optimizer::AdamW: b.optimizer_states = 2 * 256 * dtype_bytes(p.optimizer_state); break;
         case Optimizer::AdamW8bit: b.optimizer_states = 2 * 256 + 2 * 4 * 256 / kAdam8bitBlock; break;
@@ -365,7 +370,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
 namespace {
 
 struct StageBudget {
-    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0;
+    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0, zero3_unit = 0;
     ClassBytes bytes;
     Activations act;
 };
@@ -400,9 +405,22 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
             break;
         }
     }
+    r.bytes.grad_accum = mul(r.p_opt, dtype_bytes(p.grad_accum));
+    if (st.zero3_gather != TrainingSetup::Zero3Gather::None) {
+        // Gathered: the unit being computed plus the prefetched ones, and the unit's unsharded gradient.
+        ShardSpec one_layer = spec;
+        one_layer.layers = 1;
+        one_layer.has_embedding = one_layer.has_head = one_layer.head_copy_of_tied_embedding = false;
+        r.zero3_unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? largest_module_params(c, spec.tp)
+                                                                              : shard_params(c, one_layer);
+        const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
+        r.bytes.zero3_buffer = mul(r.zero3_unit, mul(add(live_units, 1), dtype_bytes(p.weights)));
+    }
     r.act = activation_memory(c, st, spec.layers, in_flight, first, last);
     r.bytes.activations = r.act.total_bytes;
     u64 total = add(r.bytes.weights, r.bytes.gradients);
+    total = add(total, r.bytes.grad_accum);
+    total = add(total, r.bytes.zero3_buffer);
     total = add(total, r.bytes.master_weights);
     total = add(total, r.bytes.optimizer_states);
     r.bytes.total = add(total, r.bytes.activations);
@@ -434,6 +452,12 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     if (st.activation_bytes != 1 && st.activation_bytes != 2 && st.activation_bytes != 4)
         throw InputError("activation_bytes",
                          "activation_bytes must be 1, 2 or 4, got " + std::to_string(st.activation_bytes));
+    require_range("zero3_prefetch", st.zero3_prefetch, 0, 1'000'000);
+    if (st.zero3_gather != TrainingSetup::Zero3Gather::None && st.zero != 3)
+        throw InputError("zero3_gather", "zero3_gather counts the ZeRO stage 3 parameter buffer: it needs zero 3, got zero " +
+                                             std::to_string(st.zero));
+    if (st.zero3_gather == TrainingSetup::Zero3Gather::None && st.zero3_prefetch != 0)
+        throw InputError("zero3_prefetch", "zero3_prefetch needs zero3_gather module or layer");
     const std::int64_t model_parallel = st.tp * st.pp;
     if (st.gpus % model_parallel != 0)
         throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
@@ -475,6 +499,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.params_weights = chosen.p_weights;
     m.params_gradients = chosen.p_grads;
     m.params_optimizer = chosen.p_opt;
+    m.zero3_gathered_params = chosen.zero3_unit;
     m.bytes = chosen.bytes;
     m.activations = std::move(chosen.act);
     return m;

@@ -276,3 +276,50 @@ TEST_CASE("recompute_layers k: k layers keep 2sbh, the others sbh(34 + 5as/h) (K
         memory_budget(c, bad);
     }) == "recompute_layers");
 }
+
+TEST_CASE("an fp32 gradient-accumulation buffer beside bf16 gradients makes 20 B/param (Ultra-Scale Playbook)") {
+    // Nanotron's Ultra-Scale Playbook, "Mixed precision training": bf16 params 2 + bf16 grads 2 + fp32 params 4
+    // + Adam states 8 + fp32 gradient accumulation 4 = 20 bytes per parameter.
+    auto p = tally::find_recipe("bf16_mixed_adamw").precision;
+    p.grad_accum = tally::DType::FP32;
+    CHECK(tally::bytes_per_param_256(p).total() == 20 * 256);
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.precision = p;
+    const auto m = memory_budget(c, st);
+    CHECK(m.bytes.grad_accum == 4 * m.params_total);
+    CHECK(m.bytes.total - m.bytes.activations == 20 * m.params_total);
+    p.grad_accum = tally::DType::BF16;  // as narrow as the gradients: a duplicate
+    CHECK(error_field([&] { tally::validate(p); }) == "grad_accum");
+}
+
+TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators reproduce term by term (llama-2-7b, 8 GPUs)") {
+    // DeepSpeed, deepspeed/runtime/zero/stage_1_and_2.py and stage3.py (estimate_zero{2,3}_model_states_mem_needs,
+    // no offload): ZeRO-2 counts 4N (fp16 params and grads, unsharded) + 16N/gpus; ZeRO-3 counts 18N/gpus +
+    // 4 × largest layer (its fp16 params and grads, gathered). The ZeRO-2 estimate keeps the fp16 gradients whole,
+    // which is tally's ZeRO-1 layout with an fp32 accumulation partition.
+    const auto c = preset("llama-2-7b");
+    const std::uint64_t n = 6'738'415'616, largest = 32'000ull * 4096;  // embed_tokens / lm_head
+    CHECK(tally::largest_module_params(c, 1) == largest);
+    TrainingSetup st;
+    st.gpus = 8;
+    st.zero = 1;
+    st.precision = tally::find_recipe("bf16_mixed_adamw").precision;
+    st.precision.grad_accum = tally::DType::FP32;
+    auto states = [&](const tally::MemoryBudget& m) { return m.bytes.total - m.bytes.activations; };
+    CHECK(states(memory_budget(c, st)) == 4 * n + 16 * n / 8);
+    st.zero = 3;
+    st.precision = tally::find_recipe("bf16_mixed_adamw_fp32_grads").precision;  // 2 + 4 + 4 + 8 = 18
+    st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    auto m = memory_budget(c, st);
+    CHECK(m.bytes.zero3_buffer == 4 * largest);
+    CHECK(states(m) == 18 * n / 8 + 4 * largest);
+    // Prefetching one more unit holds one more gathered copy; gathering whole layers (FSDP) counts a layer.
+    st.zero3_prefetch = 1;
+    CHECK(memory_budget(c, st).bytes.zero3_buffer == 6 * largest);
+    st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    st.zero3_prefetch = 0;
+    CHECK(memory_budget(c, st).bytes.zero3_buffer == 4 * tally::count_params(c).per_layer);
+    st.zero = 2;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "zero3_gather");
+}

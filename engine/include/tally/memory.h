@@ -38,6 +38,10 @@ struct Precision {
     DType master_weights = DType::FP32;   // None when the optimizer updates the working weights
     Optimizer optimizer = Optimizer::AdamW;
     DType optimizer_state = DType::FP32;  // AdamW 8-bit forces INT8
+    // A separate gradient-accumulation buffer beside the gradients (e.g. fp32 beside bf16 gradients:
+    // 2 + 2 + 4 + 8 + 4 = 20 B/param, the Ultra-Scale Playbook's count); sharded like the optimizer
+    // states (ZeRO >= 1), as DeepSpeed keeps its fp32 gradient partition. None: no such buffer.
+    DType grad_accum = DType::None;
 };
 
 struct Recipe {
@@ -57,8 +61,8 @@ void validate(const Precision& precision);
 // Bytes per parameter of each class in units of 1/256 byte (exact for every recipe, including the
 // 8-bit absmax overhead of 8/2048 = 1/256 B). Adafactor's factored state counts as 0 here.
 struct BytesPerParam256 {
-    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0;
-    std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states; }
+    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, grad_accum = 0;
+    std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states + grad_accum; }
 };
 BytesPerParam256 bytes_per_param_256(const Precision& precision);
 
@@ -76,6 +80,12 @@ struct TrainingSetup {
     std::int64_t recompute_layers = 0;   // layers per stage fully recomputed (Megatron-LM block method)
     bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
     bool dropout = true;             // 1-byte masks after attention softmax, attention and MLP outputs
+    // ZeRO-3 working buffer: the parameters gathered for the unit being computed plus `zero3_prefetch`
+    // units fetched ahead, and that unit's full gradient before its reduce-scatter. Module: the largest
+    // single module (DeepSpeed's estimator: 4 B × largest layer params in 16 bits); layer: a whole
+    // transformer layer (FSDP wrapping each layer). None: not counted (default).
+    enum class Zero3Gather { None, Module, Layer } zero3_gather = Zero3Gather::None;
+    std::int64_t zero3_prefetch = 0;
     std::int64_t activation_bytes = 2;
     Precision precision;
 };
@@ -102,6 +112,7 @@ struct Activations {
 
 struct ClassBytes {
     std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, activations = 0;
+    std::uint64_t grad_accum = 0, zero3_buffer = 0;  // 0 unless asked for
     std::uint64_t total = 0;
 };
 
@@ -113,6 +124,7 @@ struct MemoryBudget {
     std::uint64_t params_total = 0;
     std::uint64_t params_on_gpu = 0;  // after TP and PP, before ZeRO
     std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
+    std::uint64_t zero3_gathered_params = 0;  // parameters of one gather unit (0 without a ZeRO-3 buffer)
     ClassBytes bytes;
     Activations activations;
 };
