@@ -43,6 +43,8 @@ constexpr Option kFlopsOptions[] = {
     {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                          \
     {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                     \
     {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                          \
+    {"--virtual-stages", "virtual_stages", Kind::Integer, "interleaved pipeline: model chunks per GPU v (default 1)"}, \
+    {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, "keep each stage's sent output (default: freed)"}, \
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
     {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \

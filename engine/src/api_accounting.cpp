@@ -93,6 +93,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     else if (gather != "none")
         throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
     st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
+    st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
+    st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
@@ -589,6 +591,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"dp", m.dp},
                {"tp", st.tp},
                {"pp", st.pp},
+               {"virtual_stages", st.virtual_stages},
+               {"keep_stage_outputs", st.keep_stage_outputs},
                {"zero", st.zero},
                {"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
                                     ? "none"
@@ -612,6 +616,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                      {"layers", m.activations.layers},
                      {"microbatches_in_flight", m.activations.in_flight},
                      {"full_recompute_layers", m.activations.full_recompute_layers},
+                     {"interleave_factor", m.activations.interleave_factor},
                      {"outside_bytes", m.activations.outside_bytes},
                      {"total_bytes", m.activations.total_bytes},
                      {"terms", terms},

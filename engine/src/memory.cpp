@@ -335,6 +335,11 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "micro-batch).",
              "one layer without recomputation", false, one.per_layer_bytes);
     }
+    if (st.keep_stage_outputs && !last_stage && st.pp > 1)
+        term("stage_output", "stage output tensors (kept)",
+             "The output each micro-batch in flight sends to the next stage, kept until its backward (Megatron-LM "
+             "frees it once sent, keeping only autograd metadata: Korthikanti et al. 2022).",
+             "e·s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(mul(e, sbh)), flight));
     if (first_stage && dropout)
         term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
@@ -348,8 +353,15 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
     a.full_recompute_layers = full_layers;
-    a.total_bytes =
-        add(mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight), a.outside_bytes);
+    u64 layer_bytes = mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight);
+    if (first_stage && st.pp > 1 && st.virtual_stages > 1) {
+        // Interleaved schedule: × (p·v + p − 1)/(p·v), rounded up (Korthikanti et al. 2022, sec. 4.2.3).
+        const u64 pv = mul(static_cast<u64>(st.pp), static_cast<u64>(st.virtual_stages));
+        layer_bytes = ceil_div(mul(layer_bytes, pv + static_cast<u64>(st.pp) - 1), pv);
+        a.interleave_factor = "1 + (p−1)/(p·v) = " + std::to_string(pv + static_cast<u64>(st.pp) - 1) + "/" +
+                              std::to_string(pv);
+    }
+    a.total_bytes = add(layer_bytes, a.outside_bytes);
 
     // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
     // GELU 4h MLP, no GQA, no FlashAttention).
@@ -445,6 +457,11 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
                                    std::to_string(st.tp));
     require_range("pp", st.pp, 1, c.num_layers);
     require_range("recompute_layers", st.recompute_layers, 0, c.num_layers);
+    require_range("virtual_stages", st.virtual_stages, 1, c.num_layers);
+    if (st.virtual_stages > 1 && (st.pp < 2 || c.num_layers % (st.pp * st.virtual_stages) != 0))
+        throw InputError("virtual_stages", "virtual_stages > 1 needs pp >= 2 and num_layers (" +
+                                               std::to_string(c.num_layers) + ") divisible by pp·virtual_stages = " +
+                                               std::to_string(st.pp * st.virtual_stages));
     if (st.recompute_ops > kRecomputeOpsAll)
         throw InputError("recompute_ops", "recompute_ops has an unknown operation bit");
     if (st.recompute == Recompute::Full && (st.recompute_ops != 0 || st.recompute_layers != 0))

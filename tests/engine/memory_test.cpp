@@ -323,3 +323,32 @@ TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators reproduce term by term (llam
     st.zero = 2;
     CHECK(error_field([&] { memory_budget(c, st); }) == "zero3_gather");
 }
+
+TEST_CASE("interleaved pipeline: the first stage holds 1 + (p−1)/(p·v) times the plain schedule's activations") {
+    // Korthikanti et al. 2022, sec. 4.2.3: with the interleaved schedule of Narayanan et al. 2021 the first
+    // stage's activation memory grows by (1 + (p−1)/(pm)), m the model chunks per GPU. GPT-3 175B, p = 8, v = 2:
+    // 96 layers → 12 per stage, 8 micro-batches in flight, × 23/16.
+    const auto c = preset("gpt3-175b");
+    auto st = gpt3_setup();
+    st.gpus = 8;
+    st.pp = 8;
+    const auto plain = memory_budget(c, st).activations;
+    st.virtual_stages = 2;
+    const auto inter = memory_budget(c, st).activations;
+    CHECK(inter.outside_bytes == plain.outside_bytes);
+    CHECK(inter.total_bytes - inter.outside_bytes == plain.per_layer_bytes * 12 * 8 * 23 / 16);
+    CHECK(inter.interleave_factor == "1 + (p−1)/(p·v) = 23/16");
+    st.virtual_stages = 5;  // 8 · 5 does not divide 96
+    CHECK(error_field([&] { memory_budget(c, st); }) == "virtual_stages");
+}
+
+TEST_CASE("keeping each stage's output tensor costs e·s·b·h per micro-batch in flight; freeing it (default) saves that") {
+    const auto c = preset("gpt3-175b");
+    auto st = gpt3_setup();
+    st.gpus = 8;
+    st.pp = 8;
+    const auto freed = memory_budget(c, st).activations;
+    st.keep_stage_outputs = true;
+    const auto kept = memory_budget(c, st).activations;
+    CHECK(kept.total_bytes - freed.total_bytes == 8ull * 2 * 2048 * 12288);  // p = 8 in flight, 2 bytes · sbh
+}

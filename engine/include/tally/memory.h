@@ -74,6 +74,12 @@ struct TrainingSetup {
     int zero = 0;                    // ZeRO stage 0..3 (Rajbhandari et al. 2020); FSDP full shard = 3
     std::int64_t tp = 1;             // tensor parallel degree t
     std::int64_t pp = 1;             // pipeline parallel degree p
+    // Interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021, sec. 2.2): the first stage
+    // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3).
+    std::int64_t virtual_stages = 1;
+    // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022:
+    // only its autograd metadata is needed; the default here) or kept, e·s·b·h per micro-batch in flight.
+    bool keep_stage_outputs = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
     unsigned recompute_ops = 0;          // RecomputeOp set on top of none/selective (flops.h)
@@ -108,6 +114,7 @@ struct Activations {
     std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
     std::uint64_t total_bytes = 0;        // per_layer × (layers − full_recompute_layers) × in_flight + outside
     std::string korthikanti_formula;      // the paper's closed form for this setup
+    std::string interleave_factor;        // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
 };
 
 struct ClassBytes {
