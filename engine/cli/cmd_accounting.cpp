@@ -83,8 +83,10 @@ constexpr Option kKvOptions[] = {
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes (instead of --hardware)"},
 };
 
+}  // namespace
+
 // --config FILE -> "model" (tally object) or "hf_config" (text, so malformed JSON reports its position).
-void load_config_file(json& args) {
+static void load_config_file(json& args) {
     auto it = args.find("config_path");
     if (it == args.end()) return;
     const std::string path = it->get<std::string>();
@@ -108,6 +110,8 @@ void fix_flags(json& args) {
         args["dropout"] = false;
     }
 }
+
+namespace {
 
 int run(int argc, char** argv, const char* command, const char* method, const char* usage,
         std::span<const Option> options, void (*print_human)(std::ostream&, const json&),
@@ -274,6 +278,15 @@ void fit_mode(json& args) {
 }
 
 }  // namespace
+
+std::span<const Option> accounting_options(std::string_view command) {
+    if (command == "params") return kParamsOptions;
+    if (command == "flops") return kFlopsOptions;
+    if (command == "memory") return kMemoryOptions;
+    if (command == "fit") return kFitOptions;
+    if (command == "kv-cache") return kKvOptions;
+    return {};
+}
 
 int cmd_params(int argc, char** argv) {
     return run(argc, argv, "params", "params",

@@ -387,6 +387,18 @@ PerToken per_token_from_args(const json& args) {
     if (t.basis != "six_nd")
         throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
     t.training = t.model = t.six_n = 6 * params;
+    // Without a model only full recomputation has a size: one more forward pass, 2N per token
+    // (Korthikanti et al. 2022, sec. 5: hardware FLOPs 8N against model FLOPs 6N).
+    const Recompute recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    if (recompute == Recompute::Full) t.training = 8 * params;
+    if (recompute == Recompute::Selective)
+        throw InputError("recompute", "recompute selective needs a model (its attention shape), not just params");
+    if (!string_or(args, "recompute_ops", "").empty() || int_or(args, "recompute_layers", 0, 0, kMaxLayers) != 0)
+        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
+    if (bool_arg(args, "flash_attention", false))
+        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
+    if (optional_string_arg(args, "attention_flops"))
+        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
     t.params = params;
     t.params_kind = "given";
     return t;

@@ -217,3 +217,18 @@ TEST_CASE("Llama 3 8B decodes at most ~196 tokens/s on one H100 SXM at 8k contex
     CHECK_FALSE(ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"capacity_bytes", 80e9}})
                     .contains("decode_tokens_per_s_bound"));
 }
+
+TEST_CASE("training_cost with params alone: full recomputation is 8ND of hardware FLOPs, other settings need a model") {
+    // Korthikanti et al. 2022, sec. 5: full recomputation adds one forward pass, 2N per token, to 6N.
+    const json base = {{"params", 1e9}, {"tokens", 1e9}, {"gpus", 1}, {"mfu", 0.5}, {"peak_tflops", 100}};
+    json full = base;
+    full["recompute"] = "full";
+    CHECK(ok("training_cost", base)["total_flops"] == 6e18);
+    CHECK(ok("training_cost", full)["total_flops"] == 8e18);
+    json selective = base;
+    selective["recompute"] = "selective";
+    CHECK(error("training_cost", selective)["field"] == "recompute");
+    json causal = base;
+    causal["attention_flops"] = "causal";
+    CHECK(error("training_cost", causal)["field"] == "attention_flops");
+}
