@@ -29,6 +29,9 @@ constexpr Option kFlopsOptions[] = {
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
     {"--attention-flops", "attention_flops", Kind::String, "full (default: s×s, as published MFU formulas count) | causal"},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
+    {"--recompute-ops", "recompute_ops", Kind::String, "comma list of attention_scores, qkv, norms, mlp_up, mlp_activation"},
+    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},
+    {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
 };
 
@@ -44,8 +47,12 @@ constexpr Option kFlopsOptions[] = {
     {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                          \
     {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                     \
     {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                          \
+    {"--virtual-stages", "virtual_stages", Kind::Integer, "interleaved pipeline: model chunks per GPU v (default 1)"}, \
+    {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, "keep each stage's sent output (default: freed)"}, \
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
+    {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
+    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},                \
     {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},       \
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
@@ -56,6 +63,9 @@ constexpr Option kFlopsOptions[] = {
     {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
     {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},      \
     {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
+    {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"},   \
+    {"--zero3-gather", "zero3_gather", Kind::String, "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"}, \
+    {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},            \
     {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"}, \
     ALLOWANCE_OPTIONS
@@ -80,9 +90,11 @@ constexpr Option kKvOptions[] = {
     ALLOWANCE_OPTIONS,
 };
 
+}  // namespace
+
 // --config FILE -> "hf_config" (a Hugging Face config.json, which has model_type) or "model" (a
 // tally config, which has num_layers); anything else is named for what it is.
-void load_config_file(json& args) {
+static void load_config_file(json& args) {
     auto it = args.find("config_path");
     if (it == args.end()) return;
     const std::string path = it->get<std::string>();
@@ -138,6 +150,8 @@ void fix_flags(json& args) {
         args["dropout"] = false;
     }
 }
+
+namespace {
 
 int run(int argc, char** argv, const char* command, const char* method, const char* usage,
         std::span<const Option> options, void (*print_human)(std::ostream&, const json&),
@@ -234,12 +248,24 @@ void print_memory(std::ostream& out, const json& r) {
 
 void print_fit(std::ostream& out, const json& r) {
     if (r["mode"] == "largest_model") {
-        print_table(out, {{"GPUs", std::to_string(r["gpus"].get<long long>())},
-                          {"memory in total (reported)", bytes_text(r["capacity_bytes_total"])},
-                          {"usable in total", bytes_text(r["usable_bytes_total"])},
-                          {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
-                          {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}});
+        std::vector<std::pair<std::string, std::string>> rows = {
+            {"GPUs", std::to_string(r["gpus"].get<long long>()) + " = dp " + std::to_string(r["dp"].get<long long>()) +
+                         " × tp " + std::to_string(r["tp"].get<long long>()) + " × pp " +
+                         std::to_string(r["pp"].get<long long>()) + ", ZeRO " + std::to_string(r["zero"].get<int>())},
+            {"memory in total (reported)", bytes_text(r["capacity_bytes_total"])},
+            {"usable in total", bytes_text(r["usable_bytes_total"])},
+            {"bytes per parameter", human(r["bytes_per_param"].get<double>())},
+            {"largest model (parameters)", human_integer(r["max_params"].get<unsigned long long>())}};
+        if (r.contains("layers")) {
+            rows.push_back({"largest depth of this model (layers)",
+                            r["layers"].is_null() ? "none" : std::to_string(r["layers"].get<long long>())});
+            if (!r["max_params_with_activations"].is_null())
+                rows.push_back({"its parameters (activations counted)",
+                                human_integer(r["max_params_with_activations"].get<unsigned long long>())});
+        }
+        print_table(out, rows);
         out << "  assumes: " << r["assumes"].get<std::string>() << "\n";
+        if (r.contains("assumes_with_model")) out << "  with the model: " << r["assumes_with_model"].get<std::string>() << "\n";
         return;
     }
     if (r["min_gpus"].is_null()) {
@@ -299,6 +325,15 @@ void fit_mode(json& args) {
 
 }  // namespace
 
+std::span<const Option> accounting_options(std::string_view command) {
+    if (command == "params") return kParamsOptions;
+    if (command == "flops") return kFlopsOptions;
+    if (command == "memory") return kMemoryOptions;
+    if (command == "fit") return kFitOptions;
+    if (command == "kv-cache") return kKvOptions;
+    return {};
+}
+
 int cmd_params(int argc, char** argv) {
     return run(argc, argv, "params", "params",
                "usage: tally params (--model PRESET | --config config.json) [--json]\n"
@@ -326,7 +361,10 @@ int cmd_memory(int argc, char** argv) {
 
 int cmd_fit(int argc, char** argv) {
     return run(argc, argv, "fit", "fit",
-               "usage: tally fit --gpus N --hardware ID [--recipe R]            (largest model, ZeRO-3, no activations)\n"
+               "usage: tally fit --gpus N --hardware ID [--recipe R] [--zero Z --tp T --pp P]  (largest model; ZeRO 3 unless\n"
+               "                 --zero is given; no activations)\n"
+               "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
+               "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
                "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
                kFitOptions, print_fit, fit_mode, fit_rules);
 }

@@ -1,4 +1,5 @@
 // `tally time`: training FLOPs (6ND, or the exact count for a model), wall-clock time, GPU-hours and cost.
+// `tally mfu`: model FLOPs utilization from a measured throughput.
 #include <ostream>
 
 #include "cli.h"
@@ -8,19 +9,35 @@ namespace tally::cli {
 
 namespace {
 
+// Flags shared by time and mfu: the model or params, the FLOPs count and the peak.
+#define FLOPS_PEAK_OPTIONS                                                                                          \
+    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model / --config)"},                  \
+    {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},          \
+    {"--config", "config_path", Kind::String, "path to a Hugging Face config.json or a tally config object"},      \
+    {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},                         \
+    {"--flops-basis", "flops_basis", Kind::String, "six_nd | exact (default: six_nd with --params, exact with --model)"}, \
+    {"--attention-flops", "attention_flops", Kind::String, "full (default) | causal: attention score entries counted"}, \
+    {"--recompute", "recompute", Kind::String, "none (default) | selective | full (with --params alone: full adds 2N)"}, \
+    {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
+    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
+    {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},    \
+    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},                   \
+    {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                              \
+    {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},           \
+    {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"}, \
+    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"}, \
+    {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"}
+
 constexpr Option kOptions[] = {
-    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model)"},
-    {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},
+    FLOPS_PEAK_OPTIONS,
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 15e12 (required)"},
-    {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},
-    {"--flops-basis", "flops_basis", Kind::String, "six_nd | exact (default: six_nd with --params, exact with --model)"},
-    {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},
-    {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},
-    {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"},
-    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"},
-    {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
     {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
+};
+
+constexpr Option kMfuOptions[] = {
+    FLOPS_PEAK_OPTIONS,
+    {"--tokens-per-second", "tokens_per_second", Kind::Number, "measured training throughput of all GPUs (required)"},
 };
 
 void print_human(std::ostream& out, const nlohmann::json& r) {
@@ -36,24 +53,51 @@ void print_human(std::ostream& out, const nlohmann::json& r) {
     print_table(out, rows);
 }
 
+void print_mfu(std::ostream& out, const nlohmann::json& r) {
+    print_table(out, {{"model FLOPs per token (" + r["flops_basis"].get<std::string>() + ")",
+                       human(r["model_flops_per_token"].get<double>())},
+                      {"hardware FLOPs per token (with recomputation)", human(r["hardware_flops_per_token"].get<double>())},
+                      {"MFU", human(r["mfu"].get<double>())},
+                      {"HFU", human(r["hfu"].get<double>())},
+                      {"MFU by 6N", human(r["six_n_mfu"].get<double>())}});
+}
+
 // Contradictory flags and flags the chosen inputs would ignore are errors, not silent choices.
-void rules(const nlohmann::json& args) {
-    reject_together(args, kOptions, "params", "model", "the model's exact count replaces --params; give one");
-    reject_unless(args, kOptions, "seq", args.contains("model"), "with --model (6ND from --params has no sequence length)");
-    reject_together(args, kOptions, "peak_tflops", "peak_flops_per_s", "give the peak once");
-    reject_together(args, kOptions, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
-    reject_together(args, kOptions, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
-    reject_unless(args, kOptions, "dtype", args.contains("hardware"), "with --hardware (it picks the preset's peak)");
+void rules(std::span<const Option> options, nlohmann::json& args) {
+    const bool has_model = args.contains("model") || args.contains("config_path");
+    reject_together(args, options, "params", "model", "the model's exact count replaces --params; give one");
+    reject_together(args, options, "params", "config_path", "the model's exact count replaces --params; give one");
+    reject_together(args, options, "model", "config_path", "give one model");
+    reject_unless(args, options, "seq", has_model, "with --model or --config (6ND from --params has no sequence length)");
+    reject_together(args, options, "peak_tflops", "peak_flops_per_s", "give the peak once");
+    reject_together(args, options, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
+    reject_together(args, options, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
+    reject_unless(args, options, "dtype", args.contains("hardware"), "with --hardware (it picks the preset's peak)");
+    fix_flags(args);
 }
 
 }  // namespace
 
+std::span<const Option> time_options(std::string_view command) {
+    if (command == "time") return kOptions;
+    if (command == "mfu") return kMfuOptions;
+    return {};
+}
+
 int cmd_time(int argc, char** argv) {
     return simple_command(argc, argv, "time", "training_cost",
-                          "usage: tally time (--params N | --model ID) --tokens D --gpus G\n"
+                          "usage: tally time (--params N | --model ID | --config FILE) --tokens D --gpus G\n"
                           "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
-                          "FLOPs = 6 N D (or the exact count for a model); seconds = FLOPs / (G * P * U).",
-                          kOptions, print_human, rules);
+                          "FLOPs = 6 N D (or the exact count for a model, with recomputation); seconds = FLOPs / (G * P * U).",
+                          kOptions, print_human, [](nlohmann::json& args) { rules(kOptions, args); });
+}
+
+int cmd_mfu(int argc, char** argv) {
+    return simple_command(argc, argv, "mfu", "mfu",
+                          "usage: tally mfu (--params N | --model ID | --config FILE) --tokens-per-second T --gpus G\n"
+                          "                 (--peak-tflops P | --hardware ID [--dtype T]) [--json]\n"
+                          "MFU = model FLOPs per token × tokens/s ÷ (G × peak) (PaLM, App. B); HFU adds recomputation.",
+                          kMfuOptions, print_mfu, [](nlohmann::json& args) { rules(kMfuOptions, args); });
 }
 
 }  // namespace tally::cli

@@ -2,6 +2,13 @@
 // and returns the exit status (0 ok, 2 bad input).
 #pragma once
 
+#include <span>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
 namespace tally::cli {
 
 int cmd_time(int argc, char** argv);      // cmd_time.cpp
@@ -13,5 +20,13 @@ int cmd_kv_cache(int argc, char** argv);  // cmd_accounting.cpp
 int cmd_presets(int argc, char** argv);   // cmd_accounting.cpp
 int cmd_float(int argc, char** argv);     // cmd_float.cpp
 int cmd_bench(int argc, char** argv);     // cmd_bench.cpp
+int cmd_mfu(int argc, char** argv);       // cmd_time.cpp
+
+// A command's option table (empty for an unknown command), for --help and the API/CLI parity test.
+std::span<const Option> accounting_options(std::string_view command);  // cmd_accounting.cpp
+std::span<const Option> time_options(std::string_view command);        // cmd_time.cpp: time, mfu
+
+// --config FILE -> "model" (tally object) or "hf_config" (text); --no-dropout -> dropout false.
+void fix_flags(nlohmann::json& args);  // cmd_accounting.cpp
 
 }  // namespace tally::cli

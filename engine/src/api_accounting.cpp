@@ -52,6 +52,10 @@ Precision precision_from_args(const json& args, json* recipe_out) {
         p.optimizer_state = dtype_from_string(*v, "optimizer_state");
         overridden = true;
     }
+    if (auto v = optional_string_arg(args, "grad_accum")) {
+        p.grad_accum = dtype_from_string(*v, "grad_accum");
+        overridden = overridden || p.grad_accum != DType::None;
+    }
     if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
     if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
     validate(p);
@@ -65,6 +69,7 @@ Precision precision_from_args(const json& args, json* recipe_out) {
                            {"master_weights", to_string(p.master_weights)},
                            {"optimizer", to_string(p.optimizer)},
                            {"optimizer_state", to_string(p.optimizer_state)}};
+        if (p.grad_accum != DType::None) (*recipe_out)["grad_accum"] = to_string(p.grad_accum);
     }
     return p;
 }
@@ -80,10 +85,20 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.pp = int_or(args, "pp", 1, 1, 1'000'000);
     st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
     st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    st.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    st.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
     st.flash_attention = bool_arg(args, "flash_attention", false);
     // Absent (or null): the model's own dropouts decide which masks are stored.
     if (args.contains("dropout") && !args["dropout"].is_null()) st.dropout = bool_arg(args, "dropout", false);
     st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
+    const std::string gather = string_or(args, "zero3_gather", "none");
+    if (gather == "module") st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    else if (gather == "layer") st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    else if (gather != "none")
+        throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
+    st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
+    st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
+    st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
@@ -256,6 +271,13 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
     in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
     in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     in.flash_attention = bool_arg(args, "flash_attention", false);
+    in.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    in.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    if (in.recompute_layers > 0) {
+        // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
+        const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
+        in.layers_per_stage = (c.num_layers + pp - 1) / pp;
+    }
     return in;
 }
 
@@ -299,6 +321,8 @@ json flops(const json& args) {
              {"seq", in.seq},
              {"attention_flops", to_string(in.attention)},
              {"recompute", to_string(in.recompute)},
+             {"recompute_ops", recompute_ops_to_string(in.recompute_ops)},
+             {"recompute_layers", in.recompute_layers},
              {"flash_attention", in.flash_attention},
              {"params_total", p.total},
              {"params_active", p.active},
@@ -400,6 +424,18 @@ PerToken per_token_from_args(const json& args) {
     if (t.basis != "six_nd")
         throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
     t.training = t.model = t.six_n = 6 * params;
+    // Without a model only full recomputation has a size: one more forward pass, 2N per token
+    // (Korthikanti et al. 2022, sec. 5: hardware FLOPs 8N against model FLOPs 6N).
+    const Recompute recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    if (recompute == Recompute::Full) t.training = 8 * params;
+    if (recompute == Recompute::Selective)
+        throw InputError("recompute", "recompute selective needs a model (its attention shape), not just params");
+    if (!string_or(args, "recompute_ops", "").empty() || int_or(args, "recompute_layers", 0, 0, kMaxLayers) != 0)
+        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
+    if (bool_arg(args, "flash_attention", false))
+        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
+    if (optional_string_arg(args, "attention_flops"))
+        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
     t.params = params;
     t.params_kind = "given";
     return t;
@@ -581,6 +617,32 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                             "outside the layers."},
                        {"formula", "per_layer · layers · in_flight + outside"},
                        {"sharded_by", "tp (and sequence parallel), pp"}});
+    if (m.bytes.grad_accum != 0)
+        classes.push_back({{"id", "grad_accum"},
+                           {"name", "gradient accumulation buffer"},
+                           {"bytes", m.bytes.grad_accum},
+                           {"params", m.params_optimizer},
+                           {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
+                           {"description", std::string("A ") + to_string(st.precision.grad_accum) +
+                                               " buffer the gradients of each micro-batch are added into, beside the " +
+                                               to_string(st.precision.gradients) +
+                                               " gradients; sharded like the optimizer states from ZeRO stage 1."},
+                           {"formula", bytes_formula("N_o", bpp.grad_accum)},
+                           {"sharded_by", "tp, pp, zero >= 1"}});
+    if (m.bytes.zero3_buffer != 0) {
+        const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
+        classes.push_back({{"id", "zero3_buffer"},
+                           {"name", "ZeRO-3 gathered parameters"},
+                           {"bytes", m.bytes.zero3_buffer},
+                           {"params", m.zero3_gathered_params},
+                           {"description", std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit +
+                                               " being computed (and " + std::to_string(st.zero3_prefetch) +
+                                               " prefetched ahead) and holds its full gradient until the "
+                                               "reduce-scatter."},
+                           {"formula", "N_unit · (1 + prefetch + 1) · " +
+                                           format_number(static_cast<double>(dtype_bytes(st.precision.weights))) + " B"},
+                           {"sharded_by", "tp, pp"}});
+    }
     json terms = json::array();
     for (const ActivationTerm& t : m.activations.terms)
         terms.push_back({{"id", t.id},
@@ -595,13 +657,23 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                  {"optimizer_states", m.bytes.optimizer_states},
                  {"activations", m.bytes.activations},
                  {"total", m.bytes.total}};
+    if (m.bytes.grad_accum != 0) per_gpu["grad_accum"] = m.bytes.grad_accum;
+    if (m.bytes.zero3_buffer != 0) per_gpu["zero3_buffer"] = m.bytes.zero3_buffer;
     json setup{{"gpus", st.gpus},
                {"dp", m.dp},
                {"tp", st.tp},
                {"pp", st.pp},
+               {"virtual_stages", st.virtual_stages},
+               {"keep_stage_outputs", st.keep_stage_outputs},
                {"zero", st.zero},
+               {"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
+                                    ? "none"
+                                    : (st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "module" : "layer")},
+               {"zero3_prefetch", st.zero3_prefetch},
                {"sequence_parallel", st.sequence_parallel},
                {"recompute", to_string(st.recompute)},
+               {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
+               {"recompute_layers", st.recompute_layers},
                {"flash_attention", st.flash_attention},
                {"dropout", m.activations.attention_dropout || m.activations.residual_dropout ||
                                m.activations.embedding_dropout},
@@ -621,12 +693,13 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
     json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
                      {"layers", m.activations.layers},
                      {"microbatches_in_flight", m.activations.in_flight},
+                     {"full_recompute_layers", m.activations.full_recompute_layers},
+                     {"interleave_factor", m.activations.interleave_factor},
                      {"outside_bytes", m.activations.outside_bytes},
                      {"total_bytes", m.activations.total_bytes},
                      {"terms", terms},
                      {"korthikanti_formula", m.activations.korthikanti_formula}};
-    (void)c;
-    return json{{"model", model_to_json(c)},
+    json out{{"model", model_to_json(c)},
                 {"params_total", m.params_total},
                 {"params_on_gpu", m.params_on_gpu},
                 {"setup", setup},
@@ -642,6 +715,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                 {"per_gpu_bytes", per_gpu},
                 {"classes", classes},
                 {"activations", activations}};
+    if (bpp.grad_accum != 0) out["bytes_per_param"]["grad_accum"] = static_cast<double>(bpp.grad_accum) / 256;
+    return out;
 }
 
 constexpr std::int64_t kMaxSearchGpus = std::int64_t{1} << 20;
@@ -696,22 +771,64 @@ json fit(const json& args) {
         // Usable bytes: the reserve is rounded up so the answer never overstates.
         const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
         const u64 usable = total - std::min(total, reserved);
-        const u64 n = largest_model_params(usable, p);
+        // ZeRO stage 3 (FSDP full shard) unless told otherwise: the bound of the ZeRO paper's last column.
+        const int zero = static_cast<int>(int_or(args, "zero", 3, 0, 3));
+        const std::int64_t tp = int_or(args, "tp", 1, 1, 1'000'000);
+        const std::int64_t pp = int_or(args, "pp", 1, 1, 1'000'000);
+        const u64 n = largest_model_params_sharded(usable, gpus, zero, tp, pp, p);
         const BytesPerParam256 b = bytes_per_param_256(p);
+        static const char* const kZeroAssumes[] = {
+            "no ZeRO: every data-parallel rank holds all weights, gradients, master weights and optimizer states of its "
+            "tp·pp share",
+            "ZeRO stage 1: optimizer states and master weights sharded across data-parallel ranks",
+            "ZeRO stage 2: gradients, optimizer states and master weights sharded across data-parallel ranks",
+            "weights, gradients, master weights and optimizer states fully sharded across all GPUs (ZeRO stage 3 / FSDP)"};
         json out{{"mode", mode},
                  {"gpus", gpus},
+                 {"zero", zero},
+                 {"tp", tp},
+                 {"pp", pp},
+                 {"dp", gpus / (tp * pp)},
                  {"usable_bytes_total", total},
                  {"usable_bytes", usable},
                  {"reserve_fraction", reserve},
                  {"recipe", recipe},
                  {"bytes_per_param", static_cast<double>(b.total()) / 256},
                  {"max_params", n},
-                 {"assumes", "weights, gradients, master weights and optimizer states fully sharded across all GPUs "
-                             "(ZeRO stage 3 / FSDP); activations excluded unless reserve_fraction sets memory aside"}};
+                 {"assumes", std::string(kZeroAssumes[zero]) +
+                                 "; activations excluded unless reserve_fraction sets memory aside or a model is given"}};
         add_capacity(out, *cap, hardware);
         out["usable_bytes"] = usable;  // after the reserve, all GPUs together
         out["usable_bytes_per_gpu"] = cap->usable_bytes;
         out["capacity_bytes_total"] = checked_mul("gpus", cap->capacity, static_cast<u64>(gpus));
+        // With a model: keep its width, grow its depth, count everything (activations included).
+        const bool has_model = (args.contains("model") && !args["model"].is_null()) ||
+                               (args.contains("hf_config") && !args["hf_config"].is_null());
+        if (has_model) {
+            ModelConfig c = resolve_model(args);
+            json model_recipe;
+            json setup_args = args;
+            setup_args["zero"] = zero;
+            TrainingSetup st = setup_from_args(setup_args, &model_recipe);
+            st.gpus = gpus;
+            const u64 per_gpu = cap->usable_bytes - std::min(cap->usable_bytes, reserve == 0 ? u64{0}
+                                                                   : static_cast<u64>(static_cast<double>(cap->usable_bytes) * reserve) + 1);
+            const std::int64_t layers = largest_model_layers(c, st, per_gpu);
+            out["layers"] = layers == 0 ? json(nullptr) : json(layers);
+            if (layers == 0) {
+                out["max_params_with_activations"] = nullptr;
+                out["reason"] = "not even one layer per pipeline stage fits: raise the ZeRO stage, tp or pp, recompute, "
+                                "or shrink seq/micro_batch";
+            } else {
+                c.num_layers = layers;
+                const MemoryBudget m = memory_budget(c, st);
+                out["max_params_with_activations"] = m.params_total;
+                out["model"] = model_to_json(c);
+                out["budget"] = budget_json(c, st, m, model_recipe);
+            }
+            out["assumes_with_model"] = "the model's width, heads and vocabulary kept; num_layers is the largest depth "
+                                        "whose whole budget (activations at seq and micro_batch included) fits one GPU";
+        }
         return out;
     }
     if (mode == "min_gpus") {

@@ -1,5 +1,7 @@
 #include "tally/fit.h"
 
+#include <algorithm>
+
 #include "tally/error.h"
 
 namespace tally {
@@ -39,6 +41,54 @@ std::uint64_t largest_model_params(std::uint64_t capacity_total, const Precision
     // floor(capacity · 256 / bpp) without overflowing the product.
     const std::uint64_t q = capacity_total / bpp, r = capacity_total % bpp;
     return checked_add("capacity_bytes", checked_mul("capacity_bytes", q, 256), r * 256 / bpp);
+}
+
+std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::int64_t gpus, int zero, std::int64_t tp,
+                                           std::int64_t pp, const Precision& precision) {
+    validate(precision);
+    if (zero < 0 || zero > 3) throw InputError("zero", "zero must be a whole number in [0, 3], got " + std::to_string(zero));
+    if (gpus < 1) throw InputError("gpus", "gpus must be >= 1");
+    if (tp < 1) throw InputError("tp", "tp must be >= 1");
+    if (pp < 1) throw InputError("pp", "pp must be >= 1");
+    if (gpus % (tp * pp) != 0)
+        throw InputError("gpus", "gpus (" + std::to_string(gpus) + ") must be a multiple of tp·pp = " +
+                                     std::to_string(tp * pp));
+    const std::uint64_t dp = static_cast<std::uint64_t>(gpus / (tp * pp));
+    const BytesPerParam256 b = bytes_per_param_256(precision);
+    // Bytes per parameter of the whole model, in 1/256 byte, times dp: a class not sharded by ZeRO
+    // costs dp times more per GPU-share than one that is.
+    auto scaled = [&](std::uint64_t bytes256, bool sharded) { return checked_mul("gpus", bytes256, sharded ? 1 : dp); };
+    std::uint64_t cost = scaled(b.weights, zero >= 3);
+    cost = checked_add("gpus", cost, scaled(b.gradients, zero >= 2));
+    cost = checked_add("gpus", cost, scaled(b.master_weights + b.optimizer_states + b.grad_accum, zero >= 1));
+    // N <= capacity_total · 256 / cost (the tp·pp split cancels: each GPU holds 1/(tp·pp) of N).
+    const std::uint64_t q = capacity_total / cost, r = capacity_total % cost;
+    return checked_add("capacity_bytes", checked_mul("capacity_bytes", q, 256),
+                       static_cast<std::uint64_t>((static_cast<unsigned __int128>(r) * 256) / cost));
+}
+
+std::int64_t largest_model_layers(const ModelConfig& config, const TrainingSetup& setup, std::uint64_t capacity) {
+    ModelConfig c = config;
+    auto fits = [&](std::int64_t layers) {
+        c.num_layers = layers;
+        return memory_budget(c, setup).bytes.total <= capacity;
+    };
+    std::int64_t lo = setup.pp;  // a pipeline needs at least one layer per stage
+    if (lo < 1 || lo > kMaxLayers) throw InputError("pp", "pp must be in [1, " + std::to_string(kMaxLayers) + "]");
+    if (!fits(lo)) return 0;
+    std::int64_t hi = lo;  // fits(lo) true; find the first depth that does not fit
+    while (true) {
+        hi = std::min<std::int64_t>(hi * 2, kMaxLayers);
+        if (!fits(hi)) break;
+        if (hi == kMaxLayers) return hi;
+        lo = hi;
+    }
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
+    }
+    return lo;
 }
 
 }  // namespace tally

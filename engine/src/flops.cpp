@@ -29,6 +29,47 @@ Recompute recompute_from_string(const std::string& text) {
     throw InputError("recompute", "recompute must be none, selective or full, got \"" + text + "\"");
 }
 
+namespace {
+constexpr RecomputeOp kOps[] = {kRecomputeAttentionScores, kRecomputeQkv, kRecomputeNorms, kRecomputeMlpUp,
+                                kRecomputeMlpActivation};
+}  // namespace
+
+const char* recompute_op_name(RecomputeOp op) {
+    switch (op) {
+        case kRecomputeAttentionScores: return "attention_scores";
+        case kRecomputeQkv: return "qkv";
+        case kRecomputeNorms: return "norms";
+        case kRecomputeMlpUp: return "mlp_up";
+        case kRecomputeMlpActivation: return "mlp_activation";
+    }
+    return "?";
+}
+
+unsigned recompute_ops_from_string(const std::string& text) {
+    unsigned ops = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string name = text.substr(start, end - start);
+        bool known = false;
+        for (RecomputeOp op : kOps)
+            if (name == recompute_op_name(op)) { ops |= op; known = true; }
+        if (!known && !(name.empty() && text.empty()))
+            throw InputError("recompute_ops", "recompute_ops must be a comma-separated list of attention_scores, qkv, "
+                                              "norms, mlp_up, mlp_activation, got \"" + name + "\"");
+        start = end + 1;
+    }
+    return ops;
+}
+
+std::string recompute_ops_to_string(unsigned ops) {
+    std::string out;
+    for (RecomputeOp op : kOps)
+        if ((ops & op) != 0) out += (out.empty() ? "" : ",") + std::string(recompute_op_name(op));
+    return out;
+}
+
 // Longest sequence accepted (2^30 tokens): far beyond any context window, and s² stays exact in a double.
 inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
 
@@ -89,11 +130,38 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     r.model_per_token = 3 * r.forward_per_token;
     // Recomputation (Korthikanti et al. 2022, sec. 5): full redoes every layer's forward (not the LM
     // head); selective redoes QKᵀ and attention·V; FlashAttention's backward redoes QKᵀ itself.
+    // Partial recomputation: per-operation choices add the forward matmuls that rebuild what they
+    // dropped; `recompute_layers` of every stage's layers are recomputed in full instead.
+    const unsigned ops = in.recompute_ops | (in.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
+    if (in.recompute == Recompute::Full && (in.recompute_ops != 0 || in.recompute_layers != 0))
+        throw InputError("recompute", "recompute_ops and recompute_layers refine recompute none or selective, not full");
+    const double layer_work = forward - lm_head;  // forward FLOPs of all layers
+    double qkv = 0, mlp = 0;
+    for (const FlopsTerm& t : r.terms) {
+        const std::string_view id = t.id;
+        if (id == "qkv") qkv = t.forward_per_sequence;
+        if (id == "mlp") mlp = t.forward_per_sequence;
+    }
+    double partial = 0;  // recomputed work per layer choice, all layers
+    if ((ops & kRecomputeAttentionScores) != 0) partial += in.flash_attention ? scores : scores + values;
+    else if (in.flash_attention) partial += scores;
+    if ((ops & kRecomputeQkv) != 0) partial += qkv;
+    if ((ops & kRecomputeMlpUp) != 0) partial += mlp * (matrices - 1) / matrices;  // up (and gate), not down
+    const double full = in.flash_attention ? layer_work + scores : layer_work;
     double recompute = 0;
-    if (in.recompute == Recompute::Full) recompute = forward - lm_head;
-    else if (in.recompute == Recompute::Selective) recompute = in.flash_attention ? scores : scores + values;
-    else if (in.flash_attention) recompute = scores;
-    if (in.recompute == Recompute::Full && in.flash_attention) recompute += scores;
+    if (in.recompute == Recompute::Full) {
+        recompute = full;
+    } else if (in.recompute_layers > 0) {
+        const std::int64_t per_stage = in.layers_per_stage > 0 ? in.layers_per_stage : c.num_layers;
+        if (in.recompute_layers > per_stage)
+            throw InputError("recompute_layers", "recompute_layers must be a whole number in [0, " +
+                                                     std::to_string(per_stage) + "] (layers per stage), got " +
+                                                     std::to_string(in.recompute_layers));
+        const double share = static_cast<double>(in.recompute_layers) / static_cast<double>(per_stage);
+        recompute = share * full + (1 - share) * partial;
+    } else {
+        recompute = partial;
+    }
     r.recompute_per_token = recompute / s;
     r.training_per_token = r.model_per_token + r.recompute_per_token;
     r.six_n = 6 * static_cast<double>(p.total);

@@ -164,6 +164,10 @@ void validate(const Precision& p) {
                          std::string("master_weights must be wider than the weights (") + to_string(p.weights) +
                              ") or none: a master copy as narrow as the weights is a duplicate, got " +
                              to_string(p.master_weights));
+    if (p.grad_accum != DType::None && dtype_bytes(p.grad_accum) <= dtype_bytes(p.gradients))
+        throw InputError("grad_accum", std::string("grad_accum must be wider than the gradients (") +
+                                           to_string(p.gradients) + ") or none: an accumulation buffer as narrow as "
+                                           "the gradients is a duplicate, got " + to_string(p.grad_accum));
     const int states = optimizer_states(p.optimizer);
     if ((states > 0 || p.optimizer == Optimizer::Adafactor) && p.optimizer != Optimizer::AdamW8bit &&
         p.optimizer_state == DType::None)
@@ -176,6 +180,7 @@ BytesPerParam256 bytes_per_param_256(const Precision& p) {
     b.weights = 256 * dtype_bytes(p.weights);
     b.gradients = 256 * dtype_bytes(p.gradients);
     b.master_weights = 256 * dtype_bytes(p.master_weights);
+    b.grad_accum = 256 * dtype_bytes(p.grad_accum);
     switch (p.optimizer) {
         case Optimizer::AdamW: b.optimizer_states = 2 * 256 * dtype_bytes(p.optimizer_state); break;
         case Optimizer::AdamW8bit: b.optimizer_states = 2 * 256 + 2 * 4 * 256 / kAdam8bitBlock; break;
@@ -229,7 +234,13 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     a.attention_dropout = attn_drop;
     a.residual_dropout = resid_drop;
     a.embedding_dropout = embd_drop;
-    const bool s2_terms = !st.flash_attention && st.recompute == Recompute::None;
+    // Tensors dropped by per-operation recomputation (selective = the attention scores).
+    const unsigned ops = st.recompute == Recompute::Full
+                             ? 0u
+                             : st.recompute_ops | (st.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
+    const bool s2_terms = !st.flash_attention && (ops & kRecomputeAttentionScores) == 0;
+    const bool keep_norm_out = (ops & kRecomputeNorms) == 0, keep_qkv = (ops & kRecomputeQkv) == 0;
+    const bool keep_mlp_up = (ops & kRecomputeMlpUp) == 0, keep_mlp_act = (ops & kRecomputeMlpActivation) == 0;
 
     if (st.recompute == Recompute::Full) {
         term("recompute_checkpoint", "layer input (checkpoint)",
@@ -240,14 +251,17 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         term("attn_norm_input", "attention norm input",
              "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
-        term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
-             "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+        if (keep_norm_out)
+            term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
+                 "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
+        if (keep_qkv) {
         term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
              mul(mul(e, sb), mul(heads_gpu, d)));
         term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
              mul(mul(e, sb), mul(kv_heads_gpu, d)));
         term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
              "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb), mul(kv_heads_gpu, d)));
+        }
         if (s2_terms) {
             const u64 as2b = mul(mul(heads_gpu, mul(s, s)), b);
             term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
@@ -272,11 +286,13 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                  "s·b·h" + seq_div, true, seq_side(sbh));
         term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
-        term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div, true,
-             seq_side(mul(e, sbh)));
+        if (keep_norm_out)
+            term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
+                 true, seq_side(mul(e, sbh)));
         const u64 sbf = mul(mul(sb, f_gpu), visited);
         const std::string fk = c.is_moe() ? "e·s·b·f·(k+shared)" : "e·s·b·f";
-        if (c.mlp == MlpKind::Gelu) {
+        if (!keep_mlp_up) {
+        } else if (c.mlp == MlpKind::Gelu) {
             term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
                  true, mul(e, sbf));
         } else {
@@ -285,8 +301,9 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
                  mul(e, sbf));
         }
-        term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
-             fk + tp_div, true, mul(e, sbf));
+        if (keep_mlp_act)
+            term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
+                 fk + tp_div, true, mul(e, sbf));
         if (resid_drop)
             term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
                  true, seq_side(sbh));
@@ -305,6 +322,30 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "one layer without recomputation", false, one.per_layer_bytes);
     }
     const u64 flight = static_cast<u64>(in_flight);
+    // Partial recomputation by layers: k of this stage's layers keep only their input (Megatron-LM
+    // --recompute-method block --recompute-num-layers k); the backward rebuilds one of them at a time.
+    const std::int64_t full_layers = st.recompute == Recompute::Full ? 0 : std::min(st.recompute_layers, layers);
+    if (full_layers > 0) {
+        term("recompute_checkpoint_layers", "inputs of the fully recomputed layers",
+             "The recompute_layers layers keep only their input (2sbh each in 16 bits, Korthikanti et al. 2022, sec. "
+             "5), per micro-batch in flight.",
+             "e·s·b·h" + seq_div + "·k" + (in_flight > 1 ? "·p" : ""), false,
+             mul(mul(seq_side(mul(e, sbh)), static_cast<u64>(full_layers)), flight));
+        TrainingSetup plain = st;
+        plain.recompute = Recompute::None;
+        plain.recompute_ops = 0;
+        plain.recompute_layers = 0;
+        const Activations one = activation_memory(c, plain, 1, 1, false, false);
+        term("recomputed_layer", "one recomputed layer",
+             "While one fully recomputed layer's backward runs, its activations are all live (one layer, one "
+             "micro-batch).",
+             "one layer without recomputation", false, one.per_layer_bytes);
+    }
+    if (st.keep_stage_outputs && !last_stage && st.pp > 1)
+        term("stage_output", "stage output tensors (kept)",
+             "The output each micro-batch in flight sends to the next stage, kept until its backward (Megatron-LM "
+             "frees it once sent, keeping only autograd metadata: Korthikanti et al. 2022).",
+             "e·s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(mul(e, sbh)), flight));
     if (first_stage && embd_drop)
         term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
@@ -317,13 +358,22 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "4·s·b·V" + tp_div, false, mul(4, mul(sb, v_gpu)));
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
-    a.total_bytes = add(mul(mul(a.per_layer_bytes, static_cast<u64>(layers)), flight), a.outside_bytes);
+    a.full_recompute_layers = full_layers;
+    u64 layer_bytes = mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight);
+    if (first_stage && st.pp > 1 && st.virtual_stages > 1) {
+        // Interleaved schedule: × (p·v + p − 1)/(p·v), rounded up (Korthikanti et al. 2022, sec. 4.2.3).
+        const u64 pv = mul(static_cast<u64>(st.pp), static_cast<u64>(st.virtual_stages));
+        layer_bytes = ceil_div(mul(layer_bytes, pv + static_cast<u64>(st.pp) - 1), pv);
+        a.interleave_factor = "1 + (p−1)/(p·v) = " + std::to_string(pv + static_cast<u64>(st.pp) - 1) + "/" +
+                              std::to_string(pv);
+    }
+    a.total_bytes = add(layer_bytes, a.outside_bytes);
 
     // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
     // GELU 4h MLP, no GQA, no FlashAttention).
     const bool paper = st.activation_bytes == 2 && attn_drop && resid_drop && !st.flash_attention && c.mlp == MlpKind::Gelu &&
                        c.ffn_hidden_size == 4 * c.hidden_size && c.num_kv_heads == c.num_heads &&
-                       c.q_dim() == c.hidden_size && !c.is_moe();
+                       c.q_dim() == c.hidden_size && !c.is_moe() && st.recompute_ops == 0 && full_layers == 0;
     if (!paper)
         a.korthikanti_formula = "";
     else if (st.recompute == Recompute::Full)
@@ -338,7 +388,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
 namespace {
 
 struct StageBudget {
-    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0;
+    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0, zero3_unit = 0;
     ClassBytes bytes;
     Activations act;
 };
@@ -373,9 +423,22 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
             break;
         }
     }
+    r.bytes.grad_accum = mul(r.p_opt, dtype_bytes(p.grad_accum));
+    if (st.zero3_gather != TrainingSetup::Zero3Gather::None) {
+        // Gathered: the unit being computed plus the prefetched ones, and the unit's unsharded gradient.
+        ShardSpec one_layer = spec;
+        one_layer.layers = 1;
+        one_layer.has_embedding = one_layer.has_head = one_layer.head_copy_of_tied_embedding = false;
+        r.zero3_unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? largest_module_params(c, spec.tp)
+                                                                              : shard_params(c, one_layer);
+        const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
+        r.bytes.zero3_buffer = mul(r.zero3_unit, mul(add(live_units, 1), dtype_bytes(p.weights)));
+    }
     r.act = activation_memory(c, st, spec.layers, in_flight, first, last);
     r.bytes.activations = r.act.total_bytes;
     u64 total = add(r.bytes.weights, r.bytes.gradients);
+    total = add(total, r.bytes.grad_accum);
+    total = add(total, r.bytes.zero3_buffer);
     total = add(total, r.bytes.master_weights);
     total = add(total, r.bytes.optimizer_states);
     r.bytes.total = add(total, r.bytes.activations);
@@ -399,9 +462,25 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         throw InputError("tp", "tp must divide num_heads (" + std::to_string(c.num_heads) + "), got " +
                                    std::to_string(st.tp));
     require_range("pp", st.pp, 1, c.num_layers);
+    require_range("recompute_layers", st.recompute_layers, 0, c.num_layers);
+    require_range("virtual_stages", st.virtual_stages, 1, c.num_layers);
+    if (st.virtual_stages > 1 && (st.pp < 2 || c.num_layers % (st.pp * st.virtual_stages) != 0))
+        throw InputError("virtual_stages", "virtual_stages > 1 needs pp >= 2 and num_layers (" +
+                                               std::to_string(c.num_layers) + ") divisible by pp·virtual_stages = " +
+                                               std::to_string(st.pp * st.virtual_stages));
+    if (st.recompute_ops > kRecomputeOpsAll)
+        throw InputError("recompute_ops", "recompute_ops has an unknown operation bit");
+    if (st.recompute == Recompute::Full && (st.recompute_ops != 0 || st.recompute_layers != 0))
+        throw InputError("recompute", "recompute_ops and recompute_layers refine recompute none or selective, not full");
     if (st.activation_bytes != 1 && st.activation_bytes != 2 && st.activation_bytes != 4)
         throw InputError("activation_bytes",
                          "activation_bytes must be 1, 2 or 4, got " + std::to_string(st.activation_bytes));
+    require_range("zero3_prefetch", st.zero3_prefetch, 0, 1'000'000);
+    if (st.zero3_gather != TrainingSetup::Zero3Gather::None && st.zero != 3)
+        throw InputError("zero3_gather", "zero3_gather counts the ZeRO stage 3 parameter buffer: it needs zero 3, got zero " +
+                                             std::to_string(st.zero));
+    if (st.zero3_gather == TrainingSetup::Zero3Gather::None && st.zero3_prefetch != 0)
+        throw InputError("zero3_prefetch", "zero3_prefetch needs zero3_gather module or layer");
     const std::int64_t model_parallel = st.tp * st.pp;
     if (st.gpus % model_parallel != 0)
         throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
@@ -443,6 +522,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.params_weights = chosen.p_weights;
     m.params_gradients = chosen.p_grads;
     m.params_optimizer = chosen.p_opt;
+    m.zero3_gathered_params = chosen.zero3_unit;
     m.bytes = chosen.bytes;
     m.activations = std::move(chosen.act);
     return m;

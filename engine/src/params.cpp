@@ -1,5 +1,7 @@
 #include "tally/params.h"
 
+#include <algorithm>
+
 #include "tally/error.h"
 
 namespace tally {
@@ -186,6 +188,23 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
 
 u64 shard_params(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) { return shard_count(t, tp); });
+}
+
+u64 largest_module_params(const ModelConfig& c, std::int64_t tp) {
+    if (tp < 1) throw InputError("tp", "tp must be >= 1");
+    u64 largest = 0, current = 0;
+    std::string module;
+    // Tensors of one module are adjacent in model_tensors (weight, then its bias).
+    for (const Tensor& t : model_tensors(c)) {
+        const std::string name = t.name.substr(0, t.name.rfind('.'));
+        if (name != module) {
+            current = 0;
+            module = name;
+        }
+        current = add(current, shard_count(t, static_cast<u64>(tp)));
+        largest = std::max(largest, current);
+    }
+    return largest;
 }
 
 u64 shard_factored_state(const ModelConfig& c, const ShardSpec& spec) {

@@ -115,6 +115,28 @@ TEST_CASE("fit finds 40B on 8 × 80 GB at 16 B/param and errors name the field")
     CHECK(error("params", {{"hf_config", "{\"model_type\": \"llama\""}})["field"] == "hf_config");
 }
 
+TEST_CASE("fit largest_model honours zero, tp and pp (ZeRO paper Table 2: 7.6B at stage 1 on 64 × 32 GB)") {
+    const json r = ok("fit", {{"gpus", 64}, {"capacity_bytes", 32'000'000'000ll}, {"zero", 1}});
+    CHECK(r["zero"] == 1);
+    CHECK(r["max_params"] == 64 * 32'000'000'000ull / 268);  // 4Ψ + 12Ψ/64 per GPU
+    const json mp = ok("fit", {{"gpus", 1024}, {"capacity_bytes", 32'000'000'000ll}, {"zero", 0}, {"tp", 16}});
+    CHECK(mp["max_params"] == 32'000'000'000ull);  // 16 × 2B
+    CHECK(mp["dp"] == 64);
+    CHECK(error("fit", {{"gpus", 6}, {"capacity_bytes", 32'000'000'000ll}, {"tp", 4}})["field"] == "gpus");
+}
+
+TEST_CASE("fit largest_model with a model searches its depth with activations at the given seq and micro-batch") {
+    const json args = {{"gpus", 8}, {"hardware", "h100-sxm"}, {"model", "llama-2-7b"}, {"seq", 4096},
+                       {"flash_attention", true}};
+    const json r = ok("fit", args);
+    REQUIRE(r["layers"].is_number_integer());
+    CHECK(r["budget"]["per_gpu_bytes"]["total"].get<std::uint64_t>() <= 80'000'000'000ull);
+    CHECK(r["max_params_with_activations"].get<std::uint64_t>() < r["max_params"].get<std::uint64_t>());
+    json longer = args;
+    longer["seq"] = 16384;
+    CHECK(ok("fit", longer)["layers"].get<std::int64_t>() < r["layers"].get<std::int64_t>());
+}
+
 TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit with status 2") {
     auto [status, out] = run_cli("memory --model llama-2-7b --gpus 8 --zero 1 --seq 4096 --json");
     REQUIRE(status == 0);
@@ -345,4 +367,19 @@ TEST_CASE("the assumptions audit gives every preset a value and a source for eve
     CHECK(value("models", "gpt2-small", "attention").rfind("MHA", 0) == 0);
     CHECK(value("models", "gpt2-small", "dropout").find("attention 0.1") != std::string::npos);
     CHECK(value("hardware", "h100-sxm", "capacity_reported").rfind("85520809984 bytes", 0) == 0);
+}
+
+TEST_CASE("training_cost with params alone: full recomputation is 8ND of hardware FLOPs, other settings need a model") {
+    // Korthikanti et al. 2022, sec. 5: full recomputation adds one forward pass, 2N per token, to 6N.
+    const json base = {{"params", 1e9}, {"tokens", 1e9}, {"gpus", 1}, {"mfu", 0.5}, {"peak_tflops", 100}};
+    json full = base;
+    full["recompute"] = "full";
+    CHECK(ok("training_cost", base)["total_flops"] == 6e18);
+    CHECK(ok("training_cost", full)["total_flops"] == 8e18);
+    json selective = base;
+    selective["recompute"] = "selective";
+    CHECK(error("training_cost", selective)["field"] == "recompute");
+    json causal = base;
+    causal["attention_flops"] = "causal";
+    CHECK(error("training_cost", causal)["field"] == "attention_flops");
 }

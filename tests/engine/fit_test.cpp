@@ -52,3 +52,58 @@ TEST_CASE("Llama-2-7B's bf16 KV cache is 0.5 MiB per token; GQA makes Llama-2-70
     CHECK(k.kv_cache_bytes == 327'680ull * 4096 * 8);  // 10 GiB
     CHECK(k.weights_bytes == 2 * 68'976'648'192ull);
 }
+
+namespace {
+
+// Largest parameter count on `gpus` V100s of 32 GB, mixed-precision Adam (K = 12: 16 B/param in all).
+double zero_paper_max_params(std::int64_t gpus, int zero, std::int64_t mp) {
+    return static_cast<double>(tally::largest_model_params_sharded(
+        static_cast<std::uint64_t>(gpus) * 32'000'000'000ull, gpus, zero, mp, 1,
+        tally::find_recipe("bf16_mixed_adamw").precision));
+}
+
+}  // namespace
+
+TEST_CASE("largest model per ZeRO stage reproduces the ZeRO paper's Table 2 (64-way data parallel, 32 GB V100s)") {
+    // Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
+    // Table 2, N_d = 64: MP 1 (64 GPUs): 2B, 7.6B, 14.4B, 128B; MP 16 (1024 GPUs): 32B, 121.6B, 230.4B, 2T.
+    // The paper rounds to one decimal before multiplying by MP, so each figure is checked to 1%; its
+    // "2T" is 1024 × 32 GB / 16 B = 2.048e12, written with one significant digit.
+    const double row1[] = {2e9, 7.6e9, 14.4e9, 128e9};
+    const double row16[] = {32e9, 121.6e9, 230.4e9, 2.048e12};
+    for (int zero = 0; zero <= 3; ++zero) {
+        CAPTURE(zero);
+        CHECK(zero_paper_max_params(64, zero, 1) == Approx(row1[zero]).epsilon(0.01));
+        CHECK(zero_paper_max_params(1024, zero, 16) == Approx(row16[zero]).epsilon(0.01));
+    }
+    // Stage 1 at N_d = 64: 4Ψ + 12Ψ/64 per GPU, exactly floor(32e9·64/268).
+    CHECK(tally::largest_model_params_sharded(64 * 32'000'000'000ull, 64, 1, 1, 1,
+                                              tally::find_recipe("bf16_mixed_adamw").precision) ==
+          64 * 32'000'000'000ull / 268);
+}
+
+TEST_CASE("largest_model_params_sharded at ZeRO 3 without model parallelism equals the fully sharded bound") {
+    const auto p = tally::find_recipe("bf16_adamw_no_master").precision;
+    CHECK(tally::largest_model_params_sharded(8 * 80'000'000'000ull, 8, 3, 1, 1, p) ==
+          tally::largest_model_params(8 * 80'000'000'000ull, p));
+    CHECK(tally_test::error_field([&] { tally::largest_model_params_sharded(10, 6, 1, 4, 1, p); }) == "gpus");
+}
+
+TEST_CASE("largest_model_layers is the deepest model that fits: one more layer does not") {
+    auto c = preset("llama-2-7b");
+    tally::TrainingSetup st;
+    st.seq = 4096;
+    st.gpus = 8;
+    st.zero = 3;
+    st.flash_attention = true;
+    const std::uint64_t capacity = 80'000'000'000ull;
+    const std::int64_t layers = tally::largest_model_layers(c, st, capacity);
+    REQUIRE(layers > 32);  // Llama-2-7B itself fits 8 H100s at ZeRO 3
+    c.num_layers = layers;
+    CHECK(tally::memory_budget(c, st).bytes.total <= capacity);
+    c.num_layers = layers + 1;
+    CHECK(tally::memory_budget(c, st).bytes.total > capacity);
+    // Activations count: a longer sequence leaves room for fewer layers.
+    st.seq = 16384;
+    CHECK(tally::largest_model_layers(preset("llama-2-7b"), st, capacity) < layers);
+}

@@ -97,3 +97,29 @@ TEST_CASE("bad FLOPs inputs name the field") {
     CHECK(error_field([] { tally::attention_flops_from_string("half"); }) == "attention_flops");
     CHECK(error_field([] { tally::recompute_from_string("some"); }) == "recompute");
 }
+
+TEST_CASE("partial recomputation adds the forward work it redoes: k of L layers in full, or chosen operations") {
+    const auto c = preset("gpt3-175b");
+    tally::FlopsInput full_in;
+    full_in.recompute = Recompute::Full;
+    const double full = count_flops(c, full_in).recompute_per_token;
+    tally::FlopsInput half;
+    half.recompute_layers = 48;  // of 96 (pp = 1)
+    CHECK(count_flops(c, half).recompute_per_token == Approx(full / 2).epsilon(1e-12));
+    half.recompute_layers = 96;
+    CHECK(count_flops(c, half).recompute_per_token == full);
+    // Per-operation: attention_scores is selective's 2·2s²ad·L; qkv the Q, K, V projections 2s·h·3h·L;
+    // mlp_up GELU's up projection 2s·h·4h·L (Korthikanti et al. 2022, sec. 5 and Narayanan et al. 2021, App.).
+    tally::FlopsInput sel;
+    sel.recompute = Recompute::Selective;
+    tally::FlopsInput ops;
+    ops.recompute_ops = tally::kRecomputeAttentionScores;
+    CHECK(count_flops(c, ops).recompute_per_token == count_flops(c, sel).recompute_per_token);
+    const double s = 2048, h = 12288, L = 96;
+    ops.recompute_ops = tally::kRecomputeQkv;
+    CHECK(count_flops(c, ops).recompute_per_token == Approx(2 * s * h * 3 * h * L / s).epsilon(1e-12));
+    ops.recompute_ops = tally::kRecomputeMlpUp | tally::kRecomputeNorms | tally::kRecomputeMlpActivation;
+    CHECK(count_flops(c, ops).recompute_per_token == Approx(2 * s * h * 4 * h * L / s).epsilon(1e-12));
+    CHECK(tally::recompute_ops_from_string("qkv,mlp_up") == (tally::kRecomputeQkv | tally::kRecomputeMlpUp));
+    CHECK(error_field([] { tally::recompute_ops_from_string("qkv,softmax"); }) == "recompute_ops");
+}

@@ -221,3 +221,134 @@ TEST_CASE("activation bytes that overflow 64 bits are an error, not a wrap") {
     st.micro_batch = 1'000'000'000;
     CHECK(error_field([&] { memory_budget(c, st); }) == "memory");
 }
+
+TEST_CASE("recompute_ops attention_scores is Korthikanti's selective recomputation, byte for byte") {
+    const auto c = preset("gpt3-175b");
+    auto selective = gpt3_setup();
+    selective.recompute = Recompute::Selective;
+    auto ops = gpt3_setup();
+    ops.recompute_ops = tally::kRecomputeAttentionScores;
+    CHECK(memory_budget(c, ops).bytes.activations == memory_budget(c, selective).bytes.activations);
+    CHECK(per_layer(c, ops) == 34ull * 2048 * 12288);  // sec. 5: 34sbh
+}
+
+TEST_CASE("per-operation recomputation drops exactly the tensors it rebuilds (GPT layer, 16-bit)") {
+    // Korthikanti et al. 2022, sec. 4.1: the 34sbh splits into norm outputs 2·2sbh, Q, K, V 3·2sbh,
+    // GELU input 8sbh and down-projection input 8sbh (with s = 2048, h = 12288 of GPT-3).
+    const auto c = preset("gpt3-175b");
+    const std::uint64_t sbh = 2048ull * 12288;
+    auto st = gpt3_setup();
+    st.recompute_ops = tally::kRecomputeAttentionScores | tally::kRecomputeNorms;
+    CHECK(per_layer(c, st) == 30 * sbh);
+    st.recompute_ops |= tally::kRecomputeQkv;
+    CHECK(per_layer(c, st) == 24 * sbh);
+    st.recompute_ops |= tally::kRecomputeMlpUp | tally::kRecomputeMlpActivation;
+    CHECK(per_layer(c, st) == 8 * sbh);  // attention norm input 2, attention output 2, MLP norm input 2, masks 2
+}
+
+TEST_CASE("recompute_layers k: k layers keep 2sbh, the others sbh(34 + 5as/h) (Korthikanti sec. 4.1 and 5)") {
+    const auto c = preset("gpt3-175b");  // 96 layers
+    const std::uint64_t s = 2048, h = 12288, a = 96;
+    auto none = gpt3_setup();
+    auto partial = gpt3_setup();
+    partial.recompute_layers = 40;
+    const auto n = memory_budget(c, none).activations;
+    const auto p = memory_budget(c, partial).activations;
+    const std::uint64_t layer = 34 * s * h + 5 * a * s * s;
+    // Outside terms gain the 40 checkpoints and one live recomputed layer.
+    CHECK(p.total_bytes == n.total_bytes - 40 * layer + 40 * 2 * s * h + layer);
+    CHECK(p.full_recompute_layers == 40);
+    // All layers recomputed by count is full recomputation.
+    auto all = gpt3_setup();
+    all.recompute_layers = 96;
+    auto full = gpt3_setup();
+    full.recompute = Recompute::Full;
+    CHECK(memory_budget(c, all).bytes.activations == memory_budget(c, full).bytes.activations);
+    CHECK(error_field([&] {
+        auto bad = gpt3_setup();
+        bad.recompute = Recompute::Full;
+        bad.recompute_layers = 2;
+        memory_budget(c, bad);
+    }) == "recompute");
+    CHECK(error_field([&] {
+        auto bad = gpt3_setup();
+        bad.recompute_layers = 97;
+        memory_budget(c, bad);
+    }) == "recompute_layers");
+}
+
+TEST_CASE("an fp32 gradient-accumulation buffer beside bf16 gradients makes 20 B/param (Ultra-Scale Playbook)") {
+    // Nanotron's Ultra-Scale Playbook, "Mixed precision training": bf16 params 2 + bf16 grads 2 + fp32 params 4
+    // + Adam states 8 + fp32 gradient accumulation 4 = 20 bytes per parameter.
+    auto p = tally::find_recipe("bf16_mixed_adamw").precision;
+    p.grad_accum = tally::DType::FP32;
+    CHECK(tally::bytes_per_param_256(p).total() == 20 * 256);
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.precision = p;
+    const auto m = memory_budget(c, st);
+    CHECK(m.bytes.grad_accum == 4 * m.params_total);
+    CHECK(m.bytes.total - m.bytes.activations == 20 * m.params_total);
+    p.grad_accum = tally::DType::BF16;  // as narrow as the gradients: a duplicate
+    CHECK(error_field([&] { tally::validate(p); }) == "grad_accum");
+}
+
+TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators reproduce term by term (llama-2-7b, 8 GPUs)") {
+    // DeepSpeed, deepspeed/runtime/zero/stage_1_and_2.py and stage3.py (estimate_zero{2,3}_model_states_mem_needs,
+    // no offload): ZeRO-2 counts 4N (fp16 params and grads, unsharded) + 16N/gpus; ZeRO-3 counts 18N/gpus +
+    // 4 × largest layer (its fp16 params and grads, gathered). The ZeRO-2 estimate keeps the fp16 gradients whole,
+    // which is tally's ZeRO-1 layout with an fp32 accumulation partition.
+    const auto c = preset("llama-2-7b");
+    const std::uint64_t n = 6'738'415'616, largest = 32'000ull * 4096;  // embed_tokens / lm_head
+    CHECK(tally::largest_module_params(c, 1) == largest);
+    TrainingSetup st;
+    st.gpus = 8;
+    st.zero = 1;
+    st.precision = tally::find_recipe("bf16_mixed_adamw").precision;
+    st.precision.grad_accum = tally::DType::FP32;
+    auto states = [&](const tally::MemoryBudget& m) { return m.bytes.total - m.bytes.activations; };
+    CHECK(states(memory_budget(c, st)) == 4 * n + 16 * n / 8);
+    st.zero = 3;
+    st.precision = tally::find_recipe("bf16_mixed_adamw_fp32_grads").precision;  // 2 + 4 + 4 + 8 = 18
+    st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    auto m = memory_budget(c, st);
+    CHECK(m.bytes.zero3_buffer == 4 * largest);
+    CHECK(states(m) == 18 * n / 8 + 4 * largest);
+    // Prefetching one more unit holds one more gathered copy; gathering whole layers (FSDP) counts a layer.
+    st.zero3_prefetch = 1;
+    CHECK(memory_budget(c, st).bytes.zero3_buffer == 6 * largest);
+    st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    st.zero3_prefetch = 0;
+    CHECK(memory_budget(c, st).bytes.zero3_buffer == 4 * tally::count_params(c).per_layer);
+    st.zero = 2;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "zero3_gather");
+}
+
+TEST_CASE("interleaved pipeline: the first stage holds 1 + (p−1)/(p·v) times the plain schedule's activations") {
+    // Korthikanti et al. 2022, sec. 4.2.3: with the interleaved schedule of Narayanan et al. 2021 the first
+    // stage's activation memory grows by (1 + (p−1)/(pm)), m the model chunks per GPU. GPT-3 175B, p = 8, v = 2:
+    // 96 layers → 12 per stage, 8 micro-batches in flight, × 23/16.
+    const auto c = preset("gpt3-175b");
+    auto st = gpt3_setup();
+    st.gpus = 8;
+    st.pp = 8;
+    const auto plain = memory_budget(c, st).activations;
+    st.virtual_stages = 2;
+    const auto inter = memory_budget(c, st).activations;
+    CHECK(inter.outside_bytes == plain.outside_bytes);
+    CHECK(inter.total_bytes - inter.outside_bytes == plain.per_layer_bytes * 12 * 8 * 23 / 16);
+    CHECK(inter.interleave_factor == "1 + (p−1)/(p·v) = 23/16");
+    st.virtual_stages = 5;  // 8 · 5 does not divide 96
+    CHECK(error_field([&] { memory_budget(c, st); }) == "virtual_stages");
+}
+
+TEST_CASE("keeping each stage's output tensor costs e·s·b·h per micro-batch in flight; freeing it (default) saves that") {
+    const auto c = preset("gpt3-175b");
+    auto st = gpt3_setup();
+    st.gpus = 8;
+    st.pp = 8;
+    const auto freed = memory_budget(c, st).activations;
+    st.keep_stage_outputs = true;
+    const auto kept = memory_budget(c, st).activations;
+    CHECK(kept.total_bytes - freed.total_bytes == 8ull * 2 * 2048 * 12288);  // p = 8 in flight, 2 bytes · sbh
+}

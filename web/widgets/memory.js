@@ -5,6 +5,8 @@
 //   recompute="none|selective|full" flash="true|false" sp="true|false" zero="0..3" tp="1" pp="1"
 //   dropout="model|true|false" (default model: the model's own dropouts) context-mib="512" frag-pct="5"
 //   (the allowance for the CUDA context and allocator fragmentation the "fits" verdict subtracts)
+//   rlayers="0" (layers per stage fully recomputed) rops="" (per-operation recomputation) vstages="1"
+//   (interleaved pipeline chunks) gacc="none|fp32" (gradient-accumulation buffer) z3buf="none|module|layer"
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
@@ -19,6 +21,24 @@ const NUMBER_FIELDS = [
   { name: 'mbs', label: 'Micro-batch (sequences)', arg: 'micro_batch', fallback: '1' },
   { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
   { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
+  { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1' },
+  { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0' },
+];
+const RECOMPUTE_OPS = [
+  { value: '', label: 'none beyond the setting above' },
+  { value: 'norms', label: 'norm outputs' },
+  { value: 'norms,mlp_activation', label: 'norm outputs, MLP activation' },
+  { value: 'attention_scores,norms,mlp_activation', label: '+ attention scores' },
+  { value: 'attention_scores,qkv,norms,mlp_up,mlp_activation', label: 'everything but layer inputs and outputs' },
+];
+const GRAD_ACCUM = [
+  { value: 'none', label: 'none (accumulate in the gradients)' },
+  { value: 'fp32', label: 'fp32 buffer (+4 B/param)' },
+];
+const ZERO3_BUFFER = [
+  { value: 'none', label: 'not counted' },
+  { value: 'module', label: 'largest module (DeepSpeed)' },
+  { value: 'layer', label: 'one layer (FSDP)' },
 ];
 /** The allowance fields; their values convert to the engine's units (MiB -> bytes, % -> fraction) only. */
 const ALLOWANCE_FIELDS = [
@@ -38,7 +58,11 @@ const ZERO = [
   { value: '3', label: '3 / FSDP: + weights' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware', cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct' };
+const ARG_TO_FIELD = {
+  micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware',
+  cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct',
+  virtual_stages: 'vstages', recompute_layers: 'rlayers', recompute_ops: 'rops', grad_accum: 'gacc', zero3_gather: 'z3buf',
+};
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
 const CLASSES = [
@@ -47,6 +71,8 @@ const CLASSES = [
   { id: 'master_weights', color: '#e15759' },
   { id: 'optimizer_states', color: '#76b7b2' },
   { id: 'activations', color: '#59a14f' },
+  { id: 'grad_accum', color: '#edc948', optional: true },
+  { id: 'zero3_buffer', color: '#b07aa1', optional: true },
 ];
 
 const css = `
@@ -104,6 +130,9 @@ class TallyMemoryBudget extends TallyWidget {
       recipe: oneOf(recipes.map((r) => r.id)),
       recompute: oneOf(RECOMPUTE.map((r) => r.value)),
       zero: oneOf(ZERO.map((z) => z.value)),
+      rops: oneOf(RECOMPUTE_OPS.map((r) => r.value)),
+      gacc: oneOf(GRAD_ACCUM.map((g) => g.value)),
+      z3buf: oneOf(ZERO3_BUFFER.map((z) => z.value)),
       flash: isBoolText,
       sp: isBoolText,
       dropout: oneOf(DROPOUT),
@@ -122,6 +151,9 @@ class TallyMemoryBudget extends TallyWidget {
       recipe: attr('recipe', recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id),
       recompute: attr('recompute', 'none'),
       zero: attr('zero', '0'),
+      rops: attr('rops', ''),
+      gacc: attr('gacc', 'none'),
+      z3buf: attr('z3buf', 'none'),
       flash: attr('flash', 'false'),
       sp: attr('sp', 'false'),
       dropout: attr('dropout', 'model'),
@@ -152,7 +184,10 @@ class TallyMemoryBudget extends TallyWidget {
           ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
           ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
           ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
+          ${selectField({ name: 'rops', label: 'Also recompute', options: RECOMPUTE_OPS, value: start.rops })}
           ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
+          ${selectField({ name: 'gacc', label: 'Gradient accumulation buffer', options: GRAD_ACCUM, value: start.gacc })}
+          ${selectField({ name: 'z3buf', label: 'ZeRO-3 gathered parameters', options: ZERO3_BUFFER, value: start.z3buf })}
           ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
           ${checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })}
           ${selectField({ name: 'dropout', label: 'Dropout masks', options: this.dropoutOptions(start.model), value: start.dropout })}
@@ -222,7 +257,7 @@ class TallyMemoryBudget extends TallyWidget {
     const root = this.shadowRoot;
     const get = (name) => root.querySelector(`[name="${name}"]`);
     const values = {};
-    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'zero', 'dropout', ...NUMBER_FIELDS.map((f) => f.name), ...ALLOWANCE_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
+    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'rops', 'zero', 'gacc', 'z3buf', 'dropout', ...NUMBER_FIELDS.map((f) => f.name), ...ALLOWANCE_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
     values.flash = String(get('flash').checked);
     values.sp = String(get('sp').checked);
     if (values.model === CUSTOM) values.config = get('config').value;
@@ -259,6 +294,10 @@ class TallyMemoryBudget extends TallyWidget {
       hardware: values.hardware, recipe: values.recipe, recompute: values.recompute,
       zero: Number(values.zero), flash_attention: values.flash === 'true', sequence_parallel: values.sp === 'true',
     };
+    // Settings left at their defaults are not sent, so the engine's arguments stay those of the plain setup.
+    if (values.rops) args.recompute_ops = values.rops;
+    if (values.gacc !== 'none') args.grad_accum = values.gacc;
+    if (values.z3buf !== 'none') args.zero3_gather = values.z3buf;
     const errors = [];
     if (values.model === CUSTOM) {
       if (!values.config?.trim()) errors.push(new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'));
@@ -365,7 +404,7 @@ class TallyMemoryBudget extends TallyWidget {
     const b = this.budget;
     const byId = new Map((b.classes ?? []).map((c) => [c.id, c]));
     const total = b.per_gpu_bytes.total;
-    return CLASSES.map(({ id, color }) => {
+    return CLASSES.filter(({ id, optional }) => !optional || byId.has(id)).map(({ id, color }) => {
       const cls = byId.get(id) ?? byId.get(id.replace(/_states$/, '')) ?? {};
       const bytes = b.per_gpu_bytes[id] ?? cls.bytes ?? 0;
       return { id, color, bytes, share: total > 0 ? bytes / total : 0, name: cls.name ?? id.replace(/_/g, ' '), formula: cls.formula, description: cls.description, sharded: cls.sharded_by };

@@ -14,6 +14,23 @@ namespace tally {
 enum class AttentionFlops { Full, Causal };
 enum class Recompute { None, Selective, Full };
 
+// Per-operation recomputation (a bit set): which tensors of a layer are dropped in the forward pass and
+// rebuilt in the backward pass. Selective recomputation (Korthikanti et al. 2022, sec. 5) is
+// kAttentionScores; the others extend it operation by operation (as JAX's checkpoint policies and
+// Megatron-LM's --recompute-modules do).
+enum RecomputeOp : unsigned {
+    kRecomputeAttentionScores = 1u << 0,  // softmax output, its dropout mask and output: redo Q·Kᵀ and attention·V
+    kRecomputeQkv = 1u << 1,              // Q, K, V: redo the Q, K, V projections
+    kRecomputeNorms = 1u << 2,            // norm outputs (Q/K/V input, MLP input): redo the norms, no matmul FLOPs
+    kRecomputeMlpUp = 1u << 3,            // up (and gate) projection outputs: redo those matmuls
+    kRecomputeMlpActivation = 1u << 4,    // activation output (down projection input): redo GELU/SiLU·up, no matmul FLOPs
+};
+inline constexpr unsigned kRecomputeOpsAll = (1u << 5) - 1;
+// "attention_scores", "qkv", "norms", "mlp_up", "mlp_activation"; comma-separated lists parse to a set.
+const char* recompute_op_name(RecomputeOp op);
+unsigned recompute_ops_from_string(const std::string& text);  // InputError field "recompute_ops"
+std::string recompute_ops_to_string(unsigned ops);           // "" for none
+
 const char* to_string(AttentionFlops mode);
 const char* to_string(Recompute mode);
 AttentionFlops attention_flops_from_string(const std::string& text);  // InputError field "attention_flops"
@@ -32,6 +49,11 @@ struct FlopsInput {
     AttentionFlops attention = AttentionFlops::Full;
     Recompute recompute = Recompute::None;
     bool flash_attention = false;  // its backward recomputes QKᵀ (Dao 2023, FlashAttention-2, Alg. 2)
+    unsigned recompute_ops = 0;    // RecomputeOp set, on top of `recompute` (none or selective)
+    // Layers per pipeline stage with full recomputation (Megatron-LM --recompute-num-layers, block
+    // method) out of layers_per_stage; the others follow recompute/recompute_ops.
+    std::int64_t recompute_layers = 0;
+    std::int64_t layers_per_stage = 0;  // 0: all layers (pp = 1)
 };
 
 struct FlopsResult {

@@ -38,6 +38,10 @@ struct Precision {
     DType master_weights = DType::FP32;   // None when the optimizer updates the working weights
     Optimizer optimizer = Optimizer::AdamW;
     DType optimizer_state = DType::FP32;  // AdamW 8-bit forces INT8
+    // A separate gradient-accumulation buffer beside the gradients (e.g. fp32 beside bf16 gradients:
+    // 2 + 2 + 4 + 8 + 4 = 20 B/param, the Ultra-Scale Playbook's count); sharded like the optimizer
+    // states (ZeRO >= 1), as DeepSpeed keeps its fp32 gradient partition. None: no such buffer.
+    DType grad_accum = DType::None;
 };
 
 struct Recipe {
@@ -57,8 +61,8 @@ void validate(const Precision& precision);
 // Bytes per parameter of each class in units of 1/256 byte (exact for every recipe, including the
 // 8-bit absmax overhead of 8/2048 = 1/256 B). Adafactor's factored state counts as 0 here.
 struct BytesPerParam256 {
-    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0;
-    std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states; }
+    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, grad_accum = 0;
+    std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states + grad_accum; }
 };
 BytesPerParam256 bytes_per_param_256(const Precision& precision);
 
@@ -70,12 +74,26 @@ struct TrainingSetup {
     int zero = 0;                    // ZeRO stage 0..3 (Rajbhandari et al. 2020); FSDP full shard = 3
     std::int64_t tp = 1;             // tensor parallel degree t
     std::int64_t pp = 1;             // pipeline parallel degree p
+    // Interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021, sec. 2.2): the first stage
+    // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3).
+    std::int64_t virtual_stages = 1;
+    // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022:
+    // only its autograd metadata is needed; the default here) or kept, e·s·b·h per micro-batch in flight.
+    bool keep_stage_outputs = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
+    unsigned recompute_ops = 0;          // RecomputeOp set on top of none/selective (flops.h)
+    std::int64_t recompute_layers = 0;   // layers per stage fully recomputed (Megatron-LM block method)
     bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
     // Dropout masks (1 byte each): nullopt follows the model (each dropout the model has, and only those);
     // true stores all of them (attention probabilities, attention and MLP outputs, embeddings), false none.
     std::optional<bool> dropout;
+    // ZeRO-3 working buffer: the parameters gathered for the unit being computed plus `zero3_prefetch`
+    // units fetched ahead, and that unit's full gradient before its reduce-scatter. Module: the largest
+    // single module (DeepSpeed's estimator: 4 B × largest layer params in 16 bits); layer: a whole
+    // transformer layer (FSDP wrapping each layer). None: not counted (default).
+    enum class Zero3Gather { None, Module, Layer } zero3_gather = Zero3Gather::None;
+    std::int64_t zero3_prefetch = 0;
     std::int64_t activation_bytes = 2;
     Precision precision;
 };
@@ -94,14 +112,17 @@ struct Activations {
     std::uint64_t per_layer_bytes = 0;    // sum of per-layer terms (one micro-batch)
     std::int64_t layers = 0;              // layers on this stage
     std::int64_t in_flight = 1;           // micro-batches whose activations are held at once
+    std::int64_t full_recompute_layers = 0;  // of `layers`, those fully recomputed (recompute_layers)
     std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
-    std::uint64_t total_bytes = 0;        // per_layer × layers × in_flight + outside
+    std::uint64_t total_bytes = 0;        // per_layer × (layers − full_recompute_layers) × in_flight + outside
     std::string korthikanti_formula;      // the paper's closed form for this setup
     bool attention_dropout = false, residual_dropout = false, embedding_dropout = false;  // masks stored
+    std::string interleave_factor;        // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
 };
 
 struct ClassBytes {
     std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, activations = 0;
+    std::uint64_t grad_accum = 0, zero3_buffer = 0;  // 0 unless asked for
     std::uint64_t total = 0;
 };
 
@@ -113,6 +134,7 @@ struct MemoryBudget {
     std::uint64_t params_total = 0;
     std::uint64_t params_on_gpu = 0;  // after TP and PP, before ZeRO
     std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
+    std::uint64_t zero3_gathered_params = 0;  // parameters of one gather unit (0 without a ZeRO-3 buffer)
     ClassBytes bytes;
     Activations activations;
 };

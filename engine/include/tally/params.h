@@ -67,6 +67,10 @@ struct ShardSpec {
 };
 std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
 
+// Parameters of the largest single module (a linear layer's weight and bias, an embedding, a norm)
+// on one of tp GPUs: what DeepSpeed's ZeRO-3 estimator calls the largest layer.
+std::uint64_t largest_module_params(const ModelConfig& config, std::int64_t tp);
+
 // Adafactor's factored second moment for the same shard (Shazeer & Stern 2018, "Adafactor: Adaptive
 // Learning Rates with Sublinear Memory Cost", sec. 3): rows + cols values per matrix, n per vector.
 std::uint64_t shard_factored_state(const ModelConfig& config, const ShardSpec& spec);
