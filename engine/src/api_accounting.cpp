@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/fit.h"
@@ -66,6 +67,9 @@ Precision precision_from_args(const json& args, json* recipe_out) {
     return p;
 }
 
+}  // namespace
+
+// Shared with api_step.cpp through api_args.h.
 TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     TrainingSetup st;
     st.seq = int_or(args, "seq", 2048, 1, std::int64_t{1} << 30);
@@ -83,6 +87,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
+
+namespace {
 
 // Capacity from capacity_bytes or a hardware preset; nullopt when neither is given.
 std::optional<u64> capacity_from_args(const json& args, json* hardware_out) {
