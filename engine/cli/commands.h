@@ -13,5 +13,7 @@ int cmd_kv_cache(int argc, char** argv);  // cmd_accounting.cpp
 int cmd_presets(int argc, char** argv);   // cmd_accounting.cpp
 int cmd_float(int argc, char** argv);     // cmd_float.cpp
 int cmd_bench(int argc, char** argv);     // cmd_bench.cpp
+int cmd_step(int argc, char** argv);      // cmd_step.cpp
+int cmd_plan(int argc, char** argv);      // cmd_step.cpp
 
 }  // namespace tally::cli

@@ -46,6 +46,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                     if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
                     for (std::int64_t b : {1, 2, 4, 8}) {
                         for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                            // With FlashAttention, selective recomputation is what its backward already does.
+                            if (rc == Recompute::Selective && base.flash_attention) continue;
                             StepLayout l = in.base;
                             TrainingSetup& st = l.setup;
                             st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b, st.recompute = rc;
