@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "tally/error.h"
 
 namespace tally::cli {
 
@@ -21,6 +22,16 @@ constexpr Option kOptions[] = {
     {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
     {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
+    {"--predict-mfu", "predict_mfu", Kind::Flag, "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
+    {"--tp", "tp", Kind::Integer, "with --predict-mfu: tensor parallel degree (default 1)"},
+    {"--pp", "pp", Kind::Integer, "with --predict-mfu: pipeline parallel degree (default 1)"},
+    {"--zero", "zero", Kind::Integer, "with --predict-mfu: ZeRO stage (default 0)"},
+    {"--micro-batch", "micro_batch", Kind::Integer, "with --predict-mfu: micro-batch (default 1)"},
+    {"--global-batch", "global_batch", Kind::Integer, "with --predict-mfu: sequences per step"},
+    {"--recompute", "recompute", Kind::String, "with --predict-mfu: none | selective | full"},
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "with --predict-mfu: sequence parallelism"},
+    {"--flash-attn", "flash_attention", Kind::Flag, "with --predict-mfu: FlashAttention"},
+    {"--interleave", "interleave", Kind::Integer, "with --predict-mfu: virtual pipeline chunks per stage"},
 };
 
 void print_human(std::ostream& out, const nlohmann::json& r) {
@@ -43,7 +54,12 @@ int cmd_time(int argc, char** argv) {
                           "usage: tally time (--params N | --model ID) --tokens D --gpus G\n"
                           "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
                           "FLOPs = 6 N D (or the exact count for a model); seconds = FLOPs / (G * P * U).",
-                          kOptions, print_human);
+                          kOptions, print_human, [](nlohmann::json& args) {
+                              if (!args.contains("predict_mfu")) return;
+                              args.erase("predict_mfu");
+                              if (args.contains("mfu")) throw InputError("--mfu", "give either --mfu or --predict-mfu, not both");
+                              args["mfu"] = "predicted";
+                          });
 }
 
 }  // namespace tally::cli

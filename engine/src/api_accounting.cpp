@@ -382,7 +382,16 @@ json training_cost(const json& args) {
     in.total_flops = per.training * tokens;
     in.gpus = integer_arg(args, "gpus", 1, 100'000'000);
     in.peak_flops_per_s = peak.flops_per_s;
-    in.mfu = number_arg(args, "mfu");
+    // mfu "predicted": the step-time model's MFU for the layout in the same arguments (tp, pp, ...),
+    // scaled to the FLOPs basis in use so that the time equals tokens / predicted tokens per second.
+    const auto mfu_text = args.contains("mfu") && args["mfu"].is_string() ? args["mfu"].get<std::string>() : std::string();
+    json predicted;
+    if (mfu_text == "predicted") {
+        predicted = invoke("step_time", args);
+        in.mfu = std::min(1.0, predicted["mfu"].get<double>() * per.training / per.model);
+    } else {
+        in.mfu = number_arg(args, "mfu");
+    }
     const TrainingTime t = estimate_training_time(in);
     json out{{"flops_basis", per.basis},
              {"tokens", tokens},
@@ -399,6 +408,11 @@ json training_cost(const json& args) {
     add_chinchilla(out, per.params, tokens, per.params_kind);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
+    if (!predicted.is_null()) {
+        out["mfu_source"] = "predicted";
+        out["predicted_mfu"] = predicted["mfu"];
+        out["step_seconds"] = predicted["step_seconds"];
+    }
     if (auto price = optional_number_arg(args, "dollars_per_gpu_hour")) {
         require_positive("dollars_per_gpu_hour", *price);
         out["dollars_per_gpu_hour"] = *price;

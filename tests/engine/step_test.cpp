@@ -175,3 +175,14 @@ TEST_CASE("published runs (content/validation/runs.json): median error <= 10%, e
     std::sort(errors.begin(), errors.end());
     CHECK(errors[errors.size() / 2] <= 0.10);
 }
+
+TEST_CASE("training_cost with mfu \"predicted\" takes the step-time model's MFU and matches its throughput") {
+    const nlohmann::json args = {{"model", "llama-3-70b"}, {"hardware", "h100-sxm"}, {"gpus", 1024}, {"tp", 8}, {"pp", 4},
+                                 {"seq", 8192},          {"global_batch", 512},   {"flash_attention", true},
+                                 {"sequence_parallel", true}, {"tokens", 15e12}, {"mfu", "predicted"}};
+    const nlohmann::json cost = api::invoke("training_cost", args);
+    const nlohmann::json step = api::invoke("step_time", args);
+    CHECK(cost["predicted_mfu"] == step["mfu"]);
+    // Exact FLOPs with FlashAttention's recompute: time = tokens / predicted tokens per second.
+    CHECK(cost["seconds"].get<double>() == Approx(15e12 / step["tokens_per_second"].get<double>()));
+}
