@@ -72,7 +72,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 continue;
                             }
                             try {
-                                fits.push_back({l, step_time(c, hw, l), mem.bytes.total});
+                                fits.push_back({l, step_time(c, hw, l, &mem), mem.bytes.total});
                             } catch (const InputError&) {
                                 ++out.rejected_shape;
                             }

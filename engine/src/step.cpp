@@ -108,6 +108,10 @@ std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std
 }
 
 StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout) {
+    return step_time(c, hw, layout, nullptr);
+}
+
+StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget) {
     TrainingSetup st = layout.setup;
     require_range("interleave", layout.interleave, 1, 1024);
     require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
@@ -127,8 +131,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const std::int64_t dp = st.gpus / model_parallel;
     if (st.global_batch == 0)
         st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
-    const MemoryBudget mem = memory_budget(c, st);
-    const std::int64_t m = mem.grad_accum_steps;
+    // The planner passes the budget it already computed (same parameters per GPU; it checked the layout).
+    const MemoryBudget mem = budget != nullptr ? *budget : memory_budget(c, st);
+    if (st.global_batch % (st.micro_batch * dp) != 0)
+        throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
+                                             ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
+    const std::int64_t m = st.global_batch / (st.micro_batch * dp);
     const std::vector<std::int64_t> layers_of = stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
 
     // ---------------------------------------------------------------- FLOPs, from flops.h

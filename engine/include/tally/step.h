@@ -47,6 +47,10 @@ struct StepResult {
 
 // Throws InputError naming the field on bad input (including layouts that do not divide).
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout);
+// The same with the layout's memory budget already computed (the planner's fast path): budget must be
+// memory_budget(config, layout.setup) for this layout; only its parameter counts are read.
+StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
+                     const MemoryBudget* budget);
 
 // Pieces of the model, exposed for tests and the page.
 // Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).
