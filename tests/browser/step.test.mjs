@@ -24,9 +24,9 @@ test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, an
   assert.equal(await widget.locator('svg rect.seg').count(),
     shown.result.breakdown.filter((p) => p.exposed && p.seconds > 0).length);
 
-  // Bad input: tensor parallelism that does not divide the heads is named beside its field, no NaN on screen.
+  // Bad input: 64 GPUs do not split into tp 3 × pp 2; the message sits beside the GPU count, no NaN on screen.
   await setControl(widget, 'tp', '3');
-  assert.match(await fieldError(widget, 'tp'), /tp|gpus/);
+  assert.match(await fieldError(widget, 'gpus'), /multiple of tp·pp/);
   assert.equal(await widget.locator('[data-out="mfu"]').textContent(), '—');
   await setControl(widget, 'tp', '8');
 
