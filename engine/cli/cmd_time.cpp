@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "tally/error.h"
 
 namespace tally::cli {
 
@@ -20,7 +21,7 @@ namespace {
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full (with --params alone: full adds 2N)"}, \
     {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
     {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
-    {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},    \
+    {"--pp", "pp", Kind::Integer, "pipeline stages (default 1): recompute-layers counts per stage; the layout with --predict-mfu"},    \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},                   \
     {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                              \
     {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},           \
@@ -33,6 +34,13 @@ constexpr Option kOptions[] = {
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 15e12 (required)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
     {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
+    {"--predict-mfu", "predict_mfu", Kind::Flag, "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
+    {"--tp", "tp", Kind::Integer, "with --predict-mfu: tensor parallel degree (default 1)"},
+    {"--zero", "zero", Kind::Integer, "with --predict-mfu: ZeRO stage (default 0)"},
+    {"--micro-batch", "micro_batch", Kind::Integer, "with --predict-mfu: micro-batch (default 1)"},
+    {"--global-batch", "global_batch", Kind::Integer, "with --predict-mfu: sequences per step"},
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "with --predict-mfu: sequence parallelism"},
+    {"--interleave", "interleave", Kind::Integer, "with --predict-mfu: virtual pipeline chunks per stage"},
 };
 
 constexpr Option kMfuOptions[] = {
@@ -89,7 +97,13 @@ int cmd_time(int argc, char** argv) {
                           "usage: tally time (--params N | --model ID | --config FILE) --tokens D --gpus G\n"
                           "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
                           "FLOPs = 6 N D (or the exact count for a model, with recomputation); seconds = FLOPs / (G * P * U).",
-                          kOptions, print_human, [](nlohmann::json& args) { rules(kOptions, args); });
+                          kOptions, print_human, [](nlohmann::json& args) {
+                              rules(kOptions, args);
+                              if (!args.contains("predict_mfu")) return;
+                              args.erase("predict_mfu");
+                              if (args.contains("mfu")) throw InputError("--mfu", "give either --mfu or --predict-mfu, not both");
+                              args["mfu"] = "predicted";
+                          });
 }
 
 int cmd_mfu(int argc, char** argv) {

@@ -21,6 +21,8 @@ int cmd_presets(int argc, char** argv);   // cmd_accounting.cpp
 int cmd_float(int argc, char** argv);     // cmd_float.cpp
 int cmd_bench(int argc, char** argv);     // cmd_bench.cpp
 int cmd_mfu(int argc, char** argv);       // cmd_time.cpp
+int cmd_step(int argc, char** argv);      // cmd_step.cpp
+int cmd_plan(int argc, char** argv);      // cmd_step.cpp
 
 // A command's option table (empty for an unknown command), for --help and the API/CLI parity test.
 std::span<const Option> accounting_options(std::string_view command);  // cmd_accounting.cpp

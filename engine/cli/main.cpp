@@ -47,6 +47,8 @@ constexpr Command kCommands[] = {
     {"kv-cache", cmd_kv_cache, "inference KV cache and weights"},
     {"presets", cmd_presets, "list model and hardware presets"},
     {"float", cmd_float, "encode or decode a number in a float format, bit-exactly"},
+    {"step", cmd_step, "predicted step time, MFU and where the time goes for a parallel layout"},
+    {"plan", cmd_plan, "layouts that fit, ranked by predicted throughput"},
     {"bench", cmd_bench, "benchmarks: `tally bench gemm`"},
     {"call", cmd_call, "run any API method with JSON arguments"},
     {"methods", cmd_methods, "list the API methods"},

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/fit.h"
@@ -74,6 +75,9 @@ Precision precision_from_args(const json& args, json* recipe_out) {
     return p;
 }
 
+}  // namespace
+
+// Shared with api_step.cpp through api_args.h.
 TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     TrainingSetup st;
     st.seq = int_or(args, "seq", 2048, 1, std::int64_t{1} << 30);
@@ -102,6 +106,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.precision = precision_from_args(args, recipe_out);
     return st;
 }
+
+namespace {
 
 // Capacity from capacity_bytes (taken as given: no allowance unless one is asked for, so a stated figure
 // such as "80 GB" stays reproducible) or a hardware preset (the capacity the device reports, less the
@@ -453,7 +459,16 @@ json training_cost(const json& args) {
                                        " per token, overflow a double), got " + format_number(tokens));
     in.gpus = integer_arg(args, "gpus", 1, 100'000'000);
     in.peak_flops_per_s = peak.flops_per_s;
-    in.mfu = number_arg(args, "mfu");
+    // mfu "predicted": the step-time model's MFU for the layout in the same arguments (tp, pp, ...),
+    // scaled to the FLOPs basis in use so that the time equals tokens / predicted tokens per second.
+    const auto mfu_text = args.contains("mfu") && args["mfu"].is_string() ? args["mfu"].get<std::string>() : std::string();
+    json predicted;
+    if (mfu_text == "predicted") {
+        predicted = invoke("step_time", args);
+        in.mfu = std::min(1.0, predicted["mfu"].get<double>() * per.training / per.model);
+    } else {
+        in.mfu = number_arg(args, "mfu");
+    }
     const TrainingTime t = estimate_training_time(in);
     json out{{"flops_basis", per.basis},
              {"tokens", tokens},
@@ -470,6 +485,11 @@ json training_cost(const json& args) {
     add_chinchilla(out, per.params, tokens, per.params_kind);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
+    if (!predicted.is_null()) {
+        out["mfu_source"] = "predicted";
+        out["predicted_mfu"] = predicted["mfu"];
+        out["step_seconds"] = predicted["step_seconds"];
+    }
     if (auto price = optional_number_arg(args, "dollars_per_gpu_hour")) {
         require_positive("dollars_per_gpu_hour", *price);
         out["dollars_per_gpu_hour"] = *price;

@@ -24,6 +24,21 @@ std::int64_t json_integer_field(const json& value, const char* field) {
     return value.get<std::int64_t>();
 }
 
+// The optional "interconnect" object: GB/s and microseconds as spec sheets quote them.
+Interconnect interconnect_from_json(const json& o, const std::string& where) {
+    if (!o.is_object()) throw InputError("interconnect", where + ": interconnect must be an object");
+    Interconnect ic;
+    ic.present = true;
+    const double per_node = positive_field(o, "gpus_per_node", where);
+    ic.gpus_per_node = require_integer("gpus_per_node", per_node, 1, 1'000'000);
+    ic.intra_node_bytes_per_s = positive_field(o, "intra_node_gb_s", where) * 1e9;
+    ic.network_bytes_per_s = positive_field(o, "network_gb_s", where) * 1e9;
+    ic.intra_node_latency_s = positive_field(o, "intra_node_latency_us", where) * 1e-6;
+    ic.network_latency_s = positive_field(o, "network_latency_us", where) * 1e-6;
+    ic.source = o.value("source", std::string());
+    return ic;
+}
+
 }  // namespace
 
 UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fraction) {
@@ -96,6 +111,7 @@ Hardware hardware_from_json(const json& o) {
     hw.peak_bf16 = read("bf16");
     hw.peak_fp16 = read("fp16");
     hw.peak_fp8 = read("fp8");
+    if (auto ic = o.find("interconnect"); ic != o.end()) hw.interconnect = interconnect_from_json(*ic, hw.name);
     return hw;
 }
 
@@ -118,7 +134,7 @@ json hardware_to_json(const Hardware& hw) {
         peaks[key] = value;
         ridge[key] = value / hw.memory_bandwidth_bytes_per_s;
     }
-    return json{{"id", hw.id},
+    json out{{"id", hw.id},
                 {"name", hw.name},
                 {"source", hw.source},
                 {"memory_bytes", hw.memory_bytes},
@@ -128,6 +144,14 @@ json hardware_to_json(const Hardware& hw) {
                 {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
                 {"peak_flops", peaks},
                 {"ridge_flops_per_byte", ridge}};
+    if (hw.interconnect.present)
+        out["interconnect"] = {{"gpus_per_node", hw.interconnect.gpus_per_node},
+                               {"intra_node_bytes_per_s", hw.interconnect.intra_node_bytes_per_s},
+                               {"network_bytes_per_s", hw.interconnect.network_bytes_per_s},
+                               {"intra_node_latency_s", hw.interconnect.intra_node_latency_s},
+                               {"network_latency_s", hw.interconnect.network_latency_s},
+                               {"source", hw.interconnect.source}};
+    return out;
 }
 
 }  // namespace tally

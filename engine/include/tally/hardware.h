@@ -10,6 +10,19 @@
 
 namespace tally {
 
+// How GPUs talk to each other: the NVLink/PCIe domain inside a node and the network between nodes
+// (content/presets/hardware/*.json "interconnect"; every figure cited there). Bandwidths are per GPU
+// and per direction, as a ring collective uses them.
+struct Interconnect {
+    bool present = false;                   // false when the preset has no "interconnect" object
+    std::int64_t gpus_per_node = 0;         // GPUs sharing the intra-node link (NVLink/NVSwitch or PCIe)
+    double intra_node_bytes_per_s = 0;      // per GPU, one direction
+    double network_bytes_per_s = 0;         // per GPU, one direction (NICs per node / GPUs per node)
+    double intra_node_latency_s = 0;        // per collective inside a node
+    double network_latency_s = 0;           // per collective across nodes
+    std::string source;
+};
+
 struct Hardware {
     std::string id, name, source;
     std::uint64_t memory_bytes = 0;           // spec-sheet capacity, decimal (80 GB = 80e9 bytes)
@@ -19,6 +32,7 @@ struct Hardware {
     double memory_bandwidth_bytes_per_s = 0;  // HBM / GDDR bandwidth
     // Dense peak FLOP/s (no 2:4 sparsity); 0 where the chip has no such mode.
     double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
+    Interconnect interconnect;
 
     // Peak FLOP/s for "fp32", "tf32", "bf16", "fp16", "fp8"; InputError(field "dtype") when unknown
     // or unsupported on this chip.

@@ -1,0 +1,55 @@
+// Benchmark of the step-time model and the planner through the JSON API (what the widget calls): the median
+// over samples of one step_time call and of one full plan. The wasm twin is engine/bench/step_bench.mjs.
+//
+//   build/native/tally_step_bench [--samples 15]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tally/api.h"
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+volatile std::size_t g_sink = 0;
+
+// Median seconds of one call over `samples` samples of at least 50 ms each.
+double median_call(const char* method, const std::string& args, int samples) {
+    std::vector<double> per_call;
+    for (int s = 0; s < samples; ++s) {
+        long calls = 0;
+        const double start = now_s();
+        double elapsed = 0;
+        do {
+            g_sink = g_sink + tally::api::call(method, args).size();
+            ++calls;
+            elapsed = now_s() - start;
+        } while (elapsed < 0.05);
+        per_call.push_back(elapsed / static_cast<double>(calls));
+    }
+    std::sort(per_call.begin(), per_call.end());
+    return per_call[per_call.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int samples = 15;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], "--samples") == 0) samples = std::max(1, std::atoi(argv[i + 1]));
+    const std::string step = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":64,"tp":4,"pp":4,"seq":8192,)"
+                             R"("global_batch":512,"flash_attention":true,"sequence_parallel":true,"zero":1})";
+    const std::string plan = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":1024,"seq":8192,"global_batch":1024})";
+    const std::string envelope = tally::api::call("plan", plan);
+    const auto evaluated = envelope.find("\"evaluated\":");
+    std::printf("step_time (llama-3-70b, 64 H100, t4 p4): %.1f us\n", 1e6 * median_call("step_time", step, samples));
+    std::printf("plan (llama-3-70b, 1024 H100, %s layouts): %.2f ms\n",
+                evaluated == std::string::npos ? "?" : envelope.substr(evaluated + 12, envelope.find(',', evaluated) - evaluated - 12).c_str(),
+                1e3 * median_call("plan", plan, samples));
+    return 0;
+}

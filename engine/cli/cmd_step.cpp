@@ -1,0 +1,224 @@
+// `tally step` (API step_time), `tally step --validate [FILE]` (published runs, error table) and
+// `tally plan` (API plan).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string_view>
+
+#include "cli.h"
+#include "commands.h"
+#include "tally/api.h"
+#include "tally/error.h"
+
+namespace tally::cli {
+
+namespace {
+
+using nlohmann::json;
+
+#define STEP_MODEL_OPTIONS                                                                                         \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                 \
+    {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},      \
+    {"--hardware", "hardware", Kind::String, "hardware preset id with interconnect figures, e.g. h100-sxm (required)"}, \
+    {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                            \
+    {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                             \
+    {"--global-batch", "global_batch", Kind::Integer, "sequences per step (default dp·b·4pp, or dp·b without pp)"}, \
+    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
+    {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw)"},                 \
+    {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},         \
+    {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"}
+
+constexpr Option kStepOptions[] = {
+    STEP_MODEL_OPTIONS,
+    {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1)"},
+    {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},
+    {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0)"},
+    {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch (default 1)"},
+    {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "sequence parallelism with tp"},
+    {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
+    {"--embedding-chunks", "embedding_chunks", Kind::Flag, "embedding and output layer are pipeline chunks of their own"},
+    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
+};
+
+constexpr Option kPlanOptions[] = {
+    STEP_MODEL_OPTIONS,
+    {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
+};
+
+// --config FILE -> "model" (tally object) or "hf_config" (text).
+void load_config(json& args) {
+    if (args.contains("no_dropout")) {
+        args.erase("no_dropout");
+        args["dropout"] = false;
+    }
+    auto it = args.find("config_path");
+    if (it == args.end()) return;
+    const std::string path = it->get<std::string>();
+    args.erase("config_path");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("config_path", "--config: cannot read \"" + path + "\"");
+    std::stringstream text;
+    text << in.rdbuf();
+    if (args.contains("model")) throw InputError("model", "give either --model or --config, not both");
+    json parsed = json::parse(text.str(), nullptr, false);
+    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type")) args["model"] = parsed;
+    else args["hf_config"] = text.str();
+}
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string seconds_text(double s) {
+    if (s >= 1) return fixed(s, 3) + " s";
+    if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
+    return fixed(s * 1e6, 1) + " µs";
+}
+
+std::string layout_text(const json& l) {
+    std::string text = "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " + std::to_string(l["pp"].get<long long>()) +
+                       " · dp " + std::to_string(l["dp"].get<long long>()) + " · ZeRO " + std::to_string(l["zero"].get<long long>());
+    if (l["sequence_parallel"].get<bool>()) text += " · SP";
+    if (l["interleave"].get<long long>() > 1) text += " · v " + std::to_string(l["interleave"].get<long long>());
+    text += " · b " + std::to_string(l["micro_batch"].get<long long>()) + " · recompute " + l["recompute"].get<std::string>();
+    return text;
+}
+
+void print_breakdown(std::ostream& out, const json& r) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const auto& part : r["breakdown"]) {
+        const double s = part["seconds"].get<double>();
+        if (s <= 0) continue;
+        rows.push_back({"  " + part["name"].get<std::string>(),
+                        seconds_text(s) + (part["exposed"].get<bool>() ? "  (" + fixed(100 * part["share"].get<double>(), 1) + "%)"
+                                                                      : "  (hidden)")});
+    }
+    print_table(out, rows);
+}
+
+void print_step(std::ostream& out, const json& r) {
+    out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × " << r["hardware"].get<std::string>()
+        << "\n";
+    print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
+                      {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
+                      {"model TFLOP/s per GPU", fixed(r["tflops_per_gpu"].get<double>(), 1)},
+                      {"MFU", fixed(100 * r["mfu"].get<double>(), 1) + "%"},
+                      {"HFU", fixed(100 * r["hfu"].get<double>(), 1) + "%"},
+                      {"micro-batches per step", std::to_string(r["microbatches"].get<long long>())},
+                      {"bubble (p-1)/(v·m)", fixed(100 * r["bubble_fraction"].get<double>(), 1) + "%"},
+                      {"matmul efficiency", fixed(100 * r["matmul_efficiency"].get<double>(), 1) + "% of peak"},
+                      {"memory per GPU", fixed(r["memory_bytes"].get<double>() / 1e9, 1) + " GB" +
+                                             (r["fits"].get<bool>() ? " (fits)" : " (does NOT fit)")}});
+    out << "where the step goes (per GPU):\n";
+    print_breakdown(out, r);
+}
+
+void print_plan(std::ostream& out, const json& r) {
+    out << r["evaluated"].get<long long>() << " layouts evaluated, " << r["fit"].get<long long>() << " fit in memory, "
+        << r["rejected_memory"].get<long long>() << " do not\n\n";
+    int rank = 1;
+    for (const auto& row : r["best"]) {
+        out << "#" << rank++ << "  " << layout_text(row["layout"]) << "\n";
+        print_table(out, {{"  MFU", fixed(100 * row["mfu"].get<double>(), 1) + "%"},
+                          {"  step time", seconds_text(row["step_seconds"].get<double>())},
+                          {"  tokens/s", human(row["tokens_per_second"].get<double>())},
+                          {"  memory per GPU", fixed(row["memory_bytes"].get<double>() / 1e9, 1) + " GB"}});
+        print_breakdown(out, row);
+        out << "\n";
+    }
+    out << "why the others lose (main extra cost per token over #1):\n";
+    for (const auto& loser : r["losers"]) {
+        out << "  " << loser["count"].get<long long>() << " × " << loser["reason"].get<std::string>() << "; e.g. "
+            << layout_text(loser["example"]);
+        if (loser["mfu"].get<double>() > 0) out << " (MFU " << fixed(100 * loser["mfu"].get<double>(), 1) << "%)";
+        out << "\n";
+    }
+}
+
+// Predicts every run of a validation file and prints the error table; exit 2 when unreadable.
+int validate(const std::string& path, bool json_output) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::cerr << "tally step: --validate: cannot read \"" << path << "\"\n";
+        return kExitBadInput;
+    }
+    const json file = json::parse(in, nullptr, false);
+    if (file.is_discarded() || !file.contains("runs")) {
+        std::cerr << "tally step: --validate: \"" << path << "\" is not a runs file ({\"runs\": [...]})\n";
+        return kExitBadInput;
+    }
+    json rows = json::array();
+    std::vector<double> errors;
+    for (const auto& run : file["runs"]) {
+        const json r = api::invoke("step_time", run["args"]);
+        const std::string metric = run["published"]["metric"];
+        const double published = run["published"]["value"], predicted = r[metric];
+        const double error = (predicted - published) / published;
+        errors.push_back(std::fabs(error));
+        rows.push_back({{"id", run["id"]}, {"metric", metric}, {"published", published}, {"predicted", predicted}, {"error", error}});
+    }
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    const double median = n == 0 ? 0 : (n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2);
+    const double worst = n == 0 ? 0 : errors.back();
+    if (json_output) {
+        std::cout << json{{"runs", rows}, {"median_abs_error", median}, {"worst_abs_error", worst}}.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::cout << "| run | metric | published | predicted | error |\n|---|---|---:|---:|---:|\n";
+    for (const auto& row : rows)
+        std::cout << "| " << row["id"].get<std::string>() << " | " << row["metric"].get<std::string>() << " | "
+                  << fixed(100 * row["published"].get<double>(), 1) << "% | " << fixed(100 * row["predicted"].get<double>(), 1)
+                  << "% | " << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
+                  << "% |\n";
+    std::cout << "\nmedian |error| " << fixed(100 * median, 1) << "%, worst " << fixed(100 * worst, 1) << "% over " << n
+              << " runs\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+int cmd_step(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--validate") {
+            bool json_output = false;
+            std::string path = "content/validation/runs.json";
+            for (int k = 2; k < argc; ++k) {
+                const std::string_view a = argv[k];
+                if (k == i) continue;
+                if (a == "--json") json_output = true;
+                else if (k == i + 1 && a.substr(0, 2) != "--") path = argv[k];
+                else {
+                    std::cerr << "tally step: --validate takes only [FILE] and --json, got \"" << a << "\"\n";
+                    return kExitBadInput;
+                }
+            }
+            return validate(path, json_output);
+        }
+    return simple_command(argc, argv, "step", "step_time",
+                          "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
+                          "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
+                          "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K] [--json]\n"
+                          "       tally step --validate [FILE] [--json]   (published runs; default content/validation/runs.json)\n"
+                          "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
+                          "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
+                          kStepOptions, print_step, load_config);
+}
+
+int cmd_plan(int argc, char** argv) {
+    return simple_command(argc, argv, "plan", "plan",
+                          "usage: tally plan --model PRESET|--config FILE --hardware ID --gpus N [--seq S] [--global-batch G]\n"
+                          "                  [--flash-attn] [--recipe R] [--top K] [--json]\n"
+                          "Every layout (tp, pp, ZeRO, SP, interleave, micro-batch, recompute) that fits in memory, ranked by\n"
+                          "predicted throughput, with the main reason the others lose.",
+                          kPlanOptions, print_plan, load_config);
+}
+
+}  // namespace tally::cli

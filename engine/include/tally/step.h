@@ -1,0 +1,69 @@
+// The time of one training step, per GPU: matmuls at a shape-dependent fraction of peak,
+// memory-bound kernels at HBM bandwidth, tensor/sequence-parallel collectives, the pipeline bubble
+// and point-to-point sends, the data-parallel gradient reduction (and ZeRO-3 gathers), and the
+// optimizer step. MFU becomes an output. The model and every constant are in step.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tally/hardware.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+
+namespace tally {
+
+struct StepLayout {
+    TrainingSetup setup;              // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, precision
+    std::int64_t interleave = 1;      // v: model chunks per pipeline stage (Narayanan et al. 2021, sec. 2.2.2)
+    bool embedding_chunks = false;    // embedding and output layer are pipeline chunks of their own (Llama 3)
+    std::int64_t gpus_per_node = 0;   // 0: the hardware preset's
+    std::string dtype = "bf16";       // matmul dtype, for the dense peak
+};
+
+// One per-GPU cost of the step, in seconds.
+struct StepComponent {
+    const char* id;
+    const char* name;
+    double seconds = 0;
+    bool exposed = true;  // false: overlapped with compute, not on the critical path
+};
+
+struct StepResult {
+    double step_seconds = 0;
+    double tokens_per_second = 0;  // whole cluster
+    double tflops_per_gpu = 0;     // model FLOPs (no recomputation) per second per GPU, in TFLOP/s
+    double mfu = 0;                // Chowdhery et al. 2022 (PaLM), App. B
+    double hfu = 0;                // recomputed FLOPs counted
+    double peak_flops_per_s = 0;
+    std::int64_t dp = 1, microbatches = 1, global_batch = 0;
+    std::int64_t busiest_stage_layers = 0;   // layers on the slowest pipeline stage
+    double microbatch_seconds = 0;           // forward + backward of one micro-batch on the slowest stage
+    double bubble_fraction = 0;              // (p-1)/(v·m)
+    double matmul_efficiency = 0;            // FLOP-weighted fraction of peak the matmuls reach
+    std::vector<StepComponent> breakdown;    // exposed components sum to step_seconds
+};
+
+// Throws InputError naming the field on bad input (including layouts that do not divide).
+StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout);
+// The same with the layout's memory budget already computed (the planner's fast path): budget must be
+// memory_budget(config, layout.setup) for this layout; only its parameter counts are read.
+StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
+                     const MemoryBudget* budget);
+
+// Pieces of the model, exposed for tests and the page.
+// Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).
+double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
+// Reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + latency.
+double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
+// Bubble of 1F1B and interleaved 1F1B as a fraction of ideal time: (p-1)/(v·m) (Narayanan et al. 2021, sec. 2.2).
+double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches);
+// Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
+double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s,
+                         double bytes_per_s, double element_bytes);
+// Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
+                                       bool embedding_chunks);
+
+}  // namespace tally

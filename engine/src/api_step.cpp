@@ -1,0 +1,129 @@
+// API of the step-time model (step.h) and the layout planner (plan.h). Shapes in docs/API.md ("Step time").
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/plan.h"
+#include "tally/step.h"
+
+namespace tally::api {
+
+namespace {
+
+Hardware hardware_arg(const json& args) {
+    auto it = args.find("hardware");
+    if (it == args.end() || it->is_null()) throw InputError("hardware", "hardware is required (a preset id or an object)");
+    if (it->is_string()) return find_hardware(it->get<std::string>());
+    return hardware_from_json(*it);
+}
+
+StepLayout layout_from_args(const json& args) {
+    StepLayout layout;
+    layout.setup = setup_from_args(args, nullptr);
+    layout.interleave = optional_integer_arg(args, "interleave", 1, 1024).value_or(1);
+    layout.embedding_chunks = bool_arg(args, "embedding_chunks", false);
+    layout.gpus_per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000).value_or(0);
+    layout.dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    return layout;
+}
+
+json layout_json(const StepLayout& l, std::int64_t dp) {
+    const TrainingSetup& st = l.setup;
+    return json{{"gpus", st.gpus},
+                {"tp", st.tp},
+                {"pp", st.pp},
+                {"dp", dp},
+                {"zero", st.zero},
+                {"sequence_parallel", st.sequence_parallel},
+                {"interleave", l.interleave},
+                {"embedding_chunks", l.embedding_chunks},
+                {"micro_batch", st.micro_batch},
+                {"recompute", to_string(st.recompute)},
+                {"flash_attention", st.flash_attention},
+                {"seq", st.seq}};
+}
+
+json breakdown_json(const StepResult& r) {
+    json parts = json::array();
+    for (const StepComponent& part : r.breakdown)
+        parts.push_back({{"id", part.id}, {"name", part.name}, {"seconds", part.seconds}, {"exposed", part.exposed},
+                         {"share", part.exposed ? part.seconds / r.step_seconds : 0.0}});
+    return parts;
+}
+
+json result_json(const StepResult& r) {
+    return json{{"step_seconds", r.step_seconds},
+                {"tokens_per_second", r.tokens_per_second},
+                {"tflops_per_gpu", r.tflops_per_gpu},
+                {"mfu", r.mfu},
+                {"hfu", r.hfu},
+                {"peak_flops_per_s", r.peak_flops_per_s},
+                {"dp", r.dp},
+                {"microbatches", r.microbatches},
+                {"global_batch", r.global_batch},
+                {"busiest_stage_layers", r.busiest_stage_layers},
+                {"microbatch_seconds", r.microbatch_seconds},
+                {"bubble_fraction", r.bubble_fraction},
+                {"matmul_efficiency", r.matmul_efficiency},
+                {"breakdown", breakdown_json(r)}};
+}
+
+// {model, hardware, gpus, tp, pp, ...training setup, interleave, embedding_chunks, gpus_per_node, dtype}
+json step_time_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const Hardware hw = hardware_arg(args);
+    StepLayout layout = layout_from_args(args);
+    const StepResult r = step_time(c, hw, layout);
+    json out = result_json(r);
+    layout.setup.global_batch = r.global_batch;
+    out["layout"] = layout_json(layout, r.dp);
+    out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
+    MemoryBudget mem = memory_budget(c, layout.setup);
+    out["memory_bytes"] = mem.bytes.total;
+    out["memory_capacity_bytes"] = hw.memory_bytes;
+    out["fits"] = mem.bytes.total <= hw.memory_bytes;
+    out["hardware"] = hw.id;
+    out["model"] = model_to_json(c);
+    return out;
+}
+
+// {model, hardware, gpus, seq, global_batch, recipe, top} -> the fastest layouts that fit.
+json plan_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const Hardware hw = hardware_arg(args);
+    PlanInput in;
+    in.base = layout_from_args(args);
+    in.top = optional_integer_arg(args, "top", 1, 100).value_or(5);
+    const PlanResult p = plan_layouts(c, hw, in);
+    json best = json::array();
+    for (const PlanEntry& entry : p.best) {
+        json row = result_json(entry.result);
+        row["layout"] = layout_json(entry.layout, entry.result.dp);
+        row["memory_bytes"] = entry.memory_bytes;
+        best.push_back(row);
+    }
+    json losers = json::array();
+    for (const PlanLoser& loser : p.losers)
+        losers.push_back({{"reason", loser.reason}, {"count", loser.count}, {"example", layout_json(loser.example, loser.example_dp)},
+                          {"mfu", loser.mfu}});
+    return json{{"evaluated", p.evaluated},
+                {"fit", p.fit},
+                {"rejected_memory", p.rejected_memory},
+                {"rejected_shape", p.rejected_shape},
+                {"best", best},
+                {"losers", losers},
+                {"memory_capacity_bytes", hw.memory_bytes},
+                {"hardware", hw.id}};
+}
+
+constexpr Method kMethods[] = {
+    {"step_time", step_time_method,
+     "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs"},
+    {"plan", plan_method, "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput"},
+};
+
+}  // namespace
+
+std::span<const Method> step_methods() { return kMethods; }
+
+}  // namespace tally::api

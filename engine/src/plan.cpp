@@ -1,0 +1,122 @@
+#include "tally/plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "tally/error.h"
+
+namespace tally {
+
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t limit) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t k = 1; k <= n && k <= limit; ++k)
+        if (n % k == 0) out.push_back(k);
+    return out;
+}
+
+}  // namespace
+
+PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInput& in) {
+    validate(c);
+    if (in.top < 1 || in.top > 100) throw InputError("top", "top must be a whole number in [1, 100]");
+    const TrainingSetup& base = in.base.setup;
+    const std::int64_t gpus = base.gpus;
+    const std::int64_t node = in.base.gpus_per_node > 0 ? in.base.gpus_per_node : hw.interconnect.gpus_per_node;
+    if (gpus < 1 || gpus > 1'000'000) throw InputError("gpus", "gpus must be a whole number in [1, 1000000]");
+    PlanResult out;
+    std::vector<PlanEntry> fits;
+    std::map<std::string, PlanLoser> groups;
+    PlanLoser memory;
+    memory.reason = "memory";
+    std::uint64_t closest = UINT64_MAX;
+
+    // Search space. Tensor parallelism stays inside a node (its collectives run every layer); sequence
+    // parallelism is always on with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
+    // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
+    // but is not combined with pipelining in Megatron-LM/DeepSpeed).
+    for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
+        if (c.num_heads % tp != 0) continue;
+        for (std::int64_t pp : divisors(gpus / tp, std::min<std::int64_t>(c.num_layers, 128))) {
+            const std::int64_t dp = gpus / (tp * pp);
+            for (int zero : {1, 3}) {
+                if (zero == 3 && pp > 1) continue;  // ZeRO-3 with pipelining: not offered by Megatron-LM/DeepSpeed
+                for (std::int64_t v : {1, 2, 4}) {
+                    if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
+                    for (std::int64_t b : {1, 2, 4, 8}) {
+                        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                            // With FlashAttention, selective recomputation is what its backward already does.
+                            if (rc == Recompute::Selective && base.flash_attention) continue;
+                            StepLayout l = in.base;
+                            TrainingSetup& st = l.setup;
+                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b, st.recompute = rc;
+                            st.sequence_parallel = tp > 1;
+                            l.interleave = v;
+                            if (dp == 1 && zero == 3) continue;
+                            const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
+                            if (global > 0 && global % (b * dp) != 0) { ++out.rejected_shape; continue; }
+                            if (global == 0 && b > 1) continue;
+                            ++out.evaluated;
+                            MemoryBudget mem;
+                            try {
+                                mem = memory_budget(c, st);
+                            } catch (const InputError&) {
+                                ++out.rejected_shape;
+                                continue;
+                            }
+                            if (mem.bytes.total > hw.memory_bytes) {
+                                ++out.rejected_memory;
+                                ++memory.count;
+                                if (mem.bytes.total < closest) closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
+                                continue;
+                            }
+                            try {
+                                fits.push_back({l, step_time(c, hw, l, &mem), mem.bytes.total});
+                            } catch (const InputError&) {
+                                ++out.rejected_shape;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.fit = static_cast<std::int64_t>(fits.size());
+    if (fits.empty())
+        throw InputError("gpus", "no layout of " + c.name + " on " + std::to_string(gpus) + " " + hw.name +
+                                     " fits in memory; add GPUs, shorten seq or lower the batch");
+    std::stable_sort(fits.begin(), fits.end(), [](const PlanEntry& a, const PlanEntry& b) {
+        return a.result.tokens_per_second > b.result.tokens_per_second;
+    });
+    const std::size_t keep = std::min<std::size_t>(fits.size(), static_cast<std::size_t>(in.top));
+    out.best.assign(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(keep));
+
+    // Why the others lose: the component that costs them the most extra seconds per token over the best.
+    const StepResult& best = fits.front().result;
+    const double best_tokens = best.tokens_per_second * best.step_seconds;
+    for (std::size_t i = keep; i < fits.size(); ++i) {
+        const StepResult& r = fits[i].result;
+        const double tokens = r.tokens_per_second * r.step_seconds;
+        double worst = -1;
+        const char* reason = "matmul";
+        for (std::size_t k = 0; k < r.breakdown.size(); ++k) {
+            if (!r.breakdown[k].exposed) continue;
+            const double extra = r.breakdown[k].seconds / tokens - best.breakdown[k].seconds / best_tokens;
+            if (extra > worst) worst = extra, reason = r.breakdown[k].name;
+        }
+        PlanLoser& g = groups[reason];
+        if (g.count == 0) g = {reason, 0, fits[i].layout, r.dp, r.mfu};
+        ++g.count;
+    }
+    for (auto& [name, g] : groups) out.losers.push_back(g);
+    if (memory.count > 0) {
+        memory.reason = "does not fit in " + std::to_string(hw.memory_bytes / 1'000'000'000) + " GB";
+        out.losers.push_back(memory);
+    }
+    std::stable_sort(out.losers.begin(), out.losers.end(),
+                     [](const PlanLoser& a, const PlanLoser& b) { return a.count > b.count; });
+    return out;
+}
+
+}  // namespace tally

@@ -1,0 +1,343 @@
+#include "tally/step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "tally/error.h"
+#include "tally/flops.h"
+
+namespace tally {
+
+namespace {
+
+// ---------------------------------------------------------------- model constants
+// Fraction of the dense peak that large bf16/fp16 GEMMs reach in cuBLAS: NVIDIA's "Matrix
+// Multiplication Background" guide (Deep Learning Performance docs) shows large GEMMs near but below
+// peak; Narayanan et al. 2021 (sec. 5.1) report 52% of peak end to end with their GEMMs well above
+// that. One global value, calibrated once: of 0.80, 0.72 and 0.70 tried against
+// content/validation/runs.json, 0.70 gave the lowest median error (BENCHMARKS.md, "Step time").
+constexpr double kMatmulPeakFraction = 0.70;
+// Thread-block tile of a tensor-core GEMM: M and N are padded to 128, K to 64 (tile quantization,
+// NVIDIA "Matrix Multiplication Background" guide, sec. "Tile quantization"; CUTLASS default tiles).
+constexpr double kTileMN = 128, kTileK = 64;
+// Fraction of HBM bandwidth streaming kernels (norms, elementwise, optimizer) reach: STREAM-like
+// kernels measure 80-90% of the spec bandwidth on A100/H100 (BabelStream, Deakin et al. 2018 method).
+constexpr double kMemoryBandwidthFraction = 0.80;
+// Fraction of the link bandwidth NCCL ring collectives reach (bus bandwidth): nccl-tests on DGX A100
+// measure about 230 GB/s all_reduce bus bandwidth of 300 GB/s per direction (~0.77).
+constexpr double kCollectiveBandwidthFraction = 0.77;
+// FlashAttention-2 reaches 50-73% of A100's peak in the forward pass and less in the backward
+// (Dao 2023, "FlashAttention-2", abstract and sec. 4.1): one fused-attention fraction of 0.5.
+constexpr double kFlashAttentionFraction = 0.50;
+// Passes over a tensor of an elementwise kernel: forward reads the input and writes the output (2);
+// the backward reads the saved input and the incoming gradient and writes the gradient (3); norms
+// read twice in their backward, so backward traffic is taken as 2 × forward.
+constexpr double kForwardPasses = 2, kBackwardOverForward = 2;
+// Micro-batches assumed when no global batch is given and pp > 1: 4 per stage keeps the 1F1B bubble
+// at (p-1)/4p < 25% (Narayanan et al. 2021, sec. 2.2.1, recommend m >> p).
+constexpr std::int64_t kDefaultMicrobatchesPerStage = 4;
+
+double ceil_to(double value, double multiple) { return std::ceil(value / multiple) * multiple; }
+
+void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        throw InputError(field, std::string(field) + " must be a whole number in [" + std::to_string(low) + ", " +
+                                    std::to_string(high) + "], got " + std::to_string(value));
+}
+
+// One matmul class of a layer: per-GPU FLOPs of one forward pass over one micro-batch and its shape.
+struct Matmul {
+    const char* id;
+    double forward_flops = 0;  // executed, per GPU, one micro-batch
+    double m = 0, n = 0, k = 0, batch = 1;
+    bool attention_core = false;  // scores or attention·V (fused by FlashAttention)
+    double passes = 3;            // forward + backward (2×) + recomputed forwards
+};
+
+}  // namespace
+
+double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
+    if (n <= 1 || bytes <= 0) return 0;
+    const double nd = static_cast<double>(n);
+    return 2 * (nd - 1) / nd * bytes / bytes_per_s + latency_s;
+}
+
+double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
+    if (n <= 1 || bytes <= 0) return 0;
+    const double nd = static_cast<double>(n);
+    return (nd - 1) / nd * bytes / bytes_per_s + latency_s;
+}
+
+double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches) {
+    return static_cast<double>(pp - 1) / (static_cast<double>(interleave) * static_cast<double>(microbatches));
+}
+
+double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
+                         double element_bytes) {
+    const double useful = 2 * m * n * k * batch;
+    const double padded = 2 * ceil_to(m, kTileMN) * ceil_to(n, kTileMN) * ceil_to(k, kTileK) * batch;
+    const double compute_s = padded / (kMatmulPeakFraction * peak);
+    // Roofline (Williams et al. 2009): each operand read once, the result written once.
+    const double memory_s = element_bytes * batch * (m * k + k * n + m * n) / (kMemoryBandwidthFraction * bytes_per_s);
+    return useful / (std::max(compute_s, memory_s) * peak);
+}
+
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
+                                       bool embedding_chunks) {
+    const std::int64_t chunks = pp * interleave;
+    const std::int64_t layer_chunks = chunks - (embedding_chunks ? 2 : 0);
+    if (layer_chunks < 1)
+        throw InputError("interleave", "pp·interleave must leave at least one chunk for layers when the embedding and "
+                                       "output layer are chunks of their own");
+    if (layers < layer_chunks)
+        throw InputError("interleave", "pp·interleave (" + std::to_string(layer_chunks) +
+                                           " layer chunks) must not exceed num_layers (" + std::to_string(layers) + ")");
+    // Chunk c of the global order sits on stage c mod p (Narayanan et al. 2021, sec. 2.2.2); the
+    // remainder layers go to the earliest layer chunks (Megatron-LM's uneven split puts the extra
+    // layers first).
+    std::vector<std::int64_t> per_stage(static_cast<std::size_t>(pp), 0);
+    const std::int64_t base = layers / layer_chunks, extra = layers % layer_chunks;
+    std::int64_t layer_chunk = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        if (embedding_chunks && (c == 0 || c == chunks - 1)) continue;
+        per_stage[static_cast<std::size_t>(c % pp)] += base + (layer_chunk < extra ? 1 : 0);
+        ++layer_chunk;
+    }
+    return per_stage;
+}
+
+StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout) {
+    return step_time(c, hw, layout, nullptr);
+}
+
+StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget) {
+    TrainingSetup st = layout.setup;
+    require_range("interleave", layout.interleave, 1, 1024);
+    require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
+    if (!hw.interconnect.present)
+        throw InputError("hardware", hw.name + " has no interconnect figures (preset field \"interconnect\")");
+    const double peak = hw.peak(layout.dtype);
+    const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
+    if (st.pp == 1 && layout.interleave > 1)
+        throw InputError("interleave", "interleave > 1 needs pipeline parallelism (pp > 1)");
+
+    // Micro-batches per step; memory_budget checks tp | heads, gpus = tp·pp·dp, global batch divisibility.
+    const std::int64_t model_parallel = st.tp * st.pp;
+    if (st.tp < 1 || st.pp < 1) throw InputError("tp", "tp and pp must be >= 1");
+    if (st.gpus % model_parallel != 0)
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
+                                     std::to_string(model_parallel));
+    const std::int64_t dp = st.gpus / model_parallel;
+    if (st.global_batch == 0)
+        st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
+    // The planner passes the budget it already computed (same parameters per GPU; it checked the layout).
+    const MemoryBudget mem = budget != nullptr ? *budget : memory_budget(c, st);
+    if (st.global_batch % (st.micro_batch * dp) != 0)
+        throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
+                                             ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
+    const std::int64_t m = st.global_batch / (st.micro_batch * dp);
+    const std::vector<std::int64_t> layers_of = stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
+
+    // ---------------------------------------------------------------- FLOPs, from flops.h
+    FlopsInput fin;
+    fin.seq = st.seq;
+    fin.recompute = st.recompute;
+    fin.flash_attention = st.flash_attention;
+    const FlopsResult counted = count_flops(c, fin);  // full attention: the MFU/HFU numerators
+    // What runs: a fused causal kernel skips the masked half of the scores (FlashAttention-2 sec. 3.1.1).
+    fin.attention = st.flash_attention ? AttentionFlops::Causal : AttentionFlops::Full;
+    const FlopsResult executed = count_flops(c, fin);
+
+    const double s = static_cast<double>(st.seq), b = static_cast<double>(st.micro_batch);
+    const double t = static_cast<double>(st.tp), L = static_cast<double>(c.num_layers);
+    const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(st.activation_bytes);
+    const double tokens = s * b;  // per micro-batch per data-parallel rank
+    const double heads_gpu = static_cast<double>(c.num_heads) / t;
+    const double d = static_cast<double>(c.head_dim);
+    const double f_gpu = std::ceil(static_cast<double>(c.ffn_hidden_size) / t);
+    const double bw = hw.memory_bandwidth_bytes_per_s;
+    const bool sp = st.sequence_parallel && st.tp > 1;
+    const bool full = st.recompute == Recompute::Full, selective = st.recompute == Recompute::Selective;
+
+    // Per-layer matmuls, per GPU, one micro-batch. Passes: 1 forward + 2 backward, + 1 per recomputed
+    // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
+    // attention·V; FlashAttention's backward redoes QKᵀ).
+    std::vector<Matmul> layer_mm;
+    Matmul head{"lm_head"};
+    for (const FlopsTerm& term : executed.terms) {
+        const std::string_view id = term.id;
+        const double per_gpu = term.forward_per_sequence * b / t;
+        if (id == "lm_head") {
+            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t), h, 1, false, 3};
+            continue;
+        }
+        Matmul mm{term.id, per_gpu / L};
+        if (id == "qkv") mm.m = tokens, mm.n = static_cast<double>(c.q_dim() + 2 * c.kv_dim()) / t, mm.k = h;
+        else if (id == "attn_scores") mm.m = s, mm.n = s, mm.k = d, mm.batch = b * heads_gpu, mm.attention_core = true;
+        else if (id == "attn_values") mm.m = s, mm.n = d, mm.k = s, mm.batch = b * heads_gpu, mm.attention_core = true;
+        else if (id == "attn_out") mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
+        else if (id == "mlp") mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
+        else if (id == "router") mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h, mm.forward_flops = term.forward_per_sequence * b / L;
+        if (full) mm.passes += 1;
+        const bool scores = id == "attn_scores", values = id == "attn_values";
+        if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
+        if (values && selective && !st.flash_attention) mm.passes += 1;
+        layer_mm.push_back(mm);
+    }
+
+    double mm_flops = 0, mm_seconds = 0;  // per layer, all passes
+    for (const Matmul& mm : layer_mm) {
+        const double eff = mm.attention_core && st.flash_attention
+                               ? kFlashAttentionFraction
+                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, e);
+        mm_flops += mm.forward_flops * mm.passes;
+        mm_seconds += mm.forward_flops * mm.passes / (eff * peak);
+    }
+    const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak, bw, e);
+    const double head_seconds = head.forward_flops * head.passes / (head_eff * peak);
+
+    // ---------------------------------------------------------------- memory-bound kernels per layer
+    // Sequence-side tensors (norm, dropout, residual) are split over t only with sequence parallelism.
+    const double x = tokens * h * e / (sp ? t : 1);
+    const double visited = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1;
+    const double ffn = tokens * f_gpu * e * visited;
+    const double scores_bytes = st.flash_attention ? 0 : heads_gpu * s * s * b * e;
+    // Bytes touched in one forward pass: 2 norms (read, write), 2 residual adds (read 2, write 1), 2 dropouts
+    // (+1-byte mask, Megatron fuses bias-dropout-add), the activation (gated: read 2, write 1), rotary on Q, K,
+    // the unfused softmax (and its dropout) over the s×s scores.
+    const double dropout_mask = st.dropout ? 0.5 : 0;  // 1-byte mask per 2-byte element
+    double fwd_bytes = 2 * kForwardPasses * x + 2 * (3 + dropout_mask) * x;
+    fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
+    if (c.position == PositionKind::Rotary) fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
+    const double softmax_fwd = scores_bytes * (kForwardPasses + (st.dropout ? 2 + dropout_mask : 0));
+    fwd_bytes += softmax_fwd;
+    double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
+    if (full) layer_bytes += fwd_bytes;
+    else if (selective) layer_bytes += softmax_fwd;
+    const double hbm = kMemoryBandwidthFraction * bw;
+    const double layer_memory_seconds = layer_bytes / hbm;
+    // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
+    const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
+
+    // ---------------------------------------------------------------- tensor/sequence-parallel collectives
+    const Interconnect& ic = hw.interconnect;
+    const bool tp_in_node = st.tp <= node;
+    const double tp_bw = kCollectiveBandwidthFraction * (tp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+    const double tp_lat = tp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+    const double act_msg = tokens * h * e;  // the full s·b·h activation each collective reduces or gathers
+    // Megatron-LM: 2 all-reduces in the forward and 2 in the backward per layer (Shoeybi et al. 2019,
+    // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
+    // (Korthikanti et al. 2022, sec. 4.2.2); full recomputation repeats the forward's two.
+    const double collectives = 4 + (full ? 2 : 0);
+    const double one = sp ? 2 * ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
+                          : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
+    const double layer_tp_seconds = collectives * one;
+
+    // ---------------------------------------------------------------- stages and the pipeline
+    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds;
+    double slowest = 0, sum_stage = 0;
+    std::int64_t slowest_layers = 0;
+    for (std::size_t i = 0; i < layers_of.size(); ++i) {
+        double stage = static_cast<double>(layers_of[i]) * layer_seconds;
+        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds;  // output layer on the last stage
+        sum_stage += stage;
+        if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
+    }
+    (void)sum_stage;
+    const double md = static_cast<double>(m);
+    const double v = static_cast<double>(layout.interleave);
+    const double bubble_fraction = pipeline_bubble_fraction(st.pp, layout.interleave, m);
+    const double compute_seconds = md * slowest;
+    const double bubble_seconds = bubble_fraction * md * slowest;
+
+    // Point-to-point activation sends between stages: one forward and one backward per chunk boundary per
+    // micro-batch (v per stage when interleaved, Narayanan et al. 2021, sec. 2.2.2), split over the t ranks
+    // (scatter/gather optimisation, sec. 4.1); counted exposed. Stages sit on other nodes unless the whole job fits one.
+    double p2p_seconds = 0;
+    if (st.pp > 1) {
+        const bool in_node = st.gpus <= node;
+        const double link = kCollectiveBandwidthFraction * (in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        const double lat = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+        p2p_seconds = 2 * v * md * (act_msg / t / link + lat);
+    }
+
+    // ---------------------------------------------------------------- data parallelism and ZeRO
+    // Data-parallel peers are t ranks apart (Megatron-LM rank order: tensor, then data, then pipeline):
+    // one node holds the group only when t·dp fits in it.
+    const bool dp_in_node = st.tp * dp <= node;
+    const double dp_bw = kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+    const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+    const double params = static_cast<double>(mem.params_on_gpu);
+    const double grad_bytes = params * static_cast<double>(dtype_bytes(st.precision.gradients));
+    const double weight_bytes = params * static_cast<double>(dtype_bytes(st.precision.weights));
+    double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
+    const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
+    if (dp > 1) {
+        if (st.zero <= 2) {
+            // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
+            // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
+            // last micro-batch's backward pass (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce).
+            dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) + ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
+            dp_hidden = std::min(dp_seconds, backward_window);
+        } else {
+            // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
+            // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
+            // prefetched behind that micro-batch's compute.
+            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat) +
+                                  ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat);
+            zero3_seconds = md * per_mb;
+            zero3_hidden = md * std::min(per_mb, slowest);
+        }
+    }
+
+    // ---------------------------------------------------------------- optimizer step
+    // Reads the gradient, reads and writes the master weights and states, writes the working weights.
+    const BytesPerParam256 bpp = bytes_per_param_256(st.precision);
+    const double update_bytes_per_param =
+        static_cast<double>(2 * (bpp.master_weights + bpp.optimizer_states) + bpp.gradients + bpp.weights) / 256;
+    const double optimizer_seconds = static_cast<double>(mem.params_optimizer) * update_bytes_per_param / hbm;
+
+    // ---------------------------------------------------------------- totals
+    const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
+    StepResult r;
+    r.breakdown = {
+        {"matmul", "matmuls (forward, backward, recompute)", compute_seconds - per_layer_split_tp - per_layer_split_mem, true},
+        {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
+        {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce", per_layer_split_tp, true},
+        {"bubble", "pipeline bubble", bubble_seconds, true},
+        {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
+        {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},
+        {"dp_comm_hidden", "data-parallel gradient reduction (overlapped)", dp_hidden, false},
+        {"zero3_comm", "ZeRO-3 weight gathers (exposed)", zero3_seconds - zero3_hidden, true},
+        {"zero3_comm_hidden", "ZeRO-3 weight gathers (overlapped)", zero3_hidden, false},
+        {"optimizer", "optimizer step (HBM)", optimizer_seconds, true},
+    };
+    // The last stage's output layer is inside `matmul` (its share of the slowest stage).
+    double step = 0;
+    for (const StepComponent& part : r.breakdown)
+        if (part.exposed) step += part.seconds;
+    r.step_seconds = step;
+    r.dp = dp;
+    r.microbatches = m;
+    r.global_batch = st.global_batch;
+    r.busiest_stage_layers = slowest_layers;
+    r.microbatch_seconds = slowest;
+    r.bubble_fraction = bubble_fraction;
+    const double layer_flops_all = mm_flops;
+    double mm_time_all = mm_seconds;
+    r.matmul_efficiency = layer_flops_all / (mm_time_all * peak);
+    const double step_tokens = static_cast<double>(st.global_batch) * s;
+    r.tokens_per_second = step_tokens / step;
+    r.peak_flops_per_s = peak;
+    const double gpus = static_cast<double>(st.gpus);
+    r.tflops_per_gpu = counted.model_per_token * r.tokens_per_second / gpus / 1e12;
+    r.mfu = counted.model_per_token * r.tokens_per_second / (gpus * peak);
+    r.hfu = counted.training_per_token * r.tokens_per_second / (gpus * peak);
+    if (!std::isfinite(r.step_seconds) || !(r.step_seconds > 0))
+        throw InputError("model", "the step time is not representable for this setup");
+    return r;
+}
+
+}  // namespace tally

@@ -1,0 +1,56 @@
+// <tally-step> in a real browser: its step time equals the native CLI's, bad input is flagged beside the field,
+// the planner's best layout is one click away, the state round-trips through the URL, and screenshots are saved.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
+
+test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, and the planner applies a layout', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#step-time');
+  const widget = page.locator('section#step-time tally-step');
+  await widget.evaluate((el) => el.ready);
+  await setControl(widget, 'tp', '8');
+  await setControl(widget, 'pp', '2');
+
+  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  assert.equal(shown.args.tp, 8);
+  assert.deepEqual(shown.result, native('step_time', shown.args), 'wasm and native agree to the last bit');
+  const mfu = await widget.locator('[data-out="mfu"]').textContent();
+  assert.match(mfu, /^\d+(\.\d+)?%$/);
+  // One timeline segment per exposed, non-zero component.
+  assert.equal(await widget.locator('svg rect.seg').count(),
+    shown.result.breakdown.filter((p) => p.exposed && p.seconds > 0).length);
+
+  // Bad input: 64 GPUs do not split into tp 3 × pp 2; the message sits beside the GPU count, no NaN on screen.
+  await setControl(widget, 'tp', '3');
+  assert.match(await fieldError(widget, 'gpus'), /multiple of tp·pp/);
+  assert.equal(await widget.locator('[data-out="mfu"]').textContent(), '—');
+  await setControl(widget, 'tp', '8');
+
+  // The planner: its best layout, applied with one click, gives the MFU the plan promised.
+  await widget.locator('button[data-action="plan"]').click();
+  await widget.locator('tr[data-rank="0"]').waitFor();
+  const plan = await widget.evaluate((el) => el.plan);
+  await widget.locator('button[data-use="0"]').click();
+  const after = await widget.evaluate((el) => el.result);
+  assert.equal(after.mfu, plan.best[0].mfu);
+  await screenshot(widget, 'step-desktop');
+
+  // The state is in the URL: a reload shows the same layout.
+  await page.waitForFunction(() => location.search.includes('tp'));
+  await page.reload();
+  await open(site, page, page.url().replace(site.url, '/'));
+  const reloaded = page.locator('section#step-time tally-step');
+  await reloaded.evaluate((el) => el.ready);
+  assert.equal((await reloaded.evaluate((el) => el.result)).mfu, plan.best[0].mfu);
+  assert.deepEqual(errors(page), []);
+
+  const phone = await site.newPage(PHONE);
+  await open(site, phone, '/#step-time');
+  const small = phone.locator('section#step-time tally-step');
+  await small.evaluate((el) => el.ready);
+  await screenshot(small, 'step-phone');
+});

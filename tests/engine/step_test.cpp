@@ -1,0 +1,188 @@
+// Tests of engine/src/step.cpp: collective costs, the pipeline bubble, the overlap of the gradient
+// reduction, uneven layouts, and the prediction of the published runs in content/validation/runs.json.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include "accounting_helpers.h"
+#include "tally/api.h"
+#include "tally/flops.h"
+#include "tally/hardware.h"
+#include "tally/step.h"
+
+using namespace tally;
+using tally_test::error_field;
+using tally_test::preset;
+
+namespace {
+
+StepLayout layout(std::int64_t gpus, std::int64_t tp, std::int64_t pp, std::int64_t global_batch) {
+    StepLayout l;
+    l.setup.gpus = gpus, l.setup.tp = tp, l.setup.pp = pp, l.setup.global_batch = global_batch;
+    l.setup.seq = 2048;
+    return l;
+}
+
+double component(const StepResult& r, const std::string& id) {
+    for (const auto& part : r.breakdown)
+        if (id == part.id) return part.seconds;
+    FAIL("no component " << id);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce moves 2(n-1)/n of the buffer plus one latency; reduce-scatter half of that") {
+    // 8 GPUs, 1 GB at 100 GB/s: 2·7/8 · 10 ms + 10 µs.
+    CHECK(ring_all_reduce_seconds(1e9, 8, 100e9, 10e-6) == Approx(0.0175 + 10e-6));
+    CHECK(ring_gather_seconds(1e9, 8, 100e9, 10e-6) == Approx(0.00875 + 10e-6));
+    CHECK(ring_all_reduce_seconds(1e9, 1, 100e9, 10e-6) == 0);  // nothing to reduce alone
+}
+
+TEST_CASE("1F1B bubble is (p-1)/m and interleaving divides it by v") {
+    CHECK(pipeline_bubble_fraction(8, 1, 64) == Approx(7.0 / 64));
+    CHECK(pipeline_bubble_fraction(8, 4, 64) == Approx(7.0 / 256));
+    CHECK(pipeline_bubble_fraction(1, 1, 16) == 0);
+}
+
+TEST_CASE("matmul efficiency: large square GEMMs reach the calibrated fraction, skinny ones fall below") {
+    const double peak = 312e12, bw = 2.039e12;
+    const double big = matmul_efficiency(8192, 8192, 8192, 1, peak, bw, 2);
+    CHECK(big == Approx(0.70));
+    // N = 96 pads to 128 (tile quantization): 75% of the padded work is useful.
+    CHECK(matmul_efficiency(8192, 96, 8192, 1, peak, bw, 2) < 0.75 * big + 1e-12);
+    // Attention scores with d = 128 over s = 2048 are memory-bound on A100: time = bytes / (0.8 · bandwidth).
+    const double flops = 2.0 * 2048 * 2048 * 128 * 96;
+    const double bytes = 2.0 * 96 * (2048.0 * 128 * 2 + 2048.0 * 2048);
+    CHECK(matmul_efficiency(2048, 2048, 128, 96, peak, bw, 2) == Approx(flops / (bytes / (0.8 * bw)) / peak));
+    CHECK(matmul_efficiency(2048, 2048, 128, 96, peak, bw, 2) < big);
+}
+
+TEST_CASE("uneven layouts: 70 layers on 12 stages, 126 layers on 16 stages × 8 chunks with embedding chunks") {
+    const auto bloom = stage_layers(70, 12, 1, false);
+    CHECK(*std::max_element(bloom.begin(), bloom.end()) == 6);
+    CHECK(std::accumulate(bloom.begin(), bloom.end(), std::int64_t{0}) == 70);
+    const auto llama = stage_layers(126, 16, 8, true);
+    CHECK(llama.front() == 7);  // its first chunk is the embedding
+    CHECK(llama.back() == 7);   // its last chunk is the output layer
+    CHECK(llama[5] == 8);
+    CHECK(std::accumulate(llama.begin(), llama.end(), std::int64_t{0}) == 126);
+    CHECK(error_field([] { stage_layers(10, 8, 2, false); }) == "interleave");
+}
+
+TEST_CASE("step_time counts exactly the FLOPs count_flops counts, and MFU ≤ HFU with recomputation") {
+    const ModelConfig c = preset("gpt3-175b");
+    const Hardware hw = find_hardware("a100-80gb");
+    StepLayout l = layout(64, 8, 8, 64);
+    l.setup.recompute = Recompute::Full;
+    const StepResult r = step_time(c, hw, l);
+    FlopsInput in;
+    in.seq = 2048;
+    in.recompute = Recompute::Full;
+    const FlopsResult f = count_flops(c, in);
+    CHECK(r.mfu / r.hfu == Approx(f.model_per_token / f.training_per_token));
+    CHECK(r.tflops_per_gpu * 1e12 / r.peak_flops_per_s == Approx(r.mfu));
+    CHECK(r.tokens_per_second * r.step_seconds == Approx(64.0 * 2048));
+    double exposed = 0;
+    for (const auto& part : r.breakdown)
+        if (part.exposed) exposed += part.seconds;
+    CHECK(exposed == Approx(r.step_seconds));
+}
+
+TEST_CASE("the bubble component is (p-1)/(v·m) of the pipelined compute, and interleaving shrinks it") {
+    const ModelConfig c = preset("gpt3-175b");
+    const Hardware hw = find_hardware("a100-80gb");
+    StepLayout l = layout(64, 8, 8, 64);
+    const StepResult plain = step_time(c, hw, l);
+    CHECK(component(plain, "bubble") == Approx(7.0 / 64 * 64 * plain.microbatch_seconds));
+    l.interleave = 4;
+    const StepResult inter = step_time(c, hw, l);
+    CHECK(component(inter, "bubble") == Approx(component(plain, "bubble") / 4));
+    CHECK(component(inter, "pp_comm") == Approx(4 * component(plain, "pp_comm")));  // v× the sends
+}
+
+TEST_CASE("gradient reduction hides behind the last backward up to its length; the rest is exposed") {
+    const ModelConfig c = preset("llama-2-7b");
+    StepLayout l = layout(64, 1, 1, 64);
+    l.setup.zero = 1;
+    const StepResult fast = step_time(c, find_hardware("h100-sxm"), l);
+    CHECK(component(fast, "dp_comm_hidden") == Approx(std::min(component(fast, "dp_comm_hidden") + component(fast, "dp_comm"),
+                                                               fast.microbatch_seconds * 2 / 3)));
+    // The same layout on a network 32× slower (consumer PCIe box, 100 Gb/s Ethernet) exposes more of it.
+    Hardware slow = find_hardware("h100-sxm");
+    slow.interconnect.network_bytes_per_s /= 32;
+    const StepResult r = step_time(c, slow, l);
+    CHECK(component(r, "dp_comm") > component(fast, "dp_comm"));
+    CHECK(r.mfu < fast.mfu);
+}
+
+TEST_CASE("sequence parallelism costs the same collective bytes as the all-reduce but less HBM traffic") {
+    const ModelConfig c = preset("gpt3-175b");
+    const Hardware hw = find_hardware("a100-80gb");
+    StepLayout l = layout(8, 8, 1, 1);
+    const StepResult ar = step_time(c, hw, l);
+    l.setup.sequence_parallel = true;
+    const StepResult sp = step_time(c, hw, l);
+    // Same bytes; each all-reduce became two collectives, one more latency (10 µs) each: 4 per layer × 96 layers.
+    CHECK(component(sp, "tp_comm") - component(ar, "tp_comm") == Approx(4 * 96 * 10e-6));
+    CHECK(component(sp, "memory_bound") < component(ar, "memory_bound"));
+}
+
+TEST_CASE("ZeRO-3 adds weight gathers every micro-batch; ZeRO with pipelining is accepted") {
+    const ModelConfig c = preset("llama-2-13b");
+    const Hardware hw = find_hardware("a100-80gb");
+    StepLayout l = layout(64, 1, 1, 256);
+    l.setup.zero = 3;
+    const StepResult z3 = step_time(c, hw, l);
+    CHECK(component(z3, "zero3_comm") + component(z3, "zero3_comm_hidden") > 0);
+    StepLayout pp = layout(64, 2, 4, 256);
+    pp.setup.zero = 1;
+    CHECK(step_time(c, hw, pp).mfu > 0);
+}
+
+TEST_CASE("bad layouts name their field") {
+    const ModelConfig c = preset("llama-2-7b");
+    const Hardware hw = find_hardware("h100-sxm");
+    CHECK(error_field([&] { step_time(c, hw, layout(10, 4, 1, 0)); }) == "gpus");
+    CHECK(error_field([&] { step_time(c, hw, layout(9, 3, 1, 0)); }) == "tp");
+    CHECK(error_field([&] { step_time(c, hw, layout(16, 1, 2, 7)); }) == "global_batch");
+    StepLayout l = layout(8, 8, 1, 0);
+    l.interleave = 2;
+    CHECK(error_field([&] { step_time(c, hw, l); }) == "interleave");
+    Hardware bare = hw;
+    bare.interconnect.present = false;
+    CHECK(error_field([&] { step_time(c, bare, layout(8, 8, 1, 0)); }) == "hardware");
+}
+
+TEST_CASE("published runs (content/validation/runs.json): median error <= 10%, every run within 25%") {
+    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs.json");
+    REQUIRE(in);
+    const nlohmann::json file = nlohmann::json::parse(in);
+    REQUIRE(file["runs"].size() >= 8);
+    std::vector<double> errors;
+    for (const auto& run : file["runs"]) {
+        const nlohmann::json r = api::invoke("step_time", run["args"]);
+        const double published = run["published"]["value"];
+        const double predicted = r[run["published"]["metric"].get<std::string>()];
+        const double error = std::fabs(predicted - published) / published;
+        INFO(run["id"].get<std::string>() << ": published " << published << ", predicted " << predicted);
+        CHECK(error <= 0.25);  // worst today 23% (MT-NLG, BENCHMARKS.md explains); the goal is 20%
+        errors.push_back(error);
+    }
+    std::sort(errors.begin(), errors.end());
+    CHECK(errors[errors.size() / 2] <= 0.10);
+}
+
+TEST_CASE("training_cost with mfu \"predicted\" takes the step-time model's MFU and matches its throughput") {
+    const nlohmann::json args = {{"model", "llama-3-70b"}, {"hardware", "h100-sxm"}, {"gpus", 1024}, {"tp", 8}, {"pp", 4},
+                                 {"seq", 8192},          {"global_batch", 512},   {"flash_attention", true},
+                                 {"sequence_parallel", true}, {"tokens", 15e12}, {"mfu", "predicted"}};
+    const nlohmann::json cost = api::invoke("training_cost", args);
+    const nlohmann::json step = api::invoke("step_time", args);
+    CHECK(cost["predicted_mfu"] == step["mfu"]);
+    // Exact FLOPs with FlashAttention's recompute: time = tokens / predicted tokens per second.
+    CHECK(cost["seconds"].get<double>() == Approx(15e12 / step["tokens_per_second"].get<double>()));
+}

@@ -1,0 +1,247 @@
+// <tally-step>: where one training step's time goes on one GPU, and the predicted MFU.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
+//   batch="512" (global batch, sequences), seq="8192", zero="1", recompute="none", sp="true", flash="true"
+// Every number comes from the engine (step_time, plan); this module only lays them out.
+import {
+  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
+  formatNumber, formatBytes, escapeHtml, readState, writeState, stateKey, isNumberText, isBoolText, oneOf,
+} from './base.js';
+
+const RECOMPUTE = ['none', 'selective', 'full'];
+const ZERO = ['0', '1', '2', '3'];
+const NUMBER_FIELDS = [
+  { name: 'gpus', label: 'GPUs', fallback: '64' },
+  { name: 'tp', label: 'Tensor parallel t', fallback: '4' },
+  { name: 'pp', label: 'Pipeline stages p', fallback: '4' },
+  { name: 'interleave', label: 'Chunks per stage v', fallback: '1' },
+  { name: 'mbs', label: 'Micro-batch b', fallback: '1' },
+  { name: 'batch', label: 'Global batch (sequences)', fallback: '512' },
+  { name: 'seq', label: 'Sequence length', fallback: '8192' },
+];
+/** Engine argument -> this widget's field, for errors the engine reports. */
+const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
+/** Timeline colours per breakdown component (exposed parts only are drawn). */
+const COLOURS = {
+  matmul: 'var(--accent)', memory_bound: '#8e6bd1', tp_comm: '#d9822b', bubble: '#9aa0a6', pp_comm: '#c0504d',
+  dp_comm: '#2e8b57', zero3_comm: '#b8860b', optimizer: '#4a6fa5',
+};
+
+const css = `
+.timeline { width: 100%; height: auto; display: block; margin-top: 10px; }
+.timeline rect.seg { stroke: var(--bg, #fff); stroke-width: 1; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 14px; font-size: 13px; margin-top: 6px; }
+.legend span::before { content: ''; display: inline-block; width: 10px; height: 10px; margin-right: 5px; background: var(--c); border-radius: 2px; }
+table { border-collapse: collapse; width: 100%; font-size: 14px; margin-top: 8px; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--border); }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { font-size: 12px; color: var(--muted); }
+button.use { font: inherit; font-size: 13px; padding: 2px 8px; cursor: pointer; }
+button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointer; }
+@media (max-width: 480px) {
+  .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .result .value { font-size: 17px; }
+}
+`;
+
+class TallyStep extends TallyWidget {
+  mount() {
+    let presets = { models: [], hardware: [] };
+    try {
+      presets = this.engine.call('presets', {});
+    } catch {
+      // Without presets there is nothing to choose; the engine error shows below.
+    }
+    const models = presets.models ?? [];
+    const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    this.key = stateKey(this, 'step');
+    const schema = {
+      model: oneOf(models.map((m) => m.id)),
+      hardware: oneOf(hardware.map((h) => h.id)),
+      zero: oneOf(ZERO),
+      recompute: oneOf(RECOMPUTE),
+      sp: isBoolText,
+      flash: isBoolText,
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
+    };
+    const attr = (name, fallback) => {
+      const value = this.getAttribute(name);
+      if (value === null) return fallback;
+      return schema[name]?.(value) === true ? value : fallback;
+    };
+    const start = {
+      model: attr('model', models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? ''),
+      hardware: attr('hardware', hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? ''),
+      zero: attr('zero', '1'),
+      recompute: attr('recompute', 'none'),
+      sp: attr('sp', 'true'),
+      flash: attr('flash', 'true'),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
+    };
+    this.defaults = { ...start };
+    const fromUrl = readState(this.key, schema);
+    Object.assign(start, fromUrl.values);
+
+    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
+        <div class="fields">
+          ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: m.name })), value: start.model })}
+          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
+          ${field('gpus')}${field('tp')}${field('pp')}${field('interleave')}${field('mbs')}${field('batch')}${field('seq')}
+          ${selectField({ name: 'zero', label: 'ZeRO stage', options: ZERO.map((z) => ({ value: z, label: z })), value: start.zero })}
+          ${selectField({ name: 'recompute', label: 'Recomputation', options: RECOMPUTE.map((r) => ({ value: r, label: r })), value: start.recompute })}
+          ${checkboxField({ name: 'sp', label: 'Sequence parallelism', checked: start.sp === 'true' })}
+          ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
+        </div>
+        <p class="notice" role="status"></p>
+        <div class="results" aria-live="polite">
+          <div class="result"><div class="label">Predicted MFU</div><div class="value" data-out="mfu">—</div></div>
+          <div class="result"><div class="label">Step time</div><div class="value" data-out="step">—</div></div>
+          <div class="result"><div class="label">Tokens/s (cluster)</div><div class="value" data-out="tokens">—</div></div>
+          <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
+          <div class="result"><div class="label">Memory per GPU</div><div class="value" data-out="memory">—</div></div>
+          <div class="result"><div class="label">Bubble (p−1)/(v·m)</div><div class="value" data-out="bubble">—</div></div>
+        </div>
+        <svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
+        <div class="legend" data-out="legend"></div>
+        <button type="button" class="plan" data-action="plan">Find the fastest layouts for this model and GPU count</button>
+        <div data-out="plan"></div>
+      </div>`;
+    const root = this.shadowRoot;
+    root.addEventListener('input', (event) => this.onInput(event));
+    root.addEventListener('change', (event) => this.onInput(event));
+    root.addEventListener('click', (event) => this.onClick(event));
+    this.update();
+    if (fromUrl.rejected.length)
+      root.querySelector('.notice').textContent = `Ignored URL settings: ${fromUrl.rejected.map((r) => `${r.param} (${r.reason})`).join('; ')}.`;
+  }
+
+  control(name) {
+    return this.shadowRoot.querySelector(`[name="${name}"]`);
+  }
+
+  values() {
+    const v = {};
+    for (const name of ['model', 'hardware', 'zero', 'recompute', ...NUMBER_FIELDS.map((f) => f.name)]) v[name] = this.control(name).value;
+    v.sp = String(this.control('sp').checked);
+    v.flash = String(this.control('flash').checked);
+    return v;
+  }
+
+  embedAttributes() {
+    return this.values();
+  }
+
+  onInput(event) {
+    if (event.type === 'change' && event.target.tagName === 'INPUT' && event.target.type !== 'checkbox') return;
+    this.update();
+    writeState(this.key, this.values());
+  }
+
+  onClick(event) {
+    const button = event.target.closest('button');
+    if (!button) return;
+    if (button.dataset.action === 'plan') this.runPlan();
+    if (button.dataset.use !== undefined) this.useLayout(this.plan.best[Number(button.dataset.use)].layout);
+  }
+
+  /** Arguments of step_time from the controls; throws TallyError naming the field. */
+  args() {
+    const v = this.values();
+    const n = {};
+    for (const f of NUMBER_FIELDS) n[f.name] = parseNumber(v[f.name], f.name, f.label);
+    return {
+      model: v.model, hardware: v.hardware, gpus: n.gpus, tp: n.tp, pp: n.pp, interleave: n.interleave, micro_batch: n.mbs,
+      global_batch: n.batch, seq: n.seq, zero: Number(v.zero), recompute: v.recompute, sequence_parallel: v.sp === 'true',
+      flash_attention: v.flash === 'true',
+    };
+  }
+
+  fail(root, error) {
+    if (!(error instanceof TallyError)) throw error;
+    const name = ARG_TO_FIELD[error.field] ?? error.field;
+    showError(root, name, error.message);
+    this.lastError = { field: name, message: error.message };
+  }
+
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    this.lastError = null;
+    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
+    try {
+      this.stepArgs = this.args();
+      this.result = this.engine.call('step_time', this.stepArgs);
+    } catch (error) {
+      this.fail(root, error);
+      for (const key of ['mfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
+      root.querySelector('[data-out="timeline"]').replaceChildren();
+      root.querySelector('[data-out="legend"]').replaceChildren();
+      this.result = null;
+      return;
+    }
+    const r = this.result;
+    out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
+    out('step', `${formatNumber(r.step_seconds, 3)} s`);
+    out('tokens', formatNumber(r.tokens_per_second));
+    out('tflops', formatNumber(r.tflops_per_gpu, 3));
+    out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
+    out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
+    this.drawTimeline(r);
+  }
+
+  drawTimeline(r) {
+    const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
+    const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
+    const W = 640, left = 4, right = 4, width = W - left - right;
+    let x = left;
+    const segs = parts.map((p) => {
+      const w = (p.seconds / r.step_seconds) * width;
+      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s (${escapeHtml(formatNumber(100 * p.share, 3))}%)</title></rect>`;
+      x += w;
+      return seg;
+    });
+    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatNumber(r.step_seconds, 3))} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatNumber(r.step_seconds, 3))} s</text>`;
+    const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
+    this.shadowRoot.querySelector('[data-out="legend"]').innerHTML = parts.map((p) =>
+      `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatNumber(100 * p.share, 3))}%</span>`).join('') +
+      hidden.map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s</span>`).join('');
+  }
+
+  runPlan() {
+    const root = this.shadowRoot;
+    const target = root.querySelector('[data-out="plan"]');
+    let args;
+    try {
+      args = this.args();
+      this.plan = this.engine.call('plan', { model: args.model, hardware: args.hardware, gpus: args.gpus, seq: args.seq,
+        global_batch: args.global_batch, flash_attention: args.flash_attention, top: 5 });
+    } catch (error) {
+      this.fail(root, error);
+      target.textContent = '';
+      return;
+    }
+    const p = this.plan;
+    const layout = (l) => `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
+    target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
+      <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
+      ${p.best.map((b, i) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatNumber(100 * b.mfu, 3))}%</td>
+        <td class="num">${escapeHtml(formatNumber(b.step_seconds, 3))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
+        <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`).join('')}
+      </tbody></table>
+      <p class="status">Why the others lose: ${p.losers.map((l) => `${l.count} × ${escapeHtml(l.reason)}`).join('; ')}.</p>`;
+  }
+
+  useLayout(l) {
+    const set = { tp: l.tp, pp: l.pp, interleave: l.interleave, mbs: l.micro_batch, zero: l.zero, recompute: l.recompute };
+    for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
+    this.control('sp').checked = l.sequence_parallel;
+    this.update();
+    writeState(this.key, this.values());
+  }
+}
+
+customElements.define('tally-step', TallyStep);
