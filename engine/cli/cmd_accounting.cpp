@@ -70,7 +70,9 @@ constexpr Option kFlopsOptions[] = {
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"}, \
     ALLOWANCE_OPTIONS
 
-constexpr Option kMemoryOptions[] = {MODEL_OPTIONS, SETUP_OPTIONS};
+constexpr Option kMemoryOptions[] = {
+    MODEL_OPTIONS, SETUP_OPTIONS,
+    {"--reference-bytes", "reference_bytes", Kind::Number, "a printed activation figure to compare with (reports the ratio)"}};
 
 constexpr Option kFitOptions[] = {
     MODEL_OPTIONS,

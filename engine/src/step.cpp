@@ -206,11 +206,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Bytes touched in one forward pass: 2 norms (read, write), 2 residual adds (read 2, write 1), 2 dropouts
     // (+1-byte mask, Megatron fuses bias-dropout-add), the activation (gated: read 2, write 1), rotary on Q, K,
     // the unfused softmax (and its dropout) over the s×s scores.
-    const double dropout_mask = st.dropout ? 0.5 : 0;  // 1-byte mask per 2-byte element
+    // Dropout as the setup says, else as the model was trained (memory.cpp decides the same way).
+    const bool resid_drop = st.dropout.value_or(c.residual_dropout > 0);
+    const bool attn_drop = st.dropout.value_or(c.attention_dropout > 0);
+    const double dropout_mask = resid_drop ? 0.5 : 0;  // 1-byte mask per 2-byte element
     double fwd_bytes = 2 * kForwardPasses * x + 2 * (3 + dropout_mask) * x;
     fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
     if (c.position == PositionKind::Rotary) fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
-    const double softmax_fwd = scores_bytes * (kForwardPasses + (st.dropout ? 2 + dropout_mask : 0));
+    const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
     if (full) layer_bytes += fwd_bytes;

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
-    for (const char* file : {"/engine/src/api_accounting.cpp", "/engine/src/api.cpp"}) {
+    for (const char* file : {"/engine/src/api_accounting.cpp", "/engine/src/api.cpp", "/engine/src/api_step.cpp"}) {
         std::ifstream in(std::string(TALLY_SOURCE_DIR) + file);
         REQUIRE(in);
         std::stringstream text;
@@ -67,8 +67,10 @@ std::set<std::string> cli_arguments(std::span<const tally::cli::Option> options)
         if (key == "config_path") {
             keys.insert("model");
             keys.insert("hf_config");
-        } else if (key == "no_dropout") {
+        } else if (key == "no_dropout" || key == "dropout_on") {
             keys.insert("dropout");
+        } else if (key == "predict_mfu") {  // --predict-mfu sets mfu to "predicted"
+            keys.insert("mfu");
         } else {
             keys.insert(key);
         }
@@ -104,7 +106,8 @@ TEST_CASE("tally time and training_cost take the same arguments (recompute and a
     const json peak = {{"tokens", 1e9}, {"gpus", 8}, {"mfu", 0.4}, {"hardware", "h100-sxm"}};
     compare("time", "training_cost", tally::cli::time_options("time"),
             {with(peak, kModel), with(peak, {{"params", 1e9}}), with(with(peak, kModel), {{"recompute_layers", 1}}),
-             with(with(peak, kModel), {{"peak_tflops", 900}}), with(peak, {{"params", 1e9}, {"peak_tflops", 900}})});
+             with(with(peak, kModel), {{"peak_tflops", 900}}), with(peak, {{"params", 1e9}, {"peak_tflops", 900}}),
+             with(with(peak, kModel), {{"mfu", "predicted"}})});
 }
 
 TEST_CASE("tally mfu and the mfu method take the same arguments") {
@@ -117,11 +120,13 @@ TEST_CASE("tally mfu and the mfu method take the same arguments") {
 TEST_CASE("tally params, flops and kv-cache take the same arguments as their API methods") {
     compare("params", "params", tally::cli::accounting_options("params"), {kModel});
     compare("flops", "flops", tally::cli::accounting_options("flops"), {kModel, with(kModel, {{"recompute_layers", 1}})});
-    compare("kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache"), {with(kModel, {{"context", 1024}})});
+    compare("kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache"),
+            {with(kModel, {{"context", 1024}}), with(kModel, {{"context", 1024}, {"hardware", "h100-sxm"}})});
 }
 
 TEST_CASE("tally memory and tally fit take the same arguments as memory_budget and fit") {
-    compare("memory", "memory_budget", tally::cli::accounting_options("memory"), {kModel});
+    compare("memory", "memory_budget", tally::cli::accounting_options("memory"),
+            {kModel, with(kModel, {{"hardware", "h100-sxm"}})});
     compare("fit", "fit", tally::cli::accounting_options("fit"),
             {{{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}},
              with(kModel, {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}),
