@@ -128,6 +128,10 @@ void print_gemm(const nlohmann::json& r) {
                   << lpad(fixed(row.at("intensity").get<double>(), 1), 8)
                   << (row.at("correct").get<bool>() ? "" : "  WRONG") << "\n";
     }
+    if (r.contains("skipped"))
+        for (const auto& skip : r.at("skipped"))
+            std::cout << "skipped: " << skip.at("kernel").get<std::string>() << " at n = " << skip.at("n").get<int>()
+                      << " (" << skip.at("reason").get<std::string>() << ")\n";
 }
 
 void print_probe(const nlohmann::json& r) {

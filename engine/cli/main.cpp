@@ -31,7 +31,11 @@ int cmd_call(int argc, char** argv) {
     return envelope.rfind("{\"ok\":true", 0) == 0 ? kExitOk : kExitBadInput;
 }
 
-int cmd_methods(int, char**) {
+int cmd_methods(int argc, char** argv) {
+    if (argc > 2) {
+        std::cerr << "tally methods: takes no options, got \"" << tally::printable(argv[2], 40) << "\"\n";
+        return kExitBadInput;
+    }
     for (const auto& method : tally::api::list_methods())
         std::cout << "  " << method["name"].get<std::string>() << ": " << method["summary"].get<std::string>() << "\n";
     return kExitOk;

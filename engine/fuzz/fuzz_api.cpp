@@ -58,8 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view method = newline == std::string_view::npos ? input : input.substr(0, newline);
     const std::string_view args = newline == std::string_view::npos ? std::string_view() : input.substr(newline + 1);
     if (kMeasuring.count(method) != 0) {
-        // Only inputs that cannot run a measurement: invalid JSON text or invalid UTF-8.
-        if (!nlohmann::json::accept(args) || tally::find_invalid_utf8(args)) check_envelope(tally::api::call(method, args));
+        // Only inputs that cannot run a measurement: non-empty text (empty means {}) that is not JSON.
+        if (!args.empty() && (!nlohmann::json::accept(args) || tally::find_invalid_utf8(args)))
+            check_envelope(tally::api::call(method, args));
         return 0;
     }
     check_envelope(tally::api::call(method, args));

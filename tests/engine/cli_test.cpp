@@ -244,6 +244,7 @@ std::vector<BadCase> bad_cases() {
         // the command itself
         {{}, "usage"},
         {{"bogus"}, "unknown command"},
+        {{"methods", "--bogus"}, "--bogus"},
         {{"\x1b[2J\x1b[31m"}, "unknown command"},
     };
 }
