@@ -31,6 +31,8 @@ if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
   };
   // KaTeX's web fonts change the widths: fit again once they have loaded.
   document.fonts?.ready.then(() => { lastWidth = -1; refit(); });
+  // The observer also reports once right after the first layout: fitting then reads a layout the browser
+  // has already done, instead of forcing one while the widgets are still starting.
   if (typeof ResizeObserver === 'function') new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);
-  refit();
+  else requestAnimationFrame(refit);
 }

@@ -44,21 +44,21 @@ test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits f
   assert.match(table.fp16.note, /underflowed to 0/);
   assert.equal(table.bf16.hex, '0x322c');
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x0000');
-  assert.match(await widget.locator('[data-out="flags"]').textContent(), /underflowed to zero/);
+  assert.match(await widget.locator('[data-out="flags"]').textContent(), /underflowed to 0/);
 
   // 500 saturates to 448 in E4M3 (and becomes NaN without saturation).
   await typeValue(widget, 'e4m3', '500');
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x7e');
   assert.match(await widget.locator('[data-out="stored"]').textContent(), /e4m3 0x7e = 448$/);
-  assert.match(await widget.locator('[data-out="flags"]').textContent(), /saturated to max/);
+  assert.match(await widget.locator('[data-out="flags"]').textContent(), /overflowed: saturated to \+max/);
   assert.equal(await widget.locator('[data-out="formula"]').textContent(), native('float_encode', { format: 'e4m3', value: '500' }).formula);
   assert.equal((await widget.locator('.bits button').allTextContents()).join(''), '01111110');
   table = await compareTable(widget);
-  assert.match(table.e4m3.note, /saturated to max/);
+  assert.match(table.e4m3.note, /overflowed: saturated to \+max/);
   assert.equal(table.e5m2.hex, native('float_encode', { format: 'e5m2', value: '500' }).hex);
   await widget.locator('select[name="saturate"]').selectOption('false');
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x7f');
-  assert.match(await widget.locator('[data-out="flags"]').textContent(), /became NaN/);
+  assert.match(await widget.locator('[data-out="flags"]').textContent(), /overflowed to NaN/);
   await widget.locator('select[name="saturate"]').selectOption('default');
 
   // Click the sign bit: 448 -> -448.
