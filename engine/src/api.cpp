@@ -11,8 +11,8 @@ namespace tally::api {
 
 namespace {
 
-std::array<std::span<const Method>, 4> all_areas() {
-    return {training_methods(), accounting_methods(), precision_methods(), gemm_methods()};
+std::array<std::span<const Method>, 5> all_areas() {
+    return {training_methods(), accounting_methods(), precision_methods(), gemm_methods(), inference_methods()};
 }
 
 json error_object(const std::string& field, const std::string& message) {

@@ -26,6 +26,7 @@ std::span<const Method> training_methods();   // api_training.cpp  (6ND thin sli
 std::span<const Method> accounting_methods(); // api_accounting.cpp (models, params, flops, memory, fit, kv cache)
 std::span<const Method> precision_methods();  // api_precision.cpp  (float formats, block scaling)
 std::span<const Method> gemm_methods();       // api_gemm.cpp       (GEMM ladder, probes, roofline)
+std::span<const Method> inference_methods();  // api_inference.cpp  (serving: decode, prefill, crossover)
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);
