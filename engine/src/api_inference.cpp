@@ -1,11 +1,14 @@
-// API area "inference": serving costs for the chapter 9 widget (docs/API.md "Inference").
+// API area "inference": serving costs for the chapter 9 widget, one matmul on a roofline, and the units and
+// checkpoint sizes the worked problems use (docs/API.md "Inference and units").
 #include <cmath>
 
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/hardware.h"
 #include "tally/inference.h"
+#include "tally/memory.h"
 #include "tally/model.h"
+#include "tally/params.h"
 #include "tally/roofline.h"
 
 namespace tally::api {
@@ -95,7 +98,59 @@ json matmul_roofline(const json& args) {
                 {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
 }
 
+// One petaFLOP/s sustained for one day: 10^15 FLOP/s × 86,400 s (the unit of the GPT-3 paper, table D.1).
+constexpr double kPetaflopSDay = 1e15 * 86'400.0;
+
+// A FLOP count in other units: petaFLOP/s-days, and with hardware and MFU the GPU-days it takes and the
+// GPUs needed to finish within `days`.
+json compute_units(const json& args) {
+    double flops = 0;
+    if (auto given = optional_number_arg(args, "flops")) {
+        flops = *given;
+    } else {
+        const double params = number_arg(args, "params");
+        const double tokens = number_arg(args, "tokens");
+        if (!(params > 0) || !(tokens > 0)) throw InputError(params > 0 ? "tokens" : "params", "params and tokens must be positive");
+        flops = 6 * params * tokens;  // 6ND (Kaplan et al. 2020, sec. 2.1)
+    }
+    if (!(flops > 0) || !std::isfinite(flops)) throw InputError("flops", "flops must be a positive finite number");
+    json out{{"flops", flops}, {"petaflop_s_days", flops / kPetaflopSDay}};
+    if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
+        if (!(mfu > 0 && mfu <= 1)) throw InputError("mfu", "mfu must be in (0, 1]");
+        const double rate = hw.peak(optional_string_arg(args, "dtype").value_or("bf16")) * mfu;
+        out["mfu"] = mfu;
+        out["gpu_days"] = flops / rate / 86'400.0;
+        if (auto days = optional_number_arg(args, "days")) {
+            if (!(*days > 0) || !std::isfinite(*days)) throw InputError("days", "days must be a positive number");
+            out["days"] = *days;
+            out["gpus_for_days"] = std::ceil(flops / rate / 86'400.0 / *days);
+        }
+    }
+    return out;
+}
+
+// What a checkpoint holds: an inference checkpoint is the working weights; one to resume training adds
+// the master copy and the optimizer states (gradients are rebuilt by the next step, so not saved).
+json checkpoint_size(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const Recipe& recipe = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
+    const BytesPerParam256 per = bytes_per_param_256(recipe.precision);
+    const double n = static_cast<double>(count_params(c).total);
+    const double weights = n * static_cast<double>(per.weights) / 256;
+    const double master = n * static_cast<double>(per.master_weights) / 256;
+    const double states = n * static_cast<double>(per.optimizer_states) / 256;
+    return json{{"params", n}, {"recipe", recipe.id},
+                {"weights_bytes", weights}, {"master_bytes", master}, {"optimizer_bytes", states},
+                {"inference_bytes", weights}, {"resume_bytes", weights + master + states},
+                {"resume_bytes_per_param", static_cast<double>(per.weights + per.master_weights + per.optimizer_states) / 256}};
+}
+
 constexpr Method kMethods[] = {
+    {"compute_units", compute_units,
+     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-days at an MFU, and GPUs needed to finish in `days`"},
+    {"checkpoint_size", checkpoint_size, "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
     {"matmul_roofline", matmul_roofline,
      "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time"},
     {"inference", inference_method,

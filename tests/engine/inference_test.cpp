@@ -121,3 +121,31 @@ TEST_CASE("a weight matmul's intensity grows with the tokens and crosses the rid
     const json bad = json::parse(tally::api::call("matmul_roofline", json{{"m", 0}, {"k", 1}, {"n", 1}, {"hardware", "h100-sxm"}}.dump()));
     CHECK(bad["error"]["field"] == "m");
 }
+
+TEST_CASE("GPT-3's 3.14e23 FLOPs are about 3,640 petaFLOP/s-days (its paper's table D.1)", "[inference]") {
+    const json r = json::parse(tally::api::call("compute_units", json{{"flops", 3.14e23}}.dump()))["result"];
+    CHECK(r["petaflop_s_days"].get<double>() == Approx(3634.26).epsilon(1e-4));
+}
+
+TEST_CASE("GPUs for a deadline: one more day of GPU time than the deadline allows needs one more GPU", "[inference]") {
+    // 6 · 70e9 · 15e12 FLOPs at 40% of 989.5 TFLOP/s.
+    const json r = json::parse(tally::api::call(
+        "compute_units", json{{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}}.dump()))["result"];
+    const double gpu_days = 6 * 70e9 * 15e12 / (989.5e12 * 0.4) / 86400;
+    CHECK(r["gpu_days"].get<double>() == Approx(gpu_days));
+    CHECK(r["gpus_for_days"].get<double>() == std::ceil(gpu_days / 30));
+    CHECK(r["gpus_for_days"].get<double>() * 30 >= gpu_days);
+    CHECK((r["gpus_for_days"].get<double>() - 1) * 30 < gpu_days);
+    const json bad = json::parse(tally::api::call("compute_units", json{{"flops", 1e20}, {"hardware", "h100-sxm"}, {"mfu", 2}}.dump()));
+    CHECK(bad["error"]["field"] == "mfu");
+}
+
+TEST_CASE("a resumable bf16 mixed-precision checkpoint is 14 bytes per parameter, an inference one 2", "[inference]") {
+    const json r = json::parse(tally::api::call("checkpoint_size", json{{"model", "llama-2-7b"}}.dump()))["result"];
+    CHECK(r["resume_bytes_per_param"].get<double>() == 14);
+    CHECK(r["inference_bytes"].get<double>() == 2 * r["params"].get<double>());
+    CHECK(r["resume_bytes"].get<double>() == 14 * r["params"].get<double>());
+    const json fp32 = json::parse(tally::api::call("checkpoint_size", json{{"model", "llama-2-7b"}, {"recipe", "fp32_adamw"}}.dump()))["result"];
+    CHECK(fp32["master_bytes"].get<double>() == 0);  // fp32 weights are their own master copy
+    CHECK(fp32["resume_bytes_per_param"].get<double>() == 12);
+}
