@@ -209,7 +209,8 @@ for (const file of chapterFiles) {
   html = wrapFigures(html);
   placeholderCount += checkPlaceholders(html, file);
   html = linkCitations(insertFigures(prerenderValues(html, file), file));
-  html = html.replace(/<tally-recipes><\/tally-recipes>/g, () => `<tally-recipes data-state="ok">${recipesTableHtml(engine)}</tally-recipes>`);
+  // A block element: out of any <p> markdown put it in, or the parser would move the table out of it.
+  html = html.replace(/(?:<p>\s*)?<tally-recipes><\/tally-recipes>(?:\s*<\/p>)?/g, () => `<tally-recipes data-state="ok">${recipesTableHtml(engine)}</tally-recipes>`);
   const headings = [...html.matchAll(/<h1>([\s\S]*?)<\/h1>/g)];
   const title = meta.title ?? headings[0]?.[1] ?? id;
   chapters.push({ id, title, html: html.replace(/<h1>/, `<h1 id="${id}-title">`) });
