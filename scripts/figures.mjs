@@ -202,7 +202,7 @@ function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
 function bitLayouts(engine) {
   const { formats } = engine.call('float_formats', {});
   const wanted = ['fp32', 'bf16', 'fp16', 'e4m3', 'e5m2', 'e2m1'];
-  const bitW = (W - 60) / 32, rowH = 30;
+  const bitW = (W - 52 - 58) / 32, rowH = 30; // room on the right for the bias label
   let body = '';
   wanted.forEach((name, i) => {
     const f = formats.find((x) => x.name === name);

@@ -44,7 +44,7 @@ test('the inference widget shows the engine\'s cache, rates and crossover, and f
   assert.equal(await out(widget, 'kv'), await fmt('formatBytes', 4 * before.kv_cache_bytes));
 
   await widget.locator('input[name="kv_heads"]').fill('8');
-  await screenshot(widget, 'inference-desktop-light');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-desktop-light');
   assert.deepEqual(page.errors, []);
 });
 
@@ -62,6 +62,6 @@ test('the inference widget names the field at fault and never shows NaN', async 
   assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity/);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling at 375 px (${overflow}px)`);
-  await screenshot(widget, 'inference-phone-dark');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-phone-dark');
   assert.deepEqual(page.errors, []);
 });

@@ -180,7 +180,8 @@ class TallyInference extends TallyWidget {
     const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
     const px = (v) => left + (lx(v) - x0) / (x1 - x0 || 1) * (W - left - right);
     const py = (v) => top + (1 - (lx(v) - y0) / (y1 - y0 || 1)) * (H - top - bottom);
-    const decades = (a, b) => { const out = []; for (let e = Math.ceil(a); e <= Math.floor(b); e++) out.push(10 ** e); return out; };
+    // Ticks at 1, 2 and 5 × 10^e inside the range (log10 bounds a..b), so a narrow range still has labels.
+    const decades = (a, b) => { const out = []; for (let e = Math.floor(a); e <= Math.ceil(b); e++) for (const m of [1, 2, 5]) { const v = m * 10 ** e; if (lx(v) >= a && lx(v) <= b) out.push(v); } return out; };
     let body = `<title>Latency per token against total throughput for batch 1 to ${points.at(-1).s.batch}, log scales</title>`;
     for (const t of decades(y0, y1)) body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
     for (const t of decades(x0, x1)) body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
