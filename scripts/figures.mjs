@@ -69,8 +69,9 @@ function matmul(engine, { m = 2048, k = 4096, n = 4096 } = {}) {
     text(280, 168, 'k multiplies + k adds', { cls: 'muted', size: 11 }),
     text(280, 196, 'm·n outputs × 2k', { size: 11 }),
     text(280, 214, '= 2mnk FLOPs', { size: 11, cls: 'strong' }),
-    text(280, 240, `m=${m}, k=${k}, n=${n}:`, { cls: 'muted', size: 10 }),
-    text(280, 254, `${(flops / 1e9).toLocaleString('en-US', { maximumFractionDigits: 1 })} GFLOP (engine)`, { cls: 'muted', size: 10 }),
+    text(280, 236, `m=${m}, k=${k},`, { cls: 'muted', size: 10 }),
+    text(280, 250, `n=${n}: ${(flops / 1e9).toLocaleString('en-US', { maximumFractionDigits: 1 })} GFLOP`, { cls: 'muted', size: 10 }),
+    text(280, 264, '(the engine\'s count)', { cls: 'muted', size: 10 }),
   ].join('');
   return svg(280, body, 'Matrix A of shape m by k times B of shape k by n gives C of shape m by n; each output is a dot product of length k, so the product costs 2mnk FLOPs.');
 }
