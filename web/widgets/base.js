@@ -422,6 +422,7 @@ export class TallyWidget extends HTMLElement {
   /** Sets (or with `text` null, removes) the URL notice line for `field`. */
   setUrlNotice(field, text, rejection = false) {
     this.urlNotices ??= new Map();
+    if (text === null && !this.urlNotices.has(field)) return;
     if (text === null) this.urlNotices.delete(field);
     else this.urlNotices.set(field, { text, rejection });
     const root = this.shadowRoot;
