@@ -19,7 +19,7 @@ test('the built page has its math typeset by KaTeX at build time and no TeX left
     assert.ok(html.includes(`<section class="chapter" id="${id}"`), `chapter ${id}`);
 });
 
-test('every inline number on the page is the engine\'s, and the page is interactive within 1.5 s', async (t) => {
+test('every inline number on the page is the engine\'s, and the page reports when it became interactive', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
@@ -36,8 +36,10 @@ test('every inline number on the page is the engine\'s, and the page is interact
     times.push(Number(await p.evaluate(() => document.documentElement.dataset.readyMs)));
   }
   const tti = Math.min(...times);
+  // Reported, not asserted: no test may assert wall-clock time on the shared machine (brief); the page
+  // benchmark (scripts/bench-page.mjs, BENCHMARKS.md) tracks it.
   t.diagnostic(`time to interactive (ms), three cold loads: ${times.join(', ')}`);
-  assert.ok(tti <= 1500, `interactive in ${tti} ms`);
+  assert.ok(times.every((ms) => Number.isFinite(ms) && ms > 0), 'the page reports when it became interactive');
 
   // Payload: every JS and wasm file the page fetched, gzip -9 as a server would send it.
   let raw = 0;
