@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,15 @@ namespace {
 
 using tally::test::CliRun;
 using tally::test::run_cli_argv;
+
+// Removes the fixture folder when the test binary exits.
+struct RemoveAtExit {
+    std::string dir;
+    ~RemoveAtExit() {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+    }
+};
 
 // Fixture files for the --config rows, made once in a fresh temporary folder.
 const std::string& fixtures() {
@@ -49,6 +59,7 @@ const std::string& fixtures() {
         [[maybe_unused]] const int linked = symlink("/dev/zero", (d + "/zero_link.json").c_str());
         return d;
     }();
+    static const RemoveAtExit cleanup{dir};
     return dir;
 }
 

@@ -88,3 +88,15 @@ test('bad input names the field in wasm as natively', () => {
   assert.throws(() => engine.call('gemm_bench', { n: 16, kernel: 'turbo' }), (e) => e.field === 'kernel');
   assert.throws(() => engine.call('gemm_run', { m: 0, n: 4, k: 4, kernel: 'simd' }), (e) => e.field === 'm');
 });
+
+test('probe_bandwidth releases its buffer: a second call does not grow the wasm heap, and over 256 MiB is refused', () => {
+  // WebAssembly memory never shrinks, so the cap on mib is what bounds the page's heap.
+  engine.call('probe_bandwidth', { mib: 16, samples: 1 });
+  const heap = engine.module.HEAP8.length;
+  engine.call('probe_bandwidth', { mib: 16, samples: 1 });
+  engine.call('gemm_run', { m: 512, n: 512, k: 512, kernel: 'simd', entries: 1 });
+  engine.call('probe_bandwidth', { mib: 16, samples: 1 });
+  assert.equal(engine.module.HEAP8.length, heap);
+  assert.throws(() => engine.call('probe_bandwidth', { mib: 1024 }), (e) => e.field === 'mib');
+  assert.throws(() => engine.call('gemm_bench', { n: 1024, kernel: 'naive' }), (e) => e.field === 'n');
+});
