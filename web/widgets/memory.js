@@ -21,8 +21,8 @@ const NUMBER_FIELDS = [
   { name: 'mbs', label: 'Micro-batch (sequences)', arg: 'micro_batch', fallback: '1' },
   { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
   { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
-  { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1' },
-  { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0' },
+  { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1', optional: true },
+  { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0', optional: true },
 ];
 const RECOMPUTE_OPS = [
   { value: '', label: 'none beyond the setting above' },
@@ -307,7 +307,9 @@ class TallyMemoryBudget extends TallyWidget {
     }
     for (const f of NUMBER_FIELDS) {
       try {
-        args[f.arg] = parseNumber(values[f.name], f.name, f.label);
+        const value = parseNumber(values[f.name], f.name, f.label);
+        // Optional settings at their default are not sent (the engine's default is the same).
+        if (!(f.optional && value === Number(f.fallback))) args[f.arg] = value;
       } catch (error) {
         errors.push(error);
       }
