@@ -6,12 +6,13 @@
 var tallyEncoder = new TextEncoder();
 
 /**
- * Copies a JS string into a fresh malloc'd UTF-8 buffer; returns [pointer, byte length] (pointer 0: no memory).
+ * Copies a JS string (as UTF-8) or a Uint8Array (as is: raw bytes, so tests can send invalid UTF-8) into a
+ * fresh malloc'd buffer; returns [pointer, byte length] (pointer 0: no memory).
  * TextEncoder turns lone surrogates into U+FFFD; Emscripten 3.1.6's stringToUTF8 would merge one with the
  * next character (eating a closing quote), so the engine would not see the text the caller sent.
  */
 function tallyToHeap(text) {
-  var bytes = tallyEncoder.encode(text);
+  var bytes = text instanceof Uint8Array ? text : tallyEncoder.encode(String(text));
   var pointer = _malloc(bytes.length + 1);
   if (pointer) HEAPU8.set(bytes, pointer); // HEAPU8 read after malloc: growing memory replaces the view
   return [pointer, bytes.length];
@@ -28,8 +29,8 @@ function tallyTakeReply(pointer) {
 }
 
 Module['tally_call'] = function (method, argsJson) {
-  var m = tallyToHeap(String(method));
-  var a = tallyToHeap(String(argsJson));
+  var m = tallyToHeap(method);
+  var a = tallyToHeap(argsJson);
   try {
     if (!m[0] || !a[0]) return '{"ok":false,"error":{"field":"args","message":"the input is too large for the engine\'s memory"}}';
     return tallyTakeReply(_tally_call(m[0], m[1], a[0], a[1]));
