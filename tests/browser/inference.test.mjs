@@ -52,11 +52,14 @@ test('the inference widget names the field at fault and never shows NaN', async 
   const site = await startSite();
   t.after(() => site.close());
   const { page, widget } = await open(site, PHONE, 'dark');
+  // Leaving the field shows its error at once (while typing, errors wait: base.js).
   await widget.locator('input[name="batch"]').fill('0');
+  await widget.locator('input[name="batch"]').press('Tab');
   assert.match(await widget.locator('#f-batch-error').textContent(), /batch/);
   assert.equal(await out(widget, 'decode'), '—');
   await widget.locator('input[name="batch"]').fill('8');
   await widget.locator('input[name="kv_heads"]').fill('5');
+  await widget.locator('input[name="kv_heads"]').press('Tab');
   assert.match(await widget.locator('#f-kv_heads-error').textContent(), /kv|head/i);
   await widget.locator('input[name="kv_heads"]').fill('8');
   assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity/);

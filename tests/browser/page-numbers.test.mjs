@@ -197,6 +197,18 @@ function expectations() {
   const kv70 = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2 * 32768 * 8;
   put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'kv_cache_bytes', kv70, '2 L n_kv d bytes tokens batch');
   put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'weights_bytes', 2 * params(l370).total, 'N × 2');
+  // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
+  for (const [name, bias] of [['fp32', 127], ['fp16', 15], ['e5m2', 15]]) put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
+  put('float_formats', {}, 'formats[name=fp16].constants.min_subnormal.value', 2 ** -24, '2^(1 − bias − mantissa bits)');
+  put('roofline', { hardware: 'h100-sxm', dtype: 'fp8' }, 'peak_flops_per_s', h100.peak_tflops.fp8 * 1e12, 'preset dense fp8 peak');
+  const a100 = preset('hardware', 'a100-80gb');
+  put('roofline', { hardware: 'a100-80gb', dtype: 'bf16' }, 'ridge_flops_per_byte', a100.peak_tflops.bf16 * 1e12 / (a100.memory_bandwidth_tb_s * 1e12), 'peak / bandwidth');
+  const mixed = { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw', seq: 1 };
+  put('memory_budget', mixed, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
+  put('memory_budget', mixed, 'per_gpu_bytes.weights', 2 * n7, 'N × 2 (bf16)');
+  put('memory_budget', mixed, 'per_gpu_bytes.gradients', 2 * n7, 'N × 2 (bf16)');
+  put('memory_budget', mixed, 'per_gpu_bytes.master_weights', 4 * n7, 'N × 4 (fp32 copy)');
+  put('memory_budget', mixed, 'per_gpu_bytes.optimizer_states', 8 * n7, 'N × (4 + 4) (Adam m, v in fp32)');
   const gpt2 = preset('models', 'gpt2-small').config;
   put('flops', { model: 'gpt2-small', seq: 1024 }, 'per_token.six_n', 6 * params(gpt2).total, '6N');
   return map;

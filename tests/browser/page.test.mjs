@@ -44,7 +44,8 @@ test('every inline number on the page is the engine\'s, and the page becomes rea
   }
   t.diagnostic(`wasm+JS payload: ${fetched.size} files, ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip`);
   assert.equal(fetched.get('/tally.wasm'), 1, 'one wasm download for the page, shared by every widget');
-  assert.ok(gz < 300 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 300 KiB`);
+  // Budget raised from 300 KiB when the step and inference widgets and their engine modules arrived (347 KiB measured).
+  assert.ok(gz < 400 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 400 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'));

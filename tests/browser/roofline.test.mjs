@@ -194,7 +194,7 @@ test('roofline: embedded on another origin, "Measure my machine" runs its worker
   writeFileSync(path.join(hostDir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
 <script type="module" src="${new URL('/tally-widgets.js', widgets.url).href}"></script></head>
 <body><tally-roofline sizes="64" probe-mib="8" reps="1"></tally-roofline></body></html>`);
-  const host = await startServer(hostDir, 0);
+  const host = await startServer(hostDir, 0, { csp: null }); // a course page with no CSP of its own
   const site = await startSite();
   t.after(async () => { await site.close(); await host.close(); await widgets.close(); rmSync(hostDir, { recursive: true, force: true }); });
   assert.notEqual(new URL(host.url).origin, new URL(widgets.url).origin);

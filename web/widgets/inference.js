@@ -211,4 +211,4 @@ class TallyInference extends TallyWidget {
   }
 }
 
-customElements.define('tally-inference', TallyInference);
+TallyInference.define('tally-inference');

@@ -39,7 +39,7 @@ const css = `
 .chart .kpt { stroke: var(--bg); stroke-width: 1.2; cursor: pointer; }
 .chart .gpu { fill: var(--fg); stroke: var(--bg); cursor: pointer; }
 .chart .label { font-size: 11px; }
-.chart .leader { stroke: var(--muted); stroke-width: 0.8; }
+.chart .leader { stroke: var(--muted); stroke-width: 0.8; pointer-events: none; }
 .chart .axis-title { font-size: 13px; fill: var(--muted); }
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }

@@ -244,4 +244,4 @@ class TallyStep extends TallyWidget {
   }
 }
 
-customElements.define('tally-step', TallyStep);
+TallyStep.define('tally-step');
