@@ -163,72 +163,8 @@ function expectations() {
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'model_flops', 3 * fwd.total, '3 × forward per token');
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'exact', 3 * fwd.total + fwd.total - 2 * l27.hidden_size * l27.vocab_size, '+ one forward of the layers (not the LM head)');
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'selective' }, 'exact', 3 * fwd.total + 2 * fwd.scores, '+ Q·Kᵀ and attention·V again');
-  // Chapters 1, 3, 4, 8 (worked problems and seed topics added by issue 15).
-  for (const [shape, dtype, bytes] of [[[128256, 4096], 'bf16', 2], [[4, 8, 16], 'fp32', 4], [[8, 4096], 'int32', 4]]) {
-    const elements = shape.reduce((x, y) => x * y, 1);
-    put('tensor_bytes', { shape, dtype }, 'bytes', elements * bytes, 'elements × bytes per element');
-    put('tensor_bytes', { shape, dtype }, 'elements', elements, 'product of the shape');
-  }
-  const PF_DAY = 1e15 * 86400;  // one petaFLOP/s sustained for a day
-  put('compute_units', { flops: 3.14e23 }, 'flops', 3.14e23, 'given');
-  put('compute_units', { flops: 3.14e23 }, 'petaflop_s_days', 3.14e23 / PF_DAY, 'FLOPs / 8.64e19');
-  assert.ok(Math.abs(3.14e23 / PF_DAY / 3640 - 1) < 0.01, 'GPT-3: about 3,640 PF/s-days (Brown et al. 2020, table D.1)');
-  put('compute_units', { params: 70e9, tokens: 15e12 }, 'flops', 6 * 70e9 * 15e12, '6ND');
-  put('compute_units', { params: 70e9, tokens: 15e12 }, 'petaflop_s_days', 6 * 70e9 * 15e12 / PF_DAY, '6ND / 8.64e19');
-  const unitArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', mfu: 0.4, days: 30 };
-  const gpuDays = 6 * 70e9 * 15e12 / (peak * 0.4) / 86400;
-  put('compute_units', unitArgs, 'gpu_days', gpuDays, '6ND / (peak · MFU) in days');
-  put('compute_units', unitArgs, 'gpus_for_days', Math.ceil(gpuDays / 30), 'GPU-days / 30, rounded up');
-  const small = { params: 1e9, tokens: 100e9, hardware: 'h100-sxm', gpus: 8, mfu: 0.4 };
-  const smallDays = 6 * 1e9 * 100e9 / (8 * peak * 0.4) / 86400;
-  put('training_cost', small, 'six_nd', 6e20, '6ND');
-  put('training_cost', small, 'days', smallDays, '6ND / (GPUs · peak · MFU)');
-  put('training_cost', small, 'gpu_hours', smallDays * 24 * 8, 'days × 24 × GPUs');
-  for (const [m, k, n] of [[1, 8192, 8192], [128, 8192, 8192], [1024, 8192, 8192], [2048, 4096, 4096], [4096, 4096, 14336], [8192, 8192, 8192]]) {
-    const args = { m, k, n, hardware: 'h100-sxm' };
-    const flops = 2 * m * n * k, bytes = 2 * (m * k + k * n + m * n);
-    put('matmul_roofline', args, 'flops', flops, '2mnk');
-    put('matmul_roofline', args, 'intensity', flops / bytes, '2mnk / (2 bytes · (mk + kn + mn))');
-    put('matmul_roofline', args, 'seconds', Math.max(flops / peak, bytes / bw), 'max(FLOPs / peak, bytes / bandwidth)');
-    put('matmul_roofline', args, 'bound', flops / bytes >= peak / bw ? 'compute' : 'memory', 'intensity against the ridge');
-    put('matmul_roofline', args, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth');
-  }
-  const l370 = preset('models', 'llama-3-70b').config;
-  const kv70 = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2 * 32768 * 8;
-  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'kv_cache_bytes', kv70, '2 L n_kv d bytes tokens batch');
-  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'weights_bytes', 2 * params(l370).total, 'N × 2');
-  // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
-  for (const [name, bias] of [['fp32', 127], ['fp16', 15], ['e5m2', 15]]) put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
-  put('float_formats', {}, 'formats[name=fp16].constants.min_subnormal.value', 2 ** -24, '2^(1 − bias − mantissa bits)');
-  put('roofline', { hardware: 'h100-sxm', dtype: 'fp8' }, 'peak_flops_per_s', h100.peak_tflops.fp8 * 1e12, 'preset dense fp8 peak');
-  const a100 = preset('hardware', 'a100-80gb');
-  put('roofline', { hardware: 'a100-80gb', dtype: 'bf16' }, 'ridge_flops_per_byte', a100.peak_tflops.bf16 * 1e12 / (a100.memory_bandwidth_tb_s * 1e12), 'peak / bandwidth');
-  const mixed = { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw', seq: 1 };
-  put('memory_budget', mixed, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
-  put('memory_budget', mixed, 'per_gpu_bytes.weights', 2 * n7, 'N × 2 (bf16)');
-  put('memory_budget', mixed, 'per_gpu_bytes.gradients', 2 * n7, 'N × 2 (bf16)');
-  put('memory_budget', mixed, 'per_gpu_bytes.master_weights', 4 * n7, 'N × 4 (fp32 copy)');
-  put('memory_budget', mixed, 'per_gpu_bytes.optimizer_states', 8 * n7, 'N × (4 + 4) (Adam m, v in fp32)');
-  const gpt2 = preset('models', 'gpt2-small').config;
-  put('flops', { model: 'gpt2-small', seq: 1024 }, 'per_token.six_n', 6 * params(gpt2).total, '6N');
   return map;
 }
-
-// Numbers added with issue 15's worked problems and sections whose expectation needs a model this test does
-// not have yet (prefill/decode sweeps, checkpoint contents, ZeRO/FlashAttention budgets, the GPU search, float
-// rounding): checked against the engine by prerender.test.mjs only. The list is explicit so that any other
-// inline number without an expectation still fails this test.
-const PENDING_METHODS = new Set(['inference', 'checkpoint_size', 'float_encode']);
-const PENDING_KEYS = new Set([
-  'flops|{"model":"gpt2-small","seq":1024}|model_flops',
-  'flops|{"model":"gpt2-small","seq":1024}|ratio_exact_to_six_nd',
-  'memory_budget|{"model":"llama-3-8b","seq":32768,"micro_batch":1,"recompute":"none","flash_attention":false}|activations.total_bytes',
-  'memory_budget|{"model":"llama-3-8b","seq":32768,"micro_batch":1,"recompute":"none","flash_attention":true}|activations.total_bytes',
-  'memory_budget|{"model":"llama-3-70b","hardware":"h100-sxm","gpus":64,"zero":0,"seq":4096,"micro_batch":1,"recompute":"selective","flash_attention":true}|per_gpu_bytes.total',
-  'memory_budget|{"model":"llama-3-70b","hardware":"h100-sxm","gpus":64,"zero":3,"seq":4096,"micro_batch":1,"recompute":"selective","flash_attention":true}|per_gpu_bytes.total',
-  'fit|{"mode":"min_gpus","model":"llama-3-70b","hardware":"h100-sxm","zero":3,"tp":8,"seq":4096,"micro_batch":1,"recompute":"selective","flash_attention":true}|min_gpus',
-  'fit|{"mode":"min_gpus","model":"llama-3-70b","hardware":"h100-sxm","zero":3,"tp":8,"sequence_parallel":true,"seq":4096,"micro_batch":1,"recompute":"selective","flash_attention":true}|min_gpus',
-]);
 
 test('every engine-computed number in the prose equals an independently computed or published value', async (t) => {
   const expected = expectations();
@@ -242,19 +178,13 @@ test('every engine-computed number in the prose equals an independently computed
     text: v.textContent, state: v.dataset.state })));
   assert.ok(values.length >= 100, `about a hundred inline numbers (${values.length})`);
   const uncovered = [];
-  const pending = [];
   const rows = [];
   for (const v of values) {
     const key = `${v.method}|${JSON.stringify(JSON.parse(v.args ?? '{}'))}|${v.field}`;
     const want = expected.get(key);
-    if (!want) {
-      if (PENDING_METHODS.has(v.method) || PENDING_KEYS.has(key)) pending.push(key);
-      else uncovered.push(key);
-      continue;
-    }
+    if (!want) { uncovered.push(key); continue; }
     rows.push({ ...v, key, want: want.value, why: want.why });
   }
-  t.diagnostic(`${rows.length} inline numbers checked independently; ${pending.length} checked against the engine only (prerender test): ${[...new Set(pending.map((k) => k.split('|')[0]))].join(', ')}`);
   assert.deepEqual(uncovered, [], 'inline numbers without an independent expectation');
   // The page's display formats (rounding only) applied to the expected values, in the page.
   const formatted = await page.evaluate(async (list) => {
