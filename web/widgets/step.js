@@ -31,6 +31,7 @@ const COLOURS = {
 const css = `
 .timeline { width: 100%; height: auto; display: block; margin-top: 10px; }
 .timeline rect.seg { stroke: var(--bg, #fff); stroke-width: 1; }
+.timeline text { font-size: 12px; fill: currentColor; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 14px; font-size: 13px; margin-top: 6px; }
 .legend span::before { content: ''; display: inline-block; width: 10px; height: 10px; margin-right: 5px; background: var(--c); border-radius: 2px; }
 table { border-collapse: collapse; width: 100%; font-size: 14px; margin-top: 8px; }
@@ -195,7 +196,9 @@ class TallyStep extends TallyWidget {
   drawTimeline(r) {
     const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
     const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
-    const W = 640, left = 4, right = 4, width = W - left - right;
+    // Drawn at its shown width, so the axis labels keep their 12 px on a phone (viewBox units = CSS px).
+    const W = Math.max(200, Math.round(svg.getBoundingClientRect().width) || 640), left = 4, right = 4, width = W - left - right;
+    svg.setAttribute('viewBox', `0 0 ${W} 70`);
     let x = left;
     const segs = parts.map((p) => {
       const w = (p.seconds / r.step_seconds) * width;
