@@ -22,21 +22,24 @@ export async function loadModule() {
   return cached;
 }
 
+/** Runs one API method and unwraps its envelope; an error carries the engine's .field. */
+function callEnvelope(module, method, args) {
+  const envelope = JSON.parse(module.tally_call(method, JSON.stringify(args)));
+  if (!envelope.ok) {
+    const error = new Error(envelope.error.message);
+    error.field = envelope.error.field;
+    throw error;
+  }
+  return envelope.result;
+}
+
 /** { call(method, args) -> result, throws Error with .field; raw(method, argsJson) -> envelope text } */
 export async function loadEngine() {
   const module = await loadModule();
   return {
     module,
     raw: (method, argsJson) => module.tally_call(method, argsJson),
-    call(method, args = {}) {
-      const envelope = JSON.parse(module.tally_call(method, JSON.stringify(args)));
-      if (!envelope.ok) {
-        const error = new Error(envelope.error.message);
-        error.field = envelope.error.field;
-        throw error;
-      }
-      return envelope.result;
-    },
+    call: (method, args = {}) => callEnvelope(module, method, args),
   };
 }
 
@@ -73,14 +76,6 @@ export async function loadRelaxedEngine() {
   module.tallyRelaxed = instance.exports;
   return {
     module,
-    call(method, args = {}) {
-      const envelope = JSON.parse(module.tally_call(method, JSON.stringify(args)));
-      if (!envelope.ok) {
-        const error = new Error(envelope.error.message);
-        error.field = envelope.error.field;
-        throw error;
-      }
-      return envelope.result;
-    },
+    call: (method, args = {}) => callEnvelope(module, method, args),
   };
 }
