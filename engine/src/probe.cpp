@@ -25,6 +25,24 @@ Stats stats(std::vector<double> values) {
 
 volatile double g_sink = 0;  // keeps the probe results observable
 
+// A page that is not cross-origin isolated sees performance.now() in 100 us steps (5 us with
+// isolation; Chromium's timer coarsening), so a stream that fits in cache can time as 0 s. Each
+// sample repeats the stream until it lasts at least this long, 20 coarse ticks.
+constexpr double kMinSampleSeconds = 2e-3;
+
+// Bytes per second of `stream` (which moves `bytes` per call), repeated until the sample lasts
+// kMinSampleSeconds; never divides by a zero interval.
+template <typename Stream>
+double timed_rate(double bytes, Stream&& stream) {
+    for (long long reps = 1;; reps *= 2) {
+        const double start = gemm::now_s();
+        for (long long r = 0; r < reps; ++r) stream();
+        const double elapsed = gemm::now_s() - start;
+        if (elapsed >= kMinSampleSeconds || (elapsed > 0 && reps >= (1LL << 20)))
+            return bytes * static_cast<double>(reps) / elapsed;
+    }
+}
+
 }  // namespace
 
 PeakResult peak(int samples, double min_sample_s, bool relaxed) {
@@ -52,11 +70,8 @@ PeakResult peak(int samples, double min_sample_s, bool relaxed) {
     const double flops =
         static_cast<double>(iters) * (relaxed ? gemm::relaxed_peak_flops_per_iter() : gemm::impl::peak_flops_per_iter());
     std::vector<double> rates;
-    for (int s = 0; s < samples; ++s) {
-        const double start = gemm::now_s();
-        g_sink = g_sink + loop(iters);
-        rates.push_back(flops / (gemm::now_s() - start) * 1e-9);
-    }
+    for (int s = 0; s < samples; ++s)
+        rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }) * 1e-9);
     const Stats st = stats(rates);
     PeakResult out;
     out.gflops = st.median;
@@ -78,11 +93,10 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     gemm::fill_uniform(buffer, 7);
     std::vector<double> read_rates, triad_rates;
     g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);  // warm-up: page faults, tier-up
-    for (int s = 0; s < samples; ++s) {
-        const double start = gemm::now_s();
-        g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);
-        read_rates.push_back(static_cast<double>(count) * 4 / (gemm::now_s() - start) * 1e-9);
-    }
+    for (int s = 0; s < samples; ++s)
+        read_rates.push_back(timed_rate(static_cast<double>(count) * 4, [&] {
+            g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);
+        }) * 1e-9);
     // Triad over three thirds of the same allocation (each third is still larger than a 32 MiB L3
     // for the default 128 MiB).
     const long third = count / 3;
@@ -90,11 +104,10 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     const float* b = a + third;
     const float* c = a + 2 * third;
     gemm::impl::triad(a, b, c, 0.5f, third);
-    for (int s = 0; s < samples; ++s) {
-        const double start = gemm::now_s();
-        gemm::impl::triad(a, b, c, 0.5f, third);
-        triad_rates.push_back(static_cast<double>(third) * 12 / (gemm::now_s() - start) * 1e-9);
-    }
+    for (int s = 0; s < samples; ++s)
+        triad_rates.push_back(timed_rate(static_cast<double>(third) * 12, [&] {
+            gemm::impl::triad(a, b, c, 0.5f, third);
+        }) * 1e-9);
     g_sink = g_sink + a[third / 2];
     const Stats r = stats(read_rates), t = stats(triad_rates);
     BandwidthResult out;
