@@ -229,11 +229,15 @@ Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, co
     }
     std::vector<double> per_call;
     per_call.reserve(static_cast<std::size_t>(samples));
-    for (int s = 0; s < samples; ++s) {
-        const double start = now_s();
-        for (int c = 0; c < calls; ++c) kernel.fn(m, n, k, A, B, C);
-        per_call.push_back((now_s() - start) / calls);
-    }
+    // A calibration slowed by a busy machine can leave `calls` too small for a coarse clock; each
+    // sample still lasts at least min_sample_s (and 2 ms, 20 steps of a 100 us clock).
+    const double sample_floor_s = std::max(min_sample_s, 2e-3);
+    for (int s = 0; s < samples; ++s)
+        per_call.push_back(seconds_per_call(
+            [&](long long n_calls) {
+                for (long long c = 0; c < n_calls; ++c) kernel.fn(m, n, k, A, B, C);
+            },
+            calls, sample_floor_s));
     std::sort(per_call.begin(), per_call.end());
     Timing timing;
     const std::size_t mid = per_call.size() / 2;

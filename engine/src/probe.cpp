@@ -25,22 +25,18 @@ Stats stats(std::vector<double> values) {
 
 volatile double g_sink = 0;  // keeps the probe results observable
 
-// A page that is not cross-origin isolated sees performance.now() in 100 us steps (5 us with
-// isolation; Chromium's timer coarsening), so a stream that fits in cache can time as 0 s. Each
-// sample repeats the stream until it lasts at least this long, 20 coarse ticks.
+// A page that is not cross-origin isolated reads performance.now() in 100 us steps, so a stream that
+// fits in cache can time as 0 s: each sample lasts at least 2 ms (20 steps; gemm::seconds_per_call).
 constexpr double kMinSampleSeconds = 2e-3;
 
-// Bytes per second of `stream` (which moves `bytes` per call), repeated until the sample lasts
-// kMinSampleSeconds; never divides by a zero interval.
+// Units per second of `stream` (which moves `units` per call), never from a zero interval.
 template <typename Stream>
-double timed_rate(double bytes, Stream&& stream) {
-    for (long long reps = 1;; reps *= 2) {
-        const double start = gemm::now_s();
-        for (long long r = 0; r < reps; ++r) stream();
-        const double elapsed = gemm::now_s() - start;
-        if (elapsed >= kMinSampleSeconds || (elapsed > 0 && reps >= (1LL << 20)))
-            return bytes * static_cast<double>(reps) / elapsed;
-    }
+double timed_rate(double units, Stream&& stream) {
+    return units / gemm::seconds_per_call(
+                       [&](long long calls) {
+                           for (long long c = 0; c < calls; ++c) stream();
+                       },
+                       1, kMinSampleSeconds);
 }
 
 }  // namespace

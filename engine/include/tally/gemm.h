@@ -101,6 +101,20 @@ Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, co
 // Monotonic clock in seconds (steady_clock natively, performance.now() in wasm).
 double now_s();
 
+// Seconds per call of `run(calls)`, which makes `calls` calls: starts at `calls` and doubles until one
+// timed interval lasts at least min_seconds and is non-zero, so a clock in 100 us steps (a page that
+// is not cross-origin isolated) or a descheduled calibration never yields a zero time.
+template <typename Run>
+double seconds_per_call(Run&& run, long long calls, double min_seconds) {
+    for (;; calls *= 2) {
+        const double start = now_s();
+        run(calls);
+        const double elapsed = now_s() - start;
+        if (elapsed > 0 && (elapsed >= min_seconds || calls >= (1LL << 40)))
+            return elapsed / static_cast<double>(calls);
+    }
+}
+
 struct BenchRow {
     std::string kernel;
     int number = 0;
