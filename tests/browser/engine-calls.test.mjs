@@ -53,7 +53,7 @@ const CASES = [
   { tag: 'tally-step', attributes: '', firstRender: ['presets', 'step_time'],
     change: { control: 'recompute', value: 'selective' }, perChange: ['step_time'],
     check: { control: 'sp', value: 'false' } },
-  { tag: 'tally-roofline', attributes: '', firstRender: ['presets', 'gemm_kernels', 'roofline'],
+  { tag: 'tally-roofline', attributes: '', firstRender: ['presets', 'roofline'],
     change: { control: 'dtype', value: 'fp16' }, perChange: ['roofline'] },
   { tag: 'tally-float', attributes: 'format="bf16" value="3.14"', firstRender: ['float_formats', 'float_encode', 'float_compare', 'float_table', 'block_compare'],
     change: { control: 'rounding', value: 'toward_zero' }, perChange: ['float_encode', 'float_compare'] },
