@@ -66,3 +66,23 @@ export function gb(bytes, digits = 3) {
   if (value !== 0 && Math.abs(value) < 0.01) return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
   return `${Number(value.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 })} GB`;
 }
+
+/**
+ * Opens a page holding only `<tag attributes>` and the one script tag a course page uses (served at a made-up
+ * path of the test site); `head` is extra markup for the page's <head> (a host stylesheet). Returns the widget
+ * locator once the widget is ready. `init` (a function) runs in the page before any script, e.g. to instrument
+ * the engine loader.
+ */
+export async function openWidgetAlone(site, page, tag, attributes = '', { head = '', init = null, query = '' } = {}) {
+  watch(page);
+  if (init) await page.addInitScript(init);
+  const file = `/alone-${tag}.html`;
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${tag}</title>${head}
+<script type="module" src="/tally-widgets.js"></script></head><body><${tag} ${attributes}></${tag}></body></html>`;
+  await page.route(`**${file}*`, (route) => route.fulfill({ contentType: 'text/html', body }));
+  await page.goto(new URL(`${file}${query}`, site.url).href);
+  await page.waitForFunction((name) => customElements.get(name), tag);
+  const widget = page.locator(tag);
+  await widget.evaluate((el) => el.ready);
+  return widget;
+}

@@ -1,21 +1,29 @@
 // Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
-import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused } from '../state.js';
+import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
 
 export { getEngine, TallyError };
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
 
-/** Styles every widget shares; light and dark follow the reader's system setting. */
+/**
+ * Styles every widget shares; light and dark follow the reader's system setting. A host page restyles the
+ * widgets with the documented --tally-* custom properties (docs/EMBEDDING.md) and ::part() names, never by
+ * reaching into the shadow DOM; the short names (--fg, …) are internal.
+ */
 export const baseCss = `
-:host { display: block; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
-  --fg: #1b1f24; --muted: #57606a; --bg: #ffffff; --panel: #f6f8fa; --border: #d0d7de;
-  --accent: #0b63ce; --error: #b3261e; --ok: #1a7f37; color: var(--fg); }
+:host { display: block; font: var(--tally-font-size, 15px)/1.5 var(--tally-font, system-ui, -apple-system, "Segoe UI", sans-serif);
+  --fg: var(--tally-fg, #1b1f24); --muted: var(--tally-muted, #57606a); --bg: var(--tally-bg, #ffffff);
+  --panel: var(--tally-panel, #f6f8fa); --border: var(--tally-border, #d0d7de); --accent: var(--tally-accent, #0b63ce);
+  --error: var(--tally-error, #b3261e); --ok: var(--tally-ok, #1a7f37); --warn: var(--tally-warn, #8a4b00); color: var(--fg); }
 @media (prefers-color-scheme: dark) {
-  :host { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --panel: #161b22; --border: #30363d;
-    --accent: #58a6ff; --error: #ff7b72; --ok: #3fb950; }
+  :host { --fg: var(--tally-fg, #e6edf3); --muted: var(--tally-muted, #9da7b3); --bg: var(--tally-bg, #0d1117);
+    --panel: var(--tally-panel, #161b22); --border: var(--tally-border, #30363d); --accent: var(--tally-accent, #58a6ff);
+    --error: var(--tally-error, #ff7b72); --ok: var(--tally-ok, #3fb950); --warn: var(--tally-warn, #e3b341); }
 }
-.widget { background: var(--panel); border: 1px solid var(--border); border-radius: 8px; padding: 12px 14px; }
+.widget { background: var(--panel); border: 1px solid var(--border); border-radius: var(--tally-radius, 8px); padding: 12px 14px; }
+.warnings { color: var(--warn); font-size: 13px; margin: 6px 0 0; padding: 0 0 0 1.2em; }
+.warnings:empty { display: none; }
 .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(170px, 40%), 1fr)); gap: 10px 14px; }
 .field.wide { grid-column: span 2; }
 .field { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
@@ -53,11 +61,11 @@ export function escapeHtml(text) {
 /** A labelled input with an error line beside it; `name` is the engine argument it feeds. */
 export function numberField({ name, label, value = '', help = '' }) {
   const id = `f-${name}`;
-  return `<div class="field" data-field="${escapeHtml(name)}">
-    <label for="${id}">${escapeHtml(label)}</label>
-    <input id="${id}" name="${escapeHtml(name)}" inputmode="decimal" autocomplete="off" value="${escapeHtml(value)}"
+  return `<div class="field" part="field" data-field="${escapeHtml(name)}">
+    <label part="label" for="${id}">${escapeHtml(label)}</label>
+    <input part="control" id="${id}" name="${escapeHtml(name)}" inputmode="decimal" autocomplete="off" value="${escapeHtml(value)}"
       aria-describedby="${id}-error"${help ? ` title="${escapeHtml(help)}"` : ''}>
-    <span class="error" id="${id}-error" role="alert"></span>
+    <span class="error" part="error" id="${id}-error" role="alert"></span>
   </div>`;
 }
 
@@ -155,20 +163,20 @@ export function selectField({ name, label, options, value = '' }) {
   const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}${o.title ? ` title="${escapeHtml(o.title)}"` : ''}>${escapeHtml(o.label)}</option>`);
   // A select cannot wrap its text: one whose longest option would be cut off in one grid column takes two.
   const wide = Math.max(0, ...options.map((o) => String(o.label).length)) > WIDE_OPTION_CHARS;
-  return `<div class="field${wide ? ' wide' : ''}" data-field="${escapeHtml(name)}">
-    <label for="${id}">${escapeHtml(label)}</label>
-    <select id="${id}" name="${escapeHtml(name)}" aria-describedby="${id}-error">${opts.join('')}</select>
-    <span class="error" id="${id}-error" role="alert"></span>
+  return `<div class="field${wide ? ' wide' : ''}" part="field" data-field="${escapeHtml(name)}">
+    <label part="label" for="${id}">${escapeHtml(label)}</label>
+    <select part="control" id="${id}" name="${escapeHtml(name)}" aria-describedby="${id}-error">${opts.join('')}</select>
+    <span class="error" part="error" id="${id}-error" role="alert"></span>
   </div>`;
 }
 
 /** A labelled checkbox. */
 export function checkboxField({ name, label, checked = false }) {
   const id = `f-${name}`;
-  return `<div class="field check" data-field="${escapeHtml(name)}">
-    <input type="checkbox" id="${id}" name="${escapeHtml(name)}"${checked ? ' checked' : ''} aria-describedby="${id}-error">
-    <label for="${id}">${escapeHtml(label)}</label>
-    <span class="error" id="${id}-error" role="alert"></span>
+  return `<div class="field check" part="field" data-field="${escapeHtml(name)}">
+    <input part="control checkbox" type="checkbox" id="${id}" name="${escapeHtml(name)}"${checked ? ' checked' : ''} aria-describedby="${id}-error">
+    <label part="label" for="${id}">${escapeHtml(label)}</label>
+    <span class="error" part="error" id="${id}-error" role="alert"></span>
   </div>`;
 }
 
@@ -187,6 +195,22 @@ export function formatParams(count, digits = 3) {
   const units = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
   for (const [scale, suffix] of units) if (Math.abs(count) >= scale) return `${Number((count / scale).toPrecision(digits))}${suffix}`;
   return String(count);
+}
+
+/** $7,074,279.94 -> "$7.07 M". Display only. */
+export function formatDollars(value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const scales = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M']];
+  for (const [scale, suffix] of scales) if (Math.abs(value) >= scale) return `$${(value / scale).toPrecision(3)}${suffix}`;
+  return `$${value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 })}`;
+}
+
+/** 2.5e12 -> "2.5 T" (an SI prefix with a trailing space, for "FLOP/s" after it). Display only. */
+export function formatSi(value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
+  for (const [scale, suffix] of units) if (value >= scale) return `${Number((value / scale).toPrecision(3))} ${suffix}`;
+  return String(Number(value.toPrecision(3)));
 }
 
 /** A share in [0, 1] as "12.3%". Display only. */
@@ -342,17 +366,38 @@ export function defineWidget(name, cls) {
   }
 }
 
-/** Base class: a shadow root, the shared engine, and a render hook. */
+/** Shadow parts every widget exposes for ::part() styling (docs/EMBEDDING.md), by selector. */
+const PARTS = [
+  ['.widget', 'panel'], ['.fields, .top', 'fields'], ['.field', 'field'], ['.field label', 'label'],
+  ['.field input, .field select, .field textarea', 'control'], ['.field .error', 'error'], ['.results', 'results'],
+  ['.result', 'result'], ['.result .label', 'result-label'], ['.result .value', 'value'], ['.notice', 'notice'],
+  ['.url-notice', 'url-notice'], ['.warnings', 'warnings'], ['svg.chart, svg.timeline', 'chart'], ['table', 'table'],
+  ['.toolbar', 'toolbar'], ['button', 'button'], ['.status', 'status'],
+];
+
+/** Longest value text quoted back in a setState error. */
+const QUOTE_CHARS = 40;
+
+/**
+ * Base class: a shadow root, the shared engine, declared state (attributes, URL, rejection notices), warnings,
+ * chart widths, and the element API every widget shares (docs/EMBEDDING.md): getState(), setState(state),
+ * `ready`, a `change` event whose detail is the state, attributes that set state, ::part names, --tally-* properties.
+ */
 export class TallyWidget extends HTMLElement {
   /** Registers the widget as `<name>` (see defineWidget). */
   static define(name) {
     return defineWidget(name, this);
   }
 
+  /** Attributes that set state after start-up too (each subclass lists its own in `stateAttributes`). */
+  static get observedAttributes() {
+    return this.stateAttributes ?? [];
+  }
+
   constructor() {
     super();
     this.attachShadow({ mode: 'open' });
-    /** Resolves once the widget has built its DOM (tests and the page wait on it). */
+    /** Resolves once the widget has built its DOM and shown its first result (tests and the page wait on it). */
     this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
     // The field the reader is typing in during this input event (errors about it wait, see showError).
     this.typingField = null;
@@ -365,6 +410,198 @@ export class TallyWidget extends HTMLElement {
     }, true);
     // Leaving the field (or pressing Enter) shows what was held back at once.
     this.shadowRoot.addEventListener('change', () => { this.typingField = null; this.showHeldErrors(); }, true);
+  }
+
+  // ------------------------------------------------------------------------------------ declared state
+  /**
+   * Declares the widget's state fields [{name, check, fallback, attribute?}] (check: a state.js validator; the
+   * attribute defaults to the name with "-" for "_") and returns the starting values: each valid attribute, else
+   * its fallback, with the URL's values on top. URL values that fail their check wait in this.urlRejections
+   * for settleUrlState(); an invalid attribute falls back with a console warning.
+   */
+  declareState(short, fields) {
+    this.key ??= stateKey(this, short);
+    this.stateFields = fields;
+    this.stateSchema = Object.fromEntries(fields.map((f) => [f.name, f.check]));
+    const start = {};
+    for (const f of fields) {
+      const attribute = f.attribute ?? f.name.replace(/_/g, '-');
+      const text = this.getAttribute(attribute);
+      const verdict = text === null ? null : f.check(text);
+      start[f.name] = verdict === true ? text : f.fallback;
+      if (text !== null && verdict !== true) console.warn(`tally: <${this.localName}> ignored ${attribute}="${text.slice(0, QUOTE_CHARS)}" (${verdict || 'not an accepted value'})`);
+    }
+    this.defaults = { ...start };
+    const fromUrl = readState(this.key, this.stateSchema);
+    Object.assign(start, fromUrl.values);
+    this.urlFields = new Set(Object.keys(fromUrl.values));
+    this.urlRejections = [...fromUrl.rejected];
+    return start;
+  }
+
+  /** After the first update(): URL values the engine refused go back to their starting value, each with a notice. */
+  settleUrlState() {
+    const rejected = this.urlRejections ?? [];
+    while (this.lastError && this.urlFields?.has(this.lastError.field)) {
+      const field = this.lastError.field;
+      this.urlFields.delete(field);
+      rejected.push({ param: `${this.key}.${field}`, field, reason: this.lastError.message });
+      this.revertField(field);
+      this.update();
+    }
+    this.showUrlRejections(rejected);
+    this.urlRejections = [];
+  }
+
+  /** Puts one field back to its starting value (subclasses with linked fields override). */
+  revertField(field) {
+    this.applyState({ [field]: this.defaults[field] });
+  }
+
+  /** Writes the state to the URL (the widget calls it after each reader edit). */
+  saveState() {
+    writeState(this.key, this.values());
+  }
+
+  // ------------------------------------------------------------------------------------ element API
+  /** The widget's state: the same fields and texts the URL holds (null until `ready`). */
+  getState() {
+    return this.mounted ? { ...this.values() } : null;
+  }
+
+  /**
+   * Sets some or all state fields ({field: text | number | boolean}) as the URL would: each field is checked
+   * like a URL value and then by the engine. Nothing changes if any field is refused; the error is a TallyError
+   * whose `field` names the field. Returns the new state. Does not fire `change` (only reader edits do).
+   */
+  setState(state) {
+    if (!this.mounted) throw new Error(`<${this.localName}> is not ready: await element.ready before setState()`);
+    if (!state || typeof state !== 'object' || Array.isArray(state)) throw new TallyError('', 'setState takes an object such as {"gpus": "8"}');
+    const changes = {};
+    for (const [field, raw] of Object.entries(state)) {
+      if (!Object.hasOwn(this.stateSchema, field)) throw new TallyError(field, `${field}: this widget has no such setting (it has ${Object.keys(this.stateSchema).join(', ')})`);
+      if (!['string', 'number', 'boolean'].includes(typeof raw)) throw new TallyError(field, `${field} must be text, a number or a boolean`);
+      const text = String(raw);
+      const verdict = text.length > MAX_VALUE_LENGTH ? `longer than ${MAX_VALUE_LENGTH} characters` : this.stateSchema[field](text);
+      if (verdict !== true) throw new TallyError(field, `${field}: ${typeof verdict === 'string' ? verdict : 'not an accepted value'}, got "${text.slice(0, QUOTE_CHARS)}"`);
+      changes[field] = text;
+    }
+    const before = this.values();
+    this.applyState(changes);
+    this.update();
+    if (this.lastError && Object.hasOwn(changes, this.lastError.field)) {
+      const { field, message } = this.lastError;
+      this.applyState(before);
+      this.update();
+      throw new TallyError(field, message.startsWith(field) ? message : `${field}: ${message}`);
+    }
+    this.saveState();
+    this.announced = JSON.stringify(this.values());
+    return this.getState();
+  }
+
+  /** Fires `change` (detail: the state) when a reader edit changed the state since the last one. */
+  announceState() {
+    if (!this.mounted) return;
+    const state = this.values();
+    const text = JSON.stringify(state);
+    if (text === this.announced) return;
+    this.announced = text;
+    this.dispatchEvent(new CustomEvent('change', { detail: { ...state }, bubbles: true, composed: true }));
+  }
+
+  attributeChangedCallback(name, oldValue, value) {
+    if (!this.mounted || oldValue === value || value === null) return;
+    const field = name.replace(/-/g, '_');
+    try {
+      this.setState({ [field]: value });
+      this.setUrlNotice(`attribute:${name}`, null);
+    } catch (error) {
+      if (!(error instanceof TallyError)) throw error;
+      this.setUrlNotice(`attribute:${name}`, `Ignored attribute ${name}="${value.slice(0, QUOTE_CHARS)}": ${error.message}.`);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ shared plumbing
+  /**
+   * Calls `handler(control, event)` once per reader edit: text fields on `input`, selects and checkboxes on
+   * `change` (they fire both events for one edit, which would otherwise ask the engine twice).
+   */
+  onControlEdit(handler) {
+    const root = this.shadowRoot;
+    const isText = (el) => el.matches?.('textarea, input:not([type="checkbox"]):not([type="radio"])');
+    root.addEventListener('input', (event) => { if (event.target.name && isText(event.target)) handler(event.target, event); });
+    root.addEventListener('change', (event) => { if (event.target.name && !isText(event.target)) handler(event.target, event); });
+  }
+
+  /**
+   * The one path from an engine error to the screen: a TallyError is shown beside its field (engine argument
+   * names mapped by `argToField`), recorded as this.lastError and returned; anything else is rethrown.
+   */
+  showEngineError(error, argToField = {}) {
+    if (!(error instanceof TallyError)) throw error;
+    const field = argToField[error.field] ?? error.field;
+    showError(this.shadowRoot, field, error.message);
+    this.lastError = { field, message: error.message };
+    this.showWarnings([]);
+    return this.lastError;
+  }
+
+  /**
+   * Shows a result's `warnings` ([{field, message}]: legal but implausible input, e.g. an MFU above any
+   * published run) in a status line the reader and screen readers get; an empty list clears it.
+   */
+  showWarnings(warnings) {
+    const root = this.shadowRoot;
+    let box = root.querySelector('.warnings');
+    const list = (Array.isArray(warnings) ? warnings : []).filter((w) => w && w.message);
+    if (!box) {
+      if (!list.length) return;
+      box = document.createElement('div');
+      box.className = 'warnings';
+      box.part.add('warnings');
+      box.setAttribute('role', 'status');
+      const anchor = root.querySelector('.notice');
+      if (anchor) anchor.after(box); else (root.querySelector('.widget') ?? root).append(box);
+    }
+    box.replaceChildren(...list.map((w) => {
+      const line = document.createElement('p');
+      line.textContent = `Warning: ${w.message}`; // textContent only: engine text never becomes markup
+      if (w.field) line.dataset.field = w.field;
+      return line;
+    }));
+    if (list.length) this.dataset.warnings = String(list.length); else delete this.dataset.warnings;
+  }
+
+  /**
+   * Redraws with `redraw()` whenever `element`'s shown width changes (rotation, window resize); shownWidth()
+   * gives the last width. A ResizeObserver reports after layout, so drawing never forces a page layout.
+   */
+  observeWidth(element, redraw) {
+    if (typeof ResizeObserver !== 'function') return;
+    this.observed ??= new Map();
+    if (this.observed.has(element)) return;
+    this.resizeObserver ??= new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const watched = this.observed.get(entry.target);
+        const now = Math.round(entry.contentRect.width);
+        if (!watched || !now || Math.abs(now - (watched.width ?? 0)) < 2) continue;
+        watched.width = now;
+        requestAnimationFrame(() => watched.redraw());
+      }
+    });
+    this.observed.set(element, { width: null, redraw });
+    this.resizeObserver.observe(element);
+  }
+
+  /** The width `element` was last shown at in CSS px (undefined before its first layout). */
+  shownWidth(element) {
+    return this.observed?.get(element)?.width ?? undefined;
+  }
+
+  /** Adds the documented part names to the widget's elements (after mount; see PARTS). */
+  applyParts() {
+    for (const [selector, part] of PARTS) for (const el of this.shadowRoot.querySelectorAll(selector)) el.part.add(part);
   }
 
   holdError(field, message, delayMs) {
@@ -399,6 +636,13 @@ export class TallyWidget extends HTMLElement {
     try {
       this.mount();
       if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
+      if (typeof this.values === 'function' && this.stateSchema) {
+        this.mounted = true;
+        this.announced = JSON.stringify(this.values());
+        // After the widget's own handlers: a reader edit that changed the state fires `change`.
+        for (const type of ['input', 'change', 'click', 'keydown']) this.shadowRoot.addEventListener(type, () => queueMicrotask(() => this.announceState()));
+      }
+      this.applyParts();
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.
       console.error(error);

@@ -5,12 +5,16 @@
 //   dtype="bf16", gpus="1024", mfu="0.5", price="2" (dollars per GPU-hour), seq="4096"
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
-  TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
-  formatParams, escapeHtml, formulaHtml, symbolLegend, readState, writeState, stateKey, isNumberText, oneOf,
+  TallyWidget, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber, formatDollars,
+  formatParams, escapeHtml, formulaHtml, symbolLegend, isNumberText, oneOf,
 } from './base.js';
+import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
+
+export { formatDollars };
 
 const CUSTOM = 'custom';
-const DTYPES = ['bf16', 'fp8', 'fp16', 'tf32', 'fp32'];
+/** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
+const FALLBACK_DTYPES = ['bf16'];
 const NUMBER_FIELDS = [
   { name: 'params', label: 'Parameters N', fallback: '70e9' },
   { name: 'tokens', label: 'Training tokens D', fallback: '15e12' },
@@ -48,6 +52,8 @@ th { font-size: 12px; color: var(--muted); }
 `;
 
 class TallyCompute extends TallyWidget {
+  static stateAttributes = ['model', 'params', 'tokens', 'hardware', 'peak-tflops', 'dtype', 'gpus', 'mfu', 'price', 'seq', 'basis'];
+
   mount() {
     let presets = { models: [], hardware: [] };
     try {
@@ -58,31 +64,16 @@ class TallyCompute extends TallyWidget {
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
-    this.key = stateKey(this, 'cmp');
-    const schema = {
-      model: oneOf([...models.map((m) => m.id), CUSTOM]),
-      hardware: oneOf([...hardware.map((h) => h.id), CUSTOM]),
-      dtype: oneOf(DTYPES),
-      basis: oneOf(BASES.map((b) => b.value)),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
-    };
-    const attr = (name, fallback) => {
-      const value = this.getAttribute(name);
-      if (value === null) return fallback;
-      const check = schema[name.replace('-', '_')]?.(value);
-      return check === true || check === undefined ? value : fallback;
-    };
-    const start = {
-      model: attr('model', this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id),
-      hardware: attr('hardware', this.hasAttribute('peak-tflops') || !hardware.length ? CUSTOM : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id),
-      dtype: attr('dtype', 'bf16'),
-      basis: attr('basis', 'six_nd'),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.attribute ?? f.name, f.fallback)])),
-    };
-    this.defaults = { ...start };
-    const fromUrl = readState(this.key, schema);
-    Object.assign(start, fromUrl.values);
-    this.urlFields = new Set(Object.keys(fromUrl.values));
+    // The precisions any preset GPU has a dense peak for, in the engine's order (the engine owns the list).
+    const dtypes = [...new Set(hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
+    this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
+    const start = this.declareState('cmp', [
+      { name: 'model', check: oneOf([...models.map((m) => m.id), CUSTOM]), fallback: this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id },
+      { name: 'hardware', check: oneOf([...hardware.map((h) => h.id), CUSTOM]), fallback: this.hasAttribute('peak-tflops') || !hardware.length ? CUSTOM : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id },
+      { name: 'dtype', check: oneOf(this.dtypes), fallback: this.dtypes.includes('bf16') ? 'bf16' : this.dtypes[0] },
+      { name: 'basis', check: oneOf(BASES.map((b) => b.value)), fallback: 'six_nd' },
+      ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+    ]);
 
     const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), { value: CUSTOM, label: 'Custom parameter count' }];
     const hwOptions = [...hardware.map((h) => ({ value: h.id, label: h.name })), { value: CUSTOM, label: 'Custom peak FLOP/s' }];
@@ -95,7 +86,7 @@ class TallyCompute extends TallyWidget {
           ${field('tokens')}
           ${field('seq')}
           ${selectField({ name: 'hardware', label: 'GPU', options: hwOptions, value: start.hardware })}
-          ${selectField({ name: 'dtype', label: 'Precision of the matmuls', options: DTYPES.map((d) => ({ value: d, label: d })), value: start.dtype })}
+          ${selectField({ name: 'dtype', label: 'Precision of the matmuls', options: this.dtypes.map((d) => ({ value: d, label: d })), value: start.dtype })}
           ${field('peak_tflops')}
           ${field('gpus')}
           ${field('mfu')}
@@ -120,20 +111,22 @@ class TallyCompute extends TallyWidget {
         </details>
       </div>`;
     const root = this.shadowRoot;
-    root.addEventListener('input', (event) => this.onInput(event));
-    root.addEventListener('change', (event) => this.onInput(event));
+    this.onControlEdit((control) => this.onEdit(control.name));
+    this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.chartArgs && this.drawChart(...this.chartArgs));
     this.syncPresets(start);
     this.update();
-    // URL values the engine rejects go back to the page's starting value, each with a notice.
-    const rejected = [...fromUrl.rejected];
-    while (this.lastError && this.urlFields.has(this.lastError.field)) {
-      const name = this.lastError.field;
-      this.urlFields.delete(name);
-      rejected.push({ param: `${this.key}.${name}`, field: name, reason: this.lastError.message });
-      this.control(name).value = this.defaults[name];
-      this.update();
-    }
-    this.showUrlRejections(rejected);
+    this.settleUrlState();
+  }
+
+  /**
+   * Sets controls from state texts (setState, URL reverts). As when the reader types, a parameter count
+   * or peak given without a preset detaches its field from the preset.
+   */
+  applyState(values) {
+    for (const [name, value] of Object.entries(values)) this.control(name).value = value;
+    if ('params' in values && !('model' in values)) this.control('model').value = CUSTOM;
+    if ('peak_tflops' in values && !('hardware' in values)) this.control('hardware').value = CUSTOM;
+    this.syncPresets();
   }
 
   control(name) {
@@ -164,19 +157,13 @@ class TallyCompute extends TallyWidget {
     return out;
   }
 
-  onInput(event) {
-    const name = event.target.name;
-    if (event.type === 'change' && event.target.tagName === 'INPUT') return;
-    // A select or checkbox fires both input and change for one edit: act on the first, once.
-    const value = event.target.type === 'checkbox' ? event.target.checked : event.target.value;
-    if (event.type === 'change' && this.lastHandled?.target === event.target && this.lastHandled.value === value) return;
-    this.lastHandled = { target: event.target, value };
+  onEdit(name) {
     // Typing a raw number detaches the field from its preset.
-    if (event.type === 'input' && name === 'params') this.control('model').value = CUSTOM;
-    if (event.type === 'input' && name === 'peak_tflops') this.control('hardware').value = CUSTOM;
+    if (name === 'params') this.control('model').value = CUSTOM;
+    if (name === 'peak_tflops') this.control('hardware').value = CUSTOM;
     if (name === 'model' || name === 'hardware' || name === 'dtype') this.syncPresets();
     this.update();
-    writeState(this.key, this.values());
+    this.saveState();
   }
 
   update() {
@@ -194,7 +181,7 @@ class TallyCompute extends TallyWidget {
       }
     }
     const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
-    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); this.result = null; };
+    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); this.result = null; this.chartArgs = null; this.showWarnings([]); };
     if (errors.length) {
       for (const error of errors) showError(root, error.field, error.message);
       this.lastError = errors[0];
@@ -211,14 +198,12 @@ class TallyCompute extends TallyWidget {
       cost = this.engine.call('training_cost', args);
       if (v.model !== CUSTOM) flops = this.engine.call('flops', { model: v.model, seq: numbers.seq, tokens: numbers.tokens });
     } catch (error) {
-      if (!(error instanceof TallyError)) throw error;
-      const name = ARG_TO_FIELD[error.field] ?? error.field;
-      showError(root, name, error.message);
-      this.lastError = { field: name, message: error.message };
+      this.showEngineError(error, ARG_TO_FIELD);
       blank();
       return;
     }
     this.result = { args, cost, flops };
+    this.showWarnings([...(cost.warnings ?? []), ...(flops?.warnings ?? [])]);
     // 6ND with N = the parameters a token visits (active for a mixture of experts): the engine's training_cost.six_nd.
     const moe = flops && flops.params_active !== flops.params_total;
     out('flops', formatNumber(cost.six_nd));
@@ -237,33 +222,22 @@ class TallyCompute extends TallyWidget {
     out('chinchilla', chin !== undefined ? formatNumber(chin) : '—'); // the label says "tokens"
     // The engine reports the Chinchilla point only when it knows it; without it the card stays hidden.
     root.querySelector('[data-out="chinchilla"]').closest('.result').hidden = chin === undefined;
-    this.drawChart(numbers.tokens, chin, cost.tokens_per_param);
+    this.chartArgs = [numbers.tokens, chin, cost.tokens_per_param];
+    this.drawChart(...this.chartArgs);
     this.renderComponents(flops);
   }
 
   drawChart(tokens, chin, ratio) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    if (!this.resizer && typeof ResizeObserver === 'function') {
-      // The width comes from a ResizeObserver (after layout); reading layout here would force a page layout
-      // on every change. Until it reports, draw at 640.
-      this.resizer = new ResizeObserver((entries) => {
-        const now = Math.round(entries[0].contentRect.width);
-        if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
-        this.chartWidth = now;
-        requestAnimationFrame(() => this.update());
-      });
-      this.resizer.observe(svg);
-    }
-    const W = Math.max(300, this.chartWidth ?? 640), left = 16, right = 16, y = 40;
+    // Drawn in the chart's own pixel width (observeWidth) so text stays 12 px on a phone instead of shrinking.
+    const W = drawWidth(this.shownWidth(svg), { min: 300 }), left = 16, right = 16, y = 40;
     svg.setAttribute('viewBox', `0 0 ${W} 112`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
     const hi = Math.ceil(Math.log10(Math.max(...values))) + 1;
-    const x = (t) => left + ((Math.log10(t) - lo) / (hi - lo)) * (W - left - right);
-    const ticks = [];
-    for (let e = lo; e <= hi; e++) ticks.push(e);
-    const label = (e) => `10${String(e).replace(/[-0-9]/g, (c) => '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'['-0123456789'.indexOf(c)])}`;
+    const x = logScale([lo, hi], [left, W - right]);
+    const ticks = exponentTicks(lo, hi);
+    const label = (e) => powerLabel(10, e);
     const marker = (t, cls, text, above) => {
       const px = x(t);
       const anchor = px > W * 0.8 ? 'end' : px < W * 0.2 ? 'start' : 'middle';
@@ -296,14 +270,6 @@ class TallyCompute extends TallyWidget {
     details.querySelector('[data-out="symbols"]').innerHTML = legend.html;
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }
-}
-
-/** $7,074,279.94 -> "$7.07 M". Display only. */
-export function formatDollars(value) {
-  if (!Number.isFinite(value)) return '—';
-  const scales = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M']];
-  for (const [scale, suffix] of scales) if (Math.abs(value) >= scale) return `$${(value / scale).toPrecision(3)}${suffix}`;
-  return `$${value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 })}`;
 }
 
 TallyCompute.define('tally-compute');

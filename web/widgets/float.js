@@ -7,11 +7,11 @@
 // Every number shown comes from the engine (float_encode, float_decode, float_compare, float_table,
 // float_formats, block_compare); this module decodes nothing and only lays results out.
 import {
-  TallyWidget, TallyError, baseCss, selectField, showError, clearErrors, escapeHtml, formatNumber,
-  readState, writeState, stateKey, oneOf,
+  TallyWidget, TallyError, baseCss, selectField, showError, clearErrors, escapeHtml, formatNumber, oneOf,
 } from './base.js';
+import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
 
-const FORMATS = ['fp64', 'fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e5m2', 'e4m3fnuz', 'e5m2fnuz', 'e2m3', 'e3m2', 'e2m1', 'e8m0'];
+/** Display names of the engine's formats (the list itself and its order come from float_formats). */
 const FORMAT_LABELS = {
   fp64: 'fp64 (IEEE double)', fp32: 'fp32 (IEEE single)', tf32: 'tf32 (19 bits)', fp16: 'fp16 (IEEE half)',
   bf16: 'bf16 (bfloat16)', e4m3: 'fp8 E4M3 (OCP)', e5m2: 'fp8 E5M2 (OCP)', e4m3fnuz: 'fp8 E4M3FNUZ',
@@ -147,35 +147,52 @@ function shortExact(text, max = 26) {
 }
 
 class TallyFloat extends TallyWidget {
+  static stateAttributes = ['format', 'value', 'hex', 'rounding', 'saturate', 'outlier', 'seed'];
+
   mount() {
-    this.key = stateKey(this, 'float');
-    const { values, rejected } = readState(this.key, {
-      format: oneOf(FORMATS),
-      value: (t) => (t.length <= 400) || 'too long',
-      hex: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code',
-      rounding: oneOf(ROUNDINGS.map((r) => r.value)),
-      saturate: oneOf(['default', 'true', 'false']),
-      outlier: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number',
-      seed: (t) => /^\d{1,9}$/.test(t) || 'not a whole number',
-      block: (t) => t.length <= 4000 || 'too long',
-    });
-    const attr = (name, fallback) => values[name] ?? this.getAttribute(name) ?? fallback;
-    this.state = {
-      format: FORMATS.includes(attr('format', 'bf16')) ? attr('format', 'bf16') : 'bf16',
-      source: values.hex ? 'hex' : values.value ? 'value' : this.getAttribute('hex') ? 'hex' : 'value',
-      value: attr('value', '3.140625'),
-      hex: attr('hex', ''),
-      rounding: attr('rounding', 'nearest_even'),
-      saturate: attr('saturate', 'default'),
-      outlier: attr('outlier', '40'),
-      seed: attr('seed', '1'),
-      block: values.block ?? '',
-    };
     this.formats = this.engine.call('float_formats', {}).formats;
+    const names = this.formats.map((f) => f.name);
+    const start = this.declareState('float', [
+      { name: 'format', check: oneOf(names), fallback: 'bf16' },
+      { name: 'value', check: (t) => (t.length <= 400) || 'too long', fallback: '3.140625' },
+      { name: 'hex', check: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code', fallback: '' },
+      { name: 'rounding', check: oneOf(ROUNDINGS.map((r) => r.value)), fallback: 'nearest_even' },
+      { name: 'saturate', check: oneOf(SATURATION.map((r) => r.value)), fallback: 'default' },
+      { name: 'outlier', check: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number', fallback: '40' },
+      { name: 'seed', check: (t) => /^\d{1,9}$/.test(t) || 'not a whole number', fallback: '1' },
+      { name: 'block', check: (t) => t.length <= 4000 || 'too long', fallback: '' },
+    ]);
+    const fromHex = this.urlFields.has('hex') || (!this.urlFields.has('value') && this.hasAttribute('hex'));
+    this.state = { ...start, source: fromHex ? 'hex' : 'value' };
     this.render();
-    this.showUrlRejections(rejected);
+    this.observeWidth(this.shadowRoot.querySelector('[data-out="chart"]'), () => this.gaps && this.updateChart());
     this.update();
     this.updateBlocks();
+    this.settleUrlState();
+  }
+
+  /** Sets state fields from texts (setState, URL reverts); a hex or a value also says which one leads. */
+  applyState(values) {
+    const root = this.shadowRoot;
+    for (const [name, text] of Object.entries(values)) {
+      this.state[name] = text;
+      const control = root.querySelector(`[name="${name}"]`);
+      if (control) control.value = text;
+    }
+    if ('hex' in values) this.state.source = 'hex';
+    else if ('value' in values) this.state.source = 'value';
+    if ('block' in values || 'outlier' in values || 'seed' in values) this.blocksDirty = true;
+  }
+
+  /** The state as the URL holds it. */
+  values() {
+    const s = this.state;
+    const out = { format: s.format, rounding: s.rounding, saturate: s.saturate };
+    if (s.source === 'hex') out.hex = s.hex;
+    else out.value = s.value;
+    if (s.block.trim() !== '') out.block = s.block;
+    else { out.outlier = s.outlier; out.seed = s.seed; }
+    return out;
   }
 
   render() {
@@ -183,7 +200,7 @@ class TallyFloat extends TallyWidget {
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
     <div class="widget">
       <div class="top">
-        ${selectField({ name: 'format', label: 'Format', options: FORMATS.map((f) => ({ value: f, label: FORMAT_LABELS[f] })), value: s.format })}
+        ${selectField({ name: 'format', label: 'Format', options: this.formats.map((f) => ({ value: f.name, label: FORMAT_LABELS[f.name] ?? f.name })), value: s.format })}
         ${textField({ name: 'value', label: 'Number (1e-8, -0, inf, nan)', value: s.source === 'value' ? s.value : '' })}
         ${textField({ name: 'hex', label: 'Bits as hex', value: s.hex, mono: true })}
         ${selectField({ name: 'rounding', label: 'Rounding', options: ROUNDINGS, value: s.rounding })}
@@ -273,17 +290,14 @@ class TallyFloat extends TallyWidget {
 
   /** Shows an engine error beside the input it concerns (or in the notice line). */
   fail(error) {
-    if (!(error instanceof TallyError)) throw error;
-    const field = ARG_TO_FIELD[error.field] ?? error.field;
-    const root = this.shadowRoot;
-    if (root.querySelector(`.field[data-field="${CSS.escape(field)}"]`)) showError(root, field, error.message);
-    else root.querySelector('.notice').textContent = error.message;
+    this.showEngineError(error, ARG_TO_FIELD);
   }
 
   /** Recomputes everything from this.state. */
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
+    this.lastError = null;
     const s = this.state;
     let result;
     try {
@@ -295,15 +309,24 @@ class TallyFloat extends TallyWidget {
       this.current = null;
       this.showInvalid();
       this.save();
+      this.updateBlocksIfDirty();
       return;
     }
     this.show(result);
+    this.updateBlocksIfDirty();
+  }
+
+  updateBlocksIfDirty() {
+    if (!this.blocksDirty) return;
+    this.blocksDirty = false;
+    this.updateBlocks();
   }
 
   show(result) {
     const root = this.shadowRoot;
     const s = this.state;
     this.current = result;
+    this.showWarnings(result.warnings);
     s.hex = result.hex;
     if (s.source === 'hex') s.value = result.exact;
     const hexInput = root.querySelector('[name="hex"]');
@@ -395,8 +418,9 @@ class TallyFloat extends TallyWidget {
       this.valueTable = f.bits <= 8 ? this.engine.call('float_table', { format: s.format, kind: 'values' }) : null;
     }
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    // Lay the chart out at the width it is shown, so labels stay readable on a phone.
-    const W = Math.max(300, Math.min(720, Math.round(svg.getBoundingClientRect().width) || 640));
+    // Laid out at the width it is shown (observeWidth), so labels stay readable on a phone. Reading the width
+    // from layout here instead forced a layout of the whole page on every keystroke (about 60 ms of each update).
+    const W = drawWidth(this.shownWidth(svg), { min: 300, max: 720 });
     const H = W < 480 ? 190 : 210, L = 58, R = 14, T = 14, B = 30; // L: room for the widest y label ("2^-128")
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     // Positions on a log2 axis: display geometry only (the values themselves come from the engine).
@@ -406,28 +430,8 @@ class TallyFloat extends TallyWidget {
     const ys = rows.map((r) => lg(r.gap));
     const x0 = Math.min(...xs), x1 = Math.max(...xs) + 1e-9;
     const y0 = Math.min(...ys) - 0.5, y1 = Math.max(...ys) + 0.5;
-    const X = (v) => L + ((v - x0) / (x1 - x0)) * (W - L - R);
-    const Y = (v) => T + (1 - (v - y0) / (y1 - y0)) * (H - T - B);
-    // Each binade's gap runs from its first value to the next binade's first value (or to max).
-    const path = rows.map((r, i) => `<line class="step${r.kind === 'subnormal' ? ' sub' : ''}" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(i + 1 < rows.length ? rows[i + 1].from : r.to)).toFixed(2)}" y1="${Y(lg(r.gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
-    const risers = rows.slice(1).map((r, i) => `<line class="step" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(r.from)).toFixed(2)}" y1="${Y(lg(rows[i].gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
-    const ticks = [];
-    if (this.valueTable) {
-      for (const v of this.valueTable.values) if (v > 0) ticks.push(`<line class="tick" x1="${X(lg(v)).toFixed(2)}" x2="${X(lg(v)).toFixed(2)}" y1="${H - B + 2}" y2="${H - B + 9}"></line>`);
-    }
-    const axis = [];
-    // Label every k-th power of two, with k a power of two leaving room for about one label per 70px.
-    const labelStep = (span, room) => { let k = 1; while (span / k > room) k *= 2; return k; };
-    const span = x1 - x0;
-    const stepX = labelStep(span, Math.max(3, Math.floor((W - L - R) / 70)));
-    for (let e = Math.ceil(x0 / stepX) * stepX; e <= x1; e += stepX) {
-      axis.push(`<text x="${X(e).toFixed(1)}" y="${H - 6}" text-anchor="middle">2^${e}</text>`);
-    }
-    const spanY = y1 - y0;
-    const stepY = labelStep(spanY, Math.max(3, Math.floor((H - T - B) / 28)));
-    for (let e = Math.ceil(y0 / stepY) * stepY; e <= y1; e += stepY) {
-      axis.push(`<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">2^${e}</text>`);
-    }
+    const X = linearScale([x0, x1], [L, W - R]);
+    const Y = linearScale([y0, y1], [H - B, T]);
     let marker = '';
     const cur = this.current;
     if (cur && cur.value !== null && cur.value !== 0 && cur.ulp) {
@@ -436,8 +440,28 @@ class TallyFloat extends TallyWidget {
       marker = `<line class="marker" x1="${mx.toFixed(2)}" x2="${mx.toFixed(2)}" y1="${T}" y2="${H - B}"></line>
         <circle class="marker-dot" cx="${mx.toFixed(2)}" cy="${my.toFixed(2)}" r="4"></circle>`;
     }
-    svg.innerHTML = `<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
-      ${path.join('')}${risers.join('')}${ticks.join('')}${marker}${axis.join('')}`;
+    // The steps (hundreds of lines) change only with the format and the width: build and parse them once, and
+    // move only the current value's marker on each keystroke.
+    const drawn = `${s.format}|${W}`;
+    if (this.chartDrawn !== drawn || !svg.querySelector('g.cursor')) {
+      this.chartDrawn = drawn;
+      // Each binade's gap runs from its first value to the next binade's first value (or to max).
+      const path = rows.map((r, i) => `<line class="step${r.kind === 'subnormal' ? ' sub' : ''}" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(i + 1 < rows.length ? rows[i + 1].from : r.to)).toFixed(2)}" y1="${Y(lg(r.gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
+      const risers = rows.slice(1).map((r, i) => `<line class="step" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(r.from)).toFixed(2)}" y1="${Y(lg(rows[i].gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
+      const ticks = [];
+      if (this.valueTable) {
+        for (const v of this.valueTable.values) if (v > 0) ticks.push(`<line class="tick" x1="${X(lg(v)).toFixed(2)}" x2="${X(lg(v)).toFixed(2)}" y1="${H - B + 2}" y2="${H - B + 9}"></line>`);
+      }
+      const axis = [];
+      // Label every k-th power of two, with k a power of two leaving room for about one label per 70px (x), 28px (y).
+      for (const e of exponentTicks(x0, x1, powerOfTwoStride(x1 - x0, labelRoom(W - L - R, 70))))
+        axis.push(`<text x="${X(e).toFixed(1)}" y="${H - 6}" text-anchor="middle">${powerLabel(2, e, { caret: true })}</text>`);
+      for (const e of exponentTicks(y0, y1, powerOfTwoStride(y1 - y0, labelRoom(H - T - B, 28))))
+        axis.push(`<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">${powerLabel(2, e, { caret: true })}</text>`);
+      svg.innerHTML = `<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
+        ${path.join('')}${risers.join('')}${ticks.join('')}<g class="cursor"></g>${axis.join('')}`;
+    }
+    svg.querySelector('g.cursor').innerHTML = marker;
     const top = rows[rows.length - 1];
     this.shadowRoot.querySelector('[data-out="chart-note"]').textContent =
       `x: value, y: distance to the next value, both log scale${this.valueTable ? '; ticks: every positive value' : ''}. ` +
@@ -505,6 +529,7 @@ class TallyFloat extends TallyWidget {
       tbody.innerHTML = '';
       const field = error.field.includes('seed') ? 'seed' : error.field.includes('outlier') ? 'outlier' : 'block';
       showError(root, field, error.message);
+      this.lastError = { field, message: error.message };
       this.save();
       return;
     }
@@ -520,13 +545,7 @@ class TallyFloat extends TallyWidget {
   }
 
   save() {
-    const s = this.state;
-    const out = { format: s.format, rounding: s.rounding, saturate: s.saturate };
-    if (s.source === 'hex') out.hex = s.hex;
-    else out.value = s.value;
-    if (s.block.trim() !== '') out.block = s.block;
-    else { out.outlier = s.outlier; out.seed = s.seed; }
-    writeState(this.key, out);
+    this.saveState();
   }
 
   /** The attributes that reproduce the current state (for "copy embed code"). */

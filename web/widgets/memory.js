@@ -11,8 +11,9 @@
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
   formatBytes, formatParams, formatPercent, escapeHtml, formulaHtml, symbolLegend, copyText, downloadBlob, standaloneSvg, svgToPng,
-  readState, writeState, stateKey, isNumberText, isBoolText, oneOf, GB,
+  isNumberText, isBoolText, oneOf, GB,
 } from './base.js';
+import { drawWidth, linearScale, linearTicks } from './chart.js';
 
 const CUSTOM = 'custom';
 const NUMBER_FIELDS = [
@@ -110,6 +111,9 @@ details summary { cursor: pointer; color: var(--accent); }
 `;
 
 class TallyMemoryBudget extends TallyWidget {
+  static stateAttributes = ['model', 'config', 'hardware', 'recipe', 'gpus', 'seq', 'mbs', 'tp', 'pp', 'vstages', 'rlayers', 'recompute',
+    'rops', 'zero', 'gacc', 'z3buf', 'flash', 'sp', 'dropout', 'context-mib', 'frag-pct'];
+
   mount() {
     const engine = this.engine;
     try {
@@ -121,52 +125,21 @@ class TallyMemoryBudget extends TallyWidget {
     const models = this.presets.models ?? [];
     const hardware = this.presets.hardware ?? [];
     const recipes = this.presets.recipes ?? [];
-    this.key = stateKey(this, 'mem');
-
-    const schema = {
-      model: oneOf([...models.map((m) => m.id), CUSTOM]),
-      config: (text) => text.trim().startsWith('{') || 'must be a JSON object',
-      hardware: oneOf(hardware.map((h) => h.id)),
-      recipe: oneOf(recipes.map((r) => r.id)),
-      recompute: oneOf(RECOMPUTE.map((r) => r.value)),
-      zero: oneOf(ZERO.map((z) => z.value)),
-      rops: oneOf(RECOMPUTE_OPS.map((r) => r.value)),
-      gacc: oneOf(GRAD_ACCUM.map((g) => g.value)),
-      z3buf: oneOf(ZERO3_BUFFER.map((z) => z.value)),
-      flash: isBoolText,
-      sp: isBoolText,
-      dropout: oneOf(DROPOUT),
-      ...Object.fromEntries([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => [f.name, isNumberText])),
-    };
-    const attr = (name, fallback) => {
-      const value = this.getAttribute(name);
-      if (value === null) return fallback;
-      const verdict = schema[name]?.(value);
-      return verdict === true || verdict === undefined ? value : fallback;
-    };
-    const start = {
-      model: attr('model', models[0]?.id ?? CUSTOM),
-      config: attr('config', ''),
-      hardware: attr('hardware', hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id),
-      recipe: attr('recipe', recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id),
-      recompute: attr('recompute', 'none'),
-      zero: attr('zero', '0'),
-      rops: attr('rops', ''),
-      gacc: attr('gacc', 'none'),
-      z3buf: attr('z3buf', 'none'),
-      flash: attr('flash', 'false'),
-      sp: attr('sp', 'false'),
-      dropout: attr('dropout', 'model'),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
-    };
-    for (const f of ALLOWANCE_FIELDS) {
-      const value = this.getAttribute(f.attribute);
-      start[f.name] = value !== null && isNumberText(value) === true ? value : f.fallback;
-    }
-    this.defaults = { ...start };
-    const fromUrl = readState(this.key, schema);
-    Object.assign(start, fromUrl.values);
-    this.urlFields = new Set(Object.keys(fromUrl.values));
+    const start = this.declareState('mem', [
+      { name: 'model', check: oneOf([...models.map((m) => m.id), CUSTOM]), fallback: models[0]?.id ?? CUSTOM },
+      { name: 'config', check: (text) => text.trim().startsWith('{') || 'must be a JSON object', fallback: '' },
+      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id },
+      { name: 'recipe', check: oneOf(recipes.map((r) => r.id)), fallback: recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id },
+      { name: 'recompute', check: oneOf(RECOMPUTE.map((r) => r.value)), fallback: 'none' },
+      { name: 'zero', check: oneOf(ZERO.map((z) => z.value)), fallback: '0' },
+      { name: 'rops', check: oneOf(RECOMPUTE_OPS.map((r) => r.value)), fallback: '' },
+      { name: 'gacc', check: oneOf(GRAD_ACCUM.map((g) => g.value)), fallback: 'none' },
+      { name: 'z3buf', check: oneOf(ZERO3_BUFFER.map((z) => z.value)), fallback: 'none' },
+      { name: 'flash', check: isBoolText, fallback: 'false' },
+      { name: 'sp', check: isBoolText, fallback: 'false' },
+      { name: 'dropout', check: oneOf(DROPOUT), fallback: 'model' },
+      ...[...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+    ]);
 
     const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
       { value: CUSTOM, label: 'Custom: paste a config.json' }];
@@ -216,24 +189,31 @@ class TallyMemoryBudget extends TallyWidget {
       </div>`;
     const root = this.shadowRoot;
     root.querySelector('textarea[name="config"]').value = start.config;
-    root.addEventListener('input', (event) => this.onInput(event));
-    root.addEventListener('change', (event) => this.onInput(event));
+    this.onControlEdit((control) => this.onEdit(control.name));
     root.addEventListener('click', (event) => this.onClick(event));
     root.addEventListener('pointerover', (event) => this.onHover(event));
     root.addEventListener('focusin', (event) => this.onHover(event));
 
+    this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.budget && this.render());
     this.update();
-    // URL values the engine rejects are dropped (back to the page's starting value) with a notice.
-    const rejected = [...fromUrl.rejected];
-    while (this.lastError && this.urlFields.has(this.lastError.field)) {
-      const field = this.lastError.field;
-      this.urlFields.delete(field);
-      rejected.push({ param: `${this.key}.${field}`, field, reason: this.lastError.message });
-      this.setControl(field, this.defaults[field]);
-      if (field === 'config') this.setControl('model', this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model);
-      this.update();
-    }
-    this.showUrlRejections(rejected);
+    this.settleUrlState();
+  }
+
+  /** A refused config also leaves the custom model, so the widget shows a preset again. */
+  revertField(field) {
+    this.setControl(field, this.defaults[field]);
+    if (field === 'config') this.setControl('model', this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model);
+  }
+
+  /** Sets controls from state texts (setState, URL reverts). */
+  applyState(values) {
+    for (const [field, value] of Object.entries(values)) this.setControl(field, value);
+    if ('model' in values) this.syncDropoutLabel(values.model);
+  }
+
+  /** The first dropout choice names what the chosen model does. */
+  syncDropoutLabel(modelId) {
+    this.shadowRoot.querySelector('[name="dropout"]').options[0].textContent = this.dropoutOptions(modelId)[0].label;
   }
 
   /** The dropout choices; the first names what the chosen model does (engine preset data). */
@@ -272,20 +252,10 @@ class TallyMemoryBudget extends TallyWidget {
     return values;
   }
 
-  onInput(event) {
-    if (event.type === 'change' && event.target.tagName === 'INPUT' && event.target.type !== 'checkbox') return;
-    // A select or checkbox fires both input and change for one edit: act on the first, once.
-    const value = event.target.type === 'checkbox' ? event.target.checked : event.target.value;
-    if (event.type === 'change' && this.lastHandled?.target === event.target && this.lastHandled.value === value) return;
-    this.lastHandled = { target: event.target, value };
-    if (event.target.name === 'model') {
-      // The first dropout choice names what the newly chosen model does.
-      const select = this.shadowRoot.querySelector('[name="dropout"]');
-      const first = this.dropoutOptions(event.target.value)[0];
-      select.options[0].textContent = first.label;
-    }
+  onEdit(name) {
+    if (name === 'model') this.syncDropoutLabel(this.values().model);
     this.update();
-    writeState(this.key, this.values());
+    this.saveState();
   }
 
   /** Builds the engine arguments; throws TallyError naming a field for unreadable numbers. */
@@ -338,6 +308,7 @@ class TallyMemoryBudget extends TallyWidget {
       for (const error of built.errors) showError(root, error.field, error.message);
       this.lastError = built.errors[0];
       this.clearOutputs(built.errors[0].message);
+      this.showWarnings([]);
       return;
     }
     try {
@@ -346,13 +317,13 @@ class TallyMemoryBudget extends TallyWidget {
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
       // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
-      let field = ARG_TO_FIELD[error.field] ?? error.field;
-      if (values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`)) field = 'config';
-      showError(root, field, error.message);
-      this.lastError = { field, message: error.message };
+      const field = ARG_TO_FIELD[error.field] ?? error.field;
+      const toConfig = values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`);
+      this.showEngineError(error, toConfig ? { [error.field]: 'config' } : ARG_TO_FIELD);
       this.clearOutputs(error.message);
       return;
     }
+    this.showWarnings(this.budget.warnings);
     this.render();
   }
 
@@ -456,18 +427,12 @@ class TallyMemoryBudget extends TallyWidget {
 
   drawChart(rows, total, capacity, gpuName) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    // Draw in the chart's own pixel width so text stays 12 px on a phone instead of shrinking.
-    // The width comes from a ResizeObserver: reading layout here would force a layout of the whole page on
-    // every change (and on start-up, once per widget).
-    // Until the ResizeObserver reports the real width (after the page's first layout), draw at 640.
-    const W = Math.max(300, this.chartWidth ?? 640), left = 10, right = 20, barY = 34, barH = 38;
+    // Drawn in the chart's own pixel width (observeWidth) so text stays 12 px on a phone instead of shrinking.
+    const W = drawWidth(this.shownWidth(svg), { min: 300 }), left = 10, right = 20, barY = 34, barH = 38;
     svg.setAttribute('viewBox', `0 0 ${W} 130`);
-    this.observeWidth(svg);
     const max = Math.max(total, capacity) * 1.08;
-    const x = (bytes) => left + (bytes / max) * (W - left - right);
-    const step = niceStep(max / GB / 5);
-    const ticks = [];
-    for (let v = 0; v <= max / GB + 1e-9; v += step) ticks.push(v);
+    const x = linearScale([0, max], [left, W - right]);
+    const ticks = linearTicks(max / GB, 5);
     let offset = 0;
     const segs = rows.filter((r) => r.bytes > 0).map((r) => {
       const seg = `<rect class="seg" data-term="${r.id}" x="${x(offset).toFixed(2)}" y="${barY}" width="${Math.max(0.5, x(offset + r.bytes) - x(offset)).toFixed(2)}" height="${barH}" fill="${r.color}" tabindex="0" role="img" aria-label="${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))}"><title>${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))} (${escapeHtml(formatPercent(r.share))})</title></rect>`;
@@ -484,18 +449,6 @@ class TallyMemoryBudget extends TallyWidget {
       <g class="axis"><line x1="${left}" x2="${W - right}" y1="${barY + barH + 8}" y2="${barY + barH + 8}"/>
       ${ticks.map((t) => `<text x="${x(t * GB).toFixed(2)}" y="${barY + barH + 24}" text-anchor="middle">${Number(t.toPrecision(6))}</text>`).join('')}
       <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`;
-  }
-
-  /** Redraws the chart when its width changes (rotation, window resize). */
-  observeWidth(svg) {
-    if (this.resizer || typeof ResizeObserver !== 'function') return;
-    this.resizer = new ResizeObserver((entries) => {
-      const now = Math.round(entries[0].contentRect.width);
-      if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
-      this.chartWidth = now;
-      if (this.budget) requestAnimationFrame(() => this.budget && this.render());
-    });
-    this.resizer.observe(svg);
   }
 
   onHover(event) {
@@ -599,14 +552,6 @@ class TallyMemoryBudget extends TallyWidget {
 /** "bf16 mixed precision AdamW (fp32 master)" -> "bf16 mixed AdamW (fp32 master)": fits a phone-wide select. */
 function shortRecipeName(name) {
   return String(name).replace('mixed precision', 'mixed');
-}
-
-/** A round tick step (1, 2 or 5 × 10^k) near `raw`. Display only. */
-function niceStep(raw) {
-  if (!(raw > 0)) return 1;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const scaled = raw / power;
-  return (scaled < 1.5 ? 1 : scaled < 3.5 ? 2 : scaled < 7.5 ? 5 : 10) * power;
 }
 
 TallyMemoryBudget.define('tally-memory-budget');

@@ -13,10 +13,14 @@
 // engine/cuda/gemm_roofline) adds GPU measurements as further points.
 // Every number comes from the engine (roofline, roofline_custom, probe_*, gemm_bench); this module
 // only places them on the chart.
-import { TallyWidget, TallyError, baseCss, escapeHtml, formatNumber, selectField, numberField, parseNumber, showError, clearErrors } from './base.js';
+import {
+  TallyWidget, TallyError, baseCss, escapeHtml, formatNumber, formatSi, selectField, numberField, parseNumber,
+  clearErrors, isNumberText,
+} from './base.js';
+import { drawWidth, exponentTicks, logScale } from './chart.js';
 
-const DTYPES = ['bf16', 'fp16', 'fp8', 'tf32', 'fp32'];
-const KERNELS = ['naive', 'ikj', 'blocked', 'packed', 'simd'];
+/** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
+const FALLBACK_DTYPES = ['bf16'];
 const NAIVE_MAX_N = 256;
 const MAX_WORKERS = 64;
 const DEFAULT_WORKERS = Math.min(MAX_WORKERS, Math.max(1, Number(globalThis.navigator?.hardwareConcurrency) || 1));
@@ -170,13 +174,12 @@ function segmentHitsBox([x1, y1, x2, y2], box) {
   return true;
 }
 
-function siPrefix(value) {
-  const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
-  for (const [scale, suffix] of units) if (value >= scale) return `${Number((value / scale).toPrecision(3))} ${suffix}`;
-  return String(Number(value.toPrecision(3)));
-}
+/** 2.5e12 -> "2.5 T" (the shared formatter). */
+const siPrefix = formatSi;
 
 class TallyRoofline extends TallyWidget {
+  static stateAttributes = ['hardware', 'dtype', 'seq'];
+
   mount() {
     let presets = { hardware: [] };
     try {
@@ -185,13 +188,18 @@ class TallyRoofline extends TallyWidget {
       // no presets: the widget still shows the measured machine
     }
     this.hardware = presets.hardware ?? [];
-    try {
-      this.ladder = Object.fromEntries(this.engine.call('gemm_kernels', {}).kernels.map((k) => [k.name, k]));
-    } catch {
-      this.ladder = {};
-    }
-    const wanted = (this.getAttribute('hardware') ?? 'h100-sxm').split(',').map((s) => s.trim()).filter(Boolean);
-    const dtype = DTYPES.includes(this.getAttribute('dtype')) ? this.getAttribute('dtype') : 'bf16';
+    // The kernel ladder (gemm_kernels) is asked for when the reader measures, not on first render.
+    this.ladder = null;
+    const dtypes = [...new Set(this.hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
+    this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
+    const ids = new Set(this.hardware.map((h) => h.id));
+    const start = this.declareState('roof', [
+      { name: 'hardware', check: (t) => t.split(',').every((id) => ids.has(id.trim())) || 'not a list of hardware preset ids', fallback: 'h100-sxm' },
+      { name: 'dtype', check: (t) => this.dtypes.includes(t) || `not one of ${this.dtypes.join(', ')}`, fallback: 'bf16' },
+      { name: 'seq', check: isNumberText, fallback: '2048' },
+    ]);
+    const wanted = start.hardware.split(',').map((id) => id.trim());
+    const dtype = start.dtype;
     this.machine = null; // {peak, bandwidth, peakResult, bwResult}
     this.kernelRows = [];
     this.gpuPoints = [];
@@ -204,8 +212,8 @@ class TallyRoofline extends TallyWidget {
       <div class="widget">
         <div class="fields">
           <fieldset class="hw"><legend>Hardware (roofs to draw; the first checked one places the operations)</legend>${boxes}</fieldset>
-          ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: DTYPES.map((d) => ({ value: d, label: d })), value: dtype })}
-          ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: this.getAttribute('seq') ?? '2048' })}
+          ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: this.dtypes.map((d) => ({ value: d, label: d })), value: dtype })}
+          ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: start.seq })}
         </div>
         <div class="notice" role="alert"></div>
         <svg class="chart" viewBox="0 0 ${W} ${H_WIDE}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
@@ -232,12 +240,43 @@ class TallyRoofline extends TallyWidget {
         the operations' intensities assume each tensor moves once.</p>
       </div>`;
     const root = this.shadowRoot;
-    root.querySelectorAll('input[name="hw"], select[name="dtype"]').forEach((el) => el.addEventListener('change', () => this.update()));
-    root.querySelector('input[name="seq"]').addEventListener('input', () => this.update());
+    this.onControlEdit((control) => {
+      if (control.name === 'workers') return; // a measuring setting, not part of the chart's state
+      this.update();
+      this.saveState();
+    });
     root.querySelector('.measure').addEventListener('click', () => this.measure());
     root.querySelector('.cancel').addEventListener('click', () => this.cancel('cancelled'));
+    this.observeWidth(root.querySelector('svg.chart'), () => this.draw());
     this.update();
+    this.settleUrlState();
     this.loadGpuReport();
+  }
+
+  /** The chart's state as the URL holds it: checked roofs (comma-separated ids), data type, sequence length. */
+  values() {
+    const root = this.shadowRoot;
+    return {
+      hardware: [...root.querySelectorAll('input[name="hw"]:checked')].map((el) => el.value).join(','),
+      dtype: root.querySelector('select[name="dtype"]').value,
+      seq: root.querySelector('input[name="seq"]').value,
+    };
+  }
+
+  /** Sets controls from state texts (setState, URL reverts). */
+  applyState(values) {
+    const root = this.shadowRoot;
+    if ('hardware' in values) {
+      const wanted = new Set(values.hardware.split(',').map((id) => id.trim()));
+      for (const box of root.querySelectorAll('input[name="hw"]')) box.checked = wanted.has(box.value);
+    }
+    if ('dtype' in values) root.querySelector('select[name="dtype"]').value = values.dtype;
+    if ('seq' in values) root.querySelector('input[name="seq"]').value = values.seq;
+  }
+
+  /** Attributes that reproduce the current state in an embed snippet. */
+  embedAttributes() {
+    return this.values();
   }
 
   disconnectedCallback() {
@@ -248,14 +287,15 @@ class TallyRoofline extends TallyWidget {
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
+    this.lastError = null;
     const dtype = root.querySelector('select[name="dtype"]').value;
     const ids = [...root.querySelectorAll('input[name="hw"]:checked')].map((el) => el.value);
     let seq;
     try {
       seq = parseNumber(root.querySelector('input[name="seq"]').value, 'seq', 'Sequence length');
     } catch (error) {
-      if (error instanceof TallyError) { showError(root, error.field, error.message); return; }
-      throw error;
+      this.showEngineError(error);
+      return;
     }
     this.roofs = [];
     this.ops = null;
@@ -274,9 +314,10 @@ class TallyRoofline extends TallyWidget {
       }
       this.ops ??= this.engine.call('roofline', { dtype, seq }).ops;
     } catch (error) {
-      if (error instanceof TallyError) { showError(root, error.field, error.message); return; }
-      throw error;
+      this.showEngineError(error);
+      return;
     }
+    this.showWarnings(this.roofs.flatMap((roof) => roof.result.warnings ?? []));
     if (ids.length && !this.roofs.length) root.querySelector('.notice').textContent = `None of the checked devices has a dense ${dtype} peak.`;
     this.draw();
   }
@@ -420,7 +461,10 @@ class TallyRoofline extends TallyWidget {
       }
       if (this.run !== run) throw new Cancelled();
       const relaxed = workers[0].relaxed;
-      const kernels = [...KERNELS, ...(relaxed ? ['simd-relaxed'] : [])];
+      // The ladder's single-threaded kernels, in the engine's order (simd-relaxed only where the worker has it).
+      this.ladder ??= Object.fromEntries(this.engine.call('gemm_kernels', {}).kernels.map((k) => [k.name, k]));
+      const ladder = Object.values(this.ladder).filter((k) => k.available && !k.multithreaded && k.name !== 'simd-relaxed').map((k) => k.name);
+      const kernels = [...ladder, ...(relaxed ? ['simd-relaxed'] : [])];
       const best = relaxed ? 'simd-relaxed' : 'simd';
       this.kernelNote = relaxed
         ? `Fastest kernel: simd-relaxed (fused multiply-add, f32x4.relaxed_madd; ${workers[0].relaxedNote}); kernel 5 simd (mul + add) measured beside it.`
@@ -533,25 +577,12 @@ class TallyRoofline extends TallyWidget {
   }
 
   // ------------------------------------------------------------------------------------ drawing
-  /** Redraws when the chart's shown width changes, so text keeps its pixel size on a phone. */
-  observeWidth(svg) {
-    if (this.resizer || typeof ResizeObserver !== 'function') return;
-    this.resizer = new ResizeObserver((entries) => {
-      const now = Math.round(entries[0].contentRect.width);
-      if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
-      this.chartWidth = now;
-      requestAnimationFrame(() => this.draw());
-    });
-    this.resizer.observe(svg);
-  }
-
   draw() {
     const svg = this.shadowRoot.querySelector('svg.chart');
     if (!svg) return;
-    this.observeWidth(svg);
-    // Drawn in the chart's own pixel width (760 until the ResizeObserver reports it), so 11 px labels stay
+    // Drawn in the chart's own pixel width (observeWidth; 760 until the first layout), so 11 px labels stay
     // 11 px on a phone instead of being scaled down with a fixed viewBox.
-    const W = Math.max(280, this.chartWidth ?? 760);
+    const W = drawWidth(this.shownWidth(svg), { fallback: 760, min: 280 });
     const narrow = W < 560;
     const H = narrow ? Math.round(Math.max(340, W * 1.05)) : H_WIDE;
     // The legend of the roofs: one line per roof on a wide chart (in the plot's empty top-left corner), two
@@ -566,7 +597,7 @@ class TallyRoofline extends TallyWidget {
     const lineStep = LABEL_PX + 3;
     const M = narrow ? { left: 60, right: 10, top: 10 + legend.length * lineStep + 6, bottom: 46 } : M_WIDE;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    const xScale = (intensity) => M.left + ((log10(intensity) - X_DOMAIN[0]) / (X_DOMAIN[1] - X_DOMAIN[0])) * (W - M.left - M.right);
+    const xScale = logScale(X_DOMAIN, [M.left, W - M.right]);
     const ys = [];
     for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
     for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
@@ -576,19 +607,19 @@ class TallyRoofline extends TallyWidget {
     const finite = ys.filter((v) => Number.isFinite(v) && v > 0);
     const lo = Math.floor(log10(Math.min(1e9, ...finite)) - 0.3);
     const hi = Math.ceil(log10(Math.max(1e12, ...finite)) + 0.1);
-    const yScale = (v) => H - M.bottom - ((log10(v) - lo) / (hi - lo)) * (H - M.top - M.bottom);
+    const yScale = logScale([lo, hi], [H - M.bottom, M.top]);
     const clampY = (v) => Math.max(10 ** lo, v);
     const parts = [];
     const labels = new LabelPlacer({ left: M.left + 2, right: W - M.right, top: narrow ? M.top - 4 : 2, bottom: H - M.bottom - 2 });
     // grid and axes (every other decade on a narrow chart, so tick labels do not touch)
     const xStep = narrow ? 2 : 1;
-    for (let e = Math.ceil(X_DOMAIN[0]); e <= Math.floor(X_DOMAIN[1]); e += 1) {
+    for (const e of exponentTicks(X_DOMAIN[0], X_DOMAIN[1])) {
       const x = xScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${x}" x2="${x}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
       if ((e - Math.ceil(X_DOMAIN[0])) % xStep === 0) parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
     }
     const yStep = Math.max(1, Math.ceil((hi - lo) / Math.floor((H - M.top - M.bottom) / 22)));
-    for (let e = lo; e <= hi; e += 1) {
+    for (const e of exponentTicks(lo, hi)) {
       const y = yScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/></g>`);
       if ((e - lo) % yStep === 0) parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
@@ -698,7 +729,7 @@ class TallyRoofline extends TallyWidget {
       out.innerHTML = `<b>${escapeHtml(op.name)}</b>: ${formatNumber(op.intensity)} FLOP/byte (${formatNumber(op.flops)} FLOPs over ${formatNumber(op.bytes)} bytes).${bound}<br><span class="status">${escapeHtml(op.model)}</span>`;
     } else if (kind === 'kernel' || kind === 'all') {
       const row = (kind === 'all' ? this.allCoreRows : this.kernelRows)[index];
-      const adds = this.ladder[row.kernel]?.adds;
+      const adds = this.ladder?.[row.kernel]?.adds;
       const cores = kind === 'all' ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)` : ', one core';
       out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
     } else if (kind === 'gpu') {

@@ -6,8 +6,9 @@
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
-  formatNumber, formatBytes, escapeHtml, readState, writeState, stateKey, isNumberText, isBoolText, oneOf,
+  formatNumber, formatBytes, escapeHtml, isNumberText, isBoolText, oneOf,
 } from './base.js';
+import { drawWidth } from './chart.js';
 
 const RECOMPUTE = ['none', 'selective', 'full'];
 const ZERO = ['0', '1', '2', '3'];
@@ -47,6 +48,8 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 `;
 
 class TallyStep extends TallyWidget {
+  static stateAttributes = ['model', 'hardware', 'gpus', 'tp', 'pp', 'interleave', 'mbs', 'batch', 'seq', 'zero', 'recompute', 'sp', 'flash'];
+
   mount() {
     let presets = { models: [], hardware: [] };
     try {
@@ -56,33 +59,15 @@ class TallyStep extends TallyWidget {
     }
     const models = presets.models ?? [];
     const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
-    this.key = stateKey(this, 'step');
-    const schema = {
-      model: oneOf(models.map((m) => m.id)),
-      hardware: oneOf(hardware.map((h) => h.id)),
-      zero: oneOf(ZERO),
-      recompute: oneOf(RECOMPUTE),
-      sp: isBoolText,
-      flash: isBoolText,
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
-    };
-    const attr = (name, fallback) => {
-      const value = this.getAttribute(name);
-      if (value === null) return fallback;
-      return schema[name]?.(value) === true ? value : fallback;
-    };
-    const start = {
-      model: attr('model', models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? ''),
-      hardware: attr('hardware', hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? ''),
-      zero: attr('zero', '1'),
-      recompute: attr('recompute', 'none'),
-      sp: attr('sp', 'true'),
-      flash: attr('flash', 'true'),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.name, f.fallback)])),
-    };
-    this.defaults = { ...start };
-    const fromUrl = readState(this.key, schema);
-    Object.assign(start, fromUrl.values);
+    const start = this.declareState('step', [
+      { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? '' },
+      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
+      { name: 'zero', check: oneOf(ZERO), fallback: '1' },
+      { name: 'recompute', check: oneOf(RECOMPUTE), fallback: 'none' },
+      { name: 'sp', check: isBoolText, fallback: 'true' },
+      { name: 'flash', check: isBoolText, fallback: 'true' },
+      ...NUMBER_FIELDS.map((f) => ({ name: f.name, check: isNumberText, fallback: f.fallback })),
+    ]);
 
     const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
@@ -111,12 +96,19 @@ class TallyStep extends TallyWidget {
         <div data-out="plan"></div>
       </div>`;
     const root = this.shadowRoot;
-    root.addEventListener('input', (event) => this.onInput(event));
-    root.addEventListener('change', (event) => this.onInput(event));
+    this.onControlEdit(() => { this.update(); this.saveState(); });
     root.addEventListener('click', (event) => this.onClick(event));
+    this.observeWidth(root.querySelector('[data-out="timeline"]'), () => this.result && this.drawTimeline(this.result));
     this.update();
-    if (fromUrl.rejected.length)
-      root.querySelector('.notice').textContent = `Ignored URL settings: ${fromUrl.rejected.map((r) => `${r.param} (${r.reason})`).join('; ')}.`;
+    this.settleUrlState();
+  }
+
+  /** Sets controls from state texts (setState, URL reverts). */
+  applyState(values) {
+    for (const [name, value] of Object.entries(values)) {
+      const control = this.control(name);
+      if (control.type === 'checkbox') control.checked = value === 'true'; else control.value = value;
+    }
   }
 
   control(name) {
@@ -133,12 +125,6 @@ class TallyStep extends TallyWidget {
 
   embedAttributes() {
     return this.values();
-  }
-
-  onInput(event) {
-    if (event.type === 'change' && event.target.tagName === 'INPUT' && event.target.type !== 'checkbox') return;
-    this.update();
-    writeState(this.key, this.values());
   }
 
   onClick(event) {
@@ -161,10 +147,7 @@ class TallyStep extends TallyWidget {
   }
 
   fail(root, error) {
-    if (!(error instanceof TallyError)) throw error;
-    const name = ARG_TO_FIELD[error.field] ?? error.field;
-    showError(root, name, error.message);
-    this.lastError = { field: name, message: error.message };
+    this.showEngineError(error, ARG_TO_FIELD);
   }
 
   update() {
@@ -184,6 +167,7 @@ class TallyStep extends TallyWidget {
       return;
     }
     const r = this.result;
+    this.showWarnings(r.warnings);
     out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
     out('step', `${formatNumber(r.step_seconds, 3)} s`);
     out('tokens', formatNumber(r.tokens_per_second));
@@ -197,7 +181,7 @@ class TallyStep extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
     const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
     // Drawn at its shown width, so the axis labels keep their 12 px on a phone (viewBox units = CSS px).
-    const W = Math.max(200, Math.round(svg.getBoundingClientRect().width) || 640), left = 4, right = 4, width = W - left - right;
+    const W = drawWidth(this.shownWidth(svg), { min: 200 }), left = 4, right = 4, width = W - left - right;
     svg.setAttribute('viewBox', `0 0 ${W} 70`);
     let x = left;
     const segs = parts.map((p) => {
@@ -243,7 +227,7 @@ class TallyStep extends TallyWidget {
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
     this.update();
-    writeState(this.key, this.values());
+    this.saveState();
   }
 }
 

@@ -1,0 +1,93 @@
+// Engine start-up cost, counted rather than timed: the engine loader is instrumented (every call that reaches
+// the wasm module is recorded), and each widget alone on a page is checked for the calls its first render
+// makes, for presets being asked for once per page, and for one engine round per control change (a <select>
+// or checkbox fires both `input` and `change`; only one may reach the engine).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, DESKTOP } from './harness.mjs';
+import { setControl, errors, watch } from './page-helpers.mjs';
+
+/** Wraps the Emscripten factory as tally.js defines it, so every tally_call reaching wasm is recorded. */
+function instrumentLoader() {
+  globalThis.__tallyCalls = [];
+  let factory;
+  Object.defineProperty(globalThis, 'createTallyModule', {
+    configurable: true,
+    get: () => factory,
+    set(original) {
+      factory = (options) => Promise.resolve(original(options)).then((module) => {
+        const call = module.tally_call;
+        module.tally_call = (method, args) => { globalThis.__tallyCalls.push(method); return call(method, args); };
+        return module;
+      });
+    },
+  });
+}
+
+/** A page holding one widget and the one script tag a course page uses. */
+function widgetPage(tag, attributes) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${tag}</title>
+<script type="module" src="/tally-widgets.js"></script></head><body><${tag} ${attributes}></${tag}></body></html>`;
+}
+
+/** Opens the widget alone; returns { page, widget, calls() }. */
+async function openAlone(site, tag, attributes) {
+  const page = watch(await site.newPage(DESKTOP));
+  await page.addInitScript(instrumentLoader);
+  const file = `/calls-${tag}.html`;
+  await page.route(`**${file}`, (route) => route.fulfill({ contentType: 'text/html', body: widgetPage(tag, attributes) }));
+  await page.goto(new URL(file, site.url).href);
+  const widget = page.locator(tag);
+  await page.waitForFunction((name) => customElements.get(name), tag);
+  await widget.evaluate((el) => el.ready);
+  return { page, widget, calls: () => page.evaluate(() => [...globalThis.__tallyCalls]) };
+}
+
+/** Methods the widget's own first render asks the engine for (presets and other constant tables included). */
+const CASES = [
+  { tag: 'tally-memory-budget', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'memory_budget'],
+    change: { control: 'zero', value: '3' }, perChange: ['memory_budget'],
+    check: { control: 'flash', value: 'true' } },
+  { tag: 'tally-compute', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'training_cost', 'flops'],
+    change: { control: 'dtype', value: 'fp8' }, perChange: ['training_cost', 'flops'] },
+  { tag: 'tally-step', attributes: '', firstRender: ['presets', 'step_time'],
+    change: { control: 'recompute', value: 'selective' }, perChange: ['step_time'],
+    check: { control: 'sp', value: 'false' } },
+  { tag: 'tally-roofline', attributes: '', firstRender: ['presets', 'roofline'],
+    change: { control: 'dtype', value: 'fp16' }, perChange: ['roofline'] },
+  { tag: 'tally-float', attributes: 'format="bf16" value="3.14"', firstRender: ['float_formats', 'float_encode', 'float_compare', 'float_table', 'block_compare'],
+    change: { control: 'rounding', value: 'toward_zero' }, perChange: ['float_encode', 'float_compare'] },
+];
+
+for (const c of CASES) {
+  test(`${c.tag}: first render asks the engine ${c.firstRender.length} times (${c.firstRender.join(', ')}), one select change asks ${c.perChange.join(' + ')} once`, async (t) => {
+    const site = await startSite();
+    t.after(() => site.close());
+    const { page, widget, calls } = await openAlone(site, c.tag, c.attributes);
+    const first = await calls();
+    console.log(`${c.tag} first render: ${first.join(', ')}`);
+    assert.deepEqual([...first].sort(), [...c.firstRender].sort());
+    for (const control of [c.change, c.check].filter(Boolean)) {
+      const before = (await calls()).length;
+      await setControl(widget, control.control, control.value);
+      const made = (await calls()).slice(before);
+      console.log(`${c.tag} change ${control.control}: ${made.join(', ')}`);
+      assert.deepEqual(made, c.perChange, `one ${control.control} change reaches the engine once per method`);
+    }
+    assert.deepEqual(errors(page), []);
+  });
+}
+
+test('a page of every widget asks for presets once', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = watch(await site.newPage(DESKTOP));
+  await page.addInitScript(instrumentLoader);
+  await page.goto(new URL('/', site.url).href);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
+  const calls = await page.evaluate(() => [...globalThis.__tallyCalls]);
+  const counts = Object.fromEntries([...new Set(calls)].map((m) => [m, calls.filter((x) => x === m).length]));
+  console.log(`page start-up: ${calls.length} engine calls ${JSON.stringify(counts)}`);
+  assert.equal(counts.presets, 1, 'presets fetched once for the whole page');
+  assert.ok(calls.length > 0);
+});
