@@ -237,6 +237,12 @@ class TallyRoofline extends TallyWidget {
     root.querySelector('.measure').addEventListener('click', () => this.measure());
     root.querySelector('.cancel').addEventListener('click', () => this.cancel('cancelled'));
     this.update();
+    // Opened from a file (the single-file build), workers cannot start and nothing can be fetched: say so.
+    if (globalThis.location?.protocol === 'file:') {
+      root.querySelector('.measure').disabled = true;
+      root.querySelector('.status').textContent = 'Measuring your machine needs this page served over http(s): a page opened from a file cannot start Web Workers. The roofs and operations above work offline.';
+      return;
+    }
     this.loadGpuReport();
   }
 
