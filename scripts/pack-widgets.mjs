@@ -184,7 +184,8 @@ const dts = [
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 const copy = (from, to = from) => cpSync(path.join(siteDir, from), path.join(stage, to), { recursive: true });
-for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'embed-resizer.js', 'tally.js', 'tally.wasm', 'widgets']) copy(file);
+// embed.html + embed.js: the iframe snippets of the Share / embed control point at them.
+for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js', 'tally.js', 'tally.wasm', 'widgets']) copy(file);
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The formula tooltips import KaTeX from beside the widgets (with its MIT licence, as KaTeX asks).
 mkdirSync(path.join(stage, 'vendor/katex'), { recursive: true });
@@ -196,7 +197,7 @@ writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest,
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-const files = ['tally-widgets.js', 'engine.js', 'state.js', 'embed-resizer.js', 'widgets/', 'tally.js', 'tally.wasm', 'tally-relaxed.wasm',
+const files = ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js', 'widgets/', 'tally.js', 'tally.wasm', 'tally-relaxed.wasm',
   'vendor/', 'gpu-report.json', 'index.d.ts', 'custom-elements.json'];
 const pkg = {
   name: PACKAGE_NAME,

@@ -2,6 +2,7 @@
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
 import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused } from '../state.js';
+import { attachShare } from './share.js';
 
 export { getEngine, TallyError };
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
@@ -398,6 +399,7 @@ export class TallyWidget extends HTMLElement {
     }
     try {
       this.mount();
+      attachShare(this);
       if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.
