@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSite, root, siteDir, DESKTOP } from './harness.mjs';
@@ -25,7 +25,7 @@ test('npm package: packed, installed into a fresh project, typed, and its widget
   assert.ok(!listed.some((f) => /(^|\/)(app\.js|index\.html|\.test\.mjs)$/.test(f)), 'no page or test files');
 
   // A fresh project that installs the tarball.
-  execFileSync('mkdir', ['-p', project]);
+  mkdirSync(project, { recursive: true });
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'course', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(work, 'pack', report.filename)], { cwd: project, stdio: 'pipe' });
   const installed = path.join(project, 'node_modules/tally-widgets');

@@ -24,7 +24,7 @@ const ROWS = [
   { kind: 'url', label: 'Link to this state' },
   { kind: 'script', label: 'HTML (one script tag, then the widget)' },
   { kind: 'iframe', label: 'iframe (for pages that allow no scripts)' },
-  { kind: 'markdown', label: 'Markdown (HTML allowed, as in most static-site generators)' },
+  { kind: 'markdown', label: 'Markdown (for renderers that allow HTML)' },
 ];
 
 const escapeAttribute = (text) => String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
