@@ -2,6 +2,7 @@
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
 import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
+import { attachShare } from './share.js';
 
 export { getEngine, TallyError };
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
@@ -635,6 +636,7 @@ export class TallyWidget extends HTMLElement {
     }
     try {
       this.mount();
+      attachShare(this);
       if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
       if (typeof this.values === 'function' && this.stateSchema) {
         this.mounted = true;

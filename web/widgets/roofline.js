@@ -250,6 +250,12 @@ class TallyRoofline extends TallyWidget {
     this.observeWidth(root.querySelector('svg.chart'), () => this.draw());
     this.update();
     this.settleUrlState();
+    // Opened from a file (the single-file build), workers cannot start and nothing can be fetched: say so.
+    if (globalThis.location?.protocol === 'file:') {
+      root.querySelector('.measure').disabled = true;
+      root.querySelector('.status').textContent = 'Measuring your machine needs this page served over http(s): a page opened from a file cannot start Web Workers. The roofs and operations above work offline.';
+      return;
+    }
     this.loadGpuReport();
   }
 

@@ -1,0 +1,56 @@
+// embed.html: one widget alone, sized for an <iframe>. `?widget=<name>` picks the widget (the tag without
+// "tally-"); every other parameter that is not widget state ("<key>.<field>", web/state.js) becomes one of its
+// attributes, exactly as in the script-tag snippet. The page tells its parent its height by postMessage
+// ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
+import './tally-widgets.js';
+
+/** Widgets that make sense alone in a frame; tally-value and tally-recipes belong inside prose. */
+export const EMBEDDABLE = ['memory-budget', 'compute', 'float', 'roofline', 'step'];
+const RESERVED = new Set(['widget', 'id']);
+const STATE_PARAM = /^[a-z][a-z0-9-]{0,31}\.[a-z_]{1,32}$/;
+const ATTRIBUTE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+function showError(main, message) {
+  const p = document.createElement('p');
+  p.className = 'embed-error';
+  p.textContent = message; // text only: query text never becomes markup
+  main.replaceChildren(p);
+}
+
+function postHeight() {
+  // The document's full height, so the host can size the iframe to show it without an inner scrollbar.
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (window.parent !== window) window.parent.postMessage({ type: 'tally-embed-height', height, href: location.href }, '*');
+}
+
+function main() {
+  const root = document.getElementById('embed');
+  const params = new URLSearchParams(location.search);
+  const name = params.get('widget') ?? '';
+  if (!EMBEDDABLE.includes(name)) {
+    showError(root, `embed.html needs ?widget= one of ${EMBEDDABLE.join(', ')}${name ? ` (got "${name.slice(0, 40)}")` : ''}.`);
+    postHeight();
+    return;
+  }
+  const widget = document.createElement(`tally-${name}`);
+  for (const [key, value] of params) {
+    if (RESERVED.has(key) || STATE_PARAM.test(key)) continue;
+    if (ATTRIBUTE_NAME.test(key)) widget.setAttribute(key, value);
+  }
+  // The frame's own state key: "w.<field>" parameters in the query reach this widget as on the page.
+  widget.id = 'w';
+  document.title = `tally: ${name.replace('-', ' ')}`;
+  const credit = document.createElement('p');
+  credit.className = 'embed-credit';
+  const link = document.createElement('a');
+  link.href = new URL('./', location.href).href;
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.textContent = 'tally: what it costs to train a language model';
+  credit.append('Computed in your browser by ', link);
+  root.replaceChildren(widget, credit);
+  if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
+  widget.ready?.then(() => { document.documentElement.dataset.ready = 'true'; postHeight(); });
+}
+
+main();

@@ -1,0 +1,128 @@
+// "Share / embed" under every widget: for the widget's current state, the link, the script-tag snippet, the
+// iframe snippet (embed.html) and a Markdown snippet, each with a Copy button. Attached to every TallyWidget by
+// web/widgets/base.js; widgets describe their state through embedAttributes() (else their own attributes).
+import { flushState, onStateWritten } from '../state.js';
+
+/** The folder that holds tally-widgets.js and embed.html (the site root, or the npm package's root). */
+const SITE = new URL('../', import.meta.url);
+/** Frame height (px) an iframe snippet starts with: the widget's own height plus the frame's padding, within these. */
+const FRAME_MIN_PX = 320;
+const FRAME_MAX_PX = 900;
+
+const css = `
+.share { margin-top: 10px; font-size: 13px; }
+.share summary { cursor: pointer; color: var(--accent); font-size: 14px; }
+.share-body { display: grid; gap: 8px; margin-top: 6px; }
+.share-row { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 2px 8px; align-items: end; }
+.share-row label { grid-column: 1 / -1; color: var(--muted); font-size: 13px; }
+.share-row textarea { font: 12px/1.4 ui-monospace, monospace; width: 100%; box-sizing: border-box; resize: vertical; padding: 4px 6px;
+  border: 1px solid var(--border); border-radius: 4px; background: var(--bg); color: var(--fg); }
+.share-status { color: var(--muted); margin: 0; min-height: 1.2em; }
+`;
+
+const ROWS = [
+  { kind: 'url', label: 'Link to this state' },
+  { kind: 'script', label: 'HTML (one script tag, then the widget)' },
+  { kind: 'iframe', label: 'iframe (for pages that allow no scripts)' },
+  { kind: 'markdown', label: 'Markdown (for renderers that allow HTML)' },
+];
+
+const escapeAttribute = (text) => String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+function attributesOf(widget) {
+  if (typeof widget.embedAttributes === 'function') return widget.embedAttributes();
+  return Object.fromEntries([...widget.attributes].filter((a) => a.name !== 'id').map((a) => [a.name, a.value]));
+}
+
+/** The four snippets for `widget` as the page URL has it now: {url, script, iframe, markdown}. */
+export function shareSnippets(widget) {
+  const attributes = attributesOf(widget);
+  const tag = widget.localName;
+  const attributeText = Object.entries(attributes).map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`).join('');
+  const scriptTag = `<script type="module" src="${new URL('tally-widgets.js', SITE).href}"></script>`;
+  const link = new URL(location.href);
+  const section = widget.closest('section[id]')?.id;
+  if (section) link.hash = section;
+  const frame = new URL('embed.html', SITE);
+  frame.searchParams.set('widget', tag.replace(/^tally-/, ''));
+  for (const [k, v] of Object.entries(attributes)) frame.searchParams.set(k, v);
+  const height = Math.round(Math.min(FRAME_MAX_PX, Math.max(FRAME_MIN_PX, widget.getBoundingClientRect().height + 40)));
+  const title = widget.shadowRoot?.querySelector('[aria-label]')?.getAttribute('aria-label') ?? tag;
+  return {
+    url: link.href,
+    script: `${scriptTag}\n<${tag}${attributeText}></${tag}>`,
+    iframe: `<iframe src="${escapeAttribute(frame.href)}" title="${escapeAttribute(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>\n` +
+      `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', SITE).href}"></script>`,
+    // The element on lines of its own, so Markdown keeps it as an HTML block (CommonMark type 7).
+    markdown: `${scriptTag}\n\n<${tag}${attributeText}>\n</${tag}>\n\n[Open this figure in tally](${link.href.replace(/\)/g, '%29')})`,
+  };
+}
+
+async function copy(textarea) {
+  textarea.select();
+  try {
+    await navigator.clipboard.writeText(textarea.value);
+    return true;
+  } catch {
+    try { return document.execCommand('copy'); } catch { return false; }
+  }
+}
+
+/** Adds the Share / embed control to a widget's shadow root (once). */
+export function attachShare(widget) {
+  const root = widget.shadowRoot;
+  const box = root?.querySelector('.widget');
+  if (!box || root.querySelector('details.share')) return;
+  const style = document.createElement('style');
+  style.textContent = css;
+  const details = document.createElement('details');
+  details.className = 'share';
+  const summary = document.createElement('summary');
+  summary.textContent = 'Share / embed';
+  const body = document.createElement('div');
+  body.className = 'share-body';
+  const status = document.createElement('p');
+  status.className = 'share-status';
+  status.setAttribute('role', 'status');
+  const served = /^https?:$/.test(SITE.protocol);
+  const areas = {};
+  for (const row of ROWS) {
+    const wrap = document.createElement('div');
+    wrap.className = 'share-row';
+    wrap.dataset.kind = row.kind;
+    const id = `share-${row.kind}`;
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    label.textContent = row.label;
+    const area = document.createElement('textarea');
+    area.id = id;
+    area.readOnly = true;
+    area.rows = row.kind === 'url' ? 2 : 3;
+    area.spellcheck = false;
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Copy';
+    button.setAttribute('aria-label', `Copy ${row.label.split(' (')[0]}`);
+    button.addEventListener('click', async () => { status.textContent = (await copy(area)) ? `${row.label.split(' (')[0]}: copied.` : 'Selected: press Ctrl+C (or ⌘C) to copy.'; });
+    wrap.append(label, area, button);
+    areas[row.kind] = area;
+    body.append(wrap);
+  }
+  if (!served) {
+    const note = document.createElement('p');
+    note.className = 'share-status';
+    note.textContent = 'This copy is opened from a file: the snippets point at it, so serve the site over http(s) to get embed code others can use.';
+    body.append(note);
+  }
+  body.append(status);
+  details.append(summary, body);
+  box.append(style, details);
+  const refresh = () => {
+    if (!details.open) return;
+    const snippets = shareSnippets(widget);
+    for (const [kind, area] of Object.entries(areas)) area.value = snippets[kind];
+  };
+  details.addEventListener('toggle', () => { if (details.open) flushState(); refresh(); });
+  // Open snippets follow the widget: the state is written to the URL shortly after every change.
+  onStateWritten(refresh);
+}
