@@ -167,7 +167,7 @@ class TallyInference extends TallyWidget {
     out('max_batch', formatNumber(r.max_batch));
     out('note', r.crossover_batch_whole
       ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
-      : r.crossover_reason ?? '');
+      : r.crossover_reason ? `At this context ${r.crossover_reason}.` : '');
     this.drawChart(r, numbers.batch);
   }
 
@@ -175,7 +175,19 @@ class TallyInference extends TallyWidget {
   drawChart(r, batch) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.latency_ms_per_token, s }));
-    const W = 640, H = 240, left = 60, right = 24, top = 14, bottom = 42;
+    // Drawn in the chart's own pixel width (from a ResizeObserver, never a layout read here) so its text
+    // stays 11 px on a phone instead of shrinking with a fixed viewBox.
+    if (!this.resizer && typeof ResizeObserver === 'function') {
+      this.resizer = new ResizeObserver((entries) => {
+        const now = Math.round(entries[0].contentRect.width);
+        if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
+        this.chartWidth = now;
+        requestAnimationFrame(() => { if (this.result) this.drawChart(this.result, this.result.batch); });
+      });
+      this.resizer.observe(svg);
+    }
+    const W = Math.max(300, this.chartWidth ?? 640), H = 240, left = 52, right = 16, top = 14, bottom = 42;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const lx = (v) => Math.log10(v), xs = points.map((p) => lx(p.x)), ys = points.map((p) => lx(p.y));
     const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
     const px = (v) => left + (lx(v) - x0) / (x1 - x0 || 1) * (W - left - right);
@@ -193,7 +205,7 @@ class TallyInference extends TallyWidget {
     }
     const here = r.decode;
     body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.latency_ms_per_token).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
-    body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound</text>`;
+    body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">${W < 520 ? 'tokens/s, whole batch (log)' : 'throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound'}</text>`;
     body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">ms per token (log)</text>`;
     svg.innerHTML = body;
   }
