@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tally/api.h"
+#include "tally/checkpoint.h"
 #include "tally/error.h"
 #include "tally/hardware.h"
 #include "tally/inference.h"
@@ -10,6 +11,8 @@
 #include "tally/model.h"
 #include "tally/params.h"
 #include "tally/roofline.h"
+#include "tally/training.h"
+#include "tally/units.h"
 
 namespace tally::api {
 
@@ -98,11 +101,8 @@ json matmul_roofline(const json& args) {
                 {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
 }
 
-// One petaFLOP/s sustained for one day: 10^15 FLOP/s × 86,400 s (the unit of the GPT-3 paper, table D.1).
-constexpr double kPetaflopSDay = 1e15 * 86'400.0;
-
-// A FLOP count in other units: petaFLOP/s-days, and with hardware and MFU the GPU-days it takes and the
-// GPUs needed to finish within `days`.
+// A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-days it takes and the GPUs
+// needed to finish within `days` (engine/src/units.cpp).
 json compute_units(const json& args) {
     double flops = 0;
     if (auto given = optional_number_arg(args, "flops")) {
@@ -110,41 +110,32 @@ json compute_units(const json& args) {
     } else {
         const double params = number_arg(args, "params");
         const double tokens = number_arg(args, "tokens");
-        if (!(params > 0) || !(tokens > 0)) throw InputError(params > 0 ? "tokens" : "params", "params and tokens must be positive");
-        flops = 6 * params * tokens;  // 6ND (Kaplan et al. 2020, sec. 2.1)
+        flops = training_flops(params, tokens);  // 6ND (Kaplan et al. 2020, sec. 2.1)
     }
-    if (!(flops > 0) || !std::isfinite(flops)) throw InputError("flops", "flops must be a positive finite number");
-    json out{{"flops", flops}, {"petaflop_s_days", flops / kPetaflopSDay}};
+    json out{{"flops", flops}, {"petaflop_s_days", petaflop_s_days(flops)}};
     if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
-        if (!(mfu > 0 && mfu <= 1)) throw InputError("mfu", "mfu must be in (0, 1]");
-        const double rate = hw.peak(optional_string_arg(args, "dtype").value_or("bf16")) * mfu;
+        const double days_of_one_gpu = gpu_days(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
         out["mfu"] = mfu;
-        out["gpu_days"] = flops / rate / 86'400.0;
+        out["gpu_days"] = days_of_one_gpu;
         if (auto days = optional_number_arg(args, "days")) {
-            if (!(*days > 0) || !std::isfinite(*days)) throw InputError("days", "days must be a positive number");
+            out["gpus_for_days"] = gpus_for_days(days_of_one_gpu, *days);
             out["days"] = *days;
-            out["gpus_for_days"] = std::ceil(flops / rate / 86'400.0 / *days);
         }
     }
     return out;
 }
 
-// What a checkpoint holds: an inference checkpoint is the working weights; one to resume training adds
-// the master copy and the optimizer states (gradients are rebuilt by the next step, so not saved).
+// Bytes of an inference checkpoint and of a resumable one (engine/src/checkpoint.cpp).
 json checkpoint_size(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Recipe& recipe = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
-    const BytesPerParam256 per = bytes_per_param_256(recipe.precision);
-    const double n = static_cast<double>(count_params(c).total);
-    const double weights = n * static_cast<double>(per.weights) / 256;
-    const double master = n * static_cast<double>(per.master_weights) / 256;
-    const double states = n * static_cast<double>(per.optimizer_states) / 256;
-    return json{{"params", n}, {"recipe", recipe.id},
-                {"weights_bytes", weights}, {"master_bytes", master}, {"optimizer_bytes", states},
-                {"inference_bytes", weights}, {"resume_bytes", weights + master + states},
-                {"resume_bytes_per_param", static_cast<double>(per.weights + per.master_weights + per.optimizer_states) / 256}};
+    const CheckpointSize s = tally::checkpoint_size(c, recipe);
+    return json{{"params", s.params}, {"recipe", recipe.id},
+                {"weights_bytes", s.weights_bytes}, {"master_bytes", s.master_bytes}, {"optimizer_bytes", s.optimizer_bytes},
+                {"inference_bytes", s.inference_bytes}, {"resume_bytes", s.resume_bytes},
+                {"resume_bytes_per_param", s.resume_bytes_per_param}};
 }
 
 constexpr Method kMethods[] = {
