@@ -5,7 +5,8 @@
 // build time, so the page shows every formula without running a script. Every inline engine number
 // (<tally-value>) and the recipe table are computed here by the same wasm engine the page loads, so the
 // text reads complete with scripts off; interactive widgets stay placeholders that web/widgets/*.js
-// upgrade in the browser. Figures and curves come from scripts/figures.mjs (SVG, inlined).
+// upgrade in the browser. Figures and curves come from web/figures.js (SVG, inlined; web/curves.js redraws the
+// curves in the browser from the widget beside each).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -52,7 +53,7 @@ const emitWarning = process.emitWarning.bind(process);
 process.emitWarning = (warning, ...rest) => (String(warning).includes('parse as CommonJS') ? undefined : emitWarning(warning, ...rest));
 globalThis.customElements ??= { define() {}, get() {} };
 const { valueText, recipesTableHtml } = await import(pathToFileURL(path.join(root, 'web/widgets/value.js')).href);
-const { renderFigure } = await import(pathToFileURL(path.join(root, 'scripts/figures.mjs')).href);
+const { renderFigure } = await import(pathToFileURL(path.join(root, 'web/figures.js')).href);
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
@@ -154,7 +155,7 @@ function prerenderValues(html, file) {
   });
 }
 
-/** <tally-figure name="..."> placeholders become inline SVG figures drawn by scripts/figures.mjs. */
+/** <tally-figure name="..."> placeholders become inline SVG figures drawn by web/figures.js. */
 function insertFigures(html, file) {
   const placeholder = /(?:<p>\s*)?<tally-figure\b([^>]*)><\/tally-figure>(?:\s*<\/p>)?\s*(?:<p class="caption">([\s\S]*?)<\/p>)?/g;
   return html.replace(placeholder, (_, attrs, caption) => {

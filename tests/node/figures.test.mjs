@@ -1,9 +1,9 @@
-// scripts/figures.mjs: the build-time figures. The 1F1B simulation's bubble is the textbook (p−1)/(m+p−1),
+// web/figures.js: the figures (drawn at build time; web/curves.js redraws the curves in the browser). The 1F1B simulation's bubble is the textbook (p−1)/(m+p−1),
 // every figure draws from the wasm engine without NaN, and an unknown name is an error.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from './engine.mjs';
-import { oneFOneB, renderFigure, FIGURE_NAMES, chart } from '../../scripts/figures.mjs';
+import { oneFOneB, renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
 
 test('the simulated 1F1B schedule idles (p−1)/(m+p−1) of the time, as Narayanan et al. 2021 derive', () => {
   for (const [p, m] of [[2, 4], [4, 8], [8, 32], [4, 1]]) {

@@ -1,4 +1,5 @@
-// The page's explanatory figures and curves, drawn as SVG at build time by scripts/build-site.mjs.
+// The page's explanatory figures and curves, drawn as SVG at build time by scripts/build-site.mjs; in the
+// browser web/curves.js redraws the curves from the state of the widget beside each.
 // Diagrams are drawn from small data tables in this file (shapes, schedules, which state each kind of
 // parallelism splits); curves and every number in a label come from the wasm engine, never from a formula
 // here. Colours are CSS classes and currentColor (web/style.css), so one SVG serves light and dark themes.
@@ -289,45 +290,66 @@ export function chart({ label, xLabel, yLabel, xLog = false, yLog = false, serie
 const gb = (v) => `${Number((v / 1e9).toPrecision(3))}`;
 const kTokens = (v) => (v >= 1024 ? `${v / 1024}k` : String(v));
 
-function activationCurve(engine, { model = 'llama-3-8b', hardware = 'h100-sxm' } = {}) {
+const without = (object, keys) => Object.fromEntries(Object.entries(object).filter(([k]) => !keys.includes(k)));
+const modelName = (base) => base.model ?? 'the pasted model';
+
+/**
+ * Activations against sequence length, with and without FlashAttention. `base`: memory_budget arguments
+ * other than seq and flash_attention (the widget's, or the chapter's setup); marker: { seq, flash }.
+ */
+function activationCurve(engine, { base = { model: 'llama-3-8b', hardware: 'h100-sxm', micro_batch: 1, recompute: 'none' }, marker = null } = {}) {
   const seqs = [1024, 2048, 4096, 8192, 16384, 32768];
-  const at = (seq, flash) => engine.call('memory_budget', { model, hardware, seq, micro_batch: 1, recompute: 'none', flash_attention: flash }).activations.total_bytes;
-  const capacity = engine.call('memory_budget', { model, hardware, seq: 1024 }).capacity_bytes;
+  const args = without(base, ['seq', 'flash_attention']);
+  const at = (seq, flash) => engine.call('memory_budget', { ...args, seq, flash_attention: flash }).activations.total_bytes;
+  const capacity = args.hardware ? engine.call('memory_budget', { ...args, seq: 1024 }).capacity_bytes : 0;
+  // Only lengths the engine accepts for this model (a preset refuses more than its trained context).
+  const fits = (seq) => { try { at(seq, false); return true; } catch { return false; } };
+  const shown = seqs.filter(fits);
+  if (shown.length < 2) throw new Error(`${modelName(args)} accepts fewer than two of the plotted sequence lengths`);
   return chart({
-    label: `Activation memory of ${model} against sequence length, with and without FlashAttention`,
+    label: `Activation memory of ${modelName(args)} against sequence length, with and without FlashAttention`,
     xLabel: 'sequence length (tokens, log scale)', yLabel: 'activations (GB, log)', xLog: true, yLog: true,
     xFormat: kTokens, yFormat: gb,
     series: [
-      { name: 'standard attention', points: seqs.map((s) => [s, at(s, false)]) },
-      { name: 'FlashAttention', points: seqs.map((s) => [s, at(s, true)]) },
+      { name: 'standard attention', points: shown.map((s) => [s, at(s, false)]) },
+      { name: 'FlashAttention', points: shown.map((s) => [s, at(s, true)]) },
     ],
-    hlines: capacity ? [{ y: capacity, label: `one GPU` }] : [],
+    hlines: capacity ? [{ y: capacity, label: 'one GPU' }] : [],
+    marker: marker && { x: marker.seq, y: at(marker.seq, marker.flash), label: `the calculator above: ${marker.seq} tokens, ${marker.flash ? 'FlashAttention' : 'standard attention'}` },
   });
 }
 
-function zeroCurve(engine, { model = 'llama-3-70b', hardware = 'h100-sxm', seq = 4096 } = {}) {
+/** Memory per GPU against data-parallel GPUs for ZeRO 0 to 3. `base`: memory_budget arguments other than gpus and zero; marker: { gpus, zero }. */
+function zeroCurve(engine, { base = { model: 'llama-3-70b', hardware: 'h100-sxm', seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true }, marker = null } = {}) {
   const counts = [8, 16, 32, 64, 128, 256, 512, 1024];
-  const at = (gpus, zero) => engine.call('memory_budget', { model, hardware, gpus, zero, seq, micro_batch: 1, recompute: 'selective', flash_attention: true }).per_gpu_bytes.total;
-  const capacity = engine.call('memory_budget', { model, hardware, seq: 1024 }).capacity_bytes;
+  const args = without(base, ['gpus', 'zero']);
+  const at = (gpus, zero) => engine.call('memory_budget', { ...args, gpus, zero }).per_gpu_bytes.total;
+  const capacity = args.hardware ? engine.call('memory_budget', { ...args, seq: 1024 }).capacity_bytes : 0;
   return chart({
-    label: `Memory per GPU of ${model} against the number of GPUs, for ZeRO stages 0 to 3`,
+    label: `Memory per GPU of ${modelName(args)} against the number of GPUs, for ZeRO stages 0 to 3`,
     xLabel: 'data-parallel GPUs (log scale)', yLabel: 'memory per GPU (GB, log)', xLog: true, yLog: true,
     xFormat: String, yFormat: gb,
     series: [0, 1, 2, 3].map((z) => ({ name: z ? `ZeRO-${z}` : 'no ZeRO', points: counts.map((g) => [g, at(g, z)]) })),
     hlines: capacity ? [{ y: capacity, label: 'one GPU' }] : [],
+    marker: marker && { x: marker.gpus, y: at(marker.gpus, marker.zero), label: `the calculator above: ${marker.gpus} GPUs, ZeRO-${marker.zero}` },
   });
 }
 
-function mfuCurve(engine, { params = 70e9, tokens = 15e12, hardware = 'h100-sxm', gpus = 1024 } = {}) {
+/** Days against MFU. `base`: training_cost arguments other than mfu; marker: { mfu }. */
+function mfuCurve(engine, { base = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024 }, marker = null } = {}) {
   const mfus = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
-  const days = (mfu) => engine.call('training_cost', { params, tokens, hardware, gpus, mfu }).days;
+  const args = without(base, ['mfu']);
+  const days = (mfu) => engine.call('training_cost', { ...args, mfu }).days;
+  const what = args.params ? `${args.params / 1e9}B parameters` : args.model;
   return chart({
-    label: `Days to train ${params / 1e9}B parameters on ${tokens / 1e12}T tokens with ${gpus} GPUs, against MFU`,
-    xLabel: 'MFU', yLabel: 'days', series: [{ name: `${gpus} GPUs`, points: mfus.map((m) => [m, days(m)]) }],
+    label: `Days to train ${what} on ${args.tokens / 1e12}T tokens with ${args.gpus} GPUs, against MFU`,
+    xLabel: 'MFU', yLabel: 'days', series: [{ name: `${args.gpus} GPUs`, points: mfus.map((m) => [m, days(m)]) }],
     xFormat: (v) => `${Math.round(v * 100)}%`, yFormat: (v) => String(Math.round(v)),
+    marker: marker && { x: marker.mfu, y: days(marker.mfu), label: `the calculator above: MFU ${Math.round(marker.mfu * 1000) / 10}%` },
   });
 }
 
+/** Arithmetic intensity of a d × d weight matmul against the tokens in the batch, with the hardware's ridge. */
 function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
   const tokens = [1, 4, 16, 64, 256, 1024, 4096, 16384];
   const at = (m) => engine.call('matmul_roofline', { m, k: d, n: d, hardware });
@@ -337,7 +359,7 @@ function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
     xLabel: 'tokens in the batch (m, log scale)', yLabel: 'FLOP per byte (log)', xLog: true, yLog: true,
     xFormat: kTokens, yFormat: (v) => String(v),
     series: [{ name: `${d}×${d} weight`, points: tokens.map((m) => [m, at(m).intensity]) }],
-    hlines: [{ y: ridge, label: `ridge ${Math.round(ridge)}` }],
+    hlines: [{ y: ridge, label: `${hardware} ridge ${Math.round(ridge)}` }],
   });
 }
 
