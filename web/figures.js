@@ -263,7 +263,7 @@ export function chart({ label, xLabel, yLabel, xLog = false, yLog = false, serie
   const pad = (y1 - y0) * 0.06; y1 += pad; if (yLog) y0 -= pad;
   const yTicks = ticks(y0, y1, yLog);
   // Margins from the widest y label and half the last x label (centred on the right edge).
-  const left = 24 + Math.max(...yTicks.map((v) => String(yFormat(v)).length)) * CHAR, top = ly + 14, bottom = 46;
+  const left = 30 + Math.max(...yTicks.map((v) => String(yFormat(v)).length)) * CHAR, top = ly + 14, bottom = 46;
   const right = Math.max(14, String(xFormat(Math.max(...xs))).length * CHAR / 2 + 4);
   const h = height + ly;
   const px = (v) => left + (tx(v) - x0) / (x1 - x0) * (W - left - right);
