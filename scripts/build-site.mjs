@@ -2,11 +2,15 @@
 // usage: node scripts/build-site.mjs --wasm build/wasm --out build/site
 //
 // Markdown is rendered by markdown-it and math by KaTeX (through @vscode/markdown-it-katex), both at
-// build time, so the page shows every formula without running a script. Widgets stay placeholders
-// (custom elements) that web/widgets/*.js upgrade in the browser.
+// build time, so the page shows every formula without running a script. Every inline engine number
+// (<tally-value>) and the recipe table are computed here by the same wasm engine the page loads, so the
+// text reads complete with scripts off; interactive widgets stay placeholders that web/widgets/*.js
+// upgrade in the browser. Figures and curves come from web/figures.js (SVG, inlined; web/curves.js redraws the
+// curves in the browser from the widget beside each).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import MarkdownIt from 'markdown-it';
 import markdownItKatex from '@vscode/markdown-it-katex';
@@ -27,6 +31,29 @@ function fail(message) {
 for (const file of ['tally.js', 'tally.wasm'])
   if (!existsSync(path.join(wasmDir, file))) fail(`${path.join(wasmDir, file)} is missing: build the wasm engine first`);
 if (!existsSync(katexDir)) fail('node_modules/katex is missing: run npm ci first');
+
+// The engine, in node: Emscripten 3.1.6's loader cannot read a file path under node 20, so it gets the bytes.
+const engine = await (async () => {
+  const createTallyModule = createRequire(import.meta.url)(path.join(wasmDir, 'tally.js'));
+  const module = await createTallyModule({ wasmBinary: readFileSync(path.join(wasmDir, 'tally.wasm')) });
+  return {
+    call(method, args = {}) {
+      const envelope = JSON.parse(module.tally_call(String(method), JSON.stringify(args)));
+      if (!envelope.ok) throw new Error(`${envelope.error.field}: ${envelope.error.message}`);
+      return envelope.result;
+    },
+  };
+})();
+// The page's own formatting code (web/widgets/value.js), so prerendered text equals what the browser
+// shows. Its module defines custom elements; in node those names only need to exist.
+globalThis.HTMLElement ??= class {};
+// web/ holds ES modules without a package.json "type" (the Emscripten glue beside them must stay CommonJS);
+// node's one-line notice about reparsing them says nothing about the build.
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = (warning, ...rest) => (String(warning).includes('parse as CommonJS') ? undefined : emitWarning(warning, ...rest));
+globalThis.customElements ??= { define() {}, get() {} };
+const { valueText, recipesTableHtml } = await import(pathToFileURL(path.join(root, 'web/widgets/value.js')).href);
+const { renderFigure } = await import(pathToFileURL(path.join(root, 'web/figures.js')).href);
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
@@ -81,7 +108,7 @@ function frontMatter(text, file) {
   return { meta, body: text.slice(match[0].length) };
 }
 
-const WIDGET_TAGS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline'];
+const WIDGET_TAGS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference'];
 
 /**
  * Checks every engine placeholder in a chapter: <tally-value> needs a method and JSON args that parse,
@@ -107,6 +134,67 @@ function wrapFigures(html) {
     `<figure class="widget-figure" data-widget="${tag}">\n${element}\n${caption ? `<figcaption>${caption.trim()}</figcaption>\n` : ''}</figure>`);
 }
 
+const unescapeAttr = (text) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+
+/** Writes the engine's number into every <tally-value> (data-state="ok"); a failing call fails the build. */
+function prerenderValues(html, file) {
+  const results = new Map();
+  return html.replace(/<tally-value\b([^>]*)><\/tally-value>/g, (element, attrs) => {
+    const method = /\bmethod="([^"]*)"/.exec(attrs)[1];
+    const argsText = unescapeAttr(/\bargs='([^']*)'/.exec(attrs)?.[1] ?? '{}');
+    const field = unescapeAttr(/\bfield="([^"]*)"/.exec(attrs)[1]);
+    const format = /\bformat="([^"]*)"/.exec(attrs)?.[1];
+    const key = `${method}\u0000${argsText}`;
+    if (!results.has(key)) {
+      try { results.set(key, engine.call(method, JSON.parse(argsText))); } catch (error) { fail(`${file}: ${method} ${argsText}: ${error.message}`); }
+    }
+    let text;
+    try { text = valueText(method, results.get(key), field, format); } catch (error) { fail(`${file}: ${error.message}`); }
+    const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    return `<tally-value${attrs} data-state="ok">${escaped}</tally-value>`;
+  });
+}
+
+/** <tally-figure name="..."> placeholders become inline SVG figures drawn by web/figures.js. */
+function insertFigures(html, file) {
+  const placeholder = /(?:<p>\s*)?<tally-figure\b([^>]*)><\/tally-figure>(?:\s*<\/p>)?\s*(?:<p class="caption">([\s\S]*?)<\/p>)?/g;
+  return html.replace(placeholder, (_, attrs, caption) => {
+    const name = /\bname="([^"]*)"/.exec(attrs)?.[1];
+    const options = JSON.parse(unescapeAttr(/\boptions='([^']*)'/.exec(attrs)?.[1] ?? '{}'));
+    let drawing;
+    try { drawing = renderFigure(name, engine, options); } catch (error) { fail(`${file}: figure "${name}": ${error.message}`); }
+    if (!caption) fail(`${file}: figure "${name}" needs a <p class="caption"> after it`);
+    return `<figure class="diagram" id="fig-${name}">\n${drawing}\n<figcaption>${caption.trim()}</figcaption>\n</figure>`;
+  });
+}
+
+// Citations: each reference's `cite` strings link to the paper wherever they occur in prose text (not in
+// tags, links, code or math).
+const references = JSON.parse(readFileSync(path.join(root, 'content/references.json'), 'utf8')).references;
+const citeTargets = references.flatMap((ref) => ref.cite.map((text) => ({ text, ref })))
+  .sort((a, b) => b.text.length - a.text.length);
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const citePattern = new RegExp(citeTargets.map((t) => escapeRegExp(t.text).replace(/ /g, '(?:\\s+| )')).join('|'), 'g');
+const citedIds = new Set();
+function linkCitations(html) {
+  let skipDepth = 0; // inside <a>, <code>, <pre> or KaTeX markup nothing is linked
+  return html.split(/(<[^>]+>)/).map((part) => {
+    if (part.startsWith('<')) {
+      const tag = /^<\/?([a-z0-9-]+)/i.exec(part)?.[1]?.toLowerCase();
+      if (['a', 'code', 'pre', 'math', 'svg', 'tally-value'].includes(tag) && !part.endsWith('/>')) skipDepth += part.startsWith('</') ? -1 : 1;
+      return part;
+    }
+    if (skipDepth > 0) return part;
+    return part.replace(citePattern, (match) => {
+      const normal = match.replace(/\s+/g, ' ');
+      const target = citeTargets.find((t) => t.text === normal);
+      if (!target) return match;
+      citedIds.add(target.ref.id);
+      return `<a class="cite" href="${target.ref.url}" data-ref="${target.ref.id}">${match}</a><a class="ref-mark" href="#ref-${target.ref.id}" aria-label="reference ${references.indexOf(target.ref) + 1}">[${references.indexOf(target.ref) + 1}]</a>`;
+    });
+  }).join('');
+}
+
 const chaptersDir = path.join(root, 'content/chapters');
 const chapterFiles = readdirSync(chaptersDir).filter((f) => f.endsWith('.md')).sort();
 const chapters = [];
@@ -122,13 +210,21 @@ for (const file of chapterFiles) {
   }
   html = wrapFigures(html);
   placeholderCount += checkPlaceholders(html, file);
+  html = linkCitations(insertFigures(prerenderValues(html, file), file));
+  // A block element: out of any <p> markdown put it in, or the parser would move the table out of it.
+  html = html.replace(/(?:<p>\s*)?<tally-recipes><\/tally-recipes>(?:\s*<\/p>)?/g, () => `<tally-recipes data-state="ok">${recipesTableHtml(engine)}</tally-recipes>`);
   const headings = [...html.matchAll(/<h1>([\s\S]*?)<\/h1>/g)];
   const title = meta.title ?? headings[0]?.[1] ?? id;
   chapters.push({ id, title, html: html.replace(/<h1>/, `<h1 id="${id}-title">`) });
 }
 
+// The reference list, generated from content/references.json in its order.
+const referenceItems = references.map((ref, i) =>
+  `<li id="ref-${ref.id}" value="${i + 1}">${ref.authors} (${ref.year}). <a href="${ref.url}">${ref.title}</a>. ${ref.venue}.</li>`).join('\n');
+chapters.push({ id: 'references', title: 'References', html: `<h1 id="references-title">References</h1>\n<ol class="references">\n${referenceItems}\n</ol>\n` });
+
 const toc = chapters
-  .map((c, i) => `<li><a href="#${c.id}">${c.id === 'errata' ? 'Errata' : `${i + 1}. ${c.title}`}</a></li>`)
+  .map((c, i) => `<li><a href="#${c.id}">${['errata', 'references'].includes(c.id) ? c.title.replace(/^Errata$/, 'Errata') : `${i + 1}. ${c.title}`}</a></li>`)
   .join('\n');
 const content = chapters
   .map((c) => `<section class="chapter" id="${c.id}" aria-labelledby="${c.id === 'errata' ? 'errata-title' : `${c.id}-title`}">\n${c.html}</section>`)

@@ -2,7 +2,7 @@
 // parameters no widget on the page claimed. Widgets work without this file (see embed-example.html).
 import { unclaimedParams, flushState, onStateWritten } from './state.js';
 
-const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline'];
+const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference'];
 const scriptUrl = new URL('tally-widgets.js', import.meta.url).href;
 
 function attributesOf(widget) {

@@ -12,8 +12,9 @@ namespace tally::api {
 
 namespace {
 
-std::array<std::span<const Method>, 5> all_areas() {
-    return {training_methods(), accounting_methods(), precision_methods(), gemm_methods(), step_methods()};
+std::array<std::span<const Method>, 6> all_areas() {
+    return {training_methods(), accounting_methods(), precision_methods(), gemm_methods(), step_methods(),
+            inference_methods()};
 }
 
 // Error messages quote input (a preset id, a number as text): cap and escape them so an envelope

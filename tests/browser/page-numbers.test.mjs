@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, root, DESKTOP } from './harness.mjs';
-import { open, errors } from './page-helpers.mjs';
+import { open, errors, native } from './page-helpers.mjs';
 
 const preset = (kind, id) => JSON.parse(readFileSync(path.join(root, 'content/presets', kind, `${id}.json`), 'utf8'));
 const MiB = 2 ** 20;
@@ -35,24 +35,47 @@ function usable(hwId) {
   return { reported, allowance, usable: reported - allowance };
 }
 
-/** Activation bytes of a Llama-style (no dropout, gated MLP) model: Korthikanti et al. 2022's terms, tensor by tensor. */
-function llamaActivations(c, s, b, recompute) {
+/**
+ * Activation bytes of a Llama-style (no dropout, gated MLP) model: Korthikanti et al. 2022's terms, tensor by tensor.
+ * With FlashAttention the s×s softmax output is not kept; one fp32 log-sum-exp per row and head is (Dao et al. 2022, sec. 3.1).
+ */
+function llamaActivations(c, s, b, recompute, flash = false) {
   const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, e = 2;
   const sb = s * b;
-  const layer = e * sb * h * 2 + e * sb * a * d + 2 * e * sb * kv * d + e * sb * a * d + e * sb * h * 2 + 3 * e * sb * f;
-  const scores = e * a * s * s * b;  // softmax output; no dropout mask, no dropped copy
+  const layer = e * sb * h * 2 + e * sb * a * d + 2 * e * sb * kv * d + e * sb * a * d + e * sb * h * 2 + 3 * e * sb * f
+    + (flash ? 4 * a * sb : 0);
+  const scores = flash ? 0 : e * a * s * s * b;  // softmax output; no dropout mask, no dropped copy
   const outside = 2 * e * sb * h + 4 * sb * c.vocab_size;  // final norm input, LM head input, fp32 logits
   if (recompute === 'full') return e * sb * h * c.num_layers + (layer + scores) + outside;
   if (recompute === 'selective') return layer * c.num_layers + outside;
   return (layer + scores) * c.num_layers + outside;
 }
 
-/** Forward FLOPs per token of a dense model at sequence s (Kaplan et al. 2020 table 1, full s×s attention). */
-function forwardPerToken(c, s) {
+/**
+ * Forward FLOPs per token of a dense model at sequence s (Kaplan et al. 2020 table 1, full s×s attention). Causal
+ * attention scores s(s+1)/2 entries per head instead of s², so a token attends to (s+1)/2 keys on average.
+ */
+function forwardPerToken(c, s, causal = false) {
   const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, L = c.num_layers;
   const mats = c.mlp === 'gelu' ? 2 : 3;
-  const scores = 2 * s * a * d * L;
+  const scores = 2 * (causal ? (s + 1) / 2 : s) * a * d * L;
   return { total: 2 * h * (a * d + 2 * kv * d) * L + 2 * scores + 2 * a * d * h * L + 2 * h * f * mats * L + 2 * h * c.vocab_size, scores };
+}
+
+/**
+ * A double rounded to a binary format with `exponentBits` and `mantissaBits` (IEEE 754-2019 sec. 4.3.1,
+ * roundTiesToEven), subnormals included; the values rounded here are far from overflow.
+ */
+function roundToFormat(x, exponentBits, mantissaBits) {
+  const minExponent = 2 - 2 ** (exponentBits - 1);  // 1 − bias
+  let e = Math.floor(Math.log2(Math.abs(x)));
+  if (2 ** e > Math.abs(x)) e -= 1;
+  if (2 ** (e + 1) <= Math.abs(x)) e += 1;
+  const quantum = 2 ** (Math.max(e, minExponent) - mantissaBits);
+  const q = x / quantum;  // exact: division by a power of two
+  const down = Math.floor(q);
+  const r = q - down > 0.5 || (q - down === 0.5 && down % 2 !== 0) ? down + 1 : down;
+  return r * quantum;
 }
 
 function expectations() {
@@ -163,6 +186,116 @@ function expectations() {
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'model_flops', 3 * fwd.total, '3 × forward per token');
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'exact', 3 * fwd.total + fwd.total - 2 * l27.hidden_size * l27.vocab_size, '+ one forward of the layers (not the LM head)');
   put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'selective' }, 'exact', 3 * fwd.total + 2 * fwd.scores, '+ Q·Kᵀ and attention·V again');
+  // Chapters 1, 3, 4, 8 (worked problems and seed topics added by issue 15).
+  for (const [shape, dtype, bytes] of [[[128256, 4096], 'bf16', 2], [[4, 8, 16], 'fp32', 4], [[8, 4096], 'int32', 4]]) {
+    const elements = shape.reduce((x, y) => x * y, 1);
+    put('tensor_bytes', { shape, dtype }, 'bytes', elements * bytes, 'elements × bytes per element');
+    put('tensor_bytes', { shape, dtype }, 'elements', elements, 'product of the shape');
+  }
+  const PF_DAY = 1e15 * 86400;  // one petaFLOP/s sustained for a day
+  put('compute_units', { flops: 3.14e23 }, 'flops', 3.14e23, 'given');
+  put('compute_units', { flops: 3.14e23 }, 'petaflop_s_days', 3.14e23 / PF_DAY, 'FLOPs / 8.64e19');
+  assert.ok(Math.abs(3.14e23 / PF_DAY / 3640 - 1) < 0.01, 'GPT-3: about 3,640 PF/s-days (Brown et al. 2020, table D.1)');
+  put('compute_units', { params: 70e9, tokens: 15e12 }, 'flops', 6 * 70e9 * 15e12, '6ND');
+  put('compute_units', { params: 70e9, tokens: 15e12 }, 'petaflop_s_days', 6 * 70e9 * 15e12 / PF_DAY, '6ND / 8.64e19');
+  const unitArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', mfu: 0.4, days: 30 };
+  const gpuDays = 6 * 70e9 * 15e12 / (peak * 0.4) / 86400;
+  put('compute_units', unitArgs, 'gpu_days', gpuDays, '6ND / (peak · MFU) in days');
+  put('compute_units', unitArgs, 'gpus_for_days', Math.ceil(gpuDays / 30), 'GPU-days / 30, rounded up');
+  const small = { params: 1e9, tokens: 100e9, hardware: 'h100-sxm', gpus: 8, mfu: 0.4 };
+  const smallDays = 6 * 1e9 * 100e9 / (8 * peak * 0.4) / 86400;
+  put('training_cost', small, 'six_nd', 6e20, '6ND');
+  put('training_cost', small, 'days', smallDays, '6ND / (GPUs · peak · MFU)');
+  put('training_cost', small, 'gpu_hours', smallDays * 24 * 8, 'days × 24 × GPUs');
+  for (const [m, k, n] of [[1, 8192, 8192], [128, 8192, 8192], [1024, 8192, 8192], [2048, 4096, 4096], [4096, 4096, 14336], [8192, 8192, 8192]]) {
+    const args = { m, k, n, hardware: 'h100-sxm' };
+    const flops = 2 * m * n * k, bytes = 2 * (m * k + k * n + m * n);
+    put('matmul_roofline', args, 'flops', flops, '2mnk');
+    put('matmul_roofline', args, 'intensity', flops / bytes, '2mnk / (2 bytes · (mk + kn + mn))');
+    put('matmul_roofline', args, 'seconds', Math.max(flops / peak, bytes / bw), 'max(FLOPs / peak, bytes / bandwidth)');
+    put('matmul_roofline', args, 'bound', flops / bytes >= peak / bw ? 'compute' : 'memory', 'intensity against the ridge');
+    put('matmul_roofline', args, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth');
+  }
+  const l370 = preset('models', 'llama-3-70b').config;
+  const n70 = params(l370).total;
+  const kv70 = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2 * 32768 * 8;
+  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'kv_cache_bytes', kv70, '2 L n_kv d bytes tokens batch');
+  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'weights_bytes', 2 * params(l370).total, 'N × 2');
+  // Chapter 6 problem: Llama 3 8B at 32k tokens, with and without FlashAttention.
+  for (const flash of [false, true])
+    put('memory_budget', { model: 'llama-3-8b', seq: 32768, micro_batch: 1, recompute: 'none', flash_attention: flash }, 'activations.total_bytes',
+      llamaActivations(l38, 32768, 1, 'none', flash), `Llama layer terms, ${flash ? 'log-sum-exp instead of' : 'with'} the s² scores`);
+  // Chapter 7: Llama 3 70B per GPU on 64 GPUs: 16 bytes per parameter (2 + 2 + 4 + 8) whole or split 64 ways
+  // by ZeRO-3 (Rajbhandari et al. 2020, fig. 1), plus one micro-batch's activations (selective, FlashAttention).
+  const act70 = llamaActivations(l370, 4096, 1, 'selective', true);
+  for (const zero of [0, 3]) {
+    const args = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, zero, seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true };
+    put('memory_budget', args, 'per_gpu_bytes.total', (zero ? 16 * n70 / 64 : 16 * n70) + act70, zero ? '16N / 64 + activations' : '16N + activations');
+  }
+  // Chapter 7 problem: the fewest GPUs for 70B with ZeRO-3 and TP 8 is a search over GPU counts; the native CLI
+  // runs it with the arguments written here (the per-GPU terms it sums are checked one by one above).
+  for (const sp of [false, true]) {
+    const args = { mode: 'min_gpus', model: 'llama-3-70b', hardware: 'h100-sxm', zero: 3, tp: 8, ...(sp ? { sequence_parallel: true } : {}), seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true };
+    put('fit', args, 'min_gpus', native('fit', args).min_gpus, 'native CLI: tally call fit');
+  }
+  // Chapter 9: serving Llama 3 8B on an H100 (bf16 weights and cache). A decode step reads the weights and every
+  // cache once and computes one token per sequence; its time is the larger of the two (Williams et al. 2009).
+  const serve = (context, batch = 1) => {
+    const kvSequence = perToken * context, weights = 2 * n8;
+    const decodeFlops = forwardPerToken(l38, context).total, prefillFlops = forwardPerToken(l38, context, true).total;
+    const memory = (weights + batch * kvSequence) / bw, compute = batch * decodeFlops / peak, step = Math.max(memory, compute);
+    return {
+      kvSequence, prefillFlops, prefillRate: peak / prefillFlops, prefillSeconds: context * prefillFlops / peak,
+      bound: memory >= compute ? 'memory' : 'compute', tokensPerS: batch / step, latencyMs: step * 1e3,
+      crossover: Math.ceil((weights / bw) / (decodeFlops / peak - kvSequence / bw)),
+    };
+  };
+  const at8k = serve(8192), args8k = { model: 'llama-3-8b', context: 8192, hardware: 'h100-sxm' };
+  put('inference', args8k, 'kv_bytes_per_sequence', at8k.kvSequence, '2 L n_kv d bytes × context');
+  put('inference', args8k, 'prefill_flops_per_token', at8k.prefillFlops, 'forward per token, causal attention');
+  put('inference', args8k, 'prefill_tokens_per_s', at8k.prefillRate, 'peak / prefill FLOPs per token');
+  put('inference', args8k, 'prefill_seconds', at8k.prefillSeconds, 'context / prefill rate');
+  put('inference', args8k, 'decode.latency_ms_per_token', at8k.latencyMs, 'max(memory, compute) time of a step');
+  for (const context of [128, 256])
+    put('inference', { model: 'llama-3-8b', context, hardware: 'h100-sxm' }, 'crossover_batch_whole', serve(context).crossover, '(W/bw) / (F/peak − kv/bw), rounded up');
+  put('inference', { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm' }, 'decode.tokens_per_s', serve(128).tokensPerS, 'batch / step time');
+  const wide = { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm', batch: 512 };
+  put('inference', wide, 'decode.bound', serve(128, 512).bound, 'compute time against memory time');
+  put('inference', wide, 'decode.tokens_per_s', serve(128, 512).tokensPerS, 'batch / step time');
+  // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
+  for (const [name, bias] of [['fp32', 127], ['fp16', 15], ['e5m2', 15]]) put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
+  put('float_formats', {}, 'formats[name=fp16].constants.min_subnormal.value', 2 ** -24, '2^(1 − bias − mantissa bits)');
+  put('roofline', { hardware: 'h100-sxm', dtype: 'fp8' }, 'peak_flops_per_s', h100.peak_tflops.fp8 * 1e12, 'preset dense fp8 peak');
+  const a100 = preset('hardware', 'a100-80gb');
+  put('roofline', { hardware: 'a100-80gb', dtype: 'bf16' }, 'ridge_flops_per_byte', a100.peak_tflops.bf16 * 1e12 / (a100.memory_bandwidth_tb_s * 1e12), 'peak / bandwidth');
+  const mixed = { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw', seq: 1 };
+  put('memory_budget', mixed, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
+  put('memory_budget', mixed, 'per_gpu_bytes.weights', 2 * n7, 'N × 2 (bf16)');
+  put('memory_budget', mixed, 'per_gpu_bytes.gradients', 2 * n7, 'N × 2 (bf16)');
+  put('memory_budget', mixed, 'per_gpu_bytes.master_weights', 4 * n7, 'N × 4 (fp32 copy)');
+  put('memory_budget', mixed, 'per_gpu_bytes.optimizer_states', 8 * n7, 'N × (4 + 4) (Adam m, v in fp32)');
+  const gpt2 = preset('models', 'gpt2-small').config;
+  put('flops', { model: 'gpt2-small', seq: 1024 }, 'per_token.six_n', 6 * params(gpt2).total, '6N');
+  // Chapter 3 problem: GPT-2 small's exact count against 6N (training = 3 × forward, no recomputation).
+  const gpt2Forward = forwardPerToken(gpt2, 1024).total;
+  put('flops', { model: 'gpt2-small', seq: 1024 }, 'model_flops', 3 * gpt2Forward, '3 × forward per token');
+  put('flops', { model: 'gpt2-small', seq: 1024 }, 'ratio_exact_to_six_nd', 3 * gpt2Forward / (6 * params(gpt2).total), 'exact / 6N');
+  // Chapter 2 problems: rounding to fp16 (5 exponent, 10 mantissa bits) and bf16 (8, 7).
+  for (const [format, value, e, m] of [['fp16', 1e-8, 5, 10], ['bf16', 1e-8, 8, 7], ['fp16', 0.00065536, 5, 10]]) {
+    const stored = roundToFormat(value, e, m);
+    put('float_encode', { format, value }, 'value', stored, 'round to nearest, ties to even');
+    put('float_encode', { format, value }, 'error_rel', Math.abs(stored - value) / value, '|stored − value| / value');
+  }
+  assert.equal(roundToFormat(1e-8, 5, 10), 0, 'below half of fp16\'s smallest subnormal 2^-24');
+  // Chapter 5: checkpoints. Inference: the working weights; resume: weights + fp32 master + Adam m, v (gradients
+  // are rebuilt by the next step). Bytes per parameter 2 + 4 + 8 in bf16 mixed precision, 4 + 8 in fp32
+  // (Rajbhandari et al. 2020, sec. 3.1: K = 12 bytes of optimizer state per parameter in mixed precision).
+  const ckpt70 = { model: 'llama-3-70b', recipe: 'bf16_mixed_adamw' };
+  put('checkpoint_size', ckpt70, 'inference_bytes', 2 * n70, 'N × 2');
+  put('checkpoint_size', ckpt70, 'resume_bytes_per_param', 14, '2 + 4 + 8');
+  put('checkpoint_size', ckpt70, 'resume_bytes', 14 * n70, 'N × 14');
+  put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes_per_param', 12, '4 + 8');
+  put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
   return map;
 }
 

@@ -5,7 +5,7 @@
 // calls engine.call(method, args), reads the dot path `field` of the result and shows it formatted.
 // <tally-recipes> renders the engine's table of training recipes and their bytes per parameter.
 // Both render into light DOM with textContent only, so they take the page's typography.
-import { getEngine, formatNumber, formatBytes, formatParams, formatPercent, defineWidget } from './base.js';
+import { getEngine, escapeHtml, formatNumber, formatBytes, formatParams, formatPercent, defineWidget } from './base.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -44,6 +44,18 @@ export function pick(object, path) {
     if (prop) value = Array.isArray(value) ? value.find((item) => String(item?.[prop]) === wanted) : undefined;
   }
   return value;
+}
+
+/**
+ * The text an inline value shows for an engine result: the build (scripts/build-site.mjs, same wasm engine
+ * in node) and the browser both call this, so the prerendered page and the live page agree character for
+ * character. Throws when the field is missing.
+ */
+export function valueText(method, result, field, formatName) {
+  const format = FORMATS[formatName ?? 'num'] ?? FORMATS.num;
+  const value = pick(result, field);
+  if (value === undefined || value === null) throw new Error(`${method} has no result field "${field}"`);
+  return typeof value === 'number' ? format(value) : String(value);
 }
 
 // Many inline values share one call (same method and args): compute each once per page.
@@ -88,26 +100,29 @@ function schedule(value) {
 
 class TallyValue extends HTMLElement {
   static observedAttributes = ['method', 'args', 'field', 'format'];
+  #live = false; // attribute reports before the first connect come from parsing, not from a change
 
   connectedCallback() {
+    this.#live = true;
+    // The build wrote the engine's number into the page (data-state="ok"): nothing to compute until an
+    // attribute changes.
+    if (this.dataset.state === 'ok') return;
     if (!this.textContent) this.textContent = '…';
     this.dataset.state = 'loading';
     schedule(this);
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected) schedule(this);
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (this.#live && this.isConnected && oldValue !== newValue) schedule(this);
   }
 
   renderWith(engine) {
     const method = this.getAttribute('method') ?? '';
-    const field = this.getAttribute('field') ?? '';
-    const format = FORMATS[this.getAttribute('format') ?? 'num'] ?? FORMATS.num;
     const outcome = cachedCall(engine, method, this.getAttribute('args') ?? '{}');
     if (outcome.error) { this.fail(`${method}: ${outcome.error.message}`); return; }
-    const value = pick(outcome.result, field);
-    if (value === undefined || value === null) { this.fail(`${method} has no result field "${field}"`); return; }
-    this.textContent = typeof value === 'number' ? format(value) : String(value);
+    try {
+      this.textContent = valueText(method, outcome.result, this.getAttribute('field') ?? '', this.getAttribute('format') ?? 'num');
+    } catch (error) { this.fail(error.message); return; }
     this.dataset.state = 'ok';
     this.removeAttribute('title');
   }
@@ -138,7 +153,7 @@ export function binaryFraction(bytes) {
 
 class TallyRecipes extends HTMLElement {
   connectedCallback() {
-    if (this.dataset.state === 'ok') return;
+    if (this.dataset.state === 'ok') return; // prerendered by the build
     this.textContent = 'Loading recipes…';
     // Built when the browser is idle, like the inline values (eleven memory budgets, a few ms).
     getEngine().then((engine) => idle(() => this.build(engine), { timeout: 1000 }), (error) => {
@@ -149,64 +164,43 @@ class TallyRecipes extends HTMLElement {
 
   build(engine) {
     try {
-      const { recipes } = engine.call('recipes', {});
-      // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
-      const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
-      const optimizers = new Map((engine.call('presets', {}).optimizers ?? []).map((o) => [o.id, o.description]));
-      this.replaceChildren(this.table(recipes, breakdown), ...this.notes(recipes, breakdown, optimizers));
+      this.innerHTML = recipesTableHtml(engine);
       this.dataset.state = 'ok';
     } catch (error) {
       this.textContent = `The recipe table could not be computed: ${error.message}`;
       this.dataset.state = 'error';
     }
   }
+}
 
-  table(recipes, breakdown) {
-    const table = document.createElement('table');
-    table.className = 'numbers recipes';
-    const caption = document.createElement('caption');
-    caption.className = 'visually-hidden';
-    caption.textContent = 'Training recipes and the bytes each parameter costs, per state';
-    table.append(caption);
-    const head = table.createTHead().insertRow();
-    for (const label of ['recipe', 'weights', 'gradients', 'master copy', 'optimizer states', 'bytes / param']) {
-      const th = document.createElement('th');
-      th.scope = 'col';
-      th.textContent = label;
-      head.append(th);
-    }
-    const body = table.createTBody();
-    for (const recipe of recipes) {
-      const row = body.insertRow();
-      const per = breakdown.get(recipe.id) ?? {};
-      const cell = (text, title) => { const td = row.insertCell(); td.textContent = text; if (title) td.title = title; };
-      const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytesPerParam(bytes)} (${dtype})`);
-      cell(recipe.name ?? recipe.id, recipe.description);
-      cell(part(recipe.weights, per.weights));
-      cell(part(recipe.gradients, per.gradients));
-      cell(part(recipe.master_weights, per.master_weights));
-      cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states));
-      const total = row.insertCell();
-      total.innerHTML = '<strong></strong>';
-      total.firstChild.textContent = bytesPerParam(per.total ?? recipe.bytes_per_param);
-    }
-    return table;
-  }
-
-  /** One note per recipe whose bytes are not whole: where the fraction comes from (block scales). */
-  notes(recipes, breakdown, optimizers) {
-    return recipes.flatMap((recipe) => {
-      const states = breakdown.get(recipe.id)?.optimizer_states;
-      const fraction = binaryFraction(states);
-      if (!fraction) return [];
-      const note = document.createElement('p');
-      note.className = 'caption recipe-note';
-      note.textContent = `* ${recipe.name}: the optimizer states take ${Math.floor(states)} + ${fraction} bytes per parameter ` +
-        `(shown rounded as ${bytesPerParam(states).replace('*', '')}): ${optimizers.get(recipe.optimizer) ?? recipe.description}. ` +
-        `The ${fraction} byte is those scales.`;
-      return [note];
-    });
-  }
+/** The recipe table (and a note for each recipe whose bytes are not whole) as escaped HTML, for the build and the browser. */
+export function recipesTableHtml(engine) {
+  const { recipes } = engine.call('recipes', {});
+  // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
+  const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
+  const optimizers = new Map((engine.call('presets', {}).optimizers ?? []).map((o) => [o.id, o.description]));
+  const cell = (text, title) => `<td${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</td>`;
+  const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytesPerParam(bytes)} (${dtype})`);
+  const head = ['recipe', 'weights', 'gradients', 'master copy', 'optimizer states', 'bytes / param']
+    .map((label) => `<th scope="col">${label}</th>`).join('');
+  const rows = recipes.map((recipe) => {
+    const per = breakdown.get(recipe.id) ?? {};
+    return `<tr>${cell(recipe.name ?? recipe.id, recipe.description)}${cell(part(recipe.weights, per.weights))}` +
+      `${cell(part(recipe.gradients, per.gradients))}${cell(part(recipe.master_weights, per.master_weights))}` +
+      `${cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states))}` +
+      `<td><strong>${escapeHtml(bytesPerParam(per.total ?? recipe.bytes_per_param))}</strong></td></tr>`;
+  }).join('');
+  // One note per recipe whose bytes are not whole: where the fraction comes from (block scales).
+  const notes = recipes.map((recipe) => {
+    const states = breakdown.get(recipe.id)?.optimizer_states;
+    const fraction = binaryFraction(states);
+    if (!fraction) return '';
+    return `<p class="caption recipe-note">${escapeHtml(`* ${recipe.name}: the optimizer states take ${Math.floor(states)} + ${fraction} bytes per parameter ` +
+      `(shown rounded as ${bytesPerParam(states).replace('*', '')}): ${optimizers.get(recipe.optimizer) ?? recipe.description}. ` +
+      `The ${fraction} byte is those scales.`)}</p>`;
+  }).join('');
+  return `<table class="numbers recipes"><caption class="visually-hidden">Training recipes and the bytes each parameter costs, per state</caption>` +
+    `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${notes}`;
 }
 
 defineWidget('tally-value', TallyValue);

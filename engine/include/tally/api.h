@@ -27,6 +27,7 @@ std::span<const Method> accounting_methods(); // api_accounting.cpp (models, par
 std::span<const Method> precision_methods();  // api_precision.cpp  (float formats, block scaling)
 std::span<const Method> gemm_methods();       // api_gemm.cpp       (GEMM ladder, probes, roofline)
 std::span<const Method> step_methods();       // api_step.cpp       (step time, layout planner)
+std::span<const Method> inference_methods();  // api_inference.cpp  (serving: decode, prefill, crossover)
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);

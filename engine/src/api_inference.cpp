@@ -1,0 +1,155 @@
+// API area "inference": serving costs for the chapter 9 widget, one matmul on a roofline, and the units and
+// checkpoint sizes the worked problems use (docs/API.md "Inference and units").
+#include <cmath>
+
+#include "tally/api.h"
+#include "tally/checkpoint.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/inference.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+#include "tally/params.h"
+#include "tally/roofline.h"
+#include "tally/training.h"
+#include "tally/units.h"
+
+namespace tally::api {
+
+namespace {
+
+json step_json(const DecodeStep& s) {
+    return json{{"batch", s.batch},
+                {"memory_seconds", s.memory_seconds},
+                {"compute_seconds", s.compute_seconds},
+                {"step_seconds", s.step_seconds},
+                {"latency_ms_per_token", s.step_seconds * 1e3},
+                {"tokens_per_s", s.tokens_per_s},
+                {"per_sequence_tokens_per_s", s.per_sequence_tokens_per_s},
+                {"bound", s.memory_bound ? "memory" : "compute"}};
+}
+
+json inference_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    InferenceInput in;
+    in.context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
+    in.batch = optional_integer_arg(args, "batch", 1, 1'000'000'000).value_or(1);
+    in.kv_dtype = dtype_from_string(optional_string_arg(args, "kv_dtype").value_or("bf16"), "kv_dtype");
+    in.weights_dtype = dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype");
+    in.compute_dtype = optional_string_arg(args, "compute_dtype").value_or("bf16");
+    const auto id = optional_string_arg(args, "hardware");
+    if (!id) throw InputError("hardware", "hardware (a preset id) is required: the rates need its bandwidth and peak");
+    const Hardware hw = find_hardware(*id);
+    if (in.compute_dtype != "fp32" && in.compute_dtype != "tf32" && in.compute_dtype != "bf16" &&
+        in.compute_dtype != "fp16" && in.compute_dtype != "fp8")
+        throw InputError("compute_dtype", "compute_dtype must be fp32, tf32, bf16, fp16 or fp8, got \"" + in.compute_dtype + "\"");
+    const InferenceResult r = inference(c, in, hw);
+
+    json sweep = json::array();
+    for (const DecodeStep& s : r.sweep) sweep.push_back(step_json(s));
+    json out{{"model", model_to_json(c)},
+             {"hardware", hardware_to_json(hw)},
+             {"context", in.context},
+             {"batch", in.batch},
+             {"kv_dtype", to_string(in.kv_dtype)},
+             {"weights_dtype", to_string(in.weights_dtype)},
+             {"compute_dtype", in.compute_dtype},
+             {"peak_flops_per_s", hw.peak(in.compute_dtype)},
+             {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
+             {"capacity_bytes", hw.memory_bytes},
+             {"weights_bytes", r.memory.weights_bytes},
+             {"kv_bytes_per_token", r.memory.bytes_per_token},
+             {"kv_bytes_per_sequence", r.kv_per_sequence},
+             {"kv_cache_bytes", r.memory.kv_cache_bytes},
+             {"total_bytes", r.memory.total_bytes},
+             {"fits", r.memory.total_bytes <= hw.memory_bytes},
+             {"max_batch", r.max_batch},
+             {"decode_flops_per_token", r.decode_flops_per_token},
+             {"prefill_flops_per_token", r.prefill_flops_per_token},
+             {"prefill_tokens_per_s", r.prefill_tokens_per_s},
+             {"prefill_seconds", r.prefill_seconds},
+             {"decode", step_json(r.at_batch)},
+             {"sweep", sweep}};
+    if (r.crossover_batch) {
+        out["crossover_batch"] = *r.crossover_batch;
+        out["crossover_batch_whole"] = static_cast<std::int64_t>(std::ceil(*r.crossover_batch));
+    } else {
+        out["crossover_batch"] = nullptr;
+        out["crossover_reason"] =
+            "each sequence's KV cache takes longer to read than its FLOPs take to compute, so decoding stays memory-bound at every batch";
+    }
+    return out;
+}
+
+// One matmul (m × k) · (k × n) at its compulsory traffic (read A and B, write C once) on a hardware
+// preset: for a weight matmul, m is the tokens in the batch and k × n the weight, so the intensity grows
+// with the tokens until the activations outweigh the weight.
+json matmul_roofline(const json& args) {
+    const double m = static_cast<double>(integer_arg(args, "m", 1, std::int64_t{1} << 40));
+    const double n = static_cast<double>(integer_arg(args, "n", 1, std::int64_t{1} << 40));
+    const double k = static_cast<double>(integer_arg(args, "k", 1, std::int64_t{1} << 40));
+    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    const DType storage = dtype_from_string(dtype == "tf32" ? "fp32" : dtype, "dtype");
+    const Hardware hw = find_hardware(string_arg(args, "hardware"));
+    const double peak = hw.peak(dtype);
+    const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, static_cast<double>(dtype_bytes(storage)));
+    const double attainable = roofline::attainable(t.intensity, peak, hw.memory_bandwidth_bytes_per_s);
+    return json{{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}, {"flops", t.flops}, {"bytes", t.bytes},
+                {"intensity", t.intensity}, {"ridge_flops_per_byte", peak / hw.memory_bandwidth_bytes_per_s},
+                {"peak_flops_per_s", peak}, {"attainable_flops_per_s", attainable},
+                {"seconds", t.flops / attainable},
+                {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
+}
+
+// A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-days it takes and the GPUs
+// needed to finish within `days` (engine/src/units.cpp).
+json compute_units(const json& args) {
+    double flops = 0;
+    if (auto given = optional_number_arg(args, "flops")) {
+        flops = *given;
+    } else {
+        const double params = number_arg(args, "params");
+        const double tokens = number_arg(args, "tokens");
+        flops = training_flops(params, tokens);  // 6ND (Kaplan et al. 2020, sec. 2.1)
+    }
+    json out{{"flops", flops}, {"petaflop_s_days", petaflop_s_days(flops)}};
+    if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
+        const double days_of_one_gpu = gpu_days(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
+        out["mfu"] = mfu;
+        out["gpu_days"] = days_of_one_gpu;
+        if (auto days = optional_number_arg(args, "days")) {
+            out["gpus_for_days"] = gpus_for_days(days_of_one_gpu, *days);
+            out["days"] = *days;
+        }
+    }
+    return out;
+}
+
+// Bytes of an inference checkpoint and of a resumable one (engine/src/checkpoint.cpp).
+json checkpoint_size(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const Recipe& recipe = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
+    const CheckpointSize s = tally::checkpoint_size(c, recipe);
+    return json{{"params", s.params}, {"recipe", recipe.id},
+                {"weights_bytes", s.weights_bytes}, {"master_bytes", s.master_bytes}, {"optimizer_bytes", s.optimizer_bytes},
+                {"inference_bytes", s.inference_bytes}, {"resume_bytes", s.resume_bytes},
+                {"resume_bytes_per_param", s.resume_bytes_per_param}};
+}
+
+constexpr Method kMethods[] = {
+    {"compute_units", compute_units,
+     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-days at an MFU, and GPUs needed to finish in `days`"},
+    {"checkpoint_size", checkpoint_size, "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
+    {"matmul_roofline", matmul_roofline,
+     "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time"},
+    {"inference", inference_method,
+     "serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch"},
+};
+
+}  // namespace
+
+std::span<const Method> inference_methods() { return kMethods; }
+
+}  // namespace tally::api

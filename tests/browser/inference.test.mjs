@@ -1,0 +1,70 @@
+// <tally-inference> (web/widgets/inference.js): its numbers are the engine's, the batch sweep is drawn,
+// GQA changes the cache, and bad input names its field.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+
+async function open(site, viewport, colorScheme = 'light') {
+  const page = await site.browser.newPage({ viewport, colorScheme });
+  page.errors = [];
+  page.on('pageerror', (error) => page.errors.push(error.message));
+  await page.goto(`${site.url}#inference`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  const widget = page.locator('tally-inference');
+  await widget.scrollIntoViewIfNeeded();
+  return { page, widget };
+}
+
+const out = (widget, key) => widget.locator(`[data-out="${key}"]`).textContent();
+
+test('the inference widget shows the engine\'s cache, rates and crossover, and follows GQA', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const engine = (args) => page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
+  const fmt = (fn, value) => page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
+
+  const r = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
+  assert.equal(await out(widget, 'kv'), await fmt('formatBytes', r.kv_cache_bytes));
+  assert.equal(await out(widget, 'weights'), await fmt('formatBytes', r.weights_bytes));
+  assert.equal(await out(widget, 'prefill'), await fmt('formatNumber', r.prefill_tokens_per_s));
+  assert.match(await out(widget, 'decode'), /memory-bound/);
+  assert.equal(await widget.locator('svg.chart circle.lat, svg.chart circle.cmp').count(), r.sweep.length, 'one dot per batch of the sweep');
+
+  // Short contexts reach the crossover; the chart then shows compute-bound (open) dots.
+  await widget.locator('input[name="context"]').fill('128');
+  const short = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 128, kv_dtype: 'bf16' });
+  assert.equal(await out(widget, 'crossover'), await fmt('formatNumber', short.crossover_batch_whole));
+  assert.ok(await widget.locator('svg.chart circle.cmp').count() >= 1);
+
+  // Four times the KV heads: four times the cache (multi-head attention instead of GQA).
+  await widget.locator('input[name="context"]').fill('4096');
+  const before = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096 });
+  await widget.locator('input[name="kv_heads"]').fill('32');
+  assert.equal(await out(widget, 'kv'), await fmt('formatBytes', 4 * before.kv_cache_bytes));
+
+  await widget.locator('input[name="kv_heads"]').fill('8');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-desktop-light');
+  assert.deepEqual(page.errors, []);
+});
+
+test('the inference widget names the field at fault and never shows NaN', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, PHONE, 'dark');
+  // Leaving the field shows its error at once (while typing, errors wait: base.js).
+  await widget.locator('input[name="batch"]').fill('0');
+  await widget.locator('input[name="batch"]').press('Tab');
+  assert.match(await widget.locator('#f-batch-error').textContent(), /batch/);
+  assert.equal(await out(widget, 'decode'), '—');
+  await widget.locator('input[name="batch"]').fill('8');
+  await widget.locator('input[name="kv_heads"]').fill('5');
+  await widget.locator('input[name="kv_heads"]').press('Tab');
+  assert.match(await widget.locator('#f-kv_heads-error').textContent(), /kv|head/i);
+  await widget.locator('input[name="kv_heads"]').fill('8');
+  assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 375 px (${overflow}px)`);
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-phone-dark');
+  assert.deepEqual(page.errors, []);
+});

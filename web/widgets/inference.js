@@ -1,0 +1,214 @@
+// <tally-inference>: serving one model on one accelerator. KV cache and weights, the memory-bound decode
+// rate, the compute-bound prefill rate, and latency against throughput as the batch grows, with the batch
+// where a decode step turns compute-bound.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", kv-heads="8"
+// Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
+// attention is set by handing the engine the preset's config with a different num_kv_heads.
+import {
+  TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
+  formatBytes, formatParams, escapeHtml, readState, writeState, stateKey, isNumberText, oneOf,
+} from './base.js';
+
+const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'];
+const NUMBER_FIELDS = [
+  { name: 'batch', label: 'Batch (sequences)', fallback: '8' },
+  { name: 'context', label: 'Context (tokens)', fallback: '4096' },
+  { name: 'kv_heads', label: 'KV heads (GQA)', fallback: '', attribute: 'kv-heads' },
+];
+const OUTPUTS = ['kv', 'weights', 'fits', 'decode', 'per_seq', 'prefill', 'crossover', 'max_batch'];
+
+const css = `
+.chart { width: 100%; height: auto; display: block; margin-top: 10px; }
+.chart .axis { stroke: var(--muted); }
+.chart .grid { stroke: var(--border); }
+.chart path.lat { stroke: var(--accent); stroke-width: 2; fill: none; }
+.chart circle.lat { fill: var(--accent); }
+.chart circle.cmp { fill: var(--bg); stroke: var(--accent); stroke-width: 1.5; }
+.chart .cross { stroke: var(--ok); stroke-dasharray: 5 3; stroke-width: 1.5; }
+.chart text { fill: var(--fg); font-size: 11px; }
+.chart text.muted { fill: var(--muted); }
+.chart .you { fill: none; stroke: var(--fg); stroke-width: 1.5; }
+@media (max-width: 480px) {
+  .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .result .value { font-size: 17px; }
+}
+`;
+
+class TallyInference extends TallyWidget {
+  mount() {
+    let presets = { models: [], hardware: [] };
+    try { presets = this.engine.call('presets', {}); } catch { /* the selects stay empty and the error shows */ }
+    this.presets = presets;
+    const models = presets.models ?? [];
+    const hardware = presets.hardware ?? [];
+    this.key = stateKey(this, 'inf');
+    const schema = {
+      model: oneOf(models.map((m) => m.id)),
+      hardware: oneOf(hardware.map((h) => h.id)),
+      kv_dtype: oneOf(KV_DTYPES),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
+    };
+    const attr = (name, fallback) => {
+      const value = this.getAttribute(name);
+      if (value === null) return fallback;
+      const check = schema[name.replace('-', '_')]?.(value);
+      return check === true || check === undefined ? value : fallback;
+    };
+    const start = {
+      model: attr('model', models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? ''),
+      hardware: attr('hardware', hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? ''),
+      kv_dtype: attr('kv-dtype', 'bf16'),
+      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.attribute ?? f.name, f.fallback)])),
+    };
+    if (!start.kv_heads) start.kv_heads = String(this.modelConfig(start.model)?.num_kv_heads ?? '');
+    this.defaults = { ...start };
+    const fromUrl = readState(this.key, schema);
+    Object.assign(start, fromUrl.values);
+
+    const field = (name, value) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value });
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
+        <div class="fields">
+          ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), value: start.model })}
+          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
+          ${field('batch', start.batch)}
+          ${field('context', start.context)}
+          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: KV_DTYPES.map((d) => ({ value: d, label: d })), value: start.kv_dtype })}
+          ${field('kv_heads', start.kv_heads)}
+        </div>
+        <p class="notice" role="status"></p>
+        <div class="results" aria-live="polite">
+          <div class="result"><div class="label">KV cache (whole batch)</div><div class="value" data-out="kv">—</div></div>
+          <div class="result"><div class="label">Weights</div><div class="value" data-out="weights">—</div></div>
+          <div class="result"><div class="label">Fits on one GPU?</div><div class="value" data-out="fits">—</div></div>
+          <div class="result"><div class="label">Decode, whole batch (tokens/s)</div><div class="value" data-out="decode">—</div></div>
+          <div class="result"><div class="label">Decode, per sequence (tokens/s)</div><div class="value" data-out="per_seq">—</div></div>
+          <div class="result"><div class="label">Prefill at peak (tokens/s)</div><div class="value" data-out="prefill">—</div></div>
+          <div class="result"><div class="label">Compute-bound from batch</div><div class="value" data-out="crossover">—</div></div>
+          <div class="result"><div class="label">Sequences that fit</div><div class="value" data-out="max_batch">—</div></div>
+        </div>
+        <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Latency per token against throughput as the batch grows</title></svg>
+        <p class="status" data-out="note"></p>
+      </div>`;
+    const root = this.shadowRoot;
+    root.addEventListener('input', (event) => this.onInput(event));
+    root.addEventListener('change', (event) => this.onInput(event));
+    this.update();
+    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
+    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+  }
+
+  /** The preset's tally config (engine `model` method), cached per id. */
+  modelConfig(id) {
+    this.configs ??= new Map();
+    if (!this.configs.has(id)) {
+      try { this.configs.set(id, this.engine.call('model', { model: id }).model); } catch { this.configs.set(id, null); }
+    }
+    return this.configs.get(id);
+  }
+
+  control(name) { return this.shadowRoot.querySelector(`[name="${name}"]`); }
+
+  values() {
+    const values = {};
+    for (const name of ['model', 'hardware', 'kv_dtype', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
+    return values;
+  }
+
+  embedAttributes() {
+    const v = this.values();
+    return { model: v.model, hardware: v.hardware, batch: v.batch, context: v.context, 'kv-dtype': v.kv_dtype, 'kv-heads': v.kv_heads };
+  }
+
+  onInput(event) {
+    if (event.type === 'change' && event.target.tagName === 'INPUT') return;
+    // A new model starts from its own number of KV heads.
+    if (event.target.name === 'model') this.control('kv_heads').value = String(this.modelConfig(this.control('model').value)?.num_kv_heads ?? '');
+    this.update();
+    writeState(this.key, this.values());
+  }
+
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    const v = this.values();
+    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
+    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); out('note', ''); this.result = null; };
+    const numbers = {};
+    const errors = [];
+    for (const f of NUMBER_FIELDS) {
+      try { numbers[f.name] = parseNumber(v[f.name], f.name, f.label); } catch (error) { errors.push(error); }
+    }
+    if (errors.length) { for (const error of errors) showError(root, error.field, error.message); blank(); return; }
+    const config = this.modelConfig(v.model);
+    if (!config) { showError(root, 'model', `unknown model "${v.model}"`); blank(); return; }
+    // The engine validates num_kv_heads (a divisor of the query heads) and names the field.
+    const model = { ...config, num_kv_heads: numbers.kv_heads };
+    let r;
+    try {
+      r = this.engine.call('inference', { model, hardware: v.hardware, batch: numbers.batch, context: numbers.context, kv_dtype: v.kv_dtype });
+    } catch (error) {
+      if (!(error instanceof TallyError)) throw error;
+      const name = { num_kv_heads: 'kv_heads', 'model.num_kv_heads': 'kv_heads' }[error.field] ?? error.field;
+      showError(root, NUMBER_FIELDS.some((f) => f.name === name) || ['model', 'hardware', 'kv_dtype'].includes(name) ? name : 'kv_heads', error.message);
+      blank();
+      return;
+    }
+    this.result = r;
+    out('kv', formatBytes(r.kv_cache_bytes));
+    out('weights', formatBytes(r.weights_bytes));
+    out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);
+    out('decode', `${formatNumber(r.decode.tokens_per_s)} (${r.decode.bound}-bound)`);
+    out('per_seq', formatNumber(r.decode.per_sequence_tokens_per_s));
+    out('prefill', formatNumber(r.prefill_tokens_per_s));
+    out('crossover', r.crossover_batch_whole ? formatNumber(r.crossover_batch_whole) : 'never at this context');
+    out('max_batch', formatNumber(r.max_batch));
+    out('note', r.crossover_batch_whole
+      ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
+      : r.crossover_reason ? `At this context ${r.crossover_reason}.` : '');
+    this.drawChart(r, numbers.batch);
+  }
+
+  /** Latency per token (y) against total tokens per second (x), one dot per batch of the engine's sweep. */
+  drawChart(r, batch) {
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.latency_ms_per_token, s }));
+    // Drawn in the chart's own pixel width (from a ResizeObserver, never a layout read here) so its text
+    // stays 11 px on a phone instead of shrinking with a fixed viewBox.
+    if (!this.resizer && typeof ResizeObserver === 'function') {
+      this.resizer = new ResizeObserver((entries) => {
+        const now = Math.round(entries[0].contentRect.width);
+        if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
+        this.chartWidth = now;
+        requestAnimationFrame(() => { if (this.result) this.drawChart(this.result, this.result.batch); });
+      });
+      this.resizer.observe(svg);
+    }
+    const W = Math.max(300, this.chartWidth ?? 640), H = 240, left = 52, right = 16, top = 14, bottom = 42;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    const lx = (v) => Math.log10(v), xs = points.map((p) => lx(p.x)), ys = points.map((p) => lx(p.y));
+    const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
+    const px = (v) => left + (lx(v) - x0) / (x1 - x0 || 1) * (W - left - right);
+    const py = (v) => top + (1 - (lx(v) - y0) / (y1 - y0 || 1)) * (H - top - bottom);
+    // Ticks at 1, 2 and 5 × 10^e inside the range (log10 bounds a..b), so a narrow range still has labels.
+    const decades = (a, b) => { const out = []; for (let e = Math.floor(a); e <= Math.ceil(b); e++) for (const m of [1, 2, 5]) { const v = m * 10 ** e; if (lx(v) >= a && lx(v) <= b) out.push(v); } return out; };
+    let body = `<title>Latency per token against total throughput for batch 1 to ${points.at(-1).s.batch}, log scales</title>`;
+    for (const t of decades(y0, y1)) body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of decades(x0, x1)) body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
+    body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
+    body += `<path class="lat" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
+    for (const p of points) {
+      body += `<circle class="${p.s.bound === 'memory' ? 'lat' : 'cmp'}" cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3.5"><title>batch ${p.s.batch}: ${escapeHtml(formatNumber(p.x))} tokens/s, ${escapeHtml(formatNumber(p.y))} ms per token (${p.s.bound}-bound)</title></circle>`;
+      if (Number.isInteger(Math.log2(p.s.batch) / 2)) body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}">b=${p.s.batch}</text>`;
+    }
+    const here = r.decode;
+    body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.latency_ms_per_token).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
+    body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">${W < 520 ? 'tokens/s, whole batch (log)' : 'throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound'}</text>`;
+    body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">ms per token (log)</text>`;
+    svg.innerHTML = body;
+  }
+}
+
+TallyInference.define('tally-inference');
