@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command: installs what is missing, builds native + wasm + site, runs every suite
-# (Catch2, ctest tools/CUDA host checks, node tests of the wasm build, browser tests in headless Chromium)
-# and ends with one summary line. Exit status is non-zero if anything failed.
+# (Catch2, ctest tools/CUDA host checks, node tests of the wasm build, browser tests in headless Chromium),
+# counts each from its runner's JUnit XML report and ends with one summary line. Exit status is non-zero if anything failed.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TALLY_ROOT"
 start=$(date +%s)
@@ -20,46 +20,44 @@ record() {  # suite passed failed
 }
 logs="$TALLY_ROOT/build/test-logs"; mkdir -p "$logs"
 
+# Each suite writes its runner's JUnit XML report; scripts/junit-summary.mjs counts them. The console
+# output stays the runner's own (kept under build/test-logs).
+record_junit() {  # suite exit-status report.xml...
+  local suite=$1 status=$2; shift 2
+  local counts pass fail
+  counts=$(node "$TALLY_ROOT/scripts/junit-summary.mjs" "$@")
+  read -r pass fail _ <<<"$counts"
+  # A runner that exits non-zero with no failed test in its report (a crash, a cancelled file) still fails.
+  if ((status != 0 && fail == 0)); then fail=1; fi
+  record "$suite" "$pass" "$fail"
+}
+
 log "Catch2 (engine)"
 set +e
-./build/native/tally_tests --order rand --rng-seed 1 2>&1 | tee "$logs/catch2.log"
-status=${PIPESTATUS[0]}
+./build/native/tally_tests --order rand --rng-seed 1 -r junit -o "$logs/catch2.xml"
+status=$?
 set -e
-summary=$(grep -E "^(All tests passed|test cases:)" "$logs/catch2.log" | tail -1)
-if [[ $summary =~ \(([0-9]+)\ assertions?\ in\ ([0-9]+)\ test\ cases?\) ]]; then
-  record catch2 "${BASH_REMATCH[2]}" 0
-elif [[ $summary =~ test\ cases:\ +([0-9]+)\ \|\ +([0-9]+)\ passed\ \|\ +([0-9]+)\ failed ]]; then
-  record catch2 "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
-else
-  record catch2 0 1
-fi
-((status == 0)) || ((failed[catch2] > 0)) || record catch2-exit 0 1
+record_junit catch2 "$status" "$logs/catch2.xml"
 
 log "ctest (float checker, CUDA host checks, tools)"
 set +e
-(cd build/native && ctest --output-on-failure -E '^catch2$' 2>&1) | tee "$logs/ctest.log"
+(cd build/native && ctest --output-on-failure -E '^catch2$' --output-junit "$logs/ctest.xml" 2>&1) | tee "$logs/ctest.log"
+status=${PIPESTATUS[0]}
 set -e
-if grep -q "No tests were found" "$logs/ctest.log"; then
-  record ctest 0 0
-elif [[ $(grep -E "tests passed, [0-9]+ tests failed out of" "$logs/ctest.log" | tail -1) =~ ([0-9]+)%\ tests\ passed,\ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
-  record ctest $((BASH_REMATCH[3] - BASH_REMATCH[2])) "${BASH_REMATCH[2]}"
-else
-  record ctest 0 1
-fi
+record_junit ctest "$status" "$logs/ctest.xml"
 
 node_suite() {  # name dir
   local name=$1 dir=$2
   log "$name ($dir)"
   if ! compgen -G "$dir/*.test.mjs" >/dev/null; then record "$name" 0 0; return; fi
   set +e
-  node --test --test-concurrency=1 --test-timeout=600000 "$dir"/*.test.mjs 2>&1 | tee "$logs/$name.log"
+  node --test --test-concurrency=1 --test-timeout=600000 \
+    --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=junit --test-reporter-destination="$logs/$name.xml" \
+    "$dir"/*.test.mjs 2>&1 | tee "$logs/$name.log"
+  local status=${PIPESTATUS[0]}
   set -e
-  local pass fail
-  pass=$(grep -E "^# pass [0-9]+" "$logs/$name.log" | tail -1 | awk '{print $3}')
-  fail=$(grep -E "^# fail [0-9]+" "$logs/$name.log" | tail -1 | awk '{print $3}')
-  local cancelled
-  cancelled=$(grep -E "^# cancelled [0-9]+" "$logs/$name.log" | tail -1 | awk '{print $3}')
-  record "$name" "${pass:-0}" $(( ${fail:-1} + ${cancelled:-0} ))
+  record_junit "$name" "$status" "$logs/$name.xml"
 }
 node_suite node tests/node
 node_suite browser tests/browser
@@ -69,6 +67,5 @@ log "summary (${elapsed}s)"
 for suite in catch2 ctest node browser; do
   printf '  %-8s %4d passed, %d failed\n' "$suite" "${passed[$suite]:-0}" "${failed[$suite]:-0}"
 done
-[[ -n "${failed[catch2-exit]:-}" ]] && echo "  catch2 exited non-zero"
 echo "summary: ${total_passed} passed, ${total_failed} failed"
 ((total_failed == 0))

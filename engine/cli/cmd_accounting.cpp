@@ -321,10 +321,6 @@ void print_presets(std::ostream& out, const json& r) {
     print_table(out, rows);
 }
 
-void fit_mode(json& args) {
-    if (!args.contains("mode")) args["mode"] = (args.contains("model") || args.contains("hf_config")) ? "min_gpus" : "largest_model";
-}
-
 }  // namespace
 
 std::span<const Option> accounting_options(std::string_view command) {
@@ -368,7 +364,7 @@ int cmd_fit(int argc, char** argv) {
                "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
                "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
                "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
-               kFitOptions, print_fit, fit_mode, fit_rules);
+               kFitOptions, print_fit, nullptr, fit_rules);
 }
 
 int cmd_kv_cache(int argc, char** argv) {

@@ -13,6 +13,7 @@
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/roofline.h"
 
 namespace tally::cli {
 
@@ -147,7 +148,7 @@ void print_probe(const nlohmann::json& r) {
               << "triad bandwidth: " << fixed(bw.at("triad_gbs").get<double>(), 1) << " GB/s ["
               << fixed(bw.at("triad_gbs_min").get<double>(), 1) << ", "
               << fixed(bw.at("triad_gbs_max").get<double>(), 1) << "]\n"
-              << "ridge point:     " << fixed(peak.at("gflops").get<double>() / bw.at("read_gbs").get<double>(), 1)
+              << "ridge point:     " << fixed(tally::roofline::ridge(peak.at("gflops").get<double>(), bw.at("read_gbs").get<double>()), 1)
               << " FLOP/byte (peak / read bandwidth)\n";
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tally/api.h"
+#include "tally/roofline.h"
 
 namespace tally_cuda {
 namespace {
@@ -65,6 +66,11 @@ std::vector<std::string> ids_of(const json& list) {
 }
 
 }  // namespace
+
+GemmTraffic gemm_traffic(double m, double n, double k, double in_bytes, double out_bytes) {
+    const tally::roofline::Traffic t = tally::roofline::matmul_min_traffic(m, n, k, in_bytes, out_bytes);
+    return {t.flops, t.bytes};
+}
 
 std::vector<std::string> tokens_of(const std::string& s) {
     std::vector<std::string> out;

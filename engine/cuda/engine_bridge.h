@@ -51,6 +51,17 @@ int match_score(const PresetName& preset, const std::string& device_name, double
 std::vector<std::string> tokens_of(const std::string& s);
 
 // ---------------------------------------------------------------------------------------------
+// GEMM counts for the roofline program: the engine's roofline::matmul_min_traffic.
+
+// FLOPs (2mnk) and compulsory DRAM bytes of C(m,n) = A(m,k) B(k,n): A and B read once with in_bytes
+// per element, C written once with out_bytes per element.
+struct GemmTraffic {
+    double flops = 0;
+    double bytes = 0;
+};
+GemmTraffic gemm_traffic(double m, double n, double k, double in_bytes, double out_bytes);
+
+// ---------------------------------------------------------------------------------------------
 // Training memory budget (the engine's prediction) for the memory_budget program.
 
 struct BudgetRequest {

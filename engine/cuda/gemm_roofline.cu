@@ -364,9 +364,12 @@ static const KernelInfo kKernels[] = {
     {KernelId::cublas_bf16, "cublas_gemmex_bf16", "bf16", 2, kU_tensor_core, 0, "cublas_gemmex_bf16"},
 };
 
-// FLOPs and compulsory DRAM bytes of an M x N x K GEMM: read A and B once, write C (fp32) once.
-static double gemm_flops(double M, double N, double K) { return 2.0 * M * N * K; }
-static double gemm_bytes(double M, double N, double K, int in_bytes) { return (M * K + K * N) * in_bytes + M * N * 4.0; }
+// FLOPs and compulsory DRAM bytes of an M x N x K GEMM (read A and B once, write C in fp32 once), from the
+// engine (tally::roofline::matmul_min_traffic through engine_bridge).
+static double gemm_flops(double M, double N, double K) { return tally_cuda::gemm_traffic(M, N, K, 4, 4).flops; }
+static double gemm_bytes(double M, double N, double K, int in_bytes) {
+    return tally_cuda::gemm_traffic(M, N, K, in_bytes, 4.0).bytes;
+}
 
 // ----------------------------------------------------------------------------
 // the report

@@ -12,8 +12,17 @@ namespace tally::api {
 
 namespace {
 
-std::array<std::span<const Method>, 6> all_areas() {
-    return {training_methods(), accounting_methods(), precision_methods(), gemm_methods(), step_methods(),
+json methods(const json&) { return list_methods(); }
+
+constexpr Method kApiMethods[] = {
+    {"methods", methods, "list every API method"},
+};
+
+std::array<std::span<const Method>, 16> all_areas() {
+    return {kApiMethods,          presets_methods(),  params_methods(),    flops_methods(),
+            training_methods(),   memory_methods(),   fit_methods(),       kvcache_methods(),
+            tensor_methods(),     precision_methods(), blockscale_methods(), gemm_methods(),
+            roofline_methods(),   probe_methods(),    step_methods(),
             inference_methods()};
 }
 

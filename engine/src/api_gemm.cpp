@@ -1,4 +1,5 @@
-// JSON API of the GEMM ladder, the probes and the roofline (see docs/API.md, "GEMM and roofline").
+// API of the GEMM ladder (gemm.h): kernels, timed runs, one deterministic run, and each kernel's modelled
+// traffic (see docs/API.md, "GEMM and roofline").
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -7,7 +8,6 @@
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/gemm.h"
-#include "tally/probe.h"
 #include "tally/roofline.h"
 
 namespace tally::api {
@@ -26,10 +26,6 @@ constexpr int kMaxNaiveN = 512;
 // Modelled duration of one call, from the slowest measured speed of each kernel (BENCHMARKS.md,
 // native ladder) and the number of kernel calls the timing loop makes; wasm runs 2-4x slower.
 constexpr double kMaxModelledSeconds = 60;
-// probe_bandwidth's buffer: 8x a 32 MiB L3 is still a main-memory stream.
-constexpr std::int64_t kMaxProbeMiB = 256;
-// probe_peak: samples x min_sample_ms.
-constexpr double kMaxProbeMs = 10000;
 
 int max_n_of(const gemm::Kernel& kernel) {
     return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN;
@@ -256,125 +252,12 @@ json gemm_intensity(const json& args) {
                     {"intensity", t.intensity}};
         if (peak) {
             row["attainable_flops_per_s"] = roofline::attainable(t.intensity, *peak, *bandwidth);
-            row["bound"] = t.intensity * *bandwidth < *peak ? "memory" : "compute";
+            row["bound"] = roofline::to_string(roofline::bound(t.intensity, *peak, *bandwidth));
         }
         rows.push_back(std::move(row));
     }
     const roofline::Traffic ideal = roofline::matmul_min_traffic(n, n, n, 4);
     return {{"cache_bytes", cache_bytes}, {"rows", rows}, {"compulsory_intensity", ideal.intensity}};
-}
-
-json probe_peak(const json& args) {
-    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
-    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(50);
-    require_in_left_open("min_sample_ms", min_sample_ms, 0.9, 5000.0);
-    if (samples * min_sample_ms > kMaxProbeMs)
-        throw InputError("samples", "samples x min_sample_ms must be at most " + format_number(kMaxProbeMs) +
-                                        " ms, got " + format_number(samples * min_sample_ms));
-    const std::string variant = optional_string_arg(args, "variant").value_or("simd");
-    if (variant != "simd" && variant != "relaxed")
-        throw InputError("variant", "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
-                                    "f32x4.relaxed_madd), got \"" + variant + "\"");
-    const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
-    return {{"variant", variant}, {"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
-            {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
-            {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
-}
-
-json probe_bandwidth(const json& args) {
-    const auto mib = optional_integer_arg(args, "mib", 1, kMaxProbeMiB).value_or(128);
-    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
-    const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
-    return {{"read_gbs", r.read_gbs}, {"read_gbs_min", r.read_gbs_min}, {"read_gbs_max", r.read_gbs_max},
-            {"triad_gbs", r.triad_gbs}, {"triad_gbs_min", r.triad_gbs_min}, {"triad_gbs_max", r.triad_gbs_max},
-            {"bytes", r.bytes}, {"samples", r.samples}, {"threads", 1}};
-}
-
-double element_bytes_of(const std::string& dtype) {
-    if (dtype == "fp32" || dtype == "tf32") return 4;
-    if (dtype == "bf16" || dtype == "fp16") return 2;
-    if (dtype == "fp8") return 1;
-    throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
-}
-
-// The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.
-json bounds_at(const json& args, double peak, double bandwidth) {
-    json points = json::array();
-    if (args.contains("intensity")) {
-        const json& list = args.at("intensity");
-        if (!list.is_array() || list.size() > 4096)
-            throw InputError("intensity", "intensity must be an array of at most 4096 positive numbers");
-        for (const json& item : list) {
-            if (!item.is_number()) throw InputError("intensity", "intensity must be an array of positive numbers");
-            const double intensity = require_positive("intensity", item.get<double>());
-            const double bound = roofline::attainable(intensity, peak, bandwidth);
-            points.push_back({{"intensity", intensity},
-                              {"attainable_flops_per_s", bound},
-                              {"bound", intensity * bandwidth < peak ? "memory" : "compute"}});
-        }
-    }
-    return points;
-}
-
-// {hardware?: preset id, dtype: "bf16", seq: 2048, d_model: 4096, heads: 32, intensity?: [FLOP/byte]}
-// With a hardware preset, `points` holds the bound at each intensity (as roofline_custom), so a chart
-// needs one call per roof.
-json roofline(const json& args) {
-    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
-    roofline::OpsConfig config;
-    config.element_bytes = element_bytes_of(dtype);
-    config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, 1 << 22).value_or(config.seq));
-    config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
-    config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
-    const auto ops = roofline::named_ops(config);
-
-    json out = {{"dtype", dtype}, {"element_bytes", config.element_bytes}, {"seq", config.seq},
-                {"d_model", config.d_model}, {"heads", config.heads}};
-    double peak = 0, bandwidth = 0;
-    if (const auto id = optional_string_arg(args, "hardware")) {
-        // Hardware presets belong to the accounting area: read them through its `presets` method.
-        const json presets = invoke("presets", json::object());
-        const json* found = nullptr;
-        std::string ids;
-        for (const json& hw : presets.at("hardware")) {
-            ids += (ids.empty() ? "" : ", ") + hw.at("id").get<std::string>();
-            if (hw.at("id") == *id) found = &hw;
-        }
-        if (found == nullptr) throw InputError("hardware", "hardware must be one of " + ids + ", got \"" + *id + "\"");
-        if (!found->at("peak_flops").contains(dtype))
-            throw InputError("dtype", found->at("name").get<std::string>() + " has no dense " + dtype + " peak");
-        peak = found->at("peak_flops").at(dtype).get<double>();
-        bandwidth = found->at("memory_bandwidth_bytes_per_s").get<double>();
-        out["hardware"] = {{"id", *id}, {"name", found->at("name")}, {"source", found->value("source", "")},
-                           {"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth}};
-        out["peak_flops_per_s"] = peak;
-        out["bandwidth_bytes_per_s"] = bandwidth;
-        out["ridge_flops_per_byte"] = peak / bandwidth;
-        out["points"] = bounds_at(args, peak, bandwidth);
-    }
-    json list = json::array();
-    for (const roofline::Op& op : ops) {
-        json item = {{"id", op.id}, {"name", op.name}, {"group", op.group}, {"flops", op.flops},
-                     {"bytes", op.bytes}, {"intensity", op.intensity}, {"model", op.model}};
-        if (peak > 0) {
-            const double bound = roofline::attainable(op.intensity, peak, bandwidth);
-            item["attainable_flops_per_s"] = bound;
-            item["bound"] = op.intensity * bandwidth < peak ? "memory" : "compute";
-            item["fraction_of_peak"] = bound / peak;
-        }
-        list.push_back(std::move(item));
-    }
-    out["ops"] = std::move(list);
-    return out;
-}
-
-// A roofline from raw numbers (this machine's probes): {peak_flops_per_s, bandwidth_bytes_per_s,
-// intensity?: [FLOP/byte]} -> the ridge point and the bound at each intensity.
-json roofline_custom(const json& args) {
-    const double peak = require_positive("peak_flops_per_s", number_arg(args, "peak_flops_per_s"));
-    const double bandwidth = require_positive("bandwidth_bytes_per_s", number_arg(args, "bandwidth_bytes_per_s"));
-    return {{"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth},
-            {"ridge_flops_per_byte", peak / bandwidth}, {"points", bounds_at(args, peak, bandwidth)}};
 }
 
 constexpr Method kMethods[] = {
@@ -386,15 +269,6 @@ constexpr Method kMethods[] = {
     {"gemm_intensity", gemm_intensity,
      "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "
      "peak and bandwidth"},
-    {"probe_peak", probe_peak,
-     "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains; variant relaxed: "
-     "f32x4.relaxed_madd chains)"},
-    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
-    {"roofline", roofline,
-     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},
-    {"roofline_ops", roofline, "alias of roofline"},
-    {"roofline_custom", roofline_custom,
-     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)"},
 };
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
-#include "tally/blockscale.h"
 #include "tally/error.h"
 #include "tally/precision.h"
 #include "tally/precision_text.h"
@@ -18,86 +18,7 @@ namespace {
 
 using namespace tally::fp;
 
-// ---------------------------------------------------------------- argument readers
-
-Format format_arg(const json& args, const char* field = "format") {
-    const std::string name = string_arg(args, field);
-    if (auto f = format_from_name(name)) return *f;
-    throw InputError(field, std::string(field) + " must be one of " + format_names_list() + ", got \"" + name + "\"");
-}
-
-Round round_arg(const json& args, Format f) {
-    auto name = optional_string_arg(args, "rounding");
-    if (!name) return Round::nearest_even;
-    auto r = round_from_name(*name);
-    if (!r)
-        throw InputError("rounding",
-                         "rounding must be one of nearest_even (rn), nearest_away (rna), toward_zero (rz), up (ru), "
-                         "down (rd), got \"" + *name + "\"");
-    (void)f;
-    return *r;
-}
-
-// saturate: true, false, or absent/null/"default" for the format's NVIDIA default.
-bool saturate_arg(const json& args, Format f) {
-    auto it = args.find("saturate");
-    if (it == args.end() || it->is_null() || (it->is_string() && it->get<std::string>() == "default"))
-        return format_info(f).default_saturate;
-    return bool_arg(args, "saturate", format_info(f).default_saturate);
-}
-
-// The value to encode: a JSON number, or text ("1e-8", "-0", "inf", "nan").
-struct ValueArg {
-    double value;
-    std::string text;
-};
-ValueArg value_arg(const json& args) {
-    auto it = args.find("value");
-    if (it == args.end() || it->is_null())
-        throw InputError("value", "value is required: a number such as 0.1, 1e-8, -0, inf or nan");
-    if (it->is_number()) {
-        const double v = it->get<double>();
-        return {v, exact_decimal(v)};
-    }
-    if (it->is_string()) {
-        const std::string t = it->get<std::string>();
-        return {parse_value("value", t), t};
-    }
-    throw InputError("value", "value must be a number or a string such as \"1e-8\", got " +
-                                  std::string(it->type_name()));
-}
-
-// A code from "code" (integer, or hex text) or "hex" (text).
-uint64_t code_arg(const json& args, Format f) {
-    const FormatInfo fi = format_info(f);
-    auto hex = args.find("hex");
-    if (hex != args.end() && !hex->is_null()) {
-        if (!hex->is_string()) throw InputError("hex", "hex must be a string such as \"0x7e\"");
-        return parse_code_text("hex", f, hex->get<std::string>());
-    }
-    auto code = args.find("code");
-    if (code == args.end() || code->is_null())
-        throw InputError("code", "code or hex is required: the bit pattern to decode");
-    if (code->is_string()) return parse_code_text("code", f, code->get<std::string>());
-    const std::string range = "an integer in [0, " + std::to_string(code_mask(fi)) + "] for " + fi.name +
-                              (fi.bits > 53 ? " (give 64-bit codes as hex text)" : "");
-    if (code->is_number_unsigned()) {
-        const uint64_t v = code->get<uint64_t>();
-        if (v > code_mask(fi)) throw InputError("code", "code must be " + range + ", got " + std::to_string(v));
-        return v;
-    }
-    if (code->is_number_integer()) throw InputError("code", "code must be " + range + ", got " + code->dump());
-    if (code->is_number_float()) {
-        const double v = code->get<double>();
-        if (!(v >= 0) || v != std::floor(v) || v > (double)code_mask(fi) || v >= 18446744073709551616.0)
-            throw InputError("code", "code must be " + range + ", got " + format_number(v));
-        return (uint64_t)v;
-    }
-    throw InputError("code", "code must be " + range);
-}
-
 // ---------------------------------------------------------------- result objects
-
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json brief(Format f, uint64_t code) {
@@ -361,118 +282,6 @@ json float_encode_batch(const json& args) {
             {"first_codes", head}};
 }
 
-std::vector<double> vector_arg(const json& args) {
-    auto it = args.find("values");
-    if (it != args.end() && !it->is_null()) {
-        std::vector<double> v;
-        if (it->is_string()) {
-            // "1, 2.5, -3" or whitespace separated
-            std::string text = it->get<std::string>(), token;
-            size_t index = 0;
-            auto flush = [&]() {
-                if (token.empty()) return;
-                const std::string field = "values[" + std::to_string(index) + "]";
-                const double x = parse_value(field.c_str(), token);
-                if (!std::isfinite(x)) throw InputError("values", field + " must be finite, got \"" + token + "\"");
-                v.push_back(x);
-                ++index;
-                token.clear();
-            };
-            for (char c : text) {
-                if (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == ';') flush();
-                else token += c;
-            }
-            flush();
-        } else if (it->is_array()) {
-            for (size_t i = 0; i < it->size(); ++i) {
-                const json& x = (*it)[i];
-                const std::string field = "values[" + std::to_string(i) + "]";
-                double d;
-                if (x.is_number()) d = x.get<double>();
-                else if (x.is_string()) d = parse_value(field.c_str(), x.get<std::string>());
-                else throw InputError("values", field + " must be a number");
-                if (!std::isfinite(d)) throw InputError("values", field + " must be finite");
-                v.push_back(d);
-            }
-        } else {
-            throw InputError("values", "values must be an array of numbers or a comma-separated string");
-        }
-        if (v.empty()) throw InputError("values", "values is empty: give at least one number");
-        if (v.size() > 65536) throw InputError("values", "values may hold at most 65536 numbers");
-        return v;
-    }
-    auto g = args.find("generate");
-    if (g == args.end() || g->is_null())
-        throw InputError("values", "values (a list of numbers) or generate {n, seed, scale, outlier} is required");
-    if (!g->is_object()) throw InputError("generate", "generate must be an object {n, seed, scale, outlier}");
-    const int n = (int)optional_integer_arg(*g, "n", 1, 65536).value_or(64);
-    const uint64_t seed = (uint64_t)optional_integer_arg(*g, "seed", 0, (int64_t)1 << 52).value_or(1);
-    const double scale = optional_number_arg(*g, "scale").value_or(1.0);
-    if (!(scale > 0) || !std::isfinite(scale)) throw InputError("generate.scale", "generate.scale must be > 0");
-    const double outlier = optional_number_arg(*g, "outlier").value_or(0.0);
-    if (!std::isfinite(outlier)) throw InputError("generate.outlier", "generate.outlier must be finite");
-    const int index = (int)optional_integer_arg(*g, "outlier_index", 0, n - 1).value_or(n / 3);
-    return demo_vector(seed, n, scale, outlier, index);
-}
-
-json block_result_json(const BlockResult& r) {
-    const SchemeInfo si = scheme_info(r.scheme);
-    json scales = json::array();
-    for (size_t b = 0; b < r.scale_codes.size(); ++b)
-        scales.push_back({{"code", r.scale_codes[b]},
-                          {"hex", code_hex(si.scale, r.scale_codes[b])},
-                          {"value", r.scale_values[b]}});
-    json codes = json::array();
-    for (uint64_t c : r.codes) codes.push_back(c);
-    return {{"scheme", si.name},
-            {"element_format", format_info(si.element).name},
-            {"scale_format", format_info(si.scale).name},
-            {"block_size", si.block_size ? si.block_size : (int)r.codes.size()},
-            {"tensor_scale", r.tensor_scale},
-            {"scales", scales},
-            {"codes", codes},
-            {"dequantized", r.dequantized},
-            {"max_abs_error", r.max_abs_error},
-            {"rms_error", r.rms_error},
-            {"relative_error", r.relative_error},
-            {"zeroed", r.zeroed},
-            {"saturated", r.saturated},
-            {"bits_per_value", r.bits_per_value}};
-}
-
-Scheme scheme_from(const std::string& name, const char* field) {
-    if (auto s = scheme_from_name(name)) return *s;
-    std::string list;
-    for (Scheme s : all_schemes()) list += std::string(list.empty() ? "" : ", ") + scheme_info(s).name;
-    throw InputError(field, std::string(field) + " must be one of " + list + ", got \"" + name + "\"");
-}
-
-json block_quantize_method(const json& args) {
-    const Scheme s = scheme_from(string_arg(args, "scheme"), "scheme");
-    const std::vector<double> v = vector_arg(args);
-    json out = block_result_json(block_quantize(s, v));
-    out["values"] = v;
-    return out;
-}
-
-json block_compare(const json& args) {
-    std::vector<Scheme> schemes;
-    auto it = args.find("schemes");
-    if (it == args.end() || it->is_null()) {
-        schemes = {Scheme::mxfp4, Scheme::nvfp4, Scheme::fp8_tensor};
-    } else {
-        if (!it->is_array() || it->empty()) throw InputError("schemes", "schemes must be a non-empty list of names");
-        for (const json& name : *it) {
-            if (!name.is_string()) throw InputError("schemes", "schemes must be a list of names");
-            schemes.push_back(scheme_from(name.get<std::string>(), "schemes"));
-        }
-    }
-    const std::vector<double> v = vector_arg(args);
-    json results = json::array();
-    for (Scheme s : schemes) results.push_back(block_result_json(block_quantize(s, v)));
-    return {{"values", v}, {"results", results}};
-}
-
 constexpr Method kMethods[] = {
     {"float_formats", float_formats, "every float format with its layout, special-value rules and constants"},
     {"float_encode", float_encode,
@@ -482,10 +291,6 @@ constexpr Method kMethods[] = {
     {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade"},
     {"float_encode_batch", float_encode_batch,
      "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)"},
-    {"block_quantize", block_quantize_method,
-     "quantize a vector with a block format {scheme: mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|mxfp4|nvfp4|"
-     "fp8_tensor, values | generate}"},
-    {"block_compare", block_compare, "one vector under several block formats {values | generate, schemes?}"},
 };
 
 }  // namespace

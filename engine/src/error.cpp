@@ -5,6 +5,12 @@
 
 namespace tally {
 
+std::string format_percent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", fraction * 100);
+    return buffer;
+}
+
 std::string format_number(double value) {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";

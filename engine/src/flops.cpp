@@ -1,4 +1,7 @@
 #include "tally/flops.h"
+#include "tally/training.h"
+
+#include <algorithm>
 
 #include "tally/error.h"
 #include "tally/params.h"
@@ -70,8 +73,38 @@ std::string recompute_ops_to_string(unsigned ops) {
     return out;
 }
 
-// Longest sequence accepted (2^30 tokens): far beyond any context window, and s² stays exact in a double.
-inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
+FlopsShares flops_shares(const ModelConfig& c, const FlopsResult& r) {
+    double attention = 0, lm_head = 0;
+    for (const FlopsTerm& t : r.terms) {
+        const std::string_view id = t.id;
+        if (id == "attn_scores" || id == "attn_values") attention += t.forward_per_sequence;
+        if (id == "lm_head") lm_head = t.forward_per_sequence;
+    }
+    const ParamCount p = count_params(c);
+    FlopsShares out;
+    out.attention = attention / r.forward_per_sequence;
+    out.lm_head = lm_head / r.forward_per_sequence;
+    out.embedding_params =
+        static_cast<double>(c.tied_embeddings ? 0 : p.embedding + p.position_embedding) / static_cast<double>(p.total);
+    return out;
+}
+
+std::vector<std::string> flops_notes(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r) {
+    const FlopsShares share = flops_shares(c, r);
+    std::vector<std::string> notes;
+    notes.push_back("attention scores and attention·V are " + format_percent(share.attention) +
+                    "% of the forward FLOPs at seq " + std::to_string(in.seq) +
+                    " (6ND ignores them; they grow with seq)");
+    notes.push_back("the LM head is " + format_percent(share.lm_head) + "% of the forward FLOPs (6ND counts it through N)");
+    if (share.embedding_params > 0)
+        notes.push_back("embedding tables are " + format_percent(share.embedding_params) +
+                        "% of N but do no matmul FLOPs (a lookup), so 6ND overcounts them");
+    return notes;
+}
+
+std::int64_t default_seq(const ModelConfig& c) {
+    return std::min<std::int64_t>(c.max_positions > 0 ? c.max_positions : 2048, 2048);
+}
 
 FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     validate(c);
@@ -164,8 +197,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     }
     r.recompute_per_token = recompute / s;
     r.training_per_token = r.model_per_token + r.recompute_per_token;
-    r.six_n = 6 * static_cast<double>(p.total);
-    r.six_n_active = 6 * static_cast<double>(p.active);
+    r.six_n = six_n(static_cast<double>(p.total));
+    r.six_n_active = six_n(static_cast<double>(p.active));
     return r;
 }
 

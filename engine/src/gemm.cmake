@@ -2,7 +2,7 @@
 # target exists). Only the kernel files get ISA flags; the rest of the engine keeps the portable
 # defaults so native and wasm give the same doubles. All rungs get the same flags, so they differ
 # only in their code.
-option(TALLY_GEMM_NATIVE_ISA "Build the GEMM kernels for this machine's vector ISA (-march=native)." ON)
+# TALLY_GEMM_NATIVE_ISA is set in the options block of the top-level CMakeLists.txt.
 
 set(TALLY_GEMM_KERNEL_SOURCES
     "${CMAKE_SOURCE_DIR}/engine/src/gemm_loops.cpp"

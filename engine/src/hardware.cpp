@@ -1,4 +1,5 @@
 #include "tally/hardware.h"
+#include "tally/roofline.h"
 
 #include <cmath>
 
@@ -125,6 +126,8 @@ Hardware find_hardware(const std::string& id) {
     return hardware_from_json(*preset);
 }
 
+double Hardware::ridge(const std::string& dtype) const { return roofline::ridge(peak(dtype), memory_bandwidth_bytes_per_s); }
+
 json hardware_to_json(const Hardware& hw) {
     json peaks = json::object(), ridge = json::object();
     const std::pair<const char*, double> all[] = {
@@ -132,7 +135,7 @@ json hardware_to_json(const Hardware& hw) {
     for (const auto& [key, value] : all) {
         if (value <= 0) continue;
         peaks[key] = value;
-        ridge[key] = value / hw.memory_bandwidth_bytes_per_s;
+        ridge[key] = roofline::ridge(value, hw.memory_bandwidth_bytes_per_s);
     }
     json out{{"id", hw.id},
                 {"name", hw.name},

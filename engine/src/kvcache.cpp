@@ -22,7 +22,27 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
                                    static_cast<std::uint64_t>(batch));
     k.weights_bytes = checked_mul("weights", count_params(c).total, dtype_bytes(weights_dtype));
     k.total_bytes = checked_add("kv_cache", k.kv_cache_bytes, k.weights_bytes);
+    k.mha_kv_cache_bytes = checked_mul("kv_cache", k.kv_cache_bytes / static_cast<std::uint64_t>(c.num_kv_heads),
+                                       static_cast<std::uint64_t>(c.num_heads));
     return k;
+}
+
+KvCapacity kv_capacity(const KvCache& k, std::int64_t context, std::int64_t batch, std::uint64_t usable) {
+    KvCapacity out;
+    out.fits = k.total_bytes <= usable;
+    const std::uint64_t per_sequence = k.bytes_per_token * static_cast<std::uint64_t>(context);
+    out.max_batch = k.weights_bytes >= usable ? 0 : (usable - k.weights_bytes) / per_sequence;
+    out.max_context =
+        k.weights_bytes >= usable ? 0 : (usable - k.weights_bytes) / (k.bytes_per_token * static_cast<std::uint64_t>(batch));
+    return out;
+}
+
+DecodeBound decode_bound(const KvCache& k, std::int64_t batch, double bandwidth_bytes_per_s) {
+    DecodeBound out;
+    out.bytes_per_step = k.total_bytes;
+    out.tokens_per_s = bandwidth_bytes_per_s / static_cast<double>(k.total_bytes);
+    out.batch_tokens_per_s = out.tokens_per_s * static_cast<double>(batch);
+    return out;
 }
 
 }  // namespace tally

@@ -192,6 +192,38 @@ BytesPerParam256 bytes_per_param_256(const Precision& p) {
     return b;
 }
 
+std::string bytes_per_param_formula(const char* count, u64 bytes256) {
+    // bytes per parameter as a short decimal ("2", "4", "2.0039")
+    return std::string(count) + " · " + format_number(static_cast<double>(bytes256) / 256) + " B";
+}
+
+std::string optimizer_states_formula(const Precision& p) {
+    const BytesPerParam256 bpp = bytes_per_param_256(p);
+    switch (p.optimizer) {
+        case Optimizer::AdamW: return bytes_per_param_formula("2 · N_o", bpp.optimizer_states / 2);
+        case Optimizer::AdamW8bit: return "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)";
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: return bytes_per_param_formula("N_o", bpp.optimizer_states);
+        case Optimizer::Sgd: return "0";
+        case Optimizer::Adafactor:
+            return std::string("Σ_matrices (rows + cols) · ") +
+                   format_number(static_cast<double>(dtype_bytes(p.optimizer_state))) + " B";
+    }
+    return "";
+}
+
+std::vector<OptimizerPart> optimizer_parts(Optimizer o, u64 bytes) {
+    switch (o) {
+        case Optimizer::AdamW:
+        case Optimizer::AdamW8bit: return {{"m", "first moment m", bytes / 2}, {"v", "second moment v", bytes / 2}};
+        case Optimizer::SgdMomentum:
+        case Optimizer::Lion: return {{"momentum", "momentum", bytes}};
+        case Optimizer::Adafactor: return {{"v_factored", "factored second moment (row + column statistics)", bytes}};
+        case Optimizer::Sgd: return {};
+    }
+    return {};
+}
+
 namespace {
 
 struct TermBuilder {
@@ -444,9 +476,6 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
     r.bytes.total = add(total, r.bytes.activations);
     return r;
 }
-
-// Longest sequence accepted (as in flops.cpp).
-constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
 
 }  // namespace
 

@@ -217,4 +217,21 @@ u64 shard_factored_state(const ModelConfig& c, const ShardSpec& spec) {
     });
 }
 
+const char* component_formula(Component c, const ModelConfig& m) {
+    switch (c) {
+        case Component::Embedding: return "V·h";
+        case Component::PositionEmbedding: return "max_positions·h";
+        case Component::Attention:
+            return m.qkv_bias || m.attn_out_bias ? "L·(h·(a+2n_kv)·d + a·d·h + biases)" : "L·(h·(a+2n_kv)·d + a·d·h)";
+        case Component::Mlp:
+            if (m.is_moe()) return m.mlp == MlpKind::Gelu ? "L·(E·2·h·f + E·h)" : "L·(E·3·h·f + E·h)";
+            return m.mlp == MlpKind::Gelu ? (m.mlp_bias ? "L·(2·h·f + f + h)" : "L·2·h·f")
+                                          : (m.mlp_bias ? "L·(3·h·f + 2f + h)" : "L·3·h·f");
+        case Component::Norms: return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
+        case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";
+        case Component::LmHead: return m.tied_embeddings ? "0 (tied to the embedding)" : "V·h";
+    }
+    return "";
+}
+
 }  // namespace tally

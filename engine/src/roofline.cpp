@@ -36,9 +36,13 @@ Traffic matmul_min_traffic(double m, double n, double k, double element_bytes) {
     return make(2 * m * n * k, element_bytes * (m * k + k * n + m * n));
 }
 
+Traffic matmul_min_traffic(double m, double n, double k, double in_bytes, double out_bytes) {
+    return make(2 * m * n * k, (m * k + k * n) * in_bytes + m * n * out_bytes);
+}
+
 std::vector<Op> named_ops(const OpsConfig& c) {
     require_positive("element_bytes", c.element_bytes);
-    require_integer("seq", c.seq, 1, 1 << 22);
+    require_integer("seq", c.seq, 1, kMaxOpsSeq);
     require_integer("d_model", c.d_model, 1, 1 << 20);
     require_integer("heads", c.heads, 1, c.d_model);
     if (c.d_model % c.heads != 0)
@@ -86,5 +90,13 @@ std::vector<Op> named_ops(const OpsConfig& c) {
 double attainable(double intensity, double peak_flops_per_s, double bandwidth_bytes_per_s) {
     return std::min(peak_flops_per_s, intensity * bandwidth_bytes_per_s);
 }
+
+double ridge(double peak_flops_per_s, double bandwidth_bytes_per_s) { return peak_flops_per_s / bandwidth_bytes_per_s; }
+
+Bound bound(double intensity, double peak_flops_per_s, double bandwidth_bytes_per_s) {
+    return intensity * bandwidth_bytes_per_s < peak_flops_per_s ? Bound::Memory : Bound::Compute;
+}
+
+const char* to_string(Bound b) { return b == Bound::Memory ? "memory" : "compute"; }
 
 }  // namespace tally::roofline

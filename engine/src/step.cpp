@@ -1,4 +1,5 @@
 #include "tally/step.h"
+#include "tally/training.h"
 
 #include <algorithm>
 #include <cmath>
@@ -336,8 +337,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     r.peak_flops_per_s = peak;
     const double gpus = static_cast<double>(st.gpus);
     r.tflops_per_gpu = counted.model_per_token * r.tokens_per_second / gpus / 1e12;
-    r.mfu = counted.model_per_token * r.tokens_per_second / (gpus * peak);
-    r.hfu = counted.training_per_token * r.tokens_per_second / (gpus * peak);
+    const Utilization u = utilization(counted.model_per_token, counted.training_per_token, counted.six_n,
+                                      r.tokens_per_second, gpus, peak);
+    r.mfu = u.mfu;
+    r.hfu = u.hfu;
     if (!std::isfinite(r.step_seconds) || !(r.step_seconds > 0))
         throw InputError("model", "the step time is not representable for this setup");
     return r;

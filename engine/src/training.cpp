@@ -1,5 +1,6 @@
 #include "tally/training.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tally/error.h"
@@ -9,9 +10,38 @@ namespace tally {
 double training_flops(double params, double tokens) {
     require_positive("params", params);
     require_positive("tokens", tokens);
-    const double flops = 6.0 * params * tokens;
+    const double flops = six_n(params) * tokens;
     if (!std::isfinite(flops)) throw InputError("params", "params * tokens is too large to represent");
     return flops;
+}
+
+ParamsOnlyFlops flops_from_params(double params, Recompute recompute) {
+    require_positive("params", params);
+    if (recompute == Recompute::Selective)
+        throw InputError("recompute", "recompute selective needs a model (its attention shape), not just params");
+    ParamsOnlyFlops out;
+    out.model_per_token = six_n(params);
+    out.training_per_token = recompute == Recompute::Full ? 8 * params : out.model_per_token;
+    return out;
+}
+
+Chinchilla chinchilla(double params, double tokens) {
+    return {kChinchillaTokensPerParam * params, tokens / params};
+}
+
+Utilization utilization(double model_flops_per_token, double hardware_flops_per_token, double six_n_per_token,
+                        double tokens_per_s, double gpus, double peak_flops_per_s) {
+    Utilization u;
+    u.cluster_peak_flops_per_s = gpus * peak_flops_per_s;
+    u.achieved_flops_per_s = model_flops_per_token * tokens_per_s;
+    u.mfu = u.achieved_flops_per_s / u.cluster_peak_flops_per_s;
+    u.hfu = hardware_flops_per_token * tokens_per_s / u.cluster_peak_flops_per_s;
+    u.six_n_mfu = six_n_per_token * tokens_per_s / u.cluster_peak_flops_per_s;
+    return u;
+}
+
+double executed_utilization(double mfu, double hardware_flops_per_token, double model_flops_per_token) {
+    return std::min(1.0, mfu * hardware_flops_per_token / model_flops_per_token);
 }
 
 TrainingTime estimate_training_time(const TrainingTimeInput& input) {

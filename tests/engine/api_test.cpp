@@ -1,6 +1,8 @@
 // Tests of engine/src/api.cpp: the JSON envelope every front end shares.
 #include <catch2/catch.hpp>
 
+#include "api_helpers.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <sys/wait.h>
@@ -15,7 +17,7 @@ TEST_CASE("call wraps a result in ok:true and the numbers match the C++ function
     const json out = json::parse(tally::api::call(
         "training_time", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"));
     REQUIRE(out["ok"] == true);
-    CHECK(out["result"]["six_nd_flops"].get<double>() == 6.0 * 70e9 * 15e12);
+    CHECK(out["result"]["six_nd"].get<double>() == 6.0 * 70e9 * 15e12);
     CHECK(out["result"]["days"].get<double>() == Approx(143.93).epsilon(1e-4));
 }
 
@@ -191,4 +193,15 @@ TEST_CASE("add_warning appends field and message to the result's warnings") {
     tally::api::add_warning(result, "tokens", "second");
     REQUIRE(result["warnings"].size() == 2);
     CHECK(result["warnings"][1] == json{{"field", "tokens"}, {"message", "second"}});
+}
+
+using tally_test::error;
+
+TEST_CASE("non-finite and fractional numbers given as strings are rejected with the field") {
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"seq", "nan"}})["field"] == "seq");
+    CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"gpus", "inf"}})["field"] == "gpus");
+    CHECK(error("flops", {{"model", "llama-2-7b"}, {"tokens", -5}})["field"] == "tokens");
+    CHECK(error("kv_cache", {{"model", "llama-2-7b"}, {"context", 0}})["field"] == "context");
+    CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"hardware", "a100-80gb"}, {"dtype", "fp8"},
+                                  {"gpus", 8}, {"mfu", 0.4}})["field"] == "dtype");
 }

@@ -15,12 +15,20 @@
 #include <string>
 #include <vector>
 
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "../../engine/cli/commands.h"
 #include "cli_runner.h"
+#include "tally/api.h"
+#include "tally/error.h"
 
 namespace {
 
 using tally::test::CliRun;
 using tally::test::run_cli_argv;
+using nlohmann::json;
 
 // Removes the fixture folder when the test binary exits.
 struct RemoveAtExit {
@@ -320,4 +328,252 @@ TEST_CASE("numbers in scientific notation and --flag=value still parse") {
                                      ".9895e3", "--mfu", "0.4", "--json"});
     REQUIRE(run.exit_code == 0);
     CHECK(run.out.find("\"gpus\": 8") != std::string::npos);
+}
+
+// ---------------------------------------------------------------- --json output
+
+namespace {
+
+// Runs the CLI with space-separated words (no word holds a space here); returns {exit status, stdout}.
+std::pair<int, std::string> run_cli(const std::string& words) {
+    std::vector<std::string> argv;
+    std::size_t start = 0;
+    while (start < words.size()) {
+        const std::size_t end = std::min(words.find(' ', start), words.size());
+        if (end > start) argv.push_back(words.substr(start, end - start));
+        start = end + 1;
+    }
+    const CliRun run = run_cli_argv(argv);
+    return {run.signaled ? -1 : run.exit_code, run.out};
+}
+
+}  // namespace
+
+TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit with status 2") {
+    auto [status, out] = run_cli("memory --model llama-2-7b --gpus 8 --zero 1 --seq 4096 --json");
+    REQUIRE(status == 0);
+    const json r = json::parse(out);
+    CHECK(r["per_gpu_bytes"]["weights"] == 2 * 6'738'415'616ull);
+    CHECK(r["per_gpu_bytes"]["optimizer_states"] == 8 * 6'738'415'616ull / 8);
+    CHECK(run_cli("params --model gpt2-small --json").second.find("124439808") != std::string::npos);
+    CHECK(run_cli("memory --model llama-2-7b --zero 5").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --gpus 6 --tp 4").first == 2);
+    CHECK(run_cli("flops --model nope").first == 2);
+    CHECK(run_cli("params --config /nonexistent/config.json").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --bogus 1").first == 2);
+    CHECK(run_cli("memory --model llama-2-7b --seq inf").first == 2);
+}
+
+TEST_CASE("the CLI reads a Hugging Face config.json or a tally config from --config") {
+    const std::string dir = std::string(TALLY_SOURCE_DIR) + "/engine/fuzz/corpus/";
+    auto [status, out] = run_cli("params --config " + dir + "gpt2.json --json");
+    REQUIRE(status == 0);
+    CHECK(json::parse(out)["total"] == 124'439'808);
+    auto [status2, out2] = run_cli("params --config " + dir + "tally_config.json --json");
+    REQUIRE(status2 == 0);
+    CHECK(json::parse(out2)["total"] == 46'702'792'704ull);  // the Mixtral shape
+}
+
+TEST_CASE("every command's --json prints exactly the result of the API method of the same name, defaults included") {
+    struct Row {
+        const char* words;
+        const char* method;
+        json args;
+    };
+    const Row rows[] = {
+        {"time --params 7e9 --tokens 1e12 --gpus 8 --hardware h100-sxm --mfu 0.4 --json", "training_cost",
+         {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"hardware", "h100-sxm"}, {"mfu", 0.4}}},
+        {"mfu --model llama-2-7b --tokens-per-second 3000 --gpus 8 --hardware h100-sxm --json", "mfu",
+         {{"model", "llama-2-7b"}, {"tokens_per_second", 3000}, {"gpus", 8}, {"hardware", "h100-sxm"}}},
+        {"params --model gpt2-small --json", "params", {{"model", "gpt2-small"}}},
+        {"flops --model llama-2-7b --json", "flops", {{"model", "llama-2-7b"}}},
+        {"memory --model llama-2-7b --json", "memory_budget", {{"model", "llama-2-7b"}}},
+        // fit without --mode: the engine's default (fewest GPUs for a given model), not one the CLI picks
+        {"fit --model llama-2-7b --hardware h100-sxm --json", "fit", {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}}},
+        {"fit --gpus 8 --hardware h100-sxm --json", "fit", {{"gpus", 8}, {"hardware", "h100-sxm"}}},
+        {"kv-cache --model llama-2-7b --context 4096 --json", "kv_cache", {{"model", "llama-2-7b"}, {"context", 4096}}},
+        {"presets --json", "presets", json::object()},
+        {"step --model llama-2-7b --hardware h100-sxm --gpus 8 --json", "step_time",
+         {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}, {"gpus", 8}}},
+    };
+    for (const Row& row : rows) {
+        INFO(row.words);
+        const auto [status, out] = run_cli(row.words);
+        REQUIRE(status == 0);
+        const json api = json::parse(tally::api::call(row.method, row.args.dump()));
+        REQUIRE(api["ok"] == true);
+        CHECK(json::parse(out) == api["result"]);
+    }
+}
+
+TEST_CASE("tally float rounds 500 to E4M3's largest finite value 448 and decodes 0x7e to the same value") {
+    const auto [status, out] = run_cli("float --format e4m3 --value 500 --json");
+    REQUIRE(status == 0);
+    const json encoded = json::parse(out);
+    CHECK(encoded["code"] == 126);  // 0x7e: E4M3 saturates to 448 (OCP FP8 spec, Table 1)
+    CHECK(encoded["value"] == 448.0);
+    const auto [status2, out2] = run_cli("float --format e4m3 --code 0x7e --json");
+    REQUIRE(status2 == 0);
+    CHECK(json::parse(out2)["value"] == 448.0);
+    CHECK(run_cli("float --format e9m9 --value 1").first == 2);
+    CHECK(run_cli("float --all --value 1e-8 --json").first == 0);
+}
+
+TEST_CASE("tally bench gemm times the kernels it is asked for, checks them against the reference, and rejects bad sizes") {
+    const auto [status, out] = run_cli("bench gemm --n 32 --kernel naive,ikj --reps 1 --warmup 0 --min-sample-ms 1 --json");
+    REQUIRE(status == 0);
+    const json r = json::parse(out);
+    REQUIRE(r["rows"].size() == 2);
+    for (const json& row : r["rows"]) {
+        CHECK(row["n"] == 32);
+        CHECK(row["correct"] == true);
+        CHECK(row["gflops"].get<double>() > 0);
+        CHECK(row["flops"].get<double>() == 2.0 * 32 * 32 * 32);
+    }
+    CHECK(run_cli("bench gemm --n 0 --json").first == 2);
+    CHECK(run_cli("bench gemm --kernel nope --json").first == 2);
+    CHECK(run_cli("bench nothing").first == 2);
+}
+
+TEST_CASE("tally bench probe measures a positive peak and bandwidth on a small buffer") {
+    const auto [status, out] = run_cli("bench probe --mib 1 --reps 1 --json");
+    REQUIRE(status == 0);
+    const json r = json::parse(out);
+    INFO(out);
+    CHECK(r["peak"]["gflops"].get<double>() > 0);
+    CHECK(r["bandwidth"]["read_gbs"].get<double>() > 0);
+    CHECK(r["bandwidth"]["bytes"] == 1 << 20);
+}
+
+// ---------------------------------------------------------------- flags against API arguments
+// Every argument an accounting API method reads has a flag on its CLI command, and every flag sets an
+// argument the method reads. Both lists are derived, not written down: the CLI's from its option
+// tables (engine/cli), the API's by probing: an argument is read when setting it to an ill-typed value
+// ([]) makes the method fail with an error naming it. Candidates are the string literals of the API sources.
+namespace {
+
+using nlohmann::json;
+
+std::set<std::string> candidate_keys() {
+    std::set<std::string> keys;
+    // Every API source: the methods' files and the shared argument readers.
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/src")) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with("api") || !name.ends_with(".cpp")) continue;
+        std::ifstream in(entry.path());
+        REQUIRE(in);
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string source = text.str();
+        const std::regex literal("\"([a-z][a-z0-9_]*)\"");
+        for (auto it = std::sregex_iterator(source.begin(), source.end(), literal); it != std::sregex_iterator(); ++it)
+            keys.insert((*it)[1].str());
+    }
+    return keys;
+}
+
+// Arguments `method` reads from any of the (valid) base argument sets.
+std::set<std::string> api_arguments(const char* method, const std::vector<json>& bases) {
+    std::set<std::string> read;
+    std::vector<json> all = bases;
+    for (const json& base : bases)
+        if (base.contains("model")) {  // the same base with the model given as a config.json
+            json hf = base;
+            hf.erase("model");
+            hf["hf_config"] = {{"model_type", "gpt2"}, {"n_embd", 768}, {"n_layer", 12}, {"n_head", 12},
+                               {"vocab_size", 50257}, {"n_positions", 1024}};
+            all.push_back(hf);
+        }
+    for (const json& base : all) {
+        REQUIRE_NOTHROW(tally::api::invoke(method, base));
+        for (const std::string& key : candidate_keys()) {
+            json args = base;
+            args[key] = json::array();
+            try {
+                tally::api::invoke(method, args);
+            } catch (const tally::InputError& error) {
+                if (error.field() == key) read.insert(key);
+            }
+        }
+    }
+    return read;
+}
+
+// The API arguments the CLI command's flags set (the CLI maps --config and --no-dropout itself).
+std::set<std::string> cli_arguments(std::span<const tally::cli::Option> options) {
+    std::set<std::string> keys;
+    for (const auto& option : options) {
+        const std::string key = option.key;
+        if (key == "config_path") {
+            keys.insert("model");
+            keys.insert("hf_config");
+        } else if (key == "no_dropout" || key == "dropout_on") {
+            keys.insert("dropout");
+        } else if (key == "predict_mfu") {  // --predict-mfu sets mfu to "predicted"
+            keys.insert("mfu");
+        } else {
+            keys.insert(key);
+        }
+    }
+    return keys;
+}
+
+// `flag_only_bases`: modes in which a flag may be read (e.g. mfu "predicted" passes the layout on to
+// step_time, whose own flags are on `tally step`); their arguments need no flag on this command.
+void compare(const char* command, const char* method, std::span<const tally::cli::Option> options,
+             const std::vector<json>& bases, const std::vector<json>& flag_only_bases = {}) {
+    const std::set<std::string> api = api_arguments(method, bases);
+    std::set<std::string> read_somewhere = api;
+    if (!flag_only_bases.empty())
+        for (const std::string& key : api_arguments(method, flag_only_bases)) read_somewhere.insert(key);
+    const std::set<std::string> cli = cli_arguments(options);
+    REQUIRE(!options.empty());
+    for (const std::string& key : api) {
+        INFO("API argument of " << method << " without a flag on `tally " << command << "`: " << key);
+        CHECK(cli.count(key) == 1);
+    }
+    for (const std::string& key : cli) {
+        INFO("flag of `tally " << command << "` that " << method << " never reads: " << key);
+        CHECK(read_somewhere.count(key) == 1);
+    }
+}
+
+const json kModel = {{"model", "gpt2-small"}};
+
+json with(json base, const json& extra) {
+    base.update(extra);
+    return base;
+}
+
+}  // namespace
+
+TEST_CASE("tally time and training_cost take the same arguments (recompute and attention flops included)") {
+    const json peak = {{"tokens", 1e9}, {"gpus", 8}, {"mfu", 0.4}, {"hardware", "h100-sxm"}};
+    compare("time", "training_cost", tally::cli::time_options("time"),
+            {with(peak, kModel), with(peak, {{"params", 1e9}}), with(with(peak, kModel), {{"recompute_layers", 1}}),
+             with(with(peak, kModel), {{"peak_tflops", 900}}), with(peak, {{"params", 1e9}, {"peak_tflops", 900}})},
+            {with(with(peak, kModel), {{"mfu", "predicted"}})});
+}
+
+TEST_CASE("tally mfu and the mfu method take the same arguments") {
+    const json peak = {{"tokens_per_second", 1e5}, {"gpus", 8}, {"hardware", "h100-sxm"}};
+    compare("mfu", "mfu", tally::cli::time_options("mfu"),
+            {with(peak, kModel), with(peak, {{"params", 1e9}}), with(with(peak, kModel), {{"recompute_layers", 1}}),
+             with(with(peak, kModel), {{"peak_tflops", 900}}), with(peak, {{"params", 1e9}, {"peak_tflops", 900}})});
+}
+
+TEST_CASE("tally params, flops and kv-cache take the same arguments as their API methods") {
+    compare("params", "params", tally::cli::accounting_options("params"), {kModel});
+    compare("flops", "flops", tally::cli::accounting_options("flops"), {kModel, with(kModel, {{"recompute_layers", 1}})});
+    compare("kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache"),
+            {with(kModel, {{"context", 1024}}), with(kModel, {{"context", 1024}, {"hardware", "h100-sxm"}})});
+}
+
+TEST_CASE("tally memory and tally fit take the same arguments as memory_budget and fit") {
+    compare("memory", "memory_budget", tally::cli::accounting_options("memory"),
+            {kModel, with(kModel, {{"hardware", "h100-sxm"}})});
+    compare("fit", "fit", tally::cli::accounting_options("fit"),
+            {{{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}},
+             with(kModel, {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}),
+             with(kModel, {{"mode", "min_gpus"}, {"hardware", "h100-sxm"}})});
 }

@@ -1,9 +1,8 @@
-// Tests of engine/src/fit.cpp and kvcache.cpp: the solvers and inference memory.
+// Tests of engine/src/fit.cpp: the solvers (largest model, fewest GPUs).
 #include <catch2/catch.hpp>
 
 #include "accounting_helpers.h"
 #include "tally/fit.h"
-#include "tally/kvcache.h"
 
 using tally_test::preset;
 
@@ -42,15 +41,6 @@ TEST_CASE("min_gpus reports 0 when no data-parallel degree fits (ZeRO 0 never sh
     const auto c = preset("llama-2-70b");
     tally::TrainingSetup st;  // ZeRO 0: 16 B/param × 69B on every GPU
     CHECK(tally::min_gpus(c, st, 80'000'000'000ull, 1 << 20) == 0);
-}
-
-TEST_CASE("Llama-2-7B's bf16 KV cache is 0.5 MiB per token; GQA makes Llama-2-70B's 320 KiB, 8× less than MHA") {
-    // 2 · L · n_kv · d · 2 bytes: 2·32·32·128·2 = 524,288 and 2·80·8·128·2 = 327,680.
-    CHECK(tally::kv_cache(preset("llama-2-7b"), 1, 1, tally::DType::BF16, tally::DType::BF16).bytes_per_token == 524'288u);
-    const auto k = tally::kv_cache(preset("llama-2-70b"), 4096, 8, tally::DType::BF16, tally::DType::BF16);
-    CHECK(k.bytes_per_token == 327'680u);
-    CHECK(k.kv_cache_bytes == 327'680ull * 4096 * 8);  // 10 GiB
-    CHECK(k.weights_bytes == 2 * 68'976'648'192ull);
 }
 
 namespace {

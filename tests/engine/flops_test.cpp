@@ -123,3 +123,27 @@ TEST_CASE("partial recomputation adds the forward work it redoes: k of L layers 
     CHECK(tally::recompute_ops_from_string("qkv,mlp_up") == (tally::kRecomputeQkv | tally::kRecomputeMlpUp));
     CHECK(error_field([] { tally::recompute_ops_from_string("qkv,softmax"); }) == "recompute_ops");
 }
+
+TEST_CASE("the default sequence is the learned position table capped at 2048, and 2048 for rotary models") {
+    CHECK(tally::default_seq(tally_test::preset("gpt2-small")) == 1024);
+    CHECK(tally::default_seq(tally_test::preset("llama-2-7b")) == 2048);
+}
+
+TEST_CASE("flops notes: attention and LM-head shares of the forward FLOPs, and untied embeddings' share of N") {
+    const tally::ModelConfig c = tally_test::preset("llama-2-7b");
+    tally::FlopsInput in;
+    in.seq = 4096;
+    const tally::FlopsResult r = tally::count_flops(c, in);
+    const tally::FlopsShares share = tally::flops_shares(c, r);
+    CHECK(share.attention > 0);
+    CHECK(share.lm_head > 0);
+    CHECK(share.attention + share.lm_head < 1);
+    // Llama 2 7B's untied 32000 x 4096 embedding is 131M of 6.74B parameters.
+    CHECK(share.embedding_params == Approx(32000.0 * 4096 / 6'738'415'616));
+    const auto notes = tally::flops_notes(c, in, r);
+    REQUIRE(notes.size() == 3);
+    CHECK(notes[0].find("at seq 4096") != std::string::npos);
+    // GPT-2 ties its embedding to the LM head, so 6ND is not said to overcount it: two notes.
+    const tally::ModelConfig gpt2 = tally_test::preset("gpt2-small");
+    CHECK(tally::flops_notes(gpt2, in, tally::count_flops(gpt2, in)).size() == 2);
+}

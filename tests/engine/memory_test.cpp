@@ -352,3 +352,21 @@ TEST_CASE("keeping each stage's output tensor costs e·s·b·h per micro-batch i
     const auto kept = memory_budget(c, st).activations;
     CHECK(kept.total_bytes - freed.total_bytes == 8ull * 2 * 2048 * 12288);  // p = 8 in flight, 2 bytes · sbh
 }
+
+TEST_CASE("optimizer parts split Adam's states into equal m and v, SGD with momentum keeps one, plain SGD none") {
+    const auto adam = tally::optimizer_parts(tally::Optimizer::AdamW, 800);
+    REQUIRE(adam.size() == 2);
+    CHECK(std::string(adam[0].id) == "m");
+    CHECK(adam[0].bytes == 400);
+    CHECK(adam[1].bytes == 400);
+    REQUIRE(tally::optimizer_parts(tally::Optimizer::SgdMomentum, 800).size() == 1);
+    CHECK(tally::optimizer_parts(tally::Optimizer::SgdMomentum, 800)[0].bytes == 800);
+    CHECK(tally::optimizer_parts(tally::Optimizer::Sgd, 0).empty());
+}
+
+TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o · 4 B, 8-bit Adam adds its absmax blocks") {
+    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw").precision) == "2 · N_o · 4 B");
+    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").precision) ==
+          "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
+    CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
+}

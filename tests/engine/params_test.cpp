@@ -125,3 +125,10 @@ TEST_CASE("with tp above the KV heads each GPU keeps a whole KV head (Llama-2-70
     const std::uint64_t per_layer = h * (64 / 16) * d + 2 * h * 1 * d + (64 / 16) * d * h + 3 * h * f / 16 + 2 * h;
     CHECK(tally::shard_params(c, {16, 1, false, false, false}) == per_layer);
 }
+
+TEST_CASE("component formulas follow the model's shape: SwiGLU MLP is L·3·h·f, a tied LM head counts 0") {
+    CHECK(std::string(tally::component_formula(tally::Component::Mlp, preset("llama-2-7b"))) == "L·3·h·f");
+    CHECK(std::string(tally::component_formula(tally::Component::LmHead, preset("gpt2-small"))) ==
+          "0 (tied to the embedding)");
+    CHECK(std::string(tally::component_formula(tally::Component::Norms, preset("gpt2-small"))) == "L·2·2h (weight + bias)");
+}

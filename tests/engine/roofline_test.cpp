@@ -72,7 +72,7 @@ TEST_CASE("roofline API: bad dtype, heads not dividing d_model and unknown hardw
     CHECK(json::parse(tally::api::call("roofline", R"({"dtype":"int4"})"))["error"]["field"] == "dtype");
     CHECK(json::parse(tally::api::call("roofline", R"({"d_model":100,"heads":3})"))["error"]["field"] == "heads");
     CHECK(json::parse(tally::api::call("roofline", R"({"hardware":"abacus"})"))["error"]["field"] == "hardware");
-    const json ok = json::parse(tally::api::call("roofline_ops", R"({"dtype":"fp32","seq":512})"));
+    const json ok = json::parse(tally::api::call("roofline", R"({"dtype":"fp32","seq":512})"));
     REQUIRE(ok["ok"] == true);
     CHECK(ok["result"]["element_bytes"] == 4.0);
     CHECK(ok["result"]["ops"].size() == 11);
@@ -119,4 +119,23 @@ TEST_CASE("roofline with a preset and intensities gives the same bounds as roofl
     CHECK(r["points"][0]["bound"] == "memory");
     CHECK(r["points"][2]["bound"] == "compute");
     CHECK(json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","intensity":[-1]})"))["error"]["field"] == "intensity");
+}
+
+TEST_CASE("H100 SXM's bf16 ridge is about 295 FLOP/byte; left of it an operation is memory-bound, at and right of it compute-bound") {
+    // 989.4 TFLOP/s dense bf16 over 3.35 TB/s (NVIDIA H100 datasheet, SXM5).
+    const double peak = 989.4e12, bandwidth = 3.35e12;
+    CHECK(rl::ridge(peak, bandwidth) == Approx(295.34).epsilon(1e-4));
+    CHECK(rl::bound(100, peak, bandwidth) == rl::Bound::Memory);
+    CHECK(rl::bound(rl::ridge(peak, bandwidth), peak, bandwidth) == rl::Bound::Compute);
+    CHECK(rl::bound(1000, peak, bandwidth) == rl::Bound::Compute);
+    CHECK(std::string(rl::to_string(rl::Bound::Memory)) == "memory");
+    CHECK(rl::attainable(100, peak, bandwidth) == 100 * bandwidth);
+}
+
+TEST_CASE("a bf16 GEMM writing fp32 C moves 2 bytes per input element and 4 per output element") {
+    const rl::Traffic t = rl::matmul_min_traffic(4096, 4096, 4096, 2, 4);
+    CHECK(t.flops == 2.0 * 4096 * 4096 * 4096);
+    CHECK(t.bytes == (2.0 * 4096 * 4096) * 2 + 4096.0 * 4096 * 4);
+    // With one element size for all three it equals the single-size count.
+    CHECK(rl::matmul_min_traffic(64, 32, 16, 4, 4).bytes == rl::matmul_min_traffic(64, 32, 16, 4).bytes);
 }

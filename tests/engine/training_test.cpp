@@ -68,3 +68,36 @@ TEST_CASE("a run too long to represent names the peak (an input), not total_flop
         CHECK(error.field() == "peak_flops_per_s");
     }
 }
+
+TEST_CASE("six_n is 6 FLOPs per parameter per token and 6ND is six_n times the tokens") {
+    CHECK(tally::six_n(7e9) == 42e9);
+    CHECK(tally::training_flops(7e9, 2e12) == tally::six_n(7e9) * 2e12);
+}
+
+TEST_CASE("from params alone full recomputation executes 8N per token against 6N model FLOPs; selective needs a model") {
+    const tally::ParamsOnlyFlops full = tally::flops_from_params(1e9, tally::Recompute::Full);
+    CHECK(full.model_per_token == 6e9);
+    CHECK(full.training_per_token == 8e9);
+    CHECK(tally::flops_from_params(1e9, tally::Recompute::None).training_per_token == 6e9);
+    CHECK_THROWS_AS(tally::flops_from_params(1e9, tally::Recompute::Selective), InputError);
+    CHECK_THROWS_AS(tally::flops_from_params(0, tally::Recompute::None), InputError);
+}
+
+TEST_CASE("Chinchilla's rule asks 1.4T tokens of a 70B model; Llama 2's 2T tokens on 7B are about 286 per parameter") {
+    // Hoffmann et al. 2022, Table 3: 70B parameters, 1.4T tokens. Touvron et al. 2023 (Llama 2): 2T tokens.
+    CHECK(tally::chinchilla(70e9, 1.4e12).compute_optimal_tokens == 1.4e12);
+    CHECK(tally::chinchilla(7e9, 2e12).tokens_per_param == Approx(285.714).epsilon(1e-5));
+}
+
+TEST_CASE("utilization divides model FLOPs per second by the cluster peak; HFU counts the recomputed FLOPs too") {
+    // 2 GPUs at 10 TFLOP/s, 1000 tokens/s, 6 GFLOP model and 8 GFLOP executed per token.
+    const tally::Utilization u = tally::utilization(6e9, 8e9, 6e9, 1000, 2, 1e13);
+    CHECK(u.cluster_peak_flops_per_s == 2e13);
+    CHECK(u.achieved_flops_per_s == 6e12);
+    CHECK(u.mfu == Approx(0.3));
+    CHECK(u.hfu == Approx(0.4));
+    CHECK(u.six_n_mfu == Approx(0.3));
+    // A predicted MFU of 0.5 with 8/6 executed FLOPs keeps the GPUs 2/3 busy; 0.9 would need more than all of them.
+    CHECK(tally::executed_utilization(0.5, 8, 6) == Approx(2.0 / 3));
+    CHECK(tally::executed_utilization(0.9, 8, 6) == 1.0);
+}

@@ -21,13 +21,22 @@ struct Method {
     const char* summary;
 };
 
-// One list per area, each defined in engine/src/api_<area>.cpp.
-std::span<const Method> training_methods();   // api_training.cpp  (6ND thin slice, time, cost)
-std::span<const Method> accounting_methods(); // api_accounting.cpp (models, params, flops, memory, fit, kv cache)
-std::span<const Method> precision_methods();  // api_precision.cpp  (float formats, block scaling)
-std::span<const Method> gemm_methods();       // api_gemm.cpp       (GEMM ladder, probes, roofline)
-std::span<const Method> step_methods();       // api_step.cpp       (step time, layout planner)
-std::span<const Method> inference_methods();  // api_inference.cpp  (serving: decode, prefill, crossover)
+// One list per engine module, each defined in engine/src/api_<module>.cpp.
+std::span<const Method> presets_methods();     // presets, model, assumptions
+std::span<const Method> params_methods();      // params
+std::span<const Method> flops_methods();       // flops
+std::span<const Method> training_methods();    // training_time, training_cost, mfu
+std::span<const Method> memory_methods();      // recipes, memory_budget
+std::span<const Method> fit_methods();         // fit
+std::span<const Method> kvcache_methods();     // kv_cache
+std::span<const Method> tensor_methods();      // tensor_bytes
+std::span<const Method> precision_methods();   // float formats
+std::span<const Method> blockscale_methods();  // block scaling
+std::span<const Method> gemm_methods();        // GEMM ladder
+std::span<const Method> roofline_methods();    // roofline
+std::span<const Method> probe_methods();       // probes
+std::span<const Method> step_methods();        // step time, layout planner
+std::span<const Method> inference_methods();   // serving: decode, prefill, crossover; units; checkpoints
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);

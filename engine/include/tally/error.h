@@ -23,6 +23,8 @@ private:
 
 // Formats a double for error messages without locale surprises ("1.5", "-3", "nan", "inf").
 std::string format_number(double value);
+// A fraction as a percentage with one decimal for prose: 0.14 -> "14.0".
+std::string format_percent(double fraction);
 
 // value must be finite and > 0.
 double require_positive(const char* field, double value);

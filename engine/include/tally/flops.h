@@ -69,4 +69,20 @@ struct FlopsResult {
 
 FlopsResult count_flops(const ModelConfig& config, const FlopsInput& input);
 
+// Where the forward FLOPs go, against what 6ND assumes: the attention scores and attention·V (which 6ND
+// ignores and which grow with s), the LM head (which 6ND counts through N), and the embedding tables'
+// share of N (a lookup: no matmul FLOPs, so 6ND overcounts them; 0 when tied to the LM head).
+struct FlopsShares {
+    double attention = 0;         // of the forward FLOPs
+    double lm_head = 0;           // of the forward FLOPs
+    double embedding_params = 0;  // of the total parameters
+};
+FlopsShares flops_shares(const ModelConfig& config, const FlopsResult& result);
+// The shares as sentences for the CLI and the widgets.
+std::vector<std::string> flops_notes(const ModelConfig& config, const FlopsInput& input, const FlopsResult& result);
+
+// The sequence length the FLOP count uses when none is given: the model's learned position table if it
+// has one, capped at 2048 (the GPT-3 context, Brown et al. 2020, Table 2.1).
+std::int64_t default_seq(const ModelConfig& config);
+
 }  // namespace tally

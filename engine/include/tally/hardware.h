@@ -37,8 +37,8 @@ struct Hardware {
     // Peak FLOP/s for "fp32", "tf32", "bf16", "fp16", "fp8"; InputError(field "dtype") when unknown
     // or unsupported on this chip.
     double peak(const std::string& dtype) const;
-    // Ridge point of the roofline: peak FLOP/s / bytes/s (Williams et al. 2009).
-    double ridge(const std::string& dtype) const { return peak(dtype) / memory_bandwidth_bytes_per_s; }
+    // Ridge point of the roofline for this dtype (roofline::ridge: peak FLOP/s / bytes/s).
+    double ridge(const std::string& dtype) const;
 };
 
 // The allowance a training process cannot use: the CUDA context (cuBLAS/NCCL workspaces, kernels) and

@@ -9,13 +9,34 @@
 namespace tally {
 
 // Inference: KV cache 2 · L · n_kv · d · bytes · tokens · batch, plus weights.
+inline constexpr const char* kKvCacheFormula = "2 · L · n_kv · d · bytes · tokens · batch";
 struct KvCache {
     std::uint64_t bytes_per_token = 0;  // one token of one sequence, all layers, K and V
     std::uint64_t kv_cache_bytes = 0;
     std::uint64_t weights_bytes = 0;
     std::uint64_t total_bytes = 0;
+    std::uint64_t mha_kv_cache_bytes = 0;  // the same cache with n_kv = a (no GQA), for comparison
 };
 KvCache kv_cache(const ModelConfig& config, std::int64_t context, std::int64_t batch, DType kv_dtype,
                  DType weights_dtype);
+
+// What fits in `usable_bytes` of device memory beside the weights.
+struct KvCapacity {
+    bool fits = false;               // weights + KV cache <= usable
+    std::uint64_t max_batch = 0;     // sequences of `context` tokens that fit (0 when the weights alone do not)
+    std::uint64_t max_context = 0;   // tokens per sequence that fit at `batch` sequences
+};
+KvCapacity kv_capacity(const KvCache& cache, std::int64_t context, std::int64_t batch, std::uint64_t usable_bytes);
+
+// Decoding speed limit from memory bandwidth. One decoding step multiplies every weight matrix by the batch's
+// vectors and reads every sequence's KV cache, so it streams weights + KV cache from memory at least once and
+// yields one token per sequence: steps/s <= bandwidth / (weights + KV cache). The KV cache is the full context
+// (the last, slowest step); compute, activations and caching are ignored, so this is an upper bound.
+struct DecodeBound {
+    std::uint64_t bytes_per_step = 0;
+    double tokens_per_s = 0;        // per sequence
+    double batch_tokens_per_s = 0;  // whole batch
+};
+DecodeBound decode_bound(const KvCache& cache, std::int64_t batch, double bandwidth_bytes_per_s);
 
 }  // namespace tally

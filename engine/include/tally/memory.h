@@ -65,6 +65,17 @@ struct BytesPerParam256 {
     std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states + grad_accum; }
 };
 BytesPerParam256 bytes_per_param_256(const Precision& precision);
+// A class's bytes as a formula: `count` parameters times bytes per parameter ("N_w · 2 B").
+std::string bytes_per_param_formula(const char* count, std::uint64_t bytes256);
+// The optimizer states' bytes as a formula in N_o, the parameters whose states a GPU keeps.
+std::string optimizer_states_formula(const Precision& precision);
+// The optimizer's state tensors one by one, sharing `optimizer_state_bytes` (Adam's m and v are the same size).
+struct OptimizerPart {
+    const char* id;  // "m", "v", "momentum", "v_factored"
+    const char* name;
+    std::uint64_t bytes = 0;
+};
+std::vector<OptimizerPart> optimizer_parts(Optimizer optimizer, std::uint64_t optimizer_state_bytes);
 
 struct TrainingSetup {
     std::int64_t seq = 2048;         // s

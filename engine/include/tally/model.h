@@ -50,6 +50,9 @@ struct ModelConfig {
 inline constexpr std::int64_t kMaxVocab = 100'000'000;
 inline constexpr std::int64_t kMaxHidden = 10'000'000;
 inline constexpr std::int64_t kMaxLayers = 100'000;
+// Longest training sequence accepted (2^30 tokens): far beyond any context window, and s² stays exact in a
+// double. The FLOP count, the memory budget and the API all check against it.
+inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
 inline constexpr std::int64_t kMaxFfn = 100'000'000;
 inline constexpr std::int64_t kMaxExperts = 100'000;
 inline constexpr std::int64_t kMaxPositions = 100'000'000;

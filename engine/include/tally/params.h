@@ -12,6 +12,8 @@ namespace tally {
 enum class Component { Embedding, PositionEmbedding, Attention, Mlp, Norms, FinalNorm, LmHead };
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
+// The count of a component as a formula in the model's symbols ("L·3·h·f", "V·h"), for this model's shape.
+const char* component_formula(Component component, const ModelConfig& model);
 
 // How tensor parallelism (Megatron-LM, Shoeybi et al. 2019) splits a tensor across t GPUs.
 enum class TpSplit {

@@ -54,4 +54,20 @@ std::vector<Op> named_ops(const OpsConfig& config);
 // min(peak, intensity x bandwidth).
 double attainable(double intensity, double peak_flops_per_s, double bandwidth_bytes_per_s);
 
+// Ridge point: the intensity at which the two roofs meet, peak / bandwidth (FLOP/byte).
+double ridge(double peak_flops_per_s, double bandwidth_bytes_per_s);
+
+// Which roof bounds an operation of this intensity: memory when intensity x bandwidth < peak
+// (left of the ridge), else compute.
+enum class Bound { Memory, Compute };
+Bound bound(double intensity, double peak_flops_per_s, double bandwidth_bytes_per_s);
+const char* to_string(Bound bound);  // "memory", "compute"
+
+// The compulsory traffic of a GEMM whose inputs A and B have in_bytes per element and whose output C
+// has out_bytes (a bf16 GEMM accumulating into fp32 C: 2 and 4): read A and B once, write C once.
+Traffic matmul_min_traffic(double m, double n, double k, double in_bytes, double out_bytes);
+
+// Longest sequence the named operations accept (their s x s score matrices stay countable in a double).
+inline constexpr int kMaxOpsSeq = 1 << 22;
+
 }  // namespace tally::roofline

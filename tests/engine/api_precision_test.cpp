@@ -1,26 +1,15 @@
-// Tests of engine/src/api_precision.cpp: the float_* and block_* methods the widget and CLI use.
+// Tests of engine/src/api_precision.cpp: the float_* methods the widget and CLI use.
 #include <catch2/catch.hpp>
 
 #include <string>
 
+#include "api_helpers.h"
 #include "tally/api.h"
 
 using nlohmann::json;
 
-namespace {
-json ok(const char* method, const json& args) {
-    const json out = json::parse(tally::api::call(method, args.dump()));
-    INFO(out.dump());
-    REQUIRE(out["ok"] == true);
-    return out["result"];
-}
-json err(const char* method, const json& args) {
-    const json out = json::parse(tally::api::call(method, args.dump()));
-    INFO(out.dump());
-    REQUIRE(out["ok"] == false);
-    return out["error"];
-}
-}  // namespace
+using tally_test::ok;
+const auto err = tally_test::error;
 
 TEST_CASE("float_encode of 500 in E4M3 reports code 126, value 448, saturated, error 52") {
     const json r = ok("float_encode", {{"format", "e4m3"}, {"value", "500"}});
@@ -125,19 +114,4 @@ TEST_CASE("float_encode_batch hashes the same codes for the same seed and differ
     CHECK(a["hash"] == b["hash"]);
     CHECK(a["hash"] != c["hash"]);
     CHECK(err("float_encode_batch", {{"format", "e4m3"}, {"count", 0}})["field"] == "count");
-}
-
-TEST_CASE("block_compare quantizes a generated vector with MXFP4, NVFP4 and per-tensor fp8") {
-    const json r = ok("block_compare", {{"generate", {{"n", 64}, {"seed", 3}, {"outlier", 40}}}});
-    REQUIRE(r["results"].size() == 3);
-    CHECK(r["results"][0]["scheme"] == "mxfp4");
-    CHECK(r["results"][0]["scales"].size() == 2);
-    CHECK(r["results"][1]["scales"].size() == 4);
-    CHECK(r["values"].size() == 64);
-    CHECK(r["values"][64 / 3] == 40.0);
-    CHECK(ok("block_quantize", {{"scheme", "mxfp4"}, {"values", "1, 2, 3, -6"}})["dequantized"] ==
-          json::array({1.0, 2.0, 3.0, -6.0}));
-    CHECK(err("block_quantize", {{"scheme", "mxfp4"}, {"values", "1, abc"}})["field"] == "values[1]");
-    CHECK(err("block_quantize", {{"scheme", "mxfp9"}, {"values", "1"}})["field"] == "scheme");
-    CHECK(err("block_quantize", {{"scheme", "mxfp4"}, {"values", ""}})["field"] == "values");
 }

@@ -1,0 +1,257 @@
+// Argument readers shared by the API files (declared in api_args.h): the training setup, the recipe,
+// the usable capacity, the FLOPs inputs, and the float-format arguments.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/input.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+#include "tally/precision_text.h"
+#include "tally/training.h"
+
+namespace tally::api {
+
+using u64 = std::uint64_t;
+using namespace tally::fp;
+
+// ---------------------------------------------------------------- argument helpers
+std::int64_t int_or(const json& args, const char* field, std::int64_t fallback, std::int64_t low, std::int64_t high) {
+    return optional_integer_arg(args, field, low, high).value_or(fallback);
+}
+
+std::string string_or(const json& args, const char* field, const char* fallback) {
+    return optional_string_arg(args, field).value_or(fallback);
+}
+
+Precision precision_from_args(const json& args, json* recipe_out) {
+    const Recipe& recipe = find_recipe(string_or(args, "recipe", kDefaultRecipe));
+    Precision p = recipe.precision;
+    bool overridden = false;
+    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights"); overridden = true; }
+    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients"); overridden = true; }
+    if (auto v = optional_string_arg(args, "master_weights")) {
+        p.master_weights = dtype_from_string(*v, "master_weights");
+        overridden = true;
+    }
+    if (auto v = optional_string_arg(args, "optimizer")) { p.optimizer = optimizer_from_string(*v); overridden = true; }
+    if (auto v = optional_string_arg(args, "optimizer_state")) {
+        p.optimizer_state = dtype_from_string(*v, "optimizer_state");
+        overridden = true;
+    }
+    if (auto v = optional_string_arg(args, "grad_accum")) {
+        p.grad_accum = dtype_from_string(*v, "grad_accum");
+        overridden = overridden || p.grad_accum != DType::None;
+    }
+    if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
+    if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
+    validate(p);
+    if (recipe_out != nullptr) {
+        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(recipe.id)},
+                           {"base", recipe.id},
+                           {"name", overridden ? std::string("custom (from ") + recipe.name + ")" : std::string(recipe.name)},
+                           {"description", overridden ? std::string("per-class settings below") : std::string(recipe.description)},
+                           {"weights", to_string(p.weights)},
+                           {"gradients", to_string(p.gradients)},
+                           {"master_weights", to_string(p.master_weights)},
+                           {"optimizer", to_string(p.optimizer)},
+                           {"optimizer_state", to_string(p.optimizer_state)}};
+        if (p.grad_accum != DType::None) (*recipe_out)["grad_accum"] = to_string(p.grad_accum);
+    }
+    return p;
+}
+
+TrainingSetup setup_from_args(const json& args, json* recipe_out) {
+    TrainingSetup st;
+    st.seq = int_or(args, "seq", 2048, 1, kMaxSeq);
+    st.micro_batch = int_or(args, "micro_batch", 1, 1, 1'000'000'000);
+    st.global_batch = int_or(args, "global_batch", 0, 0, std::int64_t{1} << 50);
+    st.gpus = int_or(args, "gpus", 1, 1, 100'000'000);
+    st.zero = static_cast<int>(int_or(args, "zero", 0, 0, 3));
+    st.tp = int_or(args, "tp", 1, 1, 1'000'000);
+    st.pp = int_or(args, "pp", 1, 1, 1'000'000);
+    st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
+    st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    st.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    st.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    st.flash_attention = bool_arg(args, "flash_attention", false);
+    // Absent (or null): the model's own dropouts decide which masks are stored.
+    if (args.contains("dropout") && !args["dropout"].is_null()) st.dropout = bool_arg(args, "dropout", false);
+    st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
+    const std::string gather = string_or(args, "zero3_gather", "none");
+    if (gather == "module") st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    else if (gather == "layer") st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    else if (gather != "none")
+        throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
+    st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
+    st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
+    st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
+    st.precision = precision_from_args(args, recipe_out);
+    return st;
+}
+
+// Capacity from capacity_bytes (taken as given: no allowance unless one is asked for, so a stated figure
+// such as "80 GB" stays reproducible) or a hardware preset (the capacity the device reports, less the
+// default allowance for the CUDA context and fragmentation); nullopt when neither is given.
+std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out) {
+    u64 capacity = 0;
+    u64 context = 0;
+    double fraction = 0;
+    if (auto v = optional_number_arg(args, "capacity_bytes")) {
+        capacity = static_cast<u64>(require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62));
+    } else if (auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        if (hardware_out != nullptr) *hardware_out = hardware_to_json(hw);
+        capacity = hw.memory_reported_bytes;
+        context = kDefaultCudaContextBytes;
+        fraction = kDefaultFragmentationFraction;
+    } else {
+        return std::nullopt;
+    }
+    if (auto v = optional_number_arg(args, "cuda_context_bytes"))
+        context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, std::int64_t{1} << 62));
+    if (auto v = optional_number_arg(args, "fragmentation_fraction")) fraction = *v;
+    return usable_capacity(capacity, context, fraction);
+}
+
+// The capacity fields every method with a capacity reports.
+void add_capacity(json& out, const UsableCapacity& u, const json& hardware) {
+    out["capacity_bytes"] = u.capacity;
+    out["cuda_context_bytes"] = u.context_bytes;
+    out["fragmentation_fraction"] = u.fragmentation_fraction;
+    out["fragmentation_bytes"] = u.fragmentation_bytes;
+    out["allowance_bytes"] = u.allowance_bytes;
+    out["usable_bytes"] = u.usable_bytes;
+    if (!hardware.is_null()) out["hardware"] = hardware;
+}
+
+json recipes_json() {
+    json out = json::array();
+    for (const Recipe& r : recipes()) {
+        const BytesPerParam256 b = bytes_per_param_256(r.precision);
+        out.push_back({{"id", r.id},
+                       {"name", r.name},
+                       {"description", r.description},
+                       {"weights", to_string(r.precision.weights)},
+                       {"gradients", to_string(r.precision.gradients)},
+                       {"master_weights", to_string(r.precision.master_weights)},
+                       {"optimizer", to_string(r.precision.optimizer)},
+                       {"optimizer_state", to_string(r.precision.optimizer_state)},
+                       {"bytes_per_param", static_cast<double>(b.total()) / 256}});
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- Chinchilla reference
+// The Chinchilla reference (training.h); `basis` says which N it uses: total, active (MoE) or given.
+void add_chinchilla(json& out, double params, double tokens, const char* basis) {
+    const Chinchilla rule = chinchilla(params, tokens);
+    out["chinchilla_tokens_per_param"] = kChinchillaTokensPerParam;
+    out["chinchilla_params"] = basis;
+    out["chinchilla_tokens"] = rule.compute_optimal_tokens;
+    out["tokens_per_param"] = rule.tokens_per_param;
+}
+
+// ---------------------------------------------------------------- flops
+// A percentage with one decimal for prose ("14.0").
+std::string percent(double fraction) { return format_percent(fraction); }
+
+FlopsInput flops_input(const json& args, const ModelConfig& c) {
+    FlopsInput in;
+    in.seq = int_or(args, "seq", default_seq(c), 1, kMaxSeq);
+    in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
+    in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    in.flash_attention = bool_arg(args, "flash_attention", false);
+    in.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
+    in.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    if (in.recompute_layers > 0) {
+        // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
+        const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
+        in.layers_per_stage = (c.num_layers + pp - 1) / pp;
+    }
+    return in;
+}
+
+// ---------------------------------------------------------------- argument readers
+
+Format format_arg(const json& args, const char* field) {
+    const std::string name = string_arg(args, field);
+    if (auto f = format_from_name(name)) return *f;
+    throw InputError(field, std::string(field) + " must be one of " + format_names_list() + ", got \"" + name + "\"");
+}
+
+Round round_arg(const json& args, Format f) {
+    auto name = optional_string_arg(args, "rounding");
+    if (!name) return Round::nearest_even;
+    auto r = round_from_name(*name);
+    if (!r)
+        throw InputError("rounding",
+                         "rounding must be one of nearest_even (rn), nearest_away (rna), toward_zero (rz), up (ru), "
+                         "down (rd), got \"" + *name + "\"");
+    (void)f;
+    return *r;
+}
+
+// saturate: true, false, or absent/null/"default" for the format's NVIDIA default.
+bool saturate_arg(const json& args, Format f) {
+    auto it = args.find("saturate");
+    if (it == args.end() || it->is_null() || (it->is_string() && it->get<std::string>() == "default"))
+        return format_info(f).default_saturate;
+    return bool_arg(args, "saturate", format_info(f).default_saturate);
+}
+
+// The value to encode: a JSON number, or text ("1e-8", "-0", "inf", "nan").
+ValueArg value_arg(const json& args) {
+    auto it = args.find("value");
+    if (it == args.end() || it->is_null())
+        throw InputError("value", "value is required: a number such as 0.1, 1e-8, -0, inf or nan");
+    if (it->is_number()) {
+        const double v = it->get<double>();
+        return {v, exact_decimal(v)};
+    }
+    if (it->is_string()) {
+        const std::string t = it->get<std::string>();
+        return {parse_value("value", t), t};
+    }
+    throw InputError("value", "value must be a number or a string such as \"1e-8\", got " +
+                                  std::string(it->type_name()));
+}
+
+// A code from "code" (integer, or hex text) or "hex" (text).
+uint64_t code_arg(const json& args, Format f) {
+    const FormatInfo fi = format_info(f);
+    auto hex = args.find("hex");
+    if (hex != args.end() && !hex->is_null()) {
+        if (!hex->is_string()) throw InputError("hex", "hex must be a string such as \"0x7e\"");
+        return parse_code_text("hex", f, hex->get<std::string>());
+    }
+    auto code = args.find("code");
+    if (code == args.end() || code->is_null())
+        throw InputError("code", "code or hex is required: the bit pattern to decode");
+    if (code->is_string()) return parse_code_text("code", f, code->get<std::string>());
+    const std::string range = "an integer in [0, " + std::to_string(code_mask(fi)) + "] for " + fi.name +
+                              (fi.bits > 53 ? " (give 64-bit codes as hex text)" : "");
+    if (code->is_number_unsigned()) {
+        const uint64_t v = code->get<uint64_t>();
+        if (v > code_mask(fi)) throw InputError("code", "code must be " + range + ", got " + std::to_string(v));
+        return v;
+    }
+    if (code->is_number_integer()) throw InputError("code", "code must be " + range + ", got " + code->dump());
+    if (code->is_number_float()) {
+        const double v = code->get<double>();
+        if (!(v >= 0) || v != std::floor(v) || v > (double)code_mask(fi) || v >= 18446744073709551616.0)
+            throw InputError("code", "code must be " + range + ", got " + format_number(v));
+        return (uint64_t)v;
+    }
+    throw InputError("code", "code must be " + range);
+}
+
+
+}  // namespace tally::api

@@ -1,0 +1,135 @@
+// API of the solvers (fit.h): the largest model on N GPUs, or the fewest GPUs for a model and setup.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/fit.h"
+#include "tally/hardware.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// ---------------------------------------------------------------- fit
+json fit(const json& args) {
+    // Without a mode: the fewest GPUs for a given model, else the largest model on the given GPUs.
+    const bool model_given = (args.contains("model") && !args["model"].is_null()) ||
+                             (args.contains("hf_config") && !args["hf_config"].is_null());
+    const std::string mode = string_or(args, "mode", model_given ? "min_gpus" : "largest_model");
+    json hardware;
+    if (mode == "largest_model") {
+        json recipe;
+        const Precision p = precision_from_args(args, &recipe);
+        const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
+        const auto cap = capacity_from_args(args, &hardware);
+        if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const double reserve = optional_number_arg(args, "reserve_fraction").value_or(0.0);
+        if (!(reserve >= 0 && reserve < 1))
+            throw InputError("reserve_fraction", "reserve_fraction must be in [0, 1), got " + format_number(reserve));
+        const u64 total = checked_mul("gpus", cap->usable_bytes, static_cast<u64>(gpus));
+        // Usable bytes: the reserve is rounded up so the answer never overstates.
+        const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
+        const u64 usable = total - std::min(total, reserved);
+        // ZeRO stage 3 (FSDP full shard) unless told otherwise: the bound of the ZeRO paper's last column.
+        const int zero = static_cast<int>(int_or(args, "zero", 3, 0, 3));
+        const std::int64_t tp = int_or(args, "tp", 1, 1, 1'000'000);
+        const std::int64_t pp = int_or(args, "pp", 1, 1, 1'000'000);
+        const u64 n = largest_model_params_sharded(usable, gpus, zero, tp, pp, p);
+        const BytesPerParam256 b = bytes_per_param_256(p);
+        static const char* const kZeroAssumes[] = {
+            "no ZeRO: every data-parallel rank holds all weights, gradients, master weights and optimizer states of its "
+            "tp·pp share",
+            "ZeRO stage 1: optimizer states and master weights sharded across data-parallel ranks",
+            "ZeRO stage 2: gradients, optimizer states and master weights sharded across data-parallel ranks",
+            "weights, gradients, master weights and optimizer states fully sharded across all GPUs (ZeRO stage 3 / FSDP)"};
+        json out{{"mode", mode},
+                 {"gpus", gpus},
+                 {"zero", zero},
+                 {"tp", tp},
+                 {"pp", pp},
+                 {"dp", gpus / (tp * pp)},
+                 {"usable_bytes_total", total},
+                 {"usable_bytes", usable},
+                 {"reserve_fraction", reserve},
+                 {"recipe", recipe},
+                 {"bytes_per_param", static_cast<double>(b.total()) / 256},
+                 {"max_params", n},
+                 {"assumes", std::string(kZeroAssumes[zero]) +
+                                 "; activations excluded unless reserve_fraction sets memory aside or a model is given"}};
+        add_capacity(out, *cap, hardware);
+        out["usable_bytes"] = usable;  // after the reserve, all GPUs together
+        out["usable_bytes_per_gpu"] = cap->usable_bytes;
+        out["capacity_bytes_total"] = checked_mul("gpus", cap->capacity, static_cast<u64>(gpus));
+        // With a model: keep its width, grow its depth, count everything (activations included).
+        if (model_given) {
+            ModelConfig c = resolve_model(args);
+            json model_recipe;
+            json setup_args = args;
+            setup_args["zero"] = zero;
+            TrainingSetup st = setup_from_args(setup_args, &model_recipe);
+            st.gpus = gpus;
+            const u64 per_gpu = cap->usable_bytes - std::min(cap->usable_bytes, reserve == 0 ? u64{0}
+                                                                   : static_cast<u64>(static_cast<double>(cap->usable_bytes) * reserve) + 1);
+            const std::int64_t layers = largest_model_layers(c, st, per_gpu);
+            out["layers"] = layers == 0 ? json(nullptr) : json(layers);
+            if (layers == 0) {
+                out["max_params_with_activations"] = nullptr;
+                out["reason"] = "not even one layer per pipeline stage fits: raise the ZeRO stage, tp or pp, recompute, "
+                                "or shrink seq/micro_batch";
+            } else {
+                c.num_layers = layers;
+                const MemoryBudget m = memory_budget(c, st);
+                out["max_params_with_activations"] = m.params_total;
+                out["model"] = model_to_json(c);
+                out["budget"] = budget_json(c, st, m, model_recipe);
+            }
+            out["assumes_with_model"] = "the model's width, heads and vocabulary kept; num_layers is the largest depth "
+                                        "whose whole budget (activations at seq and micro_batch included) fits one GPU";
+        }
+        return out;
+    }
+    if (mode == "min_gpus") {
+        const ModelConfig c = resolve_model(args);
+        json recipe;
+        TrainingSetup st = setup_from_args(args, &recipe);
+        const auto cap = capacity_from_args(args, &hardware);
+        if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
+        const std::int64_t max_gpus = int_or(args, "max_gpus", kMaxSearchGpus, 1, kMaxSearchGpus);
+        st.global_batch = 0;
+        const std::int64_t n = min_gpus(c, st, cap->usable_bytes, max_gpus);
+        json out{{"mode", mode}, {"tp", st.tp}, {"pp", st.pp}, {"zero", st.zero}};
+        add_capacity(out, *cap, hardware);
+        if (n == 0) {
+            out["min_gpus"] = nullptr;
+            out["reason"] = "no data-parallel degree up to " + std::to_string(max_gpus) +
+                            " GPUs fits: raise the ZeRO stage, tp or pp, recompute activations, or shrink seq/micro_batch";
+            return out;
+        }
+        st.gpus = n;
+        out["min_gpus"] = n;
+        out["dp"] = n / (st.tp * st.pp);
+        out["budget"] = budget_json(c, st, memory_budget(c, st), recipe);
+        return out;
+    }
+    throw InputError("mode", "mode must be largest_model or min_gpus, got \"" + mode + "\"");
+}
+
+constexpr Method kMethods[] = {
+    {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup"},
+};
+
+}  // namespace
+
+std::span<const Method> fit_methods() { return kMethods; }
+
+}  // namespace tally::api

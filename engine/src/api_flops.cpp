@@ -1,0 +1,84 @@
+// API of the FLOP count (flops.h): forward and training FLOPs by component, beside 6ND.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/flops.h"
+#include "tally/model.h"
+#include "tally/params.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+json flops(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const FlopsInput in = flops_input(args, c);
+    const FlopsResult r = count_flops(c, in);
+    const auto tokens_arg = optional_number_arg(args, "tokens");
+    const double tokens = tokens_arg ? require_positive("tokens", *tokens_arg) : 1.0;
+    const double s = static_cast<double>(in.seq);
+    json terms = json::array();
+    for (const FlopsTerm& t : r.terms)
+        terms.push_back({{"id", t.id},
+                         {"name", t.name},
+                         {"formula", t.formula},
+                         {"formula_per_token", t.formula_per_token},
+                         {"forward_per_sequence", t.forward_per_sequence},
+                         {"forward_per_token", t.forward_per_sequence / s},
+                         {"share", t.forward_per_sequence / r.forward_per_sequence}});
+    const ParamCount p = count_params(c);
+    const json notes = flops_notes(c, in, r);
+    const double six_nd = r.six_n * tokens;
+    const double model = r.model_per_token * tokens;
+    const double recompute = r.recompute_per_token * tokens;
+    json out{{"model", model_to_json(c)},
+             {"seq", in.seq},
+             {"attention_flops", to_string(in.attention)},
+             {"recompute", to_string(in.recompute)},
+             {"recompute_ops", recompute_ops_to_string(in.recompute_ops)},
+             {"recompute_layers", in.recompute_layers},
+             {"flash_attention", in.flash_attention},
+             {"params_total", p.total},
+             {"params_active", p.active},
+             {"components", terms},
+             {"forward_per_sequence", r.forward_per_sequence},
+             {"forward_per_token", r.forward_per_token},
+             {"per_token",
+              {{"forward", r.forward_per_token},
+               {"model", r.model_per_token},
+               {"recompute", r.recompute_per_token},
+               {"training", r.training_per_token},
+               {"six_n", r.six_n},
+               {"six_n_active", r.six_n_active}}},
+             {"tokens", tokens},
+             {"six_nd", six_nd},
+             {"six_nd_active", r.six_n_active * tokens},
+             {"model_flops", model},
+             {"recompute_flops", recompute},
+             {"exact", model + recompute},
+             {"ratio_exact_to_six_nd", model / six_nd},
+             {"notes", notes}};
+    if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);
+    if (tokens_arg)
+        add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens, c.is_moe() ? "active" : "total");
+    return out;
+}
+
+constexpr Method kMethods[] = {
+    {"flops", flops, "forward and training FLOPs by component, beside 6ND"},
+};
+
+}  // namespace
+
+std::span<const Method> flops_methods() { return kMethods; }
+
+}  // namespace tally::api

@@ -1,0 +1,233 @@
+// API of the training memory budget (memory.h): bytes per GPU class by class and term by term, the
+// recipes, and the verdict against a capacity.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/fit.h"
+#include "tally/hardware.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+
+namespace tally::api {
+
+using u64 = std::uint64_t;
+
+// Shared with api_fit.cpp through api_args.h.
+json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
+    const BytesPerParam256 bpp = bytes_per_param_256(st.precision);
+    json classes = json::array();
+    const std::string zero_text = "ZeRO stage " + std::to_string(st.zero);
+    classes.push_back({{"id", "weights"},
+                       {"name", "working weights"},
+                       {"bytes", m.bytes.weights},
+                       {"params", m.params_weights},
+                       {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
+                       {"description", std::string("The ") + to_string(st.precision.weights) +
+                                           " weights the forward and backward passes read; split by TP and PP, and "
+                                           "by data parallelism only at ZeRO stage 3 (" + zero_text + ")."},
+                       {"formula", bytes_per_param_formula("N_w", bpp.weights)},
+                       {"sharded_by", "tp, pp, zero 3"}});
+    classes.push_back({{"id", "gradients"},
+                       {"name", "gradients"},
+                       {"bytes", m.bytes.gradients},
+                       {"params", m.params_gradients},
+                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
+                       {"description", std::string("One ") + to_string(st.precision.gradients) +
+                                           " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
+                       {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
+                       {"sharded_by", "tp, pp, zero >= 2"}});
+    classes.push_back({{"id", "master_weights"},
+                       {"name", "master weights"},
+                       {"bytes", m.bytes.master_weights},
+                       {"params", m.params_optimizer},
+                       {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
+                       {"description", st.precision.master_weights == DType::None
+                                           ? std::string("None: the optimizer updates the working weights directly.")
+                                           : std::string("A ") + to_string(st.precision.master_weights) +
+                                                 " copy the optimizer updates, so small updates are not lost to "
+                                                 "rounding in the narrower weights; part of the optimizer state ZeRO "
+                                                 "stage 1 shards."},
+                       {"formula", bytes_per_param_formula("N_o", bpp.master_weights)},
+                       {"sharded_by", "tp, pp, zero >= 1"}});
+    json parts = json::array();
+    for (const OptimizerPart& part : optimizer_parts(st.precision.optimizer, m.bytes.optimizer_states))
+        parts.push_back({{"id", part.id}, {"name", part.name}, {"bytes", part.bytes}});
+    classes.push_back({{"id", "optimizer_states"},
+                       {"parts", parts},
+                       {"name", "optimizer states"},
+                       {"bytes", m.bytes.optimizer_states},
+                       {"params", m.params_optimizer},
+                       {"bytes_per_param",
+                        m.params_optimizer == 0 ? 0.0
+                                                : static_cast<double>(m.bytes.optimizer_states) /
+                                                      static_cast<double>(m.params_optimizer)},
+                       {"description", std::string(to_string(st.precision.optimizer)) + ": " +
+                                           optimizer_description(st.precision.optimizer) + "."},
+                       {"formula", optimizer_states_formula(st.precision)},
+                       {"sharded_by", "tp, pp, zero >= 1"}});
+    classes.push_back({{"id", "activations"},
+                       {"name", "activations"},
+                       {"bytes", m.bytes.activations},
+                       {"description",
+                        "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
+                            std::to_string(m.activations.layers) + " layers × " +
+                            std::to_string(m.activations.in_flight) + " micro-batch(es) in flight, plus the terms "
+                            "outside the layers."},
+                       {"formula", "per_layer · layers · in_flight + outside"},
+                       {"sharded_by", "tp (and sequence parallel), pp"}});
+    if (m.bytes.grad_accum != 0)
+        classes.push_back({{"id", "grad_accum"},
+                           {"name", "gradient accumulation buffer"},
+                           {"bytes", m.bytes.grad_accum},
+                           {"params", m.params_optimizer},
+                           {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
+                           {"description", std::string("A ") + to_string(st.precision.grad_accum) +
+                                               " buffer the gradients of each micro-batch are added into, beside the " +
+                                               to_string(st.precision.gradients) +
+                                               " gradients; sharded like the optimizer states from ZeRO stage 1."},
+                           {"formula", bytes_per_param_formula("N_o", bpp.grad_accum)},
+                           {"sharded_by", "tp, pp, zero >= 1"}});
+    if (m.bytes.zero3_buffer != 0) {
+        const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
+        classes.push_back({{"id", "zero3_buffer"},
+                           {"name", "ZeRO-3 gathered parameters"},
+                           {"bytes", m.bytes.zero3_buffer},
+                           {"params", m.zero3_gathered_params},
+                           {"description", std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit +
+                                               " being computed (and " + std::to_string(st.zero3_prefetch) +
+                                               " prefetched ahead) and holds its full gradient until the "
+                                               "reduce-scatter."},
+                           {"formula", "N_unit · (1 + prefetch + 1) · " +
+                                           format_number(static_cast<double>(dtype_bytes(st.precision.weights))) + " B"},
+                           {"sharded_by", "tp, pp"}});
+    }
+    json terms = json::array();
+    for (const ActivationTerm& t : m.activations.terms)
+        terms.push_back({{"id", t.id},
+                         {"name", t.name},
+                         {"scope", t.per_layer ? "per_layer" : "outside"},
+                         {"bytes", t.bytes},
+                         {"description", t.description},
+                         {"formula", t.formula}});
+    json per_gpu{{"weights", m.bytes.weights},
+                 {"gradients", m.bytes.gradients},
+                 {"master_weights", m.bytes.master_weights},
+                 {"optimizer_states", m.bytes.optimizer_states},
+                 {"activations", m.bytes.activations},
+                 {"total", m.bytes.total}};
+    if (m.bytes.grad_accum != 0) per_gpu["grad_accum"] = m.bytes.grad_accum;
+    if (m.bytes.zero3_buffer != 0) per_gpu["zero3_buffer"] = m.bytes.zero3_buffer;
+    json setup{{"gpus", st.gpus},
+               {"dp", m.dp},
+               {"tp", st.tp},
+               {"pp", st.pp},
+               {"virtual_stages", st.virtual_stages},
+               {"keep_stage_outputs", st.keep_stage_outputs},
+               {"zero", st.zero},
+               {"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
+                                    ? "none"
+                                    : (st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "module" : "layer")},
+               {"zero3_prefetch", st.zero3_prefetch},
+               {"sequence_parallel", st.sequence_parallel},
+               {"recompute", to_string(st.recompute)},
+               {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
+               {"recompute_layers", st.recompute_layers},
+               {"flash_attention", st.flash_attention},
+               {"dropout", m.activations.attention_dropout || m.activations.residual_dropout ||
+                               m.activations.embedding_dropout},
+               {"dropout_from", st.dropout.has_value() ? "argument" : "model"},
+               {"dropout_masks",
+                {{"attention", m.activations.attention_dropout},
+                 {"residual", m.activations.residual_dropout},
+                 {"embedding", m.activations.embedding_dropout}}},
+               {"activation_bytes", st.activation_bytes},
+               {"seq", st.seq},
+               {"micro_batch", st.micro_batch},
+               {"global_batch", st.global_batch == 0 ? st.micro_batch * m.dp : st.global_batch},
+               {"grad_accum_steps", m.grad_accum_steps},
+               {"microbatches_in_flight", m.activations.in_flight},
+               {"layers_per_stage", m.layers_per_stage},
+               {"stage", m.stage}};
+    json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
+                     {"layers", m.activations.layers},
+                     {"microbatches_in_flight", m.activations.in_flight},
+                     {"full_recompute_layers", m.activations.full_recompute_layers},
+                     {"interleave_factor", m.activations.interleave_factor},
+                     {"outside_bytes", m.activations.outside_bytes},
+                     {"total_bytes", m.activations.total_bytes},
+                     {"terms", terms},
+                     {"korthikanti_formula", m.activations.korthikanti_formula}};
+    json out{{"model", model_to_json(c)},
+                {"params_total", m.params_total},
+                {"params_on_gpu", m.params_on_gpu},
+                {"setup", setup},
+                {"recipe", recipe},
+                {"bytes_per_param",
+                 {{"weights", static_cast<double>(bpp.weights) / 256},
+                  {"gradients", static_cast<double>(bpp.gradients) / 256},
+                  {"master_weights", static_cast<double>(bpp.master_weights) / 256},
+                  {"optimizer_states", static_cast<double>(bpp.optimizer_states) / 256},
+                  {"total", static_cast<double>(bpp.total()) / 256}}},
+                {"params_per_gpu",
+                 {{"weights", m.params_weights}, {"gradients", m.params_gradients}, {"optimizer", m.params_optimizer}}},
+                {"per_gpu_bytes", per_gpu},
+                {"classes", classes},
+                {"activations", activations}};
+    if (bpp.grad_accum != 0) out["bytes_per_param"]["grad_accum"] = static_cast<double>(bpp.grad_accum) / 256;
+    return out;
+}
+
+namespace {
+
+json recipes_method(const json&) { return json{{"recipes", recipes_json()}}; }
+
+json memory_budget_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    json recipe;
+    const TrainingSetup st = setup_from_args(args, &recipe);
+    const MemoryBudget m = memory_budget(c, st);
+    json out = budget_json(c, st, m, recipe);
+    // A figure to compare with (e.g. a number printed in course notes): the ratios are the engine's.
+    if (auto reference = optional_number_arg(args, "reference_bytes")) {
+        require_positive("reference_bytes", *reference);
+        out["reference"] = {{"bytes", *reference},
+                            {"activations_ratio", static_cast<double>(m.bytes.activations) / *reference},
+                            {"total_ratio", static_cast<double>(m.bytes.total) / *reference}};
+    }
+    json hardware;
+    if (auto cap = capacity_from_args(args, &hardware)) {
+        add_capacity(out, *cap, hardware);
+        const u64 usable = cap->usable_bytes;
+        out["fits"] = m.bytes.total <= usable;
+        // Signed headroom against the usable capacity; a deficit beyond 2^62 bytes is clamped.
+        out["headroom_bytes"] = m.bytes.total <= usable
+                                    ? json(static_cast<std::int64_t>(usable - m.bytes.total))
+                                    : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - usable,
+                                                                                    u64{1} << 62)));
+        const std::int64_t n = min_gpus(c, st, usable, kMaxSearchGpus);
+        out["min_gpus"] = n == 0 ? json(nullptr) : json(n);
+    } else {
+        out["capacity_bytes"] = nullptr;
+        out["fits"] = nullptr;
+        out["min_gpus"] = nullptr;
+    }
+    return out;
+}
+
+constexpr Method kMethods[] = {
+    {"recipes", recipes_method, "named precision/optimizer recipes with bytes per parameter"},
+    {"memory_budget", memory_budget_method, "training memory per GPU, term by term"},
+};
+
+}  // namespace
+
+std::span<const Method> memory_methods() { return kMethods; }
+
+}  // namespace tally::api

@@ -1,0 +1,68 @@
+// API of the parameter count (params.h): total, by component with its formula, and tensor by tensor.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/model.h"
+#include "tally/params.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// ---------------------------------------------------------------- params
+json params_result(const ModelConfig& c) {
+    const ParamCount p = count_params(c);
+    json components = json::array();
+    const std::pair<Component, u64> parts[] = {{Component::Embedding, p.embedding},
+                                               {Component::PositionEmbedding, p.position_embedding},
+                                               {Component::Attention, p.attention},
+                                               {Component::Mlp, p.mlp},
+                                               {Component::Norms, p.norms},
+                                               {Component::FinalNorm, p.final_norm},
+                                               {Component::LmHead, p.lm_head}};
+    for (const auto& [component, count] : parts)
+        components.push_back({{"id", component_id(component)},
+                              {"name", component_name(component)},
+                              {"count", count},
+                              {"formula", component_formula(component, c)}});
+    json tensors = json::array();
+    for (const Tensor& t : model_tensors(c))
+        tensors.push_back({{"name", t.name},
+                           {"rows", t.rows},
+                           {"cols", t.cols},
+                           {"count", t.count()},
+                           {"per_layer", t.per_layer},
+                           {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
+    return json{{"model", model_to_json(c)},
+                {"total", p.total},
+                {"active", p.active},
+                {"components", components},
+                {"per_layer",
+                 {{"attention", p.per_layer_attention},
+                  {"mlp", p.per_layer_mlp},
+                  {"mlp_active", p.per_layer_mlp_active},
+                  {"norms", p.per_layer_norms},
+                  {"total", p.per_layer}}},
+                {"tensors", tensors}};
+}
+
+json params(const json& args) { return params_result(resolve_model(args)); }
+
+constexpr Method kMethods[] = {
+    {"params", params, "exact parameter count by component and tensor"},
+};
+
+}  // namespace
+
+std::span<const Method> params_methods() { return kMethods; }
+
+}  // namespace tally::api

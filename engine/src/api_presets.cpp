@@ -1,0 +1,152 @@
+// API of the presets (presets.h): models, hardware, recipes, optimizers, dtypes; a model resolved on
+// its own; and the assumptions audit of every preset. Shapes in docs/API.md ("Accounting").
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/input.h"
+#include "tally/memory.h"
+#include "tally/model.h"
+#include "tally/params.h"
+#include "tally/presets.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+json presets(const json&) {
+    json models = json::array();
+    for (const auto& m : presets_json().at("models")) {
+        ModelConfig c = model_from_json(m.at("config"));
+        const ParamCount p = count_params(c);
+        models.push_back({{"id", m.at("id")},
+                          {"name", m.value("name", m.at("id").get<std::string>())},
+                          {"source", m.value("source", "")},
+                          {"assumption_sources", m.value("assumption_sources", json::object())},
+                          {"config", model_to_json(c)},
+                          {"params_total", p.total},
+                          {"params_active", p.active}});
+    }
+    json hardware = json::array();
+    for (const auto& h : presets_json().at("hardware")) hardware.push_back(hardware_to_json(hardware_from_json(h)));
+    json optimizers = json::array();
+    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
+                        Optimizer::Adafactor})
+        optimizers.push_back({{"id", to_string(o)}, {"states", optimizer_states(o)}, {"description", optimizer_description(o)}});
+    json dtypes = json::array();
+    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
+        dtypes.push_back({{"id", to_string(t)}, {"bytes", dtype_bytes(t)}});
+    return json{{"models", models}, {"hardware", hardware}, {"recipes", recipes_json()}, {"optimizers", optimizers},
+                {"dtypes", dtypes}};
+}
+
+// ---------------------------------------------------------------- model (resolve only)
+json model_method(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const ParamCount p = count_params(c);
+    return json{{"model", model_to_json(c)}, {"params_total", p.total}, {"params_active", p.active}};
+}
+
+// ---------------------------------------------------------------- assumptions audit
+// Every assumption the memory budget and the FLOP count make for each preset, with the value the engine
+// uses and the source the preset cites (empty when a preset cites none: tests reject that).
+std::string dropout_text(const ModelConfig& c) {
+    if (!c.has_dropout()) return "none: no dropout masks stored";
+    return "attention " + format_number(c.attention_dropout) + ", residual " + format_number(c.residual_dropout) +
+           ", embedding " + format_number(c.embedding_dropout) + ": 1-byte masks stored";
+}
+
+std::string attention_text(const ModelConfig& c) {
+    const std::string heads = std::to_string(c.num_kv_heads) + " K/V heads for " + std::to_string(c.num_heads) +
+                              " query heads";
+    if (c.num_kv_heads == c.num_heads) return "MHA (" + heads + ")";
+    if (c.num_kv_heads == 1) return "MQA (" + heads + ")";
+    return "GQA (" + heads + ")";
+}
+
+std::string bytes_text(u64 bytes) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%llu bytes (%.3f GB, %.2f MiB)", static_cast<unsigned long long>(bytes),
+                  static_cast<double>(bytes) / 1e9, static_cast<double>(bytes) / (1 << 20));
+    return text;
+}
+
+json assumptions(const json&) {
+    auto row = [](const char* id, const char* name, const json& value, const std::string& source) {
+        return json{{"id", id}, {"name", name}, {"value", value}, {"source", source}};
+    };
+    auto cited = [](const json& preset, const char* key) {
+        const auto sources = preset.find("assumption_sources");
+        if (sources == preset.end() || !sources->is_object()) return std::string();
+        return sources->value(key, std::string());
+    };
+    json models = json::array();
+    for (const auto& m : presets_json().at("models")) {
+        const ModelConfig c = model_from_json(m.at("config"));
+        const ParamCount p = count_params(c);
+        const std::string count_source = "counted by the engine from the preset's config (" + m.value("source", "") + ")";
+        json rows = json::array();
+        rows.push_back(row("dropout", "dropout", dropout_text(c), cited(m, "dropout")));
+        rows.push_back(row("tied_embeddings", "tied embeddings", c.tied_embeddings ? "tied: the LM head is the embedding matrix"
+                                                                                  : "untied: separate LM head",
+                           cited(m, "tied_embeddings")));
+        rows.push_back(row("attention", "attention type", attention_text(c), cited(m, "attention")));
+        rows.push_back(row("activation_dtype", "activation dtype", "2 bytes per stored value (bf16/fp16)",
+                           cited(m, "activation_dtype")));
+        rows.push_back(row("params_compute", "parameters for compute (6ND, days)",
+                           std::to_string(p.active) + (c.is_moe() ? " active of " + std::to_string(p.total) + " (MoE: "
+                                                                        "each token visits " +
+                                                                        std::to_string(c.experts_per_token) + " experts)"
+                                                                  : " (dense: all parameters)"),
+                           count_source));
+        rows.push_back(row("params_memory", "parameters for memory",
+                           std::to_string(p.total) + (c.is_moe() ? " (every expert is stored)" : " (all parameters)"),
+                           count_source));
+        models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
+    }
+    const std::string allowance_source =
+        "tally default allowance (engine/include/tally/hardware.h): " + std::to_string(kDefaultCudaContextBytes >> 20) +
+        " MiB CUDA context (order of PyTorch issue #34323) + " + format_number(kDefaultFragmentationFraction * 100) +
+        " % fragmentation (a stated assumption; ZeRO, Rajbhandari et al. 2020 sec. 3.2); both are arguments";
+    json hardware = json::array();
+    for (const auto& h : presets_json().at("hardware")) {
+        const Hardware hw = hardware_from_json(h);
+        const UsableCapacity u = usable_capacity(hw.memory_reported_bytes, kDefaultCudaContextBytes, kDefaultFragmentationFraction);
+        json rows = json::array();
+        rows.push_back(row("capacity_marketing", "capacity on the datasheet", bytes_text(hw.memory_bytes), hw.source));
+        rows.push_back(row("capacity_reported", hw.memory_reported_by == "device" ? "capacity the device reports"
+                                                                                  : "capacity (no device report found: datasheet)",
+                           bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
+        rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
+                           allowance_source));
+        char peak[48];
+        std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
+        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak,
+                           hw.peak_bf16 > 0 ? hw.source : std::string()));
+        rows.push_back(row("memory_bandwidth", "memory bandwidth",
+                           format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
+        hardware.push_back({{"id", h.at("id")}, {"name", hw.name}, {"assumptions", rows}});
+    }
+    return json{{"models", models}, {"hardware", hardware}};
+}
+
+constexpr Method kMethods[] = {
+    {"assumptions", assumptions, "every assumption behind each preset's budget and FLOP count, with its source"},
+    {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes"},
+    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config"},
+};
+
+}  // namespace
+
+std::span<const Method> presets_methods() { return kMethods; }
+
+}  // namespace tally::api

@@ -1,0 +1,57 @@
+// API of the probes (probe.h): this core's peak FLOP/s and main-memory bandwidth, measured.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/probe.h"
+
+namespace tally::api {
+
+namespace {
+
+// probe_peak: samples x min_sample_ms.
+constexpr double kMaxProbeMs = 10000;
+// probe_bandwidth's buffer: 8x a 32 MiB L3 is still a main-memory stream.
+constexpr std::int64_t kMaxProbeMiB = 256;
+
+json probe_peak(const json& args) {
+    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
+    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(50);
+    require_in_left_open("min_sample_ms", min_sample_ms, 0.9, 5000.0);
+    if (samples * min_sample_ms > kMaxProbeMs)
+        throw InputError("samples", "samples x min_sample_ms must be at most " + format_number(kMaxProbeMs) +
+                                        " ms, got " + format_number(samples * min_sample_ms));
+    const std::string variant = optional_string_arg(args, "variant").value_or("simd");
+    if (variant != "simd" && variant != "relaxed")
+        throw InputError("variant", "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
+                                    "f32x4.relaxed_madd), got \"" + variant + "\"");
+    const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
+    return {{"variant", variant}, {"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
+            {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
+            {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
+}
+
+json probe_bandwidth(const json& args) {
+    const auto mib = optional_integer_arg(args, "mib", 1, kMaxProbeMiB).value_or(128);
+    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
+    const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
+    return {{"read_gbs", r.read_gbs}, {"read_gbs_min", r.read_gbs_min}, {"read_gbs_max", r.read_gbs_max},
+            {"triad_gbs", r.triad_gbs}, {"triad_gbs_min", r.triad_gbs_min}, {"triad_gbs_max", r.triad_gbs_max},
+            {"bytes", r.bytes}, {"samples", r.samples}, {"threads", 1}};
+}
+
+constexpr Method kMethods[] = {
+    {"probe_peak", probe_peak,
+     "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains; variant relaxed: "
+     "f32x4.relaxed_madd chains)"},
+    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
+};
+
+}  // namespace
+
+std::span<const Method> probe_methods() { return kMethods; }
+
+}  // namespace tally::api

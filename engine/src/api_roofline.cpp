@@ -1,0 +1,105 @@
+// API of the roofline (roofline.h): named operations with FLOPs, bytes and intensity, and their bound
+// on a hardware preset or on raw peaks (see docs/API.md, "GEMM and roofline").
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tally/api.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/roofline.h"
+
+namespace tally::api {
+
+namespace {
+
+double element_bytes_of(const std::string& dtype) {
+    if (dtype == "fp32" || dtype == "tf32") return 4;
+    if (dtype == "bf16" || dtype == "fp16") return 2;
+    if (dtype == "fp8") return 1;
+    throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
+}
+
+// The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.
+json bounds_at(const json& args, double peak, double bandwidth) {
+    json points = json::array();
+    if (args.contains("intensity")) {
+        const json& list = args.at("intensity");
+        if (!list.is_array() || list.size() > 4096)
+            throw InputError("intensity", "intensity must be an array of at most 4096 positive numbers");
+        for (const json& item : list) {
+            if (!item.is_number()) throw InputError("intensity", "intensity must be an array of positive numbers");
+            const double intensity = require_positive("intensity", item.get<double>());
+            const double bound = roofline::attainable(intensity, peak, bandwidth);
+            points.push_back({{"intensity", intensity},
+                              {"attainable_flops_per_s", bound},
+                              {"bound", roofline::to_string(roofline::bound(intensity, peak, bandwidth))}});
+        }
+    }
+    return points;
+}
+
+// {hardware?: preset id, dtype: "bf16", seq: 2048, d_model: 4096, heads: 32, intensity?: [FLOP/byte]}
+// With a hardware preset, `points` holds the bound at each intensity (as roofline_custom), so a chart
+// needs one call per roof.
+json roofline(const json& args) {
+    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    roofline::OpsConfig config;
+    config.element_bytes = element_bytes_of(dtype);
+    config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, roofline::kMaxOpsSeq).value_or(config.seq));
+    config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
+    config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
+    const auto ops = roofline::named_ops(config);
+
+    json out = {{"dtype", dtype}, {"element_bytes", config.element_bytes}, {"seq", config.seq},
+                {"d_model", config.d_model}, {"heads", config.heads}};
+    double peak = 0, bandwidth = 0;
+    if (const auto id = optional_string_arg(args, "hardware")) {
+        const Hardware hw = find_hardware(*id);
+        peak = hw.peak(dtype);
+        bandwidth = hw.memory_bandwidth_bytes_per_s;
+        out["hardware"] = {{"id", *id}, {"name", hw.name}, {"source", hw.source},
+                           {"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth}};
+        out["peak_flops_per_s"] = peak;
+        out["bandwidth_bytes_per_s"] = bandwidth;
+        out["ridge_flops_per_byte"] = roofline::ridge(peak, bandwidth);
+        out["points"] = bounds_at(args, peak, bandwidth);
+    }
+    json list = json::array();
+    for (const roofline::Op& op : ops) {
+        json item = {{"id", op.id}, {"name", op.name}, {"group", op.group}, {"flops", op.flops},
+                     {"bytes", op.bytes}, {"intensity", op.intensity}, {"model", op.model}};
+        if (peak > 0) {
+            const double bound = roofline::attainable(op.intensity, peak, bandwidth);
+            item["attainable_flops_per_s"] = bound;
+            item["bound"] = roofline::to_string(roofline::bound(op.intensity, peak, bandwidth));
+            item["fraction_of_peak"] = bound / peak;
+        }
+        list.push_back(std::move(item));
+    }
+    out["ops"] = std::move(list);
+    return out;
+}
+
+// A roofline from raw numbers (this machine's probes): {peak_flops_per_s, bandwidth_bytes_per_s,
+// intensity?: [FLOP/byte]} -> the ridge point and the bound at each intensity.
+json roofline_custom(const json& args) {
+    const double peak = require_positive("peak_flops_per_s", number_arg(args, "peak_flops_per_s"));
+    const double bandwidth = require_positive("bandwidth_bytes_per_s", number_arg(args, "bandwidth_bytes_per_s"));
+    return {{"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth},
+            {"ridge_flops_per_byte", roofline::ridge(peak, bandwidth)}, {"points", bounds_at(args, peak, bandwidth)}};
+}
+
+constexpr Method kMethods[] = {
+    {"roofline", roofline,
+     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},
+    {"roofline_custom", roofline_custom,
+     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)"},
+};
+
+}  // namespace
+
+std::span<const Method> roofline_methods() { return kMethods; }
+
+}  // namespace tally::api

@@ -1,0 +1,58 @@
+// Tests of engine/src/api_presets.cpp: presets, model resolution and the assumptions audit.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "api_helpers.h"
+
+using nlohmann::json;
+using tally_test::error;
+using tally_test::ok;
+
+TEST_CASE("params, flops and kv_cache accept a preset id, a config object or pasted config.json text") {
+    const std::string gpt2 = R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})";
+    CHECK(ok("params", {{"model", "gpt2-small"}})["total"] == 124'439'808);
+    CHECK(ok("params", {{"hf_config", gpt2}})["total"] == 124'439'808);
+    CHECK(ok("params", {{"model", json::parse(gpt2)}})["total"] == 124'439'808);
+    const json f = ok("flops", {{"model", "gpt2-small"}, {"seq", 1024}, {"tokens", 1e9}});
+    CHECK(f["six_nd"].get<double>() == 6.0 * 124'439'808 * 1e9);
+    CHECK(f["exact"].get<double>() == f["model_flops"].get<double>());
+    CHECK(f["attention_flops"] == "full");
+    CHECK(ok("kv_cache", {{"model", "llama-2-70b"}, {"context", 4096}})["bytes_per_token"] == 327'680);
+}
+
+TEST_CASE("the assumptions audit gives every preset a value and a source for every assumption") {
+    const json a = ok("assumptions", json::object());
+    REQUIRE(a["models"].size() >= 13);
+    REQUIRE(a["hardware"].size() >= 8);
+    for (const char* kind : {"models", "hardware"})
+        for (const auto& preset : a[kind]) {
+            std::set<std::string> ids;
+            for (const auto& row : preset["assumptions"]) {
+                INFO(preset["id"].get<std::string>() + " " + row["id"].get<std::string>());
+                CHECK(row["source"].get<std::string>().size() > 20);
+                CHECK(row["value"].get<std::string>().size() > 0);
+                ids.insert(row["id"].get<std::string>());
+            }
+            if (std::string(kind) == "models")
+                CHECK(ids == std::set<std::string>{"dropout", "tied_embeddings", "attention", "activation_dtype",
+                                                   "params_compute", "params_memory"});
+            else
+                CHECK(ids == std::set<std::string>{"capacity_marketing", "capacity_reported", "usable_capacity",
+                                                   "dense_peak_bf16", "memory_bandwidth"});
+        }
+    // Values are the engine's: Llama 3 8B is GQA without dropout, GPT-2 MHA with dropout 0.1.
+    auto value = [&](const char* kind, const char* id, const char* row) {
+        for (const auto& p : a[kind])
+            if (p["id"] == id)
+                for (const auto& r : p["assumptions"])
+                    if (r["id"] == row) return r["value"].get<std::string>();
+        return std::string("missing");
+    };
+    CHECK(value("models", "llama-3-8b", "attention").rfind("GQA", 0) == 0);
+    CHECK(value("models", "llama-3-8b", "dropout").rfind("none", 0) == 0);
+    CHECK(value("models", "gpt2-small", "attention").rfind("MHA", 0) == 0);
+    CHECK(value("models", "gpt2-small", "dropout").find("attention 0.1") != std::string::npos);
+    CHECK(value("hardware", "h100-sxm", "capacity_reported").rfind("85520809984 bytes", 0) == 0);
+}
