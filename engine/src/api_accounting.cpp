@@ -17,6 +17,7 @@
 #include "tally/input.h"
 #include "tally/kvcache.h"
 #include "tally/memory.h"
+#include "tally/moe.h"
 #include "tally/model.h"
 #include "tally/params.h"
 #include "tally/presets.h"
@@ -104,6 +105,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
     st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
     st.precision = precision_from_args(args, recipe_out);
+    st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
+    st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return st;
 }
 
@@ -204,6 +207,9 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::Norms: return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
         case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";
         case Component::LmHead: return m.tied_embeddings ? "0 (tied to the embedding)" : "V·h";
+        case Component::EmbeddingExtras: return "type_vocab·h + embedding norm + stacks·buckets·a";
+        case Component::CrossAttention: return "L_dec·(h·(a+2n_kv)·d + a·d·h + norm)";
+        case Component::Pooler: return "h·h + h";
     }
     return "";
 }
@@ -217,20 +223,27 @@ json params_result(const ModelConfig& c) {
                                                {Component::Mlp, p.mlp},
                                                {Component::Norms, p.norms},
                                                {Component::FinalNorm, p.final_norm},
-                                               {Component::LmHead, p.lm_head}};
+                                               {Component::LmHead, p.lm_head},
+                                               {Component::EmbeddingExtras, p.embedding_extras},
+                                               {Component::CrossAttention, p.cross_attention},
+                                               {Component::Pooler, p.pooler}};
     for (const auto& [component, count] : parts)
+        // Encoder and encoder-decoder parts are listed only when the model has them.
+        if (count > 0 || static_cast<int>(component) <= static_cast<int>(Component::LmHead))
         components.push_back({{"id", component_id(component)},
                               {"name", component_name(component)},
                               {"count", count},
                               {"formula", component_formula(component, c)}});
     json tensors = json::array();
-    for (const Tensor& t : model_tensors(c))
+    for (const Tensor& t : model_tensors(c)) {
         tensors.push_back({{"name", t.name},
                            {"rows", t.rows},
                            {"cols", t.cols},
                            {"count", t.count()},
                            {"per_layer", t.per_layer},
                            {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
+        if (t.cross) tensors.back()["layers"] = c.num_decoder_layers;  // decoder layers only
+    }
     return json{{"model", model_to_json(c)},
                 {"total", p.total},
                 {"active", p.active},
@@ -284,6 +297,7 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
         const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
         in.layers_per_stage = (c.num_layers + pp - 1) / pp;
     }
+    in.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return in;
 }
 
@@ -339,6 +353,7 @@ json flops(const json& args) {
               {{"forward", r.forward_per_token},
                {"model", r.model_per_token},
                {"recompute", r.recompute_per_token},
+               {"capacity", r.capacity_per_token},
                {"training", r.training_per_token},
                {"six_n", r.six_n},
                {"six_n_active", r.six_n_active}}},
@@ -710,6 +725,24 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"microbatches_in_flight", m.activations.in_flight},
                {"layers_per_stage", m.layers_per_stage},
                {"stage", m.stage}};
+    if (c.is_moe()) {
+        // Expert parallelism and capacity (moe.h): what each GPU holds, sees and sends per layer.
+        const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+        setup["ep"] = st.ep;
+        setup["expert_dp"] = m.expert_dp;
+        setup["capacity_factor"] = st.capacity_factor;
+        setup["moe"] = {{"local_experts", moe.local_experts},
+                        {"expert_params_on_gpu", m.expert_params_on_gpu},
+                        {"tokens_per_expert", moe.tokens_per_expert},
+                        {"expert_capacity", moe.expert_capacity},
+                        {"expert_slots_per_gpu", moe.expert_slots_per_gpu},
+                        {"dropped_fraction_balanced", moe.dropped_fraction_balanced},
+                        {"all_to_all_bytes_per_layer_forward", moe.all_to_all_bytes_forward},
+                        {"all_to_all_bytes_per_layer_step", moe.all_to_all_bytes_per_step_layer},
+                        {"router_params_per_layer", moe.router_params_per_layer},
+                        {"router_flops_per_token_forward", moe.router_flops_per_token_forward},
+                        {"router_activation_bytes", moe.router_activation_bytes}};
+    }
     json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
                      {"layers", m.activations.layers},
                      {"microbatches_in_flight", m.activations.in_flight},
