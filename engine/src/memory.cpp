@@ -425,11 +425,12 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
                          std::int64_t in_flight, bool first, bool last) {
     StageBudget r;
     const Precision& p = st.precision;
-    const u64 n = shard_params(c, spec);
+    const ShardSplit split = shard_params_split(c, spec);
+    const u64 n = split.total;
     const u64 udp = static_cast<u64>(dp);
     r.params_on_gpu = n;
     // Routed experts are replicated only over dp/ep GPUs, so ZeRO shards their states over that group.
-    const u64 n_expert = c.is_moe() ? shard_expert_params(c, spec) : 0, n_dense = n - n_expert;
+    const u64 n_expert = split.expert, n_dense = n - n_expert;
     const u64 expert_dp = static_cast<u64>(dp / std::max<std::int64_t>(spec.ep, 1));
     r.expert_params = n_expert;
     auto zero_shard = [&](bool sharded) {

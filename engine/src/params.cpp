@@ -268,6 +268,19 @@ u64 shard_expert_params(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) { return t.expert ? shard_count(t, tp) : 0; });
 }
 
+ShardSplit shard_params_split(const ModelConfig& c, const ShardSpec& spec) {
+    ShardSplit out;
+    // One pass over the tensors: the expert share is summed beside the total (the planner calls this per layout).
+    out.total = over_shard(c, spec, [&out, &c, &spec](const Tensor& t, u64 tp) {
+        const u64 n = shard_count(t, tp);
+        if (t.expert)
+            out.expert = add(out.expert, mul(mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1))),
+                                             static_cast<u64>(spec.layers)));
+        return n;
+    });
+    return out;
+}
+
 u64 largest_module_params(const ModelConfig& c, std::int64_t tp) {
     if (tp < 1) throw InputError("tp", "tp must be >= 1");
     u64 largest = 0, current = 0;

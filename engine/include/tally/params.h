@@ -80,6 +80,11 @@ struct ShardSpec {
 std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
 // The routed experts' share of shard_params (sharded over ep, and by ZeRO over dp/ep).
 std::uint64_t shard_expert_params(const ModelConfig& config, const ShardSpec& spec);
+struct ShardSplit {
+    std::uint64_t total = 0;   // shard_params
+    std::uint64_t expert = 0;  // shard_expert_params
+};
+ShardSplit shard_params_split(const ModelConfig& config, const ShardSpec& spec);
 
 // Parameters of the largest single module (a linear layer's weight and bias, an embedding, a norm)
 // on one of tp GPUs: what DeepSpeed's ZeRO-3 estimator calls the largest layer.
