@@ -19,7 +19,7 @@ using nlohmann::json;
 #define MODEL_OPTIONS                                                                                            \
     {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},                \
     {"--config", "config_path", Kind::String, "path to a Hugging Face config.json (llama, mistral, qwen2, "      \
-                                              "mixtral, gpt2) or a tally config object"}
+                                              "mixtral, gpt2, bert, roberta, t5) or a tally config object"}
 
 constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
 
@@ -33,6 +33,7 @@ constexpr Option kFlopsOptions[] = {
     {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},
     {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
+    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token cf (default 0: no limit)"},
 };
 
 #define ALLOWANCE_OPTIONS                                                                                          \
@@ -66,6 +67,8 @@ constexpr Option kFlopsOptions[] = {
     {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"},   \
     {"--zero3-gather", "zero3_gather", Kind::String, "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"}, \
     {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},            \
+    {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree, experts sharded over ep GPUs (default 1)"},        \
+    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token cf (default 0: no limit)"}, \
     {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
     {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"}, \
     ALLOWANCE_OPTIONS

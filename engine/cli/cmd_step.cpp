@@ -30,7 +30,9 @@ using nlohmann::json;
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
     {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw)"},                 \
     {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},         \
-    {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"}
+    {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},                   \
+    {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"},              \
+    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token (default 0: no limit)"}
 
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,

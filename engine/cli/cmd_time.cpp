@@ -23,6 +23,7 @@ namespace {
     {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
     {"--pp", "pp", Kind::Integer, "pipeline stages (default 1): recompute-layers counts per stage; the layout with --predict-mfu"},    \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},                   \
+    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token (default 0: no limit)"}, \
     {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                              \
     {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},           \
     {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"}, \

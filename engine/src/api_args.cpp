@@ -94,6 +94,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
     st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
     st.precision = precision_from_args(args, recipe_out);
+    st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
+    st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return st;
 }
 
@@ -176,6 +178,7 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
         const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
         in.layers_per_stage = (c.num_layers + pp - 1) / pp;
     }
+    in.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return in;
 }
 

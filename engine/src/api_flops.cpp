@@ -56,6 +56,7 @@ json flops(const json& args) {
               {{"forward", r.forward_per_token},
                {"model", r.model_per_token},
                {"recompute", r.recompute_per_token},
+               {"capacity", r.capacity_per_token},
                {"training", r.training_per_token},
                {"six_n", r.six_n},
                {"six_n_active", r.six_n_active}}},

@@ -14,6 +14,7 @@
 #include "tally/hardware.h"
 #include "tally/memory.h"
 #include "tally/model.h"
+#include "tally/moe.h"
 
 namespace tally::api {
 
@@ -155,6 +156,24 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"microbatches_in_flight", m.activations.in_flight},
                {"layers_per_stage", m.layers_per_stage},
                {"stage", m.stage}};
+    if (c.is_moe()) {
+        // Expert parallelism and capacity (moe.h): what each GPU holds, sees and sends per layer.
+        const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+        setup["ep"] = st.ep;
+        setup["expert_dp"] = m.expert_dp;
+        setup["capacity_factor"] = st.capacity_factor;
+        setup["moe"] = {{"local_experts", moe.local_experts},
+                        {"expert_params_on_gpu", m.expert_params_on_gpu},
+                        {"tokens_per_expert", moe.tokens_per_expert},
+                        {"expert_capacity", moe.expert_capacity},
+                        {"expert_slots_per_gpu", moe.expert_slots_per_gpu},
+                        {"dropped_fraction_balanced", moe.dropped_fraction_balanced},
+                        {"all_to_all_bytes_per_layer_forward", moe.all_to_all_bytes_forward},
+                        {"all_to_all_bytes_per_layer_step", moe.all_to_all_bytes_per_step_layer},
+                        {"router_params_per_layer", moe.router_params_per_layer},
+                        {"router_flops_per_token_forward", moe.router_flops_per_token_forward},
+                        {"router_activation_bytes", moe.router_activation_bytes}};
+    }
     json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
                      {"layers", m.activations.layers},
                      {"microbatches_in_flight", m.activations.in_flight},

@@ -28,20 +28,27 @@ json params_result(const ModelConfig& c) {
                                                {Component::Mlp, p.mlp},
                                                {Component::Norms, p.norms},
                                                {Component::FinalNorm, p.final_norm},
-                                               {Component::LmHead, p.lm_head}};
+                                               {Component::LmHead, p.lm_head},
+                                               {Component::EmbeddingExtras, p.embedding_extras},
+                                               {Component::CrossAttention, p.cross_attention},
+                                               {Component::Pooler, p.pooler}};
     for (const auto& [component, count] : parts)
+        // Encoder and encoder-decoder parts are listed only when the model has them.
+        if (count > 0 || static_cast<int>(component) <= static_cast<int>(Component::LmHead))
         components.push_back({{"id", component_id(component)},
                               {"name", component_name(component)},
                               {"count", count},
                               {"formula", component_formula(component, c)}});
     json tensors = json::array();
-    for (const Tensor& t : model_tensors(c))
+    for (const Tensor& t : model_tensors(c)) {
         tensors.push_back({{"name", t.name},
                            {"rows", t.rows},
                            {"cols", t.cols},
                            {"count", t.count()},
                            {"per_layer", t.per_layer},
                            {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
+        if (t.cross) tensors.back()["layers"] = c.num_decoder_layers;  // decoder layers only
+    }
     return json{{"model", model_to_json(c)},
                 {"total", p.total},
                 {"active", p.active},

@@ -29,7 +29,7 @@ StepLayout layout_from_args(const json& args) {
 
 json layout_json(const StepLayout& l, std::int64_t dp) {
     const TrainingSetup& st = l.setup;
-    return json{{"gpus", st.gpus},
+    json out{{"gpus", st.gpus},
                 {"tp", st.tp},
                 {"pp", st.pp},
                 {"dp", dp},
@@ -41,6 +41,8 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
                 {"recompute", to_string(st.recompute)},
                 {"flash_attention", st.flash_attention},
                 {"seq", st.seq}};
+    if (st.ep > 1) out["ep"] = st.ep;  // MoE expert parallelism (absent for dense layouts)
+    return out;
 }
 
 json breakdown_json(const StepResult& r) {

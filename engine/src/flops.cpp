@@ -129,14 +129,25 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     FlopsResult r;
     r.terms.push_back({"qkv", "Q, K, V projections", "2 s h (a d + 2 n_kv d) L", 2 * s * h * (qd + 2 * kvd) * L,
                        "2 h (a d + 2 n_kv d) L"});
+    // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
+    // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
+    const double causal_layers = c.architecture == Architecture::Encoder ? 0
+                                 : c.is_encoder_decoder()               ? static_cast<double>(c.num_decoder_layers)
+                                                                        : L;
+    const double score_entries = entries * causal_layers + s * s * (L - causal_layers);
+    const bool decoder_only = c.architecture == Architecture::Decoder;
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ",
-                       in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
-                       2 * entries * qd * L,
-                       in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
+                       !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                       : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
+                       2 * score_entries * qd,
+                       !decoder_only ? "2 s a d L"
+                       : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
     r.terms.push_back({"attn_values", "attention · V",
-                       in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
-                       2 * entries * qd * L,
-                       in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
+                       !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                       : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
+                       2 * score_entries * qd,
+                       !decoder_only ? "2 s a d L"
+                       : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
     r.terms.push_back({"attn_out", "attention output projection", "2 s a d h L", 2 * s * qd * h * L, "2 a d h L"});
     const double matrices = static_cast<double>(c.mlp_matrices());
     r.terms.push_back({"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
@@ -147,7 +158,22 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
                                               : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())
         r.terms.push_back({"router", "MoE router", "2 s h E L", 2 * s * h * static_cast<double>(c.num_experts) * L, "2 h E L"});
+    // Encoder-decoder: each decoder layer attends over the encoder output (s positions each side:
+    // tally counts an example as s input and s target tokens): Q from the decoder, K and V from the
+    // encoder, full s×s scores, output projection.
+    const double Ld = static_cast<double>(c.num_decoder_layers);
+    double cross_core = 0;
+    if (c.is_encoder_decoder()) {
+        cross_core = 2 * 2 * s * s * qd * Ld;
+        r.terms.push_back({"cross_attention", "cross-attention (Q, K, V, Q·Kᵀ, ·V, output), decoder layers",
+                           "[2 s h (a d + 2 n_kv d) + 4 s² a d + 2 s a d h] L_dec",
+                           (2 * s * h * (qd + 2 * kvd) + cross_core / Ld + 2 * s * qd * h) * Ld,
+                           "[2 h (a d + 2 n_kv d) + 4 s a d + 2 a d h] L_dec"});
+    }
+    // The logits over every position (BertForMaskedLM and T5ForConditionalGeneration in transformers
+    // compute them for all s positions of the sequence they predict).
     r.terms.push_back({"lm_head", "LM head (logits)", "2 s h V", 2 * s * h * V, "2 h V"});
+    if (c.pooler) r.terms.push_back({"pooler", "pooler (first token only)", "2 h²", 2 * h * h, "2 h² / s"});
 
     double forward = 0;
     double scores = 0;
@@ -155,7 +181,7 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     for (const FlopsTerm& t : r.terms) {
         forward += t.forward_per_sequence;
         if (std::string_view(t.id) == "attn_scores") scores = t.forward_per_sequence;
-        if (std::string_view(t.id) == "lm_head") lm_head = t.forward_per_sequence;
+        if (std::string_view(t.id) == "lm_head" || std::string_view(t.id) == "pooler") lm_head += t.forward_per_sequence;
     }
     const double values = scores;  // same count as the scores
     r.forward_per_sequence = forward;
@@ -176,11 +202,12 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         if (id == "mlp") mlp = t.forward_per_sequence;
     }
     double partial = 0;  // recomputed work per layer choice, all layers
-    if ((ops & kRecomputeAttentionScores) != 0) partial += in.flash_attention ? scores : scores + values;
-    else if (in.flash_attention) partial += scores;
+    // Cross-attention's core (its Q·Kᵀ and ·V) is recomputed with the self-attention's.
+    if ((ops & kRecomputeAttentionScores) != 0) partial += in.flash_attention ? scores + cross_core / 2 : scores + values + cross_core;
+    else if (in.flash_attention) partial += scores + cross_core / 2;
     if ((ops & kRecomputeQkv) != 0) partial += qkv;
     if ((ops & kRecomputeMlpUp) != 0) partial += mlp * (matrices - 1) / matrices;  // up (and gate), not down
-    const double full = in.flash_attention ? layer_work + scores : layer_work;
+    const double full = in.flash_attention ? layer_work + scores + cross_core / 2 : layer_work;
     double recompute = 0;
     if (in.recompute == Recompute::Full) {
         recompute = full;
@@ -196,7 +223,14 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         recompute = partial;
     }
     r.recompute_per_token = recompute / s;
-    r.training_per_token = r.model_per_token + r.recompute_per_token;
+    if (in.capacity_factor != 0) {
+        if (!c.is_moe()) throw InputError("capacity_factor", "capacity_factor needs a mixture-of-experts model (num_experts > 0)");
+        if (!(in.capacity_factor > 0 && in.capacity_factor <= 64))
+            throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
+        r.capacity_per_token = 3 * 2 * h * f * matrices * (in.capacity_factor - 1) *
+                               static_cast<double>(c.experts_per_token) * L;
+    }
+    r.training_per_token = r.model_per_token + r.recompute_per_token + r.capacity_per_token;
     r.six_n = six_n(static_cast<double>(p.total));
     r.six_n_active = six_n(static_cast<double>(p.active));
     return r;

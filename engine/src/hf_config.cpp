@@ -133,9 +133,83 @@ ModelConfig load_gpt2(const json& j) {
     return c;
 }
 
+// BertConfig / RobertaConfig: post-LN encoder with biases everywhere, learned absolute positions,
+// token-type embeddings and a LayerNorm on the summed embeddings, no final norm, a pooler
+// (BertModel / RobertaModel, transformers modeling_bert.py and modeling_roberta.py); the MLM decoder
+// is tied to the word embeddings.
+ModelConfig load_bert_like(const json& j, const std::string& type) {
+    ModelConfig c;
+    c.architecture = Architecture::Encoder;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    if (c.hidden_size % c.num_heads != 0)
+        throw InputError("num_attention_heads", "num_attention_heads must divide hidden_size (" +
+                                                    std::to_string(c.hidden_size) + "), got " + std::to_string(c.num_heads));
+    c.num_kv_heads = c.num_heads;
+    c.head_dim = c.hidden_size / c.num_heads;
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    // BertConfig defaults: max_position_embeddings 512, type_vocab_size 2 (configuration_bert.py).
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 512, 1, kMaxPositions);
+    c.type_vocab_size = hf_int_or(j, "type_vocab_size", 2, 0, kMaxVocab);
+    const std::string position = hf_string_or(j, "position_embedding_type", "absolute");
+    if (position != "absolute")
+        throw InputError("position_embedding_type", "config.json field \"position_embedding_type\" must be absolute, got \"" +
+                                                        position + "\"");
+    const std::string act = hf_string_or(j, "hidden_act", "gelu");
+    if (act.rfind("gelu", 0) != 0 && act != "relu")
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be gelu* or relu, got \"" + act + "\"");
+    c.mlp = MlpKind::Gelu;  // two matrices (intermediate, output)
+    c.norm = NormKind::LayerNorm;
+    c.position = PositionKind::Learned;
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+    c.tied_embeddings = true;
+    c.embedding_norm = true;
+    c.final_norm = false;
+    c.pooler = true;
+    // BertConfig: hidden_dropout_prob (embeddings, attention output, layer output), attention_probs_dropout_prob.
+    c.attention_dropout = hf_probability_or(j, "attention_probs_dropout_prob", 0.1);
+    c.residual_dropout = c.embedding_dropout = hf_probability_or(j, "hidden_dropout_prob", 0.1);
+    return c;
+}
+
+// T5Config: encoder-decoder, RMS-style T5LayerNorm (weight only), no biases, relative-position bias
+// tables in the first layer of each stack, shared input embedding; feed_forward_proj "relu" (T5 v1.0:
+// wi, wo) or "gated-gelu" (T5 v1.1: wi_0, wi_1, wo); lm_head tied unless tie_word_embeddings is false
+// (transformers configuration_t5.py, modeling_t5.py).
+ModelConfig load_t5(const json& j) {
+    const std::string type = "t5";
+    ModelConfig c;
+    c.architecture = Architecture::EncoderDecoder;
+    c.hidden_size = hf_int(j, "d_model", type, 1, kMaxHidden);
+    c.head_dim = hf_int(j, "d_kv", type, 1, kMaxHidden);
+    c.num_heads = hf_int(j, "num_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = c.num_heads;
+    c.ffn_hidden_size = hf_int(j, "d_ff", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    const std::int64_t encoder_layers = hf_int(j, "num_layers", type, 1, kMaxLayers);
+    // num_decoder_layers: null means num_layers (T5Config).
+    c.num_decoder_layers = hf_int_or(j, "num_decoder_layers", encoder_layers, 1, kMaxLayers);
+    c.num_layers = encoder_layers + c.num_decoder_layers;
+    c.relative_attention_buckets = hf_int_or(j, "relative_attention_num_buckets", 32, 1, kMaxPositions);
+    const std::string ff = hf_string_or(j, "feed_forward_proj", "relu");
+    if (ff == "relu" || ff == "gelu") c.mlp = MlpKind::Gelu;  // two matrices
+    else if (ff == "gated-gelu") c.mlp = MlpKind::GeGlu;
+    else if (ff == "gated-silu") c.mlp = MlpKind::SwiGlu;
+    else throw InputError("feed_forward_proj", "config.json field \"feed_forward_proj\" must be relu, gelu, gated-gelu or "
+                                               "gated-silu, got \"" + ff + "\"");
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Relative;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
+    // T5Config: dropout_rate 0.1 on attention probabilities, every sub-layer output and the embeddings.
+    c.attention_dropout = c.residual_dropout = c.embedding_dropout = hf_probability_or(j, "dropout_rate", 0.1);
+    return c;
+}
+
 }  // namespace
 
-const char* hf_model_types() { return "llama, mistral, qwen2, mixtral, gpt2"; }
+const char* hf_model_types() { return "llama, mistral, qwen2, mixtral, gpt2, bert, roberta, t5"; }
 
 ModelConfig load_hf_config(const json& j) {
     if (!j.is_object()) throw InputError("hf_config", "config.json must be a JSON object");
@@ -149,6 +223,10 @@ ModelConfig load_hf_config(const json& j) {
         c = load_llama_like(j, type);
     else if (type == "gpt2")
         c = load_gpt2(j);
+    else if (type == "bert" || type == "roberta")
+        c = load_bert_like(j, type);
+    else if (type == "t5")
+        c = load_t5(j);
     else
         throw InputError("model_type", "config.json model_type \"" + type + "\" is not supported; supported: " +
                                            hf_model_types());

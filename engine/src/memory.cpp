@@ -1,4 +1,5 @@
 #include "tally/memory.h"
+#include "tally/moe.h"
 
 #include <algorithm>
 #include <string_view>
@@ -280,6 +281,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "(Korthikanti et al. 2022, sec. 5: 2sbh per layer).",
              "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
     } else {
+        const std::size_t attention_first = a.terms.size();
         term("attn_norm_input", "attention norm input",
              "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
@@ -316,13 +318,39 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         if (resid_drop)
             term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
                  "s·b·h" + seq_div, true, seq_side(sbh));
+        if (c.is_encoder_decoder()) {
+            // A decoder layer's cross-attention block saves the same tensors as its self-attention (K and V
+            // from the encoder's s positions); spread over all layers, as only num_decoder_layers have one.
+            u64 block = 0;
+            for (std::size_t i = attention_first; i < a.terms.size(); ++i) block = add(block, a.terms[i].bytes);
+            const u64 share = ceil_div(mul(block, static_cast<u64>(c.num_decoder_layers)), static_cast<u64>(c.num_layers));
+            term("cross_attention_block", "cross-attention block (decoder layers)",
+                 "The tensors a cross-attention block saves, like the self-attention block's, times L_dec/L per layer.",
+                 "attention block · L_dec/L", true, share);
+        }
         term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
              true, seq_side(mul(e, sbh)));
         if (keep_norm_out)
             term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
                  true, seq_side(mul(e, sbh)));
-        const u64 sbf = mul(mul(sb, f_gpu), visited);
-        const std::string fk = c.is_moe() ? "e·s·b·f·(k+shared)" : "e·s·b·f";
+        // Rows through the experts: k·s·b (dropless) or the capacity slots cf·k·s·b, plus the shared experts.
+        u64 routed_rows = 0;
+        if (c.is_moe()) {
+            const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+            routed_rows = static_cast<u64>(moe.expert_slots_per_gpu);
+            term("router_probs", "router probabilities and top-k indices",
+                 "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
+                 "k chosen experts per token.",
+                 "4·s·b·E + 8·s·b·k", true, moe.router_activation_bytes);
+            term("expert_input", "expert input (dispatched tokens)",
+                 "The tokens after the all-to-all dispatch, one row per (token, expert) slot: the experts' first "
+                 "matmul saves them (the norm output is kept for the router).",
+                 st.capacity_factor > 0 ? "e·cf·k·s·b·h" : "e·k·s·b·h", true, mul(mul(e, routed_rows), h));
+        }
+        const u64 sbf = c.is_moe() ? mul(f_gpu, add(routed_rows, mul(sb, static_cast<u64>(c.num_shared_experts))))
+                                   : mul(mul(sb, f_gpu), visited);
+        const std::string fk = c.is_moe() ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
+                                          : "e·s·b·f";
         if (!keep_mlp_up) {
         } else if (c.mlp == MlpKind::Gelu) {
             term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
@@ -420,7 +448,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
 namespace {
 
 struct StageBudget {
-    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0, zero3_unit = 0;
+    u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0, zero3_unit = 0, expert_params = 0;
     ClassBytes bytes;
     Activations act;
 };
@@ -429,14 +457,22 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
                          std::int64_t in_flight, bool first, bool last) {
     StageBudget r;
     const Precision& p = st.precision;
-    const u64 n = shard_params(c, spec);
+    const ShardSplit split = shard_params_split(c, spec);
+    const u64 n = split.total;
     const u64 udp = static_cast<u64>(dp);
     r.params_on_gpu = n;
+    // Routed experts are replicated only over dp/ep GPUs, so ZeRO shards their states over that group.
+    const u64 n_expert = split.expert, n_dense = n - n_expert;
+    const u64 expert_dp = static_cast<u64>(dp / std::max<std::int64_t>(spec.ep, 1));
+    r.expert_params = n_expert;
+    auto zero_shard = [&](bool sharded) {
+        return sharded ? add(ceil_div(n_dense, udp), ceil_div(n_expert, expert_dp)) : n;
+    };
     // ZeRO (Rajbhandari et al. 2020, sec. 5): stage 1 partitions the optimizer states (which include
     // the fp32 master weights), stage 2 also the gradients, stage 3 also the parameters.
-    r.p_opt = st.zero >= 1 ? ceil_div(n, udp) : n;
-    r.p_grads = st.zero >= 2 ? ceil_div(n, udp) : n;
-    r.p_weights = st.zero >= 3 ? ceil_div(n, udp) : n;
+    r.p_opt = zero_shard(st.zero >= 1);
+    r.p_grads = zero_shard(st.zero >= 2);
+    r.p_weights = zero_shard(st.zero >= 3);
     r.bytes.weights = mul(r.p_weights, dtype_bytes(p.weights));
     r.bytes.gradients = mul(r.p_grads, dtype_bytes(p.gradients));
     r.bytes.master_weights = mul(r.p_opt, dtype_bytes(p.master_weights));
@@ -510,12 +546,18 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
                                              std::to_string(st.zero));
     if (st.zero3_gather == TrainingSetup::Zero3Gather::None && st.zero3_prefetch != 0)
         throw InputError("zero3_prefetch", "zero3_prefetch needs zero3_gather module or layer");
+    require_range("ep", st.ep, 1, std::max<std::int64_t>(c.num_experts, 1));
+    if (st.ep > 1 || st.capacity_factor != 0) (void)moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, 2});
     const std::int64_t model_parallel = st.tp * st.pp;
     if (st.gpus % model_parallel != 0)
         throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
                                      std::to_string(model_parallel));
     MemoryBudget m;
     m.dp = st.gpus / model_parallel;
+    if (m.dp % st.ep != 0)
+        throw InputError("ep", "ep must divide the data-parallel size dp = " + std::to_string(m.dp) +
+                                   " (experts are sharded within each data-parallel group), got " + std::to_string(st.ep));
+    m.expert_dp = m.dp / st.ep;
     std::int64_t microbatches = 0;  // unknown: assume enough to fill the pipeline
     if (st.global_batch != 0) {
         require_range("global_batch", st.global_batch, 1, std::int64_t{1} << 50);
@@ -530,15 +572,15 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.params_total = count_params(c).total;
     StageBudget chosen;
     if (st.pp == 1) {
-        chosen = stage_budget(c, st, m.dp, {st.tp, c.num_layers, true, true, false}, 1, true, true);
+        chosen = stage_budget(c, st, m.dp, {st.tp, c.num_layers, true, true, false, st.ep}, 1, true, true);
         m.stage = "only";
     } else {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false}, flight, true, false);
+        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight, true, false);
         StageBudget last =
-            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings}, 1, false, true);
+            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep}, 1, false, true);
         if (last.bytes.total > first.bytes.total) {
             chosen = std::move(last);
             m.stage = "last";
@@ -552,6 +594,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.params_gradients = chosen.p_grads;
     m.params_optimizer = chosen.p_opt;
     m.zero3_gathered_params = chosen.zero3_unit;
+    m.expert_params_on_gpu = chosen.expert_params;
     m.bytes = chosen.bytes;
     m.activations = std::move(chosen.act);
     return m;

@@ -92,7 +92,17 @@ const char* to_string(MlpKind kind) {
     return "?";
 }
 const char* to_string(NormKind kind) { return kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm"; }
-const char* to_string(PositionKind kind) { return kind == PositionKind::Learned ? "learned" : "rotary"; }
+const char* to_string(PositionKind kind) {
+    return kind == PositionKind::Learned ? "learned" : kind == PositionKind::Rotary ? "rotary" : "relative";
+}
+const char* to_string(Architecture kind) {
+    switch (kind) {
+        case Architecture::Decoder: return "decoder";
+        case Architecture::Encoder: return "encoder";
+        case Architecture::EncoderDecoder: return "encoder_decoder";
+    }
+    return "?";
+}
 
 void validate(const ModelConfig& c) {
     require_range("vocab_size", c.vocab_size, 1, kMaxVocab);
@@ -120,6 +130,14 @@ void validate(const ModelConfig& c) {
         require_range("experts_per_token", c.experts_per_token, 0, 0);
         require_range("num_shared_experts", c.num_shared_experts, 0, 0);
     }
+    if (c.is_encoder_decoder()) {
+        if (c.num_layers < 2) throw InputError("num_layers", "an encoder-decoder needs num_layers >= 2 (encoder + decoder)");
+        require_range("num_decoder_layers", c.num_decoder_layers, 1, c.num_layers - 1);
+    } else {
+        require_range("num_decoder_layers", c.num_decoder_layers, 0, 0);
+    }
+    require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
+    require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
     // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
     // could still overflow (e.g. vocab × hidden at both maxima) go through checked_mul.
 }
@@ -156,7 +174,8 @@ ModelConfig model_from_json(const json& o) {
     const std::string position = json_enum(o, "position", "rotary");
     if (position == "learned") c.position = PositionKind::Learned;
     else if (position == "rotary") c.position = PositionKind::Rotary;
-    else throw InputError("position", "position must be learned or rotary, got \"" + position + "\"");
+    else if (position == "relative") c.position = PositionKind::Relative;
+    else throw InputError("position", "position must be learned, rotary or relative, got \"" + position + "\"");
     c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions,
                                      0, c.position == PositionKind::Learned);
     c.qkv_bias = json_bool(o, "qkv_bias", false);
@@ -169,6 +188,17 @@ ModelConfig model_from_json(const json& o) {
     c.attention_dropout = json_probability(o, "attention_dropout");
     c.residual_dropout = json_probability(o, "residual_dropout");
     c.embedding_dropout = json_probability(o, "embedding_dropout");
+    const std::string arch = json_enum(o, "architecture", "decoder");
+    if (arch == "decoder") c.architecture = Architecture::Decoder;
+    else if (arch == "encoder") c.architecture = Architecture::Encoder;
+    else if (arch == "encoder_decoder") c.architecture = Architecture::EncoderDecoder;
+    else throw InputError("architecture", "architecture must be decoder, encoder or encoder_decoder, got \"" + arch + "\"");
+    c.num_decoder_layers = json_int_field(o, "num_decoder_layers", 0, kMaxLayers, 0, false);
+    c.type_vocab_size = json_int_field(o, "type_vocab_size", 0, kMaxVocab, 0, false);
+    c.embedding_norm = json_bool(o, "embedding_norm", false);
+    c.final_norm = json_bool(o, "final_norm", true);
+    c.pooler = json_bool(o, "pooler", false);
+    c.relative_attention_buckets = json_int_field(o, "relative_attention_buckets", 0, kMaxPositions, 0, false);
     validate(c);
     return c;
 }
@@ -196,6 +226,14 @@ json model_to_json(const ModelConfig& c) {
               {"attention_dropout", c.attention_dropout},
               {"residual_dropout", c.residual_dropout},
               {"embedding_dropout", c.embedding_dropout}};
+    // Encoder and encoder-decoder fields appear only when used, so decoder configs print as before.
+    if (c.architecture != Architecture::Decoder) o["architecture"] = to_string(c.architecture);
+    if (c.num_decoder_layers > 0) o["num_decoder_layers"] = c.num_decoder_layers;
+    if (c.type_vocab_size > 0) o["type_vocab_size"] = c.type_vocab_size;
+    if (c.embedding_norm) o["embedding_norm"] = true;
+    if (!c.final_norm) o["final_norm"] = false;
+    if (c.pooler) o["pooler"] = true;
+    if (c.relative_attention_buckets > 0) o["relative_attention_buckets"] = c.relative_attention_buckets;
     return o;
 }
 

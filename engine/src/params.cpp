@@ -25,6 +25,9 @@ const char* component_id(Component c) {
         case Component::Norms: return "norms";
         case Component::FinalNorm: return "final_norm";
         case Component::LmHead: return "lm_head";
+        case Component::EmbeddingExtras: return "embedding_extras";
+        case Component::CrossAttention: return "cross_attention";
+        case Component::Pooler: return "pooler";
     }
     return "?";
 }
@@ -38,6 +41,9 @@ const char* component_name(Component c) {
         case Component::Norms: return "norms inside the layers";
         case Component::FinalNorm: return "final norm";
         case Component::LmHead: return "LM head (untied output matrix)";
+        case Component::EmbeddingExtras: return "token-type embedding, embedding norm, relative-position bias";
+        case Component::CrossAttention: return "cross-attention (norm, Q, K, V, output), decoder layers";
+        case Component::Pooler: return "pooler (dense on the first token)";
     }
     return "?";
 }
@@ -54,6 +60,24 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         t.push_back({"embed_positions.weight", Component::PositionEmbedding, c.max_positions, h, false, false,
                      TpSplit::Replicated});
     const bool ln = c.norm == NormKind::LayerNorm;
+    // BERT's embeddings: token_type_embeddings (type_vocab_size x h) and a LayerNorm on the sum
+    // (transformers modeling_bert.py, BertEmbeddings).
+    if (c.type_vocab_size > 0)
+        t.push_back({"embed_token_types.weight", Component::EmbeddingExtras, c.type_vocab_size, h, false, false,
+                     TpSplit::Replicated});
+    if (c.embedding_norm) {
+        t.push_back({"embed_norm.weight", Component::EmbeddingExtras, 1, h, false, false, TpSplit::Replicated});
+        if (ln) t.push_back({"embed_norm.bias", Component::EmbeddingExtras, 1, h, false, false, TpSplit::Replicated});
+    }
+    // T5: nn.Embedding(relative_attention_num_buckets, n_heads) in the first layer of each stack only
+    // (transformers modeling_t5.py, T5Attention with has_relative_attention_bias).
+    if (c.relative_attention_buckets > 0) {
+        t.push_back({"encoder.relative_attention_bias.weight", Component::EmbeddingExtras,
+                     c.relative_attention_buckets, c.num_heads, false, false, TpSplit::Replicated});
+        if (c.is_encoder_decoder())
+            t.push_back({"decoder.relative_attention_bias.weight", Component::EmbeddingExtras,
+                         c.relative_attention_buckets, c.num_heads, false, false, TpSplit::Replicated});
+    }
     t.push_back({"layers.*.attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
@@ -68,6 +92,33 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.q_dim(), true, false, TpSplit::Cols});
     if (c.attn_out_bias)
         t.push_back({"layers.*.attn.o.bias", Component::Attention, 1, h, true, false, TpSplit::Replicated});
+    if (c.is_encoder_decoder()) {
+        // Decoder layers only: attention over the encoder output, shaped like self-attention
+        // (Vaswani et al. 2017, sec. 3.2.3; T5LayerCrossAttention in transformers modeling_t5.py).
+        const Component x = Component::CrossAttention;
+        Tensor norm{"decoder_layers.*.cross_attn_norm.weight", x, 1, h, true, false, TpSplit::Replicated};
+        norm.cross = true;
+        t.push_back(norm);
+        if (ln) {
+            norm.name = "decoder_layers.*.cross_attn_norm.bias";
+            t.push_back(norm);
+        }
+        auto cross = [&](const char* name, std::int64_t rows, std::int64_t cols, TpSplit split, std::int64_t unit) {
+            Tensor w{name, x, rows, cols, true, false, split, unit};
+            w.cross = true;
+            t.push_back(w);
+        };
+        cross("decoder_layers.*.cross_attn.q.weight", c.q_dim(), h, TpSplit::Rows, c.head_dim);
+        cross("decoder_layers.*.cross_attn.k.weight", c.kv_dim(), h, TpSplit::Rows, c.head_dim);
+        cross("decoder_layers.*.cross_attn.v.weight", c.kv_dim(), h, TpSplit::Rows, c.head_dim);
+        if (c.qkv_bias) {
+            cross("decoder_layers.*.cross_attn.q.bias", c.q_dim(), 1, TpSplit::Rows, c.head_dim);
+            cross("decoder_layers.*.cross_attn.k.bias", c.kv_dim(), 1, TpSplit::Rows, c.head_dim);
+            cross("decoder_layers.*.cross_attn.v.bias", c.kv_dim(), 1, TpSplit::Rows, c.head_dim);
+        }
+        cross("decoder_layers.*.cross_attn.o.weight", h, c.q_dim(), TpSplit::Cols, 1);
+        if (c.attn_out_bias) cross("decoder_layers.*.cross_attn.o.bias", 1, h, TpSplit::Replicated, 1);
+    }
     t.push_back({"layers.*.mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.mlp_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     const std::int64_t f = c.ffn_hidden_size;
@@ -90,8 +141,20 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     } else {
         add_mlp("layers.*.mlp", false, 1);
     }
-    t.push_back({"final_norm.weight", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
-    if (ln) t.push_back({"final_norm.bias", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+    // T5: each stack ends in its own final_layer_norm.
+    if (c.final_norm && c.is_encoder_decoder()) {
+        t.push_back({"encoder.final_norm.weight", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+        if (ln) t.push_back({"encoder.final_norm.bias", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+    }
+    if (c.final_norm) {
+        t.push_back({"final_norm.weight", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+        if (ln) t.push_back({"final_norm.bias", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
+    }
+    // BertPooler: Linear(h, h) with bias on the first token, then tanh (transformers modeling_bert.py).
+    if (c.pooler) {
+        t.push_back({"pooler.weight", Component::Pooler, h, h, false, false, TpSplit::Replicated});
+        t.push_back({"pooler.bias", Component::Pooler, 1, h, false, false, TpSplit::Replicated});
+    }
     if (!c.tied_embeddings)
         t.push_back({"lm_head.weight", Component::LmHead, c.vocab_size, h, false, false, TpSplit::Rows});
     return t;
@@ -103,6 +166,10 @@ ParamCount count_params(const ModelConfig& c) {
     u64 expert = 0;  // one routed expert
     for (const Tensor& t : model_tensors(c)) {
         const u64 n = t.count();
+        if (t.per_layer && t.cross) {
+            p.per_decoder_layer_cross_attention = add(p.per_decoder_layer_cross_attention, n);
+            continue;
+        }
         if (t.per_layer) {
             const u64 instances = t.expert ? static_cast<u64>(c.num_experts) : 1;
             const u64 per_layer = mul(n, instances);
@@ -121,6 +188,8 @@ ParamCount count_params(const ModelConfig& c) {
             case Component::PositionEmbedding: p.position_embedding = add(p.position_embedding, n); break;
             case Component::FinalNorm: p.final_norm = add(p.final_norm, n); break;
             case Component::LmHead: p.lm_head = add(p.lm_head, n); break;
+            case Component::EmbeddingExtras: p.embedding_extras = add(p.embedding_extras, n); break;
+            case Component::Pooler: p.pooler = add(p.pooler, n); break;
             default: break;
         }
     }
@@ -131,7 +200,9 @@ ParamCount count_params(const ModelConfig& c) {
     p.attention = mul(p.per_layer_attention, layers);
     p.mlp = mul(p.per_layer_mlp, layers);
     p.norms = mul(p.per_layer_norms, layers);
+    p.cross_attention = mul(p.per_decoder_layer_cross_attention, static_cast<u64>(c.num_decoder_layers));
     u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
+    outside = add(add(add(outside, p.embedding_extras), p.pooler), p.cross_attention);
     p.total = add(outside, mul(p.per_layer, layers));
     const u64 active_layer = add(add(p.per_layer_attention, p.per_layer_mlp_active), p.per_layer_norms);
     p.active = add(outside, mul(active_layer, layers));
@@ -162,8 +233,9 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
     for (const Tensor& t : model_tensors(c)) {
         u64 n = per_tensor(t, tp);
         if (t.per_layer) {
-            if (t.expert) n = mul(n, static_cast<u64>(c.num_experts));
-            total = add(total, mul(n, static_cast<u64>(spec.layers)));
+            if (t.expert) n = mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1)));
+            const std::int64_t layers = t.cross ? std::min(spec.layers, c.num_decoder_layers) : spec.layers;
+            total = add(total, mul(n, static_cast<u64>(layers)));
             continue;
         }
         switch (t.component) {
@@ -172,8 +244,10 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
                 if (spec.head_copy_of_tied_embedding) total = add(total, n);
                 break;
             case Component::PositionEmbedding:
+            case Component::EmbeddingExtras:
                 if (spec.has_embedding) total = add(total, n);
                 break;
+            case Component::Pooler:
             case Component::FinalNorm:
             case Component::LmHead:
                 if (spec.has_head) total = add(total, n);
@@ -188,6 +262,23 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
 
 u64 shard_params(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) { return shard_count(t, tp); });
+}
+
+u64 shard_expert_params(const ModelConfig& c, const ShardSpec& spec) {
+    return over_shard(c, spec, [](const Tensor& t, u64 tp) { return t.expert ? shard_count(t, tp) : 0; });
+}
+
+ShardSplit shard_params_split(const ModelConfig& c, const ShardSpec& spec) {
+    ShardSplit out;
+    // One pass over the tensors: the expert share is summed beside the total (the planner calls this per layout).
+    out.total = over_shard(c, spec, [&out, &c, &spec](const Tensor& t, u64 tp) {
+        const u64 n = shard_count(t, tp);
+        if (t.expert)
+            out.expert = add(out.expert, mul(mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1))),
+                                             static_cast<u64>(spec.layers)));
+        return n;
+    });
+    return out;
 }
 
 u64 largest_module_params(const ModelConfig& c, std::int64_t tp) {
@@ -230,6 +321,9 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::Norms: return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
         case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";
         case Component::LmHead: return m.tied_embeddings ? "0 (tied to the embedding)" : "V·h";
+        case Component::EmbeddingExtras: return "type_vocab·h + embedding norm + stacks·buckets·a";
+        case Component::CrossAttention: return "L_dec·(h·(a+2n_kv)·d + a·d·h + norm)";
+        case Component::Pooler: return "h·h + h";
     }
     return "";
 }

@@ -37,6 +37,13 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
     // but is not combined with pipelining in Megatron-LM/DeepSpeed).
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
+        // A mixture of experts also tries expert parallelism: none, or the widest EP group whose all-to-all
+        // stays on the intra-node link (tp·ep <= GPUs per node), as DeepSpeed-MoE and Megatron-Core place it.
+        std::vector<std::int64_t> eps{c.is_moe() ? 1 : base.ep};
+        if (c.is_moe()) {
+            const std::vector<std::int64_t> fit = divisors(c.num_experts, std::max<std::int64_t>(node / tp, 1));
+            if (fit.back() > 1) eps.push_back(fit.back());
+        }
         if (c.num_heads % tp != 0) continue;
         for (std::int64_t pp : divisors(gpus / tp, std::min<std::int64_t>(c.num_layers, 128))) {
             const std::int64_t dp = gpus / (tp * pp);
@@ -45,13 +52,16 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                 for (std::int64_t v : {1, 2, 4}) {
                     if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
                     for (std::int64_t b : {1, 2, 4, 8}) {
-                        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
+                        for (std::int64_t ep : eps) {
+                            if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
                             // With FlashAttention, selective recomputation is what its backward already does.
                             if (rc == Recompute::Selective && base.flash_attention) continue;
                             StepLayout l = in.base;
                             TrainingSetup& st = l.setup;
                             st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b, st.recompute = rc;
                             st.sequence_parallel = tp > 1;
+                            st.ep = ep;
                             l.interleave = v;
                             if (dp == 1 && zero == 3) continue;
                             const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;

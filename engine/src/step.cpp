@@ -1,4 +1,5 @@
 #include "tally/step.h"
+#include "tally/moe.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -178,8 +179,16 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         else if (id == "attn_scores") mm.m = s, mm.n = s, mm.k = d, mm.batch = b * heads_gpu, mm.attention_core = true;
         else if (id == "attn_values") mm.m = s, mm.n = d, mm.k = s, mm.batch = b * heads_gpu, mm.attention_core = true;
         else if (id == "attn_out") mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
-        else if (id == "mlp") mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
+        else if (id == "mlp") {
+            mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
+            // A capacity factor makes the experts compute cf·k slots per token (padding, or fewer when dropping).
+            if (c.is_moe() && st.capacity_factor > 0) {
+                const double k = static_cast<double>(c.experts_per_token), shared = static_cast<double>(c.num_shared_experts);
+                mm.forward_flops *= (st.capacity_factor * k + shared) / (k + shared);
+            }
+        }
         else if (id == "router") mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h, mm.forward_flops = term.forward_per_sequence * b / L;
+        else mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
@@ -238,8 +247,22 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_seconds = collectives * one;
 
+    // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
+    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
+    // full recomputation); each GPU sends (ep−1)/ep of its rows (moe.h). EP peers are t ranks apart within
+    // the data-parallel group, so the group stays in one node when t·ep fits in it.
+    double layer_ep_seconds = 0;
+    if (c.is_moe() && st.ep > 1) {
+        const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+        const bool ep_in_node = st.tp * st.ep <= node;
+        const double ep_bw = kCollectiveBandwidthFraction * (ep_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+        const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
+        layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
+    }
+
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds;
+    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds;
     double slowest = 0, sum_stage = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
@@ -305,11 +328,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
+    const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
-        {"matmul", "matmuls (forward, backward, recompute)", compute_seconds - per_layer_split_tp - per_layer_split_mem, true},
+        {"matmul", "matmuls (forward, backward, recompute)",
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep, true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
         {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce", per_layer_split_tp, true},
+        {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},

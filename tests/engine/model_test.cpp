@@ -84,9 +84,9 @@ TEST_CASE("the model argument accepts a preset id, a tally config object or HF c
 
 TEST_CASE("unknown model types and missing config.json fields are named in the error") {
     json j = parsed(kLlama2Config);
-    j["model_type"] = "t5";
+    j["model_type"] = "bart";  // t5 loads since issue 13 item 6; BART's encoder-decoder is not supported
     CHECK(error_field([&] { tally::load_hf_config(j); }) == "model_type");
-    CHECK(error_message([&] { tally::load_hf_config(j); }).find("t5") != std::string::npos);
+    CHECK(error_message([&] { tally::load_hf_config(j); }).find("bart") != std::string::npos);
     j = parsed(kLlama2Config);
     j.erase("hidden_size");
     CHECK(error_field([&] { tally::load_hf_config(j); }) == "hidden_size");

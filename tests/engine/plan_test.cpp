@@ -35,3 +35,23 @@ TEST_CASE("plan: a model that fits nowhere names gpus") {
     in.base.setup.gpus = 1;
     CHECK(error_field([&] { plan_layouts(preset("llama-3-405b"), find_hardware("h100-sxm"), in); }) == "gpus");
 }
+
+TEST_CASE("plan: a mixture of experts also chooses its expert-parallel degree") {
+    const ModelConfig c = preset("mixtral-8x7b");
+    const Hardware hw = find_hardware("h100-sxm");
+    PlanInput in;
+    in.base.setup.gpus = 32, in.base.setup.seq = 4096, in.base.setup.global_batch = 256;
+    in.base.setup.flash_attention = true;
+    in.top = 10;
+    const PlanResult p = plan_layouts(c, hw, in);
+    REQUIRE(!p.best.empty());
+    bool sharded = false;
+    for (const PlanEntry& e : p.best) {
+        const TrainingSetup& st = e.layout.setup;
+        CHECK(c.num_experts % st.ep == 0);
+        CHECK((st.gpus / (st.tp * st.pp)) % st.ep == 0);
+        sharded = sharded || st.ep > 1;
+    }
+    // Sharding the experts frees memory and the all-to-all stays in a node when tp·ep <= 8.
+    CHECK(sharded);
+}

@@ -7,6 +7,7 @@
 //   (the allowance for the CUDA context and allocator fragmentation the "fits" verdict subtracts)
 //   rlayers="0" (layers per stage fully recomputed) rops="" (per-operation recomputation) vstages="1"
 //   (interleaved pipeline chunks) gacc="none|fp32" (gradient-accumulation buffer) z3buf="none|module|layer"
+//   ep="1" (MoE expert parallel degree) cf="0" (MoE capacity factor, 0 = no limit)
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
@@ -24,6 +25,8 @@ const NUMBER_FIELDS = [
   { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
   { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1', optional: true },
   { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0', optional: true },
+  { name: 'ep', label: 'Expert parallel (MoE)', arg: 'ep', fallback: '1', optional: true },
+  { name: 'cf', label: 'Expert capacity factor (MoE; 0: no limit)', arg: 'capacity_factor', fallback: '0', optional: true },
 ];
 const RECOMPUTE_OPS = [
   { value: '', label: 'none beyond the setting above' },
@@ -63,6 +66,7 @@ const ARG_TO_FIELD = {
   micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware',
   cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct',
   virtual_stages: 'vstages', recompute_layers: 'rlayers', recompute_ops: 'rops', grad_accum: 'gacc', zero3_gather: 'z3buf',
+  capacity_factor: 'cf',
 };
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
@@ -355,6 +359,10 @@ class TallyMemoryBudget extends TallyWidget {
       f: ['MLP width', m.ffn_hidden_size],
       k: ['experts each token visits', m.experts_per_token],
       shared: ['shared experts', m.num_shared_experts],
+      E: ['routed experts per layer', m.num_experts],
+      cf: ['expert capacity factor', st.capacity_factor ?? 0],
+      L: ['layers of the model', m.num_layers],
+      L_dec: ['decoder layers (encoder-decoder)', m.num_decoder_layers ?? 0],
       t: ['tensor-parallel degree', st.tp],
       V: ['vocabulary size', m.vocab_size],
       p: ['micro-batches in flight', act.microbatches_in_flight],

@@ -26,7 +26,7 @@ const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_paral
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
 const COLOURS = {
   matmul: 'var(--accent)', memory_bound: '#8e6bd1', tp_comm: '#d9822b', bubble: '#9aa0a6', pp_comm: '#c0504d',
-  dp_comm: '#2e8b57', zero3_comm: '#b8860b', optimizer: '#4a6fa5',
+  dp_comm: '#2e8b57', zero3_comm: '#b8860b', optimizer: '#4a6fa5', ep_comm: '#20a0a0',
 };
 
 const css = `

@@ -54,6 +54,9 @@ struct FlopsInput {
     // method) out of layers_per_stage; the others follow recompute/recompute_ops.
     std::int64_t recompute_layers = 0;
     std::int64_t layers_per_stage = 0;  // 0: all layers (pp = 1)
+    // MoE capacity factor (moe.h): experts compute cf·k slots per token instead of k (padding above 1,
+    // dropped assignments below). 0: no capacity limit.
+    double capacity_factor = 0;
 };
 
 struct FlopsResult {
@@ -62,7 +65,10 @@ struct FlopsResult {
     double forward_per_token = 0;     // forward_per_sequence / s
     double model_per_token = 0;       // 3 × forward (backward = 2× forward): the MFU numerator
     double recompute_per_token = 0;   // extra forward work from recomputation (hardware FLOPs)
-    double training_per_token = 0;    // model + recompute
+    // MoE with a capacity factor: expert work on padded slots (> 0) or skipped for dropped tokens (< 0),
+    // forward and backward: 3 · 2 h f · matrices · (cf − 1) k · L. Hardware FLOPs, not model FLOPs.
+    double capacity_per_token = 0;
+    double training_per_token = 0;    // model + recompute + capacity
     double six_n = 0;                 // 6 × total parameters
     double six_n_active = 0;          // 6 × active parameters (MoE)
 };

@@ -1,4 +1,5 @@
-// Hugging Face config.json -> ModelConfig, for model_type llama, mistral, qwen2, mixtral and gpt2.
+// Hugging Face config.json -> ModelConfig, for model_type llama, mistral, qwen2, mixtral, gpt2 (decoders),
+// bert, roberta (encoders) and t5 (encoder-decoder).
 #pragma once
 
 #include <string_view>

@@ -107,6 +107,11 @@ struct TrainingSetup {
     std::int64_t zero3_prefetch = 0;
     std::int64_t activation_bytes = 2;
     Precision precision;
+    // Mixture of experts: expert parallel degree (routed experts sharded over ep GPUs of each data-parallel
+    // group; ZeRO then shards expert states over dp/ep, as DeepSpeed-MoE and Megatron-Core do) and the
+    // capacity factor (0 = no capacity limit), moe.h.
+    std::int64_t ep = 1;
+    double capacity_factor = 0;
 };
 
 struct ActivationTerm {
@@ -146,6 +151,8 @@ struct MemoryBudget {
     std::uint64_t params_on_gpu = 0;  // after TP and PP, before ZeRO
     std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
     std::uint64_t zero3_gathered_params = 0;  // parameters of one gather unit (0 without a ZeRO-3 buffer)
+    std::uint64_t expert_params_on_gpu = 0;   // routed experts' share of params_on_gpu (after EP)
+    std::int64_t expert_dp = 1;               // dp / ep: the group ZeRO shards expert states over
     ClassBytes bytes;
     Activations activations;
 };

@@ -12,7 +12,13 @@ namespace tally {
 
 enum class MlpKind { Gelu, SwiGlu, GeGlu };  // GELU: 2 matrices (up, down); gated: 3 (gate, up, down)
 enum class NormKind { LayerNorm, RmsNorm };   // LayerNorm: weight + bias; RMSNorm: weight only
-enum class PositionKind { Learned, Rotary };  // learned absolute table (max_positions x h) or RoPE (no params)
+// Learned absolute table (max_positions x h), RoPE (no params) or T5's relative bias (its tables are
+// counted through relative_attention_buckets).
+enum class PositionKind { Learned, Rotary, Relative };
+// Decoder: causal self-attention layers only (GPT, Llama). Encoder: bidirectional self-attention layers
+// (BERT, RoBERTa). EncoderDecoder: an encoder stack, then a decoder stack whose layers add
+// cross-attention over the encoder output (T5; Raffel et al. 2020, sec. 2.1).
+enum class Architecture { Decoder, Encoder, EncoderDecoder };
 
 struct ModelConfig {
     std::string name;
@@ -38,6 +44,18 @@ struct ModelConfig {
     double attention_dropout = 0;  // on the attention probabilities (HF attn_pdrop / attention_dropout)
     double residual_dropout = 0;   // after the attention output projection and the MLP (HF resid_pdrop)
     double embedding_dropout = 0;  // on the summed embeddings (HF embd_pdrop)
+    Architecture architecture = Architecture::Decoder;
+    // EncoderDecoder: how many of the num_layers layers form the decoder stack (each with a
+    // cross-attention block); the other num_layers - num_decoder_layers form the encoder. 0 otherwise.
+    std::int64_t num_decoder_layers = 0;
+    std::int64_t type_vocab_size = 0;             // BERT token-type (segment) embedding rows (0 = none)
+    bool embedding_norm = false;                  // a norm on the summed embeddings (BERT's embeddings.LayerNorm)
+    bool final_norm = true;                       // a norm after the last layer (false for post-LN BERT)
+    bool pooler = false;                          // BERT pooler: dense h x h + bias on the first token
+    std::int64_t relative_attention_buckets = 0;  // T5: buckets x heads bias table, one per stack (0 = none)
+
+    bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
+    std::int64_t num_encoder_layers() const { return is_encoder_decoder() ? num_layers - num_decoder_layers : 0; }
 
     bool is_moe() const { return num_experts > 0; }
     bool has_dropout() const { return attention_dropout > 0 || residual_dropout > 0 || embedding_dropout > 0; }
@@ -64,6 +82,7 @@ void validate(const ModelConfig& config);
 const char* to_string(MlpKind kind);
 const char* to_string(NormKind kind);
 const char* to_string(PositionKind kind);
+const char* to_string(Architecture kind);  // "decoder", "encoder", "encoder_decoder"
 
 // The tally config object (docs/API.md "Model argument"); fills defaults, validates.
 ModelConfig model_from_json(const nlohmann::json& object);

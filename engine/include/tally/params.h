@@ -9,7 +9,12 @@
 
 namespace tally {
 
-enum class Component { Embedding, PositionEmbedding, Attention, Mlp, Norms, FinalNorm, LmHead };
+enum class Component {
+    Embedding, PositionEmbedding, Attention, Mlp, Norms, FinalNorm, LmHead,
+    EmbeddingExtras,  // token-type table, embedding norm, T5 relative-position bias tables
+    CrossAttention,   // an encoder-decoder's decoder layers: norm, Q, K, V, output over the encoder output
+    Pooler,           // BERT pooler (dense h x h + bias on the first token)
+};
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
 // The count of a component as a formula in the model's symbols ("L·3·h·f", "V·h"), for this model's shape.
@@ -33,6 +38,7 @@ struct Tensor {
     // Rows per indivisible unit of the split: head_dim for Q, K, V (a head is never cut in two; when
     // tp exceeds the KV heads, each GPU holds a whole KV head, replicated as in Megatron-LM).
     std::int64_t split_unit = 1;
+    bool cross = false;  // per-layer tensor of the decoder layers only (num_decoder_layers of them)
     std::uint64_t count() const;  // rows * cols (per instance)
 };
 
@@ -47,6 +53,10 @@ struct ParamCount {
     std::uint64_t norms = 0;               // all layers' norms
     std::uint64_t final_norm = 0;
     std::uint64_t lm_head = 0;             // 0 when tied
+    std::uint64_t embedding_extras = 0;    // token types, embedding norm, relative-position bias tables
+    std::uint64_t cross_attention = 0;     // all decoder layers (encoder-decoder only)
+    std::uint64_t pooler = 0;
+    std::uint64_t per_decoder_layer_cross_attention = 0;  // one decoder layer's cross-attention block
     std::uint64_t per_layer_attention = 0, per_layer_mlp = 0, per_layer_norms = 0, per_layer = 0;
     std::uint64_t per_layer_mlp_active = 0;  // MoE: router + top-k + shared experts
     std::uint64_t total = 0;
@@ -56,7 +66,8 @@ struct ParamCount {
 // Exact integer counts; overflow of 64 bits is an InputError. Validates the config.
 ParamCount count_params(const ModelConfig& config);
 
-// Parameters held by one GPU: tensor parallel degree tp (ceil of the split dimension, as Megatron
+// Parameters held by one GPU (an encoder-decoder's cross-attention is counted on min(layers,
+// num_decoder_layers) of the stage's layers: the stage holding the most decoder layers): tensor parallel degree tp (ceil of the split dimension, as Megatron
 // pads), `layers` transformer layers, plus the embedding / head if this pipeline stage has them.
 // When the embeddings are tied and the head sits on another stage (pp > 1), the last stage keeps
 // its own copy of the embedding matrix (Megatron-LM does this and all-reduces their gradients).
@@ -66,8 +77,16 @@ struct ShardSpec {
     bool has_embedding = true;
     bool has_head = true;
     bool head_copy_of_tied_embedding = false;
+    std::int64_t ep = 1;  // expert parallel degree: the GPU holds num_experts / ep routed experts
 };
 std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
+// The routed experts' share of shard_params (sharded over ep, and by ZeRO over dp/ep).
+std::uint64_t shard_expert_params(const ModelConfig& config, const ShardSpec& spec);
+struct ShardSplit {
+    std::uint64_t total = 0;   // shard_params
+    std::uint64_t expert = 0;  // shard_expert_params
+};
+ShardSplit shard_params_split(const ModelConfig& config, const ShardSpec& spec);
 
 // Parameters of the largest single module (a linear layer's weight and bias, an embedding, a norm)
 // on one of tp GPUs: what DeepSpeed's ZeRO-3 estimator calls the largest layer.

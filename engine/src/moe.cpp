@@ -1,0 +1,57 @@
+#include "tally/moe.h"
+
+#include <cmath>
+#include <string>
+
+#include "tally/error.h"
+
+namespace tally {
+
+namespace {
+
+void require(bool ok, const char* field, const std::string& message) {
+    if (!ok) throw InputError(field, message);
+}
+
+}  // namespace
+
+MoeLayer moe_layer(const ModelConfig& c, const MoeSetup& st) {
+    validate(c);
+    require(c.is_moe(), "ep", "expert parallelism and capacity_factor need a mixture-of-experts model (num_experts > 0)");
+    require(st.ep >= 1 && st.ep <= c.num_experts && c.num_experts % st.ep == 0, "ep",
+            "ep must divide num_experts (" + std::to_string(c.num_experts) + "), got " + std::to_string(st.ep));
+    require(st.capacity_factor == 0 || (st.capacity_factor > 0 && st.capacity_factor <= 64), "capacity_factor",
+            "capacity_factor must be 0 (no limit) or in (0, 64]");
+    require(st.seq >= 1 && st.micro_batch >= 1 && st.tp >= 1, "seq", "seq, micro_batch and tp must be >= 1");
+    MoeLayer m;
+    const double E = static_cast<double>(c.num_experts), k = static_cast<double>(c.experts_per_token);
+    const double ep = static_cast<double>(st.ep), h = static_cast<double>(c.hidden_size);
+    const double e = static_cast<double>(st.activation_bytes);
+    m.local_experts = c.num_experts / st.ep;
+    m.tokens_per_gpu = static_cast<double>(st.seq) * static_cast<double>(st.micro_batch);
+    m.assignments_per_gpu = k * m.tokens_per_gpu;
+    // Each expert receives from the ep GPUs of its group.
+    m.tokens_per_expert = m.assignments_per_gpu * ep / E;
+    if (st.capacity_factor > 0) {
+        m.expert_capacity = std::ceil(st.capacity_factor * m.tokens_per_expert);
+        m.expert_slots_per_gpu = m.expert_capacity * static_cast<double>(m.local_experts);
+        m.dropped_fraction_balanced = st.capacity_factor < 1 ? 1 - st.capacity_factor : 0;
+    } else {
+        m.expert_slots_per_gpu = m.assignments_per_gpu;
+    }
+    m.expert_compute_factor = m.expert_slots_per_gpu / m.tokens_per_gpu;
+    // Each GPU sends the full h-wide hidden state of every row it dispatches (padded slots included when
+    // capacity is fixed, as GShard's dispatch tensor [E, C, h] is).
+    const double leaving = (ep - 1) / ep;
+    const double sent_rows = st.capacity_factor > 0 ? m.expert_slots_per_gpu : m.assignments_per_gpu;
+    m.all_to_all_bytes_forward = 2 * sent_rows * h * e * leaving;
+    m.all_to_all_bytes_per_step_layer = 2 * m.all_to_all_bytes_forward;
+    m.router_params_per_layer = static_cast<std::uint64_t>(c.num_experts) * static_cast<std::uint64_t>(c.hidden_size);
+    m.router_flops_per_token_forward = 2 * h * E;
+    const std::uint64_t sb = static_cast<std::uint64_t>(st.seq) * static_cast<std::uint64_t>(st.micro_batch);
+    m.router_activation_bytes = checked_add("moe", checked_mul("moe", checked_mul("moe", sb, 4), static_cast<std::uint64_t>(c.num_experts)),
+                                            checked_mul("moe", checked_mul("moe", sb, 8), static_cast<std::uint64_t>(c.experts_per_token)));
+    return m;
+}
+
+}  // namespace tally
