@@ -35,7 +35,7 @@ test('npm package: packed, installed into a fresh project, typed, and its widget
   const manifest = JSON.parse(readFileSync(path.join(installed, 'custom-elements.json'), 'utf8'));
   assert.equal(manifest.schemaVersion, '1.0.0');
   const tags = manifest.modules.flatMap((m) => m.declarations).map((d) => d.tagName).filter(Boolean).sort();
-  assert.deepEqual(tags, ['tally-compute', 'tally-float', 'tally-memory-budget', 'tally-recipes', 'tally-roofline', 'tally-step', 'tally-value']);
+  assert.deepEqual(tags, ['tally-compute', 'tally-float', 'tally-inference', 'tally-memory-budget', 'tally-recipes', 'tally-roofline', 'tally-step', 'tally-value']);
   const memory = manifest.modules.flatMap((m) => m.declarations).find((d) => d.tagName === 'tally-memory-budget');
   assert.deepEqual(memory.attributes.find((a) => a.name === 'zero').type.text, '"0" | "1" | "2" | "3"', 'ZeRO stages read from the widget\'s own control');
 
