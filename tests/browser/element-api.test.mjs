@@ -39,6 +39,9 @@ const CASES = [
     badValue: { format: 'fp7' }, refused: { value: 'abc' }, edit: ['rounding', 'toward_zero'], attribute: ['format', 'fp16'] },
   { tag: 'tally-roofline', attributes: 'hardware="h100-sxm"', good: { dtype: 'fp16' }, result: (el) => el.roofs[0].result.dtype, want: 'fp16',
     badValue: { hardware: 'no-such-gpu' }, refused: { seq: '-5' }, edit: ['dtype', 'fp32'], attribute: ['seq', '4096'] },
+  // 5 KV heads do not divide Llama 3 8B's 32 query heads: the engine refuses them and names the field.
+  { tag: 'tally-inference', attributes: 'model="llama-3-8b"', good: { batch: 16 }, result: (el) => el.inferenceArgs.batch, want: 16,
+    badValue: { kv_dtype: 'fp7' }, refused: { kv_heads: '5' }, edit: ['kv_dtype', 'fp8'], attribute: ['kv-heads', '4'] },
 ];
 
 for (const c of CASES) {

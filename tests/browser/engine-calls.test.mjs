@@ -57,6 +57,9 @@ const CASES = [
     change: { control: 'dtype', value: 'fp16' }, perChange: ['roofline'] },
   { tag: 'tally-float', attributes: 'format="bf16" value="3.14"', firstRender: ['float_formats', 'float_encode', 'float_compare', 'float_table', 'block_compare'],
     change: { control: 'rounding', value: 'toward_zero' }, perChange: ['float_encode', 'float_compare'] },
+  // `model` fetches the preset's config once, so the KV-head count can be changed before `inference`.
+  { tag: 'tally-inference', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'model', 'inference'],
+    change: { control: 'kv_dtype', value: 'fp8' }, perChange: ['inference'] },
 ];
 
 for (const c of CASES) {

@@ -1,8 +1,9 @@
 // <tally-inference> (web/widgets/inference.js): its numbers are the engine's, the batch sweep is drawn,
-// GQA changes the cache, and bad input names its field.
+// GQA changes the cache, bad input names its field, and refused URL values go back with a notice.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { setControl, errors, openWidgetAlone } from './page-helpers.mjs';
 
 async function open(site, viewport, colorScheme = 'light') {
   const page = await site.browser.newPage({ viewport, colorScheme });
@@ -67,4 +68,24 @@ test('the inference widget names the field at fault and never shows NaN', async 
   assert.ok(overflow <= 0, `no sideways scrolling at 375 px (${overflow}px)`);
   await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-phone-dark');
   assert.deepEqual(page.errors, []);
+});
+
+test('the inference widget reverts a URL KV-head count the engine refuses, with a notice, and a new model brings its own KV heads', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  // 5 does not divide the 32 query heads of Llama 3 8B, so the engine refuses it after the URL check passes.
+  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b"', { query: '?inf1.kv_heads=5&inf1.batch=16' });
+  const state = await widget.evaluate((el) => el.getState());
+  assert.equal(state.kv_heads, '8', 'back to the model\'s own 8 KV heads');
+  assert.equal(state.batch, '16', 'the URL values the engine accepts stay');
+  assert.match(await widget.locator('.url-notice').textContent(), /Ignored URL settings: inf1\.kv_heads/);
+  assert.notEqual(await out(widget, 'kv'), '—');
+
+  // Llama 2 7B has multi-head attention: 32 KV heads, by a reader's choice and by setState alike.
+  await setControl(widget, 'model', 'llama-2-7b');
+  assert.equal(await widget.locator('input[name="kv_heads"]').inputValue(), '32');
+  await widget.evaluate((el) => el.setState({ model: 'llama-3-8b' }));
+  assert.equal((await widget.evaluate((el) => el.getState())).kv_heads, '8');
+  assert.deepEqual(errors(page), []);
 });

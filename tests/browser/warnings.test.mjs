@@ -67,6 +67,7 @@ const INJECTED = [
   { tag: 'tally-step', attributes: '', method: 'step_time', control: ['mbs', '2'] },
   { tag: 'tally-float', attributes: 'value="3.14"', method: 'float_encode', control: ['value', '2.5'] },
   { tag: 'tally-roofline', attributes: '', method: 'roofline', control: ['seq', '4096'] },
+  { tag: 'tally-inference', attributes: 'model="llama-3-8b"', method: 'inference', control: ['batch', '16'] },
 ];
 
 for (const c of INJECTED) {

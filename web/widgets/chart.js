@@ -1,4 +1,4 @@
-// The one small chart module of tally's hand-written SVG charts (compute, memory, float, step, roofline):
+// The one small chart module of tally's hand-written SVG charts (compute, memory, float, step, roofline, inference):
 // scales, ticks, tick labels and the drawing width. Display geometry only: every value drawn comes from the engine.
 
 /** Superscript digits for "10⁻³"-style tick labels. */
@@ -43,6 +43,18 @@ export function linearTicks(max, count = 5) {
 export function exponentTicks(lo, hi, stride = 1) {
   const ticks = [];
   for (let e = Math.ceil(lo / stride) * stride; e <= hi; e += stride) ticks.push(e);
+  return ticks;
+}
+
+/** Ticks m × 10^e (m from `mantissas`) whose log10 lies in [lo, hi], ascending: for log axes that span little. */
+export function logTicks(lo, hi, mantissas = [1, 2, 5]) {
+  const ticks = [];
+  for (let e = Math.floor(lo); e <= Math.ceil(hi); e++) {
+    for (const m of mantissas) {
+      const v = m * 10 ** e;
+      if (Math.log10(v) >= lo && Math.log10(v) <= hi) ticks.push(v);
+    }
+  }
   return ticks;
 }
 

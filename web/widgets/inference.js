@@ -7,9 +7,10 @@
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads.
 import {
-  TallyWidget, TallyError, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
-  formatBytes, formatParams, escapeHtml, readState, writeState, stateKey, isNumberText, oneOf,
+  TallyWidget, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
+  formatBytes, formatParams, escapeHtml, isNumberText, oneOf,
 } from './base.js';
+import { drawWidth, logScale, logTicks } from './chart.js';
 
 const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'];
 const NUMBER_FIELDS = [
@@ -17,6 +18,12 @@ const NUMBER_FIELDS = [
   { name: 'context', label: 'Context (tokens)', fallback: '4096' },
   { name: 'kv_heads', label: 'KV heads (GQA)', fallback: '', attribute: 'kv-heads' },
 ];
+const CONTROL_FIELDS = ['model', 'hardware', 'kv_dtype', ...NUMBER_FIELDS.map((f) => f.name)];
+/** The widget field an engine error belongs to: its own name, kv_heads for the model's KV heads and anything else. */
+function fieldOfArg(arg) {
+  const name = { num_kv_heads: 'kv_heads', 'model.num_kv_heads': 'kv_heads' }[arg] ?? arg;
+  return CONTROL_FIELDS.includes(name) ? name : 'kv_heads';
+}
 const OUTPUTS = ['kv', 'weights', 'fits', 'decode', 'per_seq', 'prefill', 'crossover', 'max_batch'];
 
 const css = `
@@ -37,46 +44,38 @@ const css = `
 `;
 
 class TallyInference extends TallyWidget {
+  static stateAttributes = ['model', 'hardware', 'batch', 'context', 'kv-dtype', 'kv-heads'];
+
   mount() {
     let presets = { models: [], hardware: [] };
-    try { presets = this.engine.call('presets', {}); } catch { /* the selects stay empty and the error shows */ }
+    try {
+      presets = this.engine.call('presets', {});
+    } catch {
+      // The selects stay empty and the engine error shows below.
+    }
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
-    this.key = stateKey(this, 'inf');
-    const schema = {
-      model: oneOf(models.map((m) => m.id)),
-      hardware: oneOf(hardware.map((h) => h.id)),
-      kv_dtype: oneOf(KV_DTYPES),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, isNumberText])),
-    };
-    const attr = (name, fallback) => {
-      const value = this.getAttribute(name);
-      if (value === null) return fallback;
-      const check = schema[name.replace('-', '_')]?.(value);
-      return check === true || check === undefined ? value : fallback;
-    };
-    const start = {
-      model: attr('model', models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? ''),
-      hardware: attr('hardware', hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? ''),
-      kv_dtype: attr('kv-dtype', 'bf16'),
-      ...Object.fromEntries(NUMBER_FIELDS.map((f) => [f.name, attr(f.attribute ?? f.name, f.fallback)])),
-    };
-    if (!start.kv_heads) start.kv_heads = String(this.modelConfig(start.model)?.num_kv_heads ?? '');
-    this.defaults = { ...start };
-    const fromUrl = readState(this.key, schema);
-    Object.assign(start, fromUrl.values);
+    const start = this.declareState('inf', [
+      { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '' },
+      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
+      { name: 'kv_dtype', check: oneOf(KV_DTYPES), fallback: 'bf16' },
+      ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+    ]);
+    // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
+    if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
+    if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
-    const field = (name, value) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value });
+    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
         <div class="fields">
           ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), value: start.model })}
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
-          ${field('batch', start.batch)}
-          ${field('context', start.context)}
+          ${field('batch')}
+          ${field('context')}
           ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: KV_DTYPES.map((d) => ({ value: d, label: d })), value: start.kv_dtype })}
-          ${field('kv_heads', start.kv_heads)}
+          ${field('kv_heads')}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -93,27 +92,49 @@ class TallyInference extends TallyWidget {
         <p class="status" data-out="note"></p>
       </div>`;
     const root = this.shadowRoot;
-    root.addEventListener('input', (event) => this.onInput(event));
-    root.addEventListener('change', (event) => this.onInput(event));
+    this.onControlEdit((control) => this.onEdit(control.name));
+    this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.chartArgs && this.drawChart(...this.chartArgs));
     this.update();
-    const rejected = fromUrl.rejected.map((r) => `${r.param} (${r.reason})`);
-    if (rejected.length) root.querySelector('.notice').textContent = `Ignored URL settings: ${rejected.join('; ')}.`;
+    this.settleUrlState();
   }
 
   /** The preset's tally config (engine `model` method), cached per id. */
   modelConfig(id) {
     this.configs ??= new Map();
     if (!this.configs.has(id)) {
-      try { this.configs.set(id, this.engine.call('model', { model: id }).model); } catch { this.configs.set(id, null); }
+      try {
+        this.configs.set(id, this.engine.call('model', { model: id }).model);
+      } catch {
+        this.configs.set(id, null);
+      }
     }
     return this.configs.get(id);
   }
 
-  control(name) { return this.shadowRoot.querySelector(`[name="${name}"]`); }
+  /** The model's own number of KV heads as field text ('' for an unknown model). */
+  modelKvHeads(id) {
+    return String(this.modelConfig(id)?.num_kv_heads ?? '');
+  }
+
+  /** Sets controls from state texts (setState, URL reverts); a new model without kv_heads brings its own. */
+  applyState(values) {
+    for (const [name, value] of Object.entries(values)) this.control(name).value = value;
+    if ('model' in values && !('kv_heads' in values)) this.control('kv_heads').value = this.modelKvHeads(values.model);
+  }
+
+  /** A refused KV-head count (or model) goes back to the shown model's own KV heads, which the engine accepts. */
+  revertField(field) {
+    this.applyState({ [field]: this.defaults[field] });
+    if (field === 'kv_heads') this.control('kv_heads').value = this.modelKvHeads(this.control('model').value);
+  }
+
+  control(name) {
+    return this.shadowRoot.querySelector(`[name="${name}"]`);
+  }
 
   values() {
     const values = {};
-    for (const name of ['model', 'hardware', 'kv_dtype', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
+    for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
     return values;
   }
 
@@ -122,41 +143,62 @@ class TallyInference extends TallyWidget {
     return { model: v.model, hardware: v.hardware, batch: v.batch, context: v.context, 'kv-dtype': v.kv_dtype, 'kv-heads': v.kv_heads };
   }
 
-  onInput(event) {
-    if (event.type === 'change' && event.target.tagName === 'INPUT') return;
+  onEdit(name) {
     // A new model starts from its own number of KV heads.
-    if (event.target.name === 'model') this.control('kv_heads').value = String(this.modelConfig(this.control('model').value)?.num_kv_heads ?? '');
+    if (name === 'model') this.control('kv_heads').value = this.modelKvHeads(this.control('model').value);
     this.update();
-    writeState(this.key, this.values());
+    this.saveState();
   }
 
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
+    this.lastError = null;
     const v = this.values();
     const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
-    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); out('note', ''); this.result = null; };
+    const blank = () => {
+      for (const key of OUTPUTS) out(key, '—');
+      root.querySelector('[data-out="chart"]').replaceChildren();
+      out('note', '');
+      this.result = null;
+      this.chartArgs = null;
+      this.showWarnings([]);
+    };
     const numbers = {};
     const errors = [];
     for (const f of NUMBER_FIELDS) {
-      try { numbers[f.name] = parseNumber(v[f.name], f.name, f.label); } catch (error) { errors.push(error); }
+      try {
+        numbers[f.name] = parseNumber(v[f.name], f.name, f.label);
+      } catch (error) {
+        errors.push(error);
+      }
     }
-    if (errors.length) { for (const error of errors) showError(root, error.field, error.message); blank(); return; }
+    if (errors.length) {
+      for (const error of errors) showError(root, error.field, error.message);
+      this.lastError = errors[0];
+      blank();
+      return;
+    }
     const config = this.modelConfig(v.model);
-    if (!config) { showError(root, 'model', `unknown model "${v.model}"`); blank(); return; }
+    if (!config) {
+      showError(root, 'model', `unknown model "${v.model}"`);
+      this.lastError = { field: 'model', message: `unknown model "${v.model}"` };
+      blank();
+      return;
+    }
     // The engine validates num_kv_heads (a divisor of the query heads) and names the field.
     const model = { ...config, num_kv_heads: numbers.kv_heads };
+    this.inferenceArgs = { model, hardware: v.hardware, batch: numbers.batch, context: numbers.context, kv_dtype: v.kv_dtype };
     let r;
     try {
-      r = this.engine.call('inference', { model, hardware: v.hardware, batch: numbers.batch, context: numbers.context, kv_dtype: v.kv_dtype });
+      r = this.engine.call('inference', this.inferenceArgs);
     } catch (error) {
-      if (!(error instanceof TallyError)) throw error;
-      const name = { num_kv_heads: 'kv_heads', 'model.num_kv_heads': 'kv_heads' }[error.field] ?? error.field;
-      showError(root, NUMBER_FIELDS.some((f) => f.name === name) || ['model', 'hardware', 'kv_dtype'].includes(name) ? name : 'kv_heads', error.message);
+      this.showEngineError(error, { [error.field]: fieldOfArg(error.field) });
       blank();
       return;
     }
     this.result = r;
+    this.showWarnings(r.warnings);
     out('kv', formatBytes(r.kv_cache_bytes));
     out('weights', formatBytes(r.weights_bytes));
     out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);
@@ -168,6 +210,7 @@ class TallyInference extends TallyWidget {
     out('note', r.crossover_batch_whole
       ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
       : r.crossover_reason ? `At this context ${r.crossover_reason}.` : '');
+    this.chartArgs = [r, numbers.batch];
     this.drawChart(r, numbers.batch);
   }
 
@@ -175,28 +218,17 @@ class TallyInference extends TallyWidget {
   drawChart(r, batch) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.latency_ms_per_token, s }));
-    // Drawn in the chart's own pixel width (from a ResizeObserver, never a layout read here) so its text
-    // stays 11 px on a phone instead of shrinking with a fixed viewBox.
-    if (!this.resizer && typeof ResizeObserver === 'function') {
-      this.resizer = new ResizeObserver((entries) => {
-        const now = Math.round(entries[0].contentRect.width);
-        if (!now || Math.abs(now - (this.chartWidth ?? 0)) < 2) return;
-        this.chartWidth = now;
-        requestAnimationFrame(() => { if (this.result) this.drawChart(this.result, this.result.batch); });
-      });
-      this.resizer.observe(svg);
-    }
-    const W = Math.max(300, this.chartWidth ?? 640), H = 240, left = 52, right = 16, top = 14, bottom = 42;
+    // Drawn at its shown width (viewBox units = CSS px), so its text stays 11 px on a phone.
+    const W = drawWidth(this.shownWidth(svg), { min: 300 }), H = 240, left = 52, right = 16, top = 14, bottom = 42;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    const lx = (v) => Math.log10(v), xs = points.map((p) => lx(p.x)), ys = points.map((p) => lx(p.y));
+    const xs = points.map((p) => Math.log10(p.x)), ys = points.map((p) => Math.log10(p.y));
     const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
-    const px = (v) => left + (lx(v) - x0) / (x1 - x0 || 1) * (W - left - right);
-    const py = (v) => top + (1 - (lx(v) - y0) / (y1 - y0 || 1)) * (H - top - bottom);
-    // Ticks at 1, 2 and 5 × 10^e inside the range (log10 bounds a..b), so a narrow range still has labels.
-    const decades = (a, b) => { const out = []; for (let e = Math.floor(a); e <= Math.ceil(b); e++) for (const m of [1, 2, 5]) { const v = m * 10 ** e; if (lx(v) >= a && lx(v) <= b) out.push(v); } return out; };
+    const px = logScale([x0, x1], [left, W - right]);
+    const py = logScale([y0, y1], [H - bottom, top]);
+    // Ticks at 1, 2 and 5 × 10^e (chart.js logTicks), so a narrow range still has labels.
     let body = `<title>Latency per token against total throughput for batch 1 to ${points.at(-1).s.batch}, log scales</title>`;
-    for (const t of decades(y0, y1)) body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
-    for (const t of decades(x0, x1)) body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of logTicks(y0, y1)) body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of logTicks(x0, x1)) body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
     body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
     body += `<path class="lat" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
     for (const p of points) {
