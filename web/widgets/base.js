@@ -420,6 +420,16 @@ export class TallyWidget extends HTMLElement {
    * its fallback, with the URL's values on top. URL values that fail their check wait in this.urlRejections
    * for settleUrlState(); an invalid attribute falls back with a console warning.
    */
+  /** The engine's presets (models, hardware), or empty lists when the engine refuses: the widget then
+   *  still renders and its next engine call shows the error. The page asks the engine for them once. */
+  loadPresets() {
+    try {
+      return this.engine.call('presets', {});
+    } catch {
+      return { models: [], hardware: [] };
+    }
+  }
+
   declareState(short, fields) {
     this.key ??= stateKey(this, short);
     this.stateFields = fields;

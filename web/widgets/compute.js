@@ -55,12 +55,8 @@ class TallyCompute extends TallyWidget {
   static stateAttributes = ['model', 'params', 'tokens', 'hardware', 'peak-tflops', 'dtype', 'gpus', 'mfu', 'price', 'seq', 'basis'];
 
   mount() {
-    let presets = { models: [], hardware: [] };
-    try {
-      presets = this.engine.call('presets', {});
-    } catch {
-      // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
-    }
+    // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
+    const presets = this.loadPresets();
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];

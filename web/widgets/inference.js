@@ -47,12 +47,8 @@ class TallyInference extends TallyWidget {
   static stateAttributes = ['model', 'hardware', 'batch', 'context', 'kv-dtype', 'kv-heads'];
 
   mount() {
-    let presets = { models: [], hardware: [] };
-    try {
-      presets = this.engine.call('presets', {});
-    } catch {
-      // The selects stay empty and the engine error shows below.
-    }
+    // The selects stay empty and the engine error shows below.
+    const presets = this.loadPresets();
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];

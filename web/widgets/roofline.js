@@ -181,12 +181,8 @@ class TallyRoofline extends TallyWidget {
   static stateAttributes = ['hardware', 'dtype', 'seq'];
 
   mount() {
-    let presets = { hardware: [] };
-    try {
-      presets = this.engine.call('presets', {});
-    } catch {
-      // no presets: the widget still shows the measured machine
-    }
+    // No presets: the widget still shows the measured machine
+    const presets = this.loadPresets();
     this.hardware = presets.hardware ?? [];
     // The kernel ladder (gemm_kernels) is asked for when the reader measures, not on first render.
     this.ladder = null;

@@ -51,12 +51,8 @@ class TallyStep extends TallyWidget {
   static stateAttributes = ['model', 'hardware', 'gpus', 'tp', 'pp', 'interleave', 'mbs', 'batch', 'seq', 'zero', 'recompute', 'sp', 'flash'];
 
   mount() {
-    let presets = { models: [], hardware: [] };
-    try {
-      presets = this.engine.call('presets', {});
-    } catch {
-      // Without presets there is nothing to choose; the engine error shows below.
-    }
+    // Without presets there is nothing to choose; the engine error shows below.
+    const presets = this.loadPresets();
     const models = presets.models ?? [];
     const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     const start = this.declareState('step', [
