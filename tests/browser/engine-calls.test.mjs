@@ -5,24 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { setControl, errors, watch } from './page-helpers.mjs';
-
-/** Wraps the Emscripten factory as tally.js defines it, so every tally_call reaching wasm is recorded. */
-function instrumentLoader() {
-  globalThis.__tallyCalls = [];
-  let factory;
-  Object.defineProperty(globalThis, 'createTallyModule', {
-    configurable: true,
-    get: () => factory,
-    set(original) {
-      factory = (options) => Promise.resolve(original(options)).then((module) => {
-        const call = module.tally_call;
-        module.tally_call = (method, args) => { globalThis.__tallyCalls.push(method); return call(method, args); };
-        return module;
-      });
-    },
-  });
-}
+import { setControl, errors, watch, wrapEngineCalls } from './page-helpers.mjs';
 
 /** A page holding one widget and the one script tag a course page uses. */
 function widgetPage(tag, attributes) {
@@ -33,7 +16,7 @@ function widgetPage(tag, attributes) {
 /** Opens the widget alone; returns { page, widget, calls() }. */
 async function openAlone(site, tag, attributes) {
   const page = watch(await site.newPage(DESKTOP));
-  await page.addInitScript(instrumentLoader);
+  await page.addInitScript(wrapEngineCalls);
   const file = `/calls-${tag}.html`;
   await page.route(`**${file}`, (route) => route.fulfill({ contentType: 'text/html', body: widgetPage(tag, attributes) }));
   await page.goto(new URL(file, site.url).href);
@@ -85,7 +68,7 @@ test('a page of every widget asks for presets once', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
-  await page.addInitScript(instrumentLoader);
+  await page.addInitScript(wrapEngineCalls);
   await page.goto(new URL('/', site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
   const calls = await page.evaluate(() => [...globalThis.__tallyCalls]);

@@ -86,3 +86,30 @@ export async function openWidgetAlone(site, page, tag, attributes = '', { head =
   await widget.evaluate((el) => el.ready);
   return widget;
 }
+
+/** An init script that wraps the Emscripten factory as tally.js defines it: every tally_call reaching wasm is
+ *  recorded in window.__tallyCalls, and answers of window.__warnOn.method get its extra warning. */
+export function wrapEngineCalls() {
+  globalThis.__tallyCalls = [];
+  let factory;
+  Object.defineProperty(globalThis, 'createTallyModule', {
+    configurable: true,
+    get: () => factory,
+    set(original) {
+      factory = (options) => Promise.resolve(original(options)).then((module) => {
+        const call = module.tally_call;
+        module.tally_call = (method, args) => {
+          globalThis.__tallyCalls.push(method);
+          const text = call(method, args);
+          const rule = globalThis.__warnOn;
+          if (!rule || rule.method !== method) return text;
+          const envelope = JSON.parse(text);
+          if (!envelope.ok) return text;
+          envelope.result.warnings = [...(envelope.result.warnings ?? []), rule.warning];
+          return JSON.stringify(envelope);
+        };
+        return module;
+      });
+    },
+  });
+}

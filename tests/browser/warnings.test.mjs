@@ -7,31 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { setControl, errors, openWidgetAlone } from './page-helpers.mjs';
-
-/** An init script: answers of `method` get one extra warning {field, message} (set on window.__warnOn). */
-function warnAtLoader() {
-  let factory;
-  Object.defineProperty(globalThis, 'createTallyModule', {
-    configurable: true,
-    get: () => factory,
-    set(original) {
-      factory = (options) => Promise.resolve(original(options)).then((module) => {
-        const call = module.tally_call;
-        module.tally_call = (method, args) => {
-          const text = call(method, args);
-          const rule = globalThis.__warnOn;
-          if (!rule || rule.method !== method) return text;
-          const envelope = JSON.parse(text);
-          if (!envelope.ok) return text;
-          envelope.result.warnings = [...(envelope.result.warnings ?? []), rule.warning];
-          return JSON.stringify(envelope);
-        };
-        return module;
-      });
-    },
-  });
-}
+import { setControl, errors, openWidgetAlone, wrapEngineCalls } from './page-helpers.mjs';
 
 /** The widget's warnings line: its text, role and whether it is on screen. */
 function warningsOf(widget) {
@@ -75,7 +51,7 @@ for (const c of INJECTED) {
     const site = await startSite();
     t.after(() => site.close());
     const page = await site.newPage(DESKTOP);
-    const widget = await openWidgetAlone(site, page, c.tag, c.attributes, { init: warnAtLoader });
+    const widget = await openWidgetAlone(site, page, c.tag, c.attributes, { init: wrapEngineCalls });
     assert.equal((await warningsOf(widget)).text, '');
     const message = `${c.method} test warning: this input is legal but implausible`;
     await page.evaluate(([method, text]) => { globalThis.__warnOn = { method, warning: { field: 'test', message: text } }; }, [c.method, message]);
