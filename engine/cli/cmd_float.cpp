@@ -41,6 +41,13 @@ std::string text(const nlohmann::json& v) {
     return v.dump();
 }
 
+// The engine's own sentences about what storing did (tally::fp::store_notes), one line.
+std::string joined_notes(const nlohmann::json& r) {
+    std::string all;
+    for (const auto& note : r["notes"]) all += (all.empty() ? "" : "; ") + note["text"].get<std::string>();
+    return all;
+}
+
 void print_one(std::ostream& out, const nlohmann::json& r) {
     std::vector<std::pair<std::string, std::string>> rows;
     if (r.contains("input")) rows.push_back({"input (exact)", text(r["input_exact"])});
@@ -51,16 +58,8 @@ void print_one(std::ostream& out, const nlohmann::json& r) {
     rows.push_back({"class", text(r["class"])});
     rows.push_back({"value (exact)", text(r["exact"])});
     rows.push_back({"formula", text(r["formula"])});
-    if (r.contains("error_abs")) {
-        rows.push_back({"error (abs, rel)", text(r["error_abs"]) + ", " + text(r["error_rel"])});
-        std::string what;
-        if (r["overflowed"].get<bool>()) what += r["saturated"].get<bool>() ? "overflowed, saturated to max; " : "overflowed; ";
-        if (r["underflowed"].get<bool>()) what += "underflowed; ";
-        if (r["subnormal"].get<bool>()) what += "subnormal; ";
-        if (r["became_nan"].get<bool>()) what += "became NaN; ";
-        if (!r["inexact"].get<bool>() && !r["nan_input"].get<bool>()) what += "exact; ";
-        if (!what.empty()) rows.push_back({"note", what.substr(0, what.size() - 2)});
-    }
+    if (r.contains("error_abs")) rows.push_back({"error (abs, rel)", text(r["error_abs"]) + ", " + text(r["error_rel"])});
+    if (const std::string what = joined_notes(r); !what.empty()) rows.push_back({"note", what});
     rows.push_back({"ulp", text(r["ulp_exact"])});
     rows.push_back({"next up", r["next"].is_null() ? "-" : text(r["next"]["hex"]) + " = " + text(r["next"]["exact"])});
     rows.push_back({"next down", r["prev"].is_null() ? "-" : text(r["prev"]["hex"]) + " = " + text(r["prev"]["exact"])});
@@ -71,11 +70,7 @@ void print_all(std::ostream& out, const nlohmann::json& r) {
     std::vector<std::pair<std::string, std::string>> rows;
     rows.push_back({"input (exact)", text(r["input_exact"])});
     for (const auto& row : r["results"]) {
-        std::string note;
-        if (row["overflowed"].get<bool>()) note = row["saturated"].get<bool>() ? "  saturated" : "  overflowed";
-        if (row["underflowed"].get<bool>()) note = "  underflowed";
-        if (row["subnormal"].get<bool>()) note += "  subnormal";
-        rows.push_back({text(row["format"]), text(row["hex"]) + "  " + text(row["exact"]) + note});
+        rows.push_back({text(row["format"]), text(row["hex"]) + "  " + text(row["exact"]) + "  " + joined_notes(row)});
     }
     print_table(out, rows);
 }

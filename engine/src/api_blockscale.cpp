@@ -82,6 +82,7 @@ json block_result_json(const BlockResult& r) {
     json codes = json::array();
     for (uint64_t c : r.codes) codes.push_back(c);
     return {{"scheme", si.name},
+            {"display_name", si.display_name},
             {"element_format", format_info(si.element).name},
             {"scale_format", format_info(si.scale).name},
             {"block_size", si.block_size ? si.block_size : (int)r.codes.size()},

@@ -27,45 +27,10 @@ json brief(Format f, uint64_t code) {
             {"class", class_name(classify(f, code))}};
 }
 
-std::string short_number(double v) {
-    std::string e = exact_decimal(v);
-    if (e.size() <= 40) return e;
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return std::string("≈") + buf;
-}
-
-std::string formula(Format f, uint64_t code) {
-    const FormatInfo fi = format_info(f);
-    const Fields fl = fields(f, code);
-    const Class c = classify(f, code);
-    const double v = decode_to_double(f, code);
-    const std::string sgn = "(−1)^" + std::to_string(fl.sign) + " × ";
-    const std::string den = std::to_string(1ull << fi.man_bits);
-    switch (c) {
-        case Class::nan: return "NaN: this bit pattern is reserved for not-a-number";
-        case Class::inf: return sgn + "∞ (exponent all ones, mantissa zero)";
-        case Class::zero: return sgn + "0 = " + exact_decimal(v);
-        case Class::subnormal:
-            return sgn + "2^(1−" + std::to_string(fi.bias) + ") × (0 + " + std::to_string(fl.mantissa) + "/" + den +
-                   ") = " + short_number(v);
-        case Class::normal: break;
-    }
-    if (fi.man_bits == 0 && !fi.has_sign)
-        return "2^(" + std::to_string(fl.exponent) + "−" + std::to_string(fi.bias) + ") = " + short_number(v);
-    return sgn + "2^(" + std::to_string(fl.exponent) + "−" + std::to_string(fi.bias) + ") × (1 + " +
-           std::to_string(fl.mantissa) + "/" + den + ") = " + short_number(v);
-}
-
-// The exact significand as text: "1.75" for (1 + 6/8), "0.375" for a subnormal's (0 + 3/8).
-std::string significand_text(Format f, uint64_t code) {
-    const FormatInfo fi = format_info(f);
-    const Fields fl = fields(f, code);
-    const Class c = classify(f, code);
-    if (c == Class::nan || c == Class::inf) return "";
-    const bool lead = c == Class::normal;
-    const double sig = ((lead ? (double)(1ull << fi.man_bits) : 0.0) + (double)fl.mantissa) * pow2(-fi.man_bits);
-    return exact_decimal(sig);
+json notes_json(const std::vector<StoreNote>& notes) {
+    json list = json::array();
+    for (const StoreNote& n : notes) list.push_back({{"text", n.text}, {"kind", n.kind}});
+    return list;
 }
 
 json describe(Format f, uint64_t code) {
@@ -90,7 +55,7 @@ json describe(Format f, uint64_t code) {
     else
         out["unbiased_exponent"] = nullptr;
     out["significand"] = significand_text(f, code);
-    out["formula"] = formula(f, code);
+    out["formula"] = value_formula(f, code);
     out["subnormal"] = c == Class::subnormal;
     uint64_t nb;
     out["next"] = next_up(f, code, &nb) ? brief(f, nb) : json(nullptr);
@@ -98,6 +63,7 @@ json describe(Format f, uint64_t code) {
     const double u = ulp(f, code);
     out["ulp"] = (c == Class::nan || c == Class::inf) ? json(nullptr) : json(u);
     out["ulp_exact"] = (c == Class::nan || c == Class::inf) ? json(nullptr) : json(exact_decimal(u));
+    out["notes"] = notes_json(decode_notes(f, code));
     (void)v;
     return out;
 }
@@ -127,6 +93,7 @@ json encode_result(Format f, const ValueArg& in, Round rnd, bool sat) {
     out["underflowed"] = (e.flags & kUnderflow) != 0;
     out["became_nan"] = classify(f, e.code) == Class::nan && !std::isnan(in.value);
     out["nan_input"] = std::isnan(in.value);
+    out["notes"] = notes_json(store_notes(f, in.value, e, rnd));
     return out;
 }
 
@@ -150,6 +117,7 @@ json float_formats(const json&) {
                           {"canonical_nan", fi.nan != NaN::none ? brief(f, canonical_nan_code(f)) : json(nullptr)},
                           {"finite_count", finite_count(f)}};
         list.push_back({{"name", fi.name},
+                        {"display_name", format_display_name(f)},
                         {"bits", fi.bits},
                         {"exponent_bits", fi.exp_bits},
                         {"mantissa_bits", fi.man_bits},
@@ -164,8 +132,10 @@ json float_formats(const json&) {
                         {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
                         {"constants", constants}});
     }
-    return {{"formats", list},
-            {"roundings", {"nearest_even", "nearest_away", "toward_zero", "up", "down"}}};
+    json roundings = json::array();
+    for (int r = 0; r < kRoundCount; ++r)
+        roundings.push_back({{"name", round_name((Round)r)}, {"label", round_label((Round)r)}});
+    return {{"formats", list}, {"roundings", roundings}};
 }
 
 json float_encode(const json& args) {
@@ -246,6 +216,34 @@ json float_table(const json& args) {
     return {{"format", fi.name}, {"kind", kind}, {"binades", rows}};
 }
 
+// The float explorer's one call: the stored value (encoded, or decoded with flip_bit), every format side by side,
+// and on request the gap table and a block comparison (whose bad input goes to blocks_error, not the whole view).
+json float_explore(const json& args) {
+    const bool from_value = args.contains("value");
+    if (from_value && (args.contains("code") || args.contains("hex")))
+        throw InputError("value", "give either value (to encode) or code / hex (to decode), not both");
+    json out;
+    out["stored"] = from_value ? float_encode(args) : float_decode(args);
+    json compare_args = {{"value", from_value ? args["value"] : out["stored"]["exact"]}};
+    for (const char* key : {"rounding", "saturate"})
+        if (args.contains(key)) compare_args[key] = args[key];
+    out["compare"] = float_compare(compare_args);
+    if (bool_arg(args, "table", false)) {
+        const FormatInfo fi = format_info(format_arg(args));
+        out["table"] = {{"gaps", float_table({{"format", fi.name}, {"kind", "gaps"}})["binades"]},
+                        {"values", fi.bits <= 8 ? float_table({{"format", fi.name}, {"kind", "values"}})["values"]
+                                                : json(nullptr)}};
+    }
+    if (args.contains("blocks")) {
+        try {
+            out["blocks"] = find_method("block_compare")->fn(args["blocks"]);
+        } catch (const InputError& e) {
+            out["blocks_error"] = {{"field", e.field()}, {"message", e.what()}};
+        }
+    }
+    return out;
+}
+
 // Encodes `count` pseudo-random float bit patterns (splitmix64 of seed + i, low 32 bits) and hashes the codes
 // (FNV-1a 64 over each code's bytes, little-endian, ceil(bits/8) bytes): wasm and native must agree.
 json float_encode_batch(const json& args) {
@@ -289,6 +287,8 @@ constexpr Method kMethods[] = {
     {"float_compare", float_compare, "one number in every format side by side {value, saturate?, rounding?}"},
     {"float_decode", float_decode, "decode a bit pattern {format, code | hex, flip_bit?}"},
     {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade"},
+    {"float_explore", float_explore,
+     "one call for the float explorer {format, value | code | hex, flip_bit?, rounding?, saturate?, table?, blocks?}"},
     {"float_encode_batch", float_encode_batch,
      "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)"},
 };

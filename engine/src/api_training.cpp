@@ -172,6 +172,8 @@ json training_cost(const json& args) {
              {"gpu_hours", t.gpu_hours}};
     add_chinchilla(out, per.params, tokens, per.params_kind);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
+    // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.
+    if (!per.model_json.is_null()) out["flops"] = invoke("flops", args);
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
     if (!predicted.is_null()) {
         out["mfu_source"] = "predicted";

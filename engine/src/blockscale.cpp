@@ -31,15 +31,15 @@ int emax_elem(Format f) {
 
 SchemeInfo scheme_info(Scheme s) {
     switch (s) {
-        case Scheme::mxfp8_e4m3: return {"mxfp8_e4m3", Format::e4m3, Format::e8m0, 32, false};
-        case Scheme::mxfp8_e5m2: return {"mxfp8_e5m2", Format::e5m2, Format::e8m0, 32, false};
-        case Scheme::mxfp6_e2m3: return {"mxfp6_e2m3", Format::e2m3, Format::e8m0, 32, false};
-        case Scheme::mxfp6_e3m2: return {"mxfp6_e3m2", Format::e3m2, Format::e8m0, 32, false};
-        case Scheme::mxfp4: return {"mxfp4", Format::e2m1, Format::e8m0, 32, false};
-        case Scheme::nvfp4: return {"nvfp4", Format::e2m1, Format::e4m3, 16, true};
-        case Scheme::fp8_tensor: return {"fp8_tensor", Format::e4m3, Format::fp32, 0, false};
+        case Scheme::mxfp8_e4m3: return {"mxfp8_e4m3", "MXFP8 (E4M3, E8M0 scale / 32)", Format::e4m3, Format::e8m0, 32, false};
+        case Scheme::mxfp8_e5m2: return {"mxfp8_e5m2", "MXFP8 (E5M2, E8M0 scale / 32)", Format::e5m2, Format::e8m0, 32, false};
+        case Scheme::mxfp6_e2m3: return {"mxfp6_e2m3", "MXFP6 (E2M3, E8M0 scale / 32)", Format::e2m3, Format::e8m0, 32, false};
+        case Scheme::mxfp6_e3m2: return {"mxfp6_e3m2", "MXFP6 (E3M2, E8M0 scale / 32)", Format::e3m2, Format::e8m0, 32, false};
+        case Scheme::mxfp4: return {"mxfp4", "MXFP4 (E2M1, E8M0 scale / 32)", Format::e2m1, Format::e8m0, 32, false};
+        case Scheme::nvfp4: return {"nvfp4", "NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)", Format::e2m1, Format::e4m3, 16, true};
+        case Scheme::fp8_tensor: return {"fp8_tensor", "fp8 E4M3, one fp32 scale per tensor", Format::e4m3, Format::fp32, 0, false};
     }
-    return {"?", Format::fp32, Format::fp32, 0, false};
+    return {"?", "?", Format::fp32, Format::fp32, 0, false};
 }
 
 std::optional<Scheme> scheme_from_name(std::string_view name) {

@@ -115,3 +115,34 @@ TEST_CASE("float_encode_batch hashes the same codes for the same seed and differ
     CHECK(a["hash"] != c["hash"]);
     CHECK(err("float_encode_batch", {{"format", "e4m3"}, {"count", 0}})["field"] == "count");
 }
+
+TEST_CASE("float_explore answers the float explorer in one call: stored value, every format, gaps and blocks") {
+    const json r = ok("float_explore", {{"format", "e4m3"}, {"value", "500"}, {"table", true},
+                                        {"blocks", {{"generate", {{"n", 64}, {"seed", 1}, {"outlier", 0}}}}}});
+    CHECK(r["stored"] == ok("float_encode", {{"format", "e4m3"}, {"value", "500"}}));
+    CHECK(r["compare"] == ok("float_compare", {{"value", "500"}}));
+    CHECK(r["table"]["gaps"] == ok("float_table", {{"format", "e4m3"}, {"kind", "gaps"}})["binades"]);
+    CHECK(r["table"]["values"] == ok("float_table", {{"format", "e4m3"}, {"kind", "values"}})["values"]);
+    CHECK(r["blocks"]["results"].size() > 0);
+    CHECK(r["stored"]["notes"][0]["text"] == "overflowed: saturated to +max");
+}
+
+TEST_CASE("float_explore decodes a flipped bit, compares its exact value, and keeps a bad block argument apart") {
+    const json r = ok("float_explore", {{"format", "bf16"}, {"hex", "0x3f80"}, {"flip_bit", 0},
+                                        {"blocks", {{"values", "1, banana"}}}});
+    CHECK(r["stored"]["hex"] == "0x3f81");
+    CHECK(r["compare"]["input_exact"] == r["stored"]["exact"]);
+    CHECK_FALSE(r.contains("table"));
+    CHECK_FALSE(r.contains("blocks"));
+    CHECK(r["blocks_error"]["field"].get<std::string>().find("values") != std::string::npos);
+    CHECK(err("float_explore", {{"format", "bf16"}, {"hex", "0x3f80"}, {"value", "1"}})["field"] == "value");
+    CHECK(err("float_explore", {{"format", "bf16"}, {"value", "1"}, {"table", "yes"}})["field"] == "table");
+}
+
+TEST_CASE("float formats and block schemes carry their display names from the engine") {
+    const json f = ok("float_formats", json::object());
+    CHECK(f["formats"][5]["display_name"] == "fp8 E4M3 (OCP)");
+    CHECK(f["roundings"][0] == json{{"name", "nearest_even"}, {"label", "nearest, ties to even"}});
+    const json b = ok("block_compare", {{"values", "1, 2, 3"}, {"schemes", {"nvfp4"}}});
+    CHECK(b["results"][0]["display_name"] == "NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)");
+}

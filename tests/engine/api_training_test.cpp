@@ -117,3 +117,16 @@ TEST_CASE("training_cost with params alone: full recomputation is 8ND of hardwar
     causal["attention_flops"] = "causal";
     CHECK(error("training_cost", causal)["field"] == "attention_flops");
 }
+
+TEST_CASE("training_cost of a model carries the flops answer its total rests on; params alone carry none") {
+    const json args = {{"model", "llama-3-8b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
+                       {"gpus", 1024}, {"mfu", 0.4}};
+    const json r = ok("training_cost", args);
+    CHECK(r["flops"] == ok("flops", {{"model", "llama-3-8b"}, {"seq", 8192}, {"tokens", 15e12}}));
+    // The exact basis multiplies the same per-token training FLOPs by the tokens.
+    CHECK(r["total_flops"].get<double>() ==
+          Approx(r["flops"]["per_token"]["training"].get<double>() * 15e12).epsilon(1e-12));
+    const json p = ok("training_cost", {{"params", 8e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"gpus", 1024},
+                                        {"mfu", 0.4}});
+    CHECK_FALSE(p.contains("flops"));
+}

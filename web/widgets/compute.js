@@ -192,7 +192,7 @@ class TallyCompute extends TallyWidget {
     let flops = null;
     try {
       cost = this.engine.call('training_cost', args);
-      if (v.model !== CUSTOM) flops = this.engine.call('flops', { model: v.model, seq: numbers.seq, tokens: numbers.tokens });
+      flops = cost.flops ?? null; // with a model, training_cost answers the flops breakdown in the same call
     } catch (error) {
       this.showEngineError(error, ARG_TO_FIELD);
       blank();

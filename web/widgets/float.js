@@ -11,19 +11,6 @@ import {
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
 
-/** Display names of the engine's formats (the list itself and its order come from float_formats). */
-const FORMAT_LABELS = {
-  fp64: 'fp64 (IEEE double)', fp32: 'fp32 (IEEE single)', tf32: 'tf32 (19 bits)', fp16: 'fp16 (IEEE half)',
-  bf16: 'bf16 (bfloat16)', e4m3: 'fp8 E4M3 (OCP)', e5m2: 'fp8 E5M2 (OCP)', e4m3fnuz: 'fp8 E4M3FNUZ',
-  e5m2fnuz: 'fp8 E5M2FNUZ', e2m3: 'fp6 E2M3 (MX)', e3m2: 'fp6 E3M2 (MX)', e2m1: 'fp4 E2M1 (MX)', e8m0: 'E8M0 (MX scale)',
-};
-const ROUNDINGS = [
-  { value: 'nearest_even', label: 'nearest, ties to even' },
-  { value: 'nearest_away', label: 'nearest, ties away (TF32)' },
-  { value: 'toward_zero', label: 'toward zero' },
-  { value: 'up', label: 'up (toward +∞)' },
-  { value: 'down', label: 'down (toward −∞)' },
-];
 const SATURATION = [
   { value: 'default', label: "format's default" },
   { value: 'true', label: 'saturate to ±max' },
@@ -108,39 +95,6 @@ function textField({ name, label, value = '', mono = false, inputmode = 'text' }
   </div>`;
 }
 
-/**
- * What storing the input did, in words, from the engine's flags (never blank): exact, rounded (and how),
- * overflowed or saturated, underflowed (to zero, or to the smallest value of a format without zero), or an
- * infinity or NaN the format cannot hold. Returns [{text, kind}] with kind 'warn', 'good' or ''.
- */
-export function whatHappened(r, rounding) {
-  const notes = [];
-  const infiniteInput = /^[-+]?inf/i.test(String(r.input_exact ?? r.input ?? ''));
-  const sign = String(r.exact ?? '').startsWith('-') ? '−' : '+';
-  const mode = ROUNDINGS.find((x) => x.value === (r.rounding ?? rounding))?.label ?? r.rounding ?? rounding;
-  if (r.nan_input) {
-    notes.push(r.class === 'nan' ? { text: 'NaN stays NaN', kind: '' } : { text: `no NaN in ${r.format}: stored ${sign}max`, kind: 'warn' });
-  } else if (infiniteInput && r.class !== 'inf') {
-    notes.push(r.became_nan || r.class === 'nan'
-      ? { text: `no infinity in ${r.format}: became NaN`, kind: 'warn' }
-      : { text: `no infinity in ${r.format}: saturated to ${sign}max (${r.exact})`, kind: 'warn' });
-  } else if (r.overflowed) {
-    notes.push({ text: r.saturated ? `overflowed: saturated to ${sign}max` : r.class === 'inf' ? 'overflowed to inf' : 'overflowed to NaN', kind: 'warn' });
-  } else if (r.became_nan) {
-    notes.push({ text: 'became NaN', kind: 'warn' });
-  } else if (r.underflowed) {
-    if (r.class === 'zero') notes.push({ text: 'underflowed to 0', kind: 'warn' });
-    else if (r.format === 'e8m0') notes.push({ text: `no zero in e8m0: stored 2^${r.unbiased_exponent ?? -127}, its smallest value`, kind: 'warn' });
-    else notes.push({ text: `underflowed: rounded to ${shortExact(String(r.exact), 14)} (${mode})`, kind: 'warn' });
-  } else if (r.inexact) {
-    notes.push({ text: `rounded (${mode})`, kind: '' });
-  } else {
-    notes.push({ text: 'exact', kind: 'good' });
-  }
-  if (r.subnormal) notes.push({ text: 'subnormal', kind: '' });
-  return notes;
-}
-
 function shortExact(text, max = 26) {
   if (text.length <= max) return text;
   return `${text.slice(0, max - 1)}…`;
@@ -150,13 +104,16 @@ class TallyFloat extends TallyWidget {
   static stateAttributes = ['format', 'value', 'hex', 'rounding', 'saturate', 'outlier', 'seed'];
 
   mount() {
-    this.formats = this.engine.call('float_formats', {}).formats;
+    const catalogue = this.engine.call('float_formats', {});
+    this.formats = catalogue.formats;
+    // Rounding modes and their labels are the engine's (tally::fp::round_label), like the formats' names.
+    this.roundings = catalogue.roundings.map((r) => ({ value: r.name, label: r.label }));
     const names = this.formats.map((f) => f.name);
     const start = this.declareState('float', [
       { name: 'format', check: oneOf(names), fallback: 'bf16' },
       { name: 'value', check: (t) => (t.length <= 400) || 'too long', fallback: '3.140625' },
       { name: 'hex', check: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code', fallback: '' },
-      { name: 'rounding', check: oneOf(ROUNDINGS.map((r) => r.value)), fallback: 'nearest_even' },
+      { name: 'rounding', check: oneOf(this.roundings.map((r) => r.value)), fallback: 'nearest_even' },
       { name: 'saturate', check: oneOf(SATURATION.map((r) => r.value)), fallback: 'default' },
       { name: 'outlier', check: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number', fallback: '40' },
       { name: 'seed', check: (t) => /^\d{1,9}$/.test(t) || 'not a whole number', fallback: '1' },
@@ -166,8 +123,8 @@ class TallyFloat extends TallyWidget {
     this.state = { ...start, source: fromHex ? 'hex' : 'value' };
     this.render();
     this.observeWidth(this.shadowRoot.querySelector('[data-out="chart"]'), () => this.gaps && this.updateChart());
+    this.blocksDirty = true; // the first update draws the block table in the same engine call
     this.update();
-    this.updateBlocks();
     this.settleUrlState();
   }
 
@@ -200,10 +157,10 @@ class TallyFloat extends TallyWidget {
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
     <div class="widget">
       <div class="top">
-        ${selectField({ name: 'format', label: 'Format', options: this.formats.map((f) => ({ value: f.name, label: FORMAT_LABELS[f.name] ?? f.name })), value: s.format })}
+        ${selectField({ name: 'format', label: 'Format', options: this.formats.map((f) => ({ value: f.name, label: f.display_name })), value: s.format })}
         ${textField({ name: 'value', label: 'Number (1e-8, -0, inf, nan)', value: s.source === 'value' ? s.value : '' })}
         ${textField({ name: 'hex', label: 'Bits as hex', value: s.hex, mono: true })}
-        ${selectField({ name: 'rounding', label: 'Rounding', options: ROUNDINGS, value: s.rounding })}
+        ${selectField({ name: 'rounding', label: 'Rounding', options: this.roundings, value: s.rounding })}
         ${selectField({ name: 'saturate', label: 'On overflow', options: SATURATION, value: s.saturate })}
       </div>
       <div class="bits" role="group" aria-label="Bits, most significant first: click one to flip it"></div>
@@ -293,36 +250,59 @@ class TallyFloat extends TallyWidget {
     this.showEngineError(error, ARG_TO_FIELD);
   }
 
+  /**
+   * Asks the engine for everything the explorer shows, in one float_explore call: the stored value, every
+   * format side by side, the gap table when the format changed, and the block table when its inputs did.
+   * `extra` adds decode arguments (flip_bit). Throws the engine's error for the stored value.
+   */
+  explore(extra = {}) {
+    const s = this.state;
+    const args = { ...this.args(), ...(s.source === 'hex' ? { hex: s.hex } : { value: s.value }), ...extra };
+    if (extra.hex !== undefined) delete args.value;
+    if (this.chartFormat !== s.format) args.table = true;
+    if (this.blocksDirty) {
+      try {
+        args.blocks = this.blockArgs();
+      } catch (error) {
+        if (!(error instanceof TallyError)) throw error;
+        this.blocksDirty = false;
+        this.showBlockError(error);
+      }
+    }
+    const r = this.engine.call('float_explore', args);
+    if (r.table) {
+      this.chartFormat = s.format;
+      this.gaps = r.table.gaps;
+      this.valueTable = r.table.values ? { values: r.table.values } : null;
+    }
+    if (args.blocks) {
+      this.blocksDirty = false;
+      if (r.blocks) this.showBlocks(r.blocks);
+      else this.showBlockError(new TallyError(r.blocks_error.field, r.blocks_error.message));
+    }
+    return r;
+  }
+
   /** Recomputes everything from this.state. */
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
     this.lastError = null;
-    const s = this.state;
-    let result;
+    let r;
     try {
-      result = s.source === 'hex'
-        ? this.engine.call('float_decode', { format: s.format, hex: s.hex })
-        : this.engine.call('float_encode', { ...this.args(), value: s.value });
+      r = this.explore();
     } catch (error) {
       this.fail(error);
       this.current = null;
       this.showInvalid();
       this.save();
-      this.updateBlocksIfDirty();
+      if (this.blocksDirty) this.updateBlocks(); // the stored value failed, so the blocks need their own call
       return;
     }
-    this.show(result);
-    this.updateBlocksIfDirty();
+    this.show(r.stored, r.compare);
   }
 
-  updateBlocksIfDirty() {
-    if (!this.blocksDirty) return;
-    this.blocksDirty = false;
-    this.updateBlocks();
-  }
-
-  show(result) {
+  show(result, compare) {
     const root = this.shadowRoot;
     const s = this.state;
     this.current = result;
@@ -356,13 +336,9 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-out="stored"]').textContent =
       `${s.format} ${result.hex} = ${result.class === 'nan' ? 'NaN' : result.exact}`;
     root.querySelector('[data-out="formula"]').textContent = result.formula;
+    // The engine words what storing did (tally::fp::store_notes); the widget only styles it.
     const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
-    if ('input' in result) {
-      for (const note of whatHappened(result, s.rounding))
-        flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text === 'subnormal' ? 'subnormal: fewer significant bits' : note.text)}</span>`);
-    } else if (result.subnormal) {
-      flags.push('<span class="flag warn">subnormal</span>');
-    }
+    for (const note of result.notes) flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text)}</span>`);
     root.querySelector('[data-out="flags"]').innerHTML = flags.join('');
     root.querySelector('[data-out="input"]').textContent = 'input' in result
       ? `input ${result.input_exact}${result.error_abs !== null ? `; error ${result.error_abs === 0 ? '0' : formatNumber(result.error_abs)} (relative ${result.error_rel === null ? '—' : formatNumber(result.error_rel)})` : ''}; ulp here ${result.ulp_exact ?? '—'}`
@@ -370,7 +346,7 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-step="next"]').disabled = !result.next;
     root.querySelector('[data-step="prev"]').disabled = !result.prev;
 
-    this.updateCompare();
+    this.showCompare(compare);
     this.updateChart();
     this.save();
   }
@@ -384,23 +360,12 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-out="compare"] tbody').innerHTML = '';
   }
 
-  updateCompare() {
+  showCompare(cmp) {
     const s = this.state;
     const tbody = this.shadowRoot.querySelector('[data-out="compare"] tbody');
-    let cmp;
-    try {
-      const args = { value: s.source === 'hex' ? this.current.exact : s.value, rounding: s.rounding };
-      if (s.saturate !== 'default') args.saturate = s.saturate === 'true';
-      cmp = this.engine.call('float_compare', args);
-    } catch (error) {
-      tbody.innerHTML = '';
-      this.fail(error);
-      return;
-    }
     tbody.innerHTML = cmp.results.map((r) => {
-      const happened = whatHappened(r, s.rounding);
-      const notes = happened.map((n) => n.text);
-      const warn = happened.some((n) => n.kind === 'warn');
+      const notes = r.notes.map((n) => n.text);
+      const warn = r.notes.some((n) => n.kind === 'warn');
       const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
       return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
@@ -411,12 +376,6 @@ class TallyFloat extends TallyWidget {
 
   updateChart() {
     const s = this.state;
-    if (this.chartFormat !== s.format) {
-      this.chartFormat = s.format;
-      this.gaps = this.engine.call('float_table', { format: s.format, kind: 'gaps' }).binades;
-      const f = this.formats.find((x) => x.name === s.format);
-      this.valueTable = f.bits <= 8 ? this.engine.call('float_table', { format: s.format, kind: 'values' }) : null;
-    }
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Laid out at the width it is shown (observeWidth), so labels stay readable on a phone. Reading the width
     // from layout here instead forced a layout of the whole page on every keystroke (about 60 ms of each update).
@@ -475,16 +434,16 @@ class TallyFloat extends TallyWidget {
     const root = this.shadowRoot;
     clearErrors(root);
     const text = String(bit).trim();
-    let result;
+    let r;
     try {
       if (text === '') throw new TallyError('flip_bit', 'Flip bit number is empty: enter a bit index (0 is the least significant)');
-      result = this.engine.call('float_decode', { format: this.state.format, hex: this.current.hex, flip_bit: /^[-+]?\d+$/.test(text) ? Number(text) : text });
+      r = this.explore({ hex: this.current.hex, flip_bit: /^[-+]?\d+$/.test(text) ? Number(text) : text });
     } catch (error) {
       this.fail(error);
       return;
     }
     this.state.source = 'hex';
-    this.show(result);
+    this.show(r.stored, r.compare);
   }
 
   step(direction) {
@@ -507,37 +466,55 @@ class TallyFloat extends TallyWidget {
     this.update();
   }
 
-  updateBlocks() {
-    const root = this.shadowRoot;
+  /** block_compare's arguments from the block fields; throws a TallyError naming an empty field. */
+  blockArgs() {
     const s = this.state;
-    for (const name of ['block', 'outlier', 'seed']) {
-      const box = root.querySelector(`.field[data-field="${name}"]`);
-      box.querySelector('.error').textContent = '';
-      box.querySelector('input, textarea').removeAttribute('aria-invalid');
-    }
-    const tbody = root.querySelector('[data-out="blocks"] tbody');
     const args = { schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'] };
     if (s.block.trim() !== '') args.values = s.block;
     else args.generate = { n: 64, seed: s.seed.trim(), outlier: s.outlier.trim() };
+    if (!args.values && args.generate.seed === '') throw new TallyError('seed', 'Seed is empty: enter a whole number');
+    if (!args.values && args.generate.outlier === '') throw new TallyError('outlier', 'Outlier is empty: enter a number (0 for none)');
+    return args;
+  }
+
+  /** Recomputes only the block table (an edit of the block fields): one block_compare call. */
+  updateBlocks() {
+    this.blocksDirty = false;
     let r;
     try {
-      if (!args.values && args.generate.seed === '') throw new TallyError('seed', 'Seed is empty: enter a whole number');
-      if (!args.values && args.generate.outlier === '') throw new TallyError('outlier', 'Outlier is empty: enter a number (0 for none)');
-      r = this.engine.call('block_compare', args);
+      r = this.engine.call('block_compare', this.blockArgs());
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
-      tbody.innerHTML = '';
-      const field = error.field.includes('seed') ? 'seed' : error.field.includes('outlier') ? 'outlier' : 'block';
-      showError(root, field, error.message);
-      this.lastError = { field, message: error.message };
-      this.save();
+      this.showBlockError(error);
       return;
     }
-    if (s.block.trim() === '') root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
-    const names = { mxfp4: 'MXFP4 (E2M1, E8M0 scale / 32)', nvfp4: 'NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)',
-      fp8_tensor: 'fp8 E4M3, one fp32 scale per tensor', mxfp8_e4m3: 'MXFP8 (E4M3, E8M0 scale / 32)' };
-    tbody.innerHTML = r.results.map((x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
-      <td>${escapeHtml(names[x.scheme] ?? x.scheme)}</td><td class="num">${Number(x.bits_per_value.toFixed(3))}</td>
+    this.showBlocks(r);
+  }
+
+  clearBlockErrors() {
+    for (const name of ['block', 'outlier', 'seed']) {
+      const box = this.shadowRoot.querySelector(`.field[data-field="${name}"]`);
+      box.querySelector('.error').textContent = '';
+      box.querySelector('input, textarea').removeAttribute('aria-invalid');
+    }
+  }
+
+  showBlockError(error) {
+    const root = this.shadowRoot;
+    this.clearBlockErrors();
+    root.querySelector('[data-out="blocks"] tbody').innerHTML = '';
+    const field = error.field.includes('seed') ? 'seed' : error.field.includes('outlier') ? 'outlier' : 'block';
+    showError(root, field, error.message);
+    this.lastError = { field, message: error.message };
+    this.save();
+  }
+
+  showBlocks(r) {
+    const root = this.shadowRoot;
+    this.clearBlockErrors();
+    if (this.state.block.trim() === '') root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
+    root.querySelector('[data-out="blocks"] tbody').innerHTML = r.results.map((x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
+      <td>${escapeHtml(x.display_name)}</td><td class="num">${Number(x.bits_per_value.toFixed(3))}</td>
       <td class="num">${formatNumber(x.relative_error, 2)}</td><td class="num">${formatNumber(x.max_abs_error, 2)}</td>
       <td class="num">${x.zeroed} of ${x.codes.length}</td>
       <td class="mono hide-phone">${escapeHtml(x.scales.slice(0, 4).map((c) => `${c.hex}=${formatNumber(c.value, 3)}`).join(' ') + (x.scales.length > 4 ? ' …' : ''))}</td></tr>`).join('');

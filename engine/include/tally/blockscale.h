@@ -23,6 +23,7 @@ inline constexpr int kSchemeCount = 7;
 
 struct SchemeInfo {
     const char* name;
+    const char* display_name;  // how a page calls it: "MXFP4 (E2M1, E8M0 scale / 32)"
     Format element;
     Format scale;        // per-block scale format (fp32 for the per-tensor scheme, whose one block is the tensor)
     int block_size;      // 0: the whole tensor is one block

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tally/precision.h"
 
@@ -40,5 +41,32 @@ std::string code_binary(Format f, uint64_t code);
 double parse_value(const char* field, std::string_view text);
 // A code written in hex ("0x7e", "7E"): at most ceil(bits/4) digits and below 2^bits.
 uint64_t parse_code_text(const char* field, Format f, std::string_view text);
+
+}  // namespace tally::fp
+
+namespace tally::fp {
+
+// How a format is called on a page: "fp8 E4M3 (OCP)", "bf16 (bfloat16)". The short name stays the id.
+const char* format_display_name(Format f);
+// "nearest, ties to even", "toward zero", ...: the rounding modes as a reader reads them.
+const char* round_label(Round r);
+
+// The value a code stands for, as arithmetic: "(−1)^0 × 2^(7−7) × (1 + 6/8) = 1.75"; NaN and inf in words.
+std::string value_formula(Format f, uint64_t code);
+// The exact significand: "1.75" for (1 + 6/8), "0.375" for a subnormal's (0 + 3/8); "" for inf and NaN.
+std::string significand_text(Format f, uint64_t code);
+
+// One sentence about what storing a value did, for the CLI and the widgets to show as they are.
+// kind: "warn" (information was lost in a way that matters), "good" (stored exactly) or "" (neutral).
+struct StoreNote {
+    std::string text;
+    std::string kind;
+};
+// What encode(f, input, rounding) did, from its flags: exact, rounded (and how), overflowed or saturated,
+// underflowed (to zero, or to E8M0's smallest value), or an infinity or NaN the format cannot hold; plus
+// "subnormal" when the result is one. Never empty.
+std::vector<StoreNote> store_notes(Format f, double input, Encoded stored, Round rounding);
+// A decoded code has no input: only its subnormality is worth a word (empty otherwise).
+std::vector<StoreNote> decode_notes(Format f, uint64_t code);
 
 }  // namespace tally::fp
