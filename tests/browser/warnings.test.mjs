@@ -41,7 +41,7 @@ test('compute: an MFU of 90 % shows the engine warning (above any published run)
 const INJECTED = [
   { tag: 'tally-memory-budget', attributes: 'model="llama-3-8b"', method: 'memory_budget', control: ['gpus', '16'] },
   { tag: 'tally-step', attributes: '', method: 'step_time', control: ['mbs', '2'] },
-  { tag: 'tally-float', attributes: 'value="3.14"', method: 'float_encode', control: ['value', '2.5'] },
+  { tag: 'tally-float', attributes: 'value="3.14"', method: 'float_explore', control: ['value', '2.5'] },
   { tag: 'tally-roofline', attributes: '', method: 'roofline', control: ['seq', '4096'] },
   { tag: 'tally-inference', attributes: 'model="llama-3-8b"', method: 'inference', control: ['batch', '16'] },
 ];

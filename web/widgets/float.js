@@ -299,14 +299,14 @@ class TallyFloat extends TallyWidget {
       if (this.blocksDirty) this.updateBlocks(); // the stored value failed, so the blocks need their own call
       return;
     }
-    this.show(r.stored, r.compare);
+    this.show(r.stored, r.compare, [...(r.warnings ?? []), ...(r.stored.warnings ?? [])]);
   }
 
-  show(result, compare) {
+  show(result, compare, warnings) {
     const root = this.shadowRoot;
     const s = this.state;
     this.current = result;
-    this.showWarnings(result.warnings);
+    this.showWarnings(warnings);
     s.hex = result.hex;
     if (s.source === 'hex') s.value = result.exact;
     const hexInput = root.querySelector('[name="hex"]');
@@ -443,7 +443,7 @@ class TallyFloat extends TallyWidget {
       return;
     }
     this.state.source = 'hex';
-    this.show(r.stored, r.compare);
+    this.show(r.stored, r.compare, [...(r.warnings ?? []), ...(r.stored.warnings ?? [])]);
   }
 
   step(direction) {
