@@ -126,6 +126,17 @@ test('roofline: measuring runs in workers, single- and all-core points are finit
   await screenshot(widget, 'roofline-desktop');
   await page.emulateMedia({ colorScheme: 'dark' });
   await screenshot(widget, 'roofline-dark');
+  // A kernel above its measured roof (a probe disturbed by other work) is starred and explained, never silent.
+  const roofNote = () => widget.evaluate((el) => ({
+    hidden: el.shadowRoot.querySelector('.over-roof').hidden,
+    starred: [...el.shadowRoot.querySelectorAll('table.measured tbody td:last-child')].filter((td) => td.textContent.endsWith('*')).length,
+  }));
+  const measured = await roofNote();
+  assert.equal(measured.hidden, measured.starred === 0, JSON.stringify(measured));
+  await widget.evaluate((el) => { el.machine = { ...el.machine, peakFlops: 1e6 }; el.renderTable(); });
+  const starred = await roofNote();
+  assert.equal(starred.hidden, false);
+  assert.equal(starred.starred, 3 * perSize, 'every single-core kernel is above a 1 MFLOP/s roof');
   assert.deepEqual(errors(page), []);
 });
 

@@ -225,10 +225,13 @@ class TallyRoofline extends TallyWidget {
         <p class="note" id="workers-help">Workers: one per logical core your browser reports (${DEFAULT_WORKERS}) by default. Each runs its own
         engine; for the all-core points they run at once, each computing a stripe of C's rows with its own copy of B.</p>
         <table class="measured" hidden><thead><tr><th>kernel</th><th>n</th><th class="num">cores</th><th class="num">GFLOP/s</th><th class="num">FLOP/byte</th><th class="num">of this machine's roof</th></tr></thead><tbody></tbody></table>
-        <p class="note">Why the kernels differ: all five do the same 2n³ FLOPs. The naive loop walks a column of B, so each
+        <p class="note over-roof" hidden>* Above 100 %: that kernel ran faster than the peak probe measured moments
+        before, so the probe shared its cores with other work (another program, a slower power state). Measure again
+        with the machine idle for a tighter roof.</p>
+        <p class="note">Why the kernels differ: all of them do the same 2n³ FLOPs. The naive loop walks a column of B, so each
         multiply waits on a cache line; reordering to i-k-j streams rows; blocking keeps a block of B in cache; packing
-        plus a register tile reuses every loaded value many times; the SIMD tile does 4 multiply-adds per instruction.
-        Only the last two come near this machine's roof.</p>
+        plus a register tile reuses every loaded value many times; the SIMD tile does 4 multiply-adds per instruction,
+        and the relaxed-SIMD tile fuses each multiply and add into one. Only the SIMD kernels come near this machine's roof.</p>
         <p class="note">Measured in Web Workers on your CPU, in WebAssembly with 128-bit SIMD (fused multiply-add through
         relaxed SIMD where your browser has it, else a multiply and an add) and no wasm threads: this page is not
         cross-origin isolated, so the all-core points come from one worker per core, not shared memory. Intensities
@@ -758,16 +761,20 @@ class TallyRoofline extends TallyWidget {
       rows.push(`<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.gflops)}</td><td></td><td></td></tr>`);
       rows.push(`<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_gbs)} GB/s</td><td></td><td></td></tr>`);
     }
+    let overRoof = false;
     const listed = (list, machine) => {
       const bounds = boundsOn(machine, list);
       list.forEach((row, i) => {
-        const share = bounds[i] ? `${((row.gflops * 1e9) / bounds[i].attainable_flops_per_s * 100).toPrecision(3)}%` : '—';
+        const fraction = bounds[i] ? (row.gflops * 1e9) / bounds[i].attainable_flops_per_s : null;
+        if (fraction > 1) overRoof = true;
+        const share = fraction === null ? '—' : `${(fraction * 100).toPrecision(3)}%${fraction > 1 ? ' *' : ''}`;
         rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.gflops)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
       });
     };
     listed(this.kernelRows, this.machine);
     listed(this.allCoreRows, this.allCores);
     table.querySelector('tbody').innerHTML = rows.join('');
+    this.shadowRoot.querySelector('.over-roof').hidden = !overRoof;
   }
 
 }
