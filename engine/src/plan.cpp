@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "tally/error.h"
 
@@ -16,6 +17,10 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t limit) {
     return out;
 }
 
+// Model chunks per pipeline stage the planner tries (the interleaved schedule, Narayanan et al. 2021, sec. 2.2.2);
+// layers that do not divide evenly are allowed, and step_time's stage_layers charges the busiest stage.
+constexpr std::int64_t kInterleaves[] = {1, 2, 3, 4, 6, 8};
+
 }  // namespace
 
 PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInput& in) {
@@ -27,16 +32,28 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     if (gpus < 1 || gpus > 1'000'000) throw InputError("gpus", "gpus must be a whole number in [1, 1000000]");
     PlanResult out;
     std::vector<PlanEntry> fits;
-    std::map<std::string, PlanLoser> groups;
     PlanLoser memory;
     memory.reason = "memory";
     std::uint64_t closest = UINT64_MAX;
 
+    // FLOP counts depend on seq, recomputation and FlashAttention only: one set per recomputation choice for
+    // the whole search (the per-layout cost is then the memory budget and the step model's arithmetic).
+    const Recompute choices[] = {Recompute::None, Recompute::Selective, Recompute::Full};
+    std::vector<StepFlops> flops;
+    for (Recompute rc : choices) {
+        // With FlashAttention, selective recomputation is what its backward already does.
+        if (rc == Recompute::Selective && base.flash_attention) continue;
+        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention));
+    }
+
     // Search space. Tensor parallelism stays inside a node (its collectives run every layer); sequence
-    // parallelism is always on with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
+    // parallelism on or off with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
     // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
-    // but is not combined with pipelining in Megatron-LM/DeepSpeed).
+    // but is not combined with pipelining in Megatron-LM/DeepSpeed); micro-batch 1 to 16; interleaving v chunks
+    // per stage (kInterleaves). The memory budget does not depend on v, so it is computed once for all v of a layout.
+    const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
+        if (c.num_heads % tp != 0) continue;
         // A mixture of experts also tries expert parallelism: none, or the widest EP group whose all-to-all
         // stays on the intra-node link (tp·ep <= GPUs per node), as DeepSpeed-MoE and Megatron-Core place it.
         std::vector<std::int64_t> eps{c.is_moe() ? 1 : base.ep};
@@ -44,47 +61,53 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             const std::vector<std::int64_t> fit = divisors(c.num_experts, std::max<std::int64_t>(node / tp, 1));
             if (fit.back() > 1) eps.push_back(fit.back());
         }
-        if (c.num_heads % tp != 0) continue;
         for (std::int64_t pp : divisors(gpus / tp, std::min<std::int64_t>(c.num_layers, 128))) {
             const std::int64_t dp = gpus / (tp * pp);
             for (int zero : {1, 3}) {
                 if (zero == 3 && pp > 1) continue;  // ZeRO-3 with pipelining: not offered by Megatron-LM/DeepSpeed
-                for (std::int64_t v : {1, 2, 4}) {
-                    if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
-                    for (std::int64_t b : {1, 2, 4, 8}) {
-                        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
+                if (dp == 1 && zero == 3) continue;
+                for (std::int64_t b : {1, 2, 4, 8, 16}) {
+                    if (global == 0 && b > 1) continue;
+                    for (const StepFlops& counts : flops)
+                    for (bool sp : {true, false}) {
+                        if (!sp && tp == 1) continue;
                         for (std::int64_t ep : eps) {
                             if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
-                            // With FlashAttention, selective recomputation is what its backward already does.
-                            if (rc == Recompute::Selective && base.flash_attention) continue;
                             StepLayout l = in.base;
                             TrainingSetup& st = l.setup;
-                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b, st.recompute = rc;
-                            st.sequence_parallel = tp > 1;
+                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
+                            st.recompute = counts.recompute;
+                            st.sequence_parallel = sp && tp > 1;
                             st.ep = ep;
-                            l.interleave = v;
-                            if (dp == 1 && zero == 3) continue;
-                            const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
-                            if (global > 0 && global % (b * dp) != 0) { ++out.rejected_shape; continue; }
-                            if (global == 0 && b > 1) continue;
-                            ++out.evaluated;
+                            std::int64_t interleaves = 0;  // the v this layout is tried with
+                            for (std::int64_t v : kInterleaves)
+                                if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
+                            if (global > 0 && global % (b * dp) != 0) {
+                                out.rejected_shape += interleaves;
+                                continue;
+                            }
+                            out.evaluated += interleaves;
                             MemoryBudget mem;
                             try {
                                 mem = memory_budget(c, st);
                             } catch (const InputError&) {
-                                ++out.rejected_shape;
+                                out.rejected_shape += interleaves;
                                 continue;
                             }
                             if (mem.bytes.total > hw.memory_bytes) {
-                                ++out.rejected_memory;
-                                ++memory.count;
+                                out.rejected_memory += interleaves;
+                                memory.count += interleaves;
                                 if (mem.bytes.total < closest) closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
                                 continue;
                             }
-                            try {
-                                fits.push_back({l, step_time(c, hw, l, &mem), mem.bytes.total});
-                            } catch (const InputError&) {
-                                ++out.rejected_shape;
+                            for (std::int64_t v : kInterleaves) {
+                                if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
+                                l.interleave = v;
+                                try {
+                                    fits.push_back({l, step_time(c, hw, l, &mem, &counts), mem.bytes.total});
+                                } catch (const InputError&) {
+                                    ++out.rejected_shape;
+                                }
                             }
                         }
                     }
@@ -103,6 +126,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     out.best.assign(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(keep));
 
     // Why the others lose: the component that costs them the most extra seconds per token over the best.
+    std::map<std::string_view, PlanLoser> groups;
     const StepResult& best = fits.front().result;
     const double best_tokens = best.tokens_per_second * best.step_seconds;
     for (std::size_t i = keep; i < fits.size(); ++i) {
@@ -119,7 +143,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
         if (g.count == 0) g = {reason, 0, fits[i].layout, r.dp, r.mfu};
         ++g.count;
     }
-    for (auto& [name, g] : groups) out.losers.push_back(g);
+    for (auto& [name, g] : groups) out.losers.push_back(std::move(g));
     if (memory.count > 0) {
         memory.reason = "does not fit in " + std::to_string(hw.memory_bytes / 1'000'000'000) + " GB";
         out.losers.push_back(memory);
