@@ -119,18 +119,22 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     if (fits.empty())
         throw InputError("gpus", "no layout of " + c.name + " on " + std::to_string(gpus) + " " + hw.name +
                                      " fits in memory; add GPUs, shorten seq or lower the batch");
-    std::stable_sort(fits.begin(), fits.end(), [](const PlanEntry& a, const PlanEntry& b) {
-        return a.result.tokens_per_second > b.result.tokens_per_second;
+    // Fastest first; equal throughput keeps the enumeration order. Indices are sorted, not the entries.
+    std::vector<std::size_t> order(fits.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&fits](std::size_t a, std::size_t b) {
+        return fits[a].result.tokens_per_second > fits[b].result.tokens_per_second;
     });
     const std::size_t keep = std::min<std::size_t>(fits.size(), static_cast<std::size_t>(in.top));
-    out.best.assign(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(keep));
+    for (std::size_t i = 0; i < keep; ++i) out.best.push_back(fits[order[i]]);
 
     // Why the others lose: the component that costs them the most extra seconds per token over the best.
     std::map<std::string_view, PlanLoser> groups;
-    const StepResult& best = fits.front().result;
+    const StepResult& best = fits[order.front()].result;
     const double best_tokens = best.tokens_per_second * best.step_seconds;
     for (std::size_t i = keep; i < fits.size(); ++i) {
-        const StepResult& r = fits[i].result;
+        const PlanEntry& entry = fits[order[i]];
+        const StepResult& r = entry.result;
         const double tokens = r.tokens_per_second * r.step_seconds;
         double worst = -1;
         const char* reason = "matmul";
@@ -140,7 +144,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             if (extra > worst) worst = extra, reason = r.breakdown[k].name;
         }
         PlanLoser& g = groups[reason];
-        if (g.count == 0) g = {reason, 0, fits[i].layout, r.dp, r.mfu};
+        if (g.count == 0) g = {reason, 0, entry.layout, r.dp, r.mfu};
         ++g.count;
     }
     for (auto& [name, g] : groups) out.losers.push_back(std::move(g));

@@ -321,8 +321,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
             // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
             // last micro-batch's backward pass (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce).
+            // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
+            // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
+            // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
             dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) + ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
-            dp_hidden = std::min(dp_seconds, backward_window);
+            dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
             // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
             // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),

@@ -119,6 +119,21 @@ TEST_CASE("gradient reduction hides behind the last backward up to its length; t
     CHECK(r.mfu < fast.mfu);
 }
 
+TEST_CASE("gradient reduction issued after the last backward (Megatron-LM 2021, DeepSpeed pipelines) is all exposed") {
+    const ModelConfig c = preset("llama-2-7b");
+    StepLayout l = layout(64, 1, 1, 64);
+    l.setup.zero = 1;
+    const Hardware hw = find_hardware("h100-sxm");
+    const StepResult overlapped = step_time(c, hw, l);
+    l.overlap_grad_reduce = false;
+    const StepResult after = step_time(c, hw, l);
+    REQUIRE(component(overlapped, "dp_comm_hidden") > 0);
+    CHECK(component(after, "dp_comm_hidden") == 0);
+    CHECK(component(after, "dp_comm") ==
+          Approx(component(overlapped, "dp_comm") + component(overlapped, "dp_comm_hidden")));
+    CHECK(after.step_seconds == Approx(overlapped.step_seconds + component(overlapped, "dp_comm_hidden")));
+}
+
 TEST_CASE("sequence parallelism costs the same collective bytes as the all-reduce but less HBM traffic") {
     const ModelConfig c = preset("gpt3-175b");
     const Hardware hw = find_hardware("a100-80gb");

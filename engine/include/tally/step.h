@@ -21,6 +21,10 @@ struct StepLayout {
     bool embedding_chunks = false;    // embedding and output layer are pipeline chunks of their own (Llama 3)
     std::int64_t gpus_per_node = 0;   // 0: the hardware preset's
     std::string dtype = "bf16";       // matmul dtype, for the dense peak
+    // Data-parallel gradient reduction bucketed behind the backward pass (PyTorch DDP, Megatron-Core
+    // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
+    // DeepSpeed's PipelineEngine): then all of it is exposed.
+    bool overlap_grad_reduce = true;
 };
 
 // One per-GPU cost of the step, in seconds.
