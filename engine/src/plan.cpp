@@ -68,10 +68,14 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                 if (dp == 1 && zero == 3) continue;
                 for (std::int64_t b : {1, 2, 4, 8, 16}) {
                     if (global == 0 && b > 1) continue;
-                    for (const StepFlops& counts : flops)
+                    for (const StepFlops& counts : flops) {
+                    // Sequence parallelism only divides activations by t (memory.cpp's seq_side), so a layout whose
+                    // SP variant does not fit does not fit without SP either: counted without computing its budget.
+                    std::vector<char> sp_variant_too_big(eps.size(), 0);
                     for (bool sp : {true, false}) {
                         if (!sp && tp == 1) continue;
-                        for (std::int64_t ep : eps) {
+                        for (std::size_t e = 0; e < eps.size(); ++e) {
+                            const std::int64_t ep = eps[e];
                             if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
                             StepLayout l = in.base;
                             TrainingSetup& st = l.setup;
@@ -87,6 +91,11 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 continue;
                             }
                             out.evaluated += interleaves;
+                            if (!sp && sp_variant_too_big[e]) {
+                                out.rejected_memory += interleaves;
+                                memory.count += interleaves;
+                                continue;
+                            }
                             MemoryBudget mem;
                             try {
                                 mem = memory_budget(c, st);
@@ -95,6 +104,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 continue;
                             }
                             if (mem.bytes.total > hw.memory_bytes) {
+                                if (sp) sp_variant_too_big[e] = 1;
                                 out.rejected_memory += interleaves;
                                 memory.count += interleaves;
                                 if (mem.bytes.total < closest) closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
@@ -110,6 +120,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 }
                             }
                         }
+                    }
                     }
                 }
             }
