@@ -50,7 +50,9 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     // parallelism on or off with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
     // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
     // but is not combined with pipelining in Megatron-LM/DeepSpeed); micro-batch 1 to 16; interleaving v chunks
-    // per stage (kInterleaves). The memory budget does not depend on v, so it is computed once for all v of a layout.
+    // per stage (kInterleaves). The budget is the non-interleaved one (memory_budget's virtual_stages needs layers
+    // divisible by p·v, which uneven layouts are not), computed once for all v of a layout: the extra in-flight
+    // activations of interleaving (memory.cpp's factor 1 + (p−1)/(p·v)) are not counted here, as in step_time's API.
     const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
         if (c.num_heads % tp != 0) continue;
