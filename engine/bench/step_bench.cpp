@@ -36,6 +36,14 @@ double median_call(const char* method, const std::string& args, int samples) {
     return per_call[per_call.size() / 2];
 }
 
+// The "evaluated" field of a plan's answer, as text.
+std::string evaluated_count(const std::string& args) {
+    const std::string envelope = tally::api::call("plan", args);
+    const auto at = envelope.find("\"evaluated\":");
+    if (at == std::string::npos) return "?";
+    return envelope.substr(at + 12, envelope.find(',', at) - at - 12);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,11 +53,12 @@ int main(int argc, char** argv) {
     const std::string step = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":64,"tp":4,"pp":4,"seq":8192,)"
                              R"("global_batch":512,"flash_attention":true,"sequence_parallel":true,"zero":1})";
     const std::string plan = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":1024,"seq":8192,"global_batch":1024})";
-    const std::string envelope = tally::api::call("plan", plan);
-    const auto evaluated = envelope.find("\"evaluated\":");
+    // A mixture of experts adds the expert-parallel degree to the search (the wasm twin runs the same).
+    const std::string moe_plan = R"({"model":"mixtral-8x7b","hardware":"h100-sxm","gpus":1024,"seq":4096,"global_batch":1024})";
     std::printf("step_time (llama-3-70b, 64 H100, t4 p4): %.1f us\n", 1e6 * median_call("step_time", step, samples));
-    std::printf("plan (llama-3-70b, 1024 H100, %s layouts): %.2f ms\n",
-                evaluated == std::string::npos ? "?" : envelope.substr(evaluated + 12, envelope.find(',', evaluated) - evaluated - 12).c_str(),
+    std::printf("plan (llama-3-70b, 1024 H100, %s layouts): %.2f ms\n", evaluated_count(plan).c_str(),
                 1e3 * median_call("plan", plan, samples));
+    std::printf("plan (mixtral-8x7b, 1024 H100, %s layouts): %.2f ms\n", evaluated_count(moe_plan).c_str(),
+                1e3 * median_call("plan", moe_plan, samples));
     return 0;
 }

@@ -45,6 +45,8 @@ constexpr Option kStepOptions[] = {
     {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
     {"--embedding-chunks", "embedding_chunks", Kind::Flag, "embedding and output layer are pipeline chunks of their own"},
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
+    {"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
+     "gradient reduction after the last backward (Megatron-LM before Megatron-Core, DeepSpeed pipelines)"},
 };
 
 constexpr Option kPlanOptions[] = {
@@ -57,6 +59,10 @@ void load_config(json& args) {
     if (args.contains("no_dropout")) {
         args.erase("no_dropout");
         args["dropout"] = false;
+    }
+    if (args.contains("no_overlap_grad_reduce")) {
+        args.erase("no_overlap_grad_reduce");
+        args["overlap_grad_reduce"] = false;
     }
     auto it = args.find("config_path");
     if (it == args.end()) return;

@@ -24,6 +24,7 @@ StepLayout layout_from_args(const json& args) {
     layout.embedding_chunks = bool_arg(args, "embedding_chunks", false);
     layout.gpus_per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000).value_or(0);
     layout.dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    layout.overlap_grad_reduce = bool_arg(args, "overlap_grad_reduce", true);
     return layout;
 }
 
@@ -42,6 +43,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
                 {"flash_attention", st.flash_attention},
                 {"seq", st.seq}};
     if (st.ep > 1) out["ep"] = st.ep;  // MoE expert parallelism (absent for dense layouts)
+    if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "tally/error.h"
 
@@ -16,6 +17,10 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t limit) {
     return out;
 }
 
+// Model chunks per pipeline stage the planner tries (the interleaved schedule, Narayanan et al. 2021, sec. 2.2.2);
+// layers that do not divide evenly are allowed, and step_time's stage_layers charges the busiest stage.
+constexpr std::int64_t kInterleaves[] = {1, 2, 3, 4, 6, 8};
+
 }  // namespace
 
 PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInput& in) {
@@ -27,16 +32,30 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     if (gpus < 1 || gpus > 1'000'000) throw InputError("gpus", "gpus must be a whole number in [1, 1000000]");
     PlanResult out;
     std::vector<PlanEntry> fits;
-    std::map<std::string, PlanLoser> groups;
     PlanLoser memory;
     memory.reason = "memory";
     std::uint64_t closest = UINT64_MAX;
 
+    // FLOP counts depend on seq, recomputation and FlashAttention only: one set per recomputation choice for
+    // the whole search (the per-layout cost is then the memory budget and the step model's arithmetic).
+    const Recompute choices[] = {Recompute::None, Recompute::Selective, Recompute::Full};
+    std::vector<StepFlops> flops;
+    for (Recompute rc : choices) {
+        // With FlashAttention, selective recomputation is what its backward already does.
+        if (rc == Recompute::Selective && base.flash_attention) continue;
+        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention));
+    }
+
     // Search space. Tensor parallelism stays inside a node (its collectives run every layer); sequence
-    // parallelism is always on with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
+    // parallelism on or off with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
     // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
-    // but is not combined with pipelining in Megatron-LM/DeepSpeed).
+    // but is not combined with pipelining in Megatron-LM/DeepSpeed); micro-batch 1 to 16; interleaving v chunks
+    // per stage (kInterleaves). The budget is the non-interleaved one (memory_budget's virtual_stages needs layers
+    // divisible by p·v, which uneven layouts are not), computed once for all v of a layout: the extra in-flight
+    // activations of interleaving (memory.cpp's factor 1 + (p−1)/(p·v)) are not counted here, as in step_time's API.
+    const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
+        if (c.num_heads % tp != 0) continue;
         // A mixture of experts also tries expert parallelism: none, or the widest EP group whose all-to-all
         // stays on the intra-node link (tp·ep <= GPUs per node), as DeepSpeed-MoE and Megatron-Core place it.
         std::vector<std::int64_t> eps{c.is_moe() ? 1 : base.ep};
@@ -44,49 +63,66 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             const std::vector<std::int64_t> fit = divisors(c.num_experts, std::max<std::int64_t>(node / tp, 1));
             if (fit.back() > 1) eps.push_back(fit.back());
         }
-        if (c.num_heads % tp != 0) continue;
         for (std::int64_t pp : divisors(gpus / tp, std::min<std::int64_t>(c.num_layers, 128))) {
             const std::int64_t dp = gpus / (tp * pp);
             for (int zero : {1, 3}) {
                 if (zero == 3 && pp > 1) continue;  // ZeRO-3 with pipelining: not offered by Megatron-LM/DeepSpeed
-                for (std::int64_t v : {1, 2, 4}) {
-                    if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
-                    for (std::int64_t b : {1, 2, 4, 8}) {
-                        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
-                        for (std::int64_t ep : eps) {
+                if (dp == 1 && zero == 3) continue;
+                for (std::int64_t b : {1, 2, 4, 8, 16}) {
+                    if (global == 0 && b > 1) continue;
+                    for (const StepFlops& counts : flops) {
+                    // Sequence parallelism only divides activations by t (memory.cpp's seq_side), so a layout whose
+                    // SP variant does not fit does not fit without SP either: counted without computing its budget.
+                    std::vector<char> sp_variant_too_big(eps.size(), 0);
+                    for (bool sp : {true, false}) {
+                        if (!sp && tp == 1) continue;
+                        for (std::size_t e = 0; e < eps.size(); ++e) {
+                            const std::int64_t ep = eps[e];
                             if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
-                            // With FlashAttention, selective recomputation is what its backward already does.
-                            if (rc == Recompute::Selective && base.flash_attention) continue;
                             StepLayout l = in.base;
                             TrainingSetup& st = l.setup;
-                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b, st.recompute = rc;
-                            st.sequence_parallel = tp > 1;
+                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
+                            st.recompute = counts.recompute;
+                            st.sequence_parallel = sp && tp > 1;
                             st.ep = ep;
-                            l.interleave = v;
-                            if (dp == 1 && zero == 3) continue;
-                            const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
-                            if (global > 0 && global % (b * dp) != 0) { ++out.rejected_shape; continue; }
-                            if (global == 0 && b > 1) continue;
-                            ++out.evaluated;
+                            std::int64_t interleaves = 0;  // the v this layout is tried with
+                            for (std::int64_t v : kInterleaves)
+                                if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
+                            if (global > 0 && global % (b * dp) != 0) {
+                                out.rejected_shape += interleaves;
+                                continue;
+                            }
+                            out.evaluated += interleaves;
+                            if (!sp && sp_variant_too_big[e]) {
+                                out.rejected_memory += interleaves;
+                                memory.count += interleaves;
+                                continue;
+                            }
                             MemoryBudget mem;
                             try {
                                 mem = memory_budget(c, st);
                             } catch (const InputError&) {
-                                ++out.rejected_shape;
+                                out.rejected_shape += interleaves;
                                 continue;
                             }
                             if (mem.bytes.total > hw.memory_bytes) {
-                                ++out.rejected_memory;
-                                ++memory.count;
+                                if (sp) sp_variant_too_big[e] = 1;
+                                out.rejected_memory += interleaves;
+                                memory.count += interleaves;
                                 if (mem.bytes.total < closest) closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
                                 continue;
                             }
-                            try {
-                                fits.push_back({l, step_time(c, hw, l, &mem), mem.bytes.total});
-                            } catch (const InputError&) {
-                                ++out.rejected_shape;
+                            for (std::int64_t v : kInterleaves) {
+                                if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
+                                l.interleave = v;
+                                try {
+                                    fits.push_back({l, step_time(c, hw, l, &mem, &counts), mem.bytes.total});
+                                } catch (const InputError&) {
+                                    ++out.rejected_shape;
+                                }
                             }
                         }
+                    }
                     }
                 }
             }
@@ -96,17 +132,22 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     if (fits.empty())
         throw InputError("gpus", "no layout of " + c.name + " on " + std::to_string(gpus) + " " + hw.name +
                                      " fits in memory; add GPUs, shorten seq or lower the batch");
-    std::stable_sort(fits.begin(), fits.end(), [](const PlanEntry& a, const PlanEntry& b) {
-        return a.result.tokens_per_second > b.result.tokens_per_second;
+    // Fastest first; equal throughput keeps the enumeration order. Indices are sorted, not the entries.
+    std::vector<std::size_t> order(fits.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&fits](std::size_t a, std::size_t b) {
+        return fits[a].result.tokens_per_second > fits[b].result.tokens_per_second;
     });
     const std::size_t keep = std::min<std::size_t>(fits.size(), static_cast<std::size_t>(in.top));
-    out.best.assign(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(keep));
+    for (std::size_t i = 0; i < keep; ++i) out.best.push_back(fits[order[i]]);
 
     // Why the others lose: the component that costs them the most extra seconds per token over the best.
-    const StepResult& best = fits.front().result;
+    std::map<std::string_view, PlanLoser> groups;
+    const StepResult& best = fits[order.front()].result;
     const double best_tokens = best.tokens_per_second * best.step_seconds;
     for (std::size_t i = keep; i < fits.size(); ++i) {
-        const StepResult& r = fits[i].result;
+        const PlanEntry& entry = fits[order[i]];
+        const StepResult& r = entry.result;
         const double tokens = r.tokens_per_second * r.step_seconds;
         double worst = -1;
         const char* reason = "matmul";
@@ -116,10 +157,10 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             if (extra > worst) worst = extra, reason = r.breakdown[k].name;
         }
         PlanLoser& g = groups[reason];
-        if (g.count == 0) g = {reason, 0, fits[i].layout, r.dp, r.mfu};
+        if (g.count == 0) g = {reason, 0, entry.layout, r.dp, r.mfu};
         ++g.count;
     }
-    for (auto& [name, g] : groups) out.losers.push_back(g);
+    for (auto& [name, g] : groups) out.losers.push_back(std::move(g));
     if (memory.count > 0) {
         memory.reason = "does not fit in " + std::to_string(hw.memory_bytes / 1'000'000'000) + " GB";
         out.losers.push_back(memory);

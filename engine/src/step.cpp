@@ -109,11 +109,26 @@ std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std
     return per_stage;
 }
 
-StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout) {
-    return step_time(c, hw, layout, nullptr);
+StepFlops step_flops(const ModelConfig& c, std::int64_t seq, Recompute recompute, bool flash_attention) {
+    StepFlops out;
+    out.seq = seq, out.recompute = recompute, out.flash_attention = flash_attention;
+    FlopsInput fin;
+    fin.seq = seq;
+    fin.recompute = recompute;
+    fin.flash_attention = flash_attention;
+    out.counted = count_flops(c, fin);
+    // What runs: a fused causal kernel skips the masked half of the scores (FlashAttention-2 sec. 3.1.1).
+    fin.attention = flash_attention ? AttentionFlops::Causal : AttentionFlops::Full;
+    out.executed = count_flops(c, fin);
+    return out;
 }
 
-StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget) {
+StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout) {
+    return step_time(c, hw, layout, nullptr, nullptr);
+}
+
+StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget,
+                     const StepFlops* flops) {
     TrainingSetup st = layout.setup;
     require_range("interleave", layout.interleave, 1, 1024);
     require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
@@ -134,7 +149,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     if (st.global_batch == 0)
         st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
     // The planner passes the budget it already computed (same parameters per GPU; it checked the layout).
-    const MemoryBudget mem = budget != nullptr ? *budget : memory_budget(c, st);
+    const MemoryBudget computed_budget = budget != nullptr ? MemoryBudget{} : memory_budget(c, st);
+    const MemoryBudget& mem = budget != nullptr ? *budget : computed_budget;
     if (st.global_batch % (st.micro_batch * dp) != 0)
         throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
                                              ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
@@ -142,14 +158,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const std::vector<std::int64_t> layers_of = stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
 
     // ---------------------------------------------------------------- FLOPs, from flops.h
-    FlopsInput fin;
-    fin.seq = st.seq;
-    fin.recompute = st.recompute;
-    fin.flash_attention = st.flash_attention;
-    const FlopsResult counted = count_flops(c, fin);  // full attention: the MFU/HFU numerators
-    // What runs: a fused causal kernel skips the masked half of the scores (FlashAttention-2 sec. 3.1.1).
-    fin.attention = st.flash_attention ? AttentionFlops::Causal : AttentionFlops::Full;
-    const FlopsResult executed = count_flops(c, fin);
+    if (flops != nullptr && (flops->seq != st.seq || flops->recompute != st.recompute ||
+                             flops->flash_attention != st.flash_attention))
+        throw InputError("seq", "the cached FLOP counts are for another seq, recomputation or FlashAttention choice");
+    const StepFlops computed = flops != nullptr ? StepFlops{} : step_flops(c, st.seq, st.recompute, st.flash_attention);
+    const StepFlops& counts = flops != nullptr ? *flops : computed;
+    const FlopsResult& counted = counts.counted;
+    const FlopsResult& executed = counts.executed;
 
     const double s = static_cast<double>(st.seq), b = static_cast<double>(st.micro_batch);
     const double t = static_cast<double>(st.tp), L = static_cast<double>(c.num_layers);
@@ -166,6 +181,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
     // attention·V; FlashAttention's backward redoes QKᵀ).
     std::vector<Matmul> layer_mm;
+    layer_mm.reserve(executed.terms.size());
     Matmul head{"lm_head"};
     for (const FlopsTerm& term : executed.terms) {
         const std::string_view id = term.id;
@@ -305,8 +321,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
             // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
             // last micro-batch's backward pass (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce).
+            // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
+            // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
+            // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
             dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) + ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
-            dp_hidden = std::min(dp_seconds, backward_window);
+            dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
             // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
             // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),

@@ -55,3 +55,55 @@ TEST_CASE("plan: a mixture of experts also chooses its expert-parallel degree") 
     // Sharding the experts frees memory and the all-to-all stays in a node when tp·ep <= 8.
     CHECK(sharded);
 }
+
+TEST_CASE("plan: each best layout's result and memory are bit for bit those of step_time and memory_budget alone") {
+    // The planner reuses one memory budget for every interleave factor and one FLOP count per recomputation
+    // choice; evaluated on their own, its 100 best layouts must give the same numbers.
+    const ModelConfig c = preset("llama-3-70b");
+    const Hardware hw = find_hardware("h100-sxm");
+    PlanInput in;
+    in.base.setup.gpus = 256, in.base.setup.seq = 4096, in.base.setup.global_batch = 512;
+    in.top = 100;
+    const PlanResult p = plan_layouts(c, hw, in);
+    REQUIRE(p.best.size() == 100);
+    std::int64_t interleaved = 0;
+    for (const PlanEntry& e : p.best) {
+        const StepResult alone = step_time(c, hw, e.layout);
+        CHECK(e.result.step_seconds == alone.step_seconds);
+        CHECK(e.result.mfu == alone.mfu);
+        CHECK(e.result.hfu == alone.hfu);
+        REQUIRE(e.result.breakdown.size() == alone.breakdown.size());
+        for (std::size_t i = 0; i < alone.breakdown.size(); ++i) CHECK(e.result.breakdown[i].seconds == alone.breakdown[i].seconds);
+        CHECK(e.memory_bytes == memory_budget(c, e.layout.setup).bytes.total);
+        interleaved += e.layout.interleave > 1;
+    }
+    CHECK(interleaved > 0);  // the sample covers the shared-budget path
+}
+
+TEST_CASE("plan: the search covers thousands of layouts (micro-batch, recomputation, SP on/off, interleave, ZeRO)") {
+    PlanInput in;
+    in.base.setup.gpus = 1024, in.base.setup.seq = 8192, in.base.setup.global_batch = 1024;
+    const PlanResult p = plan_layouts(preset("llama-3-70b"), find_hardware("h100-sxm"), in);
+    CHECK(p.evaluated > 2000);
+    CHECK(p.fit + p.rejected_memory == p.evaluated);
+}
+
+TEST_CASE("plan: sequence parallelism never needs more memory than the same layout without it (the planner skips on it)") {
+    const Hardware hw = find_hardware("h100-sxm");
+    for (const char* id : {"llama-3-70b", "mixtral-8x7b", "gpt3-175b"}) {
+        const ModelConfig c = preset(id);
+        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
+        for (bool flash : {false, true})
+        for (std::int64_t tp : {2, 8})
+        for (std::int64_t pp : {1, 4})
+        for (std::int64_t b : {1, 4}) {
+            TrainingSetup st;
+            st.gpus = 256, st.tp = tp, st.pp = pp, st.seq = 4096, st.global_batch = 512, st.micro_batch = b;
+            st.recompute = rc, st.flash_attention = flash, st.zero = 1;
+            st.sequence_parallel = true;
+            const std::uint64_t with_sp = memory_budget(c, st).bytes.total;
+            st.sequence_parallel = false;
+            CHECK(with_sp <= memory_budget(c, st).bytes.total);
+        }
+    }
+}

@@ -119,6 +119,21 @@ TEST_CASE("gradient reduction hides behind the last backward up to its length; t
     CHECK(r.mfu < fast.mfu);
 }
 
+TEST_CASE("gradient reduction issued after the last backward (Megatron-LM 2021, DeepSpeed pipelines) is all exposed") {
+    const ModelConfig c = preset("llama-2-7b");
+    StepLayout l = layout(64, 1, 1, 64);
+    l.setup.zero = 1;
+    const Hardware hw = find_hardware("h100-sxm");
+    const StepResult overlapped = step_time(c, hw, l);
+    l.overlap_grad_reduce = false;
+    const StepResult after = step_time(c, hw, l);
+    REQUIRE(component(overlapped, "dp_comm_hidden") > 0);
+    CHECK(component(after, "dp_comm_hidden") == 0);
+    CHECK(component(after, "dp_comm") ==
+          Approx(component(overlapped, "dp_comm") + component(overlapped, "dp_comm_hidden")));
+    CHECK(after.step_seconds == Approx(overlapped.step_seconds + component(overlapped, "dp_comm_hidden")));
+}
+
 TEST_CASE("sequence parallelism costs the same collective bytes as the all-reduce but less HBM traffic") {
     const ModelConfig c = preset("gpt3-175b");
     const Hardware hw = find_hardware("a100-80gb");
@@ -201,4 +216,66 @@ TEST_CASE("training_cost with mfu \"predicted\" takes the step-time model's MFU 
     CHECK(cost["predicted_mfu"] == step["mfu"]);
     // Exact FLOPs with FlashAttention's recompute: time = tokens / predicted tokens per second.
     CHECK(cost["seconds"].get<double>() == Approx(15e12 / step["tokens_per_second"].get<double>()));
+}
+
+namespace {
+
+// Every output of two step_time results, compared exactly (==, not Approx): the cached path must not move a bit.
+void require_identical(const StepResult& a, const StepResult& b) {
+    CHECK(a.step_seconds == b.step_seconds);
+    CHECK(a.tokens_per_second == b.tokens_per_second);
+    CHECK(a.tflops_per_gpu == b.tflops_per_gpu);
+    CHECK(a.mfu == b.mfu);
+    CHECK(a.hfu == b.hfu);
+    CHECK(a.peak_flops_per_s == b.peak_flops_per_s);
+    CHECK(a.dp == b.dp);
+    CHECK(a.microbatches == b.microbatches);
+    CHECK(a.global_batch == b.global_batch);
+    CHECK(a.busiest_stage_layers == b.busiest_stage_layers);
+    CHECK(a.microbatch_seconds == b.microbatch_seconds);
+    CHECK(a.bubble_fraction == b.bubble_fraction);
+    CHECK(a.matmul_efficiency == b.matmul_efficiency);
+    REQUIRE(a.breakdown.size() == b.breakdown.size());
+    for (std::size_t i = 0; i < a.breakdown.size(); ++i) {
+        CHECK(std::string(a.breakdown[i].id) == b.breakdown[i].id);
+        CHECK(a.breakdown[i].seconds == b.breakdown[i].seconds);
+        CHECK(a.breakdown[i].exposed == b.breakdown[i].exposed);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("step_time with cached FLOP counts and memory budget gives bit for bit the uncached result") {
+    const Hardware hw = find_hardware("h100-sxm");
+    std::int64_t compared = 0;
+    for (const char* id : {"llama-3-70b", "mixtral-8x7b", "gpt3-175b"}) {
+        const ModelConfig c = preset(id);
+        for (bool flash : {false, true})
+        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+            const StepFlops flops = step_flops(c, 4096, rc, flash);
+            for (std::int64_t tp : {1, 2, 8})
+            for (std::int64_t pp : {1, 4})
+            for (std::int64_t v : {1, 2}) {
+                if (v > 1 && pp == 1) continue;
+                StepLayout l;
+                l.setup.gpus = 256, l.setup.tp = tp, l.setup.pp = pp, l.setup.seq = 4096, l.setup.global_batch = 512;
+                l.setup.micro_batch = 2, l.setup.recompute = rc, l.setup.flash_attention = flash;
+                l.setup.sequence_parallel = tp > 1, l.setup.zero = 1, l.interleave = v;
+                if (c.is_moe()) l.setup.ep = 8 / tp;
+                const MemoryBudget mem = memory_budget(c, l.setup);
+                require_identical(step_time(c, hw, l, &mem, &flops), step_time(c, hw, l));
+                ++compared;
+            }
+        }
+    }
+    CHECK(compared == 3 * 2 * 3 * 3 * 3);
+}
+
+TEST_CASE("step_time refuses FLOP counts cached for another setup, naming seq") {
+    const ModelConfig c = preset("llama-2-7b");
+    StepLayout l = layout(8, 1, 1, 8);
+    const StepFlops other_seq = step_flops(c, 4096, Recompute::None, false);
+    const StepFlops other_recompute = step_flops(c, 2048, Recompute::Full, false);
+    CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_seq); }) == "seq");
+    CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_recompute); }) == "seq");
 }

@@ -2,7 +2,8 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
-//   batch="512" (global batch, sequences), seq="8192", zero="1", recompute="none", sp="true", flash="true"
+//   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
+//   sp="true", flash="true"
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
@@ -20,6 +21,7 @@ const NUMBER_FIELDS = [
   { name: 'mbs', label: 'Micro-batch b', fallback: '1' },
   { name: 'batch', label: 'Global batch (sequences)', fallback: '512' },
   { name: 'seq', label: 'Sequence length', fallback: '8192' },
+  { name: 'ep', label: 'Expert parallel e (MoE)', fallback: '1' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
@@ -48,7 +50,7 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 `;
 
 class TallyStep extends TallyWidget {
-  static stateAttributes = ['model', 'hardware', 'gpus', 'tp', 'pp', 'interleave', 'mbs', 'batch', 'seq', 'zero', 'recompute', 'sp', 'flash'];
+  static stateAttributes = ['model', 'hardware', 'gpus', 'tp', 'pp', 'interleave', 'mbs', 'batch', 'seq', 'ep', 'zero', 'recompute', 'sp', 'flash'];
 
   mount() {
     // Without presets there is nothing to choose; the engine error shows below.
@@ -71,7 +73,7 @@ class TallyStep extends TallyWidget {
         <div class="fields">
           ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: m.name })), value: start.model })}
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
-          ${field('gpus')}${field('tp')}${field('pp')}${field('interleave')}${field('mbs')}${field('batch')}${field('seq')}
+          ${field('gpus')}${field('tp')}${field('pp')}${field('interleave')}${field('mbs')}${field('batch')}${field('seq')}${field('ep')}
           ${selectField({ name: 'zero', label: 'ZeRO stage', options: ZERO.map((z) => ({ value: z, label: z })), value: start.zero })}
           ${selectField({ name: 'recompute', label: 'Recomputation', options: RECOMPUTE.map((r) => ({ value: r, label: r })), value: start.recompute })}
           ${checkboxField({ name: 'sp', label: 'Sequence parallelism', checked: start.sp === 'true' })}
@@ -138,7 +140,7 @@ class TallyStep extends TallyWidget {
     return {
       model: v.model, hardware: v.hardware, gpus: n.gpus, tp: n.tp, pp: n.pp, interleave: n.interleave, micro_batch: n.mbs,
       global_batch: n.batch, seq: n.seq, zero: Number(v.zero), recompute: v.recompute, sequence_parallel: v.sp === 'true',
-      flash_attention: v.flash === 'true',
+      flash_attention: v.flash === 'true', ep: n.ep,
     };
   }
 
@@ -219,7 +221,8 @@ class TallyStep extends TallyWidget {
   }
 
   useLayout(l) {
-    const set = { tp: l.tp, pp: l.pp, interleave: l.interleave, mbs: l.micro_batch, zero: l.zero, recompute: l.recompute };
+    // ep is absent from a dense layout (1).
+    const set = { tp: l.tp, pp: l.pp, interleave: l.interleave, mbs: l.micro_batch, zero: l.zero, recompute: l.recompute, ep: l.ep ?? 1 };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
     this.update();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tally/flops.h"
 #include "tally/hardware.h"
 #include "tally/memory.h"
 #include "tally/model.h"
@@ -20,6 +21,10 @@ struct StepLayout {
     bool embedding_chunks = false;    // embedding and output layer are pipeline chunks of their own (Llama 3)
     std::int64_t gpus_per_node = 0;   // 0: the hardware preset's
     std::string dtype = "bf16";       // matmul dtype, for the dense peak
+    // Data-parallel gradient reduction bucketed behind the backward pass (PyTorch DDP, Megatron-Core
+    // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
+    // DeepSpeed's PipelineEngine): then all of it is exposed.
+    bool overlap_grad_reduce = true;
 };
 
 // One per-GPU cost of the step, in seconds.
@@ -45,12 +50,25 @@ struct StepResult {
     std::vector<StepComponent> breakdown;    // exposed components sum to step_seconds
 };
 
+// The FLOP counts step_time needs, which depend on the model, seq, recomputation and FlashAttention but not
+// on the parallel layout: the planner computes them once per recomputation choice instead of per layout.
+struct StepFlops {
+    std::int64_t seq = 0;
+    Recompute recompute = Recompute::None;
+    bool flash_attention = false;
+    FlopsResult counted;   // full attention: the MFU and HFU numerators
+    FlopsResult executed;  // what runs: a fused causal kernel skips the masked half of the scores
+};
+StepFlops step_flops(const ModelConfig& config, std::int64_t seq, Recompute recompute, bool flash_attention);
+
 // Throws InputError naming the field on bad input (including layouts that do not divide).
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout);
-// The same with the layout's memory budget already computed (the planner's fast path): budget must be
-// memory_budget(config, layout.setup) for this layout; only its parameter counts are read.
+// The same with pieces already computed (the planner's fast path); each may be null. budget must be
+// memory_budget(config, layout.setup) for this layout (only its parameter counts are read); flops must be
+// step_flops(config, ...) for the layout's seq, recomputation and FlashAttention (checked). The result is
+// bit for bit the one of the three-argument step_time (tests/engine/step_test.cpp).
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
-                     const MemoryBudget* budget);
+                     const MemoryBudget* budget, const StepFlops* flops = nullptr);
 
 // Pieces of the model, exposed for tests and the page.
 // Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).
