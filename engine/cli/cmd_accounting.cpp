@@ -137,10 +137,15 @@ void fit_rules(const json& args, std::span<const Option> options) {
     const bool largest = mode == "largest_model";
     const std::string in_min = "with --mode min_gpus (the fewest GPUs for a model)";
     const std::string in_largest = "with --mode largest_model (the largest model on --gpus GPUs)";
-    for (const char* key : {"model", "config_path", "seq", "micro_batch", "zero", "tp", "pp",
-                            "sequence_parallel", "recompute", "flash_attention", "no_dropout", "activation_bytes",
-                            "max_gpus"})
-        reject_unless(args, options, key, !largest, in_min);
+    // largest_model honours zero, tp and pp always (the ZeRO paper's Table 2) and, with a model, every
+    // activation setting (it grows the model's depth); without a model it counts no activations.
+    reject_unless(args, options, "max_gpus", !largest, in_min);
+    const std::string with_model = "with --mode largest_model only beside --model or --config (without a model no "
+                                   "activations are counted)";
+    for (const char* key : {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops",
+                            "recompute_layers", "flash_attention", "no_dropout", "dropout_on", "activation_bytes",
+                            "virtual_stages", "keep_stage_outputs", "encoder_head"})
+        reject_unless(args, options, key, !largest || has_model, with_model);
     for (const char* key : {"gpus", "reserve_fraction"}) reject_unless(args, options, key, largest, in_largest);
     // min_gpus searches over the global batch; a fixed one would be ignored
     reject_unless(args, options, "global_batch", largest, "never in fit (the search sets the batch)");
