@@ -376,6 +376,17 @@ TEST_CASE("tally fit's largest model honours --zero and --tp: the ZeRO paper's T
     CHECK(run_cli("fit --mode largest_model --model llama-2-7b --gpus 8 --hardware h100-sxm --zero 3 --seq 4096").first == 0);
 }
 
+TEST_CASE("tally time --recompute full gives Narayanan et al.'s Eq. (3) for GPT-3 175B: 4.30e23 FLOPs on 300B tokens") {
+    // Narayanan et al. 2021 (arXiv:2104.04473), sec. 5.1, Eq. (3): with activation recomputation a step costs
+    // 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) FLOPs: four passes of every layer, three of the LM head.
+    const double l = 96, h = 12288, s = 2048, V = 50257;
+    const double per_token = 96 * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+    auto [status, out] = run_cli("time --model gpt3-175b --seq 2048 --recompute full --tokens 300e9 --gpus 1024 "
+                                 "--mfu 0.5 --hardware a100-80gb --json");
+    REQUIRE(status == 0);
+    CHECK(json::parse(out)["total_flops"].get<double>() == Approx(per_token * 300e9).epsilon(1e-12));
+}
+
 TEST_CASE("the CLI reads a Hugging Face config.json or a tally config from --config") {
     const std::string dir = std::string(TALLY_SOURCE_DIR) + "/engine/fuzz/corpus/";
     auto [status, out] = run_cli("params --config " + dir + "gpt2.json --json");
