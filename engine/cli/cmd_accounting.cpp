@@ -19,13 +19,15 @@ using nlohmann::json;
 #define MODEL_OPTIONS                                                                                            \
     {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},                \
     {"--config", "config_path", Kind::String, "path to a Hugging Face config.json (llama, mistral, qwen2, "      \
-                                              "mixtral, gpt2, bert, roberta, t5) or a tally config object"}
+                                              "mixtral, gpt2, bert, roberta, t5) or a tally config object"}, \
+    {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"}
 
 constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
 
 constexpr Option kFlopsOptions[] = {
     MODEL_OPTIONS,
     {"--seq", "seq", Kind::Integer, "sequence length s (default: min(max_positions, 2048))"},
+    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length of the decoder (default: --seq)"},
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
     {"--attention-flops", "attention_flops", Kind::String, "full (default: s×s, as published MFU formulas count) | causal"},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
@@ -42,6 +44,7 @@ constexpr Option kFlopsOptions[] = {
 
 #define SETUP_OPTIONS                                                                                              \
     {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                           \
+    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length of the decoder (default: --seq)"}, \
     {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch per data-parallel rank b (default 1)"}, \
     {"--global-batch", "global_batch", Kind::Integer, "sequences per optimizer step (default b·dp: no accumulation)"}, \
     {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp)"},             \
@@ -87,6 +90,7 @@ constexpr Option kFitOptions[] = {
 constexpr Option kKvOptions[] = {
     MODEL_OPTIONS,
     {"--context", "context", Kind::Integer, "tokens per sequence held in the cache (required)"},
+    {"--encoder-context", "encoder_context", Kind::Integer, "encoder-decoder: input tokens, whose cross-attention K/V are cached once (default: --context)"},
     {"--batch", "batch", Kind::Integer, "sequences (default 1)"},
     {"--kv-dtype", "kv_dtype", Kind::String, "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32"},
     {"--weights-dtype", "weights_dtype", Kind::String, "weights dtype: bf16 (default) | fp8 | int8 | fp32"},
@@ -133,10 +137,15 @@ void fit_rules(const json& args, std::span<const Option> options) {
     const bool largest = mode == "largest_model";
     const std::string in_min = "with --mode min_gpus (the fewest GPUs for a model)";
     const std::string in_largest = "with --mode largest_model (the largest model on --gpus GPUs)";
-    for (const char* key : {"model", "config_path", "seq", "micro_batch", "zero", "tp", "pp",
-                            "sequence_parallel", "recompute", "flash_attention", "no_dropout", "activation_bytes",
-                            "max_gpus"})
-        reject_unless(args, options, key, !largest, in_min);
+    // largest_model honours zero, tp and pp always (the ZeRO paper's Table 2) and, with a model, every
+    // activation setting (it grows the model's depth); without a model it counts no activations.
+    reject_unless(args, options, "max_gpus", !largest, in_min);
+    const std::string with_model = "with --mode largest_model only beside --model or --config (without a model no "
+                                   "activations are counted)";
+    for (const char* key : {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops",
+                            "recompute_layers", "flash_attention", "no_dropout", "dropout_on", "activation_bytes",
+                            "virtual_stages", "keep_stage_outputs", "encoder_head"})
+        reject_unless(args, options, key, !largest || has_model, with_model);
     for (const char* key : {"gpus", "reserve_fraction"}) reject_unless(args, options, key, largest, in_largest);
     // min_gpus searches over the global batch; a fixed one would be ignored
     reject_unless(args, options, "global_batch", largest, "never in fit (the search sets the batch)");
@@ -291,6 +300,8 @@ void print_kv(std::ostream& out, const json& r) {
         {"KV cache without GQA", bytes_text(r["mha_kv_cache_bytes"])},
         {"weights", bytes_text(r["weights_bytes"])},
         {"total", bytes_text(r["total_bytes"])}};
+    if (r.contains("cross_kv_bytes_per_sequence"))
+        rows.insert(rows.begin() + 2, {"cross-attention K/V per sequence (fixed)", bytes_text(r["cross_kv_bytes_per_sequence"])});
     if (r.contains("fits")) {
         rows.push_back({"fits", r["fits"].get<bool>() ? "yes" : "no"});
         rows.push_back({"max batch at this context", human_integer(r["max_batch"].get<unsigned long long>())});

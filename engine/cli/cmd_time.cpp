@@ -16,6 +16,8 @@ namespace {
     {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},          \
     {"--config", "config_path", Kind::String, "path to a Hugging Face config.json or a tally config object"},      \
     {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},                         \
+    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},           \
+    {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},   \
     {"--flops-basis", "flops_basis", Kind::String, "six_nd | exact (default: six_nd with --params, exact with --model)"}, \
     {"--attention-flops", "attention_flops", Kind::String, "full (default) | causal: attention score entries counted"}, \
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full (with --params alone: full adds 2N)"}, \

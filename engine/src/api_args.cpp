@@ -71,6 +71,7 @@ Precision precision_from_args(const json& args, json* recipe_out) {
 TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     TrainingSetup st;
     st.seq = int_or(args, "seq", 2048, 1, kMaxSeq);
+    st.decoder_seq = int_or(args, "decoder_seq", 0, 0, kMaxSeq);
     st.micro_batch = int_or(args, "micro_batch", 1, 1, 1'000'000'000);
     st.global_batch = int_or(args, "global_batch", 0, 0, std::int64_t{1} << 50);
     st.gpus = int_or(args, "gpus", 1, 1, 100'000'000);
@@ -168,6 +169,7 @@ std::string percent(double fraction) { return format_percent(fraction); }
 FlopsInput flops_input(const json& args, const ModelConfig& c) {
     FlopsInput in;
     in.seq = int_or(args, "seq", default_seq(c), 1, kMaxSeq);
+    in.decoder_seq = int_or(args, "decoder_seq", 0, 0, kMaxSeq);
     in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
     in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     in.flash_attention = bool_arg(args, "flash_attention", false);

@@ -27,7 +27,8 @@ json kv_cache_method(const json& args) {
     const std::int64_t batch = int_or(args, "batch", 1, 1, 1'000'000'000);
     const DType kv = dtype_from_string(string_or(args, "kv_dtype", "bf16"), "kv_dtype");
     const DType w = dtype_from_string(string_or(args, "weights_dtype", "bf16"), "weights_dtype");
-    const KvCache k = kv_cache(c, context, batch, kv, w);
+    const std::int64_t encoder_context = int_or(args, "encoder_context", 0, 0, std::int64_t{1} << 40);
+    const KvCache k = kv_cache(c, context, batch, kv, w, encoder_context);
     json out{{"model", model_to_json(c)},
              {"context", context},
              {"batch", batch},
@@ -37,8 +38,12 @@ json kv_cache_method(const json& args) {
              {"kv_cache_bytes", k.kv_cache_bytes},
              {"weights_bytes", k.weights_bytes},
              {"total_bytes", k.total_bytes},
-             {"formula", kKvCacheFormula},
+             {"formula", c.is_encoder_decoder() ? kKvCacheEncoderDecoderFormula : kKvCacheFormula},
              {"mha_kv_cache_bytes", k.mha_kv_cache_bytes}};
+    if (c.is_encoder_decoder()) {
+        out["encoder_context"] = encoder_context > 0 ? encoder_context : context;
+        out["cross_kv_bytes_per_sequence"] = k.cross_bytes_per_sequence;
+    }
     json hardware;
     if (auto cap = capacity_from_args(args, &hardware)) {
         add_capacity(out, *cap, hardware);

@@ -156,6 +156,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"microbatches_in_flight", m.activations.in_flight},
                {"layers_per_stage", m.layers_per_stage},
                {"stage", m.stage}};
+    if (c.is_encoder_decoder()) setup["decoder_seq"] = st.decoder_seq > 0 ? st.decoder_seq : st.seq;
     if (c.is_moe()) {
         // Expert parallelism and capacity (moe.h): what each GPU holds, sees and sends per layer.
         const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});

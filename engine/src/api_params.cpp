@@ -31,7 +31,9 @@ json params_result(const ModelConfig& c) {
                                                {Component::LmHead, p.lm_head},
                                                {Component::EmbeddingExtras, p.embedding_extras},
                                                {Component::CrossAttention, p.cross_attention},
-                                               {Component::Pooler, p.pooler}};
+                                               {Component::Pooler, p.pooler},
+                                               {Component::MlmHead, p.mlm_head},
+                                               {Component::NspHead, p.nsp_head}};
     for (const auto& [component, count] : parts)
         // Encoder and encoder-decoder parts are listed only when the model has them.
         if (count > 0 || static_cast<int>(component) <= static_cast<int>(Component::LmHead))

@@ -111,6 +111,12 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     if (in.seq < 1 || in.seq > kMaxSeq)
         throw InputError("seq", "seq must be a whole number in [1, " + std::to_string(kMaxSeq) + "], got " +
                                     std::to_string(in.seq));
+    if (in.decoder_seq != 0 && !c.is_encoder_decoder())
+        throw InputError("decoder_seq", "decoder_seq (a target length) applies to an encoder-decoder (architecture "
+                                        "encoder_decoder) only");
+    if (in.decoder_seq < 0 || in.decoder_seq > kMaxSeq)
+        throw InputError("decoder_seq", "decoder_seq must be a whole number in [1, " + std::to_string(kMaxSeq) +
+                                            "] (0: seq), got " + std::to_string(in.decoder_seq));
     const ParamCount p = count_params(c);
     // All products below are of whole numbers; doubles keep them exact up to 2^53 and round the
     // same way natively and in wasm beyond that (no FMA contraction, no transcendental functions).
@@ -121,59 +127,87 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double kvd = static_cast<double>(c.kv_dim());
     const double f = static_cast<double>(c.ffn_hidden_size);
     const double V = static_cast<double>(c.vocab_size);
-    // Score entries per head per sequence: s² (full) or s(s+1)/2 (causal, diagonal included).
-    const double entries = in.attention == AttentionFlops::Full ? s * s : s * (s + 1) / 2;
+    // Encoder-decoder: the encoder's L − L_dec layers run over s input tokens, the decoder's L_dec over s_dec
+    // target tokens (= s unless decoder_seq says otherwise); position-wise work scales with their sum.
+    const double Ld = static_cast<double>(c.num_decoder_layers);
+    const double sd = in.decoder_seq > 0 ? static_cast<double>(in.decoder_seq) : s;
+    const bool split = c.is_encoder_decoder() && sd != s;
+    const double token_layers = s * (L - Ld) + sd * Ld;  // = s·L unless split
+    // Score entries per head per sequence: s² (full) or s(s+1)/2 (causal, diagonal included), at the
+    // length of the layers that may be causal (a decoder's).
+    const double entries = in.attention == AttentionFlops::Full ? sd * sd : sd * (sd + 1) / 2;
     const double experts_visited =
         c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
 
     FlopsResult r;
-    r.terms.push_back({"qkv", "Q, K, V projections", "2 s h (a d + 2 n_kv d) L", 2 * s * h * (qd + 2 * kvd) * L,
-                       "2 h (a d + 2 n_kv d) L"});
+    r.terms.push_back({"qkv", "Q, K, V projections",
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d)" : "2 s h (a d + 2 n_kv d) L",
+                       split ? 2 * token_layers * h * (qd + 2 * kvd) : 2 * s * h * (qd + 2 * kvd) * L,
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : "2 h (a d + 2 n_kv d) L"});
     // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
     // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
     const double causal_layers = c.architecture == Architecture::Encoder ? 0
-                                 : c.is_encoder_decoder()               ? static_cast<double>(c.num_decoder_layers)
+                                 : c.is_encoder_decoder()               ? Ld
                                                                         : L;
     const double score_entries = entries * causal_layers + s * s * (L - causal_layers);
     const bool decoder_only = c.architecture == Architecture::Decoder;
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ",
-                       !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                       split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                       : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
                        : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
                        2 * score_entries * qd,
-                       !decoder_only ? "2 s a d L"
+                       split ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                       : !decoder_only ? "2 s a d L"
                        : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
     r.terms.push_back({"attn_values", "attention · V",
-                       !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                       split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                       : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
                        : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
                        2 * score_entries * qd,
-                       !decoder_only ? "2 s a d L"
+                       split ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                       : !decoder_only ? "2 s a d L"
                        : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
-    r.terms.push_back({"attn_out", "attention output projection", "2 s a d h L", 2 * s * qd * h * L, "2 a d h L"});
+    r.terms.push_back({"attn_out", "attention output projection", split ? "2 (s L_enc + s_dec L_dec) a d h" : "2 s a d h L",
+                       split ? 2 * token_layers * qd * h : 2 * s * qd * h * L, split ? "2 (s L_enc + s_dec L_dec) a d h / s" : "2 a d h L"});
     const double matrices = static_cast<double>(c.mlp_matrices());
     r.terms.push_back({"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
-                       c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
-                                              : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
-                       2 * s * h * f * matrices * experts_visited * L,
-                       c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
-                                              : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
+                       split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
+                       : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
+                                                : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
+                       split ? 2 * token_layers * h * f * matrices * experts_visited
+                             : 2 * s * h * f * matrices * experts_visited * L,
+                       split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s" : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
+                       : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
+                                                : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())
-        r.terms.push_back({"router", "MoE router", "2 s h E L", 2 * s * h * static_cast<double>(c.num_experts) * L, "2 h E L"});
-    // Encoder-decoder: each decoder layer attends over the encoder output (s positions each side:
-    // tally counts an example as s input and s target tokens): Q from the decoder, K and V from the
-    // encoder, full s×s scores, output projection.
-    const double Ld = static_cast<double>(c.num_decoder_layers);
+        r.terms.push_back({"router", "MoE router", split ? "2 (s L_enc + s_dec L_dec) h E" : "2 s h E L",
+                           split ? 2 * token_layers * h * static_cast<double>(c.num_experts)
+                                 : 2 * s * h * static_cast<double>(c.num_experts) * L,
+                           split ? "2 (s L_enc + s_dec L_dec) h E / s" : "2 h E L"});
+    // Encoder-decoder: each decoder layer attends over the encoder output: Q from the decoder's s_dec
+    // positions, K and V from the encoder's s, s_dec×s scores, output projection (tally counts an example as
+    // s input and s_dec target tokens; s_dec = s by default).
     double cross_core = 0;
     if (c.is_encoder_decoder()) {
-        cross_core = 2 * 2 * s * s * qd * Ld;
+        cross_core = split ? 2 * 2 * sd * s * qd * Ld : 2 * 2 * s * s * qd * Ld;
         r.terms.push_back({"cross_attention", "cross-attention (Q, K, V, Q·Kᵀ, ·V, output), decoder layers",
-                           "[2 s h (a d + 2 n_kv d) + 4 s² a d + 2 s a d h] L_dec",
-                           (2 * s * h * (qd + 2 * kvd) + cross_core / Ld + 2 * s * qd * h) * Ld,
-                           "[2 h (a d + 2 n_kv d) + 4 s a d + 2 a d h] L_dec"});
+                           split ? "[2 s_dec h a d + 2 s h 2 n_kv d + 4 s_dec s a d + 2 s_dec a d h] L_dec"
+                                 : "[2 s h (a d + 2 n_kv d) + 4 s² a d + 2 s a d h] L_dec",
+                           split ? (2 * sd * h * qd + 2 * s * h * 2 * kvd + 4 * sd * s * qd + 2 * sd * qd * h) * Ld
+                                 : (2 * s * h * (qd + 2 * kvd) + cross_core / Ld + 2 * s * qd * h) * Ld,
+                           split ? "[2 s_dec h a d + 2 s h 2 n_kv d + 4 s_dec s a d + 2 s_dec a d h] L_dec / s"
+                                 : "[2 h (a d + 2 n_kv d) + 4 s a d + 2 a d h] L_dec"});
     }
-    // The logits over every position (BertForMaskedLM and T5ForConditionalGeneration in transformers
-    // compute them for all s positions of the sequence they predict).
-    r.terms.push_back({"lm_head", "LM head (logits)", "2 s h V", 2 * s * h * V, "2 h V"});
+    // The logits over every position the model predicts (BertForMaskedLM and T5ForConditionalGeneration in
+    // transformers compute them for all positions: the encoder's s, the decoder's s_dec).
+    const double predicted = c.is_encoder_decoder() ? sd : s;
+    r.terms.push_back({"lm_head", "LM head (logits)", split ? "2 s_dec h V" : "2 s h V", 2 * predicted * h * V,
+                       split ? "2 s_dec h V / s" : "2 h V"});
+    // BertForMaskedLM's transform (dense h×h before the tied decoder) runs on every position too.
+    if (c.mlm_head)
+        r.terms.push_back({"mlm_transform", "masked-LM transform (dense h×h)", "2 s h²", 2 * s * h * h, "2 h²"});
     if (c.pooler) r.terms.push_back({"pooler", "pooler (first token only)", "2 h²", 2 * h * h, "2 h² / s"});
+    if (c.nsp_head) r.terms.push_back({"nsp", "next-sentence head (first token only)", "2 · 2 h", 4 * h, "4 h / s"});
 
     double forward = 0;
     double scores = 0;
@@ -181,7 +215,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     for (const FlopsTerm& t : r.terms) {
         forward += t.forward_per_sequence;
         if (std::string_view(t.id) == "attn_scores") scores = t.forward_per_sequence;
-        if (std::string_view(t.id) == "lm_head" || std::string_view(t.id) == "pooler") lm_head += t.forward_per_sequence;
+        const std::string_view id = t.id;
+        if (id == "lm_head" || id == "pooler" || id == "mlm_transform" || id == "nsp") lm_head += t.forward_per_sequence;
     }
     const double values = scores;  // same count as the scores
     r.forward_per_sequence = forward;
@@ -228,7 +263,7 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         if (!(in.capacity_factor > 0 && in.capacity_factor <= 64))
             throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
         r.capacity_per_token = 3 * 2 * h * f * matrices * (in.capacity_factor - 1) *
-                               static_cast<double>(c.experts_per_token) * L;
+                               static_cast<double>(c.experts_per_token) * (split ? token_layers / s : L);
     }
     r.training_per_token = r.model_per_token + r.recompute_per_token + r.capacity_per_token;
     r.six_n = six_n(static_cast<double>(p.total));

@@ -24,6 +24,11 @@ DecodeStep decode_step(double weights_bytes, double kv_per_sequence, double flop
 
 InferenceResult inference(const ModelConfig& c, const InferenceInput& in, const Hardware& hw) {
     InferenceResult r;
+    // The decode model is a decoder's: an encoder never decodes (kv_cache says so), and an encoder-decoder's
+    // step runs only its decoder over a fixed encoder output, which this model does not split out.
+    if (c.is_encoder_decoder())
+        throw InputError("model", "inference models a decoder-only model; for an encoder-decoder (T5) use kv_cache "
+                                  "(with encoder_context) for its serving memory");
     r.memory = kv_cache(c, in.context, in.batch, in.kv_dtype, in.weights_dtype);  // validates context, batch
     const double peak = hw.peak(in.compute_dtype);                                  // InputError "dtype" if missing
     const double bandwidth = hw.memory_bandwidth_bytes_per_s;

@@ -250,6 +250,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     const bool sp = st.sequence_parallel && st.tp > 1;
     const u64 sb = mul(s, b);
     const u64 sbh = mul(sb, h);
+    // Encoder-decoder: the decoder's (target) length, s unless decoder_seq says otherwise.
+    const u64 s_dec = c.is_encoder_decoder() && st.decoder_seq > 0 ? static_cast<u64>(st.decoder_seq) : s;
     const u64 d = static_cast<u64>(c.head_dim);
     const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);     // tp divides heads (checked)
     const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t); // replicated when tp > n_kv
@@ -275,98 +277,127 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     const bool keep_norm_out = (ops & kRecomputeNorms) == 0, keep_qkv = (ops & kRecomputeQkv) == 0;
     const bool keep_mlp_up = (ops & kRecomputeMlpUp) == 0, keep_mlp_act = (ops & kRecomputeMlpActivation) == 0;
 
-    if (st.recompute == Recompute::Full) {
-        term("recompute_checkpoint", "layer input (checkpoint)",
-             "Full recomputation keeps only each layer's input and recomputes the rest in the backward pass "
-             "(Korthikanti et al. 2022, sec. 5: 2sbh per layer).",
-             "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
-    } else {
-        const std::size_t attention_first = a.terms.size();
-        term("attn_norm_input", "attention norm input",
-             "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
-             true, seq_side(mul(e, sbh)));
-        if (keep_norm_out)
-            term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
-                 "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh)));
-        if (keep_qkv) {
-        term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
-             mul(mul(e, sb), mul(heads_gpu, d)));
-        term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
-             mul(mul(e, sb), mul(kv_heads_gpu, d)));
-        term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
-             "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb), mul(kv_heads_gpu, d)));
-        }
-        if (s2_terms) {
-            const u64 as2b = mul(mul(heads_gpu, mul(s, s)), b);
-            term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
-                 "e·a·s²·b" + tp_div, true, mul(e, as2b));
-            if (attn_drop) {
-                term("softmax_dropout_mask", "attention dropout mask (s×s)", "1-byte mask of the dropout on the attention probabilities.",
-                     "a·s²·b" + tp_div, true, as2b);
-                term("softmax_dropout_output", "dropped-out attention probabilities (s×s)",
-                     "Input of attention·V, needed by its backward.", "e·a·s²·b" + tp_div, true, mul(e, as2b));
-            }
-        }
-        if (st.flash_attention) {
-            term("flash_softmax_stats", "softmax statistics (FlashAttention)",
-                 "FlashAttention stores one fp32 log-sum-exp per row per head instead of the s×s matrix and recomputes "
-                 "scores in the backward (Dao et al. 2022).",
-                 "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb)));
-        }
-        term("attn_out_input", "attention output projection input", "Attention output, the input of the output projection.",
-             "e·s·b·a·d" + tp_div, true, mul(mul(e, sb), mul(heads_gpu, d)));
-        if (resid_drop)
-            term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
-                 "s·b·h" + seq_div, true, seq_side(sbh));
-        if (c.is_encoder_decoder()) {
-            // A decoder layer's cross-attention block saves the same tensors as its self-attention (K and V
-            // from the encoder's s positions); spread over all layers, as only num_decoder_layers have one.
-            u64 block = 0;
-            for (std::size_t i = attention_first; i < a.terms.size(); ++i) block = add(block, a.terms[i].bytes);
-            const u64 share = ceil_div(mul(block, static_cast<u64>(c.num_decoder_layers)), static_cast<u64>(c.num_layers));
-            term("cross_attention_block", "cross-attention block (decoder layers)",
-                 "The tensors a cross-attention block saves, like the self-attention block's, times L_dec/L per layer.",
-                 "attention block · L_dec/L", true, share);
-        }
-        term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
-             true, seq_side(mul(e, sbh)));
-        if (keep_norm_out)
-            term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
-                 true, seq_side(mul(e, sbh)));
-        // Rows through the experts: k·s·b (dropless) or the capacity slots cf·k·s·b, plus the shared experts.
-        u64 routed_rows = 0;
-        if (c.is_moe()) {
-            const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
-            routed_rows = static_cast<u64>(moe.expert_slots_per_gpu);
-            term("router_probs", "router probabilities and top-k indices",
-                 "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
-                 "k chosen experts per token.",
-                 "4·s·b·E + 8·s·b·k", true, moe.router_activation_bytes);
-            term("expert_input", "expert input (dispatched tokens)",
-                 "The tokens after the all-to-all dispatch, one row per (token, expert) slot: the experts' first "
-                 "matmul saves them (the norm output is kept for the router).",
-                 st.capacity_factor > 0 ? "e·cf·k·s·b·h" : "e·k·s·b·h", true, mul(mul(e, routed_rows), h));
-        }
-        const u64 sbf = c.is_moe() ? mul(f_gpu, add(routed_rows, mul(sb, static_cast<u64>(c.num_shared_experts))))
-                                   : mul(mul(sb, f_gpu), visited);
-        const std::string fk = c.is_moe() ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
-                                          : "e·s·b·f";
-        if (!keep_mlp_up) {
-        } else if (c.mlp == MlpKind::Gelu) {
-            term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
-                 true, mul(e, sbf));
+    // One layer's terms at sq positions; cross_kv > 0: a decoder layer of an encoder-decoder, whose
+    // cross-attention reads cross_kv encoder positions.
+    auto layer_terms = [&](u64 sq, u64 cross_kv) {
+        std::vector<ActivationTerm> out;
+        TermBuilder term{&out};
+        const u64 sb_l = mul(sq, b), sbh_l = mul(sb_l, h);
+        if (st.recompute == Recompute::Full) {
+            term("recompute_checkpoint", "layer input (checkpoint)",
+                 "Full recomputation keeps only each layer's input and recomputes the rest in the backward pass "
+                 "(Korthikanti et al. 2022, sec. 5: 2sbh per layer).",
+                 "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_l)));
         } else {
-            term("mlp_gate", "gate projection output", "Gate branch, needed by the SiLU/GELU backward.", fk + tp_div,
-                 true, mul(e, sbf));
-            term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
-                 mul(e, sbf));
+            // One attention block: queries over sq positions, keys and values over skv (skv = sq for
+            // self-attention; a decoder layer's cross-attention reads the encoder's positions).
+            auto attention_block = [&](TermBuilder block_term, u64 q_len, u64 kv_len) {
+                const u64 sb_q = mul(q_len, b), sbh_q = mul(sb_q, h), sb_kv = mul(kv_len, b);
+                block_term("attn_norm_input", "attention norm input",
+                     "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
+                     true, seq_side(mul(e, sbh_q)));
+                if (keep_norm_out)
+                    block_term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
+                         "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_q)));
+                if (keep_qkv) {
+                block_term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
+                     mul(mul(e, sb_q), mul(heads_gpu, d)));
+                block_term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
+                     mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
+                block_term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
+                     "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
+                }
+                if (s2_terms) {
+                    const u64 as2b = mul(mul(heads_gpu, mul(q_len, kv_len)), b);
+                    block_term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
+                         "e·a·s²·b" + tp_div, true, mul(e, as2b));
+                    if (attn_drop) {
+                        block_term("softmax_dropout_mask", "attention dropout mask (s×s)", "1-byte mask of the dropout on the attention probabilities.",
+                             "a·s²·b" + tp_div, true, as2b);
+                        block_term("softmax_dropout_output", "dropped-out attention probabilities (s×s)",
+                             "Input of attention·V, needed by its backward.", "e·a·s²·b" + tp_div, true, mul(e, as2b));
+                    }
+                }
+                if (st.flash_attention) {
+                    block_term("flash_softmax_stats", "softmax statistics (FlashAttention)",
+                         "FlashAttention stores one fp32 log-sum-exp per row per head instead of the s×s matrix and recomputes "
+                         "scores in the backward (Dao et al. 2022).",
+                         "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb_q)));
+                }
+                block_term("attn_out_input", "attention output projection input", "Attention output, the input of the output projection.",
+                     "e·s·b·a·d" + tp_div, true, mul(mul(e, sb_q), mul(heads_gpu, d)));
+                if (resid_drop)
+                    block_term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
+                         "s·b·h" + seq_div, true, seq_side(sbh_q));
+            };
+            attention_block(term, sq, sq);
+            if (cross_kv > 0) {
+                // A decoder layer's cross-attention block saves the same tensors as a self-attention block,
+                // with K, V and the scores over the encoder's positions; per decoder layer (merged below).
+                std::vector<ActivationTerm> cross;
+                attention_block(TermBuilder{&cross}, sq, cross_kv);
+                u64 block = 0;
+                for (const ActivationTerm& x : cross) block = add(block, x.bytes);
+                term("cross_attention_block", "cross-attention block (decoder layers)",
+                     "The tensors a cross-attention block saves, like the self-attention block's, times L_dec/L per layer.",
+                     "attention block · L_dec/L", true, block);
+            }
+            term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
+                 true, seq_side(mul(e, sbh_l)));
+            if (keep_norm_out)
+                term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
+                     true, seq_side(mul(e, sbh_l)));
+            // Rows through the experts: k·s·b (dropless) or the capacity slots cf·k·s·b, plus the shared experts.
+            u64 routed_rows = 0;
+            if (c.is_moe()) {
+                const MoeLayer moe = moe_layer(c, {static_cast<std::int64_t>(sq), st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+                routed_rows = static_cast<u64>(moe.expert_slots_per_gpu);
+                term("router_probs", "router probabilities and top-k indices",
+                     "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
+                     "k chosen experts per token.",
+                     "4·s·b·E + 8·s·b·k", true, moe.router_activation_bytes);
+                term("expert_input", "expert input (dispatched tokens)",
+                     "The tokens after the all-to-all dispatch, one row per (token, expert) slot: the experts' first "
+                     "matmul saves them (the norm output is kept for the router).",
+                     st.capacity_factor > 0 ? "e·cf·k·s·b·h" : "e·k·s·b·h", true, mul(mul(e, routed_rows), h));
+            }
+            const u64 sbf = c.is_moe() ? mul(f_gpu, add(routed_rows, mul(sb_l, static_cast<u64>(c.num_shared_experts))))
+                                       : mul(mul(sb_l, f_gpu), visited);
+            const std::string fk = c.is_moe() ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
+                                              : "e·s·b·f";
+            if (!keep_mlp_up) {
+            } else if (c.mlp == MlpKind::Gelu) {
+                term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
+                     true, mul(e, sbf));
+            } else {
+                term("mlp_gate", "gate projection output", "Gate branch, needed by the SiLU/GELU backward.", fk + tp_div,
+                     true, mul(e, sbf));
+                term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
+                     mul(e, sbf));
+            }
+            if (keep_mlp_act)
+                term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
+                     fk + tp_div, true, mul(e, sbf));
+            if (resid_drop)
+                term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
+                     true, seq_side(sbh_l));
         }
-        if (keep_mlp_act)
-            term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
-                 fk + tp_div, true, mul(e, sbf));
-        if (resid_drop)
-            term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
-                 true, seq_side(sbh));
+        return out;
+    };
+    if (!c.is_encoder_decoder()) {
+        a.terms = layer_terms(s, 0);
+    } else {
+        // Encoder layers at s, decoder layers at s_dec with cross-attention over s: each term is the mean
+        // over the L layers, L_enc·x_enc + L_dec·x_dec over L (rounded up), as pipeline stages hold both.
+        const std::vector<ActivationTerm> enc = layer_terms(s, 0), dec = layer_terms(s_dec, s);
+        const u64 l_dec = static_cast<u64>(c.num_decoder_layers), l_all = static_cast<u64>(c.num_layers);
+        for (ActivationTerm x : dec) {
+            u64 enc_bytes = 0;
+            for (const ActivationTerm& y : enc)
+                if (std::string_view(y.id) == x.id) enc_bytes = y.bytes;
+            x.bytes = ceil_div(add(mul(l_all - l_dec, enc_bytes), mul(l_dec, x.bytes)), l_all);
+            a.terms.push_back(std::move(x));
+        }
     }
     for (const ActivationTerm& x : a.terms) a.per_layer_bytes = add(a.per_layer_bytes, x.bytes);
 
@@ -404,18 +435,21 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     if (st.keep_stage_outputs && !last_stage && st.pp > 1)
         term("stage_output", "stage output tensors (kept)",
              "The output each micro-batch in flight sends to the next stage, kept until its backward (Megatron-LM "
-             "frees it once sent, keeping only autograd metadata: Korthikanti et al. 2022).",
+             "frees it once sent, keeping only autograd metadata: Korthikanti et al. 2022, App. B).",
              "e·s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(mul(e, sbh)), flight));
     if (first_stage && embd_drop)
         term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
     if (last_stage) {
-        term("final_norm_input", "final norm input", "Residual stream entering the final norm.", "e·s·b·h" + seq_div,
-             false, seq_side(mul(e, sbh)));
-        term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.", "e·s·b·h" + seq_div, false,
-             seq_side(mul(e, sbh)));
+        // The positions the model predicts: the decoder's s_dec for an encoder-decoder.
+        const u64 sb_out = mul(s_dec, b), sbh_out = mul(sb_out, h);
+        const std::string s_out = s_dec != s ? "s_dec" : "s";
+        term("final_norm_input", "final norm input", "Residual stream entering the final norm.",
+             "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
+        term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.",
+             "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
         term("logits_fp32", "logits in fp32", "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
-             "4·s·b·V" + tp_div, false, mul(4, mul(sb, v_gpu)));
+             "4·" + s_out + "·b·V" + tp_div, false, mul(4, mul(sb_out, v_gpu)));
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
     a.full_recompute_layers = full_layers;
@@ -519,6 +553,10 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     validate(c);
     validate(st.precision);
     require_range("seq", st.seq, 1, kMaxSeq);
+    if (st.decoder_seq != 0 && !c.is_encoder_decoder())
+        throw InputError("decoder_seq", "decoder_seq (a target length) applies to an encoder-decoder (architecture "
+                                        "encoder_decoder) only");
+    require_range("decoder_seq", st.decoder_seq, 0, kMaxSeq);
     require_range("micro_batch", st.micro_batch, 1, 1'000'000'000);
     require_range("gpus", st.gpus, 1, 100'000'000);
     require_range("zero", st.zero, 0, 3);

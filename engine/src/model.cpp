@@ -136,6 +136,9 @@ void validate(const ModelConfig& c) {
     } else {
         require_range("num_decoder_layers", c.num_decoder_layers, 0, 0);
     }
+    if ((c.mlm_head || c.nsp_head) && c.architecture != Architecture::Encoder)
+        throw InputError(c.mlm_head ? "mlm_head" : "nsp_head", std::string(c.mlm_head ? "mlm_head" : "nsp_head") +
+                                                                   " belongs to an encoder (architecture encoder, BERT)");
     require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
     require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
     // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
@@ -198,6 +201,8 @@ ModelConfig model_from_json(const json& o) {
     c.embedding_norm = json_bool(o, "embedding_norm", false);
     c.final_norm = json_bool(o, "final_norm", true);
     c.pooler = json_bool(o, "pooler", false);
+    c.mlm_head = json_bool(o, "mlm_head", false);
+    c.nsp_head = json_bool(o, "nsp_head", false);
     c.relative_attention_buckets = json_int_field(o, "relative_attention_buckets", 0, kMaxPositions, 0, false);
     validate(c);
     return c;
@@ -233,6 +238,8 @@ json model_to_json(const ModelConfig& c) {
     if (c.embedding_norm) o["embedding_norm"] = true;
     if (!c.final_norm) o["final_norm"] = false;
     if (c.pooler) o["pooler"] = true;
+    if (c.mlm_head) o["mlm_head"] = true;
+    if (c.nsp_head) o["nsp_head"] = true;
     if (c.relative_attention_buckets > 0) o["relative_attention_buckets"] = c.relative_attention_buckets;
     return o;
 }
@@ -259,7 +266,38 @@ ModelConfig from_preset(const std::string& id) {
 
 }  // namespace
 
+void apply_encoder_head(ModelConfig& c, const std::string& head) {
+    if (c.architecture != Architecture::Encoder)
+        throw InputError("encoder_head", "encoder_head applies to an encoder (BERT, RoBERTa); this model is " +
+                                             std::string(c.is_encoder_decoder() ? "an encoder-decoder" : "a decoder"));
+    if (head == "model") c.pooler = true, c.mlm_head = false, c.nsp_head = false;
+    else if (head == "masked_lm") c.pooler = false, c.mlm_head = true, c.nsp_head = false;
+    else if (head == "pretraining") c.pooler = true, c.mlm_head = true, c.nsp_head = true;
+    else
+        throw InputError("encoder_head", "encoder_head must be model, masked_lm or pretraining, got \"" +
+                                             printable(head, 40) + "\"");
+}
+
+namespace {
+
+ModelConfig resolve_model_source(const json& args);
+
+}  // namespace
+
+// The model, then the encoder's heads when encoder_head is given (any source: preset, object, config.json).
 ModelConfig resolve_model(const json& args) {
+    ModelConfig c = resolve_model_source(args);
+    auto head = args.find("encoder_head");
+    if (head != args.end() && !head->is_null()) {
+        if (!head->is_string()) throw InputError("encoder_head", "encoder_head must be a string: model, masked_lm or pretraining");
+        apply_encoder_head(c, head->get<std::string>());
+    }
+    return c;
+}
+
+namespace {
+
+ModelConfig resolve_model_source(const json& args) {
     const bool has_model = args.contains("model") && !args["model"].is_null();
     const bool has_hf = args.contains("hf_config") && !args["hf_config"].is_null();
     if (has_model && has_hf) throw InputError("model", "give either model or hf_config, not both");
@@ -282,5 +320,7 @@ ModelConfig resolve_model(const json& args) {
     }
     throw InputError("model", "model must be a preset id (string) or a config object");
 }
+
+}  // namespace
 
 }  // namespace tally

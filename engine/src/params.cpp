@@ -28,6 +28,8 @@ const char* component_id(Component c) {
         case Component::EmbeddingExtras: return "embedding_extras";
         case Component::CrossAttention: return "cross_attention";
         case Component::Pooler: return "pooler";
+        case Component::MlmHead: return "mlm_head";
+        case Component::NspHead: return "nsp_head";
     }
     return "?";
 }
@@ -44,6 +46,8 @@ const char* component_name(Component c) {
         case Component::EmbeddingExtras: return "token-type embedding, embedding norm, relative-position bias";
         case Component::CrossAttention: return "cross-attention (norm, Q, K, V, output), decoder layers";
         case Component::Pooler: return "pooler (dense on the first token)";
+        case Component::MlmHead: return "masked-LM head (transform, norm, output bias; output matrix tied)";
+        case Component::NspHead: return "next-sentence head";
     }
     return "?";
 }
@@ -155,6 +159,20 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         t.push_back({"pooler.weight", Component::Pooler, h, h, false, false, TpSplit::Replicated});
         t.push_back({"pooler.bias", Component::Pooler, 1, h, false, false, TpSplit::Replicated});
     }
+    // BertForMaskedLM's cls.predictions: transform (dense + activation + LayerNorm), then the decoder, whose
+    // weight is the word embedding matrix and whose bias is its own (transformers modeling_bert.py).
+    if (c.mlm_head) {
+        t.push_back({"mlm.transform.weight", Component::MlmHead, h, h, false, false, TpSplit::Replicated});
+        t.push_back({"mlm.transform.bias", Component::MlmHead, 1, h, false, false, TpSplit::Replicated});
+        t.push_back({"mlm.norm.weight", Component::MlmHead, 1, h, false, false, TpSplit::Replicated});
+        if (ln) t.push_back({"mlm.norm.bias", Component::MlmHead, 1, h, false, false, TpSplit::Replicated});
+        t.push_back({"mlm.decoder.bias", Component::MlmHead, 1, c.vocab_size, false, false, TpSplit::Cols});
+    }
+    // BertForPreTraining's cls.seq_relationship: Linear(h, 2) on the pooled output.
+    if (c.nsp_head) {
+        t.push_back({"nsp.weight", Component::NspHead, 2, h, false, false, TpSplit::Replicated});
+        t.push_back({"nsp.bias", Component::NspHead, 1, 2, false, false, TpSplit::Replicated});
+    }
     if (!c.tied_embeddings)
         t.push_back({"lm_head.weight", Component::LmHead, c.vocab_size, h, false, false, TpSplit::Rows});
     return t;
@@ -190,6 +208,8 @@ ParamCount count_params(const ModelConfig& c) {
             case Component::LmHead: p.lm_head = add(p.lm_head, n); break;
             case Component::EmbeddingExtras: p.embedding_extras = add(p.embedding_extras, n); break;
             case Component::Pooler: p.pooler = add(p.pooler, n); break;
+            case Component::MlmHead: p.mlm_head = add(p.mlm_head, n); break;
+            case Component::NspHead: p.nsp_head = add(p.nsp_head, n); break;
             default: break;
         }
     }
@@ -203,6 +223,7 @@ ParamCount count_params(const ModelConfig& c) {
     p.cross_attention = mul(p.per_decoder_layer_cross_attention, static_cast<u64>(c.num_decoder_layers));
     u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
     outside = add(add(add(outside, p.embedding_extras), p.pooler), p.cross_attention);
+    outside = add(add(outside, p.mlm_head), p.nsp_head);
     p.total = add(outside, mul(p.per_layer, layers));
     const u64 active_layer = add(add(p.per_layer_attention, p.per_layer_mlp_active), p.per_layer_norms);
     p.active = add(outside, mul(active_layer, layers));
@@ -248,6 +269,8 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
                 if (spec.has_embedding) total = add(total, n);
                 break;
             case Component::Pooler:
+            case Component::MlmHead:
+            case Component::NspHead:
             case Component::FinalNorm:
             case Component::LmHead:
                 if (spec.has_head) total = add(total, n);
@@ -324,6 +347,8 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::EmbeddingExtras: return "type_vocab·h + embedding norm + stacks·buckets·a";
         case Component::CrossAttention: return "L_dec·(h·(a+2n_kv)·d + a·d·h + norm)";
         case Component::Pooler: return "h·h + h";
+        case Component::MlmHead: return m.norm == NormKind::LayerNorm ? "h·h + h + 2h + V" : "h·h + h + h + V";
+        case Component::NspHead: return "2h + 2";
     }
     return "";
 }

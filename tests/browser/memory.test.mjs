@@ -102,6 +102,30 @@ test('memory budget: a pasted Hugging Face config.json gives the same budget as 
   assert.deepEqual(errors(page), []);
 });
 
+test('memory budget: a pasted T5 config takes a target length; a decoder refuses one beside the field', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#memory');
+  const widget = page.locator('section#memory tally-memory-budget');
+  // google-t5/t5-small's config.json (the fields that matter): 6 + 6 layers, inputs 512, targets 114.
+  const config = JSON.stringify({ model_type: 't5', d_model: 512, d_kv: 64, d_ff: 2048, num_heads: 8, num_layers: 6,
+    vocab_size: 32128, dropout_rate: 0.1 });
+  await setControl(widget, 'model', 'custom');
+  await setControl(widget, 'config', config);
+  await setControl(widget, 'seq', '512');
+  const same = await widget.evaluate((el) => el.budget);
+  await setControl(widget, 'dseq', '114');
+  const args = await widget.evaluate((el) => el.budgetArgs);
+  assert.equal(args.decoder_seq, 114);
+  const shown = await widget.evaluate((el) => el.budget);
+  assert.deepEqual(shown, native('memory_budget', args));
+  assert.ok(shown.per_gpu_bytes.activations < same.per_gpu_bytes.activations, 'shorter targets, fewer activations');
+  await setControl(widget, 'model', 'llama-3-8b');
+  assert.match(await fieldError(widget, 'dseq'), /encoder-decoder/);
+  assert.deepEqual(errors(page), []);
+});
+
 test('memory budget: settings round-trip through the URL and hostile URL values are ignored with a notice', async (t) => {
   const site = await startSite();
   t.after(() => site.close());

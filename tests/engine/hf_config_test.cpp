@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "accounting_helpers.h"
+#include "tally/api.h"
 #include "tally/flops.h"
 #include "tally/hf_config.h"
 #include "tally/memory.h"
@@ -172,4 +173,123 @@ TEST_CASE("a pipeline stage of T5 holds the cross-attention of at most its decod
     tally::ShardSpec stage{1, 8, false, true, false};  // 8 of the 12 layers: at most 6 are decoder layers
     const std::uint64_t layers = 8 * p.per_layer + 6 * p.per_decoder_layer_cross_attention;
     CHECK(tally::shard_params(c, stage) == layers + p.final_norm);
+}
+
+// References: transformers' parameter counts of the task classes on bert-base-uncased, as printed by training
+// runs and model tables that load them (e.g. a Kaggle BertForMaskedLM run: "Total Params: 109,514,298";
+// SPLADE, a BertForMaskedLM: 109,514,298; RobertaForMaskedLM roberta-base: 124,697,433; BERT-large MLM:
+// 335,174,458); each is also exact from the config: BertModel − pooler (h² + h) + transform (h² + h) +
+// LayerNorm (2h) + decoder bias (V). BertForPreTraining adds the pooler back and the NSP head (2h + 2):
+// 110,106,428, the figure lucid's BERT table lists for its BERTForPreTraining.
+TEST_CASE("encoder_head masked_lm gives BertForMaskedLM's 109,514,298 (bert-base), 335,174,458 and 124,697,433") {
+    tally::ModelConfig c = load_hf_config_text(kBertBase);
+    tally::apply_encoder_head(c, "masked_lm");
+    const tally::ParamCount p = count_params(c);
+    CHECK(p.total == 109'514'298u);
+    CHECK(p.pooler == 0);
+    CHECK(p.mlm_head == 768u * 768 + 768 + 2 * 768 + 30522);
+    tally::ModelConfig large = load_hf_config_text(kBertLarge);
+    tally::apply_encoder_head(large, "masked_lm");
+    CHECK(count_params(large).total == 335'174'458u);
+    tally::ModelConfig roberta = load_hf_config_text(kRobertaBase);
+    tally::apply_encoder_head(roberta, "masked_lm");
+    CHECK(count_params(roberta).total == 124'697'433u);
+}
+
+TEST_CASE("encoder_head pretraining gives BertForPreTraining's 110,106,428; model gives BertModel back") {
+    tally::ModelConfig c = load_hf_config_text(kBertBase);
+    tally::apply_encoder_head(c, "pretraining");
+    CHECK(count_params(c).total == 110'106'428u);
+    CHECK(count_params(c).nsp_head == 2u * 768 + 2);
+    tally::apply_encoder_head(c, "model");
+    CHECK(count_params(c).total == 109'482'240u);
+}
+
+TEST_CASE("the API's encoder_head applies to any model source and is refused for a decoder or an unknown head") {
+    const json masked = json::parse(tally::api::call("params", json{{"hf_config", kBertBase}, {"encoder_head", "masked_lm"}}.dump()));
+    REQUIRE(masked["ok"] == true);
+    CHECK(masked["result"]["total"] == 109'514'298u);
+    CHECK(masked["result"]["model"]["mlm_head"] == true);
+    // The printed model object carries the heads, so it loads back to the same count.
+    const json again = json::parse(tally::api::call("params", json{{"model", masked["result"]["model"]}}.dump()));
+    CHECK(again["result"]["total"] == 109'514'298u);
+    for (const json& args : {json{{"model", "gpt2-small"}, {"encoder_head", "masked_lm"}},
+                             json{{"hf_config", kBertBase}, {"encoder_head", "classifier"}},
+                             json{{"hf_config", kT5Small}, {"encoder_head", "model"}}}) {
+        const json r = json::parse(tally::api::call("params", args.dump()));
+        CHECK(r["ok"] == false);
+        CHECK(r["error"]["field"] == "encoder_head");
+    }
+    CHECK(error_field([] { tally::model_from_json(json{{"vocab_size", 100}, {"hidden_size", 64}, {"num_layers", 2},
+                                                        {"num_heads", 2}, {"mlp", "gelu"}, {"mlm_head", true}}); }) ==
+          "mlm_head");
+}
+
+TEST_CASE("the masked-LM head adds its transform's 2·s·h² forward FLOPs; its tied decoder is the LM head term") {
+    tally::ModelConfig c = load_hf_config_text(kBertBase);
+    tally::FlopsInput in;
+    in.seq = 128;
+    const double base = tally::count_flops(c, in).forward_per_sequence;
+    tally::apply_encoder_head(c, "masked_lm");
+    const double masked = tally::count_flops(c, in).forward_per_sequence;
+    // + 2 s h² (transform), − 2 h² (no pooler).
+    CHECK(masked - base == 2.0 * 128 * 768 * 768 - 2.0 * 768 * 768);
+}
+
+TEST_CASE("T5 with a shorter target: encoder terms at s, decoder terms at s_dec, cross-attention s_dec × s") {
+    // Derived from the architecture (Raffel et al. 2020, sec. 2.1; Vaswani et al. 2017, sec. 3.2.3): t5-small,
+    // 6 + 6 layers, h = a·d = 512, f 2048 (ReLU, 2 matrices), V 32128, inputs s = 512, targets s_dec = 114.
+    const tally::ModelConfig c = load_hf_config_text(kT5Small);
+    tally::FlopsInput in;
+    in.seq = 512;
+    const double same = tally::count_flops(c, in).forward_per_sequence;
+    in.decoder_seq = 512;
+    CHECK(tally::count_flops(c, in).forward_per_sequence == same);  // decoder_seq = seq changes nothing
+    in.decoder_seq = 114;
+    const tally::FlopsResult r = tally::count_flops(c, in);
+    const double s = 512, sd = 114, h = 512, qd = 512, f = 2048, V = 32128, Le = 6, Ld = 6;
+    const double positions = s * Le + sd * Ld;
+    const double expected = 2 * positions * h * 3 * qd                 // Q, K, V
+                            + 2 * 2 * (s * s * Le + sd * sd * Ld) * qd  // scores and ·V (full)
+                            + 2 * positions * qd * h                    // output projection
+                            + 2 * positions * h * f * 2                 // MLP
+                            + (2 * sd * h * qd + 2 * s * h * 2 * qd + 4 * sd * s * qd + 2 * sd * qd * h) * Ld  // cross
+                            + 2 * sd * h * V;                           // logits over the targets
+    CHECK(r.forward_per_sequence == Approx(expected).epsilon(1e-12));
+    CHECK(r.forward_per_token == Approx(expected / s).epsilon(1e-12));  // per input token
+    tally::FlopsInput decoder_only;
+    decoder_only.decoder_seq = 64;
+    CHECK(error_field([&] { tally::count_flops(load_hf_config_text(kBertBase), decoder_only); }) == "decoder_seq");
+}
+
+TEST_CASE("T5 with a shorter target stores decoder-layer tensors at s_dec, the cross-attention scores at s_dec × s") {
+    // t5-small, s = 512 inputs, s_dec = 114 targets, b = 8, 16-bit activations, dropout 0.1 (its config): each
+    // per-layer term is the mean over the 6 encoder layers (at s) and the 6 decoder layers (at s_dec).
+    const tally::ModelConfig c = load_hf_config_text(kT5Small);
+    tally::TrainingSetup st;
+    st.seq = 512;
+    st.micro_batch = 8;
+    const tally::MemoryBudget same = tally::memory_budget(c, st);
+    st.decoder_seq = 512;
+    CHECK(tally::memory_budget(c, st).activations.total_bytes == same.activations.total_bytes);
+    st.decoder_seq = 114;
+    const tally::MemoryBudget m = tally::memory_budget(c, st);
+    const std::uint64_t s = 512, sd = 114, b = 8, h = 512, a = 8, V = 32128;
+    auto term = [&](const char* id) {
+        for (const auto& t : m.activations.terms)
+            if (std::string(t.id) == id) return t.bytes;
+        return std::uint64_t{0};
+    };
+    CHECK(term("softmax_output") == (6 * 2 * a * s * s * b + 6 * 2 * a * sd * sd * b + 11) / 12);
+    CHECK(term("mlp_norm_input") == (6 * 2 * s * b * h + 6 * 2 * sd * b * h) / 12);
+    // Cross-attention block of one decoder layer: norm input, Q input, Q, attention output and dropout mask at
+    // s_dec; K and V at s; softmax output, its mask and dropped output at s_dec × s. Half the layers have one.
+    const std::uint64_t block = 2 * sd * b * h * 2 + 2 * sd * b * h + 2 * 2 * s * b * h + (2 + 1 + 2) * a * sd * s * b +
+                                2 * sd * b * h + sd * b * h;
+    CHECK(term("cross_attention_block") == (6 * block + 11) / 12);
+    CHECK(term("logits_fp32") == 4 * sd * b * V);  // the targets' logits
+    CHECK(m.activations.total_bytes < same.activations.total_bytes);
+    tally::TrainingSetup decoder;
+    decoder.decoder_seq = 128;
+    CHECK(error_field([&] { tally::memory_budget(load_hf_config_text(kBertBase), decoder); }) == "decoder_seq");
 }

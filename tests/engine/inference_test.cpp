@@ -90,3 +90,16 @@ TEST_CASE("prefill runs at peak over the causal forward FLOPs per token", "[infe
     // Prefill is far faster per token than memory-bound decoding at batch 1.
     CHECK(r["prefill_tokens_per_s"].get<double>() > 100 * r["decode"]["tokens_per_s"].get<double>());
 }
+
+TEST_CASE("inference refuses an encoder (it never decodes) and an encoder-decoder, naming the model", "[inference]") {
+    const json bert = {{"model_type", "bert"}, {"hidden_size", 768}, {"num_hidden_layers", 12}, {"num_attention_heads", 12},
+                       {"intermediate_size", 3072}, {"vocab_size", 30522}};
+    const json t5 = {{"model_type", "t5"}, {"d_model", 512}, {"d_kv", 64}, {"num_heads", 8}, {"d_ff", 2048},
+                     {"num_layers", 6}, {"vocab_size", 32128}};
+    for (const json& config : {bert, t5}) {
+        const json envelope = json::parse(tally::api::call(
+            "inference", json{{"hf_config", config}, {"context", 512}, {"hardware", "h100-sxm"}}.dump()));
+        CHECK(envelope["ok"] == false);
+        CHECK(envelope["error"]["field"] == "model");
+    }
+}

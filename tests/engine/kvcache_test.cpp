@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "accounting_helpers.h"
+#include "tally/hf_config.h"
 #include "tally/kvcache.h"
 
 using tally_test::preset;
@@ -36,4 +37,46 @@ TEST_CASE("decode_bound streams weights and KV cache once per step: bandwidth / 
     CHECK(bound.bytes_per_step == k.total_bytes);
     CHECK(bound.tokens_per_s == 3.35e12 / static_cast<double>(k.total_bytes));
     CHECK(bound.batch_tokens_per_s == 4 * bound.tokens_per_s);
+}
+
+namespace {
+
+// google-t5/t5-small's config.json (the fields that decide the cache): 6 + 6 layers, 8 heads of d_kv 64.
+tally::ModelConfig t5_small() {
+    return tally::load_hf_config_text(R"({"model_type": "t5", "d_model": 512, "d_kv": 64, "num_heads": 8,
+        "d_ff": 2048, "num_layers": 6, "vocab_size": 32128})");
+}
+
+}  // namespace
+
+TEST_CASE("t5-small's cache: 12 KiB per generated token in its 6 decoder layers, plus cross-attention K/V fixed at the input") {
+    // transformers' T5 past_key_values hold, per decoder layer, self-attention K and V (growing with the
+    // generated tokens) and cross-attention K and V (projected once from the encoder output, encoder length).
+    // Derived from the config: 2 · L_dec 6 · (8 · 64) · 2 B = 12,288 B per token, the encoder's 6 layers none.
+    const auto k = tally::kv_cache(t5_small(), 100, 1, tally::DType::BF16, tally::DType::BF16, 512);
+    CHECK(k.bytes_per_token == 12'288u);
+    CHECK(k.cross_bytes_per_sequence == 12'288u * 512);
+    CHECK(k.kv_cache_bytes == 12'288u * (100 + 512));
+    // Generating more tokens grows only the self-attention part; a longer input grows only the cross part.
+    const auto longer = tally::kv_cache(t5_small(), 200, 1, tally::DType::BF16, tally::DType::BF16, 512);
+    CHECK(longer.kv_cache_bytes - k.kv_cache_bytes == 12'288u * 100);
+    CHECK(longer.cross_bytes_per_sequence == k.cross_bytes_per_sequence);
+    // Without encoder_context the input is as long as the context.
+    CHECK(tally::kv_cache(t5_small(), 100, 2, tally::DType::BF16, tally::DType::BF16).kv_cache_bytes == 2 * 12'288u * 200);
+    // What fits: the batch's cross-attention K/V are paid before any generated token.
+    const std::uint64_t usable = k.weights_bytes + 3 * k.kv_cache_bytes;
+    const tally::KvCapacity fit = tally::kv_capacity(k, 100, 1, usable);
+    CHECK(fit.max_batch == 3);
+    CHECK(fit.max_context == (3 * k.kv_cache_bytes - k.cross_bytes_per_sequence) / 12'288u);
+}
+
+TEST_CASE("an encoder has no KV cache and a decoder takes no encoder_context: errors name the field") {
+    const auto bert = tally::load_hf_config_text(R"({"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
+        "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 30522})");
+    CHECK(tally_test::error_field([&] { tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16); }) == "model");
+    CHECK(tally_test::error_message([&] { tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16); })
+              .find("never decodes") != std::string::npos);
+    CHECK(tally_test::error_field([] {
+              tally::kv_cache(preset("llama-2-7b"), 128, 1, tally::DType::BF16, tally::DType::BF16, 64);
+          }) == "encoder_context");
 }

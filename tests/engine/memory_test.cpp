@@ -325,8 +325,9 @@ TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators reproduce term by term (llam
 }
 
 TEST_CASE("interleaved pipeline: the first stage holds 1 + (p−1)/(p·v) times the plain schedule's activations") {
-    // Korthikanti et al. 2022, sec. 4.2.3: with the interleaved schedule of Narayanan et al. 2021 the first
-    // stage's activation memory grows by (1 + (p−1)/(pm)), m the model chunks per GPU. GPT-3 175B, p = 8, v = 2:
+    // Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.2.3, after Eq. (5): "the interleaving schedule developed
+    // in Megatron-LM [13] requires storing activations for L(1 + (p−1)/(pm)) layers where m is the number of
+    // interleaving stages" (verified against a transcription of the paper's text). GPT-3 175B, p = 8, v = m = 2:
     // 96 layers → 12 per stage, 8 micro-batches in flight, × 23/16.
     const auto c = preset("gpt3-175b");
     auto st = gpt3_setup();
@@ -340,6 +341,28 @@ TEST_CASE("interleaved pipeline: the first stage holds 1 + (p−1)/(p·v) times 
     CHECK(inter.interleave_factor == "1 + (p−1)/(p·v) = 23/16");
     st.virtual_stages = 5;  // 8 · 5 does not divide 96
     CHECK(error_field([&] { memory_budget(c, st); }) == "virtual_stages");
+}
+
+TEST_CASE("freeing each stage's output saves sbhp = 2.73 GiB on the first stage of the 530B model (Korthikanti App. B)") {
+    // Korthikanti et al. 2022, Appendix B: deallocating each micro-batch's output tensor "save[s] sbhr memory per
+    // pipeline rank ... peaking at r = p on the first pipeline stage"; for the 530B model of their Table 3
+    // (s 2048, b 1, h 20480, 128 heads, 105 layers, t 8, p 35) at 2 bytes "the theoretical savings ... is
+    // sbhp = 2.73 GB" (binary: 2,936,012,800 B = 2.734 GiB). Verified against a transcription of the paper.
+    auto c = preset("gpt3-175b");
+    c.hidden_size = 20480;
+    c.num_heads = c.num_kv_heads = 128;
+    c.head_dim = 160;
+    c.ffn_hidden_size = 4 * 20480;
+    c.num_layers = 105;
+    auto st = gpt3_setup();
+    st.tp = 8;
+    st.pp = 35;
+    st.gpus = 280;
+    const auto freed = memory_budget(c, st).activations;
+    st.keep_stage_outputs = true;
+    const auto kept = memory_budget(c, st).activations;
+    CHECK(kept.total_bytes - freed.total_bytes == 2'936'012'800u);
+    CHECK(static_cast<double>(kept.total_bytes - freed.total_bytes) / (1ull << 30) == Approx(2.73).epsilon(0.002));
 }
 
 TEST_CASE("keeping each stage's output tensor costs e·s·b·h per micro-batch in flight; freeing it (default) saves that") {

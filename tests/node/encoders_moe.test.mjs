@@ -30,6 +30,14 @@ const cases = [
     global_batch: 256 }],
   ['memory_budget', { model: 'mixtral-8x7b', gpus: 4, ep: 8 }],
   ['memory_budget', { model: 'llama-2-7b', ep: 2, gpus: 2 }],
+  ['params', { hf_config: bertBase, encoder_head: 'masked_lm' }],
+  ['params', { hf_config: bertBase, encoder_head: 'pretraining' }],
+  ['flops', { hf_config: bertBase, seq: 128, encoder_head: 'masked_lm' }],
+  ['flops', { hf_config: t5Small, seq: 512, decoder_seq: 114, recompute: 'selective' }],
+  ['memory_budget', { hf_config: t5Small, seq: 512, decoder_seq: 114, micro_batch: 16, gpus: 4, pp: 2, zero: 1 }],
+  ['kv_cache', { hf_config: t5Small, context: 64, encoder_context: 512, batch: 8, hardware: 'a100-80gb' }],
+  ['kv_cache', { hf_config: bertBase, context: 64 }],
+  ['inference', { hf_config: t5Small, context: 64, hardware: 'a100-80gb' }],
 ];
 
 test('wasm and native give the same envelope text for encoders, encoder-decoders and MoE parallelism', async () => {
@@ -45,6 +53,23 @@ test('BERT-base and t5-small keep their published parameter counts in wasm', asy
   // BertModel (pooler included) and T5ForConditionalGeneration, as transformers counts them.
   assert.equal(engine.call('params', { hf_config: bertBase }).total, 109482240);
   assert.equal(engine.call('params', { hf_config: t5Small }).total, 60506624);
+});
+
+test('BERT heads bring BertForMaskedLM and BertForPreTraining counts; T5 takes its own target length', async () => {
+  const engine = await loadEngine();
+  // transformers' BertForMaskedLM / BertForPreTraining on bert-base-uncased: 109,514,298 and 110,106,428.
+  assert.equal(engine.call('params', { hf_config: bertBase, encoder_head: 'masked_lm' }).total, 109514298);
+  assert.equal(engine.call('params', { hf_config: bertBase, encoder_head: 'pretraining' }).total, 110106428);
+  const same = engine.call('flops', { hf_config: t5Small, seq: 512 });
+  const equal = engine.call('flops', { hf_config: t5Small, seq: 512, decoder_seq: 512 });
+  assert.equal(equal.forward_per_sequence, same.forward_per_sequence);
+  const shorter = engine.call('flops', { hf_config: t5Small, seq: 512, decoder_seq: 114 });
+  assert.ok(shorter.forward_per_sequence < same.forward_per_sequence);
+  assert.equal(shorter.decoder_seq, 114);
+  // An encoder never decodes: kv_cache names the model.
+  const r = JSON.parse(engine.raw('kv_cache', JSON.stringify({ hf_config: bertBase, context: 64 })));
+  assert.equal(r.ok, false);
+  assert.equal(r.error.field, 'model');
 });
 
 test('expert parallelism reports the experts each GPU holds and the all-to-all it sends', async () => {

@@ -27,6 +27,7 @@ const NUMBER_FIELDS = [
   { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0', optional: true },
   { name: 'ep', label: 'Expert parallel (MoE)', arg: 'ep', fallback: '1', optional: true },
   { name: 'cf', label: 'Expert capacity factor (MoE; 0: no limit)', arg: 'capacity_factor', fallback: '0', optional: true },
+  { name: 'dseq', label: 'Target length (encoder-decoder; 0: the sequence length)', arg: 'decoder_seq', fallback: '0', optional: true },
 ];
 const RECOMPUTE_OPS = [
   { value: '', label: 'none beyond the setting above' },
@@ -66,7 +67,7 @@ const ARG_TO_FIELD = {
   micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware',
   cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct',
   virtual_stages: 'vstages', recompute_layers: 'rlayers', recompute_ops: 'rops', grad_accum: 'gacc', zero3_gather: 'z3buf',
-  capacity_factor: 'cf',
+  capacity_factor: 'cf', decoder_seq: 'dseq',
 };
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */

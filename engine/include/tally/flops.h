@@ -57,6 +57,9 @@ struct FlopsInput {
     // MoE capacity factor (moe.h): experts compute cf·k slots per token instead of k (padding above 1,
     // dropped assignments below). 0: no capacity limit.
     double capacity_factor = 0;
+    // Encoder-decoder: target length, the decoder stack's positions (0: seq). The encoder runs over seq input
+    // tokens; per-token figures are per input token. Must be 0 for other models.
+    std::int64_t decoder_seq = 0;
 };
 
 struct FlopsResult {

@@ -10,15 +10,24 @@ namespace tally {
 
 // Inference: KV cache 2 · L · n_kv · d · bytes · tokens · batch, plus weights.
 inline constexpr const char* kKvCacheFormula = "2 · L · n_kv · d · bytes · tokens · batch";
+// Encoder-decoder (T5): only the decoder's L_dec layers decode. Their self-attention cache grows with the
+// generated tokens; their cross-attention K and V are projected once from the encoder's output and stay at
+// the encoder length (Vaswani et al. 2017, sec. 3.2.3; past_key_values of T5 in transformers hold both).
+inline constexpr const char* kKvCacheEncoderDecoderFormula =
+    "2 · L_dec · n_kv · d · bytes · (tokens + encoder_tokens) · batch";
 struct KvCache {
-    std::uint64_t bytes_per_token = 0;  // one token of one sequence, all layers, K and V
-    std::uint64_t kv_cache_bytes = 0;
+    std::uint64_t bytes_per_token = 0;  // one generated token of one sequence, all decoding layers, K and V
+    // Encoder-decoder: the cross-attention K and V of one sequence (fixed at encoder_context tokens); 0 otherwise.
+    std::uint64_t cross_bytes_per_sequence = 0;
+    std::uint64_t kv_cache_bytes = 0;  // self-attention cache + cross-attention K/V, whole batch
     std::uint64_t weights_bytes = 0;
     std::uint64_t total_bytes = 0;
     std::uint64_t mha_kv_cache_bytes = 0;  // the same cache with n_kv = a (no GQA), for comparison
 };
+// encoder_context: an encoder-decoder's input tokens (0 = context); must be 0 for a decoder. An encoder
+// (BERT) does not decode and has no KV cache: InputError naming "model".
 KvCache kv_cache(const ModelConfig& config, std::int64_t context, std::int64_t batch, DType kv_dtype,
-                 DType weights_dtype);
+                 DType weights_dtype, std::int64_t encoder_context = 0);
 
 // What fits in `usable_bytes` of device memory beside the weights.
 struct KvCapacity {

@@ -79,6 +79,9 @@ std::vector<OptimizerPart> optimizer_parts(Optimizer optimizer, std::uint64_t op
 
 struct TrainingSetup {
     std::int64_t seq = 2048;         // s
+    // Encoder-decoder: the decoder's target length s_dec (0: s). Encoder layers hold s positions, decoder layers
+    // s_dec with cross-attention over s; the logits are s_dec. Must be 0 for other models.
+    std::int64_t decoder_seq = 0;
     std::int64_t micro_batch = 1;    // b, sequences per micro-batch per data-parallel rank
     std::int64_t global_batch = 0;   // sequences per optimizer step; 0 = micro_batch × dp (no accumulation)
     std::int64_t gpus = 1;
@@ -88,7 +91,7 @@ struct TrainingSetup {
     // Interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021, sec. 2.2): the first stage
     // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3).
     std::int64_t virtual_stages = 1;
-    // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022:
+    // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022, App. B:
     // only its autograd metadata is needed; the default here) or kept, e·s·b·h per micro-batch in flight.
     bool keep_stage_outputs = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)

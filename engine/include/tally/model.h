@@ -52,6 +52,10 @@ struct ModelConfig {
     bool embedding_norm = false;                  // a norm on the summed embeddings (BERT's embeddings.LayerNorm)
     bool final_norm = true;                       // a norm after the last layer (false for post-LN BERT)
     bool pooler = false;                          // BERT pooler: dense h x h + bias on the first token
+    // BertForMaskedLM's head (cls.predictions): transform dense h x h + bias, LayerNorm, then a decoder tied to
+    // the word embeddings with a bias of its own (V) (transformers modeling_bert.py, BertLMPredictionHead).
+    bool mlm_head = false;
+    bool nsp_head = false;                        // BertForPreTraining's next-sentence classifier: Linear(h, 2)
     std::int64_t relative_attention_buckets = 0;  // T5: buckets x heads bias table, one per stack (0 = none)
 
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
@@ -74,6 +78,11 @@ inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
 inline constexpr std::int64_t kMaxFfn = 100'000'000;
 inline constexpr std::int64_t kMaxExperts = 100'000;
 inline constexpr std::int64_t kMaxPositions = 100'000'000;
+
+// The BERT classes an encoder's heads make: "model" (BertModel: pooler), "masked_lm" (BertForMaskedLM: MLM
+// head, no pooler), "pretraining" (BertForPreTraining: pooler, MLM head, next-sentence head). Sets pooler,
+// mlm_head and nsp_head; InputError "encoder_head" for another name or a model that is not an encoder.
+void apply_encoder_head(ModelConfig& config, const std::string& head);
 
 // Checks ranges and divisibility (heads | hidden when head_dim is derived, kv heads | heads,
 // top-k <= experts); throws InputError naming the field.

@@ -14,6 +14,8 @@ enum class Component {
     EmbeddingExtras,  // token-type table, embedding norm, T5 relative-position bias tables
     CrossAttention,   // an encoder-decoder's decoder layers: norm, Q, K, V, output over the encoder output
     Pooler,           // BERT pooler (dense h x h + bias on the first token)
+    MlmHead,          // BertForMaskedLM's head: transform h x h + bias, LayerNorm, output bias V (weights tied)
+    NspHead,          // BertForPreTraining's next-sentence classifier: 2 x h + 2
 };
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
@@ -56,6 +58,8 @@ struct ParamCount {
     std::uint64_t embedding_extras = 0;    // token types, embedding norm, relative-position bias tables
     std::uint64_t cross_attention = 0;     // all decoder layers (encoder-decoder only)
     std::uint64_t pooler = 0;
+    std::uint64_t mlm_head = 0;
+    std::uint64_t nsp_head = 0;
     std::uint64_t per_decoder_layer_cross_attention = 0;  // one decoder layer's cross-attention block
     std::uint64_t per_layer_attention = 0, per_layer_mlp = 0, per_layer_norms = 0, per_layer = 0;
     std::uint64_t per_layer_mlp_active = 0;  // MoE: router + top-k + shared experts
