@@ -5,19 +5,15 @@
 // scroll sideways (web/style.css), which is the fallback.
 const SELECTOR = '.katex-display';
 
-export function fitEquation(display) {
-  display.style.fontSize = '';
-  const natural = display.scrollWidth;
-  const room = display.clientWidth;
-  if (natural > room + 0.5 && room > 0) {
-    // Two decimals, rounded down, so the scaled width never exceeds the room.
-    const scale = Math.floor((room / natural) * 100) / 100;
-    display.style.fontSize = `${scale}em`;
-  }
-}
-
 export function fitAll(root = document) {
-  for (const display of root.querySelectorAll(SELECTOR)) fitEquation(display);
+  // Reset all, then measure all, then scale: one layout for the whole page instead of one per equation.
+  const displays = [...root.querySelectorAll(SELECTOR)];
+  for (const display of displays) display.style.fontSize = '';
+  const sizes = displays.map((display) => [display.scrollWidth, display.clientWidth]);
+  displays.forEach((display, i) => {
+    const [natural, room] = sizes[i];
+    if (natural > room + 0.5 && room > 0) display.style.fontSize = `${Math.floor((room / natural) * 100) / 100}em`;
+  });
   document.documentElement.dataset.mathFitted = String(window.innerWidth);
 }
 
