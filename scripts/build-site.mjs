@@ -246,6 +246,17 @@ const content = chapters
   .map((c) => `<section class="chapter" id="${c.id}" aria-labelledby="${c.id === 'errata' ? 'errata-title' : `${c.id}-title`}">\n${c.html}</section>`)
   .join('\n');
 
+// Each chapter's recorded height (scripts/measure-chapter-heights.mjs) is its placeholder size while it is
+// off-screen and not laid out (web/style.css, content-visibility); appended to the built style.css (no inline styles
+// under the page's CSP). A chapter without a recorded height gets the stylesheet's default.
+const heightsFile = path.join(root, 'content/chapter-heights.json');
+if (existsSync(heightsFile)) {
+  const { heights } = JSON.parse(readFileSync(heightsFile, 'utf8'));
+  const rules = chapters.filter((c) => heights[c.id]?.wide > 0 && heights[c.id]?.narrow > 0 && heights[c.id]?.smallest > 0)
+    .map((c) => `#${c.id} { --chapter-wide: ${heights[c.id].wide}px; --chapter-narrow: ${heights[c.id].narrow}px; --chapter-smallest: ${heights[c.id].smallest}px; }`);
+  writeFileSync(path.join(outDir, 'style.css'), `${readFileSync(path.join(outDir, 'style.css'), 'utf8')}\n/* Recorded chapter heights (content/chapter-heights.json, written by scripts/measure-chapter-heights.mjs). */\n${rules.join('\n')}\n`);
+}
+
 const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
 // Every module the widgets import, preloaded up front so the browser fetches them in parallel instead of
