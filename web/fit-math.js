@@ -19,12 +19,15 @@ export function fitAll(root = document) {
 
 if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
   let lastWidth = -1;
-  const refit = () => {
+  const refitNow = () => {
     const width = document.querySelector('main')?.clientWidth ?? window.innerWidth;
     if (width === lastWidth) return;
     lastWidth = width;
     fitAll();
   };
+  // In an idle period: measuring equations in chapters not laid out yet (content-visibility) lays them out,
+  // which should not delay the first screen; until then a wide equation scrolls sideways (the fallback).
+  const refit = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow());
   // KaTeX's web fonts change the widths: fit again once they have loaded.
   document.fonts?.ready.then(() => { lastWidth = -1; refit(); });
   // The observer also reports once right after the first layout: fitting then reads a layout the browser
