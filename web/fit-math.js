@@ -28,8 +28,12 @@ if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
   // In an idle period: measuring equations in chapters not laid out yet (content-visibility) lays them out,
   // which should not delay the first screen; until then a wide equation scrolls sideways (the fallback).
   const refit = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow());
-  // KaTeX's web fonts change the widths: fit again once they have loaded.
-  document.fonts?.ready.then(() => { lastWidth = -1; refit(); });
+  // KaTeX's web fonts change the widths: fit again once they have loaded. A chapter laid out for the first time
+  // (web/style.css: content-visibility) may load one only then, so fit again when one appears or a font arrives.
+  const refitAll = () => { lastWidth = -1; refit(); };
+  document.fonts?.ready.then(refitAll);
+  document.fonts?.addEventListener?.('loadingdone', refitAll);
+  document.addEventListener('contentvisibilityautostatechange', (event) => { if (!event.skipped) refitAll(); }, true);
   // The observer also reports once right after the first layout: fitting then reads a layout the browser
   // has already done, instead of forcing one while the widgets are still starting.
   if (typeof ResizeObserver === 'function') new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);

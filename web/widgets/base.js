@@ -1,7 +1,7 @@
 // Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
-import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
+import { readState, writeState, stateKey, isKeyId, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
 import { attachShare } from './share.js';
 
 export { getEngine, TallyError };
@@ -689,6 +689,9 @@ export class TallyWidget extends HTMLElement {
   async connectedCallback() {
     if (this.engine || this.scheduled) return;
     this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget">Loading the engine…</div>`;
+    // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
+    // document order, so of two with the same id the first on the page keeps it (id-less keys count positions).
+    if (this.id && isKeyId(this.id)) this.key ??= stateKey(this, '');
     const { firstScreen, due } = mountSchedule(this);
     this.scheduled = true;
     /** Resolves true when the widget was near the viewport at load (it mounts at once), false when it waits. */
