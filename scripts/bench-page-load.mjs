@@ -1,5 +1,8 @@
 // Page-load benchmark: cold loads of one or more built sites in one headless Chromium, alternating, and
-// the median of each. Two moments are timed by the page itself (performance.now()):
+// the median of each. Moments timed by the page itself (performance.now()):
+//   first screen - the widgets near the viewport at load wired to the engine (app.js sets data-first-screen-ready-ms;
+//          widgets further down mount when idle or when scrolled near, web/widgets/base.js); on a page
+//          without that scheduling it equals ready;
 //   ready  - every widget wired to the engine (app.js sets data-ready-ms);
 //   values - every inline engine number shown (no <tally-value> still loading), polled each frame;
 //   fcp    - first contentful paint.
@@ -23,7 +26,7 @@ if (!(runs >= 1)) { console.error('bench-page: --runs must be a positive number'
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-for (const site of sites) { site.server = await startServer(site.dir, 0); site.ready = []; site.values = []; site.fcp = []; site.elements = 0; }
+for (const site of sites) { site.server = await startServer(site.dir, 0); site.ready = []; site.first = []; site.firstWidgets = 0; site.values = []; site.fcp = []; site.elements = 0; }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 for (let run = 0; run < runs + 1; run++) {
@@ -37,14 +40,17 @@ for (let run = 0; run < runs + 1; run++) {
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000, polling: 'raf' });
     const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN);
     const readyMs = Number(await page.evaluate(() => document.documentElement.dataset.readyMs));
+    const firstMs = Number(await page.evaluate(() => document.documentElement.dataset.firstScreenReadyMs ?? document.documentElement.dataset.readyMs));
+    site.firstWidgets = await page.evaluate(() => document.documentElement.dataset.firstScreenWidgets ?? 'all');
     site.elements = await page.evaluate(() => document.getElementsByTagName('*').length);
-    if (run > 0) { site.ready.push(readyMs); site.values.push(valuesMs); site.fcp.push(fcp); } // run 0 warms the disk cache
+    if (run > 0) { site.ready.push(readyMs); site.first.push(firstMs); site.values.push(valuesMs); site.fcp.push(fcp); } // run 0 warms the disk cache
     await context.close();
   }
 }
 for (const site of sites) {
   console.log(`${site.label} (${path.relative(root, site.dir)}): ${runs} cold loads, ${site.elements} elements; ` +
-    `ready median ${Math.round(median(site.ready))} ms [${site.ready.map(Math.round).join(', ')}]; ` +
+    `first screen ready (${site.firstWidgets} widgets) median ${Math.round(median(site.first))} ms [${site.first.map(Math.round).join(', ')}]; ` +
+    `ready (all widgets wired) median ${Math.round(median(site.ready))} ms [${site.ready.map(Math.round).join(', ')}]; ` +
     `all values shown median ${Math.round(median(site.values))} ms [${site.values.map(Math.round).join(', ')}]; ` +
     `first contentful paint median ${Math.round(median(site.fcp))} ms`);
   await site.server.close();

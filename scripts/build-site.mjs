@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import MarkdownIt from 'markdown-it';
 import markdownItKatex from '@vscode/markdown-it-katex';
+import katex from 'katex';
 import { PAGE_CSP } from './csp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -93,7 +94,22 @@ writeFileSync(path.join(outDir, 'tally-widgets.js'),
 // ---------------------------------------------------------------------------------------------------
 
 const md = new MarkdownIt({ html: true, linkify: false, typographer: true });
-md.use(markdownItKatex.default ?? markdownItKatex, { throwOnError: true });
+// Math is MathML only (KaTeX's `output: 'mathml'`), which browsers lay out natively: KaTeX's HTML copy of each
+// formula more than doubled the page's elements (3,520 of 8,058) and most of its layout work. Formulas that need
+// a stretched or enlarged glyph (braces, roots, big operators, \left/\right, environments) keep the HTML copy:
+// MathML stretches glyphs only with an OpenType MATH font, and KaTeX's fonts (which the page ships) have none.
+const NEEDS_KATEX_HTML = /\\(?:underbrace|overbrace|sqrt|big|Big|bigg|Bigg|left|right|prod|sum|int|begin|overline|underline|widehat|overrightarrow)\b/;
+const mathOutput = (latex) => (NEEDS_KATEX_HTML.test(latex) ? 'htmlAndMathml' : 'mathml');
+md.use(markdownItKatex.default ?? markdownItKatex, {
+  throwOnError: true,
+  katex: { ...katex, renderToString: (latex, options) => katex.renderToString(latex, { ...options, output: mathOutput(latex) }) },
+});
+// MathML display math gets the .katex-display wrapper of KaTeX's HTML output (web/fit-math.js and style.css use
+// it), and a one-letter <mi> is marked for KaTeX's italic math font (style.css): the browser's own italic for it
+// maps to Unicode math letters, which KaTeX's fonts lack, so they would come from another font.
+const finishMathml = (html) => html
+  .replace(/<span class="katex">(<math[^>]*display="block"[\s\S]*?<\/math>)<\/span>/g, '<span class="katex-display"><span class="katex">$1</span></span>')
+  .replace(/<mi>([^<]|[\ud800-\udbff][\udc00-\udfff])<\/mi>/g, '<mi class="var">$1</mi>');
 
 /** Splits "---\nkey: value\n---\n" front matter from the body (only flat `key: value` lines are used). */
 function frontMatter(text, file) {
@@ -204,7 +220,7 @@ for (const file of chapterFiles) {
   const id = meta.id ?? path.basename(file, '.md').replace(/^\d+-/, '');
   let html;
   try {
-    html = md.render(body);
+    html = finishMathml(md.render(body));
   } catch (error) {
     fail(`${file}: ${error.message}`);
   }
@@ -229,6 +245,17 @@ const toc = chapters
 const content = chapters
   .map((c) => `<section class="chapter" id="${c.id}" aria-labelledby="${c.id === 'errata' ? 'errata-title' : `${c.id}-title`}">\n${c.html}</section>`)
   .join('\n');
+
+// Each chapter's recorded height (scripts/measure-chapter-heights.mjs) is its placeholder size while it is
+// off-screen and not laid out (web/style.css, content-visibility); appended to the built style.css (no inline styles
+// under the page's CSP). A chapter without a recorded height gets the stylesheet's default.
+const heightsFile = path.join(root, 'content/chapter-heights.json');
+if (existsSync(heightsFile)) {
+  const { heights } = JSON.parse(readFileSync(heightsFile, 'utf8'));
+  const rules = chapters.filter((c) => heights[c.id]?.wide > 0 && heights[c.id]?.narrow > 0 && heights[c.id]?.smallest > 0)
+    .map((c) => `#${c.id} { --chapter-wide: ${heights[c.id].wide}px; --chapter-narrow: ${heights[c.id].narrow}px; --chapter-smallest: ${heights[c.id].smallest}px; }`);
+  writeFileSync(path.join(outDir, 'style.css'), `${readFileSync(path.join(outDir, 'style.css'), 'utf8')}\n/* Recorded chapter heights (content/chapter-heights.json, written by scripts/measure-chapter-heights.mjs). */\n${rules.join('\n')}\n`);
+}
 
 const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');

@@ -3,6 +3,8 @@
 import { unclaimedParams, flushState, onStateWritten } from './state.js';
 
 const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference'];
+// Every widget the page waits on before it reports ready (the step widget has no embed tools yet, so it is not in WIDGETS).
+const WIRED = [...WIDGETS, 'tally-step'];
 const scriptUrl = new URL('tally-widgets.js', import.meta.url).href;
 
 function attributesOf(widget) {
@@ -71,7 +73,13 @@ async function main() {
   for (const figure of document.querySelectorAll('figure.widget-figure')) addTools(figure);
   // tally-widgets.js (loaded before this module) has defined every widget this site ships; a placeholder
   // whose widget is not built yet stays inert and is not waited for.
-  const widgets = [...document.querySelectorAll(WIDGETS.join(','))].filter((w) => customElements.get(w.localName));
+  const widgets = [...document.querySelectorAll(WIRED.join(','))].filter((w) => customElements.get(w.localName));
+  // The first screen is interactive: the widgets near the viewport at load are wired (the others mount later,
+  // web/widgets/base.js); a page whose first screen holds no widget is interactive once this module has run.
+  const nearAtLoad = await Promise.all(widgets.map((w) => w.firstScreen ?? true));
+  await Promise.all(widgets.filter((_, i) => nearAtLoad[i]).map((w) => w.ready ?? null));
+  document.documentElement.dataset.firstScreenReadyMs = String(Math.round(performance.now()));
+  document.documentElement.dataset.firstScreenWidgets = String(nearAtLoad.filter(Boolean).length);
   await Promise.all(widgets.map((w) => w.ready ?? null));
   const stray = unclaimedParams();
   if (stray.length) showPageNotice(`Ignored URL parameters that match no figure on this page: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}.`);

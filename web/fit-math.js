@@ -5,32 +5,35 @@
 // scroll sideways (web/style.css), which is the fallback.
 const SELECTOR = '.katex-display';
 
-export function fitEquation(display) {
-  display.style.fontSize = '';
-  const natural = display.scrollWidth;
-  const room = display.clientWidth;
-  if (natural > room + 0.5 && room > 0) {
-    // Two decimals, rounded down, so the scaled width never exceeds the room.
-    const scale = Math.floor((room / natural) * 100) / 100;
-    display.style.fontSize = `${scale}em`;
-  }
-}
-
 export function fitAll(root = document) {
-  for (const display of root.querySelectorAll(SELECTOR)) fitEquation(display);
+  // Reset all, then measure all, then scale: one layout for the whole page instead of one per equation.
+  const displays = [...root.querySelectorAll(SELECTOR)];
+  for (const display of displays) display.style.fontSize = '';
+  const sizes = displays.map((display) => [display.scrollWidth, display.clientWidth]);
+  displays.forEach((display, i) => {
+    const [natural, room] = sizes[i];
+    if (natural > room + 0.5 && room > 0) display.style.fontSize = `${Math.floor((room / natural) * 100) / 100}em`;
+  });
   document.documentElement.dataset.mathFitted = String(window.innerWidth);
 }
 
 if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
   let lastWidth = -1;
-  const refit = () => {
+  const refitNow = () => {
     const width = document.querySelector('main')?.clientWidth ?? window.innerWidth;
     if (width === lastWidth) return;
     lastWidth = width;
     fitAll();
   };
-  // KaTeX's web fonts change the widths: fit again once they have loaded.
-  document.fonts?.ready.then(() => { lastWidth = -1; refit(); });
+  // In an idle period: measuring equations in chapters not laid out yet (content-visibility) lays them out,
+  // which should not delay the first screen; until then a wide equation scrolls sideways (the fallback).
+  const refit = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow());
+  // KaTeX's web fonts change the widths: fit again once they have loaded. A chapter laid out for the first time
+  // (web/style.css: content-visibility) may load one only then, so fit again when one appears or a font arrives.
+  const refitAll = () => { lastWidth = -1; refit(); };
+  document.fonts?.ready.then(refitAll);
+  document.fonts?.addEventListener?.('loadingdone', refitAll);
+  document.addEventListener('contentvisibilityautostatechange', (event) => { if (!event.skipped) refitAll(); }, true);
   // The observer also reports once right after the first layout: fitting then reads a layout the browser
   // has already done, instead of forcing one while the widgets are still starting.
   if (typeof ResizeObserver === 'function') new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);

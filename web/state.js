@@ -7,6 +7,8 @@
 // as HTML. Parameters that do not look like "<key>.<field>" belong to the host page and are left alone.
 
 const KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+/** Whether an element id can be a widget's URL key (otherwise the key is the widget's short name and position). */
+export const isKeyId = (id) => KEY_PATTERN.test(id);
 const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z_]{1,32})$/;
 /**
  * Longest page URL the widgets write: common servers refuse longer request lines with 414 or 431 (nginx's

@@ -8,6 +8,7 @@ function shownCall(el) {
   switch (el.localName) {
     case 'tally-memory-budget': return { method: 'memory_budget', args: el.budgetArgs, result: el.budget, text: el.shadowRoot.querySelector('[data-out="verdict"]')?.textContent };
     case 'tally-compute': return { method: 'training_cost', args: el.result?.args, result: el.result?.cost, text: el.shadowRoot.querySelector('[data-out="days"]')?.textContent };
+    case 'tally-inference': return { method: 'inference', args: el.inferenceArgs, result: el.result, text: el.shadowRoot.querySelector('[data-out="decode"]')?.textContent };
     case 'tally-step': return { method: 'step_time', args: el.stepArgs, result: el.result, text: el.shadowRoot.querySelector('[data-out="mfu"]')?.textContent };
     case 'tally-float': return { method: 'float_encode', args: { ...el.args(), value: el.state.value }, result: el.current, text: el.shadowRoot.querySelector('[data-out="stored"]')?.textContent };
     case 'tally-roofline': {

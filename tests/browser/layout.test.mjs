@@ -19,12 +19,15 @@ for (const width of WIDTHS) {
   });
 }
 
-test('display equations fit the column from 320 px up: every one is typeset, none scrolls, long ones are scaled', async (t) => {
+test('from 320 px up display equations fit the column (every one typeset, none scrolls, long ones scaled) and widget chart text is 11 px or more', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   for (const width of [320, 414]) {
     const { page, findings } = await auditAt(site, width);
     assert.deepEqual(findings.filter((f) => f.startsWith('equation') || f.startsWith('page')), [], `${width} px`);
+    // Every widget's chart draws at its shown width down to 280 px, so none scales its labels below 11 px (the
+    // chapters' static figures, svg.fig-svg, scale with the column and are held to 11 px from 375 px up).
+    assert.deepEqual(findings.filter((f) => /^small: .* text "/.test(f) && !f.startsWith('small: svg.fig-svg')), [], `${width} px: widget chart text below 11 px`);
     const equations = await page.$$eval('.katex-display', (els) => els.map((e) => ({ scale: parseFloat(e.style.fontSize || '1'), fits: e.scrollWidth <= e.clientWidth + 1 })));
     assert.equal(equations.length, 14, 'fourteen display equations');
     assert.ok(equations.every((e) => e.fits), `${width} px: all fit`);

@@ -238,6 +238,34 @@ function expectations() {
     const args = { mode: 'min_gpus', model: 'llama-3-70b', hardware: 'h100-sxm', zero: 3, tp: 8, ...(sp ? { sequence_parallel: true } : {}), seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true };
     put('fit', args, 'min_gpus', native('fit', args).min_gpus, 'native CLI: tally call fit');
   }
+  // Chapter 7b problems: Llama 3 70B at 8,192 tokens on 64 H100s. The step model's component times come from the
+  // native CLI (tally call step_time, the same engine built natively); what follows from them is computed here.
+  const layout = (tp, pp, batch) => ({ model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, tp, pp, micro_batch: 1, global_batch: batch, seq: 8192, zero: 1, recompute: 'none', sequence_parallel: true, flash_attention: true });
+  const small44 = layout(4, 4, 64), step44 = native('step_time', small44);
+  const micro = 64 / (64 / (4 * 4)) / 1;  // global batch / (data-parallel replicas × micro-batch)
+  put('step_time', small44, 'microbatches', micro, 'global batch / (dp · micro-batch)');
+  put('step_time', small44, 'bubble_fraction', (4 - 1) / micro, '1F1B: (p − 1) / m (Narayanan et al. 2021, sec. 2.2)');
+  put('step_time', small44, 'microbatch_seconds', step44.microbatch_seconds, 'native CLI');
+  put('step_time', small44, 'breakdown[id=bubble].seconds', (4 - 1) * step44.microbatch_seconds, '(p − 1) idle micro-batch slots');
+  put('step_time', small44, 'step_seconds', step44.step_seconds, 'native CLI');
+  const wide44 = layout(4, 4, 512), wide82 = layout(8, 2, 512);
+  const run44 = native('step_time', wide44), run82 = native('step_time', wide82);
+  const modelFlopsPerGpu = 3 * forwardPerToken(l370, 8192).total * 512 * 8192 / 64;  // training = 3 × forward, no recomputation
+  put('step_time', wide44, 'step_seconds', run44.step_seconds, 'native CLI');
+  put('step_time', wide44, 'tflops_per_gpu', modelFlopsPerGpu / run44.step_seconds / 1e12, 'model FLOPs per GPU / step time');
+  put('step_time', wide44, 'mfu', modelFlopsPerGpu / run44.step_seconds / peak, 'model FLOPs per GPU / (step time · peak)');
+  put('step_time', wide44, 'tokens_per_second', 512 * 8192 / run44.step_seconds, 'global batch · seq / step time');
+  put('step_time', wide44, 'breakdown[id=bubble].seconds', (4 - 1) * run44.microbatch_seconds, '(p − 1) idle micro-batch slots');
+  put('step_time', wide44, 'breakdown[id=tp_comm].seconds', run44.breakdown.find((b) => b.id === 'tp_comm').seconds, 'native CLI');
+  put('step_time', wide82, 'mfu', modelFlopsPerGpu / run82.step_seconds / peak, 'model FLOPs per GPU / (step time · peak)');
+  put('step_time', wide82, 'breakdown[id=bubble].seconds', (2 - 1) * run82.microbatch_seconds, '(p − 1) idle micro-batch slots');
+  put('step_time', wide82, 'breakdown[id=tp_comm].seconds', run82.breakdown.find((b) => b.id === 'tp_comm').seconds, 'native CLI');
+  assert.ok(run44.mfu > run82.mfu, 'the page says TP 4 × PP 4 beats TP 8 × PP 2');
+  const planArgs = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, seq: 8192, global_batch: 512, flash_attention: true, top: 1 };
+  const best = native('plan', planArgs).best[0];
+  assert.deepEqual([best.layout.tp, best.layout.pp], [4, 4], 'the page says the planner\'s best is TP 4 × PP 4');
+  put('plan', planArgs, 'best.0.layout.interleave', best.layout.interleave, 'native CLI');
+  put('plan', planArgs, 'best.0.mfu', best.mfu, 'native CLI');
   // Chapter 9: serving Llama 3 8B on an H100 (bf16 weights and cache). A decode step reads the weights and every
   // cache once and computes one token per sequence; its time is the larger of the two (Williams et al. 2009).
   const serve = (context, batch = 1) => {

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { startSite, root, siteDir, DESKTOP } from './harness.mjs';
 import { assertComputes } from './kit-helpers.mjs';
 
-const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-step'];
+const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-step', 'tally-inference'];
 
 test('single file: opened from file:// with no network, every widget computes the engine\'s numbers', async (t) => {
   const outFile = path.join(os.tmpdir(), `tally-single-${process.pid}.html`);

@@ -1,7 +1,7 @@
 // Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
-import { readState, writeState, stateKey, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
+import { readState, writeState, stateKey, isKeyId, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
 import { attachShare } from './share.js';
 
 export { getEngine, TallyError };
@@ -379,6 +379,58 @@ const PARTS = [
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
 
+// ------------------------------------------------------------------------------------ when widgets mount
+// A widget near the viewport when the page is first laid out mounts at once; the others mount one per idle
+// period, or as soon as they come near the viewport, whichever is first. So the first screen is interactive
+// before off-screen widgets have built their DOM or asked the engine anything, and every widget is still
+// wired soon after load without the reader scrolling to it.
+
+/** How far outside the viewport a widget counts as near (half a screen above and below). */
+const NEAR_VIEWPORT = '50% 0px';
+const idleQueue = [];
+let idleScheduled = false;
+
+function runOneIdleMount() {
+  idleScheduled = false;
+  idleQueue.shift()?.();
+  scheduleIdleMount();
+}
+
+function scheduleIdleMount() {
+  if (idleScheduled || !idleQueue.length) return;
+  idleScheduled = true;
+  // The timeout bounds the wait on a page that is never idle; browsers without requestIdleCallback use a timer.
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(runOneIdleMount, { timeout: 1000 });
+  else setTimeout(runOneIdleMount, 50);
+}
+
+/** { firstScreen: Promise<boolean>, due: Promise } for one widget (see above). */
+function mountSchedule(element) {
+  if (typeof IntersectionObserver !== 'function') return { firstScreen: Promise.resolve(true), due: Promise.resolve() };
+  let placed;
+  let mountNow;
+  const firstScreen = new Promise((resolve) => { placed = resolve; });
+  const due = new Promise((resolve) => { mountNow = resolve; });
+  let decided = false;
+  const start = () => {
+    observer.disconnect();
+    const queued = idleQueue.indexOf(start);
+    if (queued >= 0) idleQueue.splice(queued, 1);
+    mountNow();
+  };
+  const observer = new IntersectionObserver((entries) => {
+    const near = entries.some((entry) => entry.isIntersecting);
+    if (!decided) {
+      decided = true;
+      placed(near);
+      if (!near) { idleQueue.push(start); scheduleIdleMount(); }
+    }
+    if (near) start();
+  }, { rootMargin: NEAR_VIEWPORT });
+  observer.observe(element);
+  return { firstScreen, due };
+}
+
 /**
  * Base class: a shadow root, the shared engine, declared state (attributes, URL, rejection notices), warnings,
  * chart widths, and the element API every widget shares (docs/EMBEDDING.md): getState(), setState(state),
@@ -635,8 +687,16 @@ export class TallyWidget extends HTMLElement {
   }
 
   async connectedCallback() {
-    if (this.engine) return;
+    if (this.engine || this.scheduled) return;
     this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget">Loading the engine…</div>`;
+    // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
+    // document order, so of two with the same id the first on the page keeps it (id-less keys count positions).
+    if (this.id && isKeyId(this.id)) this.key ??= stateKey(this, '');
+    const { firstScreen, due } = mountSchedule(this);
+    this.scheduled = true;
+    /** Resolves true when the widget was near the viewport at load (it mounts at once), false when it waits. */
+    this.firstScreen = firstScreen;
+    await due;
     try {
       this.engine = await getEngine();
     } catch (error) {

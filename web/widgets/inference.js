@@ -12,7 +12,6 @@ import {
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
-const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'];
 const NUMBER_FIELDS = [
   { name: 'batch', label: 'Batch (sequences)', fallback: '8' },
   { name: 'context', label: 'Context (tokens)', fallback: '4096' },
@@ -52,10 +51,12 @@ class TallyInference extends TallyWidget {
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
+    // The storage types the engine knows (presets.dtypes), less "none" (no bytes: not a cache format).
+    const kvDtypes = (presets.dtypes ?? []).filter((d) => d.bytes > 0);
     const start = this.declareState('inf', [
       { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '' },
       { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
-      { name: 'kv_dtype', check: oneOf(KV_DTYPES), fallback: 'bf16' },
+      { name: 'kv_dtype', check: oneOf(kvDtypes.map((d) => d.id)), fallback: 'bf16' },
       ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
     ]);
     // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
@@ -70,7 +71,7 @@ class TallyInference extends TallyWidget {
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
           ${field('batch')}
           ${field('context')}
-          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: KV_DTYPES.map((d) => ({ value: d, label: d })), value: start.kv_dtype })}
+          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id} (${d.bytes} ${d.bytes === 1 ? "byte" : "bytes"})` })), value: start.kv_dtype })}
           ${field('kv_heads')}
         </div>
         <p class="notice" role="status"></p>
@@ -214,8 +215,8 @@ class TallyInference extends TallyWidget {
   drawChart(r, batch) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.latency_ms_per_token, s }));
-    // Drawn at its shown width (viewBox units = CSS px), so its text stays 11 px on a phone.
-    const W = drawWidth(this.shownWidth(svg), { min: 300 }), H = 240, left = 52, right = 16, top = 14, bottom = 42;
+    // Drawn at its shown width (viewBox units = CSS px) down to 280 px, so its 11 px text stays 11 px at a 320 px screen.
+    const W = drawWidth(this.shownWidth(svg), { min: 280 }), H = 240, left = 52, right = 16, top = 14, bottom = 42;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const xs = points.map((p) => Math.log10(p.x)), ys = points.map((p) => Math.log10(p.y));
     const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];

@@ -28,6 +28,8 @@ export const FORMATS = {
   fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   fixed2: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
   pct: (v) => formatPercent(v),
+  // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
+  pct1: (v) => `${(v * 100).toFixed(1)}%`,
   text: (v) => String(v),
 };
 
