@@ -31,33 +31,33 @@ std::string string_or(const json& args, const char* field, const char* fallback)
     return optional_string_arg(args, field).value_or(fallback);
 }
 
-Precision precision_from_args(const json& args, json* recipe_out) {
-    const Recipe& recipe = find_recipe(string_or(args, "recipe", kDefaultRecipe));
-    Precision p = recipe.precision;
+Recipe recipe_from_args(const json& args, json* recipe_out) {
+    const RecipePreset& preset = find_recipe(string_or(args, "recipe", kDefaultRecipe));
+    Recipe p = preset.recipe;
     bool overridden = false;
-    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights"); overridden = true; }
-    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients"); overridden = true; }
+    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights", kStorageDType); overridden = true; }
+    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients", kStorageDType); overridden = true; }
     if (auto v = optional_string_arg(args, "master_weights")) {
-        p.master_weights = dtype_from_string(*v, "master_weights");
+        p.master_weights = dtype_from_string(*v, "master_weights", kStorageDType);
         overridden = true;
     }
     if (auto v = optional_string_arg(args, "optimizer")) { p.optimizer = optimizer_from_string(*v); overridden = true; }
     if (auto v = optional_string_arg(args, "optimizer_state")) {
-        p.optimizer_state = dtype_from_string(*v, "optimizer_state");
+        p.optimizer_state = dtype_from_string(*v, "optimizer_state", kStorageDType);
         overridden = true;
     }
     if (auto v = optional_string_arg(args, "grad_accum")) {
-        p.grad_accum = dtype_from_string(*v, "grad_accum");
+        p.grad_accum = dtype_from_string(*v, "grad_accum", kStorageDType);
         overridden = overridden || p.grad_accum != DType::None;
     }
     if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
     if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
     validate(p);
     if (recipe_out != nullptr) {
-        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(recipe.id)},
-                           {"base", recipe.id},
-                           {"name", overridden ? std::string("custom (from ") + recipe.name + ")" : std::string(recipe.name)},
-                           {"description", overridden ? std::string("per-class settings below") : std::string(recipe.description)},
+        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(preset.id)},
+                           {"base", preset.id},
+                           {"name", overridden ? std::string("custom (from ") + preset.name + ")" : std::string(preset.name)},
+                           {"description", overridden ? std::string("per-class settings below") : std::string(preset.description)},
                            {"weights", to_string(p.weights)},
                            {"gradients", to_string(p.gradients)},
                            {"master_weights", to_string(p.master_weights)},
@@ -93,7 +93,7 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
     st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
     st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
-    st.precision = precision_from_args(args, recipe_out);
+    st.recipe = recipe_from_args(args, recipe_out);
     st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
     st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return st;
@@ -136,16 +136,16 @@ void add_capacity(json& out, const UsableCapacity& u, const json& hardware) {
 
 json recipes_json() {
     json out = json::array();
-    for (const Recipe& r : recipes()) {
-        const BytesPerParam256 b = bytes_per_param_256(r.precision);
+    for (const RecipePreset& r : recipes()) {
+        const BytesPerParam256 b = bytes_per_param_256(r.recipe);
         out.push_back({{"id", r.id},
                        {"name", r.name},
                        {"description", r.description},
-                       {"weights", to_string(r.precision.weights)},
-                       {"gradients", to_string(r.precision.gradients)},
-                       {"master_weights", to_string(r.precision.master_weights)},
-                       {"optimizer", to_string(r.precision.optimizer)},
-                       {"optimizer_state", to_string(r.precision.optimizer_state)},
+                       {"weights", to_string(r.recipe.weights)},
+                       {"gradients", to_string(r.recipe.gradients)},
+                       {"master_weights", to_string(r.recipe.master_weights)},
+                       {"optimizer", to_string(r.recipe.optimizer)},
+                       {"optimizer_state", to_string(r.recipe.optimizer_state)},
                        {"bytes_per_param", static_cast<double>(b.total()) / 256}});
     }
     return out;

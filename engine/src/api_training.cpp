@@ -23,31 +23,6 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// {params, tokens, gpus, peak_flops_per_s | peak_tflops, mfu} -> FLOPs (6ND) and time.
-json training_time(const json& args) {
-    const double params = number_arg(args, "params");
-    const double tokens = number_arg(args, "tokens");
-    TrainingTimeInput input;
-    input.total_flops = training_flops(params, tokens);
-    input.gpus = integer_arg(args, "gpus", 1, 100'000'000);
-    if (auto tflops = optional_number_arg(args, "peak_tflops"))
-        input.peak_flops_per_s = require_positive("peak_tflops", *tflops) * 1e12;
-    else
-        input.peak_flops_per_s = number_arg(args, "peak_flops_per_s");
-    input.mfu = number_arg(args, "mfu");
-    const TrainingTime t = estimate_training_time(input);
-    return json{{"params", params},
-                {"tokens", tokens},
-                {"gpus", input.gpus},
-                {"peak_flops_per_s", input.peak_flops_per_s},
-                {"mfu", input.mfu},
-                {"six_nd", t.total_flops},
-                {"cluster_flops_per_s", t.cluster_flops_per_s},
-                {"seconds", t.seconds},
-                {"days", t.days},
-                {"gpu_hours", t.gpu_hours}};
-}
-
 // ---------------------------------------------------------------- training time, cost, MFU
 // Above these an input is legal but likely a mistake: the result carries a warning.
 // The best published large-scale MFU is PaLM 540B's 46.2 % (Chowdhery et al. 2022, Table 3);
@@ -66,15 +41,14 @@ Peak peak_from_args(const json& args) {
     Peak p;
     p.dtype = string_or(args, "dtype", "bf16");
     // Checked even when a peak is given, so a result never echoes an unknown dtype.
-    if (p.dtype != "fp32" && p.dtype != "tf32" && p.dtype != "bf16" && p.dtype != "fp16" && p.dtype != "fp8")
-        throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + printable(p.dtype, 40) + "\"");
+    const DType type = dtype_from_string(p.dtype, "dtype", kPeakDType);
     if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
         p.flops_per_s = require_positive("peak_flops_per_s", *v);
     } else if (auto t = optional_number_arg(args, "peak_tflops")) {
         p.flops_per_s = require_positive("peak_tflops", *t) * 1e12;
     } else if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
-        p.flops_per_s = hw.peak(p.dtype);
+        p.flops_per_s = hw.peak(type);
         p.hardware = hardware_to_json(hw);
     } else {
         throw InputError("hardware", "give hardware (a preset id) or peak_flops_per_s");
@@ -229,7 +203,6 @@ json mfu(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"training_time", training_time, "6ND training FLOPs and wall-clock time from GPUs, peak FLOP/s and MFU"},
     {"training_cost", training_cost, "training time, GPU-hours and cost from a model or params"},
     {"mfu", mfu, "model FLOPs utilization from measured tokens per second"},
 };

@@ -24,7 +24,7 @@ void require_range(const char* field, std::int64_t value, std::int64_t low, std:
 }
 
 // Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
-constexpr Recipe kRecipes[] = {
+constexpr RecipePreset kRecipes[] = {
     {"bf16_mixed_adamw", "bf16 mixed precision AdamW (fp32 master)",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 Adam m, v 8 = 16 B/param (Micikevicius et al. 2018; "
      "ZeRO paper's 2+2+12)",
@@ -66,7 +66,7 @@ constexpr Recipe kRecipes[] = {
 
 std::string recipe_ids() {
     std::string ids;
-    for (const Recipe& r : kRecipes) {
+    for (const RecipePreset& r : kRecipes) {
         if (!ids.empty()) ids += ", ";
         ids += r.id;
     }
@@ -74,36 +74,6 @@ std::string recipe_ids() {
 }
 
 }  // namespace
-
-const char* to_string(DType type) {
-    switch (type) {
-        case DType::FP32: return "fp32";
-        case DType::BF16: return "bf16";
-        case DType::FP16: return "fp16";
-        case DType::FP8: return "fp8";
-        case DType::INT8: return "int8";
-        case DType::None: return "none";
-    }
-    return "?";
-}
-
-u64 dtype_bytes(DType type) {
-    switch (type) {
-        case DType::FP32: return 4;
-        case DType::BF16:
-        case DType::FP16: return 2;
-        case DType::FP8:
-        case DType::INT8: return 1;
-        case DType::None: return 0;
-    }
-    return 0;
-}
-
-DType dtype_from_string(const std::string& text, const char* field) {
-    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
-        if (text == to_string(t)) return t;
-    throw InputError(field, std::string(field) + " must be one of fp32, bf16, fp16, fp8, int8, none, got \"" + text + "\"");
-}
 
 const char* to_string(Optimizer o) {
     switch (o) {
@@ -149,15 +119,15 @@ const char* optimizer_description(Optimizer o) {
     return "";
 }
 
-std::span<const Recipe> recipes() { return kRecipes; }
+std::span<const RecipePreset> recipes() { return kRecipes; }
 
-const Recipe& find_recipe(const std::string& id) {
-    for (const Recipe& r : kRecipes)
+const RecipePreset& find_recipe(const std::string& id) {
+    for (const RecipePreset& r : kRecipes)
         if (id == r.id) return r;
     throw InputError("recipe", "unknown recipe \"" + id + "\"; known: " + recipe_ids());
 }
 
-void validate(const Precision& p) {
+void validate(const Recipe& p) {
     if (p.weights == DType::None) throw InputError("weights", "weights must be a storage type, not none");
     if (p.gradients == DType::None) throw InputError("gradients", "gradients must be a storage type, not none");
     if (p.master_weights != DType::None && dtype_bytes(p.master_weights) <= dtype_bytes(p.weights))
@@ -176,7 +146,7 @@ void validate(const Precision& p) {
                                                 to_string(p.optimizer));
 }
 
-BytesPerParam256 bytes_per_param_256(const Precision& p) {
+BytesPerParam256 bytes_per_param_256(const Recipe& p) {
     BytesPerParam256 b;
     b.weights = 256 * dtype_bytes(p.weights);
     b.gradients = 256 * dtype_bytes(p.gradients);
@@ -198,7 +168,7 @@ std::string bytes_per_param_formula(const char* count, u64 bytes256) {
     return std::string(count) + " · " + format_number(static_cast<double>(bytes256) / 256) + " B";
 }
 
-std::string optimizer_states_formula(const Precision& p) {
+std::string optimizer_states_formula(const Recipe& p) {
     const BytesPerParam256 bpp = bytes_per_param_256(p);
     switch (p.optimizer) {
         case Optimizer::AdamW: return bytes_per_param_formula("2 · N_o", bpp.optimizer_states / 2);
@@ -456,7 +426,7 @@ struct StageBudget {
 StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp, const ShardSpec& spec,
                          std::int64_t in_flight, bool first, bool last) {
     StageBudget r;
-    const Precision& p = st.precision;
+    const Recipe& p = st.recipe;
     const ShardSplit split = shard_params_split(c, spec);
     const u64 n = split.total;
     const u64 udp = static_cast<u64>(dp);
@@ -517,7 +487,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
 
 MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     validate(c);
-    validate(st.precision);
+    validate(st.recipe);
     require_range("seq", st.seq, 1, kMaxSeq);
     require_range("micro_batch", st.micro_batch, 1, 1'000'000'000);
     require_range("gpus", st.gpus, 1, 100'000'000);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tally/dtype.h"
+
 namespace tally {
 
 // How GPUs talk to each other: the NVLink/PCIe domain inside a node and the network between nodes
@@ -34,9 +36,10 @@ struct Hardware {
     double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
     Interconnect interconnect;
 
-    // Peak FLOP/s for "fp32", "tf32", "bf16", "fp16", "fp8"; InputError(field "dtype") when unknown
-    // or unsupported on this chip.
-    double peak(const std::string& dtype) const;
+    // Dense peak FLOP/s of a dtype with the peak role (dtype.h); InputError(field "dtype") when the dtype
+    // has no peak role or this chip has no such mode.
+    double peak(DType dtype) const;
+    double peak(const std::string& dtype) const;  // parses the id first (InputError naming "dtype")
     // Ridge point of the roofline for this dtype (roofline::ridge: peak FLOP/s / bytes/s).
     double ridge(const std::string& dtype) const;
 };
