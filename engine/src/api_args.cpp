@@ -33,31 +33,24 @@ std::string string_or(const json& args, const char* field, const char* fallback)
 
 Recipe recipe_from_args(const json& args, json* recipe_out) {
     const RecipePreset& preset = find_recipe(string_or(args, "recipe", kDefaultRecipe));
-    Recipe p = preset.recipe;
-    bool overridden = false;
-    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights", kStorageDType); overridden = true; }
-    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients", kStorageDType); overridden = true; }
-    if (auto v = optional_string_arg(args, "master_weights")) {
-        p.master_weights = dtype_from_string(*v, "master_weights", kStorageDType);
-        overridden = true;
-    }
-    if (auto v = optional_string_arg(args, "optimizer")) { p.optimizer = optimizer_from_string(*v); overridden = true; }
-    if (auto v = optional_string_arg(args, "optimizer_state")) {
-        p.optimizer_state = dtype_from_string(*v, "optimizer_state", kStorageDType);
-        overridden = true;
-    }
-    if (auto v = optional_string_arg(args, "grad_accum")) {
-        p.grad_accum = dtype_from_string(*v, "grad_accum", kStorageDType);
-        overridden = overridden || p.grad_accum != DType::None;
-    }
-    if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
-    if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
-    validate(p);
+    const auto dtype = [&](const char* field) -> std::optional<DType> {
+        if (auto v = optional_string_arg(args, field)) return dtype_from_string(*v, field, kStorageDType);
+        return std::nullopt;
+    };
+    RecipeOverrides o;
+    o.weights = dtype("weights");
+    o.gradients = dtype("gradients");
+    o.master_weights = dtype("master_weights");
+    if (auto v = optional_string_arg(args, "optimizer")) o.optimizer = optimizer_from_string(*v);
+    o.optimizer_state = dtype("optimizer_state");
+    o.grad_accum = dtype("grad_accum");
+    const ChosenRecipe chosen = choose_recipe(preset, o);
+    const Recipe& p = chosen.recipe;
     if (recipe_out != nullptr) {
-        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(preset.id)},
+        *recipe_out = json{{"id", chosen.id()},
                            {"base", preset.id},
-                           {"name", overridden ? std::string("custom (from ") + preset.name + ")" : std::string(preset.name)},
-                           {"description", overridden ? std::string("per-class settings below") : std::string(preset.description)},
+                           {"name", chosen.name()},
+                           {"description", chosen.description()},
                            {"weights", to_string(p.weights)},
                            {"gradients", to_string(p.gradients)},
                            {"master_weights", to_string(p.master_weights)},

@@ -127,6 +127,30 @@ const RecipePreset& find_recipe(const std::string& id) {
     throw InputError("recipe", "unknown recipe \"" + id + "\"; known: " + recipe_ids());
 }
 
+ChosenRecipe choose_recipe(const RecipePreset& preset, const RecipeOverrides& o) {
+    ChosenRecipe c;
+    c.preset = &preset;
+    Recipe& r = c.recipe;
+    r = preset.recipe;
+    if (o.weights) r.weights = *o.weights;
+    if (o.gradients) r.gradients = *o.gradients;
+    if (o.master_weights) r.master_weights = *o.master_weights;
+    if (o.optimizer) r.optimizer = *o.optimizer;
+    if (o.optimizer_state) r.optimizer_state = *o.optimizer_state;
+    if (o.grad_accum) r.grad_accum = *o.grad_accum;
+    c.custom = o.weights || o.gradients || o.master_weights || o.optimizer || o.optimizer_state ||
+               (o.grad_accum && *o.grad_accum != DType::None);
+    // bitsandbytes' 8-bit Adam stores its states in int8 whatever was asked; plain SGD keeps no state.
+    if (r.optimizer == Optimizer::AdamW8bit) r.optimizer_state = DType::INT8;
+    if (r.optimizer == Optimizer::Sgd) r.optimizer_state = DType::None;
+    validate(r);
+    return c;
+}
+
+std::string ChosenRecipe::id() const { return custom ? "custom" : preset->id; }
+std::string ChosenRecipe::name() const { return custom ? std::string("custom (from ") + preset->name + ")" : preset->name; }
+std::string ChosenRecipe::description() const { return custom ? "per-class settings below" : preset->description; }
+
 void validate(const Recipe& p) {
     if (p.weights == DType::None) throw InputError("weights", "weights must be a storage type, not none");
     if (p.gradients == DType::None) throw InputError("gradients", "gradients must be a storage type, not none");

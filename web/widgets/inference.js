@@ -12,7 +12,6 @@ import {
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
-const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'];
 const NUMBER_FIELDS = [
   { name: 'batch', label: 'Batch (sequences)', fallback: '8' },
   { name: 'context', label: 'Context (tokens)', fallback: '4096' },
@@ -52,10 +51,13 @@ class TallyInference extends TallyWidget {
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
+    // The engine's dtype table: the storage types a KV cache can hold ("none" is for absent classes only).
+    const kvDtypes = (presets.dtypes ?? []).filter((d) => d.roles?.includes('storage') && d.id !== 'none').map((d) => d.id);
+    this.kvDtypes = kvDtypes.length ? kvDtypes : ['bf16'];
     const start = this.declareState('inf', [
       { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '' },
       { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
-      { name: 'kv_dtype', check: oneOf(KV_DTYPES), fallback: 'bf16' },
+      { name: 'kv_dtype', check: oneOf(this.kvDtypes), fallback: 'bf16' },
       ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
     ]);
     // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
@@ -70,7 +72,7 @@ class TallyInference extends TallyWidget {
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
           ${field('batch')}
           ${field('context')}
-          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: KV_DTYPES.map((d) => ({ value: d, label: d })), value: start.kv_dtype })}
+          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: this.kvDtypes.map((d) => ({ value: d, label: d })), value: start.kv_dtype })}
           ${field('kv_heads')}
         </div>
         <p class="notice" role="status"></p>

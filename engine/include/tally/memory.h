@@ -53,6 +53,23 @@ std::span<const RecipePreset> recipes();
 const RecipePreset& find_recipe(const std::string& id);  // InputError field "recipe" listing the ids
 inline constexpr const char* kDefaultRecipe = "bf16_mixed_adamw";
 
+// Per-class overrides of a named recipe (the API's weights, gradients, ... arguments); nullopt keeps the preset's.
+struct RecipeOverrides {
+    std::optional<DType> weights, gradients, master_weights, optimizer_state, grad_accum;
+    std::optional<Optimizer> optimizer;
+};
+// A preset with its overrides applied: 8-bit AdamW forces int8 states and plain SGD none, then validate().
+// custom: an override was given (a grad_accum of none alone changes nothing).
+struct ChosenRecipe {
+    Recipe recipe;
+    const RecipePreset* preset = nullptr;
+    bool custom = false;
+    std::string id() const;           // the preset's id, or "custom"
+    std::string name() const;         // the preset's name, or "custom (from <preset name>)"
+    std::string description() const;  // the preset's description, or "per-class settings below"
+};
+ChosenRecipe choose_recipe(const RecipePreset& preset, const RecipeOverrides& overrides);
+
 // Checks a recipe for contradictions (a master copy no wider than the weights, an
 // optimizer state type for an optimizer without states); InputError naming the class.
 void validate(const Recipe& recipe);
