@@ -92,28 +92,21 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     return st;
 }
 
-// Capacity from capacity_bytes (taken as given: no allowance unless one is asked for, so a stated figure
-// such as "80 GB" stays reproducible) or a hardware preset (the capacity the device reports, less the
-// default allowance for the CUDA context and fragmentation); nullopt when neither is given.
+// Capacity from capacity_bytes (usable_capacity: as given) or a hardware preset (preset_usable_capacity: the
+// reported capacity less the default allowances); nullopt when neither is given.
 std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out) {
-    u64 capacity = 0;
-    u64 context = 0;
-    double fraction = 0;
-    if (auto v = optional_number_arg(args, "capacity_bytes")) {
-        capacity = static_cast<u64>(require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62));
-    } else if (auto id = optional_string_arg(args, "hardware")) {
-        const Hardware hw = find_hardware(*id);
-        if (hardware_out != nullptr) *hardware_out = hardware_to_json(hw);
-        capacity = hw.memory_reported_bytes;
-        context = kDefaultCudaContextBytes;
-        fraction = kDefaultFragmentationFraction;
-    } else {
-        return std::nullopt;
-    }
+    const auto stated = optional_number_arg(args, "capacity_bytes");
+    const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
+    if (!stated && !id) return std::nullopt;
+    const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, std::int64_t{1} << 62)) : 0;
+    const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
+    if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
+    std::optional<u64> context;
     if (auto v = optional_number_arg(args, "cuda_context_bytes"))
         context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, std::int64_t{1} << 62));
-    if (auto v = optional_number_arg(args, "fragmentation_fraction")) fraction = *v;
-    return usable_capacity(capacity, context, fraction);
+    const std::optional<double> fraction = optional_number_arg(args, "fragmentation_fraction");
+    if (hw) return preset_usable_capacity(*hw, context, fraction);
+    return usable_capacity(capacity, context.value_or(0), fraction.value_or(0));
 }
 
 // The capacity fields every method with a capacity reports.
@@ -169,7 +162,7 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
     if (in.recompute_layers > 0) {
         // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
         const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
-        in.layers_per_stage = (c.num_layers + pp - 1) / pp;
+        in.layers_per_stage = pipeline_stage_layers(c.num_layers, pp);
     }
     in.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return in;

@@ -128,7 +128,7 @@ json assumptions(const json&) {
     json hardware = json::array();
     for (const auto& h : presets_json().at("hardware")) {
         const Hardware hw = hardware_from_json(h);
-        const UsableCapacity u = usable_capacity(hw.memory_reported_bytes, kDefaultCudaContextBytes, kDefaultFragmentationFraction);
+        const UsableCapacity u = preset_usable_capacity(hw);
         json rows = json::array();
         rows.push_back(row("capacity_marketing", "capacity on the datasheet", bytes_text(hw.memory_bytes), hw.source));
         rows.push_back(row("capacity_reported", hw.memory_reported_by == "device" ? "capacity the device reports"

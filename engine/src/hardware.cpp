@@ -61,6 +61,12 @@ UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_byt
     return u;
 }
 
+UsableCapacity preset_usable_capacity(const Hardware& hw, std::optional<std::uint64_t> context_bytes,
+                                      std::optional<double> fragmentation_fraction) {
+    return usable_capacity(hw.memory_reported_bytes, context_bytes.value_or(kDefaultCudaContextBytes),
+                           fragmentation_fraction.value_or(kDefaultFragmentationFraction));
+}
+
 namespace {
 // The preset field of each peak dtype; nullptr for dtypes without a peak role.
 double Hardware::* peak_member(DType dtype) {

@@ -562,7 +562,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         m.grad_accum_steps = st.global_batch / per_step;
         microbatches = m.grad_accum_steps;
     }
-    m.layers_per_stage = (c.num_layers + st.pp - 1) / st.pp;
+    m.layers_per_stage = pipeline_stage_layers(c.num_layers, st.pp);
     m.params_total = count_params(c).total;
     StageBudget chosen;
     if (st.pp == 1) {

@@ -64,6 +64,11 @@ struct UsableCapacity {
 // Checks the allowance (context < capacity, fraction in [0, 0.5]) and subtracts it; InputError naming
 // "cuda_context_bytes" or "fragmentation_fraction".
 UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fragmentation_fraction);
+// A preset's usable capacity: what the device reports, less the default allowances (kDefaultCudaContextBytes,
+// kDefaultFragmentationFraction) unless given. A stated capacity ("80 GB") is instead taken as given, with no
+// allowance unless one is asked for, so that a quoted figure stays reproducible: call usable_capacity.
+UsableCapacity preset_usable_capacity(const Hardware& hw, std::optional<std::uint64_t> context_bytes = std::nullopt,
+                                      std::optional<double> fragmentation_fraction = std::nullopt);
 
 // From a preset object (see content/presets/hardware/*.json); throws InputError naming the field.
 Hardware hardware_from_json(const nlohmann::json& object);
