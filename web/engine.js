@@ -1,5 +1,5 @@
 // The only module that touches the wasm Module. Every widget on a page shares one engine instance.
-// Usage: const engine = await getEngine(); engine.call('training_time', {...}) -> result object,
+// Usage: const engine = await getEngine(); engine.call('training_cost', {...}) -> result object,
 // or throws TallyError { field, message } for bad input (never NaN, never a wasm abort).
 
 /** An input the engine rejected; `field` is the argument at fault (e.g. "mfu"). */

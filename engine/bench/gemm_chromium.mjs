@@ -27,7 +27,7 @@ try {
       const done = new Promise((resolve) => el.addEventListener('measured', (e) => resolve(e.detail), { once: true }));
       el.shadowRoot.querySelector('button.measure').click();
       const detail = await done;
-      return { peak: detail.machine.peak.gflops, bw: detail.machine.bw.read_gbs, rows: detail.rows.map((r) => [r.kernel, r.n, r.gflops]) };
+      return { peak: detail.machine.peak.flops_per_s / 1e9, bw: detail.machine.bw.read_bytes_per_s / 1e9, rows: detail.rows.map((r) => [r.kernel, r.n, r.flops_per_s / 1e9]) };
     }, n);
     results.push(rows);
     console.log(`run ${run + 1}: peak ${rows.peak.toFixed(1)} GFLOP/s, read ${rows.bw.toFixed(1)} GB/s, ${rows.rows.filter((r) => r[0] !== 'naive').map((r) => `${r[0]} ${r[1]}: ${r[2].toFixed(1)}`).join(', ')}`);

@@ -104,7 +104,7 @@ try {
       const round = await page.evaluate(({ n, kernels }) => {
         const x = window.xnnpack(n, 3, 50);
         const rows = window.tally('gemm_bench', { n, kernel: kernels, reps: 3, warmup: 3, min_sample_ms: 50 }).rows;
-        return { x, rows: rows.map((r) => [r.kernel, r.gflops, r.correct]) };
+        return { x, rows: rows.map((r) => [r.kernel, r.flops_per_s / 1e9, r.correct]) };
       }, { n, kernels });
       push(`xnnpack ${n}`, round.x);
       for (const [kernel, gflops, correct] of round.rows) {
@@ -115,8 +115,8 @@ try {
       line.push(`n=${n}: xnnpack ${round.x.toFixed(1)}, ${round.rows.map(([k, g]) => `${k} ${g.toFixed(1)}`).join(', ')}`);
     }
     const peaks = await page.evaluate((relaxed) => ({
-      simd: window.tally('probe_peak', { samples: 3, min_sample_ms: 50 }).gflops,
-      relaxed: relaxed ? window.tally('probe_peak', { samples: 3, min_sample_ms: 50, variant: 'relaxed' }).gflops : null,
+      simd: window.tally('probe_peak', { samples: 3, min_sample_ms: 50 }).flops_per_s / 1e9,
+      relaxed: relaxed ? window.tally('probe_peak', { samples: 3, min_sample_ms: 50, variant: 'relaxed' }).flops_per_s / 1e9 : null,
     }), setup.relaxed);
     push('peak simd', peaks.simd);
     if (peaks.relaxed) push('peak relaxed', peaks.relaxed);
@@ -147,7 +147,7 @@ try {
       const detail = await done;
       const single = detail.rows.find((r) => r.kernel === detail.kernel);
       const all = detail.allCoreRows[0];
-      return { kernel: detail.kernel, single: single.gflops, all: all?.gflops, cores: all?.cores };
+      return { kernel: detail.kernel, single: single.flops_per_s / 1e9, all: all && all.flops_per_s / 1e9, cores: all?.cores };
     }, { big, workers });
     push('widget single-core', d.single);
     if (d.all) { push('widget all-core', d.all); push('widget all/single', d.all / d.single); }

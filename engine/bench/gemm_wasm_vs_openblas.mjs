@@ -56,7 +56,7 @@ for (const n of sizes) {
     for (const kernel of kernels) {
       const row = call('gemm_bench', { n, kernel, reps: 3, warmup: 3, min_sample_ms: 20 }).rows[0];
       if (!row.correct) throw new Error(`${kernel} n=${n} is out of tolerance: ${row.max_abs_err}`);
-      wasm[kernel].push(row.gflops);
+      wasm[kernel].push(row.flops_per_s / 1e9);  // GFLOP/s, as openblasGflops
     }
   }
   console.log(`n = ${n}: OpenBLAS native ${fmt(summary(blas))} GFLOP/s`);

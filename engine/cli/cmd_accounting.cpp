@@ -61,7 +61,7 @@ constexpr Option kFlopsOptions[] = {
     {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},       \
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
     {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},    \
-    {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"}, \
+    {"--recipe", "recipe", Kind::String, "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"}, \
     {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                  \
     {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
     {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \

@@ -115,6 +115,9 @@ int print_or_fail(const char* method, const nlohmann::json& args, bool json_outp
     return kExitOk;
 }
 
+// Results carry FLOP/s and bytes/s; the tables print GFLOP/s and GB/s (1e9).
+double giga(const nlohmann::json& value) { return value.get<double>() / 1e9; }
+
 void print_gemm(const nlohmann::json& r) {
     std::cout << "GEMM ladder, fp32, single thread, SIMD kernel ISA: " << r.at("isa").get<std::string>() << "\n"
               << "GFLOP/s = 2 n^3 / median time; [min, max] over the samples; error vs double reference\n\n";
@@ -122,8 +125,8 @@ void print_gemm(const nlohmann::json& r) {
               << lpad("vs best", 8) << lpad("max err", 10) << lpad("tol", 10) << lpad("FLOP/B", 8) << "\n";
     for (const auto& row : r.at("rows")) {
         std::cout << pad(row.at("kernel").get<std::string>(), 9) << lpad(std::to_string(row.at("n").get<int>()), 6)
-                  << lpad(fixed(row.at("gflops").get<double>(), 1), 10) << "  "
-                  << pad(range(row.at("gflops_min").get<double>(), row.at("gflops_max").get<double>()), 17)
+                  << lpad(fixed(giga(row.at("flops_per_s")), 1), 10) << "  "
+                  << pad(range(giga(row.at("flops_per_s_min")), giga(row.at("flops_per_s_max"))), 17)
                   << lpad(fixed(row.at("ratio_to_best").get<double>(), 3), 8)
                   << lpad(sci(row.at("max_abs_err").get<double>()), 10) << lpad(sci(row.at("tolerance").get<double>()), 10)
                   << lpad(fixed(row.at("intensity").get<double>(), 1), 8)
@@ -140,15 +143,15 @@ void print_probe(const nlohmann::json& r) {
     const auto& bw = r.at("bandwidth");
     std::cout << "peak (" << peak.at("isa").get<std::string>() << ", " << peak.at("lanes").get<int>()
               << " fp32 lanes, " << (peak.at("fma").get<bool>() ? "FMA" : "mul + add") << "): "
-              << fixed(peak.at("gflops").get<double>(), 1) << " GFLOP/s [" << fixed(peak.at("gflops_min").get<double>(), 1)
-              << ", " << fixed(peak.at("gflops_max").get<double>(), 1) << "]\n"
-              << "read bandwidth:  " << fixed(bw.at("read_gbs").get<double>(), 1) << " GB/s ["
-              << fixed(bw.at("read_gbs_min").get<double>(), 1) << ", " << fixed(bw.at("read_gbs_max").get<double>(), 1)
+              << fixed(giga(peak.at("flops_per_s")), 1) << " GFLOP/s [" << fixed(giga(peak.at("flops_per_s_min")), 1)
+              << ", " << fixed(giga(peak.at("flops_per_s_max")), 1) << "]\n"
+              << "read bandwidth:  " << fixed(giga(bw.at("read_bytes_per_s")), 1) << " GB/s ["
+              << fixed(giga(bw.at("read_bytes_per_s_min")), 1) << ", " << fixed(giga(bw.at("read_bytes_per_s_max")), 1)
               << "]\n"
-              << "triad bandwidth: " << fixed(bw.at("triad_gbs").get<double>(), 1) << " GB/s ["
-              << fixed(bw.at("triad_gbs_min").get<double>(), 1) << ", "
-              << fixed(bw.at("triad_gbs_max").get<double>(), 1) << "]\n"
-              << "ridge point:     " << fixed(tally::roofline::ridge(peak.at("gflops").get<double>(), bw.at("read_gbs").get<double>()), 1)
+              << "triad bandwidth: " << fixed(giga(bw.at("triad_bytes_per_s")), 1) << " GB/s ["
+              << fixed(giga(bw.at("triad_bytes_per_s_min")), 1) << ", "
+              << fixed(giga(bw.at("triad_bytes_per_s_max")), 1) << "]\n"
+              << "ridge point:     " << fixed(tally::roofline::ridge(peak.at("flops_per_s").get<double>(), bw.at("read_bytes_per_s").get<double>()), 1)
               << " FLOP/byte (peak / read bandwidth)\n";
 }
 

@@ -28,7 +28,7 @@ using nlohmann::json;
     {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                             \
     {"--global-batch", "global_batch", Kind::Integer, "sequences per step (default dp·b·4pp, or dp·b without pp)"}, \
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
-    {"--recipe", "recipe", Kind::String, "precision/optimizer recipe (default bf16_mixed_adamw)"},                 \
+    {"--recipe", "recipe", Kind::String, "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                 \
     {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},         \
     {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},                   \
     {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"},              \

@@ -423,7 +423,6 @@ static std::string report_json(const GpuInfo& g, const tally_cuda::HardwarePeaks
         j += ", \"flops\": " + json_num(p.flops) + ", \"bytes\": " + json_num(p.bytes) +
              ", \"intensity_flop_per_byte\": " + json_num(p.flops / p.bytes) +
              ", \"time_s\": " + json_num(p.time_s) + ", \"flops_per_s\": " + json_num(p.flops / p.time_s) +
-             ", \"gflops\": " + json_num(p.flops / p.time_s / 1e9) +
              ", \"bytes_per_s\": " + json_num(p.bytes / p.time_s);
         if (is_gemm)
             j += ", \"tile_intensity_flop_per_byte\": " + json_num(p.tile_intensity > 0 ? p.tile_intensity : NAN) +

@@ -31,33 +31,26 @@ std::string string_or(const json& args, const char* field, const char* fallback)
     return optional_string_arg(args, field).value_or(fallback);
 }
 
-Precision precision_from_args(const json& args, json* recipe_out) {
-    const Recipe& recipe = find_recipe(string_or(args, "recipe", kDefaultRecipe));
-    Precision p = recipe.precision;
-    bool overridden = false;
-    if (auto v = optional_string_arg(args, "weights")) { p.weights = dtype_from_string(*v, "weights"); overridden = true; }
-    if (auto v = optional_string_arg(args, "gradients")) { p.gradients = dtype_from_string(*v, "gradients"); overridden = true; }
-    if (auto v = optional_string_arg(args, "master_weights")) {
-        p.master_weights = dtype_from_string(*v, "master_weights");
-        overridden = true;
-    }
-    if (auto v = optional_string_arg(args, "optimizer")) { p.optimizer = optimizer_from_string(*v); overridden = true; }
-    if (auto v = optional_string_arg(args, "optimizer_state")) {
-        p.optimizer_state = dtype_from_string(*v, "optimizer_state");
-        overridden = true;
-    }
-    if (auto v = optional_string_arg(args, "grad_accum")) {
-        p.grad_accum = dtype_from_string(*v, "grad_accum");
-        overridden = overridden || p.grad_accum != DType::None;
-    }
-    if (p.optimizer == Optimizer::AdamW8bit) p.optimizer_state = DType::INT8;
-    if (p.optimizer == Optimizer::Sgd) p.optimizer_state = DType::None;
-    validate(p);
+Recipe recipe_from_args(const json& args, json* recipe_out) {
+    const RecipePreset& preset = find_recipe(string_or(args, "recipe", kDefaultRecipe));
+    const auto dtype = [&](const char* field) -> std::optional<DType> {
+        if (auto v = optional_string_arg(args, field)) return dtype_from_string(*v, field, kStorageDType);
+        return std::nullopt;
+    };
+    RecipeOverrides o;
+    o.weights = dtype("weights");
+    o.gradients = dtype("gradients");
+    o.master_weights = dtype("master_weights");
+    if (auto v = optional_string_arg(args, "optimizer")) o.optimizer = optimizer_from_string(*v);
+    o.optimizer_state = dtype("optimizer_state");
+    o.grad_accum = dtype("grad_accum");
+    const ChosenRecipe chosen = choose_recipe(preset, o);
+    const Recipe& p = chosen.recipe;
     if (recipe_out != nullptr) {
-        *recipe_out = json{{"id", overridden ? std::string("custom") : std::string(recipe.id)},
-                           {"base", recipe.id},
-                           {"name", overridden ? std::string("custom (from ") + recipe.name + ")" : std::string(recipe.name)},
-                           {"description", overridden ? std::string("per-class settings below") : std::string(recipe.description)},
+        *recipe_out = json{{"id", chosen.id()},
+                           {"base", preset.id},
+                           {"name", chosen.name()},
+                           {"description", chosen.description()},
                            {"weights", to_string(p.weights)},
                            {"gradients", to_string(p.gradients)},
                            {"master_weights", to_string(p.master_weights)},
@@ -94,34 +87,27 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
     st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
     st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
-    st.precision = precision_from_args(args, recipe_out);
+    st.recipe = recipe_from_args(args, recipe_out);
     st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
     st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return st;
 }
 
-// Capacity from capacity_bytes (taken as given: no allowance unless one is asked for, so a stated figure
-// such as "80 GB" stays reproducible) or a hardware preset (the capacity the device reports, less the
-// default allowance for the CUDA context and fragmentation); nullopt when neither is given.
+// Capacity from capacity_bytes (usable_capacity: as given) or a hardware preset (preset_usable_capacity: the
+// reported capacity less the default allowances); nullopt when neither is given.
 std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out) {
-    u64 capacity = 0;
-    u64 context = 0;
-    double fraction = 0;
-    if (auto v = optional_number_arg(args, "capacity_bytes")) {
-        capacity = static_cast<u64>(require_integer("capacity_bytes", *v, 1, std::int64_t{1} << 62));
-    } else if (auto id = optional_string_arg(args, "hardware")) {
-        const Hardware hw = find_hardware(*id);
-        if (hardware_out != nullptr) *hardware_out = hardware_to_json(hw);
-        capacity = hw.memory_reported_bytes;
-        context = kDefaultCudaContextBytes;
-        fraction = kDefaultFragmentationFraction;
-    } else {
-        return std::nullopt;
-    }
+    const auto stated = optional_number_arg(args, "capacity_bytes");
+    const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
+    if (!stated && !id) return std::nullopt;
+    const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, std::int64_t{1} << 62)) : 0;
+    const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
+    if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
+    std::optional<u64> context;
     if (auto v = optional_number_arg(args, "cuda_context_bytes"))
         context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, std::int64_t{1} << 62));
-    if (auto v = optional_number_arg(args, "fragmentation_fraction")) fraction = *v;
-    return usable_capacity(capacity, context, fraction);
+    const std::optional<double> fraction = optional_number_arg(args, "fragmentation_fraction");
+    if (hw) return preset_usable_capacity(*hw, context, fraction);
+    return usable_capacity(capacity, context.value_or(0), fraction.value_or(0));
 }
 
 // The capacity fields every method with a capacity reports.
@@ -137,16 +123,16 @@ void add_capacity(json& out, const UsableCapacity& u, const json& hardware) {
 
 json recipes_json() {
     json out = json::array();
-    for (const Recipe& r : recipes()) {
-        const BytesPerParam256 b = bytes_per_param_256(r.precision);
+    for (const RecipePreset& r : recipes()) {
+        const BytesPerParam256 b = bytes_per_param_256(r.recipe);
         out.push_back({{"id", r.id},
                        {"name", r.name},
                        {"description", r.description},
-                       {"weights", to_string(r.precision.weights)},
-                       {"gradients", to_string(r.precision.gradients)},
-                       {"master_weights", to_string(r.precision.master_weights)},
-                       {"optimizer", to_string(r.precision.optimizer)},
-                       {"optimizer_state", to_string(r.precision.optimizer_state)},
+                       {"weights", to_string(r.recipe.weights)},
+                       {"gradients", to_string(r.recipe.gradients)},
+                       {"master_weights", to_string(r.recipe.master_weights)},
+                       {"optimizer", to_string(r.recipe.optimizer)},
+                       {"optimizer_state", to_string(r.recipe.optimizer_state)},
                        {"bytes_per_param", static_cast<double>(b.total()) / 256}});
     }
     return out;
@@ -178,7 +164,7 @@ FlopsInput flops_input(const json& args, const ModelConfig& c) {
     if (in.recompute_layers > 0) {
         // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
         const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
-        in.layers_per_stage = (c.num_layers + pp - 1) / pp;
+        in.layers_per_stage = pipeline_stage_layers(c.num_layers, pp);
     }
     in.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
     return in;

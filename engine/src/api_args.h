@@ -24,7 +24,7 @@ std::string string_or(const json& args, const char* field, const char* fallback)
 
 // The recipe and its per-class overrides (weights, gradients, master_weights, optimizer, ...);
 // `recipe_out` (optional) receives the recipe as the results show it.
-Precision precision_from_args(const json& args, json* recipe_out);
+Recipe recipe_from_args(const json& args, json* recipe_out);
 // The training setup of the memory budget (seq, micro_batch, global_batch, gpus, zero, tp, pp,
 // sequence_parallel, recompute, flash_attention, dropout, activation_bytes and the recipe).
 TrainingSetup setup_from_args(const json& args, json* recipe_out);

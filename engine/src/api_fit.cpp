@@ -29,7 +29,7 @@ json fit(const json& args) {
     json hardware;
     if (mode == "largest_model") {
         json recipe;
-        const Precision p = precision_from_args(args, &recipe);
+        const Recipe p = recipe_from_args(args, &recipe);
         const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
         const auto cap = capacity_from_args(args, &hardware);
         if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");

@@ -167,14 +167,14 @@ json gemm_bench(const json& args) {
             const int m = rows_m ? static_cast<int>(*rows_m) : n;
             const gemm::BenchRow row = gemm::bench(*kernel, m, n, n, reps, warmup, min_sample_ms * 1e-3, seed);
             const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, m, n, n, cache_bytes);
-            best = std::max(best, row.gflops);
+            best = std::max(best, row.flops_per_s);
             size_rows.push_back({{"kernel", row.kernel},
                                  {"number", row.number},
                                  {"m", row.m},
                                  {"n", row.n},
-                                 {"gflops", row.gflops},
-                                 {"gflops_min", row.gflops_min},
-                                 {"gflops_max", row.gflops_max},
+                                 {"flops_per_s", row.flops_per_s},
+                                 {"flops_per_s_min", row.flops_per_s_min},
+                                 {"flops_per_s_max", row.flops_per_s_max},
                                  {"median_s", row.median_s},
                                  {"samples", row.samples},
                                  {"max_abs_err", row.check.max_abs_err},
@@ -185,7 +185,7 @@ json gemm_bench(const json& args) {
                                  {"intensity", traffic.intensity}});
         }
         for (json& row : size_rows) {
-            row["ratio_to_best"] = row["gflops"].get<double>() / best;
+            row["ratio_to_best"] = row["flops_per_s"].get<double>() / best;
             rows.push_back(std::move(row));
         }
     }
@@ -264,7 +264,7 @@ constexpr Method kMethods[] = {
     {"gemm_kernels", gemm_kernels, "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA"},
     {"gemm_bench", gemm_bench,
      "time GEMM kernels on n x n x n: {n: int|[int], kernel: name|all, reps, warmup, min_sample_ms} -> rows "
-     "{kernel, n, gflops, max_abs_err, intensity}"},
+     "{kernel, n, flops_per_s, max_abs_err, intensity}"},
     {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C"},
     {"gemm_intensity", gemm_intensity,
      "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "

@@ -34,15 +34,13 @@ json inference_method(const json& args) {
     InferenceInput in;
     in.context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
     in.batch = optional_integer_arg(args, "batch", 1, 1'000'000'000).value_or(1);
-    in.kv_dtype = dtype_from_string(optional_string_arg(args, "kv_dtype").value_or("bf16"), "kv_dtype");
-    in.weights_dtype = dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype");
-    in.compute_dtype = optional_string_arg(args, "compute_dtype").value_or("bf16");
+    in.kv_dtype = dtype_from_string(optional_string_arg(args, "kv_dtype").value_or("bf16"), "kv_dtype", kStorageDType);
+    in.weights_dtype = dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype", kStorageDType);
+    const std::string compute_dtype = optional_string_arg(args, "compute_dtype").value_or("bf16");
     const auto id = optional_string_arg(args, "hardware");
     if (!id) throw InputError("hardware", "hardware (a preset id) is required: the rates need its bandwidth and peak");
     const Hardware hw = find_hardware(*id);
-    if (in.compute_dtype != "fp32" && in.compute_dtype != "tf32" && in.compute_dtype != "bf16" &&
-        in.compute_dtype != "fp16" && in.compute_dtype != "fp8")
-        throw InputError("compute_dtype", "compute_dtype must be fp32, tf32, bf16, fp16 or fp8, got \"" + in.compute_dtype + "\"");
+    in.compute_dtype = dtype_from_string(compute_dtype, "compute_dtype", kPeakDType);
     const InferenceResult r = inference(c, in, hw);
 
     json sweep = json::array();
@@ -53,7 +51,7 @@ json inference_method(const json& args) {
              {"batch", in.batch},
              {"kv_dtype", to_string(in.kv_dtype)},
              {"weights_dtype", to_string(in.weights_dtype)},
-             {"compute_dtype", in.compute_dtype},
+             {"compute_dtype", to_string(in.compute_dtype)},
              {"peak_flops_per_s", hw.peak(in.compute_dtype)},
              {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
              {"capacity_bytes", hw.memory_bytes},
@@ -89,10 +87,10 @@ json matmul_roofline(const json& args) {
     const double n = static_cast<double>(integer_arg(args, "n", 1, std::int64_t{1} << 40));
     const double k = static_cast<double>(integer_arg(args, "k", 1, std::int64_t{1} << 40));
     const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
-    const DType storage = dtype_from_string(dtype == "tf32" ? "fp32" : dtype, "dtype");
+    const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
     const Hardware hw = find_hardware(string_arg(args, "hardware"));
-    const double peak = hw.peak(dtype);
-    const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, static_cast<double>(dtype_bytes(storage)));
+    const double peak = hw.peak(type);
+    const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, static_cast<double>(dtype_bytes(type)));
     const double attainable = roofline::attainable(t.intensity, peak, hw.memory_bandwidth_bytes_per_s);
     return json{{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}, {"flops", t.flops}, {"bytes", t.bytes},
                 {"intensity", t.intensity}, {"ridge_flops_per_byte", peak / hw.memory_bandwidth_bytes_per_s},
@@ -130,9 +128,9 @@ json compute_units(const json& args) {
 // Bytes of an inference checkpoint and of a resumable one (engine/src/checkpoint.cpp).
 json checkpoint_size(const json& args) {
     const ModelConfig c = resolve_model(args);
-    const Recipe& recipe = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
-    const CheckpointSize s = tally::checkpoint_size(c, recipe);
-    return json{{"params", s.params}, {"recipe", recipe.id},
+    const RecipePreset& preset = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
+    const CheckpointSize s = tally::checkpoint_size(c, preset.recipe);
+    return json{{"params", s.params}, {"recipe", preset.id},
                 {"weights_bytes", s.weights_bytes}, {"master_bytes", s.master_bytes}, {"optimizer_bytes", s.optimizer_bytes},
                 {"inference_bytes", s.inference_bytes}, {"resume_bytes", s.resume_bytes},
                 {"resume_bytes_per_param", s.resume_bytes_per_param}};

@@ -25,8 +25,8 @@ json kv_cache_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const std::int64_t context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
     const std::int64_t batch = int_or(args, "batch", 1, 1, 1'000'000'000);
-    const DType kv = dtype_from_string(string_or(args, "kv_dtype", "bf16"), "kv_dtype");
-    const DType w = dtype_from_string(string_or(args, "weights_dtype", "bf16"), "weights_dtype");
+    const DType kv = dtype_from_string(string_or(args, "kv_dtype", "bf16"), "kv_dtype", kStorageDType);
+    const DType w = dtype_from_string(string_or(args, "weights_dtype", "bf16"), "weights_dtype", kStorageDType);
     const std::int64_t encoder_context = int_or(args, "encoder_context", 0, 0, std::int64_t{1} << 40);
     const KvCache k = kv_cache(c, context, batch, kv, w, encoder_context);
     json out{{"model", model_to_json(c)},

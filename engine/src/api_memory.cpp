@@ -22,7 +22,7 @@ using u64 = std::uint64_t;
 
 // Shared with api_fit.cpp through api_args.h.
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
-    const BytesPerParam256 bpp = bytes_per_param_256(st.precision);
+    const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     json classes = json::array();
     const std::string zero_text = "ZeRO stage " + std::to_string(st.zero);
     classes.push_back({{"id", "weights"},
@@ -30,7 +30,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"bytes", m.bytes.weights},
                        {"params", m.params_weights},
                        {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
-                       {"description", std::string("The ") + to_string(st.precision.weights) +
+                       {"description", std::string("The ") + to_string(st.recipe.weights) +
                                            " weights the forward and backward passes read; split by TP and PP, and "
                                            "by data parallelism only at ZeRO stage 3 (" + zero_text + ")."},
                        {"formula", bytes_per_param_formula("N_w", bpp.weights)},
@@ -40,7 +40,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"bytes", m.bytes.gradients},
                        {"params", m.params_gradients},
                        {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
-                       {"description", std::string("One ") + to_string(st.precision.gradients) +
+                       {"description", std::string("One ") + to_string(st.recipe.gradients) +
                                            " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
                        {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
                        {"sharded_by", "tp, pp, zero >= 2"}});
@@ -49,16 +49,16 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"bytes", m.bytes.master_weights},
                        {"params", m.params_optimizer},
                        {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
-                       {"description", st.precision.master_weights == DType::None
+                       {"description", st.recipe.master_weights == DType::None
                                            ? std::string("None: the optimizer updates the working weights directly.")
-                                           : std::string("A ") + to_string(st.precision.master_weights) +
+                                           : std::string("A ") + to_string(st.recipe.master_weights) +
                                                  " copy the optimizer updates, so small updates are not lost to "
                                                  "rounding in the narrower weights; part of the optimizer state ZeRO "
                                                  "stage 1 shards."},
                        {"formula", bytes_per_param_formula("N_o", bpp.master_weights)},
                        {"sharded_by", "tp, pp, zero >= 1"}});
     json parts = json::array();
-    for (const OptimizerPart& part : optimizer_parts(st.precision.optimizer, m.bytes.optimizer_states))
+    for (const OptimizerPart& part : optimizer_parts(st.recipe.optimizer, m.bytes.optimizer_states))
         parts.push_back({{"id", part.id}, {"name", part.name}, {"bytes", part.bytes}});
     classes.push_back({{"id", "optimizer_states"},
                        {"parts", parts},
@@ -69,9 +69,9 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                         m.params_optimizer == 0 ? 0.0
                                                 : static_cast<double>(m.bytes.optimizer_states) /
                                                       static_cast<double>(m.params_optimizer)},
-                       {"description", std::string(to_string(st.precision.optimizer)) + ": " +
-                                           optimizer_description(st.precision.optimizer) + "."},
-                       {"formula", optimizer_states_formula(st.precision)},
+                       {"description", std::string(to_string(st.recipe.optimizer)) + ": " +
+                                           optimizer_description(st.recipe.optimizer) + "."},
+                       {"formula", optimizer_states_formula(st.recipe)},
                        {"sharded_by", "tp, pp, zero >= 1"}});
     classes.push_back({{"id", "activations"},
                        {"name", "activations"},
@@ -89,9 +89,9 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                            {"bytes", m.bytes.grad_accum},
                            {"params", m.params_optimizer},
                            {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
-                           {"description", std::string("A ") + to_string(st.precision.grad_accum) +
+                           {"description", std::string("A ") + to_string(st.recipe.grad_accum) +
                                                " buffer the gradients of each micro-batch are added into, beside the " +
-                                               to_string(st.precision.gradients) +
+                                               to_string(st.recipe.gradients) +
                                                " gradients; sharded like the optimizer states from ZeRO stage 1."},
                            {"formula", bytes_per_param_formula("N_o", bpp.grad_accum)},
                            {"sharded_by", "tp, pp, zero >= 1"}});
@@ -106,7 +106,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                                                " prefetched ahead) and holds its full gradient until the "
                                                "reduce-scatter."},
                            {"formula", "N_unit · (1 + prefetch + 1) · " +
-                                           format_number(static_cast<double>(dtype_bytes(st.precision.weights))) + " B"},
+                                           format_number(static_cast<double>(dtype_bytes(st.recipe.weights))) + " B"},
                            {"sharded_by", "tp, pp"}});
     }
     json terms = json::array();
@@ -242,7 +242,7 @@ json memory_budget_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"recipes", recipes_method, "named precision/optimizer recipes with bytes per parameter"},
+    {"recipes", recipes_method, "named training recipes (dtype per tensor class, optimizer) with bytes per parameter"},
     {"memory_budget", memory_budget_method, "training memory per GPU, term by term"},
 };
 

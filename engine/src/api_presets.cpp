@@ -43,8 +43,16 @@ json presets(const json&) {
                         Optimizer::Adafactor})
         optimizers.push_back({{"id", to_string(o)}, {"states", optimizer_states(o)}, {"description", optimizer_description(o)}});
     json dtypes = json::array();
-    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
-        dtypes.push_back({{"id", to_string(t)}, {"bytes", dtype_bytes(t)}});
+    for (const DTypeInfo& d : tally::dtypes()) {
+        json roles = json::array();
+        if (d.roles & kStorageDType) roles.push_back("storage");
+        if (d.roles & kPeakDType) roles.push_back("peak");
+        if (d.roles & kTensorDType) roles.push_back("tensor");
+        json row{{"id", d.id}, {"name", d.name}, {"bits", d.bits}, {"roles", roles}, {"note", d.note}};
+        if (d.bits % 8 == 0) row["bytes"] = d.bits / 8;
+        else row["bytes"] = d.bits / 8.0;  // packed sub-byte types (two fp4 values per byte)
+        dtypes.push_back(row);
+    }
     return json{{"models", models}, {"hardware", hardware}, {"recipes", recipes_json()}, {"optimizers", optimizers},
                 {"dtypes", dtypes}};
 }
@@ -120,7 +128,7 @@ json assumptions(const json&) {
     json hardware = json::array();
     for (const auto& h : presets_json().at("hardware")) {
         const Hardware hw = hardware_from_json(h);
-        const UsableCapacity u = usable_capacity(hw.memory_reported_bytes, kDefaultCudaContextBytes, kDefaultFragmentationFraction);
+        const UsableCapacity u = preset_usable_capacity(hw);
         json rows = json::array();
         rows.push_back(row("capacity_marketing", "capacity on the datasheet", bytes_text(hw.memory_bytes), hw.source));
         rows.push_back(row("capacity_reported", hw.memory_reported_by == "device" ? "capacity the device reports"

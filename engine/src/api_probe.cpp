@@ -29,7 +29,8 @@ json probe_peak(const json& args) {
         throw InputError("variant", "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
                                     "f32x4.relaxed_madd), got \"" + variant + "\"");
     const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
-    return {{"variant", variant}, {"gflops", r.gflops}, {"gflops_min", r.gflops_min}, {"gflops_max", r.gflops_max},
+    return {{"variant", variant}, {"flops_per_s", r.flops_per_s}, {"flops_per_s_min", r.flops_per_s_min},
+            {"flops_per_s_max", r.flops_per_s_max},
             {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
             {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
 }
@@ -38,8 +39,12 @@ json probe_bandwidth(const json& args) {
     const auto mib = optional_integer_arg(args, "mib", 1, kMaxProbeMiB).value_or(128);
     const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
     const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
-    return {{"read_gbs", r.read_gbs}, {"read_gbs_min", r.read_gbs_min}, {"read_gbs_max", r.read_gbs_max},
-            {"triad_gbs", r.triad_gbs}, {"triad_gbs_min", r.triad_gbs_min}, {"triad_gbs_max", r.triad_gbs_max},
+    return {{"read_bytes_per_s", r.read_bytes_per_s},
+            {"read_bytes_per_s_min", r.read_bytes_per_s_min},
+            {"read_bytes_per_s_max", r.read_bytes_per_s_max},
+            {"triad_bytes_per_s", r.triad_bytes_per_s},
+            {"triad_bytes_per_s_min", r.triad_bytes_per_s_min},
+            {"triad_bytes_per_s_max", r.triad_bytes_per_s_max},
             {"bytes", r.bytes}, {"samples", r.samples}, {"threads", 1}};
 }
 

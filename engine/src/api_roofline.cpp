@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tally/api.h"
+#include "tally/dtype.h"
 #include "tally/error.h"
 #include "tally/hardware.h"
 #include "tally/roofline.h"
@@ -13,13 +14,6 @@
 namespace tally::api {
 
 namespace {
-
-double element_bytes_of(const std::string& dtype) {
-    if (dtype == "fp32" || dtype == "tf32") return 4;
-    if (dtype == "bf16" || dtype == "fp16") return 2;
-    if (dtype == "fp8") return 1;
-    throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
-}
 
 // The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.
 json bounds_at(const json& args, double peak, double bandwidth) {
@@ -46,7 +40,8 @@ json bounds_at(const json& args, double peak, double bandwidth) {
 json roofline(const json& args) {
     const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
     roofline::OpsConfig config;
-    config.element_bytes = element_bytes_of(dtype);
+    const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
+    config.element_bytes = static_cast<double>(dtype_bytes(type));
     config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, roofline::kMaxOpsSeq).value_or(config.seq));
     config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
     config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
@@ -57,7 +52,7 @@ json roofline(const json& args) {
     double peak = 0, bandwidth = 0;
     if (const auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
-        peak = hw.peak(dtype);
+        peak = hw.peak(type);
         bandwidth = hw.memory_bandwidth_bytes_per_s;
         out["hardware"] = {{"id", *id}, {"name", hw.name}, {"source", hw.source},
                            {"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth}};

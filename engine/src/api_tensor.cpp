@@ -10,6 +10,7 @@
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/dtype.h"
 #include "tally/precision.h"
 #include "tally/tensor.h"
 
@@ -54,7 +55,7 @@ json tensor_bytes_method(const json& args) {
     std::vector<u64> shape;
     for (std::size_t i = 0; i < shape_json.size(); ++i) shape.push_back(shape_dim(shape_json[i], i));
     const std::string dtype = string_arg(args, "dtype");
-    const TensorBytes t = tensor_bytes(shape, dtype_bits(dtype, "dtype"));
+    const TensorBytes t = tensor_bytes(shape, dtype_bits(dtype_from_string(dtype, "dtype", kTensorDType)));
     return json{{"shape", shape},
                 {"dtype", dtype},
                 {"elements", t.elements},

@@ -6,7 +6,7 @@ namespace tally {
 
 CheckpointSize checkpoint_size(const ModelConfig& config, const Recipe& recipe) {
     // Bytes per parameter in 1/256 units (exact for 4-bit and block-scaled formats), as the memory budget counts them.
-    const BytesPerParam256 per = bytes_per_param_256(recipe.precision);
+    const BytesPerParam256 per = bytes_per_param_256(recipe);
     CheckpointSize s;
     s.params = static_cast<double>(count_params(config).total);
     s.weights_bytes = s.params * static_cast<double>(per.weights) / 256;

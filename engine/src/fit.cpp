@@ -35,17 +35,17 @@ std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint6
     return hi * mp;
 }
 
-std::uint64_t largest_model_params(std::uint64_t capacity_total, const Precision& precision) {
-    validate(precision);
-    const std::uint64_t bpp = bytes_per_param_256(precision).total();  // in 1/256 byte
+std::uint64_t largest_model_params(std::uint64_t capacity_total, const Recipe& recipe) {
+    validate(recipe);
+    const std::uint64_t bpp = bytes_per_param_256(recipe).total();  // in 1/256 byte
     // floor(capacity · 256 / bpp) without overflowing the product.
     const std::uint64_t q = capacity_total / bpp, r = capacity_total % bpp;
     return checked_add("capacity_bytes", checked_mul("capacity_bytes", q, 256), r * 256 / bpp);
 }
 
 std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::int64_t gpus, int zero, std::int64_t tp,
-                                           std::int64_t pp, const Precision& precision) {
-    validate(precision);
+                                           std::int64_t pp, const Recipe& recipe) {
+    validate(recipe);
     if (zero < 0 || zero > 3) throw InputError("zero", "zero must be a whole number in [0, 3], got " + std::to_string(zero));
     if (gpus < 1) throw InputError("gpus", "gpus must be >= 1");
     if (tp < 1) throw InputError("tp", "tp must be >= 1");
@@ -54,7 +54,7 @@ std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::in
         throw InputError("gpus", "gpus (" + std::to_string(gpus) + ") must be a multiple of tp·pp = " +
                                      std::to_string(tp * pp));
     const std::uint64_t dp = static_cast<std::uint64_t>(gpus / (tp * pp));
-    const BytesPerParam256 b = bytes_per_param_256(precision);
+    const BytesPerParam256 b = bytes_per_param_256(recipe);
     // Bytes per parameter of the whole model, in 1/256 byte, times dp: a class not sharded by ZeRO
     // costs dp times more per GPU-share than one that is.
     auto scaled = [&](std::uint64_t bytes256, bool sharded) { return checked_mul("gpus", bytes256, sharded ? 1 : dp); };

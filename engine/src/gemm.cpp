@@ -267,9 +267,9 @@ BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmu
     const double flops = 2.0 * m * static_cast<double>(n) * k;
     row.median_s = timing.median_s;
     row.samples = timing.samples;
-    row.gflops = flops / timing.median_s * 1e-9;
-    row.gflops_min = flops / timing.max_s * 1e-9;
-    row.gflops_max = flops / timing.min_s * 1e-9;
+    row.flops_per_s = flops / timing.median_s;
+    row.flops_per_s_min = flops / timing.max_s;
+    row.flops_per_s_max = flops / timing.min_s;
     return row;
 }
 

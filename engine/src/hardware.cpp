@@ -61,17 +61,36 @@ UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_byt
     return u;
 }
 
-double Hardware::peak(const std::string& dtype) const {
-    double value = -1;
-    if (dtype == "fp32") value = peak_fp32;
-    else if (dtype == "tf32") value = peak_tf32;
-    else if (dtype == "bf16") value = peak_bf16;
-    else if (dtype == "fp16") value = peak_fp16;
-    else if (dtype == "fp8") value = peak_fp8;
-    if (value < 0) throw InputError("dtype", "dtype must be one of fp32, tf32, bf16, fp16, fp8, got \"" + dtype + "\"");
-    if (value == 0) throw InputError("dtype", name + " has no dense " + dtype + " peak (unsupported); pick another dtype");
-    return value;
+UsableCapacity preset_usable_capacity(const Hardware& hw, std::optional<std::uint64_t> context_bytes,
+                                      std::optional<double> fragmentation_fraction) {
+    return usable_capacity(hw.memory_reported_bytes, context_bytes.value_or(kDefaultCudaContextBytes),
+                           fragmentation_fraction.value_or(kDefaultFragmentationFraction));
 }
+
+namespace {
+// The preset field of each peak dtype; nullptr for dtypes without a peak role.
+double Hardware::* peak_member(DType dtype) {
+    switch (dtype) {
+        case DType::FP32: return &Hardware::peak_fp32;
+        case DType::TF32: return &Hardware::peak_tf32;
+        case DType::BF16: return &Hardware::peak_bf16;
+        case DType::FP16: return &Hardware::peak_fp16;
+        case DType::FP8: return &Hardware::peak_fp8;
+        default: return nullptr;
+    }
+}
+}  // namespace
+
+double Hardware::peak(DType dtype) const {
+    double Hardware::* member = peak_member(dtype);
+    if (member == nullptr)
+        throw InputError("dtype", "dtype must be one of " + dtype_ids(kPeakDType) + ", got \"" + to_string(dtype) + "\"");
+    if (this->*member == 0)
+        throw InputError("dtype", name + " has no dense " + to_string(dtype) + " peak (unsupported); pick another dtype");
+    return this->*member;
+}
+
+double Hardware::peak(const std::string& dtype) const { return peak(dtype_from_string(dtype, "dtype", kPeakDType)); }
 
 Hardware hardware_from_json(const json& o) {
     if (!o.is_object()) throw InputError("hardware", "hardware must be a preset id or an object");
@@ -107,11 +126,8 @@ Hardware hardware_from_json(const json& o) {
         if (!it->is_number()) throw InputError("peak_tflops", hw.name + ": peak_tflops." + key + " must be a number");
         return require_positive(key, it->get<double>()) * 1e12;
     };
-    hw.peak_fp32 = read("fp32");
-    hw.peak_tf32 = read("tf32");
-    hw.peak_bf16 = read("bf16");
-    hw.peak_fp16 = read("fp16");
-    hw.peak_fp8 = read("fp8");
+    for (const DTypeInfo& d : dtypes())
+        if (d.roles & kPeakDType) hw.*peak_member(d.type) = read(d.id);
     if (auto ic = o.find("interconnect"); ic != o.end()) hw.interconnect = interconnect_from_json(*ic, hw.name);
     return hw;
 }
@@ -130,9 +146,10 @@ double Hardware::ridge(const std::string& dtype) const { return roofline::ridge(
 
 json hardware_to_json(const Hardware& hw) {
     json peaks = json::object(), ridge = json::object();
-    const std::pair<const char*, double> all[] = {
-        {"fp32", hw.peak_fp32}, {"tf32", hw.peak_tf32}, {"bf16", hw.peak_bf16}, {"fp16", hw.peak_fp16}, {"fp8", hw.peak_fp8}};
-    for (const auto& [key, value] : all) {
+    for (const DTypeInfo& d : dtypes()) {
+        if (!(d.roles & kPeakDType)) continue;
+        const char* key = d.id;
+        const double value = hw.*peak_member(d.type);
         if (value <= 0) continue;
         peaks[key] = value;
         ridge[key] = roofline::ridge(value, hw.memory_bandwidth_bytes_per_s);

@@ -24,7 +24,7 @@ void require_range(const char* field, std::int64_t value, std::int64_t low, std:
 }
 
 // Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
-constexpr Recipe kRecipes[] = {
+constexpr RecipePreset kRecipes[] = {
     {"bf16_mixed_adamw", "bf16 mixed precision AdamW (fp32 master)",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 Adam m, v 8 = 16 B/param (Micikevicius et al. 2018; "
      "ZeRO paper's 2+2+12)",
@@ -66,7 +66,7 @@ constexpr Recipe kRecipes[] = {
 
 std::string recipe_ids() {
     std::string ids;
-    for (const Recipe& r : kRecipes) {
+    for (const RecipePreset& r : kRecipes) {
         if (!ids.empty()) ids += ", ";
         ids += r.id;
     }
@@ -74,36 +74,6 @@ std::string recipe_ids() {
 }
 
 }  // namespace
-
-const char* to_string(DType type) {
-    switch (type) {
-        case DType::FP32: return "fp32";
-        case DType::BF16: return "bf16";
-        case DType::FP16: return "fp16";
-        case DType::FP8: return "fp8";
-        case DType::INT8: return "int8";
-        case DType::None: return "none";
-    }
-    return "?";
-}
-
-u64 dtype_bytes(DType type) {
-    switch (type) {
-        case DType::FP32: return 4;
-        case DType::BF16:
-        case DType::FP16: return 2;
-        case DType::FP8:
-        case DType::INT8: return 1;
-        case DType::None: return 0;
-    }
-    return 0;
-}
-
-DType dtype_from_string(const std::string& text, const char* field) {
-    for (DType t : {DType::FP32, DType::BF16, DType::FP16, DType::FP8, DType::INT8, DType::None})
-        if (text == to_string(t)) return t;
-    throw InputError(field, std::string(field) + " must be one of fp32, bf16, fp16, fp8, int8, none, got \"" + text + "\"");
-}
 
 const char* to_string(Optimizer o) {
     switch (o) {
@@ -149,15 +119,39 @@ const char* optimizer_description(Optimizer o) {
     return "";
 }
 
-std::span<const Recipe> recipes() { return kRecipes; }
+std::span<const RecipePreset> recipes() { return kRecipes; }
 
-const Recipe& find_recipe(const std::string& id) {
-    for (const Recipe& r : kRecipes)
+const RecipePreset& find_recipe(const std::string& id) {
+    for (const RecipePreset& r : kRecipes)
         if (id == r.id) return r;
     throw InputError("recipe", "unknown recipe \"" + id + "\"; known: " + recipe_ids());
 }
 
-void validate(const Precision& p) {
+ChosenRecipe choose_recipe(const RecipePreset& preset, const RecipeOverrides& o) {
+    ChosenRecipe c;
+    c.preset = &preset;
+    Recipe& r = c.recipe;
+    r = preset.recipe;
+    if (o.weights) r.weights = *o.weights;
+    if (o.gradients) r.gradients = *o.gradients;
+    if (o.master_weights) r.master_weights = *o.master_weights;
+    if (o.optimizer) r.optimizer = *o.optimizer;
+    if (o.optimizer_state) r.optimizer_state = *o.optimizer_state;
+    if (o.grad_accum) r.grad_accum = *o.grad_accum;
+    c.custom = o.weights || o.gradients || o.master_weights || o.optimizer || o.optimizer_state ||
+               (o.grad_accum && *o.grad_accum != DType::None);
+    // bitsandbytes' 8-bit Adam stores its states in int8 whatever was asked; plain SGD keeps no state.
+    if (r.optimizer == Optimizer::AdamW8bit) r.optimizer_state = DType::INT8;
+    if (r.optimizer == Optimizer::Sgd) r.optimizer_state = DType::None;
+    validate(r);
+    return c;
+}
+
+std::string ChosenRecipe::id() const { return custom ? "custom" : preset->id; }
+std::string ChosenRecipe::name() const { return custom ? std::string("custom (from ") + preset->name + ")" : preset->name; }
+std::string ChosenRecipe::description() const { return custom ? "per-class settings below" : preset->description; }
+
+void validate(const Recipe& p) {
     if (p.weights == DType::None) throw InputError("weights", "weights must be a storage type, not none");
     if (p.gradients == DType::None) throw InputError("gradients", "gradients must be a storage type, not none");
     if (p.master_weights != DType::None && dtype_bytes(p.master_weights) <= dtype_bytes(p.weights))
@@ -176,7 +170,7 @@ void validate(const Precision& p) {
                                                 to_string(p.optimizer));
 }
 
-BytesPerParam256 bytes_per_param_256(const Precision& p) {
+BytesPerParam256 bytes_per_param_256(const Recipe& p) {
     BytesPerParam256 b;
     b.weights = 256 * dtype_bytes(p.weights);
     b.gradients = 256 * dtype_bytes(p.gradients);
@@ -198,7 +192,7 @@ std::string bytes_per_param_formula(const char* count, u64 bytes256) {
     return std::string(count) + " · " + format_number(static_cast<double>(bytes256) / 256) + " B";
 }
 
-std::string optimizer_states_formula(const Precision& p) {
+std::string optimizer_states_formula(const Recipe& p) {
     const BytesPerParam256 bpp = bytes_per_param_256(p);
     switch (p.optimizer) {
         case Optimizer::AdamW: return bytes_per_param_formula("2 · N_o", bpp.optimizer_states / 2);
@@ -490,7 +484,7 @@ struct StageBudget {
 StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp, const ShardSpec& spec,
                          std::int64_t in_flight, bool first, bool last) {
     StageBudget r;
-    const Precision& p = st.precision;
+    const Recipe& p = st.recipe;
     const ShardSplit split = shard_params_split(c, spec);
     const u64 n = split.total;
     const u64 udp = static_cast<u64>(dp);
@@ -551,7 +545,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
 
 MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     validate(c);
-    validate(st.precision);
+    validate(st.recipe);
     require_range("seq", st.seq, 1, kMaxSeq);
     if (st.decoder_seq != 0 && !c.is_encoder_decoder())
         throw InputError("decoder_seq", "decoder_seq (a target length) applies to an encoder-decoder (architecture "
@@ -606,7 +600,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         m.grad_accum_steps = st.global_batch / per_step;
         microbatches = m.grad_accum_steps;
     }
-    m.layers_per_stage = (c.num_layers + st.pp - 1) / st.pp;
+    m.layers_per_stage = pipeline_stage_layers(c.num_layers, st.pp);
     m.params_total = count_params(c).total;
     StageBudget chosen;
     if (st.pp == 1) {

@@ -67,14 +67,14 @@ PeakResult peak(int samples, double min_sample_s, bool relaxed) {
         static_cast<double>(iters) * (relaxed ? gemm::relaxed_peak_flops_per_iter() : gemm::impl::peak_flops_per_iter());
     std::vector<double> rates;
     for (int s = 0; s < samples; ++s)
-        rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }) * 1e-9);
+        rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }));
     const Stats st = stats(rates);
     PeakResult out;
-    out.gflops = st.median;
-    out.gflops_min = st.min;
-    out.gflops_max = st.max;
+    out.flops_per_s = st.median;
+    out.flops_per_s_min = st.min;
+    out.flops_per_s_max = st.max;
     out.samples = samples;
-    out.seconds_per_sample = flops / (st.median * 1e9);
+    out.seconds_per_sample = flops / st.median;
     out.isa = relaxed ? "wasm-simd128+relaxed-madd" : gemm::simd_isa();
     out.lanes = gemm::simd_lanes();
     out.fma = relaxed || gemm::simd_has_fma();
@@ -92,7 +92,7 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     for (int s = 0; s < samples; ++s)
         read_rates.push_back(timed_rate(static_cast<double>(count) * 4, [&] {
             g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);
-        }) * 1e-9);
+        }));
     // Triad over three thirds of the same allocation (each third is still larger than a 32 MiB L3
     // for the default 128 MiB).
     const long third = count / 3;
@@ -103,16 +103,16 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     for (int s = 0; s < samples; ++s)
         triad_rates.push_back(timed_rate(static_cast<double>(third) * 12, [&] {
             gemm::impl::triad(a, b, c, 0.5f, third);
-        }) * 1e-9);
+        }));
     g_sink = g_sink + a[third / 2];
     const Stats r = stats(read_rates), t = stats(triad_rates);
     BandwidthResult out;
-    out.read_gbs = r.median;
-    out.read_gbs_min = r.min;
-    out.read_gbs_max = r.max;
-    out.triad_gbs = t.median;
-    out.triad_gbs_min = t.min;
-    out.triad_gbs_max = t.max;
+    out.read_bytes_per_s = r.median;
+    out.read_bytes_per_s_min = r.min;
+    out.read_bytes_per_s_max = r.max;
+    out.triad_bytes_per_s = t.median;
+    out.triad_bytes_per_s_min = t.min;
+    out.triad_bytes_per_s_max = t.max;
     out.bytes = bytes;
     out.samples = samples;
     return out;

@@ -312,8 +312,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double dp_bw = kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
-    const double grad_bytes = params * static_cast<double>(dtype_bytes(st.precision.gradients));
-    const double weight_bytes = params * static_cast<double>(dtype_bytes(st.precision.weights));
+    const double grad_bytes = params * static_cast<double>(dtype_bytes(st.recipe.gradients));
+    const double weight_bytes = params * static_cast<double>(dtype_bytes(st.recipe.weights));
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     if (dp > 1) {
@@ -339,7 +339,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- optimizer step
     // Reads the gradient, reads and writes the master weights and states, writes the working weights.
-    const BytesPerParam256 bpp = bytes_per_param_256(st.precision);
+    const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     const double update_bytes_per_param =
         static_cast<double>(2 * (bpp.master_weights + bpp.optimizer_states) + bpp.gradients + bpp.weights) / 256;
     const double optimizer_seconds = static_cast<double>(mem.params_optimizer) * update_bytes_per_param / hbm;

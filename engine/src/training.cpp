@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "tally/error.h"
+#include "tally/params.h"
 
 namespace tally {
 
@@ -60,6 +62,87 @@ TrainingTime estimate_training_time(const TrainingTimeInput& input) {
         throw InputError("peak_flops_per_s", "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
                                                  format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
     return out;
+}
+
+const char* to_string(FlopsBasis basis) { return basis == FlopsBasis::Exact ? "exact" : "six_nd"; }
+
+FlopsBasis flops_basis_from_string(const std::string& text, bool has_model) {
+    if (text == "six_nd") return FlopsBasis::SixND;
+    if (text == "exact") {
+        if (!has_model) throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
+        return FlopsBasis::Exact;
+    }
+    throw InputError("flops_basis", "flops_basis must be exact or six_nd, got \"" + text + "\"");
+}
+
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const FlopsInput& input, FlopsBasis basis) {
+    const FlopsResult r = count_flops(c, input);
+    const ParamCount p = count_params(c);
+    TrainingFlopsPerToken t;
+    t.basis = basis;
+    t.six_n = c.is_moe() ? r.six_n_active : r.six_n;
+    t.chinchilla_params = static_cast<double>(c.is_moe() ? p.active : p.total);
+    t.chinchilla_basis = c.is_moe() ? "active" : "total";
+    if (basis == FlopsBasis::Exact) {
+        t.executed = r.training_per_token;
+        t.model = r.model_per_token;
+    } else {
+        t.executed = t.model = t.six_n;
+    }
+    return t;
+}
+
+TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute) {
+    const ParamsOnlyFlops per = flops_from_params(params, recompute);
+    TrainingFlopsPerToken t;
+    t.basis = FlopsBasis::SixND;
+    t.model = t.six_n = per.model_per_token;
+    t.executed = per.training_per_token;
+    t.chinchilla_params = params;
+    t.chinchilla_basis = "given";
+    return t;
+}
+
+double run_flops(double flops_per_token, double tokens) {
+    const double total = flops_per_token * tokens;
+    if (!std::isfinite(total))
+        throw InputError("tokens", "tokens must be below " + format_number(std::numeric_limits<double>::max() / flops_per_token) +
+                                       " (the training FLOPs, " + format_number(flops_per_token) +
+                                       " per token, overflow a double), got " + format_number(tokens));
+    return total;
+}
+
+double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour) {
+    require_positive("dollars_per_gpu_hour", dollars_per_gpu_hour);
+    const double dollars = gpu_hours * dollars_per_gpu_hour;
+    if (!std::isfinite(dollars))
+        throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(dollars_per_gpu_hour) + " times " +
+                                                     format_number(gpu_hours) + " GPU-hours overflows a double");
+    return dollars;
+}
+
+std::vector<InputWarning> training_cost_warnings(double mfu, std::optional<double> dollars_per_gpu_hour) {
+    std::vector<InputWarning> out;
+    if (dollars_per_gpu_hour && *dollars_per_gpu_hour > kImplausibleDollarsPerGpuHour)
+        out.push_back({"dollars_per_gpu_hour",
+                       "dollars_per_gpu_hour is " + format_number(*dollars_per_gpu_hour) +
+                           ": far above cloud prices (an on-demand H100 is about $12 per GPU-hour); is it the price of "
+                           "a whole node, or per GPU-day?"});
+    if (mfu > kImplausibleMfu)
+        out.push_back({"mfu", "mfu " + format_percent(mfu) + " % is above any published large-scale training run "
+                              "(PaLM 540B: 46.2 %); the time is likely optimistic"});
+    return out;
+}
+
+std::vector<InputWarning> utilization_warnings(const Utilization& u) {
+    if (u.mfu > 1)
+        return {{"tokens_per_second", "mfu is " + format_percent(u.mfu) +
+                                          " %: the GPUs cannot exceed 100 % of their peak, so tokens_per_second, gpus or "
+                                          "the peak is wrong"}};
+    if (u.hfu > 1)
+        return {{"tokens_per_second",
+                 "hfu is " + format_percent(u.hfu) + " % (recomputed FLOPs included): above 100 % of peak, so an input is wrong"}};
+    return {};
 }
 
 }  // namespace tally

@@ -40,7 +40,7 @@ void exercise(const tally::ModelConfig& c, std::uint64_t seed) {
     st.recompute = in.recompute;
     st.flash_attention = in.flash_attention;
     st.dropout = (seed >> 23) & 1;
-    st.precision = tally::recipes()[(seed >> 24) % tally::recipes().size()].precision;
+    st.recipe = tally::recipes()[(seed >> 24) % tally::recipes().size()].recipe;
     try {
         (void)tally::memory_budget(c, st);
     } catch (const tally::InputError&) {

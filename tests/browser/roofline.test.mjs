@@ -97,17 +97,17 @@ test('roofline: measuring runs in workers, single- and all-core points are finit
     assert.equal(row.stripes.reduce((a, b) => a + b, 0), row.n, JSON.stringify(row));
     assert.equal(row.flops, 2 * row.n ** 3, 'the stripes do the FLOPs of one n x n product');
     assert.equal(row.correct, true);
-    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0 && Number.isFinite(row.intensity) && row.intensity > 0, JSON.stringify(row));
+    assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0 && Number.isFinite(row.intensity) && row.intensity > 0, JSON.stringify(row));
   }
   assert.equal(result.allCores.cores, 2);
   assert.ok(result.allCores.peakFlops > 0 && result.allCores.bandwidth > 0);
   for (const row of result.rows) {
-    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0, JSON.stringify(row));
+    assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0, JSON.stringify(row));
     assert.ok(Number.isFinite(row.intensity) && row.intensity > 0);
     assert.equal(row.correct, true, `${row.kernel} n=${row.n} matches the double reference`);
   }
-  assert.ok(Number.isFinite(result.machine.peak.gflops) && result.machine.peak.gflops > 0);
-  assert.ok(Number.isFinite(result.machine.bw.read_gbs) && result.machine.bw.read_gbs > 0);
+  assert.ok(Number.isFinite(result.machine.peak.flops_per_s) && result.machine.peak.flops_per_s > 0);
+  assert.ok(Number.isFinite(result.machine.bw.read_bytes_per_s) && result.machine.bw.read_bytes_per_s > 0);
   assert.equal(result.machine.peak.isa, relaxed ? 'wasm-simd128+relaxed-madd' : 'wasm-simd128', 'the roof is the fastest kernel\'s ceiling');
   assert.equal(result.machine.mulAddPeak.isa, 'wasm-simd128');
   // That the page stayed responsive is asserted above by order, not time (the input took effect while the

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 TEST_CASE("call wraps a result in ok:true and the numbers match the C++ function") {
     const json out = json::parse(tally::api::call(
-        "training_time", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"));
+        "training_cost", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"));
     REQUIRE(out["ok"] == true);
     CHECK(out["result"]["six_nd"].get<double>() == 6.0 * 70e9 * 15e12);
     CHECK(out["result"]["days"].get<double>() == Approx(143.93).epsilon(1e-4));
@@ -23,22 +23,22 @@ TEST_CASE("call wraps a result in ok:true and the numbers match the C++ function
 
 TEST_CASE("call reports bad input as ok:false with the field, never throws") {
     const json bad_mfu = json::parse(tally::api::call(
-        "training_time", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":1.5})"));
+        "training_cost", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":1.5})"));
     CHECK(bad_mfu["ok"] == false);
     CHECK(bad_mfu["error"]["field"] == "mfu");
     CHECK(bad_mfu["error"]["message"].get<std::string>().find("(0, 1]") != std::string::npos);
 
-    const json missing = json::parse(tally::api::call("training_time", R"({"params":70e9})"));
+    const json missing = json::parse(tally::api::call("training_cost", R"({"params":70e9})"));
     CHECK(missing["error"]["field"] == "tokens");
 
-    const json text = json::parse(tally::api::call("training_time", R"({"params":"abc","tokens":1})"));
+    const json text = json::parse(tally::api::call("training_cost", R"({"params":"abc","tokens":1})"));
     CHECK(text["error"]["field"] == "params");
 
     const json fractional_gpus = json::parse(tally::api::call(
-        "training_time", R"({"params":1e9,"tokens":1e9,"gpus":1.5,"peak_tflops":100,"mfu":0.5})"));
+        "training_cost", R"({"params":1e9,"tokens":1e9,"gpus":1.5,"peak_tflops":100,"mfu":0.5})"));
     CHECK(fractional_gpus["error"]["field"] == "gpus");
 
-    const json malformed = json::parse(tally::api::call("training_time", "{\"params\": 1,"));
+    const json malformed = json::parse(tally::api::call("training_cost", "{\"params\": 1,"));
     CHECK(malformed["error"]["field"] == "args");
     CHECK(malformed["error"]["message"].get<std::string>().find("column") != std::string::npos);  // parse position
 
@@ -48,10 +48,10 @@ TEST_CASE("call reports bad input as ok:false with the field, never throws") {
 
 TEST_CASE("numeric strings are parsed strictly: \"70e9\" is a number, \"70e9x\" is not") {
     const json ok = json::parse(tally::api::call(
-        "training_time", R"({"params":"70e9","tokens":"15e12","gpus":"1024","peak_tflops":"989.5","mfu":"0.5"})"));
+        "training_cost", R"({"params":"70e9","tokens":"15e12","gpus":"1024","peak_tflops":"989.5","mfu":"0.5"})"));
     CHECK(ok["ok"] == true);
     const json bad = json::parse(tally::api::call(
-        "training_time", R"({"params":"70e9x","tokens":"15e12","gpus":"1024","peak_tflops":"989.5","mfu":"0.5"})"));
+        "training_cost", R"({"params":"70e9x","tokens":"15e12","gpus":"1024","peak_tflops":"989.5","mfu":"0.5"})"));
     CHECK(bad["error"]["field"] == "params");
 }
 
@@ -159,14 +159,14 @@ TEST_CASE("error messages escape control characters and cap echoed input") {
 TEST_CASE("numeric strings accept only decimal and scientific notation: no hex, inf or nan") {
     for (const char* text : {"0x10", "inf", "-inf", "nan", "infinity", "1e999", "1e-400", " 8", "8 ", "1,000", ""}) {
         INFO(text);
-        const json out = envelope_of("training_time", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8},
+        const json out = envelope_of("training_cost", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8},
                                                            {"peak_tflops", 989}, {"mfu", 0.4}}
                                                           .dump());
         CHECK(out["error"]["field"] == "params");
     }
     for (const char* text : {"7e9", "7E+9", "7000000000.", ".7e10", "+7e9"}) {
         INFO(text);
-        CHECK(envelope_of("training_time", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989},
+        CHECK(envelope_of("training_cost", json{{"params", text}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989},
                                                 {"mfu", 0.4}}
                                                .dump())["ok"] == true);
     }

@@ -450,7 +450,7 @@ TEST_CASE("tally bench gemm times the kernels it is asked for, checks them again
     for (const json& row : r["rows"]) {
         CHECK(row["n"] == 32);
         CHECK(row["correct"] == true);
-        CHECK(row["gflops"].get<double>() > 0);
+        CHECK(row["flops_per_s"].get<double>() > 0);
         CHECK(row["flops"].get<double>() == 2.0 * 32 * 32 * 32);
     }
     CHECK(run_cli("bench gemm --n 0 --json").first == 2);
@@ -463,8 +463,8 @@ TEST_CASE("tally bench probe measures a positive peak and bandwidth on a small b
     REQUIRE(status == 0);
     const json r = json::parse(out);
     INFO(out);
-    CHECK(r["peak"]["gflops"].get<double>() > 0);
-    CHECK(r["bandwidth"]["read_gbs"].get<double>() > 0);
+    CHECK(r["peak"]["flops_per_s"].get<double>() > 0);
+    CHECK(r["bandwidth"]["read_bytes_per_s"].get<double>() > 0);
     CHECK(r["bandwidth"]["bytes"] == 1 << 20);
 }
 

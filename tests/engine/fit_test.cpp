@@ -11,12 +11,12 @@ using tally_test::preset;
 TEST_CASE("the largest model trainable on 8 × 80 GB is 40B at 16 B/param and about 53B at 12 B/param") {
     // CS336 lecture 2: 8 H100s, weights + grads + AdamW states, activations excluded.
     const std::uint64_t total = 8 * 80'000'000'000ull;
-    CHECK(tally::largest_model_params(total, tally::find_recipe("bf16_mixed_adamw").precision) == 40'000'000'000u);
-    CHECK(tally::largest_model_params(total, tally::find_recipe("bf16_adamw_no_master").precision) == 53'333'333'333u);
+    CHECK(tally::largest_model_params(total, tally::find_recipe("bf16_mixed_adamw").recipe) == 40'000'000'000u);
+    CHECK(tally::largest_model_params(total, tally::find_recipe("bf16_adamw_no_master").recipe) == 53'333'333'333u);
 }
 
 TEST_CASE("one 80 GB GPU at 12 B/param fits about 6.7B parameters, not 53B (a mistake in the seed notes)") {
-    CHECK(tally::largest_model_params(80'000'000'000ull, tally::find_recipe("bf16_adamw_no_master").precision) ==
+    CHECK(tally::largest_model_params(80'000'000'000ull, tally::find_recipe("bf16_adamw_no_master").recipe) ==
           6'666'666'666u);
 }
 
@@ -51,7 +51,7 @@ namespace {
 double zero_paper_max_params(std::int64_t gpus, int zero, std::int64_t mp) {
     return static_cast<double>(tally::largest_model_params_sharded(
         static_cast<std::uint64_t>(gpus) * 32'000'000'000ull, gpus, zero, mp, 1,
-        tally::find_recipe("bf16_mixed_adamw").precision));
+        tally::find_recipe("bf16_mixed_adamw").recipe));
 }
 
 }  // namespace
@@ -73,7 +73,7 @@ TEST_CASE("largest model per ZeRO stage reproduces the ZeRO paper's Table 2 (64-
     }
     // Stage 1 at N_d = 64: 4Ψ + 12Ψ/64 per GPU, exactly floor(32e9·64/268).
     CHECK(tally::largest_model_params_sharded(64 * 32'000'000'000ull, 64, 1, 1, 1,
-                                              tally::find_recipe("bf16_mixed_adamw").precision) ==
+                                              tally::find_recipe("bf16_mixed_adamw").recipe) ==
           64 * 32'000'000'000ull / 268);
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("the ZeRO paper's own formulas, solved for Ψ and rounded its way, giv
 }
 
 TEST_CASE("largest_model_params_sharded at ZeRO 3 without model parallelism equals the fully sharded bound") {
-    const auto p = tally::find_recipe("bf16_adamw_no_master").precision;
+    const auto p = tally::find_recipe("bf16_adamw_no_master").recipe;
     CHECK(tally::largest_model_params_sharded(8 * 80'000'000'000ull, 8, 3, 1, 1, p) ==
           tally::largest_model_params(8 * 80'000'000'000ull, p));
     CHECK(tally_test::error_field([&] { tally::largest_model_params_sharded(10, 6, 1, 4, 1, p); }) == "gpus");

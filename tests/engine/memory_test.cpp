@@ -95,22 +95,22 @@ TEST_CASE("SwiGLU stores three f-wide tensors and GQA shrinks K and V (Llama-2-7
 }
 
 TEST_CASE("the default recipe is 2+2+4+8 = 16 bytes per parameter; fp32 AdamW is 16 without a master copy") {
-    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).precision);
+    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).recipe);
     CHECK(b.weights == 2 * 256);
     CHECK(b.gradients == 2 * 256);
     CHECK(b.master_weights == 4 * 256);
     CHECK(b.optimizer_states == 8 * 256);
-    const auto f = tally::bytes_per_param_256(tally::find_recipe("fp32_adamw").precision);
+    const auto f = tally::bytes_per_param_256(tally::find_recipe("fp32_adamw").recipe);
     CHECK(f.total() == 16 * 256);
     CHECK(f.master_weights == 0);
-    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_adamw_no_master").precision).total() == 12 * 256);
-    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_fp32_grads").precision).total() == 18 * 256);
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_adamw_no_master").recipe).total() == 12 * 256);
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_fp32_grads").recipe).total() == 18 * 256);
     // 8-bit Adam: 2 bytes of states plus an fp32 absmax per 2048 values per state (Dettmers et al. 2022).
-    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_8bit").precision).total() == 10 * 256 + 1);
+    CHECK(tally::bytes_per_param_256(tally::find_recipe("bf16_mixed_adamw_8bit").recipe).total() == 10 * 256 + 1);
 }
 
 TEST_CASE("a fp32 master copy on top of fp32 weights is rejected (the seed notes' double count)") {
-    tally::Precision p = tally::find_recipe("fp32_adamw").precision;
+    tally::Recipe p = tally::find_recipe("fp32_adamw").recipe;
     p.master_weights = tally::DType::FP32;
     CHECK(error_field([&] { tally::validate(p); }) == "master_weights");
 }
@@ -150,7 +150,7 @@ TEST_CASE("ZeRO stages 1/2/3 divide exactly optimizer states, then gradients, th
 
 TEST_CASE("ZeRO Figure 1: 7.5B parameters on 64 GPUs need 120, 31.4, 16.6 and 1.9 GB per GPU") {
     // Rajbhandari et al. 2020, Fig. 1 (Ψ = 7.5B, K = 12, N_d = 64), from the class bytes per parameter.
-    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).precision);
+    const auto b = tally::bytes_per_param_256(tally::find_recipe(tally::kDefaultRecipe).recipe);
     const double psi = 7.5e9, nd = 64;
     const double w = b.weights / 256.0, g = b.gradients / 256.0, k = (b.master_weights + b.optimizer_states) / 256.0;
     CHECK((w + g + k) * psi / 1e9 == Approx(120));
@@ -280,12 +280,12 @@ TEST_CASE("recompute_layers k: k layers keep 2sbh, the others sbh(34 + 5as/h) (K
 TEST_CASE("an fp32 gradient-accumulation buffer beside bf16 gradients makes 20 B/param (Ultra-Scale Playbook)") {
     // Nanotron's Ultra-Scale Playbook, "Mixed precision training": bf16 params 2 + bf16 grads 2 + fp32 params 4
     // + Adam states 8 + fp32 gradient accumulation 4 = 20 bytes per parameter.
-    auto p = tally::find_recipe("bf16_mixed_adamw").precision;
+    auto p = tally::find_recipe("bf16_mixed_adamw").recipe;
     p.grad_accum = tally::DType::FP32;
     CHECK(tally::bytes_per_param_256(p).total() == 20 * 256);
     const auto c = preset("llama-2-7b");
     TrainingSetup st;
-    st.precision = p;
+    st.recipe = p;
     const auto m = memory_budget(c, st);
     CHECK(m.bytes.grad_accum == 4 * m.params_total);
     CHECK(m.bytes.total - m.bytes.activations == 20 * m.params_total);
@@ -304,12 +304,12 @@ TEST_CASE("DeepSpeed's ZeRO-2 and ZeRO-3 estimators reproduce term by term (llam
     TrainingSetup st;
     st.gpus = 8;
     st.zero = 1;
-    st.precision = tally::find_recipe("bf16_mixed_adamw").precision;
-    st.precision.grad_accum = tally::DType::FP32;
+    st.recipe = tally::find_recipe("bf16_mixed_adamw").recipe;
+    st.recipe.grad_accum = tally::DType::FP32;
     auto states = [&](const tally::MemoryBudget& m) { return m.bytes.total - m.bytes.activations; };
     CHECK(states(memory_budget(c, st)) == 4 * n + 16 * n / 8);
     st.zero = 3;
-    st.precision = tally::find_recipe("bf16_mixed_adamw_fp32_grads").precision;  // 2 + 4 + 4 + 8 = 18
+    st.recipe = tally::find_recipe("bf16_mixed_adamw_fp32_grads").recipe;  // 2 + 4 + 4 + 8 = 18
     st.zero3_gather = TrainingSetup::Zero3Gather::Module;
     auto m = memory_budget(c, st);
     CHECK(m.bytes.zero3_buffer == 4 * largest);
@@ -388,8 +388,8 @@ TEST_CASE("optimizer parts split Adam's states into equal m and v, SGD with mome
 }
 
 TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o · 4 B, 8-bit Adam adds its absmax blocks") {
-    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw").precision) == "2 · N_o · 4 B");
-    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").precision) ==
+    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw").recipe) == "2 · N_o · 4 B");
+    CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").recipe) ==
           "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
     CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
 }

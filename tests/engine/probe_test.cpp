@@ -9,22 +9,22 @@
 
 using nlohmann::json;
 
-TEST_CASE("peak probe: finite positive GFLOP/s, min <= median <= max, names its ISA") {
+TEST_CASE("peak probe: finite positive FLOP/s, min <= median <= max, names its ISA") {
     const auto r = tally::probe::peak(3, 0.005);
-    CHECK(std::isfinite(r.gflops));
-    CHECK(r.gflops > 0);
-    CHECK(r.gflops_min <= r.gflops);
-    CHECK(r.gflops <= r.gflops_max);
+    CHECK(std::isfinite(r.flops_per_s));
+    CHECK(r.flops_per_s > 0);
+    CHECK(r.flops_per_s_min <= r.flops_per_s);
+    CHECK(r.flops_per_s <= r.flops_per_s_max);
     CHECK(r.lanes >= 4);
     CHECK(std::string(r.isa).size() > 0);
 }
 
-TEST_CASE("bandwidth probe: finite positive GB/s for read and triad over a 4 MiB buffer") {
+TEST_CASE("bandwidth probe: finite positive bytes/s for read and triad over a 4 MiB buffer") {
     const auto r = tally::probe::bandwidth(4 << 20, 2);
-    CHECK(std::isfinite(r.read_gbs));
-    CHECK(r.read_gbs > 0);
-    CHECK(std::isfinite(r.triad_gbs));
-    CHECK(r.triad_gbs > 0);
+    CHECK(std::isfinite(r.read_bytes_per_s));
+    CHECK(r.read_bytes_per_s > 0);
+    CHECK(std::isfinite(r.triad_bytes_per_s));
+    CHECK(r.triad_bytes_per_s > 0);
     CHECK(r.bytes == 4 << 20);
 }
 

@@ -8,6 +8,7 @@
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
+#include "tally/dtype.h"
 #include "tally/tensor.h"
 
 using nlohmann::json;
@@ -16,6 +17,8 @@ using tally_test::error_field;
 namespace {
 
 json call(const json& args) { return json::parse(tally::api::call("tensor_bytes", args.dump())); }
+// Bits per element as the tensor_bytes method reads them: the dtype table's tensor role.
+unsigned bits(const char* id) { return tally::dtype_bits(tally::dtype_from_string(id, "dtype", tally::kTensorDType)); }
 
 }  // namespace
 
@@ -41,13 +44,13 @@ TEST_CASE("a 49152×12288 matrix in fp32 is 2,415,919,104 bytes (2304 MiB)") {
 
 TEST_CASE("bytes per element follow the format: fp64 8, bf16 2, e4m3 and e5m2 1, int64 8") {
     const std::uint64_t shape[] = {1024, 1024};
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("fp64", "dtype")).bytes == 8u << 20);
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("bf16", "dtype")).bytes == 2u << 20);
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("fp16", "dtype")).bytes == 2u << 20);
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("e4m3", "dtype")).bytes == 1u << 20);
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("e5m2", "dtype")).bytes == 1u << 20);
-    CHECK(tally::tensor_bytes(shape, tally::dtype_bits("int64", "dtype")).bytes == 8u << 20);
-    CHECK(error_field([] { tally::dtype_bits("fp12", "dtype"); }) == "dtype");
+    CHECK(tally::tensor_bytes(shape, bits("fp64")).bytes == 8u << 20);
+    CHECK(tally::tensor_bytes(shape, bits("bf16")).bytes == 2u << 20);
+    CHECK(tally::tensor_bytes(shape, bits("fp16")).bytes == 2u << 20);
+    CHECK(tally::tensor_bytes(shape, bits("e4m3")).bytes == 1u << 20);
+    CHECK(tally::tensor_bytes(shape, bits("e5m2")).bytes == 1u << 20);
+    CHECK(tally::tensor_bytes(shape, bits("int64")).bytes == 8u << 20);
+    CHECK(error_field([] { bits("fp12"); }) == "dtype");
 }
 
 TEST_CASE("fp4 packs two values per byte and an odd element count rounds up to a whole byte") {

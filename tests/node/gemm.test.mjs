@@ -57,8 +57,8 @@ test('gemm_bench in wasm: every row finite, positive, correct, with an intensity
   const result = engine.call('gemm_bench', { n: [32, 48], kernel: 'all', reps: 2, warmup: 1, min_sample_ms: 1 });
   assert.equal(result.rows.length, 10);
   for (const row of result.rows) {
-    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0, JSON.stringify(row));
-    assert.ok(row.gflops_min <= row.gflops && row.gflops <= row.gflops_max);
+    assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0, JSON.stringify(row));
+    assert.ok(row.flops_per_s_min <= row.flops_per_s && row.flops_per_s <= row.flops_per_s_max);
     assert.equal(row.correct, true);
     assert.ok(row.max_abs_err <= row.tolerance);
     assert.ok(row.intensity > 0);
@@ -67,11 +67,11 @@ test('gemm_bench in wasm: every row finite, positive, correct, with an intensity
 
 test('probes in wasm return finite positive rates', () => {
   const peak = engine.call('probe_peak', { samples: 2, min_sample_ms: 5 });
-  assert.ok(Number.isFinite(peak.gflops) && peak.gflops > 0);
+  assert.ok(Number.isFinite(peak.flops_per_s) && peak.flops_per_s > 0);
   assert.equal(peak.lanes, 4);
   const bw = engine.call('probe_bandwidth', { mib: 8, samples: 2 });
-  assert.ok(Number.isFinite(bw.read_gbs) && bw.read_gbs > 0);
-  assert.ok(Number.isFinite(bw.triad_gbs) && bw.triad_gbs > 0);
+  assert.ok(Number.isFinite(bw.read_bytes_per_s) && bw.read_bytes_per_s > 0);
+  assert.ok(Number.isFinite(bw.triad_bytes_per_s) && bw.triad_bytes_per_s > 0);
 });
 
 test('roofline ops are identical in wasm and native; so is the traffic model of kernels with the same tiling', () => {

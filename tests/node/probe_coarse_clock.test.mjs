@@ -14,19 +14,19 @@ process.hrtime = (previous) => {
   return [seconds, Math.floor(nanoseconds / quantumNs) * quantumNs];
 };
 
-test('with a 100 us clock, the bandwidth probe over a 1 MiB (in-cache) buffer reports finite positive GB/s', async () => {
+test('with a 100 us clock, the bandwidth probe over a 1 MiB (in-cache) buffer reports finite positive bytes/s', async () => {
   const { call } = await loadEngine();
   const r = await call('probe_bandwidth', { mib: 1, samples: 5 });
-  for (const key of ['read_gbs', 'read_gbs_min', 'read_gbs_max', 'triad_gbs', 'triad_gbs_min', 'triad_gbs_max']) {
+  for (const key of ['read_bytes_per_s', 'read_bytes_per_s_min', 'read_bytes_per_s_max', 'triad_bytes_per_s', 'triad_bytes_per_s_min', 'triad_bytes_per_s_max']) {
     assert.ok(Number.isFinite(r[key]) && r[key] > 0, `${key} = ${r[key]}`);
   }
-  assert.ok(r.triad_gbs_min <= r.triad_gbs && r.triad_gbs <= r.triad_gbs_max);
+  assert.ok(r.triad_bytes_per_s_min <= r.triad_bytes_per_s && r.triad_bytes_per_s <= r.triad_bytes_per_s_max);
 });
 
-test('with a 100 us clock, the peak probe at its shortest sample (1 ms) reports finite positive GFLOP/s', async () => {
+test('with a 100 us clock, the peak probe at its shortest sample (1 ms) reports finite positive FLOP/s', async () => {
   const { call } = await loadEngine();
   const r = await call('probe_peak', { samples: 5, min_sample_ms: 1 });
-  for (const key of ['gflops', 'gflops_min', 'gflops_max', 'seconds_per_sample']) {
+  for (const key of ['flops_per_s', 'flops_per_s_min', 'flops_per_s_max', 'seconds_per_sample']) {
     assert.ok(Number.isFinite(r[key]) && r[key] > 0, `${key} = ${r[key]}`);
   }
 });
@@ -39,6 +39,6 @@ test('with a 5 ms clock (a calibration that a busy machine cut short), gemm_benc
   const { call } = await loadEngine();
   const r = await call('gemm_bench', { n: [32], kernel: 'blocked', reps: 5, warmup: 1, min_sample_ms: 1 });
   for (const row of r.rows) {
-    assert.ok(Number.isFinite(row.gflops) && row.gflops > 0, `${row.kernel} n=${row.n}: gflops = ${row.gflops}`);
+    assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0, `${row.kernel} n=${row.n}: flops_per_s = ${row.flops_per_s}`);
   }
 });

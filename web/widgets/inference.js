@@ -51,8 +51,8 @@ class TallyInference extends TallyWidget {
     this.presets = presets;
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
-    // The storage types the engine knows (presets.dtypes), less "none" (no bytes: not a cache format).
-    const kvDtypes = (presets.dtypes ?? []).filter((d) => d.bytes > 0);
+    // The engine's dtype table: the storage types a KV cache can hold ("none" is for absent classes only).
+    const kvDtypes = (presets.dtypes ?? []).filter((d) => d.roles?.includes('storage') && d.id !== 'none' && d.bytes > 0);
     const start = this.declareState('inf', [
       { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '' },
       { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },

@@ -159,7 +159,7 @@ class TallyMemoryBudget extends TallyWidget {
             <span class="error" id="f-config-error" role="alert"></span>
           </div>
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })), value: start.hardware })}
-          ${selectField({ name: 'recipe', label: 'Recipe (precision + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
+          ${selectField({ name: 'recipe', label: 'Recipe (dtypes + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
           ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
           ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
           ${selectField({ name: 'rops', label: 'Also recompute', options: RECOMPUTE_OPS, value: start.rops })}

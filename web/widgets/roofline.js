@@ -509,7 +509,7 @@ class TallyRoofline extends TallyWidget {
     const count = workers.length;
     const all = (method, argsOf) => Promise.all(workers.map((w, i) => w.call(method, argsOf(i))));
     const sum = (results, key) => results.reduce((total, r) => total + r[key], 0);
-    const total = (results) => ({ gflops: sum(results, 'gflops'), gflops_min: sum(results, 'gflops_min'), gflops_max: sum(results, 'gflops_max') });
+    const total = (results) => ({ flops_per_s: sum(results, 'flops_per_s'), flops_per_s_min: sum(results, 'flops_per_s_min'), flops_per_s_max: sum(results, 'flops_per_s_max') });
     step(`peak FLOP/s probe on ${count} workers at once`);
     const peaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30 }));
     let relaxedPeaks = null;
@@ -523,7 +523,7 @@ class TallyRoofline extends TallyWidget {
     const bws = await all('probe_bandwidth', () => ({ mib: share, samples: reps }));
     const peak = { ...peaks[0], ...total(peaks) };
     const relaxedPeak = relaxedPeaks && { ...relaxedPeaks[0], ...total(relaxedPeaks) };
-    const bw = { ...bws[0], read_gbs: sum(bws, 'read_gbs'), read_gbs_min: sum(bws, 'read_gbs_min'), read_gbs_max: sum(bws, 'read_gbs_max') };
+    const bw = { ...bws[0], read_bytes_per_s: sum(bws, 'read_bytes_per_s'), read_bytes_per_s_min: sum(bws, 'read_bytes_per_s_min'), read_bytes_per_s_max: sum(bws, 'read_bytes_per_s_max') };
     this.allCores = this.roofOf(relaxedPeak ?? peak, bw, count, peak);
     this.draw();
     const mr = this.ladder[kernel]?.tiling?.mr ?? 8;
@@ -553,8 +553,8 @@ class TallyRoofline extends TallyWidget {
 
   /** This machine's roof from the probes (summed over workers for all cores). */
   roofOf(peak, bw, cores, mulAddPeak) {
-    const peakFlops = peak.gflops * 1e9;
-    const bandwidth = bw.read_gbs * 1e9;
+    const peakFlops = peak.flops_per_s;
+    const bandwidth = bw.read_bytes_per_s;
     const ends = this.engine.call('roofline_custom', {
       peak_flops_per_s: peakFlops, bandwidth_bytes_per_s: bandwidth, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
     });
@@ -607,7 +607,7 @@ class TallyRoofline extends TallyWidget {
     for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
     for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
     for (const m of [this.machine, this.allCores]) if (m) ys.push(m.peakFlops, m.ends.points[0].attainable_flops_per_s);
-    for (const row of [...this.kernelRows, ...this.allCoreRows]) ys.push(row.gflops * 1e9);
+    for (const row of [...this.kernelRows, ...this.allCoreRows]) ys.push(row.flops_per_s);
     for (const p of this.gpuPoints) ys.push(p.flops_per_s);
     const finite = ys.filter((v) => Number.isFinite(v) && v > 0);
     const lo = Math.floor(log10(Math.min(1e9, ...finite)) - 0.3);
@@ -682,25 +682,25 @@ class TallyRoofline extends TallyWidget {
     // measured kernels: one label per kernel, at its largest size
     this.kernelRows.forEach((row, i) => {
       const x = xScale(row.intensity);
-      const y = yScale(clampY(row.gflops * 1e9));
+      const y = yScale(clampY(row.flops_per_s));
       parts.push(`<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`);
       labels.reserve(x - 6, y - 6, 12, 12);
     });
     // all-core points: squares outlined in the text colour
     this.allCoreRows.forEach((row, i) => {
       const x = xScale(row.intensity);
-      const y = yScale(clampY(row.gflops * 1e9));
+      const y = yScale(clampY(row.flops_per_s));
       parts.push(`<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
       labels.reserve(x - 6, y - 6, 12, 12);
     });
     if (this.allCoreRows.length) {
       const last = this.allCoreRows.at(-1);
-      pointLabels.push({ x: xScale(last.intensity), y: yScale(clampY(last.gflops * 1e9)), r: 5.5, cls: 'label', text: `${last.kernel}, ${last.cores} cores` });
+      pointLabels.push({ x: xScale(last.intensity), y: yScale(clampY(last.flops_per_s)), r: 5.5, cls: 'label', text: `${last.kernel}, ${last.cores} cores` });
     }
     const lastByKernel = new Map();
     this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
     for (const row of lastByKernel.values())
-      pointLabels.push({ x: xScale(row.intensity), y: yScale(clampY(row.gflops * 1e9)), r: 5.5, cls: 'label', text: row.kernel });
+      pointLabels.push({ x: xScale(row.intensity), y: yScale(clampY(row.flops_per_s)), r: 5.5, cls: 'label', text: row.kernel });
     // GPU report points
     this.gpuPoints.forEach((p, i) => {
       const x = xScale(p.intensity_flop_per_byte);
@@ -736,7 +736,7 @@ class TallyRoofline extends TallyWidget {
       const row = (kind === 'all' ? this.allCoreRows : this.kernelRows)[index];
       const adds = this.ladder?.[row.kernel]?.adds;
       const cores = kind === 'all' ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)` : ', one core';
-      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.gflops)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.gflops_min)}, max ${formatNumber(row.gflops_max)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
+      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
       out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
@@ -757,18 +757,18 @@ class TallyRoofline extends TallyWidget {
       if (!m) continue;
       const cores = `<td class="num">${m.cores}</td>`;
       if (m.mulAddPeak !== m.peak)
-        rows.push(`<tr><td>peak probe (${escapeHtml(m.mulAddPeak.isa)}, ${m.mulAddPeak.lanes} lanes${m.mulAddPeak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.mulAddPeak.gflops)}</td><td></td><td></td></tr>`);
-      rows.push(`<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.gflops)}</td><td></td><td></td></tr>`);
-      rows.push(`<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_gbs)} GB/s</td><td></td><td></td></tr>`);
+        rows.push(`<tr><td>peak probe (${escapeHtml(m.mulAddPeak.isa)}, ${m.mulAddPeak.lanes} lanes${m.mulAddPeak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.mulAddPeak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`);
+      rows.push(`<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`);
+      rows.push(`<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_bytes_per_s / 1e9)} GB/s</td><td></td><td></td></tr>`);
     }
     let overRoof = false;
     const listed = (list, machine) => {
       const bounds = boundsOn(machine, list);
       list.forEach((row, i) => {
-        const fraction = bounds[i] ? (row.gflops * 1e9) / bounds[i].attainable_flops_per_s : null;
+        const fraction = bounds[i] ? row.flops_per_s / bounds[i].attainable_flops_per_s : null;
         if (fraction > 1) overRoof = true;
         const share = fraction === null ? '—' : `${(fraction * 100).toPrecision(3)}%${fraction > 1 ? ' *' : ''}`;
-        rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.gflops)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
+        rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.flops_per_s / 1e9)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
       });
     };
     listed(this.kernelRows, this.machine);

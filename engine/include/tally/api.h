@@ -1,5 +1,5 @@
 // The JSON API: one protocol for the CLI's --json output, the wasm bindings and the tests.
-// call("training_time", R"({"params":70e9,...})") returns {"ok":true,"result":{...}} or
+// call("training_cost", R"({"params":70e9,...})") returns {"ok":true,"result":{...}} or
 // {"ok":false,"error":{"field":"mfu","message":"mfu must be in (0, 1], got 1.5"}}; it never throws.
 #pragma once
 
@@ -25,7 +25,7 @@ struct Method {
 std::span<const Method> presets_methods();     // presets, model, assumptions
 std::span<const Method> params_methods();      // params
 std::span<const Method> flops_methods();       // flops
-std::span<const Method> training_methods();    // training_time, training_cost, mfu
+std::span<const Method> training_methods();    // training_cost, mfu
 std::span<const Method> memory_methods();      // recipes, memory_budget
 std::span<const Method> fit_methods();         // fit
 std::span<const Method> kvcache_methods();     // kv_cache

@@ -44,6 +44,9 @@ struct FlopsTerm {
     const char* formula_per_token = "";  // the same count per token (the formula divided by s), all layers
 };
 
+// Layers of the largest pipeline stage: ceil(L / pp), when L does not divide evenly among the stages.
+inline std::int64_t pipeline_stage_layers(std::int64_t layers, std::int64_t pp) { return (layers + pp - 1) / pp; }
+
 struct FlopsInput {
     std::int64_t seq = 2048;
     AttentionFlops attention = AttentionFlops::Full;

@@ -119,9 +119,9 @@ struct BenchRow {
     std::string kernel;
     int number = 0;
     int m = 0, n = 0, k = 0;  // C is m x n (a stripe of rows when m < n), k deep
-    double gflops = 0;       // 2 n^3 / median time
-    double gflops_min = 0;   // from the slowest sample
-    double gflops_max = 0;   // from the fastest sample
+    double flops_per_s = 0;      // 2 m n k / median time
+    double flops_per_s_min = 0;  // from the slowest sample
+    double flops_per_s_max = 0;  // from the fastest sample
     double median_s = 0;
     int samples = 0;
     CheckResult check;

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tally/dtype.h"
+
 namespace tally {
 
 // How GPUs talk to each other: the NVLink/PCIe domain inside a node and the network between nodes
@@ -34,9 +36,10 @@ struct Hardware {
     double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
     Interconnect interconnect;
 
-    // Peak FLOP/s for "fp32", "tf32", "bf16", "fp16", "fp8"; InputError(field "dtype") when unknown
-    // or unsupported on this chip.
-    double peak(const std::string& dtype) const;
+    // Dense peak FLOP/s of a dtype with the peak role (dtype.h); InputError(field "dtype") when the dtype
+    // has no peak role or this chip has no such mode.
+    double peak(DType dtype) const;
+    double peak(const std::string& dtype) const;  // parses the id first (InputError naming "dtype")
     // Ridge point of the roofline for this dtype (roofline::ridge: peak FLOP/s / bytes/s).
     double ridge(const std::string& dtype) const;
 };
@@ -61,6 +64,11 @@ struct UsableCapacity {
 // Checks the allowance (context < capacity, fraction in [0, 0.5]) and subtracts it; InputError naming
 // "cuda_context_bytes" or "fragmentation_fraction".
 UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fragmentation_fraction);
+// A preset's usable capacity: what the device reports, less the default allowances (kDefaultCudaContextBytes,
+// kDefaultFragmentationFraction) unless given. A stated capacity ("80 GB") is instead taken as given, with no
+// allowance unless one is asked for, so that a quoted figure stays reproducible: call usable_capacity.
+UsableCapacity preset_usable_capacity(const Hardware& hw, std::optional<std::uint64_t> context_bytes = std::nullopt,
+                                      std::optional<double> fragmentation_fraction = std::nullopt);
 
 // From a preset object (see content/presets/hardware/*.json); throws InputError naming the field.
 Hardware hardware_from_json(const nlohmann::json& object);

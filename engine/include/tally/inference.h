@@ -19,7 +19,7 @@ struct InferenceInput {
     std::int64_t batch = 1;       // sequences decoded together
     DType kv_dtype = DType::BF16;
     DType weights_dtype = DType::BF16;
-    std::string compute_dtype = "bf16";  // which dense peak of the hardware the matmuls run at
+    DType compute_dtype = DType::BF16;  // which dense peak of the hardware the matmuls run at
 };
 
 // One decoding step of the whole batch: it reads the weights once and every sequence's KV cache.

@@ -1,5 +1,5 @@
 // The training memory budget of one GPU: weights, gradients, master weights, optimizer states
-// (per-class precision, named recipes, ZeRO / tensor / pipeline / sequence parallelism) and
+// (the training recipe: a dtype per tensor class and an optimizer; named recipes; ZeRO / tensor / pipeline / sequence parallelism) and
 // activations after Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 // Transformer Models" (arXiv:2205.05198), generalised term by term.
 #pragma once
@@ -10,16 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "tally/dtype.h"
 #include "tally/flops.h"
 #include "tally/model.h"
 
 namespace tally {
-
-// Storage types for a tensor class. None: the class is absent (master weights only).
-enum class DType { FP32, BF16, FP16, FP8, INT8, None };
-const char* to_string(DType type);
-std::uint64_t dtype_bytes(DType type);
-DType dtype_from_string(const std::string& text, const char* field);  // InputError naming field
 
 enum class Optimizer { AdamW, AdamW8bit, SgdMomentum, Sgd, Lion, Adafactor };
 const char* to_string(Optimizer optimizer);
@@ -32,7 +27,10 @@ const char* optimizer_description(Optimizer optimizer);
 // block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", sec. 2).
 inline constexpr std::uint64_t kAdam8bitBlock = 2048;
 
-struct Precision {
+// The training recipe: the number format (dtype.h) of each tensor class and the optimizer, e.g. bf16
+// mixed precision (bf16 weights and gradients, fp32 master weights and Adam states). "Precision" in
+// tally names the float formats (precision.h); a recipe is this struct.
+struct Recipe {
     DType weights = DType::BF16;          // working weights used in forward/backward
     DType gradients = DType::BF16;
     DType master_weights = DType::FP32;   // None when the optimizer updates the working weights
@@ -44,19 +42,37 @@ struct Precision {
     DType grad_accum = DType::None;
 };
 
-struct Recipe {
+// A named recipe (`recipe` argument of the API, --recipe of the CLI).
+struct RecipePreset {
     const char* id;
     const char* name;
     const char* description;  // one line: what it counts
-    Precision precision;
+    Recipe recipe;
 };
-std::span<const Recipe> recipes();
-const Recipe& find_recipe(const std::string& id);  // InputError field "recipe" listing the ids
+std::span<const RecipePreset> recipes();
+const RecipePreset& find_recipe(const std::string& id);  // InputError field "recipe" listing the ids
 inline constexpr const char* kDefaultRecipe = "bf16_mixed_adamw";
 
-// Checks a precision setting for contradictions (a master copy no wider than the weights, an
+// Per-class overrides of a named recipe (the API's weights, gradients, ... arguments); nullopt keeps the preset's.
+struct RecipeOverrides {
+    std::optional<DType> weights, gradients, master_weights, optimizer_state, grad_accum;
+    std::optional<Optimizer> optimizer;
+};
+// A preset with its overrides applied: 8-bit AdamW forces int8 states and plain SGD none, then validate().
+// custom: an override was given (a grad_accum of none alone changes nothing).
+struct ChosenRecipe {
+    Recipe recipe;
+    const RecipePreset* preset = nullptr;
+    bool custom = false;
+    std::string id() const;           // the preset's id, or "custom"
+    std::string name() const;         // the preset's name, or "custom (from <preset name>)"
+    std::string description() const;  // the preset's description, or "per-class settings below"
+};
+ChosenRecipe choose_recipe(const RecipePreset& preset, const RecipeOverrides& overrides);
+
+// Checks a recipe for contradictions (a master copy no wider than the weights, an
 // optimizer state type for an optimizer without states); InputError naming the class.
-void validate(const Precision& precision);
+void validate(const Recipe& recipe);
 
 // Bytes per parameter of each class in units of 1/256 byte (exact for every recipe, including the
 // 8-bit absmax overhead of 8/2048 = 1/256 B). Adafactor's factored state counts as 0 here.
@@ -64,11 +80,11 @@ struct BytesPerParam256 {
     std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, grad_accum = 0;
     std::uint64_t total() const { return weights + gradients + master_weights + optimizer_states + grad_accum; }
 };
-BytesPerParam256 bytes_per_param_256(const Precision& precision);
+BytesPerParam256 bytes_per_param_256(const Recipe& recipe);
 // A class's bytes as a formula: `count` parameters times bytes per parameter ("N_w · 2 B").
 std::string bytes_per_param_formula(const char* count, std::uint64_t bytes256);
 // The optimizer states' bytes as a formula in N_o, the parameters whose states a GPU keeps.
-std::string optimizer_states_formula(const Precision& precision);
+std::string optimizer_states_formula(const Recipe& recipe);
 // The optimizer's state tensors one by one, sharing `optimizer_state_bytes` (Adam's m and v are the same size).
 struct OptimizerPart {
     const char* id;  // "m", "v", "momentum", "v_factored"
@@ -109,7 +125,7 @@ struct TrainingSetup {
     enum class Zero3Gather { None, Module, Layer } zero3_gather = Zero3Gather::None;
     std::int64_t zero3_prefetch = 0;
     std::int64_t activation_bytes = 2;
-    Precision precision;
+    Recipe recipe;
     // Mixture of experts: expert parallel degree (routed experts sharded over ep GPUs of each data-parallel
     // group; ZeRO then shards expert states over dp/ep, as DeepSpeed-MoE and Megatron-Core do) and the
     // capacity factor (0 = no capacity limit), moe.h.

@@ -11,7 +11,7 @@
 namespace tally {
 
 struct PlanInput {
-    StepLayout base;       // gpus, seq, global batch, flash attention, precision, dtype; the rest is searched
+    StepLayout base;       // gpus, seq, global batch, flash attention, recipe, dtype; the rest is searched
     std::int64_t top = 5;  // layouts to return
 };
 

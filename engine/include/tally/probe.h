@@ -8,8 +8,8 @@
 namespace tally::probe {
 
 struct PeakResult {
-    double gflops = 0;                   // median of the samples
-    double gflops_min = 0, gflops_max = 0;
+    double flops_per_s = 0;              // median of the samples, FLOP/s
+    double flops_per_s_min = 0, flops_per_s_max = 0;
     int samples = 0;
     double seconds_per_sample = 0;
     const char* isa = "";                // vector ISA of the probe loop (gemm::simd_isa())
@@ -23,10 +23,10 @@ struct PeakResult {
 PeakResult peak(int samples, double min_sample_s, bool relaxed = false);
 
 struct BandwidthResult {
-    double read_gbs = 0;                 // median GB/s (1e9 bytes/s) of a read-only sum over the buffer
-    double read_gbs_min = 0, read_gbs_max = 0;
-    double triad_gbs = 0;                // median GB/s of a[i] = b[i] + s c[i] over three arrays, counting
-    double triad_gbs_min = 0, triad_gbs_max = 0;  // 12 bytes per element (no write-allocate traffic)
+    double read_bytes_per_s = 0;         // median bytes/s of a read-only sum over the buffer
+    double read_bytes_per_s_min = 0, read_bytes_per_s_max = 0;
+    double triad_bytes_per_s = 0;        // median bytes/s of a[i] = b[i] + s c[i] over three arrays, counting
+    double triad_bytes_per_s_min = 0, triad_bytes_per_s_max = 0;  // 12 bytes per element (no write-allocate traffic)
     std::int64_t bytes = 0;              // size of the read buffer (the triad uses three arrays of bytes/3)
     int samples = 0;
 };

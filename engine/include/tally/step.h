@@ -16,7 +16,7 @@
 namespace tally {
 
 struct StepLayout {
-    TrainingSetup setup;              // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, precision
+    TrainingSetup setup;              // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, recipe
     std::int64_t interleave = 1;      // v: model chunks per pipeline stage (Narayanan et al. 2021, sec. 2.2.2)
     bool embedding_chunks = false;    // embedding and output layer are pipeline chunks of their own (Llama 3)
     std::int64_t gpus_per_node = 0;   // 0: the hardware preset's

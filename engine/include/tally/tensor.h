@@ -8,9 +8,7 @@
 
 namespace tally {
 
-// Storage bits per element of a dtype name: fp64 64, fp32 32, bf16/fp16 16, fp8/e4m3/e5m2/int8 8,
-// fp4 (E2M1)/int4 4, int64 64, int32 32. InputError naming `field` (listing the names) otherwise.
-unsigned dtype_bits(const std::string& dtype, const char* field);
+// Bits per element come from the dtype table (dtype.h: dtype_bits, role kTensorDType).
 
 struct TensorBytes {
     std::uint64_t elements = 0;

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tally/flops.h"
 
@@ -51,6 +54,27 @@ Utilization utilization(double model_flops_per_token, double hardware_flops_per_
 // then equals tokens / predicted tokens per second on either FLOPs basis; capped at 1.
 double executed_utilization(double mfu, double hardware_flops_per_token, double model_flops_per_token);
 
+// Which FLOPs per token a training-time estimate counts: the exact count of the model's matmuls and
+// attention (flops.h, needs a model shape) or 6N (Kaplan et al. 2020, from a parameter count alone).
+enum class FlopsBasis { Exact, SixND };
+const char* to_string(FlopsBasis basis);  // "exact", "six_nd"
+// InputError "flops_basis"; a run given by params alone has no shape, so only six_nd.
+FlopsBasis flops_basis_from_string(const std::string& text, bool has_model);
+
+// The FLOPs per token a training run pays on one basis, and the N of its Chinchilla reference.
+struct TrainingFlopsPerToken {
+    FlopsBasis basis = FlopsBasis::Exact;
+    double executed = 0;                // FLOPs the hardware executes per token (recomputation included)
+    double model = 0;                   // MFU numerator per token (no recomputation)
+    double six_n = 0;                   // 6N, active parameters for a mixture of experts
+    double chinchilla_params = 0;       // N of the Chinchilla reference: active for MoE, else total
+    const char* chinchilla_basis = "total";  // "total", "active" or "given" (params alone)
+};
+// From a model: the exact count (count_flops) or its 6N.
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsInput& input, FlopsBasis basis);
+// From a parameter count alone: 6N, or 8N executed with full recomputation (flops_from_params).
+TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute);
+
 struct TrainingTimeInput {
     double total_flops = 0;       // FLOPs the run must execute
     std::int64_t gpus = 1;        // number of accelerators, >= 1
@@ -68,5 +92,24 @@ struct TrainingTime {
 
 // seconds = total_flops / (gpus * peak * mfu). Throws InputError naming the field on bad input.
 TrainingTime estimate_training_time(const TrainingTimeInput& input);
+// total_flops = FLOPs per token × tokens; InputError "tokens" when the product overflows a double.
+double run_flops(double flops_per_token, double tokens);
+// Dollars = GPU-hours × price per GPU-hour; InputError "dollars_per_gpu_hour" on overflow.
+double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour);
+
+// A legal input that is likely a mistake; results list these as warnings beside the numbers.
+struct InputWarning {
+    std::string field, message;
+};
+// Above these an input is legal but likely a mistake.
+// The best published large-scale MFU is PaLM 540B's 46.2 % (Chowdhery et al. 2022, Table 3);
+// 75 % leaves room for smaller, well-tuned runs.
+inline constexpr double kImplausibleMfu = 0.75;
+// AWS p5.48xlarge (8x H100) lists at $98.32 per hour on demand (2023): $12.29 per GPU-hour; 100 is 8x that.
+inline constexpr double kImplausibleDollarsPerGpuHour = 100;
+// Warnings of a training-time estimate: an MFU above kImplausibleMfu, a price above kImplausibleDollarsPerGpuHour.
+std::vector<InputWarning> training_cost_warnings(double mfu, std::optional<double> dollars_per_gpu_hour);
+// Warnings of a measured utilization: MFU or HFU above 100 % of peak means an input is wrong.
+std::vector<InputWarning> utilization_warnings(const Utilization& utilization);
 
 }  // namespace tally
