@@ -19,9 +19,7 @@
 
 namespace {
 
-double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 volatile std::uint64_t g_sink = 0;  // keeps the results alive
 
@@ -63,17 +61,28 @@ int run(int argc, char** argv) {
     int samples = 31;
     double min_sample_ms = 20;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--samples")) samples = std::max(1, std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--min-sample-ms")) min_sample_ms = std::atof(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--model"))
+            model = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--samples"))
+            samples = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--min-sample-ms"))
+            min_sample_ms = std::atof(argv[i + 1]);
         else {
             std::fprintf(stderr, "usage: tally_accounting_bench [--model ID] [--samples N] [--min-sample-ms MS]\n");
             return 2;
         }
     }
-    const nlohmann::json args = {{"model", model},      {"seq", 8192}, {"micro_batch", 1},     {"gpus", 1024},
-                                 {"tp", 8},            {"pp", 4},     {"zero", 1},            {"sequence_parallel", true},
-                                 {"recompute", "selective"},          {"flash_attention", true}, {"global_batch", 1024},
+    const nlohmann::json args = {{"model", model},
+                                 {"seq", 8192},
+                                 {"micro_batch", 1},
+                                 {"gpus", 1024},
+                                 {"tp", 8},
+                                 {"pp", 4},
+                                 {"zero", 1},
+                                 {"sequence_parallel", true},
+                                 {"recompute", "selective"},
+                                 {"flash_attention", true},
+                                 {"global_batch", 1024},
                                  {"hardware", "h100-sxm"}};
     const tally::ModelConfig config = tally::resolve_model(args);
     tally::TrainingSetup setup;

@@ -60,18 +60,28 @@ int main(int argc, char** argv) {
     int runs = 7, reps = 3, threads = 1;
     std::vector<std::string> names = {"packed", "simd"};
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--n")) sizes = parse_list(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--n"))
+            sizes = parse_list(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--runs"))
+            runs = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--reps"))
+            reps = std::atoi(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--threads"))
+            threads = std::atoi(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--kernels")) {
             names.clear();
             std::string all = argv[i + 1], item;
             for (char c : all + ",") {
-                if (c == ',') { names.push_back(item); item.clear(); } else item += c;
+                if (c == ',') {
+                    names.push_back(item);
+                    item.clear();
+                } else
+                    item += c;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--n 1024,2048] [--runs 7] [--reps 3] [--kernels packed,simd] [--threads 1]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--n 1024,2048] [--runs 7] [--reps 3] [--kernels packed,simd] [--threads 1]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -87,9 +97,10 @@ int main(int argc, char** argv) {
     }
     // Single-threaded unless --threads asks otherwise (then compare with --kernels simd-mt).
     openblas_set_num_threads(threads);
-    std::printf("OpenBLAS %s, core %s, %d thread(s); tally SIMD ISA %s\n", openblas_get_config(), openblas_get_corename(),
-                threads, tally::gemm::simd_isa());
-    std::printf("%d runs per size, each the median of %d timed calls after 1 warm-up call, in alternation\n\n", runs, reps);
+    std::printf("OpenBLAS %s, core %s, %d thread(s); tally SIMD ISA %s\n", openblas_get_config(),
+                openblas_get_corename(), threads, tally::gemm::simd_isa());
+    std::printf("%d runs per size, each the median of %d timed calls after 1 warm-up call, in alternation\n\n", runs,
+                reps);
     bool all_ok = true;
     for (int n : sizes) {
         const std::size_t count = static_cast<std::size_t>(n) * n;

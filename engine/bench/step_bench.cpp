@@ -52,9 +52,11 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--samples") == 0) samples = std::max(1, std::atoi(argv[i + 1]));
     const std::string step = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":64,"tp":4,"pp":4,"seq":8192,)"
                              R"("global_batch":512,"flash_attention":true,"sequence_parallel":true,"zero":1})";
-    const std::string plan = R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":1024,"seq":8192,"global_batch":1024})";
+    const std::string plan =
+        R"({"model":"llama-3-70b","hardware":"h100-sxm","gpus":1024,"seq":8192,"global_batch":1024})";
     // A mixture of experts adds the expert-parallel degree to the search (the wasm twin runs the same).
-    const std::string moe_plan = R"({"model":"mixtral-8x7b","hardware":"h100-sxm","gpus":1024,"seq":4096,"global_batch":1024})";
+    const std::string moe_plan =
+        R"({"model":"mixtral-8x7b","hardware":"h100-sxm","gpus":1024,"seq":4096,"global_batch":1024})";
     std::printf("step_time (llama-3-70b, 64 H100, t4 p4): %.1f us\n", 1e6 * median_call("step_time", step, samples));
     std::printf("plan (llama-3-70b, 1024 H100, %s layouts): %.2f ms\n", evaluated_count(plan).c_str(),
                 1e3 * median_call("plan", plan, samples));

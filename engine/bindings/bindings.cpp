@@ -36,7 +36,8 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE char* tally_call(const char* method, std::size_t method_length, const char* args_json,
                                       std::size_t args_length) noexcept {
     try {
-        return to_heap(tally::api::call(std::string_view(method, method_length), std::string_view(args_json, args_length)));
+        return to_heap(
+            tally::api::call(std::string_view(method, method_length), std::string_view(args_json, args_length)));
     } catch (...) {  // api::call promises not to throw; this keeps a broken promise from becoming a wasm trap
         return to_heap(kInternalError);
     }

@@ -93,13 +93,20 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
         const std::string shown = printable(flag, 40);
         const bool is_json = flag == "--json", is_help = flag == "--help" || flag == "-h";
         const Option* option = is_json || is_help ? nullptr : find_option(options, flag);
-        if (option == nullptr && !is_json && !is_help) throw InputError(shown, "unknown option " + shown + " (see --help)");
+        if (option == nullptr && !is_json && !is_help)
+            throw InputError(shown, "unknown option " + shown + " (see --help)");
         if (!seen.insert(is_help ? "--help" : flag).second)
             throw InputError(shown, shown + " is given twice; give each option once");
         if ((is_json || is_help || option->kind == Kind::Flag) && has_inline_value)
             throw InputError(shown, shown + " takes no value");
-        if (is_json) { parsed.json_output = true; continue; }
-        if (is_help) { parsed.help = true; continue; }
+        if (is_json) {
+            parsed.json_output = true;
+            continue;
+        }
+        if (is_help) {
+            parsed.help = true;
+            continue;
+        }
         if (option->kind == Kind::Flag) {
             parsed.args[option->key] = true;
             continue;
@@ -116,18 +123,19 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
         }
         const auto number = parse_decimal(value);
         if (!number)
-            throw InputError(shown, shown + " must be a finite number in decimal or scientific notation (e.g. 70e9), got \"" +
-                                        printable(value, 40) + "\"");
+            throw InputError(shown,
+                             shown + " must be a finite number in decimal or scientific notation (e.g. 70e9), got \"" +
+                                 printable(value, 40) + "\"");
         parsed.args[option->key] = *number;
     }
     return parsed;
 }
 
-void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a,
-                     const char* key_b, const std::string& why) {
+void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a, const char* key_b,
+                     const std::string& why) {
     if (args.contains(key_a) && args.contains(key_b))
-        throw InputError(flag_of(options, key_a),
-                         flag_of(options, key_a) + " and " + flag_of(options, key_b) + " contradict each other: " + why);
+        throw InputError(flag_of(options, key_a), flag_of(options, key_a) + " and " + flag_of(options, key_b) +
+                                                      " contradict each other: " + why);
 }
 
 void reject_unless(const nlohmann::json& args, std::span<const Option> options, const char* key, bool applies,
@@ -155,7 +163,8 @@ std::string read_config_file(const std::string& path, const char* flag) {
     if (::fstat(fd, &info) != 0) throw InputError(flag, name + " cannot be read: " + std::strerror(errno));
     if (S_ISDIR(info.st_mode)) throw InputError(flag, name + " is a directory, not a config file");
     if (S_ISFIFO(info.st_mode)) throw InputError(flag, name + " is a FIFO (named pipe), not a regular file");
-    if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode)) throw InputError(flag, name + " is a device, not a regular file");
+    if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode))
+        throw InputError(flag, name + " is a device, not a regular file");
     if (!S_ISREG(info.st_mode)) throw InputError(flag, name + " is not a regular file");
     const std::string too_large = name + " is larger than the limit of " + std::to_string(kMaxConfigFileBytes) +
                                   " bytes (1 MiB); a config.json is a few KiB";
@@ -250,8 +259,7 @@ int run_method(const char* command, const char* method, const Parsed& parsed, st
 }
 
 int simple_command(int argc, char** argv, const char* command, const char* method, const char* usage,
-                   std::span<const Option> options,
-                   void (*print_human)(std::ostream&, const nlohmann::json& result),
+                   std::span<const Option> options, void (*print_human)(std::ostream&, const nlohmann::json& result),
                    const std::function<void(nlohmann::json& args)>& adjust) {
     Parsed parsed;
     try {

@@ -13,7 +13,7 @@
 namespace tally::cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;  // bad flag or value: the message names it
+constexpr int kExitBadInput = 2;       // bad flag or value: the message names it
 constexpr int kExitInternalError = 1;  // an engine bug (an exception other than InputError)
 
 enum class Kind { Number, Integer, String, Flag };
@@ -40,8 +40,8 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
 std::string flag_of(std::span<const Option> options, const std::string& key);
 // Flag rules, checked on the parsed arguments; each throws InputError naming the user's flag.
 // Both given: "--params and --model contradict each other: <why>".
-void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a,
-                     const char* key_b, const std::string& why);
+void reject_together(const nlohmann::json& args, std::span<const Option> options, const char* key_a, const char* key_b,
+                     const std::string& why);
 // `key` given where the chosen mode ignores it: "--seq applies only <when>".
 void reject_unless(const nlohmann::json& args, std::span<const Option> options, const char* key, bool applies,
                    const std::string& when);
@@ -78,8 +78,7 @@ int run_method(const char* command, const char* method, const Parsed& parsed, st
 
 // The standard shape of a subcommand: parse, --help, `adjust` the arguments (may throw InputError), run_method.
 int simple_command(int argc, char** argv, const char* command, const char* method, const char* usage,
-                   std::span<const Option> options,
-                   void (*print_human)(std::ostream&, const nlohmann::json& result),
+                   std::span<const Option> options, void (*print_human)(std::ostream&, const nlohmann::json& result),
                    const std::function<void(nlohmann::json& args)>& adjust = {});
 
 }  // namespace tally::cli

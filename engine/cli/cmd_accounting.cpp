@@ -16,11 +16,15 @@ namespace {
 
 using nlohmann::json;
 
-#define MODEL_OPTIONS                                                                                            \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},                \
-    {"--config", "config_path", Kind::String, "path to a Hugging Face config.json (llama, mistral, qwen2, "      \
-                                              "mixtral, gpt2, bert, roberta, t5) or a tally config object"}, \
-    {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"}
+#define MODEL_OPTIONS                                                                             \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"}, \
+        {"--config", "config_path", Kind::String,                                                 \
+         "path to a Hugging Face config.json (llama, mistral, qwen2, "                            \
+         "mixtral, gpt2, bert, roberta, t5) or a tally config object"},                           \
+    {                                                                                             \
+        "--encoder-head", "encoder_head", Kind::String,                                           \
+            "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"             \
+    }
 
 constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
 
@@ -29,73 +33,93 @@ constexpr Option kFlopsOptions[] = {
     {"--seq", "seq", Kind::Integer, "sequence length s (default: min(max_positions, 2048))"},
     {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length of the decoder (default: --seq)"},
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
-    {"--attention-flops", "attention_flops", Kind::String, "full (default: s×s, as published MFU formulas count) | causal"},
+    {"--attention-flops", "attention_flops", Kind::String,
+     "full (default: s×s, as published MFU formulas count) | causal"},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
-    {"--recompute-ops", "recompute_ops", Kind::String, "comma list of attention_scores, qkv, norms, mlp_up, mlp_activation"},
+    {"--recompute-ops", "recompute_ops", Kind::String,
+     "comma list of attention_scores, qkv, norms, mlp_up, mlp_activation"},
     {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},
     {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},
     {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
-    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token cf (default 0: no limit)"},
+    {"--capacity-factor", "capacity_factor", Kind::Number,
+     "MoE: expert slots per routed token cf (default 0: no limit)"},
 };
 
-#define ALLOWANCE_OPTIONS                                                                                          \
-    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer, "allowance for the CUDA context (default 512 MiB with --hardware)"}, \
-    {"--fragmentation", "fragmentation_fraction", Kind::Number, "allowance for allocator fragmentation, fraction of capacity (default 0.05 with --hardware)"}
+#define ALLOWANCE_OPTIONS                                                                                \
+    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer,                                        \
+     "allowance for the CUDA context (default 512 MiB with --hardware)"},                                \
+    {                                                                                                    \
+        "--fragmentation", "fragmentation_fraction", Kind::Number,                                       \
+            "allowance for allocator fragmentation, fraction of capacity (default 0.05 with --hardware)" \
+    }
 
-#define SETUP_OPTIONS                                                                                              \
-    {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                           \
-    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length of the decoder (default: --seq)"}, \
-    {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch per data-parallel rank b (default 1)"}, \
-    {"--global-batch", "global_batch", Kind::Integer, "sequences per optimizer step (default b·dp: no accumulation)"}, \
-    {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp)"},             \
-    {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                          \
-    {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                     \
-    {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                          \
-    {"--virtual-stages", "virtual_stages", Kind::Integer, "interleaved pipeline: model chunks per GPU v (default 1)"}, \
-    {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, "keep each stage's sent output (default: freed)"}, \
-    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},         \
-    {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                                \
-    {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
-    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
-    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},                \
-    {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},       \
-    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
-    {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},    \
-    {"--recipe", "recipe", Kind::String, "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"}, \
-    {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                  \
-    {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
-    {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
-    {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},      \
-    {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
-    {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"},   \
-    {"--zero3-gather", "zero3_gather", Kind::String, "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"}, \
-    {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},            \
-    {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree, experts sharded over ep GPUs (default 1)"},        \
-    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token cf (default 0: no limit)"}, \
-    {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                      \
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"}, \
-    ALLOWANCE_OPTIONS
+#define SETUP_OPTIONS                                                                                                 \
+    {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                              \
+        {"--decoder-seq", "decoder_seq", Kind::Integer,                                                               \
+         "encoder-decoder: target length of the decoder (default: --seq)"},                                           \
+        {"--micro-batch", "micro_batch", Kind::Integer,                                                               \
+         "sequences per micro-batch per data-parallel rank b (default 1)"},                                           \
+        {"--global-batch", "global_batch", Kind::Integer,                                                             \
+         "sequences per optimizer step (default b·dp: no accumulation)"},                                             \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp)"},            \
+        {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                        \
+        {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                   \
+        {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                        \
+        {"--virtual-stages", "virtual_stages", Kind::Integer,                                                         \
+         "interleaved pipeline: model chunks per GPU v (default 1)"},                                                 \
+        {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, "keep each stage's sent output (default: freed)"}, \
+        {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},      \
+        {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                              \
+        {"--recompute-ops", "recompute_ops", Kind::String,                                                            \
+         "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"},                                             \
+        {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"}, \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},              \
+        {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},      \
+        {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
+        {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},  \
+        {"--recipe", "recipe", Kind::String,                                                                          \
+         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"},     \
+        {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                 \
+        {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
+        {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
+        {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},     \
+        {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
+        {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"}, \
+        {"--zero3-gather", "zero3_gather", Kind::String,                                                              \
+         "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"},                                        \
+        {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},           \
+        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree, experts sharded over ep GPUs (default 1)"},       \
+        {"--capacity-factor", "capacity_factor", Kind::Number,                                                        \
+         "MoE: expert slots per routed token cf (default 0: no limit)"},                                              \
+        {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                     \
+        {"--capacity-bytes", "capacity_bytes", Kind::Integer,                                                         \
+         "GPU memory in bytes, taken as usable (instead of --hardware)"},                                             \
+        ALLOWANCE_OPTIONS
 
-constexpr Option kMemoryOptions[] = {
-    MODEL_OPTIONS, SETUP_OPTIONS,
-    {"--reference-bytes", "reference_bytes", Kind::Number, "a printed activation figure to compare with (reports the ratio)"}};
+constexpr Option kMemoryOptions[] = {MODEL_OPTIONS,
+                                     SETUP_OPTIONS,
+                                     {"--reference-bytes", "reference_bytes", Kind::Number,
+                                      "a printed activation figure to compare with (reports the ratio)"}};
 
 constexpr Option kFitOptions[] = {
     MODEL_OPTIONS,
     {"--mode", "mode", Kind::String, "largest_model (default without --model) | min_gpus (default with a model)"},
-    {"--reserve-fraction", "reserve_fraction", Kind::Number, "largest_model: fraction of memory kept for activations (default 0)"},
+    {"--reserve-fraction", "reserve_fraction", Kind::Number,
+     "largest_model: fraction of memory kept for activations (default 0)"},
     {"--max-gpus", "max_gpus", Kind::Integer, "min_gpus: search limit (default 1048576)"},
     SETUP_OPTIONS};
 
 constexpr Option kKvOptions[] = {
     MODEL_OPTIONS,
     {"--context", "context", Kind::Integer, "tokens per sequence held in the cache (required)"},
-    {"--encoder-context", "encoder_context", Kind::Integer, "encoder-decoder: input tokens, whose cross-attention K/V are cached once (default: --context)"},
+    {"--encoder-context", "encoder_context", Kind::Integer,
+     "encoder-decoder: input tokens, whose cross-attention K/V are cached once (default: --context)"},
     {"--batch", "batch", Kind::Integer, "sequences (default 1)"},
     {"--kv-dtype", "kv_dtype", Kind::String, "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32"},
     {"--weights-dtype", "weights_dtype", Kind::String, "weights dtype: bf16 (default) | fp8 | int8 | fp32"},
     {"--hardware", "hardware", Kind::String, "hardware preset id: adds fits, max batch and max context"},
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer, "GPU memory in bytes, taken as usable (instead of --hardware)"},
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer,
+     "GPU memory in bytes, taken as usable (instead of --hardware)"},
     ALLOWANCE_OPTIONS,
 };
 
@@ -117,9 +141,11 @@ static void load_config_file(json& args) {
     } else if (parsed.contains("num_layers")) {
         args["model"] = parsed;
     } else {
-        throw InputError("config_path", what + " has no \"model_type\" (a Hugging Face config.json needs it; "
-                                        "supported: " + std::string(hf_model_types()) +
-                                        ") and no \"num_layers\" (a tally config object)");
+        throw InputError("config_path", what +
+                                            " has no \"model_type\" (a Hugging Face config.json needs it; "
+                                            "supported: " +
+                                            std::string(hf_model_types()) +
+                                            ") and no \"num_layers\" (a tally config object)");
     }
 }
 
@@ -140,8 +166,9 @@ void fit_rules(const json& args, std::span<const Option> options) {
     // largest_model honours zero, tp and pp always (the ZeRO paper's Table 2) and, with a model, every
     // activation setting (it grows the model's depth); without a model it counts no activations.
     reject_unless(args, options, "max_gpus", !largest, in_min);
-    const std::string with_model = "with --mode largest_model only beside --model or --config (without a model no "
-                                   "activations are counted)";
+    const std::string with_model =
+        "with --mode largest_model only beside --model or --config (without a model no "
+        "activations are counted)";
     for (const char* key : {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops",
                             "recompute_layers", "flash_attention", "no_dropout", "dropout_on", "activation_bytes",
                             "virtual_stages", "keep_stage_outputs", "encoder_head"})
@@ -182,19 +209,22 @@ std::string bytes_text(const json& value) {
     if (value.is_null()) return "-";
     const double bytes = value.get<double>();
     char buffer[64];
-    if (bytes >= 1e9) std::snprintf(buffer, sizeof buffer, "%.2f GB", bytes / 1e9);
-    else if (bytes >= 1e6) std::snprintf(buffer, sizeof buffer, "%.2f MB", bytes / 1e6);
-    else std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
+    if (bytes >= 1e9)
+        std::snprintf(buffer, sizeof buffer, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6)
+        std::snprintf(buffer, sizeof buffer, "%.2f MB", bytes / 1e6);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
     return human_integer(value.get<unsigned long long>()) + "  (" + buffer + ")";
 }
 
 std::string model_line(const json& m) {
     // The name comes from the user's config file (_name_or_path): escape control characters.
-    return printable(m["name"].get<std::string>(), 200) + ": V " + std::to_string(m["vocab_size"].get<long long>()) + ", h " +
-           std::to_string(m["hidden_size"].get<long long>()) + ", L " + std::to_string(m["num_layers"].get<long long>()) +
-           ", heads " + std::to_string(m["num_heads"].get<long long>()) + "/" +
-           std::to_string(m["num_kv_heads"].get<long long>()) + " kv, f " +
-           std::to_string(m["ffn_hidden_size"].get<long long>()) + " (" + m["mlp"].get<std::string>() + ")";
+    return printable(m["name"].get<std::string>(), 200) + ": V " + std::to_string(m["vocab_size"].get<long long>()) +
+           ", h " + std::to_string(m["hidden_size"].get<long long>()) + ", L " +
+           std::to_string(m["num_layers"].get<long long>()) + ", heads " +
+           std::to_string(m["num_heads"].get<long long>()) + "/" + std::to_string(m["num_kv_heads"].get<long long>()) +
+           " kv, f " + std::to_string(m["ffn_hidden_size"].get<long long>()) + " (" + m["mlp"].get<std::string>() + ")";
 }
 
 void print_params(std::ostream& out, const json& r) {
@@ -204,7 +234,8 @@ void print_params(std::ostream& out, const json& r) {
         rows.push_back({c["name"].get<std::string>(),
                         human_integer(c["count"].get<unsigned long long>()) + "   " + c["formula"].get<std::string>()});
     rows.push_back({"total", human_integer(r["total"].get<unsigned long long>())});
-    if (r["active"] != r["total"]) rows.push_back({"active per token (MoE)", human_integer(r["active"].get<unsigned long long>())});
+    if (r["active"] != r["total"])
+        rows.push_back({"active per token (MoE)", human_integer(r["active"].get<unsigned long long>())});
     print_table(out, rows);
 }
 
@@ -229,12 +260,13 @@ void print_flops(std::ostream& out, const json& r) {
 void print_memory(std::ostream& out, const json& r) {
     const json& s = r["setup"];
     out << model_line(r["model"]) << "\n"
-        << "recipe " << r["recipe"]["id"].get<std::string>() << " (" << human(r["bytes_per_param"]["total"].get<double>())
-        << " B/param); gpus " << s["gpus"] << " = dp " << s["dp"] << " × tp " << s["tp"] << " × pp " << s["pp"] << ", ZeRO "
-        << s["zero"] << ", seq " << s["seq"] << ", micro-batch " << s["micro_batch"] << ", recompute "
-        << s["recompute"].get<std::string>() << (s["flash_attention"].get<bool>() ? ", FlashAttention" : "")
-        << (s["sequence_parallel"].get<bool>() ? ", sequence parallel" : "") << "; busiest stage: "
-        << s["stage"].get<std::string>() << "\n\nper GPU:\n";
+        << "recipe " << r["recipe"]["id"].get<std::string>() << " ("
+        << human(r["bytes_per_param"]["total"].get<double>()) << " B/param); gpus " << s["gpus"] << " = dp " << s["dp"]
+        << " × tp " << s["tp"] << " × pp " << s["pp"] << ", ZeRO " << s["zero"] << ", seq " << s["seq"]
+        << ", micro-batch " << s["micro_batch"] << ", recompute " << s["recompute"].get<std::string>()
+        << (s["flash_attention"].get<bool>() ? ", FlashAttention" : "")
+        << (s["sequence_parallel"].get<bool>() ? ", sequence parallel" : "")
+        << "; busiest stage: " << s["stage"].get<std::string>() << "\n\nper GPU:\n";
     std::vector<std::pair<std::string, std::string>> rows;
     for (const auto& c : r["classes"]) rows.push_back({c["name"].get<std::string>(), bytes_text(c["bytes"])});
     rows.push_back({"total", bytes_text(r["per_gpu_bytes"]["total"])});
@@ -279,7 +311,8 @@ void print_fit(std::ostream& out, const json& r) {
         }
         print_table(out, rows);
         out << "  assumes: " << r["assumes"].get<std::string>() << "\n";
-        if (r.contains("assumes_with_model")) out << "  with the model: " << r["assumes_with_model"].get<std::string>() << "\n";
+        if (r.contains("assumes_with_model"))
+            out << "  with the model: " << r["assumes_with_model"].get<std::string>() << "\n";
         return;
     }
     if (r["min_gpus"].is_null()) {
@@ -301,7 +334,8 @@ void print_kv(std::ostream& out, const json& r) {
         {"weights", bytes_text(r["weights_bytes"])},
         {"total", bytes_text(r["total_bytes"])}};
     if (r.contains("cross_kv_bytes_per_sequence"))
-        rows.insert(rows.begin() + 2, {"cross-attention K/V per sequence (fixed)", bytes_text(r["cross_kv_bytes_per_sequence"])});
+        rows.insert(rows.begin() + 2,
+                    {"cross-attention K/V per sequence (fixed)", bytes_text(r["cross_kv_bytes_per_sequence"])});
     if (r.contains("fits")) {
         rows.push_back({"fits", r["fits"].get<bool>() ? "yes" : "no"});
         rows.push_back({"max batch at this context", human_integer(r["max_batch"].get<unsigned long long>())});
@@ -314,24 +348,25 @@ void print_presets(std::ostream& out, const json& r) {
     out << "models:\n";
     std::vector<std::pair<std::string, std::string>> rows;
     for (const auto& m : r["models"])
-        rows.push_back({m["id"].get<std::string>(),
-                        m["name"].get<std::string>() + ", " + human_integer(m["params_total"].get<unsigned long long>()) +
-                            " params"});
+        rows.push_back({m["id"].get<std::string>(), m["name"].get<std::string>() + ", " +
+                                                        human_integer(m["params_total"].get<unsigned long long>()) +
+                                                        " params"});
     print_table(out, rows);
     out << "hardware:\n";
     rows.clear();
     for (const auto& h : r["hardware"]) {
-        std::string peak = h["peak_flops"].contains("bf16") ? human(h["peak_flops"]["bf16"].get<double>() / 1e12) + " TFLOP/s bf16 dense"
-                                                            : "no bf16";
+        std::string peak = h["peak_flops"].contains("bf16")
+                               ? human(h["peak_flops"]["bf16"].get<double>() / 1e12) + " TFLOP/s bf16 dense"
+                               : "no bf16";
         rows.push_back({h["id"].get<std::string>(), h["name"].get<std::string>() + ", " +
-                                                         human(h["memory_bytes"].get<double>() / 1e9) + " GB, " + peak});
+                                                        human(h["memory_bytes"].get<double>() / 1e9) + " GB, " + peak});
     }
     print_table(out, rows);
     out << "recipes:\n";
     rows.clear();
     for (const auto& x : r["recipes"])
-        rows.push_back({x["id"].get<std::string>(), human(x["bytes_per_param"].get<double>()) + " B/param: " +
-                                                         x["description"].get<std::string>()});
+        rows.push_back({x["id"].get<std::string>(), human(x["bytes_per_param"].get<double>()) +
+                                                        " B/param: " + x["description"].get<std::string>()});
     print_table(out, rows);
 }
 
@@ -362,23 +397,25 @@ int cmd_flops(int argc, char** argv) {
 }
 
 int cmd_memory(int argc, char** argv) {
-    return run(argc, argv, "memory", "memory_budget",
-               "usage: tally memory (--model PRESET | --config config.json) [options] [--json]\n"
-               "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
-               "activations, the model's dropout, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
-               "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
-               "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
-               kMemoryOptions, print_memory);
+    return run(
+        argc, argv, "memory", "memory_budget",
+        "usage: tally memory (--model PRESET | --config config.json) [options] [--json]\n"
+        "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
+        "activations, the model's dropout, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
+        "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
+        "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
+        kMemoryOptions, print_memory);
 }
 
 int cmd_fit(int argc, char** argv) {
-    return run(argc, argv, "fit", "fit",
-               "usage: tally fit --gpus N --hardware ID [--recipe R] [--zero Z --tp T --pp P]  (largest model; ZeRO 3 unless\n"
-               "                 --zero is given; no activations)\n"
-               "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
-               "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
-               "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
-               kFitOptions, print_fit, nullptr, fit_rules);
+    return run(
+        argc, argv, "fit", "fit",
+        "usage: tally fit --gpus N --hardware ID [--recipe R] [--zero Z --tp T --pp P]  (largest model; ZeRO 3 unless\n"
+        "                 --zero is given; no activations)\n"
+        "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
+        "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
+        "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
+        kFitOptions, print_fit, nullptr, fit_rules);
 }
 
 int cmd_kv_cache(int argc, char** argv) {
@@ -389,8 +426,9 @@ int cmd_kv_cache(int argc, char** argv) {
 }
 
 int cmd_presets(int argc, char** argv) {
-    return run(argc, argv, "presets", "presets", "usage: tally presets [--json]\nModel and hardware presets and recipes.",
-               std::span<const Option>(), print_presets);
+    return run(argc, argv, "presets", "presets",
+               "usage: tally presets [--json]\nModel and hardware presets and recipes.", std::span<const Option>(),
+               print_presets);
 }
 
 }  // namespace tally::cli

@@ -61,7 +61,8 @@ std::string lpad(std::string text, std::size_t width) {
 
 // Decimal digits only: no sign, spaces or hex ("0x10").
 std::optional<long> parse_digits(const std::string& text) {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
     return std::stol(text);
 }
 
@@ -73,8 +74,8 @@ nlohmann::json parse_sizes(std::string_view text) {
     while (std::getline(stream, item, ',')) {
         const auto value = parse_digits(item);
         if (!value || *value < 1 || *value > 2048)
-            throw InputError("--n", "--n must be a comma-separated list of sizes in [1, 2048], got \"" +
-                                        printable(text, 40) + "\"");
+            throw InputError(
+                "--n", "--n must be a comma-separated list of sizes in [1, 2048], got \"" + printable(text, 40) + "\"");
         out.push_back(*value);
     }
     if (out.empty()) throw InputError("--n", "--n must list at least one size");
@@ -128,7 +129,8 @@ void print_gemm(const nlohmann::json& r) {
                   << lpad(fixed(giga(row.at("flops_per_s")), 1), 10) << "  "
                   << pad(range(giga(row.at("flops_per_s_min")), giga(row.at("flops_per_s_max"))), 17)
                   << lpad(fixed(row.at("ratio_to_best").get<double>(), 3), 8)
-                  << lpad(sci(row.at("max_abs_err").get<double>()), 10) << lpad(sci(row.at("tolerance").get<double>()), 10)
+                  << lpad(sci(row.at("max_abs_err").get<double>()), 10)
+                  << lpad(sci(row.at("tolerance").get<double>()), 10)
                   << lpad(fixed(row.at("intensity").get<double>(), 1), 8)
                   << (row.at("correct").get<bool>() ? "" : "  WRONG") << "\n";
     }
@@ -141,17 +143,20 @@ void print_gemm(const nlohmann::json& r) {
 void print_probe(const nlohmann::json& r) {
     const auto& peak = r.at("peak");
     const auto& bw = r.at("bandwidth");
-    std::cout << "peak (" << peak.at("isa").get<std::string>() << ", " << peak.at("lanes").get<int>()
-              << " fp32 lanes, " << (peak.at("fma").get<bool>() ? "FMA" : "mul + add") << "): "
-              << fixed(giga(peak.at("flops_per_s")), 1) << " GFLOP/s [" << fixed(giga(peak.at("flops_per_s_min")), 1)
-              << ", " << fixed(giga(peak.at("flops_per_s_max")), 1) << "]\n"
+    std::cout << "peak (" << peak.at("isa").get<std::string>() << ", " << peak.at("lanes").get<int>() << " fp32 lanes, "
+              << (peak.at("fma").get<bool>() ? "FMA" : "mul + add") << "): " << fixed(giga(peak.at("flops_per_s")), 1)
+              << " GFLOP/s [" << fixed(giga(peak.at("flops_per_s_min")), 1) << ", "
+              << fixed(giga(peak.at("flops_per_s_max")), 1) << "]\n"
               << "read bandwidth:  " << fixed(giga(bw.at("read_bytes_per_s")), 1) << " GB/s ["
               << fixed(giga(bw.at("read_bytes_per_s_min")), 1) << ", " << fixed(giga(bw.at("read_bytes_per_s_max")), 1)
               << "]\n"
               << "triad bandwidth: " << fixed(giga(bw.at("triad_bytes_per_s")), 1) << " GB/s ["
               << fixed(giga(bw.at("triad_bytes_per_s_min")), 1) << ", "
               << fixed(giga(bw.at("triad_bytes_per_s_max")), 1) << "]\n"
-              << "ridge point:     " << fixed(tally::roofline::ridge(peak.at("flops_per_s").get<double>(), bw.at("read_bytes_per_s").get<double>()), 1)
+              << "ridge point:     "
+              << fixed(tally::roofline::ridge(peak.at("flops_per_s").get<double>(),
+                                              bw.at("read_bytes_per_s").get<double>()),
+                       1)
               << " FLOP/byte (peak / read bandwidth)\n";
 }
 
@@ -185,8 +190,7 @@ int cmd_bench(int argc, char** argv) {
         }
         const bool known = flag == "--n" || flag == "--kernel" || flag == "--reps" || flag == "--warmup" ||
                            flag == "--min-sample-ms" || flag == "--mib";
-        if (!known)
-            throw InputError(printable(flag, 40), "unknown option " + printable(flag, 40) + " (see --help)");
+        if (!known) throw InputError(printable(flag, 40), "unknown option " + printable(flag, 40) + " (see --help)");
         if (i + 1 >= argc) throw InputError(std::string(flag), std::string(flag) + " needs a value");
         const char* value = argv[++i];
         if (flag == "--n" && what == "gemm") {
@@ -212,7 +216,8 @@ int cmd_bench(int argc, char** argv) {
         return print_or_fail("gemm_bench", args, json_output, print_gemm);
     }
     // probe: two methods, one report
-    const nlohmann::json peak = nlohmann::json::parse(api::call("probe_peak", nlohmann::json{{"samples", reps}}.dump()));
+    const nlohmann::json peak =
+        nlohmann::json::parse(api::call("probe_peak", nlohmann::json{{"samples", reps}}.dump()));
     const nlohmann::json bw =
         nlohmann::json::parse(api::call("probe_bandwidth", nlohmann::json{{"samples", reps}, {"mib", mib}}.dump()));
     for (const auto* envelope : {&peak, &bw})

@@ -17,8 +17,7 @@ namespace tally::cli {
 namespace {
 
 constexpr Option kOptions[] = {
-    {"--format", "format", Kind::String,
-     "fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 e3m2 e2m1 e8m0"},
+    {"--format", "format", Kind::String, "fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 e3m2 e2m1 e8m0"},
     {"--value", "value", Kind::String, "number to encode: 0.1, 1e-8, -0, inf, nan"},
     {"--code", "hex", Kind::String, "bit pattern to decode, in hex: 0x7e"},
     {"--flip-bit", "flip_bit", Kind::Integer, "with --code: flip this bit first (0 = least significant)"},
@@ -58,11 +57,13 @@ void print_one(std::ostream& out, const nlohmann::json& r) {
     rows.push_back({"class", text(r["class"])});
     rows.push_back({"value (exact)", text(r["exact"])});
     rows.push_back({"formula", text(r["formula"])});
-    if (r.contains("error_abs")) rows.push_back({"error (abs, rel)", text(r["error_abs"]) + ", " + text(r["error_rel"])});
+    if (r.contains("error_abs"))
+        rows.push_back({"error (abs, rel)", text(r["error_abs"]) + ", " + text(r["error_rel"])});
     if (const std::string what = joined_notes(r); !what.empty()) rows.push_back({"note", what});
     rows.push_back({"ulp", text(r["ulp_exact"])});
     rows.push_back({"next up", r["next"].is_null() ? "-" : text(r["next"]["hex"]) + " = " + text(r["next"]["exact"])});
-    rows.push_back({"next down", r["prev"].is_null() ? "-" : text(r["prev"]["hex"]) + " = " + text(r["prev"]["exact"])});
+    rows.push_back(
+        {"next down", r["prev"].is_null() ? "-" : text(r["prev"]["hex"]) + " = " + text(r["prev"]["exact"])});
     print_table(out, rows);
 }
 

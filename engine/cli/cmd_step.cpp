@@ -20,19 +20,24 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                         \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                 \
-    {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},      \
-    {"--hardware", "hardware", Kind::String, "hardware preset id with interconnect figures, e.g. h100-sxm (required)"}, \
-    {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                            \
-    {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                             \
-    {"--global-batch", "global_batch", Kind::Integer, "sequences per step (default dp·b·4pp, or dp·b without pp)"}, \
-    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
-    {"--recipe", "recipe", Kind::String, "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                 \
-    {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},         \
-    {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},                   \
-    {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"},              \
-    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token (default 0: no limit)"}
+#define STEP_MODEL_OPTIONS                                                                                        \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                \
+        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"}, \
+        {"--hardware", "hardware", Kind::String,                                                                  \
+         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                               \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                       \
+        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                        \
+        {"--global-batch", "global_batch", Kind::Integer,                                                         \
+         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                            \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},               \
+        {"--recipe", "recipe", Kind::String,                                                                      \
+         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                       \
+        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},    \
+        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},             \
+        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {        \
+        "--capacity-factor", "capacity_factor", Kind::Number,                                                     \
+            "MoE: expert slots per routed token (default 0: no limit)"                                            \
+    }
 
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
@@ -43,7 +48,8 @@ constexpr Option kStepOptions[] = {
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "sequence parallelism with tp"},
     {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
-    {"--embedding-chunks", "embedding_chunks", Kind::Flag, "embedding and output layer are pipeline chunks of their own"},
+    {"--embedding-chunks", "embedding_chunks", Kind::Flag,
+     "embedding and output layer are pipeline chunks of their own"},
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
     {"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
      "gradient reduction after the last backward (Megatron-LM before Megatron-Core, DeepSpeed pipelines)"},
@@ -74,8 +80,10 @@ void load_config(json& args) {
     text << in.rdbuf();
     if (args.contains("model")) throw InputError("model", "give either --model or --config, not both");
     json parsed = json::parse(text.str(), nullptr, false);
-    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type")) args["model"] = parsed;
-    else args["hf_config"] = text.str();
+    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type"))
+        args["model"] = parsed;
+    else
+        args["hf_config"] = text.str();
 }
 
 std::string fixed(double value, int digits) {
@@ -91,11 +99,13 @@ std::string seconds_text(double s) {
 }
 
 std::string layout_text(const json& l) {
-    std::string text = "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " + std::to_string(l["pp"].get<long long>()) +
-                       " · dp " + std::to_string(l["dp"].get<long long>()) + " · ZeRO " + std::to_string(l["zero"].get<long long>());
+    std::string text = "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " +
+                       std::to_string(l["pp"].get<long long>()) + " · dp " + std::to_string(l["dp"].get<long long>()) +
+                       " · ZeRO " + std::to_string(l["zero"].get<long long>());
     if (l["sequence_parallel"].get<bool>()) text += " · SP";
     if (l["interleave"].get<long long>() > 1) text += " · v " + std::to_string(l["interleave"].get<long long>());
-    text += " · b " + std::to_string(l["micro_batch"].get<long long>()) + " · recompute " + l["recompute"].get<std::string>();
+    text += " · b " + std::to_string(l["micro_batch"].get<long long>()) + " · recompute " +
+            l["recompute"].get<std::string>();
     return text;
 }
 
@@ -104,16 +114,17 @@ void print_breakdown(std::ostream& out, const json& r) {
     for (const auto& part : r["breakdown"]) {
         const double s = part["seconds"].get<double>();
         if (s <= 0) continue;
-        rows.push_back({"  " + part["name"].get<std::string>(),
-                        seconds_text(s) + (part["exposed"].get<bool>() ? "  (" + fixed(100 * part["share"].get<double>(), 1) + "%)"
-                                                                      : "  (hidden)")});
+        rows.push_back(
+            {"  " + part["name"].get<std::string>(),
+             seconds_text(s) + (part["exposed"].get<bool>() ? "  (" + fixed(100 * part["share"].get<double>(), 1) + "%)"
+                                                            : "  (hidden)")});
     }
     print_table(out, rows);
 }
 
 void print_step(std::ostream& out, const json& r) {
-    out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × " << r["hardware"].get<std::string>()
-        << "\n";
+    out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × "
+        << r["hardware"].get<std::string>() << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
                       {"model TFLOP/s per GPU", fixed(r["tflops_per_gpu"].get<double>(), 1)},
@@ -170,7 +181,11 @@ int validate(const std::string& path, bool json_output) {
         const double published = run["published"]["value"], predicted = r[metric];
         const double error = (predicted - published) / published;
         errors.push_back(std::fabs(error));
-        rows.push_back({{"id", run["id"]}, {"metric", metric}, {"published", published}, {"predicted", predicted}, {"error", error}});
+        rows.push_back({{"id", run["id"]},
+                        {"metric", metric},
+                        {"published", published},
+                        {"predicted", predicted},
+                        {"error", error}});
     }
     std::sort(errors.begin(), errors.end());
     const std::size_t n = errors.size();
@@ -183,8 +198,9 @@ int validate(const std::string& path, bool json_output) {
     std::cout << "| run | metric | published | predicted | error |\n|---|---|---:|---:|---:|\n";
     for (const auto& row : rows)
         std::cout << "| " << row["id"].get<std::string>() << " | " << row["metric"].get<std::string>() << " | "
-                  << fixed(100 * row["published"].get<double>(), 1) << "% | " << fixed(100 * row["predicted"].get<double>(), 1)
-                  << "% | " << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
+                  << fixed(100 * row["published"].get<double>(), 1) << "% | "
+                  << fixed(100 * row["predicted"].get<double>(), 1) << "% | "
+                  << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
                   << "% |\n";
     std::cout << "\nmedian |error| " << fixed(100 * median, 1) << "%, worst " << fixed(100 * worst, 1) << "% over " << n
               << " runs\n";
@@ -201,8 +217,10 @@ int cmd_step(int argc, char** argv) {
             for (int k = 2; k < argc; ++k) {
                 const std::string_view a = argv[k];
                 if (k == i) continue;
-                if (a == "--json") json_output = true;
-                else if (k == i + 1 && a.substr(0, 2) != "--") path = argv[k];
+                if (a == "--json")
+                    json_output = true;
+                else if (k == i + 1 && a.substr(0, 2) != "--")
+                    path = argv[k];
                 else {
                     std::cerr << "tally step: --validate takes only [FILE] and --json, got \"" << a << "\"\n";
                     return kExitBadInput;
@@ -210,23 +228,25 @@ int cmd_step(int argc, char** argv) {
             }
             return validate(path, json_output);
         }
-    return simple_command(argc, argv, "step", "step_time",
-                          "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
-                          "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
-                          "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K] [--json]\n"
-                          "       tally step --validate [FILE] [--json]   (published runs; default content/validation/runs.json)\n"
-                          "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
-                          "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
-                          kStepOptions, print_step, load_config);
+    return simple_command(
+        argc, argv, "step", "step_time",
+        "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
+        "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
+        "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K] [--json]\n"
+        "       tally step --validate [FILE] [--json]   (published runs; default content/validation/runs.json)\n"
+        "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
+        "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
+        kStepOptions, print_step, load_config);
 }
 
 int cmd_plan(int argc, char** argv) {
-    return simple_command(argc, argv, "plan", "plan",
-                          "usage: tally plan --model PRESET|--config FILE --hardware ID --gpus N [--seq S] [--global-batch G]\n"
-                          "                  [--flash-attn] [--recipe R] [--top K] [--json]\n"
-                          "Every layout (tp, pp, ZeRO, SP, interleave, micro-batch, recompute) that fits in memory, ranked by\n"
-                          "predicted throughput, with the main reason the others lose.",
-                          kPlanOptions, print_plan, load_config);
+    return simple_command(
+        argc, argv, "plan", "plan",
+        "usage: tally plan --model PRESET|--config FILE --hardware ID --gpus N [--seq S] [--global-batch G]\n"
+        "                  [--flash-attn] [--recipe R] [--top K] [--json]\n"
+        "Every layout (tp, pp, ZeRO, SP, interleave, micro-batch, recompute) that fits in memory, ranked by\n"
+        "predicted throughput, with the main reason the others lose.",
+        kPlanOptions, print_plan, load_config);
 }
 
 }  // namespace tally::cli

@@ -11,33 +11,45 @@ namespace tally::cli {
 namespace {
 
 // Flags shared by time and mfu: the model or params, the FLOPs count and the peak.
-#define FLOPS_PEAK_OPTIONS                                                                                          \
-    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model / --config)"},                  \
-    {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},          \
-    {"--config", "config_path", Kind::String, "path to a Hugging Face config.json or a tally config object"},      \
-    {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},                         \
-    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},           \
-    {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},   \
-    {"--flops-basis", "flops_basis", Kind::String, "six_nd | exact (default: six_nd with --params, exact with --model)"}, \
-    {"--attention-flops", "attention_flops", Kind::String, "full (default) | causal: attention score entries counted"}, \
-    {"--recompute", "recompute", Kind::String, "none (default) | selective | full (with --params alone: full adds 2N)"}, \
-    {"--recompute-ops", "recompute_ops", Kind::String, "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"}, \
-    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},     \
-    {"--pp", "pp", Kind::Integer, "pipeline stages (default 1): recompute-layers counts per stage; the layout with --predict-mfu"},    \
-    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},                   \
-    {"--capacity-factor", "capacity_factor", Kind::Number, "MoE: expert slots per routed token (default 0: no limit)"}, \
-    {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                              \
-    {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},           \
-    {"--dtype", "dtype", Kind::String, "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"}, \
-    {"--peak-tflops", "peak_tflops", Kind::Number, "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"}, \
-    {"--peak-flops", "peak_flops_per_s", Kind::Number, "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"}
+#define FLOPS_PEAK_OPTIONS                                                                                            \
+    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model / --config)"},                    \
+        {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},        \
+        {"--config", "config_path", Kind::String, "path to a Hugging Face config.json or a tally config object"},     \
+        {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},                        \
+        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},           \
+        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},    \
+        {"--flops-basis", "flops_basis", Kind::String,                                                                \
+         "six_nd | exact (default: six_nd with --params, exact with --model)"},                                       \
+        {"--attention-flops", "attention_flops", Kind::String,                                                        \
+         "full (default) | causal: attention score entries counted"},                                                 \
+        {"--recompute", "recompute", Kind::String,                                                                    \
+         "none (default) | selective | full (with --params alone: full adds 2N)"},                                    \
+        {"--recompute-ops", "recompute_ops", Kind::String,                                                            \
+         "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"},                                             \
+        {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"}, \
+        {"--pp", "pp", Kind::Integer,                                                                                 \
+         "pipeline stages (default 1): recompute-layers counts per stage; the layout with --predict-mfu"},            \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},              \
+        {"--capacity-factor", "capacity_factor", Kind::Number,                                                        \
+         "MoE: expert slots per routed token (default 0: no limit)"},                                                 \
+        {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                            \
+        {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},         \
+        {"--dtype", "dtype", Kind::String,                                                                            \
+         "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"},                              \
+        {"--peak-tflops", "peak_tflops", Kind::Number,                                                                \
+         "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"},                                        \
+    {                                                                                                                 \
+        "--peak-flops", "peak_flops_per_s", Kind::Number,                                                             \
+            "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"                                             \
+    }
 
 constexpr Option kOptions[] = {
     FLOPS_PEAK_OPTIONS,
     {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 15e12 (required)"},
     {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
     {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
-    {"--predict-mfu", "predict_mfu", Kind::Flag, "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
+    {"--predict-mfu", "predict_mfu", Kind::Flag,
+     "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
     {"--tp", "tp", Kind::Integer, "with --predict-mfu: tensor parallel degree (default 1)"},
     {"--zero", "zero", Kind::Integer, "with --predict-mfu: ZeRO stage (default 0)"},
     {"--micro-batch", "micro_batch", Kind::Integer, "with --predict-mfu: micro-batch (default 1)"},
@@ -65,12 +77,13 @@ void print_human(std::ostream& out, const nlohmann::json& r) {
 }
 
 void print_mfu(std::ostream& out, const nlohmann::json& r) {
-    print_table(out, {{"model FLOPs per token (" + r["flops_basis"].get<std::string>() + ")",
-                       human(r["model_flops_per_token"].get<double>())},
-                      {"hardware FLOPs per token (with recomputation)", human(r["hardware_flops_per_token"].get<double>())},
-                      {"MFU", human(r["mfu"].get<double>())},
-                      {"HFU", human(r["hfu"].get<double>())},
-                      {"MFU by 6N", human(r["six_n_mfu"].get<double>())}});
+    print_table(out,
+                {{"model FLOPs per token (" + r["flops_basis"].get<std::string>() + ")",
+                  human(r["model_flops_per_token"].get<double>())},
+                 {"hardware FLOPs per token (with recomputation)", human(r["hardware_flops_per_token"].get<double>())},
+                 {"MFU", human(r["mfu"].get<double>())},
+                 {"HFU", human(r["hfu"].get<double>())},
+                 {"MFU by 6N", human(r["six_n_mfu"].get<double>())}});
 }
 
 // Contradictory flags and flags the chosen inputs would ignore are errors, not silent choices.
@@ -79,7 +92,8 @@ void rules(std::span<const Option> options, nlohmann::json& args) {
     reject_together(args, options, "params", "model", "the model's exact count replaces --params; give one");
     reject_together(args, options, "params", "config_path", "the model's exact count replaces --params; give one");
     reject_together(args, options, "model", "config_path", "give one model");
-    reject_unless(args, options, "seq", has_model, "with --model or --config (6ND from --params has no sequence length)");
+    reject_unless(args, options, "seq", has_model,
+                  "with --model or --config (6ND from --params has no sequence length)");
     reject_together(args, options, "peak_tflops", "peak_flops_per_s", "give the peak once");
     reject_together(args, options, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
     reject_together(args, options, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
@@ -96,17 +110,18 @@ std::span<const Option> time_options(std::string_view command) {
 }
 
 int cmd_time(int argc, char** argv) {
-    return simple_command(argc, argv, "time", "training_cost",
-                          "usage: tally time (--params N | --model ID | --config FILE) --tokens D --gpus G\n"
-                          "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
-                          "FLOPs = 6 N D (or the exact count for a model, with recomputation); seconds = FLOPs / (G * P * U).",
-                          kOptions, print_human, [](nlohmann::json& args) {
-                              rules(kOptions, args);
-                              if (!args.contains("predict_mfu")) return;
-                              args.erase("predict_mfu");
-                              if (args.contains("mfu")) throw InputError("--mfu", "give either --mfu or --predict-mfu, not both");
-                              args["mfu"] = "predicted";
-                          });
+    return simple_command(
+        argc, argv, "time", "training_cost",
+        "usage: tally time (--params N | --model ID | --config FILE) --tokens D --gpus G\n"
+        "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
+        "FLOPs = 6 N D (or the exact count for a model, with recomputation); seconds = FLOPs / (G * P * U).",
+        kOptions, print_human, [](nlohmann::json& args) {
+            rules(kOptions, args);
+            if (!args.contains("predict_mfu")) return;
+            args.erase("predict_mfu");
+            if (args.contains("mfu")) throw InputError("--mfu", "give either --mfu or --predict-mfu, not both");
+            args["mfu"] = "predicted";
+        });
 }
 
 int cmd_mfu(int argc, char** argv) {

@@ -48,10 +48,25 @@ namespace fp = tally::fp;
 // the checks
 
 enum Check : int {
-    kBf16Rn, kBf16Rz, kFp16Rn, kFp16Rz, kTf32Rna,
-    kE4m3Sat, kE4m3NoSat, kE5m2Sat, kE5m2NoSat,
-    kE2m3Rn, kE2m3Rz, kE3m2Rn, kE3m2Rz, kE2m1Rn, kE2m1Rz,
-    kE8m0RzSat, kE8m0RzNoSat, kE8m0RpSat, kE8m0RpNoSat,
+    kBf16Rn,
+    kBf16Rz,
+    kFp16Rn,
+    kFp16Rz,
+    kTf32Rna,
+    kE4m3Sat,
+    kE4m3NoSat,
+    kE5m2Sat,
+    kE5m2NoSat,
+    kE2m3Rn,
+    kE2m3Rz,
+    kE3m2Rn,
+    kE3m2Rz,
+    kE2m1Rn,
+    kE2m1Rz,
+    kE8m0RzSat,
+    kE8m0RzNoSat,
+    kE8m0RpSat,
+    kE8m0RpNoSat,
     kCheckCount
 };
 
@@ -74,19 +89,37 @@ __host__ __device__ inline CheckInfo check_info(int c) {
         case kFp16Rn: return {"fp16_rn", "__float2half_rn", F::fp16, R::nearest_even, false};
         case kFp16Rz: return {"fp16_rz", "__float2half_rz", F::fp16, R::toward_zero, false};
         case kTf32Rna: return {"tf32_rna", "wmma::__float_to_tf32 (cvt.rna.tf32.f32)", F::tf32, R::nearest_away, false};
-        case kE4m3Sat: return {"e4m3_rn_satfinite", "__nv_cvt_float_to_fp8(__NV_SATFINITE, __NV_E4M3)", F::e4m3, R::nearest_even, true};
-        case kE4m3NoSat: return {"e4m3_rn_nosat", "__nv_cvt_float_to_fp8(__NV_NOSAT, __NV_E4M3)", F::e4m3, R::nearest_even, false};
-        case kE5m2Sat: return {"e5m2_rn_satfinite", "__nv_cvt_float_to_fp8(__NV_SATFINITE, __NV_E5M2)", F::e5m2, R::nearest_even, true};
-        case kE5m2NoSat: return {"e5m2_rn_nosat", "__nv_cvt_float_to_fp8(__NV_NOSAT, __NV_E5M2)", F::e5m2, R::nearest_even, false};
-        case kE2m3Rn: return {"e2m3_rn", "__nv_cvt_float_to_fp6(__NV_E2M3, cudaRoundNearest)", F::e2m3, R::nearest_even, true};
-        case kE2m3Rz: return {"e2m3_rz", "__nv_cvt_float_to_fp6(__NV_E2M3, cudaRoundZero)", F::e2m3, R::toward_zero, true};
-        case kE3m2Rn: return {"e3m2_rn", "__nv_cvt_float_to_fp6(__NV_E3M2, cudaRoundNearest)", F::e3m2, R::nearest_even, true};
-        case kE3m2Rz: return {"e3m2_rz", "__nv_cvt_float_to_fp6(__NV_E3M2, cudaRoundZero)", F::e3m2, R::toward_zero, true};
-        case kE2m1Rn: return {"e2m1_rn", "__nv_cvt_float_to_fp4(__NV_E2M1, cudaRoundNearest)", F::e2m1, R::nearest_even, true};
-        case kE2m1Rz: return {"e2m1_rz", "__nv_cvt_float_to_fp4(__NV_E2M1, cudaRoundZero)", F::e2m1, R::toward_zero, true};
-        case kE8m0RzSat: return {"e8m0_rz_satfinite", "__nv_cvt_float_to_e8m0(__NV_SATFINITE, cudaRoundZero)", F::e8m0, R::toward_zero, true};
-        case kE8m0RzNoSat: return {"e8m0_rz_nosat", "__nv_cvt_float_to_e8m0(__NV_NOSAT, cudaRoundZero)", F::e8m0, R::toward_zero, false};
-        case kE8m0RpSat: return {"e8m0_rp_satfinite", "__nv_cvt_float_to_e8m0(__NV_SATFINITE, cudaRoundPosInf)", F::e8m0, R::up, true};
+        case kE4m3Sat:
+            return {"e4m3_rn_satfinite", "__nv_cvt_float_to_fp8(__NV_SATFINITE, __NV_E4M3)", F::e4m3, R::nearest_even,
+                    true};
+        case kE4m3NoSat:
+            return {"e4m3_rn_nosat", "__nv_cvt_float_to_fp8(__NV_NOSAT, __NV_E4M3)", F::e4m3, R::nearest_even, false};
+        case kE5m2Sat:
+            return {"e5m2_rn_satfinite", "__nv_cvt_float_to_fp8(__NV_SATFINITE, __NV_E5M2)", F::e5m2, R::nearest_even,
+                    true};
+        case kE5m2NoSat:
+            return {"e5m2_rn_nosat", "__nv_cvt_float_to_fp8(__NV_NOSAT, __NV_E5M2)", F::e5m2, R::nearest_even, false};
+        case kE2m3Rn:
+            return {"e2m3_rn", "__nv_cvt_float_to_fp6(__NV_E2M3, cudaRoundNearest)", F::e2m3, R::nearest_even, true};
+        case kE2m3Rz:
+            return {"e2m3_rz", "__nv_cvt_float_to_fp6(__NV_E2M3, cudaRoundZero)", F::e2m3, R::toward_zero, true};
+        case kE3m2Rn:
+            return {"e3m2_rn", "__nv_cvt_float_to_fp6(__NV_E3M2, cudaRoundNearest)", F::e3m2, R::nearest_even, true};
+        case kE3m2Rz:
+            return {"e3m2_rz", "__nv_cvt_float_to_fp6(__NV_E3M2, cudaRoundZero)", F::e3m2, R::toward_zero, true};
+        case kE2m1Rn:
+            return {"e2m1_rn", "__nv_cvt_float_to_fp4(__NV_E2M1, cudaRoundNearest)", F::e2m1, R::nearest_even, true};
+        case kE2m1Rz:
+            return {"e2m1_rz", "__nv_cvt_float_to_fp4(__NV_E2M1, cudaRoundZero)", F::e2m1, R::toward_zero, true};
+        case kE8m0RzSat:
+            return {"e8m0_rz_satfinite", "__nv_cvt_float_to_e8m0(__NV_SATFINITE, cudaRoundZero)", F::e8m0,
+                    R::toward_zero, true};
+        case kE8m0RzNoSat:
+            return {"e8m0_rz_nosat", "__nv_cvt_float_to_e8m0(__NV_NOSAT, cudaRoundZero)", F::e8m0, R::toward_zero,
+                    false};
+        case kE8m0RpSat:
+            return {"e8m0_rp_satfinite", "__nv_cvt_float_to_e8m0(__NV_SATFINITE, cudaRoundPosInf)", F::e8m0, R::up,
+                    true};
         default: return {"e8m0_rp_nosat", "__nv_cvt_float_to_e8m0(__NV_NOSAT, cudaRoundPosInf)", F::e8m0, R::up, false};
     }
 }
@@ -140,12 +173,12 @@ __device__ inline int device_path_is_hardware(int c) {
         case kBf16Rn:
         case kBf16Rz: return __CUDA_ARCH__ >= 800;  // cvt.rn/rz.bf16.f32
         case kFp16Rn:
-        case kFp16Rz: return 1;                     // cvt.rn/rz.f16.f32 on every supported arch
+        case kFp16Rz: return 1;                      // cvt.rn/rz.f16.f32 on every supported arch
         case kTf32Rna: return __CUDA_ARCH__ >= 800;  // cvt.rna.tf32.f32
         case kE4m3Sat:
         case kE5m2Sat: return __CUDA_ARCH__ >= 890;  // cvt.rn.satfinite.e4m3x2/e5m2x2.f32
         case kE4m3NoSat:
-        case kE5m2NoSat: return 0;                   // no non-saturating fp8 cvt exists: always emulated
+        case kE5m2NoSat: return 0;  // no non-saturating fp8 cvt exists: always emulated
         case kE2m3Rn:
         case kE3m2Rn:
         case kE2m1Rn:
@@ -158,7 +191,7 @@ __device__ inline int device_path_is_hardware(int c) {
 #else
             return 2;  // headers older than CUDA 13 decide differently: path unknown
 #endif
-        default: return 0;                           // fp6/fp4 toward zero: emulated everywhere
+        default: return 0;  // fp6/fp4 toward zero: emulated everywhere
     }
 #else
     (void)c;
@@ -289,8 +322,8 @@ static std::string report_json(const std::string& gpu_name, const std::string& c
                                uint64_t stride, double seconds, bool all_ok, const CheckCounts* counts,
                                const int* path) {
     std::string j = "{\n  \"schema\": \"tally.gpu-conversions/1\",\n  \"program\": \"convert_check\",\n";
-    j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + ", \"compute_capability\": " +
-         json_str(compute_capability) + "},\n";
+    j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + ", \"compute_capability\": " + json_str(compute_capability) +
+         "},\n";
     j += "  \"patterns\": " + json_int((long long)count) + ", \"stride\": " + json_int((long long)stride) +
          ", \"seconds\": " + json_num(seconds) + ",\n  \"all_match\": " + json_bool(all_ok) + ",\n  \"checks\": [\n";
     for (int c = 0; c < kCheckCount; c++) {
@@ -298,8 +331,7 @@ static std::string report_json(const std::string& gpu_name, const std::string& c
         CheckInfo ci = check_info(c);
         j += "    {\"check\": " + json_str(ci.name) + ", \"intrinsic\": " + json_str(ci.intrinsic) +
              ", \"format\": " + json_str(fp::format_info(ci.format).name) +
-             ", \"path\": " + json_str(path_name(path[c])) +
-             ", \"checked\": " + json_int((long long)r.checked) +
+             ", \"path\": " + json_str(path_name(path[c])) + ", \"checked\": " + json_int((long long)r.checked) +
              ", \"mismatches\": " + json_int((long long)r.mismatches) +
              ", \"nan_only\": " + json_int((long long)r.nan_only) + ", \"first\": [";
         for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep; k++) {
@@ -402,7 +434,8 @@ static int self_test() {
         }
         std::printf("  host sample: %llu conversions compared in %.2f s\n", checked, secs);
         t.expect(counts[kTf32Rna].checked == 0, "tf32 is skipped on the host (cvt.rna.tf32 has no host emulation)");
-        t.expect(counts[kBf16Rn].checked == (1u << 20) + 6 * (1u << 16), "every sampled pattern is checked once per check");
+        t.expect(counts[kBf16Rn].checked == (1u << 20) + 6 * (1u << 16),
+                 "every sampled pattern is checked once per check");
         t.expect(total_mismatch == 0, "host emulation and host encoder agree on the sample for every check");
     }
     // the report is valid JSON (synthetic counts: the writer is checked, not a measurement)
@@ -413,7 +446,8 @@ static int self_test() {
         record(&counts[kE4m3NoSat], 0x7F800001u, 0x7F, 0xFF, true);
         std::string j = report_json("Test GPU", "9.0", 1ull << 32, 1, 1.5, false, counts, path), err;
         using tally_cuda::json_at;
-        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-conversions/1\"", ("report parses as JSON " + err).c_str());
+        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-conversions/1\"",
+                 ("report parses as JSON " + err).c_str());
         t.expect(json_at(j, "/patterns") == "4294967296", "patterns = 2^32 as an exact integer");
         t.expect(json_at(j, "/checks/" + std::to_string((int)kE4m3NoSat) + "/first/0/input") == "\"0x7f800001\"",
                  "the first mismatch's input is written in hex");
@@ -444,7 +478,8 @@ int main(int argc, char** argv) {
     const uint64_t count = quick ? (1ull << 24) : (1ull << 32);
     const uint64_t stride = quick ? 257 : 1;  // 257 * 2^24 wraps 2^32 ~once: an even spread of patterns
     std::printf("device: %s (sm_%d%d)\n", dev.prop.name, dev.prop.major, dev.prop.minor);
-    std::printf("converting %s float bit patterns with %d checks\n", quick ? "2^24 sampled" : "all 2^32", (int)kCheckCount);
+    std::printf("converting %s float bit patterns with %d checks\n", quick ? "2^24 sampled" : "all 2^32",
+                (int)kCheckCount);
 
     CheckCounts* d_counts;
     int* d_path;
@@ -483,22 +518,24 @@ int main(int argc, char** argv) {
         }
         bool ok = r.mismatches == 0 && r.checked == count;
         all_ok = all_ok && ok;
-        std::printf("%-18s %-9s %14llu %12llu %10llu  %s\n", check_info(c).name, path_name(path[c]),
-                    r.checked, r.mismatches, r.nan_only, ok ? "ok" : "MISMATCH");
+        std::printf("%-18s %-9s %14llu %12llu %10llu  %s\n", check_info(c).name, path_name(path[c]), r.checked,
+                    r.mismatches, r.nan_only, ok ? "ok" : "MISMATCH");
         for (unsigned k = 0; k < r.kept && k < (unsigned)kKeep && k < 5; k++)
             std::printf("    input 0x%08x (%.9g): nvidia 0x%x, engine 0x%x\n", r.input[k], fp::bits_float(r.input[k]),
                         r.nvidia[k], r.engine[k]);
         if (path[c] == 0)
-            std::printf("    hardware instruction not supported on this architecture (%s): compared with the CUDA "
-                        "header's software emulation running on the device\n",
-                        arch.c_str());
+            std::printf(
+                "    hardware instruction not supported on this architecture (%s): compared with the CUDA "
+                "header's software emulation running on the device\n",
+                arch.c_str());
     }
     std::printf("\n%.2f s for %llu conversions on the device\n", ms / 1e3, (unsigned long long)count * kCheckCount * 2);
     std::printf("%s\n", all_ok ? "All results match" : "SOME CONVERSIONS DO NOT MATCH");
 
     if (const char* pathj = args.value("--json")) {
-        std::string j = report_json(dev.prop.name, std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor),
-                                    count, stride, ms / 1e3, all_ok, counts, path);
+        std::string j =
+            report_json(dev.prop.name, std::to_string(dev.prop.major) + "." + std::to_string(dev.prop.minor), count,
+                        stride, ms / 1e3, all_ok, counts, path);
         if (!write_text_file(pathj, j)) return 1;
         std::printf("wrote %s\n", pathj);
     }

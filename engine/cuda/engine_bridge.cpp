@@ -107,8 +107,9 @@ int match_score(const PresetName& preset, const std::string& device_name, double
     }
     int score = 100;
     const bool dev_pcie = dev_has("pcie"), pre_pcie = std::find(pre.begin(), pre.end(), "pcie") != pre.end();
-    const bool pre_sxm = std::find(pre.begin(), pre.end(), "sxm") != pre.end() ||
-                         std::any_of(pre.begin(), pre.end(), [](const std::string& t) { return t.rfind("sxm", 0) == 0; });
+    const bool pre_sxm =
+        std::find(pre.begin(), pre.end(), "sxm") != pre.end() ||
+        std::any_of(pre.begin(), pre.end(), [](const std::string& t) { return t.rfind("sxm", 0) == 0; });
     if (dev_pcie && pre_pcie) score += 20;
     if (dev_pcie && pre_sxm) score -= 20;
     if (!dev_pcie && pre_pcie) score -= 20;  // SXM parts do not say "SXM" in their CUDA name (H100: "80GB HBM3")
@@ -140,7 +141,8 @@ HardwarePeaks match_device(const std::string& device_name, double total_memory_b
     int best = -1;
     const json* best_hw = nullptr;
     for (const json& hw : list) {
-        PresetName p{hw.value("id", std::string()), hw.value("name", std::string()), number_or_zero(hw, "memory_bytes")};
+        PresetName p{hw.value("id", std::string()), hw.value("name", std::string()),
+                     number_or_zero(hw, "memory_bytes")};
         int s = match_score(p, device_name, total_memory_bytes);
         if (s > best) best = s, best_hw = &hw;
     }
@@ -174,9 +176,14 @@ BudgetPrediction predict_budget(const BudgetRequest& request) {
 LayerActivations predict_layer_activations(const std::string& model, int seq, int micro_batch, int activation_bytes,
                                            bool dropout) {
     LayerActivations out;
-    json args = {{"model", model},           {"seq", seq},         {"micro_batch", micro_batch},
-                 {"activation_bytes", activation_bytes}, {"dropout", dropout}, {"recompute", "none"},
-                 {"flash_attention", false}, {"gpus", 1}};
+    json args = {{"model", model},
+                 {"seq", seq},
+                 {"micro_batch", micro_batch},
+                 {"activation_bytes", activation_bytes},
+                 {"dropout", dropout},
+                 {"recompute", "none"},
+                 {"flash_attention", false},
+                 {"gpus", 1}};
     json r = call_engine("memory_budget", args, &out.error);
     if (r.is_null()) return out;
     const json& a = r["activations"];

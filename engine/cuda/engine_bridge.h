@@ -17,14 +17,14 @@ namespace tally_cuda {
 // A value of 0 means the preset does not list it.
 struct HardwarePeaks {
     bool found = false;
-    std::string preset_id;       // file stem under content/presets/hardware/
-    std::string preset_name;     // its display name
-    std::string source;          // its citation
-    double fp32_flops = 0;       // non-tensor fp32 FMA peak
-    double tf32_flops = 0;       // dense tf32 tensor-core peak
-    double bf16_flops = 0;       // dense bf16 tensor-core peak
-    double fp16_flops = 0;       // dense fp16 tensor-core peak
-    double fp8_flops = 0;        // dense fp8 tensor-core peak
+    std::string preset_id;    // file stem under content/presets/hardware/
+    std::string preset_name;  // its display name
+    std::string source;       // its citation
+    double fp32_flops = 0;    // non-tensor fp32 FMA peak
+    double tf32_flops = 0;    // dense tf32 tensor-core peak
+    double bf16_flops = 0;    // dense bf16 tensor-core peak
+    double fp16_flops = 0;    // dense fp16 tensor-core peak
+    double fp8_flops = 0;     // dense fp8 tensor-core peak
     double memory_bandwidth_bytes_per_s = 0;
     double memory_bytes = 0;
 };
@@ -65,23 +65,23 @@ GemmTraffic gemm_traffic(double m, double n, double k, double in_bytes, double o
 // Training memory budget (the engine's prediction) for the memory_budget program.
 
 struct BudgetRequest {
-    std::string model;      // model preset id, e.g. "gpt2-medium"
-    std::string recipe;     // recipe name as the engine's memory API accepts it ("" = engine default)
+    std::string model;   // model preset id, e.g. "gpt2-medium"
+    std::string recipe;  // recipe name as the engine's memory API accepts it ("" = engine default)
 };
 
 // One buffer the program will cudaMalloc: the engine's per-GPU byte count of a tensor class.
 struct BudgetBuffer {
-    std::string name;       // weights, gradients, master_weights, optimizer_states
+    std::string name;  // weights, gradients, master_weights, optimizer_states
     std::uint64_t bytes = 0;
 };
 
 struct BudgetPrediction {
     bool ok = false;
-    std::string error;                   // the engine's error message when !ok
-    std::string engine_json;             // the engine's full result, verbatim, for the report
-    std::vector<BudgetBuffer> buffers;   // the static (non-activation) classes, in engine order
+    std::string error;                     // the engine's error message when !ok
+    std::string engine_json;               // the engine's full result, verbatim, for the report
+    std::vector<BudgetBuffer> buffers;     // the static (non-activation) classes, in engine order
     std::uint64_t static_total_bytes = 0;  // sum of buffers (= engine's total minus activations)
-    std::uint64_t activation_bytes = 0;  // the engine's activation estimate (not allocated)
+    std::uint64_t activation_bytes = 0;    // the engine's activation estimate (not allocated)
 };
 
 BudgetPrediction predict_budget(const BudgetRequest& request);

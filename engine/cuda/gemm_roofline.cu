@@ -201,8 +201,8 @@ __global__ void gemm_kernel1(float* C, const float* A, const float* B, int M, in
 // version 2: shared-memory tiling. Each block stages a 64x16 slice of A and a 16x64 slice of B
 // in shared memory and every staged value is used 64 times (4 rows/cols per thread x 16 threads),
 // which is what lifts the kernel off the memory roof. Requires M, N % 64 == 0 and K % 16 == 0.
-__global__ void __launch_bounds__(T2_THREADS) gemm_kernel2(float* C, const float* A, const float* B, int M, int N,
-                                                            int K) {
+__global__ void __launch_bounds__(T2_THREADS)
+    gemm_kernel2(float* C, const float* A, const float* B, int M, int N, int K) {
     __shared__ float As[T2_BM][T2_BK];
     __shared__ float Bs[T2_BK][T2_BN];
     const int tid = threadIdx.x;
@@ -246,8 +246,8 @@ __global__ void __launch_bounds__(T2_THREADS) gemm_kernel2(float* C, const float
 // version 3: tensor cores via WMMA (bf16 x bf16 -> fp32, 16x16x16 fragments). Each block stages
 // 128x32 of A and 32x128 of B with 16-byte loads; each warp multiplies its 4x2 fragments over the
 // two 16-wide K steps of the stage. Requires M, N % 128 == 0 and K % 32 == 0.
-__global__ void __launch_bounds__(T3_THREADS) gemm_kernel3(float* C, const __nv_bfloat16* A,
-                                                            const __nv_bfloat16* B, int M, int N, int K) {
+__global__ void __launch_bounds__(T3_THREADS)
+    gemm_kernel3(float* C, const __nv_bfloat16* A, const __nv_bfloat16* B, int M, int N, int K) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     using namespace nvcuda;
     // WMMA fragment pointers must be 256-bit aligned: rows are 80 and 272 bytes and every
@@ -356,9 +356,9 @@ struct KernelInfo {
 // FLOPs, so 2 BM BN / ((BM + BN) * bytes). The naive kernel loads 2K elements per 2K FLOPs.
 static const KernelInfo kKernels[] = {
     {KernelId::naive, "gemm1_naive_fp32", "fp32", 4, kU_fp32, 2.0 / (2 * 4), "cublas_sgemm_fp32"},
-    {KernelId::tiled, "gemm2_tiled_fp32", "fp32", 4, kU_fp32, 2.0 * T2_BM * T2_BN / ((T2_BM + T2_BN) * 4.0),
+    {KernelId::tiled, "gemm2_tiled_fp32", "fp32", 4, kU_fp32, 2.0 * T2_BM* T2_BN / ((T2_BM + T2_BN) * 4.0),
      "cublas_sgemm_fp32"},
-    {KernelId::wmma, "gemm3_wmma_bf16", "bf16", 2, kU_tensor_core, 2.0 * T3_BM * T3_BN / ((T3_BM + T3_BN) * 2.0),
+    {KernelId::wmma, "gemm3_wmma_bf16", "bf16", 2, kU_tensor_core, 2.0 * T3_BM* T3_BN / ((T3_BM + T3_BN) * 2.0),
      "cublas_gemmex_bf16"},
     {KernelId::cublas_fp32, "cublas_sgemm_fp32", "fp32", 4, kU_fp32, 0, "cublas_sgemm_fp32"},
     {KernelId::cublas_bf16, "cublas_gemmex_bf16", "bf16", 2, kU_tensor_core, 0, "cublas_gemmex_bf16"},
@@ -399,10 +399,8 @@ static std::string report_json(const GpuInfo& g, const tally_cuda::HardwarePeaks
     j += "  \"schema\": \"tally.gpu-measurement/1\",\n";
     j += "  \"program\": \"gemm_roofline\",\n";
     j += "  \"label\": " + json_str(std::string("measured on ") + g.name) + ",\n";
-    j += "  \"gpu\": {\"name\": " + json_str(g.name) + ", \"compute_capability\": " +
-         json_str(g.compute_capability) +
-         ", \"sm_count\": " + json_int(g.sm_count) +
-         ", \"memory_bytes\": " + json_int(g.memory_bytes) +
+    j += "  \"gpu\": {\"name\": " + json_str(g.name) + ", \"compute_capability\": " + json_str(g.compute_capability) +
+         ", \"sm_count\": " + json_int(g.sm_count) + ", \"memory_bytes\": " + json_int(g.memory_bytes) +
          ", \"cuda_runtime\": " + json_int(g.cuda_runtime) + ", \"cuda_driver\": " + json_int(g.cuda_driver) + "},\n";
     j += "  \"preset\": " + (hw.found ? json_str(hw.preset_id) : std::string("null")) + ",\n";
     j += "  \"peaks\": {\"fp32_flops_per_s\": " + json_num(hw.fp32_flops > 0 ? hw.fp32_flops : NAN) +
@@ -421,16 +419,15 @@ static std::string report_json(const GpuInfo& g, const tally_cuda::HardwarePeaks
         else
             j += ", \"elements\": " + json_int(p.m);
         j += ", \"flops\": " + json_num(p.flops) + ", \"bytes\": " + json_num(p.bytes) +
-             ", \"intensity_flop_per_byte\": " + json_num(p.flops / p.bytes) +
-             ", \"time_s\": " + json_num(p.time_s) + ", \"flops_per_s\": " + json_num(p.flops / p.time_s) +
+             ", \"intensity_flop_per_byte\": " + json_num(p.flops / p.bytes) + ", \"time_s\": " + json_num(p.time_s) +
+             ", \"flops_per_s\": " + json_num(p.flops / p.time_s) +
              ", \"bytes_per_s\": " + json_num(p.bytes / p.time_s);
         if (is_gemm)
             j += ", \"tile_intensity_flop_per_byte\": " + json_num(p.tile_intensity > 0 ? p.tile_intensity : NAN) +
                  ", \"anchor\": " + json_str(p.anchor) + ", \"vs_anchor\": " + json_num(p.vs_anchor);
         j += ", \"mfu\": " + json_num(p.mfu) + ", \"correct\": " + json_bool(p.correct) +
              ", \"entries_checked\": " + json_int((long long)p.entries_checked) +
-             ", \"mismatches\": " + json_int((long long)p.mismatches) +
-             ", \"max_rel_err\": " + json_num(p.max_rel_err);
+             ", \"mismatches\": " + json_int((long long)p.mismatches) + ", \"max_rel_err\": " + json_num(p.max_rel_err);
         if (!is_gemm) j += ", \"bandwidth_fraction\": " + json_num(p.bandwidth_fraction);
         if (std::isfinite(p.max_rel_err_vs_fp32_inputs))
             j += ", \"max_rel_err_vs_fp32_inputs\": " + json_num(p.max_rel_err_vs_fp32_inputs);
@@ -478,7 +475,8 @@ static int self_test() {
     // 3. bf16 rounding on the host matches the round-to-nearest-even rule
     {
         // 1 + 2^-8 is halfway between bf16 1.0 and 1 + 2^-7: ties to even -> 1.0
-        t.expect(__bfloat162float(__float2bfloat16_rn(1.00390625f)) == 1.0f, "bf16: 1+2^-8 rounds to 1.0 (tie to even)");
+        t.expect(__bfloat162float(__float2bfloat16_rn(1.00390625f)) == 1.0f,
+                 "bf16: 1+2^-8 rounds to 1.0 (tie to even)");
         // 1 + 3*2^-8 is halfway between 1+2^-7 and 1+2^-6: ties to even -> 1+2^-6
         t.expect(__bfloat162float(__float2bfloat16_rn(1.01171875f)) == 1.015625f,
                  "bf16: 1+3*2^-8 rounds to 1+2^-6 (tie to even)");
@@ -543,7 +541,9 @@ static int self_test() {
             for (int i = 0; i < T2_TM; i++)
                 for (int j = 0; j < T2_TN; j++) o2[t2_out(tid, i, j).row * T2_BN + t2_out(tid, i, j).col]++;
         }
-        auto all_one = [](const std::vector<int>& v) { return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; }); };
+        auto all_one = [](const std::vector<int>& v) {
+            return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
+        };
         t.expect(all_one(a2) && all_one(b2), "kernel 2: each A and B tile element is staged by exactly one thread");
         t.expect(all_one(o2), "kernel 2: each of the 64x64 outputs is owned by exactly one thread");
 
@@ -573,7 +573,8 @@ static int self_test() {
                     for (int r = 0; r < 16; r++)
                         for (int c = 0; c < 16; c++) o3[(f.row + r) * T3_BN + f.col + c]++;
                 }
-        t.expect(all_one(a3) && all_one(b3), "kernel 3: each A and B tile element is staged by exactly one 16-byte load");
+        t.expect(all_one(a3) && all_one(b3),
+                 "kernel 3: each A and B tile element is staged by exactly one 16-byte load");
         t.expect(aligned, "kernel 3: every 16-byte shared-memory store is 16-byte aligned");
         t.expect(frag_aligned, "kernel 3: every WMMA fragment pointer is 32-byte aligned");
         t.expect(all_one(o3), "kernel 3: the 8 warps' 4x2 fragments cover the 128x128 tile exactly once");
@@ -608,8 +609,10 @@ static int self_test() {
         // device names and memory as cudaGetDeviceProperties reports them
         t.expect(best("NVIDIA H100 80GB HBM3", 85.0e9) == "h100-sxm", "'NVIDIA H100 80GB HBM3' is the H100 SXM preset");
         t.expect(best("NVIDIA H100 PCIe", 85.0e9) == "h100-pcie", "'NVIDIA H100 PCIe' is the H100 PCIe preset");
-        t.expect(best("NVIDIA A100-SXM4-40GB", 42.4e9) == "a100-40gb", "'NVIDIA A100-SXM4-40GB' is the A100 40 GB preset");
-        t.expect(best("NVIDIA A100-SXM4-80GB", 85.0e9) == "a100-80gb", "'NVIDIA A100-SXM4-80GB' is the A100 80 GB preset");
+        t.expect(best("NVIDIA A100-SXM4-40GB", 42.4e9) == "a100-40gb",
+                 "'NVIDIA A100-SXM4-40GB' is the A100 40 GB preset");
+        t.expect(best("NVIDIA A100-SXM4-80GB", 85.0e9) == "a100-80gb",
+                 "'NVIDIA A100-SXM4-80GB' is the A100 80 GB preset");
         t.expect(best("NVIDIA GeForce RTX 3090", 25.4e9) == "none", "an RTX 3090 matches no preset in this list");
     }
     // 8. the engine's own presets are reachable (non-empty once content/presets/hardware exists)
@@ -619,7 +622,8 @@ static int self_test() {
         bool peaks_ok = !ids.empty();
         for (const auto& id : ids) {
             tally_cuda::HardwarePeaks p = tally_cuda::hardware_peaks(id);
-            peaks_ok = peaks_ok && p.found && p.memory_bandwidth_bytes_per_s > 0 && (p.bf16_flops > 0 || p.fp32_flops > 0);
+            peaks_ok =
+                peaks_ok && p.found && p.memory_bandwidth_bytes_per_s > 0 && (p.bf16_flops > 0 || p.fp32_flops > 0);
         }
         t.expect(peaks_ok, "every engine hardware preset has a memory bandwidth and a bf16 or fp32 peak");
         tally_cuda::HardwarePeaks h = tally_cuda::match_device("NVIDIA H100 80GB HBM3", 85.0e9);
@@ -632,14 +636,19 @@ static int self_test() {
             double mem;
             const char* id;
         };
-        const Case cases[] = {{"NVIDIA H100 80GB HBM3", 85.0e9, "h100-sxm"}, {"NVIDIA H100 PCIe", 85.0e9, "h100-pcie"},
-                              {"NVIDIA A100-SXM4-40GB", 42.4e9, "a100-40gb"}, {"NVIDIA A100-SXM4-80GB", 85.1e9, "a100-80gb"},
-                              {"NVIDIA H200", 150.0e9, "h200"}, {"NVIDIA B200", 191.0e9, "b200"},
-                              {"NVIDIA GeForce RTX 4090", 25.3e9, "rtx-4090"}, {"NVIDIA GeForce RTX 3060", 12.6e9, ""}};
+        const Case cases[] = {{"NVIDIA H100 80GB HBM3", 85.0e9, "h100-sxm"},
+                              {"NVIDIA H100 PCIe", 85.0e9, "h100-pcie"},
+                              {"NVIDIA A100-SXM4-40GB", 42.4e9, "a100-40gb"},
+                              {"NVIDIA A100-SXM4-80GB", 85.1e9, "a100-80gb"},
+                              {"NVIDIA H200", 150.0e9, "h200"},
+                              {"NVIDIA B200", 191.0e9, "b200"},
+                              {"NVIDIA GeForce RTX 4090", 25.3e9, "rtx-4090"},
+                              {"NVIDIA GeForce RTX 3060", 12.6e9, ""}};
         for (const Case& c : cases) {
             tally_cuda::HardwarePeaks m = tally_cuda::match_device(c.device, c.mem);
             std::string got = m.found ? m.preset_id : "";
-            t.expect(got == c.id, (std::string("engine presets: '") + c.device + "' -> '" + c.id + "' (got '" + got + "')").c_str());
+            t.expect(got == c.id,
+                     (std::string("engine presets: '") + c.device + "' -> '" + c.id + "' (got '" + got + "')").c_str());
         }
     }
     // 9. the report is valid JSON with the fields the roofline widget reads (synthetic points: the
@@ -658,15 +667,19 @@ static int self_test() {
         pts[0].kernel = "gemm3_wmma_bf16", pts[0].dtype = "bf16", pts[0].anchor = "cublas_gemmex_bf16";
         pts[0].m = pts[0].n = pts[0].k = 4096;
         pts[0].flops = gemm_flops(4096, 4096, 4096), pts[0].bytes = gemm_bytes(4096, 4096, 4096, 2);
-        pts[0].time_s = 0.5e-3, pts[0].mfu = 0.25, pts[0].vs_anchor = 0.5, pts[0].correct = true, pts[0].tile_intensity = 64;
+        pts[0].time_s = 0.5e-3, pts[0].mfu = 0.25, pts[0].vs_anchor = 0.5, pts[0].correct = true,
+        pts[0].tile_intensity = 64;
         pts[1].kernel = "vector_add_fp32", pts[1].dtype = "fp32", pts[1].m = 1 << 26;
         pts[1].flops = 1 << 26, pts[1].bytes = 12.0 * (1 << 26), pts[1].time_s = 1e-3;  // mfu stays NaN
         std::string j = report_json(g, hw, pts, true), err;
         using tally_cuda::json_at;
-        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-measurement/1\"", ("report parses as JSON " + err).c_str());
-        t.expect(json_at(j, "/label") == "\"measured on Test \\\"GPU\\\" \\\\ 1\"", "label escapes quotes and backslashes");
+        t.expect(json_at(j, "/schema", &err) == "\"tally.gpu-measurement/1\"",
+                 ("report parses as JSON " + err).c_str());
+        t.expect(json_at(j, "/label") == "\"measured on Test \\\"GPU\\\" \\\\ 1\"",
+                 "label escapes quotes and backslashes");
         t.expect(json_at(j, "/points/0/intensity_flop_per_byte") == "1024", "point 0 intensity is 4096/4 = 1024");
-        t.expect(json_at(j, "/points/0/n") == "4096" && json_at(j, "/points/0/kind") == "\"gemm\"", "GEMM point has n and kind");
+        t.expect(json_at(j, "/points/0/n") == "4096" && json_at(j, "/points/0/kind") == "\"gemm\"",
+                 "GEMM point has n and kind");
         t.expect(json_at(j, "/points/1/mfu") == "null", "a NaN MFU is written as null");
         t.expect(json_at(j, "/points/1/elements") == "67108864", "the vector-add point has its element count");
         t.expect(json_at(j, "/peaks/fp32_flops_per_s") == "null", "a peak the preset lacks is null");
@@ -677,7 +690,6 @@ static int self_test() {
 
 // ----------------------------------------------------------------------------
 // device run
-
 
 static std::vector<int> parse_sizes(const char* s) {
     std::vector<int> out;
@@ -753,8 +765,10 @@ int main(int argc, char** argv) {
     } else {
         hw = tally_cuda::match_device(dev.prop.name, (double)dev.prop.totalGlobalMem);
     }
-    if (const char* v = args.value("--peak-fp32-tflops")) hw.fp32_flops = parse_positive("--peak-fp32-tflops", v) * 1e12;
-    if (const char* v = args.value("--peak-bf16-tflops")) hw.bf16_flops = parse_positive("--peak-bf16-tflops", v) * 1e12;
+    if (const char* v = args.value("--peak-fp32-tflops"))
+        hw.fp32_flops = parse_positive("--peak-fp32-tflops", v) * 1e12;
+    if (const char* v = args.value("--peak-bf16-tflops"))
+        hw.bf16_flops = parse_positive("--peak-bf16-tflops", v) * 1e12;
     if (const char* v = args.value("--bandwidth-gbs"))
         hw.memory_bandwidth_bytes_per_s = parse_positive("--bandwidth-gbs", v) * 1e9;
 
@@ -785,8 +799,8 @@ int main(int argc, char** argv) {
     cudaCheck(cudaMalloc(&dA16, max_elems * sizeof(__nv_bfloat16)));
     cudaCheck(cudaMalloc(&dB16, max_elems * sizeof(__nv_bfloat16)));
 
-    std::printf("\n%6s  %-20s %10s %9s %9s %7s %10s %10s  %s\n", "n", "kernel", "time ms", "TFLOP/s", "vs cuBLAS", "MFU",
-                "intensity", "tile int.", "check");
+    std::printf("\n%6s  %-20s %10s %9s %9s %7s %10s %10s  %s\n", "n", "kernel", "time ms", "TFLOP/s", "vs cuBLAS",
+                "MFU", "intensity", "tile int.", "check");
     for (int n : sizes) {
         const int M = n, N = n, K = n;
         size_t elems = (size_t)n * n;
@@ -889,8 +903,8 @@ int main(int argc, char** argv) {
     cublasCheck(cublasDestroy(handle));
 
     // the memory-bound side: vector add, sizes well past any L2 at the top end
-    std::printf("\n%12s  %-20s %10s %9s %9s %10s  %s\n", "elements", "kernel", "time ms", "GB/s", "of peak", "intensity",
-                "check");
+    std::printf("\n%12s  %-20s %10s %9s %9s %10s  %s\n", "elements", "kernel", "time ms", "GB/s", "of peak",
+                "intensity", "check");
     std::vector<size_t> vec_sizes = {(size_t)1 << 20, (size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26};
     if (args.has("--quick")) vec_sizes = {(size_t)1 << 20, (size_t)1 << 22};
     size_t vmax = vec_sizes.back();

@@ -52,21 +52,21 @@ static size_t param_size(Dims d, int i) {
 // the stash: what the forward pass keeps for the backward pass, one tensor per line, with the
 // engine's activation term it corresponds to
 enum StashId { X, LN1, QKV, ATT, Y, X2, LN2, H, G, LN1_MEAN, LN1_RSTD, LN2_MEAN, LN2_RSTD, kStash };
-static const char* kStashNames[kStash] = {"x", "ln1", "qkv", "att", "y", "x2", "ln2", "h", "g",
-                                          "ln1_mean", "ln1_rstd", "ln2_mean", "ln2_rstd"};
+static const char* kStashNames[kStash] = {"x", "ln1", "qkv",      "att",      "y",        "x2",      "ln2",
+                                          "h", "g",   "ln1_mean", "ln1_rstd", "ln2_mean", "ln2_rstd"};
 static size_t stash_size(Dims d, int i) {
     const size_t BT = (size_t)d.B * d.T, C = d.C;
     switch (i) {
-        case X: return BT * C;        // (B, T, C)  attn_norm_input
-        case LN1: return BT * C;      // (B, T, C)  qkv_input
-        case QKV: return BT * 3 * C;  // (B, T, 3C) q, k, v
+        case X: return BT * C;                            // (B, T, C)  attn_norm_input
+        case LN1: return BT * C;                          // (B, T, C)  qkv_input
+        case QKV: return BT * 3 * C;                      // (B, T, 3C) q, k, v
         case ATT: return (size_t)d.B * d.NH * d.T * d.T;  // (B, NH, T, T) softmax_output
-        case Y: return BT * C;        // (B, T, C)  attn_out_input
-        case X2: return BT * C;       // (B, T, C)  mlp_norm_input
-        case LN2: return BT * C;      // (B, T, C)  mlp_input
-        case H: return BT * 4 * C;    // (B, T, 4C) mlp_act_input
-        case G: return BT * 4 * C;    // (B, T, 4C) mlp_down_input
-        default: return BT;           // (B, T)     LayerNorm mean and 1/std: not in the formula
+        case Y: return BT * C;                            // (B, T, C)  attn_out_input
+        case X2: return BT * C;                           // (B, T, C)  mlp_norm_input
+        case LN2: return BT * C;                          // (B, T, C)  mlp_input
+        case H: return BT * 4 * C;                        // (B, T, 4C) mlp_act_input
+        case G: return BT * 4 * C;                        // (B, T, 4C) mlp_down_input
+        default: return BT;                               // (B, T)     LayerNorm mean and 1/std: not in the formula
     }
 }
 // Stash bytes the engine's formula counts (everything but the LayerNorm statistics), fp32.
@@ -190,7 +190,8 @@ struct LayerCPU {
                     R* yo = y + ((size_t)b * T + t) * C + h * hs;
                     for (int i = 0; i < hs; i++) {
                         R acc = 0;
-                        for (int t2 = 0; t2 <= t; t2++) acc += a[t2] * qkv[((size_t)b * T + t2) * 3 * C + 2 * C + h * hs + i];
+                        for (int t2 = 0; t2 <= t; t2++)
+                            acc += a[t2] * qkv[((size_t)b * T + t2) * 3 * C + 2 * C + h * hs + i];
                         yo[i] = acc;
                     }
                 }
@@ -248,8 +249,8 @@ struct LayerCPU {
         const int N = d.B * d.T, C = d.C;
         std::vector<R> dx2(dout), dg((size_t)N * 4 * C), dln2((size_t)N * C), dy((size_t)N * C),
             dqkv((size_t)N * 3 * C), dln1((size_t)N * C);
-        matmul_backward(dg.data(), dp[PRJW].data(), dp[PRJB].data(), dout.data(), s[G].data(), p[PRJW].data(), N,
-                        4 * C, C);
+        matmul_backward(dg.data(), dp[PRJW].data(), dp[PRJB].data(), dout.data(), s[G].data(), p[PRJW].data(), N, 4 * C,
+                        C);
         for (size_t i = 0; i < dg.size(); i++) dg[i] *= gelu_grad_ref(s[H][i]);
         matmul_backward(dln2.data(), dp[FCW].data(), dp[FCB].data(), dg.data(), s[LN2].data(), p[FCW].data(), N, C,
                         4 * C);
@@ -257,8 +258,8 @@ struct LayerCPU {
                            s[LN2_MEAN].data(), s[LN2_RSTD].data(), N, C);
         matmul_backward(dy.data(), dp[ATTW].data(), dp[ATTB].data(), dx2.data(), s[Y].data(), p[ATTW].data(), N, C, C);
         attention_backward(dqkv.data(), dy.data(), s[QKV].data(), s[ATT].data());
-        matmul_backward(dln1.data(), dp[QKVW].data(), dp[QKVB].data(), dqkv.data(), s[LN1].data(), p[QKVW].data(), N,
-                        C, 3 * C);
+        matmul_backward(dln1.data(), dp[QKVW].data(), dp[QKVB].data(), dqkv.data(), s[LN1].data(), p[QKVW].data(), N, C,
+                        3 * C);
         dx = dx2;
         layernorm_backward(dx.data(), dp[LN1W].data(), dp[LN1B].data(), dln1.data(), s[X].data(), p[LN1W].data(),
                            s[LN1_MEAN].data(), s[LN1_RSTD].data(), N, C);
@@ -377,8 +378,8 @@ __global__ void attention_forward_kernel(float* y, float* att, const float* qkv,
     }
 }
 // one thread per (b, h, t); dqkv must be zero; dk and dv rows are shared between queries: atomics
-__global__ void attention_backward_kernel(float* dqkv, const float* dy, const float* qkv, const float* att, int B, int T,
-                                          int C, int NH) {
+__global__ void attention_backward_kernel(float* dqkv, const float* dy, const float* qkv, const float* att, int B,
+                                          int T, int C, int NH) {
     int idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= B * NH * T) return;
     const int t = idx % T, h = (idx / T) % NH, b = idx / (T * NH), hs = C / NH;
@@ -475,13 +476,16 @@ struct LayerGPU {
         for (int i = 0; i < kStash; i++) s[i] = act.alloc(stash_size(d, i));
         cudaCheck(cudaMemcpy(s[X], x_host, stash_size(d, X) * sizeof(float), cudaMemcpyHostToDevice));
         const int rows = 128;
-        layernorm_forward_kernel<<<blocks_for(N, rows), rows>>>(s[LN1], s[LN1_MEAN], s[LN1_RSTD], s[X], p[LN1W], p[LN1B], N, C);
+        layernorm_forward_kernel<<<blocks_for(N, rows), rows>>>(s[LN1], s[LN1_MEAN], s[LN1_RSTD], s[X], p[LN1W],
+                                                                p[LN1B], N, C);
         matmul_forward(hdl, s[QKV], s[LN1], p[QKVW], p[QKVB], N, C, 3 * C);
-        attention_forward_kernel<<<blocks_for((size_t)d.B * d.NH * d.T, 128), 128>>>(s[Y], s[ATT], s[QKV], d.B, d.T, C, d.NH);
+        attention_forward_kernel<<<blocks_for((size_t)d.B * d.NH * d.T, 128), 128>>>(s[Y], s[ATT], s[QKV], d.B, d.T, C,
+                                                                                     d.NH);
         float* tmp = act.alloc((size_t)N * C);  // transient: the attention projection output
         matmul_forward(hdl, tmp, s[Y], p[ATTW], p[ATTB], N, C, C);
         residual_kernel<<<blocks_for((size_t)N * C, 256), 256>>>(s[X2], s[X], tmp, (size_t)N * C);
-        layernorm_forward_kernel<<<blocks_for(N, rows), rows>>>(s[LN2], s[LN2_MEAN], s[LN2_RSTD], s[X2], p[LN2W], p[LN2B], N, C);
+        layernorm_forward_kernel<<<blocks_for(N, rows), rows>>>(s[LN2], s[LN2_MEAN], s[LN2_RSTD], s[X2], p[LN2W],
+                                                                p[LN2B], N, C);
         matmul_forward(hdl, s[H], s[LN2], p[FCW], p[FCB], N, C, 4 * C);
         gelu_forward_kernel<<<blocks_for((size_t)N * 4 * C, 256), 256>>>(s[G], s[H], (size_t)N * 4 * C);
         matmul_forward(hdl, tmp, s[G], p[PRJW], p[PRJB], N, 4 * C, C);
@@ -511,7 +515,7 @@ struct LayerGPU {
         float* dqkv = act.alloc(NC * 3);
         cudaCheck(cudaMemset(dqkv, 0, NC * 3 * sizeof(float)));
         attention_backward_kernel<<<blocks_for((size_t)d.B * d.NH * d.T, 128), 128>>>(dqkv, dy, s[QKV], s[ATT], d.B,
-                                                                                       d.T, C, d.NH);
+                                                                                      d.T, C, d.NH);
         float* dln1 = act.alloc(NC);
         matmul_backward(hdl, dln1, dp[QKVW], dp[QKVB], dqkv, s[LN1], p[QKVW], N, C, 3 * C);
         cudaCheck(cudaMemcpy(dx, dx2, NC * sizeof(float), cudaMemcpyDeviceToDevice));
@@ -534,7 +538,8 @@ static bool check_tensor(const char* name, const float* got, const std::vector<f
     Checker chk(name);
     for (size_t i = 0; i < ref.size(); i++) chk.check(i, got[i], ref[i], 1e-3 * std::fabs(ref[i]) + 1e-4 * maxref);
     if (failed_out) *failed_out += chk.failed;
-    std::printf("  %-8s %10zu values  max rel err %.2e  %s\n", name, ref.size(), chk.max_rel_err, chk.ok() ? "ok" : "MISMATCH");
+    std::printf("  %-8s %10zu values  max rel err %.2e  %s\n", name, ref.size(), chk.max_rel_err,
+                chk.ok() ? "ok" : "MISMATCH");
     return chk.ok();
 }
 
@@ -555,7 +560,8 @@ static std::string report_json(const std::string& gpu_name, const Measure& m, bo
     std::string j = "{\n  \"schema\": \"tally.gpu-layer-activations/1\",\n  \"program\": \"layer_activations\",\n";
     j += "  \"gpu\": {\"name\": " + json_str(gpu_name) + "},\n";
     j += "  \"layer\": {\"kind\": \"gpt2\", \"dtype\": \"fp32\", \"dropout\": false, \"batch\": " + json_int(m.d.B) +
-         ", \"seq\": " + json_int(m.d.T) + ", \"channels\": " + json_int(m.d.C) + ", \"heads\": " + json_int(m.d.NH) + "},\n";
+         ", \"seq\": " + json_int(m.d.T) + ", \"channels\": " + json_int(m.d.C) + ", \"heads\": " + json_int(m.d.NH) +
+         "},\n";
     j += "  \"correctness\": {\"batch\": " + json_int(m.check_dims.B) + ", \"seq\": " + json_int(m.check_dims.T) +
          ", \"ran\": " + json_bool(m.checked) + ", \"match\": " + json_bool(m.check_ok) +
          ", \"mismatches\": " + json_int((long long)m.check_failures) + "},\n";
@@ -613,8 +619,10 @@ static int self_test() {
             std::vector<double> g = L.dp[i];
             probe(L.p[i], g);
         }
-        std::printf("  gradient check: %zu values, worst |numeric - analytic| / (1 + |analytic|) = %.2e\n", compared, worst);
-        t.expect(compared == 920 && worst < 1e-6, "the CPU backward pass matches central differences to 1e-6 (x and all 12 parameters)");
+        std::printf("  gradient check: %zu values, worst |numeric - analytic| / (1 + |analytic|) = %.2e\n", compared,
+                    worst);
+        t.expect(compared == 920 && worst < 1e-6,
+                 "the CPU backward pass matches central differences to 1e-6 (x and all 12 parameters)");
     }
     // 2. causal softmax rows sum to one with zeros above the diagonal; float and double agree
     {
@@ -649,16 +657,18 @@ static int self_test() {
         const Dims dims[] = {{4, 1024, 768, 12}, {2, 256, 768, 12}, {1, 64, 768, 12}};
         for (Dims d : dims) {
             tally_cuda::LayerActivations e = tally_cuda::predict_layer_activations("gpt2-small", d.T, d.B, 4, false);
-            std::string claim = "stash of a GPT-2 small layer at B=" + std::to_string(d.B) + ", T=" + std::to_string(d.T) +
-                                " equals the engine's per-layer bytes (" + std::to_string(stash_formula_bytes(d)) + " vs " +
-                                std::to_string(e.per_layer_bytes) + (e.ok ? "" : ", " + e.error) + ")";
+            std::string claim = "stash of a GPT-2 small layer at B=" + std::to_string(d.B) +
+                                ", T=" + std::to_string(d.T) + " equals the engine's per-layer bytes (" +
+                                std::to_string(stash_formula_bytes(d)) + " vs " + std::to_string(e.per_layer_bytes) +
+                                (e.ok ? "" : ", " + e.error) + ")";
             t.expect(e.ok && e.per_layer_bytes == stash_formula_bytes(d), claim.c_str());
         }
         // 4 sbh (16 + a s / h) at s = 1024, b = 4, h = 768, a = 12 (Korthikanti et al. 2022 with 4-byte values, no dropout)
         const double s = 1024, b = 4, h = 768, a = 12;
         t.expect((double)stash_formula_bytes({4, 1024, 768, 12}) == 4 * s * b * h * (16 + a * s / h),
                  "stash = 4sbh(16 + as/h) bytes for fp32 without dropout");
-        t.expect(stash_stats_bytes({4, 1024, 768, 12}) == 16ull * 4 * 1024, "LayerNorm statistics are 16 bytes per token");
+        t.expect(stash_stats_bytes({4, 1024, 768, 12}) == 16ull * 4 * 1024,
+                 "LayerNorm statistics are 16 bytes per token");
     }
     // 4. the report is valid JSON
     {
@@ -666,7 +676,8 @@ static int self_test() {
         m.d = {4, 1024, 768, 12}, m.check_dims = {2, 256, 768, 12};
         m.stash_formula_bytes = stash_formula_bytes(m.d), m.engine_bytes = m.stash_formula_bytes;
         std::string j = report_json("Test GPU", m, true), err;
-        t.expect(tally_cuda::json_at(j, "/schema", &err) == "\"tally.gpu-layer-activations/1\"", ("report parses " + err).c_str());
+        t.expect(tally_cuda::json_at(j, "/schema", &err) == "\"tally.gpu-layer-activations/1\"",
+                 ("report parses " + err).c_str());
         t.expect(tally_cuda::json_at(j, "/engine_per_layer_bytes") == std::to_string(m.engine_bytes),
                  "engine bytes are written as an exact integer");
     }
@@ -732,7 +743,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < kParams; i++) {
             std::vector<float> g(ref.dp[i].size());
             cudaCheck(cudaMemcpy(g.data(), L.dp[i], g.size() * sizeof(float), cudaMemcpyDeviceToHost));
-            ok = check_tensor((std::string("d") + kParamNames[i]).c_str(), g.data(), ref.dp[i], &m.check_failures) && ok;
+            ok =
+                check_tensor((std::string("d") + kParamNames[i]).c_str(), g.data(), ref.dp[i], &m.check_failures) && ok;
         }
         m.checked = true;
         m.check_ok = ok;
@@ -780,13 +792,14 @@ int main(int argc, char** argv) {
         for (const auto& term : e.terms) std::printf("    %-24s %14" PRIu64 "\n", term.name.c_str(), term.bytes);
         for (int i = 0; i < kStash; i++)
             std::printf("    stash %-18s %14zu bytes\n", kStashNames[i], stash_size(meas, i) * sizeof(float));
-        std::printf("  stash, counted                 %14" PRIu64 " bytes  = formula %" PRIu64 " + LayerNorm stats %" PRIu64
-                    "  %s\n",
+        std::printf("  stash, counted                 %14" PRIu64 " bytes  = formula %" PRIu64
+                    " + LayerNorm stats %" PRIu64 "  %s\n",
                     m.stash_bytes, m.stash_formula_bytes, m.stats_bytes, m.exact_ok ? "ok" : "MISMATCH");
         std::printf("  stash, cudaMemGetInfo drop     %14" PRIu64 " bytes  (allowed: counted + up to %" PRIu64
                     " of page rounding)  %s\n",
                     m.mem_info_delta, slack, m.mem_ok ? "ok" : "MISMATCH");
-        std::printf("  peak activations incl. backward temporaries %" PRIu64 " bytes (not in the formula)\n", m.peak_tracked);
+        std::printf("  peak activations incl. backward temporaries %" PRIu64 " bytes (not in the formula)\n",
+                    m.peak_tracked);
     }
     cublasCheck(cublasDestroy(hdl));
 

@@ -201,8 +201,9 @@ static int self_test() {
     // the smallest preset above 80 GB (GPT-2 XL, 1.56e9 params, is 25 GB; Mistral 7B is 7.24e9 params)
     uint64_t over_bytes = 0;
     std::string over = pick_smallest_over("bf16_mixed_adamw", 80ull * 1000 * 1000 * 1000, &over_bytes);
-    t.expect(over == "llama-2-7b" && over_bytes >= 16 * 6738415616ull && over_bytes < 16 * 6738415616ull + (16ull << 20),
-             ("the smallest preset that does not fit 80 GB under 16 B/param is llama-2-7b (got " + over + ")").c_str());
+    t.expect(
+        over == "llama-2-7b" && over_bytes >= 16 * 6738415616ull && over_bytes < 16 * 6738415616ull + (16ull << 20),
+        ("the smallest preset that does not fit 80 GB under 16 B/param is llama-2-7b (got " + over + ")").c_str());
     std::string pick = pick_model(recipes, 80ull * 1000 * 1000 * 1000);
     t.expect(!pick.empty(), ("a model preset fits an 80 GB budget under every recipe (picked " + pick + ")").c_str());
     // the report is valid JSON (a synthetic row: the writer is checked, not a measurement)
@@ -224,7 +225,8 @@ static int self_test() {
         t.expect(json_at(j, "/recipes/0/match") == "true", "4 MiB over the rounded prediction matches");
         t.expect(json_at(j, "/recipes/1/ran") == "false" && json_at(j, "/recipes/1/measured_bytes").empty(),
                  "a recipe that did not run has no measurement");
-        t.expect(json_at(j, "/does_not_fit/refused_at") == "\"optimizer_states\"" && json_at(j, "/does_not_fit/match") == "true",
+        t.expect(json_at(j, "/does_not_fit/refused_at") == "\"optimizer_states\"" &&
+                     json_at(j, "/does_not_fit/match") == "true",
                  "the does-not-fit result names the buffer cudaMalloc refused");
     }
     return t.finish("memory_budget");
@@ -233,11 +235,11 @@ static int self_test() {
 // ----------------------------------------------------------------------------
 // device run
 
-
 int main(int argc, char** argv) {
     Args args{argc, argv};
     if (args.has("--help")) {
-        std::printf("usage: memory_budget [--self-test] [--quick] [--model PRESET] [--recipes a,b,...] [--json PATH]\n");
+        std::printf(
+            "usage: memory_budget [--self-test] [--quick] [--model PRESET] [--recipes a,b,...] [--json PATH]\n");
         return 0;
     }
     if (args.has("--self-test")) return self_test();
@@ -249,9 +251,10 @@ int main(int argc, char** argv) {
     size_t free0 = 0, total = 0;
     cudaCheck(cudaMemGetInfo(&free0, &total));
 
-    std::vector<std::string> recipes = args.value("--recipes") ? split_csv(args.value("--recipes")) : tally_cuda::recipe_ids();
+    std::vector<std::string> recipes =
+        args.value("--recipes") ? split_csv(args.value("--recipes")) : tally_cuda::recipe_ids();
     if (args.has("--quick") && !args.value("--recipes") && recipes.size() > 2) recipes.resize(2);
-    std::string model = args.value("--model")  ? args.value("--model")
+    std::string model = args.value("--model") ? args.value("--model")
                         : args.has("--quick") ? std::string("gpt2-small")
                                               : pick_model(recipes, (uint64_t)(free0 * 0.8));
     if (model.empty()) {
@@ -261,7 +264,8 @@ int main(int argc, char** argv) {
     }
     std::printf("device: %s, %.2f GiB free of %.2f GiB\n", dev.prop.name, free0 / 1073741824.0, total / 1073741824.0);
     std::printf("model: %s (1 GPU, no sharding)\n\n", model.c_str());
-    std::printf("%-24s %16s %16s %16s %8s  %s\n", "recipe", "engine bytes", "expected alloc", "measured", "diff", "verdict");
+    std::printf("%-24s %16s %16s %16s %8s  %s\n", "recipe", "engine bytes", "expected alloc", "measured", "diff",
+                "verdict");
 
     std::vector<Row> rows;
     bool all_ok = true;
@@ -281,7 +285,8 @@ int main(int argc, char** argv) {
         cudaCheck(cudaMemGetInfo(&free_now, &total));
         if (row.expected > free_now * 0.9) {
             row.note = "does not fit in 90% of free memory";
-            std::printf("%-24s %16" PRIu64 "  skipped (%s)\n", recipe.c_str(), row.pred.static_total_bytes, row.note.c_str());
+            std::printf("%-24s %16" PRIu64 "  skipped (%s)\n", recipe.c_str(), row.pred.static_total_bytes,
+                        row.note.c_str());
             rows.push_back(row);
             continue;
         }
@@ -305,8 +310,7 @@ int main(int argc, char** argv) {
         double diff = ((double)row.measured - (double)row.expected) / (double)row.expected;
         std::printf("%-24s %16" PRIu64 " %16" PRIu64 " %16" PRIu64 " %+7.2f%%  %s\n", recipe.c_str(),
                     row.pred.static_total_bytes, row.expected, row.measured, diff * 100, row.ok ? "ok" : "MISMATCH");
-        for (const auto& b : row.pred.buffers)
-            std::printf("    %-20s %16" PRIu64 " bytes\n", b.name.c_str(), b.bytes);
+        for (const auto& b : row.pred.buffers) std::printf("    %-20s %16" PRIu64 " bytes\n", b.name.c_str(), b.bytes);
         std::printf("    (activations, not allocated: %" PRIu64 " bytes predicted)\n", row.pred.activation_bytes);
         rows.push_back(row);
     }
@@ -314,12 +318,13 @@ int main(int argc, char** argv) {
     // (skipped in --quick: it briefly takes nearly all device memory)
     Overflow over;
     over.recipe = std::find(recipes.begin(), recipes.end(), "bf16_mixed_adamw") != recipes.end() ? "bf16_mixed_adamw"
-                  : recipes.empty()                                                             ? ""
-                                                                                                : recipes[0];
+                  : recipes.empty()                                                              ? ""
+                                                                                                 : recipes[0];
     size_t free_now = 0;
     cudaCheck(cudaMemGetInfo(&free_now, &total));
     over.free_bytes = free_now;
-    over.model = args.has("--quick") || over.recipe.empty() ? "" : pick_smallest_over(over.recipe, free_now, &over.predicted);
+    over.model =
+        args.has("--quick") || over.recipe.empty() ? "" : pick_smallest_over(over.recipe, free_now, &over.predicted);
     if (args.has("--quick")) {
         over.note = "skipped in --quick";
     } else if (over.model.empty()) {

@@ -32,7 +32,8 @@ inline f32x4 madd(f32x4 a, f32x4 b, f32x4 c) { return __builtin_wasm_relaxed_mad
 
 // Not inlined: its own small wasm function with 15 live vectors, as kernel 5's micro-kernel, instead of
 // one huge function in which V8 allocates registers across every inlined copy.
-__attribute__((noinline)) void micro_relaxed(int kc, const float* a, const float* b, float* c, int ldc, bool accumulate) {
+__attribute__((noinline)) void micro_relaxed(int kc, const float* a, const float* b, float* c, int ldc,
+                                             bool accumulate) {
     f32x4 acc[kMR][kNV];
     for (int i = 0; i < kMR; ++i)
         for (int v = 0; v < kNV; ++v) acc[i][v] = f32x4{0, 0, 0, 0};

@@ -19,11 +19,10 @@ constexpr Method kApiMethods[] = {
 };
 
 std::array<std::span<const Method>, 16> all_areas() {
-    return {kApiMethods,          presets_methods(),  params_methods(),    flops_methods(),
-            training_methods(),   memory_methods(),   fit_methods(),       kvcache_methods(),
-            tensor_methods(),     precision_methods(), blockscale_methods(), gemm_methods(),
-            roofline_methods(),   probe_methods(),    step_methods(),
-            inference_methods()};
+    return {kApiMethods,        presets_methods(),   params_methods(),     flops_methods(),
+            training_methods(), memory_methods(),    fit_methods(),        kvcache_methods(),
+            tensor_methods(),   precision_methods(), blockscale_methods(), gemm_methods(),
+            roofline_methods(), probe_methods(),     step_methods(),       inference_methods()};
 }
 
 // Error messages quote input (a preset id, a number as text): cap and escape them so an envelope
@@ -34,9 +33,10 @@ constexpr std::size_t kMaxMessageBytes = 1000;
 std::string dump_safely(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 std::string error_envelope(const std::string& field, const std::string& message) {
-    return dump_safely(json{{"ok", false},
-                            {"error", {{"field", printable(field, kMaxMethodNameBytes)},
-                                       {"message", printable(message, kMaxMessageBytes)}}}});
+    return dump_safely(
+        json{{"ok", false},
+             {"error",
+              {{"field", printable(field, kMaxMethodNameBytes)}, {"message", printable(message, kMaxMessageBytes)}}}});
 }
 
 // The input whose number is furthest from 1 in order of magnitude: when a result overflows or
@@ -46,8 +46,10 @@ std::optional<std::pair<std::string, double>> most_extreme_number(const json& ar
     double best_score = -1;
     for (const auto& [key, value] : args.items()) {
         std::optional<double> number;
-        if (value.is_number()) number = value.get<double>();
-        else if (value.is_string()) number = parse_decimal(value.get<std::string>());
+        if (value.is_number())
+            number = value.get<double>();
+        else if (value.is_string())
+            number = parse_decimal(value.get<std::string>());
         if (!number || *number == 0 || !std::isfinite(*number)) continue;
         const double score = std::fabs(std::log10(std::fabs(*number)));
         if (score > best_score) {
@@ -62,8 +64,8 @@ std::optional<std::pair<std::string, double>> most_extreme_number(const json& ar
 // null) becomes an input error instead of a success.
 void require_finite_result(const json& value, const std::string& path, const json& args) {
     if (value.is_number_float() && !std::isfinite(value.get<double>())) {
-        std::string message = "the result " + path + " is not a finite number (" +
-                              format_number(value.get<double>()) + "): the inputs are out of range";
+        std::string message = "the result " + path + " is not a finite number (" + format_number(value.get<double>()) +
+                              "): the inputs are out of range";
         if (auto culprit = most_extreme_number(args)) {
             message += "; the most extreme is " + culprit->first + " = " + format_number(culprit->second);
             throw InputError(culprit->first, message);
@@ -101,7 +103,8 @@ double to_number(const json& value, const char* field) {
     if (value.is_string()) {
         const auto text = value.get<std::string>();
         if (auto parsed = parse_decimal(text)) return *parsed;
-        throw InputError(field, std::string(field) + " must be a finite number in decimal or scientific notation, got \"" +
+        throw InputError(field, std::string(field) +
+                                    " must be a finite number in decimal or scientific notation, got \"" +
                                     printable(text, 40) + "\"");
     }
     throw InputError(field, std::string(field) + " must be a number, got " + std::string(value.type_name()));

@@ -80,8 +80,10 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     if (args.contains("dropout") && !args["dropout"].is_null()) st.dropout = bool_arg(args, "dropout", false);
     st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
     const std::string gather = string_or(args, "zero3_gather", "none");
-    if (gather == "module") st.zero3_gather = TrainingSetup::Zero3Gather::Module;
-    else if (gather == "layer") st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
+    if (gather == "module")
+        st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    else if (gather == "layer")
+        st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
     else if (gather != "none")
         throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
     st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
@@ -99,7 +101,8 @@ std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardwar
     const auto stated = optional_number_arg(args, "capacity_bytes");
     const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
     if (!stated && !id) return std::nullopt;
-    const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, std::int64_t{1} << 62)) : 0;
+    const u64 capacity =
+        stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, std::int64_t{1} << 62)) : 0;
     const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
     if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
     std::optional<u64> context;
@@ -185,7 +188,8 @@ Round round_arg(const json& args, Format f) {
     if (!r)
         throw InputError("rounding",
                          "rounding must be one of nearest_even (rn), nearest_away (rna), toward_zero (rz), up (ru), "
-                         "down (rd), got \"" + *name + "\"");
+                         "down (rd), got \"" +
+                             *name + "\"");
     (void)f;
     return *r;
 }
@@ -211,8 +215,8 @@ ValueArg value_arg(const json& args) {
         const std::string t = it->get<std::string>();
         return {parse_value("value", t), t};
     }
-    throw InputError("value", "value must be a number or a string such as \"1e-8\", got " +
-                                  std::string(it->type_name()));
+    throw InputError("value",
+                     "value must be a number or a string such as \"1e-8\", got " + std::string(it->type_name()));
 }
 
 // A code from "code" (integer, or hex text) or "hex" (text).
@@ -243,6 +247,5 @@ uint64_t code_arg(const json& args, Format f) {
     }
     throw InputError("code", "code must be " + range);
 }
-
 
 }  // namespace tally::api

@@ -36,8 +36,10 @@ std::vector<double> vector_arg(const json& args) {
                 token.clear();
             };
             for (char c : text) {
-                if (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == ';') flush();
-                else token += c;
+                if (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == ';')
+                    flush();
+                else
+                    token += c;
             }
             flush();
         } else if (it->is_array()) {
@@ -45,9 +47,12 @@ std::vector<double> vector_arg(const json& args) {
                 const json& x = (*it)[i];
                 const std::string field = "values[" + std::to_string(i) + "]";
                 double d;
-                if (x.is_number()) d = x.get<double>();
-                else if (x.is_string()) d = parse_value(field.c_str(), x.get<std::string>());
-                else throw InputError("values", field + " must be a number");
+                if (x.is_number())
+                    d = x.get<double>();
+                else if (x.is_string())
+                    d = parse_value(field.c_str(), x.get<std::string>());
+                else
+                    throw InputError("values", field + " must be a number");
                 if (!std::isfinite(d)) throw InputError("values", field + " must be finite");
                 v.push_back(d);
             }
@@ -76,9 +81,8 @@ json block_result_json(const BlockResult& r) {
     const SchemeInfo si = scheme_info(r.scheme);
     json scales = json::array();
     for (size_t b = 0; b < r.scale_codes.size(); ++b)
-        scales.push_back({{"code", r.scale_codes[b]},
-                          {"hex", code_hex(si.scale, r.scale_codes[b])},
-                          {"value", r.scale_values[b]}});
+        scales.push_back(
+            {{"code", r.scale_codes[b]}, {"hex", code_hex(si.scale, r.scale_codes[b])}, {"value", r.scale_values[b]}});
     json codes = json::array();
     for (uint64_t c : r.codes) codes.push_back(c);
     return {{"scheme", si.name},

@@ -52,20 +52,21 @@ json fit(const json& args) {
             "ZeRO stage 1: optimizer states and master weights sharded across data-parallel ranks",
             "ZeRO stage 2: gradients, optimizer states and master weights sharded across data-parallel ranks",
             "weights, gradients, master weights and optimizer states fully sharded across all GPUs (ZeRO stage 3 / FSDP)"};
-        json out{{"mode", mode},
-                 {"gpus", gpus},
-                 {"zero", zero},
-                 {"tp", tp},
-                 {"pp", pp},
-                 {"dp", gpus / (tp * pp)},
-                 {"usable_bytes_total", total},
-                 {"usable_bytes", usable},
-                 {"reserve_fraction", reserve},
-                 {"recipe", recipe},
-                 {"bytes_per_param", static_cast<double>(b.total()) / 256},
-                 {"max_params", n},
-                 {"assumes", std::string(kZeroAssumes[zero]) +
-                                 "; activations excluded unless reserve_fraction sets memory aside or a model is given"}};
+        json out{
+            {"mode", mode},
+            {"gpus", gpus},
+            {"zero", zero},
+            {"tp", tp},
+            {"pp", pp},
+            {"dp", gpus / (tp * pp)},
+            {"usable_bytes_total", total},
+            {"usable_bytes", usable},
+            {"reserve_fraction", reserve},
+            {"recipe", recipe},
+            {"bytes_per_param", static_cast<double>(b.total()) / 256},
+            {"max_params", n},
+            {"assumes", std::string(kZeroAssumes[zero]) +
+                            "; activations excluded unless reserve_fraction sets memory aside or a model is given"}};
         add_capacity(out, *cap, hardware);
         out["usable_bytes"] = usable;  // after the reserve, all GPUs together
         out["usable_bytes_per_gpu"] = cap->usable_bytes;
@@ -78,14 +79,18 @@ json fit(const json& args) {
             setup_args["zero"] = zero;
             TrainingSetup st = setup_from_args(setup_args, &model_recipe);
             st.gpus = gpus;
-            const u64 per_gpu = cap->usable_bytes - std::min(cap->usable_bytes, reserve == 0 ? u64{0}
-                                                                   : static_cast<u64>(static_cast<double>(cap->usable_bytes) * reserve) + 1);
+            const u64 per_gpu =
+                cap->usable_bytes -
+                std::min(
+                    cap->usable_bytes,
+                    reserve == 0 ? u64{0} : static_cast<u64>(static_cast<double>(cap->usable_bytes) * reserve) + 1);
             const std::int64_t layers = largest_model_layers(c, st, per_gpu);
             out["layers"] = layers == 0 ? json(nullptr) : json(layers);
             if (layers == 0) {
                 out["max_params_with_activations"] = nullptr;
-                out["reason"] = "not even one layer per pipeline stage fits: raise the ZeRO stage, tp or pp, recompute, "
-                                "or shrink seq/micro_batch";
+                out["reason"] =
+                    "not even one layer per pipeline stage fits: raise the ZeRO stage, tp or pp, recompute, "
+                    "or shrink seq/micro_batch";
             } else {
                 c.num_layers = layers;
                 const MemoryBudget m = memory_budget(c, st);
@@ -93,8 +98,9 @@ json fit(const json& args) {
                 out["model"] = model_to_json(c);
                 out["budget"] = budget_json(c, st, m, model_recipe);
             }
-            out["assumes_with_model"] = "the model's width, heads and vocabulary kept; num_layers is the largest depth "
-                                        "whose whole budget (activations at seq and micro_batch included) fits one GPU";
+            out["assumes_with_model"] =
+                "the model's width, heads and vocabulary kept; num_layers is the largest depth "
+                "whose whole budget (activations at seq and micro_batch included) fits one GPU";
         }
         return out;
     }
@@ -111,8 +117,9 @@ json fit(const json& args) {
         add_capacity(out, *cap, hardware);
         if (n == 0) {
             out["min_gpus"] = nullptr;
-            out["reason"] = "no data-parallel degree up to " + std::to_string(max_gpus) +
-                            " GPUs fits: raise the ZeRO stage, tp or pp, recompute activations, or shrink seq/micro_batch";
+            out["reason"] =
+                "no data-parallel degree up to " + std::to_string(max_gpus) +
+                " GPUs fits: raise the ZeRO stage, tp or pp, recompute activations, or shrink seq/micro_batch";
             return out;
         }
         st.gpus = n;

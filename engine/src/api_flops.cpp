@@ -72,7 +72,8 @@ json flops(const json& args) {
     if (c.is_encoder_decoder()) out["decoder_seq"] = in.decoder_seq > 0 ? in.decoder_seq : in.seq;
     if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);
     if (tokens_arg)
-        add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens, c.is_moe() ? "active" : "total");
+        add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens,
+                       c.is_moe() ? "active" : "total");
     return out;
 }
 

@@ -27,9 +27,7 @@ constexpr int kMaxNaiveN = 512;
 // native ladder) and the number of kernel calls the timing loop makes; wasm runs 2-4x slower.
 constexpr double kMaxModelledSeconds = 60;
 
-int max_n_of(const gemm::Kernel& kernel) {
-    return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN;
-}
+int max_n_of(const gemm::Kernel& kernel) { return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN; }
 
 // Slowest GFLOP/s of each rung in BENCHMARKS.md's native ladder (n = 256..2048), rounded down.
 double slowest_gflops_of(const gemm::Kernel& kernel) {
@@ -89,7 +87,8 @@ std::vector<int> sizes_arg(const json& args, int fallback) {
     if (value.is_array()) {
         if (value.empty() || value.size() > 16) throw InputError("n", "n must list 1 to 16 sizes");
         for (const json& item : value) {
-            if (!item.is_number()) throw InputError("n", "n must be integers in [1, " + std::to_string(kMaxBenchN) + "]");
+            if (!item.is_number())
+                throw InputError("n", "n must be integers in [1, " + std::to_string(kMaxBenchN) + "]");
             out.push_back(static_cast<int>(require_integer("n", item.get<double>(), 1, kMaxBenchN)));
         }
         return out;
@@ -147,12 +146,15 @@ json gemm_bench(const json& args) {
                     throw InputError("n", std::string("n must be at most ") + std::to_string(max_n_of(*kernel)) +
                                               " for the " + kernel->name + " kernel (larger sizes take minutes), got " +
                                               std::to_string(n));
-                skipped.push_back({{"kernel", kernel->name}, {"n", n}, {"reason", "n above the kernel's limit of " +
-                                                                                     std::to_string(max_n_of(*kernel))}});
+                skipped.push_back({{"kernel", kernel->name},
+                                   {"n", n},
+                                   {"reason", "n above the kernel's limit of " + std::to_string(max_n_of(*kernel))}});
                 continue;
             }
             // the checked call, the warm-up calls, calibration and the samples
-            modelled_seconds += (reps + warmup + 2) * std::max(min_sample_ms * 1e-3, modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n));
+            modelled_seconds += (reps + warmup + 2) *
+                                std::max(min_sample_ms * 1e-3,
+                                         modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n));
         }
     if (modelled_seconds > kMaxModelledSeconds)
         throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +
@@ -226,8 +228,13 @@ json gemm_run(const json& args) {
     for (float value : C) checksum += value;
     json values = json::array();
     for (std::int64_t i = 0; i < entries && i < static_cast<std::int64_t>(C.size()); ++i) values.push_back(C[i]);
-    return {{"kernel", kernel->name}, {"m", m}, {"n", n}, {"k", k}, {"seed", seed},
-            {"values", values}, {"checksum", checksum},
+    return {{"kernel", kernel->name},
+            {"m", m},
+            {"n", n},
+            {"k", k},
+            {"seed", seed},
+            {"values", values},
+            {"checksum", checksum},
             {"check", check_json(gemm::check_against_reference(m, n, k, A.data(), B.data(), C.data()))}};
 }
 
@@ -248,8 +255,8 @@ json gemm_intensity(const json& args) {
     json rows = json::array();
     for (const gemm::Kernel& kernel : gemm::kernels()) {
         const roofline::Traffic t = roofline::kernel_traffic(kernel, n, n, n, cache_bytes);
-        json row = {{"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes},
-                    {"intensity", t.intensity}};
+        json row = {
+            {"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes}, {"intensity", t.intensity}};
         if (peak) {
             row["attainable_flops_per_s"] = roofline::attainable(t.intensity, *peak, *bandwidth);
             row["bound"] = roofline::to_string(roofline::bound(t.intensity, *peak, *bandwidth));

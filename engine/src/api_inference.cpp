@@ -35,7 +35,8 @@ json inference_method(const json& args) {
     in.context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
     in.batch = optional_integer_arg(args, "batch", 1, 1'000'000'000).value_or(1);
     in.kv_dtype = dtype_from_string(optional_string_arg(args, "kv_dtype").value_or("bf16"), "kv_dtype", kStorageDType);
-    in.weights_dtype = dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype", kStorageDType);
+    in.weights_dtype =
+        dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype", kStorageDType);
     const std::string compute_dtype = optional_string_arg(args, "compute_dtype").value_or("bf16");
     const auto id = optional_string_arg(args, "hardware");
     if (!id) throw InputError("hardware", "hardware (a preset id) is required: the rates need its bandwidth and peak");
@@ -92,9 +93,16 @@ json matmul_roofline(const json& args) {
     const double peak = hw.peak(type);
     const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, static_cast<double>(dtype_bytes(type)));
     const double attainable = roofline::attainable(t.intensity, peak, hw.memory_bandwidth_bytes_per_s);
-    return json{{"m", m}, {"n", n}, {"k", k}, {"dtype", dtype}, {"flops", t.flops}, {"bytes", t.bytes},
-                {"intensity", t.intensity}, {"ridge_flops_per_byte", peak / hw.memory_bandwidth_bytes_per_s},
-                {"peak_flops_per_s", peak}, {"attainable_flops_per_s", attainable},
+    return json{{"m", m},
+                {"n", n},
+                {"k", k},
+                {"dtype", dtype},
+                {"flops", t.flops},
+                {"bytes", t.bytes},
+                {"intensity", t.intensity},
+                {"ridge_flops_per_byte", peak / hw.memory_bandwidth_bytes_per_s},
+                {"peak_flops_per_s", peak},
+                {"attainable_flops_per_s", attainable},
                 {"seconds", t.flops / attainable},
                 {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
 }
@@ -114,7 +122,8 @@ json compute_units(const json& args) {
     if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
-        const double days_of_one_gpu = gpu_days(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
+        const double days_of_one_gpu =
+            gpu_days(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
         out["mfu"] = mfu;
         out["gpu_days"] = days_of_one_gpu;
         if (auto days = optional_number_arg(args, "days")) {
@@ -130,16 +139,21 @@ json checkpoint_size(const json& args) {
     const ModelConfig c = resolve_model(args);
     const RecipePreset& preset = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
     const CheckpointSize s = tally::checkpoint_size(c, preset.recipe);
-    return json{{"params", s.params}, {"recipe", preset.id},
-                {"weights_bytes", s.weights_bytes}, {"master_bytes", s.master_bytes}, {"optimizer_bytes", s.optimizer_bytes},
-                {"inference_bytes", s.inference_bytes}, {"resume_bytes", s.resume_bytes},
+    return json{{"params", s.params},
+                {"recipe", preset.id},
+                {"weights_bytes", s.weights_bytes},
+                {"master_bytes", s.master_bytes},
+                {"optimizer_bytes", s.optimizer_bytes},
+                {"inference_bytes", s.inference_bytes},
+                {"resume_bytes", s.resume_bytes},
                 {"resume_bytes_per_param", s.resume_bytes_per_param}};
 }
 
 constexpr Method kMethods[] = {
     {"compute_units", compute_units,
      "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-days at an MFU, and GPUs needed to finish in `days`"},
-    {"checkpoint_size", checkpoint_size, "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
+    {"checkpoint_size", checkpoint_size,
+     "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
     {"matmul_roofline", matmul_roofline,
      "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time"},
     {"inference", inference_method,

@@ -32,18 +32,20 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
                        {"description", std::string("The ") + to_string(st.recipe.weights) +
                                            " weights the forward and backward passes read; split by TP and PP, and "
-                                           "by data parallelism only at ZeRO stage 3 (" + zero_text + ")."},
+                                           "by data parallelism only at ZeRO stage 3 (" +
+                                           zero_text + ")."},
                        {"formula", bytes_per_param_formula("N_w", bpp.weights)},
                        {"sharded_by", "tp, pp, zero 3"}});
-    classes.push_back({{"id", "gradients"},
-                       {"name", "gradients"},
-                       {"bytes", m.bytes.gradients},
-                       {"params", m.params_gradients},
-                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
-                       {"description", std::string("One ") + to_string(st.recipe.gradients) +
-                                           " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
-                       {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
-                       {"sharded_by", "tp, pp, zero >= 2"}});
+    classes.push_back(
+        {{"id", "gradients"},
+         {"name", "gradients"},
+         {"bytes", m.bytes.gradients},
+         {"params", m.params_gradients},
+         {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
+         {"description", std::string("One ") + to_string(st.recipe.gradients) +
+                             " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
+         {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
+         {"sharded_by", "tp, pp, zero >= 2"}});
     classes.push_back({{"id", "master_weights"},
                        {"name", "master weights"},
                        {"bytes", m.bytes.master_weights},
@@ -65,24 +67,24 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"name", "optimizer states"},
                        {"bytes", m.bytes.optimizer_states},
                        {"params", m.params_optimizer},
-                       {"bytes_per_param",
-                        m.params_optimizer == 0 ? 0.0
-                                                : static_cast<double>(m.bytes.optimizer_states) /
-                                                      static_cast<double>(m.params_optimizer)},
+                       {"bytes_per_param", m.params_optimizer == 0 ? 0.0
+                                                                   : static_cast<double>(m.bytes.optimizer_states) /
+                                                                         static_cast<double>(m.params_optimizer)},
                        {"description", std::string(to_string(st.recipe.optimizer)) + ": " +
                                            optimizer_description(st.recipe.optimizer) + "."},
                        {"formula", optimizer_states_formula(st.recipe)},
                        {"sharded_by", "tp, pp, zero >= 1"}});
-    classes.push_back({{"id", "activations"},
-                       {"name", "activations"},
-                       {"bytes", m.bytes.activations},
-                       {"description",
-                        "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
-                            std::to_string(m.activations.layers) + " layers × " +
-                            std::to_string(m.activations.in_flight) + " micro-batch(es) in flight, plus the terms "
-                            "outside the layers."},
-                       {"formula", "per_layer · layers · in_flight + outside"},
-                       {"sharded_by", "tp (and sequence parallel), pp"}});
+    classes.push_back(
+        {{"id", "activations"},
+         {"name", "activations"},
+         {"bytes", m.bytes.activations},
+         {"description", "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
+                             std::to_string(m.activations.layers) + " layers × " +
+                             std::to_string(m.activations.in_flight) +
+                             " micro-batch(es) in flight, plus the terms "
+                             "outside the layers."},
+         {"formula", "per_layer · layers · in_flight + outside"},
+         {"sharded_by", "tp (and sequence parallel), pp"}});
     if (m.bytes.grad_accum != 0)
         classes.push_back({{"id", "grad_accum"},
                            {"name", "gradient accumulation buffer"},
@@ -141,8 +143,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
                {"recompute_layers", st.recompute_layers},
                {"flash_attention", st.flash_attention},
-               {"dropout", m.activations.attention_dropout || m.activations.residual_dropout ||
-                               m.activations.embedding_dropout},
+               {"dropout",
+                m.activations.attention_dropout || m.activations.residual_dropout || m.activations.embedding_dropout},
                {"dropout_from", st.dropout.has_value() ? "argument" : "model"},
                {"dropout_masks",
                 {{"attention", m.activations.attention_dropout},
@@ -159,7 +161,8 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
     if (c.is_encoder_decoder()) setup["decoder_seq"] = st.decoder_seq > 0 ? st.decoder_seq : st.seq;
     if (c.is_moe()) {
         // Expert parallelism and capacity (moe.h): what each GPU holds, sees and sends per layer.
-        const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+        const MoeLayer moe =
+            moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
         setup["ep"] = st.ep;
         setup["expert_dp"] = m.expert_dp;
         setup["capacity_factor"] = st.capacity_factor;
@@ -185,21 +188,21 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                      {"terms", terms},
                      {"korthikanti_formula", m.activations.korthikanti_formula}};
     json out{{"model", model_to_json(c)},
-                {"params_total", m.params_total},
-                {"params_on_gpu", m.params_on_gpu},
-                {"setup", setup},
-                {"recipe", recipe},
-                {"bytes_per_param",
-                 {{"weights", static_cast<double>(bpp.weights) / 256},
-                  {"gradients", static_cast<double>(bpp.gradients) / 256},
-                  {"master_weights", static_cast<double>(bpp.master_weights) / 256},
-                  {"optimizer_states", static_cast<double>(bpp.optimizer_states) / 256},
-                  {"total", static_cast<double>(bpp.total()) / 256}}},
-                {"params_per_gpu",
-                 {{"weights", m.params_weights}, {"gradients", m.params_gradients}, {"optimizer", m.params_optimizer}}},
-                {"per_gpu_bytes", per_gpu},
-                {"classes", classes},
-                {"activations", activations}};
+             {"params_total", m.params_total},
+             {"params_on_gpu", m.params_on_gpu},
+             {"setup", setup},
+             {"recipe", recipe},
+             {"bytes_per_param",
+              {{"weights", static_cast<double>(bpp.weights) / 256},
+               {"gradients", static_cast<double>(bpp.gradients) / 256},
+               {"master_weights", static_cast<double>(bpp.master_weights) / 256},
+               {"optimizer_states", static_cast<double>(bpp.optimizer_states) / 256},
+               {"total", static_cast<double>(bpp.total()) / 256}}},
+             {"params_per_gpu",
+              {{"weights", m.params_weights}, {"gradients", m.params_gradients}, {"optimizer", m.params_optimizer}}},
+             {"per_gpu_bytes", per_gpu},
+             {"classes", classes},
+             {"activations", activations}};
     if (bpp.grad_accum != 0) out["bytes_per_param"]["grad_accum"] = static_cast<double>(bpp.grad_accum) / 256;
     return out;
 }
@@ -227,10 +230,10 @@ json memory_budget_method(const json& args) {
         const u64 usable = cap->usable_bytes;
         out["fits"] = m.bytes.total <= usable;
         // Signed headroom against the usable capacity; a deficit beyond 2^62 bytes is clamped.
-        out["headroom_bytes"] = m.bytes.total <= usable
-                                    ? json(static_cast<std::int64_t>(usable - m.bytes.total))
-                                    : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - usable,
-                                                                                    u64{1} << 62)));
+        out["headroom_bytes"] =
+            m.bytes.total <= usable
+                ? json(static_cast<std::int64_t>(usable - m.bytes.total))
+                : json(-static_cast<std::int64_t>(std::min<u64>(m.bytes.total - usable, u64{1} << 62)));
         const std::int64_t n = min_gpus(c, st, usable, kMaxSearchGpus);
         out["min_gpus"] = n == 0 ? json(nullptr) : json(n);
     } else {

@@ -37,10 +37,10 @@ json params_result(const ModelConfig& c) {
     for (const auto& [component, count] : parts)
         // Encoder and encoder-decoder parts are listed only when the model has them.
         if (count > 0 || static_cast<int>(component) <= static_cast<int>(Component::LmHead))
-        components.push_back({{"id", component_id(component)},
-                              {"name", component_name(component)},
-                              {"count", count},
-                              {"formula", component_formula(component, c)}});
+            components.push_back({{"id", component_id(component)},
+                                  {"name", component_name(component)},
+                                  {"count", count},
+                                  {"formula", component_formula(component, c)}});
     json tensors = json::array();
     for (const Tensor& t : model_tensors(c)) {
         tensors.push_back({{"name", t.name},

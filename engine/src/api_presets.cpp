@@ -41,7 +41,8 @@ json presets(const json&) {
     json optimizers = json::array();
     for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
                         Optimizer::Adafactor})
-        optimizers.push_back({{"id", to_string(o)}, {"states", optimizer_states(o)}, {"description", optimizer_description(o)}});
+        optimizers.push_back(
+            {{"id", to_string(o)}, {"states", optimizer_states(o)}, {"description", optimizer_description(o)}});
     json dtypes = json::array();
     for (const DTypeInfo& d : tally::dtypes()) {
         json roles = json::array();
@@ -49,11 +50,16 @@ json presets(const json&) {
         if (d.roles & kPeakDType) roles.push_back("peak");
         if (d.roles & kTensorDType) roles.push_back("tensor");
         json row{{"id", d.id}, {"name", d.name}, {"bits", d.bits}, {"roles", roles}, {"note", d.note}};
-        if (d.bits % 8 == 0) row["bytes"] = d.bits / 8;
-        else row["bytes"] = d.bits / 8.0;  // packed sub-byte types (two fp4 values per byte)
+        if (d.bits % 8 == 0)
+            row["bytes"] = d.bits / 8;
+        else
+            row["bytes"] = d.bits / 8.0;  // packed sub-byte types (two fp4 values per byte)
         dtypes.push_back(row);
     }
-    return json{{"models", models}, {"hardware", hardware}, {"recipes", recipes_json()}, {"optimizers", optimizers},
+    return json{{"models", models},
+                {"hardware", hardware},
+                {"recipes", recipes_json()},
+                {"optimizers", optimizers},
                 {"dtypes", dtypes}};
 }
 
@@ -74,8 +80,8 @@ std::string dropout_text(const ModelConfig& c) {
 }
 
 std::string attention_text(const ModelConfig& c) {
-    const std::string heads = std::to_string(c.num_kv_heads) + " K/V heads for " + std::to_string(c.num_heads) +
-                              " query heads";
+    const std::string heads =
+        std::to_string(c.num_kv_heads) + " K/V heads for " + std::to_string(c.num_heads) + " query heads";
     if (c.num_kv_heads == c.num_heads) return "MHA (" + heads + ")";
     if (c.num_kv_heads == 1) return "MQA (" + heads + ")";
     return "GQA (" + heads + ")";
@@ -101,21 +107,24 @@ json assumptions(const json&) {
     for (const auto& m : presets_json().at("models")) {
         const ModelConfig c = model_from_json(m.at("config"));
         const ParamCount p = count_params(c);
-        const std::string count_source = "counted by the engine from the preset's config (" + m.value("source", "") + ")";
+        const std::string count_source =
+            "counted by the engine from the preset's config (" + m.value("source", "") + ")";
         json rows = json::array();
         rows.push_back(row("dropout", "dropout", dropout_text(c), cited(m, "dropout")));
-        rows.push_back(row("tied_embeddings", "tied embeddings", c.tied_embeddings ? "tied: the LM head is the embedding matrix"
-                                                                                  : "untied: separate LM head",
+        rows.push_back(row("tied_embeddings", "tied embeddings",
+                           c.tied_embeddings ? "tied: the LM head is the embedding matrix" : "untied: separate LM head",
                            cited(m, "tied_embeddings")));
         rows.push_back(row("attention", "attention type", attention_text(c), cited(m, "attention")));
         rows.push_back(row("activation_dtype", "activation dtype", "2 bytes per stored value (bf16/fp16)",
                            cited(m, "activation_dtype")));
-        rows.push_back(row("params_compute", "parameters for compute (6ND, days)",
-                           std::to_string(p.active) + (c.is_moe() ? " active of " + std::to_string(p.total) + " (MoE: "
-                                                                        "each token visits " +
-                                                                        std::to_string(c.experts_per_token) + " experts)"
-                                                                  : " (dense: all parameters)"),
-                           count_source));
+        rows.push_back(
+            row("params_compute", "parameters for compute (6ND, days)",
+                std::to_string(p.active) + (c.is_moe() ? " active of " + std::to_string(p.total) +
+                                                             " (MoE: "
+                                                             "each token visits " +
+                                                             std::to_string(c.experts_per_token) + " experts)"
+                                                       : " (dense: all parameters)"),
+                count_source));
         rows.push_back(row("params_memory", "parameters for memory",
                            std::to_string(p.total) + (c.is_moe() ? " (every expert is stored)" : " (all parameters)"),
                            count_source));
@@ -131,15 +140,15 @@ json assumptions(const json&) {
         const UsableCapacity u = preset_usable_capacity(hw);
         json rows = json::array();
         rows.push_back(row("capacity_marketing", "capacity on the datasheet", bytes_text(hw.memory_bytes), hw.source));
-        rows.push_back(row("capacity_reported", hw.memory_reported_by == "device" ? "capacity the device reports"
-                                                                                  : "capacity (no device report found: datasheet)",
+        rows.push_back(row("capacity_reported",
+                           hw.memory_reported_by == "device" ? "capacity the device reports"
+                                                             : "capacity (no device report found: datasheet)",
                            bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
         rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
                            allowance_source));
         char peak[48];
         std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
-        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak,
-                           hw.peak_bf16 > 0 ? hw.source : std::string()));
+        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak, hw.peak_bf16 > 0 ? hw.source : std::string()));
         rows.push_back(row("memory_bandwidth", "memory bandwidth",
                            format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
         hardware.push_back({{"id", h.at("id")}, {"name", hw.name}, {"assumptions", rows}});

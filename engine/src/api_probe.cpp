@@ -26,13 +26,21 @@ json probe_peak(const json& args) {
                                         " ms, got " + format_number(samples * min_sample_ms));
     const std::string variant = optional_string_arg(args, "variant").value_or("simd");
     if (variant != "simd" && variant != "relaxed")
-        throw InputError("variant", "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
-                                    "f32x4.relaxed_madd), got \"" + variant + "\"");
+        throw InputError("variant",
+                         "variant must be simd (the ISA's multiply-add) or relaxed (wasm relaxed-SIMD "
+                         "f32x4.relaxed_madd), got \"" +
+                             variant + "\"");
     const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
-    return {{"variant", variant}, {"flops_per_s", r.flops_per_s}, {"flops_per_s_min", r.flops_per_s_min},
+    return {{"variant", variant},
+            {"flops_per_s", r.flops_per_s},
+            {"flops_per_s_min", r.flops_per_s_min},
             {"flops_per_s_max", r.flops_per_s_max},
-            {"samples", r.samples}, {"seconds_per_sample", r.seconds_per_sample}, {"isa", r.isa},
-            {"lanes", r.lanes}, {"fma", r.fma}, {"threads", 1}};
+            {"samples", r.samples},
+            {"seconds_per_sample", r.seconds_per_sample},
+            {"isa", r.isa},
+            {"lanes", r.lanes},
+            {"fma", r.fma},
+            {"threads", 1}};
 }
 
 json probe_bandwidth(const json& args) {
@@ -45,7 +53,9 @@ json probe_bandwidth(const json& args) {
             {"triad_bytes_per_s", r.triad_bytes_per_s},
             {"triad_bytes_per_s_min", r.triad_bytes_per_s_min},
             {"triad_bytes_per_s_max", r.triad_bytes_per_s_max},
-            {"bytes", r.bytes}, {"samples", r.samples}, {"threads", 1}};
+            {"bytes", r.bytes},
+            {"samples", r.samples},
+            {"threads", 1}};
 }
 
 constexpr Method kMethods[] = {

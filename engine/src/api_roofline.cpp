@@ -47,15 +47,21 @@ json roofline(const json& args) {
     config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
     const auto ops = roofline::named_ops(config);
 
-    json out = {{"dtype", dtype}, {"element_bytes", config.element_bytes}, {"seq", config.seq},
-                {"d_model", config.d_model}, {"heads", config.heads}};
+    json out = {{"dtype", dtype},
+                {"element_bytes", config.element_bytes},
+                {"seq", config.seq},
+                {"d_model", config.d_model},
+                {"heads", config.heads}};
     double peak = 0, bandwidth = 0;
     if (const auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         peak = hw.peak(type);
         bandwidth = hw.memory_bandwidth_bytes_per_s;
-        out["hardware"] = {{"id", *id}, {"name", hw.name}, {"source", hw.source},
-                           {"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth}};
+        out["hardware"] = {{"id", *id},
+                           {"name", hw.name},
+                           {"source", hw.source},
+                           {"peak_flops_per_s", peak},
+                           {"bandwidth_bytes_per_s", bandwidth}};
         out["peak_flops_per_s"] = peak;
         out["bandwidth_bytes_per_s"] = bandwidth;
         out["ridge_flops_per_byte"] = roofline::ridge(peak, bandwidth);
@@ -63,7 +69,7 @@ json roofline(const json& args) {
     }
     json list = json::array();
     for (const roofline::Op& op : ops) {
-        json item = {{"id", op.id}, {"name", op.name}, {"group", op.group}, {"flops", op.flops},
+        json item = {{"id", op.id},       {"name", op.name},           {"group", op.group}, {"flops", op.flops},
                      {"bytes", op.bytes}, {"intensity", op.intensity}, {"model", op.model}};
         if (peak > 0) {
             const double bound = roofline::attainable(op.intensity, peak, bandwidth);
@@ -82,8 +88,10 @@ json roofline(const json& args) {
 json roofline_custom(const json& args) {
     const double peak = require_positive("peak_flops_per_s", number_arg(args, "peak_flops_per_s"));
     const double bandwidth = require_positive("bandwidth_bytes_per_s", number_arg(args, "bandwidth_bytes_per_s"));
-    return {{"peak_flops_per_s", peak}, {"bandwidth_bytes_per_s", bandwidth},
-            {"ridge_flops_per_byte", roofline::ridge(peak, bandwidth)}, {"points", bounds_at(args, peak, bandwidth)}};
+    return {{"peak_flops_per_s", peak},
+            {"bandwidth_bytes_per_s", bandwidth},
+            {"ridge_flops_per_byte", roofline::ridge(peak, bandwidth)},
+            {"points", bounds_at(args, peak, bandwidth)}};
 }
 
 constexpr Method kMethods[] = {

@@ -12,7 +12,8 @@ namespace {
 
 Hardware hardware_arg(const json& args) {
     auto it = args.find("hardware");
-    if (it == args.end() || it->is_null()) throw InputError("hardware", "hardware is required (a preset id or an object)");
+    if (it == args.end() || it->is_null())
+        throw InputError("hardware", "hardware is required (a preset id or an object)");
     if (it->is_string()) return find_hardware(it->get<std::string>());
     return hardware_from_json(*it);
 }
@@ -31,17 +32,17 @@ StepLayout layout_from_args(const json& args) {
 json layout_json(const StepLayout& l, std::int64_t dp) {
     const TrainingSetup& st = l.setup;
     json out{{"gpus", st.gpus},
-                {"tp", st.tp},
-                {"pp", st.pp},
-                {"dp", dp},
-                {"zero", st.zero},
-                {"sequence_parallel", st.sequence_parallel},
-                {"interleave", l.interleave},
-                {"embedding_chunks", l.embedding_chunks},
-                {"micro_batch", st.micro_batch},
-                {"recompute", to_string(st.recompute)},
-                {"flash_attention", st.flash_attention},
-                {"seq", st.seq}};
+             {"tp", st.tp},
+             {"pp", st.pp},
+             {"dp", dp},
+             {"zero", st.zero},
+             {"sequence_parallel", st.sequence_parallel},
+             {"interleave", l.interleave},
+             {"embedding_chunks", l.embedding_chunks},
+             {"micro_batch", st.micro_batch},
+             {"recompute", to_string(st.recompute)},
+             {"flash_attention", st.flash_attention},
+             {"seq", st.seq}};
     if (st.ep > 1) out["ep"] = st.ep;  // MoE expert parallelism (absent for dense layouts)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     return out;
@@ -50,7 +51,10 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
 json breakdown_json(const StepResult& r) {
     json parts = json::array();
     for (const StepComponent& part : r.breakdown)
-        parts.push_back({{"id", part.id}, {"name", part.name}, {"seconds", part.seconds}, {"exposed", part.exposed},
+        parts.push_back({{"id", part.id},
+                         {"name", part.name},
+                         {"seconds", part.seconds},
+                         {"exposed", part.exposed},
                          {"share", part.exposed ? part.seconds / r.step_seconds : 0.0}});
     return parts;
 }
@@ -108,7 +112,9 @@ json plan_method(const json& args) {
     }
     json losers = json::array();
     for (const PlanLoser& loser : p.losers)
-        losers.push_back({{"reason", loser.reason}, {"count", loser.count}, {"example", layout_json(loser.example, loser.example_dp)},
+        losers.push_back({{"reason", loser.reason},
+                          {"count", loser.count},
+                          {"example", layout_json(loser.example, loser.example_dp)},
                           {"mfu", loser.mfu}});
     return json{{"evaluated", p.evaluated},
                 {"fit", p.fit},
@@ -123,7 +129,8 @@ json plan_method(const json& args) {
 constexpr Method kMethods[] = {
     {"step_time", step_time_method,
      "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs"},
-    {"plan", plan_method, "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput"},
+    {"plan", plan_method,
+     "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput"},
 };
 
 }  // namespace

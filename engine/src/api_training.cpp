@@ -62,7 +62,8 @@ PerToken per_token_from_args(const json& args) {
     if (has_model) {
         const ModelConfig c = resolve_model(args);
         const FlopsInput in = flops_input(args, c);
-        t.flops = training_flops_per_token(c, in, flops_basis_from_string(string_or(args, "flops_basis", "exact"), true));
+        t.flops =
+            training_flops_per_token(c, in, flops_basis_from_string(string_or(args, "flops_basis", "exact"), true));
         t.model_json = model_to_json(c);
         return t;
     }
@@ -93,7 +94,8 @@ json training_cost(const json& args) {
     in.peak_flops_per_s = peak.flops_per_s;
     // mfu "predicted": the step-time model's MFU for the layout in the same arguments (tp, pp, ...),
     // scaled to the FLOPs basis in use so that the time equals tokens / predicted tokens per second.
-    const auto mfu_text = args.contains("mfu") && args["mfu"].is_string() ? args["mfu"].get<std::string>() : std::string();
+    const auto mfu_text =
+        args.contains("mfu") && args["mfu"].is_string() ? args["mfu"].get<std::string>() : std::string();
     json predicted;
     if (mfu_text == "predicted") {
         predicted = invoke("step_time", args);

@@ -31,13 +31,19 @@ int emax_elem(Format f) {
 
 SchemeInfo scheme_info(Scheme s) {
     switch (s) {
-        case Scheme::mxfp8_e4m3: return {"mxfp8_e4m3", "MXFP8 (E4M3, E8M0 scale / 32)", Format::e4m3, Format::e8m0, 32, false};
-        case Scheme::mxfp8_e5m2: return {"mxfp8_e5m2", "MXFP8 (E5M2, E8M0 scale / 32)", Format::e5m2, Format::e8m0, 32, false};
-        case Scheme::mxfp6_e2m3: return {"mxfp6_e2m3", "MXFP6 (E2M3, E8M0 scale / 32)", Format::e2m3, Format::e8m0, 32, false};
-        case Scheme::mxfp6_e3m2: return {"mxfp6_e3m2", "MXFP6 (E3M2, E8M0 scale / 32)", Format::e3m2, Format::e8m0, 32, false};
+        case Scheme::mxfp8_e4m3:
+            return {"mxfp8_e4m3", "MXFP8 (E4M3, E8M0 scale / 32)", Format::e4m3, Format::e8m0, 32, false};
+        case Scheme::mxfp8_e5m2:
+            return {"mxfp8_e5m2", "MXFP8 (E5M2, E8M0 scale / 32)", Format::e5m2, Format::e8m0, 32, false};
+        case Scheme::mxfp6_e2m3:
+            return {"mxfp6_e2m3", "MXFP6 (E2M3, E8M0 scale / 32)", Format::e2m3, Format::e8m0, 32, false};
+        case Scheme::mxfp6_e3m2:
+            return {"mxfp6_e3m2", "MXFP6 (E3M2, E8M0 scale / 32)", Format::e3m2, Format::e8m0, 32, false};
         case Scheme::mxfp4: return {"mxfp4", "MXFP4 (E2M1, E8M0 scale / 32)", Format::e2m1, Format::e8m0, 32, false};
-        case Scheme::nvfp4: return {"nvfp4", "NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)", Format::e2m1, Format::e4m3, 16, true};
-        case Scheme::fp8_tensor: return {"fp8_tensor", "fp8 E4M3, one fp32 scale per tensor", Format::e4m3, Format::fp32, 0, false};
+        case Scheme::nvfp4:
+            return {"nvfp4", "NVFP4 (E2M1, E4M3 scale / 16, fp32 / tensor)", Format::e2m1, Format::e4m3, 16, true};
+        case Scheme::fp8_tensor:
+            return {"fp8_tensor", "fp8 E4M3, one fp32 scale per tensor", Format::e4m3, Format::fp32, 0, false};
     }
     return {"?", "?", Format::fp32, Format::fp32, 0, false};
 }
@@ -66,9 +72,10 @@ BlockResult block_quantize(Scheme s, std::span<const double> values) {
     if (s == Scheme::nvfp4) {
         // fp32 tensor scale so that amax / tensor_scale = 6 * 448: the largest block's scale is E4M3's max.
         const double e4m3_max = decode_to_double(Format::e4m3, format_info(Format::e4m3).max_mag);
-        r.tensor_scale = tensor_amax > 0 ? decode_to_double(Format::fp32, encode_from_double(
-                                                                              Format::fp32, tensor_amax / (elem_max * e4m3_max)))
-                                         : 1.0;
+        r.tensor_scale =
+            tensor_amax > 0
+                ? decode_to_double(Format::fp32, encode_from_double(Format::fp32, tensor_amax / (elem_max * e4m3_max)))
+                : 1.0;
         if (r.tensor_scale == 0) r.tensor_scale = 1.0;  // amax so small the fp32 scale underflows
     }
 
@@ -154,7 +161,7 @@ std::vector<double> demo_vector(uint64_t seed, int n, double scale, double outli
     };
     for (double& x : v) {
         const double s = next() + next() + next() + next();  // mean 2, variance 4/12
-        x = (s - 2.0) * 1.7320508075688772 * scale;        // sqrt(3): unit variance
+        x = (s - 2.0) * 1.7320508075688772 * scale;          // sqrt(3): unit variance
     }
     if (outlier != 0 && outlier_index >= 0 && outlier_index < n) v[(size_t)outlier_index] = outlier;
     return v;

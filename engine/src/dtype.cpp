@@ -17,7 +17,8 @@ constexpr unsigned kEveryRole = kStorageDType | kPeakDType | kTensorDType;
 constexpr DTypeInfo kDTypes[] = {
     {DType::FP64, "fp64", "float64", 64, kTensorDType, ""},
     {DType::FP32, "fp32", "float32", 32, kEveryRole, ""},
-    {DType::TF32, "tf32", "TensorFloat-32", 32, kPeakDType, "fp32 in memory; the tensor cores round the inputs to 10 mantissa bits"},
+    {DType::TF32, "tf32", "TensorFloat-32", 32, kPeakDType,
+     "fp32 in memory; the tensor cores round the inputs to 10 mantissa bits"},
     {DType::BF16, "bf16", "bfloat16", 16, kEveryRole, ""},
     {DType::FP16, "fp16", "float16", 16, kEveryRole, ""},
     {DType::FP8, "fp8", "8-bit float", 8, kEveryRole, "either OCP FP8 format, E4M3 or E5M2"},
@@ -55,7 +56,8 @@ std::string dtype_ids(unsigned role) {
 DType dtype_from_string(const std::string& text, const char* field, unsigned role) {
     for (const DTypeInfo& d : kDTypes)
         if ((d.roles & role) && text == d.id) return d.type;
-    throw InputError(field, std::string(field) + " must be one of " + dtype_ids(role) + ", got \"" + printable(text, 40) + "\"");
+    throw InputError(
+        field, std::string(field) + " must be one of " + dtype_ids(role) + ", got \"" + printable(text, 40) + "\"");
 }
 
 }  // namespace tally

@@ -39,8 +39,8 @@ double require_non_negative(const char* field, double value) {
 
 double require_in_left_open(const char* field, double value, double low, double high) {
     if (!std::isfinite(value) || !(value > low) || !(value <= high))
-        throw InputError(field, std::string(field) + " must be in (" + format_number(low) + ", " +
-                                    format_number(high) + "], got " + format_number(value));
+        throw InputError(field, std::string(field) + " must be in (" + format_number(low) + ", " + format_number(high) +
+                                    "], got " + format_number(value));
     return value;
 }
 

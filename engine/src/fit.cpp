@@ -29,8 +29,10 @@ std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint6
     }
     while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
-        if (fits(mid)) hi = mid;
-        else lo = mid;
+        if (fits(mid))
+            hi = mid;
+        else
+            lo = mid;
     }
     return hi * mp;
 }
@@ -46,13 +48,14 @@ std::uint64_t largest_model_params(std::uint64_t capacity_total, const Recipe& r
 std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::int64_t gpus, int zero, std::int64_t tp,
                                            std::int64_t pp, const Recipe& recipe) {
     validate(recipe);
-    if (zero < 0 || zero > 3) throw InputError("zero", "zero must be a whole number in [0, 3], got " + std::to_string(zero));
+    if (zero < 0 || zero > 3)
+        throw InputError("zero", "zero must be a whole number in [0, 3], got " + std::to_string(zero));
     if (gpus < 1) throw InputError("gpus", "gpus must be >= 1");
     if (tp < 1) throw InputError("tp", "tp must be >= 1");
     if (pp < 1) throw InputError("pp", "pp must be >= 1");
     if (gpus % (tp * pp) != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(gpus) + ") must be a multiple of tp·pp = " +
-                                     std::to_string(tp * pp));
+        throw InputError(
+            "gpus", "gpus (" + std::to_string(gpus) + ") must be a multiple of tp·pp = " + std::to_string(tp * pp));
     const std::uint64_t dp = static_cast<std::uint64_t>(gpus / (tp * pp));
     const BytesPerParam256 b = bytes_per_param_256(recipe);
     // Bytes per parameter of the whole model, in 1/256 byte, times dp: a class not sharded by ZeRO
@@ -85,8 +88,10 @@ std::int64_t largest_model_layers(const ModelConfig& config, const TrainingSetup
     }
     while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
-        if (fits(mid)) lo = mid;
-        else hi = mid;
+        if (fits(mid))
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }

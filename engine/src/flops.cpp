@@ -57,10 +57,15 @@ unsigned recompute_ops_from_string(const std::string& text) {
         const std::string name = text.substr(start, end - start);
         bool known = false;
         for (RecomputeOp op : kOps)
-            if (name == recompute_op_name(op)) { ops |= op; known = true; }
+            if (name == recompute_op_name(op)) {
+                ops |= op;
+                known = true;
+            }
         if (!known && !(name.empty() && text.empty()))
-            throw InputError("recompute_ops", "recompute_ops must be a comma-separated list of attention_scores, qkv, "
-                                              "norms, mlp_up, mlp_activation, got \"" + name + "\"");
+            throw InputError("recompute_ops",
+                             "recompute_ops must be a comma-separated list of attention_scores, qkv, "
+                             "norms, mlp_up, mlp_activation, got \"" +
+                                 name + "\"");
         start = end + 1;
     }
     return ops;
@@ -95,7 +100,8 @@ std::vector<std::string> flops_notes(const ModelConfig& c, const FlopsInput& in,
     notes.push_back("attention scores and attention·V are " + format_percent(share.attention) +
                     "% of the forward FLOPs at seq " + std::to_string(in.seq) +
                     " (6ND ignores them; they grow with seq)");
-    notes.push_back("the LM head is " + format_percent(share.lm_head) + "% of the forward FLOPs (6ND counts it through N)");
+    notes.push_back("the LM head is " + format_percent(share.lm_head) +
+                    "% of the forward FLOPs (6ND counts it through N)");
     if (share.embedding_params > 0)
         notes.push_back("embedding tables are " + format_percent(share.embedding_params) +
                         "% of N but do no matmul FLOPs (a lookup), so 6ND overcounts them");
@@ -109,11 +115,12 @@ std::int64_t default_seq(const ModelConfig& c) {
 FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     validate(c);
     if (in.seq < 1 || in.seq > kMaxSeq)
-        throw InputError("seq", "seq must be a whole number in [1, " + std::to_string(kMaxSeq) + "], got " +
-                                    std::to_string(in.seq));
+        throw InputError(
+            "seq", "seq must be a whole number in [1, " + std::to_string(kMaxSeq) + "], got " + std::to_string(in.seq));
     if (in.decoder_seq != 0 && !c.is_encoder_decoder())
-        throw InputError("decoder_seq", "decoder_seq (a target length) applies to an encoder-decoder (architecture "
-                                        "encoder_decoder) only");
+        throw InputError("decoder_seq",
+                         "decoder_seq (a target length) applies to an encoder-decoder (architecture "
+                         "encoder_decoder) only");
     if (in.decoder_seq < 0 || in.decoder_seq > kMaxSeq)
         throw InputError("decoder_seq", "decoder_seq must be a whole number in [1, " + std::to_string(kMaxSeq) +
                                             "] (0: seq), got " + std::to_string(in.decoder_seq));
@@ -136,8 +143,7 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // Score entries per head per sequence: s² (full) or s(s+1)/2 (causal, diagonal included), at the
     // length of the layers that may be causal (a decoder's).
     const double entries = in.attention == AttentionFlops::Full ? sd * sd : sd * (sd + 1) / 2;
-    const double experts_visited =
-        c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
+    const double experts_visited = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
 
     FlopsResult r;
     r.terms.push_back({"qkv", "Q, K, V projections",
@@ -146,39 +152,44 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
                        split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : "2 h (a d + 2 n_kv d) L"});
     // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
     // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
-    const double causal_layers = c.architecture == Architecture::Encoder ? 0
-                                 : c.is_encoder_decoder()               ? Ld
-                                                                        : L;
+    const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : L;
     const double score_entries = entries * causal_layers + s * s * (L - causal_layers);
     const bool decoder_only = c.architecture == Architecture::Decoder;
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ",
-                       split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                       split           ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
                        : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
-                       : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
+                       : in.attention == AttentionFlops::Full ? "2 s² a d L"
+                                                              : "2 [s(s+1)/2] a d L",
                        2 * score_entries * qd,
-                       split ? "2 (s² L_enc + s_dec² L_dec) a d / s"
-                       : !decoder_only ? "2 s a d L"
-                       : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
+                       split                                  ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                       : !decoder_only                        ? "2 s a d L"
+                       : in.attention == AttentionFlops::Full ? "2 s a d L"
+                                                              : "2 [(s+1)/2] a d L"});
     r.terms.push_back({"attn_values", "attention · V",
-                       split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                       split           ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
                        : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
-                       : in.attention == AttentionFlops::Full ? "2 s² a d L" : "2 [s(s+1)/2] a d L",
+                       : in.attention == AttentionFlops::Full ? "2 s² a d L"
+                                                              : "2 [s(s+1)/2] a d L",
                        2 * score_entries * qd,
-                       split ? "2 (s² L_enc + s_dec² L_dec) a d / s"
-                       : !decoder_only ? "2 s a d L"
-                       : in.attention == AttentionFlops::Full ? "2 s a d L" : "2 [(s+1)/2] a d L"});
-    r.terms.push_back({"attn_out", "attention output projection", split ? "2 (s L_enc + s_dec L_dec) a d h" : "2 s a d h L",
-                       split ? 2 * token_layers * qd * h : 2 * s * qd * h * L, split ? "2 (s L_enc + s_dec L_dec) a d h / s" : "2 a d h L"});
+                       split                                  ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                       : !decoder_only                        ? "2 s a d L"
+                       : in.attention == AttentionFlops::Full ? "2 s a d L"
+                                                              : "2 [(s+1)/2] a d L"});
+    r.terms.push_back({"attn_out", "attention output projection",
+                       split ? "2 (s L_enc + s_dec L_dec) a d h" : "2 s a d h L",
+                       split ? 2 * token_layers * qd * h : 2 * s * qd * h * L,
+                       split ? "2 (s L_enc + s_dec L_dec) a d h / s" : "2 a d h L"});
     const double matrices = static_cast<double>(c.mlp_matrices());
-    r.terms.push_back({"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
-                       split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
-                       : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
-                                                : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
-                       split ? 2 * token_layers * h * f * matrices * experts_visited
-                             : 2 * s * h * f * matrices * experts_visited * L,
-                       split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s" : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
-                       : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
-                                                : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
+    r.terms.push_back(
+        {"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
+         split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
+         : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
+                                  : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
+         split ? 2 * token_layers * h * f * matrices * experts_visited : 2 * s * h * f * matrices * experts_visited * L,
+         split                    ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s"
+                                                            : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
+         : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
+                                  : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())
         r.terms.push_back({"router", "MoE router", split ? "2 (s L_enc + s_dec L_dec) h E" : "2 s h E L",
                            split ? 2 * token_layers * h * static_cast<double>(c.num_experts)
@@ -216,7 +227,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         forward += t.forward_per_sequence;
         if (std::string_view(t.id) == "attn_scores") scores = t.forward_per_sequence;
         const std::string_view id = t.id;
-        if (id == "lm_head" || id == "pooler" || id == "mlm_transform" || id == "nsp") lm_head += t.forward_per_sequence;
+        if (id == "lm_head" || id == "pooler" || id == "mlm_transform" || id == "nsp")
+            lm_head += t.forward_per_sequence;
     }
     const double values = scores;  // same count as the scores
     r.forward_per_sequence = forward;
@@ -228,7 +240,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // dropped; `recompute_layers` of every stage's layers are recomputed in full instead.
     const unsigned ops = in.recompute_ops | (in.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
     if (in.recompute == Recompute::Full && (in.recompute_ops != 0 || in.recompute_layers != 0))
-        throw InputError("recompute", "recompute_ops and recompute_layers refine recompute none or selective, not full");
+        throw InputError("recompute",
+                         "recompute_ops and recompute_layers refine recompute none or selective, not full");
     const double layer_work = forward - lm_head;  // forward FLOPs of all layers
     double qkv = 0, mlp = 0;
     for (const FlopsTerm& t : r.terms) {
@@ -238,8 +251,10 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     }
     double partial = 0;  // recomputed work per layer choice, all layers
     // Cross-attention's core (its Q·Kᵀ and ·V) is recomputed with the self-attention's.
-    if ((ops & kRecomputeAttentionScores) != 0) partial += in.flash_attention ? scores + cross_core / 2 : scores + values + cross_core;
-    else if (in.flash_attention) partial += scores + cross_core / 2;
+    if ((ops & kRecomputeAttentionScores) != 0)
+        partial += in.flash_attention ? scores + cross_core / 2 : scores + values + cross_core;
+    else if (in.flash_attention)
+        partial += scores + cross_core / 2;
     if ((ops & kRecomputeQkv) != 0) partial += qkv;
     if ((ops & kRecomputeMlpUp) != 0) partial += mlp * (matrices - 1) / matrices;  // up (and gate), not down
     const double full = in.flash_attention ? layer_work + scores + cross_core / 2 : layer_work;
@@ -259,7 +274,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     }
     r.recompute_per_token = recompute / s;
     if (in.capacity_factor != 0) {
-        if (!c.is_moe()) throw InputError("capacity_factor", "capacity_factor needs a mixture-of-experts model (num_experts > 0)");
+        if (!c.is_moe())
+            throw InputError("capacity_factor", "capacity_factor needs a mixture-of-experts model (num_experts > 0)");
         if (!(in.capacity_factor > 0 && in.capacity_factor <= 64))
             throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
         r.capacity_per_token = 3 * 2 * h * f * matrices * (in.capacity_factor - 1) *

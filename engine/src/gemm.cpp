@@ -59,8 +59,10 @@ bool relaxed_available() { return tally_relaxed_available() != 0; }
 // Kernel 5's loop nest with an f32x4.relaxed_madd tile, run by the relaxed-SIMD module in this
 // engine's memory; the workspace (packed panels and an edge tile) is allocated here, as kernel 5 does.
 void simd_relaxed(int m, int n, int k, const float* A, const float* B, float* C) {
-    if (!relaxed_available()) throw InputError("kernel", "simd-relaxed needs the relaxed-SIMD module, which "
-                                                         "this engine instance was not given");
+    if (!relaxed_available())
+        throw InputError("kernel",
+                         "simd-relaxed needs the relaxed-SIMD module, which "
+                         "this engine instance was not given");
     const auto floats = static_cast<std::size_t>(tally_relaxed_workspace_floats(m, n, k));
     float* workspace = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
     tally_relaxed_gemm(m, n, k, A, B, C, workspace);
@@ -71,10 +73,18 @@ constexpr std::size_t kKernelCount = 6;
 
 std::array<Kernel, kKernelCount> make_kernels() {
     return {{
-        {1, "naive", "the textbook i-j-k triple loop: the inner loop walks a column of B (stride n)", impl::naive,
-         Traffic::Unblocked, {}},
-        {2, "ikj", "loop order i-k-j: unit-stride inner loop over rows of B and C (vectorizable, whole cache lines)",
-         impl::ikj, Traffic::Unblocked, {}},
+        {1,
+         "naive",
+         "the textbook i-j-k triple loop: the inner loop walks a column of B (stride n)",
+         impl::naive,
+         Traffic::Unblocked,
+         {}},
+        {2,
+         "ikj",
+         "loop order i-k-j: unit-stride inner loop over rows of B and C (vectorizable, whole cache lines)",
+         impl::ikj,
+         Traffic::Unblocked,
+         {}},
         {3, "blocked", "cache blocking: a kc x nc block of B stays in L2 while mc rows of A sweep it", impl::blocked,
          Traffic::Blocked, impl::blocked_tiling()},
         {4, "packed",
@@ -89,11 +99,14 @@ std::array<Kernel, kKernelCount> make_kernels() {
          "cross-origin isolated page)",
          simd_threads, Traffic::Blocked, impl::simd_tiling()},
 #else
-        {6, "simd-relaxed",
+        {6,
+         "simd-relaxed",
          "kernel 5's loop nest with a 6 x 8 tile of fused multiply-adds (f32x4.relaxed_madd), where the "
          "browser validates relaxed SIMD",
-         simd_relaxed, Traffic::Blocked,
-         {relaxed::kMR, relaxed::kNR, relaxed::kMC, relaxed::kKC, relaxed::kNC}, relaxed_available},
+         simd_relaxed,
+         Traffic::Blocked,
+         {relaxed::kMR, relaxed::kNR, relaxed::kMC, relaxed::kKC, relaxed::kNC},
+         relaxed_available},
 #endif
     }};
 }
@@ -198,12 +211,10 @@ CheckResult check_against_reference(int m, int n, int k, const float* A, const f
 
 // In wasm steady_clock is performance.now() (~100 us resolution in pages that are not cross-origin
 // isolated), so each timed sample must last milliseconds; the engine needs no Emscripten header for it.
-double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C,
-                   int samples, int warmup, double min_sample_s) {
+Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C, int samples,
+                   int warmup, double min_sample_s) {
     // Warm up: at least `warmup` calls, then keep going while calls still get faster (V8 swaps in its
     // optimized tier only between calls, after a background compile that a busy machine delays), at
     // most 40 calls or 2 s.
@@ -273,8 +284,7 @@ BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmu
     return row;
 }
 
-BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
-                      std::uint64_t seed) {
+BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s, std::uint64_t seed) {
     return bench(kernel, n, n, n, samples, warmup, min_sample_s, seed);
 }
 

@@ -67,8 +67,8 @@ long packed_workspace_floats(int m, int n, int k, int MC, int KC, int NC) {
 // Micro: void(int kc, const float* a_sliver, const float* b_sliver, float* c, int ldc, bool accumulate)
 // workspace: packed_workspace_floats<MR, NR>(...) floats, 64-byte aligned.
 template <int MR, int NR, typename Micro>
-void packed_driver_in(float* workspace, int m, int n, int k, const float* A, const float* B, float* C, int MC,
-                      int KC, int NC, Micro micro) {
+void packed_driver_in(float* workspace, int m, int n, int k, const float* A, const float* B, float* C, int MC, int KC,
+                      int NC, Micro micro) {
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {
         for (long i = 0; i < static_cast<long>(m) * n; ++i) C[i] = 0.0f;
@@ -111,7 +111,6 @@ void packed_driver_in(float* workspace, int m, int n, int k, const float* A, con
     }
 }
 
-
 #ifndef TALLY_GEMM_FREESTANDING
 // 64-byte aligned scratch, freed at scope exit.
 struct Scratch {
@@ -128,8 +127,7 @@ struct Scratch {
 inline void zero(int m, int n, float* C) { std::memset(C, 0, sizeof(float) * static_cast<std::size_t>(m) * n); }
 
 template <int MR, int NR, typename Micro>
-void packed_driver(int m, int n, int k, const float* A, const float* B, float* C, int MC, int KC, int NC,
-                   Micro micro) {
+void packed_driver(int m, int n, int k, const float* A, const float* B, float* C, int MC, int KC, int NC, Micro micro) {
     Scratch workspace(packed_workspace_floats<MR, NR>(m, n, k, MC, KC, NC));
     packed_driver_in<MR, NR>(workspace.data, m, n, k, A, B, C, MC, KC, NC, micro);
 }

@@ -204,7 +204,6 @@ void micro_simd(int kc, const float* a, const float* b, float* c, int ldc, bool 
 }
 #endif
 
-
 // ---------------------------------------------------------------- rung 4's micro-kernel
 // Plain C++ over a local kSimdMR x kSimdNR accumulator array. Built with -ffp-contract=off like the
 // rest of the engine, so the compiler may vectorize it but never fuses the multiply and the add.

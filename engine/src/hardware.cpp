@@ -14,13 +14,13 @@ using json = nlohmann::json;
 
 double positive_field(const json& o, const char* key, const std::string& where) {
     auto it = o.find(key);
-    if (it == o.end() || !it->is_number())
-        throw InputError(key, where + ": " + key + " is required (a number > 0)");
+    if (it == o.end() || !it->is_number()) throw InputError(key, where + ": " + key + " is required (a number > 0)");
     return require_positive(key, it->get<double>());
 }
 
 std::int64_t json_integer_field(const json& value, const char* field) {
-    if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > (std::int64_t{1} << 60))
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
+        value.get<std::int64_t>() > (std::int64_t{1} << 60))
         throw InputError(field, std::string(field) + " must be a whole number of bytes in [1, 2^60]");
     return value.get<std::int64_t>();
 }
@@ -69,7 +69,7 @@ UsableCapacity preset_usable_capacity(const Hardware& hw, std::optional<std::uin
 
 namespace {
 // The preset field of each peak dtype; nullptr for dtypes without a peak role.
-double Hardware::* peak_member(DType dtype) {
+double Hardware::*peak_member(DType dtype) {
     switch (dtype) {
         case DType::FP32: return &Hardware::peak_fp32;
         case DType::TF32: return &Hardware::peak_tf32;
@@ -82,11 +82,13 @@ double Hardware::* peak_member(DType dtype) {
 }  // namespace
 
 double Hardware::peak(DType dtype) const {
-    double Hardware::* member = peak_member(dtype);
+    double Hardware::*member = peak_member(dtype);
     if (member == nullptr)
-        throw InputError("dtype", "dtype must be one of " + dtype_ids(kPeakDType) + ", got \"" + to_string(dtype) + "\"");
+        throw InputError("dtype",
+                         "dtype must be one of " + dtype_ids(kPeakDType) + ", got \"" + to_string(dtype) + "\"");
     if (this->*member == 0)
-        throw InputError("dtype", name + " has no dense " + to_string(dtype) + " peak (unsupported); pick another dtype");
+        throw InputError("dtype",
+                         name + " has no dense " + to_string(dtype) + " peak (unsupported); pick another dtype");
     return this->*member;
 }
 
@@ -136,13 +138,16 @@ Hardware find_hardware(const std::string& id) {
     const json* preset = find_preset("hardware", id);
     if (preset == nullptr) {
         std::string ids;
-        for (const auto& h : presets_json().at("hardware")) ids += (ids.empty() ? "" : ", ") + h.at("id").get<std::string>();
+        for (const auto& h : presets_json().at("hardware"))
+            ids += (ids.empty() ? "" : ", ") + h.at("id").get<std::string>();
         throw InputError("hardware", "unknown hardware preset \"" + id + "\"; known: " + ids);
     }
     return hardware_from_json(*preset);
 }
 
-double Hardware::ridge(const std::string& dtype) const { return roofline::ridge(peak(dtype), memory_bandwidth_bytes_per_s); }
+double Hardware::ridge(const std::string& dtype) const {
+    return roofline::ridge(peak(dtype), memory_bandwidth_bytes_per_s);
+}
 
 json hardware_to_json(const Hardware& hw) {
     json peaks = json::object(), ridge = json::object();
@@ -155,15 +160,15 @@ json hardware_to_json(const Hardware& hw) {
         ridge[key] = roofline::ridge(value, hw.memory_bandwidth_bytes_per_s);
     }
     json out{{"id", hw.id},
-                {"name", hw.name},
-                {"source", hw.source},
-                {"memory_bytes", hw.memory_bytes},
-                {"memory_reported_bytes", hw.memory_reported_bytes},
-                {"memory_reported_by", hw.memory_reported_by},
-                {"memory_reported_source", hw.memory_reported_source},
-                {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
-                {"peak_flops", peaks},
-                {"ridge_flops_per_byte", ridge}};
+             {"name", hw.name},
+             {"source", hw.source},
+             {"memory_bytes", hw.memory_bytes},
+             {"memory_reported_bytes", hw.memory_reported_bytes},
+             {"memory_reported_by", hw.memory_reported_by},
+             {"memory_reported_source", hw.memory_reported_source},
+             {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
+             {"peak_flops", peaks},
+             {"ridge_flops_per_byte", ridge}};
     if (hw.interconnect.present)
         out["interconnect"] = {{"gpus_per_node", hw.interconnect.gpus_per_node},
                                {"intra_node_bytes_per_s", hw.interconnect.intra_node_bytes_per_s},

@@ -12,12 +12,11 @@ namespace {
 using json = nlohmann::json;
 
 // A config.json key, required or with a default; errors name the HF key and the model type.
-std::int64_t hf_int(const json& config, const char* key, const std::string& type, std::int64_t low,
-                    std::int64_t high) {
+std::int64_t hf_int(const json& config, const char* key, const std::string& type, std::int64_t low, std::int64_t high) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null())
-        throw InputError(key, std::string("config.json field \"") + key + "\" is missing (required for model_type " +
-                                  type + ")");
+        throw InputError(
+            key, std::string("config.json field \"") + key + "\" is missing (required for model_type " + type + ")");
     return json_integer(*it, key, low, high);
 }
 
@@ -31,7 +30,8 @@ std::int64_t hf_int_or(const json& config, const char* key, std::int64_t fallbac
 bool hf_bool_or(const json& config, const char* key, bool fallback) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) throw InputError(key, std::string("config.json field \"") + key + "\" must be true or false");
+    if (!it->is_boolean())
+        throw InputError(key, std::string("config.json field \"") + key + "\" must be true or false");
     return it->get<bool>();
 }
 
@@ -76,9 +76,12 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
                                                     std::to_string(c.num_heads) + "), got " +
                                                     std::to_string(c.num_kv_heads));
     const std::string act = hf_string_or(j, "hidden_act", "silu");
-    if (act == "silu" || act == "swish") c.mlp = MlpKind::SwiGlu;
-    else if (act.rfind("gelu", 0) == 0) c.mlp = MlpKind::GeGlu;
-    else throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu or gelu*, got \"" + act + "\"");
+    if (act == "silu" || act == "swish")
+        c.mlp = MlpKind::SwiGlu;
+    else if (act.rfind("gelu", 0) == 0)
+        c.mlp = MlpKind::GeGlu;
+    else
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu or gelu*, got \"" + act + "\"");
     c.norm = NormKind::RmsNorm;
     c.position = PositionKind::Rotary;
     c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
@@ -145,7 +148,8 @@ ModelConfig load_bert_like(const json& j, const std::string& type) {
     c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
     if (c.hidden_size % c.num_heads != 0)
         throw InputError("num_attention_heads", "num_attention_heads must divide hidden_size (" +
-                                                    std::to_string(c.hidden_size) + "), got " + std::to_string(c.num_heads));
+                                                    std::to_string(c.hidden_size) + "), got " +
+                                                    std::to_string(c.num_heads));
     c.num_kv_heads = c.num_heads;
     c.head_dim = c.hidden_size / c.num_heads;
     c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
@@ -155,8 +159,8 @@ ModelConfig load_bert_like(const json& j, const std::string& type) {
     c.type_vocab_size = hf_int_or(j, "type_vocab_size", 2, 0, kMaxVocab);
     const std::string position = hf_string_or(j, "position_embedding_type", "absolute");
     if (position != "absolute")
-        throw InputError("position_embedding_type", "config.json field \"position_embedding_type\" must be absolute, got \"" +
-                                                        position + "\"");
+        throw InputError("position_embedding_type",
+                         "config.json field \"position_embedding_type\" must be absolute, got \"" + position + "\"");
     const std::string act = hf_string_or(j, "hidden_act", "gelu");
     if (act.rfind("gelu", 0) != 0 && act != "relu")
         throw InputError("hidden_act", "config.json field \"hidden_act\" must be gelu* or relu, got \"" + act + "\"");
@@ -194,11 +198,17 @@ ModelConfig load_t5(const json& j) {
     c.num_layers = encoder_layers + c.num_decoder_layers;
     c.relative_attention_buckets = hf_int_or(j, "relative_attention_num_buckets", 32, 1, kMaxPositions);
     const std::string ff = hf_string_or(j, "feed_forward_proj", "relu");
-    if (ff == "relu" || ff == "gelu") c.mlp = MlpKind::Gelu;  // two matrices
-    else if (ff == "gated-gelu") c.mlp = MlpKind::GeGlu;
-    else if (ff == "gated-silu") c.mlp = MlpKind::SwiGlu;
-    else throw InputError("feed_forward_proj", "config.json field \"feed_forward_proj\" must be relu, gelu, gated-gelu or "
-                                               "gated-silu, got \"" + ff + "\"");
+    if (ff == "relu" || ff == "gelu")
+        c.mlp = MlpKind::Gelu;  // two matrices
+    else if (ff == "gated-gelu")
+        c.mlp = MlpKind::GeGlu;
+    else if (ff == "gated-silu")
+        c.mlp = MlpKind::SwiGlu;
+    else
+        throw InputError("feed_forward_proj",
+                         "config.json field \"feed_forward_proj\" must be relu, gelu, gated-gelu or "
+                         "gated-silu, got \"" +
+                             ff + "\"");
     c.norm = NormKind::RmsNorm;
     c.position = PositionKind::Relative;
     c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
@@ -215,8 +225,8 @@ ModelConfig load_hf_config(const json& j) {
     if (!j.is_object()) throw InputError("hf_config", "config.json must be a JSON object");
     auto it = j.find("model_type");
     if (it == j.end() || !it->is_string())
-        throw InputError("model_type", std::string("config.json field \"model_type\" is missing; supported: ") +
-                                           hf_model_types());
+        throw InputError("model_type",
+                         std::string("config.json field \"model_type\" is missing; supported: ") + hf_model_types());
     const std::string type = it->get<std::string>();
     ModelConfig c;
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral")
@@ -228,12 +238,11 @@ ModelConfig load_hf_config(const json& j) {
     else if (type == "t5")
         c = load_t5(j);
     else
-        throw InputError("model_type", "config.json model_type \"" + type + "\" is not supported; supported: " +
-                                           hf_model_types());
+        throw InputError("model_type",
+                         "config.json model_type \"" + type + "\" is not supported; supported: " + hf_model_types());
     auto name = j.find("_name_or_path");
-    c.name = (name != j.end() && name->is_string() && !name->get<std::string>().empty())
-                 ? name->get<std::string>()
-                 : "config.json (" + type + ")";
+    c.name = (name != j.end() && name->is_string() && !name->get<std::string>().empty()) ? name->get<std::string>()
+                                                                                         : "config.json (" + type + ")";
     validate(c);
     return c;
 }

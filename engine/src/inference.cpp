@@ -27,10 +27,11 @@ InferenceResult inference(const ModelConfig& c, const InferenceInput& in, const 
     // The decode model is a decoder's: an encoder never decodes (kv_cache says so), and an encoder-decoder's
     // step runs only its decoder over a fixed encoder output, which this model does not split out.
     if (c.is_encoder_decoder())
-        throw InputError("model", "inference models a decoder-only model; for an encoder-decoder (T5) use kv_cache "
-                                  "(with encoder_context) for its serving memory");
+        throw InputError("model",
+                         "inference models a decoder-only model; for an encoder-decoder (T5) use kv_cache "
+                         "(with encoder_context) for its serving memory");
     r.memory = kv_cache(c, in.context, in.batch, in.kv_dtype, in.weights_dtype);  // validates context, batch
-    const double peak = hw.peak(in.compute_dtype);                                  // InputError "dtype" if missing
+    const double peak = hw.peak(in.compute_dtype);                                // InputError "dtype" if missing
     const double bandwidth = hw.memory_bandwidth_bytes_per_s;
     r.kv_per_sequence = checked_mul("kv_cache", r.memory.bytes_per_token, static_cast<std::uint64_t>(in.context));
 
@@ -58,8 +59,8 @@ InferenceResult inference(const ModelConfig& c, const InferenceInput& in, const 
                       : static_cast<std::int64_t>((hw.memory_bytes - r.memory.weights_bytes) / r.kv_per_sequence);
 
     // Powers of two until the step is compute-bound (and one more) or memory runs out, at least to 8.
-    const double limit = std::max({8.0, static_cast<double>(r.max_batch),
-                                   r.crossover_batch ? 2 * *r.crossover_batch : 0.0});
+    const double limit =
+        std::max({8.0, static_cast<double>(r.max_batch), r.crossover_batch ? 2 * *r.crossover_batch : 0.0});
     for (std::int64_t b = 1; b <= (std::int64_t{1} << 20) && static_cast<double>(b) <= 2 * limit; b *= 2) {
         r.sweep.push_back(decode_step(weights, kv, r.decode_flops_per_token, b, bandwidth, peak));
         if (static_cast<double>(b) >= limit) break;

@@ -20,15 +20,30 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
     if (lead < 0x80) return 1;
     std::size_t length = 0;
     unsigned char low = 0x80, high = 0xBF;  // range of the first continuation byte
-    if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-    else if (lead == 0xE0) { length = 3; low = 0xA0; }
-    else if (lead >= 0xE1 && lead <= 0xEC) length = 3;
-    else if (lead == 0xED) { length = 3; high = 0x9F; }  // no UTF-16 surrogates
-    else if (lead >= 0xEE && lead <= 0xEF) length = 3;
-    else if (lead == 0xF0) { length = 4; low = 0x90; }
-    else if (lead >= 0xF1 && lead <= 0xF3) length = 4;
-    else if (lead == 0xF4) { length = 4; high = 0x8F; }  // nothing above U+10FFFF
-    else return 0;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        length = 2;
+    else if (lead == 0xE0) {
+        length = 3;
+        low = 0xA0;
+    } else if (lead >= 0xE1 && lead <= 0xEC)
+        length = 3;
+    else if (lead == 0xED) {
+        length = 3;
+        high = 0x9F;
+    }  // no UTF-16 surrogates
+    else if (lead >= 0xEE && lead <= 0xEF)
+        length = 3;
+    else if (lead == 0xF0) {
+        length = 4;
+        low = 0x90;
+    } else if (lead >= 0xF1 && lead <= 0xF3)
+        length = 4;
+    else if (lead == 0xF4) {
+        length = 4;
+        high = 0x8F;
+    }  // nothing above U+10FFFF
+    else
+        return 0;
     if (i + length > text.size()) return 0;
     if (byte(i + 1) < low || byte(i + 1) > high) return 0;
     for (std::size_t k = 2; k < length; ++k)
@@ -47,8 +62,8 @@ std::uint32_t decode_code_point(std::string_view text, std::size_t i, std::size_
 // Characters that change how a terminal shows the text around them: controls, line and paragraph
 // separators, and the bidirectional overrides and isolates (the "Trojan Source" characters).
 bool needs_escape(std::uint32_t cp) {
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
-           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
 }
 
 std::string hex_escape(const char* format, unsigned value) {
@@ -83,12 +98,18 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
             continue;
         }
         const std::uint32_t cp = decode_code_point(text, i, length);
-        if (cp == '\n') out += "\\n";
-        else if (cp == '\t') out += "\\t";
-        else if (cp == '\r') out += "\\r";
-        else if (cp < 0x80 && needs_escape(cp)) out += hex_escape("\\x%02x", cp);
-        else if (needs_escape(cp)) out += hex_escape("\\u%04x", cp);
-        else out.append(text.substr(i, length));
+        if (cp == '\n')
+            out += "\\n";
+        else if (cp == '\t')
+            out += "\\t";
+        else if (cp == '\r')
+            out += "\\r";
+        else if (cp < 0x80 && needs_escape(cp))
+            out += hex_escape("\\x%02x", cp);
+        else if (needs_escape(cp))
+            out += hex_escape("\\u%04x", cp);
+        else
+            out.append(text.substr(i, length));
         i += length;
     }
     return out;
@@ -100,10 +121,18 @@ std::optional<double> parse_decimal(std::string_view text) {
     const auto digit = [&](std::size_t k) { return k < text.size() && text[k] >= '0' && text[k] <= '9'; };
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
     bool mantissa_digits = false, nonzero = false;
-    while (digit(i)) { nonzero |= text[i] != '0'; mantissa_digits = true; ++i; }
+    while (digit(i)) {
+        nonzero |= text[i] != '0';
+        mantissa_digits = true;
+        ++i;
+    }
     if (i < text.size() && text[i] == '.') {
         ++i;
-        while (digit(i)) { nonzero |= text[i] != '0'; mantissa_digits = true; ++i; }
+        while (digit(i)) {
+            nonzero |= text[i] != '0';
+            mantissa_digits = true;
+            ++i;
+        }
     }
     if (!mantissa_digits) return std::nullopt;
     if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
@@ -126,12 +155,16 @@ int json_nesting_depth(std::string_view text, int limit) {
     bool in_string = false, escaped = false;
     for (const char c : text) {
         if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
             continue;
         }
-        if (c == '"') in_string = true;
+        if (c == '"')
+            in_string = true;
         else if (c == '[' || c == '{') {
             deepest = std::max(deepest, ++depth);
             if (deepest > limit) return deepest;
@@ -151,8 +184,8 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& field,
                                     hex_escape("0x%02x", static_cast<unsigned char>(text[*offset])) +
                                     ") does not start a well-formed character (save it as UTF-8)");
     if (json_nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
-        throw InputError(field, what + " nests arrays and objects deeper than " + std::to_string(kMaxJsonDepth) +
-                                    " levels");
+        throw InputError(field,
+                         what + " nests arrays and objects deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     // Drops the "[json.exception.parse_error.101] " prefix; what is left quotes the last token read,
     // so it goes through printable() like any other input.
     const auto detail = [](const nlohmann::json::exception& error) {
@@ -164,7 +197,8 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& field,
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& error) {
-        throw InputError(field, what + " is not valid JSON at byte " + std::to_string(error.byte) + ": " + detail(error));
+        throw InputError(field,
+                         what + " is not valid JSON at byte " + std::to_string(error.byte) + ": " + detail(error));
     } catch (const nlohmann::json::exception& error) {
         throw InputError(field, what + " is not valid JSON: " + detail(error));  // e.g. a number beyond a double
     }

@@ -25,40 +25,53 @@ void require_range(const char* field, std::int64_t value, std::int64_t low, std:
 
 // Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
 constexpr RecipePreset kRecipes[] = {
-    {"bf16_mixed_adamw", "bf16 mixed precision AdamW (fp32 master)",
+    {"bf16_mixed_adamw",
+     "bf16 mixed precision AdamW (fp32 master)",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 Adam m, v 8 = 16 B/param (Micikevicius et al. 2018; "
      "ZeRO paper's 2+2+12)",
      {DType::BF16, DType::BF16, DType::FP32, Optimizer::AdamW, DType::FP32}},
-    {"fp32_adamw", "fp32 AdamW",
+    {"fp32_adamw",
+     "fp32 AdamW",
      "fp32 weights 4 + fp32 grads 4 + fp32 Adam m, v 8 = 16 B/param; no separate master copy (the weights are fp32)",
      {DType::FP32, DType::FP32, DType::None, Optimizer::AdamW, DType::FP32}},
-    {"bf16_mixed_adamw_fp32_grads", "bf16 AdamW, fp32 gradients and master",
+    {"bf16_mixed_adamw_fp32_grads",
+     "bf16 AdamW, fp32 gradients and master",
      "bf16 weights 2 + fp32 grads 4 + fp32 master 4 + fp32 m, v 8 = 18 B/param (Megatron-LM distributed optimizer, "
      "bf16 params with fp32 gradient accumulation)",
      {DType::BF16, DType::FP32, DType::FP32, Optimizer::AdamW, DType::FP32}},
-    {"bf16_adamw_no_master", "bf16 AdamW without master weights",
+    {"bf16_adamw_no_master",
+     "bf16 AdamW without master weights",
      "bf16 weights 2 + bf16 grads 2 + fp32 m, v 8 = 12 B/param; the optimizer updates the bf16 weights directly",
      {DType::BF16, DType::BF16, DType::None, Optimizer::AdamW, DType::FP32}},
-    {"bf16_pure_adamw", "pure bf16 AdamW",
+    {"bf16_pure_adamw",
+     "pure bf16 AdamW",
      "bf16 weights 2 + bf16 grads 2 + bf16 m, v 4 = 8 B/param; everything in bf16 (needs care, e.g. stochastic "
      "rounding)",
      {DType::BF16, DType::BF16, DType::None, Optimizer::AdamW, DType::BF16}},
-    {"bf16_mixed_adamw_8bit", "bf16 mixed precision, 8-bit AdamW",
+    {"bf16_mixed_adamw_8bit",
+     "bf16 mixed precision, 8-bit AdamW",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + int8 m, v 2 (+ fp32 absmax per 2048 values) ~ 10 B/param "
      "(Dettmers et al. 2022)",
      {DType::BF16, DType::BF16, DType::FP32, Optimizer::AdamW8bit, DType::INT8}},
-    {"bf16_mixed_sgd_momentum", "bf16 mixed precision SGD with momentum",
+    {"bf16_mixed_sgd_momentum",
+     "bf16 mixed precision SGD with momentum",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 momentum 4 = 12 B/param",
      {DType::BF16, DType::BF16, DType::FP32, Optimizer::SgdMomentum, DType::FP32}},
-    {"fp32_sgd_momentum", "fp32 SGD with momentum", "fp32 weights 4 + fp32 grads 4 + fp32 momentum 4 = 12 B/param",
+    {"fp32_sgd_momentum",
+     "fp32 SGD with momentum",
+     "fp32 weights 4 + fp32 grads 4 + fp32 momentum 4 = 12 B/param",
      {DType::FP32, DType::FP32, DType::None, Optimizer::SgdMomentum, DType::FP32}},
-    {"fp32_sgd", "fp32 plain SGD", "fp32 weights 4 + fp32 grads 4 = 8 B/param; no optimizer state",
+    {"fp32_sgd",
+     "fp32 plain SGD",
+     "fp32 weights 4 + fp32 grads 4 = 8 B/param; no optimizer state",
      {DType::FP32, DType::FP32, DType::None, Optimizer::Sgd, DType::None}},
-    {"bf16_mixed_lion", "bf16 mixed precision Lion",
+    {"bf16_mixed_lion",
+     "bf16 mixed precision Lion",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 momentum 4 = 12 B/param (Chen et al. 2023: Lion keeps "
      "only the momentum)",
      {DType::BF16, DType::BF16, DType::FP32, Optimizer::Lion, DType::FP32}},
-    {"bf16_mixed_adafactor", "bf16 mixed precision Adafactor",
+    {"bf16_mixed_adafactor",
+     "bf16 mixed precision Adafactor",
      "bf16 weights 2 + bf16 grads 2 + fp32 master 4 + factored fp32 second moment (rows + cols per matrix) ~ 8 "
      "B/param (Shazeer & Stern 2018, no momentum)",
      {DType::BF16, DType::BF16, DType::FP32, Optimizer::Adafactor, DType::FP32}},
@@ -91,8 +104,9 @@ Optimizer optimizer_from_string(const std::string& text) {
     for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
                         Optimizer::Adafactor})
         if (text == to_string(o)) return o;
-    throw InputError("optimizer",
-                     "optimizer must be one of adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor, got \"" + text + "\"");
+    throw InputError(
+        "optimizer",
+        "optimizer must be one of adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor, got \"" + text + "\"");
 }
 
 int optimizer_states(Optimizer o) {
@@ -109,12 +123,16 @@ int optimizer_states(Optimizer o) {
 
 const char* optimizer_description(Optimizer o) {
     switch (o) {
-        case Optimizer::AdamW: return "two states per parameter: first moment m and second moment v (Loshchilov & Hutter 2019)";
-        case Optimizer::AdamW8bit: return "m and v quantized to 8 bits in blocks of 2048 with an fp32 absmax each (Dettmers et al. 2022)";
+        case Optimizer::AdamW:
+            return "two states per parameter: first moment m and second moment v (Loshchilov & Hutter 2019)";
+        case Optimizer::AdamW8bit:
+            return "m and v quantized to 8 bits in blocks of 2048 with an fp32 absmax each (Dettmers et al. 2022)";
         case Optimizer::SgdMomentum: return "one state per parameter: the momentum buffer";
         case Optimizer::Sgd: return "no state: the update is the scaled gradient";
-        case Optimizer::Lion: return "one state per parameter: the momentum (Chen et al. 2023, \"Symbolic Discovery of Optimization Algorithms\")";
-        case Optimizer::Adafactor: return "second moment factored into row and column statistics per matrix; no momentum (Shazeer & Stern 2018)";
+        case Optimizer::Lion:
+            return "one state per parameter: the momentum (Chen et al. 2023, \"Symbolic Discovery of Optimization Algorithms\")";
+        case Optimizer::Adafactor:
+            return "second moment factored into row and column statistics per matrix; no momentum (Shazeer & Stern 2018)";
     }
     return "";
 }
@@ -148,7 +166,9 @@ ChosenRecipe choose_recipe(const RecipePreset& preset, const RecipeOverrides& o)
 }
 
 std::string ChosenRecipe::id() const { return custom ? "custom" : preset->id; }
-std::string ChosenRecipe::name() const { return custom ? std::string("custom (from ") + preset->name + ")" : preset->name; }
+std::string ChosenRecipe::name() const {
+    return custom ? std::string("custom (from ") + preset->name + ")" : preset->name;
+}
 std::string ChosenRecipe::description() const { return custom ? "per-class settings below" : preset->description; }
 
 void validate(const Recipe& p) {
@@ -161,13 +181,15 @@ void validate(const Recipe& p) {
                              to_string(p.master_weights));
     if (p.grad_accum != DType::None && dtype_bytes(p.grad_accum) <= dtype_bytes(p.gradients))
         throw InputError("grad_accum", std::string("grad_accum must be wider than the gradients (") +
-                                           to_string(p.gradients) + ") or none: an accumulation buffer as narrow as "
-                                           "the gradients is a duplicate, got " + to_string(p.grad_accum));
+                                           to_string(p.gradients) +
+                                           ") or none: an accumulation buffer as narrow as "
+                                           "the gradients is a duplicate, got " +
+                                           to_string(p.grad_accum));
     const int states = optimizer_states(p.optimizer);
     if ((states > 0 || p.optimizer == Optimizer::Adafactor) && p.optimizer != Optimizer::AdamW8bit &&
         p.optimizer_state == DType::None)
-        throw InputError("optimizer_state", std::string("optimizer_state must be a storage type for ") +
-                                                to_string(p.optimizer));
+        throw InputError("optimizer_state",
+                         std::string("optimizer_state must be a storage type for ") + to_string(p.optimizer));
 }
 
 BytesPerParam256 bytes_per_param_256(const Recipe& p) {
@@ -247,8 +269,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     // Encoder-decoder: the decoder's (target) length, s unless decoder_seq says otherwise.
     const u64 s_dec = c.is_encoder_decoder() && st.decoder_seq > 0 ? static_cast<u64>(st.decoder_seq) : s;
     const u64 d = static_cast<u64>(c.head_dim);
-    const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);     // tp divides heads (checked)
-    const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t); // replicated when tp > n_kv
+    const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);        // tp divides heads (checked)
+    const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t);  // replicated when tp > n_kv
     const u64 f_gpu = ceil_div(static_cast<u64>(c.ffn_hidden_size), t);
     const u64 visited = c.is_moe() ? static_cast<u64>(c.experts_per_token + c.num_shared_experts) : 1;
     const u64 v_gpu = ceil_div(static_cast<u64>(c.vocab_size), t);
@@ -264,9 +286,10 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     a.residual_dropout = resid_drop;
     a.embedding_dropout = embd_drop;
     // Tensors dropped by per-operation recomputation (selective = the attention scores).
-    const unsigned ops = st.recompute == Recompute::Full
-                             ? 0u
-                             : st.recompute_ops | (st.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
+    const unsigned ops =
+        st.recompute == Recompute::Full
+            ? 0u
+            : st.recompute_ops | (st.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
     const bool s2_terms = !st.flash_attention && (ops & kRecomputeAttentionScores) == 0;
     const bool keep_norm_out = (ops & kRecomputeNorms) == 0, keep_qkv = (ops & kRecomputeQkv) == 0;
     const bool keep_mlp_up = (ops & kRecomputeMlpUp) == 0, keep_mlp_act = (ops & kRecomputeMlpActivation) == 0;
@@ -288,41 +311,48 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             auto attention_block = [&](TermBuilder block_term, u64 q_len, u64 kv_len) {
                 const u64 sb_q = mul(q_len, b), sbh_q = mul(sb_q, h), sb_kv = mul(kv_len, b);
                 block_term("attn_norm_input", "attention norm input",
-                     "Residual stream entering the attention block's norm; the norm's backward needs it.", "e·s·b·h" + seq_div,
-                     true, seq_side(mul(e, sbh_q)));
+                           "Residual stream entering the attention block's norm; the norm's backward needs it.",
+                           "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_q)));
                 if (keep_norm_out)
-                    block_term("qkv_input", "Q, K, V projection input", "Norm output: the input of the Q, K, V matmuls.",
-                         "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_q)));
+                    block_term("qkv_input", "Q, K, V projection input",
+                               "Norm output: the input of the Q, K, V matmuls.", "e·s·b·h" + seq_div, true,
+                               seq_side(mul(e, sbh_q)));
                 if (keep_qkv) {
-                block_term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
-                     mul(mul(e, sb_q), mul(heads_gpu, d)));
-                block_term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).", "e·s·b·n_kv·d" + tp_div, true,
-                     mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
-                block_term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
-                     "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
+                    block_term("q", "queries Q", "Q, needed by the backward of Qᵀ·K.", "e·s·b·a·d" + tp_div, true,
+                               mul(mul(e, sb_q), mul(heads_gpu, d)));
+                    block_term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).",
+                               "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
+                    block_term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
+                               "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
                 }
                 if (s2_terms) {
                     const u64 as2b = mul(mul(heads_gpu, mul(q_len, kv_len)), b);
-                    block_term("softmax_output", "softmax output (s×s per head)", "Attention probabilities, needed by softmax's backward.",
-                         "e·a·s²·b" + tp_div, true, mul(e, as2b));
+                    block_term("softmax_output", "softmax output (s×s per head)",
+                               "Attention probabilities, needed by softmax's backward.", "e·a·s²·b" + tp_div, true,
+                               mul(e, as2b));
                     if (attn_drop) {
-                        block_term("softmax_dropout_mask", "attention dropout mask (s×s)", "1-byte mask of the dropout on the attention probabilities.",
-                             "a·s²·b" + tp_div, true, as2b);
+                        block_term("softmax_dropout_mask", "attention dropout mask (s×s)",
+                                   "1-byte mask of the dropout on the attention probabilities.", "a·s²·b" + tp_div,
+                                   true, as2b);
                         block_term("softmax_dropout_output", "dropped-out attention probabilities (s×s)",
-                             "Input of attention·V, needed by its backward.", "e·a·s²·b" + tp_div, true, mul(e, as2b));
+                                   "Input of attention·V, needed by its backward.", "e·a·s²·b" + tp_div, true,
+                                   mul(e, as2b));
                     }
                 }
                 if (st.flash_attention) {
-                    block_term("flash_softmax_stats", "softmax statistics (FlashAttention)",
-                         "FlashAttention stores one fp32 log-sum-exp per row per head instead of the s×s matrix and recomputes "
-                         "scores in the backward (Dao et al. 2022).",
-                         "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb_q)));
+                    block_term(
+                        "flash_softmax_stats", "softmax statistics (FlashAttention)",
+                        "FlashAttention stores one fp32 log-sum-exp per row per head instead of the s×s matrix and recomputes "
+                        "scores in the backward (Dao et al. 2022).",
+                        "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb_q)));
                 }
-                block_term("attn_out_input", "attention output projection input", "Attention output, the input of the output projection.",
-                     "e·s·b·a·d" + tp_div, true, mul(mul(e, sb_q), mul(heads_gpu, d)));
+                block_term("attn_out_input", "attention output projection input",
+                           "Attention output, the input of the output projection.", "e·s·b·a·d" + tp_div, true,
+                           mul(mul(e, sb_q), mul(heads_gpu, d)));
                 if (resid_drop)
-                    block_term("attn_dropout_mask", "attention block dropout mask", "1-byte mask of the dropout after the output projection.",
-                         "s·b·h" + seq_div, true, seq_side(sbh_q));
+                    block_term("attn_dropout_mask", "attention block dropout mask",
+                               "1-byte mask of the dropout after the output projection.", "s·b·h" + seq_div, true,
+                               seq_side(sbh_q));
             };
             attention_block(term, sq, sq);
             if (cross_kv > 0) {
@@ -332,24 +362,27 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                 attention_block(TermBuilder{&cross}, sq, cross_kv);
                 u64 block = 0;
                 for (const ActivationTerm& x : cross) block = add(block, x.bytes);
-                term("cross_attention_block", "cross-attention block (decoder layers)",
-                     "The tensors a cross-attention block saves, like the self-attention block's, times L_dec/L per layer.",
-                     "attention block · L_dec/L", true, block);
+                term(
+                    "cross_attention_block", "cross-attention block (decoder layers)",
+                    "The tensors a cross-attention block saves, like the self-attention block's, times L_dec/L per layer.",
+                    "attention block · L_dec/L", true, block);
             }
-            term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.", "e·s·b·h" + seq_div,
-                 true, seq_side(mul(e, sbh_l)));
+            term("mlp_norm_input", "MLP norm input", "Residual stream entering the MLP block's norm.",
+                 "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_l)));
             if (keep_norm_out)
-                term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).", "e·s·b·h" + seq_div,
-                     true, seq_side(mul(e, sbh_l)));
+                term("mlp_input", "MLP input", "Norm output: the input of the first MLP matmul(s).",
+                     "e·s·b·h" + seq_div, true, seq_side(mul(e, sbh_l)));
             // Rows through the experts: k·s·b (dropless) or the capacity slots cf·k·s·b, plus the shared experts.
             u64 routed_rows = 0;
             if (c.is_moe()) {
-                const MoeLayer moe = moe_layer(c, {static_cast<std::int64_t>(sq), st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+                const MoeLayer moe = moe_layer(c, {static_cast<std::int64_t>(sq), st.micro_batch, st.tp, st.ep,
+                                                   st.capacity_factor, st.activation_bytes});
                 routed_rows = static_cast<u64>(moe.expert_slots_per_gpu);
-                term("router_probs", "router probabilities and top-k indices",
-                     "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
-                     "k chosen experts per token.",
-                     "4·s·b·E + 8·s·b·k", true, moe.router_activation_bytes);
+                term(
+                    "router_probs", "router probabilities and top-k indices",
+                    "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
+                    "k chosen experts per token.",
+                    "4·s·b·E + 8·s·b·k", true, moe.router_activation_bytes);
                 term("expert_input", "expert input (dispatched tokens)",
                      "The tokens after the all-to-all dispatch, one row per (token, expert) slot: the experts' first "
                      "matmul saves them (the norm output is kept for the router).",
@@ -357,24 +390,25 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             }
             const u64 sbf = c.is_moe() ? mul(f_gpu, add(routed_rows, mul(sb_l, static_cast<u64>(c.num_shared_experts))))
                                        : mul(mul(sb_l, f_gpu), visited);
-            const std::string fk = c.is_moe() ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
-                                              : "e·s·b·f";
+            const std::string fk = c.is_moe()
+                                       ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
+                                       : "e·s·b·f";
             if (!keep_mlp_up) {
             } else if (c.mlp == MlpKind::Gelu) {
-                term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.", fk + tp_div,
-                     true, mul(e, sbf));
+                term("mlp_act_input", "GELU input", "Output of the up projection, needed by GELU's backward.",
+                     fk + tp_div, true, mul(e, sbf));
             } else {
-                term("mlp_gate", "gate projection output", "Gate branch, needed by the SiLU/GELU backward.", fk + tp_div,
+                term("mlp_gate", "gate projection output", "Gate branch, needed by the SiLU/GELU backward.",
+                     fk + tp_div, true, mul(e, sbf));
+                term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div,
                      true, mul(e, sbf));
-                term("mlp_up", "up projection output", "Up branch, needed by the product's backward.", fk + tp_div, true,
-                     mul(e, sbf));
             }
             if (keep_mlp_act)
                 term("mlp_down_input", "down projection input", "Activation output, the input of the down projection.",
                      fk + tp_div, true, mul(e, sbf));
             if (resid_drop)
-                term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.", "s·b·h" + seq_div,
-                     true, seq_side(sbh_l));
+                term("mlp_dropout_mask", "MLP dropout mask", "1-byte mask of the dropout after the MLP.",
+                     "s·b·h" + seq_div, true, seq_side(sbh_l));
         }
         return out;
     };
@@ -432,7 +466,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "frees it once sent, keeping only autograd metadata: Korthikanti et al. 2022, App. B).",
              "e·s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(mul(e, sbh)), flight));
     if (first_stage && embd_drop)
-        term("embedding_dropout_mask", "embedding dropout mask", "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
+        term("embedding_dropout_mask", "embedding dropout mask",
+             "1-byte mask of the dropout on the embeddings, per micro-batch in flight.",
              "s·b·h" + seq_div + (in_flight > 1 ? "·p" : ""), false, mul(seq_side(sbh), flight));
     if (last_stage) {
         // The positions the model predicts: the decoder's s_dec for an encoder-decoder.
@@ -442,26 +477,29 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
         term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.",
              "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
-        term("logits_fp32", "logits in fp32", "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
+        term("logits_fp32", "logits in fp32",
+             "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
              "4·" + s_out + "·b·V" + tp_div, false, mul(4, mul(sb_out, v_gpu)));
     }
-    for (std::size_t i = first_outside; i < a.terms.size(); ++i) a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
+    for (std::size_t i = first_outside; i < a.terms.size(); ++i)
+        a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
     a.full_recompute_layers = full_layers;
     u64 layer_bytes = mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight);
     if (first_stage && st.pp > 1 && st.virtual_stages > 1) {
         // Interleaved schedule: × (p·v + p − 1)/(p·v), rounded up (Korthikanti et al. 2022, sec. 4.2.3).
         const u64 pv = mul(static_cast<u64>(st.pp), static_cast<u64>(st.virtual_stages));
         layer_bytes = ceil_div(mul(layer_bytes, pv + static_cast<u64>(st.pp) - 1), pv);
-        a.interleave_factor = "1 + (p−1)/(p·v) = " + std::to_string(pv + static_cast<u64>(st.pp) - 1) + "/" +
-                              std::to_string(pv);
+        a.interleave_factor =
+            "1 + (p−1)/(p·v) = " + std::to_string(pv + static_cast<u64>(st.pp) - 1) + "/" + std::to_string(pv);
     }
     a.total_bytes = add(layer_bytes, a.outside_bytes);
 
     // The paper's closed form for this setup, when the setup is the paper's (16-bit, dropout,
     // GELU 4h MLP, no GQA, no FlashAttention).
-    const bool paper = st.activation_bytes == 2 && attn_drop && resid_drop && !st.flash_attention && c.mlp == MlpKind::Gelu &&
-                       c.ffn_hidden_size == 4 * c.hidden_size && c.num_kv_heads == c.num_heads &&
-                       c.q_dim() == c.hidden_size && !c.is_moe() && st.recompute_ops == 0 && full_layers == 0;
+    const bool paper = st.activation_bytes == 2 && attn_drop && resid_drop && !st.flash_attention &&
+                       c.mlp == MlpKind::Gelu && c.ffn_hidden_size == 4 * c.hidden_size &&
+                       c.num_kv_heads == c.num_heads && c.q_dim() == c.hidden_size && !c.is_moe() &&
+                       st.recompute_ops == 0 && full_layers == 0;
     if (!paper)
         a.korthikanti_formula = "";
     else if (st.recompute == Recompute::Full)
@@ -469,7 +507,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     else if (st.recompute == Recompute::Selective)
         a.korthikanti_formula = st.tp == 1 ? "34sbh" : (sp ? "34sbh/t" : "sbh(10 + 24/t)");
     else
-        a.korthikanti_formula = st.tp == 1 ? "sbh(34 + 5as/h)" : (sp ? "sbh(34 + 5as/h)/t" : "sbh(10 + 24/t + 5as/(ht))");
+        a.korthikanti_formula =
+            st.tp == 1 ? "sbh(34 + 5as/h)" : (sp ? "sbh(34 + 5as/h)/t" : "sbh(10 + 24/t + 5as/(ht))");
     return a;
 }
 
@@ -526,7 +565,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
         one_layer.layers = 1;
         one_layer.has_embedding = one_layer.has_head = one_layer.head_copy_of_tied_embedding = false;
         r.zero3_unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? largest_module_params(c, spec.tp)
-                                                                              : shard_params(c, one_layer);
+                                                                             : shard_params(c, one_layer);
         const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
         r.bytes.zero3_buffer = mul(r.zero3_unit, mul(add(live_units, 1), dtype_bytes(p.weights)));
     }
@@ -548,55 +587,61 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     validate(st.recipe);
     require_range("seq", st.seq, 1, kMaxSeq);
     if (st.decoder_seq != 0 && !c.is_encoder_decoder())
-        throw InputError("decoder_seq", "decoder_seq (a target length) applies to an encoder-decoder (architecture "
-                                        "encoder_decoder) only");
+        throw InputError("decoder_seq",
+                         "decoder_seq (a target length) applies to an encoder-decoder (architecture "
+                         "encoder_decoder) only");
     require_range("decoder_seq", st.decoder_seq, 0, kMaxSeq);
     require_range("micro_batch", st.micro_batch, 1, 1'000'000'000);
     require_range("gpus", st.gpus, 1, 100'000'000);
     require_range("zero", st.zero, 0, 3);
     require_range("tp", st.tp, 1, c.num_heads);
     if (c.num_heads % st.tp != 0)
-        throw InputError("tp", "tp must divide num_heads (" + std::to_string(c.num_heads) + "), got " +
-                                   std::to_string(st.tp));
+        throw InputError(
+            "tp", "tp must divide num_heads (" + std::to_string(c.num_heads) + "), got " + std::to_string(st.tp));
     require_range("pp", st.pp, 1, c.num_layers);
     require_range("recompute_layers", st.recompute_layers, 0, c.num_layers);
     require_range("virtual_stages", st.virtual_stages, 1, c.num_layers);
     if (st.virtual_stages > 1 && (st.pp < 2 || c.num_layers % (st.pp * st.virtual_stages) != 0))
-        throw InputError("virtual_stages", "virtual_stages > 1 needs pp >= 2 and num_layers (" +
-                                               std::to_string(c.num_layers) + ") divisible by pp·virtual_stages = " +
-                                               std::to_string(st.pp * st.virtual_stages));
+        throw InputError("virtual_stages",
+                         "virtual_stages > 1 needs pp >= 2 and num_layers (" + std::to_string(c.num_layers) +
+                             ") divisible by pp·virtual_stages = " + std::to_string(st.pp * st.virtual_stages));
     if (st.recompute_ops > kRecomputeOpsAll)
         throw InputError("recompute_ops", "recompute_ops has an unknown operation bit");
     if (st.recompute == Recompute::Full && (st.recompute_ops != 0 || st.recompute_layers != 0))
-        throw InputError("recompute", "recompute_ops and recompute_layers refine recompute none or selective, not full");
+        throw InputError("recompute",
+                         "recompute_ops and recompute_layers refine recompute none or selective, not full");
     if (st.activation_bytes != 1 && st.activation_bytes != 2 && st.activation_bytes != 4)
         throw InputError("activation_bytes",
                          "activation_bytes must be 1, 2 or 4, got " + std::to_string(st.activation_bytes));
     require_range("zero3_prefetch", st.zero3_prefetch, 0, 1'000'000);
     if (st.zero3_gather != TrainingSetup::Zero3Gather::None && st.zero != 3)
-        throw InputError("zero3_gather", "zero3_gather counts the ZeRO stage 3 parameter buffer: it needs zero 3, got zero " +
-                                             std::to_string(st.zero));
+        throw InputError("zero3_gather",
+                         "zero3_gather counts the ZeRO stage 3 parameter buffer: it needs zero 3, got zero " +
+                             std::to_string(st.zero));
     if (st.zero3_gather == TrainingSetup::Zero3Gather::None && st.zero3_prefetch != 0)
         throw InputError("zero3_prefetch", "zero3_prefetch needs zero3_gather module or layer");
     require_range("ep", st.ep, 1, std::max<std::int64_t>(c.num_experts, 1));
-    if (st.ep > 1 || st.capacity_factor != 0) (void)moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, 2});
+    if (st.ep > 1 || st.capacity_factor != 0)
+        (void)moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, 2});
     const std::int64_t model_parallel = st.tp * st.pp;
     if (st.gpus % model_parallel != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
-                                     std::to_string(model_parallel));
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) +
+                                     ") must be a multiple of tp·pp = " + std::to_string(model_parallel));
     MemoryBudget m;
     m.dp = st.gpus / model_parallel;
     if (m.dp % st.ep != 0)
         throw InputError("ep", "ep must divide the data-parallel size dp = " + std::to_string(m.dp) +
-                                   " (experts are sharded within each data-parallel group), got " + std::to_string(st.ep));
+                                   " (experts are sharded within each data-parallel group), got " +
+                                   std::to_string(st.ep));
     m.expert_dp = m.dp / st.ep;
     std::int64_t microbatches = 0;  // unknown: assume enough to fill the pipeline
     if (st.global_batch != 0) {
         require_range("global_batch", st.global_batch, 1, std::int64_t{1} << 50);
         const std::int64_t per_step = st.micro_batch * m.dp;
         if (st.global_batch % per_step != 0)
-            throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
-                                                 ") must be a multiple of micro_batch·dp = " + std::to_string(per_step));
+            throw InputError("global_batch",
+                             "global_batch (" + std::to_string(st.global_batch) +
+                                 ") must be a multiple of micro_batch·dp = " + std::to_string(per_step));
         m.grad_accum_steps = st.global_batch / per_step;
         microbatches = m.grad_accum_steps;
     }
@@ -610,9 +655,10 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight, true, false);
-        StageBudget last =
-            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep}, 1, false, true);
+        StageBudget first =
+            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight, true, false);
+        StageBudget last = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep},
+                                        1, false, true);
         if (last.bytes.total > first.bytes.total) {
             chosen = std::move(last);
             m.stage = "last";

@@ -19,8 +19,8 @@ std::string range_text(std::int64_t low, std::int64_t high) {
 
 void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
     if (value < low || value > high)
-        throw InputError(field, std::string(field) + " must be a whole number in " + range_text(low, high) +
-                                    ", got " + std::to_string(value));
+        throw InputError(field, std::string(field) + " must be a whole number in " + range_text(low, high) + ", got " +
+                                    std::to_string(value));
 }
 
 bool json_bool(const json& object, const char* field, bool fallback) {
@@ -34,8 +34,9 @@ std::int64_t json_int_field(const json& object, const char* field, std::int64_t 
                             std::int64_t fallback, bool required) {
     auto it = object.find(field);
     if (it == object.end() || it->is_null()) {
-        if (required) throw InputError(field, std::string(field) + " is required (a whole number in " +
-                                                  range_text(low, high) + ")");
+        if (required)
+            throw InputError(field,
+                             std::string(field) + " is required (a whole number in " + range_text(low, high) + ")");
         return fallback;
     }
     return json_integer(*it, field, low, high);
@@ -75,8 +76,8 @@ std::int64_t json_integer(const json& value, const std::string& field, std::int6
     if (value.is_number_float()) {
         const double v = value.get<double>();
         if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high))
-            throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
-                                        format_number(v));
+            throw InputError(
+                field, field + " must be a whole number in " + range_text(low, high) + ", got " + format_number(v));
         return static_cast<std::int64_t>(v);
     }
     throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
@@ -120,8 +121,9 @@ void validate(const ModelConfig& c) {
     else
         require_range("max_positions", c.max_positions, 0, kMaxPositions);
     require_range("num_experts", c.num_experts, 0, kMaxExperts);
-    for (const auto& [field, p] : {std::pair{"attention_dropout", c.attention_dropout}, std::pair{"residual_dropout", c.residual_dropout},
-                                   std::pair{"embedding_dropout", c.embedding_dropout}})
+    for (const auto& [field, p] :
+         {std::pair{"attention_dropout", c.attention_dropout}, std::pair{"residual_dropout", c.residual_dropout},
+          std::pair{"embedding_dropout", c.embedding_dropout}})
         if (!(p >= 0 && p < 1)) throw InputError(field, std::string(field) + " must be a probability in [0, 1)");
     if (c.num_experts > 0) {
         require_range("experts_per_token", c.experts_per_token, 1, c.num_experts);
@@ -131,14 +133,16 @@ void validate(const ModelConfig& c) {
         require_range("num_shared_experts", c.num_shared_experts, 0, 0);
     }
     if (c.is_encoder_decoder()) {
-        if (c.num_layers < 2) throw InputError("num_layers", "an encoder-decoder needs num_layers >= 2 (encoder + decoder)");
+        if (c.num_layers < 2)
+            throw InputError("num_layers", "an encoder-decoder needs num_layers >= 2 (encoder + decoder)");
         require_range("num_decoder_layers", c.num_decoder_layers, 1, c.num_layers - 1);
     } else {
         require_range("num_decoder_layers", c.num_decoder_layers, 0, 0);
     }
     if ((c.mlm_head || c.nsp_head) && c.architecture != Architecture::Encoder)
-        throw InputError(c.mlm_head ? "mlm_head" : "nsp_head", std::string(c.mlm_head ? "mlm_head" : "nsp_head") +
-                                                                   " belongs to an encoder (architecture encoder, BERT)");
+        throw InputError(
+            c.mlm_head ? "mlm_head" : "nsp_head",
+            std::string(c.mlm_head ? "mlm_head" : "nsp_head") + " belongs to an encoder (architecture encoder, BERT)");
     require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
     require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
     // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
@@ -164,23 +168,34 @@ ModelConfig model_from_json(const json& o) {
         c.head_dim = c.hidden_size / c.num_heads;
     }
     const std::string mlp = json_enum(o, "mlp", nullptr);
-    if (mlp == "gelu") c.mlp = MlpKind::Gelu;
-    else if (mlp == "swiglu") c.mlp = MlpKind::SwiGlu;
-    else if (mlp == "geglu") c.mlp = MlpKind::GeGlu;
-    else throw InputError("mlp", "mlp must be one of gelu, swiglu, geglu, got \"" + mlp + "\"");
+    if (mlp == "gelu")
+        c.mlp = MlpKind::Gelu;
+    else if (mlp == "swiglu")
+        c.mlp = MlpKind::SwiGlu;
+    else if (mlp == "geglu")
+        c.mlp = MlpKind::GeGlu;
+    else
+        throw InputError("mlp", "mlp must be one of gelu, swiglu, geglu, got \"" + mlp + "\"");
     const std::int64_t default_ffn = c.mlp == MlpKind::Gelu && c.hidden_size <= kMaxFfn / 4 ? 4 * c.hidden_size : 0;
     c.ffn_hidden_size = json_int_field(o, "ffn_hidden_size", 1, kMaxFfn, default_ffn, default_ffn == 0);
     const std::string norm = json_enum(o, "norm", "layernorm");
-    if (norm == "layernorm") c.norm = NormKind::LayerNorm;
-    else if (norm == "rmsnorm") c.norm = NormKind::RmsNorm;
-    else throw InputError("norm", "norm must be layernorm or rmsnorm, got \"" + norm + "\"");
+    if (norm == "layernorm")
+        c.norm = NormKind::LayerNorm;
+    else if (norm == "rmsnorm")
+        c.norm = NormKind::RmsNorm;
+    else
+        throw InputError("norm", "norm must be layernorm or rmsnorm, got \"" + norm + "\"");
     const std::string position = json_enum(o, "position", "rotary");
-    if (position == "learned") c.position = PositionKind::Learned;
-    else if (position == "rotary") c.position = PositionKind::Rotary;
-    else if (position == "relative") c.position = PositionKind::Relative;
-    else throw InputError("position", "position must be learned, rotary or relative, got \"" + position + "\"");
-    c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions,
-                                     0, c.position == PositionKind::Learned);
+    if (position == "learned")
+        c.position = PositionKind::Learned;
+    else if (position == "rotary")
+        c.position = PositionKind::Rotary;
+    else if (position == "relative")
+        c.position = PositionKind::Relative;
+    else
+        throw InputError("position", "position must be learned, rotary or relative, got \"" + position + "\"");
+    c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions, 0,
+                                     c.position == PositionKind::Learned);
     c.qkv_bias = json_bool(o, "qkv_bias", false);
     c.attn_out_bias = json_bool(o, "attn_out_bias", false);
     c.mlp_bias = json_bool(o, "mlp_bias", false);
@@ -192,10 +207,15 @@ ModelConfig model_from_json(const json& o) {
     c.residual_dropout = json_probability(o, "residual_dropout");
     c.embedding_dropout = json_probability(o, "embedding_dropout");
     const std::string arch = json_enum(o, "architecture", "decoder");
-    if (arch == "decoder") c.architecture = Architecture::Decoder;
-    else if (arch == "encoder") c.architecture = Architecture::Encoder;
-    else if (arch == "encoder_decoder") c.architecture = Architecture::EncoderDecoder;
-    else throw InputError("architecture", "architecture must be decoder, encoder or encoder_decoder, got \"" + arch + "\"");
+    if (arch == "decoder")
+        c.architecture = Architecture::Decoder;
+    else if (arch == "encoder")
+        c.architecture = Architecture::Encoder;
+    else if (arch == "encoder_decoder")
+        c.architecture = Architecture::EncoderDecoder;
+    else
+        throw InputError("architecture",
+                         "architecture must be decoder, encoder or encoder_decoder, got \"" + arch + "\"");
     c.num_decoder_layers = json_int_field(o, "num_decoder_layers", 0, kMaxLayers, 0, false);
     c.type_vocab_size = json_int_field(o, "type_vocab_size", 0, kMaxVocab, 0, false);
     c.embedding_norm = json_bool(o, "embedding_norm", false);
@@ -270,12 +290,15 @@ void apply_encoder_head(ModelConfig& c, const std::string& head) {
     if (c.architecture != Architecture::Encoder)
         throw InputError("encoder_head", "encoder_head applies to an encoder (BERT, RoBERTa); this model is " +
                                              std::string(c.is_encoder_decoder() ? "an encoder-decoder" : "a decoder"));
-    if (head == "model") c.pooler = true, c.mlm_head = false, c.nsp_head = false;
-    else if (head == "masked_lm") c.pooler = false, c.mlm_head = true, c.nsp_head = false;
-    else if (head == "pretraining") c.pooler = true, c.mlm_head = true, c.nsp_head = true;
+    if (head == "model")
+        c.pooler = true, c.mlm_head = false, c.nsp_head = false;
+    else if (head == "masked_lm")
+        c.pooler = false, c.mlm_head = true, c.nsp_head = false;
+    else if (head == "pretraining")
+        c.pooler = true, c.mlm_head = true, c.nsp_head = true;
     else
-        throw InputError("encoder_head", "encoder_head must be model, masked_lm or pretraining, got \"" +
-                                             printable(head, 40) + "\"");
+        throw InputError("encoder_head",
+                         "encoder_head must be model, masked_lm or pretraining, got \"" + printable(head, 40) + "\"");
 }
 
 namespace {
@@ -289,7 +312,8 @@ ModelConfig resolve_model(const json& args) {
     ModelConfig c = resolve_model_source(args);
     auto head = args.find("encoder_head");
     if (head != args.end() && !head->is_null()) {
-        if (!head->is_string()) throw InputError("encoder_head", "encoder_head must be a string: model, masked_lm or pretraining");
+        if (!head->is_string())
+            throw InputError("encoder_head", "encoder_head must be a string: model, masked_lm or pretraining");
         apply_encoder_head(c, head->get<std::string>());
     }
     return c;

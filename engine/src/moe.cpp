@@ -17,7 +17,8 @@ void require(bool ok, const char* field, const std::string& message) {
 
 MoeLayer moe_layer(const ModelConfig& c, const MoeSetup& st) {
     validate(c);
-    require(c.is_moe(), "ep", "expert parallelism and capacity_factor need a mixture-of-experts model (num_experts > 0)");
+    require(c.is_moe(), "ep",
+            "expert parallelism and capacity_factor need a mixture-of-experts model (num_experts > 0)");
     require(st.ep >= 1 && st.ep <= c.num_experts && c.num_experts % st.ep == 0, "ep",
             "ep must divide num_experts (" + std::to_string(c.num_experts) + "), got " + std::to_string(st.ep));
     require(st.capacity_factor == 0 || (st.capacity_factor > 0 && st.capacity_factor <= 64), "capacity_factor",
@@ -49,8 +50,9 @@ MoeLayer moe_layer(const ModelConfig& c, const MoeSetup& st) {
     m.router_params_per_layer = static_cast<std::uint64_t>(c.num_experts) * static_cast<std::uint64_t>(c.hidden_size);
     m.router_flops_per_token_forward = 2 * h * E;
     const std::uint64_t sb = static_cast<std::uint64_t>(st.seq) * static_cast<std::uint64_t>(st.micro_batch);
-    m.router_activation_bytes = checked_add("moe", checked_mul("moe", checked_mul("moe", sb, 4), static_cast<std::uint64_t>(c.num_experts)),
-                                            checked_mul("moe", checked_mul("moe", sb, 8), static_cast<std::uint64_t>(c.experts_per_token)));
+    m.router_activation_bytes =
+        checked_add("moe", checked_mul("moe", checked_mul("moe", sb, 4), static_cast<std::uint64_t>(c.num_experts)),
+                    checked_mul("moe", checked_mul("moe", sb, 8), static_cast<std::uint64_t>(c.experts_per_token)));
     return m;
 }
 

@@ -76,8 +76,8 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     // T5: nn.Embedding(relative_attention_num_buckets, n_heads) in the first layer of each stack only
     // (transformers modeling_t5.py, T5Attention with has_relative_attention_bias).
     if (c.relative_attention_buckets > 0) {
-        t.push_back({"encoder.relative_attention_bias.weight", Component::EmbeddingExtras,
-                     c.relative_attention_buckets, c.num_heads, false, false, TpSplit::Replicated});
+        t.push_back({"encoder.relative_attention_bias.weight", Component::EmbeddingExtras, c.relative_attention_buckets,
+                     c.num_heads, false, false, TpSplit::Replicated});
         if (c.is_encoder_decoder())
             t.push_back({"decoder.relative_attention_bias.weight", Component::EmbeddingExtras,
                          c.relative_attention_buckets, c.num_heads, false, false, TpSplit::Replicated});
@@ -86,12 +86,17 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
     t.push_back({"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
-    t.push_back({"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
-    t.push_back({"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+    t.push_back(
+        {"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+    t.push_back(
+        {"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
     if (c.qkv_bias) {
-        t.push_back({"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
-        t.push_back({"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
-        t.push_back({"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back(
+            {"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back(
+            {"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back(
+            {"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
     }
     t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.q_dim(), true, false, TpSplit::Cols});
     if (c.attn_out_bias)
@@ -135,7 +140,8 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
             t.push_back({prefix + ".up.weight", Component::Mlp, f, h, true, expert, TpSplit::Rows});
             if (c.mlp_bias) t.push_back({prefix + ".up.bias", Component::Mlp, f, 1, true, expert, TpSplit::Rows});
             t.push_back({prefix + ".down.weight", Component::Mlp, h, f, true, expert, TpSplit::Cols});
-            if (c.mlp_bias) t.push_back({prefix + ".down.bias", Component::Mlp, 1, h, true, expert, TpSplit::Replicated});
+            if (c.mlp_bias)
+                t.push_back({prefix + ".down.bias", Component::Mlp, 1, h, true, expert, TpSplit::Replicated});
         }
     };
     if (c.is_moe()) {
@@ -215,8 +221,7 @@ ParamCount count_params(const ModelConfig& c) {
     }
     p.per_layer = add(add(p.per_layer_attention, p.per_layer_mlp), p.per_layer_norms);
     // Active MLP per token: everything but the routed experts it skips.
-    p.per_layer_mlp_active =
-        p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
+    p.per_layer_mlp_active = p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
     p.attention = mul(p.per_layer_attention, layers);
     p.mlp = mul(p.per_layer_mlp, layers);
     p.norms = mul(p.per_layer_norms, layers);
@@ -297,8 +302,9 @@ ShardSplit shard_params_split(const ModelConfig& c, const ShardSpec& spec) {
     out.total = over_shard(c, spec, [&out, &c, &spec](const Tensor& t, u64 tp) {
         const u64 n = shard_count(t, tp);
         if (t.expert)
-            out.expert = add(out.expert, mul(mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1))),
-                                             static_cast<u64>(spec.layers)));
+            out.expert =
+                add(out.expert, mul(mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1))),
+                                    static_cast<u64>(spec.layers)));
         return n;
     });
     return out;
@@ -324,10 +330,11 @@ u64 largest_module_params(const ModelConfig& c, std::int64_t tp) {
 u64 shard_factored_state(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) {
         u64 rows = static_cast<u64>(t.rows), cols = static_cast<u64>(t.cols);
-        if (t.split == TpSplit::Rows) rows = ceil_div(rows / static_cast<u64>(t.split_unit), tp) * static_cast<u64>(t.split_unit);
+        if (t.split == TpSplit::Rows)
+            rows = ceil_div(rows / static_cast<u64>(t.split_unit), tp) * static_cast<u64>(t.split_unit);
         if (t.split == TpSplit::Cols) cols = ceil_div(cols, tp);
         if (rows == 1 || cols == 1) return mul(rows, cols);  // vectors keep a full second moment
-        return add(rows, cols);                               // row and column statistics
+        return add(rows, cols);                              // row and column statistics
     });
 }
 

@@ -71,58 +71,59 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                 for (std::int64_t b : {1, 2, 4, 8, 16}) {
                     if (global == 0 && b > 1) continue;
                     for (const StepFlops& counts : flops) {
-                    // Sequence parallelism only divides activations by t (memory.cpp's seq_side), so a layout whose
-                    // SP variant does not fit does not fit without SP either: counted without computing its budget.
-                    std::vector<char> sp_variant_too_big(eps.size(), 0);
-                    for (bool sp : {true, false}) {
-                        if (!sp && tp == 1) continue;
-                        for (std::size_t e = 0; e < eps.size(); ++e) {
-                            const std::int64_t ep = eps[e];
-                            if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
-                            StepLayout l = in.base;
-                            TrainingSetup& st = l.setup;
-                            st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
-                            st.recompute = counts.recompute;
-                            st.sequence_parallel = sp && tp > 1;
-                            st.ep = ep;
-                            std::int64_t interleaves = 0;  // the v this layout is tried with
-                            for (std::int64_t v : kInterleaves)
-                                if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
-                            if (global > 0 && global % (b * dp) != 0) {
-                                out.rejected_shape += interleaves;
-                                continue;
-                            }
-                            out.evaluated += interleaves;
-                            if (!sp && sp_variant_too_big[e]) {
-                                out.rejected_memory += interleaves;
-                                memory.count += interleaves;
-                                continue;
-                            }
-                            MemoryBudget mem;
-                            try {
-                                mem = memory_budget(c, st);
-                            } catch (const InputError&) {
-                                out.rejected_shape += interleaves;
-                                continue;
-                            }
-                            if (mem.bytes.total > hw.memory_bytes) {
-                                if (sp) sp_variant_too_big[e] = 1;
-                                out.rejected_memory += interleaves;
-                                memory.count += interleaves;
-                                if (mem.bytes.total < closest) closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
-                                continue;
-                            }
-                            for (std::int64_t v : kInterleaves) {
-                                if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
-                                l.interleave = v;
+                        // Sequence parallelism only divides activations by t (memory.cpp's seq_side), so a layout whose
+                        // SP variant does not fit does not fit without SP either: counted without computing its budget.
+                        std::vector<char> sp_variant_too_big(eps.size(), 0);
+                        for (bool sp : {true, false}) {
+                            if (!sp && tp == 1) continue;
+                            for (std::size_t e = 0; e < eps.size(); ++e) {
+                                const std::int64_t ep = eps[e];
+                                if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
+                                StepLayout l = in.base;
+                                TrainingSetup& st = l.setup;
+                                st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
+                                st.recompute = counts.recompute;
+                                st.sequence_parallel = sp && tp > 1;
+                                st.ep = ep;
+                                std::int64_t interleaves = 0;  // the v this layout is tried with
+                                for (std::int64_t v : kInterleaves)
+                                    if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
+                                if (global > 0 && global % (b * dp) != 0) {
+                                    out.rejected_shape += interleaves;
+                                    continue;
+                                }
+                                out.evaluated += interleaves;
+                                if (!sp && sp_variant_too_big[e]) {
+                                    out.rejected_memory += interleaves;
+                                    memory.count += interleaves;
+                                    continue;
+                                }
+                                MemoryBudget mem;
                                 try {
-                                    fits.push_back({l, step_time(c, hw, l, &mem, &counts), mem.bytes.total});
+                                    mem = memory_budget(c, st);
                                 } catch (const InputError&) {
-                                    ++out.rejected_shape;
+                                    out.rejected_shape += interleaves;
+                                    continue;
+                                }
+                                if (mem.bytes.total > hw.memory_bytes) {
+                                    if (sp) sp_variant_too_big[e] = 1;
+                                    out.rejected_memory += interleaves;
+                                    memory.count += interleaves;
+                                    if (mem.bytes.total < closest)
+                                        closest = mem.bytes.total, memory.example = l, memory.example_dp = dp;
+                                    continue;
+                                }
+                                for (std::int64_t v : kInterleaves) {
+                                    if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
+                                    l.interleave = v;
+                                    try {
+                                        fits.push_back({l, step_time(c, hw, l, &mem, &counts), mem.bytes.total});
+                                    } catch (const InputError&) {
+                                        ++out.rejected_shape;
+                                    }
                                 }
                             }
                         }
-                    }
                     }
                 }
             }

@@ -13,7 +13,7 @@ namespace tally::fp {
 
 namespace {
 constexpr std::array<Format, kFormatCount> kFormats = {
-    Format::fp64, Format::fp32, Format::tf32,     Format::fp16,     Format::bf16, Format::e4m3, Format::e5m2,
+    Format::fp64,     Format::fp32,     Format::tf32, Format::fp16, Format::bf16, Format::e4m3, Format::e5m2,
     Format::e4m3fnuz, Format::e5m2fnuz, Format::e2m3, Format::e3m2, Format::e2m1, Format::e8m0};
 
 std::string lower(std::string_view s) {
@@ -210,16 +210,14 @@ uint64_t parse_code_text(const char* field, Format fmt, std::string_view text) {
     if (digits.size() >= 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits = digits.substr(2);
     if (digits.empty()) throw InputError(f, f + " has no digits after 0x: expected " + range);
     for (char c : digits)
-        if (!std::isxdigit((unsigned char)c))
-            throw InputError(f, f + " must be " + range + ", got \"" + t + "\"");
+        if (!std::isxdigit((unsigned char)c)) throw InputError(f, f + " must be " + range + ", got \"" + t + "\"");
     size_t first = digits.find_first_not_of('0');
     const std::string significant = first == std::string::npos ? "0" : digits.substr(first);
     if ((int)digits.size() > max_digits && (int)significant.size() > max_digits)
         throw InputError(f, f + " \"" + t + "\" is too long: expected " + range);
     if ((int)significant.size() > 16) throw InputError(f, f + " \"" + t + "\" is too long: expected " + range);
     const uint64_t v = std::strtoull(significant.c_str(), nullptr, 16);
-    if (fi.bits < 64 && v >> fi.bits)
-        throw InputError(f, f + " \"" + t + "\" does not fit: expected " + range);
+    if (fi.bits < 64 && v >> fi.bits) throw InputError(f, f + " \"" + t + "\" does not fit: expected " + range);
     return v;
 }
 

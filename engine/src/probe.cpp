@@ -45,8 +45,9 @@ PeakResult peak(int samples, double min_sample_s, bool relaxed) {
     require_integer("samples", samples, 1, 50);
     require_in_left_open("min_sample_s", min_sample_s, 0.0009, 5.0);
     if (relaxed && !gemm::relaxed_simd_available())
-        throw InputError("variant", "variant relaxed needs the relaxed-SIMD module (wasm, in a browser that validates "
-                                    "f32x4.relaxed_madd); use variant simd");
+        throw InputError("variant",
+                         "variant relaxed needs the relaxed-SIMD module (wasm, in a browser that validates "
+                         "f32x4.relaxed_madd); use variant simd");
     auto loop = [relaxed](long long iters) {
         return relaxed ? gemm::relaxed_peak_loop(iters) : gemm::impl::peak_loop(iters);
     };
@@ -63,11 +64,10 @@ PeakResult peak(int samples, double min_sample_s, bool relaxed) {
         const double scale = elapsed > 0 ? min_sample_s / elapsed * 1.2 : 16.0;
         iters = static_cast<long long>(static_cast<double>(iters) * std::clamp(scale, 1.5, 16.0));
     }
-    const double flops =
-        static_cast<double>(iters) * (relaxed ? gemm::relaxed_peak_flops_per_iter() : gemm::impl::peak_flops_per_iter());
+    const double flops = static_cast<double>(iters) *
+                         (relaxed ? gemm::relaxed_peak_flops_per_iter() : gemm::impl::peak_flops_per_iter());
     std::vector<double> rates;
-    for (int s = 0; s < samples; ++s)
-        rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }));
+    for (int s = 0; s < samples; ++s) rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }));
     const Stats st = stats(rates);
     PeakResult out;
     out.flops_per_s = st.median;
@@ -90,9 +90,8 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     std::vector<double> read_rates, triad_rates;
     g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);  // warm-up: page faults, tier-up
     for (int s = 0; s < samples; ++s)
-        read_rates.push_back(timed_rate(static_cast<double>(count) * 4, [&] {
-            g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count);
-        }));
+        read_rates.push_back(timed_rate(static_cast<double>(count) * 4,
+                                        [&] { g_sink = g_sink + gemm::impl::read_sum(buffer.data(), count); }));
     // Triad over three thirds of the same allocation (each third is still larger than a 32 MiB L3
     // for the default 128 MiB).
     const long third = count / 3;
@@ -101,9 +100,8 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     const float* c = a + 2 * third;
     gemm::impl::triad(a, b, c, 0.5f, third);
     for (int s = 0; s < samples; ++s)
-        triad_rates.push_back(timed_rate(static_cast<double>(third) * 12, [&] {
-            gemm::impl::triad(a, b, c, 0.5f, third);
-        }));
+        triad_rates.push_back(
+            timed_rate(static_cast<double>(third) * 12, [&] { gemm::impl::triad(a, b, c, 0.5f, third); }));
     g_sink = g_sink + a[third / 2];
     const Stats r = stats(read_rates), t = stats(triad_rates);
     BandwidthResult out;

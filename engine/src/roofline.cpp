@@ -46,22 +46,22 @@ std::vector<Op> named_ops(const OpsConfig& c) {
     require_integer("d_model", c.d_model, 1, 1 << 20);
     require_integer("heads", c.heads, 1, c.d_model);
     if (c.d_model % c.heads != 0)
-        throw InputError("heads", "heads must divide d_model (" + integer_text(c.d_model) + "), got " +
-                                      integer_text(c.heads));
+        throw InputError("heads",
+                         "heads must divide d_model (" + integer_text(c.d_model) + "), got " + integer_text(c.heads));
     const double e = c.element_bytes, s = c.seq, d = c.d_model, h = c.heads;
     const double elems = s * d;
     std::vector<Op> ops;
     auto add = [&](std::string id, std::string name, std::string group, double flops, double bytes, std::string model) {
-        ops.push_back({std::move(id), std::move(name), std::move(group), flops, bytes, flops / bytes, std::move(model)});
+        ops.push_back(
+            {std::move(id), std::move(name), std::move(group), flops, bytes, flops / bytes, std::move(model)});
     };
     for (double n : {256.0, 1024.0, 4096.0, 16384.0}) {
         const Traffic t = matmul_min_traffic(n, n, n, e);
         add("matmul-" + integer_text(n), "square matmul, n = " + integer_text(n), "matmul", t.flops, t.bytes,
             "2n^3 FLOPs; A, B and C each moved once: 3 n^2 elements (I = 2n / (3 x bytes per element))");
     }
-    add("matvec", "matrix-vector (batch-1 decoding), " + integer_text(d) + " x " + integer_text(d), "matvec",
-        2 * d * d, e * (d * d + 2 * d),
-        "2d^2 FLOPs; the d x d weights, the input and the output vector moved once");
+    add("matvec", "matrix-vector (batch-1 decoding), " + integer_text(d) + " x " + integer_text(d), "matvec", 2 * d * d,
+        e * (d * d + 2 * d), "2d^2 FLOPs; the d x d weights, the input and the output vector moved once");
     add("add", "elementwise add (residual)", "elementwise", elems, 3 * e * elems,
         "1 FLOP per element; two inputs read and one output written");
     add("gelu", "GELU (tanh approximation)", "elementwise", 9 * elems, 2 * e * elems,
@@ -74,13 +74,13 @@ std::vector<Op> named_ops(const OpsConfig& c) {
         "5 FLOPs per element (max: 1, subtract: 1, exp counted as 1, sum: 1, divide: 1); one read, one write");
     // Attention of one layer at sequence s: QK^T and PV are 2 s^2 d FLOPs each, softmax 5 s^2 h.
     const double attn_flops = 4 * s * s * d + 5 * s * s * h;
-    add("attention-unfused", "attention, s = " + integer_text(s) + ", scores materialized", "attention",
-        attn_flops, e * (4 * s * d + 4 * h * s * s),
+    add("attention-unfused", "attention, s = " + integer_text(s) + ", scores materialized", "attention", attn_flops,
+        e * (4 * s * d + 4 * h * s * s),
         "QK^T, softmax, PV as three kernels: Q, K, V read and O written (4 s d elements) plus the h s^2 "
         "scores written, read, written as probabilities and read again (4 h s^2)");
     const double blocks = std::ceil(s / c.flash_block);
-    add("attention-fused", "attention, s = " + integer_text(s) + ", fused (FlashAttention)", "attention",
-        attn_flops, e * (2 * s * d + 2 * s * d * blocks),
+    add("attention-fused", "attention, s = " + integer_text(s) + ", fused (FlashAttention)", "attention", attn_flops,
+        e * (2 * s * d + 2 * s * d * blocks),
         "one fused kernel: Q read and O written once, K and V re-read once per block of " +
             integer_text(c.flash_block) +
             " queries (Dao et al. 2022, FlashAttention, Algorithm 1); the scores never leave on-chip memory");

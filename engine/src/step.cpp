@@ -90,11 +90,13 @@ std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std
     const std::int64_t chunks = pp * interleave;
     const std::int64_t layer_chunks = chunks - (embedding_chunks ? 2 : 0);
     if (layer_chunks < 1)
-        throw InputError("interleave", "pp·interleave must leave at least one chunk for layers when the embedding and "
-                                       "output layer are chunks of their own");
+        throw InputError("interleave",
+                         "pp·interleave must leave at least one chunk for layers when the embedding and "
+                         "output layer are chunks of their own");
     if (layers < layer_chunks)
         throw InputError("interleave", "pp·interleave (" + std::to_string(layer_chunks) +
-                                           " layer chunks) must not exceed num_layers (" + std::to_string(layers) + ")");
+                                           " layer chunks) must not exceed num_layers (" + std::to_string(layers) +
+                                           ")");
     // Chunk c of the global order sits on stage c mod p (Narayanan et al. 2021, sec. 2.2.2); the
     // remainder layers go to the earliest layer chunks (Megatron-LM's uneven split puts the extra
     // layers first).
@@ -143,8 +145,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const std::int64_t model_parallel = st.tp * st.pp;
     if (st.tp < 1 || st.pp < 1) throw InputError("tp", "tp and pp must be >= 1");
     if (st.gpus % model_parallel != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp = " +
-                                     std::to_string(model_parallel));
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) +
+                                     ") must be a multiple of tp·pp = " + std::to_string(model_parallel));
     const std::int64_t dp = st.gpus / model_parallel;
     if (st.global_batch == 0)
         st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
@@ -152,14 +154,16 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const MemoryBudget computed_budget = budget != nullptr ? MemoryBudget{} : memory_budget(c, st);
     const MemoryBudget& mem = budget != nullptr ? *budget : computed_budget;
     if (st.global_batch % (st.micro_batch * dp) != 0)
-        throw InputError("global_batch", "global_batch (" + std::to_string(st.global_batch) +
-                                             ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
+        throw InputError("global_batch",
+                         "global_batch (" + std::to_string(st.global_batch) +
+                             ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
     const std::int64_t m = st.global_batch / (st.micro_batch * dp);
-    const std::vector<std::int64_t> layers_of = stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
+    const std::vector<std::int64_t> layers_of =
+        stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
 
     // ---------------------------------------------------------------- FLOPs, from flops.h
-    if (flops != nullptr && (flops->seq != st.seq || flops->recompute != st.recompute ||
-                             flops->flash_attention != st.flash_attention))
+    if (flops != nullptr &&
+        (flops->seq != st.seq || flops->recompute != st.recompute || flops->flash_attention != st.flash_attention))
         throw InputError("seq", "the cached FLOP counts are for another seq, recomputation or FlashAttention choice");
     const StepFlops computed = flops != nullptr ? StepFlops{} : step_flops(c, st.seq, st.recompute, st.flash_attention);
     const StepFlops& counts = flops != nullptr ? *flops : computed;
@@ -191,20 +195,27 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             continue;
         }
         Matmul mm{term.id, per_gpu / L};
-        if (id == "qkv") mm.m = tokens, mm.n = static_cast<double>(c.q_dim() + 2 * c.kv_dim()) / t, mm.k = h;
-        else if (id == "attn_scores") mm.m = s, mm.n = s, mm.k = d, mm.batch = b * heads_gpu, mm.attention_core = true;
-        else if (id == "attn_values") mm.m = s, mm.n = d, mm.k = s, mm.batch = b * heads_gpu, mm.attention_core = true;
-        else if (id == "attn_out") mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
+        if (id == "qkv")
+            mm.m = tokens, mm.n = static_cast<double>(c.q_dim() + 2 * c.kv_dim()) / t, mm.k = h;
+        else if (id == "attn_scores")
+            mm.m = s, mm.n = s, mm.k = d, mm.batch = b * heads_gpu, mm.attention_core = true;
+        else if (id == "attn_values")
+            mm.m = s, mm.n = d, mm.k = s, mm.batch = b * heads_gpu, mm.attention_core = true;
+        else if (id == "attn_out")
+            mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
         else if (id == "mlp") {
             mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
             // A capacity factor makes the experts compute cf·k slots per token (padding, or fewer when dropping).
             if (c.is_moe() && st.capacity_factor > 0) {
-                const double k = static_cast<double>(c.experts_per_token), shared = static_cast<double>(c.num_shared_experts);
+                const double k = static_cast<double>(c.experts_per_token),
+                             shared = static_cast<double>(c.num_shared_experts);
                 mm.forward_flops *= (st.capacity_factor * k + shared) / (k + shared);
             }
-        }
-        else if (id == "router") mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h, mm.forward_flops = term.forward_per_sequence * b / L;
-        else mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
+        } else if (id == "router")
+            mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h,
+            mm.forward_flops = term.forward_per_sequence * b / L;
+        else
+            mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
@@ -238,12 +249,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double dropout_mask = resid_drop ? 0.5 : 0;  // 1-byte mask per 2-byte element
     double fwd_bytes = 2 * kForwardPasses * x + 2 * (3 + dropout_mask) * x;
     fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
-    if (c.position == PositionKind::Rotary) fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
+    if (c.position == PositionKind::Rotary)
+        fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
-    if (full) layer_bytes += fwd_bytes;
-    else if (selective) layer_bytes += softmax_fwd;
+    if (full)
+        layer_bytes += fwd_bytes;
+    else if (selective)
+        layer_bytes += softmax_fwd;
     const double hbm = kMemoryBandwidthFraction * bw;
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
@@ -252,7 +266,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // ---------------------------------------------------------------- tensor/sequence-parallel collectives
     const Interconnect& ic = hw.interconnect;
     const bool tp_in_node = st.tp <= node;
-    const double tp_bw = kCollectiveBandwidthFraction * (tp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+    const double tp_bw =
+        kCollectiveBandwidthFraction * (tp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
     const double tp_lat = tp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double act_msg = tokens * h * e;  // the full s·b·h activation each collective reduces or gathers
     // Megatron-LM: 2 all-reduces in the forward and 2 in the backward per layer (Shoeybi et al. 2019,
@@ -269,9 +284,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // the data-parallel group, so the group stays in one node when t·ep fits in it.
     double layer_ep_seconds = 0;
     if (c.is_moe() && st.ep > 1) {
-        const MoeLayer moe = moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
+        const MoeLayer moe =
+            moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
         const bool ep_in_node = st.tp * st.ep <= node;
-        const double ep_bw = kCollectiveBandwidthFraction * (ep_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        const double ep_bw =
+            kCollectiveBandwidthFraction * (ep_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
         const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
         const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
         layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
@@ -300,7 +317,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     double p2p_seconds = 0;
     if (st.pp > 1) {
         const bool in_node = st.gpus <= node;
-        const double link = kCollectiveBandwidthFraction * (in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        const double link =
+            kCollectiveBandwidthFraction * (in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
         const double lat = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
         p2p_seconds = 2 * v * md * (act_msg / t / link + lat);
     }
@@ -309,7 +327,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Data-parallel peers are t ranks apart (Megatron-LM rank order: tensor, then data, then pipeline):
     // one node holds the group only when t·dp fits in it.
     const bool dp_in_node = st.tp * dp <= node;
-    const double dp_bw = kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+    const double dp_bw =
+        kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
     const double grad_bytes = params * static_cast<double>(dtype_bytes(st.recipe.gradients));
@@ -324,7 +343,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
             // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
             // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
-            dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) + ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
+            dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) +
+                         ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
             dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
             // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
@@ -353,7 +373,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"matmul", "matmuls (forward, backward, recompute)",
          compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep, true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
-        {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce", per_layer_split_tp, true},
+        {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce",
+         per_layer_split_tp, true},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},

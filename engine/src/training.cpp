@@ -27,9 +27,7 @@ ParamsOnlyFlops flops_from_params(double params, Recompute recompute) {
     return out;
 }
 
-Chinchilla chinchilla(double params, double tokens) {
-    return {kChinchillaTokensPerParam * params, tokens / params};
-}
+Chinchilla chinchilla(double params, double tokens) { return {kChinchillaTokensPerParam * params, tokens / params}; }
 
 Utilization utilization(double model_flops_per_token, double hardware_flops_per_token, double six_n_per_token,
                         double tokens_per_s, double gpus, double peak_flops_per_s) {
@@ -59,8 +57,9 @@ TrainingTime estimate_training_time(const TrainingTimeInput& input) {
     out.days = out.seconds / 86400.0;
     out.gpu_hours = out.seconds / 3600.0 * static_cast<double>(input.gpus);
     if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_hours))
-        throw InputError("peak_flops_per_s", "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
-                                                 format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
+        throw InputError("peak_flops_per_s",
+                         "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
+                             format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
     return out;
 }
 
@@ -69,7 +68,8 @@ const char* to_string(FlopsBasis basis) { return basis == FlopsBasis::Exact ? "e
 FlopsBasis flops_basis_from_string(const std::string& text, bool has_model) {
     if (text == "six_nd") return FlopsBasis::SixND;
     if (text == "exact") {
-        if (!has_model) throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
+        if (!has_model)
+            throw InputError("flops_basis", "flops_basis exact needs a model (preset or config), not just params");
         return FlopsBasis::Exact;
     }
     throw InputError("flops_basis", "flops_basis must be exact or six_nd, got \"" + text + "\"");
@@ -106,7 +106,8 @@ TrainingFlopsPerToken training_flops_per_token(double params, Recompute recomput
 double run_flops(double flops_per_token, double tokens) {
     const double total = flops_per_token * tokens;
     if (!std::isfinite(total))
-        throw InputError("tokens", "tokens must be below " + format_number(std::numeric_limits<double>::max() / flops_per_token) +
+        throw InputError("tokens", "tokens must be below " +
+                                       format_number(std::numeric_limits<double>::max() / flops_per_token) +
                                        " (the training FLOPs, " + format_number(flops_per_token) +
                                        " per token, overflow a double), got " + format_number(tokens));
     return total;
@@ -116,8 +117,9 @@ double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour) {
     require_positive("dollars_per_gpu_hour", dollars_per_gpu_hour);
     const double dollars = gpu_hours * dollars_per_gpu_hour;
     if (!std::isfinite(dollars))
-        throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(dollars_per_gpu_hour) + " times " +
-                                                     format_number(gpu_hours) + " GPU-hours overflows a double");
+        throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(dollars_per_gpu_hour) +
+                                                     " times " + format_number(gpu_hours) +
+                                                     " GPU-hours overflows a double");
     return dollars;
 }
 
@@ -129,19 +131,21 @@ std::vector<InputWarning> training_cost_warnings(double mfu, std::optional<doubl
                            ": far above cloud prices (an on-demand H100 is about $12 per GPU-hour); is it the price of "
                            "a whole node, or per GPU-day?"});
     if (mfu > kImplausibleMfu)
-        out.push_back({"mfu", "mfu " + format_percent(mfu) + " % is above any published large-scale training run "
-                              "(PaLM 540B: 46.2 %); the time is likely optimistic"});
+        out.push_back({"mfu", "mfu " + format_percent(mfu) +
+                                  " % is above any published large-scale training run "
+                                  "(PaLM 540B: 46.2 %); the time is likely optimistic"});
     return out;
 }
 
 std::vector<InputWarning> utilization_warnings(const Utilization& u) {
     if (u.mfu > 1)
-        return {{"tokens_per_second", "mfu is " + format_percent(u.mfu) +
-                                          " %: the GPUs cannot exceed 100 % of their peak, so tokens_per_second, gpus or "
-                                          "the peak is wrong"}};
+        return {
+            {"tokens_per_second", "mfu is " + format_percent(u.mfu) +
+                                      " %: the GPUs cannot exceed 100 % of their peak, so tokens_per_second, gpus or "
+                                      "the peak is wrong"}};
     if (u.hfu > 1)
-        return {{"tokens_per_second",
-                 "hfu is " + format_percent(u.hfu) + " % (recomputed FLOPs included): above 100 % of peak, so an input is wrong"}};
+        return {{"tokens_per_second", "hfu is " + format_percent(u.hfu) +
+                                          " % (recomputed FLOPs included): above 100 % of peak, so an input is wrong"}};
     return {};
 }
 

@@ -141,9 +141,12 @@ uint32_t table_ref(float xf) {
             (t.v[mid] <= a ? lo : hi) = mid;
         }
         const double dlo = a - t.v[lo], dhi = t.v[hi] - a;  // exact: all values share a small exponent range
-        if (dlo < dhi) mag = t.c[lo];
-        else if (dhi < dlo) mag = t.c[hi];
-        else mag = (t.c[lo] & 1) ? t.c[hi] : t.c[lo];
+        if (dlo < dhi)
+            mag = t.c[lo];
+        else if (dhi < dlo)
+            mag = t.c[hi];
+        else
+            mag = (t.c[lo] & 1) ? t.c[hi] : t.c[lo];
     }
     if (mag == 0) return 0;  // no negative zero
     return (neg ? 0x80u : 0u) | mag;
@@ -152,9 +155,9 @@ uint32_t table_ref(float xf) {
 struct Conversion {
     const char* name;
     Fn ours;
-    Fn ref;           // nullptr: golden hash only
+    Fn ref;  // nullptr: golden hash only
     const char* ref_name;
-    int code_bytes;   // bytes hashed per code
+    int code_bytes;  // bytes hashed per code
 };
 
 std::vector<Conversion> conversions() {
@@ -187,12 +190,12 @@ std::vector<Conversion> conversions() {
         {"tf32_rn", ours<Format::tf32, Round::nearest_even, false>, bits_tf32<false>, "integer bit trick", 3},
         {"tf32_rna", ours<Format::tf32, Round::nearest_away, false>, bits_tf32<true>, "integer bit trick", 3},
         // FNUZ: not in NVIDIA's headers; checked against a table search (and the golden hashes).
-        {"e4m3fnuz_rn_satfinite", ours<Format::e4m3fnuz, Round::nearest_even, true>,
-         table_ref<Format::e4m3fnuz, true>, "table search", 1},
+        {"e4m3fnuz_rn_satfinite", ours<Format::e4m3fnuz, Round::nearest_even, true>, table_ref<Format::e4m3fnuz, true>,
+         "table search", 1},
         {"e4m3fnuz_rn_nosat", ours<Format::e4m3fnuz, Round::nearest_even, false>, table_ref<Format::e4m3fnuz, false>,
          "table search", 1},
-        {"e5m2fnuz_rn_satfinite", ours<Format::e5m2fnuz, Round::nearest_even, true>,
-         table_ref<Format::e5m2fnuz, true>, "table search", 1},
+        {"e5m2fnuz_rn_satfinite", ours<Format::e5m2fnuz, Round::nearest_even, true>, table_ref<Format::e5m2fnuz, true>,
+         "table search", 1},
         {"e5m2fnuz_rn_nosat", ours<Format::e5m2fnuz, Round::nearest_even, false>, table_ref<Format::e5m2fnuz, false>,
          "table search", 1},
     };
@@ -263,8 +266,7 @@ uint32_t fast_input(uint64_t i) {
     const uint32_t sign = (uint32_t)(r / 256);
     const uint32_t kept_bits = 23 - L;
     const uint32_t kept_mask = kept_bits ? ((1u << kept_bits) - 1) : 0;
-    const uint32_t prefix =
-        (prefix_index < 32 ? prefix_index : (uint32_t)mix64(i * 7919 + prefix_index)) & kept_mask;
+    const uint32_t prefix = (prefix_index < 32 ? prefix_index : (uint32_t)mix64(i * 7919 + prefix_index)) & kept_mask;
     const uint32_t h = 1u << (L - 1);
     const uint32_t lows[6] = {0u, 1u, h - 1, h, h + 1, 2 * h - 1};
     const uint32_t low = lows[variant] & ((L == 32) ? ~0u : ((1u << L) - 1));
@@ -375,7 +377,9 @@ template <__nv_fp6_interpretation_t I>
 double nv_dec_fp6(uint32_t c) {
     return __half2float(__half(__nv_cvt_fp6_to_halfraw((__nv_fp6_storage_t)c, I)));
 }
-double nv_dec_fp4(uint32_t c) { return __half2float(__half(__nv_cvt_fp4_to_halfraw((__nv_fp4_storage_t)c, __NV_E2M1))); }
+double nv_dec_fp4(uint32_t c) {
+    return __half2float(__half(__nv_cvt_fp4_to_halfraw((__nv_fp4_storage_t)c, __NV_E2M1)));
+}
 double nv_dec_e8m0(uint32_t c) {
     return __bfloat162float(__nv_bfloat16(__nv_cvt_e8m0_to_bf16raw((__nv_fp8_storage_t)c)));
 }
@@ -414,8 +418,7 @@ int check_decoders() {
             bool ok = true;
             if (dc.ref) {
                 const double ref = dc.ref(c);
-                ok = (std::isnan(ours) && std::isnan(ref)) ||
-                     (ours == ref && std::signbit(ours) == std::signbit(ref));
+                ok = (std::isnan(ours) && std::isnan(ref)) || (ours == ref && std::signbit(ours) == std::signbit(ref));
             }
             // Every finite code re-encodes to itself (FNUZ and the rest), and NaN codes are NaN.
             if (ok && !std::isnan(ours)) {
@@ -463,11 +466,16 @@ int main(int argc, char** argv) {
     std::string golden_path = TALLY_GOLDEN_PATH;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--full") full = true;
-        else if (a == "--fast") full = false;
-        else if (a == "--write-golden") write_golden = true;
-        else if (a == "--threads" && i + 1 < argc) threads = (unsigned)std::max(1, std::atoi(argv[++i]));
-        else if (a == "--golden" && i + 1 < argc) golden_path = argv[++i];
+        if (a == "--full")
+            full = true;
+        else if (a == "--fast")
+            full = false;
+        else if (a == "--write-golden")
+            write_golden = true;
+        else if (a == "--threads" && i + 1 < argc)
+            threads = (unsigned)std::max(1, std::atoi(argv[++i]));
+        else if (a == "--golden" && i + 1 < argc)
+            golden_path = argv[++i];
         else {
             std::fprintf(stderr, "usage: %s [--full] [--threads N] [--write-golden] [--golden PATH]\n", argv[0]);
             return 2;
@@ -478,8 +486,9 @@ int main(int argc, char** argv) {
     std::printf("tally_float_check: NVIDIA references built from %s (CUDA %d.%d headers)\n", TALLY_CUDA_INCLUDE,
                 CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 #else
-    std::printf("tally_float_check: NVIDIA references NOT built (cuda_fp*.h not found at configure time, or "
-                "TALLY_FLOAT_CHECK_NVIDIA=OFF); checking golden hashes and non-NVIDIA references only\n");
+    std::printf(
+        "tally_float_check: NVIDIA references NOT built (cuda_fp*.h not found at configure time, or "
+        "TALLY_FLOAT_CHECK_NVIDIA=OFF); checking golden hashes and non-NVIDIA references only\n");
 #endif
     const auto convs = conversions();
     const uint64_t count = full ? (1ull << 32) : kFastCount;
@@ -519,8 +528,8 @@ int main(int argc, char** argv) {
             std::printf("  %-24s (no reference here)        hash %s %s\n", c.name, h.c_str(), gstatus.c_str());
         }
         for (const auto& ex : r.examples)
-            std::printf("      input 0x%08x (%.9g): ours 0x%x, reference 0x%x\n", ex.first, (double)bits_float(ex.first),
-                        ex.second.first, ex.second.second);
+            std::printf("      input 0x%08x (%.9g): ours 0x%x, reference 0x%x\n", ex.first,
+                        (double)bits_float(ex.first), ex.second.first, ex.second.second);
         if (r.mismatches) ++failures;
     }
     std::printf("sweep time %.1f s (%s mode, %u threads)\n", seconds, mode, threads);
@@ -529,7 +538,8 @@ int main(int argc, char** argv) {
         std::printf("not writing %s: fix the mismatches first\n", golden_path.c_str());
     } else if (write_golden) {
         std::map<std::string, std::string> merged = golden;
-        for (size_t k = 0; k < convs.size(); ++k) merged[std::string(mode) + " " + convs[k].name] = hex64(results[k].hash);
+        for (size_t k = 0; k < convs.size(); ++k)
+            merged[std::string(mode) + " " + convs[k].name] = hex64(results[k].hash);
         std::ofstream out(golden_path);
         out << "# FNV-1a-64 hashes of tally::fp encode_from_float output tables (see engine/tools/float_check.cpp).\n"
                "# fast: the fast-mode sample; full: all 2^32 float patterns. Written by tally_float_check --write-golden\n"

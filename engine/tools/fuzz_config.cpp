@@ -43,12 +43,10 @@ void exercise(const tally::ModelConfig& c, std::uint64_t seed) {
     st.recipe = tally::recipes()[(seed >> 24) % tally::recipes().size()].recipe;
     try {
         (void)tally::memory_budget(c, st);
-    } catch (const tally::InputError&) {
-    }
+    } catch (const tally::InputError&) {}
     try {
         (void)tally::kv_cache(c, in.seq, st.micro_batch, tally::DType::BF16, tally::DType::BF16);
-    } catch (const tally::InputError&) {
-    }
+    } catch (const tally::InputError&) {}
 }
 
 }  // namespace
@@ -59,15 +57,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (unsigned char ch : text) seed = (seed ^ ch) * 1099511628211ull;
     try {
         exercise(tally::load_hf_config_text(text), seed);
-    } catch (const tally::InputError&) {
-    }
+    } catch (const tally::InputError&) {}
     // The same bytes as a tally config object.
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_discarded()) {
         try {
             exercise(tally::resolve_model(nlohmann::json{{"model", j}}), seed);
-        } catch (const tally::InputError&) {
-        }
+        } catch (const tally::InputError&) {}
     }
     return 0;
 }

@@ -25,9 +25,9 @@ struct SchemeInfo {
     const char* name;
     const char* display_name;  // how a page calls it: "MXFP4 (E2M1, E8M0 scale / 32)"
     Format element;
-    Format scale;        // per-block scale format (fp32 for the per-tensor scheme, whose one block is the tensor)
-    int block_size;      // 0: the whole tensor is one block
-    bool tensor_scale;   // an extra fp32 scale per tensor (NVFP4)
+    Format scale;       // per-block scale format (fp32 for the per-tensor scheme, whose one block is the tensor)
+    int block_size;     // 0: the whole tensor is one block
+    bool tensor_scale;  // an extra fp32 scale per tensor (NVFP4)
 };
 SchemeInfo scheme_info(Scheme s);
 std::optional<Scheme> scheme_from_name(std::string_view name);
@@ -35,17 +35,17 @@ std::span<const Scheme> all_schemes();
 
 struct BlockResult {
     Scheme scheme;
-    std::vector<uint64_t> codes;         // element codes
-    std::vector<double> dequantized;     // code value * block scale (* tensor scale)
-    std::vector<uint64_t> scale_codes;   // one per block
-    std::vector<double> scale_values;    // decoded block scales (for NVFP4: the E4M3 value, before the tensor scale)
-    double tensor_scale = 1.0;           // NVFP4 and fp8_tensor: the fp32 scale; 1 otherwise
+    std::vector<uint64_t> codes;        // element codes
+    std::vector<double> dequantized;    // code value * block scale (* tensor scale)
+    std::vector<uint64_t> scale_codes;  // one per block
+    std::vector<double> scale_values;   // decoded block scales (for NVFP4: the E4M3 value, before the tensor scale)
+    double tensor_scale = 1.0;          // NVFP4 and fp8_tensor: the fp32 scale; 1 otherwise
     double max_abs_error = 0;
     double rms_error = 0;
-    double relative_error = 0;           // ||x - q||_2 / ||x||_2 (0 when x is all zeros)
-    uint64_t zeroed = 0;                 // non-zero inputs that became zero
-    uint64_t saturated = 0;              // elements clamped to the element format's max
-    double bits_per_value = 0;           // element bits + scale bits amortised over the vector
+    double relative_error = 0;  // ||x - q||_2 / ||x||_2 (0 when x is all zeros)
+    uint64_t zeroed = 0;        // non-zero inputs that became zero
+    uint64_t saturated = 0;     // elements clamped to the element format's max
+    double bits_per_value = 0;  // element bits + scale bits amortised over the vector
 };
 
 // values must be finite (the API checks and names the field).

@@ -21,11 +21,11 @@ enum DTypeRole : unsigned {
 
 struct DTypeInfo {
     DType type;
-    const char* id;         // the name every argument and result uses ("bf16")
-    const char* name;       // display name ("bfloat16")
-    unsigned bits;          // bits one element occupies in memory (tf32 is stored in 32)
-    unsigned roles;         // DTypeRole flags
-    const char* note;       // what the id stands for where it names more than one format ("" otherwise)
+    const char* id;    // the name every argument and result uses ("bf16")
+    const char* name;  // display name ("bfloat16")
+    unsigned bits;     // bits one element occupies in memory (tf32 is stored in 32)
+    unsigned roles;    // DTypeRole flags
+    const char* note;  // what the id stands for where it names more than one format ("" otherwise)
 };
 
 std::span<const DTypeInfo> dtypes();

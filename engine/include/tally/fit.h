@@ -10,8 +10,7 @@ namespace tally {
 
 // Fewest GPUs (tp·pp·dp with dp = 1, 2, 3, ...) whose busiest GPU fits `capacity`; 0 if none up to
 // max_gpus does. global_batch, if set, must stay divisible: dp values that do not divide are skipped.
-std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint64_t capacity,
-                      std::int64_t max_gpus);
+std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint64_t capacity, std::int64_t max_gpus);
 
 // Largest parameter count whose weights + gradients + master + optimizer states, fully sharded,
 // fit `capacity_total` bytes: floor(capacity_total / bytes_per_param) (activations excluded).

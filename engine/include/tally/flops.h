@@ -23,13 +23,13 @@ enum RecomputeOp : unsigned {
     kRecomputeQkv = 1u << 1,              // Q, K, V: redo the Q, K, V projections
     kRecomputeNorms = 1u << 2,            // norm outputs (Q/K/V input, MLP input): redo the norms, no matmul FLOPs
     kRecomputeMlpUp = 1u << 3,            // up (and gate) projection outputs: redo those matmuls
-    kRecomputeMlpActivation = 1u << 4,    // activation output (down projection input): redo GELU/SiLU·up, no matmul FLOPs
+    kRecomputeMlpActivation = 1u << 4,  // activation output (down projection input): redo GELU/SiLU·up, no matmul FLOPs
 };
 inline constexpr unsigned kRecomputeOpsAll = (1u << 5) - 1;
 // "attention_scores", "qkv", "norms", "mlp_up", "mlp_activation"; comma-separated lists parse to a set.
 const char* recompute_op_name(RecomputeOp op);
 unsigned recompute_ops_from_string(const std::string& text);  // InputError field "recompute_ops"
-std::string recompute_ops_to_string(unsigned ops);           // "" for none
+std::string recompute_ops_to_string(unsigned ops);            // "" for none
 
 const char* to_string(AttentionFlops mode);
 const char* to_string(Recompute mode);
@@ -37,7 +37,7 @@ AttentionFlops attention_flops_from_string(const std::string& text);  // InputEr
 Recompute recompute_from_string(const std::string& text);             // InputError field "recompute"
 
 struct FlopsTerm {
-    const char* id;       // qkv, attn_scores, attn_values, attn_out, mlp, router, lm_head
+    const char* id;  // qkv, attn_scores, attn_values, attn_out, mlp, router, lm_head
     const char* name;
     const char* formula;  // per sequence of s tokens, all layers
     double forward_per_sequence = 0;
@@ -74,9 +74,9 @@ struct FlopsResult {
     // MoE with a capacity factor: expert work on padded slots (> 0) or skipped for dropped tokens (< 0),
     // forward and backward: 3 · 2 h f · matrices · (cf − 1) k · L. Hardware FLOPs, not model FLOPs.
     double capacity_per_token = 0;
-    double training_per_token = 0;    // model + recompute + capacity
-    double six_n = 0;                 // 6 × total parameters
-    double six_n_active = 0;          // 6 × active parameters (MoE)
+    double training_per_token = 0;  // model + recompute + capacity
+    double six_n = 0;               // 6 × total parameters
+    double six_n_active = 0;        // 6 × active parameters (MoE)
 };
 
 FlopsResult count_flops(const ModelConfig& config, const FlopsInput& input);

@@ -95,8 +95,8 @@ struct Timing {
 // Times fn: `warmup` untimed calls (V8 tiers a wasm function up only after it has run a few times),
 // then `samples` samples, each lasting at least min_sample_s (performance.now() in a page that is
 // not cross-origin isolated has ~100 us resolution) by repeating the call.
-Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C,
-                   int samples, int warmup, double min_sample_s);
+Timing time_kernel(const Kernel& kernel, int m, int n, int k, const float* A, const float* B, float* C, int samples,
+                   int warmup, double min_sample_s);
 
 // Monotonic clock in seconds (steady_clock natively, performance.now() in wasm).
 double now_s();
@@ -118,7 +118,7 @@ double seconds_per_call(Run&& run, long long calls, double min_seconds) {
 struct BenchRow {
     std::string kernel;
     int number = 0;
-    int m = 0, n = 0, k = 0;  // C is m x n (a stripe of rows when m < n), k deep
+    int m = 0, n = 0, k = 0;     // C is m x n (a stripe of rows when m < n), k deep
     double flops_per_s = 0;      // 2 m n k / median time
     double flops_per_s_min = 0;  // from the slowest sample
     double flops_per_s_max = 0;  // from the fastest sample

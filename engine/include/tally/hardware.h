@@ -16,12 +16,12 @@ namespace tally {
 // (content/presets/hardware/*.json "interconnect"; every figure cited there). Bandwidths are per GPU
 // and per direction, as a ring collective uses them.
 struct Interconnect {
-    bool present = false;                   // false when the preset has no "interconnect" object
-    std::int64_t gpus_per_node = 0;         // GPUs sharing the intra-node link (NVLink/NVSwitch or PCIe)
-    double intra_node_bytes_per_s = 0;      // per GPU, one direction
-    double network_bytes_per_s = 0;         // per GPU, one direction (NICs per node / GPUs per node)
-    double intra_node_latency_s = 0;        // per collective inside a node
-    double network_latency_s = 0;           // per collective across nodes
+    bool present = false;               // false when the preset has no "interconnect" object
+    std::int64_t gpus_per_node = 0;     // GPUs sharing the intra-node link (NVLink/NVSwitch or PCIe)
+    double intra_node_bytes_per_s = 0;  // per GPU, one direction
+    double network_bytes_per_s = 0;     // per GPU, one direction (NICs per node / GPUs per node)
+    double intra_node_latency_s = 0;    // per collective inside a node
+    double network_latency_s = 0;       // per collective across nodes
     std::string source;
 };
 

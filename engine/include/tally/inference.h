@@ -25,10 +25,10 @@ struct InferenceInput {
 // One decoding step of the whole batch: it reads the weights once and every sequence's KV cache.
 struct DecodeStep {
     std::int64_t batch = 0;
-    double memory_seconds = 0;   // (weights + batch · KV per sequence) / bandwidth
-    double compute_seconds = 0;  // batch · forward FLOPs per token / peak
-    double step_seconds = 0;     // the larger of the two: a lower bound on the step's time
-    double tokens_per_s = 0;     // whole batch: batch / step_seconds
+    double memory_seconds = 0;             // (weights + batch · KV per sequence) / bandwidth
+    double compute_seconds = 0;            // batch · forward FLOPs per token / peak
+    double step_seconds = 0;               // the larger of the two: a lower bound on the step's time
+    double tokens_per_s = 0;               // whole batch: batch / step_seconds
     double per_sequence_tokens_per_s = 0;  // 1 / step_seconds (what one user sees)
     bool memory_bound = true;
 };
@@ -44,8 +44,8 @@ struct InferenceResult {
     // Smallest batch whose step is compute-bound; nullopt when the KV traffic per sequence costs
     // more time than its FLOPs, so no batch ever gets there.
     std::optional<double> crossover_batch;
-    std::int64_t max_batch = 0;          // sequences whose caches fit beside the weights (0 if none)
-    std::vector<DecodeStep> sweep;       // batch = 1, 2, 4, … up to past the crossover or max_batch
+    std::int64_t max_batch = 0;     // sequences whose caches fit beside the weights (0 if none)
+    std::vector<DecodeStep> sweep;  // batch = 1, 2, 4, … up to past the crossover or max_batch
 };
 
 // Pure function of the model, the inputs and one accelerator; InputError naming the field on bad input.

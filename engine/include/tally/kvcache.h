@@ -31,9 +31,9 @@ KvCache kv_cache(const ModelConfig& config, std::int64_t context, std::int64_t b
 
 // What fits in `usable_bytes` of device memory beside the weights.
 struct KvCapacity {
-    bool fits = false;               // weights + KV cache <= usable
-    std::uint64_t max_batch = 0;     // sequences of `context` tokens that fit (0 when the weights alone do not)
-    std::uint64_t max_context = 0;   // tokens per sequence that fit at `batch` sequences
+    bool fits = false;              // weights + KV cache <= usable
+    std::uint64_t max_batch = 0;    // sequences of `context` tokens that fit (0 when the weights alone do not)
+    std::uint64_t max_context = 0;  // tokens per sequence that fit at `batch` sequences
 };
 KvCapacity kv_capacity(const KvCache& cache, std::int64_t context, std::int64_t batch, std::uint64_t usable_bytes);
 

@@ -31,9 +31,9 @@ inline constexpr std::uint64_t kAdam8bitBlock = 2048;
 // mixed precision (bf16 weights and gradients, fp32 master weights and Adam states). "Precision" in
 // tally names the float formats (precision.h); a recipe is this struct.
 struct Recipe {
-    DType weights = DType::BF16;          // working weights used in forward/backward
+    DType weights = DType::BF16;  // working weights used in forward/backward
     DType gradients = DType::BF16;
-    DType master_weights = DType::FP32;   // None when the optimizer updates the working weights
+    DType master_weights = DType::FP32;  // None when the optimizer updates the working weights
     Optimizer optimizer = Optimizer::AdamW;
     DType optimizer_state = DType::FP32;  // AdamW 8-bit forces INT8
     // A separate gradient-accumulation buffer beside the gradients (e.g. fp32 beside bf16 gradients:
@@ -94,16 +94,16 @@ struct OptimizerPart {
 std::vector<OptimizerPart> optimizer_parts(Optimizer optimizer, std::uint64_t optimizer_state_bytes);
 
 struct TrainingSetup {
-    std::int64_t seq = 2048;         // s
+    std::int64_t seq = 2048;  // s
     // Encoder-decoder: the decoder's target length s_dec (0: s). Encoder layers hold s positions, decoder layers
     // s_dec with cross-attention over s; the logits are s_dec. Must be 0 for other models.
     std::int64_t decoder_seq = 0;
-    std::int64_t micro_batch = 1;    // b, sequences per micro-batch per data-parallel rank
-    std::int64_t global_batch = 0;   // sequences per optimizer step; 0 = micro_batch × dp (no accumulation)
+    std::int64_t micro_batch = 1;   // b, sequences per micro-batch per data-parallel rank
+    std::int64_t global_batch = 0;  // sequences per optimizer step; 0 = micro_batch × dp (no accumulation)
     std::int64_t gpus = 1;
-    int zero = 0;                    // ZeRO stage 0..3 (Rajbhandari et al. 2020); FSDP full shard = 3
-    std::int64_t tp = 1;             // tensor parallel degree t
-    std::int64_t pp = 1;             // pipeline parallel degree p
+    int zero = 0;         // ZeRO stage 0..3 (Rajbhandari et al. 2020); FSDP full shard = 3
+    std::int64_t tp = 1;  // tensor parallel degree t
+    std::int64_t pp = 1;  // pipeline parallel degree p
     // Interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021, sec. 2.2): the first stage
     // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3).
     std::int64_t virtual_stages = 1;
@@ -112,9 +112,9 @@ struct TrainingSetup {
     bool keep_stage_outputs = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
-    unsigned recompute_ops = 0;          // RecomputeOp set on top of none/selective (flops.h)
-    std::int64_t recompute_layers = 0;   // layers per stage fully recomputed (Megatron-LM block method)
-    bool flash_attention = false;    // no s×s scores stored (Dao et al. 2022)
+    unsigned recompute_ops = 0;         // RecomputeOp set on top of none/selective (flops.h)
+    std::int64_t recompute_layers = 0;  // layers per stage fully recomputed (Megatron-LM block method)
+    bool flash_attention = false;       // no s×s scores stored (Dao et al. 2022)
     // Dropout masks (1 byte each): nullopt follows the model (each dropout the model has, and only those);
     // true stores all of them (attention probabilities, attention and MLP outputs, embeddings), false none.
     std::optional<bool> dropout;
@@ -137,22 +137,22 @@ struct ActivationTerm {
     const char* id;
     const char* name;
     const char* description;
-    std::string formula;       // plain text in the paper's symbols (s, b, h, a, t, ...)
-    bool per_layer = true;     // per layer per micro-batch, or once (outside the layers)
-    std::uint64_t bytes = 0;   // one layer and one micro-batch (per_layer), or the whole term
+    std::string formula;      // plain text in the paper's symbols (s, b, h, a, t, ...)
+    bool per_layer = true;    // per layer per micro-batch, or once (outside the layers)
+    std::uint64_t bytes = 0;  // one layer and one micro-batch (per_layer), or the whole term
 };
 
 struct Activations {
-    std::vector<ActivationTerm> terms;    // non-zero terms only
-    std::uint64_t per_layer_bytes = 0;    // sum of per-layer terms (one micro-batch)
-    std::int64_t layers = 0;              // layers on this stage
-    std::int64_t in_flight = 1;           // micro-batches whose activations are held at once
+    std::vector<ActivationTerm> terms;       // non-zero terms only
+    std::uint64_t per_layer_bytes = 0;       // sum of per-layer terms (one micro-batch)
+    std::int64_t layers = 0;                 // layers on this stage
+    std::int64_t in_flight = 1;              // micro-batches whose activations are held at once
     std::int64_t full_recompute_layers = 0;  // of `layers`, those fully recomputed (recompute_layers)
-    std::uint64_t outside_bytes = 0;      // sum of the outside terms (already × in_flight where due)
-    std::uint64_t total_bytes = 0;        // per_layer × (layers − full_recompute_layers) × in_flight + outside
-    std::string korthikanti_formula;      // the paper's closed form for this setup
+    std::uint64_t outside_bytes = 0;         // sum of the outside terms (already × in_flight where due)
+    std::uint64_t total_bytes = 0;           // per_layer × (layers − full_recompute_layers) × in_flight + outside
+    std::string korthikanti_formula;         // the paper's closed form for this setup
     bool attention_dropout = false, residual_dropout = false, embedding_dropout = false;  // masks stored
-    std::string interleave_factor;        // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
+    std::string interleave_factor;  // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
 };
 
 struct ClassBytes {
@@ -165,9 +165,9 @@ struct MemoryBudget {
     std::int64_t dp = 1;
     std::int64_t grad_accum_steps = 1;
     std::int64_t layers_per_stage = 0;
-    const char* stage = "only";      // "only" (pp = 1), "first" or "last": the larger of the two
+    const char* stage = "only";  // "only" (pp = 1), "first" or "last": the larger of the two
     std::uint64_t params_total = 0;
-    std::uint64_t params_on_gpu = 0;  // after TP and PP, before ZeRO
+    std::uint64_t params_on_gpu = 0;                                               // after TP and PP, before ZeRO
     std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
     std::uint64_t zero3_gathered_params = 0;  // parameters of one gather unit (0 without a ZeRO-3 buffer)
     std::uint64_t expert_params_on_gpu = 0;   // routed experts' share of params_on_gpu (after EP)

@@ -11,7 +11,7 @@
 namespace tally {
 
 enum class MlpKind { Gelu, SwiGlu, GeGlu };  // GELU: 2 matrices (up, down); gated: 3 (gate, up, down)
-enum class NormKind { LayerNorm, RmsNorm };   // LayerNorm: weight + bias; RMSNorm: weight only
+enum class NormKind { LayerNorm, RmsNorm };  // LayerNorm: weight + bias; RMSNorm: weight only
 // Learned absolute table (max_positions x h), RoPE (no params) or T5's relative bias (its tables are
 // counted through relative_attention_buckets).
 enum class PositionKind { Learned, Rotary, Relative };
@@ -32,14 +32,14 @@ struct ModelConfig {
     MlpKind mlp = MlpKind::Gelu;
     NormKind norm = NormKind::LayerNorm;
     PositionKind position = PositionKind::Rotary;
-    std::int64_t max_positions = 0;    // rows of the learned position table (0 for rotary)
-    bool qkv_bias = false;             // bias on the Q, K, V projections
-    bool attn_out_bias = false;        // bias on the attention output projection
-    bool mlp_bias = false;             // biases on the MLP matrices
-    bool tied_embeddings = false;      // LM head shares the token embedding matrix
-    std::int64_t num_experts = 0;        // MoE: routed experts per layer (0 = dense)
-    std::int64_t experts_per_token = 0;  // MoE: routed experts each token visits (top-k)
-    std::int64_t num_shared_experts = 0; // MoE: experts every token visits (DeepSeek-style)
+    std::int64_t max_positions = 0;       // rows of the learned position table (0 for rotary)
+    bool qkv_bias = false;                // bias on the Q, K, V projections
+    bool attn_out_bias = false;           // bias on the attention output projection
+    bool mlp_bias = false;                // biases on the MLP matrices
+    bool tied_embeddings = false;         // LM head shares the token embedding matrix
+    std::int64_t num_experts = 0;         // MoE: routed experts per layer (0 = dense)
+    std::int64_t experts_per_token = 0;   // MoE: routed experts each token visits (top-k)
+    std::int64_t num_shared_experts = 0;  // MoE: experts every token visits (DeepSeek-style)
     // Dropout probabilities the model was trained with (0 = no dropout layer, so no mask is stored).
     double attention_dropout = 0;  // on the attention probabilities (HF attn_pdrop / attention_dropout)
     double residual_dropout = 0;   // after the attention output projection and the MLP (HF resid_pdrop)
@@ -48,10 +48,10 @@ struct ModelConfig {
     // EncoderDecoder: how many of the num_layers layers form the decoder stack (each with a
     // cross-attention block); the other num_layers - num_decoder_layers form the encoder. 0 otherwise.
     std::int64_t num_decoder_layers = 0;
-    std::int64_t type_vocab_size = 0;             // BERT token-type (segment) embedding rows (0 = none)
-    bool embedding_norm = false;                  // a norm on the summed embeddings (BERT's embeddings.LayerNorm)
-    bool final_norm = true;                       // a norm after the last layer (false for post-LN BERT)
-    bool pooler = false;                          // BERT pooler: dense h x h + bias on the first token
+    std::int64_t type_vocab_size = 0;  // BERT token-type (segment) embedding rows (0 = none)
+    bool embedding_norm = false;       // a norm on the summed embeddings (BERT's embeddings.LayerNorm)
+    bool final_norm = true;            // a norm after the last layer (false for post-LN BERT)
+    bool pooler = false;               // BERT pooler: dense h x h + bias on the first token
     // BertForMaskedLM's head (cls.predictions): transform dense h x h + bias, LayerNorm, then a decoder tied to
     // the word embeddings with a bias of its own (V) (transformers modeling_bert.py, BertLMPredictionHead).
     bool mlm_head = false;
@@ -103,7 +103,6 @@ ModelConfig resolve_model(const nlohmann::json& args);
 
 // Reads a whole number field of a JSON object; used by the loaders. Rejects fractions, booleans,
 // strings, non-finite and out-of-range values with an error naming `field`.
-std::int64_t json_integer(const nlohmann::json& value, const std::string& field, std::int64_t low,
-                          std::int64_t high);
+std::int64_t json_integer(const nlohmann::json& value, const std::string& field, std::int64_t low, std::int64_t high);
 
 }  // namespace tally

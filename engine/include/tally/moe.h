@@ -9,10 +9,10 @@
 namespace tally {
 
 struct MoeSetup {
-    std::int64_t seq = 2048;         // s
-    std::int64_t micro_batch = 1;    // b
-    std::int64_t tp = 1;             // tensor parallel degree (experts' matrices split like dense MLPs)
-    std::int64_t ep = 1;             // expert parallel degree: each GPU holds num_experts / ep experts
+    std::int64_t seq = 2048;       // s
+    std::int64_t micro_batch = 1;  // b
+    std::int64_t tp = 1;           // tensor parallel degree (experts' matrices split like dense MLPs)
+    std::int64_t ep = 1;           // expert parallel degree: each GPU holds num_experts / ep experts
     // Capacity factor (Fedus et al. 2022, Switch Transformer, sec. 2.1: capacity = tokens/experts × cf;
     // with top-k routing the k·tokens assignments are spread, Lepikhin et al. 2021, GShard, sec. 2.2).
     // 0: no capacity limit (dropless, e.g. Megablocks, Gale et al. 2023): each expert takes what it is sent.
@@ -21,23 +21,23 @@ struct MoeSetup {
 };
 
 struct MoeLayer {
-    std::int64_t local_experts = 0;         // num_experts / ep on each GPU
-    double tokens_per_gpu = 0;              // s·b tokens entering the layer on one GPU (one micro-batch)
-    double assignments_per_gpu = 0;         // k·s·b (token, expert) pairs routed from one GPU
-    double tokens_per_expert = 0;           // balanced routing: k·s·b·ep / E tokens per expert per micro-batch
-    double expert_capacity = 0;             // ceil(cf · k·s·b·ep / E) slots per expert (0 when dropless)
-    double expert_slots_per_gpu = 0;        // rows the GPU's experts compute: capacity × local experts, or k·s·b
-    double dropped_fraction_balanced = 0;   // max(0, 1 − cf): the least a capacity below 1 must drop
+    std::int64_t local_experts = 0;        // num_experts / ep on each GPU
+    double tokens_per_gpu = 0;             // s·b tokens entering the layer on one GPU (one micro-batch)
+    double assignments_per_gpu = 0;        // k·s·b (token, expert) pairs routed from one GPU
+    double tokens_per_expert = 0;          // balanced routing: k·s·b·ep / E tokens per expert per micro-batch
+    double expert_capacity = 0;            // ceil(cf · k·s·b·ep / E) slots per expert (0 when dropless)
+    double expert_slots_per_gpu = 0;       // rows the GPU's experts compute: capacity × local experts, or k·s·b
+    double dropped_fraction_balanced = 0;  // max(0, 1 − cf): the least a capacity below 1 must drop
     // Per layer, one micro-batch, per GPU: the all-to-all dispatch and combine send each assignment's
     // h-wide hidden state to the GPU holding its expert; (ep−1)/ep of them leave the GPU. Forward 2 (dispatch
     // and combine), backward 2 more (their gradients) (Rajbhandari et al. 2022, DeepSpeed-MoE, sec. 5).
     double all_to_all_bytes_forward = 0;
     double all_to_all_bytes_per_step_layer = 0;  // forward + backward
     // Router: a linear h → E per layer (replicated), its FLOPs per token and the tensors it saves.
-    std::uint64_t router_params_per_layer = 0;   // E·h
-    double router_flops_per_token_forward = 0;   // 2·h·E
-    std::uint64_t router_activation_bytes = 0;   // fp32 softmax probabilities s·b·E + int64 top-k indices s·b·k
-    double expert_compute_factor = 0;            // routed expert rows per token: slots / tokens (k, or cf·k)
+    std::uint64_t router_params_per_layer = 0;  // E·h
+    double router_flops_per_token_forward = 0;  // 2·h·E
+    std::uint64_t router_activation_bytes = 0;  // fp32 softmax probabilities s·b·E + int64 top-k indices s·b·k
+    double expert_compute_factor = 0;           // routed expert rows per token: slots / tokens (k, or cf·k)
 };
 
 // InputError naming the field: ep must divide num_experts; capacity_factor 0 or in (0, 64].

@@ -10,7 +10,13 @@
 namespace tally {
 
 enum class Component {
-    Embedding, PositionEmbedding, Attention, Mlp, Norms, FinalNorm, LmHead,
+    Embedding,
+    PositionEmbedding,
+    Attention,
+    Mlp,
+    Norms,
+    FinalNorm,
+    LmHead,
     EmbeddingExtras,  // token-type table, embedding norm, T5 relative-position bias tables
     CrossAttention,   // an encoder-decoder's decoder layers: norm, Q, K, V, output over the encoder output
     Pooler,           // BERT pooler (dense h x h + bias on the first token)
@@ -31,7 +37,7 @@ enum class TpSplit {
 
 // One weight tensor (a vector is rows = 1). Per-layer tensors appear once with per_layer = true.
 struct Tensor {
-    std::string name;   // "layers.*.attn.q.weight"
+    std::string name;  // "layers.*.attn.q.weight"
     Component component;
     std::int64_t rows = 1, cols = 0;
     bool per_layer = false;
@@ -40,7 +46,7 @@ struct Tensor {
     // Rows per indivisible unit of the split: head_dim for Q, K, V (a head is never cut in two; when
     // tp exceeds the KV heads, each GPU holds a whole KV head, replicated as in Megatron-LM).
     std::int64_t split_unit = 1;
-    bool cross = false;  // per-layer tensor of the decoder layers only (num_decoder_layers of them)
+    bool cross = false;           // per-layer tensor of the decoder layers only (num_decoder_layers of them)
     std::uint64_t count() const;  // rows * cols (per instance)
 };
 
@@ -54,9 +60,9 @@ struct ParamCount {
     std::uint64_t mlp = 0;                 // all layers, every expert and the router
     std::uint64_t norms = 0;               // all layers' norms
     std::uint64_t final_norm = 0;
-    std::uint64_t lm_head = 0;             // 0 when tied
-    std::uint64_t embedding_extras = 0;    // token types, embedding norm, relative-position bias tables
-    std::uint64_t cross_attention = 0;     // all decoder layers (encoder-decoder only)
+    std::uint64_t lm_head = 0;           // 0 when tied
+    std::uint64_t embedding_extras = 0;  // token types, embedding norm, relative-position bias tables
+    std::uint64_t cross_attention = 0;   // all decoder layers (encoder-decoder only)
     std::uint64_t pooler = 0;
     std::uint64_t mlm_head = 0;
     std::uint64_t nsp_head = 0;

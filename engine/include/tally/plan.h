@@ -28,13 +28,13 @@ struct PlanLoser {
     std::int64_t count = 0;
     StepLayout example;  // the fastest of the group (for "memory": the one closest to fitting)
     std::int64_t example_dp = 1;
-    double mfu = 0;      // of the example (0 for "memory")
+    double mfu = 0;  // of the example (0 for "memory")
 };
 
 struct PlanResult {
     std::int64_t evaluated = 0, fit = 0, rejected_memory = 0, rejected_shape = 0;
-    std::vector<PlanEntry> best;     // fastest first
-    std::vector<PlanLoser> losers;   // largest group first
+    std::vector<PlanEntry> best;    // fastest first
+    std::vector<PlanLoser> losers;  // largest group first
 };
 
 // InputError when no layout fits (naming "gpus") or the base setup is invalid.

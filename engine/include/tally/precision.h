@@ -70,20 +70,29 @@ struct FormatInfo {
 // 2022, arXiv:2206.02915), bias 8 and 16, single NaN 0x80, E4M3FNUZ max 240, E5M2FNUZ max 57344.
 TALLY_HD constexpr FormatInfo format_info(Format f) {
     switch (f) {
-        case Format::fp64: return {"fp64", 64, 11, 52, true, true, 1023, Inf::ieee, NaN::ieee, false,
-                                   0x7FEFFFFFFFFFFFFFull, 0x7FFFFFFFFFFFFFFFull};
-        case Format::fp32: return {"fp32", 32, 8, 23, true, true, 127, Inf::ieee, NaN::ieee, false,
-                                   0x7F7FFFFFull, 0x7FFFFFFFull};
-        case Format::tf32: return {"tf32", 19, 8, 10, true, true, 127, Inf::ieee, NaN::ieee, false,
-                                   0x3FBFFull, 0x3FFFFull};
+        case Format::fp64:
+            return {"fp64",
+                    64,
+                    11,
+                    52,
+                    true,
+                    true,
+                    1023,
+                    Inf::ieee,
+                    NaN::ieee,
+                    false,
+                    0x7FEFFFFFFFFFFFFFull,
+                    0x7FFFFFFFFFFFFFFFull};
+        case Format::fp32:
+            return {"fp32", 32, 8, 23, true, true, 127, Inf::ieee, NaN::ieee, false, 0x7F7FFFFFull, 0x7FFFFFFFull};
+        case Format::tf32:
+            return {"tf32", 19, 8, 10, true, true, 127, Inf::ieee, NaN::ieee, false, 0x3FBFFull, 0x3FFFFull};
         case Format::fp16: return {"fp16", 16, 5, 10, true, true, 15, Inf::ieee, NaN::ieee, false, 0x7BFF, 0x7FFF};
         case Format::bf16: return {"bf16", 16, 8, 7, true, true, 127, Inf::ieee, NaN::ieee, false, 0x7F7F, 0x7FFF};
         case Format::e4m3: return {"e4m3", 8, 4, 3, true, true, 7, Inf::none, NaN::all_ones, true, 0x7E, 0x7F};
         case Format::e5m2: return {"e5m2", 8, 5, 2, true, true, 15, Inf::ieee, NaN::ieee, true, 0x7B, 0x7F};
-        case Format::e4m3fnuz:
-            return {"e4m3fnuz", 8, 4, 3, true, true, 8, Inf::none, NaN::neg_zero, true, 0x7F, 0x80};
-        case Format::e5m2fnuz:
-            return {"e5m2fnuz", 8, 5, 2, true, true, 16, Inf::none, NaN::neg_zero, true, 0x7F, 0x80};
+        case Format::e4m3fnuz: return {"e4m3fnuz", 8, 4, 3, true, true, 8, Inf::none, NaN::neg_zero, true, 0x7F, 0x80};
+        case Format::e5m2fnuz: return {"e5m2fnuz", 8, 5, 2, true, true, 16, Inf::none, NaN::neg_zero, true, 0x7F, 0x80};
         case Format::e2m3: return {"e2m3", 6, 2, 3, true, true, 1, Inf::none, NaN::none, true, 0x1F, 0x1F};
         case Format::e3m2: return {"e3m2", 6, 3, 2, true, true, 3, Inf::none, NaN::none, true, 0x1F, 0x1F};
         case Format::e2m1: return {"e2m1", 4, 2, 1, true, true, 1, Inf::none, NaN::none, true, 0x7, 0x7};
@@ -128,12 +137,8 @@ TALLY_HD inline double pow2(int k) {
     return bits_double((uint64_t)1 << (k + 1074));
 }
 
-TALLY_HD constexpr uint64_t code_mask(const FormatInfo& fi) {
-    return fi.bits == 64 ? ~0ull : ((1ull << fi.bits) - 1);
-}
-TALLY_HD constexpr uint64_t sign_mask(const FormatInfo& fi) {
-    return fi.has_sign ? (1ull << (fi.bits - 1)) : 0;
-}
+TALLY_HD constexpr uint64_t code_mask(const FormatInfo& fi) { return fi.bits == 64 ? ~0ull : ((1ull << fi.bits) - 1); }
+TALLY_HD constexpr uint64_t sign_mask(const FormatInfo& fi) { return fi.has_sign ? (1ull << (fi.bits - 1)) : 0; }
 TALLY_HD constexpr uint64_t exp_all_ones(const FormatInfo& fi) { return (1ull << fi.exp_bits) - 1; }
 TALLY_HD constexpr uint64_t man_mask(const FormatInfo& fi) { return (1ull << fi.man_bits) - 1; }
 
@@ -158,8 +163,7 @@ struct Encoded {
 namespace detail {
 // The code an out-of-range input gets. `toward_max`: the rounding direction points back into range (IEEE 754
 // 7.4: round toward zero gives ±max, never inf).
-TALLY_HD inline Encoded overflow_code(const FormatInfo& fi, uint64_t s, bool toward_max, bool saturate,
-                                      uint8_t flags) {
+TALLY_HD inline Encoded overflow_code(const FormatInfo& fi, uint64_t s, bool toward_max, bool saturate, uint8_t flags) {
     if (toward_max || saturate || (fi.inf == Inf::none && fi.nan == NaN::none))
         return {s | fi.max_mag, (uint8_t)(flags | kSaturated)};
     if (fi.inf == Inf::ieee) return {s | (exp_all_ones(fi) << fi.man_bits), flags};
@@ -220,7 +224,7 @@ TALLY_HD inline Encoded encode(Format f, double x, Round rnd, bool saturate) {
     }
     uint8_t flags = inexact ? kInexact : 0;
     if (n == 0) return {fi.nan == NaN::neg_zero ? 0 : s, (uint8_t)(flags | kUnderflow)};
-    int Ef = q + p;  // exponent of the binade of n * 2^q when n has p+1 bits
+    int Ef = q + p;      // exponent of the binade of n * 2^q when n has p+1 bits
     if (n >> (p + 1)) {  // rounding carried into the next binade: n == 2^(p+1)
         n >>= 1;
         Ef += 1;
@@ -270,8 +274,8 @@ struct Fields {
 TALLY_HD inline Fields fields(Format f, uint64_t code) {
     const FormatInfo fi = format_info(f);
     code &= code_mask(fi);
-    return {fi.has_sign ? (uint32_t)(code >> (fi.bits - 1)) : 0u,
-            (uint32_t)((code >> fi.man_bits) & exp_all_ones(fi)), code & man_mask(fi)};
+    return {fi.has_sign ? (uint32_t)(code >> (fi.bits - 1)) : 0u, (uint32_t)((code >> fi.man_bits) & exp_all_ones(fi)),
+            code & man_mask(fi)};
 }
 
 TALLY_HD inline Class classify(Format f, uint64_t code) {

@@ -16,11 +16,11 @@
 namespace tally {
 
 struct StepLayout {
-    TrainingSetup setup;              // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, recipe
-    std::int64_t interleave = 1;      // v: model chunks per pipeline stage (Narayanan et al. 2021, sec. 2.2.2)
-    bool embedding_chunks = false;    // embedding and output layer are pipeline chunks of their own (Llama 3)
-    std::int64_t gpus_per_node = 0;   // 0: the hardware preset's
-    std::string dtype = "bf16";       // matmul dtype, for the dense peak
+    TrainingSetup setup;             // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, recipe
+    std::int64_t interleave = 1;     // v: model chunks per pipeline stage (Narayanan et al. 2021, sec. 2.2.2)
+    bool embedding_chunks = false;   // embedding and output layer are pipeline chunks of their own (Llama 3)
+    std::int64_t gpus_per_node = 0;  // 0: the hardware preset's
+    std::string dtype = "bf16";      // matmul dtype, for the dense peak
     // Data-parallel gradient reduction bucketed behind the backward pass (PyTorch DDP, Megatron-Core
     // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
     // DeepSpeed's PipelineEngine): then all of it is exposed.
@@ -43,11 +43,11 @@ struct StepResult {
     double hfu = 0;                // recomputed FLOPs counted
     double peak_flops_per_s = 0;
     std::int64_t dp = 1, microbatches = 1, global_batch = 0;
-    std::int64_t busiest_stage_layers = 0;   // layers on the slowest pipeline stage
-    double microbatch_seconds = 0;           // forward + backward of one micro-batch on the slowest stage
-    double bubble_fraction = 0;              // (p-1)/(v·m)
-    double matmul_efficiency = 0;            // FLOP-weighted fraction of peak the matmuls reach
-    std::vector<StepComponent> breakdown;    // exposed components sum to step_seconds
+    std::int64_t busiest_stage_layers = 0;  // layers on the slowest pipeline stage
+    double microbatch_seconds = 0;          // forward + backward of one micro-batch on the slowest stage
+    double bubble_fraction = 0;             // (p-1)/(v·m)
+    double matmul_efficiency = 0;           // FLOP-weighted fraction of peak the matmuls reach
+    std::vector<StepComponent> breakdown;   // exposed components sum to step_seconds
 };
 
 // The FLOP counts step_time needs, which depend on the model, seq, recomputation and FlashAttention but not
@@ -78,8 +78,8 @@ double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, dou
 // Bubble of 1F1B and interleaved 1F1B as a fraction of ideal time: (p-1)/(v·m) (Narayanan et al. 2021, sec. 2.2).
 double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches);
 // Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
-double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s,
-                         double bytes_per_s, double element_bytes);
+double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s, double bytes_per_s,
+                         double element_bytes);
 // Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
 std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
                                        bool embedding_chunks);

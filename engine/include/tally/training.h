@@ -64,10 +64,10 @@ FlopsBasis flops_basis_from_string(const std::string& text, bool has_model);
 // The FLOPs per token a training run pays on one basis, and the N of its Chinchilla reference.
 struct TrainingFlopsPerToken {
     FlopsBasis basis = FlopsBasis::Exact;
-    double executed = 0;                // FLOPs the hardware executes per token (recomputation included)
-    double model = 0;                   // MFU numerator per token (no recomputation)
-    double six_n = 0;                   // 6N, active parameters for a mixture of experts
-    double chinchilla_params = 0;       // N of the Chinchilla reference: active for MoE, else total
+    double executed = 0;                     // FLOPs the hardware executes per token (recomputation included)
+    double model = 0;                        // MFU numerator per token (no recomputation)
+    double six_n = 0;                        // 6N, active parameters for a mixture of experts
+    double chinchilla_params = 0;            // N of the Chinchilla reference: active for MoE, else total
     const char* chinchilla_basis = "total";  // "total", "active" or "given" (params alone)
 };
 // From a model: the exact count (count_flops) or its 6N.
