@@ -23,7 +23,10 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 json brief(Format f, uint64_t code) {
     const double v = decode_to_double(f, code);
-    return {{"code", code}, {"hex", code_hex(f, code)}, {"value", number_or_null(v)}, {"exact", exact_decimal(v)},
+    return {{"code", code},
+            {"hex", code_hex(f, code)},
+            {"value", number_or_null(v)},
+            {"exact", exact_decimal(v)},
             {"class", class_name(classify(f, code))}};
 }
 
@@ -103,11 +106,6 @@ json float_formats(const json&) {
     json list = json::array();
     for (Format f : all_formats()) {
         const FormatInfo fi = format_info(f);
-        const char* nan_rule = fi.nan == NaN::ieee       ? "exponent all ones, mantissa non-zero"
-                               : fi.nan == NaN::all_ones ? (fi.man_bits ? "S.1111.111 only (exponent and mantissa all ones)"
-                                                                        : "0xFF only")
-                               : fi.nan == NaN::neg_zero ? "0x80 only (the would-be negative zero)"
-                                                         : "none (NaN inputs become +max)";
         const double eps = pow2(-fi.man_bits);
         json eps_obj = brief(f, encode_from_double(f, eps));
         json constants = {{"max", brief(f, max_code(f))},
@@ -127,7 +125,7 @@ json float_formats(const json&) {
                         {"has_nan", fi.nan != NaN::none},
                         {"has_negative_zero", fi.has_sign && fi.nan != NaN::neg_zero},
                         {"has_subnormals", fi.has_subnormals},
-                        {"nan_rule", nan_rule},
+                        {"nan_rule", nan_rule_text(f)},
                         {"default_saturate", fi.default_saturate},
                         {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
                         {"constants", constants}});
@@ -154,7 +152,9 @@ json float_compare(const json& args) {
         row.erase("prev");
         rows.push_back(std::move(row));
     }
-    return {{"input", in.text}, {"input_value", number_or_null(in.value)}, {"input_exact", exact_decimal(in.value)},
+    return {{"input", in.text},
+            {"input_value", number_or_null(in.value)},
+            {"input_exact", exact_decimal(in.value)},
             {"results", rows}};
 }
 
@@ -165,8 +165,9 @@ json float_decode(const json& args) {
     if (auto bit = optional_number_arg(args, "flip_bit")) {
         const double b = *bit;
         if (!(b >= 0 && b <= fi.bits - 1 && b == std::floor(b)))
-            throw InputError("flip_bit", "flip_bit must be a bit index in [0, " + std::to_string(fi.bits - 1) + "] for " +
-                                             fi.name + " (bit 0 is the least significant), got " + format_number(b));
+            throw InputError("flip_bit", "flip_bit must be a bit index in [0, " + std::to_string(fi.bits - 1) +
+                                             "] for " + fi.name + " (bit 0 is the least significant), got " +
+                                             format_number(b));
         code ^= 1ull << (int)b;
     }
     return describe(f, code);
@@ -179,8 +180,8 @@ json float_table(const json& args) {
     if (kind == "values") {
         if (fi.bits > 16)
             throw InputError("kind", std::string("kind \"values\" lists every code, so it needs a format of at most 16 "
-                                                 "bits; ") + fi.name + " has " + std::to_string(fi.bits) +
-                                         ": use kind \"gaps\"");
+                                                 "bits; ") +
+                                         fi.name + " has " + std::to_string(fi.bits) + ": use kind \"gaps\"");
         json codes = json::array(), values = json::array();
         for (uint64_t c = 0; c <= fi.max_mag; ++c) {  // non-negative finite values ascend with the code
             if (classify(f, c) == Class::nan) continue;
@@ -190,29 +191,14 @@ json float_table(const json& args) {
         return {{"format", fi.name}, {"kind", kind}, {"codes", codes}, {"values", values}};
     }
     if (kind != "gaps") throw InputError("kind", "kind must be \"gaps\" or \"values\", got \"" + kind + "\"");
-    // One row per binade of positive values: its range, the gap between neighbours there and how many values.
     json rows = json::array();
-    const int p = fi.man_bits;
-    const int emin = fi.has_subnormals ? 1 - fi.bias : -fi.bias;
-    const int emax = (int)(fi.max_mag >> p) - fi.bias;
-    if (fi.has_subnormals) {
-        rows.push_back({{"kind", "subnormal"},
-                        {"exponent", emin},
-                        {"from", pow2(emin - p)},
-                        {"to", decode_to_double(f, (1ull << p) - 1)},
-                        {"gap", pow2(emin - p)},
-                        {"count", (1ull << p) - 1}});
-    }
-    for (int e = emin; e <= emax; ++e) {
-        const uint64_t first = (uint64_t)(e + fi.bias) << p;
-        const uint64_t last = std::min(first | man_mask(fi), fi.max_mag);
-        rows.push_back({{"kind", "normal"},
-                        {"exponent", e},
-                        {"from", decode_to_double(f, first)},
-                        {"to", decode_to_double(f, last)},
-                        {"gap", pow2(e - p)},
-                        {"count", last - first + 1}});
-    }
+    for (const Binade& b : binades(f))
+        rows.push_back({{"kind", b.subnormal ? "subnormal" : "normal"},
+                        {"exponent", b.exponent},
+                        {"from", b.from},
+                        {"to", b.to},
+                        {"gap", b.gap},
+                        {"count", b.count}});
     return {{"format", fi.name}, {"kind", kind}, {"binades", rows}};
 }
 
@@ -275,8 +261,14 @@ json float_encode_batch(const json& args) {
     }
     char buf[24];
     std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
-    return {{"format", format_info(f).name}, {"count", count}, {"seed", seed}, {"rounding", round_name(rnd)},
-            {"saturate", sat}, {"hash", buf}, {"nan_codes", nan_codes}, {"first_patterns", head_in},
+    return {{"format", format_info(f).name},
+            {"count", count},
+            {"seed", seed},
+            {"rounding", round_name(rnd)},
+            {"saturate", sat},
+            {"hash", buf},
+            {"nan_codes", nan_codes},
+            {"first_patterns", head_in},
             {"first_codes", head}};
 }
 

@@ -1,5 +1,6 @@
 // Words about float codes: display names, rounding labels, the value as a formula, and what storing did.
 // The CLI and the widgets show these texts as they are, so each sentence has one home.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -58,6 +59,35 @@ std::string clip(const std::string& text, std::size_t max) {
 
 }  // namespace
 
+const char* nan_rule_text(Format f) {
+    const FormatInfo fi = format_info(f);
+    switch (fi.nan) {
+        case NaN::ieee: return "exponent all ones, mantissa non-zero";
+        case NaN::all_ones: return fi.man_bits ? "S.1111.111 only (exponent and mantissa all ones)" : "0xFF only";
+        case NaN::neg_zero: return "0x80 only (the would-be negative zero)";
+        case NaN::none: break;
+    }
+    return "none (NaN inputs become +max)";
+}
+
+std::vector<Binade> binades(Format f) {
+    const FormatInfo fi = format_info(f);
+    std::vector<Binade> rows;
+    const int p = fi.man_bits;
+    const int emin = fi.has_subnormals ? 1 - fi.bias : -fi.bias;
+    const int emax = (int)(fi.max_mag >> p) - fi.bias;
+    if (fi.has_subnormals)
+        rows.push_back(
+            {true, emin, pow2(emin - p), decode_to_double(f, (1ull << p) - 1), pow2(emin - p), (1ull << p) - 1});
+    for (int e = emin; e <= emax; ++e) {
+        const uint64_t first = (uint64_t)(e + fi.bias) << p;
+        const uint64_t last = std::min(first | man_mask(fi), fi.max_mag);
+        rows.push_back(
+            {false, e, decode_to_double(f, first), decode_to_double(f, last), pow2(e - p), last - first + 1});
+    }
+    return rows;
+}
+
 std::string value_formula(Format f, uint64_t code) {
     const FormatInfo fi = format_info(f);
     const Fields fl = fields(f, code);
@@ -103,9 +133,10 @@ std::vector<StoreNote> store_notes(Format f, double input, Encoded stored, Round
         notes.push_back(c == Class::nan ? StoreNote{"NaN stays NaN", ""}
                                         : StoreNote{"no NaN in " + name + ": stored " + sign + "max", "warn"});
     } else if (std::isinf(input) && c != Class::inf) {
-        notes.push_back(c == Class::nan ? StoreNote{"no infinity in " + name + ": became NaN", "warn"}
-                                        : StoreNote{"no infinity in " + name + ": saturated to " + sign + "max (" +
-                                                        exact + ")", "warn"});
+        notes.push_back(
+            c == Class::nan
+                ? StoreNote{"no infinity in " + name + ": became NaN", "warn"}
+                : StoreNote{"no infinity in " + name + ": saturated to " + sign + "max (" + exact + ")", "warn"});
     } else if ((stored.flags & kOverflow) && !(stored.flags & kInfInput)) {
         notes.push_back({(stored.flags & kSaturated) ? "overflowed: saturated to " + sign + "max"
                          : c == Class::inf           ? std::string("overflowed to inf")
@@ -117,9 +148,9 @@ std::vector<StoreNote> store_notes(Format f, double input, Encoded stored, Round
         if (c == Class::zero)
             notes.push_back({"underflowed to 0", "warn"});
         else if (!fi.has_subnormals)  // E8M0 has no zero: the smallest code stands in for it
-            notes.push_back({"no zero in " + name + ": stored 2^" + std::to_string(-(int)fi.bias) +
-                                 ", its smallest value",
-                             "warn"});
+            notes.push_back(
+                {"no zero in " + name + ": stored 2^" + std::to_string(-(int)fi.bias) + ", its smallest value",
+                 "warn"});
         else
             notes.push_back({"underflowed: rounded to " + clip(exact, 14) + " (" + mode + ")", "warn"});
     } else if (stored.flags & kInexact) {

@@ -87,3 +87,25 @@ TEST_CASE("every format and rounding mode has a display name distinct from the o
     }
     CHECK(std::string(round_label(Round::nearest_away)) == "nearest, ties away (TF32)");
 }
+
+TEST_CASE("E4M3's binades: subnormals with gap 2^-9, then 2^-6 up to 448 where neighbours are 32 apart") {
+    const auto rows = binades(Format::e4m3);
+    REQUIRE(rows.size() == 16);  // the subnormal row, then exponents -6 .. 8 (max 448 = 1.75 · 2^8)
+    CHECK(rows.front().subnormal);
+    CHECK(rows.front().gap == std::ldexp(1.0, -9));
+    CHECK(rows.front().count == 7);
+    CHECK(rows[1].exponent == -6);
+    CHECK(rows.back().exponent == 8);
+    CHECK(rows.back().to == 448.0);
+    CHECK(rows.back().gap == 32.0);
+    CHECK(rows.back().count == 7);  // S.1111.111 is NaN, so the top binade stops one short
+    uint64_t total = 0;
+    for (const auto& b : rows) total += b.count;
+    CHECK(total * 2 + 2 == finite_count(Format::e4m3));  // ± every positive value, plus +0 and -0
+}
+
+TEST_CASE("NaN rules in words: IEEE pattern for fp16, one code for E4M3FNUZ, none for E2M1") {
+    CHECK(std::string(nan_rule_text(Format::fp16)) == "exponent all ones, mantissa non-zero");
+    CHECK(std::string(nan_rule_text(Format::e4m3fnuz)) == "0x80 only (the would-be negative zero)");
+    CHECK(std::string(nan_rule_text(Format::e2m1)) == "none (NaN inputs become +max)");
+}

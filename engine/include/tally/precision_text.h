@@ -56,6 +56,20 @@ std::string value_formula(Format f, uint64_t code);
 // The exact significand: "1.75" for (1 + 6/8), "0.375" for a subnormal's (0 + 3/8); "" for inf and NaN.
 std::string significand_text(Format f, uint64_t code);
 
+// Which codes are NaN, in words: "exponent all ones, mantissa non-zero", "0x80 only (...)", "none (...)".
+const char* nan_rule_text(Format f);
+
+// One binade of positive values: its range, the gap between neighbours there and how many values it holds.
+// Subnormals form one "binade" of their own at the bottom (fixed gap 2^(emin - p)).
+struct Binade {
+    bool subnormal;
+    int exponent;
+    double from, to, gap;
+    uint64_t count;
+};
+// Every binade of f from the smallest positive value to max: where the precision goes across the range.
+std::vector<Binade> binades(Format f);
+
 // One sentence about what storing a value did, for the CLI and the widgets to show as they are.
 // kind: "warn" (information was lost in a way that matters), "good" (stored exactly) or "" (neutral).
 struct StoreNote {
