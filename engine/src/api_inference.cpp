@@ -23,7 +23,6 @@ json step_json(const DecodeStep& s) {
                 {"memory_seconds", s.memory_seconds},
                 {"compute_seconds", s.compute_seconds},
                 {"step_seconds", s.step_seconds},
-                {"latency_ms_per_token", s.step_seconds * 1e3},
                 {"tokens_per_s", s.tokens_per_s},
                 {"per_sequence_tokens_per_s", s.per_sequence_tokens_per_s},
                 {"bound", s.memory_bound ? "memory" : "compute"}};

@@ -274,7 +274,7 @@ function expectations() {
     const memory = (weights + batch * kvSequence) / bw, compute = batch * decodeFlops / peak, step = Math.max(memory, compute);
     return {
       kvSequence, prefillFlops, prefillRate: peak / prefillFlops, prefillSeconds: context * prefillFlops / peak,
-      bound: memory >= compute ? 'memory' : 'compute', tokensPerS: batch / step, latencyMs: step * 1e3,
+      bound: memory >= compute ? 'memory' : 'compute', tokensPerS: batch / step, stepSeconds: step,
       crossover: Math.ceil((weights / bw) / (decodeFlops / peak - kvSequence / bw)),
     };
   };
@@ -283,7 +283,7 @@ function expectations() {
   put('inference', args8k, 'prefill_flops_per_token', at8k.prefillFlops, 'forward per token, causal attention');
   put('inference', args8k, 'prefill_tokens_per_s', at8k.prefillRate, 'peak / prefill FLOPs per token');
   put('inference', args8k, 'prefill_seconds', at8k.prefillSeconds, 'context / prefill rate');
-  put('inference', args8k, 'decode.latency_ms_per_token', at8k.latencyMs, 'max(memory, compute) time of a step');
+  put('inference', args8k, 'decode.step_seconds', at8k.stepSeconds, 'max(memory, compute) time of a step, one token per sequence');
   for (const context of [128, 256])
     put('inference', { model: 'llama-3-8b', context, hardware: 'h100-sxm' }, 'crossover_batch_whole', serve(context).crossover, '(W/bw) / (F/peak − kv/bw), rounded up');
   put('inference', { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm' }, 'decode.tokens_per_s', serve(128).tokensPerS, 'batch / step time');

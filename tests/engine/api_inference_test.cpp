@@ -31,7 +31,6 @@ TEST_CASE("the inference method reports the decode step at the batch asked for a
     const json r = ok("inference", {{"model", "llama-3-8b"}, {"context", 4096}, {"batch", 8}, {"hardware", "h100-sxm"}});
     CHECK(r["batch"] == 8);
     CHECK(r["decode"]["batch"] == 8);
-    CHECK(r["decode"]["latency_ms_per_token"].get<double>() == Approx(r["decode"]["step_seconds"].get<double>() * 1e3));
     CHECK(r["sweep"].size() >= 4);
     CHECK(r["sweep"][0]["batch"] == 1);
     CHECK(r["kv_cache_bytes"].get<double>() == 8 * r["kv_bytes_per_sequence"].get<double>());

@@ -214,7 +214,7 @@ class TallyInference extends TallyWidget {
   /** Latency per token (y) against total tokens per second (x), one dot per batch of the engine's sweep. */
   drawChart(r, batch) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
-    const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.latency_ms_per_token, s }));
+    const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.step_seconds * 1e3, s })); // one token per step: ms per token
     // Drawn at its shown width (viewBox units = CSS px) down to 280 px, so its 11 px text stays 11 px at a 320 px screen.
     const W = drawWidth(this.shownWidth(svg), { min: 280 }), H = 240, left = 52, right = 16, top = 14, bottom = 42;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
@@ -233,7 +233,7 @@ class TallyInference extends TallyWidget {
       if (Number.isInteger(Math.log2(p.s.batch) / 2)) body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}">b=${p.s.batch}</text>`;
     }
     const here = r.decode;
-    body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.latency_ms_per_token).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
+    body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.step_seconds * 1e3).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
     body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">${W < 520 ? 'tokens/s, whole batch (log)' : 'throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound'}</text>`;
     body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">ms per token (log)</text>`;
     svg.innerHTML = body;

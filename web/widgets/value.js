@@ -27,6 +27,7 @@ export const FORMATS = {
   fixed0: (v) => v.toLocaleString('en-US', { maximumFractionDigits: 0 }),
   fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   fixed2: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  ms1: (v) => (v * 1e3).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), // seconds shown in ms
   pct: (v) => formatPercent(v),
   // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
   pct1: (v) => `${(v * 100).toFixed(1)}%`,
