@@ -1,66 +1,10 @@
-// Page glue for index.html: "copy embed code" and "copy link" under each figure, and a notice for URL
-// parameters no widget on the page claimed. Widgets work without this file (see embed-example.html).
-import { unclaimedParams, flushState, onStateWritten } from './state.js';
+// Page glue for index.html: when the page is ready, and a notice for URL parameters no widget on the page
+// claimed. Widgets work without this file (see embed-example.html); each widget brings its own Share / embed
+// control (web/widgets/share.js).
+import { unclaimedParams } from './state.js';
 
-const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference'];
-// Every widget the page waits on before it reports ready (the step widget has no embed tools yet, so it is not in WIDGETS).
-const WIRED = [...WIDGETS, 'tally-step'];
-const scriptUrl = new URL('tally-widgets.js', import.meta.url).href;
-
-function attributesOf(widget) {
-  if (typeof widget.embedAttributes === 'function') return widget.embedAttributes();
-  return Object.fromEntries([...widget.attributes].filter((a) => a.name !== 'id').map((a) => [a.name, a.value]));
-}
-
-/** The HTML a course page needs to show this widget as it is now. */
-export function embedCode(widget) {
-  const attrs = Object.entries(attributesOf(widget))
-    .map(([k, v]) => ` ${k}="${String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`).join('');
-  return `<script type="module" src="${scriptUrl}"></script>\n<${widget.localName}${attrs}></${widget.localName}>`;
-}
-
-async function copy(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function addTools(figure) {
-  const widget = figure.querySelector(WIDGETS.join(','));
-  if (!widget || figure.querySelector('.figure-tools')) return;
-  const tools = document.createElement('div');
-  tools.className = 'figure-tools';
-  const embed = document.createElement('button');
-  embed.type = 'button';
-  embed.textContent = 'Copy embed code';
-  const link = document.createElement('button');
-  link.type = 'button';
-  link.textContent = 'Copy link to this state';
-  const status = document.createElement('span');
-  status.setAttribute('role', 'status');
-  const code = document.createElement('pre');
-  code.hidden = true;
-  code.className = 'embed-code';
-  code.setAttribute('aria-label', 'Embed code');
-  embed.addEventListener('click', async () => {
-    code.textContent = embedCode(widget);
-    code.hidden = false;
-    status.textContent = (await copy(code.textContent)) ? 'Embed code copied.' : 'Select the code below and copy it.';
-  });
-  link.addEventListener('click', async () => {
-    flushState();
-    const url = new URL(location.href);
-    url.hash = figure.closest('section')?.id ?? '';
-    status.textContent = (await copy(url.href)) ? 'Link copied.' : url.href;
-  });
-  tools.append(embed, link, status, code);
-  figure.append(tools);
-  // Keep an open embed snippet in step with the widget's current state.
-  onStateWritten(() => { if (!code.hidden) code.textContent = embedCode(widget); });
-}
+// Every widget the page waits on before it reports ready.
+const WIRED = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference', 'tally-step'];
 
 function showPageNotice(message) {
   const box = document.getElementById('page-notice');
@@ -70,7 +14,6 @@ function showPageNotice(message) {
 }
 
 async function main() {
-  for (const figure of document.querySelectorAll('figure.widget-figure')) addTools(figure);
   // tally-widgets.js (loaded before this module) has defined every widget this site ships; a placeholder
   // whose widget is not built yet stays inert and is not waited for.
   const widgets = [...document.querySelectorAll(WIRED.join(','))].filter((w) => customElements.get(w.localName));

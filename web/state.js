@@ -110,7 +110,7 @@ export function onStateRefused(key, listener) {
   return () => refusalListeners.delete(key);
 }
 
-/** Writes any pending change to the URL now (tests and "copy link" use it). */
+/** Writes any pending change to the URL now (tests and the Share / embed control use it). */
 export function flushState() {
   clearTimeout(writeTimer);
   flush();

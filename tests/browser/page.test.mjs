@@ -66,10 +66,14 @@ test('every inline number on the page is the engine\'s, and the page becomes rea
   assert.equal(fit.text, '40.4 B');
   assert.equal(await page.locator('tally-recipes table tbody tr').count(), native('recipes', {}).recipes.length);
 
-  // The embed snippet of a figure names the one script and the widget with its current settings.
-  const figure = page.locator('section#memory figure.widget-figure');
-  await figure.locator('button', { hasText: 'Copy embed code' }).click();
-  const snippet = await figure.locator('pre.embed-code').textContent();
+  // A widget's Share / embed snippet names the one script and the widget with its current settings; the page
+  // adds no second embed control of its own under the figure.
+  const memoryWidget = page.locator('section#memory tally-memory-budget');
+  await memoryWidget.locator('details.share summary').click();
+  const scriptArea = memoryWidget.locator('.share-row[data-kind="script"] textarea');
+  await page.waitForFunction((el) => el.shadowRoot.querySelector('.share-row[data-kind="script"] textarea').value !== '', await memoryWidget.elementHandle());
+  const snippet = await scriptArea.inputValue();
+  assert.equal(await page.locator('section#memory figure.widget-figure button', { hasText: 'Copy embed code' }).count(), 0);
   assert.match(snippet, /^<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/tally-widgets\.js"><\/script>\n<tally-memory-budget model="llama-2-7b"/);
 
   await page.evaluate(() => window.scrollTo(0, 0));

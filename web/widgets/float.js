@@ -525,7 +525,7 @@ class TallyFloat extends TallyWidget {
     this.saveState();
   }
 
-  /** The attributes that reproduce the current state (for "copy embed code"). */
+  /** The attributes that reproduce the current state (for the Share / embed snippets). */
   embedAttributes() {
     const s = this.state;
     const a = { format: s.format };
