@@ -155,26 +155,20 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : L;
     const double score_entries = entries * causal_layers + s * s * (L - causal_layers);
     const bool decoder_only = c.architecture == Architecture::Decoder;
-    r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ",
-                       split           ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
-                       : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
-                       : in.attention == AttentionFlops::Full ? "2 s² a d L"
-                                                              : "2 [s(s+1)/2] a d L",
-                       2 * score_entries * qd,
-                       split                                  ? "2 (s² L_enc + s_dec² L_dec) a d / s"
-                       : !decoder_only                        ? "2 s a d L"
-                       : in.attention == AttentionFlops::Full ? "2 s a d L"
-                                                              : "2 [(s+1)/2] a d L"});
-    r.terms.push_back({"attn_values", "attention · V",
-                       split           ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
-                       : !decoder_only ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
-                       : in.attention == AttentionFlops::Full ? "2 s² a d L"
-                                                              : "2 [s(s+1)/2] a d L",
-                       2 * score_entries * qd,
-                       split                                  ? "2 (s² L_enc + s_dec² L_dec) a d / s"
-                       : !decoder_only                        ? "2 s a d L"
-                       : in.attention == AttentionFlops::Full ? "2 s a d L"
-                                                              : "2 [(s+1)/2] a d L"});
+    // Q·Kᵀ and attention·V multiply the same a·d-wide operands over the same score entries: one count, two terms.
+    const char* attention_core_formula = split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                                         : !decoder_only
+                                             ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                                         : in.attention == AttentionFlops::Full ? "2 s² a d L"
+                                                                                : "2 [s(s+1)/2] a d L";
+    const char* attention_core_per_token = split           ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                                           : !decoder_only ? "2 s a d L"
+                                           : in.attention == AttentionFlops::Full ? "2 s a d L"
+                                                                                  : "2 [(s+1)/2] a d L";
+    r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ", attention_core_formula, 2 * score_entries * qd,
+                       attention_core_per_token});
+    r.terms.push_back(
+        {"attn_values", "attention · V", attention_core_formula, 2 * score_entries * qd, attention_core_per_token});
     r.terms.push_back({"attn_out", "attention output projection",
                        split ? "2 (s L_enc + s_dec L_dec) a d h" : "2 s a d h L",
                        split ? 2 * token_layers * qd * h : 2 * s * qd * h * L,
