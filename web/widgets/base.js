@@ -102,6 +102,23 @@ export function parseNumber(text, field, label = field, { percent = false, range
   return value;
 }
 
+/**
+ * Reads every field of a widget's `fields` list ({name, label, percent?, range?}) from `values`, collecting
+ * every unreadable one, so that each bad field gets its own message at once: {numbers: {name: value}, errors}.
+ */
+export function parseNumberFields(fields, values) {
+  const numbers = {};
+  const errors = [];
+  for (const f of fields) {
+    try {
+      numbers[f.name] = parseNumber(values[f.name], f.name, f.label, f);
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  return { numbers, errors };
+}
+
 /** How long an error waits while the reader is typing in its field ("0" on the way to "0.4" is not a mistake). */
 export const TYPING_ERROR_DELAY_MS = 700;
 

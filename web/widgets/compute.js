@@ -5,7 +5,7 @@
 //   dtype="bf16", gpus="1024", mfu="0.5", price="2" (dollars per GPU-hour), seq="4096"
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
-  TallyWidget, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber, formatDollars,
+  TallyWidget, baseCss, numberField, selectField, parseNumberFields, showError, clearErrors, formatNumber, formatDollars,
   formatParams, escapeHtml, formulaHtml, symbolLegend, isNumberText, oneOf,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
@@ -167,15 +167,7 @@ class TallyCompute extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
-    const numbers = {};
-    const errors = [];
-    for (const f of NUMBER_FIELDS) {
-      try {
-        numbers[f.name] = parseNumber(v[f.name], f.name, f.label, f);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
     const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
     const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); this.result = null; this.chartArgs = null; this.showWarnings([]); };
     if (errors.length) {

@@ -7,7 +7,7 @@
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads.
 import {
-  TallyWidget, baseCss, numberField, selectField, parseNumber, showError, clearErrors, formatNumber,
+  TallyWidget, baseCss, numberField, selectField, parseNumberFields, showError, clearErrors, formatNumber,
   formatBytes, formatParams, escapeHtml, isNumberText, oneOf,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
@@ -161,15 +161,7 @@ class TallyInference extends TallyWidget {
       this.chartArgs = null;
       this.showWarnings([]);
     };
-    const numbers = {};
-    const errors = [];
-    for (const f of NUMBER_FIELDS) {
-      try {
-        numbers[f.name] = parseNumber(v[f.name], f.name, f.label);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
     if (errors.length) {
       for (const error of errors) showError(root, error.field, error.message);
       this.lastError = errors[0];

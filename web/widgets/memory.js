@@ -10,7 +10,7 @@
 //   ep="1" (MoE expert parallel degree) cf="0" (MoE capacity factor, 0 = no limit)
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
-  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
+  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, parseNumberFields, showError, clearErrors,
   formatBytes, formatParams, formatPercent, escapeHtml, formulaHtml, symbolLegend, copyText, downloadBlob, standaloneSvg, svgToPng,
   isNumberText, isBoolText, oneOf, GB,
 } from './base.js';
@@ -280,14 +280,12 @@ class TallyMemoryBudget extends TallyWidget {
     } else {
       args.model = values.model;
     }
+    const settings = parseNumberFields(NUMBER_FIELDS, values);
+    errors.push(...settings.errors);
     for (const f of NUMBER_FIELDS) {
-      try {
-        const value = parseNumber(values[f.name], f.name, f.label);
-        // Optional settings at their default are not sent (the engine's default is the same).
-        if (!(f.optional && value === Number(f.fallback))) args[f.arg] = value;
-      } catch (error) {
-        errors.push(error);
-      }
+      const value = settings.numbers[f.name];
+      // Optional settings at their default are not sent (the engine's default is the same).
+      if (value !== undefined && !(f.optional && value === Number(f.fallback))) args[f.arg] = value;
     }
     if (values.dropout === 'true' || values.dropout === 'false') args.dropout = values.dropout === 'true';
     for (const f of ALLOWANCE_FIELDS) {
