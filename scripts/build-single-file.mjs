@@ -66,7 +66,7 @@ const engine = scriptText(`${read('tally.js')}
 })();`);
 
 // ------------------------------------------------------------------------------ styles and fonts
-const katexCss = readFileSync(path.join(katexDir, 'katex.min.css'), 'utf8').replace(/src:([^;}]*)/g, (whole, sources) => {
+const katexCss = read('vendor/katex/katex.page.css').replace(/src:([^;}]*)/g, (whole, sources) => {
   const woff2 = /url\((fonts\/[^)]+\.woff2)\)/.exec(sources);
   if (!woff2) return whole;
   return `src:url(data:font/woff2;base64,${readFileSync(path.join(katexDir, woff2[1])).toString('base64')}) format("woff2")`;
@@ -87,7 +87,7 @@ const replaceOnce = (pattern, replacement, what) => {
 replaceOnce(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${CSP}">`, 'CSP meta tag');
 html = html.replace(/<link rel="(modulepreload|preload)"[^>]*>\n?/g, '');
 replaceOnce(/<link rel="stylesheet" href="style.css">/, () => `<style>${read('style.css')}</style>`, 'style.css link');
-replaceOnce(/<link rel="stylesheet" href="vendor\/katex\/katex.min.css">/, () => `<style>${katexCss}</style>`, 'KaTeX stylesheet link');
+replaceOnce(/<link rel="stylesheet" href="vendor\/katex\/katex.page.css">/, () => `<style>${katexCss}</style>`, 'KaTeX stylesheet link');
 html = html.replace(/<script type="module" src="[^"]*"><\/script>\n?/g, '');
 // Anything still pointing at a file beside the page would fail from file://.
 const leftover = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="(?!data:|#)([^"]+)"/g)].map((m) => m[1]);

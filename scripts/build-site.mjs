@@ -16,6 +16,7 @@ import MarkdownIt from 'markdown-it';
 import markdownItKatex from '@vscode/markdown-it-katex';
 import katex from 'katex';
 import { PAGE_CSP } from './csp.mjs';
+import { classesIn, pruneCss } from './prune-css.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -63,11 +64,11 @@ cpSync(path.join(root, 'web'), outDir, { recursive: true });
 for (const file of readdirSync(wasmDir).filter((f) => /^tally.*\.(js|wasm)$/.test(f)))
   cpSync(path.join(wasmDir, file), path.join(outDir, file));
 
-// KaTeX: the stylesheet and fonts for the prerendered math, and the ES module that widgets import lazily
+// KaTeX: the fonts for the prerendered math (its stylesheet, pruned to the page's classes, is written with the
+// page below), and the ES module that widgets import lazily
 // (only when a reader opens a formula tooltip), so it is not part of the page's start-up payload.
 const vendor = path.join(outDir, 'vendor/katex');
 mkdirSync(vendor, { recursive: true });
-cpSync(path.join(katexDir, 'katex.min.css'), path.join(vendor, 'katex.min.css'));
 cpSync(path.join(katexDir, 'fonts'), path.join(vendor, 'fonts'), { recursive: true });
 cpSync(path.join(katexDir, 'katex.mjs'), path.join(vendor, 'katex.mjs'));
 
@@ -259,15 +260,36 @@ if (existsSync(heightsFile)) {
 
 const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
-// Every module the widgets import, preloaded up front so the browser fetches them in parallel instead of
-// discovering them one import level at a time (widgets -> base.js -> engine.js -> tally.js).
-const preload = ['state.js', 'widgets/base.js', ...widgetFiles.map((f) => `widgets/${f}`)]
+// Every module the page's scripts import, found by following their static imports, is preloaded up front, so
+// the browser fetches them in parallel instead of discovering them one import level at a time while the main
+// thread is busy with the first layout (widgets -> base.js -> share.js, curves.js -> figures.js -> chart.js).
+const preload = moduleGraph([...template.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]))
+  .filter((f) => f !== 'engine.js') // the template preloads it first
   .map((f) => `<link rel="modulepreload" href="${f}">`).join('\n');
 // The page's Content-Security-Policy (scripts/csp.mjs), also sent as a header by scripts/static-server.mjs.
 if (!template.includes('<meta charset="utf-8">')) fail('web/index.html has no <meta charset="utf-8"> to put the CSP after');
 const cspMeta = `<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="${PAGE_CSP.replace(/"/g, '&quot;')}">`;
-writeFileSync(path.join(outDir, 'index.html'),
-  template.replace('<meta charset="utf-8">', cspMeta).replace('{{preload}}', preload).replace('{{toc}}', toc).replace('{{content}}', content));
+const pageHtml = template.replace('<meta charset="utf-8">', cspMeta).replace('{{preload}}', preload).replace('{{toc}}', toc).replace('{{content}}', content);
+writeFileSync(path.join(outDir, 'index.html'), pageHtml);
+// KaTeX's stylesheet with only the rules the page's classes can match (scripts/prune-css.mjs).
+if (!template.includes('href="vendor/katex/katex.page.css"')) fail('web/index.html does not link vendor/katex/katex.page.css');
+const katexCss = readFileSync(path.join(katexDir, 'katex.min.css'), 'utf8');
+const prunedKatexCss = pruneCss(katexCss, classesIn(pageHtml), readFileSync(path.join(outDir, 'style.css'), 'utf8'));
+writeFileSync(path.join(vendor, 'katex.page.css'), `/* KaTeX ${katex.version} stylesheet (MIT licence), pruned to this page's classes by scripts/prune-css.mjs */\n${prunedKatexCss}\n`);
+
+/** The site-relative paths of every module reachable by static `import ... from './x.js'` from the entries. */
+function moduleGraph(entries) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(path.join(outDir, file), 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|^\s*import\s+'(\.{1,2}\/[^']+)'/gm))
+      visit(path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1] ?? m[2])));
+  };
+  entries.forEach(visit);
+  return [...seen].filter((f) => !entries.includes(f));
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Report the payload a reader downloads before the page is interactive (wasm + JS, gzip -9).
