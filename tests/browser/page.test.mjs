@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { startSite, screenshot, siteDir, DESKTOP, PHONE } from './harness.mjs';
+import { startSite, screenshot, siteDir, root, DESKTOP, PHONE } from './harness.mjs';
 import { native, errors, watch } from './page-helpers.mjs';
 
 test('the built page has its math typeset by KaTeX at build time and no TeX left for a script', () => {
@@ -17,6 +17,38 @@ test('the built page has its math typeset by KaTeX at build time and no TeX left
   assert.ok(!/katex\.(min\.)?js/.test(html), 'the page loads no KaTeX script');
   for (const id of ['tensors', 'formats', 'flops', 'time', 'memory', 'activations', 'sharding', 'roofline', 'inference', 'errata'])
     assert.ok(html.includes(`<section class="chapter" id="${id}"`), `chapter ${id}`);
+});
+
+test('every formula looks the same, to the pixel, with KaTeX\'s stylesheet pruned to the page (katex.page.css) as with the whole of it', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const fullCss = readFileSync(path.join(root, 'node_modules/katex/dist/katex.min.css'), 'utf8');
+  const shots = async (whole) => {
+    const page = watch(await site.newPage(DESKTOP));
+    // Served at the same URL, so the stylesheet's relative font paths resolve alike.
+    if (whole) await page.route('**/vendor/katex/katex.page.css', (route) => route.fulfill({ contentType: 'text/css', body: fullCss }));
+    await page.goto(site.url);
+    await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
+    await page.evaluate(() => document.fonts.ready);
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+    // Every HTML-typeset formula (stretched glyphs) and every eighth MathML one.
+    const formulas = page.locator('.katex');
+    const count = await formulas.count();
+    const picked = [];
+    for (let i = 0; i < count; i++) if (i % 8 === 0 || await formulas.nth(i).locator('.katex-html').count()) picked.push(i);
+    const images = [];
+    for (const i of picked) images.push((await formulas.nth(i).screenshot()).toString('base64'));
+    assert.deepEqual(errors(page), []);
+    await page.close();
+    return { count, picked, images };
+  };
+  const pruned = await shots(false);
+  const whole = await shots(true);
+  assert.ok(pruned.picked.length >= 30, `${pruned.picked.length} formulas compared`);
+  assert.deepEqual(whole.picked, pruned.picked);
+  pruned.images.forEach((image, k) => assert.ok(image === whole.images[k], `formula #${pruned.picked[k]} differs`));
+  const shipped = statSync(path.join(siteDir, 'vendor/katex/katex.page.css')).size;
+  console.log(`# KaTeX stylesheet: ${shipped} bytes shipped of ${fullCss.length}; ${pruned.picked.length} of ${pruned.count} formulas compared`);
 });
 
 test('every inline number on the page is the engine\'s, and the page becomes ready on each of three cold loads', async (t) => {

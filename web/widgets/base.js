@@ -156,9 +156,13 @@ export function clearErrors(root) {
   if (notice) notice.textContent = '';
 }
 
-// Intl formatters are costly to create; toLocaleString builds a new one per call, so keep two.
-const EN = new Intl.NumberFormat('en-US');
-const EN2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+// Intl formatters are costly to create (toLocaleString builds one per call), so keep two; made on first use,
+// because the first one in a page loads ICU's number data (about 40 ms on the test machine, BENCHMARKS.md) and a
+// page whose numbers are prerendered needs none until a widget mounts.
+let en = null;
+let en2 = null;
+const EN = { format: (value) => (en ??= new Intl.NumberFormat('en-US')).format(value) };
+const EN2 = { format: (value) => (en2 ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })).format(value) };
 
 /** 6.3e24 -> "6.30 × 10²⁴"; 143.93 -> "143.9". Display only. */
 export function formatNumber(value, digits = 3) {
