@@ -135,6 +135,9 @@ void print_step(std::ostream& out, const json& r) {
                       {"matmul efficiency", fixed(100 * r["matmul_efficiency"].get<double>(), 1) + "% of peak"},
                       {"memory per GPU", fixed(r["memory_bytes"].get<double>() / 1e9, 1) + " GB" +
                                              (r["fits"].get<bool>() ? " (fits)" : " (does NOT fit)")}});
+    if (r["interleave_extra_bytes"].get<double>() > 0)
+        print_table(out, {{"  of which interleaving", fixed(r["interleave_extra_bytes"].get<double>() / 1e9, 1) +
+                                                          " GB (first stage, Korthikanti et al. 2022 sec. 4.2.3)"}});
     out << "where the step goes (per GPU):\n";
     print_breakdown(out, r);
 }

@@ -279,3 +279,21 @@ TEST_CASE("step_time refuses FLOP counts cached for another setup, naming seq") 
     CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_seq); }) == "seq");
     CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_recompute); }) == "seq");
 }
+
+TEST_CASE("step_time's memory counts the interleaved schedule: v = 2 adds interleave_extra_bytes to the plain budget") {
+    const nlohmann::json args = {{"model", "gpt3-175b"}, {"hardware", "a100-80gb"}, {"gpus", 64}, {"tp", 8},
+                                 {"pp", 8},           {"seq", 2048},           {"global_batch", 64}};
+    nlohmann::json interleaved = args;
+    interleaved["interleave"] = 2;
+    const nlohmann::json plain = api::invoke("step_time", args), inter = api::invoke("step_time", interleaved);
+    CHECK(plain["interleave_extra_bytes"] == 0);
+    const std::uint64_t extra = inter["interleave_extra_bytes"];
+    CHECK(extra > 0);
+    CHECK(inter["memory_bytes"].get<std::uint64_t>() == plain["memory_bytes"].get<std::uint64_t>() + extra);
+    nlohmann::json memory = args;
+    memory["virtual_stages"] = 2;
+    CHECK(api::invoke("memory_budget", memory)["activations"]["interleave_extra_bytes"] == extra);
+    memory["interleave"] = 3;  // two names for one number must agree
+    memory["model"] = "gpt3-175b";
+    CHECK(error_field([&] { api::invoke("step_time", memory); }) == "virtual_stages");
+}
