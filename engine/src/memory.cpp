@@ -499,13 +499,36 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         // The positions the model predicts: the decoder's s_dec for an encoder-decoder.
         const u64 sb_out = mul(s_dec, b), sbh_out = mul(sb_out, h);
         const std::string s_out = s_dec != s ? "s_dec" : "s";
-        term("final_norm_input", "final norm input", "Residual stream entering the final norm.",
-             "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
-        term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.",
+        if (c.final_norm)  // post-LN BERT has none: its last layer ends in its own norm
+            term("final_norm_input", "final norm input", "Residual stream entering the final norm.",
+                 "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
+        if (c.mlm_head) {
+            // BertForMaskedLM's transform, dense h×h + GELU + LayerNorm on every position before the tied decoder
+            // (transformers modeling_bert.py, BertPredictionHeadTransform); replicated, not split by TP.
+            term("mlm_transform_input", "MLM transform input", "Last layer's output, the input of the dense h×h.",
+                 "e·s·b·h", false, mul(e, sbh_out));
+            term("mlm_act_input", "MLM transform GELU input", "Dense output, needed by GELU's backward.", "e·s·b·h",
+                 false, mul(e, sbh_out));
+            term("mlm_norm_input", "MLM transform LayerNorm input", "GELU output, needed by the LayerNorm's backward.",
+                 "e·s·b·h", false, mul(e, sbh_out));
+        }
+        term("lm_head_input", "LM head input",
+             c.mlm_head ? "MLM transform output, the input of the decoder (LM head)."
+                        : "Final norm output, the input of the LM head.",
              "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
         term("logits_fp32", "logits in fp32",
              "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
              "4·" + s_out + "·b·V" + tp_div, false, mul(4, mul(sb_out, v_gpu)));
+        if (c.pooler) {
+            // BertPooler: dense h×h + tanh on the first token (modeling_bert.py); tanh's backward reads its output.
+            term("pooler_input", "pooler input (first token)", "First token's hidden state, the dense's input.",
+                 "e·b·h", false, mul(e, mul(b, h)));
+            term("pooler_output", "pooler tanh output", "Needed by tanh's backward (and the NSP head's input).",
+                 "e·b·h", false, mul(e, mul(b, h)));
+        }
+        if (c.nsp_head)
+            term("nsp_logits_fp32", "next-sentence logits in fp32", "Two classes per sequence for the cross-entropy.",
+                 "4·b·2", false, mul(8, b));
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i)
         a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);

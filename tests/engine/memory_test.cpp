@@ -3,7 +3,10 @@
 // Transformer Models", arXiv:2205.05198).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "accounting_helpers.h"
+#include "tally/hf_config.h"
 #include "tally/memory.h"
 #include "tally/params.h"
 
@@ -469,6 +472,42 @@ TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o 
     CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").recipe) ==
           "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
     CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
+}
+
+TEST_CASE("BertForMaskedLM's head saves its transform's 3 inputs (3·e·s·b·h) beside the 4·s·b·V logits; pretraining adds the pooler and NSP") {
+    // bert-base-uncased's config.json (h 768, V 30522); the heads as transformers builds them (modeling_bert.py):
+    // BertPredictionHeadTransform (dense h×h, GELU, LayerNorm) then the tied decoder; BertPooler (dense + tanh on
+    // the first token); the NSP classifier (2 classes).
+    const char* bert = R"({"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+      "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2, "vocab_size": 30522,
+      "attention_probs_dropout_prob": 0.1, "hidden_dropout_prob": 0.1})";
+    TrainingSetup st;
+    st.seq = 512, st.micro_batch = 8;
+    const std::uint64_t s = 512, b = 8, h = 768, V = 30522, e = 2;
+    auto outside = [&](const std::string& head) {
+        tally::ModelConfig c = tally::load_hf_config_text(bert);
+        tally::apply_encoder_head(c, head);
+        std::map<std::string, std::uint64_t> terms;
+        for (const auto& t : tally::activation_memory(c, st, 12, 1, true, true).terms)
+            if (!t.per_layer) terms[t.id] = t.bytes;
+        return terms;
+    };
+    const auto mlm = outside("masked_lm");
+    CHECK(mlm.at("mlm_transform_input") == e * s * b * h);
+    CHECK(mlm.at("mlm_act_input") == e * s * b * h);
+    CHECK(mlm.at("mlm_norm_input") == e * s * b * h);
+    CHECK(mlm.at("lm_head_input") == e * s * b * h);
+    CHECK(mlm.at("logits_fp32") == 4 * s * b * V);
+    CHECK(mlm.count("final_norm_input") == 0);  // post-LN BERT has no final norm
+    CHECK(mlm.count("pooler_input") == 0);      // BertForMaskedLM has no pooler
+    const auto pre = outside("pretraining");
+    CHECK(pre.at("pooler_input") == e * b * h);
+    CHECK(pre.at("pooler_output") == e * b * h);
+    CHECK(pre.at("nsp_logits_fp32") == 4 * b * 2);
+    const auto bare = outside("model");
+    CHECK(bare.count("mlm_transform_input") == 0);
+    CHECK(bare.count("nsp_logits_fp32") == 0);
+    CHECK(bare.at("pooler_input") == e * b * h);
 }
 
 TEST_CASE("interleaved_budget_bytes gives memory_budget's total and extra for every v from one budget") {
