@@ -47,7 +47,8 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"recompute", to_string(st.recompute)},
              {"flash_attention", st.flash_attention},
              {"seq", st.seq}};
-    if (st.ep > 1) out["ep"] = st.ep;  // MoE expert parallelism (absent for dense layouts)
+    if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
+    if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     return out;
 }

@@ -43,7 +43,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     for (Recompute rc : choices) {
         // With FlashAttention, selective recomputation is what its backward already does.
         if (rc == Recompute::Selective && base.flash_attention) continue;
-        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention));
+        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention, base.decoder_seq));
     }
 
     // Search space. Tensor parallelism stays inside a node (its collectives run every layer); sequence
