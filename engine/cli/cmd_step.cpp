@@ -20,23 +20,25 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                        \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                \
-        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"}, \
-        {"--hardware", "hardware", Kind::String,                                                                  \
-         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                               \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                       \
-        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                        \
-        {"--global-batch", "global_batch", Kind::Integer,                                                         \
-         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                            \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},               \
-        {"--recipe", "recipe", Kind::String,                                                                      \
-         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                       \
-        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},    \
-        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},             \
-        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {        \
-        "--capacity-factor", "capacity_factor", Kind::Number,                                                     \
-            "MoE: expert slots per routed token (default 0: no limit)"                                            \
+#define STEP_MODEL_OPTIONS                                                                                         \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                 \
+        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},  \
+        {"--hardware", "hardware", Kind::String,                                                                   \
+         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                        \
+        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                         \
+        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},        \
+        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"}, \
+        {"--global-batch", "global_batch", Kind::Integer,                                                          \
+         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                             \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                \
+        {"--recipe", "recipe", Kind::String,                                                                       \
+         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                        \
+        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},     \
+        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},              \
+        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {         \
+        "--capacity-factor", "capacity_factor", Kind::Number,                                                      \
+            "MoE: expert slots per routed token (default 0: no limit)"                                             \
     }
 
 constexpr Option kStepOptions[] = {
@@ -135,6 +137,9 @@ void print_step(std::ostream& out, const json& r) {
                       {"matmul efficiency", fixed(100 * r["matmul_efficiency"].get<double>(), 1) + "% of peak"},
                       {"memory per GPU", fixed(r["memory_bytes"].get<double>() / 1e9, 1) + " GB" +
                                              (r["fits"].get<bool>() ? " (fits)" : " (does NOT fit)")}});
+    if (r["interleave_extra_bytes"].get<double>() > 0)
+        print_table(out, {{"  of which interleaving", fixed(r["interleave_extra_bytes"].get<double>() / 1e9, 1) +
+                                                          " GB (first stage, Korthikanti et al. 2022 sec. 4.2.3)"}});
     out << "where the step goes (per GPU):\n";
     print_breakdown(out, r);
 }
@@ -232,7 +237,8 @@ int cmd_step(int argc, char** argv) {
         argc, argv, "step", "step_time",
         "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
         "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
-        "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K] [--json]\n"
+        "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
+        "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
         "       tally step --validate [FILE] [--json]   (published runs; default content/validation/runs.json)\n"
         "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
         "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
@@ -243,7 +249,7 @@ int cmd_plan(int argc, char** argv) {
     return simple_command(
         argc, argv, "plan", "plan",
         "usage: tally plan --model PRESET|--config FILE --hardware ID --gpus N [--seq S] [--global-batch G]\n"
-        "                  [--flash-attn] [--recipe R] [--top K] [--json]\n"
+        "                  [--flash-attn] [--recipe R] [--decoder-seq S] [--encoder-head H] [--top K] [--json]\n"
         "Every layout (tp, pp, ZeRO, SP, interleave, micro-batch, recompute) that fits in memory, ranked by\n"
         "predicted throughput, with the main reason the others lose.",
         kPlanOptions, print_plan, load_config);

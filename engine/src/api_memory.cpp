@@ -183,6 +183,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                      {"microbatches_in_flight", m.activations.in_flight},
                      {"full_recompute_layers", m.activations.full_recompute_layers},
                      {"interleave_factor", m.activations.interleave_factor},
+                     {"interleave_extra_bytes", m.activations.interleave_extra_bytes},
                      {"outside_bytes", m.activations.outside_bytes},
                      {"total_bytes", m.activations.total_bytes},
                      {"terms", terms},

@@ -21,7 +21,11 @@ Hardware hardware_arg(const json& args) {
 StepLayout layout_from_args(const json& args) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
-    layout.interleave = optional_integer_arg(args, "interleave", 1, 1024).value_or(1);
+    layout.interleave = optional_integer_arg(args, "interleave", 1, 1024).value_or(layout.setup.virtual_stages);
+    if (args.contains("interleave") && args.contains("virtual_stages") &&
+        layout.setup.virtual_stages != layout.interleave)
+        throw InputError("virtual_stages", "virtual_stages and interleave both give the chunks per stage; give one");
+    layout.setup.virtual_stages = layout.interleave;  // the memory check counts the interleaved schedule's activations
     layout.embedding_chunks = bool_arg(args, "embedding_chunks", false);
     layout.gpus_per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000).value_or(0);
     layout.dtype = optional_string_arg(args, "dtype").value_or("bf16");
@@ -43,7 +47,8 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"recompute", to_string(st.recompute)},
              {"flash_attention", st.flash_attention},
              {"seq", st.seq}};
-    if (st.ep > 1) out["ep"] = st.ep;  // MoE expert parallelism (absent for dense layouts)
+    if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
+    if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     return out;
 }
@@ -88,6 +93,7 @@ json step_time_method(const json& args) {
     out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
     MemoryBudget mem = memory_budget(c, layout.setup);
     out["memory_bytes"] = mem.bytes.total;
+    out["interleave_extra_bytes"] = mem.activations.interleave_extra_bytes;
     out["memory_capacity_bytes"] = hw.memory_bytes;
     out["fits"] = mem.bytes.total <= hw.memory_bytes;
     out["hardware"] = hw.id;
@@ -108,6 +114,7 @@ json plan_method(const json& args) {
         json row = result_json(entry.result);
         row["layout"] = layout_json(entry.layout, entry.result.dp);
         row["memory_bytes"] = entry.memory_bytes;
+        row["interleave_extra_bytes"] = entry.interleave_extra_bytes;
         best.push_back(row);
     }
     json losers = json::array();

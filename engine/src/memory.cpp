@@ -2,6 +2,7 @@
 #include "tally/moe.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string_view>
 
 #include "tally/error.h"
@@ -254,8 +255,33 @@ struct TermBuilder {
 
 }  // namespace
 
+InterleaveFactor interleave_activation_factor(std::int64_t layers, std::int64_t pp, std::int64_t virtual_stages,
+                                              std::int64_t microbatches) {
+    if (virtual_stages <= 1 || pp <= 1 || layers < 1) return {};
+    const u64 p = static_cast<u64>(pp), v = static_cast<u64>(virtual_stages), L = static_cast<u64>(layers);
+    const u64 stage = ceil_div(L, p), first_chunk = ceil_div(L, mul(p, v));
+    const u64 m = static_cast<u64>(std::max<std::int64_t>(microbatches, 0));
+    // Chunk forwards run before the first backward: p·v + p − 1, or all m·v of them when fewer.
+    const bool all_forwards_first = m > 0 && m <= (mul(p, v) + p - 1) / v;
+    const u64 plain = mul(stage, m > 0 ? std::min(p, m) : p);
+    const u64 held = all_forwards_first ? mul(stage, m) : add(mul(p, stage), mul(p - 1, first_chunk));
+    const u64 g = std::gcd(held, plain);
+    return {held / g, plain / g};
+}
+
+namespace {
+
+// The first stage's layer activations under the interleaved schedule, rounded up: the one place the factor applies.
+u64 interleaved_layer_bytes(const ModelConfig& c, const TrainingSetup& st, std::int64_t v, std::int64_t microbatches,
+                            u64 plain_layer_bytes) {
+    const InterleaveFactor f = interleave_activation_factor(c.num_layers, st.pp, v, microbatches);
+    return ceil_div(mul(plain_layer_bytes, f.numerator), f.denominator);
+}
+
+}  // namespace
+
 Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std::int64_t layers,
-                              std::int64_t in_flight, bool first_stage, bool last_stage) {
+                              std::int64_t in_flight, bool first_stage, bool last_stage, std::int64_t microbatches) {
     Activations a;
     a.layers = layers;
     a.in_flight = in_flight;
@@ -473,24 +499,53 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
         // The positions the model predicts: the decoder's s_dec for an encoder-decoder.
         const u64 sb_out = mul(s_dec, b), sbh_out = mul(sb_out, h);
         const std::string s_out = s_dec != s ? "s_dec" : "s";
-        term("final_norm_input", "final norm input", "Residual stream entering the final norm.",
-             "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
-        term("lm_head_input", "LM head input", "Final norm output, the input of the LM head.",
+        if (c.final_norm)  // post-LN BERT has none: its last layer ends in its own norm
+            term("final_norm_input", "final norm input", "Residual stream entering the final norm.",
+                 "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
+        if (c.mlm_head) {
+            // BertForMaskedLM's transform, dense h×h + GELU + LayerNorm on every position before the tied decoder
+            // (transformers modeling_bert.py, BertPredictionHeadTransform); replicated, not split by TP.
+            term("mlm_transform_input", "MLM transform input", "Last layer's output, the input of the dense h×h.",
+                 "e·s·b·h", false, mul(e, sbh_out));
+            term("mlm_act_input", "MLM transform GELU input", "Dense output, needed by GELU's backward.", "e·s·b·h",
+                 false, mul(e, sbh_out));
+            term("mlm_norm_input", "MLM transform LayerNorm input", "GELU output, needed by the LayerNorm's backward.",
+                 "e·s·b·h", false, mul(e, sbh_out));
+        }
+        term("lm_head_input", "LM head input",
+             c.mlm_head ? "MLM transform output, the input of the decoder (LM head)."
+                        : "Final norm output, the input of the LM head.",
              "e·" + s_out + "·b·h" + seq_div, false, seq_side(mul(e, sbh_out)));
         term("logits_fp32", "logits in fp32",
              "Logits cast to fp32 for the softmax cross-entropy (vocabulary-parallel under TP).",
              "4·" + s_out + "·b·V" + tp_div, false, mul(4, mul(sb_out, v_gpu)));
+        if (c.pooler) {
+            // BertPooler: dense h×h + tanh on the first token (modeling_bert.py); tanh's backward reads its output.
+            term("pooler_input", "pooler input (first token)", "First token's hidden state, the dense's input.",
+                 "e·b·h", false, mul(e, mul(b, h)));
+            term("pooler_output", "pooler tanh output", "Needed by tanh's backward (and the NSP head's input).",
+                 "e·b·h", false, mul(e, mul(b, h)));
+        }
+        if (c.nsp_head)
+            term("nsp_logits_fp32", "next-sentence logits in fp32", "Two classes per sequence for the cross-entropy.",
+                 "4·b·2", false, mul(8, b));
     }
     for (std::size_t i = first_outside; i < a.terms.size(); ++i)
         a.outside_bytes = add(a.outside_bytes, a.terms[i].bytes);
     a.full_recompute_layers = full_layers;
     u64 layer_bytes = mul(mul(a.per_layer_bytes, static_cast<u64>(layers - full_layers)), flight);
     if (first_stage && st.pp > 1 && st.virtual_stages > 1) {
-        // Interleaved schedule: × (p·v + p − 1)/(p·v), rounded up (Korthikanti et al. 2022, sec. 4.2.3).
+        // Interleaved schedule: × 1 + (p−1)/(p·v) for even chunks, rounded up (Korthikanti et al. 2022, sec. 4.2.3).
+        const InterleaveFactor f = interleave_activation_factor(c.num_layers, st.pp, st.virtual_stages, microbatches);
+        const u64 plain = layer_bytes;
+        layer_bytes = interleaved_layer_bytes(c, st, st.virtual_stages, microbatches, plain);
+        a.interleave_extra_bytes = layer_bytes - plain;
         const u64 pv = mul(static_cast<u64>(st.pp), static_cast<u64>(st.virtual_stages));
-        layer_bytes = ceil_div(mul(layer_bytes, pv + static_cast<u64>(st.pp) - 1), pv);
+        const u64 paper_num = pv + static_cast<u64>(st.pp) - 1, g = std::gcd(paper_num, pv);
+        const std::string paper = "1 + (p−1)/(p·v) = " + std::to_string(paper_num / g) + "/" + std::to_string(pv / g);
+        const std::string ours = std::to_string(f.numerator) + "/" + std::to_string(f.denominator);
         a.interleave_factor =
-            "1 + (p−1)/(p·v) = " + std::to_string(pv + static_cast<u64>(st.pp) - 1) + "/" + std::to_string(pv);
+            paper.ends_with(" " + ours) ? paper : ours + " (even chunks, many micro-batches: " + paper + ")";
     }
     a.total_bytes = add(layer_bytes, a.outside_bytes);
 
@@ -521,7 +576,7 @@ struct StageBudget {
 };
 
 StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp, const ShardSpec& spec,
-                         std::int64_t in_flight, bool first, bool last) {
+                         std::int64_t in_flight, bool first, bool last, std::int64_t microbatches = 0) {
     StageBudget r;
     const Recipe& p = st.recipe;
     const ShardSplit split = shard_params_split(c, spec);
@@ -569,7 +624,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
         const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
         r.bytes.zero3_buffer = mul(r.zero3_unit, mul(add(live_units, 1), dtype_bytes(p.weights)));
     }
-    r.act = activation_memory(c, st, spec.layers, in_flight, first, last);
+    r.act = activation_memory(c, st, spec.layers, in_flight, first, last, microbatches);
     r.bytes.activations = r.act.total_bytes;
     u64 total = add(r.bytes.weights, r.bytes.gradients);
     total = add(total, r.bytes.grad_accum);
@@ -601,10 +656,8 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     require_range("pp", st.pp, 1, c.num_layers);
     require_range("recompute_layers", st.recompute_layers, 0, c.num_layers);
     require_range("virtual_stages", st.virtual_stages, 1, c.num_layers);
-    if (st.virtual_stages > 1 && (st.pp < 2 || c.num_layers % (st.pp * st.virtual_stages) != 0))
-        throw InputError("virtual_stages",
-                         "virtual_stages > 1 needs pp >= 2 and num_layers (" + std::to_string(c.num_layers) +
-                             ") divisible by pp·virtual_stages = " + std::to_string(st.pp * st.virtual_stages));
+    if (st.virtual_stages > 1 && st.pp < 2)
+        throw InputError("virtual_stages", "virtual_stages > 1 needs pipeline parallelism (pp >= 2)");
     if (st.recompute_ops > kRecomputeOpsAll)
         throw InputError("recompute_ops", "recompute_ops has an unknown operation bit");
     if (st.recompute == Recompute::Full && (st.recompute_ops != 0 || st.recompute_layers != 0))
@@ -648,17 +701,23 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.layers_per_stage = pipeline_stage_layers(c.num_layers, st.pp);
     m.params_total = count_params(c).total;
     StageBudget chosen;
+    m.microbatches = microbatches;
     if (st.pp == 1) {
         chosen = stage_budget(c, st, m.dp, {st.tp, c.num_layers, true, true, false, st.ep}, 1, true, true);
         m.stage = "only";
+        m.first_stage_plain_bytes = m.last_stage_bytes = chosen.bytes.total;
     } else {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first =
-            stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight, true, false);
+        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight,
+                                         true, false, microbatches);
         StageBudget last = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep},
                                         1, false, true);
+        m.first_stage_plain_bytes = first.bytes.total - first.act.interleave_extra_bytes;
+        m.first_stage_plain_layer_bytes =
+            first.act.total_bytes - first.act.outside_bytes - first.act.interleave_extra_bytes;
+        m.last_stage_bytes = last.bytes.total;
         if (last.bytes.total > first.bytes.total) {
             chosen = std::move(last);
             m.stage = "last";
@@ -676,6 +735,16 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.bytes = chosen.bytes;
     m.activations = std::move(chosen.act);
     return m;
+}
+
+InterleavedBytes interleaved_budget_bytes(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m,
+                                          std::int64_t v) {
+    if (st.pp == 1 || v <= 1) return {std::max(m.first_stage_plain_bytes, m.last_stage_bytes), 0};
+    const u64 layers = interleaved_layer_bytes(c, st, v, m.microbatches, m.first_stage_plain_layer_bytes);
+    const u64 first = m.first_stage_plain_bytes - m.first_stage_plain_layer_bytes + layers;
+    // memory_budget keeps the first stage unless the last one is larger.
+    if (m.last_stage_bytes > first) return {m.last_stage_bytes, 0};
+    return {first, layers - m.first_stage_plain_layer_bytes};
 }
 
 }  // namespace tally

@@ -43,16 +43,16 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     for (Recompute rc : choices) {
         // With FlashAttention, selective recomputation is what its backward already does.
         if (rc == Recompute::Selective && base.flash_attention) continue;
-        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention));
+        flops.push_back(step_flops(c, base.seq, rc, base.flash_attention, base.decoder_seq));
     }
 
     // Search space. Tensor parallelism stays inside a node (its collectives run every layer); sequence
     // parallelism on or off with tp > 1 (same bytes as the all-reduce, less memory and elementwise work:
     // Korthikanti et al. 2022, sec. 4.2.2); ZeRO 1 or 3 (ZeRO-2 saves memory over 1 at the same modelled time
     // but is not combined with pipelining in Megatron-LM/DeepSpeed); micro-batch 1 to 16; interleaving v chunks
-    // per stage (kInterleaves). The budget is the non-interleaved one (memory_budget's virtual_stages needs layers
-    // divisible by p·v, which uneven layouts are not), computed once for all v of a layout: the extra in-flight
-    // activations of interleaving (memory.cpp's factor 1 + (p−1)/(p·v)) are not counted here, as in step_time's API.
+    // per stage (kInterleaves). Each v has its own budget: interleaving adds first-stage activations (memory.cpp's
+    // interleave_activation_factor, 1 + (p−1)/(p·v)), so a layout that fits plain may not fit interleaved; one that
+    // does not fit plain fits no v.
     const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
         if (c.num_heads % tp != 0) continue;
@@ -85,6 +85,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 st.recompute = counts.recompute;
                                 st.sequence_parallel = sp && tp > 1;
                                 st.ep = ep;
+                                st.virtual_stages = 1;
                                 std::int64_t interleaves = 0;  // the v this layout is tried with
                                 for (std::int64_t v : kInterleaves)
                                     if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
@@ -116,8 +117,19 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 for (std::int64_t v : kInterleaves) {
                                     if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
                                     l.interleave = v;
+                                    st.virtual_stages = v;
+                                    const InterleavedBytes bytes = interleaved_budget_bytes(c, st, mem, v);
+                                    if (bytes.total > hw.memory_bytes) {
+                                        ++out.rejected_memory;
+                                        ++memory.count;
+                                        if (bytes.total < closest)
+                                            closest = bytes.total, memory.example = l, memory.example_dp = dp;
+                                        continue;
+                                    }
                                     try {
-                                        fits.push_back({l, step_time(c, hw, l, &mem, &counts), mem.bytes.total});
+                                        // step_time reads only the parameter counts, the same for every v.
+                                        fits.push_back(
+                                            {l, step_time(c, hw, l, &mem, &counts), bytes.total, bytes.extra});
                                     } catch (const InputError&) {
                                         ++out.rejected_shape;
                                     }

@@ -111,11 +111,13 @@ std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std
     return per_stage;
 }
 
-StepFlops step_flops(const ModelConfig& c, std::int64_t seq, Recompute recompute, bool flash_attention) {
+StepFlops step_flops(const ModelConfig& c, std::int64_t seq, Recompute recompute, bool flash_attention,
+                     std::int64_t decoder_seq) {
     StepFlops out;
-    out.seq = seq, out.recompute = recompute, out.flash_attention = flash_attention;
+    out.seq = seq, out.decoder_seq = decoder_seq, out.recompute = recompute, out.flash_attention = flash_attention;
     FlopsInput fin;
     fin.seq = seq;
+    fin.decoder_seq = decoder_seq;  // T5's targets: the decoder layers' FLOPs (flops.cpp), averaged per layer below
     fin.recompute = recompute;
     fin.flash_attention = flash_attention;
     out.counted = count_flops(c, fin);
@@ -162,10 +164,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
 
     // ---------------------------------------------------------------- FLOPs, from flops.h
-    if (flops != nullptr &&
-        (flops->seq != st.seq || flops->recompute != st.recompute || flops->flash_attention != st.flash_attention))
+    if (flops != nullptr && (flops->seq != st.seq || flops->decoder_seq != st.decoder_seq ||
+                             flops->recompute != st.recompute || flops->flash_attention != st.flash_attention))
         throw InputError("seq", "the cached FLOP counts are for another seq, recomputation or FlashAttention choice");
-    const StepFlops computed = flops != nullptr ? StepFlops{} : step_flops(c, st.seq, st.recompute, st.flash_attention);
+    const StepFlops computed =
+        flops != nullptr ? StepFlops{} : step_flops(c, st.seq, st.recompute, st.flash_attention, st.decoder_seq);
     const StepFlops& counts = flops != nullptr ? *flops : computed;
     const FlopsResult& counted = counts.counted;
     const FlopsResult& executed = counts.executed;

@@ -56,6 +56,10 @@ const std::string& fixtures() {
         write("array.json", "[1, 2, 3]");
         write("empty.json", "");
         write("bert.json", R"({"model_type":"bert","hidden_size":768})");
+        write("bert_base.json", R"({"model_type":"bert","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,
+            "intermediate_size":3072,"max_position_embeddings":512,"type_vocab_size":2,"vocab_size":30522})");
+        write("t5_small.json", R"({"model_type":"t5","d_ff":2048,"d_kv":64,"d_model":512,"num_heads":8,"num_layers":6,
+            "relative_attention_num_buckets":32,"vocab_size":32128,"is_encoder_decoder":true})");
         write("llama_no_hidden.json", R"({"model_type":"llama","num_hidden_layers":2})");
         write("tally_bad_layers.json",
               R"({"vocab_size":100,"hidden_size":64,"num_layers":0,"num_heads":4,"mlp":"gelu"})");
@@ -600,4 +604,45 @@ TEST_CASE("tally memory and tally fit take the same arguments as memory_budget a
             {{{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}},
              with(kModel, {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}),
              with(kModel, {{"mode", "min_gpus"}, {"hardware", "h100-sxm"}})});
+}
+
+TEST_CASE("tally step and tally plan take --encoder-head and --decoder-seq and print exactly step_time's and plan's result") {
+    const std::string dir = fixtures() + "/";
+    auto text = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream all;
+        all << in.rdbuf();
+        return all.str();
+    };
+    const json base = {{"hardware", "a100-80gb"}, {"gpus", 8}, {"seq", 512}, {"global_batch", 64}};
+    const std::string flags = " --hardware a100-80gb --gpus 8 --seq 512 --global-batch 64 --json";
+    struct Row {
+        std::string words;
+        const char* method;
+        json args;
+    };
+    const Row rows[] = {
+        {"step --config " + dir + "t5_small.json --decoder-seq 114" + flags, "step_time",
+         with(base, {{"hf_config", text(dir + "t5_small.json")}, {"decoder_seq", 114}})},
+        {"step --config " + dir + "bert_base.json --encoder-head masked_lm" + flags, "step_time",
+         with(base, {{"hf_config", text(dir + "bert_base.json")}, {"encoder_head", "masked_lm"}})},
+        {"plan --config " + dir + "bert_base.json --encoder-head pretraining --top 3" + flags, "plan",
+         with(base, {{"hf_config", text(dir + "bert_base.json")}, {"encoder_head", "pretraining"}, {"top", 3}})},
+        {"plan --config " + dir + "t5_small.json --decoder-seq 114 --top 3" + flags, "plan",
+         with(base, {{"hf_config", text(dir + "t5_small.json")}, {"decoder_seq", 114}, {"top", 3}})},
+    };
+    for (const Row& row : rows) {
+        INFO(row.words);
+        const auto [status, out] = run_cli(row.words);
+        REQUIRE(status == 0);
+        const json api = json::parse(tally::api::call(row.method, row.args.dump()));
+        REQUIRE(api["ok"] == true);
+        CHECK(json::parse(out) == api["result"]);
+    }
+    // The target length changes the step (fewer decoder positions, less work), and the table says so.
+    const auto [status, table] = run_cli("step --config " + dir + "t5_small.json --decoder-seq 114 --hardware a100-80gb --gpus 8");
+    CHECK(status == 0);
+    CHECK(table.find("MFU") != std::string::npos);
+    CHECK(run_cli("step --model llama-2-7b --hardware h100-sxm --gpus 8 --decoder-seq 100").first == 2);
+    CHECK(run_cli("plan --model llama-2-7b --hardware h100-sxm --gpus 8 --encoder-head masked_lm").first == 2);
 }

@@ -3,7 +3,10 @@
 // Transformer Models", arXiv:2205.05198).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "accounting_helpers.h"
+#include "tally/hf_config.h"
 #include "tally/memory.h"
 #include "tally/params.h"
 
@@ -339,8 +342,85 @@ TEST_CASE("interleaved pipeline: the first stage holds 1 + (p−1)/(p·v) times 
     CHECK(inter.outside_bytes == plain.outside_bytes);
     CHECK(inter.total_bytes - inter.outside_bytes == plain.per_layer_bytes * 12 * 8 * 23 / 16);
     CHECK(inter.interleave_factor == "1 + (p−1)/(p·v) = 23/16");
-    st.virtual_stages = 5;  // 8 · 5 does not divide 96
+    CHECK(inter.interleave_extra_bytes == plain.per_layer_bytes * 12 * 8 * 7 / 16);
+    st.pp = 1;  // interleaving needs a pipeline
     CHECK(error_field([&] { memory_budget(c, st); }) == "virtual_stages");
+}
+
+TEST_CASE("interleaving with p = 8, v = 4 stores 1 + 7/32 of the 1F1B activations on the first stage") {
+    // Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.2.3: L(1 + (p−1)/(pm)) layers' activations, m the
+    // interleaving stages. GPT-3 175B: L = 96, p = 8, m = v = 4: 96 · (1 + 7/32) = 117 layers of one micro-batch.
+    const auto c = preset("gpt3-175b");
+    auto st = gpt3_setup();
+    st.gpus = 8, st.pp = 8, st.virtual_stages = 4;
+    const double p = 8, m = 4, L = 96;
+    const double paper_layers = L * (1 + (p - 1) / (p * m));
+    const auto a = memory_budget(c, st).activations;
+    CHECK(static_cast<double>(a.total_bytes - a.outside_bytes) == paper_layers * per_layer(c, st));
+    CHECK(a.interleave_factor == "1 + (p−1)/(p·v) = 39/32");
+    CHECK(static_cast<double>(a.interleave_extra_bytes) == L * (p - 1) / (p * m) * per_layer(c, st));
+}
+
+namespace {
+
+// Megatron-LM's interleaved schedule on the first stage, step by step (schedules.py,
+// forward_backward_pipelining_with_interleaving): warm-up forwards 2(p−1) + (v−1)p, capped at m·v, then one
+// forward before the first backward; forward k runs chunk (k mod p·v) / p. Layers per chunk: L over p·v
+// chunks, extra layers to the earliest chunks; the first stage owns chunks 0, p, 2p, ...
+std::uint64_t simulated_first_stage_layers(std::int64_t L, std::int64_t p, std::int64_t v, std::int64_t m) {
+    std::vector<std::int64_t> chunk(static_cast<std::size_t>(v));
+    for (std::int64_t j = 0; j < v; ++j) chunk[static_cast<std::size_t>(j)] = L / (p * v) + (j * p < L % (p * v) ? 1 : 0);
+    const std::int64_t total = m * v;
+    std::int64_t held = std::min(2 * (p - 1) + (v - 1) * p, total);
+    if (held < total) ++held;  // the steady state's first forward precedes its first backward
+    if (m == p) held = total;  // Megatron-LM: all forwards first when m = p
+    std::uint64_t layers = 0;
+    if (held == total) {  // every micro-batch through every chunk
+        for (std::int64_t j = 0; j < v; ++j) layers += static_cast<std::uint64_t>(m * chunk[static_cast<std::size_t>(j)]);
+        return layers;
+    }
+    for (std::int64_t k = 0; k < held; ++k) layers += static_cast<std::uint64_t>(chunk[static_cast<std::size_t>((k % (p * v)) / p)]);
+    return layers;
+}
+
+}  // namespace
+
+TEST_CASE("the interleave factor equals a step-by-step run of Megatron-LM's schedule, even or uneven layers") {
+    for (std::int64_t L : {96, 70, 126, 80})
+        for (std::int64_t p : {2, 4, 8})
+            for (std::int64_t v : {2, 3, 4})
+                for (std::int64_t m : {p, p + 1, 2 * p, std::int64_t{64}}) {
+                    if (p * v > L) continue;
+                    INFO("L " << L << " p " << p << " v " << v << " m " << m);
+                    const auto f = tally::interleave_activation_factor(L, p, v, m);
+                    const std::uint64_t plain = static_cast<std::uint64_t>((L + p - 1) / p * std::min(p, m));
+                    CHECK(f.numerator * plain == simulated_first_stage_layers(L, p, v, m) * f.denominator);
+                }
+    // Even chunks and many micro-batches: the paper's 1 + (p−1)/(p·v).
+    const auto paper = tally::interleave_activation_factor(96, 8, 2, 0);
+    CHECK((paper.numerator == 23 && paper.denominator == 16));
+    const auto one = tally::interleave_activation_factor(96, 8, 1, 0);
+    CHECK((one.numerator == 1 && one.denominator == 1));
+}
+
+TEST_CASE("uneven interleaving: 66 layers on 4 stages of 2 chunks hold 4 · 17 + 3 · 9 layers, not the even 11/8") {
+    // Chunks of 9, 9, 8, 8, 8, 8, 8, 8 layers: the first stage owns chunks 0 and 4 (17 layers), holds 4
+    // micro-batches of both and 3 more of its first chunk: 95/68 of plain 1F1B; even chunks would give 93.5/68.
+    const auto c = [] {
+        auto m = preset("gpt3-175b");
+        m.num_layers = 66;
+        return m;
+    }();
+    auto st = gpt3_setup();
+    st.gpus = 4, st.pp = 4;
+    const std::uint64_t one = per_layer(c, st);
+    st.virtual_stages = 2;
+    const auto a = memory_budget(c, st).activations;
+    CHECK(a.total_bytes - a.outside_bytes == (4 * 17 + 3 * 9) * one);
+    CHECK(a.interleave_factor == "95/68 (even chunks, many micro-batches: 1 + (p−1)/(p·v) = 11/8)");
+    // With 4 micro-batches per step every forward runs before the first backward: no extra memory.
+    st.global_batch = 4;
+    CHECK(memory_budget(c, st).activations.interleave_extra_bytes == 0);
 }
 
 TEST_CASE("freeing each stage's output saves sbhp = 2.73 GiB on the first stage of the 530B model (Korthikanti App. B)") {
@@ -392,4 +472,65 @@ TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o 
     CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").recipe) ==
           "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
     CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
+}
+
+TEST_CASE("BertForMaskedLM's head saves its transform's 3 inputs (3·e·s·b·h) beside the 4·s·b·V logits; pretraining adds the pooler and NSP") {
+    // bert-base-uncased's config.json (h 768, V 30522); the heads as transformers builds them (modeling_bert.py):
+    // BertPredictionHeadTransform (dense h×h, GELU, LayerNorm) then the tied decoder; BertPooler (dense + tanh on
+    // the first token); the NSP classifier (2 classes).
+    const char* bert = R"({"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+      "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2, "vocab_size": 30522,
+      "attention_probs_dropout_prob": 0.1, "hidden_dropout_prob": 0.1})";
+    TrainingSetup st;
+    st.seq = 512, st.micro_batch = 8;
+    const std::uint64_t s = 512, b = 8, h = 768, V = 30522, e = 2;
+    auto outside = [&](const std::string& head) {
+        tally::ModelConfig c = tally::load_hf_config_text(bert);
+        tally::apply_encoder_head(c, head);
+        std::map<std::string, std::uint64_t> terms;
+        for (const auto& t : tally::activation_memory(c, st, 12, 1, true, true).terms)
+            if (!t.per_layer) terms[t.id] = t.bytes;
+        return terms;
+    };
+    const auto mlm = outside("masked_lm");
+    CHECK(mlm.at("mlm_transform_input") == e * s * b * h);
+    CHECK(mlm.at("mlm_act_input") == e * s * b * h);
+    CHECK(mlm.at("mlm_norm_input") == e * s * b * h);
+    CHECK(mlm.at("lm_head_input") == e * s * b * h);
+    CHECK(mlm.at("logits_fp32") == 4 * s * b * V);
+    CHECK(mlm.count("final_norm_input") == 0);  // post-LN BERT has no final norm
+    CHECK(mlm.count("pooler_input") == 0);      // BertForMaskedLM has no pooler
+    const auto pre = outside("pretraining");
+    CHECK(pre.at("pooler_input") == e * b * h);
+    CHECK(pre.at("pooler_output") == e * b * h);
+    CHECK(pre.at("nsp_logits_fp32") == 4 * b * 2);
+    const auto bare = outside("model");
+    CHECK(bare.count("mlm_transform_input") == 0);
+    CHECK(bare.count("nsp_logits_fp32") == 0);
+    CHECK(bare.at("pooler_input") == e * b * h);
+}
+
+TEST_CASE("interleaved_budget_bytes gives memory_budget's total and extra for every v from one budget") {
+    // The planner's O(1) path: the same bytes as a budget computed with virtual_stages = v, whichever stage is larger.
+    for (const char* id : {"gpt3-175b", "llama-3-8b", "gpt2-small"}) {
+        const auto c = preset(id);
+        for (std::int64_t pp : {1, 2, 4})
+            for (std::int64_t gb : {0, 4, 64})
+                for (bool flash : {false, true}) {
+                    TrainingSetup st;
+                    st.seq = 1024, st.gpus = 4, st.pp = pp, st.global_batch = gb, st.flash_attention = flash;
+                    const auto plain = memory_budget(c, st);
+                    for (std::int64_t v : {1, 2, 3, 4, 6}) {
+                        if (v > 1 && (pp == 1 || pp * v > c.num_layers)) continue;
+                        INFO(id << " pp " << pp << " global batch " << gb << " flash " << flash << " v " << v);
+                        st.virtual_stages = v;
+                        const auto direct = memory_budget(c, st);
+                        const auto fast = tally::interleaved_budget_bytes(c, st, plain, v);
+                        CHECK(fast.total == direct.bytes.total);
+                        CHECK(fast.extra == direct.activations.interleave_extra_bytes);
+                        CHECK(tally::interleaved_budget_bytes(c, st, direct, v).total == direct.bytes.total);
+                        st.virtual_stages = 1;
+                    }
+                }
+    }
 }

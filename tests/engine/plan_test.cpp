@@ -57,8 +57,8 @@ TEST_CASE("plan: a mixture of experts also chooses its expert-parallel degree") 
 }
 
 TEST_CASE("plan: each best layout's result and memory are bit for bit those of step_time and memory_budget alone") {
-    // The planner reuses one memory budget for every interleave factor and one FLOP count per recomputation
-    // choice; evaluated on their own, its 100 best layouts must give the same numbers.
+    // The planner reuses one FLOP count per recomputation choice and the plain budget for v = 1; evaluated on
+    // their own, its 100 best layouts must give the same numbers (memory with the interleaved schedule's v).
     const ModelConfig c = preset("llama-3-70b");
     const Hardware hw = find_hardware("h100-sxm");
     PlanInput in;
@@ -74,7 +74,11 @@ TEST_CASE("plan: each best layout's result and memory are bit for bit those of s
         CHECK(e.result.hfu == alone.hfu);
         REQUIRE(e.result.breakdown.size() == alone.breakdown.size());
         for (std::size_t i = 0; i < alone.breakdown.size(); ++i) CHECK(e.result.breakdown[i].seconds == alone.breakdown[i].seconds);
-        CHECK(e.memory_bytes == memory_budget(c, e.layout.setup).bytes.total);
+        CHECK(e.layout.setup.virtual_stages == e.layout.interleave);
+        const MemoryBudget mem = memory_budget(c, e.layout.setup);
+        CHECK(e.memory_bytes == mem.bytes.total);
+        CHECK(e.interleave_extra_bytes == mem.activations.interleave_extra_bytes);
+        if (e.layout.interleave > 1 && mem.stage == std::string("first")) CHECK(e.interleave_extra_bytes > 0);
         interleaved += e.layout.interleave > 1;
     }
     CHECK(interleaved > 0);  // the sample covers the shared-budget path
@@ -106,4 +110,30 @@ TEST_CASE("plan: sequence parallelism never needs more memory than the same layo
             CHECK(with_sp <= memory_budget(c, st).bytes.total);
         }
     }
+}
+
+TEST_CASE("plan: interleaving's extra first-stage activations push a layout out of memory that fits without them") {
+    // Llama 3 70B, t 8 · p 8 · b 1 with v = 2 chunks holds 1 + 7/16 of the plain schedule's layer activations on
+    // its first stage (Korthikanti et al. 2022, sec. 4.2.3). With exactly that budget as capacity the layout fits;
+    // one byte less and the planner drops it (it fitted both ways when interleaving counted as free).
+    const ModelConfig c = preset("llama-3-70b");
+    Hardware hw = find_hardware("h100-sxm");
+    PlanInput in;
+    in.base.setup.gpus = 64, in.base.setup.seq = 4096, in.base.setup.global_batch = 256;
+    in.base.setup.flash_attention = true;
+    TrainingSetup st = in.base.setup;
+    st.tp = 8, st.pp = 8, st.zero = 1, st.sequence_parallel = true;
+    const std::uint64_t plain = memory_budget(c, st).bytes.total;
+    st.virtual_stages = 2;
+    const MemoryBudget inter = memory_budget(c, st);
+    REQUIRE(std::string(inter.stage) == "first");
+    CHECK(inter.bytes.total - plain == inter.activations.interleave_extra_bytes);
+    hw.memory_bytes = inter.bytes.total;
+    const PlanResult fits = plan_layouts(c, hw, in);
+    hw.memory_bytes = inter.bytes.total - 1;
+    const PlanResult tight = plan_layouts(c, hw, in);
+    CHECK(tight.evaluated == fits.evaluated);
+    CHECK(tight.fit < fits.fit);
+    CHECK(tight.rejected_memory > fits.rejected_memory);
+    for (const PlanEntry& e : tight.best) CHECK(e.memory_bytes <= hw.memory_bytes);
 }

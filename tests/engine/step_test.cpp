@@ -279,3 +279,56 @@ TEST_CASE("step_time refuses FLOP counts cached for another setup, naming seq") 
     CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_seq); }) == "seq");
     CHECK(error_field([&] { step_time(c, find_hardware("a100-80gb"), l, nullptr, &other_recompute); }) == "seq");
 }
+
+TEST_CASE("step_time's memory counts the interleaved schedule: v = 2 adds interleave_extra_bytes to the plain budget") {
+    const nlohmann::json args = {{"model", "gpt3-175b"}, {"hardware", "a100-80gb"}, {"gpus", 64}, {"tp", 8},
+                                 {"pp", 8},           {"seq", 2048},           {"global_batch", 64}};
+    nlohmann::json interleaved = args;
+    interleaved["interleave"] = 2;
+    const nlohmann::json plain = api::invoke("step_time", args), inter = api::invoke("step_time", interleaved);
+    CHECK(plain["interleave_extra_bytes"] == 0);
+    const std::uint64_t extra = inter["interleave_extra_bytes"];
+    CHECK(extra > 0);
+    CHECK(inter["memory_bytes"].get<std::uint64_t>() == plain["memory_bytes"].get<std::uint64_t>() + extra);
+    nlohmann::json memory = args;
+    memory["virtual_stages"] = 2;
+    CHECK(api::invoke("memory_budget", memory)["activations"]["interleave_extra_bytes"] == extra);
+    memory["interleave"] = 3;  // two names for one number must agree
+    memory["model"] = "gpt3-175b";
+    CHECK(error_field([&] { api::invoke("step_time", memory); }) == "virtual_stages");
+}
+
+TEST_CASE("step_time takes T5's decoder_seq and BERT's encoder_head: the MFU numerator is count_flops' for them") {
+    // google-t5/t5-small's config.json (the fields that matter).
+    const std::string t5 = R"({"model_type": "t5", "d_ff": 2048, "d_kv": 64, "d_model": 512, "num_heads": 8,
+      "num_layers": 6, "relative_attention_num_buckets": 32, "vocab_size": 32128, "is_encoder_decoder": true})";
+    const std::string bert = R"({"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
+      "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 30522})";
+    const nlohmann::json base = {{"hardware", "a100-80gb"}, {"gpus", 8}, {"seq", 512}, {"global_batch", 64}};
+    auto model_flops_per_token = [](const nlohmann::json& r) {
+        return r["tflops_per_gpu"].get<double>() * 1e12 * 8 / r["tokens_per_second"].get<double>();
+    };
+    nlohmann::json args = base;
+    args["hf_config"] = t5;
+    args["decoder_seq"] = 114;
+    const nlohmann::json short_targets = api::invoke("step_time", args);
+    FlopsInput fin;
+    fin.seq = 512, fin.decoder_seq = 114;
+    const ModelConfig t5_config = resolve_model(args);
+    CHECK(model_flops_per_token(short_targets) == Approx(count_flops(t5_config, fin).model_per_token));
+    CHECK(short_targets["layout"]["decoder_seq"] == 114);
+    args.erase("decoder_seq");
+    CHECK(api::invoke("step_time", args)["step_seconds"].get<double>() > short_targets["step_seconds"].get<double>());
+
+    args = base;
+    args["hf_config"] = bert;
+    args["encoder_head"] = "masked_lm";
+    const nlohmann::json mlm = api::invoke("step_time", args);
+    fin = {};
+    fin.seq = 512;
+    CHECK(model_flops_per_token(mlm) == Approx(count_flops(resolve_model(args), fin).model_per_token));
+    args["encoder_head"] = "pretraining";
+    CHECK(api::invoke("step_time", args)["model"]["nsp_head"] == true);
+    args["encoder_head"] = "lm";
+    CHECK(error_field([&] { api::invoke("step_time", args); }) == "encoder_head");
+}

@@ -105,7 +105,8 @@ struct TrainingSetup {
     std::int64_t tp = 1;  // tensor parallel degree t
     std::int64_t pp = 1;  // pipeline parallel degree p
     // Interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021, sec. 2.2): the first stage
-    // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3).
+    // holds (1 + (p−1)/(p·v)) times the activations of the plain schedule (Korthikanti et al. 2022, sec. 4.2.3);
+    // interleave_activation_factor below. Layers need not divide evenly over the p·v chunks.
     std::int64_t virtual_stages = 1;
     // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022, App. B:
     // only its autograd metadata is needed; the default here) or kept, e·s·b·h per micro-batch in flight.
@@ -152,8 +153,24 @@ struct Activations {
     std::uint64_t total_bytes = 0;           // per_layer × (layers − full_recompute_layers) × in_flight + outside
     std::string korthikanti_formula;         // the paper's closed form for this setup
     bool attention_dropout = false, residual_dropout = false, embedding_dropout = false;  // masks stored
-    std::string interleave_factor;  // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
+    std::string interleave_factor;             // "1 + (p−1)/(p·v) = 23/16" when interleaved, else ""
+    std::uint64_t interleave_extra_bytes = 0;  // what interleaving adds to the layers' activations (in total_bytes)
 };
+
+// The first pipeline stage's in-flight layer activations under interleaved 1F1B over those under plain 1F1B,
+// as a fraction. Megatron-LM's interleaved schedule runs 2(p−1) + (v−1)p warm-up forwards on the first stage,
+// then one more before the first backward (schedules.py, forward_backward_pipelining_with_interleaving), so it
+// holds p·v + p − 1 chunk forwards: p micro-batches of all v chunks and p − 1 more of its first chunk. With
+// even chunks that is Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.2.3: L(1 + (p−1)/(p·m)) layers, m the
+// number of interleaving stages (v here). Uneven layers: the stage holds ceil(L/p) layers, its first chunk
+// ceil(L/(p·v)) (the extra layers go to the earliest chunks). With m micro-batches and m·v <= p·v + p − 1 every
+// forward runs before the first backward: m micro-batches of the stage, over min(p, m). v = 1: 1/1.
+// microbatches 0: unknown, taken as many (the paper's case).
+struct InterleaveFactor {
+    std::uint64_t numerator = 1, denominator = 1;  // reduced
+};
+InterleaveFactor interleave_activation_factor(std::int64_t layers, std::int64_t pp, std::int64_t virtual_stages,
+                                              std::int64_t microbatches);
 
 struct ClassBytes {
     std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, activations = 0;
@@ -174,14 +191,27 @@ struct MemoryBudget {
     std::int64_t expert_dp = 1;               // dp / ep: the group ZeRO shards expert states over
     ClassBytes bytes;
     Activations activations;
+    // Both stages' totals under the plain schedule's layer activations, for interleaved_budget_bytes (pp = 1: both
+    // the only stage's), the first stage's layer activations before the interleave factor, micro-batches (0: unknown).
+    std::uint64_t first_stage_plain_bytes = 0, last_stage_bytes = 0, first_stage_plain_layer_bytes = 0;
+    std::int64_t microbatches = 0;
 };
 
 // Checks the setup (ranges, dp = gpus / (tp·pp) whole, tp | heads, pp <= layers, ...) and computes
 // the budget of the busiest GPU. Every byte count is exact; overflow is an InputError.
 MemoryBudget memory_budget(const ModelConfig& config, const TrainingSetup& setup);
 
-// The activation terms alone (used by memory_budget) for one stage.
+// memory_budget's bytes.total and activations.interleave_extra_bytes with v chunks per stage, from the budget of
+// the same setup (any virtual_stages) in O(1): the planner tries several v per layout.
+struct InterleavedBytes {
+    std::uint64_t total = 0, extra = 0;
+};
+InterleavedBytes interleaved_budget_bytes(const ModelConfig& config, const TrainingSetup& setup,
+                                          const MemoryBudget& budget, std::int64_t virtual_stages);
+
+// The activation terms alone (used by memory_budget) for one stage; microbatches per step (0: unknown) decides
+// the interleaved schedule's in-flight chunks (interleave_activation_factor).
 Activations activation_memory(const ModelConfig& config, const TrainingSetup& setup, std::int64_t layers,
-                              std::int64_t in_flight, bool first_stage, bool last_stage);
+                              std::int64_t in_flight, bool first_stage, bool last_stage, std::int64_t microbatches = 0);
 
 }  // namespace tally

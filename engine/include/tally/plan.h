@@ -19,6 +19,7 @@ struct PlanEntry {
     StepLayout layout;
     StepResult result;
     std::uint64_t memory_bytes = 0;
+    std::uint64_t interleave_extra_bytes = 0;  // of memory_bytes, the interleaved schedule's extra activations
 };
 
 // A group of layouts that lose, by their main reason: "memory" (do not fit) or the breakdown

@@ -54,12 +54,14 @@ struct StepResult {
 // on the parallel layout: the planner computes them once per recomputation choice instead of per layout.
 struct StepFlops {
     std::int64_t seq = 0;
+    std::int64_t decoder_seq = 0;  // encoder-decoder target length (0: seq)
     Recompute recompute = Recompute::None;
     bool flash_attention = false;
     FlopsResult counted;   // full attention: the MFU and HFU numerators
     FlopsResult executed;  // what runs: a fused causal kernel skips the masked half of the scores
 };
-StepFlops step_flops(const ModelConfig& config, std::int64_t seq, Recompute recompute, bool flash_attention);
+StepFlops step_flops(const ModelConfig& config, std::int64_t seq, Recompute recompute, bool flash_attention,
+                     std::int64_t decoder_seq = 0);
 
 // Throws InputError naming the field on bad input (including layouts that do not divide).
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout);
