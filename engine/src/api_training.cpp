@@ -1,4 +1,4 @@
-// API of training time (training.h): 6ND or exact FLOPs -> seconds, days, GPU-hours and cost, and MFU
+// API of training time (training.h): 6ND or exact FLOPs -> seconds, GPU-seconds and cost, and MFU
 // from a measured throughput.
 #include <algorithm>
 #include <cmath>
@@ -114,8 +114,7 @@ json training_cost(const json& args) {
              {"mfu", in.mfu},
              {"cluster_flops_per_s", t.cluster_flops_per_s},
              {"seconds", t.seconds},
-             {"days", t.days},
-             {"gpu_hours", t.gpu_hours}};
+             {"gpu_seconds", t.gpu_seconds}};
     add_chinchilla(out, per.flops.chinchilla_params, tokens, per.flops.chinchilla_basis);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.
@@ -128,7 +127,7 @@ json training_cost(const json& args) {
     }
     const std::optional<double> price = optional_number_arg(args, "dollars_per_gpu_hour");
     if (price) {
-        out["cost_dollars"] = training_cost_dollars(t.gpu_hours, *price);
+        out["cost_dollars"] = training_cost_dollars(t, in.gpus, *price);
         out["dollars_per_gpu_hour"] = *price;
     }
     add_warnings(out, training_cost_warnings(in.mfu, price));
@@ -160,7 +159,7 @@ json mfu(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"training_cost", training_cost, "training time, GPU-hours and cost from a model or params"},
+    {"training_cost", training_cost, "training time, GPU-seconds and cost from a model or params"},
     {"mfu", mfu, "model FLOPs utilization from measured tokens per second"},
 };
 

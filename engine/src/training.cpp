@@ -54,9 +54,8 @@ TrainingTime estimate_training_time(const TrainingTimeInput& input) {
     out.total_flops = input.total_flops;
     out.cluster_flops_per_s = static_cast<double>(input.gpus) * input.peak_flops_per_s * input.mfu;
     out.seconds = input.total_flops / out.cluster_flops_per_s;
-    out.days = out.seconds / 86400.0;
-    out.gpu_hours = out.seconds / 3600.0 * static_cast<double>(input.gpus);
-    if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_hours))
+    out.gpu_seconds = out.seconds * static_cast<double>(input.gpus);
+    if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_seconds))
         throw InputError("peak_flops_per_s",
                          "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
                              format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
@@ -113,8 +112,10 @@ double run_flops(double flops_per_token, double tokens) {
     return total;
 }
 
-double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour) {
+double training_cost_dollars(const TrainingTime& time, std::int64_t gpus, double dollars_per_gpu_hour) {
     require_positive("dollars_per_gpu_hour", dollars_per_gpu_hour);
+    // Priced per GPU-hour, so the hours are taken here (seconds / 3600 first, as the price quotes them).
+    const double gpu_hours = time.seconds / 3600.0 * static_cast<double>(gpus);
     const double dollars = gpu_hours * dollars_per_gpu_hour;
     if (!std::isfinite(dollars))
         throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(dollars_per_gpu_hour) +

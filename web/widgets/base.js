@@ -156,6 +156,10 @@ export function clearErrors(root) {
   if (notice) notice.textContent = '';
 }
 
+// Results carry base units (seconds, FLOP/s); these convert them for display only.
+export const SECONDS_PER_DAY = 86400;
+export const SECONDS_PER_HOUR = 3600;
+
 // Intl formatters are costly to create; toLocaleString builds a new one per call, so keep two.
 const EN = new Intl.NumberFormat('en-US');
 const EN2 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });

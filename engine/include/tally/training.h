@@ -1,4 +1,4 @@
-// Training compute and wall-clock time: the 6ND rule and FLOPs -> seconds, days, GPU-hours.
+// Training compute and wall-clock time: the 6ND rule and FLOPs -> seconds and GPU-seconds.
 #pragma once
 
 #include <cstdint>
@@ -86,16 +86,15 @@ struct TrainingTime {
     double total_flops = 0;
     double cluster_flops_per_s = 0;  // gpus * peak * mfu: FLOP/s the run actually achieves
     double seconds = 0;
-    double days = 0;
-    double gpu_hours = 0;
+    double gpu_seconds = 0;  // seconds × gpus: what a cluster bills (display in GPU-hours is the caller's)
 };
 
 // seconds = total_flops / (gpus * peak * mfu). Throws InputError naming the field on bad input.
 TrainingTime estimate_training_time(const TrainingTimeInput& input);
 // total_flops = FLOPs per token × tokens; InputError "tokens" when the product overflows a double.
 double run_flops(double flops_per_token, double tokens);
-// Dollars = GPU-hours × price per GPU-hour; InputError "dollars_per_gpu_hour" on overflow.
-double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour);
+// Dollars = GPU-hours (seconds / 3600 × gpus) × price per GPU-hour; InputError "dollars_per_gpu_hour" on overflow.
+double training_cost_dollars(const TrainingTime& time, std::int64_t gpus, double dollars_per_gpu_hour);
 
 // A legal input that is likely a mistake; results list these as warnings beside the numbers.
 struct InputWarning {
