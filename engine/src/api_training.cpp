@@ -49,10 +49,14 @@ Peak peak_from_args(const json& args) {
     return p;
 }
 
-// Training FLOPs per token (training.h) from a model (exact by default) or params (6ND only).
+// Training FLOPs per token (training.h) from a model (exact by default) or params (6ND only); with a model,
+// its FLOP count too, counted once for the cost and the per-component answer.
 struct PerToken {
     TrainingFlopsPerToken flops;
     json model_json;
+    std::optional<ModelConfig> config;
+    FlopsInput input;
+    FlopsResult counted;
 };
 
 PerToken per_token_from_args(const json& args) {
@@ -61,10 +65,12 @@ PerToken per_token_from_args(const json& args) {
                            (args.contains("hf_config") && !args["hf_config"].is_null());
     if (has_model) {
         const ModelConfig c = resolve_model(args);
-        const FlopsInput in = flops_input(args, c);
-        t.flops =
-            training_flops_per_token(c, in, flops_basis_from_string(string_or(args, "flops_basis", "exact"), true));
+        t.input = flops_input(args, c);
+        const FlopsBasis basis = flops_basis_from_string(string_or(args, "flops_basis", "exact"), true);
+        t.counted = count_flops(c, t.input);
+        t.flops = training_flops_per_token(c, t.counted, basis);
         t.model_json = model_to_json(c);
+        t.config = c;
         return t;
     }
     const double params = require_positive("params", number_arg(args, "params"));
@@ -118,7 +124,7 @@ json training_cost(const json& args) {
     add_chinchilla(out, per.flops.chinchilla_params, tokens, per.flops.chinchilla_basis);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.
-    if (!per.model_json.is_null()) out["flops"] = invoke("flops", args);
+    if (per.config) out["flops"] = flops_json(*per.config, per.input, per.counted, tokens);
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
     if (!predicted.is_null()) {
         out["mfu_source"] = "predicted";

@@ -74,8 +74,7 @@ FlopsBasis flops_basis_from_string(const std::string& text, bool has_model) {
     throw InputError("flops_basis", "flops_basis must be exact or six_nd, got \"" + text + "\"");
 }
 
-TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const FlopsInput& input, FlopsBasis basis) {
-    const FlopsResult r = count_flops(c, input);
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const FlopsResult& r, FlopsBasis basis) {
     const ParamCount p = count_params(c);
     TrainingFlopsPerToken t;
     t.basis = basis;

@@ -70,8 +70,9 @@ struct TrainingFlopsPerToken {
     double chinchilla_params = 0;            // N of the Chinchilla reference: active for MoE, else total
     const char* chinchilla_basis = "total";  // "total", "active" or "given" (params alone)
 };
-// From a model: the exact count (count_flops) or its 6N.
-TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsInput& input, FlopsBasis basis);
+// From a model's FLOP count (count_flops, counted once by the caller, which may also show it): the exact
+// count or its 6N.
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsResult& counted, FlopsBasis basis);
 // From a parameter count alone: 6N, or 8N executed with full recomputation (flops_from_params).
 TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute);
 
