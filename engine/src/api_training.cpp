@@ -73,16 +73,15 @@ PerToken per_token_from_args(const json& args) {
         t.config = c;
         return t;
     }
-    const double params = require_positive("params", number_arg(args, "params"));
+    ParamsOnlyRun run;
+    run.params = require_positive("params", number_arg(args, "params"));
     flops_basis_from_string(string_or(args, "flops_basis", "six_nd"), false);
-    t.flops = training_flops_per_token(params, recompute_from_string(string_or(args, "recompute", "none")));
-    // Arguments that only a model shape gives meaning to.
-    if (!string_or(args, "recompute_ops", "").empty() || int_or(args, "recompute_layers", 0, 0, kMaxLayers) != 0)
-        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
-    if (bool_arg(args, "flash_attention", false))
-        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
-    if (optional_string_arg(args, "attention_flops"))
-        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
+    run.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    run.recompute_ops = !string_or(args, "recompute_ops", "").empty();
+    run.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    run.flash_attention = bool_arg(args, "flash_attention", false);
+    run.attention_flops = optional_string_arg(args, "attention_flops").has_value();
+    t.flops = training_flops_per_token(run);
     return t;
 }
 

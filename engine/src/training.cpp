@@ -90,8 +90,15 @@ TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const Flops
     return t;
 }
 
-TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute) {
-    const ParamsOnlyFlops per = flops_from_params(params, recompute);
+TrainingFlopsPerToken training_flops_per_token(const ParamsOnlyRun& run) {
+    const double params = run.params;
+    const ParamsOnlyFlops per = flops_from_params(params, run.recompute);
+    if (run.recompute_ops || run.recompute_layers != 0)
+        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
+    if (run.flash_attention)
+        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
+    if (run.attention_flops)
+        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
     TrainingFlopsPerToken t;
     t.basis = FlopsBasis::SixND;
     t.model = t.six_n = per.model_per_token;

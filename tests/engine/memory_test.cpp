@@ -393,3 +393,25 @@ TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o 
           "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
     CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
 }
+
+TEST_CASE("each memory class's description names the setup it describes: dtype, ZeRO stage, layers in flight") {
+    using tally::MemoryClass;
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.gpus = 8;
+    st.zero = 3;
+    st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    st.zero3_prefetch = 1;
+    const auto m = memory_budget(c, st);
+    const auto text = [&](MemoryClass k) { return tally::memory_class_description(k, st, m); };
+    CHECK(text(MemoryClass::Weights).find("bf16 weights") != std::string::npos);
+    CHECK(text(MemoryClass::Weights).find("(ZeRO stage 3)") != std::string::npos);
+    CHECK(text(MemoryClass::MasterWeights).find("A fp32 copy") == 0);
+    CHECK(text(MemoryClass::OptimizerStates).find("adamw: ") == 0);
+    CHECK(text(MemoryClass::Activations).find(std::to_string(m.activations.layers) + " layers × 1 micro-batch") !=
+          std::string::npos);
+    CHECK(text(MemoryClass::Zero3Buffer).find("largest module being computed (and 1 prefetched") != std::string::npos);
+    CHECK(tally::zero3_buffer_formula(st) == "N_unit · (1 + prefetch + 1) · 2 B");
+    st.recipe = tally::find_recipe("bf16_adamw_no_master").recipe;
+    CHECK(text(MemoryClass::MasterWeights) == "None: the optimizer updates the working weights directly.");
+}

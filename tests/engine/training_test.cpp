@@ -82,6 +82,35 @@ TEST_CASE("from params alone full recomputation executes 8N per token against 6N
     CHECK_THROWS_AS(tally::flops_from_params(0, tally::Recompute::None), InputError);
 }
 
+TEST_CASE("a run from params alone rejects the FLOP-count options that need a model shape, naming each field") {
+    auto field_of = [](const tally::ParamsOnlyRun& run) {
+        try {
+            tally::training_flops_per_token(run);
+        } catch (const InputError& error) {
+            return error.field();
+        }
+        return std::string("(no error)");
+    };
+    tally::ParamsOnlyRun run;
+    run.params = 7e9;
+    run.recompute = tally::Recompute::Full;
+    const tally::TrainingFlopsPerToken ok = tally::training_flops_per_token(run);
+    CHECK(ok.model == 42e9);
+    CHECK(ok.executed == 56e9);  // 8N with full recomputation
+    CHECK(std::string(ok.chinchilla_basis) == "given");
+    tally::ParamsOnlyRun ops = run, layers = run, flash = run, attention = run, selective = run;
+    ops.recompute_ops = true;
+    layers.recompute_layers = 2;
+    flash.flash_attention = true;
+    attention.attention_flops = true;
+    selective.recompute = tally::Recompute::Selective;
+    CHECK(field_of(ops) == "recompute_ops");
+    CHECK(field_of(layers) == "recompute_ops");
+    CHECK(field_of(flash) == "flash_attention");
+    CHECK(field_of(attention) == "attention_flops");
+    CHECK(field_of(selective) == "recompute");
+}
+
 TEST_CASE("Chinchilla's rule asks 1.4T tokens of a 70B model; Llama 2's 2T tokens on 7B are about 286 per parameter") {
     // Hoffmann et al. 2022, Table 3: 70B parameters, 1.4T tokens. Touvron et al. 2023 (Llama 2): 2T tokens.
     CHECK(tally::chinchilla(70e9, 1.4e12).compute_optimal_tokens == 1.4e12);

@@ -180,6 +180,13 @@ struct MemoryBudget {
 // the budget of the busiest GPU. Every byte count is exact; overflow is an InputError.
 MemoryBudget memory_budget(const ModelConfig& config, const TrainingSetup& setup);
 
+// The classes a budget lists, each with a sentence saying what it holds for a setup (dtype, sharding,
+// ZeRO stage, layers in flight) for the CLI and the widgets.
+enum class MemoryClass { Weights, Gradients, MasterWeights, OptimizerStates, Activations, GradAccum, Zero3Buffer };
+std::string memory_class_description(MemoryClass memory_class, const TrainingSetup& setup, const MemoryBudget& budget);
+// The ZeRO-3 working buffer's formula text: N_unit · (1 + prefetch + 1) · bytes per weight.
+std::string zero3_buffer_formula(const TrainingSetup& setup);
+
 // The activation terms alone (used by memory_budget) for one stage.
 Activations activation_memory(const ModelConfig& config, const TrainingSetup& setup, std::int64_t layers,
                               std::int64_t in_flight, bool first_stage, bool last_stage);

@@ -73,8 +73,19 @@ struct TrainingFlopsPerToken {
 // From a model's FLOP count (count_flops, counted once by the caller, which may also show it): the exact
 // count or its 6N.
 TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsResult& counted, FlopsBasis basis);
+// A run given by its parameter count alone, with the FLOP-count options its arguments name. Options that only
+// a model shape gives meaning to are InputErrors naming the field: a recompute_ops list, recompute_layers,
+// FlashAttention's recomputed Q·Kᵀ, an attention_flops convention (6ND counts no attention scores).
+struct ParamsOnlyRun {
+    double params = 0;
+    Recompute recompute = Recompute::None;
+    bool recompute_ops = false;  // a recompute_ops list was given
+    std::int64_t recompute_layers = 0;
+    bool flash_attention = false;
+    bool attention_flops = false;  // an attention_flops convention was given
+};
 // From a parameter count alone: 6N, or 8N executed with full recomputation (flops_from_params).
-TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute);
+TrainingFlopsPerToken training_flops_per_token(const ParamsOnlyRun& run);
 
 struct TrainingTimeInput {
     double total_flops = 0;       // FLOPs the run must execute
