@@ -339,7 +339,7 @@ function zeroCurve(engine, { base = { model: 'llama-3-70b', hardware: 'h100-sxm'
 function mfuCurve(engine, { base = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024 }, marker = null } = {}) {
   const mfus = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
   const args = without(base, ['mfu']);
-  const days = (mfu) => engine.call('training_cost', { ...args, mfu }).days;
+  const days = (mfu) => engine.call('training_cost', { ...args, mfu }).seconds / 86400; // seconds shown in days
   const what = args.params ? `${args.params / 1e9}B parameters` : args.model;
   return chart({
     label: `Days to train ${what} on ${args.tokens / 1e12}T tokens with ${args.gpus} GPUs, against MFU`,

@@ -67,6 +67,10 @@ void print_usage(std::ostream& out, const char* usage, std::span<const Option> o
 // Two aligned columns.
 void print_table(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);
 
+// Results carry seconds; the tables print days and GPU-hours.
+inline constexpr double kSecondsPerDay = 86400.0;
+inline constexpr double kSecondsPerHour = 3600.0;
+
 // 6.3e+24 -> "6.30e24"; 143.93 -> "143.9"; integers under 1e15 with thousands separators.
 std::string human(double value);
 std::string human_integer(unsigned long long value);

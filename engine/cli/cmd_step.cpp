@@ -129,7 +129,7 @@ void print_step(std::ostream& out, const json& r) {
         << r["hardware"].get<std::string>() << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
-                      {"model TFLOP/s per GPU", fixed(r["tflops_per_gpu"].get<double>(), 1)},
+                      {"model TFLOP/s per GPU", fixed(r["model_flops_per_s_per_gpu"].get<double>() / 1e12, 1)},
                       {"MFU", fixed(100 * r["mfu"].get<double>(), 1) + "%"},
                       {"HFU", fixed(100 * r["hfu"].get<double>(), 1) + "%"},
                       {"micro-batches per step", std::to_string(r["microbatches"].get<long long>())},

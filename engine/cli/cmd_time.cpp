@@ -69,8 +69,8 @@ void print_human(std::ostream& out, const nlohmann::json& r) {
         {"6ND", human(r["six_nd"].get<double>())},
         {"cluster FLOP/s (achieved)", human(r["cluster_flops_per_s"].get<double>())},
         {"time (s)", human(r["seconds"].get<double>())},
-        {"time (days)", human(r["days"].get<double>())},
-        {"GPU-hours", human(r["gpu_hours"].get<double>())},
+        {"time (days)", human(r["seconds"].get<double>() / kSecondsPerDay)},
+        {"GPU-hours", human(r["gpu_seconds"].get<double>() / kSecondsPerHour)},
     };
     if (r.contains("cost_dollars")) rows.push_back({"cost ($)", human(r["cost_dollars"].get<double>())});
     print_table(out, rows);

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tally/api.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
 #include "tally/roofline.h"
 
 namespace tally_cuda {
@@ -33,21 +35,26 @@ double number_or_zero(const json& obj, const char* key) {
     return (it != obj.end() && it->is_number()) ? it->get<double>() : 0.0;
 }
 
-HardwarePeaks peaks_from(const json& hw) {
+// A preset by id through the engine's hardware lookup; found == false when there is none.
+HardwarePeaks peaks_of(const std::string& preset_id) {
+    tally::Hardware hw;
+    try {
+        hw = tally::find_hardware(preset_id);
+    } catch (const tally::InputError&) {
+        return {};
+    }
     HardwarePeaks p;
     p.found = true;
-    p.preset_id = hw.value("id", std::string());
-    p.preset_name = hw.value("name", std::string());
-    p.source = hw.value("source", std::string());
-    p.memory_bytes = number_or_zero(hw, "memory_bytes");
-    p.memory_bandwidth_bytes_per_s = number_or_zero(hw, "memory_bandwidth_bytes_per_s");
-    if (auto it = hw.find("peak_flops"); it != hw.end() && it->is_object()) {
-        p.fp32_flops = number_or_zero(*it, "fp32");
-        p.tf32_flops = number_or_zero(*it, "tf32");
-        p.bf16_flops = number_or_zero(*it, "bf16");
-        p.fp16_flops = number_or_zero(*it, "fp16");
-        p.fp8_flops = number_or_zero(*it, "fp8");
-    }
+    p.preset_id = hw.id;
+    p.preset_name = hw.name;
+    p.source = hw.source;
+    p.memory_bytes = static_cast<double>(hw.memory_bytes);
+    p.memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s;
+    p.fp32_flops = hw.peak_fp32;
+    p.tf32_flops = hw.peak_tf32;
+    p.bf16_flops = hw.peak_bf16;
+    p.fp16_flops = hw.peak_fp16;
+    p.fp8_flops = hw.peak_fp8;
     return p;
 }
 
@@ -66,6 +73,21 @@ std::vector<std::string> ids_of(const json& list) {
 }
 
 }  // namespace
+
+double peak_flops_per_s(const HardwarePeaks& p, tally::DType dtype) {
+    tally::Hardware hw;
+    hw.name = p.preset_name;
+    hw.peak_fp32 = p.fp32_flops;
+    hw.peak_tf32 = p.tf32_flops;
+    hw.peak_bf16 = p.bf16_flops;
+    hw.peak_fp16 = p.fp16_flops;
+    hw.peak_fp8 = p.fp8_flops;
+    try {
+        return hw.peak(dtype);
+    } catch (const tally::InputError&) {
+        return 0;  // not a peak dtype, or this hardware has no such mode: no MFU for it
+    }
+}
 
 GemmTraffic gemm_traffic(double m, double n, double k, double in_bytes, double out_bytes) {
     const tally::roofline::Traffic t = tally::roofline::matmul_min_traffic(m, n, k, in_bytes, out_bytes);
@@ -130,11 +152,7 @@ std::vector<std::string> hardware_preset_ids() {
 std::vector<std::string> recipe_ids() { return ids_of(preset_list("recipes")); }
 std::vector<std::string> model_preset_ids() { return ids_of(preset_list("models")); }
 
-HardwarePeaks hardware_peaks(const std::string& preset_id) {
-    for (const json& hw : hardware_list())
-        if (hw.value("id", std::string()) == preset_id) return peaks_from(hw);
-    return {};
-}
+HardwarePeaks hardware_peaks(const std::string& preset_id) { return peaks_of(preset_id); }
 
 HardwarePeaks match_device(const std::string& device_name, double total_memory_bytes) {
     const json list = hardware_list();
@@ -147,7 +165,7 @@ HardwarePeaks match_device(const std::string& device_name, double total_memory_b
         if (s > best) best = s, best_hw = &hw;
     }
     if (best_hw == nullptr || best < 50) return {};
-    return peaks_from(*best_hw);
+    return peaks_of(best_hw->value("id", std::string()));
 }
 
 BudgetPrediction predict_budget(const BudgetRequest& request) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tally/dtype.h"  // the engine's one dtype table (plain C++, no JSON)
+
 namespace tally_cuda {
 
 // Peak rates of one hardware preset, dense (no 2:4 sparsity), in FLOP/s and bytes/s.
@@ -28,6 +30,10 @@ struct HardwarePeaks {
     double memory_bandwidth_bytes_per_s = 0;
     double memory_bytes = 0;
 };
+
+// The dense peak FLOP/s of `dtype` on `hw`, looked up by the engine (tally::Hardware::peak over the dtype
+// table's peak role); 0 when the dtype has no peak role or `hw` lists no such peak.
+double peak_flops_per_s(const HardwarePeaks& hw, tally::DType dtype);
 
 // All hardware preset ids the engine knows, sorted.
 std::vector<std::string> hardware_preset_ids();

@@ -345,8 +345,7 @@ enum class KernelId { naive = 1, tiled = 2, wmma = 3, cublas_fp32 = 10, cublas_b
 struct KernelInfo {
     KernelId id;
     const char* name;       // stable name used in the JSON report
-    const char* dtype;      // input type: which peak the MFU divides by
-    int in_bytes;           // bytes per input element
+    tally::DType dtype;     // input type (the engine's dtype table): its bytes and which peak the MFU divides by
     double acc_u;           // accumulation unit roundoff for the tolerance
     double tile_intensity;  // FLOP per byte of global loads the kernel issues by design (0 = n/a)
     const char* anchor;     // cuBLAS kernel of the same input type
@@ -355,13 +354,13 @@ struct KernelInfo {
 // Tile intensity: a block of BM x BN outputs loads (BM + BN) x K input elements for 2 BM BN K
 // FLOPs, so 2 BM BN / ((BM + BN) * bytes). The naive kernel loads 2K elements per 2K FLOPs.
 static const KernelInfo kKernels[] = {
-    {KernelId::naive, "gemm1_naive_fp32", "fp32", 4, kU_fp32, 2.0 / (2 * 4), "cublas_sgemm_fp32"},
-    {KernelId::tiled, "gemm2_tiled_fp32", "fp32", 4, kU_fp32, 2.0 * T2_BM* T2_BN / ((T2_BM + T2_BN) * 4.0),
+    {KernelId::naive, "gemm1_naive_fp32", tally::DType::FP32, kU_fp32, 2.0 / (2 * 4), "cublas_sgemm_fp32"},
+    {KernelId::tiled, "gemm2_tiled_fp32", tally::DType::FP32, kU_fp32, 2.0 * T2_BM* T2_BN / ((T2_BM + T2_BN) * 4.0),
      "cublas_sgemm_fp32"},
-    {KernelId::wmma, "gemm3_wmma_bf16", "bf16", 2, kU_tensor_core, 2.0 * T3_BM* T3_BN / ((T3_BM + T3_BN) * 2.0),
-     "cublas_gemmex_bf16"},
-    {KernelId::cublas_fp32, "cublas_sgemm_fp32", "fp32", 4, kU_fp32, 0, "cublas_sgemm_fp32"},
-    {KernelId::cublas_bf16, "cublas_gemmex_bf16", "bf16", 2, kU_tensor_core, 0, "cublas_gemmex_bf16"},
+    {KernelId::wmma, "gemm3_wmma_bf16", tally::DType::BF16, kU_tensor_core,
+     2.0 * T3_BM* T3_BN / ((T3_BM + T3_BN) * 2.0), "cublas_gemmex_bf16"},
+    {KernelId::cublas_fp32, "cublas_sgemm_fp32", tally::DType::FP32, kU_fp32, 0, "cublas_sgemm_fp32"},
+    {KernelId::cublas_bf16, "cublas_gemmex_bf16", tally::DType::BF16, kU_tensor_core, 0, "cublas_gemmex_bf16"},
 };
 
 // FLOPs and compulsory DRAM bytes of an M x N x K GEMM (read A and B once, write C in fp32 once), from the
@@ -630,6 +629,17 @@ static int self_test() {
         // H100 SXM5 dense bf16: 989.4 TFLOP/s (NVIDIA H100 datasheet; 1979 is the 2:4-sparse figure)
         t.expect(h.found && h.bf16_flops > 900e12 && h.bf16_flops < 1000e12,
                  "the H100 SXM device name maps to a preset with a dense bf16 peak near 989 TFLOP/s");
+        // The MFU's peak comes from the engine's lookup by dtype: the preset's own figure, and none for a
+        // dtype without a peak role (int8) or a kernel type the preset lacks.
+        t.expect(tally_cuda::peak_flops_per_s(h, tally::DType::BF16) == h.bf16_flops &&
+                     tally_cuda::peak_flops_per_s(h, tally::DType::FP32) == h.fp32_flops,
+                 "the engine's peak lookup by dtype gives the preset's bf16 and fp32 peaks");
+        t.expect(tally_cuda::peak_flops_per_s(h, tally::DType::INT8) == 0, "int8 has no peak role: no peak");
+        tally_cuda::HardwarePeaks no_fp8 = h;
+        no_fp8.fp8_flops = 0;
+        t.expect(tally_cuda::peak_flops_per_s(no_fp8, tally::DType::FP8) == 0, "a peak the hardware lacks is 0");
+        t.expect(tally::dtype_bytes(tally::DType::BF16) == 2 && tally::dtype_bytes(tally::DType::FP32) == 4,
+                 "the kernels' input bytes come from the dtype table: bf16 2, fp32 4");
         // CUDA device names (cudaDeviceProp::name) and totalGlobalMem of real parts -> engine preset ids
         struct Case {
             const char* device;
@@ -711,12 +721,6 @@ static std::vector<int> parse_sizes(const char* s) {
         }
     }
     return out;
-}
-
-static double peak_for(const tally_cuda::HardwarePeaks& hw, const std::string& dtype) {
-    if (dtype == "fp32") return hw.fp32_flops;
-    if (dtype == "bf16") return hw.bf16_flops;
-    return 0;
 }
 
 static double parse_positive(const char* flag, const char* v) {
@@ -826,7 +830,7 @@ int main(int argc, char** argv) {
             const KernelInfo* info = nullptr;
             for (const auto& k : kKernels)
                 if (k.id == kid) info = &k;
-            bool bf16 = std::string(info->dtype) == "bf16";
+            bool bf16 = info->dtype == tally::DType::BF16;
             auto run = [&] {
                 switch (kid) {
                     case KernelId::naive: gemm1(dC, dA, dB, M, N, K); break;
@@ -844,7 +848,7 @@ int main(int argc, char** argv) {
             cudaCheck(cudaMemcpy(C.data(), dC, elems * sizeof(float), cudaMemcpyDeviceToHost));
             Point p;
             p.kernel = info->name;
-            p.dtype = info->dtype;
+            p.dtype = tally::to_string(info->dtype);
             p.anchor = info->anchor;
             p.m = M, p.n = N, p.k = K;
             Checker chk(info->name);
@@ -879,12 +883,12 @@ int main(int argc, char** argv) {
             int repeats = std::max(3, std::min(50, (int)(300.0 / std::max(once_ms, 1e-3f))));
             p.time_s = time_median_s(run, repeats);
             p.flops = gemm_flops(M, N, K);
-            p.bytes = gemm_bytes(M, N, K, info->in_bytes);
+            p.bytes = gemm_bytes(M, N, K, static_cast<int>(tally::dtype_bytes(info->dtype)));
             p.tile_intensity = info->tile_intensity;
             if (kid == KernelId::cublas_fp32) anchor_time[0] = p.time_s;
             if (kid == KernelId::cublas_bf16) anchor_time[1] = p.time_s;
             p.vs_anchor = anchor_time[bf16 ? 1 : 0] / p.time_s;
-            double peak = peak_for(hw, p.dtype);
+            double peak = tally_cuda::peak_flops_per_s(hw, info->dtype);
             if (peak > 0) p.mfu = p.flops / p.time_s / peak;
             char mfu_text[16] = "-", tile_text[16] = "-";
             if (std::isfinite(p.mfu)) std::snprintf(mfu_text, sizeof mfu_text, "%.1f%%", p.mfu * 100);
@@ -928,7 +932,7 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < n; i++) chk.check(i, c[i], (double)(a[i] + b[i]), 0.0);  // fp32 add is exact-rounded
         Point p;
         p.kernel = "vector_add_fp32";
-        p.dtype = "fp32";
+        p.dtype = tally::to_string(tally::DType::FP32);
         p.m = (long long)n;
         p.checked = true;
         p.correct = chk.ok();
@@ -941,7 +945,8 @@ int main(int argc, char** argv) {
         double gbs = p.bytes / p.time_s / 1e9;
         double frac = hw.memory_bandwidth_bytes_per_s > 0 ? p.bytes / p.time_s / hw.memory_bandwidth_bytes_per_s : NAN;
         p.bandwidth_fraction = frac;
-        p.mfu = hw.fp32_flops > 0 ? p.flops / p.time_s / hw.fp32_flops : NAN;
+        const double fp32_peak = tally_cuda::peak_flops_per_s(hw, tally::DType::FP32);
+        p.mfu = fp32_peak > 0 ? p.flops / p.time_s / fp32_peak : NAN;
         char frac_text[16] = "-";
         if (std::isfinite(frac)) std::snprintf(frac_text, sizeof frac_text, "%.1f%%", frac * 100);
         std::printf("%12zu  %-20s %10.3f %9.1f %9s %10.3f  %s\n", n, p.kernel.c_str(), p.time_s * 1e3, gbs, frac_text,

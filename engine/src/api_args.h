@@ -45,6 +45,9 @@ FlopsInput flops_input(const json& args, const ModelConfig& c);
 // The Chinchilla reference fields of a result.
 void add_chinchilla(json& out, double params, double tokens, const char* basis);
 
+// The flops method's result for a counted model (api_flops.cpp; shared with api_training.cpp); per-token
+// totals when `tokens` is absent.
+json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r, std::optional<double> tokens);
 // The memory budget as the API returns it (api_memory.cpp; shared with api_fit.cpp).
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe);
 // The largest data-parallel degree the GPU-count searches try.

@@ -15,16 +15,8 @@
 
 namespace tally::api {
 
-namespace {
-
-using u64 = std::uint64_t;
-
-json flops(const json& args) {
-    const ModelConfig c = resolve_model(args);
-    const FlopsInput in = flops_input(args, c);
-    const FlopsResult r = count_flops(c, in);
-    const auto tokens_arg = optional_number_arg(args, "tokens");
-    const double tokens = tokens_arg ? require_positive("tokens", *tokens_arg) : 1.0;
+json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r, std::optional<double> tokens_arg) {
+    const double tokens = tokens_arg.value_or(1.0);
     const double s = static_cast<double>(in.seq);
     json terms = json::array();
     for (const FlopsTerm& t : r.terms)
@@ -75,6 +67,17 @@ json flops(const json& args) {
         add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens,
                        c.is_moe() ? "active" : "total");
     return out;
+}
+
+namespace {
+
+json flops(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    const FlopsInput in = flops_input(args, c);
+    const FlopsResult r = count_flops(c, in);
+    std::optional<double> tokens = optional_number_arg(args, "tokens");
+    if (tokens) require_positive("tokens", *tokens);
+    return flops_json(c, in, r, tokens);
 }
 
 constexpr Method kMethods[] = {

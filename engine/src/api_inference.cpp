@@ -106,7 +106,7 @@ json matmul_roofline(const json& args) {
                 {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
 }
 
-// A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-days it takes and the GPUs
+// A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-seconds it takes and the GPUs
 // needed to finish within `days` (engine/src/units.cpp).
 json compute_units(const json& args) {
     double flops = 0;
@@ -121,12 +121,11 @@ json compute_units(const json& args) {
     if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
-        const double days_of_one_gpu =
-            gpu_days(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
+        const double work = gpu_seconds(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
         out["mfu"] = mfu;
-        out["gpu_days"] = days_of_one_gpu;
+        out["gpu_seconds"] = work;
         if (auto days = optional_number_arg(args, "days")) {
-            out["gpus_for_days"] = gpus_for_days(days_of_one_gpu, *days);
+            out["gpus_for_days"] = gpus_for_days(work, *days);
             out["days"] = *days;
         }
     }
@@ -150,7 +149,7 @@ json checkpoint_size(const json& args) {
 
 constexpr Method kMethods[] = {
     {"compute_units", compute_units,
-     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-days at an MFU, and GPUs needed to finish in `days`"},
+     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days`"},
     {"checkpoint_size", checkpoint_size,
      "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
     {"matmul_roofline", matmul_roofline,

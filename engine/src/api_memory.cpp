@@ -24,39 +24,28 @@ using u64 = std::uint64_t;
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     json classes = json::array();
-    const std::string zero_text = "ZeRO stage " + std::to_string(st.zero);
     classes.push_back({{"id", "weights"},
                        {"name", "working weights"},
                        {"bytes", m.bytes.weights},
                        {"params", m.params_weights},
                        {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
-                       {"description", std::string("The ") + to_string(st.recipe.weights) +
-                                           " weights the forward and backward passes read; split by TP and PP, and "
-                                           "by data parallelism only at ZeRO stage 3 (" +
-                                           zero_text + ")."},
+                       {"description", memory_class_description(MemoryClass::Weights, st, m)},
                        {"formula", bytes_per_param_formula("N_w", bpp.weights)},
                        {"sharded_by", "tp, pp, zero 3"}});
-    classes.push_back(
-        {{"id", "gradients"},
-         {"name", "gradients"},
-         {"bytes", m.bytes.gradients},
-         {"params", m.params_gradients},
-         {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
-         {"description", std::string("One ") + to_string(st.recipe.gradients) +
-                             " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2."},
-         {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
-         {"sharded_by", "tp, pp, zero >= 2"}});
+    classes.push_back({{"id", "gradients"},
+                       {"name", "gradients"},
+                       {"bytes", m.bytes.gradients},
+                       {"params", m.params_gradients},
+                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
+                       {"description", memory_class_description(MemoryClass::Gradients, st, m)},
+                       {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
+                       {"sharded_by", "tp, pp, zero >= 2"}});
     classes.push_back({{"id", "master_weights"},
                        {"name", "master weights"},
                        {"bytes", m.bytes.master_weights},
                        {"params", m.params_optimizer},
                        {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
-                       {"description", st.recipe.master_weights == DType::None
-                                           ? std::string("None: the optimizer updates the working weights directly.")
-                                           : std::string("A ") + to_string(st.recipe.master_weights) +
-                                                 " copy the optimizer updates, so small updates are not lost to "
-                                                 "rounding in the narrower weights; part of the optimizer state ZeRO "
-                                                 "stage 1 shards."},
+                       {"description", memory_class_description(MemoryClass::MasterWeights, st, m)},
                        {"formula", bytes_per_param_formula("N_o", bpp.master_weights)},
                        {"sharded_by", "tp, pp, zero >= 1"}});
     json parts = json::array();
@@ -70,47 +59,32 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"bytes_per_param", m.params_optimizer == 0 ? 0.0
                                                                    : static_cast<double>(m.bytes.optimizer_states) /
                                                                          static_cast<double>(m.params_optimizer)},
-                       {"description", std::string(to_string(st.recipe.optimizer)) + ": " +
-                                           optimizer_description(st.recipe.optimizer) + "."},
+                       {"description", memory_class_description(MemoryClass::OptimizerStates, st, m)},
                        {"formula", optimizer_states_formula(st.recipe)},
                        {"sharded_by", "tp, pp, zero >= 1"}});
-    classes.push_back(
-        {{"id", "activations"},
-         {"name", "activations"},
-         {"bytes", m.bytes.activations},
-         {"description", "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
-                             std::to_string(m.activations.layers) + " layers × " +
-                             std::to_string(m.activations.in_flight) +
-                             " micro-batch(es) in flight, plus the terms "
-                             "outside the layers."},
-         {"formula", "per_layer · layers · in_flight + outside"},
-         {"sharded_by", "tp (and sequence parallel), pp"}});
+    classes.push_back({{"id", "activations"},
+                       {"name", "activations"},
+                       {"bytes", m.bytes.activations},
+                       {"description", memory_class_description(MemoryClass::Activations, st, m)},
+                       {"formula", "per_layer · layers · in_flight + outside"},
+                       {"sharded_by", "tp (and sequence parallel), pp"}});
     if (m.bytes.grad_accum != 0)
         classes.push_back({{"id", "grad_accum"},
                            {"name", "gradient accumulation buffer"},
                            {"bytes", m.bytes.grad_accum},
                            {"params", m.params_optimizer},
                            {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
-                           {"description", std::string("A ") + to_string(st.recipe.grad_accum) +
-                                               " buffer the gradients of each micro-batch are added into, beside the " +
-                                               to_string(st.recipe.gradients) +
-                                               " gradients; sharded like the optimizer states from ZeRO stage 1."},
+                           {"description", memory_class_description(MemoryClass::GradAccum, st, m)},
                            {"formula", bytes_per_param_formula("N_o", bpp.grad_accum)},
                            {"sharded_by", "tp, pp, zero >= 1"}});
-    if (m.bytes.zero3_buffer != 0) {
-        const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
+    if (m.bytes.zero3_buffer != 0)
         classes.push_back({{"id", "zero3_buffer"},
                            {"name", "ZeRO-3 gathered parameters"},
                            {"bytes", m.bytes.zero3_buffer},
                            {"params", m.zero3_gathered_params},
-                           {"description", std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit +
-                                               " being computed (and " + std::to_string(st.zero3_prefetch) +
-                                               " prefetched ahead) and holds its full gradient until the "
-                                               "reduce-scatter."},
-                           {"formula", "N_unit · (1 + prefetch + 1) · " +
-                                           format_number(static_cast<double>(dtype_bytes(st.recipe.weights))) + " B"},
+                           {"description", memory_class_description(MemoryClass::Zero3Buffer, st, m)},
+                           {"formula", zero3_buffer_formula(st)},
                            {"sharded_by", "tp, pp"}});
-    }
     json terms = json::array();
     for (const ActivationTerm& t : m.activations.terms)
         terms.push_back({{"id", t.id},

@@ -67,7 +67,7 @@ json breakdown_json(const StepResult& r) {
 json result_json(const StepResult& r) {
     return json{{"step_seconds", r.step_seconds},
                 {"tokens_per_second", r.tokens_per_second},
-                {"tflops_per_gpu", r.tflops_per_gpu},
+                {"model_flops_per_s_per_gpu", r.model_flops_per_s_per_gpu},
                 {"mfu", r.mfu},
                 {"hfu", r.hfu},
                 {"peak_flops_per_s", r.peak_flops_per_s},

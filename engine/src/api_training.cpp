@@ -1,4 +1,4 @@
-// API of training time (training.h): 6ND or exact FLOPs -> seconds, days, GPU-hours and cost, and MFU
+// API of training time (training.h): 6ND or exact FLOPs -> seconds, GPU-seconds and cost, and MFU
 // from a measured throughput.
 #include <algorithm>
 #include <cmath>
@@ -49,10 +49,14 @@ Peak peak_from_args(const json& args) {
     return p;
 }
 
-// Training FLOPs per token (training.h) from a model (exact by default) or params (6ND only).
+// Training FLOPs per token (training.h) from a model (exact by default) or params (6ND only); with a model,
+// its FLOP count too, counted once for the cost and the per-component answer.
 struct PerToken {
     TrainingFlopsPerToken flops;
     json model_json;
+    std::optional<ModelConfig> config;
+    FlopsInput input;
+    FlopsResult counted;
 };
 
 PerToken per_token_from_args(const json& args) {
@@ -61,22 +65,23 @@ PerToken per_token_from_args(const json& args) {
                            (args.contains("hf_config") && !args["hf_config"].is_null());
     if (has_model) {
         const ModelConfig c = resolve_model(args);
-        const FlopsInput in = flops_input(args, c);
-        t.flops =
-            training_flops_per_token(c, in, flops_basis_from_string(string_or(args, "flops_basis", "exact"), true));
+        t.input = flops_input(args, c);
+        const FlopsBasis basis = flops_basis_from_string(string_or(args, "flops_basis", "exact"), true);
+        t.counted = count_flops(c, t.input);
+        t.flops = training_flops_per_token(c, t.counted, basis);
         t.model_json = model_to_json(c);
+        t.config = c;
         return t;
     }
-    const double params = require_positive("params", number_arg(args, "params"));
+    ParamsOnlyRun run;
+    run.params = require_positive("params", number_arg(args, "params"));
     flops_basis_from_string(string_or(args, "flops_basis", "six_nd"), false);
-    t.flops = training_flops_per_token(params, recompute_from_string(string_or(args, "recompute", "none")));
-    // Arguments that only a model shape gives meaning to.
-    if (!string_or(args, "recompute_ops", "").empty() || int_or(args, "recompute_layers", 0, 0, kMaxLayers) != 0)
-        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
-    if (bool_arg(args, "flash_attention", false))
-        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
-    if (optional_string_arg(args, "attention_flops"))
-        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
+    run.recompute = recompute_from_string(string_or(args, "recompute", "none"));
+    run.recompute_ops = !string_or(args, "recompute_ops", "").empty();
+    run.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    run.flash_attention = bool_arg(args, "flash_attention", false);
+    run.attention_flops = optional_string_arg(args, "attention_flops").has_value();
+    t.flops = training_flops_per_token(run);
     return t;
 }
 
@@ -114,12 +119,11 @@ json training_cost(const json& args) {
              {"mfu", in.mfu},
              {"cluster_flops_per_s", t.cluster_flops_per_s},
              {"seconds", t.seconds},
-             {"days", t.days},
-             {"gpu_hours", t.gpu_hours}};
+             {"gpu_seconds", t.gpu_seconds}};
     add_chinchilla(out, per.flops.chinchilla_params, tokens, per.flops.chinchilla_basis);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.
-    if (!per.model_json.is_null()) out["flops"] = invoke("flops", args);
+    if (per.config) out["flops"] = flops_json(*per.config, per.input, per.counted, tokens);
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
     if (!predicted.is_null()) {
         out["mfu_source"] = "predicted";
@@ -128,7 +132,7 @@ json training_cost(const json& args) {
     }
     const std::optional<double> price = optional_number_arg(args, "dollars_per_gpu_hour");
     if (price) {
-        out["cost_dollars"] = training_cost_dollars(t.gpu_hours, *price);
+        out["cost_dollars"] = training_cost_dollars(t, in.gpus, *price);
         out["dollars_per_gpu_hour"] = *price;
     }
     add_warnings(out, training_cost_warnings(in.mfu, price));
@@ -160,7 +164,7 @@ json mfu(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"training_cost", training_cost, "training time, GPU-hours and cost from a model or params"},
+    {"training_cost", training_cost, "training time, GPU-seconds and cost from a model or params"},
     {"mfu", mfu, "model FLOPs utilization from measured tokens per second"},
 };
 

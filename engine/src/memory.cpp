@@ -215,6 +215,46 @@ std::string bytes_per_param_formula(const char* count, u64 bytes256) {
     return std::string(count) + " · " + format_number(static_cast<double>(bytes256) / 256) + " B";
 }
 
+std::string memory_class_description(MemoryClass memory_class, const TrainingSetup& st, const MemoryBudget& m) {
+    const Recipe& r = st.recipe;
+    switch (memory_class) {
+        case MemoryClass::Weights:
+            return std::string("The ") + to_string(r.weights) +
+                   " weights the forward and backward passes read; split by TP and PP, and by data parallelism "
+                   "only at ZeRO stage 3 (ZeRO stage " +
+                   std::to_string(st.zero) + ").";
+        case MemoryClass::Gradients:
+            return std::string("One ") + to_string(r.gradients) +
+                   " gradient per parameter; sharded across data-parallel ranks from ZeRO stage 2.";
+        case MemoryClass::MasterWeights:
+            if (r.master_weights == DType::None) return "None: the optimizer updates the working weights directly.";
+            return std::string("A ") + to_string(r.master_weights) +
+                   " copy the optimizer updates, so small updates are not lost to rounding in the narrower weights; "
+                   "part of the optimizer state ZeRO stage 1 shards.";
+        case MemoryClass::OptimizerStates:
+            return std::string(to_string(r.optimizer)) + ": " + optimizer_description(r.optimizer) + ".";
+        case MemoryClass::Activations:
+            return "Tensors the forward pass keeps for the backward pass (Korthikanti et al. 2022), for " +
+                   std::to_string(m.activations.layers) + " layers × " + std::to_string(m.activations.in_flight) +
+                   " micro-batch(es) in flight, plus the terms outside the layers.";
+        case MemoryClass::GradAccum:
+            return std::string("A ") + to_string(r.grad_accum) +
+                   " buffer the gradients of each micro-batch are added into, beside the " + to_string(r.gradients) +
+                   " gradients; sharded like the optimizer states from ZeRO stage 1.";
+        case MemoryClass::Zero3Buffer: {
+            const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
+            return std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit + " being computed (and " +
+                   std::to_string(st.zero3_prefetch) +
+                   " prefetched ahead) and holds its full gradient until the reduce-scatter.";
+        }
+    }
+    return "";
+}
+
+std::string zero3_buffer_formula(const TrainingSetup& st) {
+    return "N_unit · (1 + prefetch + 1) · " + format_number(static_cast<double>(dtype_bytes(st.recipe.weights))) + " B";
+}
+
 std::string optimizer_states_formula(const Recipe& p) {
     const BytesPerParam256 bpp = bytes_per_param_256(p);
     switch (p.optimizer) {

@@ -405,7 +405,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     r.tokens_per_second = step_tokens / step;
     r.peak_flops_per_s = peak;
     const double gpus = static_cast<double>(st.gpus);
-    r.tflops_per_gpu = counted.model_per_token * r.tokens_per_second / gpus / 1e12;
+    r.model_flops_per_s_per_gpu = counted.model_per_token * r.tokens_per_second / gpus;
     const Utilization u = utilization(counted.model_per_token, counted.training_per_token, counted.six_n,
                                       r.tokens_per_second, gpus, peak);
     r.mfu = u.mfu;

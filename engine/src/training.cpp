@@ -54,9 +54,8 @@ TrainingTime estimate_training_time(const TrainingTimeInput& input) {
     out.total_flops = input.total_flops;
     out.cluster_flops_per_s = static_cast<double>(input.gpus) * input.peak_flops_per_s * input.mfu;
     out.seconds = input.total_flops / out.cluster_flops_per_s;
-    out.days = out.seconds / 86400.0;
-    out.gpu_hours = out.seconds / 3600.0 * static_cast<double>(input.gpus);
-    if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_hours))
+    out.gpu_seconds = out.seconds * static_cast<double>(input.gpus);
+    if (!std::isfinite(out.seconds) || !std::isfinite(out.gpu_seconds))
         throw InputError("peak_flops_per_s",
                          "the run is too long to represent in seconds: peak_flops_per_s x gpus x mfu = " +
                              format_number(out.cluster_flops_per_s) + " FLOP/s is too small");
@@ -75,8 +74,7 @@ FlopsBasis flops_basis_from_string(const std::string& text, bool has_model) {
     throw InputError("flops_basis", "flops_basis must be exact or six_nd, got \"" + text + "\"");
 }
 
-TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const FlopsInput& input, FlopsBasis basis) {
-    const FlopsResult r = count_flops(c, input);
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const FlopsResult& r, FlopsBasis basis) {
     const ParamCount p = count_params(c);
     TrainingFlopsPerToken t;
     t.basis = basis;
@@ -92,8 +90,15 @@ TrainingFlopsPerToken training_flops_per_token(const ModelConfig& c, const Flops
     return t;
 }
 
-TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute) {
-    const ParamsOnlyFlops per = flops_from_params(params, recompute);
+TrainingFlopsPerToken training_flops_per_token(const ParamsOnlyRun& run) {
+    const double params = run.params;
+    const ParamsOnlyFlops per = flops_from_params(params, run.recompute);
+    if (run.recompute_ops || run.recompute_layers != 0)
+        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
+    if (run.flash_attention)
+        throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
+    if (run.attention_flops)
+        throw InputError("attention_flops", "attention_flops needs a model: 6ND counts no attention scores");
     TrainingFlopsPerToken t;
     t.basis = FlopsBasis::SixND;
     t.model = t.six_n = per.model_per_token;
@@ -113,8 +118,10 @@ double run_flops(double flops_per_token, double tokens) {
     return total;
 }
 
-double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour) {
+double training_cost_dollars(const TrainingTime& time, std::int64_t gpus, double dollars_per_gpu_hour) {
     require_positive("dollars_per_gpu_hour", dollars_per_gpu_hour);
+    // Priced per GPU-hour, so the hours are taken here (seconds / 3600 first, as the price quotes them).
+    const double gpu_hours = time.seconds / 3600.0 * static_cast<double>(gpus);
     const double dollars = gpu_hours * dollars_per_gpu_hour;
     if (!std::isfinite(dollars))
         throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour = " + format_number(dollars_per_gpu_hour) +

@@ -117,8 +117,8 @@ function expectations() {
   const timeArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024, mfu: 0.5 };
   const days = 6 * 70e9 * 15e12 / (1024 * peak * 0.5) / 86400;
   put('training_cost', timeArgs, 'six_nd', 6 * 70e9 * 15e12, '6ND');
-  put('training_cost', timeArgs, 'days', days, '6ND / (GPUs · peak · MFU)');
-  put('training_cost', timeArgs, 'gpu_hours', days * 24 * 1024, 'days × 24 × GPUs');
+  put('training_cost', timeArgs, 'seconds', days * 86400, '6ND / (GPUs · peak · MFU)');
+  put('training_cost', timeArgs, 'gpu_seconds', days * 86400 * 1024, 'seconds × GPUs');
   put('roofline', { hardware: 'h100-sxm', dtype: 'bf16' }, 'peak_flops_per_s', peak, 'preset dense bf16 peak');
   const cap = usable('h100-sxm');
   assert.equal(cap.reported, 81559 * MiB, 'nvidia-smi reports 81,559 MiB on an H100 80GB HBM3');
@@ -200,13 +200,13 @@ function expectations() {
   put('compute_units', { params: 70e9, tokens: 15e12 }, 'petaflop_s_days', 6 * 70e9 * 15e12 / PF_DAY, '6ND / 8.64e19');
   const unitArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', mfu: 0.4, days: 30 };
   const gpuDays = 6 * 70e9 * 15e12 / (peak * 0.4) / 86400;
-  put('compute_units', unitArgs, 'gpu_days', gpuDays, '6ND / (peak · MFU) in days');
+  put('compute_units', unitArgs, 'gpu_seconds', gpuDays * 86400, '6ND / (peak · MFU)');
   put('compute_units', unitArgs, 'gpus_for_days', Math.ceil(gpuDays / 30), 'GPU-days / 30, rounded up');
   const small = { params: 1e9, tokens: 100e9, hardware: 'h100-sxm', gpus: 8, mfu: 0.4 };
   const smallDays = 6 * 1e9 * 100e9 / (8 * peak * 0.4) / 86400;
   put('training_cost', small, 'six_nd', 6e20, '6ND');
-  put('training_cost', small, 'days', smallDays, '6ND / (GPUs · peak · MFU)');
-  put('training_cost', small, 'gpu_hours', smallDays * 24 * 8, 'days × 24 × GPUs');
+  put('training_cost', small, 'seconds', smallDays * 86400, '6ND / (GPUs · peak · MFU)');
+  put('training_cost', small, 'gpu_seconds', smallDays * 86400 * 8, 'seconds × GPUs');
   for (const [m, k, n] of [[1, 8192, 8192], [128, 8192, 8192], [1024, 8192, 8192], [2048, 4096, 4096], [4096, 4096, 14336], [8192, 8192, 8192]]) {
     const args = { m, k, n, hardware: 'h100-sxm' };
     const flops = 2 * m * n * k, bytes = 2 * (m * k + k * n + m * n);
@@ -252,7 +252,7 @@ function expectations() {
   const run44 = native('step_time', wide44), run82 = native('step_time', wide82);
   const modelFlopsPerGpu = 3 * forwardPerToken(l370, 8192).total * 512 * 8192 / 64;  // training = 3 × forward, no recomputation
   put('step_time', wide44, 'step_seconds', run44.step_seconds, 'native CLI');
-  put('step_time', wide44, 'tflops_per_gpu', modelFlopsPerGpu / run44.step_seconds / 1e12, 'model FLOPs per GPU / step time');
+  put('step_time', wide44, 'model_flops_per_s_per_gpu', modelFlopsPerGpu / run44.step_seconds, 'model FLOPs per GPU / step time');
   put('step_time', wide44, 'mfu', modelFlopsPerGpu / run44.step_seconds / peak, 'model FLOPs per GPU / (step time · peak)');
   put('step_time', wide44, 'tokens_per_second', 512 * 8192 / run44.step_seconds, 'global batch · seq / step time');
   put('step_time', wide44, 'breakdown[id=bubble].seconds', (4 - 1) * run44.microbatch_seconds, '(p − 1) idle micro-batch slots');

@@ -88,8 +88,8 @@ test('every inline number on the page is the engine\'s, and the page becomes rea
   // A value may only be missing when the engine does not (yet) have its method at all.
   assert.deepEqual(failed.filter((v) => methods.size === 0 || methods.has(v.method)), [], 'every value whose method exists resolves');
   assert.ok(values.length >= 40, `${values.length} inline values`);
-  const days = values.find((v) => v.method === 'training_cost' && v.field === 'days' && v.args.includes('"params":70e9'));
-  const expectedDays = native('training_cost', JSON.parse(days.args)).days;
+  const days = values.find((v) => v.method === 'training_cost' && v.field === 'seconds' && v.args.includes('"params":70e9'));
+  const expectedDays = native('training_cost', JSON.parse(days.args)).seconds / 86400;
   assert.equal(days.text, expectedDays.toLocaleString('en-US', { maximumFractionDigits: 0 }));
   const fit = values.find((v) => v.method === 'fit' && v.args.includes('"gpus":8') && v.args.includes('bf16_mixed_adamw'));
   // 8 H100s at 16 B/param: the usable capacity (81,559 MiB reported − 512 MiB − 5 %) × 8 / 16, not 8 × 80e9 / 16.

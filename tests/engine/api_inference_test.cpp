@@ -62,13 +62,14 @@ TEST_CASE("a weight matmul's intensity grows with the tokens and crosses the rid
     CHECK(call("matmul_roofline", {{"m", 0}, {"k", 1}, {"n", 1}, {"hardware", "h100-sxm"}})["error"]["field"] == "m");
 }
 
-TEST_CASE("compute_units turns FLOPs or 6ND into petaFLOP/s-days, GPU-days and GPUs for a deadline", "[api][units]") {
+TEST_CASE("compute_units turns FLOPs or 6ND into petaFLOP/s-days, GPU-seconds and GPUs for a deadline", "[api][units]") {
     // Brown et al. 2020, table D.1: GPT-3's 3.14e23 FLOPs are about 3,640 PF/s-days.
     CHECK(ok("compute_units", {{"flops", 3.14e23}})["petaflop_s_days"].get<double>() == Approx(3634.26).epsilon(1e-4));
     const json r = ok("compute_units", {{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}});
     CHECK(r["flops"].get<double>() == 6 * 70e9 * 15e12);
-    const double gpu_days = 6 * 70e9 * 15e12 / (989.5e12 * 0.4) / 86400;  // H100 dense bf16 989.5 TFLOP/s (datasheet)
-    CHECK(r["gpu_days"].get<double>() == Approx(gpu_days));
+    const double gpu_seconds = 6 * 70e9 * 15e12 / (989.5e12 * 0.4);  // H100 dense bf16 989.5 TFLOP/s (datasheet)
+    const double gpu_days = gpu_seconds / 86400;
+    CHECK(r["gpu_seconds"].get<double>() == Approx(gpu_seconds));
     CHECK(r["gpus_for_days"].get<std::int64_t>() == static_cast<std::int64_t>(std::ceil(gpu_days / 30)));
     CHECK(call("compute_units", {{"flops", 1e20}, {"hardware", "h100-sxm"}, {"mfu", 2}})["error"]["field"] == "mfu");
     CHECK(call("compute_units", {{"params", 70e9}, {"tokens", 0}})["error"]["field"] == "tokens");

@@ -15,7 +15,8 @@ TEST_CASE("training_cost from a preset: 1024 H100 at 50% MFU, cost = GPU-hours Ã
                                         {"gpus", 1024}, {"mfu", 0.5}, {"dollars_per_gpu_hour", 2}});
     CHECK(r["flops_basis"] == "exact");
     CHECK(r["peak_flops_per_s"] == 989.5e12);
-    CHECK(r["cost_dollars"].get<double>() == r["gpu_hours"].get<double>() * 2);
+    CHECK(r["cost_dollars"].get<double>() == r["seconds"].get<double>() / 3600 * 1024 * 2);
+    CHECK(r["gpu_seconds"].get<double>() == r["seconds"].get<double>() * 1024);
     CHECK(r["total_flops"].get<double>() > r["six_nd"].get<double>());  // attention at 8k context
 }
 

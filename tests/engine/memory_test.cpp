@@ -268,16 +268,16 @@ TEST_CASE("recompute_layers k: k layers keep 2sbh, the others sbh(34 + 5as/h) (K
     full.recompute = Recompute::Full;
     CHECK(memory_budget(c, all).bytes.activations == memory_budget(c, full).bytes.activations);
     CHECK(error_field([&] {
-        auto bad = gpt3_setup();
-        bad.recompute = Recompute::Full;
-        bad.recompute_layers = 2;
-        memory_budget(c, bad);
-    }) == "recompute");
+              auto bad = gpt3_setup();
+              bad.recompute = Recompute::Full;
+              bad.recompute_layers = 2;
+              memory_budget(c, bad);
+          }) == "recompute");
     CHECK(error_field([&] {
-        auto bad = gpt3_setup();
-        bad.recompute_layers = 97;
-        memory_budget(c, bad);
-    }) == "recompute_layers");
+              auto bad = gpt3_setup();
+              bad.recompute_layers = 97;
+              memory_budget(c, bad);
+          }) == "recompute_layers");
 }
 
 TEST_CASE("an fp32 gradient-accumulation buffer beside bf16 gradients makes 20 B/param (Ultra-Scale Playbook)") {
@@ -369,17 +369,20 @@ namespace {
 // chunks, extra layers to the earliest chunks; the first stage owns chunks 0, p, 2p, ...
 std::uint64_t simulated_first_stage_layers(std::int64_t L, std::int64_t p, std::int64_t v, std::int64_t m) {
     std::vector<std::int64_t> chunk(static_cast<std::size_t>(v));
-    for (std::int64_t j = 0; j < v; ++j) chunk[static_cast<std::size_t>(j)] = L / (p * v) + (j * p < L % (p * v) ? 1 : 0);
+    for (std::int64_t j = 0; j < v; ++j)
+        chunk[static_cast<std::size_t>(j)] = L / (p * v) + (j * p < L % (p * v) ? 1 : 0);
     const std::int64_t total = m * v;
     std::int64_t held = std::min(2 * (p - 1) + (v - 1) * p, total);
     if (held < total) ++held;  // the steady state's first forward precedes its first backward
     if (m == p) held = total;  // Megatron-LM: all forwards first when m = p
     std::uint64_t layers = 0;
     if (held == total) {  // every micro-batch through every chunk
-        for (std::int64_t j = 0; j < v; ++j) layers += static_cast<std::uint64_t>(m * chunk[static_cast<std::size_t>(j)]);
+        for (std::int64_t j = 0; j < v; ++j)
+            layers += static_cast<std::uint64_t>(m * chunk[static_cast<std::size_t>(j)]);
         return layers;
     }
-    for (std::int64_t k = 0; k < held; ++k) layers += static_cast<std::uint64_t>(chunk[static_cast<std::size_t>((k % (p * v)) / p)]);
+    for (std::int64_t k = 0; k < held; ++k)
+        layers += static_cast<std::uint64_t>(chunk[static_cast<std::size_t>((k % (p * v)) / p)]);
     return layers;
 }
 
@@ -423,7 +426,8 @@ TEST_CASE("uneven interleaving: 66 layers on 4 stages of 2 chunks hold 4 · 17 +
     CHECK(memory_budget(c, st).activations.interleave_extra_bytes == 0);
 }
 
-TEST_CASE("freeing each stage's output saves sbhp = 2.73 GiB on the first stage of the 530B model (Korthikanti App. B)") {
+TEST_CASE(
+    "freeing each stage's output saves sbhp = 2.73 GiB on the first stage of the 530B model (Korthikanti App. B)") {
     // Korthikanti et al. 2022, Appendix B: deallocating each micro-batch's output tensor "save[s] sbhr memory per
     // pipeline rank ... peaking at r = p on the first pipeline stage"; for the 530B model of their Table 3
     // (s 2048, b 1, h 20480, 128 heads, 105 layers, t 8, p 35) at 2 bytes "the theoretical savings ... is
@@ -445,7 +449,8 @@ TEST_CASE("freeing each stage's output saves sbhp = 2.73 GiB on the first stage 
     CHECK(static_cast<double>(kept.total_bytes - freed.total_bytes) / (1ull << 30) == Approx(2.73).epsilon(0.002));
 }
 
-TEST_CASE("keeping each stage's output tensor costs e·s·b·h per micro-batch in flight; freeing it (default) saves that") {
+TEST_CASE(
+    "keeping each stage's output tensor costs e·s·b·h per micro-batch in flight; freeing it (default) saves that") {
     const auto c = preset("gpt3-175b");
     auto st = gpt3_setup();
     st.gpus = 8;
@@ -467,14 +472,16 @@ TEST_CASE("optimizer parts split Adam's states into equal m and v, SGD with mome
     CHECK(tally::optimizer_parts(tally::Optimizer::Sgd, 0).empty());
 }
 
-TEST_CASE("the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o · 4 B, 8-bit Adam adds its absmax blocks") {
+TEST_CASE(
+    "the optimizer formula text follows the recipe: fp32 Adam is 2 · N_o · 4 B, 8-bit Adam adds its absmax blocks") {
     CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw").recipe) == "2 · N_o · 4 B");
     CHECK(tally::optimizer_states_formula(tally::find_recipe("bf16_mixed_adamw_8bit").recipe) ==
           "2 · N_o · 1 B + 2 · 4 B · ceil(N_o / 2048)");
     CHECK(tally::bytes_per_param_formula("N_w", 2 * 256) == "N_w · 2 B");
 }
 
-TEST_CASE("BertForMaskedLM's head saves its transform's 3 inputs (3·e·s·b·h) beside the 4·s·b·V logits; pretraining adds the pooler and NSP") {
+TEST_CASE(
+    "BertForMaskedLM's head saves its transform's 3 inputs (3·e·s·b·h) beside the 4·s·b·V logits; pretraining adds the pooler and NSP") {
     // bert-base-uncased's config.json (h 768, V 30522); the heads as transformers builds them (modeling_bert.py):
     // BertPredictionHeadTransform (dense h×h, GELU, LayerNorm) then the tied decoder; BertPooler (dense + tanh on
     // the first token); the NSP classifier (2 classes).
@@ -533,4 +540,26 @@ TEST_CASE("interleaved_budget_bytes gives memory_budget's total and extra for ev
                     }
                 }
     }
+}
+
+TEST_CASE("each memory class's description names the setup it describes: dtype, ZeRO stage, layers in flight") {
+    using tally::MemoryClass;
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.gpus = 8;
+    st.zero = 3;
+    st.zero3_gather = TrainingSetup::Zero3Gather::Module;
+    st.zero3_prefetch = 1;
+    const auto m = memory_budget(c, st);
+    const auto text = [&](MemoryClass k) { return tally::memory_class_description(k, st, m); };
+    CHECK(text(MemoryClass::Weights).find("bf16 weights") != std::string::npos);
+    CHECK(text(MemoryClass::Weights).find("(ZeRO stage 3)") != std::string::npos);
+    CHECK(text(MemoryClass::MasterWeights).find("A fp32 copy") == 0);
+    CHECK(text(MemoryClass::OptimizerStates).find("adamw: ") == 0);
+    CHECK(text(MemoryClass::Activations).find(std::to_string(m.activations.layers) + " layers × 1 micro-batch") !=
+          std::string::npos);
+    CHECK(text(MemoryClass::Zero3Buffer).find("largest module being computed (and 1 prefetched") != std::string::npos);
+    CHECK(tally::zero3_buffer_formula(st) == "N_unit · (1 + prefetch + 1) · 2 B");
+    st.recipe = tally::find_recipe("bf16_adamw_no_master").recipe;
+    CHECK(text(MemoryClass::MasterWeights) == "None: the optimizer updates the working weights directly.");
 }

@@ -84,7 +84,7 @@ TEST_CASE("step_time counts exactly the FLOPs count_flops counts, and MFU ≤ HF
     in.recompute = Recompute::Full;
     const FlopsResult f = count_flops(c, in);
     CHECK(r.mfu / r.hfu == Approx(f.model_per_token / f.training_per_token));
-    CHECK(r.tflops_per_gpu * 1e12 / r.peak_flops_per_s == Approx(r.mfu));
+    CHECK(r.model_flops_per_s_per_gpu / r.peak_flops_per_s == Approx(r.mfu));
     CHECK(r.tokens_per_second * r.step_seconds == Approx(64.0 * 2048));
     double exposed = 0;
     for (const auto& part : r.breakdown)
@@ -224,7 +224,7 @@ namespace {
 void require_identical(const StepResult& a, const StepResult& b) {
     CHECK(a.step_seconds == b.step_seconds);
     CHECK(a.tokens_per_second == b.tokens_per_second);
-    CHECK(a.tflops_per_gpu == b.tflops_per_gpu);
+    CHECK(a.model_flops_per_s_per_gpu == b.model_flops_per_s_per_gpu);
     CHECK(a.mfu == b.mfu);
     CHECK(a.hfu == b.hfu);
     CHECK(a.peak_flops_per_s == b.peak_flops_per_s);
@@ -306,7 +306,7 @@ TEST_CASE("step_time takes T5's decoder_seq and BERT's encoder_head: the MFU num
       "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 30522})";
     const nlohmann::json base = {{"hardware", "a100-80gb"}, {"gpus", 8}, {"seq", 512}, {"global_batch", 64}};
     auto model_flops_per_token = [](const nlohmann::json& r) {
-        return r["tflops_per_gpu"].get<double>() * 1e12 * 8 / r["tokens_per_second"].get<double>();
+        return r["model_flops_per_s_per_gpu"].get<double>() * 8 / r["tokens_per_second"].get<double>();
     };
     nlohmann::json args = base;
     args["hf_config"] = t5;

@@ -20,17 +20,16 @@ TEST_CASE("70B on 15T tokens on 1024 H100 at 50% MFU takes ~144 days") {
     const double flops = tally::training_flops(70e9, 15e12);
     CHECK(flops == Approx(6.3e24).epsilon(1e-15));
     const auto t = tally::estimate_training_time({flops, 1024, 989.5e12, 0.5});
-    CHECK(t.days == Approx(143.93).epsilon(1e-4));
-    CHECK(t.seconds == Approx(t.days * 86400).epsilon(1e-15));
-    CHECK(t.gpu_hours == Approx(t.seconds / 3600 * 1024).epsilon(1e-15));
+    CHECK(t.seconds / 86400 == Approx(143.93).epsilon(1e-4));
+    CHECK(t.gpu_seconds == Approx(t.seconds * 1024).epsilon(1e-15));
     CHECK(t.cluster_flops_per_s == Approx(1024 * 989.5e12 * 0.5).epsilon(1e-15));
 }
 
-TEST_CASE("doubling GPUs halves the days and keeps the GPU-hours") {
+TEST_CASE("doubling GPUs halves the time and keeps the GPU-seconds") {
     const auto one = tally::estimate_training_time({6e20, 8, 312e12, 0.4});
     const auto two = tally::estimate_training_time({6e20, 16, 312e12, 0.4});
-    CHECK(two.days == Approx(one.days / 2).epsilon(1e-15));
-    CHECK(two.gpu_hours == Approx(one.gpu_hours).epsilon(1e-15));
+    CHECK(two.seconds == Approx(one.seconds / 2).epsilon(1e-15));
+    CHECK(two.gpu_seconds == Approx(one.gpu_seconds).epsilon(1e-15));
 }
 
 TEST_CASE("bad training inputs name the field and never give NaN") {
@@ -81,6 +80,35 @@ TEST_CASE("from params alone full recomputation executes 8N per token against 6N
     CHECK(tally::flops_from_params(1e9, tally::Recompute::None).training_per_token == 6e9);
     CHECK_THROWS_AS(tally::flops_from_params(1e9, tally::Recompute::Selective), InputError);
     CHECK_THROWS_AS(tally::flops_from_params(0, tally::Recompute::None), InputError);
+}
+
+TEST_CASE("a run from params alone rejects the FLOP-count options that need a model shape, naming each field") {
+    auto field_of = [](const tally::ParamsOnlyRun& run) {
+        try {
+            tally::training_flops_per_token(run);
+        } catch (const InputError& error) {
+            return error.field();
+        }
+        return std::string("(no error)");
+    };
+    tally::ParamsOnlyRun run;
+    run.params = 7e9;
+    run.recompute = tally::Recompute::Full;
+    const tally::TrainingFlopsPerToken ok = tally::training_flops_per_token(run);
+    CHECK(ok.model == 42e9);
+    CHECK(ok.executed == 56e9);  // 8N with full recomputation
+    CHECK(std::string(ok.chinchilla_basis) == "given");
+    tally::ParamsOnlyRun ops = run, layers = run, flash = run, attention = run, selective = run;
+    ops.recompute_ops = true;
+    layers.recompute_layers = 2;
+    flash.flash_attention = true;
+    attention.attention_flops = true;
+    selective.recompute = tally::Recompute::Selective;
+    CHECK(field_of(ops) == "recompute_ops");
+    CHECK(field_of(layers) == "recompute_ops");
+    CHECK(field_of(flash) == "flash_attention");
+    CHECK(field_of(attention) == "attention_flops");
+    CHECK(field_of(selective) == "recompute");
 }
 
 TEST_CASE("Chinchilla's rule asks 1.4T tokens of a 70B model; Llama 2's 2T tokens on 7B are about 286 per parameter") {

@@ -1,4 +1,4 @@
-// Tests of engine/src/units.cpp: petaFLOP/s-days, GPU-days at an MFU, GPUs for a deadline.
+// Tests of engine/src/units.cpp: petaFLOP/s-days, GPU-seconds at an MFU, GPUs for a deadline.
 #include <catch2/catch.hpp>
 
 #include "tally/units.h"
@@ -12,22 +12,22 @@ TEST_CASE("GPT-3's 3.14e23 FLOPs are about 3,640 petaFLOP/s-days (its paper's ta
     CHECK(tally::petaflop_s_days(tally::kPetaflopSDayFlops) == 1.0);
 }
 
-TEST_CASE("GPU-days are FLOPs over one GPU's achieved rate, in days", "[units]") {
+TEST_CASE("GPU-seconds are FLOPs over one GPU's achieved rate", "[units]") {
     // 6 · 70e9 · 15e12 FLOPs on an H100 (989.5 TFLOP/s dense bf16, NVIDIA H100 datasheet) at 40 % MFU.
     const double flops = 6 * 70e9 * 15e12;
-    CHECK(tally::gpu_days(flops, 989.5e12, 0.4) == Approx(flops / (989.5e12 * 0.4) / 86400));
-    CHECK(tally::gpu_days(flops, 989.5e12, 0.2) == Approx(2 * tally::gpu_days(flops, 989.5e12, 0.4)));
+    CHECK(tally::gpu_seconds(flops, 989.5e12, 0.4) == Approx(flops / (989.5e12 * 0.4)));
+    CHECK(tally::gpu_seconds(flops, 989.5e12, 0.2) == Approx(2 * tally::gpu_seconds(flops, 989.5e12, 0.4)));
 }
 
 TEST_CASE("GPUs for a deadline: one more day of GPU time than the deadline allows needs one more GPU", "[units]") {
-    CHECK(tally::gpus_for_days(300, 30) == 10);
-    CHECK(tally::gpus_for_days(301, 30) == 11);
-    CHECK(tally::gpus_for_days(0.5, 30) == 1);
+    CHECK(tally::gpus_for_days(300 * 86400.0, 30) == 10);
+    CHECK(tally::gpus_for_days(301 * 86400.0, 30) == 11);
+    CHECK(tally::gpus_for_days(0.5 * 86400.0, 30) == 1);
 }
 
 TEST_CASE("units name the field at fault", "[units]") {
     CHECK(error_field([] { tally::petaflop_s_days(0); }) == "flops");
-    CHECK(error_field([] { tally::gpu_days(1e20, 1e15, 1.5); }) == "mfu");
-    CHECK(error_field([] { tally::gpu_days(1e20, 1e15, 0); }) == "mfu");
+    CHECK(error_field([] { tally::gpu_seconds(1e20, 1e15, 1.5); }) == "mfu");
+    CHECK(error_field([] { tally::gpu_seconds(1e20, 1e15, 0); }) == "mfu");
     CHECK(error_field([] { tally::gpus_for_days(10, 0); }) == "days");
 }

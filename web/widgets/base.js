@@ -156,6 +156,10 @@ export function clearErrors(root) {
   if (notice) notice.textContent = '';
 }
 
+// Results carry base units (seconds, FLOP/s); these convert them for display only.
+export const SECONDS_PER_DAY = 86400;
+export const SECONDS_PER_HOUR = 3600;
+
 // Intl formatters are costly to create (toLocaleString builds one per call), so keep two; made on first use,
 // because the first one in a page loads ICU's number data (about 40 ms on the test machine, BENCHMARKS.md) and a
 // page whose numbers are prerendered needs none until a widget mounts.

@@ -6,7 +6,7 @@
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
   TallyWidget, baseCss, numberField, selectField, parseNumberFields, showError, clearErrors, formatNumber, formatDollars,
-  formatParams, escapeHtml, formulaHtml, symbolLegend, isNumberText, oneOf,
+  formatParams, escapeHtml, formulaHtml, symbolLegend, isNumberText, oneOf, SECONDS_PER_DAY, SECONDS_PER_HOUR,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
 
@@ -202,9 +202,9 @@ class TallyCompute extends TallyWidget {
     note.hidden = !moe;
     note.textContent = moe ? `Mixture of experts: compute (6ND, days, cost) uses the ${formatParams(flops.params_active)} active parameters each token visits; memory stores all ${formatParams(flops.params_total)}.` : '';
     root.querySelector('[data-out="exact"]').classList.toggle('small', true);
-    out('days', formatNumber(cost.days, 4));
+    out('days', formatNumber(cost.seconds / SECONDS_PER_DAY, 4));
     out('days-label', cost.flops_basis === 'exact' ? 'Days (exact FLOPs)' : 'Days (6ND)');
-    out('gpu_hours', formatNumber(cost.gpu_hours));
+    out('gpu_hours', formatNumber(cost.gpu_seconds / SECONDS_PER_HOUR));
     out('cost', cost.cost_dollars !== undefined ? formatDollars(cost.cost_dollars) : '—');
     const chin = cost.chinchilla_tokens ?? flops?.chinchilla_tokens;
     out('chinchilla', chin !== undefined ? formatNumber(chin) : '—'); // the label says "tokens"

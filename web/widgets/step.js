@@ -169,7 +169,7 @@ class TallyStep extends TallyWidget {
     out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
     out('step', `${formatNumber(r.step_seconds, 3)} s`);
     out('tokens', formatNumber(r.tokens_per_second));
-    out('tflops', formatNumber(r.tflops_per_gpu, 3));
+    out('tflops', formatNumber(r.model_flops_per_s_per_gpu / 1e12, 3)); // FLOP/s shown in TFLOP/s
     out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
     out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
     this.drawTimeline(r);

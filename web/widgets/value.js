@@ -1,11 +1,13 @@
 // Inline engine values for the prose: the text never types a number the engine can compute.
 //
-//   <tally-value method="training_cost" args='{"params":70e9,...}' field="days" format="fixed0"></tally-value>
+//   <tally-value method="training_cost" args='{"params":70e9,...}' field="seconds" format="days0"></tally-value>
 //
 // calls engine.call(method, args), reads the dot path `field` of the result and shows it formatted.
 // <tally-recipes> renders the engine's table of training recipes and their bytes per parameter.
 // Both render into light DOM with textContent only, so they take the page's typography.
-import { getEngine, escapeHtml, formatNumber, formatBytes, formatParams, formatPercent, defineWidget } from './base.js';
+import {
+  getEngine, escapeHtml, formatNumber, formatBytes, formatParams, formatPercent, defineWidget, SECONDS_PER_DAY, SECONDS_PER_HOUR,
+} from './base.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -28,6 +30,11 @@ export const FORMATS = {
   fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   fixed2: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
   ms1: (v) => (v * 1e3).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), // seconds shown in ms
+  // Results carry seconds and FLOP/s: these show them in days, hours and TFLOP/s (number only, the prose names the unit).
+  days0: (v) => FORMATS.fixed0(v / SECONDS_PER_DAY),
+  days1: (v) => FORMATS.fixed1(v / SECONDS_PER_DAY),
+  hours0: (v) => FORMATS.int(v / SECONDS_PER_HOUR),
+  tflops0: (v) => FORMATS.fixed0(v / 1e12),
   pct: (v) => formatPercent(v),
   // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
   pct1: (v) => `${(v * 100).toFixed(1)}%`,

@@ -201,6 +201,13 @@ struct MemoryBudget {
 // the budget of the busiest GPU. Every byte count is exact; overflow is an InputError.
 MemoryBudget memory_budget(const ModelConfig& config, const TrainingSetup& setup);
 
+// The classes a budget lists, each with a sentence saying what it holds for a setup (dtype, sharding,
+// ZeRO stage, layers in flight) for the CLI and the widgets.
+enum class MemoryClass { Weights, Gradients, MasterWeights, OptimizerStates, Activations, GradAccum, Zero3Buffer };
+std::string memory_class_description(MemoryClass memory_class, const TrainingSetup& setup, const MemoryBudget& budget);
+// The ZeRO-3 working buffer's formula text: N_unit · (1 + prefetch + 1) · bytes per weight.
+std::string zero3_buffer_formula(const TrainingSetup& setup);
+
 // memory_budget's bytes.total and activations.interleave_extra_bytes with v chunks per stage, from the budget of
 // the same setup (any virtual_stages) in O(1): the planner tries several v per layout.
 struct InterleavedBytes {

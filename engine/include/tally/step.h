@@ -37,10 +37,10 @@ struct StepComponent {
 
 struct StepResult {
     double step_seconds = 0;
-    double tokens_per_second = 0;  // whole cluster
-    double tflops_per_gpu = 0;     // model FLOPs (no recomputation) per second per GPU, in TFLOP/s
-    double mfu = 0;                // Chowdhery et al. 2022 (PaLM), App. B
-    double hfu = 0;                // recomputed FLOPs counted
+    double tokens_per_second = 0;          // whole cluster
+    double model_flops_per_s_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU
+    double mfu = 0;                        // Chowdhery et al. 2022 (PaLM), App. B
+    double hfu = 0;                        // recomputed FLOPs counted
     double peak_flops_per_s = 0;
     std::int64_t dp = 1, microbatches = 1, global_batch = 0;
     std::int64_t busiest_stage_layers = 0;  // layers on the slowest pipeline stage

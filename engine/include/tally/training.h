@@ -1,4 +1,4 @@
-// Training compute and wall-clock time: the 6ND rule and FLOPs -> seconds, days, GPU-hours.
+// Training compute and wall-clock time: the 6ND rule and FLOPs -> seconds and GPU-seconds.
 #pragma once
 
 #include <cstdint>
@@ -70,10 +70,22 @@ struct TrainingFlopsPerToken {
     double chinchilla_params = 0;            // N of the Chinchilla reference: active for MoE, else total
     const char* chinchilla_basis = "total";  // "total", "active" or "given" (params alone)
 };
-// From a model: the exact count (count_flops) or its 6N.
-TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsInput& input, FlopsBasis basis);
+// From a model's FLOP count (count_flops, counted once by the caller, which may also show it): the exact
+// count or its 6N.
+TrainingFlopsPerToken training_flops_per_token(const ModelConfig& config, const FlopsResult& counted, FlopsBasis basis);
+// A run given by its parameter count alone, with the FLOP-count options its arguments name. Options that only
+// a model shape gives meaning to are InputErrors naming the field: a recompute_ops list, recompute_layers,
+// FlashAttention's recomputed Q·Kᵀ, an attention_flops convention (6ND counts no attention scores).
+struct ParamsOnlyRun {
+    double params = 0;
+    Recompute recompute = Recompute::None;
+    bool recompute_ops = false;  // a recompute_ops list was given
+    std::int64_t recompute_layers = 0;
+    bool flash_attention = false;
+    bool attention_flops = false;  // an attention_flops convention was given
+};
 // From a parameter count alone: 6N, or 8N executed with full recomputation (flops_from_params).
-TrainingFlopsPerToken training_flops_per_token(double params, Recompute recompute);
+TrainingFlopsPerToken training_flops_per_token(const ParamsOnlyRun& run);
 
 struct TrainingTimeInput {
     double total_flops = 0;       // FLOPs the run must execute
@@ -86,16 +98,15 @@ struct TrainingTime {
     double total_flops = 0;
     double cluster_flops_per_s = 0;  // gpus * peak * mfu: FLOP/s the run actually achieves
     double seconds = 0;
-    double days = 0;
-    double gpu_hours = 0;
+    double gpu_seconds = 0;  // seconds × gpus: what a cluster bills (display in GPU-hours is the caller's)
 };
 
 // seconds = total_flops / (gpus * peak * mfu). Throws InputError naming the field on bad input.
 TrainingTime estimate_training_time(const TrainingTimeInput& input);
 // total_flops = FLOPs per token × tokens; InputError "tokens" when the product overflows a double.
 double run_flops(double flops_per_token, double tokens);
-// Dollars = GPU-hours × price per GPU-hour; InputError "dollars_per_gpu_hour" on overflow.
-double training_cost_dollars(double gpu_hours, double dollars_per_gpu_hour);
+// Dollars = GPU-hours (seconds / 3600 × gpus) × price per GPU-hour; InputError "dollars_per_gpu_hour" on overflow.
+double training_cost_dollars(const TrainingTime& time, std::int64_t gpus, double dollars_per_gpu_hour);
 
 // A legal input that is likely a mistake; results list these as warnings beside the numbers.
 struct InputWarning {

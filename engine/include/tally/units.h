@@ -1,5 +1,5 @@
 // A training run's compute in the units papers and budgets use: petaFLOP/s-days (the GPT-3 paper's unit),
-// GPU-days at a given MFU, and the GPUs needed to finish within a deadline.
+// GPU-seconds at a given MFU, and the GPUs needed to finish within a deadline in days.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +10,9 @@ namespace tally {
 inline constexpr double kPetaflopSDayFlops = 1e15 * 86'400.0;
 
 double petaflop_s_days(double flops);  // InputError "flops" unless positive and finite
-// Days one GPU at `peak_flops_per_s` × `mfu` takes for `flops`; InputError "mfu" outside (0, 1].
-double gpu_days(double flops, double peak_flops_per_s, double mfu);
-// The fewest whole GPUs that finish `gpu_days` of work within `days`; InputError "days" unless positive.
-std::int64_t gpus_for_days(double gpu_days, double days);
+// Seconds one GPU at `peak_flops_per_s` × `mfu` takes for `flops`; InputError "mfu" outside (0, 1].
+double gpu_seconds(double flops, double peak_flops_per_s, double mfu);
+// The fewest whole GPUs that finish `gpu_seconds` of work within `days`; InputError "days" unless positive.
+std::int64_t gpus_for_days(double gpu_seconds, double days);
 
 }  // namespace tally
