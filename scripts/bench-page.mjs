@@ -17,7 +17,11 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 100) {
 }
 const siteDir = path.resolve(root, option('--site', 'build/site'));
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 /** In the page: median time (ms) of `count` synchronous re-renders of a widget, each triggered by an input event. */
 const latency = ([selector, name, count, values]) => {
@@ -40,8 +44,15 @@ const server = await startServer(siteDir, 0);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 
 const rows = {
@@ -60,13 +71,33 @@ try {
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
     const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0].toJSON());
     rows['page: DOMContentLoaded (ms)'].push(nav.domContentLoadedEventEnd);
-    rows['page: ready, every widget wired to the engine (ms)'].push(Number(await page.evaluate(() => document.documentElement.dataset.readyMs)));
-    rows['memory widget: re-render per input (ms, median of 200)'].push(await page.evaluate(latency,
-      ['section#memory tally-memory-budget', 'seq', 200, Array.from({ length: 16 }, (_, i) => String(1024 * (i + 1)))]));
-    rows['compute widget: re-render per input (ms, median of 200)'].push(await page.evaluate(latency,
-      ['tally-compute', 'gpus', 200, Array.from({ length: 16 }, (_, i) => String(256 * (i + 1)))]));
-    rows['float widget: re-render per input (ms, median of 200)'].push(await page.evaluate(latency,
-      ['tally-float', 'value', 200, ['3.140625', '0.1', '65504', '1e-5', '-2.5', '1234.5678']]));
+    rows['page: ready, every widget wired to the engine (ms)'].push(
+      Number(await page.evaluate(() => document.documentElement.dataset.readyMs)),
+    );
+    rows['memory widget: re-render per input (ms, median of 200)'].push(
+      await page.evaluate(latency, [
+        'section#memory tally-memory-budget',
+        'seq',
+        200,
+        Array.from({ length: 16 }, (_, i) => String(1024 * (i + 1))),
+      ]),
+    );
+    rows['compute widget: re-render per input (ms, median of 200)'].push(
+      await page.evaluate(latency, [
+        'tally-compute',
+        'gpus',
+        200,
+        Array.from({ length: 16 }, (_, i) => String(256 * (i + 1))),
+      ]),
+    );
+    rows['float widget: re-render per input (ms, median of 200)'].push(
+      await page.evaluate(latency, [
+        'tally-float',
+        'value',
+        200,
+        ['3.140625', '0.1', '65504', '1e-5', '-2.5', '1234.5678'],
+      ]),
+    );
     await context.close();
 
     const embedContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -92,5 +123,7 @@ console.log('| measure | median | min | max |');
 console.log('|---|---:|---:|---:|');
 for (const [name, xs] of Object.entries(rows)) {
   const digits = /re-render/.test(name) ? 2 : 0;
-  console.log(`| ${name} | ${median(xs).toFixed(digits)} | ${Math.min(...xs).toFixed(digits)} | ${Math.max(...xs).toFixed(digits)} |`);
+  console.log(
+    `| ${name} | ${median(xs).toFixed(digits)} | ${Math.min(...xs).toFixed(digits)} | ${Math.max(...xs).toFixed(digits)} |`,
+  );
 }

@@ -26,7 +26,8 @@ function fail(message) {
   process.exit(1);
 }
 for (const file of ['index.html', 'tally.js', 'tally.wasm', 'tally-widgets.js', 'style.css'])
-  if (!existsSync(path.join(siteDir, file))) fail(`${path.join(siteDir, file)} is missing: run scripts/build-site.mjs first`);
+  if (!existsSync(path.join(siteDir, file)))
+    fail(`${path.join(siteDir, file)} is missing: run scripts/build-site.mjs first`);
 
 const read = (file) => readFileSync(path.join(siteDir, file), 'utf8');
 /** Text safe inside an inline <script>: "</script" and "<!--" cannot end or confuse the element (same JS meaning). */
@@ -41,15 +42,29 @@ const inlineKatex = {
   setup(build) {
     build.onLoad({ filter: /widgets[\\/]base\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(KATEX_IMPORT)) fail(`${args.path} no longer has ${KATEX_IMPORT}: update scripts/build-single-file.mjs`);
-      return { contents: source.replace(KATEX_IMPORT, `import(${JSON.stringify(path.join(katexDir, 'katex.mjs'))})`), loader: 'js' };
+      if (!source.includes(KATEX_IMPORT))
+        fail(`${args.path} no longer has ${KATEX_IMPORT}: update scripts/build-single-file.mjs`);
+      return {
+        contents: source.replace(KATEX_IMPORT, `import(${JSON.stringify(path.join(katexDir, 'katex.mjs'))})`),
+        loader: 'js',
+      };
     });
   },
 };
 const entries = ['tally-widgets.js', 'app.js', 'fit-math.js'];
 const bundle = await esbuild.build({
-  stdin: { contents: entries.map((f) => `import './${f}';`).join('\n'), resolveDir: siteDir, sourcefile: 'single-file-entry.js' },
-  bundle: true, format: 'esm', minify: true, write: false, target: 'es2022', plugins: [inlineKatex], logLevel: 'error',
+  stdin: {
+    contents: entries.map((f) => `import './${f}';`).join('\n'),
+    resolveDir: siteDir,
+    sourcefile: 'single-file-entry.js',
+  },
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  write: false,
+  target: 'es2022',
+  plugins: [inlineKatex],
+  logLevel: 'error',
 });
 const modules = scriptText(bundle.outputFiles[0].text);
 
@@ -77,24 +92,43 @@ if (/url\(fonts\//.test(katexCss)) fail('a KaTeX font has no woff2 file to inlin
 const CSP = [
   "default-src 'none'",
   `script-src ${sha256(engine)} ${sha256(modules)} 'wasm-unsafe-eval'`,
-  "style-src 'unsafe-inline'", 'font-src data:', 'img-src data: blob:', "object-src 'none'", "base-uri 'none'", "form-action 'none'",
+  "style-src 'unsafe-inline'",
+  'font-src data:',
+  'img-src data: blob:',
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
 ].join('; ');
 let html = read('index.html');
 const replaceOnce = (pattern, replacement, what) => {
   if (!pattern.test(html)) fail(`index.html has no ${what}`);
   html = html.replace(pattern, replacement);
 };
-replaceOnce(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${CSP}">`, 'CSP meta tag');
+replaceOnce(
+  /<meta http-equiv="Content-Security-Policy" content="[^"]*">/,
+  `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+  'CSP meta tag',
+);
 html = html.replace(/<link rel="(modulepreload|preload)"[^>]*>\n?/g, '');
 replaceOnce(/<link rel="stylesheet" href="style.css">/, () => `<style>${read('style.css')}</style>`, 'style.css link');
-replaceOnce(/<link rel="stylesheet" href="vendor\/katex\/katex.page.css">/, () => `<style>${katexCss}</style>`, 'KaTeX stylesheet link');
+replaceOnce(
+  /<link rel="stylesheet" href="vendor\/katex\/katex.page.css">/,
+  () => `<style>${katexCss}</style>`,
+  'KaTeX stylesheet link',
+);
 html = html.replace(/<script type="module" src="[^"]*"><\/script>\n?/g, '');
 // Anything still pointing at a file beside the page would fail from file://.
 const leftover = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="(?!data:|#)([^"]+)"/g)].map((m) => m[1]);
 if (leftover.length) fail(`still references ${leftover.join(', ')}`);
-replaceOnce(/<\/head>/, () => `<script>${engine}</script>\n<script type="module">${modules}</script>\n</head>`, '</head>');
+replaceOnce(
+  /<\/head>/,
+  () => `<script>${engine}</script>\n<script type="module">${modules}</script>\n</head>`,
+  '</head>',
+);
 
 mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(outFile, html);
 const size = statSync(outFile).size;
-console.log(`build-single-file: ${path.relative(root, outFile)} ${(size / 2 ** 20).toFixed(2)} MiB (${size} bytes; ${(gzipSync(html, { level: 9 }).length / 2 ** 20).toFixed(2)} MiB gzip)`);
+console.log(
+  `build-single-file: ${path.relative(root, outFile)} ${(size / 2 ** 20).toFixed(2)} MiB (${size} bytes; ${(gzipSync(html, { level: 9 }).length / 2 ** 20).toFixed(2)} MiB gzip)`,
+);

@@ -19,4 +19,6 @@ export const PAGE_CSP_DIRECTIVES = {
 };
 
 /** The policy as one header value. */
-export const PAGE_CSP = Object.entries(PAGE_CSP_DIRECTIVES).map(([name, sources]) => `${name} ${sources.join(' ')}`).join('; ');
+export const PAGE_CSP = Object.entries(PAGE_CSP_DIRECTIVES)
+  .map(([name, sources]) => `${name} ${sources.join(' ')}`)
+  .join('; ');

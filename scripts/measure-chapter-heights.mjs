@@ -18,32 +18,53 @@ const siteDir = path.resolve(root, argv.includes('--site') ? argv[argv.indexOf('
 const WIDTHS = { wide: 1280, narrow: 375, smallest: 320 };
 
 const server = await startServer(siteDir, 0);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu'],
+});
 const heights = {};
 for (const [name, width] of Object.entries(WIDTHS)) {
   const page = await browser.newPage({ viewport: { width, height: 900 } });
   // Every chapter rendered, so each measures its real height rather than its placeholder.
-  await page.addInitScript(() => document.addEventListener('DOMContentLoaded', () => {
-    const style = document.createElement('style');
-    style.textContent = 'section.chapter { content-visibility: visible !important; }';
-    document.head.append(style);
-  }));
+  await page.addInitScript(() =>
+    document.addEventListener('DOMContentLoaded', () => {
+      const style = document.createElement('style');
+      style.textContent = 'section.chapter { content-visibility: visible !important; }';
+      document.head.append(style);
+    }),
+  );
   await page.goto(server.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 60000 });
   await page.evaluate(() => document.fonts.ready);
   await page.waitForFunction((w) => document.documentElement.dataset.mathFitted === String(w), width);
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 200)))));
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 200)))),
+  );
   // The content box: contain-intrinsic-size sizes the content, and the section's own padding comes on top.
-  const sections = await page.$$eval('section.chapter', (els) => els.map((e) => {
-    const style = getComputedStyle(e);
-    return [e.id, Math.round(e.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom))];
-  }));
+  const sections = await page.$$eval('section.chapter', (els) =>
+    els.map((e) => {
+      const style = getComputedStyle(e);
+      return [e.id, Math.round(e.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom))];
+    }),
+  );
   for (const [id, height] of sections) (heights[id] ??= {})[name] = height;
   await page.close();
 }
 await browser.close();
 await server.close();
 const file = path.join(root, 'content/chapter-heights.json');
-writeFileSync(file, JSON.stringify({ note: 'written by scripts/measure-chapter-heights.mjs: content-box height in CSS px of each chapter rendered at 1280 px (wide), 375 px (narrow) and 320 px (smallest)', heights }, null, 2) + '\n');
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      note: 'written by scripts/measure-chapter-heights.mjs: content-box height in CSS px of each chapter rendered at 1280 px (wide), 375 px (narrow) and 320 px (smallest)',
+      heights,
+    },
+    null,
+    2,
+  ) + '\n',
+);
 console.log(`measure-chapter-heights: ${Object.keys(heights).length} chapters -> ${path.relative(root, file)}`);
-for (const [id, h] of Object.entries(heights)) console.log(`  ${id.padEnd(16)} ${String(h.wide).padStart(6)} px wide, ${String(h.narrow).padStart(6)} px narrow`);
+for (const [id, h] of Object.entries(heights))
+  console.log(`  ${id.padEnd(16)} ${String(h.wide).padStart(6)} px wide, ${String(h.narrow).padStart(6)} px narrow`);

@@ -25,9 +25,18 @@ const stage = path.join(outDir, 'stage');
 export const PACKAGE_NAME = 'tally-widgets';
 /** Public methods an element may have; the manifest lists those each element really has. */
 const PUBLIC_METHODS = {
-  getState: { signature: '(): Record<string, string>', description: "The widget's state: the fields its URL parameters hold." },
-  setState: { signature: '(state: Record<string, string>): void', description: 'Sets some or all of the state (the same fields as getState()).' },
-  embedAttributes: { signature: '(): Record<string, string>', description: 'The attributes that reproduce the current state in a new element (what the embed snippets use).' },
+  getState: {
+    signature: '(): Record<string, string>',
+    description: "The widget's state: the fields its URL parameters hold.",
+  },
+  setState: {
+    signature: '(state: Record<string, string>): void',
+    description: 'Sets some or all of the state (the same fields as getState()).',
+  },
+  embedAttributes: {
+    signature: '(): Record<string, string>',
+    description: 'The attributes that reproduce the current state in a new element (what the embed snippets use).',
+  },
 };
 
 function fail(message) {
@@ -35,7 +44,8 @@ function fail(message) {
   process.exit(1);
 }
 for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'tally.js', 'tally.wasm', 'widgets'])
-  if (!existsSync(path.join(siteDir, file))) fail(`${path.join(siteDir, file)} is missing: build the site first (scripts/build-site.mjs)`);
+  if (!existsSync(path.join(siteDir, file)))
+    fail(`${path.join(siteDir, file)} is missing: build the site first (scripts/build-site.mjs)`);
 
 // ------------------------------------------------------------------------------ what each element declares
 const widgetFiles = readdirSync(path.join(siteDir, 'widgets')).filter((f) => f.endsWith('.js'));
@@ -44,7 +54,9 @@ function definitions() {
   const found = [];
   for (const file of widgetFiles) {
     const source = readFileSync(path.join(siteDir, 'widgets', file), 'utf8');
-    for (const m of source.matchAll(/(\w+)\.define\(\s*'(tally-[a-z-]+)'\s*\)|defineWidget\(\s*'(tally-[a-z-]+)'\s*,\s*(\w+)\s*\)/g))
+    for (const m of source.matchAll(
+      /(\w+)\.define\(\s*'(tally-[a-z-]+)'\s*\)|defineWidget\(\s*'(tally-[a-z-]+)'\s*,\s*(\w+)\s*\)/g,
+    ))
       found.push({ tag: m[2] ?? m[3], className: m[1] ?? m[4], file, source });
   }
   return found;
@@ -61,46 +73,68 @@ function classSource(source, name) {
 /** Attributes a widget's source reads by literal name: getAttribute('x'), hasAttribute('x'), attr('x', 'default'). */
 function sourceAttributes(body) {
   const found = {};
-  for (const m of body.matchAll(/(?:get|has)Attribute\(\s*'([a-z][a-z0-9-]*)'\s*\)|\battr\(\s*'([a-z][a-z0-9-]*)'\s*(?:,\s*'([^']*)')?/g))
+  for (const m of body.matchAll(
+    /(?:get|has)Attribute\(\s*'([a-z][a-z0-9-]*)'\s*\)|\battr\(\s*'([a-z][a-z0-9-]*)'\s*(?:,\s*'([^']*)')?/g,
+  ))
     found[m[1] ?? m[2]] ??= m[3] ?? null;
   return found;
 }
 
 async function inspectInBrowser(tags, fromSource) {
   const server = await startServer(siteDir, 0);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage();
     await page.goto(new URL('embed.html', server.url).href); // a page that loads every widget and shows none
     await page.waitForFunction(() => document.querySelector('.embed-error'));
-    return await page.evaluate(async ({ tags, fromSource, methods }) => {
-      const out = {};
-      for (const tag of tags) {
-        await customElements.whenDefined(tag);
-        const el = document.createElement(tag);
-        document.body.append(el);
-        await el.ready;
-        const root = el.shadowRoot;
-        const embed = typeof el.embedAttributes === 'function' ? el.embedAttributes() : {};
-        const control = (name) => root?.querySelector(`[name="${name}"], [name="${name.replace(/-/g, '_')}"]`);
-        const describe = (name) => {
-          const c = control(name);
-          const label = c ? (root.querySelector(`label[for="${c.id}"]`)?.textContent ?? c.closest('label')?.textContent ?? '').trim() : '';
-          if (c?.tagName === 'SELECT') return { options: [...c.options].map((o) => o.value), label };
-          if (c?.type === 'checkbox') return { options: ['true', 'false'], label };
-          return { options: null, label };
-        };
-        const names = [...new Set([...Object.keys(embed), ...(customElements.get(tag).observedAttributes ?? []), ...Object.keys(fromSource[tag])])];
-        out[tag] = {
-          attributes: Object.fromEntries(names.map((n) => [n, { default: embed[n] ?? fromSource[tag][n] ?? null, ...describe(n) }])),
-          methods: Object.keys(methods).filter((m) => typeof el[m] === 'function'),
-          hasReady: el.ready instanceof Promise,
-        };
-        el.remove();
-      }
-      return out;
-    }, { tags, fromSource, methods: PUBLIC_METHODS });
+    return await page.evaluate(
+      async ({ tags, fromSource, methods }) => {
+        const out = {};
+        for (const tag of tags) {
+          await customElements.whenDefined(tag);
+          const el = document.createElement(tag);
+          document.body.append(el);
+          await el.ready;
+          const root = el.shadowRoot;
+          const embed = typeof el.embedAttributes === 'function' ? el.embedAttributes() : {};
+          const control = (name) => root?.querySelector(`[name="${name}"], [name="${name.replace(/-/g, '_')}"]`);
+          const describe = (name) => {
+            const c = control(name);
+            const label = c
+              ? (
+                  root.querySelector(`label[for="${c.id}"]`)?.textContent ??
+                  c.closest('label')?.textContent ??
+                  ''
+                ).trim()
+              : '';
+            if (c?.tagName === 'SELECT') return { options: [...c.options].map((o) => o.value), label };
+            if (c?.type === 'checkbox') return { options: ['true', 'false'], label };
+            return { options: null, label };
+          };
+          const names = [
+            ...new Set([
+              ...Object.keys(embed),
+              ...(customElements.get(tag).observedAttributes ?? []),
+              ...Object.keys(fromSource[tag]),
+            ]),
+          ];
+          out[tag] = {
+            attributes: Object.fromEntries(
+              names.map((n) => [n, { default: embed[n] ?? fromSource[tag][n] ?? null, ...describe(n) }]),
+            ),
+            methods: Object.keys(methods).filter((m) => typeof el[m] === 'function'),
+            hasReady: el.ready instanceof Promise,
+          };
+          el.remove();
+        }
+        return out;
+      },
+      { tags, fromSource, methods: PUBLIC_METHODS },
+    );
   } finally {
     await browser.close();
     await server.close();
@@ -109,15 +143,25 @@ async function inspectInBrowser(tags, fromSource) {
 
 const defs = definitions().map((d) => ({ ...d, body: classSource(d.source, d.className) || d.source }));
 if (!defs.length) fail('no widget definitions found');
-const inspected = await inspectInBrowser(defs.map((d) => d.tag), Object.fromEntries(defs.map((d) => [d.tag, sourceAttributes(d.body)])));
+const inspected = await inspectInBrowser(
+  defs.map((d) => d.tag),
+  Object.fromEntries(defs.map((d) => [d.tag, sourceAttributes(d.body)])),
+);
 
 const elements = defs.map((d) => {
   const runtime = inspected[d.tag];
   const attributes = runtime.attributes;
-  const events = [...new Set([...d.body.matchAll(/this\.dispatchEvent\(\s*new (?:Custom)?Event\(\s*'([a-z-]+)'/g)].map((m) => m[1]))];
+  const events = [
+    ...new Set([...d.body.matchAll(/this\.dispatchEvent\(\s*new (?:Custom)?Event\(\s*'([a-z-]+)'/g)].map((m) => m[1])),
+  ];
   // The file's opening comment up to its first full stop: "<tally-x>: what it shows."
-  const opening = (/^(?:\/\/ ?[^\n]*\n)+/.exec(d.source)?.[0] ?? '').split('\n').map((l) => l.replace(/^\/\/ ?/, '')).join(' ');
-  const description = (/^\s*(?:<[a-z-]+>:\s*)?(.*?[.;])(?:\s|$)/.exec(opening)?.[1] ?? opening).replace(/\s+/g, ' ').trim();
+  const opening = (/^(?:\/\/ ?[^\n]*\n)+/.exec(d.source)?.[0] ?? '')
+    .split('\n')
+    .map((l) => l.replace(/^\/\/ ?/, ''))
+    .join(' ');
+  const description = (/^\s*(?:<[a-z-]+>:\s*)?(.*?[.;])(?:\s|$)/.exec(opening)?.[1] ?? opening)
+    .replace(/\s+/g, ' ')
+    .trim();
   return { ...d, attributes, events, methods: runtime.methods, hasReady: runtime.hasReady, description };
 });
 
@@ -130,21 +174,62 @@ const manifest = {
     ...elements.map((e) => ({
       kind: 'javascript-module',
       path: `widgets/${e.file}`,
-      declarations: [{
-        kind: 'class', name: e.className, tagName: e.tag, customElement: true, description: e.description,
-        superclass: e.hasReady ? { name: 'TallyWidget', module: 'widgets/base.js' } : { name: 'HTMLElement', package: 'global:' },
-        attributes: Object.entries(e.attributes).map(([name, a]) => ({
-          name, type: { text: typeText(a) }, ...(a.default !== null ? { default: JSON.stringify(a.default) } : {}), ...(a.label ? { description: a.label } : {}),
-        })),
-        members: [
-          ...(e.hasReady ? [{ kind: 'field', name: 'ready', type: { text: 'Promise<void>' }, readonly: true, description: 'Resolves once the widget has loaded the engine and built its controls.' }] : []),
-          ...e.methods.map((m) => ({ kind: 'method', name: m, description: PUBLIC_METHODS[m].description, return: { type: { text: PUBLIC_METHODS[m].signature.split('): ')[1] } } })),
-        ],
-        events: e.events.map((name) => ({ name, type: { text: 'CustomEvent' } })),
-      }],
-      exports: [{ kind: 'custom-element-definition', name: e.tag, declaration: { name: e.className, module: `widgets/${e.file}` } }],
+      declarations: [
+        {
+          kind: 'class',
+          name: e.className,
+          tagName: e.tag,
+          customElement: true,
+          description: e.description,
+          superclass: e.hasReady
+            ? { name: 'TallyWidget', module: 'widgets/base.js' }
+            : { name: 'HTMLElement', package: 'global:' },
+          attributes: Object.entries(e.attributes).map(([name, a]) => ({
+            name,
+            type: { text: typeText(a) },
+            ...(a.default !== null ? { default: JSON.stringify(a.default) } : {}),
+            ...(a.label ? { description: a.label } : {}),
+          })),
+          members: [
+            ...(e.hasReady
+              ? [
+                  {
+                    kind: 'field',
+                    name: 'ready',
+                    type: { text: 'Promise<void>' },
+                    readonly: true,
+                    description: 'Resolves once the widget has loaded the engine and built its controls.',
+                  },
+                ]
+              : []),
+            ...e.methods.map((m) => ({
+              kind: 'method',
+              name: m,
+              description: PUBLIC_METHODS[m].description,
+              return: { type: { text: PUBLIC_METHODS[m].signature.split('): ')[1] } },
+            })),
+          ],
+          events: e.events.map((name) => ({ name, type: { text: 'CustomEvent' } })),
+        },
+      ],
+      exports: [
+        {
+          kind: 'custom-element-definition',
+          name: e.tag,
+          declaration: { name: e.className, module: `widgets/${e.file}` },
+        },
+      ],
     })),
-    { kind: 'javascript-module', path: 'tally-widgets.js', declarations: [], exports: elements.map((e) => ({ kind: 'js', name: '*', declaration: { name: '*', module: `widgets/${e.file}` } })) },
+    {
+      kind: 'javascript-module',
+      path: 'tally-widgets.js',
+      declarations: [],
+      exports: elements.map((e) => ({
+        kind: 'js',
+        name: '*',
+        declaration: { name: '*', module: `widgets/${e.file}` },
+      })),
+    },
   ],
 };
 
@@ -159,15 +244,30 @@ const dts = [
     return [
       `/** Attributes of <${e.tag}> (each sets a starting value; the page URL overrides them). */`,
       `export interface ${name}Attributes {`,
-      ...Object.entries(e.attributes).map(([attr, a]) => `  /** ${[a.label, a.default !== null ? `default ${JSON.stringify(a.default)}` : ''].filter(Boolean).join('; ') || attr} */\n  ${JSON.stringify(attr)}?: ${typeText(a)};`),
+      ...Object.entries(e.attributes).map(
+        ([attr, a]) =>
+          `  /** ${[a.label, a.default !== null ? `default ${JSON.stringify(a.default)}` : ''].filter(Boolean).join('; ') || attr} */\n  ${JSON.stringify(attr)}?: ${typeText(a)};`,
+      ),
       '}',
       '',
       `/** <${e.tag}>: ${e.description} */`,
       `export interface ${name}Element extends HTMLElement {`,
-      ...(e.hasReady ? ['  /** Resolves once the widget has loaded the engine and built its controls. */', '  readonly ready: Promise<void>;'] : []),
+      ...(e.hasReady
+        ? [
+            '  /** Resolves once the widget has loaded the engine and built its controls. */',
+            '  readonly ready: Promise<void>;',
+          ]
+        : []),
       ...e.methods.map((m) => `  /** ${PUBLIC_METHODS[m].description} */\n  ${m}${PUBLIC_METHODS[m].signature};`),
-      ...e.events.map((ev) => `  addEventListener(type: ${JSON.stringify(ev)}, listener: (event: CustomEvent) => void, options?: boolean | AddEventListenerOptions): void;`),
-      ...(e.events.length ? ['  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;'] : []),
+      ...e.events.map(
+        (ev) =>
+          `  addEventListener(type: ${JSON.stringify(ev)}, listener: (event: CustomEvent) => void, options?: boolean | AddEventListenerOptions): void;`,
+      ),
+      ...(e.events.length
+        ? [
+            '  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;',
+          ]
+        : []),
       '}',
       '',
     ];
@@ -185,7 +285,18 @@ rmSync(outDir, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 const copy = (from, to = from) => cpSync(path.join(siteDir, from), path.join(stage, to), { recursive: true });
 // embed.html + embed.js: the iframe snippets of the Share / embed control point at them.
-for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js', 'tally.js', 'tally.wasm', 'widgets']) copy(file);
+for (const file of [
+  'tally-widgets.js',
+  'engine.js',
+  'state.js',
+  'embed.html',
+  'embed.js',
+  'embed-resizer.js',
+  'tally.js',
+  'tally.wasm',
+  'widgets',
+])
+  copy(file);
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The formula tooltips import KaTeX from beside the widgets (with its MIT licence, as KaTeX asks).
 mkdirSync(path.join(stage, 'vendor/katex'), { recursive: true });
@@ -197,12 +308,27 @@ writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest,
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-const files = ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js', 'widgets/', 'tally.js', 'tally.wasm', 'tally-relaxed.wasm',
-  'vendor/', 'gpu-report.json', 'index.d.ts', 'custom-elements.json'];
+const files = [
+  'tally-widgets.js',
+  'engine.js',
+  'state.js',
+  'embed.html',
+  'embed.js',
+  'embed-resizer.js',
+  'widgets/',
+  'tally.js',
+  'tally.wasm',
+  'tally-relaxed.wasm',
+  'vendor/',
+  'gpu-report.json',
+  'index.d.ts',
+  'custom-elements.json',
+];
 const pkg = {
   name: PACKAGE_NAME,
   version: rootPackage.version,
-  description: 'Web components that count what it costs to train a language model: FLOPs, time, money and memory, computed by a C++ engine in WebAssembly.',
+  description:
+    'Web components that count what it costs to train a language model: FLOPs, time, money and memory, computed by a C++ engine in WebAssembly.',
   // The repository has no LICENSE file: nothing grants reuse, so the package says so (docs/EMBEDDING.md).
   license: 'UNLICENSED',
   type: 'module',
@@ -223,7 +349,9 @@ const pkg = {
   keywords: ['web-components', 'custom-elements', 'webassembly', 'llm', 'training', 'flops', 'education'],
 };
 writeFileSync(path.join(stage, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
-writeFileSync(path.join(stage, 'README.md'), `# ${PACKAGE_NAME}
+writeFileSync(
+  path.join(stage, 'README.md'),
+  `# ${PACKAGE_NAME}
 
 tally's interactive widgets as custom elements. Every number is computed by tally's C++ engine compiled to
 WebAssembly (\`tally.wasm\`, loaded from beside \`engine.js\` through \`import.meta.url\`).
@@ -238,11 +366,14 @@ import '${PACKAGE_NAME}';   // defines ${elements.map((e) => `<${e.tag}>`).join(
 
 Serve the package's files as they are (the wasm, the worker and KaTeX are found relative to the modules).
 Attributes, methods and events: \`index.d.ts\` and \`custom-elements.json\`. More: docs/EMBEDDING.md in tally's repository.
-`);
+`,
+);
 
 // ------------------------------------------------------------------------------ npm pack
 const npm = (args) => execFileSync('npm', args, { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const [report] = JSON.parse(npm(['pack', '--json', '--pack-destination', outDir]));
-console.log(`pack-widgets: ${path.relative(root, path.join(outDir, report.filename))}: ${report.entryCount} files, ` +
-  `${report.size} bytes packed, ${report.unpackedSize} bytes unpacked; ${elements.length} elements: ${elements.map((e) => e.tag).join(', ')}`);
+console.log(
+  `pack-widgets: ${path.relative(root, path.join(outDir, report.filename))}: ${report.entryCount} files, ` +
+    `${report.size} bytes packed, ${report.unpackedSize} bytes unpacked; ${elements.length} elements: ${elements.map((e) => e.tag).join(', ')}`,
+);
 writeFileSync(path.join(outDir, 'pack.json'), JSON.stringify(report, null, 2) + '\n');

@@ -11,7 +11,8 @@ function blocks(css) {
   let open = -1;
   for (let i = 0; i < css.length; i++) {
     const c = css[i];
-    if (c === '"' || c === "'") { // strings may hold braces (content:"{")
+    if (c === '"' || c === "'") {
+      // strings may hold braces (content:"{")
       const end = css.indexOf(c, i + 1);
       i = end < 0 ? css.length : end;
     } else if (c === '{') {
@@ -33,7 +34,10 @@ function selectors(prelude) {
   for (let i = 0; i < prelude.length; i++) {
     if (prelude[i] === '(') depth++;
     else if (prelude[i] === ')') depth--;
-    else if (prelude[i] === ',' && depth === 0) { out.push(prelude.slice(start, i).trim()); start = i + 1; }
+    else if (prelude[i] === ',' && depth === 0) {
+      out.push(prelude.slice(start, i).trim());
+      start = i + 1;
+    }
   }
   out.push(prelude.slice(start).trim());
   return out;

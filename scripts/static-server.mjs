@@ -56,7 +56,11 @@ function staysInside(realRoot, urlPath) {
   const candidate = path.join(realRoot, path.normalize(`/${decoded}`));
   const candidates = [candidate];
   // A directory is served through its index.html, which may itself be a link.
-  try { if (statSync(candidate).isDirectory()) candidates.push(path.join(candidate, 'index.html')); } catch { /* missing: 404 */ }
+  try {
+    if (statSync(candidate).isDirectory()) candidates.push(path.join(candidate, 'index.html'));
+  } catch {
+    /* missing: 404 */
+  }
   for (const file of candidates) {
     const real = realpathOrNull(file);
     if (real === null) continue;
@@ -64,7 +68,13 @@ function staysInside(realRoot, urlPath) {
     // Only regular files and folders: a FIFO or device would block or stream forever.
     const kind = statSync(real);
     if (!kind.isFile() && !kind.isDirectory()) return false;
-    if (path.relative(realRoot, real).split(path.sep).some((part) => part.startsWith('.'))) return false;
+    if (
+      path
+        .relative(realRoot, real)
+        .split(path.sep)
+        .some((part) => part.startsWith('.'))
+    )
+      return false;
   }
   return true;
 }
@@ -81,19 +91,26 @@ export async function startServer(dir, port = 0, { csp = PAGE_CSP } = {}) {
     realRoot = realpathSync(path.resolve(dir));
     if (!statSync(realRoot).isDirectory()) throw new Error('not a folder');
   } catch (error) {
-    throw new Error(`cannot serve ${dir}: ${error.code === 'ENOENT' ? 'no such folder' : error.message} (build it first: bash scripts/serve.sh builds build/site)`);
+    throw new Error(
+      `cannot serve ${dir}: ${error.code === 'ENOENT' ? 'no such folder' : error.message} (build it first: bash scripts/serve.sh builds build/site)`,
+    );
   }
   const files = serveStatic(realRoot, {
     dotfiles: 'ignore', // 404, as if absent
     fallthrough: false, // errors (404, 403, 405) come to the handler below instead of a next middleware
     index: ['index.html'],
     redirect: true,
-    setHeaders: (response) => { for (const [name, value] of Object.entries(COMMON_HEADERS)) response.setHeader(name, value); },
+    setHeaders: (response) => {
+      for (const [name, value] of Object.entries(COMMON_HEADERS)) response.setHeader(name, value);
+    },
   });
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     const fail = (status, text) => {
-      if (response.headersSent) { response.destroy(); return; }
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
       for (const name of response.getHeaderNames()) response.removeHeader(name);
       const headers = { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' };
       if (status === 405) headers.Allow = 'GET, HEAD';
@@ -103,12 +120,27 @@ export async function startServer(dir, port = 0, { csp = PAGE_CSP } = {}) {
     try {
       if (request.method === 'GET' || request.method === 'HEAD') {
         const urlPath = new URL(request.url, 'http://127.0.0.1').pathname;
-        if (!staysInside(realRoot, urlPath)) { fail(404, 'not found'); return; }
+        if (!staysInside(realRoot, urlPath)) {
+          fail(404, 'not found');
+          return;
+        }
       }
       files(request, response, (error) => {
-        const status = Number.isInteger(error?.statusCode) && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+        const status =
+          Number.isInteger(error?.statusCode) && error.statusCode >= 400 && error.statusCode < 600
+            ? error.statusCode
+            : 500;
         // Unreadable file (EACCES) and similar: send says 500; a reader only needs to know it is not served.
-        fail(status, status === 404 ? 'not found' : status === 405 ? 'method not allowed' : status >= 500 ? 'cannot read this file' : 'bad request');
+        fail(
+          status,
+          status === 404
+            ? 'not found'
+            : status === 405
+              ? 'method not allowed'
+              : status >= 500
+                ? 'cannot read this file'
+                : 'bad request',
+        );
       });
     } catch {
       fail(400, 'bad request');
@@ -116,14 +148,26 @@ export async function startServer(dir, port = 0, { csp = PAGE_CSP } = {}) {
   });
   // A client that hangs up mid-response must not take the server down.
   server.on('clientError', (error, socket) => {
-    if (socket.writable && !socket.headersSent) socket.end(`HTTP/1.1 ${error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+    if (socket.writable && !socket.headersSent)
+      socket.end(
+        `HTTP/1.1 ${error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nConnection: close\r\n\r\n`,
+      );
     else socket.destroy();
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
       const actual = server.address().port;
-      resolve({ url: `http://127.0.0.1:${actual}/`, port: actual, root: realRoot, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }) });
+      resolve({
+        url: `http://127.0.0.1:${actual}/`,
+        port: actual,
+        root: realRoot,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.();
+            server.close(r);
+          }),
+      });
     });
   });
 }

@@ -4,7 +4,14 @@
 import { unclaimedParams } from './state.js';
 
 // Every widget the page waits on before it reports ready.
-const WIRED = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference', 'tally-step'];
+const WIRED = [
+  'tally-memory-budget',
+  'tally-compute',
+  'tally-float',
+  'tally-roofline',
+  'tally-inference',
+  'tally-step',
+];
 
 function showPageNotice(message) {
   const box = document.getElementById('page-notice');
@@ -25,7 +32,10 @@ async function main() {
   document.documentElement.dataset.firstScreenWidgets = String(nearAtLoad.filter(Boolean).length);
   await Promise.all(widgets.map((w) => w.ready ?? null));
   const stray = unclaimedParams();
-  if (stray.length) showPageNotice(`Ignored URL parameters that match no figure on this page: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}.`);
+  if (stray.length)
+    showPageNotice(
+      `Ignored URL parameters that match no figure on this page: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}.`,
+    );
   // Time to interactive: every widget on the page has its controls wired to the engine.
   document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
   document.documentElement.dataset.ready = 'true';

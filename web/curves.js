@@ -12,15 +12,28 @@ const omit = (object, keys) => Object.fromEntries(Object.entries(object).filter(
 export const FOLLOWS = {
   'activations-vs-seq': {
     widget: 'tally-memory-budget',
-    options: (w) => (w.budgetArgs?.model ? { base: omit(w.budgetArgs, ['seq', 'flash_attention', 'gpus', 'zero']), marker: { seq: w.budgetArgs.seq, flash: Boolean(w.budgetArgs.flash_attention) } } : null),
+    options: (w) =>
+      w.budgetArgs?.model
+        ? {
+            base: omit(w.budgetArgs, ['seq', 'flash_attention', 'gpus', 'zero']),
+            marker: { seq: w.budgetArgs.seq, flash: Boolean(w.budgetArgs.flash_attention) },
+          }
+        : null,
   },
   'zero-vs-gpus': {
     widget: 'tally-memory-budget',
-    options: (w) => (w.budgetArgs?.model ? { base: omit(w.budgetArgs, ['gpus', 'zero']), marker: { gpus: w.budgetArgs.gpus ?? 1, zero: w.budgetArgs.zero ?? 0 } } : null),
+    options: (w) =>
+      w.budgetArgs?.model
+        ? {
+            base: omit(w.budgetArgs, ['gpus', 'zero']),
+            marker: { gpus: w.budgetArgs.gpus ?? 1, zero: w.budgetArgs.zero ?? 0 },
+          }
+        : null,
   },
   'time-vs-mfu': {
     widget: 'tally-compute',
-    options: (w) => (w.result?.args ? { base: omit(w.result.args, ['mfu']), marker: { mfu: w.result.args.mfu } } : null),
+    options: (w) =>
+      w.result?.args ? { base: omit(w.result.args, ['mfu']), marker: { mfu: w.result.args.mfu } } : null,
   },
   'intensity-vs-tokens': {
     widget: 'tally-roofline',
@@ -31,7 +44,9 @@ export const FOLLOWS = {
 function follow(figure, name, spec, engine) {
   const widget = figure.closest('section')?.querySelector(spec.widget);
   if (!widget) return;
-  let drawn = '', visible = false, pending = false;
+  let drawn = '',
+    visible = false,
+    pending = false;
   const draw = () => {
     pending = false;
     if (!visible) return;
@@ -40,27 +55,41 @@ function follow(figure, name, spec, engine) {
     if (!key || key === drawn) return;
     let svgText;
     // A setting the curve cannot draw (a layout the engine refuses at some GPU count) keeps the last drawing.
-    try { svgText = renderFigure(name, engine, options); } catch { return; }
+    try {
+      svgText = renderFigure(name, engine, options);
+    } catch {
+      return;
+    }
     const template = document.createElement('template');
     template.innerHTML = svgText;
     figure.querySelector('svg.fig-svg')?.replaceWith(template.content.firstElementChild);
     figure.dataset.follows = spec.widget;
     drawn = key;
   };
-  const schedule = () => { if (!pending) { pending = true; requestAnimationFrame(draw); } };
+  const schedule = () => {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(draw);
+    }
+  };
   // `input` is composed and reaches the widget element; `change` (selects, committed fields) stays inside the
   // open shadow root, so it is heard there, after the widget's own listener has updated it.
   widget.addEventListener('input', schedule);
   widget.shadowRoot?.addEventListener('change', schedule);
   widget.addEventListener('measured', schedule);
-  new IntersectionObserver((entries) => {
-    visible = entries.some((e) => e.isIntersecting);
-    if (visible) schedule();
-  }, { rootMargin: '300px 0px' }).observe(figure);
+  new IntersectionObserver(
+    (entries) => {
+      visible = entries.some((e) => e.isIntersecting);
+      if (visible) schedule();
+    },
+    { rootMargin: '300px 0px' },
+  ).observe(figure);
 }
 
 async function main() {
-  const figures = Object.keys(FOLLOWS).map((name) => [document.getElementById(`fig-${name}`), name]).filter(([figure]) => figure);
+  const figures = Object.keys(FOLLOWS)
+    .map((name) => [document.getElementById(`fig-${name}`), name])
+    .filter(([figure]) => figure);
   if (!figures.length) return;
   const engine = await getEngine();
   for (const [figure, name] of figures) {

@@ -4,6 +4,7 @@
 addEventListener('message', (event) => {
   if (event.data?.type !== 'tally-embed-height' || !Number.isFinite(event.data.height)) return;
   for (const frame of document.querySelectorAll('iframe')) {
-    if (frame.contentWindow === event.source) frame.style.height = `${Math.min(Math.max(event.data.height, 80), 20000)}px`;
+    if (frame.contentWindow === event.source)
+      frame.style.height = `${Math.min(Math.max(event.data.height, 80), 20000)}px`;
   }
 });

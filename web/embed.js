@@ -20,7 +20,8 @@ function showError(main, message) {
 function postHeight() {
   // The document's full height, so the host can size the iframe to show it without an inner scrollbar.
   const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-  if (window.parent !== window) window.parent.postMessage({ type: 'tally-embed-height', height, href: location.href }, '*');
+  if (window.parent !== window)
+    window.parent.postMessage({ type: 'tally-embed-height', height, href: location.href }, '*');
 }
 
 function main() {
@@ -28,7 +29,10 @@ function main() {
   const params = new URLSearchParams(location.search);
   const name = params.get('widget') ?? '';
   if (!EMBEDDABLE.includes(name)) {
-    showError(root, `embed.html needs ?widget= one of ${EMBEDDABLE.join(', ')}${name ? ` (got "${name.slice(0, 40)}")` : ''}.`);
+    showError(
+      root,
+      `embed.html needs ?widget= one of ${EMBEDDABLE.join(', ')}${name ? ` (got "${name.slice(0, 40)}")` : ''}.`,
+    );
     postHeight();
     return;
   }
@@ -50,7 +54,10 @@ function main() {
   credit.append('Computed in your browser by ', link);
   root.replaceChildren(widget, credit);
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
-  widget.ready?.then(() => { document.documentElement.dataset.ready = 'true'; postHeight(); });
+  widget.ready?.then(() => {
+    document.documentElement.dataset.ready = 'true';
+    postHeight();
+  });
 }
 
 main();

@@ -62,7 +62,8 @@ class Engine {
       // Whatever went wrong below the API (a trap, unparsable reply) reaches widgets as an input error to show.
       throw new TallyError('', `the engine could not answer ${method}: ${error.message}`);
     }
-    if (!envelope.ok) throw new TallyError(envelope.error?.field ?? '', envelope.error?.message ?? 'the engine refused this input');
+    if (!envelope.ok)
+      throw new TallyError(envelope.error?.field ?? '', envelope.error?.message ?? 'the engine refused this input');
     if (constant) this.constants.set(key, deepFreeze(envelope.result));
     return envelope.result;
   }

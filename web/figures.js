@@ -8,10 +8,11 @@
 // labels are split over lines or moved under the drawing rather than shrunk.
 
 const W = 400;
-const F = 13;          // the one text size, in viewBox units
+const F = 13; // the one text size, in viewBox units
 const CHAR = 0.56 * F; // a generous average glyph width of system-ui at that size, for laying labels out
 
-const esc = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const esc = (text) =>
+  String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const r1 = (v) => Math.round(v * 10) / 10;
 
 function rect(x, y, w, h, cls = 'box', extra = '') {
@@ -26,7 +27,8 @@ function line(x1, y1, x2, y2, cls = 'stroke', extra = '') {
 function arrow(x1, y1, x2, y2, cls = 'stroke') {
   return line(x1, y1, x2, y2, cls, ' marker-end="url(#arrowhead)"');
 }
-const defs = '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>';
+const defs =
+  '<defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>';
 
 function svg(height, body, label) {
   return `<svg class="fig-svg" viewBox="0 0 ${W} ${height}" role="img" aria-label="${esc(label)}" xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="${F}" fill="currentColor">${defs}${body}</svg>`;
@@ -39,7 +41,9 @@ function strides() {
   const shape = [2, 3];
   const cell = 30;
   const grid = (x0, y0, rows, cols, stride, name, shapeText, strideText) => {
-    let out = text(x0, y0 - 26, `${name}: shape ${shapeText}`, { cls: 'heading' }) + text(x0, y0 - 9, `strides ${strideText}`, { cls: 'muted' });
+    let out =
+      text(x0, y0 - 26, `${name}: shape ${shapeText}`, { cls: 'heading' }) +
+      text(x0, y0 - 9, `strides ${strideText}`, { cls: 'muted' });
     for (let i = 0; i < rows; i++)
       for (let j = 0; j < cols; j++) {
         const offset = i * stride[0] + j * stride[1];
@@ -57,49 +61,82 @@ function strides() {
     body += text(20 + k * cell * 1.6 + cell * 0.8, y + 20, k, { anchor: 'middle' });
   }
   body += text(20, y + 54, '[i, j] lives at offset i·stride₀ + j·stride₁', { cls: 'muted' });
-  return svg(252, body, 'A 2 by 3 tensor and its transpose are two views of the same six stored elements; the numbers are storage offsets computed from the strides.');
+  return svg(
+    252,
+    body,
+    'A 2 by 3 tensor and its transpose are two views of the same six stored elements; the numbers are storage offsets computed from the strides.',
+  );
 }
 
 /** The shapes of C = A·B and the dot product behind each output. */
 function matmul(engine, { m = 2048, k = 4096, n = 4096 } = {}) {
   const flops = engine.call('matmul_roofline', { m, n, k, hardware: 'h100-sxm' }).flops;
   const body = [
-    rect(20, 60, 90, 120, 'box tone-0'), text(65, 50, 'A (m × k)', { anchor: 'middle' }),
-    rect(20, 100, 90, 14, 'hl'), text(65, 198, 'row i: k numbers', { anchor: 'middle', cls: 'muted' }),
-    rect(170, 24, 110, 90, 'box tone-1'), text(225, 16, 'B (k × n)', { anchor: 'middle' }),
-    rect(230, 24, 14, 90, 'hl'), text(290, 74, 'column j', { cls: 'muted' }),
-    rect(170, 130, 110, 120, 'box tone-2'), text(225, 270, 'C = A·B (m × n)', { anchor: 'middle' }),
-    rect(230, 170, 14, 14, 'hl-strong'), text(290, 182, 'C[i, j]', { cls: 'muted' }),
+    rect(20, 60, 90, 120, 'box tone-0'),
+    text(65, 50, 'A (m × k)', { anchor: 'middle' }),
+    rect(20, 100, 90, 14, 'hl'),
+    text(65, 198, 'row i: k numbers', { anchor: 'middle', cls: 'muted' }),
+    rect(170, 24, 110, 90, 'box tone-1'),
+    text(225, 16, 'B (k × n)', { anchor: 'middle' }),
+    rect(230, 24, 14, 90, 'hl'),
+    text(290, 74, 'column j', { cls: 'muted' }),
+    rect(170, 130, 110, 120, 'box tone-2'),
+    text(225, 270, 'C = A·B (m × n)', { anchor: 'middle' }),
+    rect(230, 170, 14, 14, 'hl-strong'),
+    text(290, 182, 'C[i, j]', { cls: 'muted' }),
     text(20, 300, 'C[i, j] = Σₜ A[i, t]·B[t, j]'),
     text(20, 320, 'k multiplies + k adds = 2k FLOPs', { cls: 'muted' }),
     text(20, 342, 'm·n outputs × 2k = 2mnk FLOPs', { cls: 'strong' }),
-    text(20, 364, `m = ${m}, k = ${k}, n = ${n}: ${(flops / 1e9).toLocaleString('en-US', { maximumFractionDigits: 1 })} GFLOP`, { cls: 'muted' }),
+    text(
+      20,
+      364,
+      `m = ${m}, k = ${k}, n = ${n}: ${(flops / 1e9).toLocaleString('en-US', { maximumFractionDigits: 1 })} GFLOP`,
+      { cls: 'muted' },
+    ),
   ].join('');
-  return svg(376, body, 'Matrix A of shape m by k times B of shape k by n gives C of shape m by n; each output is a dot product of length k, so the product costs 2mnk FLOPs.');
+  return svg(
+    376,
+    body,
+    'Matrix A of shape m by k times B of shape k by n gives C of shape m by n; each output is a dot product of length k, so the product costs 2mnk FLOPs.',
+  );
 }
 
 /** Forward and backward graph of one linear layer Y = X·W, with each matmul's cost. */
 function backward() {
-  const node = (x, y, w, label, cls = 'box tone-0') => rect(x, y, w, 30, cls, ' rx="5"') + text(x + w / 2, y + 20, label, { anchor: 'middle' });
-  const op = (x, y, w, label, cost) => rect(x, y, w, 42, 'box tone-2', ' rx="5"') + text(x + w / 2, y + 18, label, { anchor: 'middle' }) +
+  const node = (x, y, w, label, cls = 'box tone-0') =>
+    rect(x, y, w, 30, cls, ' rx="5"') + text(x + w / 2, y + 20, label, { anchor: 'middle' });
+  const op = (x, y, w, label, cost) =>
+    rect(x, y, w, 42, 'box tone-2', ' rx="5"') +
+    text(x + w / 2, y + 18, label, { anchor: 'middle' }) +
     text(x + w / 2, y + 35, cost, { anchor: 'middle', cls: 'muted' });
   const body = [
     text(10, 18, 'forward', { cls: 'heading' }),
-    node(10, 30, 84, 'X (B×D)'), node(10, 72, 84, 'W (D×K)', 'box tone-1'),
+    node(10, 30, 84, 'X (B×D)'),
+    node(10, 72, 84, 'W (D×K)', 'box tone-1'),
     op(140, 44, 110, 'Y = X·W', '2BDK FLOPs'),
-    arrow(94, 45, 138, 60), arrow(94, 87, 138, 74),
-    node(296, 50, 96, 'Y → loss'), arrow(250, 65, 294, 65),
+    arrow(94, 45, 138, 60),
+    arrow(94, 87, 138, 74),
+    node(296, 50, 96, 'Y → loss'),
+    arrow(250, 65, 294, 65),
     line(10, 126, 390, 126, 'rule'),
     text(10, 148, 'backward: chain rule, right to left', { cls: 'heading' }),
     node(310, 196, 82, '∂L/∂Y', 'box tone-0'),
-    op(122, 162, 152, '∂L/∂W = Xᵀ·∂L/∂Y', '2BDK FLOPs'), op(122, 220, 152, '∂L/∂X = ∂L/∂Y·Wᵀ', '2BDK FLOPs'),
-    arrow(308, 205, 276, 185), arrow(308, 218, 276, 240),
-    node(10, 168, 90, 'update W', 'box tone-1'), node(10, 226, 90, 'layer below'),
-    arrow(120, 183, 102, 183), arrow(120, 241, 102, 241),
+    op(122, 162, 152, '∂L/∂W = Xᵀ·∂L/∂Y', '2BDK FLOPs'),
+    op(122, 220, 152, '∂L/∂X = ∂L/∂Y·Wᵀ', '2BDK FLOPs'),
+    arrow(308, 205, 276, 185),
+    arrow(308, 218, 276, 240),
+    node(10, 168, 90, 'update W', 'box tone-1'),
+    node(10, 226, 90, 'layer below'),
+    arrow(120, 183, 102, 183),
+    arrow(120, 241, 102, 241),
     text(10, 290, 'forward 2BDK + backward 4BDK = 6BDK', { cls: 'strong' }),
     text(10, 310, '= 6 × tokens (B) × parameters (D·K)', { cls: 'strong' }),
   ].join('');
-  return svg(320, body, 'One linear layer: the forward pass is one matmul; the backward pass needs two matmuls of the same size, one for the weight gradient and one for the input gradient.');
+  return svg(
+    320,
+    body,
+    'One linear layer: the forward pass is one matmul; the backward pass needs two matmuls of the same size, one for the weight gradient and one for the input gradient.',
+  );
 }
 
 // Which per-GPU state each method divides among its GPUs: "split", "whole" (every GPU keeps it all) or
@@ -116,26 +153,44 @@ const COLUMNS = ['weights', 'grads', 'optimizer', 'activations'];
 
 function parallelism() {
   const gpus = 4;
-  const x0 = 64, colW = 84, rowH = 34, y0 = 30;
+  const x0 = 64,
+    colW = 84,
+    rowH = 34,
+    y0 = 30;
   let body = COLUMNS.map((c, j) => text(x0 + j * colW + (colW - 12) / 2, 20, c, { anchor: 'middle' })).join('');
   SPLITS.forEach(([name, states], i) => {
     const y = y0 + i * rowH;
     body += text(4, y + 20, name, { cls: 'strong' });
     states.forEach((state, j) => {
-      const x = x0 + j * colW, w = colW - 12;
+      const x = x0 + j * colW,
+        w = colW - 12;
       if (state === 'whole') {
         for (let g = 0; g < gpus; g++) body += rect(x, y + 4 + g * 6, w, 5, 'bar-whole');
       } else {
         const piece = w / gpus;
-        for (let g = 0; g < gpus; g++) body += rect(x + g * piece, y + 4 + g * 6, piece * (state === 'partial' ? 2 : 1), 5, `bar-split tone-${g % 3}`);
+        for (let g = 0; g < gpus; g++)
+          body += rect(
+            x + g * piece,
+            y + 4 + g * 6,
+            piece * (state === 'partial' ? 2 : 1),
+            5,
+            `bar-split tone-${g % 3}`,
+          );
       }
     });
   });
   const y = y0 + SPLITS.length * rowH + 12;
   body += rect(4, y - 8, 24, 5, 'bar-whole') + text(34, y, 'every GPU keeps all of it');
-  body += rect(4, y + 12, 6, 5, 'bar-split tone-0') + rect(10, y + 18, 6, 5, 'bar-split tone-1') + text(34, y + 22, 'each of 4 GPUs keeps a quarter');
+  body +=
+    rect(4, y + 12, 6, 5, 'bar-split tone-0') +
+    rect(10, y + 18, 6, 5, 'bar-split tone-1') +
+    text(34, y + 22, 'each of 4 GPUs keeps a quarter');
   body += text(4, y + 46, 'optimizer: Adam states + fp32 master weights', { cls: 'muted' });
-  return svg(y + 56, body, 'Which training state each method splits across 4 GPUs: ZeRO stages 1, 2 and 3 split optimizer state, then gradients, then weights; tensor and pipeline parallelism split all three and part of the activations.');
+  return svg(
+    y + 56,
+    body,
+    'Which training state each method splits across 4 GPUs: ZeRO stages 1, 2 and 3 split optimizer state, then gradients, then weights; tensor and pipeline parallelism split all three and part of the activations.',
+  );
 }
 
 /**
@@ -144,12 +199,14 @@ function parallelism() {
  * backward for the next. Backward takes twice a forward.
  */
 export function oneFOneB(stages, microbatches) {
-  const fTime = 1, bTime = 2;
+  const fTime = 1,
+    bTime = 2;
   const order = [];
   for (let s = 0; s < stages; s++) {
     const warm = Math.min(stages - s - 1, microbatches);
     const ops = [];
-    let f = 0, b = 0;
+    let f = 0,
+      b = 0;
     for (; f < warm; f++) ops.push(['F', f]);
     while (b < microbatches) {
       if (f < microbatches) ops.push(['F', f++]);
@@ -167,7 +224,14 @@ export function oneFOneB(stages, microbatches) {
     for (let s = 0; s < stages; s++) {
       if (next[s] >= order[s].length) continue;
       const [kind, i] = order[s][next[s]];
-      const dep = kind === 'F' ? (s === 0 ? 0 : done.get(`F ${s - 1} ${i}`)) : (s === stages - 1 ? done.get(`F ${s} ${i}`) : done.get(`B ${s + 1} ${i}`));
+      const dep =
+        kind === 'F'
+          ? s === 0
+            ? 0
+            : done.get(`F ${s - 1} ${i}`)
+          : s === stages - 1
+            ? done.get(`F ${s} ${i}`)
+            : done.get(`B ${s + 1} ${i}`);
       if (dep === undefined) continue;
       const start = Math.max(dep, free[s]);
       const end = start + (kind === 'F' ? fTime : bTime);
@@ -185,7 +249,10 @@ export function oneFOneB(stages, microbatches) {
 
 function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
   const { blocks, makespan, bubble } = oneFOneB(stages, microbatches);
-  const x0 = 52, unit = (W - x0 - 4) / makespan, rowH = 28, y0 = 8;
+  const x0 = 52,
+    unit = (W - x0 - 4) / makespan,
+    rowH = 28,
+    y0 = 8;
   let body = '';
   for (let s = 0; s < stages; s++) {
     body += text(4, y0 + s * rowH + 18, `GPU ${s + 1}`);
@@ -193,42 +260,63 @@ function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
   }
   // Blocks carry the micro-batch number only (a forward is one glyph wide at 13 units); colour says F or B.
   for (const b of blocks) {
-    body += rect(x0 + b.start * unit, y0 + b.stage * rowH, (b.end - b.start) * unit, rowH - 4, b.kind === 'F' ? 'box tone-0' : 'box tone-2');
-    body += text(x0 + (b.start + b.end) / 2 * unit, y0 + b.stage * rowH + 17, b.micro + 1, { anchor: 'middle' });
+    body += rect(
+      x0 + b.start * unit,
+      y0 + b.stage * rowH,
+      (b.end - b.start) * unit,
+      rowH - 4,
+      b.kind === 'F' ? 'box tone-0' : 'box tone-2',
+    );
+    body += text(x0 + ((b.start + b.end) / 2) * unit, y0 + b.stage * rowH + 17, b.micro + 1, { anchor: 'middle' });
   }
   const y = y0 + stages * rowH + 18;
   body += rect(4, y - 10, 12, 12, 'box tone-0') + text(22, y, 'forward');
   body += rect(110, y - 10, 12, 12, 'box tone-2') + text(128, y, 'backward (2× forward)');
   body += rect(4, y + 10, 12, 12, 'idle') + text(22, y + 20, 'idle: the bubble; numbers are micro-batches');
-  body += text(4, y + 44, `${stages} stages, ${microbatches} micro-batches: idle ${(bubble * 100).toFixed(1)}%`, { cls: 'strong' });
+  body += text(4, y + 44, `${stages} stages, ${microbatches} micro-batches: idle ${(bubble * 100).toFixed(1)}%`, {
+    cls: 'strong',
+  });
   body += text(4, y + 64, '= (p − 1) / (m + p − 1)', { cls: 'strong' });
-  return svg(y + 74, body, `The 1F1B pipeline schedule on ${stages} GPUs with ${microbatches} micro-batches; grey gaps at the start and end are the bubble.`);
+  return svg(
+    y + 74,
+    body,
+    `The 1F1B pipeline schedule on ${stages} GPUs with ${microbatches} micro-batches; grey gaps at the start and end are the bubble.`,
+  );
 }
 
 /** Bit layouts of the main formats, from the engine's format table (sign, exponent, mantissa bits). */
 function bitLayouts(engine) {
   const { formats } = engine.call('float_formats', {});
   const wanted = ['fp32', 'bf16', 'fp16', 'e4m3', 'e5m2', 'e2m1'];
-  const bitW = (W - 52 - 66) / 32, rowH = 30; // room on the right for the bias label
+  const bitW = (W - 52 - 66) / 32,
+    rowH = 30; // room on the right for the bias label
   let body = '';
   wanted.forEach((name, i) => {
     const f = formats.find((x) => x.name === name);
     if (!f) throw new Error(`float_formats has no ${name}`);
     const y = 8 + i * rowH;
     body += text(4, y + 15, name, { cls: 'strong' });
-    const parts = [['sign', f.sign_bits, 'tone-1'], ['exp', f.exponent_bits, 'tone-0'], ['man', f.mantissa_bits, 'tone-2']];
+    const parts = [
+      ['sign', f.sign_bits, 'tone-1'],
+      ['exp', f.exponent_bits, 'tone-0'],
+      ['man', f.mantissa_bits, 'tone-2'],
+    ];
     let x = 52;
     for (const [label, bits, tone] of parts) {
       if (!bits) continue;
       for (let b = 0; b < bits; b++) body += rect(x + b * bitW, y, bitW, 20, `box ${tone}`);
       // A part is named only where its name fits inside it; the colours and the caption cover the rest.
       const name = `${label} ${bits}`;
-      if (name.length * CHAR + 4 < bits * bitW) body += text(x + bits * bitW / 2, y + 15, name, { anchor: 'middle' });
+      if (name.length * CHAR + 4 < bits * bitW) body += text(x + (bits * bitW) / 2, y + 15, name, { anchor: 'middle' });
       x += bits * bitW;
     }
     body += text(x + 4, y + 15, `bias ${f.bias}`, { cls: 'muted' });
   });
-  return svg(8 + wanted.length * rowH + 4, body, 'Bit layouts: fp32 1 sign, 8 exponent, 23 mantissa bits; bf16 1, 8, 7; fp16 1, 5, 10; fp8 E4M3 1, 4, 3; E5M2 1, 5, 2; fp4 E2M1 1, 2, 1.');
+  return svg(
+    8 + wanted.length * rowH + 4,
+    body,
+    'Bit layouts: fp32 1 sign, 8 exponent, 23 mantissa bits; bf16 1, 8, 7; fp16 1, 5, 10; fp8 E4M3 1, 4, 3; E5M2 1, 5, 2; fp4 E2M1 1, 2, 1.',
+  );
 }
 
 // ------------------------------------------------------------------------------------------ curves
@@ -238,52 +326,98 @@ function bitLayouts(engine) {
  * label} (the state of the widget beside the chart). Series are named in a legend above the plot (wrapped
  * to the width), limits inside the plot above their line, so no label needs a right margin.
  */
-export function chart({ label, xLabel, yLabel, xLog = false, yLog = false, series, hlines = [], marker = null, height = 250, xFormat = String, yFormat = String }) {
+export function chart({
+  label,
+  xLabel,
+  yLabel,
+  xLog = false,
+  yLog = false,
+  series,
+  hlines = [],
+  marker = null,
+  height = 250,
+  xFormat = String,
+  yFormat = String,
+}) {
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
   const ys = series.flatMap((s) => s.points.map((p) => p[1])).concat(hlines.map((h) => h.y));
-  if (marker) { xs.push(marker.x); ys.push(marker.y); }
-  for (const v of [...xs, ...ys]) if (!Number.isFinite(v) || ((xLog || yLog) && v <= 0)) throw new Error(`chart "${label}": value ${v} cannot be plotted`);
+  if (marker) {
+    xs.push(marker.x);
+    ys.push(marker.y);
+  }
+  for (const v of [...xs, ...ys])
+    if (!Number.isFinite(v) || ((xLog || yLog) && v <= 0))
+      throw new Error(`chart "${label}": value ${v} cannot be plotted`);
   // Legend rows: swatch + name, wrapped to the width.
-  let legend = '', lx = 4, ly = 14;
+  let legend = '',
+    lx = 4,
+    ly = 14;
   series.forEach((s, i) => {
     const w = 22 + s.name.length * CHAR + 14;
-    if (lx > 4 && lx + w > W) { lx = 4; ly += 20; }
-    legend += line(lx, ly - 4, lx + 16, ly - 4, `series s${i}`) + text(lx + 22, ly, s.name, { cls: `series-label s${i}` });
+    if (lx > 4 && lx + w > W) {
+      lx = 4;
+      ly += 20;
+    }
+    legend +=
+      line(lx, ly - 4, lx + 16, ly - 4, `series s${i}`) + text(lx + 22, ly, s.name, { cls: `series-label s${i}` });
     lx += w;
   });
-  const tx = xLog ? Math.log10 : (v) => v, ty = yLog ? Math.log10 : (v) => v;
+  const tx = xLog ? Math.log10 : (v) => v,
+    ty = yLog ? Math.log10 : (v) => v;
   const ticks = (lo, hi, log) => {
-    if (log) { const out = []; for (let e = Math.ceil(lo - 1e-9); e <= hi + 1e-9; e++) out.push(10 ** e); return out; }
-    const step = 10 ** Math.floor(Math.log10((hi - lo) / 3)); const k = (hi - lo) / step > 8 ? step * 2 : step;
-    const out = []; for (let v = Math.ceil(lo / k) * k; v <= hi + 1e-9; v += k) out.push(v); return out;
+    if (log) {
+      const out = [];
+      for (let e = Math.ceil(lo - 1e-9); e <= hi + 1e-9; e++) out.push(10 ** e);
+      return out;
+    }
+    const step = 10 ** Math.floor(Math.log10((hi - lo) / 3));
+    const k = (hi - lo) / step > 8 ? step * 2 : step;
+    const out = [];
+    for (let v = Math.ceil(lo / k) * k; v <= hi + 1e-9; v += k) out.push(v);
+    return out;
   };
   const [x0, x1] = [Math.min(...xs), Math.max(...xs)].map(tx);
   let [y0, y1] = [Math.min(...ys), Math.max(...ys)].map(ty);
   if (!yLog) y0 = Math.min(0, y0);
-  const pad = (y1 - y0) * 0.06; y1 += pad; if (yLog) y0 -= pad;
+  const pad = (y1 - y0) * 0.06;
+  y1 += pad;
+  if (yLog) y0 -= pad;
   const yTicks = ticks(y0, y1, yLog);
   // Margins from the widest y label and half the last x label (centred on the right edge).
-  const left = 30 + Math.max(...yTicks.map((v) => String(yFormat(v)).length)) * CHAR, top = ly + 14, bottom = 46;
-  const right = Math.max(14, String(xFormat(Math.max(...xs))).length * CHAR / 2 + 4);
+  const left = 30 + Math.max(...yTicks.map((v) => String(yFormat(v)).length)) * CHAR,
+    top = ly + 14,
+    bottom = 46;
+  const right = Math.max(14, (String(xFormat(Math.max(...xs))).length * CHAR) / 2 + 4);
   const h = height + ly;
-  const px = (v) => left + (tx(v) - x0) / (x1 - x0) * (W - left - right);
+  const px = (v) => left + ((tx(v) - x0) / (x1 - x0)) * (W - left - right);
   const py = (v) => top + (1 - (ty(v) - y0) / (y1 - y0)) * (h - top - bottom);
   let body = legend + line(left, top, left, h - bottom, 'axis') + line(left, h - bottom, W - right, h - bottom, 'axis');
-  for (const v of yTicks) body += line(left, py(v), W - right, py(v), 'grid') + text(left - 4, py(v) + 4, yFormat(v), { anchor: 'end' });
-  let xt = xLog ? xs.filter((v, i, a) => a.indexOf(v) === i && Number.isInteger(Math.log2(v)) && Math.log2(v) % 2 === 0) : ticks(x0, x1, false);
+  for (const v of yTicks)
+    body += line(left, py(v), W - right, py(v), 'grid') + text(left - 4, py(v) + 4, yFormat(v), { anchor: 'end' });
+  let xt = xLog
+    ? xs.filter((v, i, a) => a.indexOf(v) === i && Number.isInteger(Math.log2(v)) && Math.log2(v) % 2 === 0)
+    : ticks(x0, x1, false);
   // Thin the ticks until their labels are a label's width apart.
-  const room = (list) => list.every((v, i) => !i || px(v) - px(list[i - 1]) > (String(xFormat(v)).length + String(xFormat(list[i - 1])).length) * CHAR / 2 + 6);
+  const room = (list) =>
+    list.every(
+      (v, i) =>
+        !i ||
+        px(v) - px(list[i - 1]) > ((String(xFormat(v)).length + String(xFormat(list[i - 1])).length) * CHAR) / 2 + 6,
+    );
   while (xt.length > 2 && !room(xt)) xt = xt.filter((_, i) => i % 2 === 0);
   for (const v of xt) body += text(px(v), h - bottom + 21, xFormat(v), { anchor: 'middle' });
   body += text((left + W - right) / 2, h - 6, xLabel, { anchor: 'middle', cls: 'muted' });
   body += `<text transform="translate(14 ${r1((top + h - bottom) / 2)}) rotate(-90)" text-anchor="middle" class="muted">${esc(yLabel)}</text>`;
-  for (const hl of hlines) body += line(left, py(hl.y), W - right, py(hl.y), 'limit') + text(left + 6, py(hl.y) - 5, hl.label, { cls: 'muted' });
+  for (const hl of hlines)
+    body +=
+      line(left, py(hl.y), W - right, py(hl.y), 'limit') + text(left + 6, py(hl.y) - 5, hl.label, { cls: 'muted' });
   series.forEach((s, i) => {
     const d = s.points.map((p, j) => `${j ? 'L' : 'M'}${r1(px(p[0]))},${r1(py(p[1]))}`).join('');
     body += `<path d="${d}" class="series s${i}" fill="none"/>`;
     for (const p of s.points) body += `<circle cx="${r1(px(p[0]))}" cy="${r1(py(p[1]))}" r="2.6" class="dot s${i}"/>`;
   });
-  if (marker) body += `<circle cx="${r1(px(marker.x))}" cy="${r1(py(marker.y))}" r="6" class="marker"><title>${esc(marker.label)}</title></circle>`;
+  if (marker)
+    body += `<circle cx="${r1(px(marker.x))}" cy="${r1(py(marker.y))}" r="6" class="marker"><title>${esc(marker.label)}</title></circle>`;
   return svg(h, body, label);
 }
 
@@ -297,55 +431,105 @@ const modelName = (base) => base.model ?? 'the pasted model';
  * Activations against sequence length, with and without FlashAttention. `base`: memory_budget arguments
  * other than seq and flash_attention (the widget's, or the chapter's setup); marker: { seq, flash }.
  */
-function activationCurve(engine, { base = { model: 'llama-3-8b', hardware: 'h100-sxm', micro_batch: 1, recompute: 'none' }, marker = null } = {}) {
+function activationCurve(
+  engine,
+  { base = { model: 'llama-3-8b', hardware: 'h100-sxm', micro_batch: 1, recompute: 'none' }, marker = null } = {},
+) {
   const seqs = [1024, 2048, 4096, 8192, 16384, 32768];
   const args = without(base, ['seq', 'flash_attention']);
-  const at = (seq, flash) => engine.call('memory_budget', { ...args, seq, flash_attention: flash }).activations.total_bytes;
+  const at = (seq, flash) =>
+    engine.call('memory_budget', { ...args, seq, flash_attention: flash }).activations.total_bytes;
   const capacity = args.hardware ? engine.call('memory_budget', { ...args, seq: 1024 }).capacity_bytes : 0;
   // Only lengths the engine accepts for this model (a preset refuses more than its trained context).
-  const fits = (seq) => { try { at(seq, false); return true; } catch { return false; } };
+  const fits = (seq) => {
+    try {
+      at(seq, false);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const shown = seqs.filter(fits);
   if (shown.length < 2) throw new Error(`${modelName(args)} accepts fewer than two of the plotted sequence lengths`);
   return chart({
     label: `Activation memory of ${modelName(args)} against sequence length, with and without FlashAttention`,
-    xLabel: 'sequence length (tokens, log scale)', yLabel: 'activations (GB, log)', xLog: true, yLog: true,
-    xFormat: kTokens, yFormat: gb,
+    xLabel: 'sequence length (tokens, log scale)',
+    yLabel: 'activations (GB, log)',
+    xLog: true,
+    yLog: true,
+    xFormat: kTokens,
+    yFormat: gb,
     series: [
       { name: 'standard attention', points: shown.map((s) => [s, at(s, false)]) },
       { name: 'FlashAttention', points: shown.map((s) => [s, at(s, true)]) },
     ],
     hlines: capacity ? [{ y: capacity, label: 'one GPU' }] : [],
-    marker: marker && { x: marker.seq, y: at(marker.seq, marker.flash), label: `the calculator above: ${marker.seq} tokens, ${marker.flash ? 'FlashAttention' : 'standard attention'}` },
+    marker: marker && {
+      x: marker.seq,
+      y: at(marker.seq, marker.flash),
+      label: `the calculator above: ${marker.seq} tokens, ${marker.flash ? 'FlashAttention' : 'standard attention'}`,
+    },
   });
 }
 
 /** Memory per GPU against data-parallel GPUs for ZeRO 0 to 3. `base`: memory_budget arguments other than gpus and zero; marker: { gpus, zero }. */
-function zeroCurve(engine, { base = { model: 'llama-3-70b', hardware: 'h100-sxm', seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true }, marker = null } = {}) {
+function zeroCurve(
+  engine,
+  {
+    base = {
+      model: 'llama-3-70b',
+      hardware: 'h100-sxm',
+      seq: 4096,
+      micro_batch: 1,
+      recompute: 'selective',
+      flash_attention: true,
+    },
+    marker = null,
+  } = {},
+) {
   const counts = [8, 16, 32, 64, 128, 256, 512, 1024];
   const args = without(base, ['gpus', 'zero']);
   const at = (gpus, zero) => engine.call('memory_budget', { ...args, gpus, zero }).per_gpu_bytes.total;
   const capacity = args.hardware ? engine.call('memory_budget', { ...args, seq: 1024 }).capacity_bytes : 0;
   return chart({
     label: `Memory per GPU of ${modelName(args)} against the number of GPUs, for ZeRO stages 0 to 3`,
-    xLabel: 'data-parallel GPUs (log scale)', yLabel: 'memory per GPU (GB, log)', xLog: true, yLog: true,
-    xFormat: String, yFormat: gb,
+    xLabel: 'data-parallel GPUs (log scale)',
+    yLabel: 'memory per GPU (GB, log)',
+    xLog: true,
+    yLog: true,
+    xFormat: String,
+    yFormat: gb,
     series: [0, 1, 2, 3].map((z) => ({ name: z ? `ZeRO-${z}` : 'no ZeRO', points: counts.map((g) => [g, at(g, z)]) })),
     hlines: capacity ? [{ y: capacity, label: 'one GPU' }] : [],
-    marker: marker && { x: marker.gpus, y: at(marker.gpus, marker.zero), label: `the calculator above: ${marker.gpus} GPUs, ZeRO-${marker.zero}` },
+    marker: marker && {
+      x: marker.gpus,
+      y: at(marker.gpus, marker.zero),
+      label: `the calculator above: ${marker.gpus} GPUs, ZeRO-${marker.zero}`,
+    },
   });
 }
 
 /** Days against MFU. `base`: training_cost arguments other than mfu; marker: { mfu }. */
-function mfuCurve(engine, { base = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024 }, marker = null } = {}) {
+function mfuCurve(
+  engine,
+  { base = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024 }, marker = null } = {},
+) {
   const mfus = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
   const args = without(base, ['mfu']);
   const days = (mfu) => engine.call('training_cost', { ...args, mfu }).seconds / 86400; // seconds shown in days
   const what = args.params ? `${args.params / 1e9}B parameters` : args.model;
   return chart({
     label: `Days to train ${what} on ${args.tokens / 1e12}T tokens with ${args.gpus} GPUs, against MFU`,
-    xLabel: 'MFU', yLabel: 'days', series: [{ name: `${args.gpus} GPUs`, points: mfus.map((m) => [m, days(m)]) }],
-    xFormat: (v) => `${Math.round(v * 100)}%`, yFormat: (v) => String(Math.round(v)),
-    marker: marker && { x: marker.mfu, y: days(marker.mfu), label: `the calculator above: MFU ${Math.round(marker.mfu * 1000) / 10}%` },
+    xLabel: 'MFU',
+    yLabel: 'days',
+    series: [{ name: `${args.gpus} GPUs`, points: mfus.map((m) => [m, days(m)]) }],
+    xFormat: (v) => `${Math.round(v * 100)}%`,
+    yFormat: (v) => String(Math.round(v)),
+    marker: marker && {
+      x: marker.mfu,
+      y: days(marker.mfu),
+      label: `the calculator above: MFU ${Math.round(marker.mfu * 1000) / 10}%`,
+    },
   });
 }
 
@@ -356,16 +540,28 @@ function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
   const ridge = at(1).ridge_flops_per_byte;
   return chart({
     label: `Arithmetic intensity of a ${d} by ${d} bf16 weight matmul against the tokens in the batch, with the ${hardware} ridge point`,
-    xLabel: 'tokens in the batch (m, log scale)', yLabel: 'FLOP per byte (log)', xLog: true, yLog: true,
-    xFormat: kTokens, yFormat: (v) => String(v),
+    xLabel: 'tokens in the batch (m, log scale)',
+    yLabel: 'FLOP per byte (log)',
+    xLog: true,
+    yLog: true,
+    xFormat: kTokens,
+    yFormat: (v) => String(v),
     series: [{ name: `${d}×${d} weight`, points: tokens.map((m) => [m, at(m).intensity]) }],
     hlines: [{ y: ridge, label: `${hardware} ridge ${Math.round(ridge)}` }],
   });
 }
 
 const FIGURES = {
-  strides, matmul, backward, parallelism, pipeline, 'bit-layouts': bitLayouts,
-  'activations-vs-seq': activationCurve, 'zero-vs-gpus': zeroCurve, 'time-vs-mfu': mfuCurve, 'intensity-vs-tokens': intensityCurve,
+  strides,
+  matmul,
+  backward,
+  parallelism,
+  pipeline,
+  'bit-layouts': bitLayouts,
+  'activations-vs-seq': activationCurve,
+  'zero-vs-gpus': zeroCurve,
+  'time-vs-mfu': mfuCurve,
+  'intensity-vs-tokens': intensityCurve,
 };
 export const FIGURE_NAMES = Object.keys(FIGURES);
 

@@ -10,7 +10,8 @@ export function fitAll(root = document, { renderedOnly = false } = {}) {
   let displays = [...root.querySelectorAll(SELECTOR)];
   // Measuring an equation in a chapter the browser skips (content-visibility) would lay that chapter out:
   // those are fitted when their chapter appears (below).
-  if (renderedOnly) displays = displays.filter((display) => display.checkVisibility?.({ contentVisibilityAuto: true }) ?? true);
+  if (renderedOnly)
+    displays = displays.filter((display) => display.checkVisibility?.({ contentVisibilityAuto: true }) ?? true);
   for (const display of displays) display.style.fontSize = '';
   const sizes = displays.map((display) => [display.scrollWidth, display.clientWidth]);
   displays.forEach((display, i) => {
@@ -30,18 +31,27 @@ if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
   };
   // In an idle period: measuring equations in chapters not laid out yet (content-visibility) lays them out,
   // which should not delay the first screen; until then a wide equation scrolls sideways (the fallback).
-  const refit = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow());
+  const refit = () =>
+    typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow();
   // KaTeX's web fonts change the widths: fit again once they have loaded.
-  const refitAll = () => { lastWidth = -1; refit(); };
+  const refitAll = () => {
+    lastWidth = -1;
+    refit();
+  };
   document.fonts?.ready.then(refitAll);
   document.fonts?.addEventListener?.('loadingdone', refitAll);
   // A chapter laid out for the first time (web/style.css: content-visibility) is fitted at once, before the
   // reader sees it; a web font it loads only then refits it through loadingdone.
-  document.addEventListener('contentvisibilityautostatechange', (event) => {
-    if (!event.skipped && event.target instanceof Element) fitAll(event.target, { renderedOnly: true });
-  }, true);
+  document.addEventListener(
+    'contentvisibilityautostatechange',
+    (event) => {
+      if (!event.skipped && event.target instanceof Element) fitAll(event.target, { renderedOnly: true });
+    },
+    true,
+  );
   // The observer also reports once right after the first layout: fitting then reads a layout the browser
   // has already done, instead of forcing one while the widgets are still starting.
-  if (typeof ResizeObserver === 'function') new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);
+  if (typeof ResizeObserver === 'function')
+    new ResizeObserver(refit).observe(document.querySelector('main') ?? document.body);
   else requestAnimationFrame(refit);
 }

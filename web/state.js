@@ -19,8 +19,8 @@ export const MAX_URL_LENGTH = 8000;
 export const MAX_VALUE_LENGTH = MAX_URL_LENGTH;
 
 const initial = new URLSearchParams(globalThis.location?.search ?? '');
-const owners = new Map();   // key -> element
-const current = new Map();  // key -> Map(field -> text)
+const owners = new Map(); // key -> element
+const current = new Map(); // key -> Map(field -> text)
 const listeners = new Set();
 const refusalListeners = new Map(); // key -> callback(message or null)
 const keyOwners = new Map(); // key -> the element it was handed to
@@ -35,7 +35,10 @@ export function stateKey(element, short) {
   let key;
   if (element.id && KEY_PATTERN.test(element.id)) {
     key = element.id;
-    if (keyOwners.has(key)) console.warn(`tally: two widgets have id="${key}"; this <${element.localName}> keeps its URL state under a different key. Give each widget its own id.`);
+    if (keyOwners.has(key))
+      console.warn(
+        `tally: two widgets have id="${key}"; this <${element.localName}> keeps its URL state under a different key. Give each widget its own id.`,
+      );
   } else {
     const same = [...document.querySelectorAll(element.localName)];
     key = `${short}${same.indexOf(element) + 1}`;
@@ -58,8 +61,14 @@ export function readState(key, schema) {
     const match = PARAM_PATTERN.exec(param);
     if (!match || match[1] !== key) continue;
     const field = match[2];
-    if (!Object.hasOwn(schema, field)) { rejected.push({ param, field, reason: 'this widget has no such setting' }); continue; }
-    if (text.length > MAX_VALUE_LENGTH) { rejected.push({ param, field, reason: `longer than ${MAX_VALUE_LENGTH} characters` }); continue; }
+    if (!Object.hasOwn(schema, field)) {
+      rejected.push({ param, field, reason: 'this widget has no such setting' });
+      continue;
+    }
+    if (text.length > MAX_VALUE_LENGTH) {
+      rejected.push({ param, field, reason: `longer than ${MAX_VALUE_LENGTH} characters` });
+      continue;
+    }
     const verdict = schema[field](text);
     if (verdict === true) values[field] = text;
     else rejected.push({ param, field, reason: typeof verdict === 'string' ? verdict : 'not an accepted value' });
@@ -76,7 +85,9 @@ export function writeState(key, values) {
   const fields = new Map(Object.entries(values).map(([k, v]) => [k, String(v)]));
   const length = urlFor(new Map([...current, [key, fields]])).length;
   if (length > MAX_URL_LENGTH) {
-    refusalListeners.get(key)?.(`This state is too long to keep in the page's link (${length.toLocaleString('en-US')} characters; servers refuse links over ${MAX_URL_LENGTH.toLocaleString('en-US')}), so the link keeps the last state that fit.`);
+    refusalListeners.get(key)?.(
+      `This state is too long to keep in the page's link (${length.toLocaleString('en-US')} characters; servers refuse links over ${MAX_URL_LENGTH.toLocaleString('en-US')}), so the link keeps the last state that fit.`,
+    );
     return false;
   }
   refusalListeners.get(key)?.(null);
@@ -134,7 +145,10 @@ export function unclaimedParams() {
 
 /** A number as a reader types it ("70e9", "0.5", "70B", "1,024", "40%"); range checks are the engine's. */
 export function isNumberText(text) {
-  return (text.length <= 32 && /^[-+]?(\d{1,3}(,\d{3})+|\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBtT%]?$/.test(text)) || 'not a number';
+  return (
+    (text.length <= 32 && /^[-+]?(\d{1,3}(,\d{3})+|\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBtT%]?$/.test(text)) ||
+    'not a number'
+  );
 }
 
 /** One of a fixed set of values. */

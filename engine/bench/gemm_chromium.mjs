@@ -12,7 +12,11 @@ const n = option('--n', '1024');
 const runs = Number(option('--runs', '5'));
 
 const server = await startServer(site, 0);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox'],
+});
 try {
   const page = await browser.newPage();
   await page.goto(new URL('/#roofline', server.url).href);
@@ -27,17 +31,34 @@ try {
       const done = new Promise((resolve) => el.addEventListener('measured', (e) => resolve(e.detail), { once: true }));
       el.shadowRoot.querySelector('button.measure').click();
       const detail = await done;
-      return { peak: detail.machine.peak.flops_per_s / 1e9, bw: detail.machine.bw.read_bytes_per_s / 1e9, rows: detail.rows.map((r) => [r.kernel, r.n, r.flops_per_s / 1e9]) };
+      return {
+        peak: detail.machine.peak.flops_per_s / 1e9,
+        bw: detail.machine.bw.read_bytes_per_s / 1e9,
+        rows: detail.rows.map((r) => [r.kernel, r.n, r.flops_per_s / 1e9]),
+      };
     }, n);
     results.push(rows);
-    console.log(`run ${run + 1}: peak ${rows.peak.toFixed(1)} GFLOP/s, read ${rows.bw.toFixed(1)} GB/s, ${rows.rows.filter((r) => r[0] !== 'naive').map((r) => `${r[0]} ${r[1]}: ${r[2].toFixed(1)}`).join(', ')}`);
+    console.log(
+      `run ${run + 1}: peak ${rows.peak.toFixed(1)} GFLOP/s, read ${rows.bw.toFixed(1)} GB/s, ${rows.rows
+        .filter((r) => r[0] !== 'naive')
+        .map((r) => `${r[0]} ${r[1]}: ${r[2].toFixed(1)}`)
+        .join(', ')}`,
+    );
   }
-  const med = (v) => { const s = [...v].sort((a, b) => a - b); return s[s.length >> 1]; };
+  const med = (v) => {
+    const s = [...v].sort((a, b) => a - b);
+    return s[s.length >> 1];
+  };
   for (const kernel of ['ikj', 'blocked', 'packed', 'simd', 'simd-relaxed']) {
     const values = results.map((r) => r.rows.find((x) => x[0] === kernel)?.[2]).filter(Number.isFinite);
-    if (values.length) console.log(`${kernel} n=${n}: median ${med(values).toFixed(1)} [${Math.min(...values).toFixed(1)}, ${Math.max(...values).toFixed(1)}] GFLOP/s over ${values.length} runs`);
+    if (values.length)
+      console.log(
+        `${kernel} n=${n}: median ${med(values).toFixed(1)} [${Math.min(...values).toFixed(1)}, ${Math.max(...values).toFixed(1)}] GFLOP/s over ${values.length} runs`,
+      );
   }
-  console.log(`peak probe median ${med(results.map((r) => r.peak)).toFixed(1)} GFLOP/s; read bandwidth median ${med(results.map((r) => r.bw)).toFixed(1)} GB/s`);
+  console.log(
+    `peak probe median ${med(results.map((r) => r.peak)).toFixed(1)} GFLOP/s; read bandwidth median ${med(results.map((r) => r.bw)).toFixed(1)} GB/s`,
+  );
 } finally {
   await browser.close();
   await server.close();

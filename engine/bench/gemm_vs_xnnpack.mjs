@@ -26,15 +26,29 @@ const tfjs = (pkg, file) => path.join(root, 'node_modules/@tensorflow', pkg, 'di
 const loads = [os.loadavg()[0]];
 const server = await startServer(site, 0);
 const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
-const med = (v) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const med = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const fmt = (v) => `${med(v).toFixed(2)} [${Math.min(...v).toFixed(2)}, ${Math.max(...v).toFixed(2)}]`;
 try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) console.log(`loaded ${new URL(r.url()).pathname}`); });
+  page.on('request', (r) => {
+    if (r.url().endsWith('.wasm')) console.log(`loaded ${new URL(r.url()).pathname}`);
+  });
   // The benchmark page and the tfjs files, served beside the site (same origin as tally.js / tally.wasm).
   const files = {
     '/bench/tf-core.min.js': tfjs('tfjs-core', 'tf-core.min.js'),
@@ -46,10 +60,16 @@ try {
   await page.route('**/bench/**', (route) => {
     const { pathname } = new URL(route.request().url());
     if (pathname === '/bench/index.html')
-      return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>bench</title><script src="tf-core.min.js"></script><script src="tf-backend-wasm.min.js"></script><script src="../tally.js"></script>' });
+      return route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><meta charset="utf-8"><title>bench</title><script src="tf-core.min.js"></script><script src="tf-backend-wasm.min.js"></script><script src="../tally.js"></script>',
+      });
     const file = files[pathname];
     if (!file) return route.fulfill({ status: 404, body: '' });
-    return route.fulfill({ contentType: file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', body: readFileSync(file) });
+    return route.fulfill({
+      contentType: file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript',
+      body: readFileSync(file),
+    });
   });
   await page.goto(new URL('/bench/index.html', server.url).href);
   const setup = await page.evaluate(async () => {
@@ -72,7 +92,11 @@ try {
     window.xnnpack = (n, reps, minMs) => {
       const a = tf.randomUniform([n, n], -1, 1);
       const b = tf.randomUniform([n, n], -1, 1);
-      const once = () => { const c = tf.matMul(a, b); c.dataSync(); c.dispose(); };
+      const once = () => {
+        const c = tf.matMul(a, b);
+        c.dataSync();
+        c.dispose();
+      };
       for (let w = 0; w < 3; w += 1) once();
       let calls = 1;
       for (;;) {
@@ -86,38 +110,58 @@ try {
       for (let r = 0; r < reps; r += 1) {
         const t0 = performance.now();
         for (let c = 0; c < calls; c += 1) once();
-        rates.push((2 * n ** 3 * calls) / ((performance.now() - t0) * 1e-3) * 1e-9);
+        rates.push(((2 * n ** 3 * calls) / ((performance.now() - t0) * 1e-3)) * 1e-9);
       }
-      a.dispose(); b.dispose();
+      a.dispose();
+      b.dispose();
       rates.sort((x, y) => x - y);
       return rates[rates.length >> 1];
     };
-    return { relaxed, backend: tf.getBackend(), tfjs: tf.version_core, simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: tf.wasm?.getThreadsCount?.() ?? null, isolated: crossOriginIsolated };
+    return {
+      relaxed,
+      backend: tf.getBackend(),
+      tfjs: tf.version_core,
+      simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
+      threads: tf.wasm?.getThreadsCount?.() ?? null,
+      isolated: crossOriginIsolated,
+    };
   });
-  console.log(`Chromium ${browser.version()}, tfjs-core ${setup.tfjs} backend ${setup.backend} (SIMD ${setup.simd}, threads ${setup.threads}, cross-origin isolated ${setup.isolated}), relaxed SIMD ${setup.relaxed ? 'validated' : 'not validated'}`);
+  console.log(
+    `Chromium ${browser.version()}, tfjs-core ${setup.tfjs} backend ${setup.backend} (SIMD ${setup.simd}, threads ${setup.threads}, cross-origin isolated ${setup.isolated}), relaxed SIMD ${setup.relaxed ? 'validated' : 'not validated'}`,
+  );
   const kernels = setup.relaxed ? 'simd,simd-relaxed' : 'simd';
   const results = {}; // key -> [values]
   const push = (key, value) => (results[key] ??= []).push(value);
   for (let run = 0; run < runs; run += 1) {
     const line = [];
     for (const n of sizes) {
-      const round = await page.evaluate(({ n, kernels }) => {
-        const x = window.xnnpack(n, 3, 50);
-        const rows = window.tally('gemm_bench', { n, kernel: kernels, reps: 3, warmup: 3, min_sample_ms: 50 }).rows;
-        return { x, rows: rows.map((r) => [r.kernel, r.flops_per_s / 1e9, r.correct]) };
-      }, { n, kernels });
+      const round = await page.evaluate(
+        ({ n, kernels }) => {
+          const x = window.xnnpack(n, 3, 50);
+          const rows = window.tally('gemm_bench', { n, kernel: kernels, reps: 3, warmup: 3, min_sample_ms: 50 }).rows;
+          return { x, rows: rows.map((r) => [r.kernel, r.flops_per_s / 1e9, r.correct]) };
+        },
+        { n, kernels },
+      );
       push(`xnnpack ${n}`, round.x);
       for (const [kernel, gflops, correct] of round.rows) {
         if (!correct) throw new Error(`${kernel} n=${n} failed its reference check`);
         push(`${kernel} ${n}`, gflops);
         push(`${kernel}/xnnpack ${n}`, gflops / round.x);
       }
-      line.push(`n=${n}: xnnpack ${round.x.toFixed(1)}, ${round.rows.map(([k, g]) => `${k} ${g.toFixed(1)}`).join(', ')}`);
+      line.push(
+        `n=${n}: xnnpack ${round.x.toFixed(1)}, ${round.rows.map(([k, g]) => `${k} ${g.toFixed(1)}`).join(', ')}`,
+      );
     }
-    const peaks = await page.evaluate((relaxed) => ({
-      simd: window.tally('probe_peak', { samples: 3, min_sample_ms: 50 }).flops_per_s / 1e9,
-      relaxed: relaxed ? window.tally('probe_peak', { samples: 3, min_sample_ms: 50, variant: 'relaxed' }).flops_per_s / 1e9 : null,
-    }), setup.relaxed);
+    const peaks = await page.evaluate(
+      (relaxed) => ({
+        simd: window.tally('probe_peak', { samples: 3, min_sample_ms: 50 }).flops_per_s / 1e9,
+        relaxed: relaxed
+          ? window.tally('probe_peak', { samples: 3, min_sample_ms: 50, variant: 'relaxed' }).flops_per_s / 1e9
+          : null,
+      }),
+      setup.relaxed,
+    );
     push('peak simd', peaks.simd);
     if (peaks.relaxed) push('peak relaxed', peaks.relaxed);
     for (const n of sizes) {
@@ -125,7 +169,9 @@ try {
       push(`best/ceiling ${n}`, best / (peaks.relaxed ?? peaks.simd));
     }
     loads.push(os.loadavg()[0]);
-    console.log(`round ${run + 1} (load ${os.loadavg()[0].toFixed(1)}): ${line.join('; ')}; peak ${peaks.simd.toFixed(1)}${peaks.relaxed ? ` / relaxed ${peaks.relaxed.toFixed(1)}` : ''}`);
+    console.log(
+      `round ${run + 1} (load ${os.loadavg()[0].toFixed(1)}): ${line.join('; ')}; peak ${peaks.simd.toFixed(1)}${peaks.relaxed ? ` / relaxed ${peaks.relaxed.toFixed(1)}` : ''}`,
+    );
   }
   console.log(`\nGFLOP/s and ratios, median [min, max] over ${runs} interleaved rounds:`);
   for (const [key, values] of Object.entries(results)) console.log(`  ${key.padEnd(26)} ${fmt(values)}`);
@@ -137,26 +183,43 @@ try {
   await widget.evaluate((el) => el.ready);
   const big = String(sizes.at(-1));
   for (let run = 0; run < Math.min(runs, 3); run += 1) {
-    const d = await widget.evaluate(async (el, { big, workers }) => {
-      el.setAttribute('sizes', big);
-      el.setAttribute('probe-mib', '64');
-      el.setAttribute('reps', '3');
-      el.shadowRoot.querySelector('input[name="workers"]').value = String(workers);
-      const done = new Promise((resolve) => el.addEventListener('measured', (e) => resolve(e.detail), { once: true }));
-      el.shadowRoot.querySelector('button.measure').click();
-      const detail = await done;
-      const single = detail.rows.find((r) => r.kernel === detail.kernel);
-      const all = detail.allCoreRows[0];
-      return { kernel: detail.kernel, single: single.flops_per_s / 1e9, all: all && all.flops_per_s / 1e9, cores: all?.cores };
-    }, { big, workers });
+    const d = await widget.evaluate(
+      async (el, { big, workers }) => {
+        el.setAttribute('sizes', big);
+        el.setAttribute('probe-mib', '64');
+        el.setAttribute('reps', '3');
+        el.shadowRoot.querySelector('input[name="workers"]').value = String(workers);
+        const done = new Promise((resolve) =>
+          el.addEventListener('measured', (e) => resolve(e.detail), { once: true }),
+        );
+        el.shadowRoot.querySelector('button.measure').click();
+        const detail = await done;
+        const single = detail.rows.find((r) => r.kernel === detail.kernel);
+        const all = detail.allCoreRows[0];
+        return {
+          kernel: detail.kernel,
+          single: single.flops_per_s / 1e9,
+          all: all && all.flops_per_s / 1e9,
+          cores: all?.cores,
+        };
+      },
+      { big, workers },
+    );
     push('widget single-core', d.single);
-    if (d.all) { push('widget all-core', d.all); push('widget all/single', d.all / d.single); }
+    if (d.all) {
+      push('widget all-core', d.all);
+      push('widget all/single', d.all / d.single);
+    }
     loads.push(os.loadavg()[0]);
-    console.log(`widget run ${run + 1}: ${d.kernel} n=${big}: 1 core ${d.single.toFixed(1)}, ${d.cores} workers ${d.all?.toFixed(1)} GFLOP/s`);
+    console.log(
+      `widget run ${run + 1}: ${d.kernel} n=${big}: 1 core ${d.single.toFixed(1)}, ${d.cores} workers ${d.all?.toFixed(1)} GFLOP/s`,
+    );
   }
   for (const key of ['widget single-core', 'widget all-core', 'widget all/single'])
     if (results[key]) console.log(`  ${key.padEnd(26)} ${fmt(results[key])}`);
-  console.log(`load average (1 min) during the run: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${os.cpus().length} CPUs`);
+  console.log(
+    `load average (1 min) during the run: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${os.cpus().length} CPUs`,
+  );
 } finally {
   await browser.close();
   await server.close();

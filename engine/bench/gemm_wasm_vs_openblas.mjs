@@ -33,8 +33,11 @@ const call = (method, args) => {
 };
 
 function openblasGflops(n) {
-  const text = execFileSync(path.join(nativeDir, 'tally_gemm_vs_openblas'), ['--n', String(n), '--runs', '1', '--reps', '3', '--kernels', 'simd'],
-    { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
+  const text = execFileSync(
+    path.join(nativeDir, 'tally_gemm_vs_openblas'),
+    ['--n', String(n), '--runs', '1', '--reps', '3', '--kernels', 'simd'],
+    { encoding: 'utf8', env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } },
+  );
   const match = /openblas\s+([0-9.]+) GFLOP\/s/.exec(text);
   if (!match) throw new Error(`unexpected output:\n${text}`);
   return Number(match[1]);
@@ -47,7 +50,9 @@ const summary = (values) => {
 };
 const fmt = (s, digits = 1) => `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}, ${s.max.toFixed(digits)}]`;
 
-console.log(`wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread; ${runs} runs, alternating`);
+console.log(
+  `wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread; ${runs} runs, alternating`,
+);
 for (const n of sizes) {
   const blas = [];
   const wasm = Object.fromEntries(kernels.map((k) => [k, []]));
@@ -56,12 +61,14 @@ for (const n of sizes) {
     for (const kernel of kernels) {
       const row = call('gemm_bench', { n, kernel, reps: 3, warmup: 3, min_sample_ms: 20 }).rows[0];
       if (!row.correct) throw new Error(`${kernel} n=${n} is out of tolerance: ${row.max_abs_err}`);
-      wasm[kernel].push(row.flops_per_s / 1e9);  // GFLOP/s, as openblasGflops
+      wasm[kernel].push(row.flops_per_s / 1e9); // GFLOP/s, as openblasGflops
     }
   }
   console.log(`n = ${n}: OpenBLAS native ${fmt(summary(blas))} GFLOP/s`);
   for (const kernel of kernels) {
     const ratios = wasm[kernel].map((g, i) => g / blas[i]);
-    console.log(`  wasm ${kernel.padEnd(7)} ${fmt(summary(wasm[kernel]))} GFLOP/s   ratio to OpenBLAS ${fmt(summary(ratios), 3)}`);
+    console.log(
+      `  wasm ${kernel.padEnd(7)} ${fmt(summary(wasm[kernel]))} GFLOP/s   ratio to OpenBLAS ${fmt(summary(ratios), 3)}`,
+    );
   }
 }

@@ -4,8 +4,18 @@ import { loadEngine } from '../../tests/node/engine.mjs';
 
 const samples = Number(process.argv[process.argv.indexOf('--samples') + 1]) || 15;
 const engine = await loadEngine();
-const step = JSON.stringify({ model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, tp: 4, pp: 4, seq: 8192, global_batch: 512,
-  flash_attention: true, sequence_parallel: true, zero: 1 });
+const step = JSON.stringify({
+  model: 'llama-3-70b',
+  hardware: 'h100-sxm',
+  gpus: 64,
+  tp: 4,
+  pp: 4,
+  seq: 8192,
+  global_batch: 512,
+  flash_attention: true,
+  sequence_parallel: true,
+  zero: 1,
+});
 const plan = JSON.stringify({ model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 1024, seq: 8192, global_batch: 1024 });
 
 function median(method, args) {
@@ -32,6 +42,12 @@ const evaluated = JSON.parse(engine.raw('plan', plan)).result.evaluated;
 console.log(`step_time (llama-3-70b, 64 H100, t4 p4): ${(1000 * median('step_time', step)).toFixed(1)} us`);
 console.log(`plan (llama-3-70b, 1024 H100, ${evaluated} layouts): ${median('plan', plan).toFixed(2)} ms`);
 // A mixture of experts adds the expert-parallel degree to the search: thousands of layouts.
-const moePlan = JSON.stringify({ model: 'mixtral-8x7b', hardware: 'h100-sxm', gpus: 1024, seq: 4096, global_batch: 1024 });
+const moePlan = JSON.stringify({
+  model: 'mixtral-8x7b',
+  hardware: 'h100-sxm',
+  gpus: 1024,
+  seq: 4096,
+  global_batch: 1024,
+});
 const moeEvaluated = JSON.parse(engine.raw('plan', moePlan)).result.evaluated;
 console.log(`plan (mixtral-8x7b, 1024 H100, ${moeEvaluated} layouts): ${median('plan', moePlan).toFixed(2)} ms`);

@@ -32,7 +32,8 @@ Module['tally_call'] = function (method, argsJson) {
   var m = tallyToHeap(method);
   var a = tallyToHeap(argsJson);
   try {
-    if (!m[0] || !a[0]) return '{"ok":false,"error":{"field":"args","message":"the input is too large for the engine\'s memory"}}';
+    if (!m[0] || !a[0])
+      return '{"ok":false,"error":{"field":"args","message":"the input is too large for the engine\'s memory"}}';
     return tallyTakeReply(_tally_call(m[0], m[1], a[0], a[1]));
   } finally {
     if (m[0]) _free(m[0]);

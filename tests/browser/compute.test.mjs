@@ -21,16 +21,38 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
-  for (const [name, value] of [['model', 'custom'], ['params', '70e9'], ['tokens', '15e12'], ['hardware', 'h100-sxm'],
-    ['dtype', 'bf16'], ['gpus', '1024'], ['mfu', '0.5'], ['price', '2']]) await setControl(widget, name, value);
-  const args = { tokens: 15e12, gpus: 1024, mfu: 0.5, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', params: 70e9, hardware: 'h100-sxm', dtype: 'bf16' };
+  for (const [name, value] of [
+    ['model', 'custom'],
+    ['params', '70e9'],
+    ['tokens', '15e12'],
+    ['hardware', 'h100-sxm'],
+    ['dtype', 'bf16'],
+    ['gpus', '1024'],
+    ['mfu', '0.5'],
+    ['price', '2'],
+  ])
+    await setControl(widget, name, value);
+  const args = {
+    tokens: 15e12,
+    gpus: 1024,
+    mfu: 0.5,
+    dollars_per_gpu_hour: 2,
+    flops_basis: 'six_nd',
+    params: 70e9,
+    hardware: 'h100-sxm',
+    dtype: 'bf16',
+  };
   const expected = native('training_cost', args);
   const shown = await widget.evaluate((el) => el.result);
   assert.deepEqual(shown.args, args);
   assert.deepEqual(shown.cost, expected, 'wasm and native agree to the last bit');
   const out = (key) => widget.locator(`[data-out="${key}"]`).textContent();
   assert.equal(await out('days'), formatNumber(expected.seconds / 86400, 4));
-  assert.match(await out('days'), /^143\.93$/, '70B x 15T on 1024 H100s at 50% MFU is about 144 days (CS336 lecture 2)');
+  assert.match(
+    await out('days'),
+    /^143\.93$/,
+    '70B x 15T on 1024 H100s at 50% MFU is about 144 days (CS336 lecture 2)',
+  );
   assert.equal(await out('gpu_hours'), formatNumber(expected.gpu_seconds / 3600));
   assert.equal(await out('cost'), `$${(expected.cost_dollars / 1e6).toPrecision(3)} M`);
   assert.equal(await out('flops'), formatNumber(expected.six_nd));
@@ -42,7 +64,10 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
   const chart = widget.locator('[data-out="chart"]');
   assert.equal(await chart.locator('line.chin').count(), 1, 'a Chinchilla marker on the chart');
   assert.equal(await chart.locator('text.chin').textContent(), 'Chinchilla-optimal');
-  assert.equal(await chart.locator('text.you').textContent(), `your run: ${formatNumber(expected.tokens_per_param, 3)} tokens/param`);
+  assert.equal(
+    await chart.locator('text.you').textContent(),
+    `your run: ${formatNumber(expected.tokens_per_param, 3)} tokens/param`,
+  );
   assert.equal(await chart.locator('text.you').textContent(), 'your run: 214.3 tokens/param', '15T / 70B');
   await screenshot(widget, 'compute-desktop');
   assert.deepEqual(errors(page), []);
@@ -54,14 +79,35 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/#flops');
   const widget = page.locator('section#flops tally-compute');
-  for (const [name, value] of [['model', 'llama-3-8b'], ['tokens', '15e12'], ['seq', '8192'], ['hardware', 'h100-sxm'], ['gpus', '512'], ['mfu', '0.4']])
+  for (const [name, value] of [
+    ['model', 'llama-3-8b'],
+    ['tokens', '15e12'],
+    ['seq', '8192'],
+    ['hardware', 'h100-sxm'],
+    ['gpus', '512'],
+    ['mfu', '0.4'],
+  ])
     await setControl(widget, name, value);
   const flops = native('flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 });
-  const cost = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'six_nd', model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm', dtype: 'bf16' });
+  const cost = native('training_cost', {
+    tokens: 15e12,
+    gpus: 512,
+    mfu: 0.4,
+    dollars_per_gpu_hour: 2,
+    flops_basis: 'six_nd',
+    model: 'llama-3-8b',
+    seq: 8192,
+    hardware: 'h100-sxm',
+    dtype: 'bf16',
+  });
   const shown = await widget.evaluate((el) => el.result);
   assert.deepEqual(shown.flops, flops);
   assert.deepEqual(shown.cost, cost);
-  assert.equal(await widget.locator('[name="params"]').inputValue(), String(flops.params_total), 'the preset fills in its exact N');
+  assert.equal(
+    await widget.locator('[name="params"]').inputValue(),
+    String(flops.params_total),
+    'the preset fills in its exact N',
+  );
   assert.equal(await widget.locator('[data-out="flops"]').textContent(), formatNumber(flops.six_nd));
   assert.ok((await widget.locator('[data-out="exact"]').textContent()).startsWith(formatNumber(flops.model_flops)));
   assert.ok(flops.model_flops > flops.six_nd, 'at 8k context the exact count exceeds 6ND (attention scores)');
@@ -73,7 +119,17 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
 
   // Time from the exact count instead of 6ND: the engine's total is then the exact matmul FLOPs.
   await setControl(widget, 'basis', 'exact');
-  const exact = native('training_cost', { tokens: 15e12, gpus: 512, mfu: 0.4, dollars_per_gpu_hour: 2, flops_basis: 'exact', model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm', dtype: 'bf16' });
+  const exact = native('training_cost', {
+    tokens: 15e12,
+    gpus: 512,
+    mfu: 0.4,
+    dollars_per_gpu_hour: 2,
+    flops_basis: 'exact',
+    model: 'llama-3-8b',
+    seq: 8192,
+    hardware: 'h100-sxm',
+    dtype: 'bf16',
+  });
   assert.deepEqual((await widget.evaluate((el) => el.result)).cost, exact);
   assert.equal(exact.total_flops, flops.exact);
   assert.equal(await widget.locator('[data-out="days-label"]').textContent(), 'Days (exact FLOPs)');
@@ -120,7 +176,13 @@ test('compute: a mixture of experts (Mixtral) uses its active parameters for 6ND
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
-  for (const [name, value] of [['model', 'mixtral-8x7b'], ['tokens', '1e12'], ['hardware', 'h100-sxm'], ['gpus', '64'], ['mfu', '0.4']])
+  for (const [name, value] of [
+    ['model', 'mixtral-8x7b'],
+    ['tokens', '1e12'],
+    ['hardware', 'h100-sxm'],
+    ['gpus', '64'],
+    ['mfu', '0.4'],
+  ])
     await setControl(widget, name, value);
   const { total, active } = native('params', { model: 'mixtral-8x7b' });
   assert.ok(active < total / 3, 'top-2 of 8 experts');
@@ -129,7 +191,7 @@ test('compute: a mixture of experts (Mixtral) uses its active parameters for 6ND
   assert.equal(await widget.locator('[data-out="flops"]').textContent(), formatNumber(6 * active * 1e12));
   assert.notEqual(formatNumber(6 * active * 1e12), formatNumber(6 * total * 1e12));
   assert.equal(await widget.locator('[data-out="flops-label"]').textContent(), 'Training FLOPs (6ND, N = active)');
-  const days = 6 * active * 1e12 / (64 * 989.5e12 * 0.4) / 86400;  // D·6N / (gpus · dense bf16 peak · MFU), in days
+  const days = (6 * active * 1e12) / (64 * 989.5e12 * 0.4) / 86400; // D·6N / (gpus · dense bf16 peak · MFU), in days
   assert.equal(await widget.locator('[data-out="days"]').textContent(), formatNumber(days, 4));
   const note = widget.locator('[data-out="moe"]');
   assert.equal(await note.isVisible(), true);

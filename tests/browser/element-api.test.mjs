@@ -23,25 +23,80 @@ function urlState(widget) {
   return widget.evaluate(async (el) => {
     (await import('/state.js')).flushState();
     const out = {};
-    for (const [param, text] of new URLSearchParams(location.search)) if (param.startsWith(`${el.key}.`)) out[param.slice(el.key.length + 1)] = text;
+    for (const [param, text] of new URLSearchParams(location.search))
+      if (param.startsWith(`${el.key}.`)) out[param.slice(el.key.length + 1)] = text;
     return out;
   });
 }
 
 const CASES = [
-  { tag: 'tally-memory-budget', attributes: 'model="llama-3-8b" gpus="8"', good: { gpus: 16 }, result: (el) => el.budget.setup.gpus, want: 16,
-    badValue: { zero: '7' }, refused: { gpus: '-4' }, edit: ['zero', '3'], attribute: ['gpus', '32'] },
-  { tag: 'tally-compute', attributes: 'model="llama-3-8b"', good: { mfu: '0.4' }, result: (el) => el.result.args.mfu, want: 0.4,
-    badValue: { dtype: 'fp7' }, refused: { mfu: '1.5' }, edit: ['dtype', 'fp16'], attribute: ['tokens', '1e12'] },
-  { tag: 'tally-step', attributes: '', good: { tp: '8', pp: '2' }, result: (el) => el.stepArgs.tp, want: 8,
-    badValue: { recompute: 'some' }, refused: { gpus: '0' }, edit: ['recompute', 'selective'], attribute: ['seq', '4096'] },
-  { tag: 'tally-float', attributes: 'format="bf16" value="3.14"', good: { value: '0.1' }, result: (el) => el.current.hex, want: '0x3dcd',
-    badValue: { format: 'fp7' }, refused: { value: 'abc' }, edit: ['rounding', 'toward_zero'], attribute: ['format', 'fp16'] },
-  { tag: 'tally-roofline', attributes: 'hardware="h100-sxm"', good: { dtype: 'fp16' }, result: (el) => el.roofs[0].result.dtype, want: 'fp16',
-    badValue: { hardware: 'no-such-gpu' }, refused: { seq: '-5' }, edit: ['dtype', 'fp32'], attribute: ['seq', '4096'] },
+  {
+    tag: 'tally-memory-budget',
+    attributes: 'model="llama-3-8b" gpus="8"',
+    good: { gpus: 16 },
+    result: (el) => el.budget.setup.gpus,
+    want: 16,
+    badValue: { zero: '7' },
+    refused: { gpus: '-4' },
+    edit: ['zero', '3'],
+    attribute: ['gpus', '32'],
+  },
+  {
+    tag: 'tally-compute',
+    attributes: 'model="llama-3-8b"',
+    good: { mfu: '0.4' },
+    result: (el) => el.result.args.mfu,
+    want: 0.4,
+    badValue: { dtype: 'fp7' },
+    refused: { mfu: '1.5' },
+    edit: ['dtype', 'fp16'],
+    attribute: ['tokens', '1e12'],
+  },
+  {
+    tag: 'tally-step',
+    attributes: '',
+    good: { tp: '8', pp: '2' },
+    result: (el) => el.stepArgs.tp,
+    want: 8,
+    badValue: { recompute: 'some' },
+    refused: { gpus: '0' },
+    edit: ['recompute', 'selective'],
+    attribute: ['seq', '4096'],
+  },
+  {
+    tag: 'tally-float',
+    attributes: 'format="bf16" value="3.14"',
+    good: { value: '0.1' },
+    result: (el) => el.current.hex,
+    want: '0x3dcd',
+    badValue: { format: 'fp7' },
+    refused: { value: 'abc' },
+    edit: ['rounding', 'toward_zero'],
+    attribute: ['format', 'fp16'],
+  },
+  {
+    tag: 'tally-roofline',
+    attributes: 'hardware="h100-sxm"',
+    good: { dtype: 'fp16' },
+    result: (el) => el.roofs[0].result.dtype,
+    want: 'fp16',
+    badValue: { hardware: 'no-such-gpu' },
+    refused: { seq: '-5' },
+    edit: ['dtype', 'fp32'],
+    attribute: ['seq', '4096'],
+  },
   // 5 KV heads do not divide Llama 3 8B's 32 query heads: the engine refuses them and names the field.
-  { tag: 'tally-inference', attributes: 'model="llama-3-8b"', good: { batch: 16 }, result: (el) => el.inferenceArgs.batch, want: 16,
-    badValue: { kv_dtype: 'fp7' }, refused: { kv_heads: '5' }, edit: ['kv_dtype', 'fp8'], attribute: ['kv-heads', '4'] },
+  {
+    tag: 'tally-inference',
+    attributes: 'model="llama-3-8b"',
+    good: { batch: 16 },
+    result: (el) => el.inferenceArgs.batch,
+    want: 16,
+    badValue: { kv_dtype: 'fp7' },
+    refused: { kv_heads: '5' },
+    edit: ['kv_dtype', 'fp8'],
+    attribute: ['kv-heads', '4'],
+  },
 ];
 
 for (const c of CASES) {
@@ -55,7 +110,10 @@ for (const c of CASES) {
     assert.equal(typeof initial, 'object');
 
     // setState: applied, computed by the engine, written to the URL, and no `change` event for it.
-    await widget.evaluate((el) => { el.changes = []; el.addEventListener('change', (e) => el.changes.push(e.detail)); });
+    await widget.evaluate((el) => {
+      el.changes = [];
+      el.addEventListener('change', (e) => el.changes.push(e.detail));
+    });
     const set = await trySetState(widget, c.good);
     assert.equal(set.error, undefined, JSON.stringify(set.error));
     for (const [field, value] of Object.entries(c.good)) assert.equal(set.state[field], String(value));
@@ -102,8 +160,11 @@ test('a host page restyles a widget through --tally-* custom properties and ::pa
     const root = el.shadowRoot;
     const css = (selector) => getComputedStyle(root.querySelector(selector));
     return {
-      font: css('.widget').fontFamily, panel: css('.widget').backgroundColor, value: css('.result .value').color,
-      control: css('select[name="model"]').borderTopColor, accent: getComputedStyle(el).getPropertyValue('--accent').trim(),
+      font: css('.widget').fontFamily,
+      panel: css('.widget').backgroundColor,
+      value: css('.result .value').color,
+      control: css('select[name="model"]').borderTopColor,
+      accent: getComputedStyle(el).getPropertyValue('--accent').trim(),
       parts: [...new Set([...root.querySelectorAll('[part]')].flatMap((n) => [...n.part]))].sort(),
     };
   });
@@ -111,7 +172,19 @@ test('a host page restyles a widget through --tally-* custom properties and ::pa
   assert.equal(styles.panel, 'rgb(250, 240, 230)');
   assert.equal(styles.value, 'rgb(7, 8, 9)');
   assert.equal(styles.control, 'rgb(10, 20, 30)');
-  for (const part of ['panel', 'fields', 'field', 'label', 'control', 'error', 'results', 'result', 'value', 'notice', 'chart'])
+  for (const part of [
+    'panel',
+    'fields',
+    'field',
+    'label',
+    'control',
+    'error',
+    'results',
+    'result',
+    'value',
+    'notice',
+    'chart',
+  ])
     assert.ok(styles.parts.includes(part), `part "${part}" is exposed`);
   assert.deepEqual(errors(page), []);
 });

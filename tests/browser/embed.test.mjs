@@ -15,16 +15,46 @@ test('the embed example has exactly one script and two widgets, and they work fr
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   const wasm = [];
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().endsWith('.wasm')) wasm.push(r.url());
+  });
   await open(site, page, '/embed-example.html');
 
   const compute = page.locator('tally-compute');
   const memory = page.locator('tally-memory-budget');
   const cost = await compute.evaluate((el) => el.result.cost);
-  assert.deepEqual(cost, native('training_cost', { tokens: 15e12, gpus: 256, mfu: 0.4, dollars_per_gpu_hour: 2.5, flops_basis: 'six_nd', model: 'llama-3-8b', seq: 4096, hardware: 'h100-sxm', dtype: 'bf16' }));
+  assert.deepEqual(
+    cost,
+    native('training_cost', {
+      tokens: 15e12,
+      gpus: 256,
+      mfu: 0.4,
+      dollars_per_gpu_hour: 2.5,
+      flops_basis: 'six_nd',
+      model: 'llama-3-8b',
+      seq: 4096,
+      hardware: 'h100-sxm',
+      dtype: 'bf16',
+    }),
+  );
   const budget = await memory.evaluate((el) => el.budget);
-  assert.deepEqual(budget, native('memory_budget', { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: 8, seq: 8192,
-    micro_batch: 1, tp: 1, pp: 1, recompute: 'selective', zero: 3, flash_attention: false, sequence_parallel: false }));
+  assert.deepEqual(
+    budget,
+    native('memory_budget', {
+      model: 'llama-3-8b',
+      hardware: 'h100-sxm',
+      recipe: 'bf16_mixed_adamw',
+      gpus: 8,
+      seq: 8192,
+      micro_batch: 1,
+      tp: 1,
+      pp: 1,
+      recompute: 'selective',
+      zero: 3,
+      flash_attention: false,
+      sequence_parallel: false,
+    }),
+  );
   assert.equal(wasm.length, 1, 'two widgets share one engine instance (one wasm download)');
 
   // Widgets keep working after the reader changes them, and write their state to the course page's URL.

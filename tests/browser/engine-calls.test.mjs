@@ -18,7 +18,9 @@ async function openAlone(site, tag, attributes) {
   const page = watch(await site.newPage(DESKTOP));
   await page.addInitScript(wrapEngineCalls);
   const file = `/calls-${tag}.html`;
-  await page.route(`**${file}`, (route) => route.fulfill({ contentType: 'text/html', body: widgetPage(tag, attributes) }));
+  await page.route(`**${file}`, (route) =>
+    route.fulfill({ contentType: 'text/html', body: widgetPage(tag, attributes) }),
+  );
   await page.goto(new URL(file, site.url).href);
   const widget = page.locator(tag);
   await page.waitForFunction((name) => customElements.get(name), tag);
@@ -28,21 +30,51 @@ async function openAlone(site, tag, attributes) {
 
 /** Methods the widget's own first render asks the engine for (presets and other constant tables included). */
 const CASES = [
-  { tag: 'tally-memory-budget', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'memory_budget'],
-    change: { control: 'zero', value: '3' }, perChange: ['memory_budget'],
-    check: { control: 'flash', value: 'true' } },
-  { tag: 'tally-compute', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'training_cost'],
-    change: { control: 'dtype', value: 'fp8' }, perChange: ['training_cost'] },
-  { tag: 'tally-step', attributes: '', firstRender: ['presets', 'step_time'],
-    change: { control: 'recompute', value: 'selective' }, perChange: ['step_time'],
-    check: { control: 'sp', value: 'false' } },
-  { tag: 'tally-roofline', attributes: '', firstRender: ['presets', 'roofline'],
-    change: { control: 'dtype', value: 'fp16' }, perChange: ['roofline'] },
-  { tag: 'tally-float', attributes: 'format="bf16" value="3.14"', firstRender: ['float_formats', 'float_explore'],
-    change: { control: 'rounding', value: 'toward_zero' }, perChange: ['float_explore'] },
+  {
+    tag: 'tally-memory-budget',
+    attributes: 'model="llama-3-8b"',
+    firstRender: ['presets', 'memory_budget'],
+    change: { control: 'zero', value: '3' },
+    perChange: ['memory_budget'],
+    check: { control: 'flash', value: 'true' },
+  },
+  {
+    tag: 'tally-compute',
+    attributes: 'model="llama-3-8b"',
+    firstRender: ['presets', 'training_cost'],
+    change: { control: 'dtype', value: 'fp8' },
+    perChange: ['training_cost'],
+  },
+  {
+    tag: 'tally-step',
+    attributes: '',
+    firstRender: ['presets', 'step_time'],
+    change: { control: 'recompute', value: 'selective' },
+    perChange: ['step_time'],
+    check: { control: 'sp', value: 'false' },
+  },
+  {
+    tag: 'tally-roofline',
+    attributes: '',
+    firstRender: ['presets', 'roofline'],
+    change: { control: 'dtype', value: 'fp16' },
+    perChange: ['roofline'],
+  },
+  {
+    tag: 'tally-float',
+    attributes: 'format="bf16" value="3.14"',
+    firstRender: ['float_formats', 'float_explore'],
+    change: { control: 'rounding', value: 'toward_zero' },
+    perChange: ['float_explore'],
+  },
   // `model` fetches the preset's config once, so the KV-head count can be changed before `inference`.
-  { tag: 'tally-inference', attributes: 'model="llama-3-8b"', firstRender: ['presets', 'model', 'inference'],
-    change: { control: 'kv_dtype', value: 'fp8' }, perChange: ['inference'] },
+  {
+    tag: 'tally-inference',
+    attributes: 'model="llama-3-8b"',
+    firstRender: ['presets', 'model', 'inference'],
+    change: { control: 'kv_dtype', value: 'fp8' },
+    perChange: ['inference'],
+  },
 ];
 
 for (const c of CASES) {

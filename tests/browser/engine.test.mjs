@@ -27,9 +27,14 @@ test('engine.js: presets reach the engine once per page although several widgets
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/');
-  await page.locator('tally-roofline').first().evaluate((el) => el.ready);
+  await page
+    .locator('tally-roofline')
+    .first()
+    .evaluate((el) => el.ready);
   const calls = await callsSince(page, 0);
-  const widgets = await page.evaluate(() => document.querySelectorAll('tally-memory-budget, tally-compute, tally-roofline').length);
+  const widgets = await page.evaluate(
+    () => document.querySelectorAll('tally-memory-budget, tally-compute, tally-roofline').length,
+  );
   assert.ok(widgets >= 3, `${widgets} widgets that read presets`);
   assert.equal(calls.filter((m) => m === 'presets').length, 1, `presets asked once: ${calls.join(', ')}`);
   const frozen = await page.evaluate(async () => {

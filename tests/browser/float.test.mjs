@@ -14,10 +14,14 @@ async function openFloat(site, page, query = '') {
 
 /** The compare table as {format: {hex, exact, note}}. */
 async function compareTable(widget) {
-  return widget.locator('[data-out="compare"] tbody tr').evaluateAll((rows) => Object.fromEntries(rows.map((r) => {
-    const c = r.querySelectorAll('td');
-    return [c[0].textContent, { hex: c[1].textContent, exact: c[2].getAttribute('title'), note: c[4].textContent }];
-  })));
+  return widget.locator('[data-out="compare"] tbody tr').evaluateAll((rows) =>
+    Object.fromEntries(
+      rows.map((r) => {
+        const c = r.querySelectorAll('td');
+        return [c[0].textContent, { hex: c[1].textContent, exact: c[2].getAttribute('title'), note: c[4].textContent }];
+      }),
+    ),
+  );
 }
 
 async function typeValue(widget, format, value) {
@@ -25,7 +29,7 @@ async function typeValue(widget, format, value) {
   await commit(widget.locator('input[name="value"]'), value);
 }
 
-test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits flip on click', async (t) => {
+test("typing 1e-8, 500 and 0.1 shows the engine's codes in every format; bits flip on click", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = await site.newPage();
@@ -51,7 +55,10 @@ test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits f
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x7e');
   assert.match(await widget.locator('[data-out="stored"]').textContent(), /e4m3 0x7e = 448$/);
   assert.match(await widget.locator('[data-out="flags"]').textContent(), /overflowed: saturated to \+max/);
-  assert.equal(await widget.locator('[data-out="formula"]').textContent(), native('float_encode', { format: 'e4m3', value: '500' }).formula);
+  assert.equal(
+    await widget.locator('[data-out="formula"]').textContent(),
+    native('float_encode', { format: 'e4m3', value: '500' }).formula,
+  );
   assert.equal((await widget.locator('.bits button').allTextContents()).join(''), '01111110');
   table = await compareTable(widget);
   assert.match(table.e4m3.note, /overflowed: saturated to \+max/);
@@ -68,14 +75,31 @@ test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits f
   // Click the lowest mantissa bit: -448 (0xfe) -> 0xff, E4M3's NaN.
   await widget.locator('.bits button[data-bit="0"]').click();
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0xff');
-  assert.equal(await widget.locator('[data-out="formula"]').textContent(), native('float_decode', { format: 'e4m3', hex: '0xff' }).formula);
+  assert.equal(
+    await widget.locator('[data-out="formula"]').textContent(),
+    native('float_decode', { format: 'e4m3', hex: '0xff' }).formula,
+  );
   await screenshot(widget, 'float-e4m3-bits');
 
   // 0.1 in fp16 is 0x2e66 = 0.0999755859375; step to the next value and back.
   await typeValue(widget, 'fp16', '0.1');
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x2e66');
   table = await compareTable(widget);
-  for (const format of ['fp64', 'fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e5m2', 'e4m3fnuz', 'e5m2fnuz', 'e2m3', 'e3m2', 'e2m1', 'e8m0']) {
+  for (const format of [
+    'fp64',
+    'fp32',
+    'tf32',
+    'fp16',
+    'bf16',
+    'e4m3',
+    'e5m2',
+    'e4m3fnuz',
+    'e5m2fnuz',
+    'e2m3',
+    'e3m2',
+    'e2m1',
+    'e8m0',
+  ]) {
     const n = native('float_encode', { format, value: '0.1' });
     assert.equal(table[format].hex, n.hex, format);
     assert.equal(table[format].exact, n.exact, format);
@@ -90,7 +114,9 @@ test('typing 1e-8, 500 and 0.1 shows the engine\'s codes in every format; bits f
   assert.match(await widget.locator('[data-out="stored"]').textContent(), /= 65504$/);
 
   // The state is in the URL: reloading it restores the same bits.
-  await page.waitForFunction(() => [...new URLSearchParams(location.search)].some(([k, v]) => k.endsWith('.hex') && v === '0x7bff'));
+  await page.waitForFunction(() =>
+    [...new URLSearchParams(location.search)].some(([k, v]) => k.endsWith('.hex') && v === '0x7bff'),
+  );
   const url = page.url();
   const again = await site.newPage();
   const restored = await openFloat(site, again, new URL(url).search);
@@ -140,15 +166,34 @@ test('bad input shows a message beside the field and nothing throws', async (t) 
     const { getEngine } = await import('./engine.js');
     const engine = await getEngine();
     const out = [];
-    for (const args of [{ format: 'e4m3', value: '' }, { format: 'e4m3', value: 'abc' }]) {
-      try { engine.call('float_encode', args); } catch (e) { out.push([e.name, e.field]); }
+    for (const args of [
+      { format: 'e4m3', value: '' },
+      { format: 'e4m3', value: 'abc' },
+    ]) {
+      try {
+        engine.call('float_encode', args);
+      } catch (e) {
+        out.push([e.name, e.field]);
+      }
     }
-    for (const args of [{ format: 'e4m3', hex: '0x1234' }, { format: 'e4m3', hex: '0x7e', flip_bit: 8 }]) {
-      try { engine.call('float_decode', args); } catch (e) { out.push([e.name, e.field]); }
+    for (const args of [
+      { format: 'e4m3', hex: '0x1234' },
+      { format: 'e4m3', hex: '0x7e', flip_bit: 8 },
+    ]) {
+      try {
+        engine.call('float_decode', args);
+      } catch (e) {
+        out.push([e.name, e.field]);
+      }
     }
     return out;
   });
-  assert.deepEqual(apiErrors, [['TallyError', 'value'], ['TallyError', 'value'], ['TallyError', 'hex'], ['TallyError', 'flip_bit']]);
+  assert.deepEqual(apiErrors, [
+    ['TallyError', 'value'],
+    ['TallyError', 'value'],
+    ['TallyError', 'hex'],
+    ['TallyError', 'flip_bit'],
+  ]);
 });
 
 test('the block panel quantizes the generated vector exactly as the native engine does; screenshots', async (t) => {
@@ -157,9 +202,17 @@ test('the block panel quantizes the generated vector exactly as the native engin
   const page = await site.newPage();
   const widget = await openFloat(site, page, '?float1.format=e4m3&float1.value=500');
   await widget.scrollIntoViewIfNeeded();
-  const n = native('block_compare', { schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'], generate: { n: 64, seed: '1', outlier: '40' } });
-  const rows = await widget.locator('[data-out="blocks"] tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.scheme, tr.querySelectorAll('td')[4].textContent]));
-  assert.deepEqual(rows.map((r) => r[0]), ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3']);
+  const n = native('block_compare', {
+    schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'],
+    generate: { n: 64, seed: '1', outlier: '40' },
+  });
+  const rows = await widget
+    .locator('[data-out="blocks"] tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [tr.dataset.scheme, tr.querySelectorAll('td')[4].textContent]));
+  assert.deepEqual(
+    rows.map((r) => r[0]),
+    ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'],
+  );
   rows.forEach(([, zeroed], i) => assert.equal(zeroed, `${n.results[i].zeroed} of 64`));
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x7e');
   await screenshot(widget, 'float-desktop');

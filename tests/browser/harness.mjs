@@ -23,8 +23,15 @@ export async function startSite() {
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
       headless: true,
       timeout: 60_000,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   } catch (error) {
     await server.close();
@@ -39,7 +46,9 @@ export async function startSite() {
       const page = await browser.newPage({ viewport });
       page.errors = [];
       page.on('pageerror', (error) => page.errors.push(`pageerror: ${error.message}`));
-      page.on('console', (message) => { if (message.type() === 'error') page.errors.push(`console: ${message.text()}`); });
+      page.on('console', (message) => {
+        if (message.type() === 'error') page.errors.push(`console: ${message.text()}`);
+      });
       pages.push(page);
       return page;
     },

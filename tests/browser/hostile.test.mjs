@@ -18,7 +18,9 @@ const READY = 120000; // generous: a shared 2-core machine; nothing here measure
 async function recordViolations(page) {
   await page.addInitScript(() => {
     window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
 }
 
@@ -29,8 +31,9 @@ async function openReady(page, url) {
 
 /** Text of the memory and compute widgets (the float widget names NaN and Infinity encodings on purpose). */
 function widgetTexts(page) {
-  return page.evaluate(() => [...document.querySelectorAll('tally-memory-budget, tally-compute')]
-    .map((w) => w.shadowRoot?.textContent ?? ''));
+  return page.evaluate(() =>
+    [...document.querySelectorAll('tally-memory-budget, tally-compute')].map((w) => w.shadowRoot?.textContent ?? ''),
+  );
 }
 
 test('the page runs under its Content-Security-Policy (header and meta, no unsafe-eval) with no violations', async (t) => {
@@ -45,7 +48,11 @@ test('the page runs under its Content-Security-Policy (header and meta, no unsaf
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: READY });
   assert.equal(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'), PAGE_CSP);
   // Use the widgets: every inline value resolves, the memory widget answers a change, the float widget decodes.
-  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'), null, { timeout: READY });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'),
+    null,
+    { timeout: READY },
+  );
   assert.equal(await page.locator('tally-value[data-state="ok"]').count(), await page.locator('tally-value').count());
   const memory = page.locator('section#memory tally-memory-budget');
   await setControl(memory, 'gpus', '64');
@@ -69,27 +76,54 @@ test('hostile URL state: the page becomes ready, nothing from the URL becomes ma
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
   let dialogs = 0;
-  page.on('dialog', async (d) => { dialogs++; await d.dismiss(); });
+  page.on('dialog', async (d) => {
+    dialogs++;
+    await d.dismiss();
+  });
   // Keys: first <tally-compute> is cmp1, first <tally-float> float1, first <tally-memory-budget> mem1. Values are
   // given URL-encoded, so invalid UTF-8 (%ED%A0%80, a lone surrogate's bytes) and NUL can be sent as such.
   const enc = encodeURIComponent;
   const hostile = [
-    ['cmp1.mfu', 'abc'], ['cmp1.gpus', '0'], ['cmp1.tokens', '1e400'], ['cmp1.params', 'NaN'], ['cmp1.price', 'Infinity'],
-    ['cmp1.seq', '0x10'], ['cmp1.__proto__', '1'], ['cmp1.constructor', 'x'],
-    ['float1.format', enc('<img src=x onerror=alert(1)>')], ['float1.hex', 'zz'], ['float1.seed', '-1'],
+    ['cmp1.mfu', 'abc'],
+    ['cmp1.gpus', '0'],
+    ['cmp1.tokens', '1e400'],
+    ['cmp1.params', 'NaN'],
+    ['cmp1.price', 'Infinity'],
+    ['cmp1.seq', '0x10'],
+    ['cmp1.__proto__', '1'],
+    ['cmp1.constructor', 'x'],
+    ['float1.format', enc('<img src=x onerror=alert(1)>')],
+    ['float1.hex', 'zz'],
+    ['float1.seed', '-1'],
     ['mem1.config', enc('{“model_type”: “llama”, “hidden_size”: 4096}')], // smart quotes: the engine cannot parse it
-    ['mem1.gpus', '%00'], ['mem1.seq', '%ED%A0%80'], ['mem1.hardware', enc('"><script>alert(2)</script>')], ['mem1.evil', '1'],
+    ['mem1.gpus', '%00'],
+    ['mem1.seq', '%ED%A0%80'],
+    ['mem1.hardware', enc('"><script>alert(2)</script>')],
+    ['mem1.evil', '1'],
   ];
   await openReady(page, `${site.url}?mem1.model=custom&${hostile.map(([k, v]) => `${k}=${v}`).join('&')}`);
-  const notices = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('tally-compute, tally-float, tally-memory-budget')]
-    .filter((w) => w.key).map((w) => [w.key, w.shadowRoot.querySelector('.url-notice')?.textContent ?? ''])));
+  const notices = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('tally-compute, tally-float, tally-memory-budget')]
+        .filter((w) => w.key)
+        .map((w) => [w.key, w.shadowRoot.querySelector('.url-notice')?.textContent ?? '']),
+    ),
+  );
   for (const [param] of hostile) {
     const key = param.split('.')[0];
     assert.ok(notices[key].includes(param), `${param} named in "${notices[key]}"`);
   }
   for (const text of await widgetTexts(page)) assert.doesNotMatch(text, /\bNaN\b|Infinity|undefined/);
-  assert.equal(await page.evaluate(() => [...document.querySelectorAll('tally-memory-budget, tally-compute, tally-float')]
-    .reduce((n, w) => n + w.shadowRoot.querySelectorAll('img, script').length, 0)), 0, 'no markup from the URL');
+  assert.equal(
+    await page.evaluate(() =>
+      [...document.querySelectorAll('tally-memory-budget, tally-compute, tally-float')].reduce(
+        (n, w) => n + w.shadowRoot.querySelectorAll('img, script').length,
+        0,
+      ),
+    ),
+    0,
+    'no markup from the URL',
+  );
   const memory = page.locator('tally-memory-budget').first();
   assert.ok(await memory.evaluate((el) => el.budget !== null), 'the memory widget works on its starting values');
   assert.equal(dialogs, 0);
@@ -132,7 +166,11 @@ test('a failed engine call clears the old result: a config with smart quotes rep
   assert.doesNotMatch(await verdict.textContent(), /Fits|Does not fit/);
   assert.equal(await memory.evaluate((el) => el.budget), null);
   assert.equal(await memory.locator('[data-out="table"] tbody tr').count(), 0, 'no stale table');
-  assert.notEqual(await memory.locator('.field[data-field="config"] .error').textContent(), '', 'the error is shown beside the config');
+  assert.notEqual(
+    await memory.locator('.field[data-field="config"] .error').textContent(),
+    '',
+    'the error is shown beside the config',
+  );
   assert.deepEqual(errors(page), []);
 });
 
@@ -142,8 +180,14 @@ test('URL state too long for a server is refused with a notice and the link stay
   const page = watch(await site.newPage(DESKTOP));
   // A 20,000-character value (the old limit) still loads: refused with a notice, not a 431 or a dead page.
   const longLink = watch(await site.newPage(DESKTOP));
-  await openReady(longLink, `${site.url}?mem1.model=custom&mem1.config=${encodeURIComponent(`{"a":"${'x'.repeat(20000)}"}`)}#memory`);
-  assert.match(await longLink.locator('tally-memory-budget').first().locator('.url-notice').textContent(), /mem1\.config \(longer than 8000 characters\)/);
+  await openReady(
+    longLink,
+    `${site.url}?mem1.model=custom&mem1.config=${encodeURIComponent(`{"a":"${'x'.repeat(20000)}"}`)}#memory`,
+  );
+  assert.match(
+    await longLink.locator('tally-memory-budget').first().locator('.url-notice').textContent(),
+    /mem1\.config \(longer than 8000 characters\)/,
+  );
 
   // Typing a config longer than a link may hold: the widget computes, the URL keeps the last state that fit.
   await openReady(page, `${site.url}#memory`);
@@ -152,7 +196,7 @@ test('URL state too long for a server is refused with a notice and the link stay
   await setControl(first, 'config', `{"model_type":"llama","hidden_size":4096,"pad":"${'y'.repeat(9000)}"}`);
   assert.match(await first.locator('.url-notice').textContent(), /too long to keep in the page's link/);
   await page.evaluate(() => new Promise((r) => setTimeout(r, 400))); // past the 200 ms debounce of URL writes
-  assert.ok(await page.evaluate(() => location.href.length) <= 8000, 'the URL stays under 8000 characters');
+  assert.ok((await page.evaluate(() => location.href.length)) <= 8000, 'the URL stays under 8000 characters');
   const response = await (await site.newPage(DESKTOP)).goto(page.url());
   assert.equal(response.status(), 200, 'the link the page holds loads');
   // Back to a short config: the notice goes and the URL holds the config.
@@ -167,15 +211,33 @@ test('hostile gpu-report.json text is shown as text, never markup', async (t) =>
   const site = await startSite();
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
-  await page.route('**/gpu-report.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({
-    schema: 'tally.gpu-measurement/1', label: '<img src=x id=label-img>',
-    points: [{ kernel: '<img src=x id=kernel-img>', dtype: '<b id=dtype-b>', n: '<img src=x id=n-img>', intensity_flop_per_byte: 100, flops_per_s: 1e14 }] }) }));
+  await page.route('**/gpu-report.json', (route) =>
+    route.fulfill({
+      contentType: 'application/json',
+      body: JSON.stringify({
+        schema: 'tally.gpu-measurement/1',
+        label: '<img src=x id=label-img>',
+        points: [
+          {
+            kernel: '<img src=x id=kernel-img>',
+            dtype: '<b id=dtype-b>',
+            n: '<img src=x id=n-img>',
+            intensity_flop_per_byte: 100,
+            flops_per_s: 1e14,
+          },
+        ],
+      }),
+    }),
+  );
   await openReady(page, `${site.url}#roofline`);
   const roofline = page.locator('section#roofline tally-roofline');
   await roofline.locator('svg rect.gpu').first().waitFor({ timeout: READY });
   await roofline.locator('svg rect.gpu').first().focus();
   const readout = roofline.locator('.readout');
-  assert.match(await readout.textContent(), /<img src=x id=kernel-img>.*<b id=dtype-b>.*n = <img src=x id=n-img>.*<img src=x id=label-img>/);
+  assert.match(
+    await readout.textContent(),
+    /<img src=x id=kernel-img>.*<b id=dtype-b>.*n = <img src=x id=n-img>.*<img src=x id=label-img>/,
+  );
   assert.equal(await roofline.evaluate((el) => el.shadowRoot.querySelectorAll('img, #dtype-b').length), 0);
   assert.deepEqual(errors(page), []);
 });
@@ -187,38 +249,54 @@ async function hostServer(t, pages) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-host-'));
   for (const [name, html] of Object.entries(pages)) writeFileSync(path.join(dir, name), html);
   const host = await startServer(dir, 0, { csp: null });
-  t.after(async () => { await host.close(); rmSync(dir, { recursive: true, force: true }); });
+  t.after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
   return host;
 }
 
-const hostPage = (head, body) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>host</title>${head}</head><body>${body}</body></html>`;
+const hostPage = (head, body) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>host</title>${head}</head><body>${body}</body></html>`;
 
 /** Waits until every tally widget the page defined has resolved `ready`. */
 async function widgetsReady(page) {
-  await page.waitForFunction(async () => {
-    const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')].filter((w) => w.ready);
-    if (!widgets.length) return false;
-    await Promise.all(widgets.map((w) => w.ready));
-    return true;
-  }, null, { timeout: READY });
+  await page.waitForFunction(
+    async () => {
+      const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')].filter((w) => w.ready);
+      if (!widgets.length) return false;
+      await Promise.all(widgets.map((w) => w.ready));
+      return true;
+    },
+    null,
+    { timeout: READY },
+  );
 }
 
 test('a host page that already defined <tally-compute> gets a warning; the other widgets still work', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const script = new URL('tally-widgets.js', site.url).href;
-  const host = await hostServer(t, { 'taken.html': hostPage(
-    `<script>customElements.define('tally-compute', class extends HTMLElement { connectedCallback() { this.textContent = 'host element'; } });</script>
+  const host = await hostServer(t, {
+    'taken.html': hostPage(
+      `<script>customElements.define('tally-compute', class extends HTMLElement { connectedCallback() { this.textContent = 'host element'; } });</script>
      <script type="module" src="${script}"></script>`,
-    `<tally-compute></tally-compute><tally-memory-budget model="llama-3-8b" gpus="8"></tally-memory-budget>`) });
+      `<tally-compute></tally-compute><tally-memory-budget model="llama-3-8b" gpus="8"></tally-memory-budget>`,
+    ),
+  });
   const page = watch(await site.newPage(DESKTOP));
   const warnings = [];
-  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
   await page.goto(new URL('taken.html', host.url).href);
   await widgetsReady(page);
   assert.ok(await page.locator('tally-memory-budget').evaluate((el) => el.budget !== null), 'the memory widget works');
   assert.equal(await page.locator('tally-compute').textContent(), 'host element', "the host's element is left alone");
-  assert.ok(warnings.some((w) => /<tally-compute> is already defined by this page/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /<tally-compute> is already defined by this page/.test(w)),
+    warnings.join('\n'),
+  );
   assert.deepEqual(errors(page), []);
 });
 
@@ -229,17 +307,26 @@ test('the widget script loaded twice and from a second origin is harmless', asyn
   t.after(() => mirror.close());
   const a = new URL('tally-widgets.js', site.url).href;
   const b = new URL('tally-widgets.js', mirror.url).href;
-  const host = await hostServer(t, { 'twice.html': hostPage(
-    `<script type="module" src="${a}"></script><script type="module" src="${a}"></script><script type="module" src="${b}"></script>`,
-    `<tally-compute model="llama-3-8b" gpus="256"></tally-compute><tally-memory-budget model="llama-3-8b" gpus="8"></tally-memory-budget>`) });
+  const host = await hostServer(t, {
+    'twice.html': hostPage(
+      `<script type="module" src="${a}"></script><script type="module" src="${a}"></script><script type="module" src="${b}"></script>`,
+      `<tally-compute model="llama-3-8b" gpus="256"></tally-compute><tally-memory-budget model="llama-3-8b" gpus="8"></tally-memory-budget>`,
+    ),
+  });
   const page = watch(await site.newPage(DESKTOP));
   const warnings = [];
-  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
   await page.goto(new URL('twice.html', host.url).href);
   await widgetsReady(page);
   assert.ok(await page.locator('tally-compute').evaluate((el) => el.result !== null));
   assert.ok(await page.locator('tally-memory-budget').evaluate((el) => el.budget !== null));
-  assert.deepEqual(warnings.filter((w) => /tally/.test(w)), [], 'a second tally copy is not a conflict');
+  assert.deepEqual(
+    warnings.filter((w) => /tally/.test(w)),
+    [],
+    'a second tally copy is not a conflict',
+  );
   assert.deepEqual(errors(page), []);
 });
 
@@ -247,18 +334,29 @@ test('widgets with the same id warn and keep their URL state under distinct keys
   const site = await startSite();
   t.after(() => site.close());
   const script = new URL('tally-widgets.js', site.url).href;
-  const host = await hostServer(t, { 'dupes.html': hostPage(`<script type="module" src="${script}"></script>`,
-    `<tally-compute id="calc" model="llama-3-8b"></tally-compute><tally-compute id="calc" model="llama-3-8b"></tally-compute>
-     <tally-memory-budget></tally-memory-budget><tally-memory-budget id="mem1"></tally-memory-budget>`) });
+  const host = await hostServer(t, {
+    'dupes.html': hostPage(
+      `<script type="module" src="${script}"></script>`,
+      `<tally-compute id="calc" model="llama-3-8b"></tally-compute><tally-compute id="calc" model="llama-3-8b"></tally-compute>
+     <tally-memory-budget></tally-memory-budget><tally-memory-budget id="mem1"></tally-memory-budget>`,
+    ),
+  });
   const page = watch(await site.newPage(DESKTOP));
   const warnings = [];
-  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
   await page.goto(new URL('dupes.html', host.url).href);
   await widgetsReady(page);
-  const keys = await page.evaluate(() => [...document.querySelectorAll('tally-compute, tally-memory-budget')].map((w) => w.key));
+  const keys = await page.evaluate(() =>
+    [...document.querySelectorAll('tally-compute, tally-memory-budget')].map((w) => w.key),
+  );
   assert.equal(new Set(keys).size, keys.length, `distinct keys: ${keys.join(', ')}`);
   assert.equal(keys[0], 'calc');
-  assert.ok(warnings.some((w) => /two widgets have id="calc"/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /two widgets have id="calc"/.test(w)),
+    warnings.join('\n'),
+  );
   await setControl(page.locator('tally-compute').nth(0), 'gpus', '111');
   await setControl(page.locator('tally-compute').nth(1), 'gpus', '222');
   await page.waitForFunction(() => location.search.includes('gpus=222') && location.search.includes('gpus=111'));
@@ -277,20 +375,35 @@ test("a host with the README's strict CSP runs the widgets; without 'wasm-unsafe
   const strict = `default-src 'none'; script-src ${origin} 'wasm-unsafe-eval'; connect-src ${origin}; style-src 'unsafe-inline'; img-src data: blob:; worker-src ${origin} blob:`;
   const body = `<tally-compute model="llama-3-8b" gpus="256"></tally-compute><tally-memory-budget model="llama-3-8b" gpus="8"></tally-memory-budget>`;
   const host = await hostServer(t, {
-    'strict.html': hostPage(`<meta http-equiv="Content-Security-Policy" content="${strict}"><script type="module" src="${script}"></script>`, body),
-    'no-wasm.html': hostPage(`<meta http-equiv="Content-Security-Policy" content="${strict.replace(" 'wasm-unsafe-eval'", '')}"><script type="module" src="${script}"></script>`, body),
+    'strict.html': hostPage(
+      `<meta http-equiv="Content-Security-Policy" content="${strict}"><script type="module" src="${script}"></script>`,
+      body,
+    ),
+    'no-wasm.html': hostPage(
+      `<meta http-equiv="Content-Security-Policy" content="${strict.replace(" 'wasm-unsafe-eval'", '')}"><script type="module" src="${script}"></script>`,
+      body,
+    ),
   });
   const page = watch(await site.newPage(DESKTOP));
   await recordViolations(page);
   await page.goto(new URL('strict.html', host.url).href);
   await widgetsReady(page);
-  assert.ok(await page.locator('tally-compute').evaluate((el) => el.result !== null), 'compute works under the strict policy');
-  assert.ok(await page.locator('tally-memory-budget').evaluate((el) => el.budget !== null), 'memory works under the strict policy');
+  assert.ok(
+    await page.locator('tally-compute').evaluate((el) => el.result !== null),
+    'compute works under the strict policy',
+  );
+  assert.ok(
+    await page.locator('tally-memory-budget').evaluate((el) => el.budget !== null),
+    'memory works under the strict policy',
+  );
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors(page), []);
 
   const blocked = await site.newPage(DESKTOP);
   await blocked.goto(new URL('no-wasm.html', host.url).href);
   await widgetsReady(blocked);
-  assert.match(await blocked.locator('tally-compute').evaluate((el) => el.shadowRoot.textContent), /The engine could not load/);
+  assert.match(
+    await blocked.locator('tally-compute').evaluate((el) => el.shadowRoot.textContent),
+    /The engine could not load/,
+  );
 });

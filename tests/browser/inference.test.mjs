@@ -18,25 +18,31 @@ async function open(site, viewport, colorScheme = 'light') {
 
 const out = (widget, key) => widget.locator(`[data-out="${key}"]`).textContent();
 
-test('the inference widget shows the engine\'s cache, rates and crossover, and follows GQA', async (t) => {
+test("the inference widget shows the engine's cache, rates and crossover, and follows GQA", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const { page, widget } = await open(site, DESKTOP);
-  const engine = (args) => page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
-  const fmt = (fn, value) => page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
+  const engine = (args) =>
+    page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
+  const fmt = (fn, value) =>
+    page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
 
   const r = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
   assert.equal(await out(widget, 'kv'), await fmt('formatBytes', r.kv_cache_bytes));
   assert.equal(await out(widget, 'weights'), await fmt('formatBytes', r.weights_bytes));
   assert.equal(await out(widget, 'prefill'), await fmt('formatNumber', r.prefill_tokens_per_s));
   assert.match(await out(widget, 'decode'), /memory-bound/);
-  assert.equal(await widget.locator('svg.chart circle.lat, svg.chart circle.cmp').count(), r.sweep.length, 'one dot per batch of the sweep');
+  assert.equal(
+    await widget.locator('svg.chart circle.lat, svg.chart circle.cmp').count(),
+    r.sweep.length,
+    'one dot per batch of the sweep',
+  );
 
   // Short contexts reach the crossover; the chart then shows compute-bound (open) dots.
   await widget.locator('input[name="context"]').fill('128');
   const short = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 128, kv_dtype: 'bf16' });
   assert.equal(await out(widget, 'crossover'), await fmt('formatNumber', short.crossover_batch_whole));
-  assert.ok(await widget.locator('svg.chart circle.cmp').count() >= 1);
+  assert.ok((await widget.locator('svg.chart circle.cmp').count()) >= 1);
 
   // Four times the KV heads: four times the cache (multi-head attention instead of GQA).
   await widget.locator('input[name="context"]').fill('4096');
@@ -75,9 +81,11 @@ test('the inference widget reverts a URL KV-head count the engine refuses, with 
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   // 5 does not divide the 32 query heads of Llama 3 8B, so the engine refuses it after the URL check passes.
-  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b"', { query: '?inf1.kv_heads=5&inf1.batch=16' });
+  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b"', {
+    query: '?inf1.kv_heads=5&inf1.batch=16',
+  });
   const state = await widget.evaluate((el) => el.getState());
-  assert.equal(state.kv_heads, '8', 'back to the model\'s own 8 KV heads');
+  assert.equal(state.kv_heads, '8', "back to the model's own 8 KV heads");
   assert.equal(state.batch, '16', 'the URL values the engine accepts stay');
   assert.match(await widget.locator('.url-notice').textContent(), /Ignored URL settings: inf1\.kv_heads/);
   assert.notEqual(await out(widget, 'kv'), '—');

@@ -6,18 +6,53 @@ import { native } from './page-helpers.mjs';
 /** Reads, inside the page, the engine method, arguments and result a widget is showing now. */
 function shownCall(el) {
   switch (el.localName) {
-    case 'tally-memory-budget': return { method: 'memory_budget', args: el.budgetArgs, result: el.budget, text: el.shadowRoot.querySelector('[data-out="verdict"]')?.textContent };
-    case 'tally-compute': return { method: 'training_cost', args: el.result?.args, result: el.result?.cost, text: el.shadowRoot.querySelector('[data-out="days"]')?.textContent };
-    case 'tally-inference': return { method: 'inference', args: el.inferenceArgs, result: el.result, text: el.shadowRoot.querySelector('[data-out="decode"]')?.textContent };
-    case 'tally-step': return { method: 'step_time', args: el.stepArgs, result: el.result, text: el.shadowRoot.querySelector('[data-out="mfu"]')?.textContent };
-    case 'tally-float': return { method: 'float_encode', args: { ...el.args(), value: el.state.value }, result: el.current, text: el.shadowRoot.querySelector('[data-out="stored"]')?.textContent };
+    case 'tally-memory-budget':
+      return {
+        method: 'memory_budget',
+        args: el.budgetArgs,
+        result: el.budget,
+        text: el.shadowRoot.querySelector('[data-out="verdict"]')?.textContent,
+      };
+    case 'tally-compute':
+      return {
+        method: 'training_cost',
+        args: el.result?.args,
+        result: el.result?.cost,
+        text: el.shadowRoot.querySelector('[data-out="days"]')?.textContent,
+      };
+    case 'tally-inference':
+      return {
+        method: 'inference',
+        args: el.inferenceArgs,
+        result: el.result,
+        text: el.shadowRoot.querySelector('[data-out="decode"]')?.textContent,
+      };
+    case 'tally-step':
+      return {
+        method: 'step_time',
+        args: el.stepArgs,
+        result: el.result,
+        text: el.shadowRoot.querySelector('[data-out="mfu"]')?.textContent,
+      };
+    case 'tally-float':
+      return {
+        method: 'float_encode',
+        args: { ...el.args(), value: el.state.value },
+        result: el.current,
+        text: el.shadowRoot.querySelector('[data-out="stored"]')?.textContent,
+      };
     case 'tally-roofline': {
       const root = el.shadowRoot;
-      const args = { hardware: root.querySelector('input[name="hw"]:checked')?.value, dtype: root.querySelector('select[name="dtype"]').value,
-        seq: Number(root.querySelector('input[name="seq"]').value), intensity: [10 ** -2, 10 ** 4.5] };
+      const args = {
+        hardware: root.querySelector('input[name="hw"]:checked')?.value,
+        dtype: root.querySelector('select[name="dtype"]').value,
+        seq: Number(root.querySelector('input[name="seq"]').value),
+        intensity: [10 ** -2, 10 ** 4.5],
+      };
       return { method: 'roofline', args, result: el.roofs?.[0]?.result, text: root.querySelector('svg')?.textContent };
     }
-    default: return { method: null };
+    default:
+      return { method: null };
   }
 }
 
@@ -32,6 +67,9 @@ export async function assertComputes(handle, label = '') {
   assert.ok(shown.method, `${label}: a known widget`);
   assert.ok(shown.result, `${label}: ${shown.method} has a result`);
   assert.deepEqual(shown.result, native(shown.method, shown.args), `${label}: ${shown.method} equals the native CLI's`);
-  assert.ok(shown.text && !/^\s*—\s*$/.test(shown.text) && !/NaN|Infinity/.test(shown.text), `${label}: shows a value (${shown.text})`);
+  assert.ok(
+    shown.text && !/^\s*—\s*$/.test(shown.text) && !/NaN|Infinity/.test(shown.text),
+    `${label}: shows a value (${shown.text})`,
+  );
   return shown;
 }

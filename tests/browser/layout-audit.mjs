@@ -16,7 +16,9 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
   const findings = [];
   const describe = (el) => {
     const host = el.getRootNode()?.host;
-    const where = host ? `${host.localName}${host.closest('section')?.id ? `#${host.closest('section').id}` : ''} ` : '';
+    const where = host
+      ? `${host.localName}${host.closest('section')?.id ? `#${host.closest('section').id}` : ''} `
+      : '';
     const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 50);
     return `${where}${el.localName}${el.classList?.length ? `.${[...el.classList].join('.')}` : ''} "${text}"`;
   };
@@ -24,11 +26,14 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
     const style = getComputedStyle(el);
     if (style.display === 'none' || style.visibility === 'hidden') return false;
     const rect = el.getBoundingClientRect();
-    return rect.width > 0 && rect.height > 0 && !el.closest('[hidden], details:not([open]) > :not(summary), .visually-hidden');
+    return (
+      rect.width > 0 &&
+      rect.height > 0 &&
+      !el.closest('[hidden], details:not([open]) > :not(summary), .visually-hidden')
+    );
   };
   const roots = [document];
-  if (widgets)
-    for (const el of document.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+  if (widgets) for (const el of document.querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
 
   // The page: no sideways scrolling.
   const pageOverflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
@@ -70,10 +75,15 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
       const text = select.selectedOptions[0]?.textContent ?? '';
       const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
       const need = textWidth(text, style);
-      if (need > room + 0.5) findings.push(`clipped: ${describe(select)} shows "${text}" in ${Math.round(room)}px, needs ${Math.round(need)}px`);
+      if (need > room + 0.5)
+        findings.push(
+          `clipped: ${describe(select)} shows "${text}" in ${Math.round(room)}px, needs ${Math.round(need)}px`,
+        );
     }
     // Boxes that hide or scroll their overflow, and labels: content wider than the box is cut off.
-    for (const el of root.querySelectorAll('label, legend, th, td, button, .label, .value, .formula, .formula-box, .stored, .small, .verdict, figcaption, .katex-display, .scroll, .tally-figure, tally-recipes, pre')) {
+    for (const el of root.querySelectorAll(
+      'label, legend, th, td, button, .label, .value, .formula, .formula-box, .stored, .small, .verdict, figcaption, .katex-display, .scroll, .tally-figure, tally-recipes, pre',
+    )) {
       if (!visible(el)) continue;
       const style = getComputedStyle(el);
       // Scroll containers that only hold a table are allowed to scroll (a table is read by scrolling it);
@@ -88,9 +98,13 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
       else if (el.closest('table') === null) findings.push(`clipped: ${describe(el)} overflows its box by ${over}px`);
     }
     // HTML text smaller than the minimum.
-    for (const el of root.querySelectorAll('p, li, label, legend, td, th, button, span, div, figcaption, summary, option, select, input')) {
+    for (const el of root.querySelectorAll(
+      'p, li, label, legend, td, th, button, span, div, figcaption, summary, option, select, input',
+    )) {
       if (!visible(el) || el.closest('svg, .katex')) continue;
-      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) || ['INPUT', 'SELECT'].includes(el.tagName);
+      const own =
+        [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) ||
+        ['INPUT', 'SELECT'].includes(el.tagName);
       if (!own) continue;
       const size = parseFloat(getComputedStyle(el).fontSize);
       if (size < minFontPx - 0.01) findings.push(`small: ${describe(el)} is ${size}px`);
@@ -106,18 +120,25 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
       for (const t of texts) {
         const r = t.getBoundingClientRect();
         if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
-          findings.push(`chart-clip: ${describe(svg)} text "${t.textContent.trim().slice(0, 40)}" is outside the chart`);
+          findings.push(
+            `chart-clip: ${describe(svg)} text "${t.textContent.trim().slice(0, 40)}" is outside the chart`,
+          );
         const shown = parseFloat(getComputedStyle(t).fontSize) * scale;
-        if (shown < minFontPx - 0.01) findings.push(`small: ${describe(svg)} text "${t.textContent.trim().slice(0, 40)}" is ${shown.toFixed(1)}px`);
+        if (shown < minFontPx - 0.01)
+          findings.push(`small: ${describe(svg)} text "${t.textContent.trim().slice(0, 40)}" is ${shown.toFixed(1)}px`);
         rects.push({ t, r });
       }
       for (let i = 0; i < rects.length; i++)
         for (let j = i + 1; j < rects.length; j++) {
-          const a = rects[i].r, b = rects[j].r;
+          const a = rects[i].r,
+            b = rects[j].r;
           const ix = Math.min(a.right, b.right) - Math.max(a.left, b.left);
           const iy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
           // Glyph boxes include line gaps: a sliver of 2 px is spacing, not overprinting.
-          if (ix > 2 && iy > 2) findings.push(`overlap: ${describe(svg)} "${rects[i].t.textContent.trim().slice(0, 30)}" and "${rects[j].t.textContent.trim().slice(0, 30)}"`);
+          if (ix > 2 && iy > 2)
+            findings.push(
+              `overlap: ${describe(svg)} "${rects[i].t.textContent.trim().slice(0, 30)}" and "${rects[j].t.textContent.trim().slice(0, 30)}"`,
+            );
         }
     }
   }
@@ -129,10 +150,17 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      if (!parent || parent.closest('svg, .katex, script, style, pre, textarea, option, select, annotation, [hidden], .visually-hidden')) continue;
+      if (
+        !parent ||
+        parent.closest(
+          'svg, .katex, script, style, pre, textarea, option, select, annotation, [hidden], .visually-hidden',
+        )
+      )
+        continue;
       const text = node.textContent;
       if (!/\S{4,}/.test(text)) continue;
-      const block = parent.closest('p, li, td, th, div, label, figcaption, span, summary, h1, h2, h3, dd, dt') ?? parent;
+      const block =
+        parent.closest('p, li, td, th, div, label, figcaption, span, summary, h1, h2, h3, dd, dt') ?? parent;
       for (const match of text.matchAll(/[^\s\-/·–—,]{4,}/g)) {
         range.setStart(node, match.index);
         range.setEnd(node, match.index + match[0].length);
@@ -141,7 +169,8 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
         const tops = new Set(lines.map((r) => Math.round(r.top)));
         if (tops.size < 2) continue;
         const width = lines.reduce((sum, r) => sum + r.width, 0);
-        if (width <= block.clientWidth) findings.push(`mid-word: "${match[0].slice(0, 40)}" breaks across lines in ${describe(block)}`);
+        if (width <= block.clientWidth)
+          findings.push(`mid-word: "${match[0].slice(0, 40)}" breaks across lines in ${describe(block)}`);
       }
     }
   }

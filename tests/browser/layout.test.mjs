@@ -24,16 +24,36 @@ test('from 320 px up display equations fit the column (every one typeset, none s
   t.after(() => site.close());
   for (const width of [320, 414]) {
     const { page, findings } = await auditAt(site, width);
-    assert.deepEqual(findings.filter((f) => f.startsWith('equation') || f.startsWith('page')), [], `${width} px`);
+    assert.deepEqual(
+      findings.filter((f) => f.startsWith('equation') || f.startsWith('page')),
+      [],
+      `${width} px`,
+    );
     // Every widget's chart draws at its shown width down to 280 px, so none scales its labels below 11 px (the
     // chapters' static figures, svg.fig-svg, scale with the column and are held to 11 px from 375 px up).
-    assert.deepEqual(findings.filter((f) => /^small: .* text "/.test(f) && !f.startsWith('small: svg.fig-svg')), [], `${width} px: widget chart text below 11 px`);
-    const equations = await page.$$eval('.katex-display', (els) => els.map((e) => ({ scale: parseFloat(e.style.fontSize || '1'), fits: e.scrollWidth <= e.clientWidth + 1 })));
+    assert.deepEqual(
+      findings.filter((f) => /^small: .* text "/.test(f) && !f.startsWith('small: svg.fig-svg')),
+      [],
+      `${width} px: widget chart text below 11 px`,
+    );
+    const equations = await page.$$eval('.katex-display', (els) =>
+      els.map((e) => ({ scale: parseFloat(e.style.fontSize || '1'), fits: e.scrollWidth <= e.clientWidth + 1 })),
+    );
     assert.equal(equations.length, 14, 'fourteen display equations');
-    assert.ok(equations.every((e) => e.fits), `${width} px: all fit`);
+    assert.ok(
+      equations.every((e) => e.fits),
+      `${width} px: all fit`,
+    );
     // Scaled, but still readable: the multi-line forms keep every equation at 60 % or more of full size.
-    assert.ok(equations.every((e) => e.scale >= 0.6), `${width} px: scales ${equations.map((e) => e.scale).join(', ')}`);
-    if (width === 320) assert.ok(equations.some((e) => e.scale < 1), 'at 320 px some equations are scaled to fit');
+    assert.ok(
+      equations.every((e) => e.scale >= 0.6),
+      `${width} px: scales ${equations.map((e) => e.scale).join(', ')}`,
+    );
+    if (width === 320)
+      assert.ok(
+        equations.some((e) => e.scale < 1),
+        'at 320 px some equations are scaled to fit',
+      );
   }
   const { page: phone } = await auditAt(site, 375);
   await phone.locator('section#flops .katex-display').nth(1).scrollIntoViewIfNeeded();

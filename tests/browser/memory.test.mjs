@@ -5,11 +5,35 @@ import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
 import { native, open, setControl, fieldError, gb, errors, watch } from './page-helpers.mjs';
 
-const SETTINGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: '8', seq: '8192', mbs: '2',
-  tp: '2', pp: '1', recompute: 'selective', zero: '1', flash: true };
-const ARGS = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', gpus: 8, seq: 8192, micro_batch: 2,
-  tp: 2, pp: 1, recompute: 'selective', zero: 1, flash_attention: true, sequence_parallel: false,
-  cuda_context_bytes: 512 * 2 ** 20, fragmentation_fraction: 0.05 };
+const SETTINGS = {
+  model: 'llama-3-8b',
+  hardware: 'h100-sxm',
+  recipe: 'bf16_mixed_adamw',
+  gpus: '8',
+  seq: '8192',
+  mbs: '2',
+  tp: '2',
+  pp: '1',
+  recompute: 'selective',
+  zero: '1',
+  flash: true,
+};
+const ARGS = {
+  model: 'llama-3-8b',
+  hardware: 'h100-sxm',
+  recipe: 'bf16_mixed_adamw',
+  gpus: 8,
+  seq: 8192,
+  micro_batch: 2,
+  tp: 2,
+  pp: 1,
+  recompute: 'selective',
+  zero: 1,
+  flash_attention: true,
+  sequence_parallel: false,
+  cuda_context_bytes: 512 * 2 ** 20,
+  fragmentation_fraction: 0.05,
+};
 
 test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttention) shows exactly the native budget', async (t) => {
   const site = await startSite();
@@ -26,13 +50,19 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
 
   // The table shows each class's bytes, rounded for reading, and the total.
   for (const id of ['weights', 'gradients', 'master_weights', 'optimizer_states', 'activations'])
-    assert.equal(await widget.locator(`tr[data-term="${id}"] td.num`).first().textContent(), gb(expected.per_gpu_bytes[id]), id);
+    assert.equal(
+      await widget.locator(`tr[data-term="${id}"] td.num`).first().textContent(),
+      gb(expected.per_gpu_bytes[id]),
+      id,
+    );
   const verdict = await widget.locator('[data-out="verdict"]').textContent();
   assert.ok(verdict.includes(gb(expected.per_gpu_bytes.total)), verdict);
   assert.match(verdict, expected.fits ? /^Fits/ : /^Does not fit/);
   // The chart has one segment per non-empty class and the capacity line.
-  assert.equal(await widget.locator('svg rect.seg').count(),
-    Object.entries(expected.per_gpu_bytes).filter(([k, v]) => k !== 'total' && v > 0).length);
+  assert.equal(
+    await widget.locator('svg rect.seg').count(),
+    Object.entries(expected.per_gpu_bytes).filter(([k, v]) => k !== 'total' && v > 0).length,
+  );
   assert.equal(await widget.locator('svg line.cap').count(), 1);
 
   // Hover a segment: the formula and description of that term appear.
@@ -40,7 +70,10 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
   const formula = await widget.locator('[data-out="formula"]').textContent();
   assert.ok(formula.includes(gb(expected.per_gpu_bytes.optimizer_states)), formula);
   const cls = expected.classes.find((c) => c.id === 'optimizer_states');
-  assert.ok(formula.replace(/\s+/g, '').includes(cls.formula.replace(/[\s_]+/g, '')), `${formula} shows ${cls.formula}`);
+  assert.ok(
+    formula.replace(/\s+/g, '').includes(cls.formula.replace(/[\s_]+/g, '')),
+    `${formula} shows ${cls.formula}`,
+  );
 
   // Update latency is a benchmark (scripts/bench-page.mjs, BENCHMARKS.md), never asserted here.
 
@@ -90,15 +123,29 @@ test('memory budget: a pasted Hugging Face config.json gives the same budget as 
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   // Mistral 7B's published config.json fields (huggingface.co/mistralai/Mistral-7B-v0.1, config.json).
-  const config = JSON.stringify({ model_type: 'mistral', vocab_size: 32000, hidden_size: 4096, intermediate_size: 14336,
-    num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, max_position_embeddings: 32768,
-    rms_norm_eps: 1e-5, tie_word_embeddings: false, hidden_act: 'silu' });
+  const config = JSON.stringify({
+    model_type: 'mistral',
+    vocab_size: 32000,
+    hidden_size: 4096,
+    intermediate_size: 14336,
+    num_hidden_layers: 32,
+    num_attention_heads: 32,
+    num_key_value_heads: 8,
+    max_position_embeddings: 32768,
+    rms_norm_eps: 1e-5,
+    tie_word_embeddings: false,
+    hidden_act: 'silu',
+  });
   await setControl(widget, 'model', 'custom');
   await setControl(widget, 'config', config);
   const shown = await widget.evaluate((el) => el.budget);
   const expected = native('memory_budget', { ...(await widget.evaluate((el) => el.budgetArgs)) });
   assert.deepEqual(shown, expected);
-  assert.equal(shown.params_total, native('params', { model: 'mistral-7b' }).total, 'the pasted config counts like the preset');
+  assert.equal(
+    shown.params_total,
+    native('params', { model: 'mistral-7b' }).total,
+    'the pasted config counts like the preset',
+  );
   assert.deepEqual(errors(page), []);
 });
 
@@ -109,8 +156,16 @@ test('memory budget: a pasted T5 config takes a target length; a decoder refuses
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   // google-t5/t5-small's config.json (the fields that matter): 6 + 6 layers, inputs 512, targets 114.
-  const config = JSON.stringify({ model_type: 't5', d_model: 512, d_kv: 64, d_ff: 2048, num_heads: 8, num_layers: 6,
-    vocab_size: 32128, dropout_rate: 0.1 });
+  const config = JSON.stringify({
+    model_type: 't5',
+    d_model: 512,
+    d_kv: 64,
+    d_ff: 2048,
+    num_heads: 8,
+    num_layers: 6,
+    vocab_size: 32128,
+    dropout_rate: 0.1,
+  });
   await setControl(widget, 'model', 'custom');
   await setControl(widget, 'config', config);
   await setControl(widget, 'seq', '512');
@@ -131,7 +186,10 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   let dialogs = 0;
-  page.on('dialog', async (dialog) => { dialogs++; await dialog.dismiss(); });
+  page.on('dialog', async (dialog) => {
+    dialogs++;
+    await dialog.dismiss();
+  });
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   const key = await widget.evaluate((el) => el.key);
@@ -146,24 +204,37 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   assert.equal(await restored.locator('[name="gpus"]').inputValue(), '16');
   assert.equal(await restored.locator('[name="zero"]').inputValue(), '3');
 
-  const hostile = `/?${key}.gpus=${encodeURIComponent('<img src=x onerror=alert(1)>')}&${key}.model=${encodeURIComponent('"><script>alert(2)</script>')}` +
+  const hostile =
+    `/?${key}.gpus=${encodeURIComponent('<img src=x onerror=alert(1)>')}&${key}.model=${encodeURIComponent('"><script>alert(2)</script>')}` +
     `&${key}.seq=-5&${key}.evil=1&nosuch1.gpus=2#memory`;
   const bad = await site.newPage(DESKTOP);
-  bad.on('dialog', async (dialog) => { dialogs++; await dialog.dismiss(); });
+  bad.on('dialog', async (dialog) => {
+    dialogs++;
+    await dialog.dismiss();
+  });
   await open(site, bad, hostile);
   await bad.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   const w = bad.locator('section#memory tally-memory-budget');
   const notice = await w.locator('.url-notice').textContent();
-  for (const param of [`${key}.gpus`, `${key}.model`, `${key}.seq`, `${key}.evil`]) assert.ok(notice.includes(param), `${param} in "${notice}"`);
+  for (const param of [`${key}.gpus`, `${key}.model`, `${key}.seq`, `${key}.evil`])
+    assert.ok(notice.includes(param), `${param} in "${notice}"`);
   assert.match(await bad.locator('#page-notice').textContent(), /nosuch1\.gpus/);
   assert.equal(await w.locator('img').count(), 0, 'no markup from the URL');
   assert.equal(await w.locator('script').count(), 0);
-  assert.match(await w.locator('[data-out="verdict"]').textContent(), /^(Fits|Does not fit)/, 'the widget still works on its defaults');
+  assert.match(
+    await w.locator('[data-out="verdict"]').textContent(),
+    /^(Fits|Does not fit)/,
+    'the widget still works on its defaults',
+  );
   assert.equal(dialogs, 0);
 
   // A pasted config in the URL that the engine rejects falls back to the page's preset, with a notice.
   const badConfig = await site.newPage(DESKTOP);
-  await open(site, badConfig, `/?${key}.model=custom&${key}.config=${encodeURIComponent('{"model_type":"llama","hidden_size":-1}')}#memory`);
+  await open(
+    site,
+    badConfig,
+    `/?${key}.model=custom&${key}.config=${encodeURIComponent('{"model_type":"llama","hidden_size":-1}')}#memory`,
+  );
   const c = badConfig.locator('section#memory tally-memory-budget');
   assert.match(await c.locator('.url-notice').textContent(), new RegExp(`${key}\\.config`));
   assert.equal(await c.locator('[name="model"]').inputValue(), 'llama-2-7b');
@@ -191,11 +262,17 @@ test('memory budget: exports a Markdown table, JSON, an SVG and a PNG; phone lay
   const json = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
   assert.deepEqual(json.result, budget);
 
-  const [svgDownload] = await Promise.all([page.waitForEvent('download'), widget.locator('button[data-action="svg"]').click()]);
+  const [svgDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    widget.locator('button[data-action="svg"]').click(),
+  ]);
   const svgText = await streamText(await svgDownload.createReadStream());
   assert.match(svgText, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.match(svgText, /memory per GPU \(GB = 10⁹ bytes\)/);
-  const [pngDownload] = await Promise.all([page.waitForEvent('download'), widget.locator('button[data-action="png"]').click()]);
+  const [pngDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    widget.locator('button[data-action="png"]').click(),
+  ]);
   const png = await streamBuffer(await pngDownload.createReadStream());
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
   await context.close();
@@ -228,8 +305,20 @@ test('memory budget: dropout defaults to the model (Llama 3 8B at 8,192 tokens: 
   assert.equal(await widget.locator('[name="dropout"]').inputValue(), 'model');
   assert.equal(await widget.locator('[name="dropout"] option').first().textContent(), 'as the model: none');
   const row = (id) => widget.locator(`tr[data-term="${id}"] td.num`).first().textContent();
-  const base = { model: 'llama-3-8b', hardware: 'h100-sxm', recipe: 'bf16_mixed_adamw', seq: 8192, micro_batch: 1, gpus: 1, zero: 0, tp: 1, pp: 1,
-    recompute: 'none', flash_attention: false, sequence_parallel: false };
+  const base = {
+    model: 'llama-3-8b',
+    hardware: 'h100-sxm',
+    recipe: 'bf16_mixed_adamw',
+    seq: 8192,
+    micro_batch: 1,
+    gpus: 1,
+    zero: 0,
+    tp: 1,
+    pp: 1,
+    recompute: 'none',
+    flash_attention: false,
+    sequence_parallel: false,
+  };
   const none = native('memory_budget', base);
   assert.equal(none.per_gpu_bytes.activations, 178283085824, 'no masks: the engine without dropout');
   assert.equal(await row('activations'), '178 GB');
@@ -237,7 +326,10 @@ test('memory budget: dropout defaults to the model (Llama 3 8B at 8,192 tokens: 
   const terms = await widget.locator('[data-out="activations"] tbody td:first-child').allTextContents();
   assert.ok(terms.length > 5 && terms.every((t) => !/dropout/i.test(t)), terms.join(' | '));
   await setControl(widget, 'dropout', 'true');
-  assert.equal(await row('activations'), gb(native('memory_budget', { ...base, dropout: true }).per_gpu_bytes.activations));
+  assert.equal(
+    await row('activations'),
+    gb(native('memory_budget', { ...base, dropout: true }).per_gpu_bytes.activations),
+  );
   assert.equal(await row('activations'), '387 GB');
   assert.ok((await widget.locator('[data-out="activations"] tbody').textContent()).includes('dropout mask'));
   // The allowance: no reserve leaves the whole reported capacity (81,559 MiB) usable.

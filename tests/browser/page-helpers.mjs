@@ -16,7 +16,9 @@ const OPTIONAL_FILES = new Set(['/gpu-report.json']);
 export function watch(page) {
   if (page.missing) return page;
   page.missing = [];
-  page.on('response', (r) => { if (r.status() === 404) page.missing.push(new URL(r.url()).pathname); });
+  page.on('response', (r) => {
+    if (r.status() === 404) page.missing.push(new URL(r.url()).pathname);
+  });
   return page;
 }
 
@@ -31,10 +33,14 @@ export function errors(page) {
 export async function open(site, page, path = '/') {
   watch(page);
   await page.goto(new URL(path, site.url).href);
-  await page.waitForFunction(() => {
-    const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')];
-    return widgets.length > 0 && widgets.every((w) => w.shadowRoot?.querySelector('.fields, .notice'));
-  }, null, { timeout: 15000 });
+  await page.waitForFunction(
+    () => {
+      const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')];
+      return widgets.length > 0 && widgets.every((w) => w.shadowRoot?.querySelector('.fields, .notice'));
+    },
+    null,
+    { timeout: 15000 },
+  );
 }
 
 /** Sets a control inside a widget's shadow root the way a reader would (fill, select or check). */
@@ -63,7 +69,8 @@ export function fieldError(widget, name) {
 /** Same display rounding as web/widgets/base.js formatBytes (decimal GB), for comparing page text with native numbers. */
 export function gb(bytes, digits = 3) {
   const value = bytes / 1e9;
-  if (value !== 0 && Math.abs(value) < 0.01) return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
+  if (value !== 0 && Math.abs(value) < 0.01)
+    return `${Number((bytes / 1e6).toPrecision(digits)).toLocaleString('en-US')} MB`;
   return `${Number(value.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 2 })} GB`;
 }
 
@@ -96,20 +103,21 @@ export function wrapEngineCalls() {
     configurable: true,
     get: () => factory,
     set(original) {
-      factory = (options) => Promise.resolve(original(options)).then((module) => {
-        const call = module.tally_call;
-        module.tally_call = (method, args) => {
-          globalThis.__tallyCalls.push(method);
-          const text = call(method, args);
-          const rule = globalThis.__warnOn;
-          if (!rule || rule.method !== method) return text;
-          const envelope = JSON.parse(text);
-          if (!envelope.ok) return text;
-          envelope.result.warnings = [...(envelope.result.warnings ?? []), rule.warning];
-          return JSON.stringify(envelope);
-        };
-        return module;
-      });
+      factory = (options) =>
+        Promise.resolve(original(options)).then((module) => {
+          const call = module.tally_call;
+          module.tally_call = (method, args) => {
+            globalThis.__tallyCalls.push(method);
+            const text = call(method, args);
+            const rule = globalThis.__warnOn;
+            if (!rule || rule.method !== method) return text;
+            const envelope = JSON.parse(text);
+            if (!envelope.ok) return text;
+            envelope.result.warnings = [...(envelope.result.warnings ?? []), rule.warning];
+            return JSON.stringify(envelope);
+          };
+          return module;
+        });
     },
   });
 }

@@ -15,10 +15,16 @@ const BYTES = { fp32: 4, bf16: 2, fp16: 2, fp8: 1 };
 
 /** Parameters of a tally config, counted from the architecture (Vaswani et al. 2017; GPT-2/Llama layouts). */
 function params(c) {
-  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads ?? a, d = c.head_dim ?? h / a, V = c.vocab_size, L = c.num_layers;
+  const h = c.hidden_size,
+    a = c.num_heads,
+    kv = c.num_kv_heads ?? a,
+    d = c.head_dim ?? h / a,
+    V = c.vocab_size,
+    L = c.num_layers;
   const f = c.ffn_hidden_size ?? 4 * h;
   const norm = (c.norm ?? 'layernorm') === 'layernorm' ? 2 * h : h;
-  const attn = h * a * d + 2 * h * kv * d + a * d * h + (c.qkv_bias ? a * d + 2 * kv * d : 0) + (c.attn_out_bias ? h : 0);
+  const attn =
+    h * a * d + 2 * h * kv * d + a * d * h + (c.qkv_bias ? a * d + 2 * kv * d : 0) + (c.attn_out_bias ? h : 0);
   const mats = c.mlp === 'gelu' ? 2 : 3;
   const expert = mats * h * f + (c.mlp_bias ? (mats - 1) * f + h : 0);
   const experts = c.num_experts ?? 0;
@@ -40,12 +46,23 @@ function usable(hwId) {
  * With FlashAttention the s×s softmax output is not kept; one fp32 log-sum-exp per row and head is (Dao et al. 2022, sec. 3.1).
  */
 function llamaActivations(c, s, b, recompute, flash = false) {
-  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, e = 2;
+  const h = c.hidden_size,
+    a = c.num_heads,
+    kv = c.num_kv_heads,
+    d = c.head_dim ?? h / a,
+    f = c.ffn_hidden_size,
+    e = 2;
   const sb = s * b;
-  const layer = e * sb * h * 2 + e * sb * a * d + 2 * e * sb * kv * d + e * sb * a * d + e * sb * h * 2 + 3 * e * sb * f
-    + (flash ? 4 * a * sb : 0);
-  const scores = flash ? 0 : e * a * s * s * b;  // softmax output; no dropout mask, no dropped copy
-  const outside = 2 * e * sb * h + 4 * sb * c.vocab_size;  // final norm input, LM head input, fp32 logits
+  const layer =
+    e * sb * h * 2 +
+    e * sb * a * d +
+    2 * e * sb * kv * d +
+    e * sb * a * d +
+    e * sb * h * 2 +
+    3 * e * sb * f +
+    (flash ? 4 * a * sb : 0);
+  const scores = flash ? 0 : e * a * s * s * b; // softmax output; no dropout mask, no dropped copy
+  const outside = 2 * e * sb * h + 4 * sb * c.vocab_size; // final norm input, LM head input, fp32 logits
   if (recompute === 'full') return e * sb * h * c.num_layers + (layer + scores) + outside;
   if (recompute === 'selective') return layer * c.num_layers + outside;
   return (layer + scores) * c.num_layers + outside;
@@ -56,10 +73,19 @@ function llamaActivations(c, s, b, recompute, flash = false) {
  * attention scores s(s+1)/2 entries per head instead of s², so a token attends to (s+1)/2 keys on average.
  */
 function forwardPerToken(c, s, causal = false) {
-  const h = c.hidden_size, a = c.num_heads, kv = c.num_kv_heads, d = c.head_dim ?? h / a, f = c.ffn_hidden_size, L = c.num_layers;
+  const h = c.hidden_size,
+    a = c.num_heads,
+    kv = c.num_kv_heads,
+    d = c.head_dim ?? h / a,
+    f = c.ffn_hidden_size,
+    L = c.num_layers;
   const mats = c.mlp === 'gelu' ? 2 : 3;
   const scores = 2 * (causal ? (s + 1) / 2 : s) * a * d * L;
-  return { total: 2 * h * (a * d + 2 * kv * d) * L + 2 * scores + 2 * a * d * h * L + 2 * h * f * mats * L + 2 * h * c.vocab_size, scores };
+  return {
+    total:
+      2 * h * (a * d + 2 * kv * d) * L + 2 * scores + 2 * a * d * h * L + 2 * h * f * mats * L + 2 * h * c.vocab_size,
+    scores,
+  };
 }
 
 /**
@@ -67,12 +93,12 @@ function forwardPerToken(c, s, causal = false) {
  * roundTiesToEven), subnormals included; the values rounded here are far from overflow.
  */
 function roundToFormat(x, exponentBits, mantissaBits) {
-  const minExponent = 2 - 2 ** (exponentBits - 1);  // 1 − bias
+  const minExponent = 2 - 2 ** (exponentBits - 1); // 1 − bias
   let e = Math.floor(Math.log2(Math.abs(x)));
   if (2 ** e > Math.abs(x)) e -= 1;
   if (2 ** (e + 1) <= Math.abs(x)) e += 1;
   const quantum = 2 ** (Math.max(e, minExponent) - mantissaBits);
-  const q = x / quantum;  // exact: division by a power of two
+  const q = x / quantum; // exact: division by a power of two
   const down = Math.floor(q);
   const r = q - down > 0.5 || (q - down === 0.5 && down % 2 !== 0) ? down + 1 : down;
   return r * quantum;
@@ -80,24 +106,43 @@ function roundToFormat(x, exponentBits, mantissaBits) {
 
 function expectations() {
   const map = new Map();
-  const put = (method, args, field, value, why) => map.set(`${method}|${JSON.stringify(args)}|${field}`, { value, why });
+  const put = (method, args, field, value, why) =>
+    map.set(`${method}|${JSON.stringify(args)}|${field}`, { value, why });
   // Chapter 1 / errata: the GPT-3 feed-forward matrix, 49,152 × 12,288 (Brown et al. 2020, d_ff = 4 d_model).
   const elements = 49152 * 12288;
-  for (const dtype of ['fp32', 'bf16', 'fp8']) put('tensor_bytes', { shape: [49152, 12288], dtype }, 'bytes', elements * BYTES[dtype], 'elements × bytes per element');
+  for (const dtype of ['fp32', 'bf16', 'fp8'])
+    put(
+      'tensor_bytes',
+      { shape: [49152, 12288], dtype },
+      'bytes',
+      elements * BYTES[dtype],
+      'elements × bytes per element',
+    );
   put('tensor_bytes', { shape: [49152, 12288], dtype: 'fp32' }, 'elements', elements, 'rows × columns');
-  for (const dtype of ['fp32', 'bf16', 'fp8']) put('presets', {}, `dtypes[id=${dtype}].bytes`, BYTES[dtype], 'IEEE 754 / OCP FP8 widths');
+  for (const dtype of ['fp32', 'bf16', 'fp8'])
+    put('presets', {}, `dtypes[id=${dtype}].bytes`, BYTES[dtype], 'IEEE 754 / OCP FP8 widths');
   const gpt3 = preset('models', 'gpt3-175b').config;
   const n3 = params(gpt3).total;
   assert.ok(Math.abs(n3 / 175e9 - 1) < 0.01, 'GPT-3 is about 175B parameters (Brown et al. 2020)');
   put('params', { model: 'gpt3-175b' }, 'total', n3, 'architecture count');
   put('params', { model: 'gpt3-175b' }, 'tensors[name=layers.*.mlp.up.weight].count', 12288 * 49152, 'd_model × d_ff');
-  for (const [recipe, weights, bytes] of [['fp32_adamw', undefined, 4], ['bf16_mixed_adamw', undefined, 2], ['bf16_mixed_adamw', 'fp8', 1]]) {
+  for (const [recipe, weights, bytes] of [
+    ['fp32_adamw', undefined, 4],
+    ['bf16_mixed_adamw', undefined, 2],
+    ['bf16_mixed_adamw', 'fp8', 1],
+  ]) {
     const args = weights ? { model: 'gpt3-175b', recipe, weights, seq: 1 } : { model: 'gpt3-175b', recipe, seq: 1 };
     put('memory_budget', args, 'per_gpu_bytes.weights', n3 * bytes, 'N × bytes per weight');
   }
   // Chapter 2: format constants (IEEE 754-2019; OCP 8-bit floating point spec v1.0 for E4M3/E5M2; OCP MX v1.0 for E2M1).
-  const formats = { fp32: [2 ** -126, (2 - 2 ** -23) * 2 ** 127, 2 ** -23], fp16: [2 ** -14, 65504, 2 ** -10], bf16: [2 ** -126, (2 - 2 ** -7) * 2 ** 127, 2 ** -7],
-    e5m2: [2 ** -14, 57344, 2 ** -2], e4m3: [2 ** -6, 448, 2 ** -3], e2m1: [1, 6, 2 ** -1] };
+  const formats = {
+    fp32: [2 ** -126, (2 - 2 ** -23) * 2 ** 127, 2 ** -23],
+    fp16: [2 ** -14, 65504, 2 ** -10],
+    bf16: [2 ** -126, (2 - 2 ** -7) * 2 ** 127, 2 ** -7],
+    e5m2: [2 ** -14, 57344, 2 ** -2],
+    e4m3: [2 ** -6, 448, 2 ** -3],
+    e2m1: [1, 6, 2 ** -1],
+  };
   for (const [name, [minNormal, max, eps]] of Object.entries(formats)) {
     put('float_formats', {}, `formats[name=${name}].constants.min_normal.value`, minNormal, 'smallest normal');
     put('float_formats', {}, `formats[name=${name}].constants.max.value`, max, 'largest finite');
@@ -105,17 +150,20 @@ function expectations() {
   }
   // Chapter 3: 6ND for GPT-3 on 300B tokens, within 0.5 % of the paper's 3.14e23 (Brown et al. 2020, table D.1).
   put('flops', { model: 'gpt3-175b', seq: 2048, tokens: 300e9 }, 'six_nd', 6 * n3 * 300e9, '6ND');
-  assert.ok(Math.abs(6 * n3 * 300e9 / 3.14e23 - 1) < 0.005);
+  assert.ok(Math.abs((6 * n3 * 300e9) / 3.14e23 - 1) < 0.005);
   const mixtral = params(preset('models', 'mixtral-8x7b').config);
   put('params', { model: 'mixtral-8x7b' }, 'total', mixtral.total, 'all experts');
   put('params', { model: 'mixtral-8x7b' }, 'active', mixtral.active, 'two experts per token');
-  assert.ok(Math.abs(mixtral.total / 46.7e9 - 1) < 0.01 && Math.abs(mixtral.active / 12.9e9 - 1) < 0.01, 'Jiang et al. 2024: 47B total, 13B active');
+  assert.ok(
+    Math.abs(mixtral.total / 46.7e9 - 1) < 0.01 && Math.abs(mixtral.active / 12.9e9 - 1) < 0.01,
+    'Jiang et al. 2024: 47B total, 13B active',
+  );
   // Chapter 4: 70B on 15T tokens, 1024 H100s (dense bf16 989.5 TFLOP/s, half the datasheet's sparse 1,979) at 50 % MFU.
   const h100 = preset('hardware', 'h100-sxm');
   const peak = h100.peak_tflops.bf16 * 1e12;
   assert.equal(peak * 2, 1979e12, 'NVIDIA H100 datasheet: 1,979 TFLOP/s bf16 with sparsity');
   const timeArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', gpus: 1024, mfu: 0.5 };
-  const days = 6 * 70e9 * 15e12 / (1024 * peak * 0.5) / 86400;
+  const days = (6 * 70e9 * 15e12) / (1024 * peak * 0.5) / 86400;
   put('training_cost', timeArgs, 'six_nd', 6 * 70e9 * 15e12, '6ND');
   put('training_cost', timeArgs, 'seconds', days * 86400, '6ND / (GPUs · peak · MFU)');
   put('training_cost', timeArgs, 'gpu_seconds', days * 86400 * 1024, 'seconds × GPUs');
@@ -126,176 +174,471 @@ function expectations() {
   put('memory_budget', budgetArgs, 'capacity_bytes', cap.reported, 'reported capacity');
   put('memory_budget', budgetArgs, 'allowance_bytes', cap.allowance, '512 MiB + 5 %');
   put('memory_budget', budgetArgs, 'usable_bytes', cap.usable, 'reported − allowance');
-  for (const [gpus, recipe, bpp] of [[8, 'bf16_mixed_adamw', 16], [8, 'bf16_adamw_no_master', 12], [1, 'bf16_adamw_no_master', 12]]) {
-    put('fit', { mode: 'largest_model', hardware: 'h100-sxm', gpus, recipe }, 'max_params', Math.floor(cap.usable * gpus / bpp), 'usable × GPUs / bytes per parameter');
-    put('fit', { mode: 'largest_model', gpus, hardware: 'h100-sxm', recipe }, 'max_params', Math.floor(cap.usable * gpus / bpp), 'usable × GPUs / bytes per parameter');
+  for (const [gpus, recipe, bpp] of [
+    [8, 'bf16_mixed_adamw', 16],
+    [8, 'bf16_adamw_no_master', 12],
+    [1, 'bf16_adamw_no_master', 12],
+  ]) {
+    put(
+      'fit',
+      { mode: 'largest_model', hardware: 'h100-sxm', gpus, recipe },
+      'max_params',
+      Math.floor((cap.usable * gpus) / bpp),
+      'usable × GPUs / bytes per parameter',
+    );
+    put(
+      'fit',
+      { mode: 'largest_model', gpus, hardware: 'h100-sxm', recipe },
+      'max_params',
+      Math.floor((cap.usable * gpus) / bpp),
+      'usable × GPUs / bytes per parameter',
+    );
   }
-  put('fit', { mode: 'largest_model', capacity_bytes: 80e9, gpus: 8, recipe: 'bf16_adamw_no_master' }, 'max_params', Math.floor(640e9 / 12), 'the seed notes\' 8 × 80 GB / 12');
-  put('fit', { mode: 'largest_model', gpus: 8, capacity_bytes: 80e9, recipe: 'bf16_adamw_no_master' }, 'max_params', Math.floor(640e9 / 12), 'the seed notes\' 8 × 80 GB / 12');
+  put(
+    'fit',
+    { mode: 'largest_model', capacity_bytes: 80e9, gpus: 8, recipe: 'bf16_adamw_no_master' },
+    'max_params',
+    Math.floor(640e9 / 12),
+    "the seed notes' 8 × 80 GB / 12",
+  );
+  put(
+    'fit',
+    { mode: 'largest_model', gpus: 8, capacity_bytes: 80e9, recipe: 'bf16_adamw_no_master' },
+    'max_params',
+    Math.floor(640e9 / 12),
+    "the seed notes' 8 × 80 GB / 12",
+  );
   // Chapter 5 / errata: fp32 AdamW on Llama 2 7B: 4 + 4 + 8 bytes per parameter, no master copy.
   const l27 = preset('models', 'llama-2-7b').config;
   const n7 = params(l27).total;
-  for (const args of [{ model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128 }, { model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128, micro_batch: 1 }]) {
+  for (const args of [
+    { model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128 },
+    { model: 'llama-2-7b', recipe: 'fp32_adamw', seq: 128, micro_batch: 1 },
+  ]) {
     put('memory_budget', args, 'per_gpu_bytes.weights', 4 * n7, 'N × 4');
     put('memory_budget', args, 'per_gpu_bytes.gradients', 4 * n7, 'N × 4');
     put('memory_budget', args, 'per_gpu_bytes.optimizer_states', 8 * n7, 'N × (4 + 4)');
     put('memory_budget', args, 'bytes_per_param.total', 16, '4 + 4 + 8');
   }
-  put('memory_budget', { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw' }, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
+  put(
+    'memory_budget',
+    { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw' },
+    'bytes_per_param.total',
+    16,
+    '2 + 2 + 4 + 8',
+  );
   // Chapter 8: roofline of the H100 (3.35 TB/s HBM3) in bf16 at the default s = 2048, d = 4096.
   const bw = h100.memory_bandwidth_tb_s * 1e12;
   const roof = { hardware: 'h100-sxm', dtype: 'bf16' };
   put('roofline', roof, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth (Williams et al. 2009)');
   put('roofline', roof, 'bandwidth_bytes_per_s', bw, 'datasheet bandwidth');
-  for (const n of [256, 4096]) put('roofline', roof, `ops[id=matmul-${n}].intensity`, 2 * n ** 3 / (2 * 3 * n * n), '2n³ / (3n² · 2 bytes)');
-  put('roofline', roof, 'ops[id=matvec].intensity', 2 * 4096 ** 2 / (2 * (4096 ** 2 + 2 * 4096)), '2d² / (2 bytes · (d² + 2d))');
+  for (const n of [256, 4096])
+    put('roofline', roof, `ops[id=matmul-${n}].intensity`, (2 * n ** 3) / (2 * 3 * n * n), '2n³ / (3n² · 2 bytes)');
+  put(
+    'roofline',
+    roof,
+    'ops[id=matvec].intensity',
+    (2 * 4096 ** 2) / (2 * (4096 ** 2 + 2 * 4096)),
+    '2d² / (2 bytes · (d² + 2d))',
+  );
   put('roofline', roof, 'ops[id=add].intensity', 1 / 6, '1 FLOP / 3 × 2 bytes');
   put('roofline', roof, 'ops[id=gelu].intensity', 9 / 4, '9 FLOPs / 2 × 2 bytes');
   // Chapter 9: Llama 3 8B KV cache, 2 · L · n_kv · d · 2 bytes per token; weights in bf16; batch limit from the usable capacity.
   const l38 = preset('models', 'llama-3-8b').config;
   const n8 = params(l38).total;
   const perToken = 2 * l38.num_layers * l38.num_kv_heads * l38.head_dim * 2;
-  for (const [context, batch] of [[2048, 1], [8192, 1], [32768, 1], [131072, 1], [8192, 16]]) {
+  for (const [context, batch] of [
+    [2048, 1],
+    [8192, 1],
+    [32768, 1],
+    [131072, 1],
+    [8192, 16],
+  ]) {
     const args = { model: 'llama-3-8b', context, batch, kv_dtype: 'bf16', hardware: 'h100-sxm' };
     const kv = perToken * context * batch;
     put('kv_cache', args, 'kv_cache_bytes', kv, '2 L n_kv d bytes tokens');
-    put('kv_cache', args, 'mha_kv_cache_bytes', kv * l38.num_heads / l38.num_kv_heads, 'same with n_kv = a');
+    put('kv_cache', args, 'mha_kv_cache_bytes', (kv * l38.num_heads) / l38.num_kv_heads, 'same with n_kv = a');
     put('kv_cache', args, 'weights_bytes', 2 * n8, 'N × 2');
     put('kv_cache', args, 'total_bytes', 2 * n8 + kv, 'weights + cache');
-    put('kv_cache', args, 'max_batch', Math.floor((cap.usable - 2 * n8) / (perToken * context)), '(usable − weights) / cache per sequence');
+    put(
+      'kv_cache',
+      args,
+      'max_batch',
+      Math.floor((cap.usable - 2 * n8) / (perToken * context)),
+      '(usable − weights) / cache per sequence',
+    );
     put('kv_cache', args, 'decode_tokens_per_s_bound', bw / (2 * n8 + kv), 'bandwidth / bytes read per step');
-    put('kv_cache', args, 'decode_batch_tokens_per_s_bound', batch * bw / (2 * n8 + kv), 'batch × the per-sequence bound');
+    put(
+      'kv_cache',
+      args,
+      'decode_batch_tokens_per_s_bound',
+      (batch * bw) / (2 * n8 + kv),
+      'batch × the per-sequence bound',
+    );
   }
   // Errata: the seed's activation example with the sequence length restored: sbh(34 + 5as/h) per layer (dropout on).
-  const seed = { vocab_size: 32000, hidden_size: 4096, num_layers: 24, num_heads: 16, mlp: 'gelu', norm: 'layernorm', position: 'rotary' };
+  const seed = {
+    vocab_size: 32000,
+    hidden_size: 4096,
+    num_layers: 24,
+    num_heads: 16,
+    mlp: 'gelu',
+    norm: 'layernorm',
+    position: 'rotary',
+  };
   const [s, b, h, a] = [128, 512, 4096, 16];
-  const perLayer = s * b * h * (34 + 5 * a * s / h);
-  const total = perLayer * 24 + s * b * h + 2 * 2 * s * b * h + 4 * s * b * 32000;  // + embedding mask, final norm and LM head inputs, fp32 logits
+  const perLayer = s * b * h * (34 + (5 * a * s) / h);
+  const total = perLayer * 24 + s * b * h + 2 * 2 * s * b * h + 4 * s * b * 32000; // + embedding mask, final norm and LM head inputs, fp32 logits
   for (const reference of [undefined, 67.51e9]) {
-    const args = { model: seed, seq: 128, micro_batch: 512, dropout: true, recompute: 'none', ...(reference ? { reference_bytes: reference } : {}) };
+    const args = {
+      model: seed,
+      seq: 128,
+      micro_batch: 512,
+      dropout: true,
+      recompute: 'none',
+      ...(reference ? { reference_bytes: reference } : {}),
+    };
     put('memory_budget', args, 'activations.per_layer_bytes', perLayer, 'Korthikanti et al. 2022 eq. 2');
     put('memory_budget', args, 'activations.total_bytes', total, 'L layers + outside terms');
-    if (reference) put('memory_budget', args, 'reference.activations_ratio', total / reference, 'against the printed 67.51 GB');
+    if (reference)
+      put('memory_budget', args, 'reference.activations_ratio', total / reference, 'against the printed 67.51 GB');
   }
   assert.ok(total / 67.51e9 > 3.6 && total / 67.51e9 < 3.7, 'a factor 3.6, not "more than a hundred"');
   put('params', { model: seed }, 'total', params(seed).total, 'architecture count');
   // Errata: Llama 2 7B at 4,096 tokens, trained without dropout (config.json), one micro-batch.
   for (const recompute of ['none', 'full', 'selective'])
-    put('memory_budget', { model: 'llama-2-7b', seq: 4096, micro_batch: 1, recompute }, 'activations.total_bytes', llamaActivations(l27, 4096, 1, recompute), `Llama layer terms, recompute ${recompute}`);
+    put(
+      'memory_budget',
+      { model: 'llama-2-7b', seq: 4096, micro_batch: 1, recompute },
+      'activations.total_bytes',
+      llamaActivations(l27, 4096, 1, recompute),
+      `Llama layer terms, recompute ${recompute}`,
+    );
   const fwd = forwardPerToken(l27, 4096);
-  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'model_flops', 3 * fwd.total, '3 × forward per token');
-  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'full' }, 'exact', 3 * fwd.total + fwd.total - 2 * l27.hidden_size * l27.vocab_size, '+ one forward of the layers (not the LM head)');
-  put('flops', { model: 'llama-2-7b', seq: 4096, recompute: 'selective' }, 'exact', 3 * fwd.total + 2 * fwd.scores, '+ Q·Kᵀ and attention·V again');
+  put(
+    'flops',
+    { model: 'llama-2-7b', seq: 4096, recompute: 'full' },
+    'model_flops',
+    3 * fwd.total,
+    '3 × forward per token',
+  );
+  put(
+    'flops',
+    { model: 'llama-2-7b', seq: 4096, recompute: 'full' },
+    'exact',
+    3 * fwd.total + fwd.total - 2 * l27.hidden_size * l27.vocab_size,
+    '+ one forward of the layers (not the LM head)',
+  );
+  put(
+    'flops',
+    { model: 'llama-2-7b', seq: 4096, recompute: 'selective' },
+    'exact',
+    3 * fwd.total + 2 * fwd.scores,
+    '+ Q·Kᵀ and attention·V again',
+  );
   // Chapters 1, 3, 4, 8 (worked problems and seed topics added by issue 15).
-  for (const [shape, dtype, bytes] of [[[128256, 4096], 'bf16', 2], [[4, 8, 16], 'fp32', 4], [[8, 4096], 'int32', 4]]) {
+  for (const [shape, dtype, bytes] of [
+    [[128256, 4096], 'bf16', 2],
+    [[4, 8, 16], 'fp32', 4],
+    [[8, 4096], 'int32', 4],
+  ]) {
     const elements = shape.reduce((x, y) => x * y, 1);
     put('tensor_bytes', { shape, dtype }, 'bytes', elements * bytes, 'elements × bytes per element');
     put('tensor_bytes', { shape, dtype }, 'elements', elements, 'product of the shape');
   }
-  const PF_DAY = 1e15 * 86400;  // one petaFLOP/s sustained for a day
+  const PF_DAY = 1e15 * 86400; // one petaFLOP/s sustained for a day
   put('compute_units', { flops: 3.14e23 }, 'flops', 3.14e23, 'given');
   put('compute_units', { flops: 3.14e23 }, 'petaflop_s_days', 3.14e23 / PF_DAY, 'FLOPs / 8.64e19');
-  assert.ok(Math.abs(3.14e23 / PF_DAY / 3640 - 1) < 0.01, 'GPT-3: about 3,640 PF/s-days (Brown et al. 2020, table D.1)');
+  assert.ok(
+    Math.abs(3.14e23 / PF_DAY / 3640 - 1) < 0.01,
+    'GPT-3: about 3,640 PF/s-days (Brown et al. 2020, table D.1)',
+  );
   put('compute_units', { params: 70e9, tokens: 15e12 }, 'flops', 6 * 70e9 * 15e12, '6ND');
-  put('compute_units', { params: 70e9, tokens: 15e12 }, 'petaflop_s_days', 6 * 70e9 * 15e12 / PF_DAY, '6ND / 8.64e19');
+  put(
+    'compute_units',
+    { params: 70e9, tokens: 15e12 },
+    'petaflop_s_days',
+    (6 * 70e9 * 15e12) / PF_DAY,
+    '6ND / 8.64e19',
+  );
   const unitArgs = { params: 70e9, tokens: 15e12, hardware: 'h100-sxm', mfu: 0.4, days: 30 };
-  const gpuDays = 6 * 70e9 * 15e12 / (peak * 0.4) / 86400;
+  const gpuDays = (6 * 70e9 * 15e12) / (peak * 0.4) / 86400;
   put('compute_units', unitArgs, 'gpu_seconds', gpuDays * 86400, '6ND / (peak · MFU)');
   put('compute_units', unitArgs, 'gpus_for_days', Math.ceil(gpuDays / 30), 'GPU-days / 30, rounded up');
   const small = { params: 1e9, tokens: 100e9, hardware: 'h100-sxm', gpus: 8, mfu: 0.4 };
-  const smallDays = 6 * 1e9 * 100e9 / (8 * peak * 0.4) / 86400;
+  const smallDays = (6 * 1e9 * 100e9) / (8 * peak * 0.4) / 86400;
   put('training_cost', small, 'six_nd', 6e20, '6ND');
   put('training_cost', small, 'seconds', smallDays * 86400, '6ND / (GPUs · peak · MFU)');
   put('training_cost', small, 'gpu_seconds', smallDays * 86400 * 8, 'seconds × GPUs');
-  for (const [m, k, n] of [[1, 8192, 8192], [128, 8192, 8192], [1024, 8192, 8192], [2048, 4096, 4096], [4096, 4096, 14336], [8192, 8192, 8192]]) {
+  for (const [m, k, n] of [
+    [1, 8192, 8192],
+    [128, 8192, 8192],
+    [1024, 8192, 8192],
+    [2048, 4096, 4096],
+    [4096, 4096, 14336],
+    [8192, 8192, 8192],
+  ]) {
     const args = { m, k, n, hardware: 'h100-sxm' };
-    const flops = 2 * m * n * k, bytes = 2 * (m * k + k * n + m * n);
+    const flops = 2 * m * n * k,
+      bytes = 2 * (m * k + k * n + m * n);
     put('matmul_roofline', args, 'flops', flops, '2mnk');
     put('matmul_roofline', args, 'intensity', flops / bytes, '2mnk / (2 bytes · (mk + kn + mn))');
     put('matmul_roofline', args, 'seconds', Math.max(flops / peak, bytes / bw), 'max(FLOPs / peak, bytes / bandwidth)');
-    put('matmul_roofline', args, 'bound', flops / bytes >= peak / bw ? 'compute' : 'memory', 'intensity against the ridge');
+    put(
+      'matmul_roofline',
+      args,
+      'bound',
+      flops / bytes >= peak / bw ? 'compute' : 'memory',
+      'intensity against the ridge',
+    );
     put('matmul_roofline', args, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth');
   }
   const l370 = preset('models', 'llama-3-70b').config;
   const n70 = params(l370).total;
   const kv70 = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2 * 32768 * 8;
-  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'kv_cache_bytes', kv70, '2 L n_kv d bytes tokens batch');
-  put('kv_cache', { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' }, 'weights_bytes', 2 * params(l370).total, 'N × 2');
+  put(
+    'kv_cache',
+    { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' },
+    'kv_cache_bytes',
+    kv70,
+    '2 L n_kv d bytes tokens batch',
+  );
+  put(
+    'kv_cache',
+    { model: 'llama-3-70b', context: 32768, batch: 8, kv_dtype: 'bf16' },
+    'weights_bytes',
+    2 * params(l370).total,
+    'N × 2',
+  );
   // Chapter 6 problem: Llama 3 8B at 32k tokens, with and without FlashAttention.
   for (const flash of [false, true])
-    put('memory_budget', { model: 'llama-3-8b', seq: 32768, micro_batch: 1, recompute: 'none', flash_attention: flash }, 'activations.total_bytes',
-      llamaActivations(l38, 32768, 1, 'none', flash), `Llama layer terms, ${flash ? 'log-sum-exp instead of' : 'with'} the s² scores`);
+    put(
+      'memory_budget',
+      { model: 'llama-3-8b', seq: 32768, micro_batch: 1, recompute: 'none', flash_attention: flash },
+      'activations.total_bytes',
+      llamaActivations(l38, 32768, 1, 'none', flash),
+      `Llama layer terms, ${flash ? 'log-sum-exp instead of' : 'with'} the s² scores`,
+    );
   // Chapter 7: Llama 3 70B per GPU on 64 GPUs: 16 bytes per parameter (2 + 2 + 4 + 8) whole or split 64 ways
   // by ZeRO-3 (Rajbhandari et al. 2020, fig. 1), plus one micro-batch's activations (selective, FlashAttention).
   const act70 = llamaActivations(l370, 4096, 1, 'selective', true);
   for (const zero of [0, 3]) {
-    const args = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, zero, seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true };
-    put('memory_budget', args, 'per_gpu_bytes.total', (zero ? 16 * n70 / 64 : 16 * n70) + act70, zero ? '16N / 64 + activations' : '16N + activations');
+    const args = {
+      model: 'llama-3-70b',
+      hardware: 'h100-sxm',
+      gpus: 64,
+      zero,
+      seq: 4096,
+      micro_batch: 1,
+      recompute: 'selective',
+      flash_attention: true,
+    };
+    put(
+      'memory_budget',
+      args,
+      'per_gpu_bytes.total',
+      (zero ? (16 * n70) / 64 : 16 * n70) + act70,
+      zero ? '16N / 64 + activations' : '16N + activations',
+    );
   }
   // Chapter 7 problem: the fewest GPUs for 70B with ZeRO-3 and TP 8 is a search over GPU counts; the native CLI
   // runs it with the arguments written here (the per-GPU terms it sums are checked one by one above).
   for (const sp of [false, true]) {
-    const args = { mode: 'min_gpus', model: 'llama-3-70b', hardware: 'h100-sxm', zero: 3, tp: 8, ...(sp ? { sequence_parallel: true } : {}), seq: 4096, micro_batch: 1, recompute: 'selective', flash_attention: true };
+    const args = {
+      mode: 'min_gpus',
+      model: 'llama-3-70b',
+      hardware: 'h100-sxm',
+      zero: 3,
+      tp: 8,
+      ...(sp ? { sequence_parallel: true } : {}),
+      seq: 4096,
+      micro_batch: 1,
+      recompute: 'selective',
+      flash_attention: true,
+    };
     put('fit', args, 'min_gpus', native('fit', args).min_gpus, 'native CLI: tally call fit');
   }
   // Chapter 7b problems: Llama 3 70B at 8,192 tokens on 64 H100s. The step model's component times come from the
   // native CLI (tally call step_time, the same engine built natively); what follows from them is computed here.
-  const layout = (tp, pp, batch) => ({ model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, tp, pp, micro_batch: 1, global_batch: batch, seq: 8192, zero: 1, recompute: 'none', sequence_parallel: true, flash_attention: true });
-  const small44 = layout(4, 4, 64), step44 = native('step_time', small44);
-  const micro = 64 / (64 / (4 * 4)) / 1;  // global batch / (data-parallel replicas × micro-batch)
+  const layout = (tp, pp, batch) => ({
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    tp,
+    pp,
+    micro_batch: 1,
+    global_batch: batch,
+    seq: 8192,
+    zero: 1,
+    recompute: 'none',
+    sequence_parallel: true,
+    flash_attention: true,
+  });
+  const small44 = layout(4, 4, 64),
+    step44 = native('step_time', small44);
+  const micro = 64 / (64 / (4 * 4)) / 1; // global batch / (data-parallel replicas × micro-batch)
   put('step_time', small44, 'microbatches', micro, 'global batch / (dp · micro-batch)');
   put('step_time', small44, 'bubble_fraction', (4 - 1) / micro, '1F1B: (p − 1) / m (Narayanan et al. 2021, sec. 2.2)');
   put('step_time', small44, 'microbatch_seconds', step44.microbatch_seconds, 'native CLI');
-  put('step_time', small44, 'breakdown[id=bubble].seconds', (4 - 1) * step44.microbatch_seconds, '(p − 1) idle micro-batch slots');
+  put(
+    'step_time',
+    small44,
+    'breakdown[id=bubble].seconds',
+    (4 - 1) * step44.microbatch_seconds,
+    '(p − 1) idle micro-batch slots',
+  );
   put('step_time', small44, 'step_seconds', step44.step_seconds, 'native CLI');
-  const wide44 = layout(4, 4, 512), wide82 = layout(8, 2, 512);
-  const run44 = native('step_time', wide44), run82 = native('step_time', wide82);
-  const modelFlopsPerGpu = 3 * forwardPerToken(l370, 8192).total * 512 * 8192 / 64;  // training = 3 × forward, no recomputation
+  const wide44 = layout(4, 4, 512),
+    wide82 = layout(8, 2, 512);
+  const run44 = native('step_time', wide44),
+    run82 = native('step_time', wide82);
+  const modelFlopsPerGpu = (3 * forwardPerToken(l370, 8192).total * 512 * 8192) / 64; // training = 3 × forward, no recomputation
   put('step_time', wide44, 'step_seconds', run44.step_seconds, 'native CLI');
-  put('step_time', wide44, 'model_flops_per_s_per_gpu', modelFlopsPerGpu / run44.step_seconds, 'model FLOPs per GPU / step time');
-  put('step_time', wide44, 'mfu', modelFlopsPerGpu / run44.step_seconds / peak, 'model FLOPs per GPU / (step time · peak)');
-  put('step_time', wide44, 'tokens_per_second', 512 * 8192 / run44.step_seconds, 'global batch · seq / step time');
-  put('step_time', wide44, 'breakdown[id=bubble].seconds', (4 - 1) * run44.microbatch_seconds, '(p − 1) idle micro-batch slots');
-  put('step_time', wide44, 'breakdown[id=tp_comm].seconds', run44.breakdown.find((b) => b.id === 'tp_comm').seconds, 'native CLI');
-  put('step_time', wide82, 'mfu', modelFlopsPerGpu / run82.step_seconds / peak, 'model FLOPs per GPU / (step time · peak)');
-  put('step_time', wide82, 'breakdown[id=bubble].seconds', (2 - 1) * run82.microbatch_seconds, '(p − 1) idle micro-batch slots');
-  put('step_time', wide82, 'breakdown[id=tp_comm].seconds', run82.breakdown.find((b) => b.id === 'tp_comm').seconds, 'native CLI');
+  put(
+    'step_time',
+    wide44,
+    'model_flops_per_s_per_gpu',
+    modelFlopsPerGpu / run44.step_seconds,
+    'model FLOPs per GPU / step time',
+  );
+  put(
+    'step_time',
+    wide44,
+    'mfu',
+    modelFlopsPerGpu / run44.step_seconds / peak,
+    'model FLOPs per GPU / (step time · peak)',
+  );
+  put('step_time', wide44, 'tokens_per_second', (512 * 8192) / run44.step_seconds, 'global batch · seq / step time');
+  put(
+    'step_time',
+    wide44,
+    'breakdown[id=bubble].seconds',
+    (4 - 1) * run44.microbatch_seconds,
+    '(p − 1) idle micro-batch slots',
+  );
+  put(
+    'step_time',
+    wide44,
+    'breakdown[id=tp_comm].seconds',
+    run44.breakdown.find((b) => b.id === 'tp_comm').seconds,
+    'native CLI',
+  );
+  put(
+    'step_time',
+    wide82,
+    'mfu',
+    modelFlopsPerGpu / run82.step_seconds / peak,
+    'model FLOPs per GPU / (step time · peak)',
+  );
+  put(
+    'step_time',
+    wide82,
+    'breakdown[id=bubble].seconds',
+    (2 - 1) * run82.microbatch_seconds,
+    '(p − 1) idle micro-batch slots',
+  );
+  put(
+    'step_time',
+    wide82,
+    'breakdown[id=tp_comm].seconds',
+    run82.breakdown.find((b) => b.id === 'tp_comm').seconds,
+    'native CLI',
+  );
   assert.ok(run44.mfu > run82.mfu, 'the page says TP 4 × PP 4 beats TP 8 × PP 2');
-  const planArgs = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, seq: 8192, global_batch: 512, flash_attention: true, top: 1 };
+  const planArgs = {
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    seq: 8192,
+    global_batch: 512,
+    flash_attention: true,
+    top: 1,
+  };
   const best = native('plan', planArgs).best[0];
-  assert.deepEqual([best.layout.tp, best.layout.pp], [4, 4], 'the page says the planner\'s best is TP 4 × PP 4');
+  assert.deepEqual([best.layout.tp, best.layout.pp], [4, 4], "the page says the planner's best is TP 4 × PP 4");
   put('plan', planArgs, 'best.0.layout.interleave', best.layout.interleave, 'native CLI');
   put('plan', planArgs, 'best.0.mfu', best.mfu, 'native CLI');
   // Chapter 9: serving Llama 3 8B on an H100 (bf16 weights and cache). A decode step reads the weights and every
   // cache once and computes one token per sequence; its time is the larger of the two (Williams et al. 2009).
   const serve = (context, batch = 1) => {
-    const kvSequence = perToken * context, weights = 2 * n8;
-    const decodeFlops = forwardPerToken(l38, context).total, prefillFlops = forwardPerToken(l38, context, true).total;
-    const memory = (weights + batch * kvSequence) / bw, compute = batch * decodeFlops / peak, step = Math.max(memory, compute);
+    const kvSequence = perToken * context,
+      weights = 2 * n8;
+    const decodeFlops = forwardPerToken(l38, context).total,
+      prefillFlops = forwardPerToken(l38, context, true).total;
+    const memory = (weights + batch * kvSequence) / bw,
+      compute = (batch * decodeFlops) / peak,
+      step = Math.max(memory, compute);
     return {
-      kvSequence, prefillFlops, prefillRate: peak / prefillFlops, prefillSeconds: context * prefillFlops / peak,
-      bound: memory >= compute ? 'memory' : 'compute', tokensPerS: batch / step, stepSeconds: step,
-      crossover: Math.ceil((weights / bw) / (decodeFlops / peak - kvSequence / bw)),
+      kvSequence,
+      prefillFlops,
+      prefillRate: peak / prefillFlops,
+      prefillSeconds: (context * prefillFlops) / peak,
+      bound: memory >= compute ? 'memory' : 'compute',
+      tokensPerS: batch / step,
+      stepSeconds: step,
+      crossover: Math.ceil(weights / bw / (decodeFlops / peak - kvSequence / bw)),
     };
   };
-  const at8k = serve(8192), args8k = { model: 'llama-3-8b', context: 8192, hardware: 'h100-sxm' };
+  const at8k = serve(8192),
+    args8k = { model: 'llama-3-8b', context: 8192, hardware: 'h100-sxm' };
   put('inference', args8k, 'kv_bytes_per_sequence', at8k.kvSequence, '2 L n_kv d bytes × context');
   put('inference', args8k, 'prefill_flops_per_token', at8k.prefillFlops, 'forward per token, causal attention');
   put('inference', args8k, 'prefill_tokens_per_s', at8k.prefillRate, 'peak / prefill FLOPs per token');
   put('inference', args8k, 'prefill_seconds', at8k.prefillSeconds, 'context / prefill rate');
-  put('inference', args8k, 'decode.step_seconds', at8k.stepSeconds, 'max(memory, compute) time of a step, one token per sequence');
+  put(
+    'inference',
+    args8k,
+    'decode.step_seconds',
+    at8k.stepSeconds,
+    'max(memory, compute) time of a step, one token per sequence',
+  );
   for (const context of [128, 256])
-    put('inference', { model: 'llama-3-8b', context, hardware: 'h100-sxm' }, 'crossover_batch_whole', serve(context).crossover, '(W/bw) / (F/peak − kv/bw), rounded up');
-  put('inference', { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm' }, 'decode.tokens_per_s', serve(128).tokensPerS, 'batch / step time');
+    put(
+      'inference',
+      { model: 'llama-3-8b', context, hardware: 'h100-sxm' },
+      'crossover_batch_whole',
+      serve(context).crossover,
+      '(W/bw) / (F/peak − kv/bw), rounded up',
+    );
+  put(
+    'inference',
+    { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm' },
+    'decode.tokens_per_s',
+    serve(128).tokensPerS,
+    'batch / step time',
+  );
   const wide = { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm', batch: 512 };
   put('inference', wide, 'decode.bound', serve(128, 512).bound, 'compute time against memory time');
   put('inference', wide, 'decode.tokens_per_s', serve(128, 512).tokensPerS, 'batch / step time');
   // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
-  for (const [name, bias] of [['fp32', 127], ['fp16', 15], ['e5m2', 15]]) put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
-  put('float_formats', {}, 'formats[name=fp16].constants.min_subnormal.value', 2 ** -24, '2^(1 − bias − mantissa bits)');
-  put('roofline', { hardware: 'h100-sxm', dtype: 'fp8' }, 'peak_flops_per_s', h100.peak_tflops.fp8 * 1e12, 'preset dense fp8 peak');
+  for (const [name, bias] of [
+    ['fp32', 127],
+    ['fp16', 15],
+    ['e5m2', 15],
+  ])
+    put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
+  put(
+    'float_formats',
+    {},
+    'formats[name=fp16].constants.min_subnormal.value',
+    2 ** -24,
+    '2^(1 − bias − mantissa bits)',
+  );
+  put(
+    'roofline',
+    { hardware: 'h100-sxm', dtype: 'fp8' },
+    'peak_flops_per_s',
+    h100.peak_tflops.fp8 * 1e12,
+    'preset dense fp8 peak',
+  );
   const a100 = preset('hardware', 'a100-80gb');
-  put('roofline', { hardware: 'a100-80gb', dtype: 'bf16' }, 'ridge_flops_per_byte', a100.peak_tflops.bf16 * 1e12 / (a100.memory_bandwidth_tb_s * 1e12), 'peak / bandwidth');
+  put(
+    'roofline',
+    { hardware: 'a100-80gb', dtype: 'bf16' },
+    'ridge_flops_per_byte',
+    (a100.peak_tflops.bf16 * 1e12) / (a100.memory_bandwidth_tb_s * 1e12),
+    'peak / bandwidth',
+  );
   const mixed = { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw', seq: 1 };
   put('memory_budget', mixed, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
   put('memory_budget', mixed, 'per_gpu_bytes.weights', 2 * n7, 'N × 2 (bf16)');
@@ -307,14 +650,24 @@ function expectations() {
   // Chapter 3 problem: GPT-2 small's exact count against 6N (training = 3 × forward, no recomputation).
   const gpt2Forward = forwardPerToken(gpt2, 1024).total;
   put('flops', { model: 'gpt2-small', seq: 1024 }, 'model_flops', 3 * gpt2Forward, '3 × forward per token');
-  put('flops', { model: 'gpt2-small', seq: 1024 }, 'ratio_exact_to_six_nd', 3 * gpt2Forward / (6 * params(gpt2).total), 'exact / 6N');
+  put(
+    'flops',
+    { model: 'gpt2-small', seq: 1024 },
+    'ratio_exact_to_six_nd',
+    (3 * gpt2Forward) / (6 * params(gpt2).total),
+    'exact / 6N',
+  );
   // Chapter 2 problems: rounding to fp16 (5 exponent, 10 mantissa bits) and bf16 (8, 7).
-  for (const [format, value, e, m] of [['fp16', 1e-8, 5, 10], ['bf16', 1e-8, 8, 7], ['fp16', 0.00065536, 5, 10]]) {
+  for (const [format, value, e, m] of [
+    ['fp16', 1e-8, 5, 10],
+    ['bf16', 1e-8, 8, 7],
+    ['fp16', 0.00065536, 5, 10],
+  ]) {
     const stored = roundToFormat(value, e, m);
     put('float_encode', { format, value }, 'value', stored, 'round to nearest, ties to even');
     put('float_encode', { format, value }, 'error_rel', Math.abs(stored - value) / value, '|stored − value| / value');
   }
-  assert.equal(roundToFormat(1e-8, 5, 10), 0, 'below half of fp16\'s smallest subnormal 2^-24');
+  assert.equal(roundToFormat(1e-8, 5, 10), 0, "below half of fp16's smallest subnormal 2^-24");
   // Chapter 5: checkpoints. Inference: the working weights; resume: weights + fp32 master + Adam m, v (gradients
   // are rebuilt by the next step). Bytes per parameter 2 + 4 + 8 in bf16 mixed precision, 4 + 8 in fp32
   // (Rajbhandari et al. 2020, sec. 3.1: K = 12 bytes of optimizer state per parameter in mixed precision).
@@ -333,26 +686,45 @@ test('every engine-computed number in the prose equals an independently computed
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/');
-  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'), null, { timeout: 60000 });
-  const values = await page.evaluate(() => [...document.querySelectorAll('tally-value')].map((v) => ({
-    method: v.getAttribute('method'), args: v.getAttribute('args'), field: v.getAttribute('field'), format: v.getAttribute('format') ?? 'num',
-    text: v.textContent, state: v.dataset.state })));
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'),
+    null,
+    { timeout: 60000 },
+  );
+  const values = await page.evaluate(() =>
+    [...document.querySelectorAll('tally-value')].map((v) => ({
+      method: v.getAttribute('method'),
+      args: v.getAttribute('args'),
+      field: v.getAttribute('field'),
+      format: v.getAttribute('format') ?? 'num',
+      text: v.textContent,
+      state: v.dataset.state,
+    })),
+  );
   assert.ok(values.length >= 100, `about a hundred inline numbers (${values.length})`);
   const uncovered = [];
   const rows = [];
   for (const v of values) {
     const key = `${v.method}|${JSON.stringify(JSON.parse(v.args ?? '{}'))}|${v.field}`;
     const want = expected.get(key);
-    if (!want) { uncovered.push(key); continue; }
+    if (!want) {
+      uncovered.push(key);
+      continue;
+    }
     rows.push({ ...v, key, want: want.value, why: want.why });
   }
   assert.deepEqual(uncovered, [], 'inline numbers without an independent expectation');
   // The page's display formats (rounding only) applied to the expected values, in the page.
-  const formatted = await page.evaluate(async (list) => {
-    const { FORMATS } = await import('/widgets/value.js');
-    return list.map((r) => FORMATS[r.format](r.want));
-  }, rows.map((r) => ({ format: r.format, want: r.want })));
-  const wrong = rows.map((r, i) => ({ ...r, expected: formatted[i] })).filter((r) => r.state !== 'ok' || r.text !== r.expected)
+  const formatted = await page.evaluate(
+    async (list) => {
+      const { FORMATS } = await import('/widgets/value.js');
+      return list.map((r) => FORMATS[r.format](r.want));
+    },
+    rows.map((r) => ({ format: r.format, want: r.want })),
+  );
+  const wrong = rows
+    .map((r, i) => ({ ...r, expected: formatted[i] }))
+    .filter((r) => r.state !== 'ok' || r.text !== r.expected)
     .map((r) => `${r.key}: page "${r.text}", expected "${r.expected}" (${r.why})`);
   assert.deepEqual(wrong, []);
   assert.deepEqual(errors(page), []);

@@ -15,18 +15,32 @@ test('the built page has its math typeset by KaTeX at build time and no TeX left
   assert.ok(rendered >= 40, `${rendered} formulas prerendered`);
   assert.ok(!/\$\$/.test(html.replace(/<annotation[\s\S]*?<\/annotation>/g, '')), 'no raw $$ blocks left');
   assert.ok(!/katex\.(min\.)?js/.test(html), 'the page loads no KaTeX script');
-  for (const id of ['tensors', 'formats', 'flops', 'time', 'memory', 'activations', 'sharding', 'roofline', 'inference', 'errata'])
+  for (const id of [
+    'tensors',
+    'formats',
+    'flops',
+    'time',
+    'memory',
+    'activations',
+    'sharding',
+    'roofline',
+    'inference',
+    'errata',
+  ])
     assert.ok(html.includes(`<section class="chapter" id="${id}"`), `chapter ${id}`);
 });
 
-test('every formula looks the same, to the pixel, with KaTeX\'s stylesheet pruned to the page (katex.page.css) as with the whole of it', async (t) => {
+test("every formula looks the same, to the pixel, with KaTeX's stylesheet pruned to the page (katex.page.css) as with the whole of it", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const fullCss = readFileSync(path.join(root, 'node_modules/katex/dist/katex.min.css'), 'utf8');
   const shots = async (whole) => {
     const page = watch(await site.newPage(DESKTOP));
     // Served at the same URL, so the stylesheet's relative font paths resolve alike.
-    if (whole) await page.route('**/vendor/katex/katex.page.css', (route) => route.fulfill({ contentType: 'text/css', body: fullCss }));
+    if (whole)
+      await page.route('**/vendor/katex/katex.page.css', (route) =>
+        route.fulfill({ contentType: 'text/css', body: fullCss }),
+      );
     await page.goto(site.url);
     await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
     await page.evaluate(() => document.fonts.ready);
@@ -35,7 +49,8 @@ test('every formula looks the same, to the pixel, with KaTeX\'s stylesheet prune
     const formulas = page.locator('.katex');
     const count = await formulas.count();
     const picked = [];
-    for (let i = 0; i < count; i++) if (i % 8 === 0 || await formulas.nth(i).locator('.katex-html').count()) picked.push(i);
+    for (let i = 0; i < count; i++)
+      if (i % 8 === 0 || (await formulas.nth(i).locator('.katex-html').count())) picked.push(i);
     const images = [];
     for (const i of picked) images.push((await formulas.nth(i).screenshot()).toString('base64'));
     assert.deepEqual(errors(page), []);
@@ -48,15 +63,20 @@ test('every formula looks the same, to the pixel, with KaTeX\'s stylesheet prune
   assert.deepEqual(whole.picked, pruned.picked);
   pruned.images.forEach((image, k) => assert.ok(image === whole.images[k], `formula #${pruned.picked[k]} differs`));
   const shipped = statSync(path.join(siteDir, 'vendor/katex/katex.page.css')).size;
-  console.log(`# KaTeX stylesheet: ${shipped} bytes shipped of ${fullCss.length}; ${pruned.picked.length} of ${pruned.count} formulas compared`);
+  console.log(
+    `# KaTeX stylesheet: ${shipped} bytes shipped of ${fullCss.length}; ${pruned.picked.length} of ${pruned.count} formulas compared`,
+  );
 });
 
-test('every inline number on the page is the engine\'s, and the page becomes ready on each of three cold loads', async (t) => {
+test("every inline number on the page is the engine's, and the page becomes ready on each of three cold loads", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
   const fetched = new Map();
-  page.on('response', (r) => { const u = new URL(r.url()); if (/\.(js|wasm)$/.test(u.pathname)) fetched.set(u.pathname, (fetched.get(u.pathname) ?? 0) + 1); });
+  page.on('response', (r) => {
+    const u = new URL(r.url());
+    if (/\.(js|wasm)$/.test(u.pathname)) fetched.set(u.pathname, (fetched.get(u.pathname) ?? 0) + 1);
+  });
 
   // Three cold loads (each in a fresh page) all reach "ready": every widget wired to the engine. How long that
   // takes is measured by scripts/bench-page.mjs; a shared machine makes any time limit here fail at random.
@@ -74,27 +94,48 @@ test('every inline number on the page is the engine\'s, and the page becomes rea
     raw += bytes.length;
     gz += gzipSync(bytes, { level: 9 }).length;
   }
-  t.diagnostic(`wasm+JS payload: ${fetched.size} files, ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip`);
+  t.diagnostic(
+    `wasm+JS payload: ${fetched.size} files, ${(raw / 1024).toFixed(1)} KiB raw, ${(gz / 1024).toFixed(1)} KiB gzip`,
+  );
   assert.equal(fetched.get('/tally.wasm'), 1, 'one wasm download for the page, shared by every widget');
   // Budget raised from 300 KiB as the engine (step, plan, input checks) and the widgets (step, all-core roofline) grew.
   assert.ok(gz < 400 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 400 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
-  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'));
-  const values = await page.$$eval('tally-value', (els) => els.map((e) => ({ method: e.getAttribute('method'), args: e.getAttribute('args'), field: e.getAttribute('field'), state: e.dataset.state, text: e.textContent, title: e.title })));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'),
+  );
+  const values = await page.$$eval('tally-value', (els) =>
+    els.map((e) => ({
+      method: e.getAttribute('method'),
+      args: e.getAttribute('args'),
+      field: e.getAttribute('field'),
+      state: e.dataset.state,
+      text: e.textContent,
+      title: e.title,
+    })),
+  );
   const methods = new Set(native('methods', {}).map?.((m) => m.name) ?? []);
   const failed = values.filter((v) => v.state !== 'ok');
   for (const v of failed) t.diagnostic(`unresolved: ${v.method} ${v.field}: ${v.title}`);
   // A value may only be missing when the engine does not (yet) have its method at all.
-  assert.deepEqual(failed.filter((v) => methods.size === 0 || methods.has(v.method)), [], 'every value whose method exists resolves');
+  assert.deepEqual(
+    failed.filter((v) => methods.size === 0 || methods.has(v.method)),
+    [],
+    'every value whose method exists resolves',
+  );
   assert.ok(values.length >= 40, `${values.length} inline values`);
-  const days = values.find((v) => v.method === 'training_cost' && v.field === 'seconds' && v.args.includes('"params":70e9'));
+  const days = values.find(
+    (v) => v.method === 'training_cost' && v.field === 'seconds' && v.args.includes('"params":70e9'),
+  );
   const expectedDays = native('training_cost', JSON.parse(days.args)).seconds / 86400;
   assert.equal(days.text, expectedDays.toLocaleString('en-US', { maximumFractionDigits: 0 }));
-  const fit = values.find((v) => v.method === 'fit' && v.args.includes('"gpus":8') && v.args.includes('bf16_mixed_adamw'));
+  const fit = values.find(
+    (v) => v.method === 'fit' && v.args.includes('"gpus":8') && v.args.includes('bf16_mixed_adamw'),
+  );
   // 8 H100s at 16 B/param: the usable capacity (81,559 MiB reported − 512 MiB − 5 %) × 8 / 16, not 8 × 80e9 / 16.
   const usable = 81559 * 2 ** 20 - 512 * 2 ** 20 - Math.ceil(0.05 * 81559 * 2 ** 20);
-  assert.equal(native('fit', JSON.parse(fit.args)).max_params, Math.floor(usable * 8 / 16));
+  assert.equal(native('fit', JSON.parse(fit.args)).max_params, Math.floor((usable * 8) / 16));
   assert.equal(fit.text, '40.4 B');
   assert.equal(await page.locator('tally-recipes table tbody tr').count(), native('recipes', {}).recipes.length);
 
@@ -103,10 +144,19 @@ test('every inline number on the page is the engine\'s, and the page becomes rea
   const memoryWidget = page.locator('section#memory tally-memory-budget');
   await memoryWidget.locator('details.share summary').click();
   const scriptArea = memoryWidget.locator('.share-row[data-kind="script"] textarea');
-  await page.waitForFunction((el) => el.shadowRoot.querySelector('.share-row[data-kind="script"] textarea').value !== '', await memoryWidget.elementHandle());
+  await page.waitForFunction(
+    (el) => el.shadowRoot.querySelector('.share-row[data-kind="script"] textarea').value !== '',
+    await memoryWidget.elementHandle(),
+  );
   const snippet = await scriptArea.inputValue();
-  assert.equal(await page.locator('section#memory figure.widget-figure button', { hasText: 'Copy embed code' }).count(), 0);
-  assert.match(snippet, /^<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/tally-widgets\.js"><\/script>\n<tally-memory-budget model="llama-2-7b"/);
+  assert.equal(
+    await page.locator('section#memory figure.widget-figure button', { hasText: 'Copy embed code' }).count(),
+    0,
+  );
+  assert.match(
+    snippet,
+    /^<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/tally-widgets\.js"><\/script>\n<tally-memory-budget model="llama-2-7b"/,
+  );
 
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'page-desktop');
@@ -131,11 +181,18 @@ test('every control on the page has an accessible label', async (t) => {
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   const unlabelled = await page.evaluate(() => {
-    const roots = [document, ...[...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot)];
+    const roots = [
+      document,
+      ...[...document.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => e.shadowRoot),
+    ];
     const bad = [];
     for (const root of roots)
       for (const el of root.querySelectorAll('input, select, textarea, button')) {
-        const labelled = el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent.trim());
+        const labelled =
+          el.labels?.length ||
+          el.getAttribute('aria-label') ||
+          el.getAttribute('aria-labelledby') ||
+          (el.tagName === 'BUTTON' && el.textContent.trim());
         if (!labelled) bad.push(`${root.host?.localName ?? 'page'} ${el.tagName.toLowerCase()}[name=${el.name}]`);
       }
     return bad;
@@ -161,9 +218,22 @@ test('text passes WCAG AA contrast (4.5:1) in light and dark mode, in the page a
     await page.goto(site.url);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
     const failures = await page.evaluate(() => {
-      const parse = (c) => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return null; const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number); return { r, g, b, a }; };
-      const lum = ({ r, g, b }) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const parse = (c) => {
+        const m = c.match(/rgba?\(([^)]+)\)/);
+        if (!m) return null;
+        const [r, g, b, a = 1] = m[1]
+          .split(/[ ,/]+/)
+          .filter(Boolean)
+          .map(Number);
+        return { r, g, b, a };
+      };
+      const lum = ({ r, g, b }) =>
+        [r, g, b]
+          .map((v) => {
+            v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+          })
+          .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
       const background = (el) => {
         for (let node = el; node; node = node.parentElement ?? node.getRootNode()?.host) {
           const bg = parse(getComputedStyle(node).backgroundColor);
@@ -171,16 +241,24 @@ test('text passes WCAG AA contrast (4.5:1) in light and dark mode, in the page a
         }
         return parse(getComputedStyle(document.body).backgroundColor);
       };
-      const roots = [document, ...[...document.querySelectorAll('tally-memory-budget, tally-compute')].map((w) => w.shadowRoot)];
+      const roots = [
+        document,
+        ...[...document.querySelectorAll('tally-memory-budget, tally-compute')].map((w) => w.shadowRoot),
+      ];
       const bad = [];
       for (const root of roots)
-        for (const el of root.querySelectorAll('p, li, label, figcaption, td, th, .label, .value, .status, .verdict, .error, .notice, button, select, input, summary, tally-value')) {
+        for (const el of root.querySelectorAll(
+          'p, li, label, figcaption, td, th, .label, .value, .status, .verdict, .error, .notice, button, select, input, summary, tally-value',
+        )) {
           if (!el.textContent.trim() && el.tagName !== 'INPUT' && el.tagName !== 'SELECT') continue;
           const fg = parse(getComputedStyle(el).color);
           const bg = background(el);
           const [l1, l2] = [lum(fg), lum(bg)].sort((a, b) => b - a);
           const ratio = (l1 + 0.05) / (l2 + 0.05);
-          if (ratio < 4.5) bad.push(`${root.host?.localName ?? 'page'} ${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+          if (ratio < 4.5)
+            bad.push(
+              `${root.host?.localName ?? 'page'} ${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`,
+            );
         }
       return [...new Set(bad)].slice(0, 15);
     });

@@ -9,14 +9,25 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   t.after(() => site.close());
   const off = await site.browser.newPage({ viewport: DESKTOP, javaScriptEnabled: false });
   await off.goto(site.url);
-  const values = await off.$$eval('tally-value', (els) => els.map((e) => ({
-    method: e.getAttribute('method'), args: e.getAttribute('args') ?? '{}', field: e.getAttribute('field'),
-    format: e.getAttribute('format'), text: e.textContent, state: e.dataset.state })));
+  const values = await off.$$eval('tally-value', (els) =>
+    els.map((e) => ({
+      method: e.getAttribute('method'),
+      args: e.getAttribute('args') ?? '{}',
+      field: e.getAttribute('field'),
+      format: e.getAttribute('format'),
+      text: e.textContent,
+      state: e.dataset.state,
+    })),
+  );
   assert.ok(values.length >= 150, `${values.length} inline values in the static page`);
-  assert.deepEqual(values.filter((v) => v.state !== 'ok' || !v.text || /NaN|Infinity|…/.test(v.text)), [], 'every value was written at build time');
-  assert.ok(await off.locator('noscript').count() >= 1, 'a <noscript> note says what needs scripts');
-  assert.ok(await off.locator('tally-recipes table tbody tr').count() >= 5, 'the recipe table is in the static page');
-  assert.ok(await off.locator('figure.diagram svg').count() >= 10, 'figures and curves are inline SVG');
+  assert.deepEqual(
+    values.filter((v) => v.state !== 'ok' || !v.text || /NaN|Infinity|…/.test(v.text)),
+    [],
+    'every value was written at build time',
+  );
+  assert.ok((await off.locator('noscript').count()) >= 1, 'a <noscript> note says what needs scripts');
+  assert.ok((await off.locator('tally-recipes table tbody tr').count()) >= 5, 'the recipe table is in the static page');
+  assert.ok((await off.locator('figure.diagram svg').count()) >= 10, 'figures and curves are inline SVG');
 
   const on = await site.newPage(DESKTOP);
   await on.goto(site.url);
@@ -27,14 +38,21 @@ test('with JavaScript off the page holds every inline number, equal to what the 
     const { valueText } = await import('./widgets/value.js');
     const engine = await getEngine();
     return items.map((v) => {
-      try { return valueText(v.method, engine.call(v.method, JSON.parse(v.args)), v.field, v.format); } catch (error) { return `error: ${error.message}`; }
+      try {
+        return valueText(v.method, engine.call(v.method, JSON.parse(v.args)), v.field, v.format);
+      } catch (error) {
+        return `error: ${error.message}`;
+      }
     });
   }, values);
   const mismatches = values.map((v, i) => ({ ...v, live: live[i] })).filter((v) => v.live !== v.text);
   assert.deepEqual(mismatches, [], 'static text equals the live engine text');
   // And the page with scripts on shows the same text (prerendered values are kept, not recomputed differently).
   const shown = await on.$$eval('tally-value', (els) => els.map((e) => e.textContent));
-  assert.deepEqual(shown, values.map((v) => v.text));
+  assert.deepEqual(
+    shown,
+    values.map((v) => v.text),
+  );
   assert.deepEqual(on.errors, []);
 
   await off.locator('#fig-matmul').scrollIntoViewIfNeeded();
@@ -45,17 +63,26 @@ test('figures and problems read at 375 px in light and dark themes', async (t) =
   const site = await startSite();
   t.after(() => site.close());
   for (const colorScheme of ['light', 'dark']) {
-    for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+    for (const [name, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ]) {
       const page = await site.browser.newPage({ viewport, colorScheme });
       await page.goto(site.url);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${name} ${colorScheme}: no sideways scrolling (overflow ${overflow}px)`);
       // Figure text stays legible: the smallest SVG text is at least 11 CSS px once scaled to the column (the layout audit's minimum).
-      const smallest = await page.$$eval('figure.diagram svg', (svgs) => Math.min(...svgs.map((svg) => {
-        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-        return Math.min(...[...svg.querySelectorAll('text')].map((el) => parseFloat(getComputedStyle(el).fontSize) * scale));
-      })));
+      const smallest = await page.$$eval('figure.diagram svg', (svgs) =>
+        Math.min(
+          ...svgs.map((svg) => {
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return Math.min(
+              ...[...svg.querySelectorAll('text')].map((el) => parseFloat(getComputedStyle(el).fontSize) * scale),
+            );
+          }),
+        ),
+      );
       assert.ok(smallest >= 11, `${name} ${colorScheme}: smallest figure text ${smallest.toFixed(1)} px`);
       for (const figure of ['fig-bit-layouts', 'fig-pipeline', 'fig-zero-vs-gpus']) {
         await page.locator(`#${figure}`).scrollIntoViewIfNeeded();

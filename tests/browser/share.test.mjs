@@ -18,13 +18,23 @@ async function courseSite(files, csp = null) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-course-'));
   for (const [name, html] of Object.entries(files)) writeFileSync(path.join(dir, name), html);
   const server = await startServer(dir, 0, { csp });
-  return { url: server.url, close: async () => { await server.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
-const htmlPage = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>course</title><link rel="icon" href="data:,"></head><body>\n${body}\n</body></html>`;
+const htmlPage = (body) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>course</title><link rel="icon" href="data:,"></head><body>\n${body}\n</body></html>`;
 
-test('share: snippets follow the widget\'s state; the Markdown snippet (markdown-it) and the iframe snippet (no-script page) compute it', async (t) => {
+test("share: snippets follow the widget's state; the Markdown snippet (markdown-it) and the iframe snippet (no-script page) compute it", async (t) => {
   const site = await startSite();
-  const context = await site.browser.newContext({ viewport: DESKTOP, permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await site.browser.newContext({
+    viewport: DESKTOP,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
@@ -34,22 +44,43 @@ test('share: snippets follow the widget\'s state; the Markdown snippet (markdown
   await setControl(widget, 'gpus', '16');
   await setControl(widget, 'zero', '3');
   const markdownArea = widget.locator('.share-row[data-kind="markdown"] textarea');
-  await page.waitForFunction((el) => el.shadowRoot.querySelector('.share-row[data-kind="markdown"] textarea').value.includes('zero="3"'), await widget.elementHandle());
-  const snippets = Object.fromEntries(await widget.locator('.share-row').evaluateAll((rows) => rows.map((r) => [r.dataset.kind, r.querySelector('textarea').value])));
+  await page.waitForFunction(
+    (el) => el.shadowRoot.querySelector('.share-row[data-kind="markdown"] textarea').value.includes('zero="3"'),
+    await widget.elementHandle(),
+  );
+  const snippets = Object.fromEntries(
+    await widget
+      .locator('.share-row')
+      .evaluateAll((rows) => rows.map((r) => [r.dataset.kind, r.querySelector('textarea').value])),
+  );
   assert.match(snippets.url, /mem1\.gpus=16/, 'the link holds the new state');
   assert.match(snippets.script, /gpus="16"/);
   await widget.locator('.share-row[data-kind="markdown"] button').click();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await markdownArea.inputValue(), 'Copy puts the snippet on the clipboard');
+  assert.equal(
+    await page.evaluate(() => navigator.clipboard.readText()),
+    await markdownArea.inputValue(),
+    'Copy puts the snippet on the clipboard',
+  );
   assert.match(await widget.locator('.share-status').last().textContent(), /copied/);
 
   // The Markdown snippet pasted into a lecture note, rendered by markdown-it as a static-site generator would.
   const md = new MarkdownIt({ html: true });
-  const rendered = md.render(`# Lecture 5\n\nHow much memory per GPU?\n\n${snippets.markdown}\n\nThat is the budget.\n`);
+  const rendered = md.render(
+    `# Lecture 5\n\nHow much memory per GPU?\n\n${snippets.markdown}\n\nThat is the budget.\n`,
+  );
   assert.match(rendered, /<tally-memory-budget [^>]*gpus="16"/, 'markdown-it keeps the element as HTML');
   const markdownSite = await courseSite({ 'index.html': htmlPage(rendered) });
   // The iframe snippet in a page that allows no scripts (the optional resizer is blocked there, as it should be).
-  const noScriptSite = await courseSite({ 'index.html': htmlPage(snippets.iframe) }, "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src *");
-  t.after(async () => { await context.close(); await site.close(); await markdownSite.close(); await noScriptSite.close(); });
+  const noScriptSite = await courseSite(
+    { 'index.html': htmlPage(snippets.iframe) },
+    "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src *",
+  );
+  t.after(async () => {
+    await context.close();
+    await site.close();
+    await markdownSite.close();
+    await noScriptSite.close();
+  });
 
   const mdPage = await site.newPage(DESKTOP);
   await mdPage.goto(markdownSite.url);
@@ -60,12 +91,15 @@ test('share: snippets follow the widget\'s state; the Markdown snippet (markdown
 
   const framePage = await site.newPage(DESKTOP);
   await framePage.goto(noScriptSite.url);
-  const inFrame = await assertComputes(framePage.frameLocator('iframe').locator('tally-memory-budget'), 'iframe snippet');
+  const inFrame = await assertComputes(
+    framePage.frameLocator('iframe').locator('tally-memory-budget'),
+    'iframe snippet',
+  );
   assert.deepEqual([inFrame.args.gpus, inFrame.args.zero], [16, 3]);
   assert.deepEqual([...errors(page), ...errors(mdPage), ...errors(framePage).filter((e) => !/script-src/.test(e))], []);
 });
 
-test('share: every widget\'s script-tag snippet, pasted into a plain page on another origin, computes the engine\'s numbers', async (t) => {
+test("share: every widget's script-tag snippet, pasted into a plain page on another origin, computes the engine's numbers", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
@@ -85,7 +119,11 @@ test('share: every widget\'s script-tag snippet, pasted into a plain page on ano
   const host = await site.newPage(DESKTOP);
   await host.goto(course.url);
   for (const tag of tags) await assertComputes(host.locator(tag), tag);
-  assert.equal((await assertComputes(host.locator('tally-compute'), 'compute')).args.gpus, 2048, 'state from the snippet');
+  assert.equal(
+    (await assertComputes(host.locator('tally-compute'), 'compute')).args.gpus,
+    2048,
+    'state from the snippet',
+  );
   assert.equal((await assertComputes(host.locator('tally-step'), 'step')).args.tp, 8);
   await host.screenshot({ path: path.join(os.tmpdir(), 'tally-route-script-tag.png'), fullPage: true });
   assert.deepEqual([...errors(page), ...errors(host)], []);

@@ -11,11 +11,22 @@ import { pathToFileURL } from 'node:url';
 import { startSite, root, siteDir, DESKTOP } from './harness.mjs';
 import { assertComputes } from './kit-helpers.mjs';
 
-const WIDGETS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-step', 'tally-inference'];
+const WIDGETS = [
+  'tally-memory-budget',
+  'tally-compute',
+  'tally-float',
+  'tally-roofline',
+  'tally-step',
+  'tally-inference',
+];
 
-test('single file: opened from file:// with no network, every widget computes the engine\'s numbers', async (t) => {
+test("single file: opened from file:// with no network, every widget computes the engine's numbers", async (t) => {
   const outFile = path.join(os.tmpdir(), `tally-single-${process.pid}.html`);
-  execFileSync(process.execPath, [path.join(root, 'scripts/build-single-file.mjs'), '--site', siteDir, '--out', outFile], { stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [path.join(root, 'scripts/build-single-file.mjs'), '--site', siteDir, '--out', outFile],
+    { stdio: 'pipe' },
+  );
   const site = await startSite(); // only for its browser: the page below is a file
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
@@ -27,16 +38,33 @@ test('single file: opened from file:// with no network, every widget computes th
 
   for (const tag of WIDGETS) {
     const widgets = page.locator(tag);
-    assert.ok(await widgets.count() >= 1, `${tag} is on the page`);
-    for (let i = 0; i < await widgets.count(); i++) await assertComputes(widgets.nth(i), `${tag} #${i + 1}`);
+    assert.ok((await widgets.count()) >= 1, `${tag} is on the page`);
+    for (let i = 0; i < (await widgets.count()); i++) await assertComputes(widgets.nth(i), `${tag} #${i + 1}`);
   }
-  await page.waitForFunction(() => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state !== 'loading'),
+  );
   const values = await page.$$eval('tally-value', (els) => els.map((e) => e.dataset.state));
-  assert.ok(values.length > 50 && values.every((s) => s === 'ok'), `every inline value computed (${values.filter((s) => s !== 'ok').length} not)`);
+  assert.ok(
+    values.length > 50 && values.every((s) => s === 'ok'),
+    `every inline value computed (${values.filter((s) => s !== 'ok').length} not)`,
+  );
   // KaTeX's fonts come from data: URLs inside the file.
-  assert.equal(await page.evaluate(async () => { await document.fonts.ready; return document.fonts.check('16px KaTeX_Main'); }), true);
+  assert.equal(
+    await page.evaluate(async () => {
+      await document.fonts.ready;
+      return document.fonts.check('16px KaTeX_Main');
+    }),
+    true,
+  );
   // Measuring needs workers: the roofline says so instead of failing.
-  assert.match(await page.locator('tally-roofline').first().evaluate((el) => el.shadowRoot.querySelector('.status').textContent), /needs this page served over http/);
+  assert.match(
+    await page
+      .locator('tally-roofline')
+      .first()
+      .evaluate((el) => el.shadowRoot.querySelector('.status').textContent),
+    /needs this page served over http/,
+  );
   const outside = requests.filter((u) => !/^(file|data|blob):/.test(u));
   assert.deepEqual(outside, [], 'no request leaves the file');
   assert.deepEqual(page.errors, []);

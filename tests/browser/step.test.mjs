@@ -21,8 +21,10 @@ test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, an
   const mfu = await widget.locator('[data-out="mfu"]').textContent();
   assert.match(mfu, /^\d+(\.\d+)?%$/);
   // One timeline segment per exposed, non-zero component.
-  assert.equal(await widget.locator('svg rect.seg').count(),
-    shown.result.breakdown.filter((p) => p.exposed && p.seconds > 0).length);
+  assert.equal(
+    await widget.locator('svg rect.seg').count(),
+    shown.result.breakdown.filter((p) => p.exposed && p.seconds > 0).length,
+  );
 
   // Bad input: 64 GPUs do not split into tp 3 × pp 2; the message sits beside the GPU count, no NaN on screen.
   await setControl(widget, 'tp', '3');

@@ -15,7 +15,11 @@ function warningsOf(widget) {
     const box = el.shadowRoot.querySelector('.warnings');
     if (!box) return { text: '', role: null, visible: false };
     const rect = box.getBoundingClientRect();
-    return { text: box.textContent, role: box.getAttribute('role'), visible: rect.width > 0 && rect.height > 0 && getComputedStyle(box).display !== 'none' };
+    return {
+      text: box.textContent,
+      role: box.getAttribute('role'),
+      visible: rect.width > 0 && rect.height > 0 && getComputedStyle(box).display !== 'none',
+    };
   });
 }
 
@@ -54,13 +58,20 @@ for (const c of INJECTED) {
     const widget = await openWidgetAlone(site, page, c.tag, c.attributes, { init: wrapEngineCalls });
     assert.equal((await warningsOf(widget)).text, '');
     const message = `${c.method} test warning: this input is legal but implausible`;
-    await page.evaluate(([method, text]) => { globalThis.__warnOn = { method, warning: { field: 'test', message: text } }; }, [c.method, message]);
+    await page.evaluate(
+      ([method, text]) => {
+        globalThis.__warnOn = { method, warning: { field: 'test', message: text } };
+      },
+      [c.method, message],
+    );
     await setControl(widget, ...c.control);
     const shown = await warningsOf(widget);
     assert.equal(shown.text, `Warning: ${message}`);
     assert.equal(shown.role, 'status');
     assert.ok(shown.visible);
-    await page.evaluate(() => { globalThis.__warnOn = null; });
+    await page.evaluate(() => {
+      globalThis.__warnOn = null;
+    });
     await setControl(widget, c.control[0], c.control[0] === 'value' ? '3.14' : c.control[0] === 'seq' ? '2048' : '1');
     assert.equal((await warningsOf(widget)).text, '');
     assert.deepEqual(errors(page), []);

@@ -25,17 +25,123 @@ function rng(seed) {
   };
 }
 
-const FIELDS = ['params', 'tokens', 'gpus', 'mfu', 'peak_tflops', 'peak_flops_per_s', 'dollars_per_gpu_hour', 'model',
-  'hf_config', 'seq', 'micro_batch', 'zero', 'tp', 'pp', 'hardware', 'capacity_bytes', 'context', 'batch', 'shape',
-  'dtype', 'format', 'value', 'hex', 'values', 'tokens_per_second', 'intensity', 'bandwidth_bytes_per_s', 'recipe',
-  'mode', 'kernel', 'n', 'scheme', 'block_size', 'kind', 'recompute', 'flash_attention'];
-const NUMBERS = [0, -0, 1, -1, 0.5, 1.5, 7, 8, 2048, 70e9, 15e12, 1e308, -1e308, 1e-308, 5e-324, 2 ** 53, 2 ** 63,
-  1e300, 1e-300, 989.5, 4096];
-const STRINGS = ['', 'llama-2-7b', 'gpt2-small', 'h100-sxm', 'bf16', 'e4m3', 'fp8', '0x10', 'inf', '-inf', 'nan',
-  '1e999', '1e-400', ' 8', '70e9', 'é', '“quoted”', '\u001b[2J', '\u202e', 'x'.repeat(5000), '\ud800', '\udfff',
-  '{"model_type":"gpt2"', '{"model_type":"llama","hidden_size":4096}', 'caf\u00e9', '\u0000', '\\'];
-const JUNK = ['é', '“', '”', '{', '}', '[', ']', '"', ':', ',', '\\', '\u0000', '\u001b', '\ud800', '\udc00',
-  '\uffff', 'e', '1', '-', '.', 'x', ' ', '\n', '\u00ff', '\u0080'];
+const FIELDS = [
+  'params',
+  'tokens',
+  'gpus',
+  'mfu',
+  'peak_tflops',
+  'peak_flops_per_s',
+  'dollars_per_gpu_hour',
+  'model',
+  'hf_config',
+  'seq',
+  'micro_batch',
+  'zero',
+  'tp',
+  'pp',
+  'hardware',
+  'capacity_bytes',
+  'context',
+  'batch',
+  'shape',
+  'dtype',
+  'format',
+  'value',
+  'hex',
+  'values',
+  'tokens_per_second',
+  'intensity',
+  'bandwidth_bytes_per_s',
+  'recipe',
+  'mode',
+  'kernel',
+  'n',
+  'scheme',
+  'block_size',
+  'kind',
+  'recompute',
+  'flash_attention',
+];
+const NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  1.5,
+  7,
+  8,
+  2048,
+  70e9,
+  15e12,
+  1e308,
+  -1e308,
+  1e-308,
+  5e-324,
+  2 ** 53,
+  2 ** 63,
+  1e300,
+  1e-300,
+  989.5,
+  4096,
+];
+const STRINGS = [
+  '',
+  'llama-2-7b',
+  'gpt2-small',
+  'h100-sxm',
+  'bf16',
+  'e4m3',
+  'fp8',
+  '0x10',
+  'inf',
+  '-inf',
+  'nan',
+  '1e999',
+  '1e-400',
+  ' 8',
+  '70e9',
+  'é',
+  '“quoted”',
+  '\u001b[2J',
+  '\u202e',
+  'x'.repeat(5000),
+  '\ud800',
+  '\udfff',
+  '{"model_type":"gpt2"',
+  '{"model_type":"llama","hidden_size":4096}',
+  'caf\u00e9',
+  '\u0000',
+  '\\',
+];
+const JUNK = [
+  'é',
+  '“',
+  '”',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ':',
+  ',',
+  '\\',
+  '\u0000',
+  '\u001b',
+  '\ud800',
+  '\udc00',
+  '\uffff',
+  'e',
+  '1',
+  '-',
+  '.',
+  'x',
+  ' ',
+  '\n',
+  '\u00ff',
+  '\u0080',
+];
 
 function value(rand, depth) {
   const r = rand();
@@ -66,7 +172,8 @@ function mutate(rand, text) {
     const r = rand();
     if (r < 0.4) chars.splice(at, 0, JUNK[Math.floor(rand() * JUNK.length)]);
     else if (r < 0.7) chars.splice(at, 1);
-    else if (r < 0.85) chars.length = at;  // truncate
+    else if (r < 0.85)
+      chars.length = at; // truncate
     else chars.splice(at, 1, JUNK[Math.floor(rand() * JUNK.length)]);
   }
   return chars.join('');
@@ -84,7 +191,7 @@ function argsText(rand, name) {
   if (r < 0.01) return DEEP[Math.floor(rand() * DEEP.length)];
   if (r < 0.015) return DEEP_OBJECTS[Math.floor(rand() * DEEP_OBJECTS.length)];
   const structured = JSON.stringify(object(rand));
-  if (MEASURING.has(name)) return `${structured.slice(0, -1)}é`;  // never valid: cannot start a measurement
+  if (MEASURING.has(name)) return `${structured.slice(0, -1)}é`; // never valid: cannot start a measurement
   if (r < 0.45) return structured;
   if (r < 0.9) return mutate(rand, structured);
   return Array.from({ length: Math.floor(rand() * 40) }, () => JUNK[Math.floor(rand() * JUNK.length)]).join('');
@@ -92,7 +199,7 @@ function argsText(rand, name) {
 
 function checkEnvelope(text, label) {
   assert.equal(typeof text, 'string', label);
-  const envelope = JSON.parse(text);  // throws (fails the test) if not JSON
+  const envelope = JSON.parse(text); // throws (fails the test) if not JSON
   assert.equal(typeof envelope.ok, 'boolean', `${label}: ${text.slice(0, 300)}`);
   if (envelope.ok) {
     assert.ok('result' in envelope, label);
@@ -108,7 +215,10 @@ function checkEnvelope(text, label) {
 // Raw bytes reach the engine when the binding accepts a Uint8Array for a std::string (Embind does).
 function bytesCall() {
   try {
-    const text = engine.module.tally_call('params', new Uint8Array([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]));
+    const text = engine.module.tally_call(
+      'params',
+      new Uint8Array([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]),
+    );
     return typeof text === 'string' ? (m, bytes) => engine.module.tally_call(m, bytes) : null;
   } catch {
     return null;
@@ -129,7 +239,7 @@ test(`${CALLS.toLocaleString('en-US')} fuzzed calls of the wasm entry point: eve
       bytes.set(source);
       const at = Math.floor(rand() * bytes.length);
       bytes.copyWithin(at + 1, at);
-      bytes[at] = [0xff, 0xc0, 0xed, 0x80, 0xe9, 0xf4][Math.floor(rand() * 6)];  // an ill-formed UTF-8 byte
+      bytes[at] = [0xff, 0xc0, 0xed, 0x80, 0xe9, 0xf4][Math.floor(rand() * 6)]; // an ill-formed UTF-8 byte
       text = rawBytes(name, bytes);
       tally.bytes += 1;
     } else {

@@ -15,10 +15,15 @@ test('docs/ASSUMPTIONS.md is what scripts/assumptions.mjs generates from the eng
 
 test('every model and hardware preset has a value and a source for every assumption', () => {
   const result = audit();
-  const rows = [...result.models, ...result.hardware].flatMap((p) => p.assumptions.map((a) => ({ preset: p.id, ...a })));
+  const rows = [...result.models, ...result.hardware].flatMap((p) =>
+    p.assumptions.map((a) => ({ preset: p.id, ...a })),
+  );
   assert.ok(rows.length >= 13 * 6 + 8 * 5);
   const missing = rows.filter((r) => !(r.source?.trim().length > 20) || !String(r.value ?? '').trim());
-  assert.deepEqual(missing.map((r) => `${r.preset}.${r.id}`), []);
+  assert.deepEqual(
+    missing.map((r) => `${r.preset}.${r.id}`),
+    [],
+  );
 });
 
 test('the rendered page lists each preset and fails on a missing source (the check can fail)', () => {
@@ -34,13 +39,29 @@ const cases = [
   ['assumptions', {}],
   ['presets', {}],
   ['memory_budget', { model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm' }],
-  ['memory_budget', { model: 'llama-3-8b', seq: 8192, hardware: 'h100-sxm', dropout: true, cuda_context_bytes: 0, fragmentation_fraction: 0.1 }],
+  [
+    'memory_budget',
+    {
+      model: 'llama-3-8b',
+      seq: 8192,
+      hardware: 'h100-sxm',
+      dropout: true,
+      cuda_context_bytes: 0,
+      fragmentation_fraction: 0.1,
+    },
+  ],
   ['memory_budget', { model: 'gpt2-small', seq: 1024, hardware: 'rtx-4090', reference_bytes: 1e9 }],
   ['memory_budget', { model: 'llama-2-7b', capacity_bytes: 80e9, fragmentation_fraction: 0.7 }],
   ['fit', { mode: 'largest_model', gpus: 8, hardware: 'h100-sxm', recipe: 'bf16_adamw_no_master' }],
   ['fit', { mode: 'largest_model', gpus: 8, capacity_bytes: 80e9, recipe: 'bf16_adamw_no_master' }],
   ['kv_cache', { model: 'llama-3-8b', context: 8192, hardware: 'mi300x' }],
-  ['params', { hf_config: '{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":0.2}' }],
+  [
+    'params',
+    {
+      hf_config:
+        '{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":0.2}',
+    },
+  ],
 ];
 
 test('wasm equals native for the audit, capacity allowance and model dropout', async () => {

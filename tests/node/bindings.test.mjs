@@ -9,7 +9,11 @@ import { loadModule, wasmDir } from './engine.mjs';
 const module = await loadModule();
 
 /** Where malloc places a 1 MiB block: it moves up when something below it was allocated and never freed. */
-const heapTop = () => { const p = module._malloc(1 << 20); module._free(p); return p; };
+const heapTop = () => {
+  const p = module._malloc(1 << 20);
+  module._free(p);
+  return p;
+};
 
 test('tally.js evaluates no generated code (no eval, no new Function, no Embind)', () => {
   const glue = readFileSync(path.join(wasmDir, 'tally.js'), 'utf8');
@@ -30,7 +34,11 @@ test('tally_call and tally_methods return envelopes as JSON text', () => {
 test('text reaches the engine as sent: a lone surrogate becomes U+FFFD instead of swallowing the next character', () => {
   const envelope = JSON.parse(module.tally_call('params', '{"model":"\ud800"}'));
   assert.equal(envelope.ok, false);
-  assert.equal(envelope.error.field, 'model', 'the closing quote survived, so the JSON parsed and the model was looked up');
+  assert.equal(
+    envelope.error.field,
+    'model',
+    'the closing quote survived, so the JSON parsed and the model was looked up',
+  );
   assert.match(envelope.error.message, /\ufffd/);
 });
 
@@ -41,8 +49,14 @@ test('a NUL inside the method name is part of the name (lengths cross the bounda
 });
 
 test('every call frees what it allocated: valid, invalid and non-ASCII input, 20,000 calls', () => {
-  const inputs = [['params', '{"model":"llama-2-7b"}'], ['params', 'é'], ['params', '{"model":"“llama”"}'], ['nope', '{}'],
-    ['memory_budget', '{"hf_config":"{\\u201cmodel_type\\u201d: 1}"}'], ['params', 'x'.repeat(5000)]];
+  const inputs = [
+    ['params', '{"model":"llama-2-7b"}'],
+    ['params', 'é'],
+    ['params', '{"model":"“llama”"}'],
+    ['nope', '{}'],
+    ['memory_budget', '{"hf_config":"{\\u201cmodel_type\\u201d: 1}"}'],
+    ['params', 'x'.repeat(5000)],
+  ];
   for (const [m, a] of inputs) module.tally_call(m, a); // first calls may allocate lasting caches
   const top = heapTop();
   const heap = module.HEAPU8.length;
@@ -53,5 +67,9 @@ test('every call frees what it allocated: valid, invalid and non-ASCII input, 20
   }
   assert.equal(heapTop(), top, 'malloc hands out the same block: nothing leaked');
   assert.equal(module.HEAPU8.length, heap, 'the heap did not grow');
-  assert.equal(JSON.parse(module.tally_call('params', '{"model":"llama-2-7b"}')).result.total, 6738415616, 'still answers');
+  assert.equal(
+    JSON.parse(module.tally_call('params', '{"model":"llama-2-7b"}')).result.total,
+    6738415616,
+    'still answers',
+  );
 });

@@ -6,13 +6,28 @@ import { loadEngine, nativeCall } from './engine.mjs';
 
 // google-bert/bert-base-uncased and google-t5/t5-small config.json (the fields that matter, as published).
 const bertBase = JSON.stringify({
-  model_type: 'bert', hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12, intermediate_size: 3072,
-  vocab_size: 30522, max_position_embeddings: 512, type_vocab_size: 2, hidden_act: 'gelu',
-  hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+  model_type: 'bert',
+  hidden_size: 768,
+  num_hidden_layers: 12,
+  num_attention_heads: 12,
+  intermediate_size: 3072,
+  vocab_size: 30522,
+  max_position_embeddings: 512,
+  type_vocab_size: 2,
+  hidden_act: 'gelu',
+  hidden_dropout_prob: 0.1,
+  attention_probs_dropout_prob: 0.1,
 });
 const t5Small = JSON.stringify({
-  model_type: 't5', d_model: 512, d_kv: 64, d_ff: 2048, num_heads: 8, num_layers: 6, vocab_size: 32128,
-  relative_attention_num_buckets: 32, dropout_rate: 0.1,
+  model_type: 't5',
+  d_model: 512,
+  d_kv: 64,
+  d_ff: 2048,
+  num_heads: 8,
+  num_layers: 6,
+  vocab_size: 32128,
+  relative_attention_num_buckets: 32,
+  dropout_rate: 0.1,
 });
 
 const cases = [
@@ -23,11 +38,15 @@ const cases = [
   ['memory_budget', { hf_config: bertBase, seq: 512, micro_batch: 32, hardware: 'a100-80gb' }],
   ['memory_budget', { hf_config: t5Small, seq: 512, micro_batch: 16, gpus: 4, pp: 2, zero: 1 }],
   ['step_time', { hf_config: t5Small, hardware: 'a100-80gb', gpus: 8, seq: 512, micro_batch: 8 }],
-  ['memory_budget', { model: 'mixtral-8x7b', seq: 4096, gpus: 64, tp: 2, zero: 1, ep: 8, capacity_factor: 1.25,
-    hardware: 'h100-sxm' }],
+  [
+    'memory_budget',
+    { model: 'mixtral-8x7b', seq: 4096, gpus: 64, tp: 2, zero: 1, ep: 8, capacity_factor: 1.25, hardware: 'h100-sxm' },
+  ],
   ['flops', { model: 'mixtral-8x7b', seq: 4096, capacity_factor: 1.25 }],
-  ['step_time', { model: 'mixtral-8x7b', hardware: 'h100-sxm', gpus: 64, tp: 2, seq: 4096, zero: 1, ep: 8,
-    global_batch: 256 }],
+  [
+    'step_time',
+    { model: 'mixtral-8x7b', hardware: 'h100-sxm', gpus: 64, tp: 2, seq: 4096, zero: 1, ep: 8, global_batch: 256 },
+  ],
   ['memory_budget', { model: 'mixtral-8x7b', gpus: 4, ep: 8 }],
   ['memory_budget', { model: 'llama-2-7b', ep: 2, gpus: 2 }],
   ['params', { hf_config: bertBase, encoder_head: 'masked_lm' }],
@@ -77,5 +96,5 @@ test('expert parallelism reports the experts each GPU holds and the all-to-all i
   const m = engine.call('memory_budget', { model: 'mixtral-8x7b', seq: 4096, gpus: 8, ep: 8 });
   assert.equal(m.setup.moe.local_experts, 1);
   // Dispatch and combine of k·s rows of h bf16 values, 7/8 of them leaving the GPU.
-  assert.equal(m.setup.moe.all_to_all_bytes_per_layer_forward, 2 * 2 * 4096 * 4096 * 2 * 7 / 8);
+  assert.equal(m.setup.moe.all_to_all_bytes_per_layer_forward, (2 * 2 * 4096 * 4096 * 2 * 7) / 8);
 });

@@ -6,7 +6,12 @@ import { loadEngine } from './engine.mjs';
 import { oneFOneB, renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
 
 test('the simulated 1F1B schedule idles (p−1)/(m+p−1) of the time, as Narayanan et al. 2021 derive', () => {
-  for (const [p, m] of [[2, 4], [4, 8], [8, 32], [4, 1]]) {
+  for (const [p, m] of [
+    [2, 4],
+    [4, 8],
+    [8, 32],
+    [4, 1],
+  ]) {
     const { bubble, blocks } = oneFOneB(p, m);
     assert.equal(blocks.length, 2 * p * m, 'one forward and one backward per stage and micro-batch');
     assert.ok(Math.abs(bubble - (p - 1) / (m + p - 1)) < 1e-12, `p=${p} m=${m}: ${bubble}`);
@@ -17,8 +22,12 @@ test('1F1B never has more than p micro-batches in flight on the first stage', ()
   const p = 4;
   const { blocks } = oneFOneB(p, 12);
   const first = blocks.filter((b) => b.stage === 0).sort((a, b) => a.start - b.start);
-  let inFlight = 0, most = 0;
-  for (const b of first) { inFlight += b.kind === 'F' ? 1 : -1; most = Math.max(most, inFlight); }
+  let inFlight = 0,
+    most = 0;
+  for (const b of first) {
+    inFlight += b.kind === 'F' ? 1 : -1;
+    most = Math.max(most, inFlight);
+  }
   assert.equal(most, p);
 });
 
@@ -30,12 +39,17 @@ test('every figure renders an SVG from the engine with no NaN, and an unknown on
     assert.doesNotMatch(svg, /NaN|Infinity|undefined/, name);
   }
   assert.throws(() => renderFigure('no-such-figure', engine), /unknown figure/);
-  assert.throws(() => chart({ label: 'x', xLabel: '', yLabel: '', xLog: true, series: [{ name: 'a', points: [[0, 1]] }] }), /cannot be plotted/);
+  assert.throws(
+    () => chart({ label: 'x', xLabel: '', yLabel: '', xLog: true, series: [{ name: 'a', points: [[0, 1]] }] }),
+    /cannot be plotted/,
+  );
 });
 
 test('the activation curve bends: without FlashAttention doubling s more than doubles the memory', async () => {
   const engine = await loadEngine();
-  const at = (seq, flash) => engine.call('memory_budget', { model: 'llama-3-8b', seq, recompute: 'none', flash_attention: flash }).activations.total_bytes;
+  const at = (seq, flash) =>
+    engine.call('memory_budget', { model: 'llama-3-8b', seq, recompute: 'none', flash_attention: flash }).activations
+      .total_bytes;
   assert.ok(at(16384, false) / at(8192, false) > 2.2);
   assert.ok(Math.abs(at(16384, true) / at(8192, true) - 2) < 0.05);
 });

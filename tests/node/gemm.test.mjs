@@ -11,15 +11,26 @@ const kernels = engine.call('gemm_kernels').kernels.map((k) => k.name);
 test('wasm build reports the five kernels plus simd-relaxed (unavailable without its module) and the wasm-simd128 ISA without FMA', () => {
   assert.deepEqual(kernels, ['naive', 'ikj', 'blocked', 'packed', 'simd', 'simd-relaxed']);
   const info = engine.call('gemm_kernels');
-  assert.deepEqual(info.kernels.map((k) => k.available), [true, true, true, true, true, false]);
+  assert.deepEqual(
+    info.kernels.map((k) => k.available),
+    [true, true, true, true, true, false],
+  );
   assert.equal(info.relaxed_simd, false);
   assert.equal(info.isa, 'wasm-simd128');
   assert.equal(info.fma, false);
-  assert.ok(info.kernels.every((k) => !k.multithreaded), 'no threads in wasm (no COOP/COEP on a static host)');
+  assert.ok(
+    info.kernels.every((k) => !k.multithreaded),
+    'no threads in wasm (no COOP/COEP on a static host)',
+  );
 });
 
 // Shapes off every tile and block size (5 x 8 wasm, 12 x 32 AVX-512, 6 x 16 AVX2, kc 256).
-const shapes = [[1, 1, 1], [7, 9, 11], [33, 47, 129], [70, 65, 400]];
+const shapes = [
+  [1, 1, 1],
+  [7, 9, 11],
+  [33, 47, 129],
+  [70, 65, 400],
+];
 
 for (const name of ['naive', 'ikj', 'blocked', 'packed', 'simd']) {
   test(`${name}: wasm and native give the same C within the tolerance on odd shapes`, () => {
@@ -34,8 +45,10 @@ for (const name of ['naive', 'ikj', 'blocked', 'packed', 'simd']) {
       const tol = 2 * Math.max(wasm.check.tolerance, native.result.check.tolerance);
       wasm.values.forEach((v, i) => {
         assert.ok(Number.isFinite(v));
-        assert.ok(Math.abs(v - native.result.values[i]) <= tol,
-          `${name} ${m}x${n}x${k} entry ${i}: wasm ${v} native ${native.result.values[i]} tol ${tol}`);
+        assert.ok(
+          Math.abs(v - native.result.values[i]) <= tol,
+          `${name} ${m}x${n}x${k} entry ${i}: wasm ${v} native ${native.result.values[i]} tol ${tol}`,
+        );
       });
     }
   });
@@ -85,8 +98,14 @@ test('roofline ops are identical in wasm and native; so is the traffic model of 
 });
 
 test('bad input names the field in wasm as natively', () => {
-  assert.throws(() => engine.call('gemm_bench', { n: 16, kernel: 'turbo' }), (e) => e.field === 'kernel');
-  assert.throws(() => engine.call('gemm_run', { m: 0, n: 4, k: 4, kernel: 'simd' }), (e) => e.field === 'm');
+  assert.throws(
+    () => engine.call('gemm_bench', { n: 16, kernel: 'turbo' }),
+    (e) => e.field === 'kernel',
+  );
+  assert.throws(
+    () => engine.call('gemm_run', { m: 0, n: 4, k: 4, kernel: 'simd' }),
+    (e) => e.field === 'm',
+  );
 });
 
 test('probe_bandwidth releases its buffer: a second call does not grow the wasm heap, and over 256 MiB is refused', () => {
@@ -97,6 +116,12 @@ test('probe_bandwidth releases its buffer: a second call does not grow the wasm 
   engine.call('gemm_run', { m: 512, n: 512, k: 512, kernel: 'simd', entries: 1 });
   engine.call('probe_bandwidth', { mib: 16, samples: 1 });
   assert.equal(engine.module.HEAP8.length, heap);
-  assert.throws(() => engine.call('probe_bandwidth', { mib: 1024 }), (e) => e.field === 'mib');
-  assert.throws(() => engine.call('gemm_bench', { n: 1024, kernel: 'naive' }), (e) => e.field === 'n');
+  assert.throws(
+    () => engine.call('probe_bandwidth', { mib: 1024 }),
+    (e) => e.field === 'mib',
+  );
+  assert.throws(
+    () => engine.call('gemm_bench', { n: 1024, kernel: 'naive' }),
+    (e) => e.field === 'n',
+  );
 });

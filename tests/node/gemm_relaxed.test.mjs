@@ -15,8 +15,14 @@ function sections(bytes) {
   let i = 8;
   while (i < bytes.length) {
     const id = bytes[i++];
-    let size = 0, shift = 0, byte;
-    do { byte = bytes[i++]; size |= (byte & 0x7f) << shift; shift += 7; } while (byte & 0x80);
+    let size = 0,
+      shift = 0,
+      byte;
+    do {
+      byte = bytes[i++];
+      size |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
     if (id !== 0) ids.push(id);
     i += size;
   }
@@ -31,17 +37,28 @@ test('tally-relaxed.wasm uses the final relaxed-SIMD encoding (f32x4.relaxed_mad
   assert.ok(!hex.includes('fdaf01'), 'no pre-standard relaxed fma opcode (0xfd 0xaf 0x01), which browsers reject');
 });
 
-test('tally-relaxed.wasm imports only memory and has no data segment (it never writes into the engine\'s static data)', () => {
+test("tally-relaxed.wasm imports only memory and has no data segment (it never writes into the engine's static data)", () => {
   const module = new WebAssembly.Module(relaxedBytes());
   assert.deepEqual(WebAssembly.Module.imports(module), [{ module: 'env', name: 'memory', kind: 'memory' }]);
   assert.ok(!sections(relaxedBytes()).includes(11), 'no data section');
-  assert.deepEqual(WebAssembly.Module.exports(module).map((e) => e.name).sort(),
-    ['gemm', 'gemm_workspace_floats', 'peak_flops_per_iter', 'peak_loop']);
+  assert.deepEqual(
+    WebAssembly.Module.exports(module)
+      .map((e) => e.name)
+      .sort(),
+    ['gemm', 'gemm_workspace_floats', 'peak_flops_per_iter', 'peak_loop'],
+  );
 });
 
 const relaxed = await loadRelaxedEngine();
 // Shapes off the 6 x 8 tile and the kc = 256 block, a stripe of rows, and one over two kc blocks.
-const shapes = [[1, 1, 1], [7, 9, 11], [33, 47, 129], [70, 65, 400], [13, 256, 300], [120, 130, 513]];
+const shapes = [
+  [1, 1, 1],
+  [7, 9, 11],
+  [33, 47, 129],
+  [70, 65, 400],
+  [13, 256, 300],
+  [120, 130, 513],
+];
 
 test('simd-relaxed: C matches the double-precision reference within the fused dot-product bound k u sum|a b| on odd shapes', () => {
   for (const [m, n, k] of shapes) {
@@ -65,15 +82,31 @@ test('simd-relaxed and simd give different last bits on the same inputs (the rel
 });
 
 test('gemm_bench with m: a stripe of C (m rows of n x n) is timed, checked, and counted as 2 m n n FLOPs', () => {
-  const result = relaxed.call('gemm_bench', { n: 96, m: 30, kernel: 'simd,simd-relaxed', reps: 2, warmup: 1, min_sample_ms: 1 });
-  assert.deepEqual(result.rows.map((r) => [r.kernel, r.m, r.n]), [['simd', 30, 96], ['simd-relaxed', 30, 96]]);
+  const result = relaxed.call('gemm_bench', {
+    n: 96,
+    m: 30,
+    kernel: 'simd,simd-relaxed',
+    reps: 2,
+    warmup: 1,
+    min_sample_ms: 1,
+  });
+  assert.deepEqual(
+    result.rows.map((r) => [r.kernel, r.m, r.n]),
+    [
+      ['simd', 30, 96],
+      ['simd-relaxed', 30, 96],
+    ],
+  );
   for (const row of result.rows) {
     assert.equal(row.flops, 2 * 30 * 96 * 96);
     assert.equal(row.correct, true);
     assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0);
   }
   const all = relaxed.call('gemm_bench', { n: 32, kernel: 'all', reps: 1, warmup: 1, min_sample_ms: 1 });
-  assert.ok(all.rows.some((r) => r.kernel === 'simd-relaxed'), 'kernel all includes simd-relaxed once the module is attached');
+  assert.ok(
+    all.rows.some((r) => r.kernel === 'simd-relaxed'),
+    'kernel all includes simd-relaxed once the module is attached',
+  );
 });
 
 test('probe_peak variant relaxed times f32x4.relaxed_madd chains and reports FMA', () => {
@@ -85,9 +118,21 @@ test('probe_peak variant relaxed times f32x4.relaxed_madd chains and reports FMA
 
 test('without the module, simd-relaxed and variant relaxed are input errors naming the field, never a trap', async () => {
   const plain = await loadEngine();
-  assert.throws(() => plain.call('gemm_run', { m: 8, n: 8, k: 8, kernel: 'simd-relaxed' }), (e) => e.field === 'kernel' && /relaxed-SIMD module/.test(e.message));
-  assert.throws(() => plain.call('gemm_bench', { n: 8, kernel: 'simd-relaxed' }), (e) => e.field === 'kernel');
-  assert.throws(() => plain.call('probe_peak', { variant: 'relaxed' }), (e) => e.field === 'variant');
-  assert.throws(() => plain.call('probe_peak', { variant: 'fast' }), (e) => e.field === 'variant' && /simd.*relaxed/.test(e.message));
+  assert.throws(
+    () => plain.call('gemm_run', { m: 8, n: 8, k: 8, kernel: 'simd-relaxed' }),
+    (e) => e.field === 'kernel' && /relaxed-SIMD module/.test(e.message),
+  );
+  assert.throws(
+    () => plain.call('gemm_bench', { n: 8, kernel: 'simd-relaxed' }),
+    (e) => e.field === 'kernel',
+  );
+  assert.throws(
+    () => plain.call('probe_peak', { variant: 'relaxed' }),
+    (e) => e.field === 'variant',
+  );
+  assert.throws(
+    () => plain.call('probe_peak', { variant: 'fast' }),
+    (e) => e.field === 'variant' && /simd.*relaxed/.test(e.message),
+  );
   assert.equal(plain.call('gemm_run', { m: 8, n: 8, k: 8, kernel: 'simd' }).check.ok, true, 'the engine still answers');
 });

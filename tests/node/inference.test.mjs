@@ -19,7 +19,10 @@ const cases = [
   ['inference', { model: 'llama-3-8b', context: 64, kv_dtype: 'fp7', hardware: 'h100-sxm' }],
   ['inference', { model: 'llama-3-8b', context: 64, compute_dtype: 'int3', hardware: 'h100-sxm' }],
   // The roofline curve's weight matmuls and the worked problems' shapes.
-  ...[1, 4, 16, 64, 256, 1024, 4096, 16384].map((m) => ['matmul_roofline', { m, k: 8192, n: 8192, hardware: 'h100-sxm' }]),
+  ...[1, 4, 16, 64, 256, 1024, 4096, 16384].map((m) => [
+    'matmul_roofline',
+    { m, k: 8192, n: 8192, hardware: 'h100-sxm' },
+  ]),
   ['matmul_roofline', { m: 4096, k: 4096, n: 14336, hardware: 'h100-sxm' }],
   ['matmul_roofline', { m: 2048, k: 4096, n: 4096, hardware: 'a100-80gb', dtype: 'tf32' }],
   ['matmul_roofline', { m: 0, k: 1, n: 1, hardware: 'h100-sxm' }],

@@ -4,8 +4,21 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine, nativeCall } from './engine.mjs';
 
-const FORMATS = ['fp64', 'fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e5m2', 'e4m3fnuz', 'e5m2fnuz',
-  'e2m3', 'e3m2', 'e2m1', 'e8m0'];
+const FORMATS = [
+  'fp64',
+  'fp32',
+  'tf32',
+  'fp16',
+  'bf16',
+  'e4m3',
+  'e5m2',
+  'e4m3fnuz',
+  'e5m2fnuz',
+  'e2m3',
+  'e3m2',
+  'e2m1',
+  'e8m0',
+];
 
 function native(method, args) {
   const envelope = JSON.parse(nativeCall(method, JSON.stringify(args)));
@@ -17,9 +30,13 @@ test('a million float patterns per format encode to the same codes in wasm and n
   const engine = await loadEngine();
   const runs = [];
   for (const format of FORMATS) runs.push({ format, saturate: true }, { format, saturate: false });
-  runs.push({ format: 'e8m0', rounding: 'toward_zero' }, { format: 'e8m0', rounding: 'up' },
-    { format: 'tf32', rounding: 'nearest_away' }, { format: 'e2m1', rounding: 'toward_zero' },
-    { format: 'fp16', rounding: 'down' });
+  runs.push(
+    { format: 'e8m0', rounding: 'toward_zero' },
+    { format: 'e8m0', rounding: 'up' },
+    { format: 'tf32', rounding: 'nearest_away' },
+    { format: 'e2m1', rounding: 'toward_zero' },
+    { format: 'fp16', rounding: 'down' },
+  );
   for (const run of runs) {
     const args = { ...run, count: 1_000_000, seed: 20260101 };
     const wasm = engine.call('float_encode_batch', args);
@@ -33,8 +50,24 @@ test('a million float patterns per format encode to the same codes in wasm and n
 
 test('explicit examples give the same envelope text in wasm and native', async () => {
   const engine = await loadEngine();
-  const values = ['0.1', '1e-8', '500', '-0', 'inf', '-inf', 'nan', '464', '65520', '6.103515625e-05', '1e-400',
-    '1e400', '0x1.8p-3', '-7.75', 0.3, 448];
+  const values = [
+    '0.1',
+    '1e-8',
+    '500',
+    '-0',
+    'inf',
+    '-inf',
+    'nan',
+    '464',
+    '65520',
+    '6.103515625e-05',
+    '1e-400',
+    '1e400',
+    '0x1.8p-3',
+    '-7.75',
+    0.3,
+    448,
+  ];
   for (const format of FORMATS) {
     for (const value of values) {
       const text = JSON.stringify({ format, value });
@@ -43,7 +76,10 @@ test('explicit examples give the same envelope text in wasm and native', async (
   }
   const compare = JSON.stringify({ value: '0.1', rounding: 'rz' });
   assert.equal(engine.raw('float_compare', compare), nativeCall('float_compare', compare));
-  const blocks = JSON.stringify({ generate: { n: 96, seed: 11, outlier: 60 }, schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'] });
+  const blocks = JSON.stringify({
+    generate: { n: 96, seed: 11, outlier: 60 },
+    schemes: ['mxfp4', 'nvfp4', 'fp8_tensor', 'mxfp8_e4m3'],
+  });
   assert.equal(engine.raw('block_compare', blocks), nativeCall('block_compare', blocks));
 });
 
@@ -71,8 +107,11 @@ test('bad input is an error naming the field in wasm, and the engine keeps worki
     ['float_encode', { format: 'fp7', value: '1' }, 'format'],
   ];
   for (const [method, args, field] of bad) {
-    assert.throws(() => engine.call(method, args), (e) => e.field === field && e.message.length > 10,
-      `${method} ${JSON.stringify(args)}`);
+    assert.throws(
+      () => engine.call(method, args),
+      (e) => e.field === field && e.message.length > 10,
+      `${method} ${JSON.stringify(args)}`,
+    );
     const text = JSON.stringify(args);
     assert.equal(engine.raw(method, text), nativeCall(method, text));
   }

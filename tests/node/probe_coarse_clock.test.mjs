@@ -17,7 +17,14 @@ process.hrtime = (previous) => {
 test('with a 100 us clock, the bandwidth probe over a 1 MiB (in-cache) buffer reports finite positive bytes/s', async () => {
   const { call } = await loadEngine();
   const r = await call('probe_bandwidth', { mib: 1, samples: 5 });
-  for (const key of ['read_bytes_per_s', 'read_bytes_per_s_min', 'read_bytes_per_s_max', 'triad_bytes_per_s', 'triad_bytes_per_s_min', 'triad_bytes_per_s_max']) {
+  for (const key of [
+    'read_bytes_per_s',
+    'read_bytes_per_s_min',
+    'read_bytes_per_s_max',
+    'triad_bytes_per_s',
+    'triad_bytes_per_s_min',
+    'triad_bytes_per_s_max',
+  ]) {
     assert.ok(Number.isFinite(r[key]) && r[key] > 0, `${key} = ${r[key]}`);
   }
   assert.ok(r.triad_bytes_per_s_min <= r.triad_bytes_per_s && r.triad_bytes_per_s <= r.triad_bytes_per_s_max);
@@ -35,10 +42,15 @@ test('with a 5 ms clock (a calibration that a busy machine cut short), gemm_benc
   // The calibration stops at the first interval of >= 1 ms, i.e. the first tick crossed, which can
   // come after a few calls: samples of that many calls then time as 0 s unless each sample extends itself.
   quantumNs = 5e6;
-  t.after(() => { quantumNs = 1e5; });
+  t.after(() => {
+    quantumNs = 1e5;
+  });
   const { call } = await loadEngine();
   const r = await call('gemm_bench', { n: [32], kernel: 'blocked', reps: 5, warmup: 1, min_sample_ms: 1 });
   for (const row of r.rows) {
-    assert.ok(Number.isFinite(row.flops_per_s) && row.flops_per_s > 0, `${row.kernel} n=${row.n}: flops_per_s = ${row.flops_per_s}`);
+    assert.ok(
+      Number.isFinite(row.flops_per_s) && row.flops_per_s > 0,
+      `${row.kernel} n=${row.n}: flops_per_s = ${row.flops_per_s}`,
+    );
   }
 });

@@ -16,8 +16,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const serverScript = path.join(root, 'scripts/static-server.mjs');
 const SECRET = 'SECRET-OUTSIDE-THE-SITE';
 
-let base;   // temporary folder holding the site and its neighbours
-let site;   // <base>/site, the served folder
+let base; // temporary folder holding the site and its neighbours
+let site; // <base>/site, the served folder
 let server;
 
 before(async () => {
@@ -65,7 +65,9 @@ function request(pathname, { method = 'GET', headers = {}, port = server.port } 
     const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers, agent: false }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', (error) => resolve({ error }));
       res.on('aborted', () => resolve({ error: new Error('aborted') }));
     });
@@ -81,8 +83,15 @@ async function assertStillServing() {
 }
 
 test('serves files with the right types and the embedding headers', async () => {
-  const cases = [['/', 'text/html'], ['/index.html', 'text/html'], ['/app.js', 'text/javascript'], ['/mod.mjs', 'text/javascript'],
-    ['/data.json', 'application/json'], ['/tally.wasm', 'application/wasm'], ['/sub/page.txt', 'text/plain']];
+  const cases = [
+    ['/', 'text/html'],
+    ['/index.html', 'text/html'],
+    ['/app.js', 'text/javascript'],
+    ['/mod.mjs', 'text/javascript'],
+    ['/data.json', 'application/json'],
+    ['/tally.wasm', 'application/wasm'],
+    ['/sub/page.txt', 'text/plain'],
+  ];
   for (const [pathname, type] of cases) {
     const r = await request(pathname);
     assert.equal(r.status, 200, pathname);
@@ -103,10 +112,18 @@ test('error responses carry nosniff and CORS too', async () => {
 
 test('binds 127.0.0.1 only', async () => {
   const reached = await new Promise((resolve) => {
-    const addresses = Object.values(os.networkInterfaces()).flat().filter((a) => a.family === 'IPv4' && !a.internal);
-    if (!addresses.length) { resolve(null); return; }
+    const addresses = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a) => a.family === 'IPv4' && !a.internal);
+    if (!addresses.length) {
+      resolve(null);
+      return;
+    }
     const socket = net.connect({ host: addresses[0].address, port: server.port });
-    socket.on('connect', () => { socket.destroy(); resolve(true); });
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.on('error', () => resolve(false));
   });
   assert.notEqual(reached, true, 'not reachable on a non-loopback address');
@@ -114,9 +131,19 @@ test('binds 127.0.0.1 only', async () => {
 });
 
 test('encoded "..", backslashes and sibling-prefix folders do not leave the folder', async () => {
-  const attempts = ['/..%2fsite-secret/secret.txt', '/%2e%2e/site-secret/secret.txt', '/%2e%2e%2fsite-secret%2fsecret.txt',
-    '/..%5csite-secret%5csecret.txt', '/%252e%252e%252fsite-secret/secret.txt', '/sub/..%2f..%2foutside.txt',
-    '/../outside.txt', '/..%2f..%2f..%2f..%2fetc%2fpasswd', '/%00', '/app.js%00.html', '/%zz'];
+  const attempts = [
+    '/..%2fsite-secret/secret.txt',
+    '/%2e%2e/site-secret/secret.txt',
+    '/%2e%2e%2fsite-secret%2fsecret.txt',
+    '/..%5csite-secret%5csecret.txt',
+    '/%252e%252e%252fsite-secret/secret.txt',
+    '/sub/..%2f..%2foutside.txt',
+    '/../outside.txt',
+    '/..%2f..%2f..%2f..%2fetc%2fpasswd',
+    '/%00',
+    '/app.js%00.html',
+    '/%zz',
+  ];
   for (const attempt of attempts) {
     const r = await request(attempt);
     assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status}`);
@@ -172,9 +199,14 @@ test('files replaced while being served (a rebuild) never take the server down',
   for (let i = 0; i < 40; i++) {
     requests.push(request('/big.bin'));
     // Replace by rename, by rewrite in place (truncation mid-stream) and by deletion, as build tools do.
-    if (i % 3 === 0) { writeFileSync(`${file}.tmp`, Buffer.alloc(1 << 20, 2)); renameSync(`${file}.tmp`, file); }
-    else if (i % 3 === 1) write(3);
-    else { unlinkSync(file); write(4); }
+    if (i % 3 === 0) {
+      writeFileSync(`${file}.tmp`, Buffer.alloc(1 << 20, 2));
+      renameSync(`${file}.tmp`, file);
+    } else if (i % 3 === 1) write(3);
+    else {
+      unlinkSync(file);
+      write(4);
+    }
     await new Promise((r) => setImmediate(r));
   }
   const results = await Promise.all(requests);
@@ -187,9 +219,20 @@ test('an unreadable file answers an error, not a crash', async (t) => {
   // inside a private folder (mktemp -d is mode 0700) is out of nobody's reach: then the case cannot be set up.
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
   if (asNobody.uid !== undefined) {
-    const probe = spawnSync(process.execPath, ['-e', 'require("fs").accessSync(process.argv[1]); require("fs").readdirSync(process.argv[2])', serverScript, site], asNobody);
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        'require("fs").accessSync(process.argv[1]); require("fs").readdirSync(process.argv[2])',
+        serverScript,
+        site,
+      ],
+      asNobody,
+    );
     if (probe.status !== 0) {
-      t.skip(`user nobody cannot read ${serverScript} or ${site} (a parent folder is private), so the server cannot run as nobody`);
+      t.skip(
+        `user nobody cannot read ${serverScript} or ${site} (a parent folder is private), so the server cannot run as nobody`,
+      );
       return;
     }
   }
@@ -197,8 +240,10 @@ test('an unreadable file answers an error, not a crash', async (t) => {
   writeFileSync(unreadable, 'secret');
   chmodSync(unreadable, 0o000);
   const port = await freePort();
-  const child = spawn(process.execPath, [serverScript, site, '--port', String(port)],
-    { stdio: ['ignore', 'pipe', 'pipe'], ...asNobody });
+  const child = spawn(process.execPath, [serverScript, site, '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...asNobody,
+  });
   t.after(() => child.kill());
   await waitForOutput(child, /tally explainer: http:\/\/127\.0\.0\.1/);
   const r = await request('/locked.js', { port });
@@ -229,8 +274,13 @@ test('--port takes decimal 1 to 65535 only', () => {
 });
 
 test('the command line exits 2 with a message for a bad port or a missing folder', () => {
-  for (const args of [[site, '--port', '0x50'], [site, '--port', '1e3'], [site, '--port', ''], [path.join(base, 'no-such-folder'), '--port', '8123'],
-    [path.join(site, 'app.js'), '--port', '8123']]) {
+  for (const args of [
+    [site, '--port', '0x50'],
+    [site, '--port', '1e3'],
+    [site, '--port', ''],
+    [path.join(base, 'no-such-folder'), '--port', '8123'],
+    [path.join(site, 'app.js'), '--port', '8123'],
+  ]) {
     const run = spawnSync(process.execPath, [serverScript, ...args], { encoding: 'utf8', timeout: 10000 });
     assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
     assert.match(run.stderr, /static-server: (--port must be|cannot serve .*(no such folder|not a folder))/);
@@ -243,7 +293,10 @@ test('startServer rejects a missing folder', async () => {
 
 function freePort() {
   return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address(); probe.close(() => resolve(port)); });
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
   });
 }
 
@@ -251,9 +304,18 @@ function waitForOutput(child, pattern) {
   return new Promise((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${text}`)), 10000);
-    const onData = (chunk) => { text += chunk; if (pattern.test(text)) { clearTimeout(timer); resolve(text); } };
+    const onData = (chunk) => {
+      text += chunk;
+      if (pattern.test(text)) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${text}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited ${code}: ${text}`));
+    });
   });
 }

@@ -18,11 +18,22 @@ test('wasm step_time equals native for every published run in content/validation
 
 test('wasm plan equals native, and bad layouts are errors naming the field', async () => {
   const engine = await loadEngine();
-  const args = JSON.stringify({ model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 64, seq: 8192, global_batch: 512,
-    flash_attention: true, top: 3 });
+  const args = JSON.stringify({
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    seq: 8192,
+    global_batch: 512,
+    flash_attention: true,
+    top: 3,
+  });
   assert.equal(engine.raw('plan', args), nativeCall('plan', args));
-  assert.throws(() => engine.call('step_time', { model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 10, tp: 4 }),
-    (e) => e.field === 'gpus');
-  assert.throws(() => engine.call('step_time', { model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 8, tp: 8, interleave: 2 }),
-    (e) => e.field === 'interleave');
+  assert.throws(
+    () => engine.call('step_time', { model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 10, tp: 4 }),
+    (e) => e.field === 'gpus',
+  );
+  assert.throws(
+    () => engine.call('step_time', { model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 8, tp: 8, interleave: 2 }),
+    (e) => e.field === 'interleave',
+  );
 });

@@ -1,7 +1,17 @@
 // Shared helpers for tally's widgets: a shadow-DOM custom element base, labelled number fields with
 // an error line beside each, and display formatting. Widgets compute nothing: numbers come from the engine.
 import { getEngine, TallyError } from '../engine.js';
-import { readState, writeState, stateKey, isKeyId, isNumberText, isBoolText, oneOf, onStateRefused, MAX_VALUE_LENGTH } from '../state.js';
+import {
+  readState,
+  writeState,
+  stateKey,
+  isKeyId,
+  isNumberText,
+  isBoolText,
+  oneOf,
+  onStateRefused,
+  MAX_VALUE_LENGTH,
+} from '../state.js';
 import { attachShare } from './share.js';
 
 export { getEngine, TallyError };
@@ -56,7 +66,10 @@ svg .grid line { stroke: var(--border); }
 
 /** Escapes text for insertion into HTML. Never put unescaped input into innerHTML. */
 export function escapeHtml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  return String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c],
+  );
 }
 
 /** A labelled input with an error line beside it; `name` is the engine argument it feeds. */
@@ -77,8 +90,12 @@ const NUMBER_PATTERN = /^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?(?:[eE][-+]?
 /** Text a reader is still typing ("", "-", "0.", "1e", "1e-", "1,0"): not yet a number, so not yet an error. */
 export function isIncompleteNumber(text) {
   const t = String(text ?? '').trim();
-  return /^[-+]?$/.test(t) || /^[-+]?[\d,]*\.$/.test(t) || /^[-+]?[\d,]*\.?\d*[eE][-+]?$/.test(t) ||
-    /^[-+]?\d{1,3}(,\d{3})*,\d{0,2}$/.test(t);
+  return (
+    /^[-+]?$/.test(t) ||
+    /^[-+]?[\d,]*\.$/.test(t) ||
+    /^[-+]?[\d,]*\.?\d*[eE][-+]?$/.test(t) ||
+    /^[-+]?\d{1,3}(,\d{3})*,\d{0,2}$/.test(t)
+  );
 }
 
 /**
@@ -129,7 +146,9 @@ export const TYPING_ERROR_DELAY_MS = 700;
  */
 export function showError(root, field, message) {
   const host = root.host;
-  const input = root.querySelector(`.field[data-field="${CSS.escape(field)}"] input, .field[data-field="${CSS.escape(field)}"] textarea`);
+  const input = root.querySelector(
+    `.field[data-field="${CSS.escape(field)}"] input, .field[data-field="${CSS.escape(field)}"] textarea`,
+  );
   if (host instanceof TallyWidget && input && host.typingField === field) {
     host.holdError(field, message, isIncompleteNumber(input.value) ? null : TYPING_ERROR_DELAY_MS);
     return;
@@ -186,7 +205,10 @@ const WIDE_OPTION_CHARS = 16;
 /** A labelled <select>; options are [{value, label, title?}]. */
 export function selectField({ name, label, options, value = '' }) {
   const id = `f-${name}`;
-  const opts = options.map((o) => `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}${o.title ? ` title="${escapeHtml(o.title)}"` : ''}>${escapeHtml(o.label)}</option>`);
+  const opts = options.map(
+    (o) =>
+      `<option value="${escapeHtml(o.value)}"${String(o.value) === String(value) ? ' selected' : ''}${o.title ? ` title="${escapeHtml(o.title)}"` : ''}>${escapeHtml(o.label)}</option>`,
+  );
   // A select cannot wrap its text: one whose longest option would be cut off in one grid column takes two.
   const wide = Math.max(0, ...options.map((o) => String(o.label).length)) > WIDE_OPTION_CHARS;
   return `<div class="field${wide ? ' wide' : ''}" part="field" data-field="${escapeHtml(name)}">
@@ -218,23 +240,41 @@ export function formatBytes(bytes, digits = 3) {
 /** 6738415616 -> "6.74 B"; for parameter counts. Display only. */
 export function formatParams(count, digits = 3) {
   if (typeof count !== 'number' || !Number.isFinite(count)) return '—';
-  const units = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
-  for (const [scale, suffix] of units) if (Math.abs(count) >= scale) return `${Number((count / scale).toPrecision(digits))}${suffix}`;
+  const units = [
+    [1e12, ' T'],
+    [1e9, ' B'],
+    [1e6, ' M'],
+    [1e3, ' k'],
+  ];
+  for (const [scale, suffix] of units)
+    if (Math.abs(count) >= scale) return `${Number((count / scale).toPrecision(digits))}${suffix}`;
   return String(count);
 }
 
 /** $7,074,279.94 -> "$7.07 M". Display only. */
 export function formatDollars(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  const scales = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M']];
-  for (const [scale, suffix] of scales) if (Math.abs(value) >= scale) return `$${(value / scale).toPrecision(3)}${suffix}`;
+  const scales = [
+    [1e12, ' T'],
+    [1e9, ' B'],
+    [1e6, ' M'],
+  ];
+  for (const [scale, suffix] of scales)
+    if (Math.abs(value) >= scale) return `$${(value / scale).toPrecision(3)}${suffix}`;
   return `$${value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 })}`;
 }
 
 /** 2.5e12 -> "2.5 T" (an SI prefix with a trailing space, for "FLOP/s" after it). Display only. */
 export function formatSi(value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  const units = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
+  const units = [
+    [1e15, 'P'],
+    [1e12, 'T'],
+    [1e9, 'G'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+    [1, ''],
+  ];
   for (const [scale, suffix] of units) if (value >= scale) return `${Number((value / scale).toPrecision(3))} ${suffix}`;
   return String(Number(value.toPrecision(3)));
 }
@@ -310,7 +350,11 @@ export async function copyText(text) {
     document.body.append(area);
     area.select();
     let ok = false;
-    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
     area.remove();
     return ok;
   }
@@ -338,13 +382,28 @@ export function standaloneSvg(svg) {
   const target = [clone, ...clone.querySelectorAll('*')];
   source.forEach((el, i) => {
     const cs = getComputedStyle(el);
-    const style = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-size', 'font-family', 'font-weight', 'text-anchor', 'dominant-baseline']
-      .map((p) => `${p}:${cs.getPropertyValue(p)}`).join(';');
+    const style = [
+      'fill',
+      'stroke',
+      'stroke-width',
+      'stroke-dasharray',
+      'opacity',
+      'font-size',
+      'font-family',
+      'font-weight',
+      'text-anchor',
+      'dominant-baseline',
+    ]
+      .map((p) => `${p}:${cs.getPropertyValue(p)}`)
+      .join(';');
     target[i].setAttribute('style', style);
   });
   clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   const box = svg.viewBox.baseVal;
-  if (box && box.width) { clone.setAttribute('width', box.width); clone.setAttribute('height', box.height); }
+  if (box && box.width) {
+    clone.setAttribute('width', box.width);
+    clone.setAttribute('height', box.height);
+  }
   return new XMLSerializer().serializeToString(clone);
 }
 
@@ -380,7 +439,10 @@ export function defineWidget(name, cls) {
   const existing = customElements.get(name);
   if (existing === cls) return true;
   if (existing) {
-    if (!existing[TALLY_WIDGET]) console.warn(`tally: <${name}> is already defined by this page, so tally's ${name} widget is not available here; the other tally widgets work.`);
+    if (!existing[TALLY_WIDGET])
+      console.warn(
+        `tally: <${name}> is already defined by this page, so tally's ${name} widget is not available here; the other tally widgets work.`,
+      );
     return false;
   }
   try {
@@ -394,11 +456,24 @@ export function defineWidget(name, cls) {
 
 /** Shadow parts every widget exposes for ::part() styling (docs/EMBEDDING.md), by selector. */
 const PARTS = [
-  ['.widget', 'panel'], ['.fields, .top', 'fields'], ['.field', 'field'], ['.field label', 'label'],
-  ['.field input, .field select, .field textarea', 'control'], ['.field .error', 'error'], ['.results', 'results'],
-  ['.result', 'result'], ['.result .label', 'result-label'], ['.result .value', 'value'], ['.notice', 'notice'],
-  ['.url-notice', 'url-notice'], ['.warnings', 'warnings'], ['svg.chart, svg.timeline', 'chart'], ['table', 'table'],
-  ['.toolbar', 'toolbar'], ['button', 'button'], ['.status', 'status'],
+  ['.widget', 'panel'],
+  ['.fields, .top', 'fields'],
+  ['.field', 'field'],
+  ['.field label', 'label'],
+  ['.field input, .field select, .field textarea', 'control'],
+  ['.field .error', 'error'],
+  ['.results', 'results'],
+  ['.result', 'result'],
+  ['.result .label', 'result-label'],
+  ['.result .value', 'value'],
+  ['.notice', 'notice'],
+  ['.url-notice', 'url-notice'],
+  ['.warnings', 'warnings'],
+  ['svg.chart, svg.timeline', 'chart'],
+  ['table', 'table'],
+  ['.toolbar', 'toolbar'],
+  ['button', 'button'],
+  ['.status', 'status'],
 ];
 
 /** Longest value text quoted back in a setState error. */
@@ -434,8 +509,12 @@ function mountSchedule(element) {
   if (typeof IntersectionObserver !== 'function') return { firstScreen: Promise.resolve(true), due: Promise.resolve() };
   let placed;
   let mountNow;
-  const firstScreen = new Promise((resolve) => { placed = resolve; });
-  const due = new Promise((resolve) => { mountNow = resolve; });
+  const firstScreen = new Promise((resolve) => {
+    placed = resolve;
+  });
+  const due = new Promise((resolve) => {
+    mountNow = resolve;
+  });
   let decided = false;
   const start = () => {
     observer.disconnect();
@@ -443,15 +522,21 @@ function mountSchedule(element) {
     if (queued >= 0) idleQueue.splice(queued, 1);
     mountNow();
   };
-  const observer = new IntersectionObserver((entries) => {
-    const near = entries.some((entry) => entry.isIntersecting);
-    if (!decided) {
-      decided = true;
-      placed(near);
-      if (!near) { idleQueue.push(start); scheduleIdleMount(); }
-    }
-    if (near) start();
-  }, { rootMargin: NEAR_VIEWPORT });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      const near = entries.some((entry) => entry.isIntersecting);
+      if (!decided) {
+        decided = true;
+        placed(near);
+        if (!near) {
+          idleQueue.push(start);
+          scheduleIdleMount();
+        }
+      }
+      if (near) start();
+    },
+    { rootMargin: NEAR_VIEWPORT },
+  );
   observer.observe(element);
   return { firstScreen, due };
 }
@@ -476,18 +561,33 @@ export class TallyWidget extends HTMLElement {
     super();
     this.attachShadow({ mode: 'open' });
     /** Resolves once the widget has built its DOM and shown its first result (tests and the page wait on it). */
-    this.ready = new Promise((resolve) => { this.resolveReady = resolve; });
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
     // The field the reader is typing in during this input event (errors about it wait, see showError).
     this.typingField = null;
     this.heldErrors = new Map();
-    this.shadowRoot.addEventListener('input', (event) => {
-      const target = event.target;
-      if (!target.matches?.('input:not([type="checkbox"]), textarea')) return;
-      this.typingField = target.name;
-      setTimeout(() => { if (this.typingField === target.name) this.typingField = null; });
-    }, true);
+    this.shadowRoot.addEventListener(
+      'input',
+      (event) => {
+        const target = event.target;
+        if (!target.matches?.('input:not([type="checkbox"]), textarea')) return;
+        this.typingField = target.name;
+        setTimeout(() => {
+          if (this.typingField === target.name) this.typingField = null;
+        });
+      },
+      true,
+    );
     // Leaving the field (or pressing Enter) shows what was held back at once.
-    this.shadowRoot.addEventListener('change', () => { this.typingField = null; this.showHeldErrors(); }, true);
+    this.shadowRoot.addEventListener(
+      'change',
+      () => {
+        this.typingField = null;
+        this.showHeldErrors();
+      },
+      true,
+    );
   }
 
   // ------------------------------------------------------------------------------------ declared state
@@ -517,7 +617,10 @@ export class TallyWidget extends HTMLElement {
       const text = this.getAttribute(attribute);
       const verdict = text === null ? null : f.check(text);
       start[f.name] = verdict === true ? text : f.fallback;
-      if (text !== null && verdict !== true) console.warn(`tally: <${this.localName}> ignored ${attribute}="${text.slice(0, QUOTE_CHARS)}" (${verdict || 'not an accepted value'})`);
+      if (text !== null && verdict !== true)
+        console.warn(
+          `tally: <${this.localName}> ignored ${attribute}="${text.slice(0, QUOTE_CHARS)}" (${verdict || 'not an accepted value'})`,
+        );
     }
     this.defaults = { ...start };
     const fromUrl = readState(this.key, this.stateSchema);
@@ -564,14 +667,25 @@ export class TallyWidget extends HTMLElement {
    */
   setState(state) {
     if (!this.mounted) throw new Error(`<${this.localName}> is not ready: await element.ready before setState()`);
-    if (!state || typeof state !== 'object' || Array.isArray(state)) throw new TallyError('', 'setState takes an object such as {"gpus": "8"}');
+    if (!state || typeof state !== 'object' || Array.isArray(state))
+      throw new TallyError('', 'setState takes an object such as {"gpus": "8"}');
     const changes = {};
     for (const [field, raw] of Object.entries(state)) {
-      if (!Object.hasOwn(this.stateSchema, field)) throw new TallyError(field, `${field}: this widget has no such setting (it has ${Object.keys(this.stateSchema).join(', ')})`);
-      if (!['string', 'number', 'boolean'].includes(typeof raw)) throw new TallyError(field, `${field} must be text, a number or a boolean`);
+      if (!Object.hasOwn(this.stateSchema, field))
+        throw new TallyError(
+          field,
+          `${field}: this widget has no such setting (it has ${Object.keys(this.stateSchema).join(', ')})`,
+        );
+      if (!['string', 'number', 'boolean'].includes(typeof raw))
+        throw new TallyError(field, `${field} must be text, a number or a boolean`);
       const text = String(raw);
-      const verdict = text.length > MAX_VALUE_LENGTH ? `longer than ${MAX_VALUE_LENGTH} characters` : this.stateSchema[field](text);
-      if (verdict !== true) throw new TallyError(field, `${field}: ${typeof verdict === 'string' ? verdict : 'not an accepted value'}, got "${text.slice(0, QUOTE_CHARS)}"`);
+      const verdict =
+        text.length > MAX_VALUE_LENGTH ? `longer than ${MAX_VALUE_LENGTH} characters` : this.stateSchema[field](text);
+      if (verdict !== true)
+        throw new TallyError(
+          field,
+          `${field}: ${typeof verdict === 'string' ? verdict : 'not an accepted value'}, got "${text.slice(0, QUOTE_CHARS)}"`,
+        );
       changes[field] = text;
     }
     const before = this.values();
@@ -606,7 +720,10 @@ export class TallyWidget extends HTMLElement {
       this.setUrlNotice(`attribute:${name}`, null);
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
-      this.setUrlNotice(`attribute:${name}`, `Ignored attribute ${name}="${value.slice(0, QUOTE_CHARS)}": ${error.message}.`);
+      this.setUrlNotice(
+        `attribute:${name}`,
+        `Ignored attribute ${name}="${value.slice(0, QUOTE_CHARS)}": ${error.message}.`,
+      );
     }
   }
 
@@ -618,8 +735,12 @@ export class TallyWidget extends HTMLElement {
   onControlEdit(handler) {
     const root = this.shadowRoot;
     const isText = (el) => el.matches?.('textarea, input:not([type="checkbox"]):not([type="radio"])');
-    root.addEventListener('input', (event) => { if (event.target.name && isText(event.target)) handler(event.target, event); });
-    root.addEventListener('change', (event) => { if (event.target.name && !isText(event.target)) handler(event.target, event); });
+    root.addEventListener('input', (event) => {
+      if (event.target.name && isText(event.target)) handler(event.target, event);
+    });
+    root.addEventListener('change', (event) => {
+      if (event.target.name && !isText(event.target)) handler(event.target, event);
+    });
   }
 
   /**
@@ -650,15 +771,19 @@ export class TallyWidget extends HTMLElement {
       box.part.add('warnings');
       box.setAttribute('role', 'status');
       const anchor = root.querySelector('.notice');
-      if (anchor) anchor.after(box); else (root.querySelector('.widget') ?? root).append(box);
+      if (anchor) anchor.after(box);
+      else (root.querySelector('.widget') ?? root).append(box);
     }
-    box.replaceChildren(...list.map((w) => {
-      const line = document.createElement('p');
-      line.textContent = `Warning: ${w.message}`; // textContent only: engine text never becomes markup
-      if (w.field) line.dataset.field = w.field;
-      return line;
-    }));
-    if (list.length) this.dataset.warnings = String(list.length); else delete this.dataset.warnings;
+    box.replaceChildren(
+      ...list.map((w) => {
+        const line = document.createElement('p');
+        line.textContent = `Warning: ${w.message}`; // textContent only: engine text never becomes markup
+        if (w.field) line.dataset.field = w.field;
+        return line;
+      }),
+    );
+    if (list.length) this.dataset.warnings = String(list.length);
+    else delete this.dataset.warnings;
   }
 
   /**
@@ -689,7 +814,8 @@ export class TallyWidget extends HTMLElement {
 
   /** Adds the documented part names to the widget's elements (after mount; see PARTS). */
   applyParts() {
-    for (const [selector, part] of PARTS) for (const el of this.shadowRoot.querySelectorAll(selector)) el.part.add(part);
+    for (const [selector, part] of PARTS)
+      for (const el of this.shadowRoot.querySelectorAll(selector)) el.part.add(part);
   }
 
   holdError(field, message, delayMs) {
@@ -737,7 +863,8 @@ export class TallyWidget extends HTMLElement {
         this.mounted = true;
         this.announced = JSON.stringify(this.values());
         // After the widget's own handlers: a reader edit that changed the state fires `change`.
-        for (const type of ['input', 'change', 'click', 'keydown']) this.shadowRoot.addEventListener(type, () => queueMicrotask(() => this.announceState()));
+        for (const type of ['input', 'change', 'click', 'keydown'])
+          this.shadowRoot.addEventListener(type, () => queueMicrotask(() => this.announceState()));
       }
       this.applyParts();
     } catch (error) {
@@ -773,14 +900,20 @@ export class TallyWidget extends HTMLElement {
       box.className = 'url-notice';
       box.setAttribute('role', 'status');
       const anchor = root.querySelector('.notice') ?? root.querySelector('.fields');
-      if (anchor) anchor.before(box); else (root.querySelector('.widget') ?? root).append(box);
+      if (anchor) anchor.before(box);
+      else (root.querySelector('.widget') ?? root).append(box);
       // Changing a field the URL set wrongly settles that notice.
-      const settle = (event) => { const name = event.target?.name; if (name && this.urlNotices.get(name)?.rejection) this.setUrlNotice(name, null); };
+      const settle = (event) => {
+        const name = event.target?.name;
+        if (name && this.urlNotices.get(name)?.rejection) this.setUrlNotice(name, null);
+      };
       root.addEventListener('input', settle);
       root.addEventListener('change', settle);
     }
     const rejections = [...this.urlNotices.values()].filter((n) => n.rejection).map((n) => n.text);
     const others = [...this.urlNotices.values()].filter((n) => !n.rejection).map((n) => n.text);
-    box.textContent = [rejections.length ? `Ignored URL settings: ${rejections.join('; ')}.` : '', ...others].filter(Boolean).join(' ');
+    box.textContent = [rejections.length ? `Ignored URL settings: ${rejections.join('; ')}.` : '', ...others]
+      .filter(Boolean)
+      .join(' ');
   }
 }

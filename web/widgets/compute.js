@@ -5,8 +5,23 @@
 //   dtype="bf16", gpus="1024", mfu="0.5", price="2" (dollars per GPU-hour), seq="4096"
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
-  TallyWidget, baseCss, numberField, selectField, parseNumberFields, showError, clearErrors, formatNumber, formatDollars,
-  formatParams, escapeHtml, formulaHtml, symbolLegend, isNumberText, oneOf, SECONDS_PER_DAY, SECONDS_PER_HOUR,
+  TallyWidget,
+  baseCss,
+  numberField,
+  selectField,
+  parseNumberFields,
+  showError,
+  clearErrors,
+  formatNumber,
+  formatDollars,
+  formatParams,
+  escapeHtml,
+  formulaHtml,
+  symbolLegend,
+  isNumberText,
+  oneOf,
+  SECONDS_PER_DAY,
+  SECONDS_PER_HOUR,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
 
@@ -25,9 +40,17 @@ const NUMBER_FIELDS = [
   { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { peak_flops_per_s: 'peak_tflops', dollars_per_gpu_hour: 'price', hardware: 'hardware', flops_basis: 'basis' };
-const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla'];  // cleared on bad input
-const BASES = [{ value: 'six_nd', label: '6ND' }, { value: 'exact', label: 'exact matmul FLOPs (needs a model)' }];
+const ARG_TO_FIELD = {
+  peak_flops_per_s: 'peak_tflops',
+  dollars_per_gpu_hour: 'price',
+  hardware: 'hardware',
+  flops_basis: 'basis',
+};
+const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla']; // cleared on bad input
+const BASES = [
+  { value: 'six_nd', label: '6ND' },
+  { value: 'exact', label: 'exact matmul FLOPs (needs a model)' },
+];
 
 const css = `
 .results .value.small { font-size: 15px; }
@@ -52,7 +75,19 @@ th { font-size: 12px; color: var(--muted); }
 `;
 
 class TallyCompute extends TallyWidget {
-  static stateAttributes = ['model', 'params', 'tokens', 'hardware', 'peak-tflops', 'dtype', 'gpus', 'mfu', 'price', 'seq', 'basis'];
+  static stateAttributes = [
+    'model',
+    'params',
+    'tokens',
+    'hardware',
+    'peak-tflops',
+    'dtype',
+    'gpus',
+    'mfu',
+    'price',
+    'seq',
+    'basis',
+  ];
 
   mount() {
     // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
@@ -64,16 +99,39 @@ class TallyCompute extends TallyWidget {
     const dtypes = [...new Set(hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
     this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
     const start = this.declareState('cmp', [
-      { name: 'model', check: oneOf([...models.map((m) => m.id), CUSTOM]), fallback: this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id },
-      { name: 'hardware', check: oneOf([...hardware.map((h) => h.id), CUSTOM]), fallback: this.hasAttribute('peak-tflops') || !hardware.length ? CUSTOM : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id },
+      {
+        name: 'model',
+        check: oneOf([...models.map((m) => m.id), CUSTOM]),
+        fallback: this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id,
+      },
+      {
+        name: 'hardware',
+        check: oneOf([...hardware.map((h) => h.id), CUSTOM]),
+        fallback:
+          this.hasAttribute('peak-tflops') || !hardware.length
+            ? CUSTOM
+            : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id,
+      },
       { name: 'dtype', check: oneOf(this.dtypes), fallback: this.dtypes.includes('bf16') ? 'bf16' : this.dtypes[0] },
       { name: 'basis', check: oneOf(BASES.map((b) => b.value)), fallback: 'six_nd' },
-      ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+      ...NUMBER_FIELDS.map((f) => ({
+        name: f.name,
+        attribute: f.attribute,
+        check: isNumberText,
+        fallback: f.fallback,
+      })),
     ]);
 
-    const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), { value: CUSTOM, label: 'Custom parameter count' }];
-    const hwOptions = [...hardware.map((h) => ({ value: h.id, label: h.name })), { value: CUSTOM, label: 'Custom peak FLOP/s' }];
-    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    const modelOptions = [
+      ...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
+      { value: CUSTOM, label: 'Custom parameter count' },
+    ];
+    const hwOptions = [
+      ...hardware.map((h) => ({ value: h.id, label: h.name })),
+      { value: CUSTOM, label: 'Custom peak FLOP/s' },
+    ];
+    const field = (name) =>
+      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training compute, time and cost">
         <div class="fields">
@@ -108,7 +166,10 @@ class TallyCompute extends TallyWidget {
       </div>`;
     const root = this.shadowRoot;
     this.onControlEdit((control) => this.onEdit(control.name));
-    this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.chartArgs && this.drawChart(...this.chartArgs));
+    this.observeWidth(
+      root.querySelector('[data-out="chart"]'),
+      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    );
     this.syncPresets(start);
     this.update();
     this.settleUrlState();
@@ -135,21 +196,33 @@ class TallyCompute extends TallyWidget {
     // Compute uses the parameters a token visits: for a mixture of experts the active count, not the total.
     if (model) this.control('params').value = String(model.params_active ?? model.params_total);
     const hw = this.presets.hardware?.find((h) => h.id === values.hardware);
-    if (hw && hw.peak_flops?.[values.dtype] !== undefined) this.control('peak_tflops').value = String(hw.peak_flops[values.dtype] / 1e12);
+    if (hw && hw.peak_flops?.[values.dtype] !== undefined)
+      this.control('peak_tflops').value = String(hw.peak_flops[values.dtype] / 1e12);
   }
 
   values() {
     const values = {};
-    for (const name of ['model', 'hardware', 'dtype', 'basis', ...NUMBER_FIELDS.map((f) => f.name)]) values[name] = this.control(name).value;
+    for (const name of ['model', 'hardware', 'dtype', 'basis', ...NUMBER_FIELDS.map((f) => f.name)])
+      values[name] = this.control(name).value;
     return values;
   }
 
   /** Attributes that reproduce the current state in an embed snippet. */
   embedAttributes() {
     const v = this.values();
-    const out = { tokens: v.tokens, gpus: v.gpus, mfu: v.mfu, price: v.price, dtype: v.dtype, seq: v.seq, basis: v.basis };
-    if (v.model === CUSTOM) out.params = v.params; else out.model = v.model;
-    if (v.hardware === CUSTOM) out['peak-tflops'] = v.peak_tflops; else out.hardware = v.hardware;
+    const out = {
+      tokens: v.tokens,
+      gpus: v.gpus,
+      mfu: v.mfu,
+      price: v.price,
+      dtype: v.dtype,
+      seq: v.seq,
+      basis: v.basis,
+    };
+    if (v.model === CUSTOM) out.params = v.params;
+    else out.model = v.model;
+    if (v.hardware === CUSTOM) out['peak-tflops'] = v.peak_tflops;
+    else out.hardware = v.hardware;
     return out;
   }
 
@@ -168,18 +241,40 @@ class TallyCompute extends TallyWidget {
     this.lastError = null;
     const v = this.values();
     const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
-    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
-    const blank = () => { for (const key of OUTPUTS) out(key, '—'); root.querySelector('[data-out="chart"]').replaceChildren(); this.result = null; this.chartArgs = null; this.showWarnings([]); };
+    const out = (key, text) => {
+      root.querySelector(`[data-out="${key}"]`).textContent = text;
+    };
+    const blank = () => {
+      for (const key of OUTPUTS) out(key, '—');
+      root.querySelector('[data-out="chart"]').replaceChildren();
+      this.result = null;
+      this.chartArgs = null;
+      this.showWarnings([]);
+    };
     if (errors.length) {
       for (const error of errors) showError(root, error.field, error.message);
       this.lastError = errors[0];
       blank();
       return;
     }
-    const args = { tokens: numbers.tokens, gpus: numbers.gpus, mfu: numbers.mfu, dollars_per_gpu_hour: numbers.price, flops_basis: v.basis };
-    if (v.model === CUSTOM) args.params = numbers.params; else { args.model = v.model; args.seq = numbers.seq; }
-    if (v.hardware === CUSTOM) args.peak_flops_per_s = numbers.peak_tflops * 1e12; // TFLOP/s -> FLOP/s (unit only)
-    else { args.hardware = v.hardware; args.dtype = v.dtype; }
+    const args = {
+      tokens: numbers.tokens,
+      gpus: numbers.gpus,
+      mfu: numbers.mfu,
+      dollars_per_gpu_hour: numbers.price,
+      flops_basis: v.basis,
+    };
+    if (v.model === CUSTOM) args.params = numbers.params;
+    else {
+      args.model = v.model;
+      args.seq = numbers.seq;
+    }
+    if (v.hardware === CUSTOM)
+      args.peak_flops_per_s = numbers.peak_tflops * 1e12; // TFLOP/s -> FLOP/s (unit only)
+    else {
+      args.hardware = v.hardware;
+      args.dtype = v.dtype;
+    }
     let cost;
     let flops = null;
     try {
@@ -200,7 +295,9 @@ class TallyCompute extends TallyWidget {
     out('exact', flops ? `${formatNumber(flops.model_flops)} (${formatNumber(ratio, 3)}× 6ND)` : 'choose a model');
     const note = root.querySelector('[data-out="moe"]');
     note.hidden = !moe;
-    note.textContent = moe ? `Mixture of experts: compute (6ND, days, cost) uses the ${formatParams(flops.params_active)} active parameters each token visits; memory stores all ${formatParams(flops.params_total)}.` : '';
+    note.textContent = moe
+      ? `Mixture of experts: compute (6ND, days, cost) uses the ${formatParams(flops.params_active)} active parameters each token visits; memory stores all ${formatParams(flops.params_total)}.`
+      : '';
     root.querySelector('[data-out="exact"]').classList.toggle('small', true);
     out('days', formatNumber(cost.seconds / SECONDS_PER_DAY, 4));
     out('days-label', cost.flops_basis === 'exact' ? 'Days (exact FLOPs)' : 'Days (6ND)');
@@ -218,7 +315,10 @@ class TallyCompute extends TallyWidget {
   drawChart(tokens, chin, ratio) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Drawn in the chart's own pixel width (observeWidth) so text stays 12 px on a phone instead of shrinking.
-    const W = drawWidth(this.shownWidth(svg), { min: 300 }), left = 16, right = 16, y = 40;
+    const W = drawWidth(this.shownWidth(svg), { min: 300 }),
+      left = 16,
+      right = 16,
+      y = 40;
     svg.setAttribute('viewBox', `0 0 ${W} 112`);
     const values = [tokens, chin].filter((t) => t > 0);
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
@@ -246,15 +346,29 @@ class TallyCompute extends TallyWidget {
     if (!flops) return;
     // The table is per token, so it shows the engine's per-token formulas (the per-sequence ones have an extra s).
     const components = flops.components ?? [];
-    details.querySelector('tbody').innerHTML = components.map((c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
-      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formulaHtml(c.formula_per_token ?? '')}</td></tr>`).join('');
+    details.querySelector('tbody').innerHTML = components
+      .map(
+        (c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
+      <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formulaHtml(c.formula_per_token ?? '')}</td></tr>`,
+      )
+      .join('');
     const m = flops.model ?? {};
-    const legend = symbolLegend(components.map((c) => c.formula_per_token ?? ''), {
-      s: ['sequence length', flops.seq], h: ['hidden size', m.hidden_size], a: ['attention heads', m.num_heads],
-      d: ['head dimension', m.head_dim], n_kv: ['key-value heads', m.num_kv_heads], f: ['MLP width', m.ffn_hidden_size],
-      L: ['layers', m.num_layers], V: ['vocabulary size', m.vocab_size], E: ['experts', m.num_experts],
-      k: ['experts each token visits', m.experts_per_token], shared: ['shared experts', m.num_shared_experts],
-    });
+    const legend = symbolLegend(
+      components.map((c) => c.formula_per_token ?? ''),
+      {
+        s: ['sequence length', flops.seq],
+        h: ['hidden size', m.hidden_size],
+        a: ['attention heads', m.num_heads],
+        d: ['head dimension', m.head_dim],
+        n_kv: ['key-value heads', m.num_kv_heads],
+        f: ['MLP width', m.ffn_hidden_size],
+        L: ['layers', m.num_layers],
+        V: ['vocabulary size', m.vocab_size],
+        E: ['experts', m.num_experts],
+        k: ['experts each token visits', m.experts_per_token],
+        shared: ['shared experts', m.num_shared_experts],
+      },
+    );
     details.querySelector('[data-out="symbols"]').innerHTML = legend.html;
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }

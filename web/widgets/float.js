@@ -7,7 +7,15 @@
 // Every number shown comes from the engine (float_encode, float_decode, float_compare, float_table,
 // float_formats, block_compare); this module decodes nothing and only lays results out.
 import {
-  TallyWidget, TallyError, baseCss, selectField, showError, clearErrors, escapeHtml, formatNumber, oneOf,
+  TallyWidget,
+  TallyError,
+  baseCss,
+  selectField,
+  showError,
+  clearErrors,
+  escapeHtml,
+  formatNumber,
+  oneOf,
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
 
@@ -23,8 +31,15 @@ const JUMPS = [
   { key: 'epsilon', label: 'epsilon' },
 ];
 /** Engine argument -> this widget's input, for errors the engine reports. */
-const ARG_TO_FIELD = { value: 'value', hex: 'hex', code: 'hex', flip_bit: 'flip_bit', format: 'format',
-  rounding: 'rounding', saturate: 'saturate' };
+const ARG_TO_FIELD = {
+  value: 'value',
+  hex: 'hex',
+  code: 'hex',
+  flip_bit: 'flip_bit',
+  format: 'format',
+  rounding: 'rounding',
+  saturate: 'saturate',
+};
 
 const css = `
 .top { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(160px, 40%), 1fr)); gap: 10px 14px; }
@@ -111,7 +126,7 @@ class TallyFloat extends TallyWidget {
     const names = this.formats.map((f) => f.name);
     const start = this.declareState('float', [
       { name: 'format', check: oneOf(names), fallback: 'bf16' },
-      { name: 'value', check: (t) => (t.length <= 400) || 'too long', fallback: '3.140625' },
+      { name: 'value', check: (t) => t.length <= 400 || 'too long', fallback: '3.140625' },
       { name: 'hex', check: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code', fallback: '' },
       { name: 'rounding', check: oneOf(this.roundings.map((r) => r.value)), fallback: 'nearest_even' },
       { name: 'saturate', check: oneOf(SATURATION.map((r) => r.value)), fallback: 'default' },
@@ -148,7 +163,10 @@ class TallyFloat extends TallyWidget {
     if (s.source === 'hex') out.hex = s.hex;
     else out.value = s.value;
     if (s.block.trim() !== '') out.block = s.block;
-    else { out.outlier = s.outlier; out.seed = s.seed; }
+    else {
+      out.outlier = s.outlier;
+      out.seed = s.seed;
+    }
     return out;
   }
 
@@ -213,10 +231,24 @@ class TallyFloat extends TallyWidget {
       this.state.format = e.target.value;
       this.update();
     });
-    on('[name="value"]', 'input', (e) => { this.state.source = 'value'; this.state.value = e.target.value; this.update(); });
-    on('[name="hex"]', 'input', (e) => { this.state.source = 'hex'; this.state.hex = e.target.value; this.update(); });
-    on('[name="rounding"]', 'change', (e) => { this.state.rounding = e.target.value; this.update(); });
-    on('[name="saturate"]', 'change', (e) => { this.state.saturate = e.target.value; this.update(); });
+    on('[name="value"]', 'input', (e) => {
+      this.state.source = 'value';
+      this.state.value = e.target.value;
+      this.update();
+    });
+    on('[name="hex"]', 'input', (e) => {
+      this.state.source = 'hex';
+      this.state.hex = e.target.value;
+      this.update();
+    });
+    on('[name="rounding"]', 'change', (e) => {
+      this.state.rounding = e.target.value;
+      this.update();
+    });
+    on('[name="saturate"]', 'change', (e) => {
+      this.state.saturate = e.target.value;
+      this.update();
+    });
     root.querySelector('.bits').addEventListener('click', (e) => {
       const button = e.target.closest('button[data-bit]');
       if (button) this.flipBit(Number(button.dataset.bit));
@@ -224,20 +256,41 @@ class TallyFloat extends TallyWidget {
     for (const b of root.querySelectorAll('[data-step]')) b.addEventListener('click', () => this.step(b.dataset.step));
     for (const b of root.querySelectorAll('[data-jump]')) b.addEventListener('click', () => this.jump(b.dataset.jump));
     on('[data-action="flip"]', 'click', () => this.flipBit(root.querySelector('[name="flip_bit"]').value));
-    on('[name="flip_bit"]', 'keydown', (e) => { if (e.key === 'Enter') this.flipBit(e.target.value); });
+    on('[name="flip_bit"]', 'keydown', (e) => {
+      if (e.key === 'Enter') this.flipBit(e.target.value);
+    });
     root.querySelector('[data-out="compare"] tbody').addEventListener('click', (e) => {
       const row = e.target.closest('tr[data-format]');
       if (!row) return;
       root.querySelector('[name="format"]').value = row.dataset.format;
       root.querySelector('[name="format"]').dispatchEvent(new Event('change'));
     });
-    on('[name="block"]', 'input', (e) => { this.state.block = e.target.value; this.updateBlocks(); });
-    on('[name="outlier"]', 'input', (e) => { this.state.outlier = e.target.value; this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
-    on('[name="seed"]', 'input', (e) => { this.state.seed = e.target.value; this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
-    on('[data-action="generate"]', 'click', () => { this.state.block = ''; this.syncBlockText(); this.updateBlocks(); });
+    on('[name="block"]', 'input', (e) => {
+      this.state.block = e.target.value;
+      this.updateBlocks();
+    });
+    on('[name="outlier"]', 'input', (e) => {
+      this.state.outlier = e.target.value;
+      this.state.block = '';
+      this.syncBlockText();
+      this.updateBlocks();
+    });
+    on('[name="seed"]', 'input', (e) => {
+      this.state.seed = e.target.value;
+      this.state.block = '';
+      this.syncBlockText();
+      this.updateBlocks();
+    });
+    on('[data-action="generate"]', 'click', () => {
+      this.state.block = '';
+      this.syncBlockText();
+      this.updateBlocks();
+    });
   }
 
-  syncBlockText() { this.shadowRoot.querySelector('[name="block"]').value = this.state.block; }
+  syncBlockText() {
+    this.shadowRoot.querySelector('[name="block"]').value = this.state.block;
+  }
 
   args() {
     const a = { format: this.state.format, rounding: this.state.rounding };
@@ -312,20 +365,28 @@ class TallyFloat extends TallyWidget {
     const hexInput = root.querySelector('[name="hex"]');
     if (root.activeElement !== hexInput || s.source !== 'hex') hexInput.value = result.hex;
     const valueInput = root.querySelector('[name="value"]');
-    if (s.source === 'hex' && root.activeElement !== valueInput) valueInput.value = result.exact.length <= 60 ? result.exact : '';
+    if (s.source === 'hex' && root.activeElement !== valueInput)
+      valueInput.value = result.exact.length <= 60 ? result.exact : '';
     root.querySelector('[name="format"]').value = s.format;
 
     // Bits: sign | exponent | mantissa, most significant first.
     const nbits = result.bits.length;
     const fb = result.field_bits;
-    const kinds = [...fb.sign].map(() => 'sign').concat([...fb.exponent].map(() => 'exponent'), [...fb.mantissa].map(() => 'mantissa'));
-    root.querySelector('.bits').innerHTML = [...result.bits].map((ch, i) => {
-      const bit = nbits - 1 - i;
-      const kind = kinds[i];
-      const gap = i > 0 && kinds[i - 1] !== kind ? ' gap-before' : '';
-      return `<button type="button" class="bit ${kind}${gap}" data-bit="${bit}" aria-pressed="${ch === '1'}"
+    const kinds = [...fb.sign]
+      .map(() => 'sign')
+      .concat(
+        [...fb.exponent].map(() => 'exponent'),
+        [...fb.mantissa].map(() => 'mantissa'),
+      );
+    root.querySelector('.bits').innerHTML = [...result.bits]
+      .map((ch, i) => {
+        const bit = nbits - 1 - i;
+        const kind = kinds[i];
+        const gap = i > 0 && kinds[i - 1] !== kind ? ' gap-before' : '';
+        return `<button type="button" class="bit ${kind}${gap}" data-bit="${bit}" aria-pressed="${ch === '1'}"
         aria-label="bit ${bit} (${kind}) is ${ch}; flip it" title="bit ${bit} (${kind})">${ch}</button>`;
-    }).join('');
+      })
+      .join('');
     const f = this.formats.find((x) => x.name === s.format);
     const unb = result.unbiased_exponent === null ? '' : ` → 2^${result.unbiased_exponent}`;
     root.querySelector('.legend').innerHTML = `
@@ -338,11 +399,13 @@ class TallyFloat extends TallyWidget {
     root.querySelector('[data-out="formula"]').textContent = result.formula;
     // The engine words what storing did (tally::fp::store_notes); the widget only styles it.
     const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
-    for (const note of result.notes) flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text)}</span>`);
+    for (const note of result.notes)
+      flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text)}</span>`);
     root.querySelector('[data-out="flags"]').innerHTML = flags.join('');
-    root.querySelector('[data-out="input"]').textContent = 'input' in result
-      ? `input ${result.input_exact}${result.error_abs !== null ? `; error ${result.error_abs === 0 ? '0' : formatNumber(result.error_abs)} (relative ${result.error_rel === null ? '—' : formatNumber(result.error_rel)})` : ''}; ulp here ${result.ulp_exact ?? '—'}`
-      : `decoded from the bits; ulp here ${result.ulp_exact ?? '—'}`;
+    root.querySelector('[data-out="input"]').textContent =
+      'input' in result
+        ? `input ${result.input_exact}${result.error_abs !== null ? `; error ${result.error_abs === 0 ? '0' : formatNumber(result.error_abs)} (relative ${result.error_rel === null ? '—' : formatNumber(result.error_rel)})` : ''}; ulp here ${result.ulp_exact ?? '—'}`
+        : `decoded from the bits; ulp here ${result.ulp_exact ?? '—'}`;
     root.querySelector('[data-step="next"]').disabled = !result.next;
     root.querySelector('[data-step="prev"]').disabled = !result.prev;
 
@@ -363,15 +426,17 @@ class TallyFloat extends TallyWidget {
   showCompare(cmp) {
     const s = this.state;
     const tbody = this.shadowRoot.querySelector('[data-out="compare"] tbody');
-    tbody.innerHTML = cmp.results.map((r) => {
-      const notes = r.notes.map((n) => n.text);
-      const warn = r.notes.some((n) => n.kind === 'warn');
-      const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
-      return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
+    tbody.innerHTML = cmp.results
+      .map((r) => {
+        const notes = r.notes.map((n) => n.text);
+        const warn = r.notes.some((n) => n.kind === 'warn');
+        const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
+        return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
         <td class="exact mono" title="${escapeHtml(r.exact)}">${escapeHtml(r.class === 'nan' ? 'NaN' : shortExact(r.exact))}</td>
         <td class="num hide-phone">${rel}</td><td class="${warn ? 'note-warn' : ''}">${escapeHtml(notes.join(', '))}</td></tr>`;
-    }).join('');
+      })
+      .join('');
   }
 
   updateChart() {
@@ -380,22 +445,29 @@ class TallyFloat extends TallyWidget {
     // Laid out at the width it is shown (observeWidth), so labels stay readable on a phone. Reading the width
     // from layout here instead forced a layout of the whole page on every keystroke (about 60 ms of each update).
     const W = drawWidth(this.shownWidth(svg), { min: 300, max: 720 });
-    const H = W < 480 ? 190 : 210, L = 58, R = 14, T = 14, B = 30; // L: room for the widest y label ("2^-128")
+    const H = W < 480 ? 190 : 210,
+      L = 58,
+      R = 14,
+      T = 14,
+      B = 30; // L: room for the widest y label ("2^-128")
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     // Positions on a log2 axis: display geometry only (the values themselves come from the engine).
     const lg = (v) => Math.log2(v);
     const rows = this.gaps;
     const xs = rows.flatMap((r) => [lg(r.from), lg(r.to)]);
     const ys = rows.map((r) => lg(r.gap));
-    const x0 = Math.min(...xs), x1 = Math.max(...xs) + 1e-9;
-    const y0 = Math.min(...ys) - 0.5, y1 = Math.max(...ys) + 0.5;
+    const x0 = Math.min(...xs),
+      x1 = Math.max(...xs) + 1e-9;
+    const y0 = Math.min(...ys) - 0.5,
+      y1 = Math.max(...ys) + 0.5;
     const X = linearScale([x0, x1], [L, W - R]);
     const Y = linearScale([y0, y1], [H - B, T]);
     let marker = '';
     const cur = this.current;
     if (cur && cur.value !== null && cur.value !== 0 && cur.ulp) {
       const v = Math.abs(cur.value);
-      const mx = X(lg(v)), my = Y(lg(cur.ulp));
+      const mx = X(lg(v)),
+        my = Y(lg(cur.ulp));
       marker = `<line class="marker" x1="${mx.toFixed(2)}" x2="${mx.toFixed(2)}" y1="${T}" y2="${H - B}"></line>
         <circle class="marker-dot" cx="${mx.toFixed(2)}" cy="${my.toFixed(2)}" r="4"></circle>`;
     }
@@ -405,18 +477,34 @@ class TallyFloat extends TallyWidget {
     if (this.chartDrawn !== drawn || !svg.querySelector('g.cursor')) {
       this.chartDrawn = drawn;
       // Each binade's gap runs from its first value to the next binade's first value (or to max).
-      const path = rows.map((r, i) => `<line class="step${r.kind === 'subnormal' ? ' sub' : ''}" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(i + 1 < rows.length ? rows[i + 1].from : r.to)).toFixed(2)}" y1="${Y(lg(r.gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
-      const risers = rows.slice(1).map((r, i) => `<line class="step" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(r.from)).toFixed(2)}" y1="${Y(lg(rows[i].gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`);
+      const path = rows.map(
+        (r, i) =>
+          `<line class="step${r.kind === 'subnormal' ? ' sub' : ''}" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(i + 1 < rows.length ? rows[i + 1].from : r.to)).toFixed(2)}" y1="${Y(lg(r.gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`,
+      );
+      const risers = rows
+        .slice(1)
+        .map(
+          (r, i) =>
+            `<line class="step" x1="${X(lg(r.from)).toFixed(2)}" x2="${X(lg(r.from)).toFixed(2)}" y1="${Y(lg(rows[i].gap)).toFixed(2)}" y2="${Y(lg(r.gap)).toFixed(2)}"></line>`,
+        );
       const ticks = [];
       if (this.valueTable) {
-        for (const v of this.valueTable.values) if (v > 0) ticks.push(`<line class="tick" x1="${X(lg(v)).toFixed(2)}" x2="${X(lg(v)).toFixed(2)}" y1="${H - B + 2}" y2="${H - B + 9}"></line>`);
+        for (const v of this.valueTable.values)
+          if (v > 0)
+            ticks.push(
+              `<line class="tick" x1="${X(lg(v)).toFixed(2)}" x2="${X(lg(v)).toFixed(2)}" y1="${H - B + 2}" y2="${H - B + 9}"></line>`,
+            );
       }
       const axis = [];
       // Label every k-th power of two, with k a power of two leaving room for about one label per 70px (x), 28px (y).
       for (const e of exponentTicks(x0, x1, powerOfTwoStride(x1 - x0, labelRoom(W - L - R, 70))))
-        axis.push(`<text x="${X(e).toFixed(1)}" y="${H - 6}" text-anchor="middle">${powerLabel(2, e, { caret: true })}</text>`);
+        axis.push(
+          `<text x="${X(e).toFixed(1)}" y="${H - 6}" text-anchor="middle">${powerLabel(2, e, { caret: true })}</text>`,
+        );
       for (const e of exponentTicks(y0, y1, powerOfTwoStride(y1 - y0, labelRoom(H - T - B, 28))))
-        axis.push(`<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">${powerLabel(2, e, { caret: true })}</text>`);
+        axis.push(
+          `<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">${powerLabel(2, e, { caret: true })}</text>`,
+        );
       svg.innerHTML = `<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
         ${path.join('')}${risers.join('')}${ticks.join('')}<g class="cursor"></g>${axis.join('')}`;
     }
@@ -436,7 +524,8 @@ class TallyFloat extends TallyWidget {
     const text = String(bit).trim();
     let r;
     try {
-      if (text === '') throw new TallyError('flip_bit', 'Flip bit number is empty: enter a bit index (0 is the least significant)');
+      if (text === '')
+        throw new TallyError('flip_bit', 'Flip bit number is empty: enter a bit index (0 is the least significant)');
       r = this.explore({ hex: this.current.hex, flip_bit: /^[-+]?\d+$/.test(text) ? Number(text) : text });
     } catch (error) {
       this.fail(error);
@@ -458,7 +547,8 @@ class TallyFloat extends TallyWidget {
     const f = this.formats.find((x) => x.name === this.state.format);
     const c = f.constants[which];
     if (!c) {
-      this.shadowRoot.querySelector('.notice').textContent = `${f.name} has no ${which.replace('_', ' ')} (it has no subnormals).`;
+      this.shadowRoot.querySelector('.notice').textContent =
+        `${f.name} has no ${which.replace('_', ' ')} (it has no subnormals).`;
       return;
     }
     this.state.source = 'hex';
@@ -473,7 +563,8 @@ class TallyFloat extends TallyWidget {
     if (s.block.trim() !== '') args.values = s.block;
     else args.generate = { n: 64, seed: s.seed.trim(), outlier: s.outlier.trim() };
     if (!args.values && args.generate.seed === '') throw new TallyError('seed', 'Seed is empty: enter a whole number');
-    if (!args.values && args.generate.outlier === '') throw new TallyError('outlier', 'Outlier is empty: enter a number (0 for none)');
+    if (!args.values && args.generate.outlier === '')
+      throw new TallyError('outlier', 'Outlier is empty: enter a number (0 for none)');
     return args;
   }
 
@@ -512,12 +603,22 @@ class TallyFloat extends TallyWidget {
   showBlocks(r) {
     const root = this.shadowRoot;
     this.clearBlockErrors();
-    if (this.state.block.trim() === '') root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
-    root.querySelector('[data-out="blocks"] tbody').innerHTML = r.results.map((x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
+    if (this.state.block.trim() === '')
+      root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
+    root.querySelector('[data-out="blocks"] tbody').innerHTML = r.results
+      .map(
+        (x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
       <td>${escapeHtml(x.display_name)}</td><td class="num">${Number(x.bits_per_value.toFixed(3))}</td>
       <td class="num">${formatNumber(x.relative_error, 2)}</td><td class="num">${formatNumber(x.max_abs_error, 2)}</td>
       <td class="num">${x.zeroed} of ${x.codes.length}</td>
-      <td class="mono hide-phone">${escapeHtml(x.scales.slice(0, 4).map((c) => `${c.hex}=${formatNumber(c.value, 3)}`).join(' ') + (x.scales.length > 4 ? ' …' : ''))}</td></tr>`).join('');
+      <td class="mono hide-phone">${escapeHtml(
+        x.scales
+          .slice(0, 4)
+          .map((c) => `${c.hex}=${formatNumber(c.value, 3)}`)
+          .join(' ') + (x.scales.length > 4 ? ' …' : ''),
+      )}</td></tr>`,
+      )
+      .join('');
     this.save();
   }
 

@@ -7,8 +7,19 @@
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads.
 import {
-  TallyWidget, baseCss, numberField, selectField, parseNumberFields, showError, clearErrors, formatNumber,
-  formatBytes, formatParams, escapeHtml, isNumberText, oneOf,
+  TallyWidget,
+  baseCss,
+  numberField,
+  selectField,
+  parseNumberFields,
+  showError,
+  clearErrors,
+  formatNumber,
+  formatBytes,
+  formatParams,
+  escapeHtml,
+  isNumberText,
+  oneOf,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
@@ -52,18 +63,34 @@ class TallyInference extends TallyWidget {
     const models = presets.models ?? [];
     const hardware = presets.hardware ?? [];
     // The engine's dtype table: the storage types a KV cache can hold ("none" is for absent classes only).
-    const kvDtypes = (presets.dtypes ?? []).filter((d) => d.roles?.includes('storage') && d.id !== 'none' && d.bytes > 0);
+    const kvDtypes = (presets.dtypes ?? []).filter(
+      (d) => d.roles?.includes('storage') && d.id !== 'none' && d.bytes > 0,
+    );
     const start = this.declareState('inf', [
-      { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '' },
-      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
+      {
+        name: 'model',
+        check: oneOf(models.map((m) => m.id)),
+        fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '',
+      },
+      {
+        name: 'hardware',
+        check: oneOf(hardware.map((h) => h.id)),
+        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
+      },
       { name: 'kv_dtype', check: oneOf(kvDtypes.map((d) => d.id)), fallback: 'bf16' },
-      ...NUMBER_FIELDS.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+      ...NUMBER_FIELDS.map((f) => ({
+        name: f.name,
+        attribute: f.attribute,
+        check: isNumberText,
+        fallback: f.fallback,
+      })),
     ]);
     // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
     if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
     if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
-    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    const field = (name) =>
+      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
         <div class="fields">
@@ -71,7 +98,7 @@ class TallyInference extends TallyWidget {
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
           ${field('batch')}
           ${field('context')}
-          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id} (${d.bytes} ${d.bytes === 1 ? "byte" : "bytes"})` })), value: start.kv_dtype })}
+          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id} (${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'})` })), value: start.kv_dtype })}
           ${field('kv_heads')}
         </div>
         <p class="notice" role="status"></p>
@@ -90,7 +117,10 @@ class TallyInference extends TallyWidget {
       </div>`;
     const root = this.shadowRoot;
     this.onControlEdit((control) => this.onEdit(control.name));
-    this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.chartArgs && this.drawChart(...this.chartArgs));
+    this.observeWidth(
+      root.querySelector('[data-out="chart"]'),
+      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    );
     this.update();
     this.settleUrlState();
   }
@@ -137,7 +167,14 @@ class TallyInference extends TallyWidget {
 
   embedAttributes() {
     const v = this.values();
-    return { model: v.model, hardware: v.hardware, batch: v.batch, context: v.context, 'kv-dtype': v.kv_dtype, 'kv-heads': v.kv_heads };
+    return {
+      model: v.model,
+      hardware: v.hardware,
+      batch: v.batch,
+      context: v.context,
+      'kv-dtype': v.kv_dtype,
+      'kv-heads': v.kv_heads,
+    };
   }
 
   onEdit(name) {
@@ -152,7 +189,9 @@ class TallyInference extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
-    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
+    const out = (key, text) => {
+      root.querySelector(`[data-out="${key}"]`).textContent = text;
+    };
     const blank = () => {
       for (const key of OUTPUTS) out(key, '—');
       root.querySelector('[data-out="chart"]').replaceChildren();
@@ -177,7 +216,13 @@ class TallyInference extends TallyWidget {
     }
     // The engine validates num_kv_heads (a divisor of the query heads) and names the field.
     const model = { ...config, num_kv_heads: numbers.kv_heads };
-    this.inferenceArgs = { model, hardware: v.hardware, batch: numbers.batch, context: numbers.context, kv_dtype: v.kv_dtype };
+    this.inferenceArgs = {
+      model,
+      hardware: v.hardware,
+      batch: numbers.batch,
+      context: numbers.context,
+      kv_dtype: v.kv_dtype,
+    };
     let r;
     try {
       r = this.engine.call('inference', this.inferenceArgs);
@@ -196,9 +241,14 @@ class TallyInference extends TallyWidget {
     out('prefill', formatNumber(r.prefill_tokens_per_s));
     out('crossover', r.crossover_batch_whole ? formatNumber(r.crossover_batch_whole) : 'never at this context');
     out('max_batch', formatNumber(r.max_batch));
-    out('note', r.crossover_batch_whole
-      ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
-      : r.crossover_reason ? `At this context ${r.crossover_reason}.` : '');
+    out(
+      'note',
+      r.crossover_batch_whole
+        ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
+        : r.crossover_reason
+          ? `At this context ${r.crossover_reason}.`
+          : '',
+    );
     this.chartArgs = [r, numbers.batch];
     this.drawChart(r, numbers.batch);
   }
@@ -208,21 +258,31 @@ class TallyInference extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.step_seconds * 1e3, s })); // one token per step: ms per token
     // Drawn at its shown width (viewBox units = CSS px) down to 280 px, so its 11 px text stays 11 px at a 320 px screen.
-    const W = drawWidth(this.shownWidth(svg), { min: 280 }), H = 240, left = 52, right = 16, top = 14, bottom = 42;
+    const W = drawWidth(this.shownWidth(svg), { min: 280 }),
+      H = 240,
+      left = 52,
+      right = 16,
+      top = 14,
+      bottom = 42;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    const xs = points.map((p) => Math.log10(p.x)), ys = points.map((p) => Math.log10(p.y));
-    const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05], [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
+    const xs = points.map((p) => Math.log10(p.x)),
+      ys = points.map((p) => Math.log10(p.y));
+    const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05],
+      [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
     const px = logScale([x0, x1], [left, W - right]);
     const py = logScale([y0, y1], [H - bottom, top]);
     // Ticks at 1, 2 and 5 × 10^e (chart.js logTicks), so a narrow range still has labels.
     let body = `<title>Latency per token against total throughput for batch 1 to ${points.at(-1).s.batch}, log scales</title>`;
-    for (const t of logTicks(y0, y1)) body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
-    for (const t of logTicks(x0, x1)) body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of logTicks(y0, y1))
+      body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of logTicks(x0, x1))
+      body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
     body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
     body += `<path class="lat" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
     for (const p of points) {
       body += `<circle class="${p.s.bound === 'memory' ? 'lat' : 'cmp'}" cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3.5"><title>batch ${p.s.batch}: ${escapeHtml(formatNumber(p.x))} tokens/s, ${escapeHtml(formatNumber(p.y))} ms per token (${p.s.bound}-bound)</title></circle>`;
-      if (Number.isInteger(Math.log2(p.s.batch) / 2)) body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}">b=${p.s.batch}</text>`;
+      if (Number.isInteger(Math.log2(p.s.batch) / 2))
+        body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}">b=${p.s.batch}</text>`;
     }
     const here = r.decode;
     body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.step_seconds * 1e3).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;

@@ -10,9 +10,30 @@
 //   ep="1" (MoE expert parallel degree) cf="0" (MoE capacity factor, 0 = no limit)
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
-  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, parseNumberFields, showError, clearErrors,
-  formatBytes, formatParams, formatPercent, escapeHtml, formulaHtml, symbolLegend, copyText, downloadBlob, standaloneSvg, svgToPng,
-  isNumberText, isBoolText, oneOf, GB,
+  TallyWidget,
+  TallyError,
+  baseCss,
+  numberField,
+  selectField,
+  checkboxField,
+  parseNumber,
+  parseNumberFields,
+  showError,
+  clearErrors,
+  formatBytes,
+  formatParams,
+  formatPercent,
+  escapeHtml,
+  formulaHtml,
+  symbolLegend,
+  copyText,
+  downloadBlob,
+  standaloneSvg,
+  svgToPng,
+  isNumberText,
+  isBoolText,
+  oneOf,
+  GB,
 } from './base.js';
 import { drawWidth, linearScale, linearTicks } from './chart.js';
 
@@ -24,10 +45,28 @@ const NUMBER_FIELDS = [
   { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
   { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
   { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1', optional: true },
-  { name: 'rlayers', label: 'Layers fully recomputed (per stage)', arg: 'recompute_layers', fallback: '0', optional: true },
+  {
+    name: 'rlayers',
+    label: 'Layers fully recomputed (per stage)',
+    arg: 'recompute_layers',
+    fallback: '0',
+    optional: true,
+  },
   { name: 'ep', label: 'Expert parallel (MoE)', arg: 'ep', fallback: '1', optional: true },
-  { name: 'cf', label: 'Expert capacity factor (MoE; 0: no limit)', arg: 'capacity_factor', fallback: '0', optional: true },
-  { name: 'dseq', label: 'Target length (encoder-decoder; 0: the sequence length)', arg: 'decoder_seq', fallback: '0', optional: true },
+  {
+    name: 'cf',
+    label: 'Expert capacity factor (MoE; 0: no limit)',
+    arg: 'capacity_factor',
+    fallback: '0',
+    optional: true,
+  },
+  {
+    name: 'dseq',
+    label: 'Target length (encoder-decoder; 0: the sequence length)',
+    arg: 'decoder_seq',
+    fallback: '0',
+    optional: true,
+  },
 ];
 const RECOMPUTE_OPS = [
   { value: '', label: 'none beyond the setting above' },
@@ -47,8 +86,22 @@ const ZERO3_BUFFER = [
 ];
 /** The allowance fields; their values convert to the engine's units (MiB -> bytes, % -> fraction) only. */
 const ALLOWANCE_FIELDS = [
-  { name: 'context_mib', attribute: 'context-mib', label: 'Reserved: CUDA context (MiB)', fallback: '512', arg: 'cuda_context_bytes', scale: 2 ** 20 },
-  { name: 'frag_pct', attribute: 'frag-pct', label: 'Reserved: fragmentation (% of memory)', fallback: '5', arg: 'fragmentation_fraction', scale: 0.01 },
+  {
+    name: 'context_mib',
+    attribute: 'context-mib',
+    label: 'Reserved: CUDA context (MiB)',
+    fallback: '512',
+    arg: 'cuda_context_bytes',
+    scale: 2 ** 20,
+  },
+  {
+    name: 'frag_pct',
+    attribute: 'frag-pct',
+    label: 'Reserved: fragmentation (% of memory)',
+    fallback: '5',
+    arg: 'fragmentation_fraction',
+    scale: 0.01,
+  },
 ];
 const DROPOUT = ['model', 'true', 'false'];
 const RECOMPUTE = [
@@ -64,10 +117,20 @@ const ZERO = [
 ];
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = {
-  micro_batch: 'mbs', flash_attention: 'flash', sequence_parallel: 'sp', hf_config: 'config', capacity_bytes: 'hardware',
-  cuda_context_bytes: 'context_mib', fragmentation_fraction: 'frag_pct',
-  virtual_stages: 'vstages', recompute_layers: 'rlayers', recompute_ops: 'rops', grad_accum: 'gacc', zero3_gather: 'z3buf',
-  capacity_factor: 'cf', decoder_seq: 'dseq',
+  micro_batch: 'mbs',
+  flash_attention: 'flash',
+  sequence_parallel: 'sp',
+  hf_config: 'config',
+  capacity_bytes: 'hardware',
+  cuda_context_bytes: 'context_mib',
+  fragmentation_fraction: 'frag_pct',
+  virtual_stages: 'vstages',
+  recompute_layers: 'rlayers',
+  recompute_ops: 'rops',
+  grad_accum: 'gacc',
+  zero3_gather: 'z3buf',
+  capacity_factor: 'cf',
+  decoder_seq: 'dseq',
 };
 
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
@@ -116,8 +179,29 @@ details summary { cursor: pointer; color: var(--accent); }
 `;
 
 class TallyMemoryBudget extends TallyWidget {
-  static stateAttributes = ['model', 'config', 'hardware', 'recipe', 'gpus', 'seq', 'mbs', 'tp', 'pp', 'vstages', 'rlayers', 'recompute',
-    'rops', 'zero', 'gacc', 'z3buf', 'flash', 'sp', 'dropout', 'context-mib', 'frag-pct'];
+  static stateAttributes = [
+    'model',
+    'config',
+    'hardware',
+    'recipe',
+    'gpus',
+    'seq',
+    'mbs',
+    'tp',
+    'pp',
+    'vstages',
+    'rlayers',
+    'recompute',
+    'rops',
+    'zero',
+    'gacc',
+    'z3buf',
+    'flash',
+    'sp',
+    'dropout',
+    'context-mib',
+    'frag-pct',
+  ];
 
   mount() {
     const engine = this.engine;
@@ -133,8 +217,16 @@ class TallyMemoryBudget extends TallyWidget {
     const start = this.declareState('mem', [
       { name: 'model', check: oneOf([...models.map((m) => m.id), CUSTOM]), fallback: models[0]?.id ?? CUSTOM },
       { name: 'config', check: (text) => text.trim().startsWith('{') || 'must be a JSON object', fallback: '' },
-      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id },
-      { name: 'recipe', check: oneOf(recipes.map((r) => r.id)), fallback: recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id },
+      {
+        name: 'hardware',
+        check: oneOf(hardware.map((h) => h.id)),
+        fallback: hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id,
+      },
+      {
+        name: 'recipe',
+        check: oneOf(recipes.map((r) => r.id)),
+        fallback: recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id,
+      },
       { name: 'recompute', check: oneOf(RECOMPUTE.map((r) => r.value)), fallback: 'none' },
       { name: 'zero', check: oneOf(ZERO.map((z) => z.value)), fallback: '0' },
       { name: 'rops', check: oneOf(RECOMPUTE_OPS.map((r) => r.value)), fallback: '' },
@@ -143,11 +235,18 @@ class TallyMemoryBudget extends TallyWidget {
       { name: 'flash', check: isBoolText, fallback: 'false' },
       { name: 'sp', check: isBoolText, fallback: 'false' },
       { name: 'dropout', check: oneOf(DROPOUT), fallback: 'model' },
-      ...[...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback })),
+      ...[...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => ({
+        name: f.name,
+        attribute: f.attribute,
+        check: isNumberText,
+        fallback: f.fallback,
+      })),
     ]);
 
-    const modelOptions = [...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
-      { value: CUSTOM, label: 'Custom: paste a config.json' }];
+    const modelOptions = [
+      ...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
+      { value: CUSTOM, label: 'Custom: paste a config.json' },
+    ];
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training memory budget per GPU">
         <div class="fields">
@@ -207,7 +306,11 @@ class TallyMemoryBudget extends TallyWidget {
   /** A refused config also leaves the custom model, so the widget shows a preset again. */
   revertField(field) {
     this.setControl(field, this.defaults[field]);
-    if (field === 'config') this.setControl('model', this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model);
+    if (field === 'config')
+      this.setControl(
+        'model',
+        this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model,
+      );
   }
 
   /** Sets controls from state texts (setState, URL reverts). */
@@ -225,9 +328,16 @@ class TallyMemoryBudget extends TallyWidget {
   dropoutOptions(modelId) {
     const config = this.presets?.models?.find((m) => m.id === modelId)?.config;
     const rates = config ? [config.attention_dropout, config.residual_dropout, config.embedding_dropout] : [];
-    const own = !config ? 'from the model\'s config.json'
-      : rates.some((p) => p > 0) ? `as the model: on (p = ${Math.max(...rates)})` : 'as the model: none';
-    return [{ value: 'model', label: own }, { value: 'true', label: 'on: store every mask' }, { value: 'false', label: 'off: no masks' }];
+    const own = !config
+      ? "from the model's config.json"
+      : rates.some((p) => p > 0)
+        ? `as the model: on (p = ${Math.max(...rates)})`
+        : 'as the model: none';
+    return [
+      { value: 'model', label: own },
+      { value: 'true', label: 'on: store every mask' },
+      { value: 'false', label: 'off: no masks' },
+    ];
   }
 
   setControl(field, value) {
@@ -242,7 +352,20 @@ class TallyMemoryBudget extends TallyWidget {
     const root = this.shadowRoot;
     const get = (name) => root.querySelector(`[name="${name}"]`);
     const values = {};
-    for (const name of ['model', 'hardware', 'recipe', 'recompute', 'rops', 'zero', 'gacc', 'z3buf', 'dropout', ...NUMBER_FIELDS.map((f) => f.name), ...ALLOWANCE_FIELDS.map((f) => f.name)]) values[name] = get(name).value;
+    for (const name of [
+      'model',
+      'hardware',
+      'recipe',
+      'recompute',
+      'rops',
+      'zero',
+      'gacc',
+      'z3buf',
+      'dropout',
+      ...NUMBER_FIELDS.map((f) => f.name),
+      ...ALLOWANCE_FIELDS.map((f) => f.name),
+    ])
+      values[name] = get(name).value;
     values.flash = String(get('flash').checked);
     values.sp = String(get('sp').checked);
     if (values.model === CUSTOM) values.config = get('config').value;
@@ -253,7 +376,10 @@ class TallyMemoryBudget extends TallyWidget {
   embedAttributes() {
     const values = this.values();
     delete values.config;
-    for (const f of ALLOWANCE_FIELDS) { values[f.attribute] = values[f.name]; delete values[f.name]; }
+    for (const f of ALLOWANCE_FIELDS) {
+      values[f.attribute] = values[f.name];
+      delete values[f.name];
+    }
     return values;
   }
 
@@ -266,8 +392,12 @@ class TallyMemoryBudget extends TallyWidget {
   /** Builds the engine arguments; throws TallyError naming a field for unreadable numbers. */
   args(values) {
     const args = {
-      hardware: values.hardware, recipe: values.recipe, recompute: values.recompute,
-      zero: Number(values.zero), flash_attention: values.flash === 'true', sequence_parallel: values.sp === 'true',
+      hardware: values.hardware,
+      recipe: values.recipe,
+      recompute: values.recompute,
+      zero: Number(values.zero),
+      flash_attention: values.flash === 'true',
+      sequence_parallel: values.sp === 'true',
     };
     // Settings left at their defaults are not sent, so the engine's arguments stay those of the plain setup.
     if (values.rops) args.recompute_ops = values.rops;
@@ -275,7 +405,10 @@ class TallyMemoryBudget extends TallyWidget {
     if (values.z3buf !== 'none') args.zero3_gather = values.z3buf;
     const errors = [];
     if (values.model === CUSTOM) {
-      if (!values.config?.trim()) errors.push(new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'));
+      if (!values.config?.trim())
+        errors.push(
+          new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'),
+        );
       args.hf_config = values.config;
     } else {
       args.model = values.model;
@@ -333,7 +466,9 @@ class TallyMemoryBudget extends TallyWidget {
   /** The symbols of the engine's memory formulas in words, with this budget's value where it has one. */
   glossary() {
     const b = this.budget ?? {};
-    const m = b.model ?? {}, st = b.setup ?? {}, act = b.activations ?? {};
+    const m = b.model ?? {},
+      st = b.setup ?? {},
+      act = b.activations ?? {};
     const cls = Object.fromEntries((b.classes ?? []).map((c) => [c.id, c]));
     return {
       N_w: ['parameters whose working weights this GPU holds', formatParams(cls.weights?.params)],
@@ -341,7 +476,7 @@ class TallyMemoryBudget extends TallyWidget {
       N_o: ['parameters whose optimizer state this GPU holds', formatParams(cls.optimizer_states?.params)],
       B: ['bytes'],
       ceil: ['rounded up to a whole number'],
-      'Σ_matrices': ['the sum over the weight matrices'],
+      Σ_matrices: ['the sum over the weight matrices'],
       rows: ['rows of a weight matrix'],
       cols: ['columns of a weight matrix'],
       per_layer: ['activation bytes of one layer', formatBytes(act.per_layer_bytes)],
@@ -387,7 +522,16 @@ class TallyMemoryBudget extends TallyWidget {
     return CLASSES.filter(({ id, optional }) => !optional || byId.has(id)).map(({ id, color }) => {
       const cls = byId.get(id) ?? byId.get(id.replace(/_states$/, '')) ?? {};
       const bytes = b.per_gpu_bytes[id] ?? cls.bytes ?? 0;
-      return { id, color, bytes, share: total > 0 ? bytes / total : 0, name: cls.name ?? id.replace(/_/g, ' '), formula: cls.formula, description: cls.description, sharded: cls.sharded_by };
+      return {
+        id,
+        color,
+        bytes,
+        share: total > 0 ? bytes / total : 0,
+        name: cls.name ?? id.replace(/_/g, ' '),
+        formula: cls.formula,
+        description: cls.description,
+        sharded: cls.sharded_by,
+      };
     });
   }
 
@@ -406,28 +550,44 @@ class TallyMemoryBudget extends TallyWidget {
       verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable per GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare (${escapeHtml(capacityNote)}).</span>`;
     } else {
       verdict.className = 'verdict over';
-      const need = b.min_gpus == null
-        ? 'no data-parallel size fits with these settings: raise the ZeRO stage, TP or PP, or recompute activations'
-        : `needs at least ${b.min_gpus.toLocaleString('en-US')} GPUs with this ZeRO stage, TP and PP`;
+      const need =
+        b.min_gpus == null
+          ? 'no data-parallel size fits with these settings: raise the ZeRO stage, TP or PP, or recompute activations'
+          : `needs at least ${b.min_gpus.toLocaleString('en-US')} GPUs with this ZeRO stage, TP and PP`;
       verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)} (${escapeHtml(capacityNote)}).</span>`;
     }
     const rows = this.rows();
     this.drawChart(rows, total, usable, `${hw?.name ?? 'GPU'} usable`);
     const tbody = root.querySelector('[data-out="table"] tbody');
-    tbody.innerHTML = rows.map((r) => `<tr data-term="${r.id}">
+    tbody.innerHTML =
+      rows
+        .map(
+          (r) => `<tr data-term="${r.id}">
         <td><span class="swatch" style="background:${r.color}"></span>${escapeHtml(r.name)}</td>
         <td class="num">${escapeHtml(formatBytes(r.bytes))}</td>
         <td class="num">${escapeHtml(formatPercent(r.share))}</td>
         <td>${r.formula ? `<button type="button" class="formula-btn" data-term="${r.id}" aria-label="Formula for ${escapeHtml(r.name)}">ƒ</button>` : ''}</td>
-      </tr>`).join('') + `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`;
+      </tr>`,
+        )
+        .join('') +
+      `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`;
     const act = b.activations ?? {};
-    root.querySelector('[data-out="activations"] tbody').innerHTML = (act.terms ?? []).map((t) => `<tr>
+    root.querySelector('[data-out="activations"] tbody').innerHTML = (act.terms ?? [])
+      .map(
+        (t) => `<tr>
         <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
-        <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formulaHtml(t.formula ?? '')}</td></tr>`).join('');
-    root.querySelector('[data-out="act-symbols"]').innerHTML = symbolLegend((act.terms ?? []).map((t) => t.formula ?? ''), this.glossary()).html;
+        <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formulaHtml(t.formula ?? '')}</td></tr>`,
+      )
+      .join('');
+    root.querySelector('[data-out="act-symbols"]').innerHTML = symbolLegend(
+      (act.terms ?? []).map((t) => t.formula ?? ''),
+      this.glossary(),
+    ).html;
     root.querySelector('[data-out="korthikanti"]').textContent = act.layers
       ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. ` +
-        (act.korthikanti_formula ? `Korthikanti et al.'s closed form for this setup: ${act.korthikanti_formula}.` : 'Korthikanti et al.\'s closed form covers only their GPT setup (16-bit, dropout, GELU, multi-head attention, no FlashAttention); the terms above are counted tensor by tensor instead.')
+        (act.korthikanti_formula
+          ? `Korthikanti et al.'s closed form for this setup: ${act.korthikanti_formula}.`
+          : "Korthikanti et al.'s closed form covers only their GPT setup (16-bit, dropout, GELU, multi-head attention, no FlashAttention); the terms above are counted tensor by tensor instead.")
       : '';
     if (this.hot) this.highlight(this.hot);
   }
@@ -435,17 +595,23 @@ class TallyMemoryBudget extends TallyWidget {
   drawChart(rows, total, capacity, gpuName) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     // Drawn in the chart's own pixel width (observeWidth) so text stays 12 px on a phone instead of shrinking.
-    const W = drawWidth(this.shownWidth(svg), { min: 300 }), left = 10, right = 20, barY = 34, barH = 38;
+    const W = drawWidth(this.shownWidth(svg), { min: 300 }),
+      left = 10,
+      right = 20,
+      barY = 34,
+      barH = 38;
     svg.setAttribute('viewBox', `0 0 ${W} 130`);
     const max = Math.max(total, capacity) * 1.08;
     const x = linearScale([0, max], [left, W - right]);
     const ticks = linearTicks(max / GB, 5);
     let offset = 0;
-    const segs = rows.filter((r) => r.bytes > 0).map((r) => {
-      const seg = `<rect class="seg" data-term="${r.id}" x="${x(offset).toFixed(2)}" y="${barY}" width="${Math.max(0.5, x(offset + r.bytes) - x(offset)).toFixed(2)}" height="${barH}" fill="${r.color}" tabindex="0" role="img" aria-label="${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))}"><title>${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))} (${escapeHtml(formatPercent(r.share))})</title></rect>`;
-      offset += r.bytes;
-      return seg;
-    });
+    const segs = rows
+      .filter((r) => r.bytes > 0)
+      .map((r) => {
+        const seg = `<rect class="seg" data-term="${r.id}" x="${x(offset).toFixed(2)}" y="${barY}" width="${Math.max(0.5, x(offset + r.bytes) - x(offset)).toFixed(2)}" height="${barH}" fill="${r.color}" tabindex="0" role="img" aria-label="${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))}"><title>${escapeHtml(r.name)}: ${escapeHtml(formatBytes(r.bytes))} (${escapeHtml(formatPercent(r.share))})</title></rect>`;
+        offset += r.bytes;
+        return seg;
+      });
     const capX = x(capacity).toFixed(2);
     const capAnchor = capacity / max > 0.75 ? 'end' : 'start';
     svg.innerHTML = `<title id="chart-title">Memory per GPU by term, ${escapeHtml(formatBytes(total))} against ${escapeHtml(gpuName)} capacity ${escapeHtml(formatBytes(capacity))}</title>
@@ -467,13 +633,17 @@ class TallyMemoryBudget extends TallyWidget {
     this.hot = term;
     const root = this.shadowRoot;
     for (const el of root.querySelectorAll('.hot')) el.classList.remove('hot');
-    for (const el of root.querySelectorAll(`[data-term="${term}"]`)) if (el.tagName !== 'BUTTON') el.classList.add('hot');
+    for (const el of root.querySelectorAll(`[data-term="${term}"]`))
+      if (el.tagName !== 'BUTTON') el.classList.add('hot');
     if (!this.budget) return;
     const row = this.rows().find((r) => r.id === term);
     const box = root.querySelector('[data-out="formula"]');
     if (!row) return;
     const head = `${escapeHtml(row.name)}: ${escapeHtml(formatBytes(row.bytes))} per GPU`;
-    const desc = [row.description, row.sharded ? `divided by: ${row.sharded}` : ''].filter(Boolean).map(escapeHtml).join(' · ');
+    const desc = [row.description, row.sharded ? `divided by: ${row.sharded}` : '']
+      .filter(Boolean)
+      .map(escapeHtml)
+      .join(' · ');
     const where = row.formula ? symbolLegend([row.formula], this.glossary()).html : '';
     box.innerHTML = `<div class="formula">${row.formula ? formulaHtml(row.formula) : ''}</div><div class="desc" data-out="symbols">${where}</div><div>${head}</div><div class="desc">${desc}</div>`;
   }
@@ -481,15 +651,28 @@ class TallyMemoryBudget extends TallyWidget {
   async onClick(event) {
     const button = event.target.closest('button');
     if (!button) return;
-    if (button.classList.contains('formula-btn')) { this.hot = null; this.highlight(button.dataset.term); return; }
+    if (button.classList.contains('formula-btn')) {
+      this.hot = null;
+      this.highlight(button.dataset.term);
+      return;
+    }
     const status = this.shadowRoot.querySelector('[data-out="export"]');
-    if (!this.budget) { status.textContent = 'Fix the highlighted settings first.'; return; }
+    if (!this.budget) {
+      status.textContent = 'Fix the highlighted settings first.';
+      return;
+    }
     const action = button.dataset.action;
     try {
-      if (action === 'markdown') status.textContent = (await copyText(this.markdown())) ? 'Markdown table copied.' : 'Copy failed.';
-      else if (action === 'json') status.textContent = (await copyText(JSON.stringify({ args: this.budgetArgs, result: this.budget }, null, 2))) ? 'JSON copied.' : 'Copy failed.';
-      else if (action === 'svg') { downloadBlob('tally-memory-budget.svg', new Blob([this.svgText()], { type: 'image/svg+xml' })); status.textContent = 'SVG downloaded.'; }
-      else if (action === 'png') {
+      if (action === 'markdown')
+        status.textContent = (await copyText(this.markdown())) ? 'Markdown table copied.' : 'Copy failed.';
+      else if (action === 'json')
+        status.textContent = (await copyText(JSON.stringify({ args: this.budgetArgs, result: this.budget }, null, 2)))
+          ? 'JSON copied.'
+          : 'Copy failed.';
+      else if (action === 'svg') {
+        downloadBlob('tally-memory-budget.svg', new Blob([this.svgText()], { type: 'image/svg+xml' }));
+        status.textContent = 'SVG downloaded.';
+      } else if (action === 'png') {
         const text = this.svgText();
         const [, , width, height] = /viewBox="([^"]+)"/.exec(text)[1].split(/\s+/).map(Number);
         const bg = getComputedStyle(this.shadowRoot.querySelector('.widget')).backgroundColor;
@@ -512,20 +695,30 @@ class TallyMemoryBudget extends TallyWidget {
     const [x0, y0, width, height] = [box.x, box.y, box.width, box.height];
     const legend = document.createElementNS('http://www.w3.org/2000/svg', 'g');
     legend.setAttribute('class', 'legend');
-    const items = this.rows().filter((r) => r.bytes > 0).map((r) => ({ color: r.color, text: `${r.name}: ${formatBytes(r.bytes)}` }));
+    const items = this.rows()
+      .filter((r) => r.bytes > 0)
+      .map((r) => ({ color: r.color, text: `${r.name}: ${formatBytes(r.bytes)}` }));
     const measure = document.createElement('canvas').getContext('2d');
     measure.font = '12px system-ui, sans-serif';
-    let x = 10, y = height + 6;
+    let x = 10,
+      y = height + 6;
     const parts = [];
     for (const item of items) {
       const w = 18 + measure.measureText(item.text).width + 18;
-      if (x > 10 && x + w > width - 10) { x = 10; y += 20; }
-      parts.push(`<rect x="${x}" y="${y}" width="12" height="12" rx="2" fill="${item.color}"></rect><text x="${x + 18}" y="${y + 10.5}">${escapeHtml(item.text)}</text>`);
+      if (x > 10 && x + w > width - 10) {
+        x = 10;
+        y += 20;
+      }
+      parts.push(
+        `<rect x="${x}" y="${y}" width="12" height="12" rx="2" fill="${item.color}"></rect><text x="${x + 18}" y="${y + 10.5}">${escapeHtml(item.text)}</text>`,
+      );
       x += w;
     }
     const v = this.values();
     const total = this.budget ? formatBytes(this.budget.per_gpu_bytes.total) : '';
-    parts.push(`<text x="10" y="${y + 34}">${escapeHtml(`${v.model === CUSTOM ? 'custom config' : v.model}, ${v.recipe}, seq ${v.seq}, micro-batch ${v.mbs}: ${total} per GPU (tally)`)}</text>`);
+    parts.push(
+      `<text x="10" y="${y + 34}">${escapeHtml(`${v.model === CUSTOM ? 'custom config' : v.model}, ${v.recipe}, seq ${v.seq}, micro-batch ${v.mbs}: ${total} per GPU (tally)`)}</text>`,
+    );
     legend.innerHTML = parts.join('');
     svg.append(legend);
     svg.setAttribute('viewBox', `${x0} ${y0} ${width} ${y + 44}`);
@@ -547,7 +740,9 @@ class TallyMemoryBudget extends TallyWidget {
       '',
       '| term | per GPU (GB) | bytes | share |',
       '|---|---:|---:|---:|',
-      ...this.rows().map((r) => `| ${r.name} | ${(r.bytes / GB).toFixed(2)} | ${r.bytes} | ${formatPercent(r.share)} |`),
+      ...this.rows().map(
+        (r) => `| ${r.name} | ${(r.bytes / GB).toFixed(2)} | ${r.bytes} | ${formatPercent(r.share)} |`,
+      ),
       `| **total** | **${(b.per_gpu_bytes.total / GB).toFixed(2)}** | ${b.per_gpu_bytes.total} | 100% |`,
       '',
       `Usable ${(b.usable_bytes / GB).toFixed(2)} GB (reported ${(b.capacity_bytes / GB).toFixed(2)} GB less ${(b.allowance_bytes / GB).toFixed(2)} GB for the CUDA context and fragmentation): ${b.fits ? 'fits' : `does not fit${b.min_gpus ? `; needs ${b.min_gpus} GPUs` : ''}`}. Computed by tally.`,

@@ -26,24 +26,27 @@ async function relaxedModule() {
     const response = await fetch(new URL('tally-relaxed.wasm', siteRoot));
     if (!response.ok) return { module: null, note: `tally-relaxed.wasm not served (HTTP ${response.status})` };
     const bytes = new Uint8Array(await response.arrayBuffer());
-    if (!WebAssembly.validate(bytes)) return { module: null, note: 'this browser does not validate relaxed SIMD (f32x4.relaxed_madd)' };
+    if (!WebAssembly.validate(bytes))
+      return { module: null, note: 'this browser does not validate relaxed SIMD (f32x4.relaxed_madd)' };
     return { module: await WebAssembly.compile(bytes), note: 'f32x4.relaxed_madd validated' };
   } catch (error) {
     return { module: null, note: `tally-relaxed.wasm could not load: ${error}` };
   }
 }
 
-const ready = Promise.all([createTallyModule({ locateFile: (file) => new URL(file, siteRoot).href }), relaxedModule()]).then(
-  async ([engine, relaxed]) => {
-    if (relaxed.module) {
-      // Same linear memory as the engine: the kernel reads A and B and writes C where the engine put them.
-      // (Emscripten minifies the export's name, so find it by type.)
-      const memory = Object.values(engine.asm).find((value) => value instanceof WebAssembly.Memory);
-      const instance = await WebAssembly.instantiate(relaxed.module, { env: { memory } });
-      engine.tallyRelaxed = instance.exports;
-    }
-    return { engine, relaxed: Boolean(relaxed.module), relaxedNote: relaxed.note };
-  });
+const ready = Promise.all([
+  createTallyModule({ locateFile: (file) => new URL(file, siteRoot).href }),
+  relaxedModule(),
+]).then(async ([engine, relaxed]) => {
+  if (relaxed.module) {
+    // Same linear memory as the engine: the kernel reads A and B and writes C where the engine put them.
+    // (Emscripten minifies the export's name, so find it by type.)
+    const memory = Object.values(engine.asm).find((value) => value instanceof WebAssembly.Memory);
+    const instance = await WebAssembly.instantiate(relaxed.module, { env: { memory } });
+    engine.tallyRelaxed = instance.exports;
+  }
+  return { engine, relaxed: Boolean(relaxed.module), relaxedNote: relaxed.note };
+});
 
 ready.then(
   ({ relaxed, relaxedNote }) => self.postMessage({ type: 'ready', relaxed, relaxedNote }),

@@ -14,8 +14,17 @@
 // Every number comes from the engine (roofline, roofline_custom, probe_*, gemm_bench); this module
 // only places them on the chart.
 import {
-  TallyWidget, TallyError, baseCss, escapeHtml, formatNumber, formatSi, selectField, numberField, parseNumber,
-  clearErrors, isNumberText,
+  TallyWidget,
+  TallyError,
+  baseCss,
+  escapeHtml,
+  formatNumber,
+  formatSi,
+  selectField,
+  numberField,
+  parseNumber,
+  clearErrors,
+  isNumberText,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale } from './chart.js';
 
@@ -27,7 +36,8 @@ const DEFAULT_WORKERS = Math.min(MAX_WORKERS, Math.max(1, Number(globalThis.navi
 
 /** Thrown inside a measurement that Cancel (or a new measurement) has superseded. */
 class Cancelled extends Error {}
-const W = 760, H_WIDE = 460;
+const W = 760,
+  H_WIDE = 460;
 const M_WIDE = { left: 74, right: 18, top: 16, bottom: 52 };
 /** Point and legend labels, in px as shown (the chart is drawn at its own pixel width). */
 const LABEL_PX = 11;
@@ -146,8 +156,14 @@ class LabelPlacer {
       const box = { x: spot.x, y: spot.y, w, h };
       if (!this.inside(box)) continue;
       const cost = this.cost(box);
-      if (cost === 0) { chosen = spot; break; }
-      if (cost < best) { best = cost; chosen = spot; }
+      if (cost === 0) {
+        chosen = spot;
+        break;
+      }
+      if (cost < best) {
+        best = cost;
+        chosen = spot;
+      }
     }
     chosen ??= spots[0];
     this.reserve(chosen.x, chosen.y, w, h);
@@ -163,13 +179,29 @@ class LabelPlacer {
 
 /** Whether the segment [x1, y1, x2, y2] passes through the box (Liang-Barsky clipping). */
 function segmentHitsBox([x1, y1, x2, y2], box) {
-  let t0 = 0, t1 = 1;
-  const dx = x2 - x1, dy = y2 - y1;
-  const edges = [[-dx, x1 - box.x], [dx, box.x + box.w - x1], [-dy, y1 - box.y], [dy, box.y + box.h - y1]];
+  let t0 = 0,
+    t1 = 1;
+  const dx = x2 - x1,
+    dy = y2 - y1;
+  const edges = [
+    [-dx, x1 - box.x],
+    [dx, box.x + box.w - x1],
+    [-dy, y1 - box.y],
+    [dy, box.y + box.h - y1],
+  ];
   for (const [p, q] of edges) {
-    if (p === 0) { if (q < 0) return false; continue; }
+    if (p === 0) {
+      if (q < 0) return false;
+      continue;
+    }
     const t = q / p;
-    if (p < 0) { if (t > t1) return false; if (t > t0) t0 = t; } else { if (t < t0) return false; if (t < t1) t1 = t; }
+    if (p < 0) {
+      if (t > t1) return false;
+      if (t > t0) t0 = t;
+    } else {
+      if (t < t0) return false;
+      if (t < t1) t1 = t;
+    }
   }
   return true;
 }
@@ -190,8 +222,16 @@ class TallyRoofline extends TallyWidget {
     this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
     const ids = new Set(this.hardware.map((h) => h.id));
     const start = this.declareState('roof', [
-      { name: 'hardware', check: (t) => t.split(',').every((id) => ids.has(id.trim())) || 'not a list of hardware preset ids', fallback: 'h100-sxm' },
-      { name: 'dtype', check: (t) => this.dtypes.includes(t) || `not one of ${this.dtypes.join(', ')}`, fallback: 'bf16' },
+      {
+        name: 'hardware',
+        check: (t) => t.split(',').every((id) => ids.has(id.trim())) || 'not a list of hardware preset ids',
+        fallback: 'h100-sxm',
+      },
+      {
+        name: 'dtype',
+        check: (t) => this.dtypes.includes(t) || `not one of ${this.dtypes.join(', ')}`,
+        fallback: 'bf16',
+      },
       { name: 'seq', check: isNumberText, fallback: '2048' },
     ]);
     const wanted = start.hardware.split(',').map((id) => id.trim());
@@ -203,7 +243,12 @@ class TallyRoofline extends TallyWidget {
     this.allCores = null; // the same roof with every worker at once
     this.allCoreRows = [];
     this.kernelNote = '';
-    const boxes = this.hardware.map((hw) => `<label><input type="checkbox" name="hw" value="${escapeHtml(hw.id)}"${wanted.includes(hw.id) ? ' checked' : ''}>${escapeHtml(hw.name)}</label>`).join('');
+    const boxes = this.hardware
+      .map(
+        (hw) =>
+          `<label><input type="checkbox" name="hw" value="${escapeHtml(hw.id)}"${wanted.includes(hw.id) ? ' checked' : ''}>${escapeHtml(hw.name)}</label>`,
+      )
+      .join('');
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget">
         <div class="fields">
@@ -252,7 +297,8 @@ class TallyRoofline extends TallyWidget {
     // Opened from a file (the single-file build), workers cannot start and nothing can be fetched: say so.
     if (globalThis.location?.protocol === 'file:') {
       root.querySelector('.measure').disabled = true;
-      root.querySelector('.status').textContent = 'Measuring your machine needs this page served over http(s): a page opened from a file cannot start Web Workers. The roofs and operations above work offline.';
+      root.querySelector('.status').textContent =
+        'Measuring your machine needs this page served over http(s): a page opened from a file cannot start Web Workers. The roofs and operations above work offline.';
       return;
     }
     this.loadGpuReport();
@@ -309,7 +355,12 @@ class TallyRoofline extends TallyWidget {
         let r;
         try {
           // one call per roof: the operations and the roof's ends (its bound at the chart's edges)
-          r = this.engine.call('roofline', { hardware: id, dtype, seq, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]] });
+          r = this.engine.call('roofline', {
+            hardware: id,
+            dtype,
+            seq,
+            intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+          });
         } catch (error) {
           if (error instanceof TallyError && error.field === 'dtype') continue; // chip lacks this dtype
           throw error;
@@ -323,7 +374,8 @@ class TallyRoofline extends TallyWidget {
       return;
     }
     this.showWarnings(this.roofs.flatMap((roof) => roof.result.warnings ?? []));
-    if (ids.length && !this.roofs.length) root.querySelector('.notice').textContent = `None of the checked devices has a dense ${dtype} peak.`;
+    if (ids.length && !this.roofs.length)
+      root.querySelector('.notice').textContent = `None of the checked devices has a dense ${dtype} peak.`;
     this.draw();
   }
 
@@ -335,7 +387,13 @@ class TallyRoofline extends TallyWidget {
       const body = report.schema === 'tally.gpu-measurement/1' ? report : report?.programs?.gemm_roofline?.result;
       if (!body || !Array.isArray(body.points)) return;
       this.gpuPoints = body.points
-        .filter((p) => Number.isFinite(p.intensity_flop_per_byte) && p.intensity_flop_per_byte > 0 && Number.isFinite(p.flops_per_s) && p.flops_per_s > 0)
+        .filter(
+          (p) =>
+            Number.isFinite(p.intensity_flop_per_byte) &&
+            p.intensity_flop_per_byte > 0 &&
+            Number.isFinite(p.flops_per_s) &&
+            p.flops_per_s > 0,
+        )
         .map((p) => ({ ...p, label: body.label ?? 'GPU' }));
       this.draw();
     } catch {
@@ -355,21 +413,36 @@ class TallyRoofline extends TallyWidget {
     const sizes = this.sizes();
     const { mib, reps } = this.probeSettings();
     const steps = [
-      { method: 'probe_peak', args: { samples: reps, min_sample_ms: 30 }, label: 'peak FLOP/s probe (independent multiply-add chains)' },
+      {
+        method: 'probe_peak',
+        args: { samples: reps, min_sample_ms: 30 },
+        label: 'peak FLOP/s probe (independent multiply-add chains)',
+      },
       { method: 'probe_bandwidth', args: { mib, samples: reps }, label: `memory bandwidth probe (${mib} MiB stream)` },
     ];
     if (kernels.includes('simd-relaxed'))
-      steps.push({ method: 'probe_peak', args: { samples: reps, min_sample_ms: 30, variant: 'relaxed' }, label: 'peak FLOP/s probe (f32x4.relaxed_madd chains)' });
+      steps.push({
+        method: 'probe_peak',
+        args: { samples: reps, min_sample_ms: 30, variant: 'relaxed' },
+        label: 'peak FLOP/s probe (f32x4.relaxed_madd chains)',
+      });
     for (const n of sizes)
       for (const kernel of kernels) {
         if (kernel === 'naive' && n > NAIVE_MAX_N) continue;
-        steps.push({ method: 'gemm_bench', args: { n, kernel, reps, warmup: 3, min_sample_ms: 20 }, label: `GEMM ${kernel}, n = ${n}` });
+        steps.push({
+          method: 'gemm_bench',
+          args: { n, kernel, reps, warmup: 3, min_sample_ms: 20 },
+          label: `GEMM ${kernel}, n = ${n}`,
+        });
       }
     return steps;
   }
 
   sizes() {
-    return (this.getAttribute('sizes') ?? '128,256,512').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    return (this.getAttribute('sizes') ?? '128,256,512')
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
   }
 
   probeSettings() {
@@ -392,41 +465,47 @@ class TallyRoofline extends TallyWidget {
   startWorkers(count) {
     const started = [];
     this.workers = started;
-    return Promise.all(Array.from({ length: count }, () => {
-      const { worker, blobUrl } = this.startWorker();
-      const pending = new Map();
-      let nextId = 0;
-      const entry = { worker, blobUrl, pending };
-      started.push(entry);
-      return new Promise((resolve, reject) => {
-        entry.fail = (error) => {
-          reject(error);
-          for (const p of pending.values()) p.reject(error);
-          pending.clear();
-        };
-        worker.onmessage = (event) => {
-          const m = event.data;
-          if (m.type === 'ready') {
-            entry.relaxed = m.relaxed;
-            entry.relaxedNote = m.relaxedNote;
-            entry.call = (method, args) => new Promise((res, rej) => {
-              const id = nextId++;
-              pending.set(id, { resolve: res, reject: rej });
-              worker.postMessage({ type: 'call', id, method, args });
-            });
-            resolve(entry);
-          } else if (m.type === 'failed') {
-            entry.fail(new Error(m.message));
-          } else if (m.type === 'result' || m.type === 'error') {
-            const p = pending.get(m.id);
-            pending.delete(m.id);
-            if (m.type === 'result') p?.resolve(m.result);
-            else p?.reject(new TallyError(m.field, m.message));
-          }
-        };
-        worker.onerror = (event) => entry.fail(new Error(`the worker failed: ${event.message || 'could not start (blocked by the host page?)'}`));
-      });
-    }));
+    return Promise.all(
+      Array.from({ length: count }, () => {
+        const { worker, blobUrl } = this.startWorker();
+        const pending = new Map();
+        let nextId = 0;
+        const entry = { worker, blobUrl, pending };
+        started.push(entry);
+        return new Promise((resolve, reject) => {
+          entry.fail = (error) => {
+            reject(error);
+            for (const p of pending.values()) p.reject(error);
+            pending.clear();
+          };
+          worker.onmessage = (event) => {
+            const m = event.data;
+            if (m.type === 'ready') {
+              entry.relaxed = m.relaxed;
+              entry.relaxedNote = m.relaxedNote;
+              entry.call = (method, args) =>
+                new Promise((res, rej) => {
+                  const id = nextId++;
+                  pending.set(id, { resolve: res, reject: rej });
+                  worker.postMessage({ type: 'call', id, method, args });
+                });
+              resolve(entry);
+            } else if (m.type === 'failed') {
+              entry.fail(new Error(m.message));
+            } else if (m.type === 'result' || m.type === 'error') {
+              const p = pending.get(m.id);
+              pending.delete(m.id);
+              if (m.type === 'result') p?.resolve(m.result);
+              else p?.reject(new TallyError(m.field, m.message));
+            }
+          };
+          worker.onerror = (event) =>
+            entry.fail(
+              new Error(`the worker failed: ${event.message || 'could not start (blocked by the host page?)'}`),
+            );
+        });
+      }),
+    );
   }
 
   async measure() {
@@ -462,13 +541,17 @@ class TallyRoofline extends TallyWidget {
         workers = await this.startWorkers(count);
       } catch (error) {
         if (this.run !== run) throw new Cancelled();
-        throw new Error(`could not measure: ${error.message}. On a host page that forbids workers (Content-Security-Policy worker-src) or cannot reach the widget's server, the measurement cannot run.`);
+        throw new Error(
+          `could not measure: ${error.message}. On a host page that forbids workers (Content-Security-Policy worker-src) or cannot reach the widget's server, the measurement cannot run.`,
+        );
       }
       if (this.run !== run) throw new Cancelled();
       const relaxed = workers[0].relaxed;
       // The ladder's single-threaded kernels, in the engine's order (simd-relaxed only where the worker has it).
       this.ladder ??= Object.fromEntries(this.engine.call('gemm_kernels', {}).kernels.map((k) => [k.name, k]));
-      const ladder = Object.values(this.ladder).filter((k) => k.available && !k.multithreaded && k.name !== 'simd-relaxed').map((k) => k.name);
+      const ladder = Object.values(this.ladder)
+        .filter((k) => k.available && !k.multithreaded && k.name !== 'simd-relaxed')
+        .map((k) => k.name);
       const kernels = [...ladder, ...(relaxed ? ['simd-relaxed'] : [])];
       const best = relaxed ? 'simd-relaxed' : 'simd';
       this.kernelNote = relaxed
@@ -494,10 +577,21 @@ class TallyRoofline extends TallyWidget {
       // 2. All cores: every worker at once, each on its own stripe of C with its own copy of B.
       if (count > 1) await this.measureAllCores(workers, best, relaxed, step);
       progress.value = progress.max;
-      this.finish(`done: ${this.kernelRows.length} single-core and ${this.allCoreRows.length} all-core (${count} workers) measurements`);
-      this.dispatchEvent(new CustomEvent('measured', {
-        detail: { machine: this.machine, rows: this.kernelRows, allCores: this.allCores, allCoreRows: this.allCoreRows, kernel: best, workers: count },
-      }));
+      this.finish(
+        `done: ${this.kernelRows.length} single-core and ${this.allCoreRows.length} all-core (${count} workers) measurements`,
+      );
+      this.dispatchEvent(
+        new CustomEvent('measured', {
+          detail: {
+            machine: this.machine,
+            rows: this.kernelRows,
+            allCores: this.allCores,
+            allCoreRows: this.allCoreRows,
+            kernel: best,
+            workers: count,
+          },
+        }),
+      );
     } catch (error) {
       if (error instanceof Cancelled || this.run !== run) return;
       this.finish(`stopped: ${error.message}`);
@@ -509,7 +603,11 @@ class TallyRoofline extends TallyWidget {
     const count = workers.length;
     const all = (method, argsOf) => Promise.all(workers.map((w, i) => w.call(method, argsOf(i))));
     const sum = (results, key) => results.reduce((total, r) => total + r[key], 0);
-    const total = (results) => ({ flops_per_s: sum(results, 'flops_per_s'), flops_per_s_min: sum(results, 'flops_per_s_min'), flops_per_s_max: sum(results, 'flops_per_s_max') });
+    const total = (results) => ({
+      flops_per_s: sum(results, 'flops_per_s'),
+      flops_per_s_min: sum(results, 'flops_per_s_min'),
+      flops_per_s_max: sum(results, 'flops_per_s_max'),
+    });
     step(`peak FLOP/s probe on ${count} workers at once`);
     const peaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30 }));
     let relaxedPeaks = null;
@@ -523,7 +621,12 @@ class TallyRoofline extends TallyWidget {
     const bws = await all('probe_bandwidth', () => ({ mib: share, samples: reps }));
     const peak = { ...peaks[0], ...total(peaks) };
     const relaxedPeak = relaxedPeaks && { ...relaxedPeaks[0], ...total(relaxedPeaks) };
-    const bw = { ...bws[0], read_bytes_per_s: sum(bws, 'read_bytes_per_s'), read_bytes_per_s_min: sum(bws, 'read_bytes_per_s_min'), read_bytes_per_s_max: sum(bws, 'read_bytes_per_s_max') };
+    const bw = {
+      ...bws[0],
+      read_bytes_per_s: sum(bws, 'read_bytes_per_s'),
+      read_bytes_per_s_min: sum(bws, 'read_bytes_per_s_min'),
+      read_bytes_per_s_max: sum(bws, 'read_bytes_per_s_max'),
+    };
     this.allCores = this.roofOf(relaxedPeak ?? peak, bw, count, peak);
     this.draw();
     const mr = this.ladder[kernel]?.tiling?.mr ?? 8;
@@ -533,19 +636,37 @@ class TallyRoofline extends TallyWidget {
       const rows = Math.ceil(Math.ceil(n / count) / mr) * mr;
       const stripes = Array.from({ length: count }, (_, i) => Math.max(0, Math.min(rows, n - i * rows)));
       const active = workers.filter((_, i) => stripes[i] > 0);
-      const args = (i, timed) => ({ n, m: stripes[i], kernel, reps: timed ? reps : 1, warmup: 3, min_sample_ms: timed ? 20 : 2 });
+      const args = (i, timed) => ({
+        n,
+        m: stripes[i],
+        kernel,
+        reps: timed ? reps : 1,
+        warmup: 3,
+        min_sample_ms: timed ? 20 : 2,
+      });
       // Warm every worker up first, so that their timed samples overlap.
       await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, false))));
-      const results = (await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, true))))).map((r) => r.rows[0]);
+      const results = (await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, true))))).map(
+        (r) => r.rows[0],
+      );
       // One n x n product split into stripes run at the same time: the rates add up; FLOPs and modelled
       // bytes add up over the stripes.
       const flops = sum(results, 'flops');
       const bytes = sum(results, 'bytes');
       this.allCoreRows.push({
-        kernel, number: results[0].number, n, cores: active.length, stripes: results.map((r) => r.m),
-        ...total(results), flops, bytes, intensity: flops / bytes,
-        correct: results.every((r) => r.correct), max_abs_err: Math.max(...results.map((r) => r.max_abs_err)),
-        tolerance: Math.min(...results.map((r) => r.tolerance)), samples: results[0].samples,
+        kernel,
+        number: results[0].number,
+        n,
+        cores: active.length,
+        stripes: results.map((r) => r.m),
+        ...total(results),
+        flops,
+        bytes,
+        intensity: flops / bytes,
+        correct: results.every((r) => r.correct),
+        max_abs_err: Math.max(...results.map((r) => r.max_abs_err)),
+        tolerance: Math.min(...results.map((r) => r.tolerance)),
+        samples: results[0].samples,
       });
       this.draw();
     }
@@ -556,7 +677,9 @@ class TallyRoofline extends TallyWidget {
     const peakFlops = peak.flops_per_s;
     const bandwidth = bw.read_bytes_per_s;
     const ends = this.engine.call('roofline_custom', {
-      peak_flops_per_s: peakFlops, bandwidth_bytes_per_s: bandwidth, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+      peak_flops_per_s: peakFlops,
+      bandwidth_bytes_per_s: bandwidth,
+      intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
     });
     return { peak, bw, peakFlops, bandwidth, ends, cores, mulAddPeak };
   }
@@ -604,8 +727,11 @@ class TallyRoofline extends TallyWidget {
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const xScale = logScale(X_DOMAIN, [M.left, W - M.right]);
     const ys = [];
-    for (const roof of this.roofs ?? []) ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
-    for (const op of this.ops ?? []) if (this.roofs?.length) ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
+    for (const roof of this.roofs ?? [])
+      ys.push(roof.result.peak_flops_per_s, roof.ends.points[0].attainable_flops_per_s);
+    for (const op of this.ops ?? [])
+      if (this.roofs?.length)
+        ys.push(this.roofs[0].result.ops.find((o) => o.id === op.id)?.attainable_flops_per_s ?? 1e9);
     for (const m of [this.machine, this.allCores]) if (m) ys.push(m.peakFlops, m.ends.points[0].attainable_flops_per_s);
     for (const row of [...this.kernelRows, ...this.allCoreRows]) ys.push(row.flops_per_s);
     for (const p of this.gpuPoints) ys.push(p.flops_per_s);
@@ -615,24 +741,39 @@ class TallyRoofline extends TallyWidget {
     const yScale = logScale([lo, hi], [H - M.bottom, M.top]);
     const clampY = (v) => Math.max(10 ** lo, v);
     const parts = [];
-    const labels = new LabelPlacer({ left: M.left + 2, right: W - M.right, top: narrow ? M.top - 4 : 2, bottom: H - M.bottom - 2 });
+    const labels = new LabelPlacer({
+      left: M.left + 2,
+      right: W - M.right,
+      top: narrow ? M.top - 4 : 2,
+      bottom: H - M.bottom - 2,
+    });
     // grid and axes (every other decade on a narrow chart, so tick labels do not touch)
     const xStep = narrow ? 2 : 1;
     for (const e of exponentTicks(X_DOMAIN[0], X_DOMAIN[1])) {
       const x = xScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${x}" x2="${x}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
-      if ((e - Math.ceil(X_DOMAIN[0])) % xStep === 0) parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
+      if ((e - Math.ceil(X_DOMAIN[0])) % xStep === 0)
+        parts.push(`<text x="${x}" y="${H - M.bottom + 16}" text-anchor="middle">${siPrefix(10 ** e).trim()}</text>`);
     }
     const yStep = Math.max(1, Math.ceil((hi - lo) / Math.floor((H - M.top - M.bottom) / 22)));
     for (const e of exponentTicks(lo, hi)) {
       const y = yScale(10 ** e);
       parts.push(`<g class="grid"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/></g>`);
-      if ((e - lo) % yStep === 0) parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
+      if ((e - lo) % yStep === 0)
+        parts.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${siPrefix(10 ** e)}</text>`);
     }
-    parts.push(`<g class="axis"><line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/><line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}"/></g>`);
-    const xTitle = narrow ? 'intensity (FLOP/byte, log scale)' : 'arithmetic intensity (FLOP per byte moved to/from memory, log scale)';
-    parts.push(`<text class="axis-title" x="${(M.left + W - M.right) / 2}" y="${H - 10}" text-anchor="middle">${xTitle}</text>`);
-    parts.push(`<text class="axis-title" transform="translate(${narrow ? 12 : 16} ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">attainable FLOP/s (log scale)</text>`);
+    parts.push(
+      `<g class="axis"><line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/><line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}"/></g>`,
+    );
+    const xTitle = narrow
+      ? 'intensity (FLOP/byte, log scale)'
+      : 'arithmetic intensity (FLOP per byte moved to/from memory, log scale)';
+    parts.push(
+      `<text class="axis-title" x="${(M.left + W - M.right) / 2}" y="${H - 10}" text-anchor="middle">${xTitle}</text>`,
+    );
+    parts.push(
+      `<text class="axis-title" transform="translate(${narrow ? 12 : 16} ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">attainable FLOP/s (log scale)</text>`,
+    );
     // roofs
     const roofPath = (ends, peak, ridge) => {
       const [a, b] = ends.points;
@@ -647,7 +788,9 @@ class TallyRoofline extends TallyWidget {
     let legendY = narrow ? 10 + LABEL_PX : M.top + 14;
     for (const line of legend) {
       labels.reserve(M.left + 8, legendY - LABEL_PX, textWidth(line.text, LABEL_PX), lineStep);
-      parts.push(`<text class="label ${line.cls}" x="${narrow ? 4 : M.left + 8}" y="${legendY}">${escapeHtml(line.text)}</text>`);
+      parts.push(
+        `<text class="label ${line.cls}" x="${narrow ? 4 : M.left + 8}" y="${legendY}">${escapeHtml(line.text)}</text>`,
+      );
       legendY += lineStep;
     }
     (this.roofs ?? []).forEach((roof, i) => {
@@ -656,17 +799,27 @@ class TallyRoofline extends TallyWidget {
       const rx = xScale(r.ridge_flops_per_byte);
       parts.push(`<path class="roof ${c}" d="${roofPath(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte)}"/>`);
       avoidRoof(roof.ends, r.peak_flops_per_s, r.ridge_flops_per_byte);
-      parts.push(`<line class="ridge ${c}" x1="${rx}" x2="${rx}" y1="${yScale(r.peak_flops_per_s)}" y2="${H - M.bottom}"/>`);
+      parts.push(
+        `<line class="ridge ${c}" x1="${rx}" x2="${rx}" y1="${yScale(r.peak_flops_per_s)}" y2="${H - M.bottom}"/>`,
+      );
     });
     const pointLabels = [];
     for (const m of [this.machine, this.allCores]) {
       if (!m) continue;
       const rx = xScale(m.ends.ridge_flops_per_byte);
       const what = m.cores > 1 ? `${m.cores} cores` : '1 core';
-      parts.push(`<path class="roof machine cm" data-cores="${m.cores}" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`);
+      parts.push(
+        `<path class="roof machine cm" data-cores="${m.cores}" d="${roofPath(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte)}"/>`,
+      );
       avoidRoof(m.ends, m.peakFlops, m.ends.ridge_flops_per_byte);
       parts.push(`<line class="ridge cm" x1="${rx}" x2="${rx}" y1="${yScale(m.peakFlops)}" y2="${H - M.bottom}"/>`);
-      pointLabels.push({ x: rx, y: yScale(m.peakFlops), r: 2, cls: 'label cm', text: `${narrow ? `this machine, ${what}` : `this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''})`}: ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B` });
+      pointLabels.push({
+        x: rx,
+        y: yScale(m.peakFlops),
+        r: 2,
+        cls: 'label cm',
+        text: `${narrow ? `this machine, ${what}` : `this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''})`}: ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B`,
+      });
     }
     // operations, on the first roof
     const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
@@ -674,7 +827,9 @@ class TallyRoofline extends TallyWidget {
       const placed = opsOnRoof?.[i];
       const y = placed ? yScale(clampY(placed.attainable_flops_per_s)) : yScale(10 ** lo) - 10;
       const x = xScale(Math.min(Math.max(op.intensity, 10 ** X_DOMAIN[0]), 10 ** X_DOMAIN[1]));
-      parts.push(`<circle class="op" tabindex="0" data-kind="op" data-index="${i}" cx="${x}" cy="${y}" r="5"><title>${escapeHtml(op.name)}</title></circle>`);
+      parts.push(
+        `<circle class="op" tabindex="0" data-kind="op" data-index="${i}" cx="${x}" cy="${y}" r="5"><title>${escapeHtml(op.name)}</title></circle>`,
+      );
       labels.reserve(x - 6, y - 6, 12, 12);
       const short = op.id.replace('attention-', 'attn ').replace('matmul-', 'mm ');
       pointLabels.push({ x, y, r: 5, cls: 'label', text: short });
@@ -683,36 +838,59 @@ class TallyRoofline extends TallyWidget {
     this.kernelRows.forEach((row, i) => {
       const x = xScale(row.intensity);
       const y = yScale(clampY(row.flops_per_s));
-      parts.push(`<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`);
+      parts.push(
+        `<circle class="kpt k${row.number}" tabindex="0" data-kind="kernel" data-index="${i}" cx="${x}" cy="${y}" r="5.5"><title>${escapeHtml(row.kernel)} n = ${row.n}</title></circle>`,
+      );
       labels.reserve(x - 6, y - 6, 12, 12);
     });
     // all-core points: squares outlined in the text colour
     this.allCoreRows.forEach((row, i) => {
       const x = xScale(row.intensity);
       const y = yScale(clampY(row.flops_per_s));
-      parts.push(`<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`);
+      parts.push(
+        `<rect class="kpt all k${row.number}" tabindex="0" data-kind="all" data-index="${i}" x="${x - 5.5}" y="${y - 5.5}" width="11" height="11"><title>${escapeHtml(row.kernel)} n = ${row.n}, ${row.cores} cores</title></rect>`,
+      );
       labels.reserve(x - 6, y - 6, 12, 12);
     });
     if (this.allCoreRows.length) {
       const last = this.allCoreRows.at(-1);
-      pointLabels.push({ x: xScale(last.intensity), y: yScale(clampY(last.flops_per_s)), r: 5.5, cls: 'label', text: `${last.kernel}, ${last.cores} cores` });
+      pointLabels.push({
+        x: xScale(last.intensity),
+        y: yScale(clampY(last.flops_per_s)),
+        r: 5.5,
+        cls: 'label',
+        text: `${last.kernel}, ${last.cores} cores`,
+      });
     }
     const lastByKernel = new Map();
     this.kernelRows.forEach((row) => lastByKernel.set(row.kernel, row));
     for (const row of lastByKernel.values())
-      pointLabels.push({ x: xScale(row.intensity), y: yScale(clampY(row.flops_per_s)), r: 5.5, cls: 'label', text: row.kernel });
+      pointLabels.push({
+        x: xScale(row.intensity),
+        y: yScale(clampY(row.flops_per_s)),
+        r: 5.5,
+        cls: 'label',
+        text: row.kernel,
+      });
     // GPU report points
     this.gpuPoints.forEach((p, i) => {
       const x = xScale(p.intensity_flop_per_byte);
       const y = yScale(p.flops_per_s);
-      parts.push(`<rect class="gpu" tabindex="0" data-kind="gpu" data-index="${i}" x="${x - 4.5}" y="${y - 4.5}" width="9" height="9" transform="rotate(45 ${x} ${y})"><title>${escapeHtml(p.kernel)}</title></rect>`);
+      parts.push(
+        `<rect class="gpu" tabindex="0" data-kind="gpu" data-index="${i}" x="${x - 4.5}" y="${y - 4.5}" width="9" height="9" transform="rotate(45 ${x} ${y})"><title>${escapeHtml(p.kernel)}</title></rect>`,
+      );
       labels.reserve(x - 6, y - 6, 12, 12);
     });
     // Each label goes beside its own point, at the first spot that overprints nothing placed so far.
     for (const label of pointLabels) {
       const spot = labels.place(label.x, label.y, label.r, textWidth(label.text, LABEL_PX), LABEL_PX);
-      if (spot.leader) parts.push(`<line class="leader" x1="${spot.leader.x1.toFixed(1)}" y1="${spot.leader.y1.toFixed(1)}" x2="${spot.leader.x2.toFixed(1)}" y2="${spot.leader.y2.toFixed(1)}"/>`);
-      parts.push(`<text class="${label.cls}" x="${spot.x.toFixed(1)}" y="${spot.y.toFixed(1)}" text-anchor="${spot.anchor}">${escapeHtml(label.text)}</text>`);
+      if (spot.leader)
+        parts.push(
+          `<line class="leader" x1="${spot.leader.x1.toFixed(1)}" y1="${spot.leader.y1.toFixed(1)}" x2="${spot.leader.x2.toFixed(1)}" y2="${spot.leader.y2.toFixed(1)}"/>`,
+        );
+      parts.push(
+        `<text class="${label.cls}" x="${spot.x.toFixed(1)}" y="${spot.y.toFixed(1)}" text-anchor="${spot.anchor}">${escapeHtml(label.text)}</text>`,
+      );
     }
     svg.innerHTML = parts.join('');
     for (const el of svg.querySelectorAll('[data-kind]')) {
@@ -735,7 +913,10 @@ class TallyRoofline extends TallyWidget {
     } else if (kind === 'kernel' || kind === 'all') {
       const row = (kind === 'all' ? this.allCoreRows : this.kernelRows)[index];
       const adds = this.ladder?.[row.kernel]?.adds;
-      const cores = kind === 'all' ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)` : ', one core';
+      const cores =
+        kind === 'all'
+          ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)`
+          : ', one core';
       out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
@@ -745,21 +926,33 @@ class TallyRoofline extends TallyWidget {
 
   renderTable() {
     const table = this.shadowRoot.querySelector('table.measured');
-    if (!this.kernelRows.length && !this.machine) { table.hidden = true; return; }
+    if (!this.kernelRows.length && !this.machine) {
+      table.hidden = true;
+      return;
+    }
     table.hidden = false;
-    const boundsOn = (machine, rows) => (machine && rows.length
-      ? this.engine.call('roofline_custom', {
-        peak_flops_per_s: machine.peakFlops, bandwidth_bytes_per_s: machine.bandwidth, intensity: rows.map((r) => r.intensity),
-      }).points
-      : []);
+    const boundsOn = (machine, rows) =>
+      machine && rows.length
+        ? this.engine.call('roofline_custom', {
+            peak_flops_per_s: machine.peakFlops,
+            bandwidth_bytes_per_s: machine.bandwidth,
+            intensity: rows.map((r) => r.intensity),
+          }).points
+        : [];
     const rows = [];
     for (const m of [this.machine, this.allCores]) {
       if (!m) continue;
       const cores = `<td class="num">${m.cores}</td>`;
       if (m.mulAddPeak !== m.peak)
-        rows.push(`<tr><td>peak probe (${escapeHtml(m.mulAddPeak.isa)}, ${m.mulAddPeak.lanes} lanes${m.mulAddPeak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.mulAddPeak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`);
-      rows.push(`<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`);
-      rows.push(`<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_bytes_per_s / 1e9)} GB/s</td><td></td><td></td></tr>`);
+        rows.push(
+          `<tr><td>peak probe (${escapeHtml(m.mulAddPeak.isa)}, ${m.mulAddPeak.lanes} lanes${m.mulAddPeak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.mulAddPeak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`,
+        );
+      rows.push(
+        `<tr><td>peak probe (${escapeHtml(m.peak.isa)}, ${m.peak.lanes} lanes${m.peak.fma ? ', FMA' : ', mul + add'})</td><td></td>${cores}<td class="num">${formatNumber(m.peak.flops_per_s / 1e9)}</td><td></td><td></td></tr>`,
+      );
+      rows.push(
+        `<tr><td>bandwidth probe (read)</td><td></td>${cores}<td class="num">${formatNumber(m.bw.read_bytes_per_s / 1e9)} GB/s</td><td></td><td></td></tr>`,
+      );
     }
     let overRoof = false;
     const listed = (list, machine) => {
@@ -768,7 +961,9 @@ class TallyRoofline extends TallyWidget {
         const fraction = bounds[i] ? row.flops_per_s / bounds[i].attainable_flops_per_s : null;
         if (fraction > 1) overRoof = true;
         const share = fraction === null ? '—' : `${(fraction * 100).toPrecision(3)}%${fraction > 1 ? ' *' : ''}`;
-        rows.push(`<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.flops_per_s / 1e9)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`);
+        rows.push(
+          `<tr><td>${row.number} ${escapeHtml(row.kernel)}</td><td class="num">${row.n}</td><td class="num">${row.cores}</td><td class="num">${formatNumber(row.flops_per_s / 1e9)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${share}</td></tr>`,
+        );
       });
     };
     listed(this.kernelRows, this.machine);
@@ -776,7 +971,6 @@ class TallyRoofline extends TallyWidget {
     table.querySelector('tbody').innerHTML = rows.join('');
     this.shadowRoot.querySelector('.over-roof').hidden = !overRoof;
   }
-
 }
 
 TallyRoofline.define('tally-roofline');

@@ -38,7 +38,9 @@ function attributesOf(widget) {
 export function shareSnippets(widget) {
   const attributes = attributesOf(widget);
   const tag = widget.localName;
-  const attributeText = Object.entries(attributes).map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`).join('');
+  const attributeText = Object.entries(attributes)
+    .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
+    .join('');
   const scriptTag = `<script type="module" src="${new URL('tally-widgets.js', SITE).href}"></script>`;
   const link = new URL(location.href);
   const section = widget.closest('section[id]')?.id;
@@ -51,7 +53,8 @@ export function shareSnippets(widget) {
   return {
     url: link.href,
     script: `${scriptTag}\n<${tag}${attributeText}></${tag}>`,
-    iframe: `<iframe src="${escapeAttribute(frame.href)}" title="${escapeAttribute(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>\n` +
+    iframe:
+      `<iframe src="${escapeAttribute(frame.href)}" title="${escapeAttribute(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>\n` +
       `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', SITE).href}"></script>`,
     // The element on lines of its own, so Markdown keeps it as an HTML block (CommonMark type 7).
     markdown: `${scriptTag}\n\n<${tag}${attributeText}>\n</${tag}>\n\n[Open this figure in tally](${link.href.replace(/\)/g, '%29')})`,
@@ -64,7 +67,11 @@ async function copy(textarea) {
     await navigator.clipboard.writeText(textarea.value);
     return true;
   } catch {
-    try { return document.execCommand('copy'); } catch { return false; }
+    try {
+      return document.execCommand('copy');
+    } catch {
+      return false;
+    }
   }
 }
 
@@ -103,7 +110,11 @@ export function attachShare(widget) {
     button.type = 'button';
     button.textContent = 'Copy';
     button.setAttribute('aria-label', `Copy ${row.label.split(' (')[0]}`);
-    button.addEventListener('click', async () => { status.textContent = (await copy(area)) ? `${row.label.split(' (')[0]}: copied.` : 'Selected: press Ctrl+C (or ⌘C) to copy.'; });
+    button.addEventListener('click', async () => {
+      status.textContent = (await copy(area))
+        ? `${row.label.split(' (')[0]}: copied.`
+        : 'Selected: press Ctrl+C (or ⌘C) to copy.';
+    });
     wrap.append(label, area, button);
     areas[row.kind] = area;
     body.append(wrap);
@@ -111,7 +122,8 @@ export function attachShare(widget) {
   if (!served) {
     const note = document.createElement('p');
     note.className = 'share-status';
-    note.textContent = 'This copy is opened from a file: the snippets point at it, so serve the site over http(s) to get embed code others can use.';
+    note.textContent =
+      'This copy is opened from a file: the snippets point at it, so serve the site over http(s) to get embed code others can use.';
     body.append(note);
   }
   body.append(status);
@@ -122,7 +134,10 @@ export function attachShare(widget) {
     const snippets = shareSnippets(widget);
     for (const [kind, area] of Object.entries(areas)) area.value = snippets[kind];
   };
-  details.addEventListener('toggle', () => { if (details.open) flushState(); refresh(); });
+  details.addEventListener('toggle', () => {
+    if (details.open) flushState();
+    refresh();
+  });
   // Open snippets follow the widget: the state is written to the URL shortly after every change.
   onStateWritten(refresh);
 }

@@ -6,8 +6,21 @@
 //   sp="true", flash="true"
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
-  TallyWidget, TallyError, baseCss, numberField, selectField, checkboxField, parseNumber, showError, clearErrors,
-  formatNumber, formatBytes, escapeHtml, isNumberText, isBoolText, oneOf,
+  TallyWidget,
+  TallyError,
+  baseCss,
+  numberField,
+  selectField,
+  checkboxField,
+  parseNumber,
+  showError,
+  clearErrors,
+  formatNumber,
+  formatBytes,
+  escapeHtml,
+  isNumberText,
+  isBoolText,
+  oneOf,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
@@ -27,8 +40,15 @@ const NUMBER_FIELDS = [
 const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
 const COLOURS = {
-  matmul: 'var(--accent)', memory_bound: '#8e6bd1', tp_comm: '#d9822b', bubble: '#9aa0a6', pp_comm: '#c0504d',
-  dp_comm: '#2e8b57', zero3_comm: '#b8860b', optimizer: '#4a6fa5', ep_comm: '#20a0a0',
+  matmul: 'var(--accent)',
+  memory_bound: '#8e6bd1',
+  tp_comm: '#d9822b',
+  bubble: '#9aa0a6',
+  pp_comm: '#c0504d',
+  dp_comm: '#2e8b57',
+  zero3_comm: '#b8860b',
+  optimizer: '#4a6fa5',
+  ep_comm: '#20a0a0',
 };
 
 const css = `
@@ -50,7 +70,22 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 `;
 
 class TallyStep extends TallyWidget {
-  static stateAttributes = ['model', 'hardware', 'gpus', 'tp', 'pp', 'interleave', 'mbs', 'batch', 'seq', 'ep', 'zero', 'recompute', 'sp', 'flash'];
+  static stateAttributes = [
+    'model',
+    'hardware',
+    'gpus',
+    'tp',
+    'pp',
+    'interleave',
+    'mbs',
+    'batch',
+    'seq',
+    'ep',
+    'zero',
+    'recompute',
+    'sp',
+    'flash',
+  ];
 
   mount() {
     // Without presets there is nothing to choose; the engine error shows below.
@@ -58,8 +93,16 @@ class TallyStep extends TallyWidget {
     const models = presets.models ?? [];
     const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     const start = this.declareState('step', [
-      { name: 'model', check: oneOf(models.map((m) => m.id)), fallback: models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? '' },
-      { name: 'hardware', check: oneOf(hardware.map((h) => h.id)), fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '' },
+      {
+        name: 'model',
+        check: oneOf(models.map((m) => m.id)),
+        fallback: models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? '',
+      },
+      {
+        name: 'hardware',
+        check: oneOf(hardware.map((h) => h.id)),
+        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
+      },
       { name: 'zero', check: oneOf(ZERO), fallback: '1' },
       { name: 'recompute', check: oneOf(RECOMPUTE), fallback: 'none' },
       { name: 'sp', check: isBoolText, fallback: 'true' },
@@ -67,7 +110,8 @@ class TallyStep extends TallyWidget {
       ...NUMBER_FIELDS.map((f) => ({ name: f.name, check: isNumberText, fallback: f.fallback })),
     ]);
 
-    const field = (name) => numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    const field = (name) =>
+      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
         <div class="fields">
@@ -94,7 +138,10 @@ class TallyStep extends TallyWidget {
         <div data-out="plan"></div>
       </div>`;
     const root = this.shadowRoot;
-    this.onControlEdit(() => { this.update(); this.saveState(); });
+    this.onControlEdit(() => {
+      this.update();
+      this.saveState();
+    });
     root.addEventListener('click', (event) => this.onClick(event));
     this.observeWidth(root.querySelector('[data-out="timeline"]'), () => this.result && this.drawTimeline(this.result));
     this.update();
@@ -105,7 +152,8 @@ class TallyStep extends TallyWidget {
   applyState(values) {
     for (const [name, value] of Object.entries(values)) {
       const control = this.control(name);
-      if (control.type === 'checkbox') control.checked = value === 'true'; else control.value = value;
+      if (control.type === 'checkbox') control.checked = value === 'true';
+      else control.value = value;
     }
   }
 
@@ -115,7 +163,8 @@ class TallyStep extends TallyWidget {
 
   values() {
     const v = {};
-    for (const name of ['model', 'hardware', 'zero', 'recompute', ...NUMBER_FIELDS.map((f) => f.name)]) v[name] = this.control(name).value;
+    for (const name of ['model', 'hardware', 'zero', 'recompute', ...NUMBER_FIELDS.map((f) => f.name)])
+      v[name] = this.control(name).value;
     v.sp = String(this.control('sp').checked);
     v.flash = String(this.control('flash').checked);
     return v;
@@ -138,9 +187,20 @@ class TallyStep extends TallyWidget {
     const n = {};
     for (const f of NUMBER_FIELDS) n[f.name] = parseNumber(v[f.name], f.name, f.label);
     return {
-      model: v.model, hardware: v.hardware, gpus: n.gpus, tp: n.tp, pp: n.pp, interleave: n.interleave, micro_batch: n.mbs,
-      global_batch: n.batch, seq: n.seq, zero: Number(v.zero), recompute: v.recompute, sequence_parallel: v.sp === 'true',
-      flash_attention: v.flash === 'true', ep: n.ep,
+      model: v.model,
+      hardware: v.hardware,
+      gpus: n.gpus,
+      tp: n.tp,
+      pp: n.pp,
+      interleave: n.interleave,
+      micro_batch: n.mbs,
+      global_batch: n.batch,
+      seq: n.seq,
+      zero: Number(v.zero),
+      recompute: v.recompute,
+      sequence_parallel: v.sp === 'true',
+      flash_attention: v.flash === 'true',
+      ep: n.ep,
     };
   }
 
@@ -152,7 +212,9 @@ class TallyStep extends TallyWidget {
     const root = this.shadowRoot;
     clearErrors(root);
     this.lastError = null;
-    const out = (key, text) => { root.querySelector(`[data-out="${key}"]`).textContent = text; };
+    const out = (key, text) => {
+      root.querySelector(`[data-out="${key}"]`).textContent = text;
+    };
     try {
       this.stepArgs = this.args();
       this.result = this.engine.call('step_time', this.stepArgs);
@@ -179,7 +241,10 @@ class TallyStep extends TallyWidget {
     const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
     const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
     // Drawn at its shown width, so the axis labels keep their 12 px on a phone (viewBox units = CSS px).
-    const W = drawWidth(this.shownWidth(svg), { min: 200 }), left = 4, right = 4, width = W - left - right;
+    const W = drawWidth(this.shownWidth(svg), { min: 200 }),
+      left = 4,
+      right = 4,
+      width = W - left - right;
     svg.setAttribute('viewBox', `0 0 ${W} 70`);
     let x = left;
     const segs = parts.map((p) => {
@@ -191,9 +256,19 @@ class TallyStep extends TallyWidget {
     svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatNumber(r.step_seconds, 3))} s</title>${segs.join('')}
       <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatNumber(r.step_seconds, 3))} s</text>`;
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
-    this.shadowRoot.querySelector('[data-out="legend"]').innerHTML = parts.map((p) =>
-      `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatNumber(100 * p.share, 3))}%</span>`).join('') +
-      hidden.map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s</span>`).join('');
+    this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
+      parts
+        .map(
+          (p) =>
+            `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatNumber(100 * p.share, 3))}%</span>`,
+        )
+        .join('') +
+      hidden
+        .map(
+          (p) =>
+            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s</span>`,
+        )
+        .join('');
   }
 
   runPlan() {
@@ -202,27 +277,50 @@ class TallyStep extends TallyWidget {
     let args;
     try {
       args = this.args();
-      this.plan = this.engine.call('plan', { model: args.model, hardware: args.hardware, gpus: args.gpus, seq: args.seq,
-        global_batch: args.global_batch, flash_attention: args.flash_attention, top: 5 });
+      this.plan = this.engine.call('plan', {
+        model: args.model,
+        hardware: args.hardware,
+        gpus: args.gpus,
+        seq: args.seq,
+        global_batch: args.global_batch,
+        flash_attention: args.flash_attention,
+        top: 5,
+      });
     } catch (error) {
       this.fail(root, error);
       target.textContent = '';
       return;
     }
     const p = this.plan;
-    const layout = (l) => `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
+    const layout = (l) =>
+      `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
     target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
       <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
-      ${p.best.map((b, i) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatNumber(100 * b.mfu, 3))}%</td>
+      ${p.best
+        .map(
+          (
+            b,
+            i,
+          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatNumber(100 * b.mfu, 3))}%</td>
         <td class="num">${escapeHtml(formatNumber(b.step_seconds, 3))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
-        <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`).join('')}
+        <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`,
+        )
+        .join('')}
       </tbody></table>
       <p class="status">Why the others lose: ${p.losers.map((l) => `${l.count} × ${escapeHtml(l.reason)}`).join('; ')}.</p>`;
   }
 
   useLayout(l) {
     // ep is absent from a dense layout (1).
-    const set = { tp: l.tp, pp: l.pp, interleave: l.interleave, mbs: l.micro_batch, zero: l.zero, recompute: l.recompute, ep: l.ep ?? 1 };
+    const set = {
+      tp: l.tp,
+      pp: l.pp,
+      interleave: l.interleave,
+      mbs: l.micro_batch,
+      zero: l.zero,
+      recompute: l.recompute,
+      ep: l.ep ?? 1,
+    };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
     this.update();

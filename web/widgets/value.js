@@ -6,7 +6,15 @@
 // <tally-recipes> renders the engine's table of training recipes and their bytes per parameter.
 // Both render into light DOM with textContent only, so they take the page's typography.
 import {
-  getEngine, escapeHtml, formatNumber, formatBytes, formatParams, formatPercent, defineWidget, SECONDS_PER_DAY, SECONDS_PER_HOUR,
+  getEngine,
+  escapeHtml,
+  formatNumber,
+  formatBytes,
+  formatParams,
+  formatPercent,
+  defineWidget,
+  SECONDS_PER_DAY,
+  SECONDS_PER_HOUR,
 } from './base.js';
 
 const GiB = 2 ** 30;
@@ -18,7 +26,10 @@ export const FORMATS = {
   num: (v) => formatNumber(v),
   sci: (v) => formatNumber(v, 3),
   // Up to 8 significant digits, for values that are exact in binary (65504, 0.015625).
-  exact: (v) => (Math.abs(v) >= 1e-3 && Math.abs(v) < 1e7 ? Number(v.toPrecision(8)).toLocaleString('en-US', { maximumFractionDigits: 10 }) : formatNumber(v, 4)),
+  exact: (v) =>
+    Math.abs(v) >= 1e-3 && Math.abs(v) < 1e7
+      ? Number(v.toPrecision(8)).toLocaleString('en-US', { maximumFractionDigits: 10 })
+      : formatNumber(v, 4),
   gb: (v) => formatBytes(v),
   gib: (v) => `${Number((v / GiB).toPrecision(3)).toLocaleString('en-US')} GiB`,
   mib: (v) => `${Number((v / MiB).toPrecision(6)).toLocaleString('en-US')} MiB`,
@@ -91,21 +102,27 @@ function schedule(value) {
   queue.add(value);
   if (scheduled) return;
   scheduled = true;
-  getEngine().then((engine) => {
-    idle(function drain(deadline) {
-      for (const next of queue) {
-        queue.delete(next);
-        next.renderWith(engine); // at least one per slice, then as many as the idle period allows
-        if (deadline.timeRemaining() < 2) break;
-      }
-      if (queue.size) idle(drain, { timeout: 1000 });
-      else scheduled = false;
-    }, { timeout: 1000 });
-  }, (error) => {
-    for (const next of queue) next.fail(`the engine could not load: ${error.message}`);
-    queue.clear();
-    scheduled = false;
-  });
+  getEngine().then(
+    (engine) => {
+      idle(
+        function drain(deadline) {
+          for (const next of queue) {
+            queue.delete(next);
+            next.renderWith(engine); // at least one per slice, then as many as the idle period allows
+            if (deadline.timeRemaining() < 2) break;
+          }
+          if (queue.size) idle(drain, { timeout: 1000 });
+          else scheduled = false;
+        },
+        { timeout: 1000 },
+      );
+    },
+    (error) => {
+      for (const next of queue) next.fail(`the engine could not load: ${error.message}`);
+      queue.clear();
+      scheduled = false;
+    },
+  );
 }
 
 class TallyValue extends HTMLElement {
@@ -129,10 +146,21 @@ class TallyValue extends HTMLElement {
   renderWith(engine) {
     const method = this.getAttribute('method') ?? '';
     const outcome = cachedCall(engine, method, this.getAttribute('args') ?? '{}');
-    if (outcome.error) { this.fail(`${method}: ${outcome.error.message}`); return; }
+    if (outcome.error) {
+      this.fail(`${method}: ${outcome.error.message}`);
+      return;
+    }
     try {
-      this.textContent = valueText(method, outcome.result, this.getAttribute('field') ?? '', this.getAttribute('format') ?? 'num');
-    } catch (error) { this.fail(error.message); return; }
+      this.textContent = valueText(
+        method,
+        outcome.result,
+        this.getAttribute('field') ?? '',
+        this.getAttribute('format') ?? 'num',
+      );
+    } catch (error) {
+      this.fail(error.message);
+      return;
+    }
     this.dataset.state = 'ok';
     this.removeAttribute('title');
   }
@@ -166,10 +194,13 @@ class TallyRecipes extends HTMLElement {
     if (this.dataset.state === 'ok') return; // prerendered by the build
     this.textContent = 'Loading recipes…';
     // Built when the browser is idle, like the inline values (eleven memory budgets, a few ms).
-    getEngine().then((engine) => idle(() => this.build(engine), { timeout: 1000 }), (error) => {
-      this.textContent = `The recipe table could not be computed: ${error.message}`;
-      this.dataset.state = 'error';
-    });
+    getEngine().then(
+      (engine) => idle(() => this.build(engine), { timeout: 1000 }),
+      (error) => {
+        this.textContent = `The recipe table could not be computed: ${error.message}`;
+        this.dataset.state = 'error';
+      },
+    );
   }
 
   build(engine) {
@@ -187,30 +218,46 @@ class TallyRecipes extends HTMLElement {
 export function recipesTableHtml(engine) {
   const { recipes } = engine.call('recipes', {});
   // Per-class bytes per parameter of each recipe, as the memory budget counts them (any model will do).
-  const breakdown = new Map(recipes.map((r) => [r.id, engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param]));
+  const breakdown = new Map(
+    recipes.map((r) => [
+      r.id,
+      engine.call('memory_budget', { model: 'gpt2-small', recipe: r.id, seq: 1 }).bytes_per_param,
+    ]),
+  );
   const optimizers = new Map((engine.call('presets', {}).optimizers ?? []).map((o) => [o.id, o.description]));
   const cell = (text, title) => `<td${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</td>`;
   const part = (dtype, bytes) => (!dtype || dtype === 'none' || !bytes ? '—' : `${bytesPerParam(bytes)} (${dtype})`);
   const head = ['recipe', 'weights', 'gradients', 'master copy', 'optimizer states', 'bytes / param']
-    .map((label) => `<th scope="col">${label}</th>`).join('');
-  const rows = recipes.map((recipe) => {
-    const per = breakdown.get(recipe.id) ?? {};
-    return `<tr>${cell(recipe.name ?? recipe.id, recipe.description)}${cell(part(recipe.weights, per.weights))}` +
-      `${cell(part(recipe.gradients, per.gradients))}${cell(part(recipe.master_weights, per.master_weights))}` +
-      `${cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states))}` +
-      `<td><strong>${escapeHtml(bytesPerParam(per.total ?? recipe.bytes_per_param))}</strong></td></tr>`;
-  }).join('');
+    .map((label) => `<th scope="col">${label}</th>`)
+    .join('');
+  const rows = recipes
+    .map((recipe) => {
+      const per = breakdown.get(recipe.id) ?? {};
+      return (
+        `<tr>${cell(recipe.name ?? recipe.id, recipe.description)}${cell(part(recipe.weights, per.weights))}` +
+        `${cell(part(recipe.gradients, per.gradients))}${cell(part(recipe.master_weights, per.master_weights))}` +
+        `${cell(part(`${recipe.optimizer}, ${recipe.optimizer_state}`, per.optimizer_states))}` +
+        `<td><strong>${escapeHtml(bytesPerParam(per.total ?? recipe.bytes_per_param))}</strong></td></tr>`
+      );
+    })
+    .join('');
   // One note per recipe whose bytes are not whole: where the fraction comes from (block scales).
-  const notes = recipes.map((recipe) => {
-    const states = breakdown.get(recipe.id)?.optimizer_states;
-    const fraction = binaryFraction(states);
-    if (!fraction) return '';
-    return `<p class="caption recipe-note">${escapeHtml(`* ${recipe.name}: the optimizer states take ${Math.floor(states)} + ${fraction} bytes per parameter ` +
-      `(shown rounded as ${bytesPerParam(states).replace('*', '')}): ${optimizers.get(recipe.optimizer) ?? recipe.description}. ` +
-      `The ${fraction} byte is those scales.`)}</p>`;
-  }).join('');
-  return `<table class="numbers recipes"><caption class="visually-hidden">Training recipes and the bytes each parameter costs, per state</caption>` +
-    `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${notes}`;
+  const notes = recipes
+    .map((recipe) => {
+      const states = breakdown.get(recipe.id)?.optimizer_states;
+      const fraction = binaryFraction(states);
+      if (!fraction) return '';
+      return `<p class="caption recipe-note">${escapeHtml(
+        `* ${recipe.name}: the optimizer states take ${Math.floor(states)} + ${fraction} bytes per parameter ` +
+          `(shown rounded as ${bytesPerParam(states).replace('*', '')}): ${optimizers.get(recipe.optimizer) ?? recipe.description}. ` +
+          `The ${fraction} byte is those scales.`,
+      )}</p>`;
+    })
+    .join('');
+  return (
+    `<table class="numbers recipes"><caption class="visually-hidden">Training recipes and the bytes each parameter costs, per state</caption>` +
+    `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${notes}`
+  );
 }
 
 defineWidget('tally-value', TallyValue);
