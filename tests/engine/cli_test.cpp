@@ -26,9 +26,9 @@
 
 namespace {
 
+using nlohmann::json;
 using tally::test::CliRun;
 using tally::test::run_cli_argv;
-using nlohmann::json;
 
 // Removes the fixture folder when the test binary exits.
 struct RemoveAtExit {
@@ -47,16 +47,19 @@ const std::string& fixtures() {
         const auto write = [&](const std::string& name, const std::string& text) {
             std::ofstream(d + "/" + name, std::ios::binary) << text;
         };
-        const std::string gpt2_fields = R"("n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"n_positions":1024)";
+        const std::string gpt2_fields =
+            R"("n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257,"n_positions":1024)";
         write("big.json", "{\"x\":\"" + std::string(2 << 20, 'a') + "\"}");
-        write("deep.json", "{\"model_type\":\"gpt2\",\"x\":" + std::string(200000, '[') + std::string(200000, ']') + "}");
+        write("deep.json",
+              "{\"model_type\":\"gpt2\",\"x\":" + std::string(200000, '[') + std::string(200000, ']') + "}");
         write("latin1.json", "{\"model_type\":\"gpt2\",\"_name_or_path\":\"caf\xe9\"," + gpt2_fields + "}");
         write("smart_quotes.json", "{\xe2\x80\x9cmodel_type\xe2\x80\x9d: \xe2\x80\x9cgpt2\xe2\x80\x9d}");
         write("no_model_type.json", R"({"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32})");
         write("array.json", "[1, 2, 3]");
         write("empty.json", "");
         write("bert.json", R"({"model_type":"bert","hidden_size":768})");
-        write("bert_base.json", R"({"model_type":"bert","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,
+        write("bert_base.json",
+              R"({"model_type":"bert","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,
             "intermediate_size":3072,"max_position_embeddings":512,"type_vocab_size":2,"vocab_size":30522})");
         write("t5_small.json", R"({"model_type":"t5","d_ff":2048,"d_kv":64,"d_model":512,"num_heads":8,"num_layers":6,
             "relative_attention_num_buckets":32,"vocab_size":32128,"is_encoder_decoder":true})");
@@ -64,8 +67,8 @@ const std::string& fixtures() {
         write("tally_bad_layers.json",
               R"({"vocab_size":100,"hidden_size":64,"num_layers":0,"num_heads":4,"mlp":"gelu"})");
         write("huge_number.json", "{\"model_type\":\"gpt2\",\"n_embd\":1e400}");
-        write("control_name.json", "{\"model_type\":\"gpt2\",\"_name_or_path\":\"evil\\u001b[2J\\u0007name\"," +
-                                       gpt2_fields + "}");
+        write("control_name.json",
+              "{\"model_type\":\"gpt2\",\"_name_or_path\":\"evil\\u001b[2J\\u0007name\"," + gpt2_fields + "}");
         mkfifo((d + "/fifo").c_str(), 0600);
         mkdir((d + "/folder.json").c_str(), 0700);
         [[maybe_unused]] const int linked = symlink("/dev/zero", (d + "/zero_link.json").c_str());
@@ -161,14 +164,14 @@ std::vector<BadCase> bad_cases() {
         {{"params", "--config", ""}, "empty"},
         {{"params", "--config", "/dev/zero"}, "device"},  // used to read until memory ran out
         {{"params", "--config", f + "zero_link.json"}, "device"},
-        {{"params", "--config", f + "fifo"}, "FIFO"},  // used to block forever
+        {{"params", "--config", f + "fifo"}, "FIFO"},              // used to block forever
         {{"params", "--config", f + "folder.json"}, "directory"},  // used to say "not valid JSON"
         {{"params", "--config", f + "missing.json"}, "does not exist"},
         {{"params", "--config", f + "big.json"}, "larger than"},
         {{"params", "--config", f + "deep.json"}, "deeper than"},  // used to overflow the stack
         {{"params", "--config", f + "latin1.json"}, "UTF-8"},
         {{"params", "--config", f + "smart_quotes.json"}, "not valid JSON"},  // used to abort
-        {{"params", "--config", f + "no_model_type.json"}, "model_type"},  // used to say num_layers
+        {{"params", "--config", f + "no_model_type.json"}, "model_type"},     // used to say num_layers
         {{"params", "--config", f + "array.json"}, "JSON object"},
         {{"params", "--config", f + "empty.json"}, "not valid JSON"},
         {{"params", "--config", f + "bert.json"}, "model_type"},
@@ -217,7 +220,8 @@ std::vector<BadCase> bad_cases() {
         {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--kv-dtype", "banana"}, "--kv-dtype"},
         {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--weights-dtype", "banana"}, "--weights-dtype"},
         {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--batch", "0"}, "--batch"},
-        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--hardware", "h100-sxm", "--capacity-bytes", "8e10"},
+        {{"kv-cache", "--model", "llama-2-7b", "--context", "4096", "--hardware", "h100-sxm", "--capacity-bytes",
+          "8e10"},
          "--capacity-bytes"},
         // float
         {{"float", "--format", "e4m3"}, "--value"},
@@ -256,13 +260,15 @@ std::vector<BadCase> bad_cases() {
         {{"call", "params", "\xc3"}, "args"},
         {{"call", "params", "{\"model\":\"caf\xe9\"}"}, "UTF-8"},  // used to abort (SIGABRT)
         {{"call", "params", "\xe2\x80\x9cmodel\xe2\x80\x9d"}, "not valid JSON"},
-        {{"call", "tensor_bytes", "{\"dtype\":\"bf16\",\"shape\":" + std::string(60000, '[') + std::string(60000, ']') + "}"},
+        {{"call", "tensor_bytes",
+          "{\"dtype\":\"bf16\",\"shape\":" + std::string(60000, '[') + std::string(60000, ']') + "}"},
          "deeper than"},  // used to overflow the stack (SIGSEGV)
         {{"call", "bogus"}, "method"},
         {{"call", "par\xffms"}, "method"},
         {{"call", "params", "[]"}, "JSON object"},
         {{"call", "params", "{\"model\":\"\\u001b[2J\"}"}, "model"},
-        {{"call", "training_cost", R"({"params":"0x10","tokens":1e12,"gpus":8,"peak_tflops":989,"mfu":0.4})"}, "params"},
+        {{"call", "training_cost", R"({"params":"0x10","tokens":1e12,"gpus":8,"peak_tflops":989,"mfu":0.4})"},
+         "params"},
         {{"call", "roofline_custom", R"({"peak_flops_per_s":1e308,"bandwidth_bytes_per_s":1e-300})"}, "not a finite"},
         // the command itself
         {{}, "usage"},
@@ -318,8 +324,8 @@ TEST_CASE("implausible but legal values succeed and print a warning on stderr") 
     const CliRun price = run_cli_argv(with_params({"--price", "1000"}));
     CHECK(price.exit_code == 0);
     CHECK(price.err.find("warning: --price") != std::string::npos);
-    const CliRun mfu = run_cli_argv({"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989",
-                                     "--mfu", "0.9"});
+    const CliRun mfu = run_cli_argv(
+        {"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.9"});
     CHECK(mfu.exit_code == 0);
     CHECK(mfu.err.find("warning: --mfu") != std::string::npos);
     const CliRun plain = run_cli_argv(with_params({"--price", "2.5"}));
@@ -353,6 +359,18 @@ std::pair<int, std::string> run_cli(const std::string& words) {
 
 }  // namespace
 
+TEST_CASE("the CLI's time --json prints the training_cost result object exactly; a bad value exits with status 2") {
+    auto [status, out] = run_cli("time --params 70e9 --tokens 15e12 --gpus 1024 --peak-tflops 989.5 --mfu 0.5 --json");
+    REQUIRE(status == 0);
+    const json cli = json::parse(out);
+    const json api = json::parse(tally::api::call(
+        "training_cost", R"({"params":70e9,"tokens":15e12,"gpus":1024,"peak_tflops":989.5,"mfu":0.5})"))["result"];
+    CHECK(cli == api);
+    CHECK(cli["seconds"].get<double>() / 86400 == Approx(143.93).epsilon(1e-4));
+    CHECK(run_cli("time --params 70e9 --tokens 15e12 --gpus 0 --peak-tflops 989.5 --mfu 0.5").first == 2);
+    CHECK(run_cli("time --bogus 1").first == 2);
+}
+
 TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit with status 2") {
     auto [status, out] = run_cli("memory --model llama-2-7b --gpus 8 --zero 1 --seq 4096 --json");
     REQUIRE(status == 0);
@@ -377,7 +395,9 @@ TEST_CASE("tally fit's largest model honours --zero and --tp: the ZeRO paper's T
     REQUIRE(status16 == 0);
     CHECK(json::parse(out16)["max_params"].get<double>() == Approx(121.6e9).epsilon(0.01));
     // With a model, the activation settings apply too (largest depth at that seq).
-    CHECK(run_cli("fit --mode largest_model --model llama-2-7b --gpus 8 --hardware h100-sxm --zero 3 --seq 4096").first == 0);
+    CHECK(
+        run_cli("fit --mode largest_model --model llama-2-7b --gpus 8 --hardware h100-sxm --zero 3 --seq 4096").first ==
+        0);
 }
 
 TEST_CASE("tally time --recompute full gives Narayanan et al.'s Eq. (3) for GPT-3 175B: 4.30e23 FLOPs on 300B tokens") {
@@ -385,8 +405,9 @@ TEST_CASE("tally time --recompute full gives Narayanan et al.'s Eq. (3) for GPT-
     // 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) FLOPs: four passes of every layer, three of the LM head.
     const double l = 96, h = 12288, s = 2048, V = 50257;
     const double per_token = 96 * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
-    auto [status, out] = run_cli("time --model gpt3-175b --seq 2048 --recompute full --tokens 300e9 --gpus 1024 "
-                                 "--mfu 0.5 --hardware a100-80gb --json");
+    auto [status, out] = run_cli(
+        "time --model gpt3-175b --seq 2048 --recompute full --tokens 300e9 --gpus 1024 "
+        "--mfu 0.5 --hardware a100-80gb --json");
     REQUIRE(status == 0);
     CHECK(json::parse(out)["total_flops"].get<double>() == Approx(per_token * 300e9).epsilon(1e-12));
 }
@@ -408,19 +429,24 @@ TEST_CASE("every command's --json prints exactly the result of the API method of
         json args;
     };
     const Row rows[] = {
-        {"time --params 7e9 --tokens 1e12 --gpus 8 --hardware h100-sxm --mfu 0.4 --json", "training_cost",
+        {"time --params 7e9 --tokens 1e12 --gpus 8 --hardware h100-sxm --mfu 0.4 --json",
+         "training_cost",
          {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"hardware", "h100-sxm"}, {"mfu", 0.4}}},
-        {"mfu --model llama-2-7b --tokens-per-second 3000 --gpus 8 --hardware h100-sxm --json", "mfu",
+        {"mfu --model llama-2-7b --tokens-per-second 3000 --gpus 8 --hardware h100-sxm --json",
+         "mfu",
          {{"model", "llama-2-7b"}, {"tokens_per_second", 3000}, {"gpus", 8}, {"hardware", "h100-sxm"}}},
         {"params --model gpt2-small --json", "params", {{"model", "gpt2-small"}}},
         {"flops --model llama-2-7b --json", "flops", {{"model", "llama-2-7b"}}},
         {"memory --model llama-2-7b --json", "memory_budget", {{"model", "llama-2-7b"}}},
         // fit without --mode: the engine's default (fewest GPUs for a given model), not one the CLI picks
-        {"fit --model llama-2-7b --hardware h100-sxm --json", "fit", {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}}},
+        {"fit --model llama-2-7b --hardware h100-sxm --json",
+         "fit",
+         {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}}},
         {"fit --gpus 8 --hardware h100-sxm --json", "fit", {{"gpus", 8}, {"hardware", "h100-sxm"}}},
         {"kv-cache --model llama-2-7b --context 4096 --json", "kv_cache", {{"model", "llama-2-7b"}, {"context", 4096}}},
         {"presets --json", "presets", json::object()},
-        {"step --model llama-2-7b --hardware h100-sxm --gpus 8 --json", "step_time",
+        {"step --model llama-2-7b --hardware h100-sxm --gpus 8 --json",
+         "step_time",
          {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}, {"gpus", 8}}},
     };
     for (const Row& row : rows) {
@@ -446,8 +472,10 @@ TEST_CASE("tally float rounds 500 to E4M3's largest finite value 448 and decodes
     CHECK(run_cli("float --all --value 1e-8 --json").first == 0);
 }
 
-TEST_CASE("tally bench gemm times the kernels it is asked for, checks them against the reference, and rejects bad sizes") {
-    const auto [status, out] = run_cli("bench gemm --n 32 --kernel naive,ikj --reps 1 --warmup 0 --min-sample-ms 1 --json");
+TEST_CASE(
+    "tally bench gemm times the kernels it is asked for, checks them against the reference, and rejects bad sizes") {
+    const auto [status, out] =
+        run_cli("bench gemm --n 32 --kernel naive,ikj --reps 1 --warmup 0 --min-sample-ms 1 --json");
     REQUIRE(status == 0);
     const json r = json::parse(out);
     REQUIRE(r["rows"].size() == 2);
@@ -508,8 +536,8 @@ std::set<std::string> api_arguments(const char* method, const std::vector<json>&
         if (base.contains("model")) {  // the same base with the model given as a config.json
             json hf = base;
             hf.erase("model");
-            hf["hf_config"] = {{"model_type", "gpt2"}, {"n_embd", 768}, {"n_layer", 12}, {"n_head", 12},
-                               {"vocab_size", 50257}, {"n_positions", 1024}};
+            hf["hf_config"] = {{"model_type", "gpt2"}, {"n_embd", 768},       {"n_layer", 12},
+                               {"n_head", 12},         {"vocab_size", 50257}, {"n_positions", 1024}};
             all.push_back(hf);
         }
     for (const json& base : all) {
@@ -592,7 +620,8 @@ TEST_CASE("tally mfu and the mfu method take the same arguments") {
 
 TEST_CASE("tally params, flops and kv-cache take the same arguments as their API methods") {
     compare("params", "params", tally::cli::accounting_options("params"), {kModel});
-    compare("flops", "flops", tally::cli::accounting_options("flops"), {kModel, with(kModel, {{"recompute_layers", 1}})});
+    compare("flops", "flops", tally::cli::accounting_options("flops"),
+            {kModel, with(kModel, {{"recompute_layers", 1}})});
     compare("kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache"),
             {with(kModel, {{"context", 1024}}), with(kModel, {{"context", 1024}, {"hardware", "h100-sxm"}})});
 }
@@ -606,7 +635,8 @@ TEST_CASE("tally memory and tally fit take the same arguments as memory_budget a
              with(kModel, {{"mode", "min_gpus"}, {"hardware", "h100-sxm"}})});
 }
 
-TEST_CASE("tally step and tally plan take --encoder-head and --decoder-seq and print exactly step_time's and plan's result") {
+TEST_CASE(
+    "tally step and tally plan take --encoder-head and --decoder-seq and print exactly step_time's and plan's result") {
     const std::string dir = fixtures() + "/";
     auto text = [](const std::string& path) {
         std::ifstream in(path, std::ios::binary);
@@ -640,7 +670,8 @@ TEST_CASE("tally step and tally plan take --encoder-head and --decoder-seq and p
         CHECK(json::parse(out) == api["result"]);
     }
     // The target length changes the step (fewer decoder positions, less work), and the table says so.
-    const auto [status, table] = run_cli("step --config " + dir + "t5_small.json --decoder-seq 114 --hardware a100-80gb --gpus 8");
+    const auto [status, table] =
+        run_cli("step --config " + dir + "t5_small.json --decoder-seq 114 --hardware a100-80gb --gpus 8");
     CHECK(status == 0);
     CHECK(table.find("MFU") != std::string::npos);
     CHECK(run_cli("step --model llama-2-7b --hardware h100-sxm --gpus 8 --decoder-seq 100").first == 2);
