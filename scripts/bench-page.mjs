@@ -2,7 +2,7 @@
 // cold runs (each in a fresh browser context, so nothing is cached). The tests never assert times; this does
 // the measuring. Figures go into BENCHMARKS.md ("Page load and update latency").
 // usage: node scripts/bench-page.mjs [--runs N] [--site build/site]   (build first: bash scripts/serve.sh or test.sh)
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './static-server.mjs';
@@ -41,19 +41,7 @@ const latency = ([selector, name, count, values]) => {
 };
 
 const server = await startServer(siteDir, 0);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 
 const rows = {
   'page: DOMContentLoaded (ms)': [],

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,11 +18,7 @@ const siteDir = path.resolve(root, argv.includes('--site') ? argv[argv.indexOf('
 const WIDTHS = { wide: 1280, narrow: 375, smallest: 320 };
 
 const server = await startServer(siteDir, 0);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu'],
-});
+const browser = await launchChromium();
 const heights = {};
 for (const [name, width] of Object.entries(WIDTHS)) {
   const page = await browser.newPage({ viewport: { width, height: 900 } });

@@ -6,7 +6,7 @@
 // usage: node scripts/profile-page-load.mjs [--runs 5] [--site build/site]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -180,19 +180,7 @@ function summariseTrace(events, navigationStartUs, untilUs) {
 }
 
 const server = await startServer(siteDir, 0);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 const samples = [];
 for (let run = 0; run < runs + 1; run++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

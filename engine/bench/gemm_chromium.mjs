@@ -1,7 +1,7 @@
 // The wasm GEMM ladder measured in headless Chromium through the page's own <tally-roofline> widget
 // (Web Worker, no threads, not cross-origin isolated), as a reader would run it.
 // Run: node engine/bench/gemm_chromium.mjs --site build/site --n 1024 --runs 5
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
 import path from 'node:path';
 
@@ -12,11 +12,7 @@ const n = option('--n', '1024');
 const runs = Number(option('--runs', '5'));
 
 const server = await startServer(site, 0);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(new URL('/#roofline', server.url).href);
