@@ -237,6 +237,16 @@ export function formatBytes(bytes, digits = 3) {
   return `${EN2.format(Number(gb.toPrecision(digits)))} GB`;
 }
 
+/** Declared-state entries (declareState) for number fields [{name, attribute?, fallback}], each read as number text. */
+export function numberStateFields(fields) {
+  return fields.map((f) => ({ name: f.name, attribute: f.attribute, check: isNumberText, fallback: f.fallback }));
+}
+
+/** A model preset as a select option: its name and parameter count. */
+export function modelOption(model) {
+  return { value: model.id, label: `${model.name} (${formatParams(model.params_total)})` };
+}
+
 /** 6738415616 -> "6.74 B"; for parameter counts. Display only. */
 export function formatParams(count, digits = 3) {
   if (typeof count !== 'number' || !Number.isFinite(count)) return '—';

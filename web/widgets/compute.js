@@ -18,10 +18,11 @@ import {
   escapeHtml,
   formulaHtml,
   symbolLegend,
-  isNumberText,
   oneOf,
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
+  numberStateFields,
+  modelOption,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
 
@@ -114,18 +115,10 @@ class TallyCompute extends TallyWidget {
       },
       { name: 'dtype', check: oneOf(this.dtypes), fallback: this.dtypes.includes('bf16') ? 'bf16' : this.dtypes[0] },
       { name: 'basis', check: oneOf(BASES.map((b) => b.value)), fallback: 'six_nd' },
-      ...NUMBER_FIELDS.map((f) => ({
-        name: f.name,
-        attribute: f.attribute,
-        check: isNumberText,
-        fallback: f.fallback,
-      })),
+      ...numberStateFields(NUMBER_FIELDS),
     ]);
 
-    const modelOptions = [
-      ...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
-      { value: CUSTOM, label: 'Custom parameter count' },
-    ];
+    const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom parameter count' }];
     const hwOptions = [
       ...hardware.map((h) => ({ value: h.id, label: h.name })),
       { value: CUSTOM, label: 'Custom peak FLOP/s' },

@@ -16,10 +16,10 @@ import {
   clearErrors,
   formatNumber,
   formatBytes,
-  formatParams,
   escapeHtml,
-  isNumberText,
   oneOf,
+  numberStateFields,
+  modelOption,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
@@ -78,12 +78,7 @@ class TallyInference extends TallyWidget {
         fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
       },
       { name: 'kv_dtype', check: oneOf(kvDtypes.map((d) => d.id)), fallback: 'bf16' },
-      ...NUMBER_FIELDS.map((f) => ({
-        name: f.name,
-        attribute: f.attribute,
-        check: isNumberText,
-        fallback: f.fallback,
-      })),
+      ...numberStateFields(NUMBER_FIELDS),
     ]);
     // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
     if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
@@ -94,7 +89,7 @@ class TallyInference extends TallyWidget {
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
         <div class="fields">
-          ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })), value: start.model })}
+          ${selectField({ name: 'model', label: 'Model', options: models.map(modelOption), value: start.model })}
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
           ${field('batch')}
           ${field('context')}

@@ -30,10 +30,11 @@ import {
   downloadBlob,
   standaloneSvg,
   svgToPng,
-  isNumberText,
   isBoolText,
   oneOf,
   GB,
+  numberStateFields,
+  modelOption,
 } from './base.js';
 import { drawWidth, linearScale, linearTicks } from './chart.js';
 
@@ -235,18 +236,10 @@ class TallyMemoryBudget extends TallyWidget {
       { name: 'flash', check: isBoolText, fallback: 'false' },
       { name: 'sp', check: isBoolText, fallback: 'false' },
       { name: 'dropout', check: oneOf(DROPOUT), fallback: 'model' },
-      ...[...NUMBER_FIELDS, ...ALLOWANCE_FIELDS].map((f) => ({
-        name: f.name,
-        attribute: f.attribute,
-        check: isNumberText,
-        fallback: f.fallback,
-      })),
+      ...numberStateFields([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS]),
     ]);
 
-    const modelOptions = [
-      ...models.map((m) => ({ value: m.id, label: `${m.name} (${formatParams(m.params_total)})` })),
-      { value: CUSTOM, label: 'Custom: paste a config.json' },
-    ];
+    const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom: paste a config.json' }];
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training memory budget per GPU">
         <div class="fields">

@@ -18,9 +18,9 @@ import {
   formatNumber,
   formatBytes,
   escapeHtml,
-  isNumberText,
   isBoolText,
   oneOf,
+  numberStateFields,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
@@ -107,7 +107,7 @@ class TallyStep extends TallyWidget {
       { name: 'recompute', check: oneOf(RECOMPUTE), fallback: 'none' },
       { name: 'sp', check: isBoolText, fallback: 'true' },
       { name: 'flash', check: isBoolText, fallback: 'true' },
-      ...NUMBER_FIELDS.map((f) => ({ name: f.name, check: isNumberText, fallback: f.fallback })),
+      ...numberStateFields(NUMBER_FIELDS),
     ]);
 
     const field = (name) =>
