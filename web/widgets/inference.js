@@ -93,7 +93,7 @@ class TallyInference extends TallyWidget {
           ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
           ${field('batch')}
           ${field('context')}
-          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id} (${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'})` })), value: start.kv_dtype })}
+          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id}, ${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'}` })), value: start.kv_dtype })}
           ${field('kv_heads')}
         </div>
         <p class="notice" role="status"></p>
