@@ -43,8 +43,12 @@ test("every formula looks the same, to the pixel, with KaTeX's stylesheet pruned
       );
     await page.goto(site.url);
     await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
-    await page.evaluate(() => document.fonts.ready);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+    // Lay every chapter out first, so each font a formula uses has started loading, then wait for them all.
+    await page.evaluate(async () => {
+      void document.body.offsetHeight;
+      await document.fonts.ready;
+    });
     // Every HTML-typeset formula (stretched glyphs) and every eighth MathML one.
     const formulas = page.locator('.katex');
     const count = await formulas.count();
