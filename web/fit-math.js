@@ -29,8 +29,8 @@ if (typeof document !== 'undefined' && document.querySelector(SELECTOR)) {
     lastWidth = width;
     fitAll(document, { renderedOnly: true });
   };
-  // In an idle period: measuring equations in chapters not laid out yet (content-visibility) lays them out,
-  // which should not delay the first screen; until then a wide equation scrolls sideways (the fallback).
+  // In an idle period, so fitting never delays the first screen; until then a wide equation scrolls sideways
+  // (the fallback).
   const refit = () =>
     typeof requestIdleCallback === 'function' ? requestIdleCallback(refitNow, { timeout: 1000 }) : refitNow();
   // KaTeX's web fonts change the widths: fit again once they have loaded.
