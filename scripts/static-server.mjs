@@ -1,9 +1,10 @@
 // The static file server for build/site, bound to 127.0.0.1 only. Used by `scripts/serve.sh` and the browser tests.
 //
-// File serving is serve-static (the Express project's static middleware, on top of `send`): it decodes and
-// normalises paths and refuses "..", hides dotfiles, answers only GET and HEAD (405 with Allow otherwise),
-// handles Range/ETag, and reports stream errors as events instead of crashing. This module adds what it
-// does not do: symlinks may not lead out of the folder, and every response carries the headers below.
+// File serving is serve-static (the Express project's static middleware, on top of `send`): content types,
+// Range/ETag, and stream errors reported as events instead of crashes. This module reads each request's path
+// once (requestPath) and hands serve-static exactly the path it checked: no "." or ".." segments, no dotfiles,
+// no symlink out of the folder, only regular files and folders; only GET and HEAD; and every response, errors
+// and redirects included, carries the headers below.
 import http from 'node:http';
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -42,41 +43,75 @@ function realpathOrNull(file) {
 }
 
 /**
- * Whether the URL path stays inside `realRoot` after every symlink is resolved, and reaches no dotfile there.
- * Paths that do not decode are left to serve-static (it answers 400).
+ * The one reading of a request target that every check here and the file lookup share: the origin-form path
+ * (it must start with "/"), cut at "?", percent-decoded once, with repeated slashes collapsed. Returns
+ * { path, query, segments } or null for a target tally never serves: not origin-form, undecodable, a NUL or
+ * backslash, or a "." or ".." segment (refused rather than resolved). serve-static is then handed `path`
+ * re-encoded, so it looks up exactly the file that was checked: "//etclink/passwd" can no longer be read
+ * as a host name by one parser and as a path by another.
  */
-function staysInside(realRoot, urlPath) {
+export function requestPath(target) {
+  if (typeof target !== 'string' || !target.startsWith('/')) return null;
+  const cut = target.search(/[?#]/);
+  const raw = cut < 0 ? target : target.slice(0, cut);
+  const query = cut < 0 || target[cut] === '#' ? '' : target.slice(cut).split('#')[0];
   let decoded;
   try {
-    decoded = decodeURIComponent(urlPath);
+    decoded = decodeURIComponent(raw);
   } catch {
-    return true;
+    return null;
   }
-  if (decoded.includes('\0')) return false;
-  const candidate = path.join(realRoot, path.normalize(`/${decoded}`));
-  const candidates = [candidate];
-  // A directory is served through its index.html, which may itself be a link.
+  if (/[\0\\]/.test(decoded)) return null;
+  const segments = decoded.split('/').filter((part) => part !== '');
+  if (segments.some((part) => part === '.' || part === '..')) return null;
+  const trailing = decoded.endsWith('/') && segments.length > 0 ? '/' : '';
+  return { path: `/${segments.join('/')}${trailing}`, query, segments };
+}
+
+/** `requestPath`'s path, percent-encoded again segment by segment (what serve-static decodes back). */
+function encodePath(decodedPath) {
+  return decodedPath.split('/').map(encodeURIComponent).join('/');
+}
+
+/** "file", "folder" or null: what `decodedPath` names inside `realRoot`, null when tally must not serve it. */
+function servedKind(realRoot, segments) {
+  // Dotfiles and dot-folders, whatever a link would resolve them to.
+  if (segments.some((part) => part.startsWith('.'))) return null;
+  const candidate = path.join(realRoot, ...segments);
+  const real = realpathOrNull(candidate);
+  if (real === null || !inside(realRoot, real)) return null;
+  if (
+    path
+      .relative(realRoot, real)
+      .split(path.sep)
+      .some((part) => part.startsWith('.'))
+  )
+    return null;
+  let kind;
   try {
-    if (statSync(candidate).isDirectory()) candidates.push(path.join(candidate, 'index.html'));
+    kind = statSync(real);
   } catch {
-    /* missing: 404 */
+    return null;
   }
-  for (const file of candidates) {
-    const real = realpathOrNull(file);
-    if (real === null) continue;
-    if (!inside(realRoot, real)) return false;
-    // Only regular files and folders: a FIFO or device would block or stream forever.
-    const kind = statSync(real);
-    if (!kind.isFile() && !kind.isDirectory()) return false;
-    if (
-      path
-        .relative(realRoot, real)
-        .split(path.sep)
-        .some((part) => part.startsWith('.'))
-    )
-      return false;
+  // Only regular files and folders: a FIFO or device would block or stream forever.
+  if (kind.isFile()) return 'file';
+  if (!kind.isDirectory()) return null;
+  // A folder is served through its index.html, which may itself be a link out, a dotfile's link or a FIFO.
+  const index = realpathOrNull(path.join(real, 'index.html'));
+  if (index === null) return 'folder';
+  if (
+    !inside(realRoot, index) ||
+    path
+      .relative(realRoot, index)
+      .split(path.sep)
+      .some((p) => p.startsWith('.'))
+  )
+    return null;
+  try {
+    return statSync(index).isFile() || statSync(index).isDirectory() ? 'folder' : null;
+  } catch {
+    return null;
   }
-  return true;
 }
 
 /**
@@ -99,60 +134,72 @@ export async function startServer(dir, port = 0, { csp = PAGE_CSP } = {}) {
     dotfiles: 'ignore', // 404, as if absent
     fallthrough: false, // errors (404, 403, 405) come to the handler below instead of a next middleware
     index: ['index.html'],
-    redirect: true,
+    redirect: false, // folders without their "/" are redirected below, with the common headers
     setHeaders: (response) => {
       for (const [name, value] of Object.entries(COMMON_HEADERS)) response.setHeader(name, value);
     },
   });
 
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
-    const fail = (status, text) => {
+    const answer = (status, text, extra = {}) => {
       if (response.headersSent) {
         response.destroy();
         return;
       }
       for (const name of response.getHeaderNames()) response.removeHeader(name);
-      const headers = { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' };
-      if (status === 405) headers.Allow = 'GET, HEAD';
-      response.writeHead(status, headers);
+      response.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8', ...extra });
       response.end(request.method === 'HEAD' ? undefined : `${text}\n`);
     };
     try {
-      if (request.method === 'GET' || request.method === 'HEAD') {
-        const urlPath = new URL(request.url, 'http://127.0.0.1').pathname;
-        if (!staysInside(realRoot, urlPath)) {
-          fail(404, 'not found');
-          return;
-        }
+      // serve-static would answer other methods itself, without the common headers.
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        answer(405, 'method not allowed', { Allow: 'GET, HEAD' });
+        return;
       }
+      const target = requestPath(request.url);
+      if (target === null) {
+        answer(400, 'bad request');
+        return;
+      }
+      const kind = servedKind(realRoot, target.segments);
+      if (kind === null) {
+        answer(404, 'not found');
+        return;
+      }
+      if (kind === 'folder' && !target.path.endsWith('/')) {
+        answer(301, 'moved', { Location: `${encodePath(target.path)}/${target.query}` });
+        return;
+      }
+      // serve-static looks up exactly the path checked above.
+      request.url = `${encodePath(target.path)}${target.query}`;
       files(request, response, (error) => {
         const status =
           Number.isInteger(error?.statusCode) && error.statusCode >= 400 && error.statusCode < 600
             ? error.statusCode
             : 500;
         // Unreadable file (EACCES) and similar: send says 500; a reader only needs to know it is not served.
-        fail(
-          status,
-          status === 404
-            ? 'not found'
-            : status === 405
-              ? 'method not allowed'
-              : status >= 500
-                ? 'cannot read this file'
-                : 'bad request',
-        );
+        answer(status, status === 404 ? 'not found' : status >= 500 ? 'cannot read this file' : 'bad request');
       });
     } catch {
-      fail(400, 'bad request');
+      answer(400, 'bad request');
     }
   });
-  // A client that hangs up mid-response must not take the server down.
+  // Malformed requests and oversized headers never reach the handler; their answers carry the common headers too.
+  const rawHeaders = Object.entries({ ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   server.on('clientError', (error, socket) => {
-    if (socket.writable && !socket.headersSent)
-      socket.end(
-        `HTTP/1.1 ${error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nConnection: close\r\n\r\n`,
-      );
-    else socket.destroy();
+    // A client that hangs up mid-response must not take the server down.
+    if (!socket.writable || socket.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const overflow = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = overflow ? 'request headers too large\n' : 'bad request\n';
+    socket.end(
+      `HTTP/1.1 ${overflow ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n${rawHeaders}` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

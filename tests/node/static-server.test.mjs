@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, parsePort, parseArgs, MAX_HEADER_BYTES } from '../../scripts/static-server.mjs';
+import { startServer, parsePort, parseArgs, requestPath, MAX_HEADER_BYTES } from '../../scripts/static-server.mjs';
 import { PAGE_CSP } from '../../scripts/csp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,6 +49,8 @@ before(async () => {
   symlinkSync(path.join(base, 'outside.txt'), path.join(site, 'indexlink/index.html'));
   symlinkSync(path.join(site, 'app.js'), path.join(site, 'link-in.js'));
   symlinkSync(path.join(site, '.env'), path.join(site, 'to-dotfile.txt'));
+  // The issue's planted link to /etc (the server runs as root in CI).
+  symlinkSync('/etc', path.join(site, 'etc-link'));
   // A FIFO: reading it would block the request forever.
   spawnSync('mkfifo', [path.join(site, 'pipe.txt')]);
   server = await startServer(site, 0);
@@ -189,6 +191,83 @@ test('a folder named index.html, a FIFO and a missing file answer 404 without ta
     assert.ok(r.status === 404 || r.status === 301, `${pathname} -> ${r.status ?? r.error}`);
   }
   await assertStillServing();
+});
+
+test('paths that start with "//" (read as a host name by URL parsers) do not leave the folder or reach a dotfile or FIFO', async () => {
+  // The issue 21 reproductions: the checks read "//name/..." as host "name" while the file lookup read it as a path.
+  const attempts = [
+    '//etc-link/passwd',
+    '//link-out.txt',
+    '//dir-out/secret.txt',
+    '///dir-out/secret.txt',
+    '/.//dir-out/secret.txt',
+    '/sub//..//link-out.txt',
+    '//to-dotfile.txt',
+    '//.env',
+    '//indexlink/',
+    '%2f%2flink-out.txt',
+    'http://127.0.0.1/dir-out/secret.txt',
+    '//pipe.txt',
+  ];
+  for (const attempt of attempts) {
+    const r = await request(attempt);
+    assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status ?? r.error}`);
+    assert.ok(!r.body.includes(SECRET) && !r.body.includes('root:'), `${attempt} leaks nothing`);
+  }
+  // Four readers of the FIFO held every file-I/O thread, so the next request hung; now each is refused at once.
+  const pipes = await Promise.all([1, 2, 3, 4].map(() => request('//pipe.txt')));
+  assert.deepEqual(
+    pipes.map((r) => r.status),
+    [404, 404, 404, 404],
+  );
+  await assertStillServing();
+  // A doubled slash inside a legitimate path still names the same file.
+  const doubled = await request('//sub//page.txt');
+  assert.equal(doubled.status, 200);
+  assert.equal(doubled.body, 'a page\n');
+});
+
+test('requestPath reads a target once: origin-form only, decoded once, no "." or ".." segments', () => {
+  assert.deepEqual(requestPath('//etc-link/passwd?x=1'), {
+    path: '/etc-link/passwd',
+    query: '?x=1',
+    segments: ['etc-link', 'passwd'],
+  });
+  assert.equal(requestPath('/a%2Fb').path, '/a/b');
+  assert.equal(requestPath('/sub/').path, '/sub/');
+  assert.equal(requestPath('/%252e%252e/x').path, '/%2e%2e/x', 'decoded once, not twice');
+  for (const bad of ['', 'x', 'http://h/x', '/../x', '/a/./b', '/%2e%2e/x', '/a%00', '/a%5cb', '/%zz', '*'])
+    assert.equal(requestPath(bad), null, JSON.stringify(bad));
+});
+
+test('every answer carries the embedding headers: 200, 301, 400, 404, 405 and 431', async () => {
+  const answers = {
+    200: await request('/app.js'),
+    301: await request('/sub'),
+    400: await request('/%zz'),
+    404: await request('/missing.js'),
+    405: await request('/app.js', { method: 'POST' }),
+    431: await request(`/index.html?x=${'y'.repeat(MAX_HEADER_BYTES + 10)}`),
+  };
+  for (const [status, r] of Object.entries(answers)) {
+    assert.equal(r.status, Number(status), `${status}: ${r.error?.message ?? ''}`);
+    assert.equal(r.headers['access-control-allow-origin'], '*', status);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', status);
+    assert.equal(r.headers['content-security-policy'], PAGE_CSP, status);
+  }
+  assert.equal(answers[301].headers.location, '/sub/');
+  // A malformed request line never reaches the handler: its 400 carries the headers too.
+  const raw = await new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port: server.port }, () => socket.write('GARBAGE\r\n\r\n'));
+    const chunks = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+  assert.match(raw, /^HTTP\/1\.1 400 /);
+  assert.match(raw, /\r\nAccess-Control-Allow-Origin: \*\r\n/);
+  assert.match(raw, /\r\nX-Content-Type-Options: nosniff\r\n/);
+  assert.ok(raw.includes(`\r\nContent-Security-Policy: ${PAGE_CSP}\r\n`));
 });
 
 test('files replaced while being served (a rebuild) never take the server down', async () => {
