@@ -357,6 +357,12 @@ const pageHtml = template
   .replace('{{toc}}', toc)
   .replace('{{content}}', content);
 writeFileSync(path.join(outDir, 'index.html'), pageHtml);
+// embed.html carries the same policy as a <meta> tag, so a frame served by a host that sends no CSP header is
+// as locked down as on tally's own server (the npm package ships this copy).
+const embedTemplate = readFileSync(path.join(root, 'web/embed.html'), 'utf8');
+if (!embedTemplate.includes('<meta charset="utf-8">'))
+  fail('web/embed.html has no <meta charset="utf-8"> to put the CSP after');
+writeFileSync(path.join(outDir, 'embed.html'), embedTemplate.replace('<meta charset="utf-8">', cspMeta));
 // KaTeX's stylesheet with only the rules the page's classes can match (scripts/prune-css.mjs).
 if (!template.includes('href="vendor/katex/katex.page.css"'))
   fail('web/index.html does not link vendor/katex/katex.page.css');

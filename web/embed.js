@@ -1,6 +1,8 @@
 // embed.html: one widget alone, sized for an <iframe>. `?widget=<name>` picks the widget (the tag without
-// "tally-"); every other parameter that is not widget state ("<key>.<field>", web/state.js) becomes one of its
-// attributes, exactly as in the script-tag snippet. The page tells its parent its height by postMessage
+// "tally-"); every other parameter that names one of the widget's declared attributes (its class's
+// `stateAttributes` and `configAttributes`) becomes that attribute, exactly as in the script-tag snippet. Nothing
+// else from the query reaches the DOM: `onfocus`, `style`, `tabindex` and the like are dropped with a console
+// warning, so a crafted link cannot run script even on a host that sends no Content-Security-Policy. The page tells its parent its height by postMessage
 // ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
 import './tally-widgets.js';
 
@@ -8,7 +10,11 @@ import './tally-widgets.js';
 export const EMBEDDABLE = ['memory-budget', 'compute', 'float', 'roofline', 'step'];
 const RESERVED = new Set(['widget', 'id']);
 const STATE_PARAM = /^[a-z][a-z0-9-]{0,31}\.[a-z_]{1,32}$/;
-const ATTRIBUTE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** The attribute names a widget class declares: the only query parameters that may become attributes. */
+export function declaredAttributes(widgetClass) {
+  return new Set([...(widgetClass?.stateAttributes ?? []), ...(widgetClass?.configAttributes ?? [])]);
+}
 
 function showError(main, message) {
   const p = document.createElement('p');
@@ -37,10 +43,18 @@ function main() {
     return;
   }
   const widget = document.createElement(`tally-${name}`);
+  const allowed = declaredAttributes(customElements.get(`tally-${name}`));
+  const ignored = [];
   for (const [key, value] of params) {
     if (RESERVED.has(key) || STATE_PARAM.test(key)) continue;
-    if (ATTRIBUTE_NAME.test(key)) widget.setAttribute(key, value);
+    if (allowed.has(key)) widget.setAttribute(key, value);
+    else ignored.push(key);
   }
+  if (ignored.length)
+    console.warn(
+      `embed.html: ignored ${ignored.length} query parameter(s) that are not attributes of <tally-${name}> ` +
+        `(${ignored.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}); it takes ${[...allowed].join(', ')}`,
+    );
   // The frame's own state key: "w.<field>" parameters in the query reach this widget as on the page.
   widget.id = 'w';
   document.title = `tally: ${name.replace('-', ' ')}`;

@@ -7,7 +7,9 @@ import { startServer } from '../../scripts/static-server.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
-export const screenshotDir = path.join(root, 'docs/screenshots');
+// Tests never write into the tree: screenshots go to build/screenshots unless TALLY_SCREENSHOT_DIR opts in
+// (`TALLY_SCREENSHOT_DIR=docs/screenshots node --test tests/browser/...` refreshes the committed ones).
+export const screenshotDir = path.resolve(root, process.env.TALLY_SCREENSHOT_DIR ?? 'build/screenshots');
 export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
 
 export const DESKTOP = { width: 1280, height: 900 };
@@ -46,7 +48,7 @@ export async function startSite() {
   };
 }
 
-/** Saves a screenshot to docs/screenshots/<name>.png (committed, shown in the README). */
+/** Saves a screenshot to <screenshotDir>/<name>.png (build/screenshots unless TALLY_SCREENSHOT_DIR says otherwise). */
 export async function screenshot(target, name, options = {}) {
   mkdirSync(screenshotDir, { recursive: true });
   await target.screenshot({ path: path.join(screenshotDir, `${name}.png`), ...options });

@@ -211,6 +211,8 @@ const siPrefix = formatSi;
 
 class TallyRoofline extends TallyWidget {
   static stateAttributes = ['hardware', 'dtype', 'seq'];
+  /** Attributes read once at start-up: the measured sizes and the probe's buffer and repetitions. */
+  static configAttributes = ['sizes', 'probe-mib', 'reps'];
 
   mount() {
     // No presets: the widget still shows the measured machine
