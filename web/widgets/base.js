@@ -489,6 +489,12 @@ const PARTS = [
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
 
+/** Whether a state text shows the URL's text (a missing field reads as empty; a textarea turns CR LF into LF). */
+function sameStateText(shown, given) {
+  const norm = (text) => String(text ?? '').replace(/\r\n?/g, '\n');
+  return norm(shown) === norm(given);
+}
+
 // ------------------------------------------------------------------------------------ when widgets mount
 // A widget near the viewport when the page is first laid out mounts at once; the others mount one per idle
 // period, or as soon as they come near the viewport, whichever is first. So the first screen is interactive
@@ -635,23 +641,70 @@ export class TallyWidget extends HTMLElement {
     this.defaults = { ...start };
     const fromUrl = readState(this.key, this.stateSchema);
     Object.assign(start, fromUrl.values);
+    this.urlValues = { ...fromUrl.values };
     this.urlFields = new Set(Object.keys(fromUrl.values));
     this.urlRejections = [...fromUrl.rejected];
     return start;
   }
 
-  /** After the first update(): URL values the engine refused go back to their starting value, each with a notice. */
+  /**
+   * After the first update(): every URL value either shows in the state or gets a notice naming its parameter.
+   * Values the engine refused go back to their starting value; so does the one value whose revert clears an
+   * error the engine blamed on another field; values another setting overrode are reported with the reason.
+   */
   settleUrlState() {
     const rejected = this.urlRejections ?? [];
-    while (this.lastError && this.urlFields?.has(this.lastError.field)) {
-      const field = this.lastError.field;
+    this.urlFields ??= new Set();
+    const reject = (field, reason) => {
       this.urlFields.delete(field);
-      rejected.push({ param: `${this.key}.${field}`, field, reason: this.lastError.message });
+      rejected.push({ param: `${this.key}.${field}`, field, reason });
+    };
+    while (this.lastError && this.urlFields.has(this.lastError.field)) {
+      const field = this.lastError.field;
+      reject(field, this.lastError.message);
       this.revertField(field);
       this.update();
     }
+    if (this.lastError && this.urlFields.size) this.blameUrlFields(reject);
+    const state = this.values();
+    for (const field of [...this.urlFields])
+      if (!sameStateText(state[field], this.urlValues[field])) reject(field, this.urlOverrideReason(field, state));
     this.showUrlRejections(rejected);
     this.urlRejections = [];
+  }
+
+  /**
+   * The engine blamed a field the URL did not set (an overflow it traces to `tokens` when `params` was huge): the
+   * URL value whose revert clears the error goes back, else all of them do; if the starting state fails as well,
+   * the URL is not the cause and its values stay.
+   */
+  blameUrlFields(reject) {
+    const error = this.lastError;
+    // An overflow's message may quote "nan" or "inf"; the notice says what it means instead.
+    const message = /\b(nan|inf|infinity)\b/i.test(error.message) ? 'the result is not a finite number' : error.message;
+    const refused = `the engine refused ${error.field || 'the input'}: ${message}`;
+    for (const field of [...this.urlFields]) {
+      const before = this.values();
+      this.revertField(field);
+      this.update();
+      if (!this.lastError) return reject(field, `with it, ${refused}`);
+      this.applyState(before);
+      this.update();
+    }
+    const before = this.values();
+    const fields = [...this.urlFields];
+    for (const field of fields) this.revertField(field);
+    this.update();
+    if (!this.lastError) return fields.forEach((field) => reject(field, `with the other URL settings, ${refused}`));
+    this.applyState(before);
+    this.update();
+  }
+
+  /** Why a URL value another setting replaced does not show (widgets with linked fields say which setting). */
+  urlOverrideReason(field, state) {
+    return state[field] === undefined
+      ? 'another setting of this link replaces it'
+      : `another setting of this link replaces it with "${String(state[field]).slice(0, QUOTE_CHARS)}"`;
   }
 
   /** Puts one field back to its starting value (subclasses with linked fields override). */
