@@ -160,9 +160,13 @@ export function isNumberText(text) {
 /** One of a fixed set of values. */
 export function oneOf(allowed) {
   const set = new Set(allowed);
-  return (text) => set.has(text) || `not one of ${[...set].slice(0, 8).join(', ')}${set.size > 8 ? ', …' : ''}`;
+  const check = (text) => set.has(text) || `not one of ${[...set].slice(0, 8).join(', ')}${set.size > 8 ? ', …' : ''}`;
+  check.allowed = [...set]; // so tests can try every value a field accepts (tests/browser/url-state.test.mjs)
+  return check;
 }
 
 export function isBoolText(text) {
   return text === 'true' || text === 'false' || 'must be true or false';
 }
+isBoolText.allowed = ['true', 'false'];
+isNumberText.kind = 'number';

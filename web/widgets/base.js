@@ -489,6 +489,16 @@ const PARTS = [
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
 
+/** An engine error's message for a URL notice; an overflow's "nan" or "inf" is said in words instead. */
+function plainMessage(error) {
+  return /\b(nan|inf|infinity)\b/i.test(error.message) ? 'the result is not a finite number' : error.message;
+}
+
+/** "the engine refused tokens: …", for a URL value that made the engine refuse another field. */
+function refusal(error) {
+  return `the engine refused ${error.field || 'the input'}: ${plainMessage(error)}`;
+}
+
 /** Whether a state text shows the URL's text (a missing field reads as empty; a textarea turns CR LF into LF). */
 function sameStateText(shown, given) {
   const norm = (text) => String(text ?? '').replace(/\r\n?/g, '\n');
@@ -649,8 +659,8 @@ export class TallyWidget extends HTMLElement {
 
   /**
    * After the first update(): every URL value either shows in the state or gets a notice naming its parameter.
-   * Values the engine refused go back to their starting value; so does the one value whose revert clears an
-   * error the engine blamed on another field; values another setting overrode are reported with the reason.
+   * Values the engine refused go back to their starting value, and so do values that made it refuse another
+   * field (blameUrlFields); values another setting overrode stay overridden, with the reason.
    */
   settleUrlState() {
     const rejected = this.urlRejections ?? [];
@@ -659,9 +669,11 @@ export class TallyWidget extends HTMLElement {
       this.urlFields.delete(field);
       rejected.push({ param: `${this.key}.${field}`, field, reason });
     };
-    while (this.lastError && this.urlFields.has(this.lastError.field)) {
+    // A URL value equal to its starting value cannot be what the engine refuses: blameUrlFields looks further.
+    const fromUrl = (field) => this.urlFields.has(field) && !sameStateText(this.urlValues[field], this.defaults[field]);
+    while (this.lastError && fromUrl(this.lastError.field)) {
       const field = this.lastError.field;
-      reject(field, this.lastError.message);
+      reject(field, plainMessage(this.lastError));
       this.revertField(field);
       this.update();
     }
@@ -674,30 +686,36 @@ export class TallyWidget extends HTMLElement {
   }
 
   /**
-   * The engine blamed a field the URL did not set (an overflow it traces to `tokens` when `params` was huge): the
-   * URL value whose revert clears the error goes back, else all of them do; if the starting state fails as well,
-   * the URL is not the cause and its values stay.
+   * The engine blamed a field the URL did not set (an overflow it traces to `tokens` when `params` was huge): a URL
+   * value whose revert clears or changes the error goes back, one at a time until none is left to blame; if no
+   * single one does but reverting them all clears it, all go back; otherwise the URL is not the cause and stays.
    */
   blameUrlFields(reject) {
-    const error = this.lastError;
-    // An overflow's message may quote "nan" or "inf"; the notice says what it means instead.
-    const message = /\b(nan|inf|infinity)\b/i.test(error.message) ? 'the result is not a finite number' : error.message;
-    const refused = `the engine refused ${error.field || 'the input'}: ${message}`;
-    for (const field of [...this.urlFields]) {
+    const same = (a, b) => a && b && a.field === b.field && a.message === b.message;
+    search: while (this.lastError && this.urlFields.size) {
+      const error = this.lastError;
+      for (const field of this.urlFields) {
+        const before = this.values();
+        this.revertField(field);
+        this.update();
+        if (!same(this.lastError, error)) {
+          reject(field, `with it, ${refusal(error)}`);
+          continue search;
+        }
+        this.applyState(before);
+        this.update();
+      }
       const before = this.values();
-      this.revertField(field);
+      const fields = [...this.urlFields];
+      for (const field of fields) this.revertField(field);
       this.update();
-      if (!this.lastError) return reject(field, `with it, ${refused}`);
-      this.applyState(before);
-      this.update();
+      if (!this.lastError) fields.forEach((field) => reject(field, `with the other URL settings, ${refusal(error)}`));
+      else {
+        this.applyState(before);
+        this.update();
+      }
+      return;
     }
-    const before = this.values();
-    const fields = [...this.urlFields];
-    for (const field of fields) this.revertField(field);
-    this.update();
-    if (!this.lastError) return fields.forEach((field) => reject(field, `with the other URL settings, ${refused}`));
-    this.applyState(before);
-    this.update();
   }
 
   /** Why a URL value another setting replaced does not show (widgets with linked fields say which setting). */
