@@ -9,7 +9,7 @@
 const KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 /** Whether an element id can be a widget's URL key (otherwise the key is the widget's short name and position). */
 export const isKeyId = (id) => KEY_PATTERN.test(id);
-const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z][a-z0-9_]{0,31})$/;
+const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z_][a-z0-9_]{0,31})$/;
 /**
  * Longest page URL the widgets write: common servers refuse longer request lines with 414 or 431 (nginx's
  * default buffer is 8 KiB, Apache's LimitRequestLine 8190 bytes), and a link that does not load is a dead page.
