@@ -9,7 +9,7 @@
 const KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 /** Whether an element id can be a widget's URL key (otherwise the key is the widget's short name and position). */
 export const isKeyId = (id) => KEY_PATTERN.test(id);
-const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z_]{1,32})$/;
+const PARAM_PATTERN = /^([a-z][a-z0-9-]{0,31})\.([a-z_][a-z0-9_]{0,31})$/;
 /**
  * Longest page URL the widgets write: common servers refuse longer request lines with 414 or 431 (nginx's
  * default buffer is 8 KiB, Apache's LimitRequestLine 8190 bytes), and a link that does not load is a dead page.
@@ -110,10 +110,16 @@ function urlFor(state) {
 }
 
 function flush() {
+  writeTimer = 0;
   if (!globalThis.history?.replaceState) return;
   history.replaceState(history.state, '', urlFor(current).slice(location.origin.length));
   for (const listener of listeners) listener();
 }
+
+// A reader who changes a setting and leaves within the write delay keeps it: the history entry gets the URL first.
+globalThis.addEventListener?.('pagehide', () => {
+  if (writeTimer) flushState();
+});
 
 /** Calls `listener(message)` when `key`'s state is refused as too long, and `listener(null)` once it fits again. */
 export function onStateRefused(key, listener) {
@@ -154,9 +160,13 @@ export function isNumberText(text) {
 /** One of a fixed set of values. */
 export function oneOf(allowed) {
   const set = new Set(allowed);
-  return (text) => set.has(text) || `not one of ${[...set].slice(0, 8).join(', ')}${set.size > 8 ? ', …' : ''}`;
+  const check = (text) => set.has(text) || `not one of ${[...set].slice(0, 8).join(', ')}${set.size > 8 ? ', …' : ''}`;
+  check.allowed = [...set]; // so tests can try every value a field accepts (tests/browser/url-state.test.mjs)
+  return check;
 }
 
 export function isBoolText(text) {
   return text === 'true' || text === 'false' || 'must be true or false';
 }
+isBoolText.allowed = ['true', 'false'];
+isNumberText.kind = 'number';

@@ -41,8 +41,13 @@ test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, an
   assert.equal(after.mfu, plan.best[0].mfu);
   await screenshot(widget, 'step-desktop');
 
-  // The state is in the URL: a reload shows the same layout.
-  await page.waitForFunction(() => location.search.includes('tp'));
+  // The state is in the URL: a reload shows the same layout. Wait for the URL to hold the applied state itself
+  // (an earlier edit already put a tp there, and the URL is written a moment after the change).
+  await page.waitForFunction(() => {
+    const el = document.querySelector('section#step-time tally-step');
+    const query = new URLSearchParams(location.search);
+    return Object.entries(el.getState()).every(([field, text]) => query.get(`${el.key}.${field}`) === text);
+  });
   await page.reload();
   await open(site, page, page.url().replace(site.url, '/'));
   const reloaded = page.locator('section#step-time tally-step');
@@ -55,4 +60,41 @@ test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, an
   const small = phone.locator('section#step-time tally-step');
   await small.evaluate((el) => el.ready);
   await screenshot(small, 'step-phone');
+});
+
+test('step time: a layout applied just before the reader leaves is in the history entry (flushed on pagehide)', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#step-time');
+  const widget = page.locator('section#step-time tally-step');
+  await widget.evaluate((el) => el.ready);
+  await widget.locator('button[data-action="plan"]').click();
+  await widget.locator('tr[data-rank="0"]').waitFor();
+  // In one task: nothing can write the URL between the click and pagehide but the pagehide listener itself.
+  const seen = await widget.evaluate((el) => {
+    const query = () => new URLSearchParams(location.search);
+    const best = el.plan.best[0].layout;
+    el.shadowRoot.querySelector('button[data-use="0"]').click();
+    const pending = query().get(`${el.key}.tp`);
+    window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }));
+    return { key: el.key, state: el.getState(), tp: String(best.tp), pending, after: Object.fromEntries(query()) };
+  });
+  assert.equal(seen.state.tp, seen.tp, 'the planned layout is applied');
+  assert.notEqual(seen.pending, seen.tp, 'before pagehide the change is still waiting to be written');
+  for (const [field, text] of Object.entries(seen.state)) assert.equal(seen.after[`${seen.key}.${field}`], text, field);
+
+  // Leaving at once and coming back: the page loads again from the history entry, whose URL holds the layout.
+  const layout = seen.tp === '2' ? { tp: '8', pp: '2' } : { tp: '2', pp: '2' };
+  await widget.evaluate((el, state) => el.setState(state), layout);
+  await page.goto(new URL('/embed-example.html', site.url).href);
+  await page.goBack();
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  const back = await page.evaluate(() => ({
+    navigation: performance.getEntriesByType('navigation')[0].type,
+    state: document.querySelector('section#step-time tally-step').getState(),
+  }));
+  assert.equal(back.navigation, 'back_forward', 'a fresh load from the history entry, not a restored page');
+  assert.equal(back.state.tp, layout.tp);
+  assert.equal(back.state.pp, layout.pp);
 });

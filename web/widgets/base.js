@@ -489,6 +489,22 @@ const PARTS = [
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
 
+/** An engine error's message for a URL notice; an overflow's "nan" or "inf" is said in words instead. */
+function plainMessage(error) {
+  return /\b(nan|inf|infinity)\b/i.test(error.message) ? 'the result is not a finite number' : error.message;
+}
+
+/** "the engine refused tokens: …", for a URL value that made the engine refuse another field. */
+function refusal(error) {
+  return `the engine refused ${error.field || 'the input'}: ${plainMessage(error)}`;
+}
+
+/** Whether a state text shows the URL's text (a missing field reads as empty; a textarea turns CR LF into LF). */
+function sameStateText(shown, given) {
+  const norm = (text) => String(text ?? '').replace(/\r\n?/g, '\n');
+  return norm(shown) === norm(given);
+}
+
 // ------------------------------------------------------------------------------------ when widgets mount
 // A widget near the viewport when the page is first laid out mounts at once; the others mount one per idle
 // period, or as soon as they come near the viewport, whichever is first. So the first screen is interactive
@@ -635,23 +651,78 @@ export class TallyWidget extends HTMLElement {
     this.defaults = { ...start };
     const fromUrl = readState(this.key, this.stateSchema);
     Object.assign(start, fromUrl.values);
+    this.urlValues = { ...fromUrl.values };
     this.urlFields = new Set(Object.keys(fromUrl.values));
     this.urlRejections = [...fromUrl.rejected];
     return start;
   }
 
-  /** After the first update(): URL values the engine refused go back to their starting value, each with a notice. */
+  /**
+   * After the first update(): every URL value either shows in the state or gets a notice naming its parameter.
+   * Values the engine refused go back to their starting value, and so do values that made it refuse another
+   * field (blameUrlFields); values another setting overrode stay overridden, with the reason.
+   */
   settleUrlState() {
     const rejected = this.urlRejections ?? [];
-    while (this.lastError && this.urlFields?.has(this.lastError.field)) {
-      const field = this.lastError.field;
+    this.urlFields ??= new Set();
+    const reject = (field, reason) => {
       this.urlFields.delete(field);
-      rejected.push({ param: `${this.key}.${field}`, field, reason: this.lastError.message });
+      rejected.push({ param: `${this.key}.${field}`, field, reason });
+    };
+    // A URL value equal to its starting value cannot be what the engine refuses: blameUrlFields looks further.
+    const fromUrl = (field) => this.urlFields.has(field) && !sameStateText(this.urlValues[field], this.defaults[field]);
+    while (this.lastError && fromUrl(this.lastError.field)) {
+      const field = this.lastError.field;
+      reject(field, plainMessage(this.lastError));
       this.revertField(field);
       this.update();
     }
+    if (this.lastError && this.urlFields.size) this.blameUrlFields(reject);
+    const state = this.values();
+    for (const field of [...this.urlFields])
+      if (!sameStateText(state[field], this.urlValues[field])) reject(field, this.urlOverrideReason(field, state));
     this.showUrlRejections(rejected);
     this.urlRejections = [];
+  }
+
+  /**
+   * The engine blamed a field the URL did not set (an overflow it traces to `tokens` when `params` was huge): a URL
+   * value whose revert clears or changes the error goes back, one at a time until none is left to blame; if no
+   * single one does but reverting them all clears it, all go back; otherwise the URL is not the cause and stays.
+   */
+  blameUrlFields(reject) {
+    const same = (a, b) => a && b && a.field === b.field && a.message === b.message;
+    search: while (this.lastError && this.urlFields.size) {
+      const error = this.lastError;
+      for (const field of this.urlFields) {
+        const before = this.values();
+        this.revertField(field);
+        this.update();
+        if (!same(this.lastError, error)) {
+          reject(field, `with it, ${refusal(error)}`);
+          continue search;
+        }
+        this.applyState(before);
+        this.update();
+      }
+      const before = this.values();
+      const fields = [...this.urlFields];
+      for (const field of fields) this.revertField(field);
+      this.update();
+      if (!this.lastError) fields.forEach((field) => reject(field, `with the other URL settings, ${refusal(error)}`));
+      else {
+        this.applyState(before);
+        this.update();
+      }
+      return;
+    }
+  }
+
+  /** Why a URL value another setting replaced does not show (widgets with linked fields say which setting). */
+  urlOverrideReason(field, state) {
+    return state[field] === undefined
+      ? 'another setting of this link replaces it'
+      : `another setting of this link replaces it with "${String(state[field]).slice(0, QUOTE_CHARS)}"`;
   }
 
   /** Puts one field back to its starting value (subclasses with linked fields override). */

@@ -24,7 +24,7 @@ import {
   numberStateFields,
   modelOption,
 } from './base.js';
-import { drawWidth, exponentTicks, logScale, powerLabel } from './chart.js';
+import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './chart.js';
 
 export { formatDollars };
 
@@ -118,6 +118,10 @@ class TallyCompute extends TallyWidget {
       ...numberStateFields(NUMBER_FIELDS),
     ]);
 
+    // As when the reader types one, a parameter count or peak the URL gives without a preset detaches its field.
+    if (this.urlFields.has('params') && !this.urlFields.has('model')) start.model = CUSTOM;
+    if (this.urlFields.has('peak_tflops') && !this.urlFields.has('hardware')) start.hardware = CUSTOM;
+
     const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom parameter count' }];
     const hwOptions = [
       ...hardware.map((h) => ({ value: h.id, label: h.name })),
@@ -177,6 +181,15 @@ class TallyCompute extends TallyWidget {
     if ('params' in values && !('model' in values)) this.control('model').value = CUSTOM;
     if ('peak_tflops' in values && !('hardware' in values)) this.control('hardware').value = CUSTOM;
     this.syncPresets();
+  }
+
+  /** A preset's own parameter count or peak replaces the one a link gives beside it. */
+  urlOverrideReason(field, state) {
+    if (field === 'params' && state.model !== CUSTOM)
+      return `the model ${state.model} sets the parameter count (${state.params}); give ${this.key}.model=custom to use your own`;
+    if (field === 'peak_tflops' && state.hardware !== CUSTOM)
+      return `the GPU ${state.hardware} sets the ${state.dtype} peak (${state.peak_tflops} TFLOP/s); give ${this.key}.hardware=custom to use your own`;
+    return super.urlOverrideReason(field, state);
   }
 
   control(name) {
@@ -317,7 +330,9 @@ class TallyCompute extends TallyWidget {
     const lo = Math.floor(Math.log10(Math.min(...values))) - 1;
     const hi = Math.ceil(Math.log10(Math.max(...values))) + 1;
     const x = logScale([lo, hi], [left, W - right]);
-    const ticks = exponentTicks(lo, hi);
+    // Ticks sit by exponent (10^e underflows to 0 below 1e-323) and thin out so labels never overlap.
+    const atExponent = linearScale([lo, hi], [left, W - right]);
+    const ticks = exponentTicks(lo, hi, powerOfTwoStride(hi - lo, labelRoom(W - left - right, 40)));
     const label = (e) => powerLabel(10, e);
     const marker = (t, cls, text, above) => {
       const px = x(t);
@@ -327,7 +342,7 @@ class TallyCompute extends TallyWidget {
     };
     svg.innerHTML = `<title id="cmp-chart-title">Training tokens (${escapeHtml(formatNumber(tokens))}) against the Chinchilla-optimal count${chin ? ` (${escapeHtml(formatNumber(chin))})` : ''}, log scale</title>
       <rect class="band" x="${left}" y="${y - 2}" width="${W - left - right}" height="4" rx="2"/>
-      ${ticks.map((e) => `<text x="${x(10 ** e).toFixed(1)}" y="${y + 48}" text-anchor="middle">${label(e)}</text>`).join('')}
+      ${ticks.map((e) => `<text x="${atExponent(e).toFixed(1)}" y="${y + 48}" text-anchor="middle">${label(e)}</text>`).join('')}
       ${chin ? marker(chin, 'chin', 'Chinchilla-optimal', false) : ''}
       ${marker(tokens, 'you', `your run${ratio ? `: ${formatNumber(ratio, 3)} tokens/param` : ''}`, true)}
       <text x="${left}" y="${y + 66}" text-anchor="start">training tokens D (log scale)</text>`;

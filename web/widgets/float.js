@@ -4,6 +4,7 @@
 //   format="bf16" value="3.140625"   (or hex="0x4049" instead of value)
 //   rounding="nearest_even|nearest_away|toward_zero|up|down" saturate="default|true|false"
 //   outlier="40" seed="1"            (the block-format panel's generated vector)
+//   block="1, 2.5, -3"               (the block-format panel's own values, instead of outlier and seed)
 // Every number shown comes from the engine (float_encode, float_decode, float_compare, float_table,
 // float_formats, block_compare); this module decodes nothing and only lays results out.
 import {
@@ -116,7 +117,7 @@ function shortExact(text, max = 26) {
 }
 
 class TallyFloat extends TallyWidget {
-  static stateAttributes = ['format', 'value', 'hex', 'rounding', 'saturate', 'outlier', 'seed'];
+  static stateAttributes = ['format', 'value', 'hex', 'rounding', 'saturate', 'outlier', 'seed', 'block'];
 
   mount() {
     const catalogue = this.engine.call('float_formats', {});
@@ -154,6 +155,14 @@ class TallyFloat extends TallyWidget {
     if ('hex' in values) this.state.source = 'hex';
     else if ('value' in values) this.state.source = 'value';
     if ('block' in values || 'outlier' in values || 'seed' in values) this.blocksDirty = true;
+  }
+
+  /** A hex code leads over a number, and a block's own values over the generated vector's outlier and seed. */
+  urlOverrideReason(field, state) {
+    if (field === 'value' && state.hex !== undefined) return `${this.key}.hex gives the number`;
+    if ((field === 'outlier' || field === 'seed') && state.block !== undefined)
+      return `${this.key}.block gives the values, so nothing is generated`;
+    return super.urlOverrideReason(field, state);
   }
 
   /** The state as the URL holds it. */

@@ -8,6 +8,7 @@
 //   rlayers="0" (layers per stage fully recomputed) rops="" (per-operation recomputation) vstages="1"
 //   (interleaved pipeline chunks) gacc="none|fp32" (gradient-accumulation buffer) z3buf="none|module|layer"
 //   ep="1" (MoE expert parallel degree) cf="0" (MoE capacity factor, 0 = no limit)
+//   dseq="0" (an encoder-decoder's target length, 0 = the sequence length)
 // Every number comes from the engine's memory_budget method; this module only lays it out.
 import {
   TallyWidget,
@@ -192,6 +193,9 @@ class TallyMemoryBudget extends TallyWidget {
     'pp',
     'vstages',
     'rlayers',
+    'ep',
+    'cf',
+    'dseq',
     'recompute',
     'rops',
     'zero',
@@ -304,6 +308,12 @@ class TallyMemoryBudget extends TallyWidget {
         'model',
         this.defaults.model === CUSTOM ? (this.presets.models[0]?.id ?? CUSTOM) : this.defaults.model,
       );
+  }
+
+  /** A pasted config counts only with the custom model. */
+  urlOverrideReason(field, state) {
+    if (field === 'config' && state.model !== CUSTOM) return `used only with ${this.key}.model=custom`;
+    return super.urlOverrideReason(field, state);
   }
 
   /** Sets controls from state texts (setState, URL reverts). */
