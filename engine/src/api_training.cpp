@@ -38,7 +38,9 @@ Peak peak_from_args(const json& args) {
     if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
         p.flops_per_s = require_positive("peak_flops_per_s", *v);
     } else if (auto t = optional_number_arg(args, "peak_tflops")) {
-        p.flops_per_s = require_positive("peak_tflops", *t) * 1e12;
+        // In FLOP/s the peak must stay finite, so the bound is the largest double / 1e12.
+        require_in_left_open("peak_tflops", *t, 0.0, std::numeric_limits<double>::max() / 1e12);
+        p.flops_per_s = *t * 1e12;
     } else if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         p.flops_per_s = hw.peak(type);
@@ -74,7 +76,7 @@ PerToken per_token_from_args(const json& args) {
         return t;
     }
     ParamsOnlyRun run;
-    run.params = require_positive("params", number_arg(args, "params"));
+    run.params = require_params(number_arg(args, "params"));
     flops_basis_from_string(string_or(args, "flops_basis", "six_nd"), false);
     run.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     run.recompute_ops = !string_or(args, "recompute_ops", "").empty();
