@@ -243,9 +243,9 @@ int cmd_step(int argc, char** argv) {
                 else if (k == i + 1 && a.substr(0, 2) != "--")
                     path = argv[k];
                 else
-                    return report_input_error("step", "--validate",
-                                              "--validate takes only [FILE] and --json, got \"" + printable(a, 40) + "\"",
-                                              kStepOptions);
+                    return report_input_error(
+                        "step", "--validate",
+                        "--validate takes only [FILE] and --json, got \"" + printable(a, 40) + "\"", kStepOptions);
             }
             try {
                 return validate(path, json_output);

@@ -31,8 +31,7 @@ std::string dump_safely(const json& value) { return value.dump(-1, ' ', false, j
 std::string error_envelope(const std::string& field, const std::string& message) {
     return dump_safely(
         json{{"ok", false},
-             {"error",
-              {{"field", printable(field, kMaxMethodNameBytes)}, {"message", printable_message(message)}}}});
+             {"error", {{"field", printable(field, kMaxMethodNameBytes)}, {"message", printable_message(message)}}}});
 }
 
 // The input whose number is furthest from 1 in order of magnitude: when a result overflows or
