@@ -248,7 +248,7 @@ TEST_CASE("property: every error names an argument the caller gave, stays under 
         {"fit", {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}},
         {"float_encode", {{"format", "e4m3"}, {"value", 0.1}}},
         {"float_decode", {{"format", "bf16"}, {"code", 16256}}},
-        {"block_quantize", {{"scheme", "mxfp8"}, {"values", json::array({1, 2, 3, -6})}}},
+        {"block_quantize", {{"scheme", "mxfp8_e4m3"}, {"values", json::array({1, 2, 3, -6})}}},
         {"compute_units", {{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}}},
         {"roofline_custom", {{"peak_flops_per_s", 1e15}, {"bandwidth_bytes_per_s", 3e12}}},
         {"step_time",

@@ -298,7 +298,8 @@ std::vector<BadCase> bad_cases() {
         {{"time", "--params", "1e308", "--tokens", "1e308", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"},
          "--params must be a parameter count in [1, "},
         {with_params({"--params", "5e-324"}), "--params must be a parameter count in [1, "},
-        {{"call", "block_quantize", R"({"scheme":"mxfp8","values":[1e308,1e308,-1e308]})"}, "\"field\":\"values\""},
+        {{"call", "block_quantize", R"({"scheme":"mxfp8_e4m3","values":[1e308,1e308,-1e308]})"},
+         "\"field\":\"values\""},
         // issue 21: a NUL inside a quoted value used to cut the message short
         {{"call", "float_encode", R"({"format":"ab\u0000cd","value":1})"}, "ab\\\\x00cd\\\""},
         // the command itself
