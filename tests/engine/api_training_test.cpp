@@ -85,7 +85,10 @@ TEST_CASE("training_cost names the user's input when a figure overflows, never t
     CHECK(error("training_cost", price)["field"] == "dollars_per_gpu_hour");
     json slow = base;
     slow["peak_tflops"] = 1e-300;
-    CHECK(error("training_cost", slow)["field"] == "peak_flops_per_s");
+    CHECK(error("training_cost", slow)["field"] == "peak_tflops");  // issue 21: the argument given, not its FLOP/s form
+    json tiny_mfu = base;
+    tiny_mfu["mfu"] = 5e-324;  // used to name peak_flops_per_s
+    CHECK(error("training_cost", tiny_mfu)["field"] == "mfu");
 }
 
 TEST_CASE("training_cost warns for an implausible price or MFU and stays silent for plausible ones") {

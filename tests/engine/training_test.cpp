@@ -106,7 +106,7 @@ TEST_CASE("a run from params alone rejects the FLOP-count options that need a mo
     attention.attention_flops = true;
     selective.recompute = tally::Recompute::Selective;
     CHECK(field_of(ops) == "recompute_ops");
-    CHECK(field_of(layers) == "recompute_ops");
+    CHECK(field_of(layers) == "recompute_layers");  // issue 21: used to name recompute_ops, which was not given
     CHECK(field_of(flash) == "flash_attention");
     CHECK(field_of(attention) == "attention_flops");
     CHECK(field_of(selective) == "recompute");
