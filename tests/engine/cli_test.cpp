@@ -294,10 +294,11 @@ std::vector<BadCase> bad_cases() {
         {time_with({"--model", "llama-2-7b", "--tp", "8"}), "--tp applies only with --predict-mfu"},
         {time_with({"--model", "llama-2-7b", "--pp", "2"}), "--pp applies only"},
         // issue 21: messages used to name --peak-flops with "inf", "below 0", total_flops, args with "(nan)"
-        {time_with({"--params", "7e9", "--peak-tflops", "1e300"}), "--peak-tflops must be in (0, "},
+        {{"time", "--params", "7e9", "--tokens", "1e12", "--gpus", "8", "--peak-tflops", "1e300", "--mfu", "0.4"},
+         "--peak-tflops must be in (0, "},
         {{"time", "--params", "1e308", "--tokens", "1e308", "--gpus", "8", "--peak-tflops", "989", "--mfu", "0.4"},
          "--params must be a parameter count in [1, "},
-        {with_params({"--params", "5e-324"}), "--params must be a parameter count in [1, "},
+        {time_with({"--params", "5e-324"}), "--params must be a parameter count in [1, "},
         {{"call", "block_quantize", R"({"scheme":"mxfp8_e4m3","values":[1e308,1e308,-1e308]})"},
          "\"field\":\"values\""},
         // issue 21: a NUL inside a quoted value used to cut the message short
