@@ -32,6 +32,9 @@ function loadClassicScript(src) {
 // caller shares them.
 const CONSTANT_METHODS = new Set(['presets', 'gemm_kernels', 'float_formats', 'recipes']);
 
+// Calls remembered by name: enough for any one interaction the tests check, bounded for a long session.
+export const RECENT_CALLS = 1000;
+
 function deepFreeze(value) {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -44,8 +47,23 @@ class Engine {
   constructor(module) {
     this.module = module;
     this.constants = new Map();
-    /** Methods in the order they reached the wasm engine (cache hits excluded): the page's call count. */
-    this.engineCalls = [];
+    /** How many calls reached the wasm engine (cache hits excluded): the page's call count. */
+    this.engineCallCount = 0;
+    /** The last RECENT_CALLS methods that reached the engine, oldest first: a page open for hours keeps no more. */
+    this.recentCalls = [];
+  }
+
+  /**
+   * Methods that reached the engine after the first `count` calls (a value of engineCallCount read earlier),
+   * in order; throws when the recent window no longer holds all of them.
+   */
+  engineCallsSince(count) {
+    const missed = this.engineCallCount - this.recentCalls.length;
+    if (!Number.isInteger(count) || count < missed || count > this.engineCallCount)
+      throw new RangeError(
+        `engineCallsSince: count must be a whole number in [${missed}, ${this.engineCallCount}] (the last ${RECENT_CALLS} calls are kept), got ${count}`,
+      );
+    return this.recentCalls.slice(count - missed);
   }
 
   /** Calls an engine API method; returns its result or throws TallyError. */
@@ -54,7 +72,9 @@ class Engine {
     const constant = CONSTANT_METHODS.has(method);
     const key = `${method}\u0000${argsText}`;
     if (constant && this.constants.has(key)) return this.constants.get(key);
-    this.engineCalls.push(method);
+    this.engineCallCount += 1;
+    this.recentCalls.push(method);
+    if (this.recentCalls.length > RECENT_CALLS) this.recentCalls.shift();
     let envelope;
     try {
       envelope = JSON.parse(this.module.tally_call(String(method), argsText));

@@ -71,10 +71,10 @@ std::string flag_of(std::span<const Option> options, const std::string& key) {
 
 int report_input_error(const char* command, const std::string& field, const std::string& message,
                        std::span<const Option> options) {
-    std::string text = printable(in_flag_terms(message, field, options), 1000);
+    std::string text = in_flag_terms(message, field, options);
     const std::string where = flag_of(options, field);
     if (!field.empty() && where != field && text.find(where) == std::string::npos) text += " (" + where + ")";
-    std::cerr << "tally " << command << ": " << text << "\n";
+    std::cerr << "tally " << command << ": " << printable_message(text) << "\n";
     return kExitBadInput;
 }
 
@@ -191,7 +191,7 @@ void print_warnings(std::ostream& err, const char* command, const nlohmann::json
     if (!result.is_object() || !result.contains("warnings")) return;
     for (const auto& warning : result["warnings"])
         err << "tally " << command << ": warning: "
-            << printable(in_flag_terms(warning.value("message", ""), warning.value("field", ""), options), 1000)
+            << printable_message(in_flag_terms(warning.value("message", ""), warning.value("field", ""), options))
             << "\n";
 }
 

@@ -4,15 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string_view>
 
 #include "cli.h"
 #include "commands.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/input.h"
 
 namespace tally::cli {
 
@@ -62,30 +61,16 @@ constexpr Option kPlanOptions[] = {
     {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
 };
 
-// --config FILE -> "model" (tally object) or "hf_config" (text).
+// Flag rules, then --config FILE through the same bounded reader as every command (a FIFO or a
+// directory is refused, never read), and the negative flags as API booleans.
 void load_config(json& args) {
-    if (args.contains("no_dropout")) {
-        args.erase("no_dropout");
-        args["dropout"] = false;
-    }
+    reject_together(args, kStepOptions, "model", "config_path", "give a preset or a config file");
+    if (!args.contains("gpus")) throw InputError("--gpus", "--gpus is required: the number of GPUs in total, >= 1");
     if (args.contains("no_overlap_grad_reduce")) {
         args.erase("no_overlap_grad_reduce");
         args["overlap_grad_reduce"] = false;
     }
-    auto it = args.find("config_path");
-    if (it == args.end()) return;
-    const std::string path = it->get<std::string>();
-    args.erase("config_path");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("config_path", "--config: cannot read \"" + path + "\"");
-    std::stringstream text;
-    text << in.rdbuf();
-    if (args.contains("model")) throw InputError("model", "give either --model or --config, not both");
-    json parsed = json::parse(text.str(), nullptr, false);
-    if (!parsed.is_discarded() && parsed.is_object() && !parsed.contains("model_type"))
-        args["model"] = parsed;
-    else
-        args["hf_config"] = text.str();
+    fix_flags(args);
 }
 
 std::string fixed(double value, int digits) {
@@ -166,29 +151,59 @@ void print_plan(std::ostream& out, const json& r) {
     }
 }
 
-// Predicts every run of a validation file and prints the error table; exit 2 when unreadable.
+// One run of a validation file: {"id", "args": {step_time arguments}, "published": {"metric", "value"}}.
+struct ValidationRun {
+    std::string id, metric;
+    json args;
+    double published = 0;
+};
+
+ValidationRun validation_run(const json& run, std::size_t index) {
+    const std::string where = "--validate: run " + std::to_string(index);
+    const auto bad = [&](const std::string& what) { return InputError("--validate", where + " " + what); };
+    if (!run.is_object()) throw bad("must be an object {\"id\", \"args\", \"published\"}");
+    ValidationRun out;
+    if (!run.contains("id") || !run["id"].is_string()) throw bad("needs \"id\": a string");
+    out.id = run["id"].get<std::string>();
+    if (!run.contains("args") || !run["args"].is_object()) throw bad("needs \"args\": the step_time arguments");
+    out.args = run["args"];
+    const json published = run.value("published", json());
+    if (!published.is_object() || !published.contains("metric") || !published["metric"].is_string() ||
+        !published.contains("value") || !published["value"].is_number())
+        throw bad("needs \"published\": {\"metric\": a result name, \"value\": a number}");
+    out.metric = published["metric"].get<std::string>();
+    out.published = published["value"].get<double>();
+    if (!std::isfinite(out.published) || !(out.published > 0))
+        throw bad("published value must be a finite number > 0, got " + format_number(out.published));
+    return out;
+}
+
+// Predicts every run of a validation file and prints the error table; InputError naming --validate when the
+// file is unreadable or malformed.
 int validate(const std::string& path, bool json_output) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::cerr << "tally step: --validate: cannot read \"" << path << "\"\n";
-        return kExitBadInput;
-    }
-    const json file = json::parse(in, nullptr, false);
-    if (file.is_discarded() || !file.contains("runs")) {
-        std::cerr << "tally step: --validate: \"" << path << "\" is not a runs file ({\"runs\": [...]})\n";
-        return kExitBadInput;
-    }
+    const std::string what = "--validate \"" + printable(path, 200) + "\"";
+    const json file = parse_json_input(read_config_file(path, "--validate"), "--validate", what);
+    if (!file.is_object() || !file.contains("runs") || !file["runs"].is_array())
+        throw InputError("--validate", what + " is not a runs file ({\"runs\": [...]})");
     json rows = json::array();
     std::vector<double> errors;
-    for (const auto& run : file["runs"]) {
-        const json r = api::invoke("step_time", run["args"]);
-        const std::string metric = run["published"]["metric"];
-        const double published = run["published"]["value"], predicted = r[metric];
-        const double error = (predicted - published) / published;
+    for (std::size_t index = 0; index < file["runs"].size(); ++index) {
+        const ValidationRun run = validation_run(file["runs"][index], index);
+        json r;
+        try {
+            r = api::invoke("step_time", run.args);
+        } catch (const InputError& error) {
+            throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": " + error.what());
+        }
+        if (!r.contains(run.metric) || !r[run.metric].is_number())
+            throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": metric \"" +
+                                               printable(run.metric, 80) + "\" is not a number step_time returns");
+        const double predicted = r[run.metric];
+        const double error = (predicted - run.published) / run.published;
         errors.push_back(std::fabs(error));
-        rows.push_back({{"id", run["id"]},
-                        {"metric", metric},
-                        {"published", published},
+        rows.push_back({{"id", run.id},
+                        {"metric", run.metric},
+                        {"published", run.published},
                         {"predicted", predicted},
                         {"error", error}});
     }
@@ -202,7 +217,8 @@ int validate(const std::string& path, bool json_output) {
     }
     std::cout << "| run | metric | published | predicted | error |\n|---|---|---:|---:|---:|\n";
     for (const auto& row : rows)
-        std::cout << "| " << row["id"].get<std::string>() << " | " << row["metric"].get<std::string>() << " | "
+        std::cout << "| " << printable(row["id"].get<std::string>(), 80) << " | "
+                  << printable(row["metric"].get<std::string>(), 80) << " | "
                   << fixed(100 * row["published"].get<double>(), 1) << "% | "
                   << fixed(100 * row["predicted"].get<double>(), 1) << "% | "
                   << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
@@ -226,12 +242,16 @@ int cmd_step(int argc, char** argv) {
                     json_output = true;
                 else if (k == i + 1 && a.substr(0, 2) != "--")
                     path = argv[k];
-                else {
-                    std::cerr << "tally step: --validate takes only [FILE] and --json, got \"" << a << "\"\n";
-                    return kExitBadInput;
-                }
+                else
+                    return report_input_error(
+                        "step", "--validate",
+                        "--validate takes only [FILE] and --json, got \"" + printable(a, 40) + "\"", kStepOptions);
             }
-            return validate(path, json_output);
+            try {
+                return validate(path, json_output);
+            } catch (const InputError& error) {
+                return report_input_error("step", error.field(), error.what(), kStepOptions);
+            }
         }
     return simple_command(
         argc, argv, "step", "step_time",

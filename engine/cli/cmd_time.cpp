@@ -98,6 +98,17 @@ void rules(std::span<const Option> options, nlohmann::json& args) {
     reject_together(args, options, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
     reject_together(args, options, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
     reject_unless(args, options, "dtype", args.contains("hardware"), "with --hardware (it picks the preset's peak)");
+    const std::string model_only = "with --model or --config (6ND from --params counts no model shape)";
+    for (const char* key : {"decoder_seq", "encoder_head", "capacity_factor"})
+        reject_unless(args, options, key, has_model, model_only);
+    // The layout flags feed only the step-time model; without --predict-mfu the given --mfu stands alone.
+    const bool predict = args.contains("predict_mfu");
+    reject_unless(args, options, "predict_mfu", has_model,
+                  "with --model or --config (the step-time model needs the model's shape)");
+    for (const char* key : {"tp", "zero", "micro_batch", "global_batch", "sequence_parallel", "interleave"})
+        reject_unless(args, options, key, predict, "with --predict-mfu (the layout of the step-time model)");
+    reject_unless(args, options, "pp", predict || (has_model && args.contains("recompute_layers")),
+                  "with --predict-mfu, or with --model or --config and --recompute-layers (counted per stage)");
     fix_flags(args);
 }
 

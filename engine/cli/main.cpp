@@ -81,11 +81,11 @@ int main(int argc, char** argv) {
             try {
                 return command.run(argc, argv);
             } catch (const tally::InputError& error) {
-                std::cerr << "tally " << command.name << ": " << tally::printable(error.what(), 1000) << "\n";
+                std::cerr << "tally " << command.name << ": " << tally::printable_message(error.what()) << "\n";
                 return kExitBadInput;
             } catch (const std::exception& error) {
                 // A bug, not bad input: say so rather than abort.
-                std::cerr << "tally " << command.name << ": internal error: " << tally::printable(error.what(), 1000)
+                std::cerr << "tally " << command.name << ": internal error: " << tally::printable_message(error.what())
                           << "\n";
                 return kExitInternalError;
             }

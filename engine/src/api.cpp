@@ -25,37 +25,39 @@ std::array<std::span<const Method>, 16> all_areas() {
             roofline_methods(), probe_methods(),     step_methods(),       inference_methods()};
 }
 
-// Error messages quote input (a preset id, a number as text): cap and escape them so an envelope
-// never carries control characters or kilobytes of echoed input.
-constexpr std::size_t kMaxMessageBytes = 1000;
-
 // Every envelope is serialised with invalid UTF-8 replaced (U+FFFD), so dumping cannot throw.
 std::string dump_safely(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 std::string error_envelope(const std::string& field, const std::string& message) {
     return dump_safely(
         json{{"ok", false},
-             {"error",
-              {{"field", printable(field, kMaxMethodNameBytes)}, {"message", printable(message, kMaxMessageBytes)}}}});
+             {"error", {{"field", printable(field, kMaxMethodNameBytes)}, {"message", printable_message(message)}}}});
 }
 
 // The input whose number is furthest from 1 in order of magnitude: when a result overflows or
-// underflows to a non-finite value, it is the likeliest cause.
+// underflows to a non-finite value, it is the likeliest cause. Numbers inside an array argument
+// ("values": [1e308, ...]) count for that argument, so the field named is always one the caller gave.
 std::optional<std::pair<std::string, double>> most_extreme_number(const json& args) {
     std::optional<std::pair<std::string, double>> best;
     double best_score = -1;
-    for (const auto& [key, value] : args.items()) {
+    const auto consider = [&](const std::string& key, const json& value) {
         std::optional<double> number;
         if (value.is_number())
             number = value.get<double>();
         else if (value.is_string())
             number = parse_decimal(value.get<std::string>());
-        if (!number || *number == 0 || !std::isfinite(*number)) continue;
+        if (!number || *number == 0 || !std::isfinite(*number)) return;
         const double score = std::fabs(std::log10(std::fabs(*number)));
         if (score > best_score) {
             best_score = score;
             best = std::make_pair(key, *number);
         }
+    };
+    for (const auto& [key, value] : args.items()) {
+        if (value.is_array())
+            for (const auto& item : value) consider(key, item);
+        else
+            consider(key, value);
     }
     return best;
 }
@@ -64,8 +66,8 @@ std::optional<std::pair<std::string, double>> most_extreme_number(const json& ar
 // null) becomes an input error instead of a success.
 void require_finite_result(const json& value, const std::string& path, const json& args) {
     if (value.is_number_float() && !std::isfinite(value.get<double>())) {
-        std::string message = "the result " + path + " is not a finite number (" + format_number(value.get<double>()) +
-                              "): the inputs are out of range";
+        // The value itself (inf or nan) means nothing to a reader; the input behind it does.
+        std::string message = "the result " + path + " overflows or is undefined: the inputs are out of range";
         if (auto culprit = most_extreme_number(args)) {
             message += "; the most extreme is " + culprit->first + " = " + format_number(culprit->second);
             throw InputError(culprit->first, message);
@@ -82,7 +84,16 @@ void require_finite_result(const json& value, const std::string& path, const jso
 
 std::string call_unguarded(std::string_view method, std::string_view args_json) {
     try {
-        if (method.size() > kMaxMethodNameBytes || find_invalid_utf8(method))
+        // Quotes only the first 40 bytes, without the total length, so that the wasm glue can copy a bounded
+        // prefix of a huge name (engine/bindings/post.js) and get this same message.
+        if (method.size() > kMaxMethodNameBytes) {
+            std::size_t cut = 40;
+            while (cut > 0 && (static_cast<unsigned char>(method[cut]) & 0xC0) == 0x80) --cut;
+            throw InputError("method", "method must be the name of an API method (see `methods`), at most " +
+                                           std::to_string(kMaxMethodNameBytes) + " bytes, got \"" +
+                                           printable(method.substr(0, cut), 40) + "...\"");
+        }
+        if (find_invalid_utf8(method))
             throw InputError("method", "method must be the name of an API method (see `methods`), got \"" +
                                            printable(method, 40) + "\"");
         json args = args_json.empty() ? json::object() : parse_json_input(args_json, "args", "the argument text");
@@ -147,7 +158,7 @@ std::string call(std::string_view method, std::string_view args_json) {
 
 void add_warning(json& result, const std::string& field, const std::string& message) {
     if (!result.contains("warnings")) result["warnings"] = json::array();
-    result["warnings"].push_back({{"field", field}, {"message", message}});
+    result["warnings"].push_back({{"field", field}, {"message", printable_message(message)}});
 }
 
 double number_arg(const json& args, const char* field) {

@@ -43,6 +43,15 @@ double modelled_call_seconds(const gemm::Kernel& kernel, double m, double n, dou
     return 2 * m * n * k / (slowest_gflops_of(kernel) * 1e9);
 }
 
+// Upper bound on what gemm::bench does for one (kernel, size), from gemm::time_kernel's loops, given one
+// call's seconds c and a sample's target s: the checked call (c); warm-up, which stops after 40 calls or
+// 2 s (at most min(40c, 2 s + c)); calibration, whose last round lasts under 1.5 max(s, c) and each earlier
+// round under 1/1.5 of the next (under 4.5 max(s, c) in all); and reps samples as long as that last round.
+double modelled_bench_seconds(double c, int reps, double min_sample_ms) {
+    const double sample = std::max(std::max(min_sample_ms * 1e-3, 2e-3), c);
+    return c + std::min(40 * c, 2 + c) + 4.5 * sample + reps * 1.5 * sample;
+}
+
 json tiling_json(const gemm::Tiling& t) {
     return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
 }
@@ -151,10 +160,8 @@ json gemm_bench(const json& args) {
                                    {"reason", "n above the kernel's limit of " + std::to_string(max_n_of(*kernel))}});
                 continue;
             }
-            // the checked call, the warm-up calls, calibration and the samples
-            modelled_seconds += (reps + warmup + 2) *
-                                std::max(min_sample_ms * 1e-3,
-                                         modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n));
+            modelled_seconds += modelled_bench_seconds(
+                modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n), reps, min_sample_ms);
         }
     if (modelled_seconds > kMaxModelledSeconds)
         throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +

@@ -26,6 +26,7 @@ using u64 = std::uint64_t;
 // ---------------------------------------------------------------- training time, cost, MFU
 struct Peak {
     double flops_per_s = 0;
+    std::string field = "peak_flops_per_s";  // the argument the caller gave the peak in
     std::string dtype;
     json hardware;
 };
@@ -38,11 +39,15 @@ Peak peak_from_args(const json& args) {
     if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
         p.flops_per_s = require_positive("peak_flops_per_s", *v);
     } else if (auto t = optional_number_arg(args, "peak_tflops")) {
-        p.flops_per_s = require_positive("peak_tflops", *t) * 1e12;
+        // In FLOP/s the peak must stay finite, so the bound is the largest double / 1e12.
+        require_in_left_open("peak_tflops", *t, 0.0, std::numeric_limits<double>::max() / 1e12);
+        p.flops_per_s = *t * 1e12;
+        p.field = "peak_tflops";
     } else if (auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
         p.flops_per_s = hw.peak(type);
         p.hardware = hardware_to_json(hw);
+        p.field = "hardware";
     } else {
         throw InputError("hardware", "give hardware (a preset id) or peak_flops_per_s");
     }
@@ -74,7 +79,7 @@ PerToken per_token_from_args(const json& args) {
         return t;
     }
     ParamsOnlyRun run;
-    run.params = require_positive("params", number_arg(args, "params"));
+    run.params = require_params(number_arg(args, "params"));
     flops_basis_from_string(string_or(args, "flops_basis", "six_nd"), false);
     run.recompute = recompute_from_string(string_or(args, "recompute", "none"));
     run.recompute_ops = !string_or(args, "recompute_ops", "").empty();
@@ -108,7 +113,19 @@ json training_cost(const json& args) {
     } else {
         in.mfu = number_arg(args, "mfu");
     }
-    const TrainingTime t = estimate_training_time(in);
+    // A cluster rate so small that the seconds overflow: name the input furthest from its usual size.
+    if (!std::isfinite(in.total_flops / (static_cast<double>(in.gpus) * in.peak_flops_per_s * in.mfu)) && in.mfu > 0 &&
+        in.mfu <= 1 && std::fabs(std::log10(in.mfu / 0.4)) > std::fabs(std::log10(in.peak_flops_per_s / 1e15)))
+        throw InputError("mfu", "mfu = " + format_number(in.mfu) +
+                                    " is too small: the run would take longer than a "
+                                    "double can count in seconds");
+    TrainingTime t;
+    try {
+        t = estimate_training_time(in);
+    } catch (const InputError& error) {
+        if (error.field() != "peak_flops_per_s") throw;
+        throw InputError(peak.field, error.what());
+    }
     json out{{"flops_basis", to_string(per.flops.basis)},
              {"tokens", tokens},
              {"total_flops", t.total_flops},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "tally/error.h"
 
@@ -83,6 +84,36 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
     return std::nullopt;
 }
 
+namespace {
+
+// The printable form of the character at text[i], and how many bytes of text it stands for.
+std::pair<std::string, std::size_t> printable_piece(std::string_view text, std::size_t i) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return {hex_escape("\\x%02x", static_cast<unsigned char>(text[i])), 1};
+    const std::uint32_t cp = decode_code_point(text, i, length);
+    if (cp == '\n') return {"\\n", length};
+    if (cp == '\t') return {"\\t", length};
+    if (cp == '\r') return {"\\r", length};
+    if (cp < 0x80 && needs_escape(cp)) return {hex_escape("\\x%02x", cp), length};
+    if (needs_escape(cp)) return {hex_escape("\\u%04x", cp), length};
+    return {std::string(text.substr(i, length)), length};
+}
+
+// Escapes text until the output would pass max_out bytes; returns the output and the input bytes consumed.
+std::pair<std::string, std::size_t> printable_prefix(std::string_view text, std::size_t max_out) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        auto [piece, length] = printable_piece(text, i);
+        if (out.size() + piece.size() > max_out) break;
+        out += piece;
+        i += length;
+    }
+    return {out, i};
+}
+
+}  // namespace
+
 std::string printable(std::string_view text, std::size_t max_bytes) {
     std::string out;
     std::size_t i = 0;
@@ -91,28 +122,19 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
             out += "... (" + std::to_string(text.size()) + " bytes)";
             break;
         }
-        const std::size_t length = utf8_sequence_length(text, i);
-        if (length == 0) {
-            out += hex_escape("\\x%02x", static_cast<unsigned char>(text[i]));
-            i += 1;
-            continue;
-        }
-        const std::uint32_t cp = decode_code_point(text, i, length);
-        if (cp == '\n')
-            out += "\\n";
-        else if (cp == '\t')
-            out += "\\t";
-        else if (cp == '\r')
-            out += "\\r";
-        else if (cp < 0x80 && needs_escape(cp))
-            out += hex_escape("\\x%02x", cp);
-        else if (needs_escape(cp))
-            out += hex_escape("\\u%04x", cp);
-        else
-            out.append(text.substr(i, length));
+        auto [piece, length] = printable_piece(text, i);
+        out += piece;
         i += length;
     }
     return out;
+}
+
+std::string printable_message(std::string_view text, std::size_t max_bytes) {
+    auto whole = printable_prefix(text, max_bytes);
+    if (whole.second == text.size()) return whole.first;
+    const std::string note = "... (" + std::to_string(text.size()) + " bytes)";
+    if (note.size() >= max_bytes) return printable_prefix(text, max_bytes).first;
+    return printable_prefix(text, max_bytes - note.size()).first + note;
 }
 
 std::optional<double> parse_decimal(std::string_view text) {

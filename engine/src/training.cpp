@@ -9,8 +9,16 @@
 
 namespace tally {
 
+double require_params(double params) {
+    const double most = std::numeric_limits<double>::max() / 8;
+    if (!std::isfinite(params) || !(params >= 1) || !(params <= most))
+        throw InputError("params", "params must be a parameter count in [1, " + format_number(most) + "], got " +
+                                       format_number(params));
+    return params;
+}
+
 double training_flops(double params, double tokens) {
-    require_positive("params", params);
+    require_params(params);
     require_positive("tokens", tokens);
     const double flops = six_n(params) * tokens;
     if (!std::isfinite(flops)) throw InputError("params", "params * tokens is too large to represent");
@@ -18,7 +26,7 @@ double training_flops(double params, double tokens) {
 }
 
 ParamsOnlyFlops flops_from_params(double params, Recompute recompute) {
-    require_positive("params", params);
+    require_params(params);
     if (recompute == Recompute::Selective)
         throw InputError("recompute", "recompute selective needs a model (its attention shape), not just params");
     ParamsOnlyFlops out;
@@ -94,7 +102,9 @@ TrainingFlopsPerToken training_flops_per_token(const ParamsOnlyRun& run) {
     const double params = run.params;
     const ParamsOnlyFlops per = flops_from_params(params, run.recompute);
     if (run.recompute_ops || run.recompute_layers != 0)
-        throw InputError("recompute_ops", "recompute_ops and recompute_layers need a model, not just params");
+        throw InputError(run.recompute_ops ? "recompute_ops" : "recompute_layers",
+                         std::string(run.recompute_ops ? "recompute_ops" : "recompute_layers") +
+                             " needs a model (its layers), not just params");
     if (run.flash_attention)
         throw InputError("flash_attention", "flash_attention's recomputed Q·Kᵀ needs a model, not just params");
     if (run.attention_flops)

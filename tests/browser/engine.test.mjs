@@ -8,14 +8,14 @@ import { open, setControl, errors } from './page-helpers.mjs';
 
 // Methods that reached the engine since the last mark (the page's shared engine from web/engine.js).
 async function callsSince(page, mark) {
-  return page.evaluate(async (from) => (await (await import('/engine.js')).getEngine()).engineCalls.slice(from), mark);
+  return page.evaluate(async (from) => (await (await import('/engine.js')).getEngine()).engineCallsSince(from), mark);
 }
 // Waits until the page has made no engine call for a second (inline values are computed when idle), then
 // returns the call count so far.
 async function mark(page) {
   let count = -1;
   for (;;) {
-    const now = await page.evaluate(async () => (await (await import('/engine.js')).getEngine()).engineCalls.length);
+    const now = await page.evaluate(async () => (await (await import('/engine.js')).getEngine()).engineCallCount);
     if (now === count) return now;
     count = now;
     await page.waitForTimeout(1000);

@@ -35,8 +35,8 @@ TEST_CASE("fit largest_model honours zero, tp and pp (ZeRO paper Table 2: 7.6B a
 
 TEST_CASE("fit largest_model with a model searches its depth with activations at the given seq and micro-batch") {
     // With a model the default mode is min_gpus (as in `tally fit`), so largest_model is asked for by name.
-    const json args = {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}, {"model", "llama-2-7b"},
-                       {"seq", 4096}, {"flash_attention", true}};
+    const json args = {{"mode", "largest_model"}, {"gpus", 8},   {"hardware", "h100-sxm"},
+                       {"model", "llama-2-7b"},   {"seq", 4096}, {"flash_attention", true}};
     const json r = ok("fit", args);
     REQUIRE(r["layers"].is_number_integer());
     CHECK(r["budget"]["per_gpu_bytes"]["total"].get<std::uint64_t>() <= r["usable_bytes_per_gpu"].get<std::uint64_t>());

@@ -27,8 +27,10 @@ json error(const json& args) {
 
 }  // namespace
 
-TEST_CASE("the inference method reports the decode step at the batch asked for and a sweep of batches", "[api][inference]") {
-    const json r = ok("inference", {{"model", "llama-3-8b"}, {"context", 4096}, {"batch", 8}, {"hardware", "h100-sxm"}});
+TEST_CASE("the inference method reports the decode step at the batch asked for and a sweep of batches",
+          "[api][inference]") {
+    const json r =
+        ok("inference", {{"model", "llama-3-8b"}, {"context", 4096}, {"batch", 8}, {"hardware", "h100-sxm"}});
     CHECK(r["batch"] == 8);
     CHECK(r["decode"]["batch"] == 8);
     CHECK(r["sweep"].size() >= 4);
@@ -43,14 +45,20 @@ TEST_CASE("the inference method reports the decode step at the batch asked for a
 TEST_CASE("inference names the field at fault", "[api][inference]") {
     CHECK(error({{"model", "llama-3-8b"}, {"context", 4096}})["field"] == "hardware");
     CHECK(error({{"model", "llama-3-8b"}, {"context", 0}, {"hardware", "h100-sxm"}})["field"] == "context");
-    CHECK(error({{"model", "llama-3-8b"}, {"context", 64}, {"batch", 0}, {"hardware", "h100-sxm"}})["field"] == "batch");
-    CHECK(error({{"model", "llama-3-8b"}, {"context", 64}, {"kv_dtype", "fp7"}, {"hardware", "h100-sxm"}})["field"] == "kv_dtype");
-    CHECK(error({{"model", "llama-3-8b"}, {"context", 64}, {"compute_dtype", "int3"}, {"hardware", "h100-sxm"}})["field"] == "compute_dtype");
+    CHECK(error({{"model", "llama-3-8b"}, {"context", 64}, {"batch", 0}, {"hardware", "h100-sxm"}})["field"] ==
+          "batch");
+    CHECK(error({{"model", "llama-3-8b"}, {"context", 64}, {"kv_dtype", "fp7"}, {"hardware", "h100-sxm"}})["field"] ==
+          "kv_dtype");
+    CHECK(
+        error(
+            {{"model", "llama-3-8b"}, {"context", 64}, {"compute_dtype", "int3"}, {"hardware", "h100-sxm"}})["field"] ==
+        "compute_dtype");
 }
 
 TEST_CASE("a weight matmul's intensity grows with the tokens and crosses the ridge", "[api][roofline]") {
     const auto at = [](int tokens) {
-        const json envelope = call("matmul_roofline", {{"m", tokens}, {"k", 4096}, {"n", 4096}, {"hardware", "h100-sxm"}});
+        const json envelope =
+            call("matmul_roofline", {{"m", tokens}, {"k", 4096}, {"n", 4096}, {"hardware", "h100-sxm"}});
         REQUIRE(envelope["ok"] == true);
         return envelope["result"];
     };
@@ -62,10 +70,12 @@ TEST_CASE("a weight matmul's intensity grows with the tokens and crosses the rid
     CHECK(call("matmul_roofline", {{"m", 0}, {"k", 1}, {"n", 1}, {"hardware", "h100-sxm"}})["error"]["field"] == "m");
 }
 
-TEST_CASE("compute_units turns FLOPs or 6ND into petaFLOP/s-days, GPU-seconds and GPUs for a deadline", "[api][units]") {
+TEST_CASE("compute_units turns FLOPs or 6ND into petaFLOP/s-days, GPU-seconds and GPUs for a deadline",
+          "[api][units]") {
     // Brown et al. 2020, table D.1: GPT-3's 3.14e23 FLOPs are about 3,640 PF/s-days.
     CHECK(ok("compute_units", {{"flops", 3.14e23}})["petaflop_s_days"].get<double>() == Approx(3634.26).epsilon(1e-4));
-    const json r = ok("compute_units", {{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}});
+    const json r = ok("compute_units",
+                      {{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}});
     CHECK(r["flops"].get<double>() == 6 * 70e9 * 15e12);
     const double gpu_seconds = 6 * 70e9 * 15e12 / (989.5e12 * 0.4);  // H100 dense bf16 989.5 TFLOP/s (datasheet)
     const double gpu_days = gpu_seconds / 86400;
@@ -81,6 +91,7 @@ TEST_CASE("checkpoint_size reports the recipe's inference and resume bytes", "[a
     CHECK(r["recipe"] == "bf16_mixed_adamw");
     CHECK(r["resume_bytes_per_param"].get<double>() == 14);
     CHECK(r["resume_bytes"].get<double>() == 14 * r["params"].get<double>());
-    CHECK(ok("checkpoint_size", {{"model", "llama-2-7b"}, {"recipe", "fp32_adamw"}})["resume_bytes_per_param"].get<double>() == 12);
+    CHECK(ok("checkpoint_size", {{"model", "llama-2-7b"}, {"recipe", "fp32_adamw"}})["resume_bytes_per_param"]
+              .get<double>() == 12);
     CHECK(call("checkpoint_size", {{"model", "llama-2-7b"}, {"recipe", "nope"}})["error"]["field"] == "recipe");
 }

@@ -22,7 +22,8 @@ TEST_CASE("Llama 3 8B decodes at most ~196 tokens/s on one H100 SXM at 8k contex
     CHECK(r["decode_tokens_per_s_bound"].get<double>() == Approx(195.5).epsilon(0.001));
     CHECK(r["decode_batch_tokens_per_s_bound"] == r["decode_tokens_per_s_bound"]);
     // Batch 16: each step reads the weights once and 16 caches; per-sequence speed drops, the batch's rises.
-    const json b = ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"batch", 16}, {"hardware", "h100-sxm"}});
+    const json b =
+        ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}, {"batch", 16}, {"hardware", "h100-sxm"}});
     CHECK(b["decode_bytes_per_step"] == 16'060'522'496 + 16 * 1'073'741'824ull);
     CHECK(b["decode_tokens_per_s_bound"].get<double>() < r["decode_tokens_per_s_bound"].get<double>());
     CHECK(b["decode_batch_tokens_per_s_bound"].get<double>() == b["decode_tokens_per_s_bound"].get<double>() * 16);

@@ -11,8 +11,12 @@ using tally_test::error;
 using tally_test::ok;
 
 TEST_CASE("memory_budget reports per-GPU bytes as JSON integers that add up to the total") {
-    const json r = ok("memory_budget", {{"model", "llama-2-7b"}, {"gpus", 8}, {"zero", 3}, {"hardware", "h100-sxm"},
-                                        {"recompute", "selective"}, {"flash_attention", true}});
+    const json r = ok("memory_budget", {{"model", "llama-2-7b"},
+                                        {"gpus", 8},
+                                        {"zero", 3},
+                                        {"hardware", "h100-sxm"},
+                                        {"recompute", "selective"},
+                                        {"flash_attention", true}});
     const json& b = r["per_gpu_bytes"];
     std::uint64_t sum = 0;
     for (const char* key : {"weights", "gradients", "master_weights", "optimizer_states", "activations"}) {
@@ -25,7 +29,8 @@ TEST_CASE("memory_budget reports per-GPU bytes as JSON integers that add up to t
     // The capacity the H100 reports (81,559 MiB), not the datasheet's 80 GB; the verdict is against it less the
     // allowance for the CUDA context and fragmentation.
     CHECK(r["capacity_bytes"] == 81'559ull << 20);
-    CHECK(r["usable_bytes"].get<std::uint64_t>() == r["capacity_bytes"].get<std::uint64_t>() - r["allowance_bytes"].get<std::uint64_t>());
+    CHECK(r["usable_bytes"].get<std::uint64_t>() ==
+          r["capacity_bytes"].get<std::uint64_t>() - r["allowance_bytes"].get<std::uint64_t>());
     CHECK(r["min_gpus"].get<int>() <= 8);
     for (const auto& c : r["classes"]) {
         CHECK(c["formula"].get<std::string>().size() > 0);
@@ -71,8 +76,9 @@ TEST_CASE("the fits verdict flips at the usable capacity, not at the datasheet f
     // A budget between usable and reported capacity does not fit; with the allowance removed it does.
     const json b = ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}});
     const std::uint64_t total = b["per_gpu_bytes"]["total"].get<std::uint64_t>();
-    const json tight = ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}, {"capacity_bytes", total},
-                                            {"cuda_context_bytes", 1}});
+    const json tight =
+        ok("memory_budget",
+           {{"model", "llama-2-7b"}, {"seq", 4096}, {"capacity_bytes", total}, {"cuda_context_bytes", 1}});
     CHECK(tight["fits"] == false);
     CHECK(ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 4096}, {"capacity_bytes", total}})["fits"] == true);
 }
@@ -81,7 +87,8 @@ TEST_CASE("dropout defaults to the model's: Llama stores no masks, GPT-2 does, a
     const json llama = ok("memory_budget", {{"model", "llama-3-8b"}, {"seq", 8192}});
     CHECK(llama["setup"]["dropout"] == false);
     CHECK(llama["setup"]["dropout_from"] == "model");
-    for (const auto& t : llama["activations"]["terms"]) CHECK(t["id"].get<std::string>().find("dropout") == std::string::npos);
+    for (const auto& t : llama["activations"]["terms"])
+        CHECK(t["id"].get<std::string>().find("dropout") == std::string::npos);
     // Llama 3 8B at 8,192 tokens, one micro-batch, no FlashAttention: 178.3 GB of activations, not 386.6 GB.
     CHECK(llama["per_gpu_bytes"]["activations"] == 178'283'085'824ull);
     const json forced = ok("memory_budget", {{"model", "llama-3-8b"}, {"seq", 8192}, {"dropout", true}});
@@ -90,14 +97,23 @@ TEST_CASE("dropout defaults to the model's: Llama stores no masks, GPT-2 does, a
     const json gpt2 = ok("memory_budget", {{"model", "gpt2-small"}, {"seq", 1024}});
     CHECK(gpt2["setup"]["dropout"] == true);
     CHECK(gpt2["setup"]["dropout_masks"]["embedding"] == true);
-    CHECK(ok("memory_budget", {{"model", "gpt2-small"}, {"seq", 1024}, {"dropout", false}})["setup"]["dropout"] == false);
+    CHECK(ok("memory_budget", {{"model", "gpt2-small"}, {"seq", 1024}, {"dropout", false}})["setup"]["dropout"] ==
+          false);
 }
 
 TEST_CASE("memory_budget compares with a reference figure: the errata's 67.51 GB is a factor 3.6 low, not 100") {
-    const json r = ok("memory_budget", {{"model", {{"vocab_size", 32000}, {"hidden_size", 4096}, {"num_layers", 24},
-                                                   {"num_heads", 16}, {"mlp", "gelu"}, {"norm", "layernorm"},
-                                                   {"position", "rotary"}}},
-                                        {"seq", 128}, {"micro_batch", 512}, {"dropout", true}, {"reference_bytes", 67.51e9}});
+    const json r = ok("memory_budget", {{"model",
+                                         {{"vocab_size", 32000},
+                                          {"hidden_size", 4096},
+                                          {"num_layers", 24},
+                                          {"num_heads", 16},
+                                          {"mlp", "gelu"},
+                                          {"norm", "layernorm"},
+                                          {"position", "rotary"}}},
+                                        {"seq", 128},
+                                        {"micro_batch", 512},
+                                        {"dropout", true},
+                                        {"reference_bytes", 67.51e9}});
     const double ratio = r["reference"]["activations_ratio"].get<double>();
     CHECK(ratio == static_cast<double>(r["per_gpu_bytes"]["activations"].get<std::uint64_t>()) / 67.51e9);
     CHECK(ratio > 3.6);

@@ -117,7 +117,9 @@ TEST_CASE("float_encode_batch hashes the same codes for the same seed and differ
 }
 
 TEST_CASE("float_explore answers the float explorer in one call: stored value, every format, gaps and blocks") {
-    const json r = ok("float_explore", {{"format", "e4m3"}, {"value", "500"}, {"table", true},
+    const json r = ok("float_explore", {{"format", "e4m3"},
+                                        {"value", "500"},
+                                        {"table", true},
                                         {"blocks", {{"generate", {{"n", 64}, {"seed", 1}, {"outlier", 0}}}}}});
     CHECK(r["stored"] == ok("float_encode", {{"format", "e4m3"}, {"value", "500"}}));
     CHECK(r["compare"] == ok("float_compare", {{"value", "500"}}));
@@ -128,8 +130,8 @@ TEST_CASE("float_explore answers the float explorer in one call: stored value, e
 }
 
 TEST_CASE("float_explore decodes a flipped bit, compares its exact value, and keeps a bad block argument apart") {
-    const json r = ok("float_explore", {{"format", "bf16"}, {"hex", "0x3f80"}, {"flip_bit", 0},
-                                        {"blocks", {{"values", "1, banana"}}}});
+    const json r = ok("float_explore",
+                      {{"format", "bf16"}, {"hex", "0x3f80"}, {"flip_bit", 0}, {"blocks", {{"values", "1, banana"}}}});
     CHECK(r["stored"]["hex"] == "0x3f81");
     CHECK(r["compare"]["input_exact"] == r["stored"]["exact"]);
     CHECK_FALSE(r.contains("table"));

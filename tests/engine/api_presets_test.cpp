@@ -11,7 +11,8 @@ using tally_test::error;
 using tally_test::ok;
 
 TEST_CASE("params, flops and kv_cache accept a preset id, a config object or pasted config.json text") {
-    const std::string gpt2 = R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})";
+    const std::string gpt2 =
+        R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})";
     CHECK(ok("params", {{"model", "gpt2-small"}})["total"] == 124'439'808);
     CHECK(ok("params", {{"hf_config", gpt2}})["total"] == 124'439'808);
     CHECK(ok("params", {{"model", json::parse(gpt2)}})["total"] == 124'439'808);

@@ -4,9 +4,13 @@
 #include "api_helpers.h"
 
 #include <cstdlib>
+#include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tally/api.h"
+#include "tally/input.h"
 
 using nlohmann::json;
 
@@ -182,4 +186,124 @@ TEST_CASE("non-finite and fractional numbers given as strings are rejected with 
                                   {"dtype", "fp8"},
                                   {"gpus", 8},
                                   {"mfu", 0.4}})["field"] == "dtype");
+}
+
+namespace {
+
+// A message that prints a non-finite number tells the reader nothing they can act on; quoted input ("nan" as the
+// caller typed it) is an echo, not a computed value.
+bool has_non_finite_text(const std::string& message) {
+    static const std::regex quoted(R"("[^"]*")");
+    static const std::regex word(R"((^|[^A-Za-z_])(-?nan|-?inf|infinity)($|[^A-Za-z_]))", std::regex::icase);
+    return std::regex_search(std::regex_replace(message, quoted, "\"\""), word);
+}
+
+bool has_impossible_range(const std::string& message) {
+    if (message.find("below 0 ") != std::string::npos || message.find("below -") != std::string::npos) return true;
+    static const std::regex range(R"(\[(-?[0-9.e+]+), (-?[0-9.e+]+)\])");
+    for (auto it = std::sregex_iterator(message.begin(), message.end(), range); it != std::sregex_iterator(); ++it)
+        if (std::stod((*it)[1]) > std::stod((*it)[2])) return true;
+    return false;
+}
+
+// The error's field is an argument the caller gave ("values" also covers "values[3]"), or a whole-input name.
+bool names_given_field(const std::string& field, const json& args) {
+    if (field == "args" || field == "method") return true;
+    for (const auto& [key, value] : args.items()) {
+        if (field == key || field.rfind(key + "[", 0) == 0 || field.rfind(key + ".", 0) == 0) return true;
+        if (value.is_object()) return true;  // a config object's errors name its keys, present or missing
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("property: every error names an argument the caller gave, stays under 1,000 bytes and prints no nan or inf") {
+    // One valid call per method (docs/API.md); each argument in turn gets each hostile value.
+    const json kModel = {{"model", "llama-2-7b"}};
+    const std::vector<std::pair<const char*, json>> calls = {
+        {"training_cost",
+         {{"params", 70e9},
+          {"tokens", 15e12},
+          {"gpus", 1024},
+          {"peak_tflops", 989.5},
+          {"mfu", 0.5},
+          {"dollars_per_gpu_hour", 2}}},
+        {"training_cost",
+         {{"model", "llama-2-7b"},
+          {"tokens", 1e12},
+          {"gpus", 8},
+          {"hardware", "h100-sxm"},
+          {"mfu", 0.4},
+          {"seq", 4096},
+          {"recompute", "full"}}},
+        {"mfu", {{"params", 7e9}, {"tokens_per_second", 3e3}, {"gpus", 1}, {"peak_flops_per_s", 989e12}}},
+        {"params", kModel},
+        {"flops", {{"model", "llama-2-7b"}, {"tokens", 1e12}, {"seq", 2048}}},
+        {"memory_budget",
+         {{"model", "llama-2-7b"},
+          {"seq", 4096},
+          {"micro_batch", 1},
+          {"gpus", 8},
+          {"zero", 3},
+          {"tp", 2},
+          {"hardware", "h100-sxm"}}},
+        {"kv_cache", {{"model", "llama-2-7b"}, {"context", 4096}, {"batch", 8}, {"hardware", "h100-sxm"}}},
+        {"fit", {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}},
+        {"float_encode", {{"format", "e4m3"}, {"value", 0.1}}},
+        {"float_decode", {{"format", "bf16"}, {"code", 16256}}},
+        {"block_quantize", {{"scheme", "mxfp8_e4m3"}, {"values", json::array({1, 2, 3, -6})}}},
+        {"compute_units", {{"params", 70e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"mfu", 0.4}, {"days", 30}}},
+        {"roofline_custom", {{"peak_flops_per_s", 1e15}, {"bandwidth_bytes_per_s", 3e12}}},
+        {"step_time",
+         {{"model", "llama-2-7b"},
+          {"hardware", "h100-sxm"},
+          {"gpus", 8},
+          {"tp", 2},
+          {"pp", 2},
+          {"micro_batch", 1},
+          {"global_batch", 64}}},
+    };
+    std::string overrides;
+    for (int i = 0; i < 400; ++i) overrides += "\xe2\x80\xae";
+    const std::vector<json> hostile = {1e308,
+                                       -1e308,
+                                       5e-324,
+                                       -5e-324,
+                                       0,
+                                       -1,
+                                       1e18,
+                                       0.5,
+                                       "1e308",
+                                       "nan",
+                                       "inf",
+                                       "0x10",
+                                       "",
+                                       overrides,
+                                       std::string("a\0b", 3),
+                                       true,
+                                       json::array({1e308, -1e308}),
+                                       json::object()};
+    int checked = 0;
+    for (const auto& [method, base] : calls) {
+        REQUIRE(json::parse(tally::api::call(method, base.dump()))["ok"] == true);
+        for (const auto& [key, original] : base.items())
+            for (const json& value : hostile) {
+                json args = base;
+                args[key] = value;
+                const json envelope = json::parse(tally::api::call(method, args.dump()));
+                if (envelope["ok"] == true) continue;
+                const std::string field = envelope["error"]["field"], message = envelope["error"]["message"];
+                INFO(method << " " << key << " = " << value.dump().substr(0, 60) << " -> " << field << ": " << message);
+                CHECK(names_given_field(field, args));
+                CHECK(message.size() <= tally::kMaxMessageBytes);
+                // inf and NaN are values of the float formats, so the precision methods may name them
+                const bool formats =
+                    std::string(method).rfind("float_", 0) == 0 || std::string(method) == "block_quantize";
+                if (!formats) CHECK_FALSE(has_non_finite_text(message));
+                CHECK_FALSE(has_impossible_range(message));
+                ++checked;
+            }
+    }
+    CHECK(checked > 200);
 }

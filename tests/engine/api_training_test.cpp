@@ -11,8 +11,13 @@ using tally_test::error;
 using tally_test::ok;
 
 TEST_CASE("training_cost from a preset: 1024 H100 at 50% MFU, cost = GPU-hours × price") {
-    const json r = ok("training_cost", {{"model", "llama-3-70b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
-                                        {"gpus", 1024}, {"mfu", 0.5}, {"dollars_per_gpu_hour", 2}});
+    const json r = ok("training_cost", {{"model", "llama-3-70b"},
+                                        {"seq", 8192},
+                                        {"tokens", 15e12},
+                                        {"hardware", "h100-sxm"},
+                                        {"gpus", 1024},
+                                        {"mfu", 0.5},
+                                        {"dollars_per_gpu_hour", 2}});
     CHECK(r["flops_basis"] == "exact");
     CHECK(r["peak_flops_per_s"] == 989.5e12);
     CHECK(r["cost_dollars"].get<double>() == r["seconds"].get<double>() / 3600 * 1024 * 2);
@@ -25,21 +30,28 @@ TEST_CASE("mfu from tokens per second inverts training_cost") {
     const json f = ok("flops", {{"model", "llama-2-7b"}, {"seq", 4096}});
     const double per_token = f["per_token"]["model"].get<double>();
     const double tokens_per_s = 0.4 * 8 * 989.5e12 / per_token;
-    const json r = ok("mfu", {{"model", "llama-2-7b"}, {"seq", 4096}, {"tokens_per_second", tokens_per_s}, {"gpus", 8},
+    const json r = ok("mfu", {{"model", "llama-2-7b"},
+                              {"seq", 4096},
+                              {"tokens_per_second", tokens_per_s},
+                              {"gpus", 8},
                               {"hardware", "h100-sxm"}});
     CHECK(r["mfu"].get<double>() == Approx(0.4).epsilon(1e-12));
 }
 
 TEST_CASE("Chinchilla-optimal tokens for 70B parameters are 1.4T (20 per parameter)") {
     // Hoffmann et al. 2022 trained Chinchilla, 70B parameters, on 1.4T tokens: ~20 tokens per parameter.
-    const json r = ok("training_cost", {{"params", 70e9}, {"tokens", 1.4e12}, {"hardware", "h100-sxm"}, {"gpus", 1024},
-                                        {"mfu", 0.5}});
+    const json r = ok("training_cost",
+                      {{"params", 70e9}, {"tokens", 1.4e12}, {"hardware", "h100-sxm"}, {"gpus", 1024}, {"mfu", 0.5}});
     CHECK(r["chinchilla_tokens"].get<double>() == 1.4e12);
     CHECK(r["tokens_per_param"].get<double>() == 20);
     CHECK(r["chinchilla_params"] == "given");
     // Llama 3 70B on 15T tokens is ~10x past the Chinchilla point (a deliberate over-training for inference).
-    const json l = ok("training_cost", {{"model", "llama-3-70b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
-                                        {"gpus", 1024}, {"mfu", 0.5}});
+    const json l = ok("training_cost", {{"model", "llama-3-70b"},
+                                        {"seq", 8192},
+                                        {"tokens", 15e12},
+                                        {"hardware", "h100-sxm"},
+                                        {"gpus", 1024},
+                                        {"mfu", 0.5}});
     const json p = ok("params", {{"model", "llama-3-70b"}});
     CHECK(l["chinchilla_params"] == "total");
     CHECK(l["chinchilla_tokens"].get<double>() == 20 * p["total"].get<double>());
@@ -55,8 +67,9 @@ TEST_CASE("Chinchilla-optimal tokens for 70B parameters are 1.4T (20 per paramet
 TEST_CASE("a mixture of experts takes its Chinchilla reference from the active parameters") {
     const json p = ok("params", {{"model", "mixtral-8x7b"}});
     REQUIRE(p["active"].get<double>() < p["total"].get<double>());
-    const json r = ok("training_cost", {{"model", "mixtral-8x7b"}, {"tokens", 1e12}, {"hardware", "h100-sxm"}, {"gpus", 8},
-                                        {"mfu", 0.4}});
+    const json r =
+        ok("training_cost",
+           {{"model", "mixtral-8x7b"}, {"tokens", 1e12}, {"hardware", "h100-sxm"}, {"gpus", 8}, {"mfu", 0.4}});
     CHECK(r["chinchilla_params"] == "active");
     CHECK(r["chinchilla_tokens"].get<double>() == 20 * p["active"].get<double>());
     CHECK(r["six_nd"].get<double>() == 6 * p["active"].get<double>() * 1e12);
@@ -72,12 +85,15 @@ TEST_CASE("training_cost names the user's input when a figure overflows, never t
     CHECK(error("training_cost", price)["field"] == "dollars_per_gpu_hour");
     json slow = base;
     slow["peak_tflops"] = 1e-300;
-    CHECK(error("training_cost", slow)["field"] == "peak_flops_per_s");
+    CHECK(error("training_cost", slow)["field"] == "peak_tflops");  // issue 21: the argument given, not its FLOP/s form
+    json tiny_mfu = base;
+    tiny_mfu["mfu"] = 5e-324;  // used to name peak_flops_per_s
+    CHECK(error("training_cost", tiny_mfu)["field"] == "mfu");
 }
 
 TEST_CASE("training_cost warns for an implausible price or MFU and stays silent for plausible ones") {
-    const json base = {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4},
-                       {"dollars_per_gpu_hour", 2.5}};
+    const json base = {{"params", 7e9},      {"tokens", 1e12}, {"gpus", 8},
+                       {"peak_tflops", 989}, {"mfu", 0.4},     {"dollars_per_gpu_hour", 2.5}};
     CHECK_FALSE(ok("training_cost", base).contains("warnings"));
     json price = base;
     price["dollars_per_gpu_hour"] = 1000;
@@ -100,7 +116,11 @@ TEST_CASE("mfu above 100 % of peak is returned with a warning (4,331 % used to p
 }
 
 TEST_CASE("training_cost checks dtype even when a peak is given (banana used to be echoed)") {
-    CHECK(error("training_cost", {{"params", 7e9}, {"tokens", 1e12}, {"gpus", 8}, {"peak_tflops", 989}, {"mfu", 0.4},
+    CHECK(error("training_cost", {{"params", 7e9},
+                                  {"tokens", 1e12},
+                                  {"gpus", 8},
+                                  {"peak_tflops", 989},
+                                  {"mfu", 0.4},
                                   {"dtype", "banana"}})["field"] == "dtype");
 }
 
@@ -120,14 +140,14 @@ TEST_CASE("training_cost with params alone: full recomputation is 8ND of hardwar
 }
 
 TEST_CASE("training_cost of a model carries the flops answer its total rests on; params alone carry none") {
-    const json args = {{"model", "llama-3-8b"}, {"seq", 8192}, {"tokens", 15e12}, {"hardware", "h100-sxm"},
-                       {"gpus", 1024}, {"mfu", 0.4}};
+    const json args = {{"model", "llama-3-8b"},  {"seq", 8192},  {"tokens", 15e12},
+                       {"hardware", "h100-sxm"}, {"gpus", 1024}, {"mfu", 0.4}};
     const json r = ok("training_cost", args);
     CHECK(r["flops"] == ok("flops", {{"model", "llama-3-8b"}, {"seq", 8192}, {"tokens", 15e12}}));
     // The exact basis multiplies the same per-token training FLOPs by the tokens.
     CHECK(r["total_flops"].get<double>() ==
           Approx(r["flops"]["per_token"]["training"].get<double>() * 15e12).epsilon(1e-12));
-    const json p = ok("training_cost", {{"params", 8e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"gpus", 1024},
-                                        {"mfu", 0.4}});
+    const json p = ok("training_cost",
+                      {{"params", 8e9}, {"tokens", 15e12}, {"hardware", "h100-sxm"}, {"gpus", 1024}, {"mfu", 0.4}});
     CHECK_FALSE(p.contains("flops"));
 }

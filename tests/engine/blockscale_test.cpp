@@ -59,7 +59,8 @@ TEST_CASE("bits per value: MXFP4 4.25, MXFP8 8.25, NVFP4 4.5 plus the tensor sca
     CHECK(block_quantize(Scheme::nvfp4, v).bits_per_value == 4.5 + 32.0 / 1024);
 }
 
-TEST_CASE("with one large outlier, NVFP4's finer blocks and scales lose less than MXFP4 and per-tensor fp8 scaling flushes small values less than MXFP4") {
+TEST_CASE(
+    "with one large outlier, NVFP4's finer blocks and scales lose less than MXFP4 and per-tensor fp8 scaling flushes small values less than MXFP4") {
     const std::vector<double> v = demo_vector(7, 256, 1.0, 80.0, 5);
     const BlockResult mx = block_quantize(Scheme::mxfp4, v);
     const BlockResult nv = block_quantize(Scheme::nvfp4, v);

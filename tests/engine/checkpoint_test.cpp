@@ -19,7 +19,8 @@ TEST_CASE("a resumable bf16 mixed-precision checkpoint is 14 bytes per parameter
     CHECK(s.resume_bytes == 14 * n);
 }
 
-TEST_CASE("fp32 weights are their own master copy: a resumable fp32 AdamW checkpoint is 12 bytes per parameter", "[checkpoint]") {
+TEST_CASE("fp32 weights are their own master copy: a resumable fp32 AdamW checkpoint is 12 bytes per parameter",
+          "[checkpoint]") {
     const tally::ModelConfig c = tally_test::preset("llama-2-7b");
     const tally::CheckpointSize s = tally::checkpoint_size(c, tally::find_recipe("fp32_adamw").recipe);
     CHECK(s.master_bytes == 0);

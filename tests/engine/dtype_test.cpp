@@ -38,7 +38,8 @@ TEST_CASE("storage widths: fp32 4 bytes, bf16 and fp16 2, fp8 and int8 1, tf32 s
 TEST_CASE("each role lists its dtypes in table order") {
     CHECK(tally::dtype_ids(tally::kStorageDType) == "fp32, bf16, fp16, fp8, int8, none");
     CHECK(tally::dtype_ids(tally::kPeakDType) == "fp32, tf32, bf16, fp16, fp8");
-    CHECK(tally::dtype_ids(tally::kTensorDType) == "fp64, fp32, bf16, fp16, fp8, e4m3, e5m2, int64, int32, int8, fp4, int4");
+    CHECK(tally::dtype_ids(tally::kTensorDType) ==
+          "fp64, fp32, bf16, fp16, fp8, e4m3, e5m2, int64, int32, int8, fp4, int4");
 }
 
 TEST_CASE("a dtype outside the field's role is an error naming the field and listing the role's ids") {
@@ -61,7 +62,8 @@ TEST_CASE("every API method reading a dtype rejects one outside its role on the 
     const Case cases[] = {
         {"memory_budget", R"({"model":"llama-2-7b","weights":"tf32"})", "weights"},
         {"kv_cache", R"({"model":"llama-2-7b","context":4096,"kv_dtype":"e4m3"})", "kv_dtype"},
-        {"inference", R"({"model":"llama-2-7b","context":4096,"hardware":"h100-sxm","compute_dtype":"int8"})", "compute_dtype"},
+        {"inference", R"({"model":"llama-2-7b","context":4096,"hardware":"h100-sxm","compute_dtype":"int8"})",
+         "compute_dtype"},
         {"roofline", R"({"dtype":"int8"})", "dtype"},
         {"training_cost", R"({"params":7e9,"tokens":1e12,"hardware":"h100-sxm","mfu":0.4,"dtype":"fp4"})", "dtype"},
         {"tensor_bytes", R"({"shape":[4],"dtype":"tf32"})", "dtype"},

@@ -49,9 +49,9 @@ namespace {
 
 // Largest parameter count on `gpus` V100s of 32 GB, mixed-precision Adam (K = 12: 16 B/param in all).
 double zero_paper_max_params(std::int64_t gpus, int zero, std::int64_t mp) {
-    return static_cast<double>(tally::largest_model_params_sharded(
-        static_cast<std::uint64_t>(gpus) * 32'000'000'000ull, gpus, zero, mp, 1,
-        tally::find_recipe("bf16_mixed_adamw").recipe));
+    return static_cast<double>(tally::largest_model_params_sharded(static_cast<std::uint64_t>(gpus) * 32'000'000'000ull,
+                                                                   gpus, zero, mp, 1,
+                                                                   tally::find_recipe("bf16_mixed_adamw").recipe));
 }
 
 }  // namespace

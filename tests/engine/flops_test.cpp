@@ -40,7 +40,8 @@ TEST_CASE("Megatron-LM's 72·B·s·l·h²·(1 + s/6h + V/12lh) equals tally's mo
     const auto r = count_flops(c, {2048, AttentionFlops::Full, Recompute::None, false});
     CHECK(r.model_per_token * s == Approx(72 * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))).epsilon(1e-12));
     const auto full = count_flops(c, {2048, AttentionFlops::Full, Recompute::Full, false});
-    CHECK(full.training_per_token * s == Approx(96 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))).epsilon(1e-12));
+    CHECK(full.training_per_token * s ==
+          Approx(96 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))).epsilon(1e-12));
 }
 
 TEST_CASE("PaLM's model FLOPs per token 6N + 12·L·H·Q·T hold exactly for Llama-2-7B at T = 4096") {

@@ -206,7 +206,8 @@ TEST_CASE("encoder_head pretraining gives BertForPreTraining's 110,106,428; mode
 }
 
 TEST_CASE("the API's encoder_head applies to any model source and is refused for a decoder or an unknown head") {
-    const json masked = json::parse(tally::api::call("params", json{{"hf_config", kBertBase}, {"encoder_head", "masked_lm"}}.dump()));
+    const json masked =
+        json::parse(tally::api::call("params", json{{"hf_config", kBertBase}, {"encoder_head", "masked_lm"}}.dump()));
     REQUIRE(masked["ok"] == true);
     CHECK(masked["result"]["total"] == 109'514'298u);
     CHECK(masked["result"]["model"]["mlm_head"] == true);
@@ -220,9 +221,14 @@ TEST_CASE("the API's encoder_head applies to any model source and is refused for
         CHECK(r["ok"] == false);
         CHECK(r["error"]["field"] == "encoder_head");
     }
-    CHECK(error_field([] { tally::model_from_json(json{{"vocab_size", 100}, {"hidden_size", 64}, {"num_layers", 2},
-                                                        {"num_heads", 2}, {"mlp", "gelu"}, {"mlm_head", true}}); }) ==
-          "mlm_head");
+    CHECK(error_field([] {
+              tally::model_from_json(json{{"vocab_size", 100},
+                                          {"hidden_size", 64},
+                                          {"num_layers", 2},
+                                          {"num_heads", 2},
+                                          {"mlp", "gelu"},
+                                          {"mlm_head", true}});
+          }) == "mlm_head");
 }
 
 TEST_CASE("the masked-LM head adds its transform's 2·s·h² forward FLOPs; its tied decoder is the LM head term") {
@@ -249,12 +255,12 @@ TEST_CASE("T5 with a shorter target: encoder terms at s, decoder terms at s_dec,
     const tally::FlopsResult r = tally::count_flops(c, in);
     const double s = 512, sd = 114, h = 512, qd = 512, f = 2048, V = 32128, Le = 6, Ld = 6;
     const double positions = s * Le + sd * Ld;
-    const double expected = 2 * positions * h * 3 * qd                 // Q, K, V
+    const double expected = 2 * positions * h * 3 * qd                  // Q, K, V
                             + 2 * 2 * (s * s * Le + sd * sd * Ld) * qd  // scores and ·V (full)
                             + 2 * positions * qd * h                    // output projection
                             + 2 * positions * h * f * 2                 // MLP
                             + (2 * sd * h * qd + 2 * s * h * 2 * qd + 4 * sd * s * qd + 2 * sd * qd * h) * Ld  // cross
-                            + 2 * sd * h * V;                           // logits over the targets
+                            + 2 * sd * h * V;  // logits over the targets
     CHECK(r.forward_per_sequence == Approx(expected).epsilon(1e-12));
     CHECK(r.forward_per_token == Approx(expected / s).epsilon(1e-12));  // per input token
     tally::FlopsInput decoder_only;

@@ -26,7 +26,8 @@ TEST_CASE("a decode step at batch 1 is memory-bound and streams the weights plus
     const json r = ok({{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}});
     const double bytes = r["weights_bytes"].get<double>() + r["kv_bytes_per_sequence"].get<double>();
     CHECK(r["decode"]["bound"] == "memory");
-    CHECK(r["decode"]["memory_seconds"].get<double>() == Approx(bytes / r["memory_bandwidth_bytes_per_s"].get<double>()));
+    CHECK(r["decode"]["memory_seconds"].get<double>() ==
+          Approx(bytes / r["memory_bandwidth_bytes_per_s"].get<double>()));
     // The same bound as kv_cache's decode_tokens_per_s_bound (both are bandwidth / bytes per step).
     const json envelope = json::parse(tally::api::call(
         "kv_cache", json{{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}}.dump()));
@@ -51,7 +52,8 @@ TEST_CASE("batching raises total throughput and lowers each sequence's rate", "[
     for (std::size_t i = 1; i < sweep.size(); ++i) {
         CHECK(sweep[i]["batch"].get<int>() == 2 * sweep[i - 1]["batch"].get<int>());
         CHECK(sweep[i]["tokens_per_s"].get<double>() > sweep[i - 1]["tokens_per_s"].get<double>());
-        CHECK(sweep[i]["per_sequence_tokens_per_s"].get<double>() < sweep[i - 1]["per_sequence_tokens_per_s"].get<double>());
+        CHECK(sweep[i]["per_sequence_tokens_per_s"].get<double>() <
+              sweep[i - 1]["per_sequence_tokens_per_s"].get<double>());
     }
 }
 
@@ -92,10 +94,10 @@ TEST_CASE("prefill runs at peak over the causal forward FLOPs per token", "[infe
 }
 
 TEST_CASE("inference refuses an encoder (it never decodes) and an encoder-decoder, naming the model", "[inference]") {
-    const json bert = {{"model_type", "bert"}, {"hidden_size", 768}, {"num_hidden_layers", 12}, {"num_attention_heads", 12},
-                       {"intermediate_size", 3072}, {"vocab_size", 30522}};
-    const json t5 = {{"model_type", "t5"}, {"d_model", 512}, {"d_kv", 64}, {"num_heads", 8}, {"d_ff", 2048},
-                     {"num_layers", 6}, {"vocab_size", 32128}};
+    const json bert = {{"model_type", "bert"},      {"hidden_size", 768},        {"num_hidden_layers", 12},
+                       {"num_attention_heads", 12}, {"intermediate_size", 3072}, {"vocab_size", 30522}};
+    const json t5 = {{"model_type", "t5"}, {"d_model", 512},  {"d_kv", 64},         {"num_heads", 8},
+                     {"d_ff", 2048},       {"num_layers", 6}, {"vocab_size", 32128}};
     for (const json& config : {bert, t5}) {
         const json envelope = json::parse(tally::api::call(
             "inference", json{{"hf_config", config}, {"context", 512}, {"hardware", "h100-sxm"}}.dump()));

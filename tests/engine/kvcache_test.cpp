@@ -10,7 +10,8 @@ using tally_test::preset;
 
 TEST_CASE("Llama-2-7B's bf16 KV cache is 0.5 MiB per token; GQA makes Llama-2-70B's 320 KiB, 8× less than MHA") {
     // 2 · L · n_kv · d · 2 bytes: 2·32·32·128·2 = 524,288 and 2·80·8·128·2 = 327,680.
-    CHECK(tally::kv_cache(preset("llama-2-7b"), 1, 1, tally::DType::BF16, tally::DType::BF16).bytes_per_token == 524'288u);
+    CHECK(tally::kv_cache(preset("llama-2-7b"), 1, 1, tally::DType::BF16, tally::DType::BF16).bytes_per_token ==
+          524'288u);
     const auto k = tally::kv_cache(preset("llama-2-70b"), 4096, 8, tally::DType::BF16, tally::DType::BF16);
     CHECK(k.bytes_per_token == 327'680u);
     CHECK(k.kv_cache_bytes == 327'680ull * 4096 * 8);  // 10 GiB
@@ -49,7 +50,8 @@ tally::ModelConfig t5_small() {
 
 }  // namespace
 
-TEST_CASE("t5-small's cache: 12 KiB per generated token in its 6 decoder layers, plus cross-attention K/V fixed at the input") {
+TEST_CASE(
+    "t5-small's cache: 12 KiB per generated token in its 6 decoder layers, plus cross-attention K/V fixed at the input") {
     // transformers' T5 past_key_values hold, per decoder layer, self-attention K and V (growing with the
     // generated tokens) and cross-attention K and V (projected once from the encoder output, encoder length).
     // Derived from the config: 2 · L_dec 6 · (8 · 64) · 2 B = 12,288 B per token, the encoder's 6 layers none.
@@ -62,7 +64,8 @@ TEST_CASE("t5-small's cache: 12 KiB per generated token in its 6 decoder layers,
     CHECK(longer.kv_cache_bytes - k.kv_cache_bytes == 12'288u * 100);
     CHECK(longer.cross_bytes_per_sequence == k.cross_bytes_per_sequence);
     // Without encoder_context the input is as long as the context.
-    CHECK(tally::kv_cache(t5_small(), 100, 2, tally::DType::BF16, tally::DType::BF16).kv_cache_bytes == 2 * 12'288u * 200);
+    CHECK(tally::kv_cache(t5_small(), 100, 2, tally::DType::BF16, tally::DType::BF16).kv_cache_bytes ==
+          2 * 12'288u * 200);
     // What fits: the batch's cross-attention K/V are paid before any generated token.
     const std::uint64_t usable = k.weights_bytes + 3 * k.kv_cache_bytes;
     const tally::KvCapacity fit = tally::kv_capacity(k, 100, 1, usable);
@@ -73,9 +76,11 @@ TEST_CASE("t5-small's cache: 12 KiB per generated token in its 6 decoder layers,
 TEST_CASE("an encoder has no KV cache and a decoder takes no encoder_context: errors name the field") {
     const auto bert = tally::load_hf_config_text(R"({"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
         "num_attention_heads": 12, "intermediate_size": 3072, "vocab_size": 30522})");
-    CHECK(tally_test::error_field([&] { tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16); }) == "model");
-    CHECK(tally_test::error_message([&] { tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16); })
-              .find("never decodes") != std::string::npos);
+    CHECK(tally_test::error_field([&] { tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16); }) ==
+          "model");
+    CHECK(tally_test::error_message([&] {
+              tally::kv_cache(bert, 128, 1, tally::DType::BF16, tally::DType::BF16);
+          }).find("never decodes") != std::string::npos);
     CHECK(tally_test::error_field([] {
               tally::kv_cache(preset("llama-2-7b"), 128, 1, tally::DType::BF16, tally::DType::BF16, 64);
           }) == "encoder_context");

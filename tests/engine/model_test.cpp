@@ -97,7 +97,8 @@ TEST_CASE("unknown model types and missing config.json fields are named in the e
 }
 
 TEST_CASE("malformed config.json reports the byte position of the parse error") {
-    const std::string message = error_message([] { tally::load_hf_config_text(R"({"model_type": "llama", "hidden_size": })"); });
+    const std::string message =
+        error_message([] { tally::load_hf_config_text(R"({"model_type": "llama", "hidden_size": })"); });
     CHECK(message.find("byte 40") != std::string::npos);
     CHECK(error_field([] { tally::load_hf_config_text("{"); }) == "hf_config");
 }
@@ -146,29 +147,40 @@ TEST_CASE("a Hugging Face config object without model_type is named as such, not
     CHECK(error_field([&] {
               tally::resolve_model(json{{"model", {{"hidden_size", 4096}, {"num_hidden_layers", 32}}}});
           }) == "model_type");
-    CHECK(error_field([&] { tally::resolve_model(json{{"model", {{"n_embd", 768}, {"n_layer", 12}}}}); }) ==
-          "model_type");
+    CHECK(error_field([&] {
+              tally::resolve_model(json{{"model", {{"n_embd", 768}, {"n_layer", 12}}}});
+          }) == "model_type");
 }
 
 TEST_CASE("an unknown preset id is quoted escaped and capped in the message") {
-    const std::string message = error_message([&] { tally::resolve_model(json{{"model", "\x1b[2J" + std::string(500, 'x')}}); });
+    const std::string message = error_message([&] {
+        tally::resolve_model(json{{"model", "\x1b[2J" + std::string(500, 'x')}});
+    });
     CHECK(message.find("\\x1b[2J") != std::string::npos);
     CHECK(message.size() < 600);
 }
 
 TEST_CASE("config.json dropouts: GPT-2 defaults to 0.1 everywhere, Llama-family configs have only attention_dropout") {
-    const auto gpt2 = tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})");
+    const auto gpt2 = tally::load_hf_config_text(
+        R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257})");
     CHECK(gpt2.attention_dropout == 0.1);
     CHECK(gpt2.residual_dropout == 0.1);
     CHECK(gpt2.embedding_dropout == 0.1);
-    const auto no_drop = tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":0,"resid_pdrop":0,"embd_pdrop":0})");
+    const auto no_drop = tally::load_hf_config_text(
+        R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":0,"resid_pdrop":0,"embd_pdrop":0})");
     CHECK_FALSE(no_drop.has_dropout());
-    const auto llama = tally::load_hf_config_text(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000})");
+    const auto llama = tally::load_hf_config_text(
+        R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000})");
     CHECK_FALSE(llama.has_dropout());
-    const auto llama_drop = tally::load_hf_config_text(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000,"attention_dropout":0.1})");
+    const auto llama_drop = tally::load_hf_config_text(
+        R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000,"attention_dropout":0.1})");
     CHECK(llama_drop.attention_dropout == 0.1);
     CHECK(llama_drop.residual_dropout == 0);
-    CHECK(error_field([] { tally::load_hf_config_text(R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":1.5})"); }) == "attn_pdrop");
+    CHECK(
+        error_field([] {
+            tally::load_hf_config_text(
+                R"({"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"n_positions":1024,"vocab_size":50257,"attn_pdrop":1.5})");
+        }) == "attn_pdrop");
 }
 
 TEST_CASE("presets carry the dropout of their config.json: none for Llama, Mistral and Mixtral, 0.1 for GPT-2") {

@@ -109,12 +109,12 @@ TEST_CASE("tensor parallelism splits every matrix and replicates the norms") {
 
 TEST_CASE("parameter counts that overflow 64 bits are an error, not a wrap") {
     tally::ModelConfig c = preset("llama-2-7b");
-    c.num_layers = tally::kMaxLayers;      // 1e5 layers
-    c.hidden_size = tally::kMaxHidden;     // 1e7
+    c.num_layers = tally::kMaxLayers;   // 1e5 layers
+    c.hidden_size = tally::kMaxHidden;  // 1e7
     c.num_heads = 1;
     c.num_kv_heads = 1;
     c.head_dim = tally::kMaxHidden;
-    c.ffn_hidden_size = tally::kMaxFfn;    // 3 · 1e7 · 1e8 · 1e5 = 3e20 > 2^64
+    c.ffn_hidden_size = tally::kMaxFfn;  // 3 · 1e7 · 1e8 · 1e5 = 3e20 > 2^64
     CHECK(error_field([&] { count_params(c); }) == "params");
 }
 
@@ -130,5 +130,6 @@ TEST_CASE("component formulas follow the model's shape: SwiGLU MLP is L·3·h·f
     CHECK(std::string(tally::component_formula(tally::Component::Mlp, preset("llama-2-7b"))) == "L·3·h·f");
     CHECK(std::string(tally::component_formula(tally::Component::LmHead, preset("gpt2-small"))) ==
           "0 (tied to the embedding)");
-    CHECK(std::string(tally::component_formula(tally::Component::Norms, preset("gpt2-small"))) == "L·2·2h (weight + bias)");
+    CHECK(std::string(tally::component_formula(tally::Component::Norms, preset("gpt2-small"))) ==
+          "L·2·2h (weight + bias)");
 }

@@ -73,7 +73,8 @@ TEST_CASE("plan: each best layout's result and memory are bit for bit those of s
         CHECK(e.result.mfu == alone.mfu);
         CHECK(e.result.hfu == alone.hfu);
         REQUIRE(e.result.breakdown.size() == alone.breakdown.size());
-        for (std::size_t i = 0; i < alone.breakdown.size(); ++i) CHECK(e.result.breakdown[i].seconds == alone.breakdown[i].seconds);
+        for (std::size_t i = 0; i < alone.breakdown.size(); ++i)
+            CHECK(e.result.breakdown[i].seconds == alone.breakdown[i].seconds);
         CHECK(e.layout.setup.virtual_stages == e.layout.interleave);
         const MemoryBudget mem = memory_budget(c, e.layout.setup);
         CHECK(e.memory_bytes == mem.bytes.total);
@@ -92,23 +93,25 @@ TEST_CASE("plan: the search covers thousands of layouts (micro-batch, recomputat
     CHECK(p.fit + p.rejected_memory == p.evaluated);
 }
 
-TEST_CASE("plan: sequence parallelism never needs more memory than the same layout without it (the planner skips on it)") {
+TEST_CASE(
+    "plan: sequence parallelism never needs more memory than the same layout without it (the planner skips on it)") {
     const Hardware hw = find_hardware("h100-sxm");
     for (const char* id : {"llama-3-70b", "mixtral-8x7b", "gpt3-175b"}) {
         const ModelConfig c = preset(id);
         for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
-        for (bool flash : {false, true})
-        for (std::int64_t tp : {2, 8})
-        for (std::int64_t pp : {1, 4})
-        for (std::int64_t b : {1, 4}) {
-            TrainingSetup st;
-            st.gpus = 256, st.tp = tp, st.pp = pp, st.seq = 4096, st.global_batch = 512, st.micro_batch = b;
-            st.recompute = rc, st.flash_attention = flash, st.zero = 1;
-            st.sequence_parallel = true;
-            const std::uint64_t with_sp = memory_budget(c, st).bytes.total;
-            st.sequence_parallel = false;
-            CHECK(with_sp <= memory_budget(c, st).bytes.total);
-        }
+            for (bool flash : {false, true})
+                for (std::int64_t tp : {2, 8})
+                    for (std::int64_t pp : {1, 4})
+                        for (std::int64_t b : {1, 4}) {
+                            TrainingSetup st;
+                            st.gpus = 256, st.tp = tp, st.pp = pp, st.seq = 4096, st.global_batch = 512,
+                            st.micro_batch = b;
+                            st.recompute = rc, st.flash_attention = flash, st.zero = 1;
+                            st.sequence_parallel = true;
+                            const std::uint64_t with_sp = memory_budget(c, st).bytes.total;
+                            st.sequence_parallel = false;
+                            CHECK(with_sp <= memory_budget(c, st).bytes.total);
+                        }
     }
 }
 

@@ -13,7 +13,9 @@
 using namespace tally::fp;
 
 namespace {
-double value(Format f, double x, Round r = Round::nearest_even) { return decode_to_double(f, encode_from_double(f, x, r)); }
+double value(Format f, double x, Round r = Round::nearest_even) {
+    return decode_to_double(f, encode_from_double(f, x, r));
+}
 double value_nosat(Format f, double x) {
     return decode_to_double(f, encode_from_double(f, x, Round::nearest_even, false));
 }
@@ -24,7 +26,8 @@ TEST_CASE("every format's largest finite value matches its specification") {
     // E2M1 6, E8M0 2^127); FNUZ (arXiv:2206.02915): E4M3FNUZ 240, E5M2FNUZ 57344.
     CHECK(decode_to_double(Format::fp64, max_code(Format::fp64)) == 1.7976931348623157e308);
     CHECK(decode_to_double(Format::fp32, max_code(Format::fp32)) == 3.4028234663852886e38);
-    CHECK(decode_to_double(Format::tf32, max_code(Format::tf32)) == (2.0 - std::ldexp(1.0, -10)) * std::ldexp(1.0, 127));
+    CHECK(decode_to_double(Format::tf32, max_code(Format::tf32)) ==
+          (2.0 - std::ldexp(1.0, -10)) * std::ldexp(1.0, 127));
     CHECK(decode_to_double(Format::fp16, max_code(Format::fp16)) == 65504);
     CHECK(decode_to_double(Format::bf16, max_code(Format::bf16)) == 3.3895313892515355e38);
     CHECK(decode_to_double(Format::e4m3, max_code(Format::e4m3)) == 448);
@@ -108,7 +111,7 @@ TEST_CASE("ties round to even: E4M3 464 -> 448, E5M2 61440 -> inf, E2M1 5 -> 4 a
     CHECK(value(Format::e2m1, 0.250001) == 0.5);
     CHECK(value(Format::e2m1, 7) == 6);  // the tie goes up to 8, which saturates to 6
     CHECK(decode_to_double(Format::fp16, encode_from_double(Format::fp16, 65520, Round::nearest_even, true)) ==
-          65504);  // saturating (not fp16's default) ...
+          65504);                                         // saturating (not fp16's default) ...
     CHECK(std::isinf(value_nosat(Format::fp16, 65520)));  // ... and IEEE: the tie above 65504 goes to inf
     CHECK(value_nosat(Format::fp16, 65519.99) == 65504);
 }

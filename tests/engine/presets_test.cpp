@@ -13,7 +13,6 @@ TEST_CASE("every preset file in content/presets is compiled into the engine and 
     CHECK(tally::preset_sources().size() == files);
     const auto& all = tally::presets_json();
     CHECK(all["models"].size() + all["hardware"].size() == files);
-    for (const auto& source : tally::preset_sources())
-        CHECK(tally::find_preset(source.kind, source.id) != nullptr);
+    for (const auto& source : tally::preset_sources()) CHECK(tally::find_preset(source.kind, source.id) != nullptr);
     CHECK(tally::find_preset("models", "no-such-model") == nullptr);
 }

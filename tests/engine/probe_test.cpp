@@ -30,8 +30,7 @@ TEST_CASE("bandwidth probe: finite positive bytes/s for read and triad over a 4 
 
 TEST_CASE("probe APIs name the field on bad input") {
     CHECK(json::parse(tally::api::call("probe_peak", R"({"samples":0})"))["error"]["field"] == "samples");
-    CHECK(json::parse(tally::api::call("probe_peak", R"({"min_sample_ms":0.1})"))["error"]["field"] ==
-          "min_sample_ms");
+    CHECK(json::parse(tally::api::call("probe_peak", R"({"min_sample_ms":0.1})"))["error"]["field"] == "min_sample_ms");
     CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":0})"))["error"]["field"] == "mib");
     CHECK(json::parse(tally::api::call("probe_bandwidth", R"({"mib":2048})"))["error"]["field"] == "mib");
 }

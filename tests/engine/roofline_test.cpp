@@ -97,8 +97,8 @@ TEST_CASE("roofline with a hardware preset gives the ridge point and each op's b
 
 TEST_CASE("gemm_intensity: at n = 1024 on a 243 GFLOP/s, 23 GB/s core, ikj is memory-bound and simd compute-bound") {
     // peak and bandwidth as measured by `tally bench probe` on the Zen 5 bench machine (BENCHMARKS.md)
-    const json out = json::parse(tally::api::call(
-        "gemm_intensity", R"({"n":1024,"peak_flops_per_s":243e9,"bandwidth_bytes_per_s":23e9})"));
+    const json out = json::parse(
+        tally::api::call("gemm_intensity", R"({"n":1024,"peak_flops_per_s":243e9,"bandwidth_bytes_per_s":23e9})"));
     REQUIRE(out["ok"] == true);
     std::map<std::string, json> rows;
     for (const auto& row : out["result"]["rows"]) rows[row["kernel"]] = row;
@@ -110,18 +110,23 @@ TEST_CASE("gemm_intensity: at n = 1024 on a 243 GFLOP/s, 23 GB/s core, ikj is me
     CHECK(half["error"]["field"] == "bandwidth_bytes_per_s");
 }
 
-TEST_CASE("roofline with a preset and intensities gives the same bounds as roofline_custom on that roof (one call per roof)") {
-    const json r = json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","dtype":"bf16","intensity":[0.01,300,31622.8]})"))["result"];
-    json custom_args = {{"peak_flops_per_s", r["peak_flops_per_s"]}, {"bandwidth_bytes_per_s", r["bandwidth_bytes_per_s"]},
+TEST_CASE(
+    "roofline with a preset and intensities gives the same bounds as roofline_custom on that roof (one call per roof)") {
+    const json r = json::parse(tally::api::call(
+        "roofline", R"({"hardware":"h100-sxm","dtype":"bf16","intensity":[0.01,300,31622.8]})"))["result"];
+    json custom_args = {{"peak_flops_per_s", r["peak_flops_per_s"]},
+                        {"bandwidth_bytes_per_s", r["bandwidth_bytes_per_s"]},
                         {"intensity", {0.01, 300, 31622.8}}};
     const json custom = json::parse(tally::api::call("roofline_custom", custom_args.dump()))["result"];
     CHECK(r["points"] == custom["points"]);
     CHECK(r["points"][0]["bound"] == "memory");
     CHECK(r["points"][2]["bound"] == "compute");
-    CHECK(json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","intensity":[-1]})"))["error"]["field"] == "intensity");
+    CHECK(json::parse(tally::api::call("roofline", R"({"hardware":"h100-sxm","intensity":[-1]})"))["error"]["field"] ==
+          "intensity");
 }
 
-TEST_CASE("H100 SXM's bf16 ridge is about 295 FLOP/byte; left of it an operation is memory-bound, at and right of it compute-bound") {
+TEST_CASE(
+    "H100 SXM's bf16 ridge is about 295 FLOP/byte; left of it an operation is memory-bound, at and right of it compute-bound") {
     // 989.4 TFLOP/s dense bf16 over 3.35 TB/s (NVIDIA H100 datasheet, SXM5).
     const double peak = 989.4e12, bandwidth = 3.35e12;
     CHECK(rl::ridge(peak, bandwidth) == Approx(295.34).epsilon(1e-4));

@@ -109,8 +109,9 @@ TEST_CASE("gradient reduction hides behind the last backward up to its length; t
     StepLayout l = layout(64, 1, 1, 64);
     l.setup.zero = 1;
     const StepResult fast = step_time(c, find_hardware("h100-sxm"), l);
-    CHECK(component(fast, "dp_comm_hidden") == Approx(std::min(component(fast, "dp_comm_hidden") + component(fast, "dp_comm"),
-                                                               fast.microbatch_seconds * 2 / 3)));
+    CHECK(component(fast, "dp_comm_hidden") ==
+          Approx(std::min(component(fast, "dp_comm_hidden") + component(fast, "dp_comm"),
+                          fast.microbatch_seconds * 2 / 3)));
     // The same layout on a network 32× slower (consumer PCIe box, 100 Gb/s Ethernet) exposes more of it.
     Hardware slow = find_hardware("h100-sxm");
     slow.interconnect.network_bytes_per_s /= 32;
@@ -172,7 +173,8 @@ TEST_CASE("bad layouts name their field") {
     CHECK(error_field([&] { step_time(c, bare, layout(8, 8, 1, 0)); }) == "hardware");
 }
 
-TEST_CASE("published runs (content/validation/runs.json): median error <= 10%, every run within 25% (MT-NLG within 30%)") {
+TEST_CASE(
+    "published runs (content/validation/runs.json): median error <= 10%, every run within 25% (MT-NLG within 30%)") {
     std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs.json");
     REQUIRE(in);
     const nlohmann::json file = nlohmann::json::parse(in);
@@ -208,9 +210,17 @@ TEST_CASE("MT-NLG's per-GPU throughput falls as the same batch spreads over more
 }
 
 TEST_CASE("training_cost with mfu \"predicted\" takes the step-time model's MFU and matches its throughput") {
-    const nlohmann::json args = {{"model", "llama-3-70b"}, {"hardware", "h100-sxm"}, {"gpus", 1024}, {"tp", 8}, {"pp", 4},
-                                 {"seq", 8192},          {"global_batch", 512},   {"flash_attention", true},
-                                 {"sequence_parallel", true}, {"tokens", 15e12}, {"mfu", "predicted"}};
+    const nlohmann::json args = {{"model", "llama-3-70b"},
+                                 {"hardware", "h100-sxm"},
+                                 {"gpus", 1024},
+                                 {"tp", 8},
+                                 {"pp", 4},
+                                 {"seq", 8192},
+                                 {"global_batch", 512},
+                                 {"flash_attention", true},
+                                 {"sequence_parallel", true},
+                                 {"tokens", 15e12},
+                                 {"mfu", "predicted"}};
     const nlohmann::json cost = api::invoke("training_cost", args);
     const nlohmann::json step = api::invoke("step_time", args);
     CHECK(cost["predicted_mfu"] == step["mfu"]);
@@ -251,22 +261,23 @@ TEST_CASE("step_time with cached FLOP counts and memory budget gives bit for bit
     for (const char* id : {"llama-3-70b", "mixtral-8x7b", "gpt3-175b"}) {
         const ModelConfig c = preset(id);
         for (bool flash : {false, true})
-        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
-            const StepFlops flops = step_flops(c, 4096, rc, flash);
-            for (std::int64_t tp : {1, 2, 8})
-            for (std::int64_t pp : {1, 4})
-            for (std::int64_t v : {1, 2}) {
-                if (v > 1 && pp == 1) continue;
-                StepLayout l;
-                l.setup.gpus = 256, l.setup.tp = tp, l.setup.pp = pp, l.setup.seq = 4096, l.setup.global_batch = 512;
-                l.setup.micro_batch = 2, l.setup.recompute = rc, l.setup.flash_attention = flash;
-                l.setup.sequence_parallel = tp > 1, l.setup.zero = 1, l.interleave = v;
-                if (c.is_moe()) l.setup.ep = 8 / tp;
-                const MemoryBudget mem = memory_budget(c, l.setup);
-                require_identical(step_time(c, hw, l, &mem, &flops), step_time(c, hw, l));
-                ++compared;
+            for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                const StepFlops flops = step_flops(c, 4096, rc, flash);
+                for (std::int64_t tp : {1, 2, 8})
+                    for (std::int64_t pp : {1, 4})
+                        for (std::int64_t v : {1, 2}) {
+                            if (v > 1 && pp == 1) continue;
+                            StepLayout l;
+                            l.setup.gpus = 256, l.setup.tp = tp, l.setup.pp = pp, l.setup.seq = 4096,
+                            l.setup.global_batch = 512;
+                            l.setup.micro_batch = 2, l.setup.recompute = rc, l.setup.flash_attention = flash;
+                            l.setup.sequence_parallel = tp > 1, l.setup.zero = 1, l.interleave = v;
+                            if (c.is_moe()) l.setup.ep = 8 / tp;
+                            const MemoryBudget mem = memory_budget(c, l.setup);
+                            require_identical(step_time(c, hw, l, &mem, &flops), step_time(c, hw, l));
+                            ++compared;
+                        }
             }
-        }
     }
     CHECK(compared == 3 * 2 * 3 * 3 * 3);
 }
@@ -281,8 +292,8 @@ TEST_CASE("step_time refuses FLOP counts cached for another setup, naming seq") 
 }
 
 TEST_CASE("step_time's memory counts the interleaved schedule: v = 2 adds interleave_extra_bytes to the plain budget") {
-    const nlohmann::json args = {{"model", "gpt3-175b"}, {"hardware", "a100-80gb"}, {"gpus", 64}, {"tp", 8},
-                                 {"pp", 8},           {"seq", 2048},           {"global_batch", 64}};
+    const nlohmann::json args = {{"model", "gpt3-175b"}, {"hardware", "a100-80gb"}, {"gpus", 64}, {"tp", 8}, {"pp", 8},
+                                 {"seq", 2048},          {"global_batch", 64}};
     nlohmann::json interleaved = args;
     interleaved["interleave"] = 2;
     const nlohmann::json plain = api::invoke("step_time", args), inter = api::invoke("step_time", interleaved);

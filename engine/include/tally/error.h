@@ -14,10 +14,22 @@ namespace tally {
 class InputError : public std::invalid_argument {
 public:
     InputError(std::string field, const std::string& message)
-        : std::invalid_argument(message), field_(std::move(field)) {}
+        : std::invalid_argument(without_nul(message)), field_(std::move(field)) {}
     const std::string& field() const noexcept { return field_; }
 
 private:
+    // what() is a C string, so a NUL in quoted input would end the message there: it becomes the text \x00.
+    static std::string without_nul(const std::string& message) {
+        std::string out;
+        out.reserve(message.size());
+        for (const char c : message) {
+            if (c == '\0')
+                out += "\\x00";
+            else
+                out += c;
+        }
+        return out;
+    }
     std::string field_;
 };
 

@@ -29,6 +29,13 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text);
 // character boundary with "... (N bytes)" appended.
 std::string printable(std::string_view text, std::size_t max_bytes = 80);
 
+// Longest error or warning message, escapes and the "... (N bytes)" note included (docs/API.md).
+constexpr std::size_t kMaxMessageBytes = 1000;
+
+// printable(text) cut so that the whole result, "... (N bytes)" included, is at most max_bytes long:
+// escapes make the printable form up to six times longer than the text, so printable's input cap is not enough.
+std::string printable_message(std::string_view text, std::size_t max_bytes = kMaxMessageBytes);
+
 // A decimal or scientific-notation number ("70e9", "-1.5", ".5", "2E+3"): no hex, no "inf" or
 // "nan", no spaces; nullopt when the text is not one or its value is not a finite double.
 std::optional<double> parse_decimal(std::string_view text);

@@ -15,7 +15,11 @@ namespace tally {
 // the FLOP count (flops.cpp), training time and the API all call it.
 inline double six_n(double params) { return 6 * params; }
 
-// 6ND = six_n(N) · D. params and tokens must be finite and > 0.
+// A parameter count given as a number: in [1, max double / 8] (at least one parameter, and 8N, the FLOPs per
+// token with full recomputation, stays finite); InputError on "params" otherwise. Returns params.
+double require_params(double params);
+
+// 6ND = six_n(N) · D. params as require_params; tokens finite and > 0.
 double training_flops(double params, double tokens);
 
 // Training FLOPs per token from a parameter count alone (no model shape, so no attention scores):
