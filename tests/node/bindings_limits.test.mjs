@@ -13,7 +13,8 @@ function engineDirect(methodBytes, argsBytes) {
   const a = module._malloc(argsBytes.length + 1);
   module.HEAPU8.set(argsBytes, a);
   const reply = module._tally_call(m, methodBytes.length, a, argsBytes.length);
-  const text = module.UTF8ToString(reply);
+  const end = module.HEAPU8.indexOf(0, reply); // the reply is NUL-terminated UTF-8 (bindings.cpp)
+  const text = new TextDecoder().decode(module.HEAPU8.subarray(reply, end));
   module._tally_free(reply);
   module._free(m);
   module._free(a);
