@@ -49,7 +49,7 @@ TEST_CASE("MLA + DeepSeek MoE: DeepSeek-V3 counts 671,026,419,200 parameters wit
     const auto p = count_params(c);
     CHECK(p.per_layer_attention == 187'107'328u);
     CHECK(p.per_dense_layer_mlp == 3u * 7168u * 18432u);
-    CHECK(p.per_layer_mlp == 257u * 3u * 7168u * 2048u + 256u * 7168u + 256u);
+    CHECK(p.per_layer_mlp == 257ull * 3u * 7168u * 2048u + 256u * 7168u + 256u);
     CHECK(p.total == 671'026'419'200u);
     // Active: dense layers whole; MoE layers 8 routed + 1 shared expert and the router: 37.55B ("37B activated").
     CHECK(p.active == 37'552'297'472u);
@@ -72,7 +72,7 @@ TEST_CASE("MLA: DeepSeek-V3's KV cache holds the 576-wide latent per layer, 71x 
     CHECK(k.bytes_per_token == 61u * 576u * 2u);
     CHECK(k.kv_cache_bytes == 61u * 576u * 2u * 4096u);
     // Without the latent every head caches its K (128 + 64) and V (128): 128·320 values per layer.
-    CHECK(k.mha_kv_cache_bytes == 61u * 128u * 320u * 2u * 4096u);
+    CHECK(k.mha_kv_cache_bytes == 61ull * 128u * 320u * 2u * 4096u);
     CHECK(k.mha_kv_cache_bytes / k.kv_cache_bytes == 71u);
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("Sinks, biases and router bias: gpt-oss-120b matches its model card's 
     // active 5.13B, total 116.83B. By hand: experts 128·(2880·5760 + 5760 + 2880·2880 + 2880) + router
     // 128·2880 + 128 per layer; attention q, k, v, o with biases + 64 sinks per layer; 36 layers.
     const auto p = count_params(preset("gpt-oss-120b"));
-    CHECK(p.mlp == 36u * (128u * 24'891'840u + 368'768u));
+    CHECK(p.mlp == 36ull * (128ull * 24'891'840u + 368'768u));
     CHECK(p.attention == 36u * 26'550'144u);
     CHECK(billions(p.mlp) == Approx(114.71));
     CHECK(billions(p.attention) == Approx(0.96));
