@@ -63,6 +63,8 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
     // Encoder-decoder: the target length the decoder ran over (per-token figures are per input token).
     if (c.is_encoder_decoder()) out["decoder_seq"] = in.decoder_seq > 0 ? in.decoder_seq : in.seq;
     if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);
+    // MTP modules run in training but stay out of the headline figures, as their parameters stay out of N.
+    if (c.mtp_modules > 0) out["per_token"]["mtp_forward"] = r.mtp_forward_per_token;
     if (tokens_arg)
         add_chinchilla(out, static_cast<double>(c.is_moe() ? p.active : p.total), tokens,
                        c.is_moe() ? "active" : "total");

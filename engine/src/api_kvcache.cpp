@@ -38,8 +38,15 @@ json kv_cache_method(const json& args) {
              {"kv_cache_bytes", k.kv_cache_bytes},
              {"weights_bytes", k.weights_bytes},
              {"total_bytes", k.total_bytes},
-             {"formula", c.is_encoder_decoder() ? kKvCacheEncoderDecoderFormula : kKvCacheFormula},
+             {"formula", c.is_encoder_decoder() ? kKvCacheEncoderDecoderFormula
+                         : c.is_mla()           ? kKvCacheMlaFormula
+                         : c.sliding_window > 0 ? kKvCacheWindowFormula
+                                                : kKvCacheFormula},
              {"mha_kv_cache_bytes", k.mha_kv_cache_bytes}};
+    if (c.sliding_window > 0) {
+        out["sliding_window"] = c.sliding_window;
+        out["global_bytes_per_token"] = k.global_bytes_per_token;  // what a token adds past the window
+    }
     if (c.is_encoder_decoder()) {
         out["encoder_context"] = encoder_context > 0 ? encoder_context : context;
         out["cross_kv_bytes_per_sequence"] = k.cross_bytes_per_sequence;

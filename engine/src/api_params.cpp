@@ -49,19 +49,24 @@ json params_result(const ModelConfig& c) {
                            {"count", t.count()},
                            {"per_layer", t.per_layer},
                            {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
-        if (t.cross) tensors.back()["layers"] = c.num_decoder_layers;  // decoder layers only
+        // Decoder layers only, or the dense / MoE layers of a model with both.
+        if (t.cross || t.layer_set != LayerSet::All) tensors.back()["layers"] = tensor_layers(c, t);
     }
-    return json{{"model", model_to_json(c)},
-                {"total", p.total},
-                {"active", p.active},
-                {"components", components},
-                {"per_layer",
-                 {{"attention", p.per_layer_attention},
-                  {"mlp", p.per_layer_mlp},
-                  {"mlp_active", p.per_layer_mlp_active},
-                  {"norms", p.per_layer_norms},
-                  {"total", p.per_layer}}},
-                {"tensors", tensors}};
+    json out{{"model", model_to_json(c)},
+             {"total", p.total},
+             {"active", p.active},
+             {"components", components},
+             {"per_layer",
+              {{"attention", p.per_layer_attention},
+               {"mlp", p.per_layer_mlp},
+               {"mlp_active", p.per_layer_mlp_active},
+               {"norms", p.per_layer_norms},
+               {"total", p.per_layer}}},
+             {"tensors", tensors}};
+    if (c.num_dense_layers > 0) out["per_layer"]["dense_layer_mlp"] = p.per_dense_layer_mlp;
+    // Multi-token prediction modules: reported beside the total, never in it (DeepSeek-V3's 671B excludes them).
+    if (c.mtp_modules > 0) out["mtp"] = {{"count", p.mtp}, {"formula", component_formula(Component::Mtp, c)}};
+    return out;
 }
 
 json params(const json& args) { return params_result(resolve_model(args)); }

@@ -79,12 +79,26 @@ std::string dropout_text(const ModelConfig& c) {
            ", embedding " + format_number(c.embedding_dropout) + ": 1-byte masks stored";
 }
 
-std::string attention_text(const ModelConfig& c) {
+std::string attention_kind_text(const ModelConfig& c) {
+    if (c.is_mla())
+        return "MLA (" + std::to_string(c.num_heads) + " heads rebuilt from a " + std::to_string(c.kv_lora_rank) +
+               "-wide latent plus a " + std::to_string(c.qk_rope_head_dim) +
+               "-wide RoPE key, the only K/V values cached per layer)";
     const std::string heads =
         std::to_string(c.num_kv_heads) + " K/V heads for " + std::to_string(c.num_heads) + " query heads";
     if (c.num_kv_heads == c.num_heads) return "MHA (" + heads + ")";
     if (c.num_kv_heads == 1) return "MQA (" + heads + ")";
     return "GQA (" + heads + ")";
+}
+
+std::string attention_text(const ModelConfig& c) {
+    std::string text = attention_kind_text(c);
+    if (c.sliding_window > 0)
+        text += "; sliding window of " + std::to_string(c.sliding_window) + " tokens on " +
+                std::to_string(c.num_sliding_layers) + " of " + std::to_string(c.num_layers) + " layers";
+    if (c.attention_sinks) text += "; a learned sink logit per head";
+    if (c.qk_norm) text += "; RMSNorm on Q and K heads";
+    return text;
 }
 
 std::string bytes_text(u64 bytes) {
@@ -117,17 +131,27 @@ json assumptions(const json&) {
         rows.push_back(row("attention", "attention type", attention_text(c), cited(m, "attention")));
         rows.push_back(row("activation_dtype", "activation dtype", "2 bytes per stored value (bf16/fp16)",
                            cited(m, "activation_dtype")));
-        rows.push_back(
-            row("params_compute", "parameters for compute (6ND, days)",
-                std::to_string(p.active) + (c.is_moe() ? " active of " + std::to_string(p.total) +
-                                                             " (MoE: "
-                                                             "each token visits " +
-                                                             std::to_string(c.experts_per_token) + " experts)"
-                                                       : " (dense: all parameters)"),
-                count_source));
+        rows.push_back(row("params_compute", "parameters for compute (6ND, days)",
+                           std::to_string(p.active) +
+                               (c.is_moe() ? " active of " + std::to_string(p.total) +
+                                                 " (MoE: "
+                                                 "each token visits " +
+                                                 std::to_string(c.experts_per_token) +
+                                                 (c.num_shared_experts > 0
+                                                      ? " routed + " + std::to_string(c.num_shared_experts) + " shared"
+                                                      : std::string()) +
+                                                 " experts)"
+                                           : " (dense: all parameters)"),
+                           count_source));
         rows.push_back(row("params_memory", "parameters for memory",
                            std::to_string(p.total) + (c.is_moe() ? " (every expert is stored)" : " (all parameters)"),
                            count_source));
+        if (c.mtp_modules > 0)
+            rows.push_back(row("mtp", "multi-token prediction modules",
+                               std::to_string(c.mtp_modules) + " module(s), " + std::to_string(p.mtp) +
+                                   " parameters of their own, counted apart: not in the total, the active count "
+                                   "or the FLOPs per token",
+                               cited(m, "mtp")));
         models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
     }
     const std::string allowance_source =

@@ -146,14 +146,40 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double experts_visited = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
 
     FlopsResult r;
+    const double od = static_cast<double>(c.o_dim());  // attention output width a·d_v
+    const double vd = static_cast<double>(c.v_dim());
+    // Multiply-adds of one token's Q, K, V projections in one layer. MLA (DeepSeek-V2 sec. 2.1, as trained):
+    // Q down and up, the KV latent and RoPE key down, then every head's no-RoPE key and value up.
+    double projection = h * (qd + kvd + vd);
+    const char* qkv_formula = "2 s h (a d + 2 n_kv d) L";
+    const char* qkv_per_token = "2 h (a d + 2 n_kv d) L";
+    if (c.is_mla()) {
+        const double rq = static_cast<double>(c.q_lora_rank), rkv = static_cast<double>(c.kv_lora_rank);
+        const double dr = static_cast<double>(c.qk_rope_head_dim), a = static_cast<double>(c.num_heads);
+        const double dn = static_cast<double>(c.head_dim) - dr, dv = static_cast<double>(c.v_dim_per_head());
+        projection = (rq > 0 ? h * rq + rq * qd : h * qd) + h * (rkv + dr) + rkv * a * (dn + dv);
+        qkv_formula = rq > 0 ? "2 s [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L"
+                             : "2 s [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
+        qkv_per_token = rq > 0 ? "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L"
+                               : "2 [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
+    } else if (vd != kvd) {
+        qkv_formula = "2 s h (a d + n_kv d + n_kv d_v) L";
+        qkv_per_token = "2 h (a d + n_kv d + n_kv d_v) L";
+    }
     r.terms.push_back({"qkv", "Q, K, V projections",
-                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d)" : "2 s h (a d + 2 n_kv d) L",
-                       split ? 2 * token_layers * h * (qd + 2 * kvd) : 2 * s * h * (qd + 2 * kvd) * L,
-                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : "2 h (a d + 2 n_kv d) L"});
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d)" : qkv_formula,
+                       split ? 2 * token_layers * projection : 2 * s * projection * L,
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : qkv_per_token});
     // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
     // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
     const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : L;
-    const double score_entries = entries * causal_layers + s * s * (L - causal_layers);
+    // Sliding-window layers: each query meets at most W keys (itself and the W − 1 before it, the band of
+    // transformers' sliding-window mask): s·min(s, W) entries (full), Σᵢ min(i, W) (causal).
+    const double Lw = static_cast<double>(c.num_sliding_layers), W = static_cast<double>(c.sliding_window);
+    const double window_entries = in.attention == AttentionFlops::Full ? s * std::min(s, W)
+                                  : s <= W                             ? s * (s + 1) / 2
+                                                                       : W * (W + 1) / 2 + (s - W) * W;
+    const double score_entries = entries * (causal_layers - Lw) + window_entries * Lw + s * s * (L - causal_layers);
     const bool decoder_only = c.architecture == Architecture::Decoder;
     // Q·Kᵀ and attention·V multiply the same a·d-wide operands over the same score entries: one count, two terms.
     const char* attention_core_formula = split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
@@ -165,30 +191,64 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
                                            : !decoder_only ? "2 s a d L"
                                            : in.attention == AttentionFlops::Full ? "2 s a d L"
                                                                                   : "2 [(s+1)/2] a d L";
+    const char* values_formula = attention_core_formula;
+    const char* values_per_token = attention_core_per_token;
+    const bool full_scores = in.attention == AttentionFlops::Full;
+    if (c.sliding_window > 0) {
+        attention_core_formula =
+            full_scores ? "2 [s² (L − L_w) + s min(s, W) L_w] a d" : "2 [s(s+1)/2 (L − L_w) + Σᵢ min(i, W) L_w] a d";
+        attention_core_per_token =
+            full_scores ? "2 [s (L − L_w) + min(s, W) L_w] a d" : "2 [(s+1)/2 (L − L_w) + Σᵢ min(i, W)/s L_w] a d";
+        values_formula = od != qd ? (full_scores ? "2 [s² (L − L_w) + s min(s, W) L_w] a d_v"
+                                                 : "2 [s(s+1)/2 (L − L_w) + Σᵢ min(i, W) L_w] a d_v")
+                                  : attention_core_formula;
+        values_per_token = od != qd ? (full_scores ? "2 [s (L − L_w) + min(s, W) L_w] a d_v"
+                                                   : "2 [(s+1)/2 (L − L_w) + Σᵢ min(i, W)/s L_w] a d_v")
+                                    : attention_core_per_token;
+    } else if (od != qd) {
+        values_formula = full_scores ? "2 s² a d_v L" : "2 [s(s+1)/2] a d_v L";
+        values_per_token = full_scores ? "2 s a d_v L" : "2 [(s+1)/2] a d_v L";
+    }
+    // Q·Kᵀ runs over the Q/K head width d, attention·V over the value head width d_v (= d unless MLA).
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ", attention_core_formula, 2 * score_entries * qd,
                        attention_core_per_token});
-    r.terms.push_back(
-        {"attn_values", "attention · V", attention_core_formula, 2 * score_entries * qd, attention_core_per_token});
+    r.terms.push_back({"attn_values", "attention · V", values_formula, 2 * score_entries * od, values_per_token});
     r.terms.push_back({"attn_out", "attention output projection",
-                       split ? "2 (s L_enc + s_dec L_dec) a d h" : "2 s a d h L",
-                       split ? 2 * token_layers * qd * h : 2 * s * qd * h * L,
-                       split ? "2 (s L_enc + s_dec L_dec) a d h / s" : "2 a d h L"});
+                       split      ? "2 (s L_enc + s_dec L_dec) a d h"
+                       : od != qd ? "2 s a d_v h L"
+                                  : "2 s a d h L",
+                       split ? 2 * token_layers * od * h : 2 * s * od * h * L,
+                       split      ? "2 (s L_enc + s_dec L_dec) a d h / s"
+                       : od != qd ? "2 a d_v h L"
+                                  : "2 a d h L"});
     const double matrices = static_cast<double>(c.mlp_matrices());
+    // DeepSeek-style: the first L_dense layers run a dense MLP of width f_dense, the other L − L_dense the experts.
+    const double Ld0 = static_cast<double>(c.num_dense_layers), Lmoe = L - Ld0;
     r.terms.push_back(
         {"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
          split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
+         : c.num_dense_layers > 0 ? "2 s h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
          : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
                                   : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
-         split ? 2 * token_layers * h * f * matrices * experts_visited : 2 * s * h * f * matrices * experts_visited * L,
+         split ? 2 * token_layers * h * f * matrices * experts_visited
+         : c.num_dense_layers > 0
+             ? 2 * s * h * matrices * (f * experts_visited * Lmoe + static_cast<double>(c.dense_ffn_hidden_size) * Ld0)
+             : 2 * s * h * f * matrices * experts_visited * L,
          split                    ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s"
                                                             : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
+         : c.num_dense_layers > 0 ? "2 h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
          : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
                                   : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())
-        r.terms.push_back({"router", "MoE router", split ? "2 (s L_enc + s_dec L_dec) h E" : "2 s h E L",
+        r.terms.push_back({"router", "MoE router",
+                           split                    ? "2 (s L_enc + s_dec L_dec) h E"
+                           : c.num_dense_layers > 0 ? "2 s h E (L − L_dense)"
+                                                    : "2 s h E L",
                            split ? 2 * token_layers * h * static_cast<double>(c.num_experts)
-                                 : 2 * s * h * static_cast<double>(c.num_experts) * L,
-                           split ? "2 (s L_enc + s_dec L_dec) h E / s" : "2 h E L"});
+                                 : 2 * s * h * static_cast<double>(c.num_experts) * Lmoe,
+                           split                    ? "2 (s L_enc + s_dec L_dec) h E / s"
+                           : c.num_dense_layers > 0 ? "2 h E (L − L_dense)"
+                                                    : "2 h E L"});
     // Encoder-decoder: each decoder layer attends over the encoder output: Q from the decoder's s_dec
     // positions, K and V from the encoder's s, s_dec×s scores, output projection (tally counts an example as
     // s input and s_dec target tokens; s_dec = s by default).
@@ -273,9 +333,19 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         if (!(in.capacity_factor > 0 && in.capacity_factor <= 64))
             throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
         r.capacity_per_token = 3 * 2 * h * f * matrices * (in.capacity_factor - 1) *
-                               static_cast<double>(c.experts_per_token) * (split ? token_layers / s : L);
+                               static_cast<double>(c.experts_per_token) * (split ? token_layers / s : Lmoe);
     }
     r.training_per_token = r.model_per_token + r.recompute_per_token + r.capacity_per_token;
+    if (c.mtp_modules > 0) {
+        // Each MTP module: eh_proj (2h → h), one MoE layer's forward (attention over the model's average
+        // layer), and the shared output head again.
+        const double core_per_layer = 2 * score_entries * (qd + od) / s / L;
+        const double moe_layer_per_token = 2 * projection + core_per_layer + 2 * od * h +
+                                           2 * h * f * matrices * experts_visited +
+                                           2 * h * static_cast<double>(c.num_experts);
+        r.mtp_forward_per_token =
+            static_cast<double>(c.mtp_modules) * (2 * 2 * h * h + moe_layer_per_token + 2 * h * V);
+    }
     r.six_n = six_n(static_cast<double>(p.total));
     r.six_n_active = six_n(static_cast<double>(p.active));
     return r;

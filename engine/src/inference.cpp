@@ -33,7 +33,7 @@ InferenceResult inference(const ModelConfig& c, const InferenceInput& in, const 
     r.memory = kv_cache(c, in.context, in.batch, in.kv_dtype, in.weights_dtype);  // validates context, batch
     const double peak = hw.peak(in.compute_dtype);                                // InputError "dtype" if missing
     const double bandwidth = hw.memory_bandwidth_bytes_per_s;
-    r.kv_per_sequence = checked_mul("kv_cache", r.memory.bytes_per_token, static_cast<std::uint64_t>(in.context));
+    r.kv_per_sequence = r.memory.bytes_per_sequence(in.context);  // windowed layers capped at W
 
     // A decoded token at position `context` attends to the whole cache: full (unmasked) attention at s = context.
     FlopsInput decode;

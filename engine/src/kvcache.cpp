@@ -1,5 +1,7 @@
 #include "tally/kvcache.h"
 
+#include <algorithm>
+
 #include "tally/error.h"
 #include "tally/params.h"
 
@@ -31,32 +33,65 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
     // Layers that decode: all of a decoder's, only the decoder stack of an encoder-decoder.
     const std::uint64_t layers =
         static_cast<std::uint64_t>(c.is_encoder_decoder() ? c.num_decoder_layers : c.num_layers);
-    // K and V (2) per layer, n_kv heads of d values each, per token (GQA shrinks n_kv).
-    k.bytes_per_token = checked_mul(
-        "kv_cache", checked_mul("kv_cache", 2 * layers, static_cast<std::uint64_t>(c.kv_dim())), dtype_bytes(kv_dtype));
+    const std::uint64_t windowed = static_cast<std::uint64_t>(c.num_sliding_layers);
+    const std::uint64_t bytes = dtype_bytes(kv_dtype);
+    // Values one layer caches per token: K and V of n_kv heads (GQA shrinks n_kv), or MLA's latent and RoPE key.
+    const std::uint64_t per_layer =
+        c.is_mla() ? static_cast<std::uint64_t>(c.kv_lora_rank + c.qk_rope_head_dim)
+                   : static_cast<std::uint64_t>(c.kv_dim()) + static_cast<std::uint64_t>(c.v_dim());
+    const std::uint64_t mha_per_layer =
+        static_cast<std::uint64_t>(c.num_heads) * static_cast<std::uint64_t>(c.head_dim + c.v_dim_per_head());
+    k.bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers, per_layer), bytes);
+    k.global_bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), bytes);
+    k.sliding_window = c.sliding_window;
     if (c.is_encoder_decoder())
         k.cross_bytes_per_sequence = checked_mul(
             "kv_cache", k.bytes_per_token, static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context));
-    const std::uint64_t per_sequence =
-        checked_add("kv_cache", checked_mul("kv_cache", k.bytes_per_token, static_cast<std::uint64_t>(context)),
-                    k.cross_bytes_per_sequence);
-    k.kv_cache_bytes = checked_mul("kv_cache", per_sequence, static_cast<std::uint64_t>(batch));
+    k.kv_cache_bytes = checked_mul("kv_cache", k.bytes_per_sequence(context), static_cast<std::uint64_t>(batch));
     k.weights_bytes = checked_mul("weights", count_params(c).total, dtype_bytes(weights_dtype));
     k.total_bytes = checked_add("kv_cache", k.kv_cache_bytes, k.weights_bytes);
-    k.mha_kv_cache_bytes = checked_mul("kv_cache", k.kv_cache_bytes / static_cast<std::uint64_t>(c.num_kv_heads),
-                                       static_cast<std::uint64_t>(c.num_heads));
+    KvCache mha = k;  // the same windows and context, every head's own K and V
+    mha.bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers, mha_per_layer), bytes);
+    mha.global_bytes_per_token =
+        checked_mul("kv_cache", checked_mul("kv_cache", layers - windowed, mha_per_layer), bytes);
+    mha.cross_bytes_per_sequence =
+        c.is_encoder_decoder()
+            ? checked_mul("kv_cache", mha.bytes_per_token,
+                          static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context))
+            : 0;
+    k.mha_kv_cache_bytes = checked_mul("kv_cache", mha.bytes_per_sequence(context), static_cast<std::uint64_t>(batch));
     return k;
+}
+
+std::uint64_t KvCache::bytes_per_sequence(std::int64_t context) const {
+    const std::uint64_t tokens = static_cast<std::uint64_t>(context);
+    const std::uint64_t windowed_tokens =
+        sliding_window > 0 ? std::min(tokens, static_cast<std::uint64_t>(sliding_window)) : tokens;
+    const std::uint64_t global = checked_mul("kv_cache", global_bytes_per_token, tokens);
+    const std::uint64_t windowed = checked_mul("kv_cache", bytes_per_token - global_bytes_per_token, windowed_tokens);
+    return checked_add("kv_cache", checked_add("kv_cache", global, windowed), cross_bytes_per_sequence);
 }
 
 KvCapacity kv_capacity(const KvCache& k, std::int64_t context, std::int64_t batch, std::uint64_t usable) {
     KvCapacity out;
     out.fits = k.total_bytes <= usable;
-    const std::uint64_t per_sequence =
-        k.bytes_per_token * static_cast<std::uint64_t>(context) + k.cross_bytes_per_sequence;
+    const std::uint64_t per_sequence = k.bytes_per_sequence(context);
     out.max_batch = k.weights_bytes >= usable ? 0 : (usable - k.weights_bytes) / per_sequence;
     // Generated tokens that fit beside the weights and the batch's fixed cross-attention K/V.
-    const std::uint64_t fixed = k.weights_bytes + k.cross_bytes_per_sequence * static_cast<std::uint64_t>(batch);
-    out.max_context = fixed >= usable ? 0 : (usable - fixed) / (k.bytes_per_token * static_cast<std::uint64_t>(batch));
+    const std::uint64_t b = static_cast<std::uint64_t>(batch);
+    const std::uint64_t fixed = k.weights_bytes + k.cross_bytes_per_sequence * b;
+    if (fixed >= usable) return out;
+    const std::uint64_t room = usable - fixed;
+    const std::uint64_t window = static_cast<std::uint64_t>(k.sliding_window);
+    // Up to the window every layer grows; past it only the global layers do (none: the cache stops growing).
+    if (window == 0 || room / b < k.bytes_per_token * window) {
+        out.max_context = room / (k.bytes_per_token * b);
+    } else if (k.global_bytes_per_token == 0) {
+        out.max_context = std::uint64_t{1} << 40;  // the longest context the API accepts
+    } else {
+        const std::uint64_t past = (room - k.bytes_per_token * window * b) / (k.global_bytes_per_token * b);
+        out.max_context = std::min(window + past, std::uint64_t{1} << 40);
+    }
     return out;
 }
 

@@ -335,6 +335,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     // Encoder-decoder: the decoder's (target) length, s unless decoder_seq says otherwise.
     const u64 s_dec = c.is_encoder_decoder() && st.decoder_seq > 0 ? static_cast<u64>(st.decoder_seq) : s;
     const u64 d = static_cast<u64>(c.head_dim);
+    const u64 dv = static_cast<u64>(c.v_dim_per_head());                     // value head width (d unless MLA)
     const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);        // tp divides heads (checked)
     const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t);  // replicated when tp > n_kv
     const u64 f_gpu = ceil_div(static_cast<u64>(c.ffn_hidden_size), t);
@@ -389,8 +390,17 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                     block_term("k", "keys K", "K, needed by the backward of Q·Kᵀ (n_kv heads under GQA).",
                                "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
                     block_term("v", "values V", "V, needed by the backward of attention·V (n_kv heads under GQA).",
-                               "e·s·b·n_kv·d" + tp_div, true, mul(mul(e, sb_kv), mul(kv_heads_gpu, d)));
+                               std::string(dv != d ? "e·s·b·n_kv·d_v" : "e·s·b·n_kv·d") + tp_div, true,
+                               mul(mul(e, sb_kv), mul(kv_heads_gpu, dv)));
                 }
+                if (c.is_mla())
+                    block_term("mla_latents", "MLA latents (Q and KV down-projections)",
+                               "Multi-head latent attention keeps the down-projections' outputs (the inputs of their "
+                               "norms) and the normed latents (the inputs of the up-projections), replicated "
+                               "across tensor parallelism.",
+                               "e·s·b·(2 r_q + 2 r_kv + d_rope)", true,
+                               mul(mul(e, sb_q),
+                                   static_cast<u64>(2 * c.q_lora_rank + 2 * c.kv_lora_rank + c.qk_rope_head_dim)));
                 if (s2_terms) {
                     const u64 as2b = mul(mul(heads_gpu, mul(q_len, kv_len)), b);
                     block_term("softmax_output", "softmax output (s×s per head)",
@@ -413,8 +423,9 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                         "4·a·s·b" + tp_div, true, mul(4, mul(heads_gpu, sb_q)));
                 }
                 block_term("attn_out_input", "attention output projection input",
-                           "Attention output, the input of the output projection.", "e·s·b·a·d" + tp_div, true,
-                           mul(mul(e, sb_q), mul(heads_gpu, d)));
+                           "Attention output, the input of the output projection.",
+                           std::string(dv != d ? "e·s·b·a·d_v" : "e·s·b·a·d") + tp_div, true,
+                           mul(mul(e, sb_q), mul(heads_gpu, dv)));
                 if (resid_drop)
                     block_term("attn_dropout_mask", "attention block dropout mask",
                                "1-byte mask of the dropout after the output projection.", "s·b·h" + seq_div, true,

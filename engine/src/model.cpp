@@ -61,6 +61,45 @@ std::string json_enum(const json& object, const char* field, const char* fallbac
     return it->get<std::string>();
 }
 
+void require_decoder(const ModelConfig& c, const char* field) {
+    if (c.architecture != Architecture::Decoder)
+        throw InputError(field, std::string(field) + " applies to a decoder (architecture decoder) only");
+}
+
+// The fields of latent attention, DeepSeek-style MoE, sliding windows, sinks and QK-norm.
+void validate_modern(const ModelConfig& c) {
+    require_range("v_head_dim", c.v_head_dim, 0, kMaxHidden);
+    require_range("kv_lora_rank", c.kv_lora_rank, 0, kMaxHidden);
+    if (c.is_mla()) {
+        require_decoder(c, "kv_lora_rank");
+        // Every head gets its own K and V from the latent: MLA has as many K/V heads as query heads.
+        if (c.num_kv_heads != c.num_heads)
+            throw InputError("num_kv_heads", "latent attention (kv_lora_rank > 0) needs num_kv_heads = num_heads (" +
+                                                 std::to_string(c.num_heads) + "), got " +
+                                                 std::to_string(c.num_kv_heads));
+        require_range("q_lora_rank", c.q_lora_rank, 0, kMaxHidden);
+        require_range("qk_rope_head_dim", c.qk_rope_head_dim, 0, c.head_dim - 1);
+    } else {
+        require_range("q_lora_rank", c.q_lora_rank, 0, 0);
+        require_range("qk_rope_head_dim", c.qk_rope_head_dim, 0, 0);
+    }
+    if (c.is_moe()) {
+        require_range("num_dense_layers", c.num_dense_layers, 0, c.num_layers - 1);
+    } else {
+        require_range("num_dense_layers", c.num_dense_layers, 0, 0);
+        if (c.router_bias)
+            throw InputError("router_bias", "router_bias needs a mixture-of-experts model (num_experts > 0)");
+    }
+    require_range("dense_ffn_hidden_size", c.dense_ffn_hidden_size, c.num_dense_layers > 0 ? 1 : 0,
+                  c.num_dense_layers > 0 ? kMaxFfn : 0);
+    require_range("mtp_modules", c.mtp_modules, 0, 64);
+    if (c.mtp_modules > 0) require_decoder(c, "mtp_modules");
+    require_range("sliding_window", c.sliding_window, 0, kMaxSeq);
+    require_range("num_sliding_layers", c.num_sliding_layers, c.sliding_window > 0 ? 1 : 0,
+                  c.sliding_window > 0 ? c.num_layers : 0);
+    if (c.sliding_window > 0) require_decoder(c, "sliding_window");
+}
+
 }  // namespace
 
 std::int64_t json_integer(const json& value, const std::string& field, std::int64_t low, std::int64_t high) {
@@ -145,6 +184,7 @@ void validate(const ModelConfig& c) {
             std::string(c.mlm_head ? "mlm_head" : "nsp_head") + " belongs to an encoder (architecture encoder, BERT)");
     require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
     require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
+    validate_modern(c);
     // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
     // could still overflow (e.g. vocab × hidden at both maxima) go through checked_mul.
 }
@@ -224,6 +264,21 @@ ModelConfig model_from_json(const json& o) {
     c.mlm_head = json_bool(o, "mlm_head", false);
     c.nsp_head = json_bool(o, "nsp_head", false);
     c.relative_attention_buckets = json_int_field(o, "relative_attention_buckets", 0, kMaxPositions, 0, false);
+    c.kv_lora_rank = json_int_field(o, "kv_lora_rank", 0, kMaxHidden, 0, false);
+    c.q_lora_rank = json_int_field(o, "q_lora_rank", 0, kMaxHidden, 0, false);
+    c.qk_rope_head_dim = json_int_field(o, "qk_rope_head_dim", 0, kMaxHidden, 0, false);
+    c.v_head_dim = json_int_field(o, "v_head_dim", 0, kMaxHidden, 0, false);
+    c.num_dense_layers = json_int_field(o, "num_dense_layers", 0, kMaxLayers, 0, false);
+    c.dense_ffn_hidden_size = json_int_field(o, "dense_ffn_hidden_size", 0, kMaxFfn, 0, false);
+    c.router_bias = json_bool(o, "router_bias", false);
+    c.mtp_modules = json_int_field(o, "mtp_modules", 0, 64, 0, false);
+    c.sliding_window = json_int_field(o, "sliding_window", 0, kMaxSeq, 0, false);
+    // A window with no layer count means every layer is windowed (Mistral 7B v0.1).
+    c.num_sliding_layers =
+        json_int_field(o, "num_sliding_layers", 0, kMaxLayers, c.sliding_window > 0 ? c.num_layers : 0, false);
+    c.attention_sinks = json_bool(o, "attention_sinks", false);
+    c.qk_norm = json_bool(o, "qk_norm", false);
+    c.sandwich_norm = json_bool(o, "sandwich_norm", false);
     validate(c);
     return c;
 }
@@ -261,6 +316,26 @@ json model_to_json(const ModelConfig& c) {
     if (c.mlm_head) o["mlm_head"] = true;
     if (c.nsp_head) o["nsp_head"] = true;
     if (c.relative_attention_buckets > 0) o["relative_attention_buckets"] = c.relative_attention_buckets;
+    // Newer architecture fields, likewise only when used.
+    if (c.is_mla()) {
+        o["kv_lora_rank"] = c.kv_lora_rank;
+        o["q_lora_rank"] = c.q_lora_rank;
+        o["qk_rope_head_dim"] = c.qk_rope_head_dim;
+    }
+    if (c.v_head_dim > 0) o["v_head_dim"] = c.v_head_dim;
+    if (c.num_dense_layers > 0) {
+        o["num_dense_layers"] = c.num_dense_layers;
+        o["dense_ffn_hidden_size"] = c.dense_ffn_hidden_size;
+    }
+    if (c.router_bias) o["router_bias"] = true;
+    if (c.mtp_modules > 0) o["mtp_modules"] = c.mtp_modules;
+    if (c.sliding_window > 0) {
+        o["sliding_window"] = c.sliding_window;
+        o["num_sliding_layers"] = c.num_sliding_layers;
+    }
+    if (c.attention_sinks) o["attention_sinks"] = true;
+    if (c.qk_norm) o["qk_norm"] = true;
+    if (c.sandwich_norm) o["sandwich_norm"] = true;
     return o;
 }
 

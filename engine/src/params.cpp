@@ -30,6 +30,7 @@ const char* component_id(Component c) {
         case Component::Pooler: return "pooler";
         case Component::MlmHead: return "mlm_head";
         case Component::NspHead: return "nsp_head";
+        case Component::Mtp: return "mtp";
     }
     return "?";
 }
@@ -48,6 +49,7 @@ const char* component_name(Component c) {
         case Component::Pooler: return "pooler (dense on the first token)";
         case Component::MlmHead: return "masked-LM head (transform, norm, output bias; output matrix tied)";
         case Component::NspHead: return "next-sentence head";
+        case Component::Mtp: return "multi-token prediction modules (not in the total)";
     }
     return "?";
 }
@@ -85,22 +87,61 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     t.push_back({"layers.*.attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
-    t.push_back({"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
-    t.push_back(
-        {"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
-    t.push_back(
-        {"layers.*.attn.v.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
-    if (c.qkv_bias) {
+    if (c.is_mla()) {
+        // DeepseekV3Attention (transformers modeling_deepseek_v3.py): Q through an optional rank-r_q bottleneck
+        // with its own RMSNorm; one down-projection to the KV latent (r_kv) plus the shared RoPE key (d_rope),
+        // a norm on the latent, then an up-projection to every head's no-RoPE key part and value. The
+        // down-projections are replicated under tensor parallelism (every GPU needs the whole latent).
+        const std::int64_t a = c.num_heads, dr = c.qk_rope_head_dim, dn = c.head_dim - dr, dv = c.v_dim_per_head();
+        if (c.q_lora_rank > 0) {
+            t.push_back(
+                {"layers.*.attn.q_a.weight", Component::Attention, c.q_lora_rank, h, true, false, TpSplit::Replicated});
+            t.push_back({"layers.*.attn.q_a_norm.weight", Component::Attention, 1, c.q_lora_rank, true, false,
+                         TpSplit::Replicated});
+            t.push_back({"layers.*.attn.q_b.weight", Component::Attention, c.q_dim(), c.q_lora_rank, true, false,
+                         TpSplit::Rows, c.head_dim});
+        } else {
+            t.push_back(
+                {"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+        }
+        t.push_back({"layers.*.attn.kv_a.weight", Component::Attention, c.kv_lora_rank + dr, h, true, false,
+                     TpSplit::Replicated});
+        t.push_back({"layers.*.attn.kv_a_norm.weight", Component::Attention, 1, c.kv_lora_rank, true, false,
+                     TpSplit::Replicated});
+        t.push_back({"layers.*.attn.kv_b.weight", Component::Attention, a * (dn + dv), c.kv_lora_rank, true, false,
+                     TpSplit::Rows, dn + dv});
+    } else {
         t.push_back(
-            {"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+            {"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
         t.push_back(
-            {"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
-        t.push_back(
-            {"layers.*.attn.v.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+            {"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+        t.push_back({"layers.*.attn.v.weight", Component::Attention, c.v_dim(), h, true, false, TpSplit::Rows,
+                     c.v_dim_per_head()});
+        if (c.qkv_bias) {
+            t.push_back(
+                {"layers.*.attn.q.bias", Component::Attention, c.q_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+            t.push_back(
+                {"layers.*.attn.k.bias", Component::Attention, c.kv_dim(), 1, true, false, TpSplit::Rows, c.head_dim});
+            t.push_back({"layers.*.attn.v.bias", Component::Attention, c.v_dim(), 1, true, false, TpSplit::Rows,
+                         c.v_dim_per_head()});
+        }
     }
-    t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.q_dim(), true, false, TpSplit::Cols});
+    // Qwen3 / Gemma 3 q_norm, k_norm: one RMSNorm of head_dim weights each, shared by all heads.
+    if (c.qk_norm) {
+        t.push_back(
+            {"layers.*.attn.q_norm.weight", Component::Attention, 1, c.head_dim, true, false, TpSplit::Replicated});
+        t.push_back(
+            {"layers.*.attn.k_norm.weight", Component::Attention, 1, c.head_dim, true, false, TpSplit::Replicated});
+    }
+    // gpt-oss: a learned logit per head that joins every softmax (a "sink" that can absorb attention).
+    if (c.attention_sinks)
+        t.push_back({"layers.*.attn.sinks", Component::Attention, c.num_heads, 1, true, false, TpSplit::Rows});
+    t.push_back({"layers.*.attn.o.weight", Component::Attention, h, c.o_dim(), true, false, TpSplit::Cols});
     if (c.attn_out_bias)
         t.push_back({"layers.*.attn.o.bias", Component::Attention, 1, h, true, false, TpSplit::Replicated});
+    // Gemma 2/3: post_attention_layernorm normalises the attention output before the residual add.
+    if (c.sandwich_norm)
+        t.push_back({"layers.*.post_attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (c.is_encoder_decoder()) {
         // Decoder layers only: attention over the encoder output, shaped like self-attention
         // (Vaswani et al. 2017, sec. 3.2.3; T5LayerCrossAttention in transformers modeling_t5.py).
@@ -130,27 +171,43 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     }
     t.push_back({"layers.*.mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.mlp_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
-    const std::int64_t f = c.ffn_hidden_size;
-    auto add_mlp = [&](const std::string& prefix, bool expert, std::int64_t copies) {
+    auto add_mlp = [&](const std::string& prefix, bool expert, std::int64_t copies, std::int64_t f, LayerSet set) {
+        auto push = [&](const std::string& name, std::int64_t rows, std::int64_t cols, TpSplit split) {
+            Tensor w{name, Component::Mlp, rows, cols, true, expert, split};
+            w.layer_set = set;
+            t.push_back(w);
+        };
         for (std::int64_t i = 0; i < copies; ++i) {
             if (c.mlp != MlpKind::Gelu) {
-                t.push_back({prefix + ".gate.weight", Component::Mlp, f, h, true, expert, TpSplit::Rows});
-                if (c.mlp_bias) t.push_back({prefix + ".gate.bias", Component::Mlp, f, 1, true, expert, TpSplit::Rows});
+                push(prefix + ".gate.weight", f, h, TpSplit::Rows);
+                if (c.mlp_bias) push(prefix + ".gate.bias", f, 1, TpSplit::Rows);
             }
-            t.push_back({prefix + ".up.weight", Component::Mlp, f, h, true, expert, TpSplit::Rows});
-            if (c.mlp_bias) t.push_back({prefix + ".up.bias", Component::Mlp, f, 1, true, expert, TpSplit::Rows});
-            t.push_back({prefix + ".down.weight", Component::Mlp, h, f, true, expert, TpSplit::Cols});
-            if (c.mlp_bias)
-                t.push_back({prefix + ".down.bias", Component::Mlp, 1, h, true, expert, TpSplit::Replicated});
+            push(prefix + ".up.weight", f, h, TpSplit::Rows);
+            if (c.mlp_bias) push(prefix + ".up.bias", f, 1, TpSplit::Rows);
+            push(prefix + ".down.weight", h, f, TpSplit::Cols);
+            if (c.mlp_bias) push(prefix + ".down.bias", 1, h, TpSplit::Replicated);
         }
     };
     if (c.is_moe()) {
-        t.push_back({"layers.*.mlp.router.weight", Component::Mlp, c.num_experts, h, true, false, TpSplit::Replicated});
-        add_mlp("layers.*.mlp.experts.*", true, 1);
-        if (c.num_shared_experts > 0) add_mlp("layers.*.mlp.shared_experts", false, c.num_shared_experts);
+        // DeepSeek-V3: the first num_dense_layers layers keep a dense MLP (first_k_dense_replace).
+        if (c.num_dense_layers > 0) add_mlp("dense_layers.*.mlp", false, 1, c.dense_ffn_hidden_size, LayerSet::Dense);
+        Tensor router{"layers.*.mlp.router.weight", Component::Mlp, c.num_experts, h, true, false, TpSplit::Replicated};
+        router.layer_set = LayerSet::Moe;
+        t.push_back(router);
+        if (c.router_bias) {
+            router.name = "layers.*.mlp.router.bias";
+            router.rows = 1;
+            router.cols = c.num_experts;
+            t.push_back(router);
+        }
+        add_mlp("layers.*.mlp.experts.*", true, 1, c.ffn_hidden_size, LayerSet::Moe);
+        if (c.num_shared_experts > 0)
+            add_mlp("layers.*.mlp.shared_experts", false, c.num_shared_experts, c.ffn_hidden_size, LayerSet::Moe);
     } else {
-        add_mlp("layers.*.mlp", false, 1);
+        add_mlp("layers.*.mlp", false, 1, c.ffn_hidden_size, LayerSet::All);
     }
+    if (c.sandwich_norm)
+        t.push_back({"layers.*.post_mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     // T5: each stack ends in its own final_layer_norm.
     if (c.final_norm && c.is_encoder_decoder()) {
         t.push_back({"encoder.final_norm.weight", Component::FinalNorm, 1, h, false, false, TpSplit::Replicated});
@@ -181,13 +238,36 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     }
     if (!c.tied_embeddings)
         t.push_back({"lm_head.weight", Component::LmHead, c.vocab_size, h, false, false, TpSplit::Rows});
+    // DeepSeek-V3 sec. 2.2 / modeling_deepseek.py layer 61: per module, RMSNorms on the hidden state (hnorm)
+    // and on the next token's embedding (enorm), their concatenation projected 2h → h (eh_proj), a
+    // transformer block, and the shared head's norm; embedding and output head are the main model's.
+    for (std::int64_t i = 0; i < c.mtp_modules; ++i) {
+        const std::string prefix = "mtp." + std::to_string(i);
+        t.push_back({prefix + ".enorm.weight", Component::Mtp, 1, h, false, false, TpSplit::Replicated});
+        t.push_back({prefix + ".hnorm.weight", Component::Mtp, 1, h, false, false, TpSplit::Replicated});
+        t.push_back({prefix + ".eh_proj.weight", Component::Mtp, h, 2 * h, false, false, TpSplit::Cols});
+        t.push_back({prefix + ".final_norm.weight", Component::Mtp, 1, h, false, false, TpSplit::Replicated});
+    }
     return t;
+}
+
+std::int64_t tensor_layers(const ModelConfig& c, const Tensor& t) {
+    if (!t.per_layer) return 0;
+    if (t.cross) return c.num_decoder_layers;
+    switch (t.layer_set) {
+        case LayerSet::Dense: return c.num_dense_layers;
+        case LayerSet::Moe: return c.num_layers - c.num_dense_layers;
+        case LayerSet::All: break;
+    }
+    return c.num_layers;
 }
 
 ParamCount count_params(const ModelConfig& c) {
     ParamCount p;
     const u64 layers = static_cast<u64>(c.num_layers);
-    u64 expert = 0;  // one routed expert
+    const u64 dense_layers = static_cast<u64>(c.num_dense_layers);
+    u64 expert = 0;   // one routed expert
+    u64 mtp_own = 0;  // the MTP modules' norms and projections (their blocks are added below)
     for (const Tensor& t : model_tensors(c)) {
         const u64 n = t.count();
         if (t.per_layer && t.cross) {
@@ -200,6 +280,10 @@ ParamCount count_params(const ModelConfig& c) {
             switch (t.component) {
                 case Component::Attention: p.per_layer_attention = add(p.per_layer_attention, per_layer); break;
                 case Component::Mlp:
+                    if (t.layer_set == LayerSet::Dense) {
+                        p.per_dense_layer_mlp = add(p.per_dense_layer_mlp, per_layer);
+                        break;
+                    }
                     p.per_layer_mlp = add(p.per_layer_mlp, per_layer);
                     if (t.expert) expert = add(expert, n);
                     break;
@@ -216,22 +300,26 @@ ParamCount count_params(const ModelConfig& c) {
             case Component::Pooler: p.pooler = add(p.pooler, n); break;
             case Component::MlmHead: p.mlm_head = add(p.mlm_head, n); break;
             case Component::NspHead: p.nsp_head = add(p.nsp_head, n); break;
+            case Component::Mtp: mtp_own = add(mtp_own, n); break;
             default: break;
         }
     }
     p.per_layer = add(add(p.per_layer_attention, p.per_layer_mlp), p.per_layer_norms);
     // Active MLP per token: everything but the routed experts it skips.
     p.per_layer_mlp_active = p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
+    const u64 main_layers = layers - dense_layers;  // MoE layers of a MoE model, every layer of a dense one
     p.attention = mul(p.per_layer_attention, layers);
-    p.mlp = mul(p.per_layer_mlp, layers);
+    p.mlp = add(mul(p.per_layer_mlp, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
     p.norms = mul(p.per_layer_norms, layers);
     p.cross_attention = mul(p.per_decoder_layer_cross_attention, static_cast<u64>(c.num_decoder_layers));
     u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
     outside = add(add(add(outside, p.embedding_extras), p.pooler), p.cross_attention);
     outside = add(add(outside, p.mlm_head), p.nsp_head);
-    p.total = add(outside, mul(p.per_layer, layers));
-    const u64 active_layer = add(add(p.per_layer_attention, p.per_layer_mlp_active), p.per_layer_norms);
-    p.active = add(outside, mul(active_layer, layers));
+    const u64 shared_layer = add(p.per_layer_attention, p.per_layer_norms);  // the same in every layer
+    p.total = add(add(outside, mul(shared_layer, layers)), p.mlp);
+    const u64 active_mlp = add(mul(p.per_layer_mlp_active, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
+    p.active = add(add(outside, mul(shared_layer, layers)), active_mlp);
+    p.mtp = add(mtp_own, mul(p.per_layer, static_cast<u64>(c.mtp_modules)));
     return p;
 }
 
@@ -251,17 +339,37 @@ u64 shard_count(const Tensor& t, u64 tp) {
     return 0;
 }
 
+// Layers of a pipeline stage of `layers` layers holding a tensor: a MoE model's stage is taken to hold as many
+// MoE layers as it can (the heaviest stage, what memory must fit; exact for pp = 1).
+std::int64_t stage_layers(const ModelConfig& c, const Tensor& t, std::int64_t layers) {
+    if (t.cross) return std::min(layers, c.num_decoder_layers);
+    const std::int64_t moe = std::min(layers, c.num_layers - c.num_dense_layers);
+    switch (t.layer_set) {
+        case LayerSet::Dense: return layers - moe;
+        case LayerSet::Moe: return moe;
+        case LayerSet::All: break;
+    }
+    return layers;
+}
+
+// Sums per_tensor over a stage's tensors; the routed experts' share goes to `expert` when given.
 template <typename PerTensor>
-u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor) {
+u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor, u64* expert = nullptr) {
     if (spec.tp < 1) throw InputError("tp", "tp must be >= 1");
     const u64 tp = static_cast<u64>(spec.tp);
+    const u64 local_experts = static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1));
+    // The MTP modules sit with the output head (DeepSeek-V3 sec. 3.2.1): one MoE-shaped block each.
+    const std::int64_t mtp_blocks = spec.has_head ? c.mtp_modules : 0;
     u64 total = 0;
     for (const Tensor& t : model_tensors(c)) {
         u64 n = per_tensor(t, tp);
         if (t.per_layer) {
-            if (t.expert) n = mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1)));
-            const std::int64_t layers = t.cross ? std::min(spec.layers, c.num_decoder_layers) : spec.layers;
-            total = add(total, mul(n, static_cast<u64>(layers)));
+            if (t.expert) n = mul(n, local_experts);
+            std::int64_t layers = stage_layers(c, t, spec.layers);
+            if (!t.cross && t.layer_set != LayerSet::Dense) layers += mtp_blocks;
+            const u64 part = mul(n, static_cast<u64>(layers));
+            total = add(total, part);
+            if (expert != nullptr && t.expert) *expert = add(*expert, part);
             continue;
         }
         switch (t.component) {
@@ -278,6 +386,7 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
             case Component::NspHead:
             case Component::FinalNorm:
             case Component::LmHead:
+            case Component::Mtp:
                 if (spec.has_head) total = add(total, n);
                 break;
             default: break;
@@ -299,14 +408,8 @@ u64 shard_expert_params(const ModelConfig& c, const ShardSpec& spec) {
 ShardSplit shard_params_split(const ModelConfig& c, const ShardSpec& spec) {
     ShardSplit out;
     // One pass over the tensors: the expert share is summed beside the total (the planner calls this per layout).
-    out.total = over_shard(c, spec, [&out, &c, &spec](const Tensor& t, u64 tp) {
-        const u64 n = shard_count(t, tp);
-        if (t.expert)
-            out.expert =
-                add(out.expert, mul(mul(n, static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1))),
-                                    static_cast<u64>(spec.layers)));
-        return n;
-    });
+    out.total = over_shard(
+        c, spec, [](const Tensor& t, u64 tp) { return shard_count(t, tp); }, &out.expert);
     return out;
 }
 
@@ -343,12 +446,24 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::Embedding: return "V·h";
         case Component::PositionEmbedding: return "max_positions·h";
         case Component::Attention:
+            if (m.is_mla())
+                return m.q_lora_rank > 0
+                           ? "L·(h·r_q + r_q + r_q·a·d_qk + h·(r_kv+d_rope) + r_kv + r_kv·a·(d_nope+d_v) + a·d_v·h)"
+                           : "L·(h·a·d_qk + h·(r_kv+d_rope) + r_kv + r_kv·a·(d_nope+d_v) + a·d_v·h)";
+            if (m.qk_norm || m.attention_sinks || m.v_head_dim > 0)
+                return "L·(h·(a+n_kv)·d + h·n_kv·d_v + a·d_v·h + biases + QK-norms + sinks)";
             return m.qkv_bias || m.attn_out_bias ? "L·(h·(a+2n_kv)·d + a·d·h + biases)" : "L·(h·(a+2n_kv)·d + a·d·h)";
         case Component::Mlp:
+            if (m.num_dense_layers > 0)
+                return "L_dense·3·h·f_dense + (L−L_dense)·((E + shared)·3·h·f + E·h + router bias)";
+            if (m.is_moe() && (m.mlp_bias || m.router_bias))
+                return m.mlp == MlpKind::Gelu ? "L·(E·(2·h·f + f + h) + E·h + E)" : "L·(E·(3·h·f + 2f + h) + E·h + E)";
             if (m.is_moe()) return m.mlp == MlpKind::Gelu ? "L·(E·2·h·f + E·h)" : "L·(E·3·h·f + E·h)";
             return m.mlp == MlpKind::Gelu ? (m.mlp_bias ? "L·(2·h·f + f + h)" : "L·2·h·f")
                                           : (m.mlp_bias ? "L·(3·h·f + 2f + h)" : "L·3·h·f");
-        case Component::Norms: return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
+        case Component::Norms:
+            if (m.sandwich_norm) return "L·4·h";
+            return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
         case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";
         case Component::LmHead: return m.tied_embeddings ? "0 (tied to the embedding)" : "V·h";
         case Component::EmbeddingExtras: return "type_vocab·h + embedding norm + stacks·buckets·a";
@@ -356,6 +471,7 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::Pooler: return "h·h + h";
         case Component::MlmHead: return m.norm == NormKind::LayerNorm ? "h·h + h + 2h + V" : "h·h + h + h + V";
         case Component::NspHead: return "2h + 2";
+        case Component::Mtp: return "n_mtp·(MoE layer + 2h·h + 3h)";
     }
     return "";
 }

@@ -77,6 +77,9 @@ struct FlopsResult {
     double training_per_token = 0;  // model + recompute + capacity
     double six_n = 0;               // 6 × total parameters
     double six_n_active = 0;        // 6 × active parameters (MoE)
+    // Multi-token prediction modules (DeepSeek-V3 sec. 2.2), forward, per token: apart from the figures above
+    // as their parameters are apart from the total (eh_proj, one MoE-layer block, the shared output head).
+    double mtp_forward_per_token = 0;
 };
 
 FlopsResult count_flops(const ModelConfig& config, const FlopsInput& input);

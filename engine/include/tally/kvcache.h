@@ -15,14 +15,26 @@ inline constexpr const char* kKvCacheFormula = "2 · L · n_kv · d · bytes · 
 // the encoder length (Vaswani et al. 2017, sec. 3.2.3; past_key_values of T5 in transformers hold both).
 inline constexpr const char* kKvCacheEncoderDecoderFormula =
     "2 · L_dec · n_kv · d · bytes · (tokens + encoder_tokens) · batch";
+// Multi-head latent attention caches one latent and one RoPE key per layer, shared by every head
+// (DeepSeek-AI 2024, DeepSeek-V2, sec. 2.1.2: (d_c + d_h^R)·l elements per token).
+inline constexpr const char* kKvCacheMlaFormula = "L · (r_kv + d_rope) · bytes · tokens · batch";
+// Sliding-window layers keep only the last W tokens' K and V.
+inline constexpr const char* kKvCacheWindowFormula =
+    "2 · n_kv · d · bytes · ((L − L_w) · tokens + L_w · min(tokens, W)) · batch";
 struct KvCache {
     std::uint64_t bytes_per_token = 0;  // one generated token of one sequence, all decoding layers, K and V
+    // Past the sliding window a token adds only the global layers' share (= bytes_per_token without windows).
+    std::uint64_t global_bytes_per_token = 0;
+    std::int64_t sliding_window = 0;  // W (0: no windowed layers)
     // Encoder-decoder: the cross-attention K and V of one sequence (fixed at encoder_context tokens); 0 otherwise.
     std::uint64_t cross_bytes_per_sequence = 0;
     std::uint64_t kv_cache_bytes = 0;  // self-attention cache + cross-attention K/V, whole batch
     std::uint64_t weights_bytes = 0;
     std::uint64_t total_bytes = 0;
-    std::uint64_t mha_kv_cache_bytes = 0;  // the same cache with n_kv = a (no GQA), for comparison
+    // The same cache with n_kv = a (no GQA), for comparison; for MLA, every head's full K and V (a·(d + d_v)).
+    std::uint64_t mha_kv_cache_bytes = 0;
+    // One sequence of `context` tokens, all decoding layers (windowed layers capped at W), cross K/V included.
+    std::uint64_t bytes_per_sequence(std::int64_t context) const;
 };
 // encoder_context: an encoder-decoder's input tokens (0 = context); must be 0 for a decoder. An encoder
 // (BERT) does not decode and has no KV cache: InputError naming "model".

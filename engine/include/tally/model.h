@@ -58,13 +58,42 @@ struct ModelConfig {
     bool nsp_head = false;                        // BertForPreTraining's next-sentence classifier: Linear(h, 2)
     std::int64_t relative_attention_buckets = 0;  // T5: buckets x heads bias table, one per stack (0 = none)
 
+    // Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2, sec. 2.1): K and V are rebuilt per head from
+    // one compressed latent of kv_lora_rank values, plus one RoPE key of qk_rope_head_dim shared by all heads;
+    // the KV cache holds only those (kv_lora_rank + qk_rope_head_dim per layer). head_dim is then the Q/K head
+    // width qk_nope_head_dim + qk_rope_head_dim. 0 = standard attention.
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t q_lora_rank = 0;       // MLA: Q through a rank-q_lora_rank bottleneck (0: one q matrix)
+    std::int64_t qk_rope_head_dim = 0;  // MLA: the decoupled RoPE part of each Q/K head
+    std::int64_t v_head_dim = 0;        // width of one value head (0: head_dim)
+    // DeepSeek-style MoE: the first num_dense_layers layers have a dense MLP of width dense_ffn_hidden_size
+    // (config.json first_k_dense_replace, intermediate_size); the others are MoE layers.
+    std::int64_t num_dense_layers = 0;
+    std::int64_t dense_ffn_hidden_size = 0;
+    bool router_bias =
+        false;  // a bias per expert on the router (gpt-oss router.bias, DeepSeek e_score_correction_bias)
+    // Multi-token prediction modules (DeepSeek-V3, sec. 2.2): counted apart, never in total or active.
+    std::int64_t mtp_modules = 0;
+    // Sliding-window attention: num_sliding_layers of the layers attend to the last sliding_window tokens
+    // only (their KV cache stops growing there); the others attend globally.
+    std::int64_t sliding_window = 0;
+    std::int64_t num_sliding_layers = 0;
+    bool attention_sinks = false;  // a learned sink logit per head per layer (gpt-oss): a params per layer
+    bool qk_norm = false;          // RMSNorm over each Q and K head (Qwen3, Gemma 3): 2·head_dim params per layer
+    bool sandwich_norm = false;    // norms after attention and after the MLP too (Gemma 2/3): 4 norms per layer
+
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
     std::int64_t num_encoder_layers() const { return is_encoder_decoder() ? num_layers - num_decoder_layers : 0; }
 
     bool is_moe() const { return num_experts > 0; }
+    bool is_mla() const { return kv_lora_rank > 0; }
+    std::int64_t num_moe_layers() const { return is_moe() ? num_layers - num_dense_layers : 0; }
+    std::int64_t v_dim_per_head() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
+    std::int64_t o_dim() const { return num_heads * v_dim_per_head(); }  // attention output width (a·d_v)
+    std::int64_t v_dim() const { return num_kv_heads * v_dim_per_head(); }
     bool has_dropout() const { return attention_dropout > 0 || residual_dropout > 0 || embedding_dropout > 0; }
     std::int64_t q_dim() const { return num_heads * head_dim; }      // width of Q (and of attention output)
-    std::int64_t kv_dim() const { return num_kv_heads * head_dim; }  // width of K and of V
+    std::int64_t kv_dim() const { return num_kv_heads * head_dim; }  // width of K (and of V unless v_head_dim)
     int mlp_matrices() const { return mlp == MlpKind::Gelu ? 2 : 3; }
 };
 

@@ -22,7 +22,10 @@ enum class Component {
     Pooler,           // BERT pooler (dense h x h + bias on the first token)
     MlmHead,          // BertForMaskedLM's head: transform h x h + bias, LayerNorm, output bias V (weights tied)
     NspHead,          // BertForPreTraining's next-sentence classifier: 2 x h + 2
+    Mtp,              // multi-token prediction modules (DeepSeek-V3): apart from total and active
 };
+// Which of a model's layers hold a per-layer tensor: all, the first num_dense_layers (dense MLP) or the rest (MoE).
+enum class LayerSet { All, Dense, Moe };
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
 // The count of a component as a formula in the model's symbols ("L·3·h·f", "V·h"), for this model's shape.
@@ -46,12 +49,17 @@ struct Tensor {
     // Rows per indivisible unit of the split: head_dim for Q, K, V (a head is never cut in two; when
     // tp exceeds the KV heads, each GPU holds a whole KV head, replicated as in Megatron-LM).
     std::int64_t split_unit = 1;
-    bool cross = false;           // per-layer tensor of the decoder layers only (num_decoder_layers of them)
+    bool cross = false;  // per-layer tensor of the decoder layers only (num_decoder_layers of them)
+    LayerSet layer_set = LayerSet::All;
     std::uint64_t count() const;  // rows * cols (per instance)
 };
 
-// The tensors of a model, in the order of a forward pass. The LM head is listed only when untied.
+// The tensors of a model, in the order of a forward pass. The LM head is listed only when untied. The
+// multi-token prediction modules' own tensors (Component::Mtp) come last; each module's transformer block
+// has the shape of a MoE layer and is counted in ParamCount::mtp, not listed again.
 std::vector<Tensor> model_tensors(const ModelConfig& config);
+// Layers that hold a per-layer tensor (cross: the decoder layers; Dense / Moe: the two kinds of MoE-model layers).
+std::int64_t tensor_layers(const ModelConfig& config, const Tensor& tensor);
 
 struct ParamCount {
     std::uint64_t embedding = 0;           // V·h
@@ -69,6 +77,11 @@ struct ParamCount {
     std::uint64_t per_decoder_layer_cross_attention = 0;  // one decoder layer's cross-attention block
     std::uint64_t per_layer_attention = 0, per_layer_mlp = 0, per_layer_norms = 0, per_layer = 0;
     std::uint64_t per_layer_mlp_active = 0;  // MoE: router + top-k + shared experts
+    // per_layer_* describe a MoE layer of a MoE model; its first num_dense_layers layers have this MLP instead.
+    std::uint64_t per_dense_layer_mlp = 0;
+    // Multi-token prediction modules (DeepSeek-V3 sec. 2.2): each a MoE-shaped block, two norms, a 2h→h
+    // projection and a final norm; embedding and output head shared with the main model. Not in total or active.
+    std::uint64_t mtp = 0;
     std::uint64_t total = 0;
     std::uint64_t active = 0;  // used per token (MoE: only the visited experts); = total when dense
 };

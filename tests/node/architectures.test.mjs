@@ -1,0 +1,75 @@
+// Issue 23's architectures (MLA, DeepSeek-style MoE with MTP, sliding windows, sinks, QK-norm) give the same
+// answers in wasm as natively, to the last bit, for presets and for the config.json fixtures of every new
+// model_type; the published counts come through the JS API.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadEngine, nativeCall, root } from './engine.mjs';
+
+const fixture = (name) => readFileSync(path.join(root, 'tests/fixtures/hf', `${name}.json`), 'utf8');
+const fixtures = [
+  'deepseek-v3',
+  'kimi-k2',
+  'gpt-oss-120b',
+  'gemma2-9b',
+  'gemma3-1b',
+  'qwen3-8b',
+  'qwen3-30b-a3b',
+  'mistral-7b-v0.1',
+];
+const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
+
+const cases = [
+  ...fixtures.map((name) => ['params', { hf_config: fixture(name) }]),
+  ...fixtures.map((name) => ['flops', { hf_config: fixture(name), seq: 8192, attention_flops: 'causal' }]),
+  ...fixtures.map((name) => ['kv_cache', { hf_config: fixture(name), context: 32768, batch: 4 }]),
+  ...presets.map((model) => ['params', { model }]),
+  ...presets.map((model) => ['flops', { model, seq: 4096, tokens: 14.8e12 }]),
+  ...presets.map((model) => ['kv_cache', { model, context: 131072, hardware: 'h100-sxm' }]),
+  ...presets.map((model) => ['memory_budget', { model, seq: 4096, gpus: 64, tp: 8, zero: 1, hardware: 'h100-sxm' }]),
+  ['inference', { model: 'gpt-oss-120b', context: 8192, hardware: 'h100-sxm' }],
+  ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
+];
+
+test('wasm and native give the same envelope text for the new architectures', async () => {
+  const engine = await loadEngine();
+  for (const [method, args] of cases) {
+    const text = JSON.stringify(args);
+    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text.slice(0, 80)}`);
+  }
+});
+
+test('published counts through the JS API: DeepSeek-V3 671,026,419,200 (MTP apart), gpt-oss-120b 116.83B', async () => {
+  const engine = await loadEngine();
+  // DeepSeek-V3 technical report: 671B total, 37B activated; its MTP module is counted apart.
+  const ds = engine.call('params', { model: 'deepseek-v3' });
+  assert.equal(ds.total, 671026419200);
+  assert.equal(Math.round(ds.active / 1e9), 38); // 37.55B: the report's "37B activated"
+  assert.equal(ds.mtp.count, 11610068224);
+  assert.equal(
+    ds.components.reduce((sum, c) => sum + c.count, 0),
+    ds.total,
+    'components sum to the total without MTP',
+  );
+  // gpt-oss model card Table 1: 116.83B total.
+  assert.equal(engine.call('params', { model: 'gpt-oss-120b' }).total, 116829156672);
+  // The latent is all MLA caches: (512 + 64) values per layer, 61 layers, bf16.
+  assert.equal(engine.call('kv_cache', { model: 'deepseek-v3', context: 1 }).bytes_per_token, 61 * 576 * 2);
+});
+
+test('bad new fields are refused naming the field, in wasm as natively', async () => {
+  const engine = await loadEngine();
+  const refused = (args, field) => {
+    const envelope = JSON.parse(engine.raw('params', JSON.stringify(args)));
+    assert.equal(envelope.ok, false, JSON.stringify(args).slice(0, 80));
+    assert.equal(envelope.error.field, field);
+    assert.match(envelope.error.message, new RegExp(field));
+  };
+  const ds = JSON.parse(fixture('deepseek-v3'));
+  refused({ hf_config: { ...ds, moe_layer_freq: 2 } }, 'moe_layer_freq');
+  refused({ hf_config: { ...ds, some_new_field: 1 } }, 'some_new_field');
+  const oss = engine.call('params', { model: 'gpt-oss-120b' }).model;
+  refused({ model: { ...oss, num_sliding_layers: 37 } }, 'num_sliding_layers');
+  refused({ model: { ...oss, sliding_window: -1 } }, 'sliding_window');
+});
