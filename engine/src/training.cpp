@@ -10,7 +10,9 @@
 namespace tally {
 
 double require_params(double params) {
-    const double most = std::numeric_limits<double>::max() / 8;
+    // 1e18 parameters (2 EB of bf16 weights) is far past any model, a round bound a reader can check, and keeps
+    // 6·params·tokens finite for any tokens up to 1e289.
+    constexpr double most = 1e18;
     if (!std::isfinite(params) || !(params >= 1) || !(params <= most))
         throw InputError("params", "params must be a parameter count in [1, " + format_number(most) + "], got " +
                                        format_number(params));
