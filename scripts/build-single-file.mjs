@@ -1,8 +1,7 @@
 // One HTML file of the whole explainer, for courses that hand out files: build/single/tally.html works opened
 // from file:// with no server and no network. usage: node scripts/build-single-file.mjs [--site build/site] [--out FILE]
 //
-// Everything the page loads is inlined: the page's modules bundled by esbuild into one inline module (KaTeX's
-// module too, which the widgets otherwise import on first use), style.css, KaTeX's stylesheet with its woff2
+// Everything the page loads is inlined: the page's modules bundled by esbuild into one inline module, style.css, KaTeX's stylesheet with its woff2
 // fonts as data: URLs, tally.js as a classic script and tally.wasm as base64 handed to Emscripten's loader as
 // `wasmBinary` (a file:// page cannot fetch it). The page's CSP is replaced by one that allows exactly these
 // inline scripts (by hash) and no network at all. The roofline's "Measure my machine" needs Web Workers, which a
@@ -35,22 +34,6 @@ const scriptText = (js) => js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 // ------------------------------------------------------------------------------ the page's modules, bundled
-// base.js imports KaTeX lazily from a URL beside it; here it becomes a bundled import of the same module.
-const KATEX_IMPORT = "import(new URL('../vendor/katex/katex.mjs', import.meta.url).href)";
-const inlineKatex = {
-  name: 'inline-katex',
-  setup(build) {
-    build.onLoad({ filter: /widgets[\\/]base\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(KATEX_IMPORT))
-        fail(`${args.path} no longer has ${KATEX_IMPORT}: update scripts/build-single-file.mjs`);
-      return {
-        contents: source.replace(KATEX_IMPORT, `import(${JSON.stringify(path.join(katexDir, 'katex.mjs'))})`),
-        loader: 'js',
-      };
-    });
-  },
-};
 const entries = ['tally-widgets.js', 'app.js', 'fit-math.js'];
 const bundle = await esbuild.build({
   stdin: {
@@ -63,7 +46,6 @@ const bundle = await esbuild.build({
   minify: true,
   write: false,
   target: 'es2022',
-  plugins: [inlineKatex],
   logLevel: 'error',
 });
 const modules = scriptText(bundle.outputFiles[0].text);

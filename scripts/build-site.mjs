@@ -67,12 +67,10 @@ for (const file of readdirSync(wasmDir).filter((f) => /^tally.*\.(js|wasm)$/.tes
   cpSync(path.join(wasmDir, file), path.join(outDir, file));
 
 // KaTeX: the fonts for the prerendered math (its stylesheet, pruned to the page's classes, is written with the
-// page below), and the ES module that widgets import lazily
-// (only when a reader opens a formula tooltip), so it is not part of the page's start-up payload.
+// page below). No KaTeX code ships: every formula is typeset at build time.
 const vendor = path.join(outDir, 'vendor/katex');
 mkdirSync(vendor, { recursive: true });
 cpSync(path.join(katexDir, 'fonts'), path.join(vendor, 'fonts'), { recursive: true });
-cpSync(path.join(katexDir, 'katex.mjs'), path.join(vendor, 'katex.mjs'));
 
 // Optional GPU measurements for the roofline widget (scripts/verify-gpu.sh writes them on a machine with a
 // GPU); served as gpu-report.json when present, otherwise the widget shows the CPU measurement only.

@@ -294,10 +294,6 @@ for (const file of [
 ])
   copy(file);
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
-// The formula tooltips import KaTeX from beside the widgets (with its MIT licence, as KaTeX asks).
-mkdirSync(path.join(stage, 'vendor/katex'), { recursive: true });
-copy('vendor/katex/katex.mjs');
-cpSync(path.join(root, 'node_modules/katex/LICENSE'), path.join(stage, 'vendor/katex/LICENSE'));
 // The roofline looks for optional GPU measurements beside the package root; an empty report, not a 404.
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
 writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n');
@@ -315,7 +311,6 @@ const files = [
   'tally.js',
   'tally.wasm',
   'tally-relaxed.wasm',
-  'vendor/',
   'gpu-report.json',
   'index.d.ts',
   'custom-elements.json',

@@ -152,9 +152,6 @@ void add_chinchilla(json& out, double params, double tokens, const char* basis) 
 }
 
 // ---------------------------------------------------------------- flops
-// A percentage with one decimal for prose ("14.0").
-std::string percent(double fraction) { return format_percent(fraction); }
-
 FlopsInput flops_input(const json& args, const ModelConfig& c) {
     FlopsInput in;
     in.seq = int_or(args, "seq", default_seq(c), 1, kMaxSeq);

@@ -38,8 +38,6 @@ void add_capacity(json& out, const UsableCapacity& u, const json& hardware);
 // Every recipe with its bytes per parameter.
 json recipes_json();
 
-// A percentage with one decimal for prose ("14.0").
-std::string percent(double fraction);
 // The FLOP count's inputs (seq, attention_flops, recompute, ...) for model `c`.
 FlopsInput flops_input(const json& args, const ModelConfig& c);
 // The Chinchilla reference fields of a result.

@@ -31,12 +31,6 @@ double require_positive(const char* field, double value) {
     return value;
 }
 
-double require_non_negative(const char* field, double value) {
-    if (!std::isfinite(value) || value < 0)
-        throw InputError(field, std::string(field) + " must be a finite number >= 0, got " + format_number(value));
-    return value;
-}
-
 double require_in_left_open(const char* field, double value, double low, double high) {
     if (!std::isfinite(value) || !(value > low) || !(value <= high))
         throw InputError(field, std::string(field) + " must be in (" + format_number(low) + ", " + format_number(high) +

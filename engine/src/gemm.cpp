@@ -284,8 +284,4 @@ BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmu
     return row;
 }
 
-BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s, std::uint64_t seed) {
-    return bench(kernel, n, n, n, samples, warmup, min_sample_s, seed);
-}
-
 }  // namespace tally::gemm

@@ -401,10 +401,6 @@ u64 shard_params(const ModelConfig& c, const ShardSpec& spec) {
     return over_shard(c, spec, [](const Tensor& t, u64 tp) { return shard_count(t, tp); });
 }
 
-u64 shard_expert_params(const ModelConfig& c, const ShardSpec& spec) {
-    return over_shard(c, spec, [](const Tensor& t, u64 tp) { return t.expert ? shard_count(t, tp) : 0; });
-}
-
 ShardSplit shard_params_split(const ModelConfig& c, const ShardSpec& spec) {
     ShardSplit out;
     // One pass over the tensors: the expert share is summed beside the total (the planner calls this per layout).

@@ -299,15 +299,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- stages and the pipeline
     const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds;
-    double slowest = 0, sum_stage = 0;
+    double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
         if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds;  // output layer on the last stage
-        sum_stage += stage;
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
-    (void)sum_stage;
     const double md = static_cast<double>(m);
     const double v = static_cast<double>(layout.interleave);
     const double bubble_fraction = pipeline_bubble_fraction(st.pp, layout.interleave, m);

@@ -335,17 +335,6 @@ export function symbolLegend(formulas, glossary) {
   return { html: items.length ? `where ${items.join('; ')}` : '', missing };
 }
 
-let katexPromise = null;
-/**
- * Renders a TeX formula from the engine to MathML (works inside shadow roots, needs no fonts or CSS).
- * KaTeX is loaded on first use only, so it is not part of the page's start-up payload.
- */
-export async function texToMathml(tex) {
-  katexPromise ??= import(new URL('../vendor/katex/katex.mjs', import.meta.url).href).then((m) => m.default ?? m);
-  const katex = await katexPromise;
-  return katex.renderToString(String(tex), { output: 'mathml', throwOnError: false, displayMode: false });
-}
-
 /** Copies text to the clipboard; resolves true on success. */
 export async function copyText(text) {
   try {

@@ -40,8 +40,6 @@ std::string format_percent(double fraction);
 
 // value must be finite and > 0.
 double require_positive(const char* field, double value);
-// value must be finite and >= 0.
-double require_non_negative(const char* field, double value);
 // value must be finite and in (low, high].
 double require_in_left_open(const char* field, double value, double low, double high);
 // value must be a whole number in [low, high] (given as a double from JSON or a parsed flag).

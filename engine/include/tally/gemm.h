@@ -130,9 +130,6 @@ struct BenchRow {
 // m x n x k: fills A and B from seed, runs the kernel, checks it, times it.
 BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmup, double min_sample_s,
                std::uint64_t seed = 1);
-// Square n x n x n.
-BenchRow bench_square(const Kernel& kernel, int n, int samples, int warmup, double min_sample_s,
-                      std::uint64_t seed = 1);
 
 }  // namespace tally::gemm
 

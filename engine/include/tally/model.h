@@ -83,7 +83,6 @@ struct ModelConfig {
     bool sandwich_norm = false;    // norms after attention and after the MLP too (Gemma 2/3): 4 norms per layer
 
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
-    std::int64_t num_encoder_layers() const { return is_encoder_decoder() ? num_layers - num_decoder_layers : 0; }
 
     bool is_moe() const { return num_experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }

@@ -103,11 +103,9 @@ struct ShardSpec {
     std::int64_t ep = 1;  // expert parallel degree: the GPU holds num_experts / ep routed experts
 };
 std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
-// The routed experts' share of shard_params (sharded over ep, and by ZeRO over dp/ep).
-std::uint64_t shard_expert_params(const ModelConfig& config, const ShardSpec& spec);
 struct ShardSplit {
     std::uint64_t total = 0;   // shard_params
-    std::uint64_t expert = 0;  // shard_expert_params
+    std::uint64_t expert = 0;  // the routed experts' share of total (sharded over ep, and by ZeRO over dp/ep)
 };
 ShardSplit shard_params_split(const ModelConfig& config, const ShardSpec& spec);
 
