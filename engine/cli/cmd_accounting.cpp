@@ -450,6 +450,11 @@ static void print_finetune(std::ostream& out, const json& r) {
     rows.push_back({"total", bytes_text(b["total"])});
     if (r["paged"] == true)
         rows.push_back({"GPU floor with paged optimizer states", bytes_text(r["paged_floor_bytes"])});
+    if (!r["fits"].is_null()) {
+        rows.push_back({"usable capacity", bytes_text(r["usable_bytes"])});
+        rows.push_back(
+            {"fits", r["fits"] == true ? "yes" : (r["fits_paged"] == true ? "only with paged states" : "no")});
+    }
     const json& f = r["flops_per_token"];
     rows.push_back({"training FLOPs per token", human(f["training"].get<double>())});
     rows.push_back({"full fine-tuning FLOPs per token", human(f["full_training"].get<double>())});

@@ -683,7 +683,7 @@ TEST_CASE("tally finetune prints exactly the finetune method's result with --jso
     CHECK(expected["lora"]["params"] == 41'943'040);
     const CliRun bad = run_cli_argv({"finetune", "--model", "llama-3-8b", "--lora-rank", "5000"});
     CHECK(bad.exit_code == 2);
-    CHECK_THAT(bad.err, Catch::Contains("lora_rank must be a whole number in [1, 1024]"));
+    CHECK_THAT(bad.err, Catch::Contains("--lora-rank must be a whole number in [1, 1024]"));
 }
 
 TEST_CASE(
