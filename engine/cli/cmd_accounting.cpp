@@ -1,4 +1,4 @@
-// `tally params | flops | memory | fit | kv-cache | presets`: the accounting engine from the shell.
+// `tally params | flops | memory | finetune | fit | kv-cache | presets`: the accounting engine from the shell.
 // Each subcommand builds the arguments of one API method (docs/API.md "Accounting") from flags and
 // prints its result as a table, or exactly the result object with --json.
 #include <iostream>

@@ -81,7 +81,7 @@ json finetune(const json& args) {
              {"recipe", recipe},
              {"params_total", b.params_total},
              {"params_trainable", b.params_trainable},
-             {"trainable_fraction", static_cast<double>(b.params_trainable) / static_cast<double>(b.params_total)},
+             {"trainable_fraction", b.trainable_fraction},
              {"per_gpu_bytes", per_gpu},
              {"paged", s.paged},
              {"paged_floor_bytes", b.paged_floor_bytes},
@@ -120,16 +120,11 @@ json finetune(const json& args) {
                                {"instances", m.instances},
                                {"params", m.params}});
         const bool nf4 = s.base == BaseStorage::NF4;
-        out["lora"] = {{"rank", s.lora.rank},
-                       {"alpha", s.lora.alpha},
-                       {"scaling", s.lora.alpha / static_cast<double>(s.lora.rank)},
-                       {"targets", lora_targets_to_string(s.lora.targets)},
-                       {"dropout", s.lora.dropout},
-                       {"experts", s.lora.experts},
-                       {"params", b.lora.total},
-                       {"params_active", b.lora.active},
-                       {"max_rank", b.lora.narrowest},
-                       {"modules", modules}};
+        out["lora"] = {{"rank", s.lora.rank},          {"alpha", s.lora.alpha},
+                       {"scaling", b.lora_scaling},    {"targets", lora_targets_to_string(s.lora.targets)},
+                       {"dropout", s.lora.dropout},    {"experts", s.lora.experts},
+                       {"params", b.lora.total},       {"params_active", b.lora.active},
+                       {"max_rank", b.lora.narrowest}, {"modules", modules}};
         out["base"] = {{"dtype", to_string(s.base)},
                        {"double_quant", nf4 && s.double_quant},
                        {"compute_dtype", to_string(s.compute)},

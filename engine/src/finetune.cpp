@@ -209,6 +209,7 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
         const ClassBytes& m = b.full.bytes;
         b.params_total = b.full.params_total;
         b.params_trainable = b.full.params_total;
+        b.trainable_fraction = 1;
         b.bytes = {0,
                    m.weights,
                    m.gradients,
@@ -225,8 +226,14 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
         return b;
     }
 
-    if (st.gpus != 1 || st.tp != 1 || st.pp != 1 || st.zero != 0 || st.ep != 1)
-        throw InputError("gpus", "lora and qlora are counted on one GPU: gpus, tp, pp and ep must be 1 and zero 0");
+    // LoRA and QLoRA are counted on one GPU (the setting of the QLoRA paper and the single-device recipes).
+    const std::pair<const char*, std::int64_t> single[] = {
+        {"gpus", st.gpus}, {"tp", st.tp}, {"pp", st.pp}, {"ep", st.ep}, {"zero", st.zero + 1}};
+    for (const auto& [field, value] : single)
+        if (value != 1)
+            throw InputError(field, std::string(field) +
+                                        (std::string_view(field) == "zero" ? " must be 0" : " must be 1") +
+                                        " for lora and qlora (counted on one GPU; method full takes any)");
     if (s.method == FinetuneMethod::Qlora && s.base != BaseStorage::NF4)
         throw InputError("base_dtype", "qlora stores the base in nf4: base_dtype must be nf4 (or use method lora)");
     if (s.base == BaseStorage::NF4 && s.method != FinetuneMethod::Qlora)
@@ -234,6 +241,8 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     b.lora = lora_params(c, s.lora);
     b.params_total = count_params(c).total;
     b.params_trainable = b.lora.total;
+    b.trainable_fraction = static_cast<double>(b.lora.total) / static_cast<double>(b.params_total);
+    b.lora_scaling = s.lora.alpha / static_cast<double>(s.lora.rank);
 
     // Frozen base: every tensor once, in its storage; NF4 quantizes each layer's linear weights tensor by tensor.
     const u64 compute_bytes = dtype_bytes(s.compute);

@@ -223,4 +223,7 @@ TEST_CASE("bad fine-tuning input names the field and the allowed range") {
     s.method = FinetuneMethod::Lora;
     s.training.gpus = 2;
     CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "gpus");
+    s.training.gpus = 1;
+    s.training.zero = 1;
+    CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "zero");
 }

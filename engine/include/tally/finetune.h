@@ -114,6 +114,8 @@ struct FinetuneBytes {
 struct FinetuneBudget {
     std::uint64_t params_total = 0;
     std::uint64_t params_trainable = 0;
+    double trainable_fraction = 0;       // params_trainable / params_total
+    double lora_scaling = 0;             // alpha / r (lora, qlora)
     std::uint64_t params_quantized = 0;  // NF4: the linear weights of the layers
     LoraParams lora;                     // empty for full
     FinetuneBytes bytes;
