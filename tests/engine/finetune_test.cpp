@@ -70,14 +70,16 @@ TEST_CASE("LoRA parameters equal PEFT's printed trainable params for Llama-2-7B 
     CHECK(all.narrowest == 1024);  // k's 1024 outputs bound the rank
 }
 
-TEST_CASE("QLoRA on LLaMA-7B r=64 all linear reproduces PEFT's 159,907,840 of 3,660,320,768 params") {
-    // The QLoRA repository's run prints "trainable params: 159907840 || all params: 3660320768" for LLaMA-7B: PEFT
-    // counts each Params4bit tensor of n weights as n/2 packed bytes. Derivation: adapters 64 (4·(4096 + 4096) +
-    // 3·(4096 + 11008)) = 4,997,120 per layer × 32 = 159,907,840; linear weights 32 (4·4096² + 3·4096·11008) =
-    // 6,476,005,376, so 3,238,002,688 packed; embedding, head and norms 262,410,240 unquantized.
+TEST_CASE("QLoRA on LLaMA-7B r=64 all linear reproduces qlora.py's printed 79,953,920.0 of 3,660,320,768 params") {
+    // artidoro/qlora's qlora.py on LLaMA-7B (llama-7b-hf, 33 shards) logs "trainable params: 79953920.0 || all params:
+    // 3660320768": its print_trainable_parameters halves the trainable count when bits == 4, and torch's numel() of
+    // a Params4bit of n weights is n/2 packed bytes. Derivation: adapters 64 (4·(4096 + 4096) + 3·(4096 + 11008)) =
+    // 4,997,120 per layer × 32 = 159,907,840 (halved: 79,953,920); linear weights 32 (4·4096² + 3·4096·11008) =
+    // 6,476,005,376, packed 3,238,002,688; embedding, head and norms 262,410,240 unquantized.
     auto s = guanaco();
     const auto b = tally::finetune_budget(preset("llama-2-7b"), s);  // LLaMA-7B's shape (Llama 2 Table 1)
     CHECK(b.params_trainable == 159'907'840);
+    CHECK(b.params_trainable / 2 == 79'953'920);
     CHECK(b.params_quantized == 6'476'005'376);
     CHECK(b.params_quantized / 2 + (b.params_total - b.params_quantized) + b.params_trainable == 3'660'320'768);
 }
@@ -165,6 +167,8 @@ TEST_CASE("LoRA memory: frozen base without gradients or states, adapters with f
     CHECK(b.bytes.gradients == 4'194'304ull * 4);
     CHECK(b.bytes.optimizer_states == 4'194'304ull * 8);
     CHECK(b.bytes.dequant_buffer == 0);
+    // The frozen layers store what full training stores: the gradient flows through each of them.
+    CHECK(b.bytes.activations == tally::memory_budget(preset("llama-2-7b"), s.training).bytes.activations);
     // A·x: s · r values per adapted module and layer, 2 bytes each: 1024 · 8 · 2 · 2 modules · 32 layers.
     CHECK(b.bytes.adapter_activations == 1024ull * 8 * 2 * 2 * 32);
     s.lora.dropout = 0.05;
