@@ -272,6 +272,21 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     b.bytes.trainable_weights = mul(n, bpp.weights) / 256;
     b.bytes.gradients = mul(n, bpp.gradients) / 256;
     b.bytes.optimizer_states = ceil_div(mul(n, bpp.optimizer_states), 256);
+    if (adapter.optimizer == Optimizer::AdamW8bit) {
+        // bitsandbytes keeps 32-bit states for tensors under min_8bit_size = 4096 elements (Optimizer8bit's
+        // default): small-rank adapters of narrow models get AdamW's 8 B per parameter instead.
+        const BytesPerParam256 fp32 =
+            bytes_per_param_256({s.adapter, s.adapter, DType::None, Optimizer::AdamW, DType::FP32});
+        u64 small = 0;
+        for (const LoraModule& m : b.lora.modules) {
+            const u64 copies = mul(static_cast<u64>(m.instances), static_cast<u64>(m.layers));
+            const u64 r = static_cast<u64>(s.lora.rank);
+            for (const u64 side : {static_cast<u64>(m.in), static_cast<u64>(m.out)})
+                if (r * side < kBnbMin8bitSize) small = add(small, mul(r * side, copies));
+        }
+        b.bytes.optimizer_states =
+            add(ceil_div(mul(n - small, bpp.optimizer_states), 256), mul(small, fp32.optimizer_states) / 256);
+    }
 
     // Base activations: the same stored tensors as full training (the gradient must flow through every frozen
     // layer to the adapters below it); memory.h counts them. One GPU, so the setup's recipe does not matter.

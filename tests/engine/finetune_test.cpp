@@ -178,6 +178,14 @@ TEST_CASE("LoRA memory: frozen base without gradients or states, adapters with f
     s.training.recipe.optimizer = tally::Optimizer::AdamW8bit;
     s.training.recipe.optimizer_state = tally::DType::INT8;
     CHECK(tally::finetune_budget(preset("llama-2-7b"), s).bytes.optimizer_states == 4'194'304ull * 2 + 4'194'304 / 256);
+    // bitsandbytes' min_8bit_size = 4096: GPT-2 small's r 4 adapters on q, v (A 4 × 768, B 768 × 4 = 3,072
+    // elements each) keep 32-bit states, 8 B per parameter; r 8 (6,144 each) gets the 8-bit states.
+    const auto gpt2 = preset("gpt2-small");
+    s.lora = lora(4, tally::kLoraQ | tally::kLoraV);
+    const std::uint64_t n4 = 4ull * (768 + 768) * 2 * 12;
+    CHECK(tally::finetune_budget(gpt2, s).bytes.optimizer_states == n4 * 8);
+    s.lora = lora(8, tally::kLoraQ | tally::kLoraV);
+    CHECK(tally::finetune_budget(gpt2, s).bytes.optimizer_states == 2 * n4 * 2 + 2 * n4 / 256);
 }
 
 TEST_CASE("full fine-tuning with 8-bit AdamW: 2 B of state per parameter, a quarter of AdamW's 8 B") {

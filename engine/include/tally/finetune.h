@@ -80,6 +80,8 @@ LoraParams lora_params(const ModelConfig& config, const LoraConfig& lora);
 // double quantization 8-bit with one fp32 scale per 256 absmax values and one fp32 offset (their mean) per
 // tensor (bitsandbytes functional.quantize_4bit, compress_statistics). Bytes of one tensor of n weights.
 inline constexpr std::uint64_t kNf4Block = 64, kNf4DoubleQuantBlock = 256;
+// bitsandbytes' 8-bit optimizers keep 32-bit states for tensors under this many elements (min_8bit_size).
+inline constexpr std::uint64_t kBnbMin8bitSize = 4096;
 std::uint64_t nf4_bytes(std::uint64_t n, bool double_quant);
 // Bits per weight over whole blocks: 4 + 32/64 = 4.5, or with double quantization 4 + 8/64 + 32/(64·256) =
 // 4.126953125 (QLoRA sec. 3: "0.127 bits", saving 0.373 bits per parameter).
