@@ -1,4 +1,4 @@
-// `tally params | flops | memory | fit | kv-cache | presets`: the accounting engine from the shell.
+// `tally params | flops | memory | finetune | fit | kv-cache | presets`: the accounting engine from the shell.
 // Each subcommand builds the arguments of one API method (docs/API.md "Accounting") from flags and
 // prints its result as a table, or exactly the result object with --json.
 #include <iostream>
@@ -100,6 +100,24 @@ constexpr Option kMemoryOptions[] = {MODEL_OPTIONS,
                                      SETUP_OPTIONS,
                                      {"--reference-bytes", "reference_bytes", Kind::Number,
                                       "a printed activation figure to compare with (reports the ratio)"}};
+
+constexpr Option kFinetuneOptions[] = {
+    MODEL_OPTIONS,
+    {"--method", "method", Kind::String, "lora (default) | qlora (NF4 base) | full (every weight trained)"},
+    {"--lora-rank", "lora_rank", Kind::Integer, "adapter rank r (default 8), at most the narrowest adapted projection"},
+    {"--lora-alpha", "lora_alpha", Kind::Number, "adapter scaling alpha, in (0, 1e6] (default 16)"},
+    {"--lora-targets", "lora_targets", Kind::String,
+     "comma list of q,k,v,o,gate,up,down (MLA: q_a,q_b,kv_a,kv_b) or all-linear (default q,v)"},
+    {"--lora-dropout", "lora_dropout", Kind::Number, "adapter input dropout in [0, 1) (default 0)"},
+    {"--lora-experts", "lora_experts", Kind::String, "MoE: adapt each routed expert, true (default) | false"},
+    {"--base-dtype", "base_dtype", Kind::String,
+     "frozen base weights: bf16 (lora default) | fp16 | fp32 | nf4 (qlora)"},
+    {"--double-quant", "double_quant", Kind::String, "NF4 double quantization: true (default) | false"},
+    {"--adapter-dtype", "adapter_dtype", Kind::String, "adapter weights and gradients: fp32 (default) | bf16 | fp16"},
+    {"--compute-dtype", "compute_dtype", Kind::String, "NF4 compute dtype: bf16 (default) | fp16 | fp32"},
+    {"--paged", "paged", Kind::Flag, "paged optimizer: states may spill to host memory (reports the floor)"},
+    SETUP_OPTIONS,
+};
 
 constexpr Option kFitOptions[] = {
     MODEL_OPTIONS,
@@ -377,6 +395,7 @@ std::span<const Option> accounting_options(std::string_view command) {
     if (command == "flops") return kFlopsOptions;
     if (command == "memory") return kMemoryOptions;
     if (command == "fit") return kFitOptions;
+    if (command == "finetune") return kFinetuneOptions;
     if (command == "kv-cache") return kKvOptions;
     return {};
 }
@@ -405,6 +424,50 @@ int cmd_memory(int argc, char** argv) {
         "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
         "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
         kMemoryOptions, print_memory);
+}
+
+static void print_finetune(std::ostream& out, const json& r) {
+    out << model_line(r["model"]) << "\nmethod " << r["method"].get<std::string>();
+    if (r.contains("lora"))
+        out << ": rank " << r["lora"]["rank"].get<long long>() << " on " << r["lora"]["targets"].get<std::string>()
+            << ", base " << r["base"]["dtype"].get<std::string>();
+    out << "\n";
+    const json& b = r["per_gpu_bytes"];
+    std::vector<std::pair<std::string, std::string>> rows;
+    rows.push_back({"trainable parameters", human_integer(r["params_trainable"].get<unsigned long long>()) + " of " +
+                                                human_integer(r["params_total"].get<unsigned long long>())});
+    const std::pair<const char*, const char*> classes[] = {{"frozen_weights", "frozen base weights"},
+                                                           {"trainable_weights", "trainable weights"},
+                                                           {"gradients", "gradients"},
+                                                           {"master_weights", "master weights"},
+                                                           {"optimizer_states", "optimizer states"},
+                                                           {"activations", "activations (base)"},
+                                                           {"adapter_activations", "adapter activations"},
+                                                           {"dequant_buffer", "dequantized weight buffer"},
+                                                           {"other", "other buffers"}};
+    for (const auto& [id, name] : classes)
+        if (b[id].get<unsigned long long>() != 0) rows.push_back({name, bytes_text(b[id])});
+    rows.push_back({"total", bytes_text(b["total"])});
+    if (r["paged"] == true)
+        rows.push_back({"GPU floor with paged optimizer states", bytes_text(r["paged_floor_bytes"])});
+    if (!r["fits"].is_null()) {
+        rows.push_back({"usable capacity", bytes_text(r["usable_bytes"])});
+        rows.push_back(
+            {"fits", r["fits"] == true ? "yes" : (r["fits_paged"] == true ? "only with paged states" : "no")});
+    }
+    const json& f = r["flops_per_token"];
+    rows.push_back({"training FLOPs per token", human(f["training"].get<double>())});
+    rows.push_back({"full fine-tuning FLOPs per token", human(f["full_training"].get<double>())});
+    print_table(out, rows);
+}
+
+int cmd_finetune(int argc, char** argv) {
+    return run(argc, argv, "finetune", "finetune",
+               "usage: tally finetune (--model PRESET | --config config.json) [--method lora|qlora|full] [options]\n"
+               "Fine-tuning memory and FLOPs on one GPU: LoRA adapters on a frozen base (no base gradients or\n"
+               "states), QLoRA's NF4 base (4.127 bits with double quantization), or full fine-tuning (e.g.\n"
+               "--optimizer adamw_8bit). --json: per_gpu_bytes, lora {params, modules}, flops_per_token.",
+               kFinetuneOptions, print_finetune);
 }
 
 int cmd_fit(int argc, char** argv) {

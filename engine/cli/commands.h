@@ -15,6 +15,7 @@ int cmd_time(int argc, char** argv);      // cmd_time.cpp
 int cmd_params(int argc, char** argv);    // cmd_accounting.cpp
 int cmd_flops(int argc, char** argv);     // cmd_accounting.cpp
 int cmd_memory(int argc, char** argv);    // cmd_accounting.cpp
+int cmd_finetune(int argc, char** argv);  // cmd_accounting.cpp
 int cmd_fit(int argc, char** argv);       // cmd_accounting.cpp
 int cmd_kv_cache(int argc, char** argv);  // cmd_accounting.cpp
 int cmd_presets(int argc, char** argv);   // cmd_accounting.cpp

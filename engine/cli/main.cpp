@@ -46,6 +46,7 @@ constexpr Command kCommands[] = {
     {"params", cmd_params, "exact parameter count of a model, by component"},
     {"flops", cmd_flops, "forward and training FLOPs by component, beside 6ND"},
     {"memory", cmd_memory, "training memory budget per GPU"},
+    {"finetune", cmd_finetune, "fine-tuning on one GPU: LoRA, QLoRA, full with 8-bit optimizers"},
     {"mfu", cmd_mfu, "model FLOPs utilization from measured tokens per second"},
     {"fit", cmd_fit, "largest model on N GPUs, or fewest GPUs for a model"},
     {"kv-cache", cmd_kv_cache, "inference KV cache and weights"},

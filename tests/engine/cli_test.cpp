@@ -668,6 +668,24 @@ TEST_CASE("tally memory and tally fit take the same arguments as memory_budget a
              with(kModel, {{"mode", "min_gpus"}, {"hardware", "h100-sxm"}})});
 }
 
+TEST_CASE("tally finetune takes the same arguments as the finetune method") {
+    compare("finetune", "finetune", tally::cli::accounting_options("finetune"),
+            {kModel, with(kModel, {{"hardware", "h100-sxm"}}), with(kModel, {{"method", "qlora"}})});
+}
+
+TEST_CASE("tally finetune prints exactly the finetune method's result with --json") {
+    const auto [status, out] =
+        run_cli("finetune --model llama-3-8b --lora-rank 16 --lora-targets all-linear --method qlora --json");
+    REQUIRE(status == 0);
+    const json expected = tally::api::invoke(
+        "finetune", {{"model", "llama-3-8b"}, {"lora_rank", 16}, {"lora_targets", "all-linear"}, {"method", "qlora"}});
+    CHECK(json::parse(out) == expected);
+    CHECK(expected["lora"]["params"] == 41'943'040);
+    const CliRun bad = run_cli_argv({"finetune", "--model", "llama-3-8b", "--lora-rank", "5000"});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--lora-rank must be a whole number in [1, 1024]"));
+}
+
 TEST_CASE(
     "tally step and tally plan take --encoder-head and --decoder-seq and print exactly step_time's and plan's result") {
     const std::string dir = fixtures() + "/";

@@ -27,6 +27,7 @@ std::span<const Method> params_methods();      // params
 std::span<const Method> flops_methods();       // flops
 std::span<const Method> training_methods();    // training_cost, mfu
 std::span<const Method> memory_methods();      // recipes, memory_budget
+std::span<const Method> finetune_methods();    // finetune (LoRA, QLoRA, full on one GPU)
 std::span<const Method> fit_methods();         // fit
 std::span<const Method> kvcache_methods();     // kv_cache
 std::span<const Method> tensor_methods();      // tensor_bytes

@@ -1,0 +1,147 @@
+// API of fine-tuning (finetune.h): LoRA adapters, QLoRA's NF4 base and full fine-tuning on one GPU, memory
+// class by class and FLOPs per token (docs/API.md "finetune").
+#include <string>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/dtype.h"
+#include "tally/error.h"
+#include "tally/finetune.h"
+#include "tally/hardware.h"
+#include "tally/model.h"
+
+namespace tally::api {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// lora_targets: "q,k,v" or ["q_proj", "v_proj"] (PEFT's target_modules).
+unsigned targets_arg(const json& args) {
+    if (!args.contains("lora_targets")) return kLoraQ | kLoraV;
+    const json& v = args["lora_targets"];
+    if (v.is_string()) return lora_targets_from_string(v.get<std::string>());
+    if (v.is_array() && !v.empty() && v.size() <= 16) {
+        unsigned set = 0;
+        for (const json& item : v) {
+            if (!item.is_string())
+                throw InputError("lora_targets", "lora_targets must be a list of module names (strings)");
+            set |= lora_targets_from_string(item.get<std::string>());
+        }
+        return set;
+    }
+    throw InputError("lora_targets", "lora_targets must be a comma-separated string or a list of 1 to 16 names");
+}
+
+json finetune(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    FinetuneSetup s;
+    s.method = finetune_method_from_string(string_or(args, "method", "lora"));
+    json recipe;
+    s.training = setup_from_args(args, &recipe);
+    const bool adapters = s.method != FinetuneMethod::Full;
+    const char* lora_fields[] = {"lora_rank",  "lora_alpha",   "lora_targets",  "lora_dropout", "lora_experts",
+                                 "base_dtype", "double_quant", "adapter_dtype", "compute_dtype"};
+    if (!adapters)
+        for (const char* field : lora_fields)
+            if (args.contains(field))
+                throw InputError(field, std::string(field) + " applies to method lora or qlora, not full");
+    s.paged = bool_arg(args, "paged", false);
+    if (adapters) {
+        // The rank's upper bound depends on the model (the narrowest adapted projection): lora_params checks it.
+        s.lora.rank = int_or(args, "lora_rank", 8, 1, kMaxHidden);
+        if (auto alpha = optional_number_arg(args, "lora_alpha")) s.lora.alpha = *alpha;
+        if (auto dropout = optional_number_arg(args, "lora_dropout")) s.lora.dropout = *dropout;
+        s.lora.targets = targets_arg(args);
+        s.lora.experts = bool_arg(args, "lora_experts", true);
+        s.base =
+            base_storage_from_string(string_or(args, "base_dtype", s.method == FinetuneMethod::Qlora ? "nf4" : "bf16"));
+        s.double_quant = bool_arg(args, "double_quant", true);
+        s.adapter = dtype_from_string(string_or(args, "adapter_dtype", "fp32"), "adapter_dtype", kStorageDType);
+        s.compute = dtype_from_string(string_or(args, "compute_dtype", "bf16"), "compute_dtype", kStorageDType);
+        if (s.adapter == DType::None || s.adapter == DType::INT8 || s.adapter == DType::FP8)
+            throw InputError("adapter_dtype", "adapter_dtype must be one of fp32, bf16, fp16");
+        if (s.compute != DType::BF16 && s.compute != DType::FP16 && s.compute != DType::FP32)
+            throw InputError("compute_dtype", "compute_dtype must be one of bf16, fp16, fp32");
+    }
+    const FinetuneBudget b = finetune_budget(c, s);
+    const FinetuneBytes& x = b.bytes;
+    json per_gpu{{"frozen_weights", x.frozen_weights},
+                 {"trainable_weights", x.trainable_weights},
+                 {"gradients", x.gradients},
+                 {"master_weights", x.master_weights},
+                 {"optimizer_states", x.optimizer_states},
+                 {"activations", x.activations},
+                 {"adapter_activations", x.adapter_activations},
+                 {"dequant_buffer", x.dequant_buffer},
+                 {"other", x.other},
+                 {"total", x.total}};
+    json out{{"model", model_to_json(c)},
+             {"method", to_string(s.method)},
+             {"recipe", recipe},
+             {"params_total", b.params_total},
+             {"params_trainable", b.params_trainable},
+             {"trainable_fraction", b.trainable_fraction},
+             {"per_gpu_bytes", per_gpu},
+             {"paged", s.paged},
+             {"paged_floor_bytes", b.paged_floor_bytes},
+             {"flops_per_token",
+              {{"forward", b.forward_per_token},
+               {"base_training", b.base_training_per_token},
+               {"adapter_training", b.adapter_training_per_token},
+               {"recompute", b.recompute_per_token},
+               {"training", b.training_per_token},
+               {"full_training", b.full_training_per_token}}},
+             {"setup",
+              {{"seq", s.training.seq},
+               {"micro_batch", s.training.micro_batch},
+               {"gpus", s.training.gpus},
+               {"recompute", to_string(s.training.recompute)},
+               {"flash_attention", s.training.flash_attention},
+               {"activation_bytes", s.training.activation_bytes}}}};
+    json hardware;
+    if (auto cap = capacity_from_args(args, &hardware)) {
+        add_capacity(out, *cap, hardware);
+        out["fits"] = x.total <= cap->usable_bytes;
+        out["fits_paged"] = b.paged_floor_bytes <= cap->usable_bytes;
+    } else {
+        out["capacity_bytes"] = nullptr;
+        out["fits"] = nullptr;
+        out["fits_paged"] = nullptr;
+    }
+    if (adapters) {
+        json modules = json::array();
+        for (const LoraModule& m : b.lora.modules)
+            modules.push_back({{"name", m.name},
+                               {"target", m.target},
+                               {"in", m.in},
+                               {"out", m.out},
+                               {"layers", m.layers},
+                               {"instances", m.instances},
+                               {"params", m.params}});
+        const bool nf4 = s.base == BaseStorage::NF4;
+        out["lora"] = {{"rank", s.lora.rank},          {"alpha", s.lora.alpha},
+                       {"scaling", b.lora_scaling},    {"targets", lora_targets_to_string(s.lora.targets)},
+                       {"dropout", s.lora.dropout},    {"experts", s.lora.experts},
+                       {"params", b.lora.total},       {"params_active", b.lora.active},
+                       {"max_rank", b.lora.narrowest}, {"modules", modules}};
+        out["base"] = {{"dtype", to_string(s.base)},
+                       {"double_quant", nf4 && s.double_quant},
+                       {"compute_dtype", to_string(s.compute)},
+                       {"adapter_dtype", to_string(s.adapter)},
+                       {"params_quantized", b.params_quantized},
+                       {"nf4_bits_per_param", nf4 ? nf4_bits_per_param(s.double_quant) : 0.0}};
+    }
+    return out;
+}
+
+constexpr Method kMethods[] = {
+    {"finetune", finetune,
+     "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs"},
+};
+
+}  // namespace
+
+std::span<const Method> finetune_methods() { return kMethods; }
+
+}  // namespace tally::api
