@@ -50,10 +50,15 @@ json presets(const json&) {
         if (d.roles & kPeakDType) roles.push_back("peak");
         if (d.roles & kTensorDType) roles.push_back("tensor");
         json row{{"id", d.id}, {"name", d.name}, {"bits", d.bits}, {"roles", roles}, {"note", d.note}};
-        if (d.bits % 8 == 0)
-            row["bytes"] = d.bits / 8;
+        // Bytes per element with the block scale's share: packed sub-byte and block-scaled types are fractional.
+        if (dtype_bytes_256(d.type) % 256 == 0)
+            row["bytes"] = dtype_bytes_256(d.type) / 256;
         else
-            row["bytes"] = d.bits / 8.0;  // packed sub-byte types (two fp4 values per byte)
+            row["bytes"] = dtype_element_bytes(d.type);
+        if (d.block != 0) {
+            row["block"] = d.block;
+            row["scale_bits"] = d.scale_bits;
+        }
         dtypes.push_back(row);
     }
     return json{{"models", models},
