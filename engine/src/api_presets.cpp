@@ -175,9 +175,27 @@ json assumptions(const json&) {
                            bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
         rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
                            allowance_source));
-        char peak[48];
-        std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
-        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak, hw.peak_bf16 > 0 ? hw.source : std::string()));
+        // bf16 on every preset; fp8 and fp4 where the chip has them (dense: sparse headlines are halved).
+        struct Peak {
+            const char *id, *name;
+            double value;
+        };
+        for (const Peak& p : {Peak{"dense_peak_bf16", "dense bf16 peak", hw.peak_bf16},
+                              Peak{"dense_peak_fp8", "dense fp8 peak", hw.peak_fp8},
+                              Peak{"dense_peak_fp4", "dense fp4 peak (NVFP4, MXFP4)", hw.peak_fp4}}) {
+            if (p.value <= 0 && std::string(p.id) != "dense_peak_bf16") continue;
+            char peak[48];
+            std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", p.value / 1e12);
+            rows.push_back(row(p.id, p.name, peak, p.value > 0 ? hw.source : std::string()));
+        }
+        if (hw.interconnect.present) {
+            char link[96];
+            std::snprintf(link, sizeof link, "%lld GPUs, %.6g GB/s each way inside, %.6g GB/s each way out",
+                          static_cast<long long>(hw.interconnect.gpus_per_node),
+                          hw.interconnect.intra_node_bytes_per_s / 1e9, hw.interconnect.network_bytes_per_s / 1e9);
+            rows.push_back(
+                row("interconnect", "GPUs per NVLink/fabric domain, bandwidth per GPU", link, hw.interconnect.source));
+        }
         rows.push_back(row("memory_bandwidth", "memory bandwidth",
                            format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
         hardware.push_back({{"id", h.at("id")}, {"name", hw.name}, {"assumptions", rows}});
