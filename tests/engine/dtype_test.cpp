@@ -41,7 +41,7 @@ TEST_CASE("each role lists its dtypes in table order") {
     CHECK(tally::dtype_ids(tally::kStorageDType) == "fp32, bf16, fp16, fp8, int8, nvfp4, mxfp8, mxfp4, none");
     CHECK(tally::dtype_ids(tally::kPeakDType) == "fp32, tf32, bf16, fp16, fp8, fp4");
     CHECK(tally::dtype_ids(tally::kTensorDType) ==
-          "fp64, fp32, bf16, fp16, fp8, e4m3, e5m2, int64, int32, int8, fp4, int4, nvfp4, mxfp8, mxfp4");
+          "fp64, fp32, bf16, fp16, fp8, e4m3, e5m2, int64, int32, int8, fp4, int4");
 }
 
 TEST_CASE("a dtype outside the field's role is an error naming the field and listing the role's ids") {

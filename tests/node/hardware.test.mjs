@@ -19,7 +19,7 @@ const cases = [
   ]),
   ['kv_cache', { model: 'llama-2-7b', context: 4096, kv_dtype: 'mxfp8', weights_dtype: 'nvfp4' }],
   ['kv_cache', { model: 'llama-2-7b', context: 4096, kv_dtype: 'mxfp4' }],
-  ['step', { model: 'llama-3-8b', hardware: 'gb200-nvl72', gpus: 144, tp: 8 }],
+  ['step_time', { model: 'llama-3-8b', hardware: 'gb200-nvl72', gpus: 144, tp: 8 }],
   // Bad input: a dtype outside the field's role, and a peak the chip lacks.
   ['kv_cache', { model: 'llama-2-7b', context: 4096, kv_dtype: 'nvfp5' }],
   ['roofline', { hardware: 'h200', dtype: 'fp4' }],
