@@ -141,3 +141,17 @@ TEST_CASE("every fp4 peak sits on a chip with an fp8 peak, at least as high (FP4
         CHECK(hw.peak_fp4 <= 3 * hw.peak_fp8);
     }
 }
+
+TEST_CASE("GB200's GPU is B200 silicon at 1,200 W: the datasheet's per-GPU columns, 10 vs 9 PFLOP/s dense FP4") {
+    // NVIDIA Blackwell datasheet, individual GPU columns (with sparsity): GB200 FP4 20 PFLOPS, FP8 10, TF32 2.5,
+    // FP32 80 TFLOPS, 186 GB at 8 TB/s; HGX B200 FP4 18, FP8 9, TF32 2.2, FP32 75 TFLOPS.
+    const auto gb200 = tally::find_hardware("gb200-nvl72");
+    const auto b200 = tally::find_hardware("b200");
+    CHECK(gb200.peak("fp4") == 20e15 / 2);
+    CHECK(b200.peak("fp4") == 18e15 / 2);
+    CHECK(gb200.peak("tf32") == 2.5e15 / 2);
+    CHECK(b200.peak("tf32") == 2.2e15 / 2);
+    CHECK(gb200.peak("fp32") == 80e12);
+    CHECK(b200.peak("fp32") == 75e12);
+    CHECK(gb200.memory_bytes == 186'000'000'000u);
+}
