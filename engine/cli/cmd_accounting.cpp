@@ -79,7 +79,8 @@ constexpr Option kFlopsOptions[] = {
         {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},  \
         {"--recipe", "recipe", Kind::String,                                                                          \
          "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"},     \
-        {"--weights", "weights", Kind::String, "override: working weights dtype fp32|bf16|fp16|fp8"},                 \
+        {"--weights", "weights", Kind::String,                                                                        \
+         "override: working weights dtype fp32|bf16|fp16|fp8|nvfp4|mxfp8|mxfp4"},                                     \
         {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
         {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
         {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},     \
@@ -133,8 +134,10 @@ constexpr Option kKvOptions[] = {
     {"--encoder-context", "encoder_context", Kind::Integer,
      "encoder-decoder: input tokens, whose cross-attention K/V are cached once (default: --context)"},
     {"--batch", "batch", Kind::Integer, "sequences (default 1)"},
-    {"--kv-dtype", "kv_dtype", Kind::String, "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32"},
-    {"--weights-dtype", "weights_dtype", Kind::String, "weights dtype: bf16 (default) | fp8 | int8 | fp32"},
+    {"--kv-dtype", "kv_dtype", Kind::String,
+     "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32 | nvfp4 | mxfp8 | mxfp4"},
+    {"--weights-dtype", "weights_dtype", Kind::String,
+     "weights dtype: bf16 (default) | fp8 | int8 | fp32 | nvfp4 | mxfp8 | mxfp4"},
     {"--hardware", "hardware", Kind::String, "hardware preset id: adds fits, max batch and max context"},
     {"--capacity-bytes", "capacity_bytes", Kind::Integer,
      "GPU memory in bytes, taken as usable (instead of --hardware)"},

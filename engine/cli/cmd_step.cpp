@@ -34,7 +34,7 @@ using nlohmann::json;
         {"--recipe", "recipe", Kind::String,                                                                       \
          "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                        \
         {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},     \
-        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8"},              \
+        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8 | fp4"},        \
         {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {         \
         "--capacity-factor", "capacity_factor", Kind::Number,                                                      \
             "MoE: expert slots per routed token (default 0: no limit)"                                             \

@@ -35,7 +35,7 @@ namespace {
         {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                            \
         {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},         \
         {"--dtype", "dtype", Kind::String,                                                                            \
-         "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, tf32, fp32"},                              \
+         "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, fp4, tf32, fp32"},                         \
         {"--peak-tflops", "peak_tflops", Kind::Number,                                                                \
          "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"},                                        \
     {                                                                                                                 \

@@ -90,7 +90,7 @@ json matmul_roofline(const json& args) {
     const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
     const Hardware hw = find_hardware(string_arg(args, "hardware"));
     const double peak = hw.peak(type);
-    const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, static_cast<double>(dtype_bytes(type)));
+    const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, dtype_element_bytes(type));
     const double attainable = roofline::attainable(t.intensity, peak, hw.memory_bandwidth_bytes_per_s);
     return json{{"m", m},
                 {"n", n},

@@ -50,10 +50,15 @@ json presets(const json&) {
         if (d.roles & kPeakDType) roles.push_back("peak");
         if (d.roles & kTensorDType) roles.push_back("tensor");
         json row{{"id", d.id}, {"name", d.name}, {"bits", d.bits}, {"roles", roles}, {"note", d.note}};
-        if (d.bits % 8 == 0)
-            row["bytes"] = d.bits / 8;
+        // Bytes per element with the block scale's share: packed sub-byte and block-scaled types are fractional.
+        if (dtype_bytes_256(d.type) % 256 == 0)
+            row["bytes"] = dtype_bytes_256(d.type) / 256;
         else
-            row["bytes"] = d.bits / 8.0;  // packed sub-byte types (two fp4 values per byte)
+            row["bytes"] = dtype_element_bytes(d.type);
+        if (d.block != 0) {
+            row["block"] = d.block;
+            row["scale_bits"] = d.scale_bits;
+        }
         dtypes.push_back(row);
     }
     return json{{"models", models},
@@ -170,9 +175,27 @@ json assumptions(const json&) {
                            bytes_text(hw.memory_reported_bytes), hw.memory_reported_source));
         rows.push_back(row("usable_capacity", "usable capacity (reported − allowance)", bytes_text(u.usable_bytes),
                            allowance_source));
-        char peak[48];
-        std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", hw.peak_bf16 / 1e12);
-        rows.push_back(row("dense_peak_bf16", "dense bf16 peak", peak, hw.peak_bf16 > 0 ? hw.source : std::string()));
+        // bf16 on every preset; fp8 and fp4 where the chip has them (dense: sparse headlines are halved).
+        struct Peak {
+            const char *id, *name;
+            double value;
+        };
+        for (const Peak& p : {Peak{"dense_peak_bf16", "dense bf16 peak", hw.peak_bf16},
+                              Peak{"dense_peak_fp8", "dense fp8 peak", hw.peak_fp8},
+                              Peak{"dense_peak_fp4", "dense fp4 peak (NVFP4, MXFP4)", hw.peak_fp4}}) {
+            if (p.value <= 0 && std::string(p.id) != "dense_peak_bf16") continue;
+            char peak[48];
+            std::snprintf(peak, sizeof peak, "%.6g TFLOP/s", p.value / 1e12);
+            rows.push_back(row(p.id, p.name, peak, p.value > 0 ? hw.source : std::string()));
+        }
+        if (hw.interconnect.present) {
+            char link[96];
+            std::snprintf(link, sizeof link, "%lld GPUs, %.6g GB/s each way inside, %.6g GB/s each way out",
+                          static_cast<long long>(hw.interconnect.gpus_per_node),
+                          hw.interconnect.intra_node_bytes_per_s / 1e9, hw.interconnect.network_bytes_per_s / 1e9);
+            rows.push_back(
+                row("interconnect", "GPUs per NVLink/fabric domain, bandwidth per GPU", link, hw.interconnect.source));
+        }
         rows.push_back(row("memory_bandwidth", "memory bandwidth",
                            format_number(hw.memory_bandwidth_bytes_per_s / 1e12) + " TB/s", hw.source));
         hardware.push_back({{"id", h.at("id")}, {"name", hw.name}, {"assumptions", rows}});

@@ -41,7 +41,7 @@ json roofline(const json& args) {
     const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
     roofline::OpsConfig config;
     const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
-    config.element_bytes = static_cast<double>(dtype_bytes(type));
+    config.element_bytes = dtype_element_bytes(type);
     config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, roofline::kMaxOpsSeq).value_or(config.seq));
     config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
     config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));

@@ -76,6 +76,7 @@ double Hardware::*peak_member(DType dtype) {
         case DType::BF16: return &Hardware::peak_bf16;
         case DType::FP16: return &Hardware::peak_fp16;
         case DType::FP8: return &Hardware::peak_fp8;
+        case DType::FP4: return &Hardware::peak_fp4;
         default: return nullptr;
     }
 }

@@ -34,26 +34,26 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
     const std::uint64_t layers =
         static_cast<std::uint64_t>(c.is_encoder_decoder() ? c.num_decoder_layers : c.num_layers);
     const std::uint64_t windowed = static_cast<std::uint64_t>(c.num_sliding_layers);
-    const std::uint64_t bytes = dtype_bytes(kv_dtype);
     // Values one layer caches per token: K and V of n_kv heads (GQA shrinks n_kv), or MLA's latent and RoPE key.
     const std::uint64_t per_layer =
         c.is_mla() ? static_cast<std::uint64_t>(c.kv_lora_rank + c.qk_rope_head_dim)
                    : static_cast<std::uint64_t>(c.kv_dim()) + static_cast<std::uint64_t>(c.v_dim());
     const std::uint64_t mha_per_layer =
         static_cast<std::uint64_t>(c.num_heads) * static_cast<std::uint64_t>(c.head_dim + c.v_dim_per_head());
-    k.bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers, per_layer), bytes);
-    k.global_bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), bytes);
+    k.bytes_per_token = dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers, per_layer), kv_dtype);
+    k.global_bytes_per_token =
+        dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), kv_dtype);
     k.sliding_window = c.sliding_window;
     if (c.is_encoder_decoder())
         k.cross_bytes_per_sequence = checked_mul(
             "kv_cache", k.bytes_per_token, static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context));
     k.kv_cache_bytes = checked_mul("kv_cache", k.bytes_per_sequence(context), static_cast<std::uint64_t>(batch));
-    k.weights_bytes = checked_mul("weights", count_params(c).total, dtype_bytes(weights_dtype));
+    k.weights_bytes = dtype_storage_bytes("weights", count_params(c).total, weights_dtype);
     k.total_bytes = checked_add("kv_cache", k.kv_cache_bytes, k.weights_bytes);
     KvCache mha = k;  // the same windows and context, every head's own K and V
-    mha.bytes_per_token = checked_mul("kv_cache", checked_mul("kv_cache", layers, mha_per_layer), bytes);
+    mha.bytes_per_token = dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers, mha_per_layer), kv_dtype);
     mha.global_bytes_per_token =
-        checked_mul("kv_cache", checked_mul("kv_cache", layers - windowed, mha_per_layer), bytes);
+        dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers - windowed, mha_per_layer), kv_dtype);
     mha.cross_bytes_per_sequence =
         c.is_encoder_decoder()
             ? checked_mul("kv_cache", mha.bytes_per_token,

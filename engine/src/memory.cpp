@@ -175,12 +175,12 @@ std::string ChosenRecipe::description() const { return custom ? "per-class setti
 void validate(const Recipe& p) {
     if (p.weights == DType::None) throw InputError("weights", "weights must be a storage type, not none");
     if (p.gradients == DType::None) throw InputError("gradients", "gradients must be a storage type, not none");
-    if (p.master_weights != DType::None && dtype_bytes(p.master_weights) <= dtype_bytes(p.weights))
+    if (p.master_weights != DType::None && dtype_bytes_256(p.master_weights) <= dtype_bytes_256(p.weights))
         throw InputError("master_weights",
                          std::string("master_weights must be wider than the weights (") + to_string(p.weights) +
                              ") or none: a master copy as narrow as the weights is a duplicate, got " +
                              to_string(p.master_weights));
-    if (p.grad_accum != DType::None && dtype_bytes(p.grad_accum) <= dtype_bytes(p.gradients))
+    if (p.grad_accum != DType::None && dtype_bytes_256(p.grad_accum) <= dtype_bytes_256(p.gradients))
         throw InputError("grad_accum", std::string("grad_accum must be wider than the gradients (") +
                                            to_string(p.gradients) +
                                            ") or none: an accumulation buffer as narrow as "
@@ -195,15 +195,15 @@ void validate(const Recipe& p) {
 
 BytesPerParam256 bytes_per_param_256(const Recipe& p) {
     BytesPerParam256 b;
-    b.weights = 256 * dtype_bytes(p.weights);
-    b.gradients = 256 * dtype_bytes(p.gradients);
-    b.master_weights = 256 * dtype_bytes(p.master_weights);
-    b.grad_accum = 256 * dtype_bytes(p.grad_accum);
+    b.weights = dtype_bytes_256(p.weights);
+    b.gradients = dtype_bytes_256(p.gradients);
+    b.master_weights = dtype_bytes_256(p.master_weights);
+    b.grad_accum = dtype_bytes_256(p.grad_accum);
     switch (p.optimizer) {
-        case Optimizer::AdamW: b.optimizer_states = 2 * 256 * dtype_bytes(p.optimizer_state); break;
+        case Optimizer::AdamW: b.optimizer_states = 2 * dtype_bytes_256(p.optimizer_state); break;
         case Optimizer::AdamW8bit: b.optimizer_states = 2 * 256 + 2 * 4 * 256 / kAdam8bitBlock; break;
         case Optimizer::SgdMomentum:
-        case Optimizer::Lion: b.optimizer_states = 256 * dtype_bytes(p.optimizer_state); break;
+        case Optimizer::Lion: b.optimizer_states = dtype_bytes_256(p.optimizer_state); break;
         case Optimizer::Sgd:
         case Optimizer::Adafactor: b.optimizer_states = 0; break;
     }
@@ -252,7 +252,7 @@ std::string memory_class_description(MemoryClass memory_class, const TrainingSet
 }
 
 std::string zero3_buffer_formula(const TrainingSetup& st) {
-    return "N_unit · (1 + prefetch + 1) · " + format_number(static_cast<double>(dtype_bytes(st.recipe.weights))) + " B";
+    return "N_unit · (1 + prefetch + 1) · " + format_number(dtype_element_bytes(st.recipe.weights)) + " B";
 }
 
 std::string optimizer_states_formula(const Recipe& p) {
@@ -264,8 +264,8 @@ std::string optimizer_states_formula(const Recipe& p) {
         case Optimizer::Lion: return bytes_per_param_formula("N_o", bpp.optimizer_states);
         case Optimizer::Sgd: return "0";
         case Optimizer::Adafactor:
-            return std::string("Σ_matrices (rows + cols) · ") +
-                   format_number(static_cast<double>(dtype_bytes(p.optimizer_state))) + " B";
+            return std::string("Σ_matrices (rows + cols) · ") + format_number(dtype_element_bytes(p.optimizer_state)) +
+                   " B";
     }
     return "";
 }
@@ -646,25 +646,29 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
     r.p_opt = zero_shard(st.zero >= 1);
     r.p_grads = zero_shard(st.zero >= 2);
     r.p_weights = zero_shard(st.zero >= 3);
-    r.bytes.weights = mul(r.p_weights, dtype_bytes(p.weights));
-    r.bytes.gradients = mul(r.p_grads, dtype_bytes(p.gradients));
-    r.bytes.master_weights = mul(r.p_opt, dtype_bytes(p.master_weights));
+    r.bytes.weights = dtype_storage_bytes("memory", r.p_weights, p.weights);
+    r.bytes.gradients = dtype_storage_bytes("memory", r.p_grads, p.gradients);
+    r.bytes.master_weights = dtype_storage_bytes("memory", r.p_opt, p.master_weights);
     switch (p.optimizer) {
-        case Optimizer::AdamW: r.bytes.optimizer_states = mul(mul(2, r.p_opt), dtype_bytes(p.optimizer_state)); break;
+        case Optimizer::AdamW:
+            r.bytes.optimizer_states = dtype_storage_bytes("memory", mul(2, r.p_opt), p.optimizer_state);
+            break;
         case Optimizer::AdamW8bit:
             r.bytes.optimizer_states = add(mul(2, r.p_opt), mul(2 * 4, ceil_div(r.p_opt, kAdam8bitBlock)));
             break;
         case Optimizer::SgdMomentum:
-        case Optimizer::Lion: r.bytes.optimizer_states = mul(r.p_opt, dtype_bytes(p.optimizer_state)); break;
+        case Optimizer::Lion:
+            r.bytes.optimizer_states = dtype_storage_bytes("memory", r.p_opt, p.optimizer_state);
+            break;
         case Optimizer::Sgd: r.bytes.optimizer_states = 0; break;
         case Optimizer::Adafactor: {
             const u64 factored = shard_factored_state(c, spec);
             r.bytes.optimizer_states =
-                mul(st.zero >= 1 ? ceil_div(factored, udp) : factored, dtype_bytes(p.optimizer_state));
+                dtype_storage_bytes("memory", st.zero >= 1 ? ceil_div(factored, udp) : factored, p.optimizer_state);
             break;
         }
     }
-    r.bytes.grad_accum = mul(r.p_opt, dtype_bytes(p.grad_accum));
+    r.bytes.grad_accum = dtype_storage_bytes("memory", r.p_opt, p.grad_accum);
     if (st.zero3_gather != TrainingSetup::Zero3Gather::None) {
         // Gathered: the unit being computed plus the prefetched ones, and the unit's unsharded gradient.
         ShardSpec one_layer = spec;
@@ -673,7 +677,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
         r.zero3_unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? largest_module_params(c, spec.tp)
                                                                              : shard_params(c, one_layer);
         const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
-        r.bytes.zero3_buffer = mul(r.zero3_unit, mul(add(live_units, 1), dtype_bytes(p.weights)));
+        r.bytes.zero3_buffer = dtype_storage_bytes("memory", mul(r.zero3_unit, add(live_units, 1)), p.weights);
     }
     r.act = activation_memory(c, st, spec.layers, in_flight, first, last, microbatches);
     r.bytes.activations = r.act.total_bytes;

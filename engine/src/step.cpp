@@ -332,8 +332,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
-    const double grad_bytes = params * static_cast<double>(dtype_bytes(st.recipe.gradients));
-    const double weight_bytes = params * static_cast<double>(dtype_bytes(st.recipe.weights));
+    const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
+    const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     if (dp > 1) {

@@ -97,3 +97,36 @@ test('the inference widget reverts a URL KV-head count the engine refuses, with 
   assert.equal((await widget.evaluate((el) => el.getState())).kv_heads, '8');
   assert.deepEqual(errors(page), []);
 });
+
+test('the inference widget offers the block-scaled KV formats and the NVL72 rack, with the engine numbers', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const engine = (args) =>
+    page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
+  const fmt = (fn, value) =>
+    page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
+  const options = await widget.locator('select[name="kv_dtype"] option').evaluateAll((els) => els.map((e) => e.value));
+  for (const id of ['nvfp4', 'mxfp8', 'mxfp4']) assert.ok(options.includes(id), `${id} in ${options}`);
+
+  await setControl(widget, 'hardware', 'gb200-nvl72');
+  await setControl(widget, 'kv_dtype', 'nvfp4');
+  const r = await engine({ model: 'llama-3-8b', hardware: 'gb200-nvl72', batch: 8, context: 4096, kv_dtype: 'nvfp4' });
+  const bf16 = await engine({
+    model: 'llama-3-8b',
+    hardware: 'gb200-nvl72',
+    batch: 8,
+    context: 4096,
+    kv_dtype: 'bf16',
+  });
+  // NVFP4 is 4.5 bits a value against bf16's 16 (E4M3 scale per 16 values).
+  assert.equal(r.kv_cache_bytes * 16, bf16.kv_cache_bytes * 4.5);
+  const kvOut = await widget.locator('[data-out="kv"]').elementHandle();
+  await page.waitForFunction(
+    ([el, expected]) => el.textContent === expected,
+    [kvOut, await fmt('formatBytes', r.kv_cache_bytes)],
+  );
+  assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity|undefined/);
+  assert.match(await widget.locator('select[name="kv_dtype"] option[value="nvfp4"]').textContent(), /0\.5625 bytes/);
+  assert.deepEqual(page.errors, []);
+});

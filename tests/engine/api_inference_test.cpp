@@ -95,3 +95,19 @@ TEST_CASE("checkpoint_size reports the recipe's inference and resume bytes", "[a
               .get<double>() == 12);
     CHECK(call("checkpoint_size", {{"model", "llama-2-7b"}, {"recipe", "nope"}})["error"]["field"] == "recipe");
 }
+
+TEST_CASE("an fp4 matmul moves half a byte an element and meets B300's 13.5 PFLOP/s FP4 peak", "[api][roofline]") {
+    // 3 · 4096² elements at 0.5 byte (E2M1, scales aside) = 25,165,824 bytes; 2 · 4096³ FLOPs; HGX B300:
+    // 108 PFLOPS dense FP4 / 8 GPUs, 8 TB/s, so the ridge is 13.5e15 / 8e12 = 1,687.5 FLOP/byte.
+    const json r =
+        ok("matmul_roofline", {{"m", 4096}, {"k", 4096}, {"n", 4096}, {"hardware", "b300"}, {"dtype", "fp4"}});
+    CHECK(r["bytes"] == 3.0 * 4096 * 4096 / 2);
+    CHECK(r["peak_flops_per_s"] == 13.5e15);
+    CHECK(r["ridge_flops_per_byte"] == 1687.5);
+    CHECK(r["bound"] == "compute");
+    // Hopper has no FP4 tensor cores: an error naming dtype.
+    const json bad =
+        call("matmul_roofline", {{"m", 1}, {"k", 1}, {"n", 1}, {"hardware", "h100-sxm"}, {"dtype", "fp4"}});
+    CHECK(bad["ok"] == false);
+    CHECK(bad["error"]["field"] == "dtype");
+}

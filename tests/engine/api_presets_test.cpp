@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api_helpers.h"
+#include "tally/hardware.h"
 
 using nlohmann::json;
 using tally_test::error;
@@ -42,9 +43,16 @@ TEST_CASE("the assumptions audit gives every preset a value and a source for eve
                                                "activation_dtype", "params_compute",  "params_memory"};
                 if (preset["id"] == "deepseek-v3") expected.insert("mtp");
                 CHECK(ids == expected);
-            } else
-                CHECK(ids == std::set<std::string>{"capacity_marketing", "capacity_reported", "usable_capacity",
-                                                   "dense_peak_bf16", "memory_bandwidth"});
+            } else {
+                // fp8 and fp4 peaks and the interconnect appear where the preset has them.
+                std::set<std::string> expected{"capacity_marketing", "capacity_reported", "usable_capacity",
+                                               "dense_peak_bf16", "memory_bandwidth"};
+                const auto hw = tally::find_hardware(preset["id"].get<std::string>());
+                if (hw.interconnect.present) expected.insert("interconnect");
+                if (hw.peak_fp8 > 0) expected.insert("dense_peak_fp8");
+                if (hw.peak_fp4 > 0) expected.insert("dense_peak_fp4");
+                CHECK(ids == expected);
+            }
         }
     // Values are the engine's: Llama 3 8B is GQA without dropout, GPT-2 MHA with dropout 0.1.
     auto value = [&](const char* kind, const char* id, const char* row) {
@@ -59,4 +67,9 @@ TEST_CASE("the assumptions audit gives every preset a value and a source for eve
     CHECK(value("models", "gpt2-small", "attention").rfind("MHA", 0) == 0);
     CHECK(value("models", "gpt2-small", "dropout").find("attention 0.1") != std::string::npos);
     CHECK(value("hardware", "h100-sxm", "capacity_reported").rfind("85520809984 bytes", 0) == 0);
+    // Blackwell's FP4 and the 72-GPU NVLink domain of an NVL72 rack are audited rows too.
+    CHECK(value("hardware", "gb200-nvl72", "dense_peak_fp4") == "10000 TFLOP/s");
+    CHECK(value("hardware", "gb200-nvl72", "interconnect").rfind("72 GPUs, 900 GB/s", 0) == 0);
+    CHECK(value("hardware", "h100-sxm", "dense_peak_fp4") == "missing");
+    CHECK(value("hardware", "mi355x", "capacity_reported").find("288000000000 bytes") == 0);
 }

@@ -728,3 +728,19 @@ TEST_CASE(
     CHECK(run_cli("step --model llama-2-7b --hardware h100-sxm --gpus 8 --decoder-seq 100").first == 2);
     CHECK(run_cli("plan --model llama-2-7b --hardware h100-sxm --gpus 8 --encoder-head masked_lm").first == 2);
 }
+
+TEST_CASE("the CLI takes the block-scaled KV formats and the fp4 peak of a Blackwell Ultra rack") {
+    auto [status, out] = run_cli("kv-cache --model llama-2-7b --context 1 --kv-dtype nvfp4 --json");
+    REQUIRE(status == 0);
+    CHECK(json::parse(out)["bytes_per_token"] == 147'456);  // 262,144 values · 4.5 bits
+    auto [time_status, time_out] =
+        run_cli("time --params 70e9 --tokens 15e12 --gpus 72 --hardware gb300-nvl72 --dtype fp4 --mfu 0.5 --json");
+    REQUIRE(time_status == 0);
+    CHECK(json::parse(time_out)["peak_flops_per_s"] == 15e15);  // NVIDIA GB300 NVL72: 1,080 PFLOPS dense / 72
+    // A chip without the mode: exit 2 and a message naming the flag and the missing peak.
+    const auto bad = run_cli_argv({"time", "--params", "70e9", "--tokens", "15e12", "--gpus", "8", "--hardware", "h200",
+                                   "--dtype", "fp4", "--mfu", "0.5"});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("no dense fp4 peak") != std::string::npos);
+    CHECK(bad.err.find("(--dtype)") != std::string::npos);
+}

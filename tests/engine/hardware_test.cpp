@@ -61,3 +61,97 @@ TEST_CASE("usable capacity subtracts the context and a rounded-up fragmentation 
     CHECK(error_field([] { tally::usable_capacity(1000, 1000, 0); }) == "cuda_context_bytes");
     CHECK(error_field([] { tally::usable_capacity(1000, 0, -0.1); }) == "fragmentation_fraction");
 }
+
+TEST_CASE("H200 keeps the H100's dense compute: 989.5 TFLOP/s bf16 is half the 1,979 sparse headline, 4.8 TB/s") {
+    // NVIDIA H200 datasheet (2024), SXM: BF16 1,979 TFLOPS and FP8 3,958 TFLOPS with sparsity; HBM3e 4.8 TB/s.
+    const auto hw = tally::find_hardware("h200");
+    CHECK(hw.peak("bf16") * 2 == 1979e12);
+    CHECK(hw.peak("fp8") * 2 == 3958e12);
+    CHECK(hw.memory_bandwidth_bytes_per_s == Approx(4.8e12));
+    CHECK(hw.memory_bytes == 141'000'000'000u);
+    CHECK(error_field([&] { hw.peak("fp4"); }) == "dtype");  // Hopper has no FP4 tensor cores
+}
+
+TEST_CASE("B200 dense peaks are the HGX B200 sparse totals over 8 GPUs, halved: FP8 4.5 and FP4 9 PFLOP/s") {
+    // NVIDIA HGX B200 specifications: FP4 144 PFLOPS and FP8 72 PFLOPS for 8 GPUs, with sparsity.
+    const auto hw = tally::find_hardware("b200");
+    CHECK(hw.peak("fp8") == 72e15 / 8 / 2);
+    CHECK(hw.peak("fp4") == 144e15 / 8 / 2);
+}
+
+TEST_CASE("GB200 NVL72 per GPU is the rack over 72 and halved: FP8 720 PFLOPS sparse -> 5 PFLOP/s dense") {
+    // NVIDIA GB200 NVL72 datasheet: FP4 1,440, FP8 720, FP16/BF16 360 PFLOPS per rack with sparsity;
+    // 13.4 TB HBM3e at 576 TB/s; one NVLink domain of 72 GPUs at 130 TB/s.
+    const auto hw = tally::find_hardware("gb200-nvl72");
+    CHECK(hw.peak("fp8") == 720e15 / 72 / 2);
+    CHECK(hw.peak("fp4") == 1440e15 / 72 / 2);
+    CHECK(hw.peak("bf16") == 360e15 / 72 / 2);
+    CHECK(hw.memory_bandwidth_bytes_per_s == 576e12 / 72);
+    CHECK(hw.memory_bytes == Approx(13.4e12 / 72).epsilon(1e-3));
+    CHECK(hw.interconnect.gpus_per_node == 72);
+    CHECK(hw.interconnect.intra_node_bytes_per_s * 2 * 72 == Approx(130e12).epsilon(0.01));  // 1.8 TB/s a GPU
+}
+
+TEST_CASE("B300 and GB300: Blackwell Ultra's FP4 dense is 13.5 (HGX, 108 PFLOPS / 8) and 15 PFLOP/s (1,080 / 72)") {
+    // NVIDIA HGX B300 specifications: FP4 144 | 108 PFLOPS (sparse | dense) for 8 GPUs, FP8 72 PFLOPS sparse;
+    // NVIDIA GB300 NVL72 datasheet: FP4 1,440 | 1,080 PFLOPS for 72 GPUs, FP8 720 PFLOPS sparse; 288 GB HBM3e.
+    const auto b300 = tally::find_hardware("b300");
+    CHECK(b300.peak("fp4") == 108e15 / 8);
+    CHECK(b300.peak("fp8") == 72e15 / 8 / 2);
+    CHECK(b300.peak("bf16") == 36e15 / 8 / 2);
+    CHECK(b300.interconnect.gpus_per_node == 8);
+    const auto gb300 = tally::find_hardware("gb300-nvl72");
+    CHECK(gb300.peak("fp4") == 1080e15 / 72);
+    CHECK(gb300.peak("fp4") == 1440e15 / 72 * 0.75);  // dense FP4 is 3/4 of the sparse figure, not 1/2
+    CHECK(gb300.peak("fp8") == 720e15 / 72 / 2);
+    CHECK(gb300.interconnect.gpus_per_node == 72);
+    for (const auto& hw : {b300, gb300}) {
+        CHECK(hw.memory_bytes == 288'000'000'000u);
+        CHECK(hw.memory_reported_by == "datasheet");
+        CHECK(hw.memory_reported_bytes == hw.memory_bytes);
+    }
+}
+
+TEST_CASE("AMD FP8 peaks follow from CUs x FLOP/clock x clock: MI300X/MI325X 2,614.9, MI355X 5,033.2 TFLOP/s") {
+    // AMD CDNA 3 whitepaper: 304 CUs, 2,100 MHz peak engine clock, 4,096 dense FP8 FLOP per CU per clock.
+    const double cdna3 = 304.0 * 4096 * 2.1e9;
+    CHECK(tally::find_hardware("mi300x").peak("fp8") == Approx(cdna3).epsilon(1e-4));
+    CHECK(tally::find_hardware("mi325x").peak("fp8") == Approx(cdna3).epsilon(1e-4));
+    // AMD at ISSCC 2026 (CDNA 4): 8,192 FP8 FLOP per CU per clock; MI355X data sheet: 256 CUs at 2,400 MHz.
+    const auto mi355x = tally::find_hardware("mi355x");
+    CHECK(mi355x.peak("fp8") == Approx(256.0 * 8192 * 2.4e9).epsilon(1e-4));
+    CHECK(mi355x.peak("fp4") == Approx(2 * mi355x.peak("fp8")).epsilon(1e-4));  // MXFP4 doubles FP8
+    CHECK(mi355x.peak("bf16") == Approx(mi355x.peak("fp8") / 2).epsilon(1e-4));
+    CHECK(error_field([&] { mi355x.peak("tf32"); }) == "dtype");  // CDNA 4 has no TF32 matrix mode
+    CHECK(error_field([] { tally::find_hardware("mi325x").peak("fp4"); }) == "dtype");
+    // Capacity and bandwidth: MI325X 256 GB at 6 TB/s, MI355X 288 GB at 8 TB/s (AMD data sheets).
+    CHECK(tally::find_hardware("mi325x").memory_bytes == 256'000'000'000u);
+    CHECK(tally::find_hardware("mi325x").memory_bandwidth_bytes_per_s == 6e12);
+    CHECK(mi355x.memory_bytes == 288'000'000'000u);
+    CHECK(mi355x.memory_bandwidth_bytes_per_s == 8e12);
+}
+
+TEST_CASE("every fp4 peak sits on a chip with an fp8 peak, at least as high (FP4 runs at 2-3x FP8)") {
+    for (const auto& h : tally::presets_json().at("hardware")) {
+        const auto hw = tally::hardware_from_json(h);
+        INFO(hw.id);
+        if (hw.peak_fp4 == 0) continue;
+        CHECK(hw.peak_fp8 > 0);
+        CHECK(hw.peak_fp4 >= 1.999 * hw.peak_fp8);  // the data sheets round each figure to 0.1 TFLOP/s
+        CHECK(hw.peak_fp4 <= 3 * hw.peak_fp8);
+    }
+}
+
+TEST_CASE("GB200's GPU is B200 silicon at 1,200 W: the datasheet's per-GPU columns, 10 vs 9 PFLOP/s dense FP4") {
+    // NVIDIA Blackwell datasheet, individual GPU columns (with sparsity): GB200 FP4 20 PFLOPS, FP8 10, TF32 2.5,
+    // FP32 80 TFLOPS, 186 GB at 8 TB/s; HGX B200 FP4 18, FP8 9, TF32 2.2, FP32 75 TFLOPS.
+    const auto gb200 = tally::find_hardware("gb200-nvl72");
+    const auto b200 = tally::find_hardware("b200");
+    CHECK(gb200.peak("fp4") == 20e15 / 2);
+    CHECK(b200.peak("fp4") == 18e15 / 2);
+    CHECK(gb200.peak("tf32") == 2.5e15 / 2);
+    CHECK(b200.peak("tf32") == 2.2e15 / 2);
+    CHECK(gb200.peak("fp32") == 80e12);
+    CHECK(b200.peak("fp32") == 75e12);
+    CHECK(gb200.memory_bytes == 186'000'000'000u);
+}

@@ -85,3 +85,15 @@ TEST_CASE("an encoder has no KV cache and a decoder takes no encoder_context: er
               tally::kv_cache(preset("llama-2-7b"), 128, 1, tally::DType::BF16, tally::DType::BF16, 64);
           }) == "encoder_context");
 }
+
+TEST_CASE("block-scaled KV caches: Llama-2-7B per token is 270,336 bytes in MXFP8 and 147,456 in NVFP4") {
+    // 2·32·32·128 = 262,144 values a token; MXFP8 8.25 bits (OCP MX v1.0: E8M0 scale per 32), NVFP4 4.5 bits
+    // (E4M3 scale per 16): 262,144 · 1.03125 = 270,336 and 262,144 · 0.5625 = 147,456 bytes.
+    const auto c = preset("llama-2-7b");
+    CHECK(tally::kv_cache(c, 1, 1, tally::DType::MXFP8, tally::DType::BF16).bytes_per_token == 270'336u);
+    const auto k = tally::kv_cache(c, 4096, 2, tally::DType::NVFP4, tally::DType::NVFP4);
+    CHECK(k.bytes_per_token == 147'456u);
+    CHECK(k.kv_cache_bytes == 147'456ull * 4096 * 2);
+    // NVFP4 weights: 6,738,415,616 parameters · 0.5625 bytes, rounded up to a whole byte.
+    CHECK(k.weights_bytes == 3'790'358'784u);
+}

@@ -563,3 +563,25 @@ TEST_CASE("each memory class's description names the setup it describes: dtype, 
     st.recipe = tally::find_recipe("bf16_adamw_no_master").recipe;
     CHECK(text(MemoryClass::MasterWeights) == "None: the optimizer updates the working weights directly.");
 }
+
+TEST_CASE("NVFP4 weights and MXFP8 gradients count their block scales: 0.5625 and 1.03125 bytes a parameter") {
+    // NVFP4: 4.5 bits a value (E4M3 scale per 16); MXFP8: 8.25 bits (E8M0 scale per 32, OCP MX v1.0).
+    const auto c = preset("llama-2-7b");
+    TrainingSetup st;
+    st.recipe.weights = tally::DType::NVFP4;
+    st.recipe.gradients = tally::DType::MXFP8;
+    const auto m = memory_budget(c, st);
+    const std::uint64_t n = m.params_on_gpu;
+    CHECK(m.bytes.weights == (n * 144 + 255) / 256);
+    CHECK(m.bytes.gradients == (n * 264 + 255) / 256);
+    CHECK(m.bytes.master_weights == 4 * n);
+    const auto bpp = tally::bytes_per_param_256(st.recipe);
+    CHECK(bpp.weights == 144);
+    CHECK(bpp.gradients == 264);
+    // A master copy must be wider than the weights: MXFP8 over NVFP4 passes, NVFP4 over MXFP8 does not.
+    st.recipe.master_weights = tally::DType::MXFP8;
+    CHECK_NOTHROW(memory_budget(c, st));
+    st.recipe.weights = tally::DType::MXFP8;
+    st.recipe.master_weights = tally::DType::NVFP4;
+    CHECK(error_field([&] { memory_budget(c, st); }) == "master_weights");
+}

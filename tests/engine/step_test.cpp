@@ -343,3 +343,28 @@ TEST_CASE("step_time takes T5's decoder_seq and BERT's encoder_head: the MFU num
     args["encoder_head"] = "lm";
     CHECK(error_field([&] { api::invoke("step_time", args); }) == "encoder_head");
 }
+
+TEST_CASE("an NVL72 rack keeps a 64-GPU data-parallel all-reduce on NVLink; an 8-GPU NVLink domain does not") {
+    // NVIDIA GB200 NVL72 datasheet: 72 GPUs in one NVLink domain (900 GB/s each way per GPU); an HGX node has 8.
+    // tp 8 × dp 8 = 64 GPUs fit in the rack's domain, so the gradient reduction runs at NVLink speed and hides
+    // behind the backward pass; with 8 GPUs a domain it crosses the 400 Gb/s network and is partly exposed.
+    nlohmann::json rack = *find_preset("hardware", "gb200-nvl72");
+    nlohmann::json hgx = rack;
+    hgx["interconnect"]["gpus_per_node"] = 8;
+    auto dp_seconds = [](const nlohmann::json& hw) {
+        const nlohmann::json r =
+            api::invoke("step_time", {{"model", "llama-3-8b"}, {"hardware", hw}, {"gpus", 64}, {"tp", 8}});
+        double exposed = -1, hidden = -1;
+        for (const auto& b : r["breakdown"]) {
+            if (b["id"] == "dp_comm") exposed = b["seconds"].get<double>();
+            if (b["id"] == "dp_comm_hidden") hidden = b["seconds"].get<double>();
+        }
+        return std::pair{exposed, hidden};
+    };
+    const auto [rack_exposed, rack_hidden] = dp_seconds(rack);
+    const auto [hgx_exposed, hgx_hidden] = dp_seconds(hgx);
+    CHECK(rack_exposed == 0);
+    CHECK(rack_hidden > 0);
+    CHECK(hgx_exposed > 0);
+    CHECK(hgx_exposed + hgx_hidden > 10 * (rack_exposed + rack_hidden));  // 50 GB/s network vs 900 GB/s NVLink
+}

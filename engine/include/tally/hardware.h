@@ -33,7 +33,7 @@ struct Hardware {
     std::string memory_reported_source;       // where the reported figure comes from
     double memory_bandwidth_bytes_per_s = 0;  // HBM / GDDR bandwidth
     // Dense peak FLOP/s (no 2:4 sparsity); 0 where the chip has no such mode.
-    double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0;
+    double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0, peak_fp4 = 0;
     Interconnect interconnect;
 
     // Dense peak FLOP/s of a dtype with the peak role (dtype.h); InputError(field "dtype") when the dtype
