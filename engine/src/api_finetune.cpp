@@ -59,7 +59,8 @@ json finetune(const json& args) {
         s.double_quant = bool_arg(args, "double_quant", true);
         s.adapter = dtype_from_string(string_or(args, "adapter_dtype", "fp32"), "adapter_dtype", kStorageDType);
         s.compute = dtype_from_string(string_or(args, "compute_dtype", "bf16"), "compute_dtype", kStorageDType);
-        if (s.adapter == DType::None || s.adapter == DType::INT8 || s.adapter == DType::FP8)
+        // Adapters train in a float dtype: the block-scaled and 8-bit storage formats are refused by name.
+        if (s.adapter != DType::FP32 && s.adapter != DType::BF16 && s.adapter != DType::FP16)
             throw InputError("adapter_dtype", "adapter_dtype must be one of fp32, bf16, fp16");
         if (s.compute != DType::BF16 && s.compute != DType::FP16 && s.compute != DType::FP32)
             throw InputError("compute_dtype", "compute_dtype must be one of bf16, fp16, fp32");

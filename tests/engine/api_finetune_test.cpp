@@ -38,3 +38,13 @@ TEST_CASE("finetune's verdict: a budget over capacity may still fit once paged o
     CHECK(r["fits_paged"] == true);
     CHECK(ok("finetune", {{"model", "llama-2-7b"}})["fits"].is_null());
 }
+
+TEST_CASE("finetune trains adapters and computes in float dtypes only: block-scaled and 8-bit formats are refused") {
+    for (const char* dtype : {"nvfp4", "mxfp8", "mxfp4", "fp8", "int8"}) {
+        CAPTURE(dtype);
+        const json adapter = error("finetune", {{"model", "llama-2-7b"}, {"adapter_dtype", dtype}});
+        CHECK(adapter["field"] == "adapter_dtype");
+        CHECK(adapter["message"].get<std::string>().find("fp32, bf16, fp16") != std::string::npos);
+        CHECK(error("finetune", {{"model", "llama-2-7b"}, {"compute_dtype", dtype}})["field"] == "compute_dtype");
+    }
+}
