@@ -16,16 +16,22 @@ async function open(site, viewport, colorScheme = 'light') {
   return { page, widget };
 }
 
+/** The page's own engine (method inference) and base.js formatters, called inside the page. */
+function inPage(page) {
+  return {
+    engine: (args) =>
+      page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args),
+    fmt: (fn, value) => page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]),
+  };
+}
+
 const out = (widget, key) => widget.locator(`[data-out="${key}"]`).textContent();
 
 test("the inference widget shows the engine's cache, rates and crossover, and follows GQA", async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const { page, widget } = await open(site, DESKTOP);
-  const engine = (args) =>
-    page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
-  const fmt = (fn, value) =>
-    page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
+  const { engine, fmt } = inPage(page);
 
   const r = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
   assert.equal(await out(widget, 'kv'), await fmt('formatBytes', r.kv_cache_bytes));
@@ -102,10 +108,7 @@ test('the inference widget offers the block-scaled KV formats and the NVL72 rack
   const site = await startSite();
   t.after(() => site.close());
   const { page, widget } = await open(site, DESKTOP);
-  const engine = (args) =>
-    page.evaluate(async (a) => (await (await import('./engine.js')).getEngine()).call('inference', a), args);
-  const fmt = (fn, value) =>
-    page.evaluate(async ([name, v]) => (await import('./widgets/base.js'))[name](v), [fn, value]);
+  const { engine, fmt } = inPage(page);
   const options = await widget.locator('select[name="kv_dtype"] option').evaluateAll((els) => els.map((e) => e.value));
   for (const id of ['nvfp4', 'mxfp8', 'mxfp4']) assert.ok(options.includes(id), `${id} in ${options}`);
 

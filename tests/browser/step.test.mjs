@@ -5,13 +5,19 @@ import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
 import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
 
-test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, and the planner applies a layout', async (t) => {
+/** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
+async function openStep(t) {
   const site = await startSite();
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/#step-time');
   const widget = page.locator('section#step-time tally-step');
   await widget.evaluate((el) => el.ready);
+  return { site, page, widget };
+}
+
+test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, and the planner applies a layout', async (t) => {
+  const { site, page, widget } = await openStep(t);
   await setControl(widget, 'tp', '8');
   await setControl(widget, 'pp', '2');
 
@@ -63,12 +69,7 @@ test('step time: Llama 3 70B on 64 H100s shows exactly the native prediction, an
 });
 
 test('step time: a layout applied just before the reader leaves is in the history entry (flushed on pagehide)', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
-  await open(site, page, '/#step-time');
-  const widget = page.locator('section#step-time tally-step');
-  await widget.evaluate((el) => el.ready);
+  const { site, page, widget } = await openStep(t);
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
   // In one task: nothing can write the URL between the click and pagehide but the pagehide listener itself.

@@ -79,6 +79,15 @@ function request(pathname, { method = 'GET', headers = {}, port = server.port } 
   });
 }
 
+/** Each path gets a 4xx answer that holds neither the planted secret nor /etc/passwd's first line. */
+async function assertRefused(paths) {
+  for (const attempt of paths) {
+    const r = await request(attempt);
+    assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status ?? r.error?.message}`);
+    assert.ok(!r.body.includes(SECRET) && !r.body.includes('root:'), `${attempt} leaks nothing`);
+  }
+}
+
 async function assertStillServing() {
   const r = await request('/app.js');
   assert.equal(r.status, 200, 'the server still answers after the request');
@@ -146,11 +155,7 @@ test('encoded "..", backslashes and sibling-prefix folders do not leave the fold
     '/app.js%00.html',
     '/%zz',
   ];
-  for (const attempt of attempts) {
-    const r = await request(attempt);
-    assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status}`);
-    assert.ok(!r.body.includes(SECRET), `${attempt} leaks nothing`);
-  }
+  await assertRefused(attempts);
   await assertStillServing();
 });
 
@@ -209,11 +214,7 @@ test('paths that start with "//" (read as a host name by URL parsers) do not lea
     'http://127.0.0.1/dir-out/secret.txt',
     '//pipe.txt',
   ];
-  for (const attempt of attempts) {
-    const r = await request(attempt);
-    assert.ok(r.status >= 400 && r.status < 500, `${attempt} -> ${r.status ?? r.error}`);
-    assert.ok(!r.body.includes(SECRET) && !r.body.includes('root:'), `${attempt} leaks nothing`);
-  }
+  await assertRefused(attempts);
   // Four readers of the FIFO held every file-I/O thread, so the next request hung; now each is refused at once.
   const pipes = await Promise.all([1, 2, 3, 4].map(() => request('//pipe.txt')));
   assert.deepEqual(
