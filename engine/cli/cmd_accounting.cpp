@@ -16,14 +16,13 @@ namespace {
 
 using nlohmann::json;
 
-#define MODEL_OPTIONS                                                                             \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"}, \
-        {"--config", "config_path", Kind::String,                                                 \
-         "path to a Hugging Face config.json (llama, mistral, qwen2, "                            \
-         "mixtral, gpt2, bert, roberta, t5) or a tally config object"},                           \
-    {                                                                                             \
-        "--encoder-head", "encoder_head", Kind::String,                                           \
-            "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"             \
+#define MODEL_OPTIONS                                                                               \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},   \
+        {"--config", "config_path", Kind::String,                                                   \
+         "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES ") or a tally config object"}, \
+    {                                                                                               \
+        "--encoder-head", "encoder_head", Kind::String,                                             \
+            "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"               \
     }
 
 constexpr Option kParamsOptions[] = {MODEL_OPTIONS};

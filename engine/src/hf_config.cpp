@@ -484,10 +484,7 @@ ModelConfig load_t5(const json& j) {
 
 }  // namespace
 
-const char* hf_model_types() {
-    return "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, deepseek_v3, kimi_k2, gpt_oss, gemma2, gemma3_text, gpt2, "
-           "bert, roberta, t5";
-}
+const char* hf_model_types() { return TALLY_HF_MODEL_TYPES; }
 
 ModelConfig load_hf_config(const json& j) {
     if (!j.is_object()) throw InputError("hf_config", "config.json must be a JSON object");

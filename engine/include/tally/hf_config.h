@@ -1,6 +1,11 @@
-// Hugging Face config.json -> ModelConfig, for model_type llama, mistral, qwen2, mixtral, gpt2 (decoders),
-// bert, roberta (encoders) and t5 (encoder-decoder).
+// Hugging Face config.json -> ModelConfig, for the model_types in TALLY_HF_MODEL_TYPES: decoders (dense, MoE,
+// latent attention, sliding windows), bert and roberta (encoders) and t5 (encoder-decoder).
 #pragma once
+
+// The supported model_types, once: a macro so the CLI's compile-time help text can splice it in.
+#define TALLY_HF_MODEL_TYPES                                                                                       \
+    "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, deepseek_v3, kimi_k2, gpt_oss, gemma2, gemma3_text, gpt2, " \
+    "bert, roberta, t5"
 
 #include <string_view>
 
