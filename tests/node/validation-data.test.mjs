@@ -153,7 +153,8 @@ test('layouts add up: finite arguments, dp x tp x pp x cp = gpus, and the batch 
     assert.ok(['none', 'selective', 'full'].includes(args.recompute), `${run.id}: recompute ${args.recompute}`);
     assert.ok(['bf16', 'fp8'].includes(args.dtype), `${run.id}: dtype ${args.dtype}`);
     assert.equal(args.dp * args.tp * args.pp * args.cp, args.gpus, `${run.id}: dp x tp x pp x cp`);
-    const perReplica = args.grad_accum !== undefined ? args.micro_batch * args.grad_accum : args.local_batch;
+    const perReplica =
+      args.grad_accum_steps !== undefined ? args.micro_batch * args.grad_accum_steps : args.local_batch;
     if (perReplica === undefined) continue;
     if (perReplica * args.dp === args.global_batch) continue;
     assert.ok(run.inconsistency, `${run.id}: ${perReplica} x dp ${args.dp} != global batch ${args.global_batch}`);
