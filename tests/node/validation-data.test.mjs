@@ -164,6 +164,14 @@ test('layouts add up: finite arguments, dp x tp x pp x cp = gpus, and the batch 
   assert.ok(inconsistent.length <= 3, `inconsistent rows: ${inconsistent}`);
 });
 
+test("metadata in args never reuses a name tally reads as a dtype (its grad_accum is the accumulation buffer's dtype)", () => {
+  const dtypeArgs = ['weights', 'gradients', 'master_weights', 'optimizer_state', 'grad_accum', 'recipe', 'optimizer'];
+  for (const run of runs)
+    for (const field of dtypeArgs)
+      if (Object.hasOwn(run.args, field))
+        assert.equal(typeof run.args[field], 'string', `${run.id}: args.${field} is read by tally as a string`);
+});
+
 test('a run is expressible today exactly when it lists nothing missing, and cp or FP8 are always listed', () => {
   for (const run of runs) {
     assert.equal(typeof run.expressible_today, 'boolean', run.id);
