@@ -513,6 +513,12 @@ class TallyMemoryBudget extends TallyWidget {
     const root = this.shadowRoot;
     for (const [name, modes] of Object.entries(FINETUNE_FIELD_MODES))
       root.querySelector(`.field[data-field="${name}"]`).hidden = !modes.includes(values.mode);
+    // With adapters only the recipe's optimizer applies: the frozen base and the fp32 adapters set the rest.
+    root.querySelector('.field[data-field="recipe"] label').textContent = FINETUNE_FIELD_MODES.rank.includes(
+      values.mode,
+    )
+      ? 'Recipe (the adapters use its optimizer)'
+      : 'Recipe (dtypes + optimizer)';
     const more = root.querySelector('[data-out="more"]');
     if (!more || more.open) return;
     // A folded field with an error, or one a link set away from its starting value, must not stay out of sight.
