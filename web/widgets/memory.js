@@ -207,6 +207,12 @@ const FINETUNE_CLASSES = [
   },
   { id: 'other', name: 'other buffers', color: '#edc948', description: 'gradient accumulation and ZeRO-3 buffers' },
 ];
+/** What to try when a fine-tuning budget does not fit, by method. */
+const FINETUNE_HINTS = {
+  full: 'try LoRA or QLoRA, a shorter sequence, recomputation or a larger GPU',
+  lora: 'try QLoRA, a shorter sequence, recomputation or a larger GPU',
+  qlora: 'try a shorter sequence, recomputation, fewer target modules or a larger GPU',
+};
 /** Rows shown even at 0 bytes in the adapter modes: what LoRA removes is part of the lesson. */
 const ADAPTER_CORE = ['frozen_weights', 'trainable_weights', 'gradients', 'optimizer_states', 'activations'];
 
@@ -825,7 +831,7 @@ class TallyMemoryBudget extends TallyWidget {
       verdict.innerHTML = `Fits only with paging: ${escapeHtml(formatBytes(total))} &gt; ${escapeHtml(formatBytes(usable))} usable, but without the ${escapeHtml(formatBytes(b.per_gpu_bytes.optimizer_states))} of optimizer states the GPU holds ${escapeHtml(formatBytes(b.paged_floor_bytes))}<span class="sub">${escapeHtml(trained)}; the paged optimizer moves its states to host RAM when the GPU runs out, at the cost of PCIe transfers (${escapeHtml(capacityNote)}).</span>`;
     } else {
       verdict.className = 'verdict over';
-      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(trained)}; try QLoRA, a lower rank, a shorter sequence, recomputation or a larger GPU (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(trained)}; ${escapeHtml(FINETUNE_HINTS[b.method] ?? '')} (${escapeHtml(capacityNote)}).</span>`;
     }
   }
 
