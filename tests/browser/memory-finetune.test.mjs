@@ -90,6 +90,22 @@ test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine fi
   assert.equal(full.budget.fits, false);
   assert.match(await widget.locator('[data-out="verdict"]').textContent(), /^Does not fit/);
   assert.equal(await widget.locator('tr[data-term="frozen_weights"]').count(), 0, 'nothing is frozen');
+  // With a paged 8-bit optimizer on a 40 GB card the states can spill to host RAM: fits only with paging.
+  for (const [name, value] of Object.entries({
+    hardware: 'a100-40gb',
+    recipe: 'bf16_adamw_no_master',
+    opt8: true,
+    paged: true,
+  }))
+    await setControl(widget, name, value);
+  const paged = await widget.evaluate((el) => ({ args: el.budgetArgs, budget: el.budget }));
+  assert.equal(paged.args.optimizer, 'adamw_8bit');
+  assert.equal(paged.args.paged, true);
+  assert.deepEqual(paged.budget, native('finetune', paged.args));
+  assert.deepEqual([paged.budget.fits, paged.budget.fits_paged], [false, true]);
+  const pagedVerdict = await widget.locator('[data-out="verdict"]').textContent();
+  assert.match(pagedVerdict, /^Fits only with paging/);
+  assert.ok(pagedVerdict.includes(gb(paged.budget.paged_floor_bytes)), pagedVerdict);
   await setControl(widget, 'mode', 'lora');
   await screenshot(widget, 'memory-finetune-desktop');
   assert.doesNotMatch(await shownText(widget), /NaN|Infinity|undefined/);
