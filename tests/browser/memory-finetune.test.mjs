@@ -80,6 +80,14 @@ test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine fi
   assert.ok(verdict.includes(gb(expected.per_gpu_bytes.total)), verdict);
   assert.ok(verdict.includes('160 M of 6.74 B parameters train'), verdict);
   assert.equal(await widget.locator('[data-out="activations"]').isVisible(), false, 'no pre-training activation table');
+  // The Markdown export names the mode and carries the finetune terms in bytes.
+  const markdown = await widget.evaluate((el) => el.markdown());
+  assert.match(markdown, /^Training memory per GPU \(QLoRA/);
+  assert.ok(
+    markdown.includes(`| frozen base weights | ${(expected.per_gpu_bytes.frozen_weights / 1e9).toFixed(2)} |`),
+    markdown,
+  );
+  assert.ok(markdown.includes(`| ${expected.per_gpu_bytes.total} | 100% |`), markdown);
 
   // Full fine-tuning of the same model on the same card does not fit; the verdict says so in words.
   await setControl(widget, 'mode', 'full');
