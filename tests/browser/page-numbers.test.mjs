@@ -677,7 +677,102 @@ function expectations() {
   put('checkpoint_size', ckpt70, 'resume_bytes', 14 * n70, 'N × 14');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes_per_param', 12, '4 + 8');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
+  fineTuning(put, l27, n7);
   return map;
+}
+
+/**
+ * Chapter 5, fine-tuning: Llama 2 7B on an RTX 4090 at 512 tokens. LoRA adds r (d_in + d_out) per adapted matrix
+ * (Hu et al. 2021); the frozen base has no gradients or optimizer states; adapters train in fp32 with AdamW
+ * (4 + 4 + 8 bytes). NF4 (Dettmers et al. 2023, sec. 3): n/2 bytes + one absmax per 64 weights, fp32, or with
+ * double quantization 8-bit plus an fp32 scale per 256 absmax values and one fp32 offset per tensor.
+ */
+function fineTuning(put, c, n) {
+  const [h, f, L, V, s] = [c.hidden_size, c.ffn_hidden_size, c.num_layers, c.vocab_size, 512];
+  const card = usable('rtx-4090').usable;
+  const activations = llamaActivations(c, s, 1, 'none');
+  const full = {
+    model: 'llama-2-7b',
+    method: 'full',
+    recipe: 'bf16_adamw_no_master',
+    optimizer: 'adamw_8bit',
+    hardware: 'rtx-4090',
+    seq: s,
+  };
+  // bitsandbytes 8-bit AdamW: m and v in one byte each plus an fp32 absmax per 2048 values of each.
+  const states8bit = 2 * n + 2 * 4 * Math.ceil(n / 2048);
+  put('finetune', full, 'usable_bytes', card, 'reported − 512 MiB − 5 %');
+  put(
+    'finetune',
+    full,
+    'per_gpu_bytes.total',
+    2 * n + 2 * n + states8bit + activations,
+    'bf16 w + g, 8-bit m, v, acts',
+  );
+
+  const adapterParams = (r, modules) => modules.reduce((sum, [dIn, dOut]) => sum + r * (dIn + dOut), 0) * L;
+  const lora = { model: 'llama-2-7b', method: 'lora', hardware: 'rtx-4090', seq: s };
+  const p8 = adapterParams(8, [
+    [h, h],
+    [h, h],
+  ]);
+  assert.equal(p8, 4194304, "PEFT's printed trainable params for Llama 2 7B, r 8, q and v");
+  put('finetune', lora, 'lora.params', p8, 'r (h + h) × 2 × L');
+  put('finetune', lora, 'per_gpu_bytes.frozen_weights', 2 * n, 'N × 2 (bf16 base)');
+  put('finetune', lora, 'per_gpu_bytes.optimizer_states', 8 * p8, 'adapters × (4 + 4)');
+  put('finetune', lora, 'per_gpu_bytes.activations', activations, 'Llama layer terms at 512 tokens');
+  const loraActs = 8 * s * 2 * L * 2; // A·x: r values per token per adapter, bf16
+  put('finetune', lora, 'per_gpu_bytes.total', 2 * n + 16 * p8 + activations + loraActs, 'base + adapters + acts');
+
+  const nf4 = (count, dq) => {
+    const blocks = Math.ceil(count / 64);
+    return Math.ceil(count / 2) + (dq ? blocks + 4 * Math.ceil(blocks / 256) + 4 : 4 * blocks);
+  };
+  const base = (dq) => L * (4 * nf4(h * h, dq) + 3 * nf4(h * f, dq)) + 2 * (2 * V * h + (2 * L + 1) * h);
+  const qlora = {
+    model: 'llama-2-7b',
+    method: 'qlora',
+    lora_rank: 64,
+    lora_targets: 'all-linear',
+    hardware: 'rtx-4090',
+    seq: s,
+  };
+  const p64 = adapterParams(64, [
+    [h, h],
+    [h, h],
+    [h, h],
+    [h, h],
+    [h, f],
+    [h, f],
+    [f, h],
+  ]);
+  put('finetune', qlora, 'base.nf4_bits_per_param', 4 + 8 / 64 + 32 / (64 * 256), 'QLoRA sec. 3');
+  put('finetune', qlora, 'per_gpu_bytes.frozen_weights', base(true), 'NF4 linear layers + bf16 rest');
+  put('finetune', qlora, 'lora.params', p64, 'r (d_in + d_out) over 7 matrices × L');
+  const qloraActs = 64 * s * 7 * L * 2;
+  const dequant = 2 * h * f; // the largest weight in bf16
+  put(
+    'finetune',
+    qlora,
+    'per_gpu_bytes.total',
+    base(true) + 16 * p64 + activations + qloraActs + dequant,
+    'NF4 base + adapters + acts + dequant buffer',
+  );
+
+  // Problem 4: rank 16 on q, k, v, o.
+  const r16 = { model: 'llama-2-7b', method: 'lora', lora_rank: 16, lora_targets: 'q,k,v,o' };
+  const p16 = 4 * 16 * (h + h) * L;
+  put('finetune', r16, 'lora.params', p16, '4 × 16 (h + h) × L');
+  put('finetune', r16, 'per_gpu_bytes.trainable_weights', 4 * p16, 'fp32 adapters');
+  put('finetune', r16, 'per_gpu_bytes.gradients', 4 * p16, 'fp32 adapter gradients');
+  put('finetune', r16, 'per_gpu_bytes.optimizer_states', 8 * p16, 'fp32 m and v');
+  // Problem 5: double quantization.
+  const plain = { model: 'llama-2-7b', method: 'qlora' };
+  const single = { model: 'llama-2-7b', method: 'qlora', double_quant: false };
+  put('finetune', plain, 'base.params_quantized', L * (4 * h * h + 3 * h * f), 'linear weights of the layers');
+  put('finetune', plain, 'per_gpu_bytes.frozen_weights', base(true), 'double-quantized NF4');
+  put('finetune', single, 'base.nf4_bits_per_param', 4 + 32 / 64, 'fp32 absmax per 64');
+  put('finetune', single, 'per_gpu_bytes.frozen_weights', base(false), 'NF4 with fp32 absmax');
 }
 
 test('every engine-computed number in the prose equals an independently computed or published value', async (t) => {
