@@ -29,23 +29,25 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  // Every widget on tally's page that offers Share / embed, with the iframe snippet it offers.
   const shared = await page.evaluate(async () => {
-    const { widgetTags } = await import('/widgets/base.js');
     const { shareSnippets } = await import('/widgets/share.js');
-    return widgetTags().map((tag) => {
+    const offering = [...document.querySelectorAll('*')].filter(
+      (el) => el.localName.startsWith('tally-') && el.shadowRoot?.querySelector('details.share'),
+    );
+    const tags = [...new Set(offering.map((el) => el.localName))];
+    return tags.map((tag) => {
       const el = document.querySelector(tag);
-      const iframe = el ? shareSnippets(el).iframe : null;
+      const iframe = shareSnippets(el).iframe;
       return {
         tag,
-        share: Boolean(el?.shadowRoot.querySelector('details.share')),
-        src: iframe && new DOMParser().parseFromString(iframe, 'text/html').querySelector('iframe').src,
-        state: el?.getState() ?? null,
+        src: new DOMParser().parseFromString(iframe, 'text/html').querySelector('iframe').src,
+        state: el.getState(),
       };
     });
   });
-  assert.deepEqual(shared.map((w) => w.tag).sort(), [...TAGS].sort(), 'every widget module registered its tag');
+  assert.deepEqual(shared.map((w) => w.tag).sort(), [...TAGS].sort(), 'every widget offers Share / embed');
   for (const widget of shared) {
-    assert.ok(widget.share && widget.src, `${widget.tag} is on the page with a Share / embed control`);
     const frame = await site.newPage(DESKTOP);
     await frame.goto(widget.src);
     await frame.waitForFunction(
@@ -62,6 +64,8 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
     assert.deepEqual(errors(frame), []);
     await frame.close();
   }
+  const registered = await page.evaluate(async () => (await import('/widgets/base.js')).widgetTags());
+  assert.deepEqual(registered.sort(), [...TAGS].sort(), 'embed.html takes its list from the registered widgets');
 });
 
 test("URL state: on a host's page a widget neither writes nor reads the host's URL unless the author opts in with url-state", async (t) => {
@@ -271,5 +275,43 @@ test('roofline: hardware="h100-sxm,a100-80gb" keeps the author\'s order, and the
     await box.setChecked(true);
     assert.equal((await roof.evaluate((el) => el.getState())).hardware, `${order.split(',')[1]},${first}`);
   }
+  assert.deepEqual(errors(page), []);
+});
+
+test('defaults: a widget and `tally call` with the same attributes agree, or the widget names the default that differs', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await openHost(
+    site,
+    page,
+    'defaults',
+    `<tally-memory-budget id="m" model="llama-3-8b" hardware="h100-sxm"></tally-memory-budget>
+     <tally-compute id="c" model="llama-3-8b"></tally-compute>
+     <tally-memory-budget id="m2" model="llama-3-8b" hardware="h100-sxm" seq="2048"></tally-memory-budget>
+     <tally-compute id="c2" model="llama-3-8b" basis="exact" seq="2048"></tally-compute>`,
+  );
+  const note = (id) =>
+    page.evaluate(
+      (id) => document.getElementById(id).shadowRoot.querySelector('.defaults-note')?.textContent ?? '',
+      id,
+    );
+  // Left to the widget's defaults: the note names each one the engine chooses differently.
+  assert.match(await note('m'), /tally call memory_budget.*seq is 4096 here, 2048 in the engine/);
+  assert.match(
+    await note('c'),
+    /tally call training_cost.*basis is six_nd here, exact in the engine; seq is 4096 here, 2048 in the engine/,
+  );
+  // Set by the author to the engine's choice: no note, and the engine's answer without them is the widget's.
+  assert.equal(await note('m2'), '');
+  assert.equal(await note('c2'), '');
+  const m2 = await page.locator('#m2').evaluate((el) => ({ args: el.budgetArgs, budget: el.budget }));
+  const { seq, ...memoryArgs } = m2.args;
+  assert.equal(seq, 2048);
+  assert.deepEqual(native('memory_budget', memoryArgs), m2.budget);
+  const c2 = await page.locator('#c2').evaluate((el) => el.result);
+  const { flops_basis: basis, seq: computeSeq, ...costArgs } = c2.args;
+  assert.deepEqual([basis, computeSeq], ['exact', 2048]);
+  assert.deepEqual(native('training_cost', costArgs), c2.cost);
   assert.deepEqual(errors(page), []);
 });

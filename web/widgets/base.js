@@ -52,7 +52,8 @@ ${darkRule(':host([data-tally-theme="dark"])')}
 .result .label { font-size: 13px; color: var(--muted); }
 .result .value { font-size: 20px; font-variant-numeric: tabular-nums; }
 .notice, .url-notice { color: var(--error); font-size: 13px; }
-.url-notice:empty { display: none; }
+.url-notice:empty, .defaults-note:empty { display: none; }
+.defaults-note { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .field.check { flex-direction: row; align-items: center; gap: 6px; padding-top: 18px; }
 .field.check label { font-size: 14px; color: var(--fg); }
@@ -730,6 +731,7 @@ export class TallyWidget extends HTMLElement {
         );
     }
     this.defaults = { ...start };
+    this.fallbacks = Object.fromEntries(fields.map((f) => [f.name, f.fallback]));
     const fromUrl = this.keepsUrlState ? readState(this.key, this.stateSchema) : { values: {}, rejected: [] };
     Object.assign(start, fromUrl.values);
     this.urlValues = { ...fromUrl.values };
@@ -883,6 +885,43 @@ export class TallyWidget extends HTMLElement {
     if (text === this.announced) return;
     this.announced = text;
     this.dispatchEvent(new CustomEvent('change', { detail: { ...state }, bubbles: true, composed: true }));
+  }
+
+  /**
+   * The `defaults-note` line naming each default of this widget that differs from the engine's, so the widget and
+   * `tally call <method>` with the same attributes agree or the reader is told why not. `fields` lists
+   * [{field, arg, engine: (result) => value}]: for each field the page left at the widget's default, the engine is
+   * asked without `arg` and its own choice (read from its answer) compared with the widget's.
+   */
+  noteEngineDefaults(method, args, fields) {
+    const differ = [];
+    for (const { field, arg, engine } of fields) {
+      const attribute = this.stateFields?.find((f) => f.name === field)?.attribute ?? field.replace(/_/g, '-');
+      const value = this.values()[field];
+      if (!(arg in args) || this.hasAttribute(attribute) || value !== this.fallbacks?.[field]) continue;
+      const rest = { ...args };
+      delete rest[arg];
+      let theirs;
+      try {
+        theirs = engine(this.engine.call(method, rest));
+      } catch {
+        continue; // the engine refuses these arguments without it: no default of its own to compare
+      }
+      if (theirs !== undefined && String(theirs) !== String(args[arg]))
+        differ.push(`${field} is ${args[arg]} here, ${theirs} in the engine`);
+    }
+    const root = this.shadowRoot;
+    let box = root.querySelector('.defaults-note');
+    if (!box && !differ.length) return;
+    if (!box) {
+      box = document.createElement('p');
+      box.className = 'defaults-note';
+      box.part.add('defaults-note');
+      (root.querySelector('.notice') ?? root.querySelector('.fields'))?.after(box);
+    }
+    box.textContent = differ.length
+      ? `Defaults that differ from \`tally call ${method}\` with the same attributes: ${differ.join('; ')} (set the attribute to choose).`
+      : '';
   }
 
   /** Sets data-tally-theme (which the shared styles key on) to the theme hostTheme resolves now. */

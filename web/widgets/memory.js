@@ -463,6 +463,7 @@ class TallyMemoryBudget extends TallyWidget {
       return;
     }
     this.showWarnings(this.budget.warnings);
+    this.noteEngineDefaults('memory_budget', built.args, [{ field: 'seq', arg: 'seq', engine: (r) => r.setup?.seq }]);
     this.render();
   }
 
