@@ -195,6 +195,21 @@ test("theme: the widget follows its theme attribute, else the host's toggle or c
   assert.equal(await page.locator('tally-compute').evaluate((el) => el.dataset.tallyTheme), 'light');
   await page.evaluate(() => document.documentElement.classList.add('dark'));
   await page.waitForFunction(() => document.querySelector('tally-compute').dataset.tallyTheme === 'dark');
+
+  // Values outside a host attribute's range are named in the widget, with the values it takes.
+  const bad = await site.newPage(DESKTOP);
+  await openHost(site, bad, 'bad', '<tally-float theme="blue" url-state="maybe"></tally-float>', {
+    query: '?float1.value=2',
+  });
+  const notice = await bad.locator('tally-float .url-notice').textContent();
+  assert.match(notice, /Ignored attribute theme="blue": not one of light, dark, auto\./);
+  assert.match(notice, /Ignored attribute url-state="maybe": not one of \(empty\), on, off, true, false\./);
+  assert.notEqual(
+    (await bad.locator('tally-float').evaluate((el) => el.getState())).value,
+    '2',
+    'a refused url-state is off',
+  );
+  assert.equal(await bad.locator('tally-float').evaluate((el) => el.dataset.tallyTheme), 'light');
 });
 
 test("slides: keys typed into a widget's fields never reach the host's shortcuts, and compact widgets fit a 960x700 slide", async (t) => {

@@ -653,6 +653,8 @@ export class TallyWidget extends HTMLElement {
 
   /** Attributes every widget takes about its host page, not its state (docs/EMBEDDING.md, "On a host page"). */
   static hostAttributes = ['theme', 'compact', 'url-state'];
+  /** The values a host attribute takes, for the package's types (scripts/pack-widgets.mjs); others are free text. */
+  static hostAttributeOptions = { theme: THEMES, 'url-state': ['', 'on', 'off', 'true', 'false'] };
 
   /** Attributes that set state after start-up too (each subclass lists its own in `stateAttributes`), and `theme`. */
   static get observedAttributes() {
@@ -819,8 +821,8 @@ export class TallyWidget extends HTMLElement {
    * (tally's own index.html and embed.html do).
    */
   get keepsUrlState() {
-    const own = this.getAttribute('url-state');
-    if (own !== null) return !['false', 'off'].includes(own.trim().toLowerCase());
+    const own = this.getAttribute('url-state')?.trim().toLowerCase();
+    if (own !== undefined) return ['', 'on', 'true'].includes(own); // anything else is refused (hostAttributeNotices)
     return document.querySelector('meta[name="tally-url-state"]')?.getAttribute('content')?.trim() === 'on';
   }
 
@@ -928,6 +930,21 @@ export class TallyWidget extends HTMLElement {
   applyTheme() {
     const theme = hostTheme(this);
     if (this.dataset.tallyTheme !== theme) this.dataset.tallyTheme = theme;
+    if (this.mounted) this.hostAttributeNotices();
+  }
+
+  /** A host attribute outside its values is named, with the values, in the widget's notice line (and the console). */
+  hostAttributeNotices() {
+    for (const [name, allowed] of Object.entries(TallyWidget.hostAttributeOptions)) {
+      const text = this.getAttribute(name);
+      const bad = text !== null && !allowed.includes(text.trim().toLowerCase());
+      const message = bad
+        ? `Ignored attribute ${name}="${text.slice(0, QUOTE_CHARS)}": not one of ${allowed.map((v) => v || '(empty)').join(', ')}.`
+        : null;
+      if (bad && this.urlNotices?.get(`attribute:${name}`)?.text !== message)
+        console.warn(`tally: <${this.localName}> ${message}`);
+      this.setUrlNotice(`attribute:${name}`, message);
+    }
   }
 
   disconnectedCallback() {
@@ -1095,6 +1112,7 @@ export class TallyWidget extends HTMLElement {
         for (const type of ['input', 'change', 'click', 'keydown'])
           this.shadowRoot.addEventListener(type, () => queueMicrotask(() => this.announceState()));
       }
+      this.hostAttributeNotices();
       this.applyParts();
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.

@@ -350,6 +350,7 @@ class TallyRoofline extends TallyWidget {
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.cancel('');
   }
 
