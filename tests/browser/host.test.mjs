@@ -304,7 +304,12 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
     `<tally-memory-budget id="m" model="llama-3-8b" hardware="h100-sxm"></tally-memory-budget>
      <tally-compute id="c" model="llama-3-8b"></tally-compute>
      <tally-memory-budget id="m2" model="llama-3-8b" hardware="h100-sxm" seq="2048"></tally-memory-budget>
-     <tally-compute id="c2" model="llama-3-8b" basis="exact" seq="2048"></tally-compute>`,
+     <tally-compute id="c2" model="llama-3-8b" basis="exact" seq="2048"></tally-compute>
+     <tally-step id="s" model="llama-3-70b" hardware="h100-sxm"></tally-step>
+     <tally-step id="s2" model="llama-3-70b" hardware="h100-sxm" gpus="8" tp="8" batch="1" seq="2048" zero="0" sp="false" flash="false"></tally-step>
+     <tally-step id="s3" model="llama-3-70b" hardware="h100-sxm" gpus="8" tp="8" pp="1" batch="1" seq="2048" zero="0" sp="false" flash="false"></tally-step>
+     <tally-inference id="i" model="llama-3-8b" hardware="h100-sxm"></tally-inference>
+     <tally-inference id="i2" model="llama-3-8b" hardware="h100-sxm" batch="1"></tally-inference>`,
   );
   const note = (id) =>
     page.evaluate(
@@ -328,5 +333,25 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
   const { flops_basis: basis, seq: computeSeq, ...costArgs } = c2.args;
   assert.deepEqual([basis, computeSeq], ['exact', 2048]);
   assert.deepEqual(native('training_cost', costArgs), c2.cost);
+
+  assert.match(
+    await note('s'),
+    /tally call step_time.*gpus is 64 here, 1 in the engine; tp is 4 here, 1 in the engine; pp is 4 here, 1 in the engine; batch is 512 here, 1 in the engine; seq is 8192 here, 2048 in the engine; zero is 1 here, 0 in the engine; sp is true here, false in the engine; flash is true here, false in the engine/,
+  );
+  assert.match(await note('i'), /tally call inference.*batch is 8 here, 1 in the engine/);
+  assert.equal(await note('i2'), '');
+  // pp is left to the widget, whose 4 does not divide 8 GPUs with tp 8: the note names what the engine does instead.
+  assert.match(await note('s2'), /pp is 4 here, 1 in the engine/);
+  // With every default the page relies on matching the engine's, `tally call` with the page's attributes alone agrees.
+  const s3 = await page.locator('#s3').evaluate((el) => el.result);
+  const attributes = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 8, tp: 8, pp: 1, global_batch: 1, seq: 2048 };
+  assert.deepEqual(
+    native('step_time', { ...attributes, zero: 0, sequence_parallel: false, flash_attention: false }),
+    s3,
+  );
+  assert.equal(await note('s3'), '');
+  const i2 = await page.locator('#i2').evaluate((el) => ({ args: el.inferenceArgs, result: el.result }));
+  const { batch: _batch, ...inferenceArgs } = i2.args;
+  assert.deepEqual(native('inference', inferenceArgs), i2.result);
   assert.deepEqual(errors(page), []);
 });

@@ -892,25 +892,31 @@ export class TallyWidget extends HTMLElement {
   /**
    * The `defaults-note` line naming each default of this widget that differs from the engine's, so the widget and
    * `tally call <method>` with the same attributes agree or the reader is told why not. `fields` lists
-   * [{field, arg, engine: (result) => value}]: for each field the page left at the widget's default, the engine is
-   * asked without `arg` and its own choice (read from its answer) compared with the widget's.
+   * [{field, arg, engine: (result) => value}]: the engine is asked without the args of every field the page left at
+   * the widget's default (as `tally call` with only the page's attributes), and its choices read from its answer;
+   * where it refuses that, each field is asked alone.
    */
   noteEngineDefaults(method, args, fields) {
-    const differ = [];
-    for (const { field, arg, engine } of fields) {
+    const unset = fields.filter(({ field, arg }) => {
       const attribute = this.stateFields?.find((f) => f.name === field)?.attribute ?? field.replace(/_/g, '-');
-      const value = this.values()[field];
-      if (!(arg in args) || this.hasAttribute(attribute) || value !== this.fallbacks?.[field]) continue;
+      return arg in args && !this.hasAttribute(attribute) && this.values()[field] === this.fallbacks?.[field];
+    });
+    const ask = (omit) => {
       const rest = { ...args };
-      delete rest[arg];
-      let theirs;
+      for (const { arg } of omit) delete rest[arg];
       try {
-        theirs = engine(this.engine.call(method, rest));
+        return this.engine.call(method, rest);
       } catch {
-        continue; // the engine refuses these arguments without it: no default of its own to compare
+        return null; // refused without these: no choice of the engine's to compare
       }
-      if (theirs !== undefined && String(theirs) !== String(args[arg]))
-        differ.push(`${field} is ${args[arg]} here, ${theirs} in the engine`);
+    };
+    const together = unset.length ? ask(unset) : null;
+    const differ = [];
+    for (const f of unset) {
+      const answer = together ?? ask([f]);
+      const theirs = answer === null ? undefined : f.engine(answer);
+      if (theirs !== undefined && String(theirs) !== String(args[f.arg]))
+        differ.push(`${f.field} is ${args[f.arg]} here, ${theirs} in the engine`);
     }
     const root = this.shadowRoot;
     let box = root.querySelector('.defaults-note');
