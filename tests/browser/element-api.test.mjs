@@ -104,7 +104,8 @@ for (const c of CASES) {
     const site = await startSite();
     t.after(() => site.close());
     const page = await site.newPage(DESKTOP);
-    const widget = await openWidgetAlone(site, page, c.tag, c.attributes);
+    // url-state: this page is the author's, who opts in to the URL state checked here.
+    const widget = await openWidgetAlone(site, page, c.tag, `${c.attributes} url-state`);
     await widget.evaluate((el) => el.ready); // `ready` is a promise
     const initial = await widget.evaluate((el) => el.getState());
     assert.equal(typeof initial, 'object');

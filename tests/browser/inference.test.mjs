@@ -87,7 +87,7 @@ test('the inference widget reverts a URL KV-head count the engine refuses, with 
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   // 5 does not divide the 32 query heads of Llama 3 8B, so the engine refuses it after the URL check passes.
-  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b"', {
+  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b" url-state', {
     query: '?inf1.kv_heads=5&inf1.batch=16',
   });
   const state = await widget.evaluate((el) => el.getState());

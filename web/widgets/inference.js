@@ -228,6 +228,9 @@ class TallyInference extends TallyWidget {
     }
     this.result = r;
     this.showWarnings(r.warnings);
+    this.noteEngineDefaults('inference', this.inferenceArgs, [
+      { field: 'batch', arg: 'batch', engine: (e) => e.batch },
+    ]);
     out('kv', formatBytes(r.kv_cache_bytes));
     out('weights', formatBytes(r.weights_bytes));
     out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);

@@ -723,6 +723,7 @@ class TallyMemoryBudget extends TallyWidget {
     }
     this.syncModeFields(values);
     this.showWarnings(this.budget.warnings ?? []);
+    this.noteEngineDefaults(method, built.args, [{ field: 'seq', arg: 'seq', engine: (r) => r.setup?.seq }]);
     this.render();
   }
 
