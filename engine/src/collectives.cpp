@@ -6,6 +6,7 @@
 
 #include "tally/error.h"
 #include "tally/flops.h"
+#include "tally/input.h"
 #include "tally/params.h"
 
 namespace tally::collectives {
