@@ -14,6 +14,7 @@ import {
   showError,
   clearErrors,
   formatNumber,
+  formatBytes,
   escapeHtml,
   oneOf,
   numberStateFields,
@@ -51,6 +52,12 @@ export function formatSeconds(seconds) {
 /** Bytes per second as GB/s (decimal, as nccl-tests prints). */
 export function formatBandwidth(bytesPerSecond) {
   return `${formatNumber(bytesPerSecond / 1e9)} GB/s`;
+}
+
+/** 1e3 -> "1 kB", 1e6 -> "1 MB", 1e9 -> "1 GB": the chart's message-size ticks (decimal, as nccl-tests). */
+function sizeLabel(bytes) {
+  const [unit, scale] = bytes >= 1e9 ? ['GB', 1e9] : bytes >= 1e6 ? ['MB', 1e6] : bytes >= 1e3 ? ['kB', 1e3] : ['B', 1];
+  return `${formatNumber(bytes / scale)} ${unit}`;
 }
 
 const css = `
@@ -194,7 +201,7 @@ class TallyCollectives extends TallyWidget {
     out('busbw', formatBandwidth(r.bus_bytes_per_s));
     out('latency', formatSeconds(r.latency_seconds));
     out('bandwidth', formatSeconds(r.bandwidth_seconds));
-    out('sent', `${formatNumber(r.bytes_sent_per_rank / 1e6)} MB`);
+    out('sent', formatBytes(r.bytes_sent_per_rank));
     out(
       'bottleneck',
       `${r.bottleneck === 'nvlink' ? 'in-node link' : 'network'}, ${formatBandwidth(r.bottleneck_bytes_per_s)}`,
@@ -236,11 +243,13 @@ class TallyCollectives extends TallyWidget {
     const px = logScale([x0, x1], [left, W - right]);
     const py = logScale([y0, y1], [H - bottom, top]);
     let body = `<title>Bus bandwidth in GB/s against message size in bytes, log scales; dashed: the slowest link</title>`;
-    for (const t of logTicks(y0, y1))
+    // Over many decades only the powers of ten are labelled, so the labels do not collide.
+    const yTicks = logTicks(y0, y1).filter((t) => y1 - y0 < 4 || Number.isInteger(Math.log10(t)));
+    for (const t of yTicks)
       body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
     const xTicks = logTicks(x0, x1).filter((t) => Number.isInteger(Math.log10(t) / 3));
     for (const t of xTicks)
-      body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
+      body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(sizeLabel(t))}</text>`;
     body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
     body += `<line class="link" x1="${left}" x2="${W - right}" y1="${py(link).toFixed(1)}" y2="${py(link).toFixed(1)}"/>`;
     body += `<path class="bus" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
