@@ -211,22 +211,27 @@ class TallyCollectives extends TallyWidget {
       'note',
       `${r.ranks} ranks, ${r.steps} steps. ${share > 0.5 ? 'Latency-bound' : 'Bandwidth-bound'}: the latency term is ${formatNumber(share * 100, 2)} % of the time. Bus bandwidth = algorithm bandwidth × ${formatNumber(r.bus_factor)}, the factor nccl-tests uses for this collective, so it can be compared with the link's ${formatBandwidth(r.bottleneck_bytes_per_s)}.`,
     );
-    this.chartArgs = [r];
-    this.drawChart(r);
+    this.chartArgs = [r, this.sweep()];
+    this.drawChart(...this.chartArgs);
   }
 
-  /** Bus bandwidth (y, log) against message size (x, log) for this placement: where latency stops mattering. */
-  drawChart(r) {
-    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+  /** The engine's bus bandwidth at each message size of SWEEP for this placement (a size it refuses is left out). */
+  sweep() {
     const points = [];
     for (const bytes of SWEEP) {
       try {
         const p = this.engine.call('collective', { ...this.args, message_bytes: bytes });
         points.push({ x: bytes, y: p.bus_bytes_per_s / 1e9 });
       } catch {
-        // A size the engine refuses is left out of the curve.
+        // Left out of the curve; the shown message's own error, if any, is already beside its field.
       }
     }
+    return points;
+  }
+
+  /** Bus bandwidth (y, log) against message size (x, log) for this placement: where latency stops mattering. */
+  drawChart(r, points) {
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
     if (points.length < 2) return svg.replaceChildren();
     const W = drawWidth(this.shownWidth(svg), { min: 280 }),
       H = 240,
