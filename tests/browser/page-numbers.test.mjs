@@ -736,6 +736,37 @@ function expectations() {
     for (const id of Object.keys(rows))
       put('comm_roofline', args, `strategies[id=${id}].ridge_flops_per_byte`, ridge, 'peak / link bandwidth');
   }
+  // Mixtral 8x7B: all eight experts' gradients against two experts' FLOPs per token (top-2, SwiGLU, GQA with 8 KV heads).
+  {
+    const c = preset('models', 'mixtral-8x7b').config;
+    const args = { model: 'mixtral-8x7b', hardware: 'h100-sxm', seq: 4096, degree: 8 };
+    const h = c.hidden_size,
+      a = c.num_heads,
+      d = c.head_dim,
+      kvd = c.num_kv_heads * d,
+      f = c.ffn_hidden_size,
+      E = c.num_experts,
+      top = c.experts_per_token,
+      T = 4096;
+    const attn = h * (a * d + 2 * kvd) + a * d * h;
+    const forward = 2 * attn + 2 * h * E + 2 * top * 3 * h * f + 4 * T * a * d; // router h × E; QKᵀ and AV
+    const flops = 3 * forward * T;
+    const layerParams = attn + E * 3 * h * f + h * E + 2 * h;
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=dp].flops_per_byte',
+      flops / (2 * (7 / 8) * layerParams * 2),
+      'all experts all-reduced',
+    );
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=ep].flops_per_byte',
+      flops / (4 * (7 / 8) * T * top * h * 2),
+      '4 all-to-alls of top-k rows',
+    );
+  }
   return map;
 }
 

@@ -33,6 +33,7 @@ const cases = [
   // The communication roofline of the chapter and its problems; a MoE model; refusals.
   ['comm_roofline', { model: 'llama-2-7b', hardware: 'h100-sxm', seq: 4096, degree: 8 }],
   ['comm_roofline', { model: 'llama-2-7b', hardware: 'h100-sxm', seq: 4096, degree: 16 }],
+  ['comm_roofline', { model: 'mixtral-8x7b', hardware: 'h100-sxm', seq: 4096, degree: 8 }],
   ['comm_roofline', { model: 'mixtral-8x7b', hardware: 'h100-sxm', seq: 8192, degree: 8, micro_batch: 3 }],
   ['comm_roofline', { model: 'deepseek-v3', hardware: 'h200', degree: 64 }],
   ['comm_roofline', { model: 'llama-2-7b', degree: 1 }],
