@@ -97,6 +97,18 @@ const CASES = [
     edit: ['kv_dtype', 'fp8'],
     attribute: ['kv-heads', '4'],
   },
+  // 9 ranks on an 8-GPU H100 node pass the number check; the engine refuses them and names ranks_per_node.
+  {
+    tag: 'tally-collectives',
+    attributes: '',
+    good: { nodes: 4 },
+    result: (el) => el.result.ranks,
+    want: 32,
+    badValue: { collective: 'allreduce' },
+    refused: { ranks_per_node: '9' },
+    edit: ['algorithm', 'tree'],
+    attribute: ['message-bytes', '4096'],
+  },
 ];
 
 for (const c of CASES) {

@@ -678,6 +678,96 @@ function expectations() {
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes_per_param', 12, '4 + 8');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
   fineTuning(put, l27, n7);
+
+  // Chapter 7a: alpha-beta ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests
+  // #212: 370 of 450 GB/s), NCCL's per-step latencies (tuning.cc, Ring/LL: 0.4 µs NVLink, 0.9 µs network, 3.6 µs base).
+  const links = preset('hardware', 'h100-sxm').interconnect;
+  const nvlink = 0.8 * links.intra_node_gb_s * 1e9;
+  const card = 0.8 * links.network_gb_s * 1e9;
+  const allReduce = (bytes, perNode, nodes, tree = false) => {
+    const n = perNode * nodes;
+    const link = nodes > 1 ? Math.min(perNode > 1 ? nvlink : Infinity, perNode * card) : nvlink;
+    const steps = tree ? 2 * Math.ceil(Math.log2(n)) : 2 * (n - 1);
+    const seconds = 3.6e-6 + steps * (nodes > 1 ? 0.9e-6 : 0.4e-6) + (tree ? 2 : (2 * (n - 1)) / n) * (bytes / link);
+    return { seconds, algbw: bytes / seconds, busbw: ((bytes / seconds) * 2 * (n - 1)) / n };
+  };
+  for (const [bytes, perNode, nodes, tree] of [
+    [1e9, 8, 1],
+    [1e9, 8, 2],
+    [1e9, 1, 16],
+    [1024, 8, 1],
+    [1024, 8, 64],
+    [1024, 8, 64, true],
+  ]) {
+    const args = { collective: 'all_reduce', message_bytes: bytes, ranks_per_node: perNode };
+    if (nodes > 1) args.nodes = nodes;
+    args.hardware = 'h100-sxm';
+    if (tree) args.algorithm = 'tree';
+    const r = allReduce(bytes, perNode, nodes, tree);
+    const why = `${tree ? 'tree 2 log2 n' : 'ring 2(n-1)'} steps + bytes over the slowest link`;
+    put('collective', args, 'seconds', r.seconds, why);
+    put('collective', args, 'algorithm_bytes_per_s', r.algbw, 'message / time');
+    put('collective', args, 'bus_bytes_per_s', r.busbw, 'algbw × 2(n-1)/n (nccl-tests)');
+  }
+  // The communication roofline of one Llama 2 7B layer, bf16, one 4,096-token sequence per replica.
+  const l27c = preset('models', 'llama-2-7b').config;
+  for (const k of [8, 16]) {
+    const args = { model: 'llama-2-7b', hardware: 'h100-sxm', seq: 4096, degree: k };
+    const h = l27c.hidden_size,
+      a = l27c.num_heads,
+      d = l27c.head_dim ?? h / a,
+      kvd = l27c.num_kv_heads * d,
+      T = 4096,
+      L = l27c.num_layers;
+    const matmulParams = h * (a * d + 2 * kvd) + a * d * h + 3 * h * l27c.ffn_hidden_size;
+    const layerParams = matmulParams + 2 * h; // two RMSNorm weight vectors
+    const flops = 3 * (2 * matmulParams + 4 * T * a * d) * T; // training = 3 × forward; QKᵀ and AV 2·s·a·d each
+    const ring = (k - 1) / k;
+    const link = k <= links.gpus_per_node ? nvlink : card;
+    const ridge = (preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12) / link;
+    const rows = {
+      dp: flops / (2 * ring * layerParams * 2),
+      fsdp: flops / (3 * ring * layerParams * 2),
+      tp: flops / k / (4 * 2 * ring * T * h * 2),
+      pp: flops / ((2 * T * h * 2 * k) / L),
+      cp: flops / k / (3 * ring * T * 2 * kvd * 2),
+    };
+    for (const [id, value] of Object.entries(rows))
+      put('comm_roofline', args, `strategies[id=${id}].flops_per_byte`, value, `${id} layer FLOPs / bytes sent`);
+    for (const id of Object.keys(rows))
+      put('comm_roofline', args, `strategies[id=${id}].ridge_flops_per_byte`, ridge, 'peak / link bandwidth');
+  }
+  // Mixtral 8x7B: all eight experts' gradients against two experts' FLOPs per token (top-2, SwiGLU, GQA with 8 KV heads).
+  {
+    const c = preset('models', 'mixtral-8x7b').config;
+    const args = { model: 'mixtral-8x7b', hardware: 'h100-sxm', seq: 4096, degree: 8 };
+    const h = c.hidden_size,
+      a = c.num_heads,
+      d = c.head_dim,
+      kvd = c.num_kv_heads * d,
+      f = c.ffn_hidden_size,
+      E = c.num_experts,
+      top = c.experts_per_token,
+      T = 4096;
+    const attn = h * (a * d + 2 * kvd) + a * d * h;
+    const forward = 2 * attn + 2 * h * E + 2 * top * 3 * h * f + 4 * T * a * d; // router h × E; QKᵀ and AV
+    const flops = 3 * forward * T;
+    const layerParams = attn + E * 3 * h * f + h * E + 2 * h;
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=dp].flops_per_byte',
+      flops / (2 * (7 / 8) * layerParams * 2),
+      'all experts all-reduced',
+    );
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=ep].flops_per_byte',
+      flops / (4 * (7 / 8) * T * top * h * 2),
+      '4 all-to-alls of top-k rows',
+    );
+  }
   return map;
 }
 

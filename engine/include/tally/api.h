@@ -39,6 +39,9 @@ std::span<const Method> probe_methods();       // probes
 std::span<const Method> step_methods();        // step time, layout planner
 std::span<const Method> inference_methods();   // serving: decode, prefill, crossover; units; checkpoints
 
+// collective, comm_roofline (api_collectives.cpp)
+std::span<const Method> collectives_methods();
+
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);
 // Every method of every area, for `tally methods` and the JS API's self-description.
