@@ -37,7 +37,7 @@ TEST_CASE("kv_layers: what one layer of each kind holds per token, and the kinds
     // DeepSeek-V3 (DeepSeek-V2 sec. 2.1.2): all 61 layers hold the 512-wide latent and the 64-wide RoPE key,
     // against 128 heads · (192 + 128) = 40,960 values of full K and V; bf16 = 2 bytes each.
     const json d = ok("inference", {{"model", "deepseek-v3"}, {"context", 131072}, {"hardware", "b200"}});
-    REQUIRE(d["kv_layers"].size() == 1);
+    REQUIRE(d["kv_layers"].size() == 1u);
     const json& latent = d["kv_layers"][0];
     CHECK(latent["kind"] == "full");
     CHECK(latent["latent"] == true);
@@ -53,7 +53,7 @@ TEST_CASE("kv_layers: what one layer of each kind holds per token, and the kinds
     // gpt-oss-120b (model card sec. 2.1): 18 full and 18 windowed layers, each K and V of 8 heads of 64; at
     // 131,072 tokens the windowed layers hold 128: 18 · 2048 B · (131,072 + 128) = 4,836,556,800 bytes.
     const json g = ok("kv_cache", {{"model", "gpt-oss-120b"}, {"context", 131072}, {"batch", 2}});
-    REQUIRE(g["kv_layers"].size() == 2);
+    REQUIRE(g["kv_layers"].size() == 2u);
     const json& full = g["kv_layers"][0];
     const json& windowed = g["kv_layers"][1];
     CHECK(full["kind"] == "full");
@@ -83,7 +83,7 @@ TEST_CASE("kv_layers: what one layer of each kind holds per token, and the kinds
 
     // Llama 3 8B: one kind, 32 full layers of K and V for 8 of 32 heads of 128.
     const json l = ok("kv_cache", {{"model", "llama-3-8b"}, {"context", 8192}});
-    REQUIRE(l["kv_layers"].size() == 1);
+    REQUIRE(l["kv_layers"].size() == 1u);
     CHECK(l["kv_layers"][0]["layers"] == 32);
     CHECK(l["kv_layers"][0]["key_values"] == 1024);
     CHECK(l["kv_layers"][0]["mha_values"] == 8192);
