@@ -211,7 +211,7 @@ test("the inference widget offers every engine preset and shows what each kind o
   );
   assert.equal(dsRows.length, 1);
   assert.match(dsRows[0].layers, /^61 full attention$/);
-  assert.match(dsRows[0].holds, /^latent 512 \+ RoPE key 64 values, not 40,960 of per-head K and V$/);
+  assert.match(dsRows[0].holds, /^latent 512 \+ RoPE key 64 values \(per-head K and V: 40,960\)$/);
   assert.equal(dsRows[0].bytesPerLayerToken, '1,152 B');
   assert.match(await out(widget, 'kv_note'), /Latent attention: .* 512 \+ 64 values per token instead of 40,960/);
 
@@ -236,6 +236,8 @@ test("the inference widget offers every engine preset and shows what each kind o
       ['windowed', '18 windowed (last 128 tokens)', '128'],
     ],
   );
+  assert.equal(ossRows[1].holds, 'K 512 + V 512 values (without GQA: 8,192)');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-gpt-oss-layers');
   assert.equal(
     oss.kv_layers[0].bytes_per_sequence + oss.kv_layers[1].bytes_per_sequence,
     oss.kv_bytes_per_sequence,

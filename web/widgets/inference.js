@@ -60,6 +60,7 @@ const css = `
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .result .value { font-size: 17px; }
+  .kv-layers { font-size: 13px; }
 }
 `;
 
@@ -120,7 +121,7 @@ class TallyInference extends TallyWidget {
         <div class="kv-wrap">
           <table class="kv-layers" data-out="layers">
             <caption>What the KV cache holds, by kind of layer (one sequence)</caption>
-            <thead><tr><th scope="col">Layers</th><th scope="col">Each layer keeps per token</th><th scope="col" class="num">Bytes per token, each layer</th><th scope="col" class="num">Tokens kept</th><th scope="col" class="num">Cache, all these layers</th></tr></thead>
+            <thead><tr><th scope="col">Layers</th><th scope="col">Each keeps per token</th><th scope="col" class="num">Bytes a token, one layer</th><th scope="col" class="num">Tokens kept</th><th scope="col" class="num">Cache, these layers</th></tr></thead>
             <tbody></tbody>
           </table>
         </div>
@@ -281,8 +282,8 @@ class TallyInference extends TallyWidget {
             ? 'cross-attention'
             : 'full attention';
       const holds = g.latent
-        ? `latent ${count(g.value_values)} + RoPE key ${count(g.key_values)} values, not ${count(g.mha_values)} of per-head K and V`
-        : `K ${count(g.key_values)} + V ${count(g.value_values)} values (${count(g.mha_values)} with a K/V head per query head)`;
+        ? `latent ${count(g.value_values)} + RoPE key ${count(g.key_values)} values (per-head K and V: ${count(g.mha_values)})`
+        : `K ${count(g.key_values)} + V ${count(g.value_values)} values (without GQA: ${count(g.mha_values)})`;
       const tr = document.createElement('tr');
       tr.dataset.kind = g.kind;
       tr.innerHTML = `<td>${escapeHtml(`${count(g.layers)} ${kind}`)}</td><td data-col="holds">${escapeHtml(holds)}</td><td class="num" data-col="bytes_per_layer_token">${escapeHtml(count(g.bytes_per_layer_token))} B</td><td class="num" data-col="tokens">${escapeHtml(count(g.tokens))}</td><td class="num" data-col="bytes_per_sequence">${escapeHtml(formatBytes(g.bytes_per_sequence))}</td>`;
