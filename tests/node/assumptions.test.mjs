@@ -58,7 +58,7 @@ test('the audit covers exactly the presets the engine offers, and each new archi
   assert.match(text('models', 'gemma-2-9b'), /sliding window of 4096 tokens on 21 of 42 layers \| Gemma 2 report/);
   // Each new accelerator: capacity, the dense bf16 peak and the bandwidth, each from a vendor document.
   for (const id of ['b200', 'b300', 'gb200-nvl72', 'gb300-nvl72', 'mi325x', 'mi355x']) {
-    const labels = rows('hardware', id).map((a) => a.label ?? a.id);
+    const labels = rows('hardware', id).map((a) => a.name);
     for (const want of [/capacity on the datasheet/, /dense bf16 peak/, /memory bandwidth/])
       assert.ok(
         labels.some((l) => want.test(l)),
