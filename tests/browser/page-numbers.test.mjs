@@ -610,6 +610,94 @@ function expectations() {
   const wide = { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm', batch: 512 };
   put('inference', wide, 'decode.bound', serve(128, 512).bound, 'compute time against memory time');
   put('inference', wide, 'decode.tokens_per_s', serve(128, 512).tokensPerS, 'batch / step time');
+  // Chapter 9, latent attention and sliding windows: bytes per token from the preset files. MLA caches
+  // L · (d_c + d_rope) values (DeepSeek-V2 sec. 2.1.2); windowed layers hold min(context, W) tokens.
+  const ds = preset('models', 'deepseek-v3').config;
+  const oss = preset('models', 'gpt-oss-120b').config;
+  // DeepSeek-V3 counted by hand: MLA projections (q_a, q_b, kv_a, kv_b, o and two latent norms), 3 dense
+  // SwiGLU layers, 58 MoE layers of 256 routed + 1 shared experts with a router and its bias, untied head.
+  const dsAttention =
+    ds.hidden_size * ds.q_lora_rank +
+    ds.q_lora_rank +
+    ds.q_lora_rank * ds.num_heads * ds.head_dim +
+    ds.hidden_size * (ds.kv_lora_rank + ds.qk_rope_head_dim) +
+    ds.kv_lora_rank +
+    ds.kv_lora_rank * ds.num_heads * (ds.head_dim - ds.qk_rope_head_dim + ds.v_head_dim) +
+    ds.num_heads * ds.v_head_dim * ds.hidden_size;
+  const dsExpert = 3 * ds.hidden_size * ds.ffn_hidden_size;
+  const dsParams =
+    2 * ds.vocab_size * ds.hidden_size +
+    ds.num_layers * (dsAttention + 2 * ds.hidden_size) +
+    ds.hidden_size +
+    ds.num_dense_layers * 3 * ds.hidden_size * ds.dense_ffn_hidden_size +
+    (ds.num_layers - ds.num_dense_layers) *
+      ((ds.num_experts + ds.num_shared_experts) * dsExpert + ds.num_experts * (ds.hidden_size + 1));
+  assert.equal(Math.round(dsParams / 1e9), 671, 'DeepSeek-V3 report: 671B total parameters');
+  const dsValues = ds.num_layers * (ds.kv_lora_rank + ds.qk_rope_head_dim);
+  const dsMha = ds.num_layers * ds.num_heads * (ds.head_dim + ds.v_head_dim);
+  const ossLayer = 2 * oss.num_kv_heads * oss.head_dim * 2; // K and V of one layer, bf16
+  const ossFull = (oss.num_layers - oss.num_sliding_layers) * ossLayer;
+  const ossCache = (context) =>
+    ossFull * context + oss.num_sliding_layers * ossLayer * Math.min(context, oss.sliding_window);
+  const l70PerToken = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2;
+  const kvArgs = (model, context, batch = 1, kv_dtype = 'bf16') => ({ model, context, batch, kv_dtype });
+  const C = 131072;
+  put('kv_cache', kvArgs('llama-3-70b', C), 'bytes_per_token', l70PerToken, '2 L n_kv d bytes');
+  put('kv_cache', kvArgs('llama-3-70b', C), 'kv_cache_bytes', l70PerToken * C, '2 L n_kv d bytes × context');
+  put(
+    'kv_cache',
+    kvArgs('llama-3-70b', C),
+    'mha_kv_cache_bytes',
+    (l70PerToken * C * l370.num_heads) / l370.num_kv_heads,
+    'same with n_kv = a',
+  );
+  put('kv_cache', kvArgs('deepseek-v3', C), 'bytes_per_token', 2 * dsValues, 'L (d_c + d_rope) × 2 bytes');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'kv_cache_bytes', 2 * dsValues * C, 'L (d_c + d_rope) × 2 bytes × context');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'mha_kv_cache_bytes', 2 * dsMha * C, 'L a (d + d_v) × 2 bytes × context');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'weights_bytes', 2 * dsParams, 'N × 2 (MLA + MoE counted above)');
+  put(
+    'kv_cache',
+    kvArgs('deepseek-v3', 32768, 8),
+    'kv_cache_bytes',
+    2 * dsValues * 32768 * 8,
+    'L (d_c + d_rope) × 2 × tokens × batch',
+  );
+  put('kv_cache', kvArgs('deepseek-v3', 32768, 8), 'weights_bytes', 2 * dsParams, 'N × 2');
+  // NVFP4: 4 bits a value plus one 8-bit scale per 16 values = 4.5 bits (NVIDIA's NVFP4 format).
+  put(
+    'kv_cache',
+    kvArgs('deepseek-v3', C, 1, 'nvfp4'),
+    'kv_cache_bytes',
+    ((dsValues * 4.5) / 8) * C,
+    'values × 4.5 bits × context',
+  );
+  put(
+    'kv_cache',
+    kvArgs('gpt-oss-120b', C),
+    'bytes_per_token',
+    oss.num_layers * ossLayer,
+    'every layer below the window',
+  );
+  for (const context of [65536, C]) {
+    put('kv_cache', kvArgs('gpt-oss-120b', context), 'global_bytes_per_token', ossFull, 'the full layers only');
+    put(
+      'kv_cache',
+      kvArgs('gpt-oss-120b', context),
+      'kv_cache_bytes',
+      ossCache(context),
+      'full layers × context + windowed × W',
+    );
+  }
+  put(
+    'kv_cache',
+    kvArgs('gpt-oss-120b', C),
+    'mha_kv_cache_bytes',
+    (ossCache(C) * oss.num_heads) / oss.num_kv_heads,
+    'same with a K/V head per query head',
+  );
+  assert.equal(ossCache(C), 4_836_556_800, "18 · 2048 B · (131,072 + 128), the problem's arithmetic");
+  assert.equal(2 * dsValues * 32768 * 8, 18_421_383_168, "problem 4's arithmetic");
+  assert.equal(((dsValues * 4.5) / 8) * C, 2_590_507_008, "problem 6's arithmetic");
   // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
   for (const [name, bias] of [
     ['fp32', 127],
