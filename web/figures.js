@@ -193,62 +193,13 @@ function parallelism() {
   );
 }
 
-/**
- * The 1F1B pipeline schedule (Narayanan et al., 2021), simulated: each stage runs p − s − 1 warm-up
- * forwards, then alternates one forward and one backward; a forward waits for the previous stage, a
- * backward for the next. Backward takes twice a forward.
- */
-export function oneFOneB(stages, microbatches) {
-  const fTime = 1,
-    bTime = 2;
-  const order = [];
-  for (let s = 0; s < stages; s++) {
-    const warm = Math.min(stages - s - 1, microbatches);
-    const ops = [];
-    let f = 0,
-      b = 0;
-    for (; f < warm; f++) ops.push(['F', f]);
-    while (b < microbatches) {
-      if (f < microbatches) ops.push(['F', f++]);
-      ops.push(['B', b++]);
-    }
-    order.push(ops);
-  }
-  const done = new Map(); // "F s i" -> end time
-  const free = new Array(stages).fill(0);
-  const next = new Array(stages).fill(0);
-  const blocks = [];
-  let progress = true;
-  while (progress) {
-    progress = false;
-    for (let s = 0; s < stages; s++) {
-      if (next[s] >= order[s].length) continue;
-      const [kind, i] = order[s][next[s]];
-      const dep =
-        kind === 'F'
-          ? s === 0
-            ? 0
-            : done.get(`F ${s - 1} ${i}`)
-          : s === stages - 1
-            ? done.get(`F ${s} ${i}`)
-            : done.get(`B ${s + 1} ${i}`);
-      if (dep === undefined) continue;
-      const start = Math.max(dep, free[s]);
-      const end = start + (kind === 'F' ? fTime : bTime);
-      done.set(`${kind} ${s} ${i}`, end);
-      free[s] = end;
-      blocks.push({ stage: s, kind, micro: i, start, end });
-      next[s]++;
-      progress = true;
-    }
-  }
-  const makespan = Math.max(...free);
-  const busy = microbatches * (fTime + bTime);
-  return { blocks, makespan, bubble: (makespan - busy) / makespan };
-}
-
+/** The 1F1B pipeline schedule (Narayanan et al., 2021), as the engine simulates it (engine/src/schedule.cpp). */
 function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
-  const { blocks, makespan, bubble } = oneFOneB(stages, microbatches);
+  const {
+    blocks,
+    makespan,
+    idle_fraction: bubble,
+  } = engine.call('pipeline_schedule', { schedule: '1f1b', stages, microbatches });
   const x0 = 52,
     unit = (W - x0 - 4) / makespan,
     rowH = 28,

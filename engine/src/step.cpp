@@ -71,10 +71,6 @@ double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, dou
     return (nd - 1) / nd * bytes / bytes_per_s + latency_s;
 }
 
-double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches) {
-    return static_cast<double>(pp - 1) / (static_cast<double>(interleave) * static_cast<double>(microbatches));
-}
-
 double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
                          double element_bytes) {
     const double useful = 2 * m * n * k * batch;
