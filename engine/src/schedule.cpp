@@ -114,8 +114,8 @@ PipelineSchedule simulate_pipeline(const ScheduleConfig& c) {
     while (progress) {
         progress = false;
         for (std::int64_t s = 0; s < p; ++s) {
-            // Run every op of this rank whose input is ready, in order.
-            while (next[s] < order[s].size()) {
+            // At most one op per rank per sweep, so blocks come out in time order across ranks.
+            for (bool ran = false; !ran && next[s] < order[s].size(); ran = true) {
                 const Op op = order[s][next[s]];
                 const std::int64_t vs = op.chunk * p + s;
                 double ready = 0;
