@@ -502,12 +502,68 @@ function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
   });
 }
 
+/**
+ * GPipe, 1F1B and interleaved 1F1B on one time axis, as the engine simulates them (engine/src/schedule.cpp):
+ * the same bubble for the first two, but GPipe holds every micro-batch's activations; interleaving shortens
+ * the bubble v-fold at the price of more in flight and more sends.
+ */
+function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } = {}) {
+  const runs = [
+    ['GPipe', engine.call('pipeline_schedule', { schedule: 'gpipe', stages, microbatches })],
+    ['1F1B', engine.call('pipeline_schedule', { schedule: '1f1b', stages, microbatches })],
+    [
+      `interleaved, ${chunks} chunks`,
+      engine.call('pipeline_schedule', { schedule: 'interleaved', stages, microbatches, chunks }),
+    ],
+  ];
+  const x0 = 52,
+    rowH = 12,
+    longest = Math.max(...runs.map(([, r]) => r.makespan)),
+    unit = (W - x0 - 4) / longest;
+  let body = '',
+    y = 4;
+  for (const [name, r] of runs) {
+    const inFlight = Number.isInteger(r.peak_in_flight) ? r.peak_in_flight : r.peak_in_flight.toFixed(2);
+    body += text(
+      4,
+      y + 12,
+      `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}% of compute, ${inFlight} micro-batches in flight`,
+      {
+        cls: 'strong',
+      },
+    );
+    y += 18;
+    for (let s = 0; s < stages; s++) {
+      body += text(4, y + s * rowH + 9, `GPU ${s + 1}`, { size: 9 });
+      body += rect(x0, y + s * rowH, r.makespan * unit, rowH - 2, 'idle');
+    }
+    for (const b of r.blocks)
+      body += rect(
+        x0 + b.start * unit,
+        y + b.stage * rowH,
+        (b.end - b.start) * unit,
+        rowH - 2,
+        b.kind === 'F' ? `box tone-${b.chunk === 0 ? 0 : 1}` : 'box tone-2',
+      );
+    y += stages * rowH + 10;
+  }
+  body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
+  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, 'forward, 2nd chunk');
+  body += rect(222, y, 12, 12, 'box tone-2') + text(240, y + 10, 'backward');
+  return svg(
+    y + 18,
+    body,
+    `GPipe, 1F1B and interleaved 1F1B on ${stages} GPUs with ${microbatches} micro-batches, on one time axis: the engine's simulation of each schedule.`,
+  );
+}
+
 const FIGURES = {
   strides,
   matmul,
   backward,
   parallelism,
   pipeline,
+  'pipeline-schedules': pipelineSchedules,
   'bit-layouts': bitLayouts,
   'activations-vs-seq': activationCurve,
   'zero-vs-gpus': zeroCurve,
