@@ -477,6 +477,21 @@ function expectations() {
   const small44 = layout(4, 4, 64),
     step44 = native('step_time', small44);
   const micro = 64 / (64 / (4 * 4)) / 1; // global batch / (data-parallel replicas × micro-batch)
+  // Chapter 7, pipeline schedules (p = 4, m = 8, backward = 2 forwards): Narayanan et al. 2021 eqs. (1)-(2) for the
+  // bubble; in flight: GPipe all m, 1F1B p, interleaved Megatron's warm-up 2(p − 1) + (v − 1)p chunks plus one.
+  const sched = (schedule, extra = {}) => ({ schedule, stages: 4, microbatches: 8, ...extra });
+  put('pipeline_schedule', sched('gpipe'), 'bubble_ratio', 3 / 8, 'GPipe: (p − 1)/m');
+  put('pipeline_schedule', sched('gpipe'), 'peak_in_flight', 8, 'GPipe: every micro-batch before the first backward');
+  put('pipeline_schedule', sched('1f1b'), 'bubble_ratio', 3 / 8, '1F1B: (p − 1)/m');
+  put('pipeline_schedule', sched('1f1b'), 'peak_in_flight', 4, '1F1B: p');
+  put('pipeline_schedule', sched('interleaved', { chunks: 2 }), 'bubble_ratio', 3 / 16, 'interleaved: (p − 1)/(v·m)');
+  put(
+    'pipeline_schedule',
+    sched('interleaved', { chunks: 2 }),
+    'peak_in_flight',
+    4 + 3 / 2,
+    '(2(p − 1) + (v − 1)p + 1)/v',
+  );
   put('step_time', small44, 'microbatches', micro, 'global batch / (dp · micro-batch)');
   put('step_time', small44, 'bubble_fraction', (4 - 1) / micro, '1F1B: (p − 1) / m (Narayanan et al. 2021, sec. 2.2)');
   put('step_time', small44, 'microbatch_seconds', step44.microbatch_seconds, 'native CLI');

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_kvcache.cpp: kv_cache with its capacity verdicts and decode bound.
+// Tests of engine/api/api_kvcache.cpp: kv_cache with its capacity verdicts and decode bound.
 #include <catch2/catch.hpp>
 
 #include <set>

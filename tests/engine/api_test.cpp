@@ -1,4 +1,4 @@
-// Tests of engine/src/api.cpp: the JSON envelope every front end shares.
+// Tests of engine/api/api.cpp: the JSON envelope every front end shares.
 #include <catch2/catch.hpp>
 
 #include "api_helpers.h"

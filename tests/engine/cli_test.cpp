@@ -560,10 +560,9 @@ using nlohmann::json;
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
     // Every API source: the methods' files and the shared argument readers.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/src")) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/api")) {
         const std::string name = entry.path().filename().string();
-        // model.cpp: resolve_model reads the model arguments every method shares (model, hf_config, encoder_head).
-        if ((!name.starts_with("api") || !name.ends_with(".cpp")) && name != "model.cpp") continue;
+        if (!name.ends_with(".cpp")) continue;
         std::ifstream in(entry.path());
         REQUIRE(in);
         std::stringstream text;

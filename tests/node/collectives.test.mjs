@@ -1,4 +1,4 @@
-// The collectives area (engine/src/api_collectives.cpp: collective, comm_roofline) gives the same envelopes in
+// The collectives area (engine/api/api_collectives.cpp: collective, comm_roofline) gives the same envelopes in
 // wasm as the native CLI (`tally call METHOD JSON`), byte for byte, errors included: every argument set the
 // chapter, its worked problems and the widget's defaults use, and bad input.
 import test from 'node:test';
