@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tally/api.h"
 #include "tally/error.h"
 #include "tally/flops.h"
 #include "tally/hf_config.h"

@@ -4,15 +4,14 @@
 #include <functional>
 #include <string>
 
+#include "tally/api.h"
 #include "tally/error.h"
 #include "tally/model.h"
 #include "tally/presets.h"
 
 namespace tally_test {
 
-inline tally::ModelConfig preset(const std::string& id) {
-    return tally::resolve_model(nlohmann::json{{"model", id}});
-}
+inline tally::ModelConfig preset(const std::string& id) { return tally::resolve_model(nlohmann::json{{"model", id}}); }
 
 // The field an InputError names, or "" when fn does not throw one.
 inline std::string error_field(const std::function<void()>& fn) {

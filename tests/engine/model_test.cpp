@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "accounting_helpers.h"
+#include "tally/api.h"
 #include "tally/hf_config.h"
 #include "tally/params.h"
 
