@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { loadEngine } from './engine.mjs';
 import { renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
 
-test('the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share', async () => {
+test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share", async () => {
   const engine = await loadEngine();
   const r = engine.call('pipeline_schedule', { schedule: '1f1b', stages: 4, microbatches: 8 });
   const svg = renderFigure('pipeline', engine);
