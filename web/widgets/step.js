@@ -39,6 +39,13 @@ const NUMBER_FIELDS = [
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
+/** A prediction to the digits its error supports: the step model's median error of about 5 % leaves two figures. */
+function formatPrediction(value, unit = '') {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const shown = unit === '%' ? 100 * value : value;
+  return `${Number(shown.toPrecision(2)).toLocaleString('en-US')}${unit}`;
+}
+
 const COLOURS = {
   matmul: 'var(--accent)',
   memory_bound: '#8e6bd1',
@@ -228,10 +235,12 @@ class TallyStep extends TallyWidget {
     }
     const r = this.result;
     this.showWarnings(r.warnings);
-    out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
-    out('step', `${formatNumber(r.step_seconds, 3)} s`);
-    out('tokens', formatNumber(r.tokens_per_second));
-    out('tflops', formatNumber(r.model_flops_per_s_per_gpu / 1e12, 3)); // FLOP/s shown in TFLOP/s
+    // A layout that does not fit never runs: it has no MFU, step time or throughput to predict.
+    const predicted = (text) => (r.fits ? text : '— (does not fit)');
+    out('mfu', predicted(formatPrediction(r.mfu, '%')));
+    out('step', predicted(`${formatPrediction(r.step_seconds)} s`));
+    out('tokens', predicted(formatPrediction(r.tokens_per_second)));
+    out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12))); // FLOP/s shown in TFLOP/s
     out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
     out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
     this.drawTimeline(r);
@@ -249,24 +258,24 @@ class TallyStep extends TallyWidget {
     let x = left;
     const segs = parts.map((p) => {
       const w = (p.seconds / r.step_seconds) * width;
-      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s (${escapeHtml(formatNumber(100 * p.share, 3))}%)</title></rect>`;
+      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
       x += w;
       return seg;
     });
-    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatNumber(r.step_seconds, 3))} s</title>${segs.join('')}
-      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatNumber(r.step_seconds, 3))} s</text>`;
+    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatPrediction(r.step_seconds))} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatPrediction(r.step_seconds))} s</text>`;
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
     this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
       parts
         .map(
           (p) =>
-            `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatNumber(100 * p.share, 3))}%</span>`,
+            `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatPrediction(p.share, '%'))}</span>`,
         )
         .join('') +
       hidden
         .map(
           (p) =>
-            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s</span>`,
+            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s</span>`,
         )
         .join('');
   }
@@ -301,8 +310,8 @@ class TallyStep extends TallyWidget {
           (
             b,
             i,
-          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatNumber(100 * b.mfu, 3))}%</td>
-        <td class="num">${escapeHtml(formatNumber(b.step_seconds, 3))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
+          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatPrediction(b.mfu, '%'))}</td>
+        <td class="num">${escapeHtml(formatPrediction(b.step_seconds))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
         <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`,
         )
         .join('')}
