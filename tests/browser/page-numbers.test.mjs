@@ -545,6 +545,26 @@ function expectations() {
     'native CLI',
   );
   assert.ok(run44.mfu > run82.mfu, 'the page says TP 4 × PP 4 beats TP 8 × PP 2');
+  // Chapter 7b: full recomputation. MFU credits only the model's FLOPs, HFU the recomputed forward too.
+  const full44 = { ...wide44, recompute: 'full' },
+    runFull = native('step_time', full44);
+  put('step_time', wide44, 'hfu', run44.hfu, 'native CLI');
+  put('step_time', full44, 'hfu', runFull.hfu, 'native CLI');
+  put(
+    'step_time',
+    full44,
+    'mfu',
+    modelFlopsPerGpu / runFull.step_seconds / peak,
+    'model FLOPs per GPU / (step time · peak)',
+  );
+  assert.ok(runFull.mfu < run44.mfu - 0.1, 'the page says MFU falls with full recomputation');
+  assert.ok(Math.abs(runFull.hfu - run44.hfu) < 0.01, 'the page says HFU barely moves');
+  // Problem 3: two chunks per stage would not fit, which is why the planner's best is not interleaved.
+  const chunks2 = { ...wide44, interleave: 2 },
+    run2 = native('step_time', chunks2);
+  put('step_time', chunks2, 'memory_bytes', run2.memory_bytes, 'native CLI');
+  assert.equal(run2.fits, false, 'the page says two chunks per stage do not fit');
+  assert.ok(run2.memory_bytes > usable('h100-sxm').usable, 'more than an H100 has');
   const planArgs = {
     model: 'llama-3-70b',
     hardware: 'h100-sxm',
@@ -556,7 +576,7 @@ function expectations() {
   };
   const best = native('plan', planArgs).best[0];
   assert.deepEqual([best.layout.tp, best.layout.pp], [4, 4], "the page says the planner's best is TP 4 × PP 4");
-  put('plan', planArgs, 'best.0.layout.interleave', best.layout.interleave, 'native CLI');
+  assert.equal(best.layout.interleave, 1, "the page says the planner's best is not interleaved");
   put('plan', planArgs, 'best.0.mfu', best.mfu, 'native CLI');
   // Chapter 9: serving Llama 3 8B on an H100 (bf16 weights and cache). A decode step reads the weights and every
   // cache once and computes one token per sequence; its time is the larger of the two (Williams et al. 2009).

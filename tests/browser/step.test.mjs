@@ -107,6 +107,7 @@ test('step time: predictions carry the two figures the model supports, and a lay
   const result = await widget.evaluate((el) => el.result);
   assert.ok(result.fits && result.mfu >= 0.1, 'the chapter opens on a layout that fits, above 10 % MFU');
   assert.match(await text('mfu'), /^\d\d%$/);
+  assert.equal(await text('hfu'), `${Math.round(100 * result.hfu)}%`, 'HFU, which recomputation moves differently');
   assert.equal(Number((await text('step')).replace(/ s$/, '')), Number(result.step_seconds.toPrecision(2)));
   assert.equal(Number((await text('tokens')).replaceAll(',', '')), Number(result.tokens_per_second.toPrecision(2)));
   await widget.locator('button[data-action="plan"]').click();
@@ -118,6 +119,6 @@ test('step time: predictions carry the two figures the model supports, and a lay
   await setControl(widget, 'pp', '1');
   assert.equal((await widget.evaluate((el) => el.result)).fits, false);
   assert.match(await text('memory'), /does not fit$/);
-  for (const key of ['mfu', 'step', 'tokens', 'tflops']) assert.equal(await text(key), '— (does not fit)', key);
+  for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops']) assert.equal(await text(key), '— (does not fit)', key);
   assert.deepEqual(errors(page), []);
 });

@@ -133,6 +133,7 @@ class TallyStep extends TallyWidget {
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
           <div class="result"><div class="label">Predicted MFU</div><div class="value" data-out="mfu">—</div></div>
+          <div class="result"><div class="label">Predicted HFU</div><div class="value" data-out="hfu">—</div></div>
           <div class="result"><div class="label">Step time</div><div class="value" data-out="step">—</div></div>
           <div class="result"><div class="label">Tokens/s (cluster)</div><div class="value" data-out="tokens">—</div></div>
           <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
@@ -227,7 +228,7 @@ class TallyStep extends TallyWidget {
       this.result = this.engine.call('step_time', this.stepArgs);
     } catch (error) {
       this.fail(root, error);
-      for (const key of ['mfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
+      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
       this.result = null;
@@ -238,6 +239,7 @@ class TallyStep extends TallyWidget {
     // A layout that does not fit never runs: it has no MFU, step time or throughput to predict.
     const predicted = (text) => (r.fits ? text : '— (does not fit)');
     out('mfu', predicted(formatPrediction(r.mfu, '%')));
+    out('hfu', predicted(formatPrediction(r.hfu, '%')));
     out('step', predicted(`${formatPrediction(r.step_seconds)} s`));
     out('tokens', predicted(formatPrediction(r.tokens_per_second)));
     out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12))); // FLOP/s shown in TFLOP/s
