@@ -174,6 +174,10 @@ function expectations() {
   put('memory_budget', budgetArgs, 'capacity_bytes', cap.reported, 'reported capacity');
   put('memory_budget', budgetArgs, 'allowance_bytes', cap.allowance, '512 MiB + 5 %');
   put('memory_budget', budgetArgs, 'usable_bytes', cap.usable, 'reported − allowance');
+  // The "80 GB" label is binary on an A100 80GB: nvidia-smi reports 81,920 MiB, exactly 80 GiB.
+  assert.equal(usable('a100-80gb').reported, 80 * 2 ** 30, 'nvidia-smi reports 81,920 MiB on an A100 80GB');
+  put('memory_budget', { model: 'llama-2-7b', hardware: 'a100-80gb' }, 'capacity_bytes', 80 * 2 ** 30, '80 GiB');
+  assert.ok(cap.reported > 80e9 && cap.usable > 80e9, 'the page says the H100 reports, and leaves usable, more than 80e9');
   for (const [gpus, recipe, bpp] of [
     [8, 'bf16_mixed_adamw', 16],
     [8, 'bf16_adamw_no_master', 12],
