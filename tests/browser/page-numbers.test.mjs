@@ -167,6 +167,10 @@ function expectations() {
   put('training_cost', timeArgs, 'six_nd', 6 * 70e9 * 15e12, '6ND');
   put('training_cost', timeArgs, 'seconds', days * 86400, '6ND / (GPUs · peak · MFU)');
   put('training_cost', timeArgs, 'gpu_seconds', days * 86400 * 1024, 'seconds × GPUs');
+  // Chapter 5: the token rate that run must read, 15T tokens over its seconds (int32 ids: 4 bytes each).
+  put('training_cost', timeArgs, 'tokens_per_second', 15e12 / (days * 86400), 'tokens / seconds');
+  put('training_cost', timeArgs, 'tokens_per_second_per_gpu', 15e12 / (days * 86400 * 1024), 'tokens / GPU-seconds');
+  assert.ok((4 * 15e12) / (days * 86400 * 1024) < 5e3, 'the page says under 5 kB/s per GPU');
   put('roofline', { hardware: 'h100-sxm', dtype: 'bf16' }, 'peak_flops_per_s', peak, 'preset dense bf16 peak');
   const cap = usable('h100-sxm');
   assert.equal(cap.reported, 81559 * MiB, 'nvidia-smi reports 81,559 MiB on an H100 80GB HBM3');
@@ -177,7 +181,10 @@ function expectations() {
   // The "80 GB" label is binary on an A100 80GB: nvidia-smi reports 81,920 MiB, exactly 80 GiB.
   assert.equal(usable('a100-80gb').reported, 80 * 2 ** 30, 'nvidia-smi reports 81,920 MiB on an A100 80GB');
   put('memory_budget', { model: 'llama-2-7b', hardware: 'a100-80gb' }, 'capacity_bytes', 80 * 2 ** 30, '80 GiB');
-  assert.ok(cap.reported > 80e9 && cap.usable > 80e9, 'the page says the H100 reports, and leaves usable, more than 80e9');
+  assert.ok(
+    cap.reported > 80e9 && cap.usable > 80e9,
+    'the page says the H100 reports, and leaves usable, more than 80e9',
+  );
   for (const [gpus, recipe, bpp] of [
     [8, 'bf16_mixed_adamw', 16],
     [8, 'bf16_adamw_no_master', 12],
