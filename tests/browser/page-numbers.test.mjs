@@ -452,6 +452,58 @@ function expectations() {
       zero ? '16N / 64 + activations' : '16N + activations',
     );
   }
+  // Chapter 7 problem 2: with selective recomputation one micro-batch's activations alone exceed the usable bytes;
+  // full recomputation keeps each layer's input (2sbh) plus one layer's activations (Korthikanti et al. 2022, sec. 5).
+  const act70Args = {
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    zero: 3,
+    seq: 4096,
+    micro_batch: 1,
+    recompute: 'selective',
+    flash_attention: true,
+  };
+  put('memory_budget', act70Args, 'activations.total_bytes', act70, 'Llama layer terms, selective');
+  assert.ok(act70 > cap.usable, 'the page says the activations alone exceed the usable memory');
+  const full70Args = { ...act70Args, gpus: 16, recompute: 'full' };
+  put(
+    'memory_budget',
+    full70Args,
+    'activations.total_bytes',
+    llamaActivations(l370, 4096, 1, 'full', true),
+    'layer inputs + one layer + outside',
+  );
+  const full70Fit = {
+    mode: 'min_gpus',
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    zero: 3,
+    seq: 4096,
+    micro_batch: 1,
+    recompute: 'full',
+    flash_attention: true,
+  };
+  put('fit', full70Fit, 'min_gpus', native('fit', full70Fit).min_gpus, 'native CLI: tally call fit');
+  // Why TP 8 with and without SP need the same count: per-GPU totals at 16 and 24 GPUs.
+  for (const gpus of [16, 24])
+    for (const sp of [true, false]) {
+      const args = {
+        model: 'llama-3-70b',
+        hardware: 'h100-sxm',
+        gpus,
+        tp: 8,
+        zero: 3,
+        ...(sp ? { sequence_parallel: true } : {}),
+        seq: 4096,
+        micro_batch: 1,
+        recompute: 'selective',
+        flash_attention: true,
+      };
+      const total = native('memory_budget', args).per_gpu_bytes.total;
+      put('memory_budget', args, 'per_gpu_bytes.total', total, 'native CLI: tally call memory_budget');
+      assert.equal(total <= cap.usable, gpus === 24, `the page says ${gpus} GPUs ${gpus === 24 ? 'fit' : 'do not'}`);
+    }
   // Chapter 7 problem: the fewest GPUs for 70B with ZeRO-3 and TP 8 is a search over GPU counts; the native CLI
   // runs it with the arguments written here (the per-GPU terms it sums are checked one by one above).
   for (const sp of [false, true]) {
@@ -468,6 +520,7 @@ function expectations() {
       flash_attention: true,
     };
     put('fit', args, 'min_gpus', native('fit', args).min_gpus, 'native CLI: tally call fit');
+    assert.equal(native('fit', args).min_gpus, 24, 'the page explains one count for both, 24 (16 do not fit)');
   }
   // Chapter 7b problems: Llama 3 70B at 8,192 tokens on 64 H100s. The step model's component times come from the
   // native CLI (tally call step_time, the same engine built natively); what follows from them is computed here.
