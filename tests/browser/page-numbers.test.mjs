@@ -723,6 +723,12 @@ function expectations() {
     (a100.peak_tflops.bf16 * 1e12) / (a100.memory_bandwidth_tb_s * 1e12),
     'peak / bandwidth',
   );
+  // Chapter 8 problem 2 says the A100 needs about half the H100's tokens in flight; chapter 9 that the decode
+  // crossover falls towards the H100's ridge as the context shrinks, and stays above it.
+  const ridgeRatio = peak / bw / ((a100.peak_tflops.bf16 * 1e12) / (a100.memory_bandwidth_tb_s * 1e12));
+  assert.ok(ridgeRatio > 1.8 && ridgeRatio < 2.2, `H100 ridge / A100 ridge = ${ridgeRatio}: "about half as many"`);
+  assert.ok(serve(128).crossover > 1.3 * (peak / bw), 'the 128-token crossover is well above the ridge');
+  assert.ok(serve(256).crossover > serve(128).crossover, 'the crossover falls as the context shrinks');
   const mixed = { model: 'llama-2-7b', recipe: 'bf16_mixed_adamw', seq: 1 };
   put('memory_budget', mixed, 'bytes_per_param.total', 16, '2 + 2 + 4 + 8');
   put('memory_budget', mixed, 'per_gpu_bytes.weights', 2 * n7, 'N × 2 (bf16)');
