@@ -391,3 +391,20 @@ test('roofline: a host page that forbids workers gets a plain message, not a sil
   assert.match(status, /could not measure: workers are not allowed here\. .*worker-src/);
   assert.equal(await widget.evaluate((el) => el.shadowRoot.querySelector('button.measure').disabled), false);
 });
+
+test('roofline: fp8 with an A100 checked names the A100 as having no fp8 roof instead of dropping it silently', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  const widget = await openRoofline(site, page);
+  await widget.locator('input[name="hw"][value="a100-80gb"]').check();
+  assert.equal(await widget.evaluate((el) => el.roofs.length), 2, 'both roofs in bf16');
+  assert.equal(await widget.locator('.notice').textContent(), '');
+  await widget.locator('select[name="dtype"]').selectOption('fp8');
+  const roofs = await widget.evaluate((el) => el.roofs.map((r) => r.id));
+  assert.deepEqual(roofs, ['h100-sxm'], 'the A100 has no dense fp8 peak (no fp8 tensor cores)');
+  assert.match(await widget.locator('.notice').textContent(), /A100.*no dense fp8 peak.*not drawn/);
+  await widget.locator('select[name="dtype"]').selectOption('bf16');
+  assert.equal(await widget.locator('.notice').textContent(), '', 'the note goes with the reason for it');
+  assert.deepEqual(errors(page), []);
+});

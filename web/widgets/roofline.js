@@ -352,6 +352,7 @@ class TallyRoofline extends TallyWidget {
     }
     this.roofs = [];
     this.ops = null;
+    const skipped = []; // checked devices without a dense peak in this dtype: named, not dropped silently
     try {
       for (const id of ids) {
         let r;
@@ -364,7 +365,10 @@ class TallyRoofline extends TallyWidget {
             intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
           });
         } catch (error) {
-          if (error instanceof TallyError && error.field === 'dtype') continue; // chip lacks this dtype
+          if (error instanceof TallyError && error.field === 'dtype') {
+            skipped.push(this.hardware.find((h) => h.id === id)?.name ?? id); // chip lacks this dtype
+            continue;
+          }
           throw error;
         }
         this.roofs.push({ id, name: r.hardware.name, result: r, ends: { points: r.points } });
@@ -378,6 +382,9 @@ class TallyRoofline extends TallyWidget {
     this.showWarnings(this.roofs.flatMap((roof) => roof.result.warnings ?? []));
     if (ids.length && !this.roofs.length)
       root.querySelector('.notice').textContent = `None of the checked devices has a dense ${dtype} peak.`;
+    else if (skipped.length)
+      root.querySelector('.notice').textContent =
+        `${skipped.join(' and ')} ${skipped.length > 1 ? 'have' : 'has'} no dense ${dtype} peak (no ${dtype} tensor cores), so ${skipped.length > 1 ? 'their roofs are' : 'its roof is'} not drawn.`;
     this.draw();
   }
 
