@@ -82,6 +82,22 @@ test('the inference widget names the field at fault and never shows NaN', async 
   assert.deepEqual(page.errors, []);
 });
 
+test("clearing the inference widget's KV heads goes back to the model's own, not an error", async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const { engine, fmt } = inPage(page);
+  await widget.locator('input[name="kv_heads"]').fill('32');
+  const mha = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
+  assert.notEqual(await out(widget, 'kv'), await fmt('formatBytes', mha.kv_cache_bytes), '32 heads: not the default');
+  await widget.locator('input[name="kv_heads"]').fill('');
+  await widget.locator('input[name="kv_heads"]').press('Tab');
+  assert.equal(await widget.locator('#f-kv_heads-error').textContent(), '');
+  assert.equal(await out(widget, 'kv'), await fmt('formatBytes', mha.kv_cache_bytes), "Llama 3 8B's own 8 KV heads");
+  assert.equal(await widget.locator('input[name="kv_heads"]').getAttribute('placeholder'), '8');
+  assert.deepEqual(page.errors, []);
+});
+
 test('the inference widget reverts a URL KV-head count the engine refuses, with a notice, and a new model brings its own KV heads', async (t) => {
   const site = await startSite();
   t.after(() => site.close());

@@ -184,6 +184,9 @@ class TallyInference extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
+    // An empty KV-heads field means the model's own (shown as its placeholder), not an error.
+    this.control('kv_heads').placeholder = this.modelKvHeads(v.model);
+    if (v.kv_heads.trim() === '') v.kv_heads = this.modelKvHeads(v.model);
     const out = (key, text) => {
       root.querySelector(`[data-out="${key}"]`).textContent = text;
     };
