@@ -157,6 +157,8 @@ class TallyInference extends TallyWidget {
   values() {
     const values = {};
     for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
+    // An empty KV-heads field means the model's own (shown as its placeholder), not an error.
+    if (values.kv_heads.trim() === '') values.kv_heads = this.modelKvHeads(values.model);
     return values;
   }
 
@@ -184,9 +186,7 @@ class TallyInference extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
-    // An empty KV-heads field means the model's own (shown as its placeholder), not an error.
     this.control('kv_heads').placeholder = this.modelKvHeads(v.model);
-    if (v.kv_heads.trim() === '') v.kv_heads = this.modelKvHeads(v.model);
     const out = (key, text) => {
       root.querySelector(`[data-out="${key}"]`).textContent = text;
     };
