@@ -228,3 +228,29 @@ test('the block panel quantizes the generated vector exactly as the native engin
   assert.deepEqual(page.errors, []);
   assert.deepEqual(phone.errors, []);
 });
+
+test('at 375 px every bit pattern in the compare table stays on one line (a hex code is one token)', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(PHONE);
+  const widget = await openFloat(site, page);
+  await typeValue(widget, 'fp32', '0.1');
+  await widget.locator('[data-out="compare"]').scrollIntoViewIfNeeded();
+  const cells = await widget.locator('[data-out="compare"] tbody td.hex').evaluateAll((tds) =>
+    tds.map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      return { hex: td.textContent, lines: tops.size };
+    }),
+  );
+  assert.ok(cells.length >= 5, `${cells.length} formats compared`);
+  assert.ok(
+    cells.some((c) => c.hex.length >= 10),
+    'a long code among them (fp32 0x3dcccccd)',
+  );
+  assert.deepEqual(
+    cells.filter((c) => c.lines !== 1),
+    [],
+  );
+});
