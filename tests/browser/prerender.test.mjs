@@ -32,7 +32,7 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   // controls) is shown; the static figures, drawn at build time, stay.
   const widgetFigures = (page) =>
     page.$$eval('figure.widget-figure', (figs) =>
-      figs.map((f) => ({ widget: f.dataset.widget, shown: f.getClientRects().length > 0 })),
+      figs.map((f) => ({ widget: f.dataset.widget, shown: getComputedStyle(f).display !== 'none' })),
     );
   const hidden = await widgetFigures(off);
   assert.ok(hidden.length >= 5, `${hidden.length} widget figures`);
