@@ -381,6 +381,13 @@ function expectations() {
   put('training_cost', small, 'six_nd', 6e20, '6ND');
   put('training_cost', small, 'seconds', smallDays * 86400, '6ND / (GPUs · peak · MFU)');
   put('training_cost', small, 'gpu_seconds', smallDays * 86400 * 8, 'seconds × GPUs');
+  // Errata: the "1e15 useful FLOP/s per GPU" lesson's 1B-on-100B example on one H100 at 40 % MFU, and the
+  // Chinchilla table 3 row for 67B (1.5T tokens) by 6ND; 1e15 is above the H100's dense peak.
+  const oneGpu = { params: 1e9, tokens: 100e9, hardware: 'h100-sxm', gpus: 1, mfu: 0.4 };
+  put('training_cost', oneGpu, 'seconds', 6e20 / (peak * 0.4), '6ND / (peak · MFU)');
+  assert.ok(1e15 > peak && 6e20 / (peak * 0.4) > 2 * (6e20 / 1e15), 'over twice the "roughly a week"');
+  put('compute_units', { params: 67e9, tokens: 1.5e12 }, 'flops', 6 * 67e9 * 1.5e12, '6ND');
+  assert.ok(Math.abs((6 * 67e9 * 1.5e12) / 5.76e23 - 1.05) < 0.01, 'the page says 5% more than 5.76e23');
   for (const [m, k, n] of [
     [1, 8192, 8192],
     [128, 8192, 8192],
