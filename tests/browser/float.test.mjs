@@ -254,3 +254,21 @@ test('at 375 px every bit pattern in the compare table stays on one line (a hex 
     [],
   );
 });
+
+test('every format the widget offers is introduced in the prose of chapter 2', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(PHONE);
+  const widget = await openFloat(site, page);
+  const offered = await widget.locator('select[name="format"] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.ok(offered.length >= 10, `${offered.length} formats offered`);
+  // The chapter's own text, outside the widget and its table: where a reader learns what a format is.
+  const prose = await page.evaluate(() =>
+    [...document.querySelectorAll('section#formats p, section#formats li')].map((p) => p.textContent).join(' '),
+  );
+  const named = (name) => new RegExp(`\\b${name}\\b`, 'i').test(prose);
+  assert.deepEqual(
+    offered.filter((name) => !named(name)),
+    [],
+  );
+});

@@ -706,6 +706,8 @@ function expectations() {
     ['fp32', 127],
     ['fp16', 15],
     ['e5m2', 15],
+    ['e4m3', 7],
+    ['e4m3fnuz', 8], // the FNUZ variants' bias is one larger (AMD/Graphcore 8-bit formats, 2022)
   ])
     put('float_formats', {}, `formats[name=${name}].bias`, bias, '2^(exponent bits − 1) − 1');
   put(
