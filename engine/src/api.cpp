@@ -162,8 +162,8 @@ void warn_past_learned_positions(const json& args, json& result) {
         if (length > static_cast<double>(c.max_positions))
             add_warning(result, field,
                         std::string(field) + " = " + format_number(length) + " is past the " +
-                            std::to_string(c.max_positions) + " learned positions of " + c.name +
-                            " (max_positions): it has no position embedding beyond them, so these counts are for a "
+                            std::to_string(c.max_positions) + " learned positions (max_positions) of " + c.name +
+                            ": it has no position embedding beyond them, so these counts are for a "
                             "model that cannot run at this length");
 }
 

@@ -86,7 +86,7 @@ test('memory: GPT-2 small at 131,072 tokens warns that it has only 1,024 learned
   assert.equal((await warningsOf(widget)).text, '');
   await setControl(widget, 'seq', '131072');
   const shown = await warningsOf(widget);
-  assert.match(shown.text, /131,?072 is past the 1024 learned positions of GPT-2 small/);
+  assert.match(shown.text, /131,?072 is past the 1024 learned positions \(max_positions\) of GPT-2 small/);
   assert.ok(shown.visible, 'on screen');
   await setControl(widget, 'seq', '1024');
   assert.equal((await warningsOf(widget)).text, '');
