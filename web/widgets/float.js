@@ -97,7 +97,7 @@ h3 { font-size: 14px; margin: 16px 0 4px; }
   td.mono.hex { white-space: nowrap; overflow-wrap: normal; } /* a bit pattern is one token: the table scrolls instead */
   .block-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
   .block-grid .wide { grid-column: 1 / -1; }
-  td.exact { max-width: 9ch; }
+  td.exact { width: 9ch; min-width: 9ch; max-width: 9ch; } /* room for a short value such as 3.140625 beside the unbroken hex */
   .hide-phone { display: none; }
 }
 `;
