@@ -142,7 +142,7 @@ function backward() {
 // Which per-GPU state each method divides among its GPUs: "split", "whole" (every GPU keeps it all) or
 // "partial" (split in part: TP splits activations inside blocks; PP's first stage holds p micro-batches).
 // Activations are one micro-batch's: data parallelism and ZeRO hand each GPU its own, kept whole.
-const SPLITS = [
+export const SPLITS = [
   ['DDP', ['whole', 'whole', 'whole', 'whole']],
   ['ZeRO-1', ['whole', 'whole', 'split', 'whole']],
   ['ZeRO-2', ['whole', 'split', 'split', 'whole']],
