@@ -169,6 +169,22 @@ test('roofline: measuring runs in workers, single- and all-core points are finit
   assert.equal(await widget.locator('svg circle.kpt').count(), 3 * perSize);
   assert.equal(await widget.locator('svg rect.kpt.all').count(), 3, 'one all-core point per size');
   assert.equal(await widget.locator('svg path.roof.machine').count(), 2, 'single-core and all-core roofs');
+  // With the machine's roofs, ridges and kernel labels added, no two labels of the chart overprint each other.
+  const overlaps = await widget.evaluate((el) => {
+    const boxes = [...el.shadowRoot.querySelectorAll('svg.chart text')]
+      .map((t) => ({ text: t.textContent, b: t.getBBox() }))
+      .filter((t) => t.b.width > 0);
+    const out = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i].b, boxes[j].b];
+        const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+        const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+        if (w > 1 && h > 1) out.push(`"${boxes[i].text}" over "${boxes[j].text}"`);
+      }
+    return out;
+  });
+  assert.deepEqual(overlaps, []);
   const probeRows = relaxed ? 3 : 2;
   assert.equal(await widget.locator('table.measured tbody tr').count(), 2 * probeRows + 3 * perSize + 3);
   await widget.locator('svg circle.kpt').last().hover();
