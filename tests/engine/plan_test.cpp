@@ -85,11 +85,12 @@ TEST_CASE("plan: each best layout's result and memory are bit for bit those of s
     CHECK(interleaved > 0);  // the sample covers the shared-budget path
 }
 
-TEST_CASE("plan: the search covers thousands of layouts (micro-batch, recomputation, SP on/off, interleave, ZeRO)") {
+TEST_CASE("plan: the search covers over a thousand layouts (micro-batch, recomputation, SP on/off, interleave, ZeRO)") {
+    // 1,224 here, since an interleaved layout needs the 80 layers divisible by pp·v (Megatron-LM).
     PlanInput in;
     in.base.setup.gpus = 1024, in.base.setup.seq = 8192, in.base.setup.global_batch = 1024;
     const PlanResult p = plan_layouts(preset("llama-3-70b"), find_hardware("h100-sxm"), in);
-    CHECK(p.evaluated > 2000);
+    CHECK(p.evaluated > 1000);
     CHECK(p.fit + p.rejected_memory == p.evaluated);
 }
 
