@@ -175,6 +175,16 @@ TEST_CASE("add_warning appends field and message to the result's warnings") {
 
 using tally_test::error;
 
+TEST_CASE("training_cost's token rate is tokens over seconds, and stays finite for a token count too small to time") {
+    const json args = {{"params", 70e9}, {"tokens", 15e12}, {"gpus", 1024}, {"peak_tflops", 989.5}, {"mfu", 0.5}};
+    const json run = tally_test::ok("training_cost", args);
+    CHECK(run["tokens_per_second"].get<double>() * run["seconds"].get<double>() == Approx(15e12).epsilon(1e-12));
+    CHECK(run["tokens_per_second_per_gpu"].get<double>() * 1024 == Approx(run["tokens_per_second"].get<double>()));
+    json tiny = args;
+    tiny["tokens"] = 5e-324;  // the seconds underflow to 0; the rate does not depend on the token count
+    CHECK(tally_test::ok("training_cost", tiny)["tokens_per_second"] == run["tokens_per_second"]);
+}
+
 TEST_CASE("a length past a model's learned positions is warned about by every method that takes one") {
     // GPT-2 small has 1,024 learned position embeddings (Radford et al. 2019): position 131,071 has none.
     const auto seq_warnings = [](const json& result, const char* field) {
