@@ -296,7 +296,9 @@ for (const file of chapterFiles) {
   );
   const headings = [...html.matchAll(/<h1>([\s\S]*?)<\/h1>/g)];
   const title = meta.title ?? headings[0]?.[1] ?? id;
-  chapters.push({ id, title, html: html.replace(/<h1>/, `<h1 id="${id}-title">`) });
+  // The contents list numbers a chapter as its heading does ("7b. Where the step time goes"), not by position.
+  const number = /^\s*(\d+[a-z]?)\./.exec(headings[0]?.[1] ?? '')?.[1] ?? null;
+  chapters.push({ id, title, number, html: html.replace(/<h1>/, `<h1 id="${id}-title">`) });
 }
 
 // The reference list, generated from content/references.json in its order.
@@ -313,11 +315,12 @@ chapters.push({
 });
 
 const toc = chapters
-  .map(
-    (c, i) =>
-      `<li><a href="#${c.id}">${['errata', 'references'].includes(c.id) ? c.title.replace(/^Errata$/, 'Errata') : `${i + 1}. ${c.title}`}</a></li>`,
-  )
+  .map((c) => `<li><a href="#${c.id}">${c.number ? `${c.number}. ${c.title}` : c.title}</a></li>`)
   .join('\n');
+// The lede's chapter count, in words, from the numbered headings (7 and 7b are two chapters).
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const numbered = chapters.filter((c) => c.number).length;
+const chapterCount = NUMBER_WORDS[numbered] ?? String(numbered);
 const content = chapters
   .map(
     (c) =>
@@ -360,6 +363,7 @@ const pageHtml = template
   .replace('<meta charset="utf-8">', cspMeta)
   .replace('{{preload}}', preload)
   .replace('{{toc}}', toc)
+  .replace('{{chapter_count}}', chapterCount)
   .replace('{{content}}', content);
 writeFileSync(path.join(outDir, 'index.html'), pageHtml);
 // embed.html carries the same policy as a <meta> tag, so a frame served by a host that sends no CSP header is

@@ -141,11 +141,12 @@ function backward() {
 
 // Which per-GPU state each method divides among its GPUs: "split", "whole" (every GPU keeps it all) or
 // "partial" (split in part: TP splits activations inside blocks; PP's first stage holds p micro-batches).
-const SPLITS = [
-  ['DDP', ['whole', 'whole', 'whole', 'split']],
-  ['ZeRO-1', ['whole', 'whole', 'split', 'split']],
-  ['ZeRO-2', ['whole', 'split', 'split', 'split']],
-  ['ZeRO-3', ['split', 'split', 'split', 'split']],
+// Activations are one micro-batch's: data parallelism and ZeRO hand each GPU its own, kept whole.
+export const SPLITS = [
+  ['DDP', ['whole', 'whole', 'whole', 'whole']],
+  ['ZeRO-1', ['whole', 'whole', 'split', 'whole']],
+  ['ZeRO-2', ['whole', 'split', 'split', 'whole']],
+  ['ZeRO-3', ['split', 'split', 'split', 'whole']],
   ['TP', ['split', 'split', 'split', 'partial']],
   ['PP', ['split', 'split', 'split', 'partial']],
 ];
@@ -186,10 +187,11 @@ function parallelism() {
     rect(10, y + 18, 6, 5, 'bar-split tone-1') +
     text(34, y + 22, 'each of 4 GPUs keeps a quarter');
   body += text(4, y + 46, 'optimizer: Adam states + fp32 master weights', { cls: 'muted' });
+  body += text(4, y + 64, 'activations: one micro-batch on each GPU', { cls: 'muted' });
   return svg(
-    y + 56,
+    y + 74,
     body,
-    'Which training state each method splits across 4 GPUs: ZeRO stages 1, 2 and 3 split optimizer state, then gradients, then weights; tensor and pipeline parallelism split all three and part of the activations.',
+    'Which training state each method splits across 4 GPUs: ZeRO stages 1, 2 and 3 split optimizer state, then gradients, then weights, and no stage splits a micro-batch’s activations; tensor and pipeline parallelism split all three and part of the activations.',
   );
 }
 

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/model.h"
 
 namespace tally::api {
 
@@ -137,6 +139,36 @@ json list_methods() {
     return out;
 }
 
+namespace {
+
+// A sequence past a model's learned position embeddings (GPT-2's 1,024) has no embedding there: the counts are
+// legal arithmetic but describe a model that cannot run, so every method that takes a length says so.
+void warn_past_learned_positions(const json& args, json& result) {
+    if (!result.is_object() || !(args.contains("model") || args.contains("hf_config"))) return;
+    std::vector<std::pair<const char*, double>> lengths;
+    for (const char* field : {"seq", "context", "decoder_seq"}) {
+        auto it = args.find(field);
+        if (it != args.end() && it->is_number()) lengths.emplace_back(field, it->get<double>());
+    }
+    if (lengths.empty()) return;
+    ModelConfig c;
+    try {
+        c = resolve_model(args);
+    } catch (const InputError&) {
+        return;  // the method accepted its arguments another way (a model field of its own)
+    }
+    if (c.position != PositionKind::Learned || c.max_positions <= 0) return;
+    for (const auto& [field, length] : lengths)
+        if (length > static_cast<double>(c.max_positions))
+            add_warning(result, field,
+                        std::string(field) + " = " + format_number(length) + " is past the " +
+                            std::to_string(c.max_positions) + " learned positions (max_positions) of " + c.name +
+                            ": it has no position embedding beyond them, so these counts are for a "
+                            "model that cannot run at this length");
+}
+
+}  // namespace
+
 json invoke(std::string_view method_name, const json& args) {
     const Method* method = find_method(method_name);
     if (method == nullptr)
@@ -144,6 +176,7 @@ json invoke(std::string_view method_name, const json& args) {
     if (!args.is_object()) throw InputError("args", "the arguments must be a JSON object");
     json result = method->fn(args);
     require_finite_result(result, "", args);
+    warn_past_learned_positions(args, result);
     return result;
 }
 

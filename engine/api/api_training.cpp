@@ -136,7 +136,11 @@ json training_cost(const json& args) {
              {"mfu", in.mfu},
              {"cluster_flops_per_s", t.cluster_flops_per_s},
              {"seconds", t.seconds},
-             {"gpu_seconds", t.gpu_seconds}};
+             {"gpu_seconds", t.gpu_seconds},
+             // The data rate the run must sustain (tokens / seconds), as the cluster's FLOP/s over the FLOPs per
+             // token, so a token count too small to take a representable time still gives a finite rate.
+             {"tokens_per_second", t.cluster_flops_per_s / per.flops.executed},
+             {"tokens_per_second_per_gpu", t.cluster_flops_per_s / per.flops.executed / in.gpus}};
     add_chinchilla(out, per.flops.chinchilla_params, tokens, per.flops.chinchilla_basis);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.

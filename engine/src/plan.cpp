@@ -17,9 +17,16 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t limit) {
     return out;
 }
 
-// Model chunks per pipeline stage the planner tries (the interleaved schedule, Narayanan et al. 2021, sec. 2.2.2);
-// layers that do not divide evenly are allowed, and step_time's stage_layers charges the busiest stage.
+// Model chunks per pipeline stage the planner tries (the interleaved schedule, Narayanan et al. 2021, sec. 2.2.2).
 constexpr std::int64_t kInterleaves[] = {1, 2, 3, 4, 6, 8};
+
+// Whether v chunks per stage is a layout Megatron-LM runs: plain pipelines may split layers unevenly (step_time's
+// stage_layers charges the busiest stage), but interleaving needs every stage's layers divisible by v, so layers
+// must divide by p·v (Megatron-LM's arguments.py refuses "number of layers per pipeline stage" not divisible);
+// with the embedding and output layer as chunks of their own, layers + 2 must.
+bool interleave_allowed(std::int64_t layers, std::int64_t pp, std::int64_t v, bool embedding_chunks) {
+    return v == 1 || (pp > 1 && (layers + (embedding_chunks ? 2 : 0)) % (pp * v) == 0);
+}
 
 }  // namespace
 
@@ -88,7 +95,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 st.virtual_stages = 1;
                                 std::int64_t interleaves = 0;  // the v this layout is tried with
                                 for (std::int64_t v : kInterleaves)
-                                    if (v == 1 || (pp > 1 && c.num_layers >= pp * v)) ++interleaves;
+                                    if (interleave_allowed(c.num_layers, pp, v, in.base.embedding_chunks))
+                                        ++interleaves;
                                 if (global > 0 && global % (b * dp) != 0) {
                                     out.rejected_shape += interleaves;
                                     continue;
@@ -115,7 +123,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                     continue;
                                 }
                                 for (std::int64_t v : kInterleaves) {
-                                    if (v > 1 && (pp == 1 || c.num_layers < pp * v)) continue;
+                                    if (!interleave_allowed(c.num_layers, pp, v, in.base.embedding_chunks)) continue;
                                     l.interleave = v;
                                     st.virtual_stages = v;
                                     const InterleavedBytes bytes = interleaved_budget_bytes(c, st, mem, v);

@@ -133,9 +133,13 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
   assert.deepEqual((await widget.evaluate((el) => el.result)).cost, exact);
   assert.equal(exact.total_flops, flops.exact);
   assert.equal(await widget.locator('[data-out="days-label"]').textContent(), 'Days (exact FLOPs)');
-  // Exact FLOPs need a model: with a raw parameter count the engine's refusal appears beside the control.
+  // Exact FLOPs need a model: with a raw parameter count a sentence for the reader (not the engine's
+  // "flops_basis exact needs a model…", written for API callers) appears beside the control, with the way out.
   await setControl(widget, 'params', '70e9');
-  assert.match(await fieldError(widget, 'basis'), /.+/);
+  const refusal = await fieldError(widget, 'basis');
+  assert.match(refusal, /need a model: choose one above, or use 6ND/);
+  assert.doesNotMatch(refusal, /flops_basis|six_nd|preset or config/);
+  for (const key of ['days', 'cost']) assert.equal(await widget.locator(`[data-out="${key}"]`).textContent(), '—');
   assert.deepEqual(errors(page), []);
 });
 

@@ -228,3 +228,47 @@ test('the block panel quantizes the generated vector exactly as the native engin
   assert.deepEqual(page.errors, []);
   assert.deepEqual(phone.errors, []);
 });
+
+test('at 375 px every bit pattern in the compare table stays on one line (a hex code is one token)', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(PHONE);
+  const widget = await openFloat(site, page);
+  await typeValue(widget, 'fp32', '0.1');
+  await widget.locator('[data-out="compare"]').scrollIntoViewIfNeeded();
+  const cells = await widget.locator('[data-out="compare"] tbody td.hex').evaluateAll((tds) =>
+    tds.map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      return { hex: td.textContent, lines: tops.size };
+    }),
+  );
+  assert.ok(cells.length >= 5, `${cells.length} formats compared`);
+  assert.ok(
+    cells.some((c) => c.hex.length >= 10),
+    'a long code among them (fp32 0x3dcccccd)',
+  );
+  assert.deepEqual(
+    cells.filter((c) => c.lines !== 1),
+    [],
+  );
+});
+
+test('every format the widget offers is introduced in the prose of chapter 2', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(PHONE);
+  const widget = await openFloat(site, page);
+  const offered = await widget.locator('select[name="format"] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.ok(offered.length >= 10, `${offered.length} formats offered`);
+  // The chapter's own text, outside the widget and its table: where a reader learns what a format is.
+  const prose = await page.evaluate(() =>
+    [...document.querySelectorAll('section#formats p, section#formats li')].map((p) => p.textContent).join(' '),
+  );
+  const named = (name) => new RegExp(`\\b${name}\\b`, 'i').test(prose);
+  assert.deepEqual(
+    offered.filter((name) => !named(name)),
+    [],
+  );
+});

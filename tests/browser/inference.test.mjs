@@ -82,6 +82,23 @@ test('the inference widget names the field at fault and never shows NaN', async 
   assert.deepEqual(page.errors, []);
 });
 
+test("clearing the inference widget's KV heads goes back to the model's own, not an error", async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const { engine, fmt } = inPage(page);
+  await widget.locator('input[name="kv_heads"]').fill('32');
+  const own = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
+  assert.notEqual(await out(widget, 'kv'), await fmt('formatBytes', own.kv_cache_bytes), '32 heads: not the default');
+  await widget.locator('input[name="kv_heads"]').fill('');
+  await widget.locator('input[name="kv_heads"]').press('Tab');
+  assert.equal(await widget.locator('#f-kv_heads-error').textContent(), '');
+  assert.equal(await out(widget, 'kv'), await fmt('formatBytes', own.kv_cache_bytes), "Llama 3 8B's own 8 KV heads");
+  assert.equal(await widget.locator('input[name="kv_heads"]').getAttribute('placeholder'), '8');
+  assert.equal((await widget.evaluate((el) => el.getState())).kv_heads, '8', 'the state (and URL) hold the 8');
+  assert.deepEqual(page.errors, []);
+});
+
 test('the inference widget reverts a URL KV-head count the engine refuses, with a notice, and a new model brings its own KV heads', async (t) => {
   const site = await startSite();
   t.after(() => site.close());

@@ -93,7 +93,6 @@ export function layoutAudit({ minFontPx = 11, widgets = true } = {}) {
       const over = el.scrollWidth - el.clientWidth;
       if (over <= 1) continue;
       if (scrolls && el.querySelector('table') && !el.classList.contains('katex-display')) continue;
-      if (el.tagName === 'PRE') continue;
       if (scrolls || hides) findings.push(`clipped: ${describe(el)} hides ${over}px of its content`);
       else if (el.closest('table') === null) findings.push(`clipped: ${describe(el)} overflows its box by ${over}px`);
     }

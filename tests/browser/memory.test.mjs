@@ -348,3 +348,24 @@ test('memory budget: dropout defaults to the model (Llama 3 8B at 8,192 tokens: 
   assert.equal(await again.locator('section#activations tally-memory-budget [name="dropout"]').inputValue(), 'true');
   assert.deepEqual([...errors(page), ...errors(again)], []);
 });
+
+test('memory: the dashed line is labelled usable at 375 px as at 1280 px (it is the usable bytes, not the capacity)', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const labels = {};
+  for (const [name, viewport] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ]) {
+    const page = await site.newPage(viewport);
+    await open(site, page, '/#memory');
+    const widget = page.locator('section#memory tally-memory-budget');
+    await widget.evaluate((el) => el.ready);
+    await widget.scrollIntoViewIfNeeded();
+    const usable = await widget.evaluate((el) => el.budget.usable_bytes);
+    labels[name] = { text: await widget.locator('svg text.cap-label').textContent(), usable: gb(usable) };
+    assert.deepEqual(errors(page), []);
+  }
+  assert.equal(labels.phone.text, `usable: ${labels.phone.usable}`);
+  assert.match(labels.desktop.text, new RegExp(`usable: ${labels.desktop.usable}$`));
+});

@@ -9,6 +9,31 @@ import { gzipSync } from 'node:zlib';
 import { startSite, screenshot, siteDir, root, DESKTOP, PHONE } from './harness.mjs';
 import { native, errors, watch } from './page-helpers.mjs';
 
+test('the contents list numbers each chapter as its heading does, and the lede counts the numbered chapters', () => {
+  const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
+  // Each chapter section's first heading (the errata's is an h2 inside its aside).
+  const headings = html
+    .split('<section class="chapter" id="')
+    .slice(1)
+    .map((chunk) => ({
+      id: chunk.slice(0, chunk.indexOf('"')),
+      number: /<h[12][^>]*>\s*(\d+[a-z]?)\./.exec(chunk.slice(0, chunk.indexOf('</section>')))?.[1] ?? null,
+    }));
+  const toc = html.slice(html.indexOf('<nav class="toc"'), html.indexOf('</nav>'));
+  const entries = [...toc.matchAll(/<a href="#([^"]+)">([^<]*)<\/a>/g)].map(([, id, text]) => ({
+    id,
+    number: /^(\d+[a-z]?)\./.exec(text)?.[1] ?? null,
+  }));
+  assert.deepEqual(entries, headings, 'contents entries against the chapter headings, in order');
+  assert.ok(
+    headings.some((h) => h.number === '7b'),
+    'a lettered chapter (7b) is among them',
+  );
+  const numbered = headings.filter((h) => h.number).length;
+  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven'];
+  assert.match(html, new RegExp(`accounting in ${words[numbered]}\\s+short chapters`));
+});
+
 test('the built page has its math typeset by KaTeX at build time and no TeX left for a script', () => {
   const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
   const rendered = (html.match(/class="katex"/g) ?? []).length;

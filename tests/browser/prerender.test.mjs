@@ -28,6 +28,20 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   assert.ok((await off.locator('noscript').count()) >= 1, 'a <noscript> note says what needs scripts');
   assert.ok((await off.locator('tally-recipes table tbody tr').count()) >= 5, 'the recipe table is in the static page');
   assert.ok((await off.locator('figure.diagram svg').count()) >= 10, 'figures and curves are inline SVG');
+  // A widget needs scripts: without them neither its empty box nor its caption (which describes bars and
+  // controls) is shown; the static figures, drawn at build time, stay.
+  const widgetFigures = (page) =>
+    page.$$eval('figure.widget-figure', (figs) =>
+      figs.map((f) => ({ widget: f.dataset.widget, shown: getComputedStyle(f).display !== 'none' })),
+    );
+  const hidden = await widgetFigures(off);
+  assert.ok(hidden.length >= 5, `${hidden.length} widget figures`);
+  assert.deepEqual(
+    hidden.filter((f) => f.shown),
+    [],
+    'no widget caption without scripts',
+  );
+  assert.ok(await off.locator('figure.diagram').first().isVisible(), 'static figures stay');
 
   const on = await site.newPage(DESKTOP);
   await on.goto(site.url);
@@ -52,6 +66,10 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   assert.deepEqual(
     shown,
     values.map((v) => v.text),
+  );
+  assert.ok(
+    (await widgetFigures(on)).every((f) => f.shown),
+    'with scripts every widget figure and its caption is shown',
   );
   assert.deepEqual(on.errors, []);
 

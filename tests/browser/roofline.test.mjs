@@ -169,6 +169,23 @@ test('roofline: measuring runs in workers, single- and all-core points are finit
   assert.equal(await widget.locator('svg circle.kpt').count(), 3 * perSize);
   assert.equal(await widget.locator('svg rect.kpt.all').count(), 3, 'one all-core point per size');
   assert.equal(await widget.locator('svg path.roof.machine').count(), 2, 'single-core and all-core roofs');
+  // With the machine's roofs, ridges and kernel labels added, no two labels of the chart overprint each other.
+  const overlaps = await widget.evaluate((el) => {
+    const boxes = [...el.shadowRoot.querySelectorAll('svg.chart text')]
+      .map((t) => ({ text: t.textContent, b: t.getBBox() }))
+      .filter((t) => t.b.width > 0);
+    const out = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i].b, boxes[j].b];
+        const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+        const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+        // Glyph boxes include line gaps: a sliver of 2 px is spacing, not overprinting (as layout-audit.mjs).
+        if (w > 2 && h > 2) out.push(`"${boxes[i].text}" over "${boxes[j].text}"`);
+      }
+    return out;
+  });
+  assert.deepEqual(overlaps, []);
   const probeRows = relaxed ? 3 : 2;
   assert.equal(await widget.locator('table.measured tbody tr').count(), 2 * probeRows + 3 * perSize + 3);
   await widget.locator('svg circle.kpt').last().hover();
@@ -390,4 +407,21 @@ test('roofline: a host page that forbids workers gets a plain message, not a sil
   const status = await widget.evaluate((el) => el.shadowRoot.querySelector('.status').textContent);
   assert.match(status, /could not measure: workers are not allowed here\. .*worker-src/);
   assert.equal(await widget.evaluate((el) => el.shadowRoot.querySelector('button.measure').disabled), false);
+});
+
+test('roofline: fp8 with an A100 checked names the A100 as having no fp8 roof instead of dropping it silently', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  const widget = await openRoofline(site, page);
+  await widget.locator('input[name="hw"][value="a100-80gb"]').check();
+  assert.equal(await widget.evaluate((el) => el.roofs.length), 2, 'both roofs in bf16');
+  assert.equal(await widget.locator('.notice').textContent(), '');
+  await widget.locator('select[name="dtype"]').selectOption('fp8');
+  const roofs = await widget.evaluate((el) => el.roofs.map((r) => r.id));
+  assert.deepEqual(roofs, ['h100-sxm'], 'the A100 has no dense fp8 peak (no fp8 tensor cores)');
+  assert.match(await widget.locator('.notice').textContent(), /A100.*no dense fp8 peak.*not drawn/);
+  await widget.locator('select[name="dtype"]').selectOption('bf16');
+  assert.equal(await widget.locator('.notice').textContent(), '', 'the note goes with the reason for it');
+  assert.deepEqual(errors(page), []);
 });

@@ -99,3 +99,26 @@ test('step time: a layout applied just before the reader leaves is in the histor
   assert.equal(back.state.tp, layout.tp);
   assert.equal(back.state.pp, layout.pp);
 });
+
+test('step time: predictions carry the two figures the model supports, and a layout that does not fit predicts none', async (t) => {
+  const { page, widget } = await openStep(t);
+  // A median error of about 5 %: MFU in whole percent (57%, not 56.52%), times and rates to two figures.
+  const text = (key) => widget.locator(`[data-out="${key}"]`).textContent();
+  const result = await widget.evaluate((el) => el.result);
+  assert.ok(result.fits && result.mfu >= 0.1, 'the chapter opens on a layout that fits, above 10 % MFU');
+  assert.match(await text('mfu'), /^\d\d%$/);
+  assert.equal(await text('hfu'), `${Math.round(100 * result.hfu)}%`, 'HFU, which recomputation moves differently');
+  assert.equal(Number((await text('step')).replace(/ s$/, '')), Number(result.step_seconds.toPrecision(2)));
+  assert.equal(Number((await text('tokens')).replaceAll(',', '')), Number(result.tokens_per_second.toPrecision(2)));
+  await widget.locator('button[data-action="plan"]').click();
+  await widget.locator('tr[data-rank="0"]').waitFor();
+  assert.match(await widget.locator('tr[data-rank="0"] td.num').first().textContent(), /^\d\d%$/);
+
+  // Llama 3 70B unsharded on each GPU (TP 1, PP 1, ZeRO 1) does not fit in 80 GB: memory says so, and no MFU is shown.
+  await setControl(widget, 'tp', '1');
+  await setControl(widget, 'pp', '1');
+  assert.equal((await widget.evaluate((el) => el.result)).fits, false);
+  assert.match(await text('memory'), /does not fit$/);
+  for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops']) assert.equal(await text(key), '— (does not fit)', key);
+  assert.deepEqual(errors(page), []);
+});

@@ -77,3 +77,18 @@ for (const c of INJECTED) {
     assert.deepEqual(errors(page), []);
   });
 }
+
+test('memory: GPT-2 small at 131,072 tokens warns that it has only 1,024 learned positions, and 1,024 clears it', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  const widget = await openWidgetAlone(site, page, 'tally-memory-budget', 'model="gpt2-small" seq="1024"');
+  assert.equal((await warningsOf(widget)).text, '');
+  await setControl(widget, 'seq', '131072');
+  const shown = await warningsOf(widget);
+  assert.match(shown.text, /131,?072 is past the 1024 learned positions \(max_positions\) of GPT-2 small/);
+  assert.ok(shown.visible, 'on screen');
+  await setControl(widget, 'seq', '1024');
+  assert.equal((await warningsOf(widget)).text, '');
+  assert.deepEqual(errors(page), []);
+});

@@ -175,6 +175,37 @@ TEST_CASE("add_warning appends field and message to the result's warnings") {
 
 using tally_test::error;
 
+TEST_CASE("training_cost's token rate is tokens over seconds, and stays finite for a token count too small to time") {
+    const json args = {{"params", 70e9}, {"tokens", 15e12}, {"gpus", 1024}, {"peak_tflops", 989.5}, {"mfu", 0.5}};
+    const json run = tally_test::ok("training_cost", args);
+    CHECK(run["tokens_per_second"].get<double>() * run["seconds"].get<double>() == Approx(15e12).epsilon(1e-12));
+    CHECK(run["tokens_per_second_per_gpu"].get<double>() * 1024 == Approx(run["tokens_per_second"].get<double>()));
+    json tiny = args;
+    tiny["tokens"] = 5e-324;  // the seconds underflow to 0; the rate does not depend on the token count
+    CHECK(tally_test::ok("training_cost", tiny)["tokens_per_second"] == run["tokens_per_second"]);
+}
+
+TEST_CASE("a length past a model's learned positions is warned about by every method that takes one") {
+    // GPT-2 small has 1,024 learned position embeddings (Radford et al. 2019): position 131,071 has none.
+    const auto seq_warnings = [](const json& result, const char* field) {
+        std::vector<std::string> found;
+        for (const json& w : result.value("warnings", json::array()))
+            if (w["field"] == field) found.push_back(w["message"].get<std::string>());
+        return found;
+    };
+    for (const char* method : {"memory_budget", "flops"}) {
+        INFO(method);
+        const auto past = seq_warnings(tally_test::ok(method, {{"model", "gpt2-small"}, {"seq", 131072}}), "seq");
+        REQUIRE(past.size() == 1);
+        CHECK(past[0].find("1024 learned positions") != std::string::npos);
+        CHECK(seq_warnings(tally_test::ok(method, {{"model", "gpt2-small"}, {"seq", 1024}}), "seq").empty());
+    }
+    CHECK(seq_warnings(tally_test::ok("kv_cache", {{"model", "gpt2-small"}, {"context", 4096}}), "context").size() ==
+          1);
+    // Rotary positions have no table to run past: Llama 2 at 32k is a long-context question, not a missing embedding.
+    CHECK(seq_warnings(tally_test::ok("memory_budget", {{"model", "llama-2-7b"}, {"seq", 32768}}), "seq").empty());
+}
+
 TEST_CASE("non-finite and fractional numbers given as strings are rejected with the field") {
     CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"seq", "nan"}})["field"] == "seq");
     CHECK(error("memory_budget", {{"model", "llama-2-7b"}, {"gpus", "inf"}})["field"] == "gpus");

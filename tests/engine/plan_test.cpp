@@ -85,11 +85,12 @@ TEST_CASE("plan: each best layout's result and memory are bit for bit those of s
     CHECK(interleaved > 0);  // the sample covers the shared-budget path
 }
 
-TEST_CASE("plan: the search covers thousands of layouts (micro-batch, recomputation, SP on/off, interleave, ZeRO)") {
+TEST_CASE("plan: the search covers over a thousand layouts (micro-batch, recomputation, SP on/off, interleave, ZeRO)") {
+    // 1,224 here, since an interleaved layout needs the 80 layers divisible by pp·v (Megatron-LM).
     PlanInput in;
     in.base.setup.gpus = 1024, in.base.setup.seq = 8192, in.base.setup.global_batch = 1024;
     const PlanResult p = plan_layouts(preset("llama-3-70b"), find_hardware("h100-sxm"), in);
-    CHECK(p.evaluated > 2000);
+    CHECK(p.evaluated > 1000);
     CHECK(p.fit + p.rejected_memory == p.evaluated);
 }
 
@@ -139,4 +140,42 @@ TEST_CASE("plan: interleaving's extra first-stage activations push a layout out 
     CHECK(tight.fit < fits.fit);
     CHECK(tight.rejected_memory > fits.rejected_memory);
     for (const PlanEntry& e : tight.best) CHECK(e.memory_bytes <= hw.memory_bytes);
+}
+
+TEST_CASE("plan: an interleaved layout splits every stage's layers evenly into its chunks, as Megatron-LM requires") {
+    // Llama 3 70B has 80 layers: PP 8 gives 10 layers per stage, which 2 chunks split and 4, 6 or 8 do not.
+    const ModelConfig c = preset("llama-3-70b");
+    PlanInput in;
+    in.base.setup.gpus = 64, in.base.setup.seq = 8192, in.base.setup.global_batch = 512;
+    in.base.setup.flash_attention = true;
+    in.top = 100;
+    const PlanResult p = plan_layouts(c, find_hardware("h100-sxm"), in);
+    std::int64_t interleaved = 0;
+    for (const PlanEntry& e : p.best) {
+        const std::int64_t pp = e.layout.setup.pp, v = e.layout.interleave;
+        if (v == 1) continue;
+        ++interleaved;
+        INFO("pp " << pp << ", " << v << " chunks per stage");
+        CHECK(c.num_layers % pp == 0);
+        CHECK((c.num_layers / pp) % v == 0);
+    }
+    CHECK(interleaved > 0);  // the check above ran on some interleaved layouts
+}
+
+TEST_CASE("plan: with the embedding and output layer as chunks of their own, layers + 2 divide into the chunks") {
+    // Llama 3 405B's 126 layers + 2 = 128 chunks' worth (Llama 3 paper, sec. 3.3.2).
+    const ModelConfig c = preset("llama-3-405b");
+    PlanInput in;
+    in.base.setup.gpus = 1024, in.base.setup.seq = 8192, in.base.setup.global_batch = 2048;
+    in.base.setup.flash_attention = true;
+    in.base.embedding_chunks = true;
+    in.top = 100;
+    const PlanResult p = plan_layouts(c, find_hardware("h100-sxm"), in);
+    std::int64_t interleaved = 0;
+    for (const PlanEntry& e : p.best) {
+        if (e.layout.interleave == 1) continue;
+        ++interleaved;
+        CHECK((c.num_layers + 2) % (e.layout.setup.pp * e.layout.interleave) == 0);
+    }
+    CHECK(interleaved > 0);
 }

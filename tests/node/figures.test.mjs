@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from './engine.mjs';
-import { renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
+import { renderFigure, FIGURE_NAMES, chart, SPLITS } from '../../web/figures.js';
 
 test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share", async () => {
   const engine = await loadEngine();
@@ -36,4 +36,16 @@ test('the activation curve bends: without FlashAttention doubling s more than do
       .total_bytes;
   assert.ok(at(16384, false) / at(8192, false) > 2.2);
   assert.ok(Math.abs(at(16384, true) / at(8192, true) - 2) < 0.05);
+});
+
+test('the parallelism figure splits what chapter 7 says each method splits, and no ZeRO stage splits activations', () => {
+  const rows = Object.fromEntries(SPLITS.map(([name, states]) => [name, states]));
+  // Chapter 7's ZeRO table (Rajbhandari et al. 2020): stage 1 shards the optimizer, 2 adds gradients, 3 weights.
+  assert.deepEqual(rows['ZeRO-1'].slice(0, 3), ['whole', 'whole', 'split']);
+  assert.deepEqual(rows['ZeRO-2'].slice(0, 3), ['whole', 'split', 'split']);
+  assert.deepEqual(rows['ZeRO-3'].slice(0, 3), ['split', 'split', 'split']);
+  // "None of the stages divides activations": each GPU keeps its own micro-batch's whole.
+  for (const name of ['DDP', 'ZeRO-1', 'ZeRO-2', 'ZeRO-3']) assert.equal(rows[name][3], 'whole', name);
+  // Tensor and pipeline parallelism divide part of them.
+  for (const name of ['TP', 'PP']) assert.equal(rows[name][3], 'partial', name);
 });

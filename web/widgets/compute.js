@@ -263,6 +263,14 @@ class TallyCompute extends TallyWidget {
       blank();
       return;
     }
+    if (v.model === CUSTOM && v.basis === 'exact') {
+      // The engine's "flops_basis exact needs a model" is for API callers; the reader gets the way out.
+      const message = 'Exact FLOPs are counted layer by layer, so they need a model: choose one above, or use 6ND.';
+      showError(root, 'basis', message);
+      this.lastError = { field: 'basis', message };
+      blank();
+      return;
+    }
     const args = {
       tokens: numbers.tokens,
       gpus: numbers.gpus,

@@ -94,9 +94,10 @@ h3 { font-size: 14px; margin: 16px 0 4px; }
   table { font-size: 12px; }
   th, td { padding: 3px 3px; }
   td.mono { white-space: normal; overflow-wrap: anywhere; }
+  td.mono.hex { white-space: nowrap; overflow-wrap: normal; } /* a bit pattern is one token: the table scrolls instead */
   .block-grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
   .block-grid .wide { grid-column: 1 / -1; }
-  td.exact { max-width: 9ch; }
+  td.exact { width: 9ch; min-width: 9ch; max-width: 9ch; } /* room for a short value such as 3.140625 beside the unbroken hex */
   .hide-phone { display: none; }
 }
 `;
@@ -444,7 +445,7 @@ class TallyFloat extends TallyWidget {
         const warn = r.notes.some((n) => n.kind === 'warn');
         const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
         return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
-        <td>${escapeHtml(r.format)}</td><td class="mono">${escapeHtml(r.hex)}</td>
+        <td>${escapeHtml(r.format)}</td><td class="mono hex">${escapeHtml(r.hex)}</td>
         <td class="exact mono" title="${escapeHtml(r.exact)}">${escapeHtml(r.class === 'nan' ? 'NaN' : shortExact(r.exact))}</td>
         <td class="num hide-phone">${rel}</td><td class="${warn ? 'note-warn' : ''}">${escapeHtml(notes.join(', '))}</td></tr>`;
       })

@@ -176,6 +176,8 @@ class TallyInference extends TallyWidget {
   values() {
     const values = {};
     for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
+    // An empty KV-heads field means the model's own (shown as its placeholder), not an error.
+    if (values.kv_heads.trim() === '') values.kv_heads = this.modelKvHeads(values.model);
     return values;
   }
 
@@ -203,6 +205,7 @@ class TallyInference extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
+    this.control('kv_heads').placeholder = this.modelKvHeads(v.model);
     const out = (key, text) => {
       root.querySelector(`[data-out="${key}"]`).textContent = text;
     };

@@ -922,7 +922,7 @@ class TallyMemoryBudget extends TallyWidget {
       <g class="grid">${ticks.map((t) => `<line x1="${x(t * GB).toFixed(2)}" x2="${x(t * GB).toFixed(2)}" y1="${barY - 6}" y2="${barY + barH + 6}"/>`).join('')}</g>
       ${segs.join('')}
       <line class="cap" x1="${capX}" x2="${capX}" y1="14" y2="${barY + barH + 8}"/>
-      <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(W < 480 ? 'capacity' : gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
+      <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(W < 480 ? 'usable' : gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
       <g class="axis"><line x1="${left}" x2="${W - right}" y1="${barY + barH + 8}" y2="${barY + barH + 8}"/>
       ${ticks.map((t) => `<text x="${x(t * GB).toFixed(2)}" y="${barY + barH + 24}" text-anchor="middle">${Number(t.toPrecision(6))}</text>`).join('')}
       <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`;

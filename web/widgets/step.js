@@ -50,6 +50,13 @@ const ENGINE_DEFAULTS = [
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
+/** A prediction to the digits its error supports: the step model's median error of about 5 % leaves two figures. */
+function formatPrediction(value, unit = '') {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const shown = unit === '%' ? 100 * value : value;
+  return `${Number(shown.toPrecision(2)).toLocaleString('en-US')}${unit}`;
+}
+
 const COLOURS = {
   matmul: 'var(--accent)',
   memory_bound: '#8e6bd1',
@@ -137,6 +144,7 @@ class TallyStep extends TallyWidget {
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
           <div class="result"><div class="label">Predicted MFU</div><div class="value" data-out="mfu">—</div></div>
+          <div class="result"><div class="label">Predicted HFU</div><div class="value" data-out="hfu">—</div></div>
           <div class="result"><div class="label">Step time</div><div class="value" data-out="step">—</div></div>
           <div class="result"><div class="label">Tokens/s (cluster)</div><div class="value" data-out="tokens">—</div></div>
           <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
@@ -234,7 +242,7 @@ class TallyStep extends TallyWidget {
       this.fail(root, error);
       // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
       if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
-      for (const key of ['mfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
+      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
       this.result = null;
@@ -243,10 +251,13 @@ class TallyStep extends TallyWidget {
     const r = this.result;
     this.showWarnings(r.warnings);
     this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
-    out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
-    out('step', `${formatNumber(r.step_seconds, 3)} s`);
-    out('tokens', formatNumber(r.tokens_per_second));
-    out('tflops', formatNumber(r.model_flops_per_s_per_gpu / 1e12, 3)); // FLOP/s shown in TFLOP/s
+    // A layout that does not fit never runs: it has no MFU, step time or throughput to predict.
+    const predicted = (text) => (r.fits ? text : '— (does not fit)');
+    out('mfu', predicted(formatPrediction(r.mfu, '%')));
+    out('hfu', predicted(formatPrediction(r.hfu, '%')));
+    out('step', predicted(`${formatPrediction(r.step_seconds)} s`));
+    out('tokens', predicted(formatPrediction(r.tokens_per_second)));
+    out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12))); // FLOP/s shown in TFLOP/s
     out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
     out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
     this.drawTimeline(r);
@@ -264,24 +275,24 @@ class TallyStep extends TallyWidget {
     let x = left;
     const segs = parts.map((p) => {
       const w = (p.seconds / r.step_seconds) * width;
-      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s (${escapeHtml(formatNumber(100 * p.share, 3))}%)</title></rect>`;
+      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
       x += w;
       return seg;
     });
-    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatNumber(r.step_seconds, 3))} s</title>${segs.join('')}
-      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatNumber(r.step_seconds, 3))} s</text>`;
+    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatPrediction(r.step_seconds))} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatPrediction(r.step_seconds))} s</text>`;
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
     this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
       parts
         .map(
           (p) =>
-            `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatNumber(100 * p.share, 3))}%</span>`,
+            `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatPrediction(p.share, '%'))}</span>`,
         )
         .join('') +
       hidden
         .map(
           (p) =>
-            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatNumber(p.seconds, 3))} s</span>`,
+            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s</span>`,
         )
         .join('');
   }
@@ -316,8 +327,8 @@ class TallyStep extends TallyWidget {
           (
             b,
             i,
-          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatNumber(100 * b.mfu, 3))}%</td>
-        <td class="num">${escapeHtml(formatNumber(b.step_seconds, 3))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
+          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatPrediction(b.mfu, '%'))}</td>
+        <td class="num">${escapeHtml(formatPrediction(b.step_seconds))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
         <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`,
         )
         .join('')}

@@ -47,6 +47,9 @@ export const FORMATS = {
   days1: (v) => FORMATS.fixed1(v / SECONDS_PER_DAY),
   hours0: (v) => FORMATS.int(v / SECONDS_PER_HOUR),
   tflops0: (v) => FORMATS.fixed0(v / 1e12),
+  // Two significant figures, for predictions whose error (a few percent) leaves no more.
+  sig2: (v) => Number(v.toPrecision(2)).toLocaleString('en-US'),
+  tflops_sig2: (v) => FORMATS.sig2(v / 1e12),
   pct: (v) => formatPercent(v),
   // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
   pct1: (v) => `${(v * 100).toFixed(1)}%`,
