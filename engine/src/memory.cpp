@@ -218,6 +218,13 @@ std::string bytes_per_param_formula(const char* count, u64 bytes256) {
 
 std::string memory_class_description(MemoryClass memory_class, const TrainingSetup& st, const MemoryBudget& m) {
     const Recipe& r = st.recipe;
+    // Offloaded classes hold nothing on the GPU: say where they went instead (host_bytes counts them).
+    const bool host_states =
+        st.offload_optimizer &&
+        (memory_class == MemoryClass::MasterWeights || memory_class == MemoryClass::OptimizerStates ||
+         memory_class == MemoryClass::GradAccum || (memory_class == MemoryClass::Gradients && st.zero >= 2));
+    if (host_states || (st.offload_params && memory_class == MemoryClass::Weights))
+        return "Offloaded to host memory (ZeRO-Offload, Ren et al. 2021): counted in the host budget, none on the GPU.";
     switch (memory_class) {
         case MemoryClass::Weights:
             return std::string("The ") + to_string(r.weights) +
