@@ -220,10 +220,11 @@ json memory_budget_method(const json& args) {
     }
     json hardware;
     const std::optional<UsableCapacity> cap = capacity_from_args(args, &hardware);
+    // Checked even without offload, so a bad value is refused rather than ignored.
+    std::optional<std::int64_t> per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000);
     if (out.contains("host_bytes")) {
         // Host memory per node: the busiest GPU's host bytes times the GPUs on a node (the argument, else the
         // preset's interconnect), an upper bound when stages differ; unknown without either.
-        std::optional<std::int64_t> per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000);
         if (!per_node && hardware.contains("interconnect"))
             per_node = hardware["interconnect"]["gpus_per_node"].get<std::int64_t>();
         if (per_node) {
