@@ -68,6 +68,8 @@ export function render(result) {
     "  folding (Liu et al. 2025, arXiv:2504.14960): ep·etp·edp = tp·cp·dp per stage; routed experts' matrices are",
     '  split by etp (default tp, the layout before folding), the experts by ep, and ZeRO shards expert states over',
     "  edp. Folded below tp, a GPU computes etp/tp of its group's routed rows with f/etp-wide matrices.",
+    '- **Only the memory budget and fit read these four yet.** step_time, plan and finetune refuse them by name',
+    '  rather than ignore them: their time and fine-tuning models predate them.',
     '',
     '## Models',
     '',
