@@ -453,7 +453,8 @@ int cmd_memory(int argc, char** argv) {
         "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
         "activations, the model's dropout, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
         "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
-        "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
+        "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus; with --offload,\n"
+        "host_bytes {per_gpu, per_node} (host memory; per node from the preset's GPUs per node or --gpus-per-node).",
         kMemoryOptions, print_memory);
 }
 
