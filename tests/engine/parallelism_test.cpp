@@ -5,6 +5,7 @@
 #include <string>
 
 #include "accounting_helpers.h"
+#include "tally/api.h"
 #include "tally/memory.h"
 #include "tally/params.h"
 
@@ -295,4 +296,20 @@ TEST_CASE("the defaults (cp 1, shard_group dp, no offload, etp tp) leave the bud
     CHECK(a.params_weights == b.params_weights);
     CHECK(a.host.total == 0);
     CHECK(a.expert_dp == 2);
+}
+
+TEST_CASE("step_time, plan and finetune refuse the placement options by name instead of ignoring them") {
+    const nlohmann::json placements[] = {{{"cp", 2}}, {{"shard_group", 1}}, {{"offload", "optimizer"}}, {{"etp", 2}}};
+    const nlohmann::json bases[] = {{{"method", "step_time"}, {"model", "llama-2-7b"}, {"hardware", "h100-sxm"}},
+                                    {{"method", "plan"}, {"model", "llama-2-7b"}, {"hardware", "h100-sxm"}},
+                                    {{"method", "finetune"}, {"model", "llama-2-7b"}}};
+    for (const auto& base : bases)
+        for (const auto& placement : placements) {
+            nlohmann::json args = base;
+            args.erase("method");
+            args.update(placement);
+            const std::string field = placement.begin().key();
+            INFO(base["method"] << " " << placement.dump());
+            CHECK(error_field([&] { tally::api::invoke(base["method"].get<std::string>(), args); }) == field);
+        }
 }
