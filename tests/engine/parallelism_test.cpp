@@ -6,6 +6,7 @@
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
+#include "tally/fit.h"
 #include "tally/memory.h"
 #include "tally/params.h"
 
@@ -312,4 +313,30 @@ TEST_CASE("step_time, plan and finetune refuse the placement options by name ins
             INFO(base["method"] << " " << placement.dump());
             CHECK(error_field([&] { tally::api::invoke(base["method"].get<std::string>(), args); }) == field);
         }
+}
+
+TEST_CASE("min_gpus searches only layouts that divide: multiples of ep for experts, of tp·pp·cp with cp") {
+    // Before, the search tried dp = 1 first and failed on "ep must divide dp" for any ep > 1.
+    const auto c = preset("mixtral-8x7b");
+    TrainingSetup st;
+    st.zero = 3;
+    st.ep = 4;
+    const std::uint64_t capacity = 80'000'000'000;
+    const std::int64_t n = tally::min_gpus(c, st, capacity, 1 << 20);
+    REQUIRE(n > 4);
+    CHECK(n % 4 == 0);
+    st.gpus = n;
+    CHECK(memory_budget(c, st).bytes.total <= capacity);
+    st.gpus = n - 4;
+    CHECK(memory_budget(c, st).bytes.total > capacity);
+    // Context parallel: the GPU count is a multiple of cp, and ZeRO shards over dp·cp.
+    TrainingSetup cp;
+    cp.seq = 32768;
+    cp.flash_attention = true;
+    cp.zero = 3;
+    cp.cp = 4;
+    const std::int64_t m = tally::min_gpus(preset("llama-2-7b"), cp, capacity, 1 << 20);
+    CHECK(m % 4 == 0);
+    cp.gpus = m;
+    CHECK(memory_budget(preset("llama-2-7b"), cp).bytes.total <= capacity);
 }
