@@ -737,10 +737,17 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, const Sh
     return r;
 }
 
-std::string divisor_list(std::int64_t n, std::int64_t step = 1) {
+// The divisors of n in increasing order, comma-separated (pairs d, n/d up to sqrt(n): fast for any GPU count).
+std::string divisor_list(std::int64_t n) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            low.push_back(d);
+            if (d != n / d) high.push_back(n / d);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
     std::string out;
-    for (std::int64_t d = step; d <= n && out.size() < 200; d += step)
-        if (n % d == 0) out += (out.empty() ? "" : ", ") + std::to_string(d);
+    for (std::int64_t d : low) out += (out.empty() ? "" : ", ") + std::to_string(d);
     return out;
 }
 
@@ -784,7 +791,8 @@ std::int64_t expert_data_parallel(const ModelConfig& c, const TrainingSetup& st,
         if (st.etp == 0 && st.cp == 1)
             throw InputError("ep", "ep must divide the data-parallel size dp = " + std::to_string(dp) +
                                        " (experts are sharded within each data-parallel group), got " +
-                                       std::to_string(st.ep));
+                                       std::to_string(st.ep) +
+                                       "; or fold the experts over tp with etp (ep·etp must divide tp·cp·dp)");
         const char* field = st.etp != 0 ? "etp" : "ep";
         throw InputError(field, "ep·etp (" + std::to_string(st.ep) + "·" + std::to_string(etp) +
                                     ") must divide tp·cp·dp = " + std::to_string(ranks) +
