@@ -92,7 +92,33 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.recipe = recipe_from_args(args, recipe_out);
     st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
     st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
+    // Absent or 0: etp = tp and shard_group = dp·cp, the layouts before folding and HSDP.
+    st.etp = int_or(args, "etp", 0, 0, 100'000'000);
+    st.cp = int_or(args, "cp", 1, 1, kMaxSeq);
+    st.cp_load_balance = bool_arg(args, "cp_load_balance", true);
+    st.shard_group = int_or(args, "shard_group", 0, 0, 100'000'000);
+    const std::string offload = string_or(args, "offload", "none");
+    if (offload == "optimizer")
+        st.offload_optimizer = true;
+    else if (offload == "optimizer_params")
+        st.offload_optimizer = st.offload_params = true;
+    else if (offload == "params")
+        st.offload_params = true;
+    else if (offload != "none")
+        throw InputError("offload",
+                         "offload must be none, optimizer, params or optimizer_params, got \"" + offload + "\"");
     return st;
+}
+
+void require_default_placement(const TrainingSetup& st, const char* method) {
+    const auto refuse = [&](const char* field) {
+        throw InputError(field, std::string(field) + " is read by memory_budget and fit; " + method +
+                                    " does not model it yet: leave it at its default");
+    };
+    if (st.cp != 1) refuse("cp");
+    if (st.shard_group != 0) refuse("shard_group");
+    if (st.offload_optimizer || st.offload_params) refuse("offload");
+    if (st.etp != 0 && st.etp != st.tp) refuse("etp");
 }
 
 // Capacity from capacity_bytes (usable_capacity: as given) or a hardware preset (preset_usable_capacity: the

@@ -27,8 +27,12 @@ std::string string_or(const json& args, const char* field, const char* fallback)
 // `recipe_out` (optional) receives the recipe as the results show it.
 Recipe recipe_from_args(const json& args, json* recipe_out);
 // The training setup of the memory budget (seq, micro_batch, global_batch, gpus, zero, tp, pp,
-// sequence_parallel, recompute, flash_attention, dropout, activation_bytes and the recipe).
+// sequence_parallel, recompute, flash_attention, dropout, activation_bytes, the recipe, and the placement:
+// cp, cp_load_balance, shard_group, offload, ep, etp).
 TrainingSetup setup_from_args(const json& args, json* recipe_out);
+// InputError naming cp, shard_group, offload or etp when set: for the methods whose model of time or memory
+// predates them (step_time, finetune), so they are refused rather than ignored.
+void require_default_placement(const TrainingSetup& st, const char* method);
 
 // Capacity from capacity_bytes or a hardware preset (less the default allowance); nullopt when neither
 // is given. `hardware_out` (optional) receives the preset.

@@ -39,6 +39,7 @@ json finetune(const json& args) {
     s.method = finetune_method_from_string(string_or(args, "method", "lora"));
     json recipe;
     s.training = setup_from_args(args, &recipe);
+    require_default_placement(s.training, "finetune");
     const bool adapters = s.method != FinetuneMethod::Full;
     const char* lora_fields[] = {"lora_rank",  "lora_alpha",   "lora_targets",  "lora_dropout", "lora_experts",
                                  "base_dtype", "double_quant", "adapter_dtype", "compute_dtype"};

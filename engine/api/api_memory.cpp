@@ -133,12 +133,21 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                {"layers_per_stage", m.layers_per_stage},
                {"stage", m.stage}};
     if (c.is_encoder_decoder()) setup["decoder_seq"] = st.decoder_seq > 0 ? st.decoder_seq : st.seq;
+    // Placement: context parallelism, the ZeRO shard group (HSDP when below dp·cp) and CPU offload.
+    setup["cp"] = st.cp;
+    setup["cp_load_balance"] = st.cp_load_balance;
+    setup["shard_group"] = m.shard_group;
+    setup["hsdp_replicas"] = m.dp * st.cp / m.shard_group;
+    setup["offload"] = st.offload_optimizer ? (st.offload_params ? "optimizer_params" : "optimizer")
+                                            : (st.offload_params ? "params" : "none");
     if (c.is_moe()) {
         // Expert parallelism and capacity (moe.h): what each GPU holds, sees and sends per layer.
         const MoeLayer moe =
             moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
         setup["ep"] = st.ep;
         setup["expert_dp"] = m.expert_dp;
+        setup["etp"] = st.etp_or_tp();
+        setup["expert_shard_group"] = m.expert_shard_group;
         setup["capacity_factor"] = st.capacity_factor;
         setup["moe"] = {{"local_experts", moe.local_experts},
                         {"expert_params_on_gpu", m.expert_params_on_gpu},
@@ -179,6 +188,16 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
              {"classes", classes},
              {"activations", activations}};
     if (bpp.grad_accum != 0) out["bytes_per_param"]["grad_accum"] = static_cast<double>(bpp.grad_accum) / 256;
+    if (st.offload_optimizer || st.offload_params)
+        out["host_bytes"] = {{"per_gpu",
+                              {{"weights", m.host.weights},
+                               {"gradients", m.host.gradients},
+                               {"master_weights", m.host.master_weights},
+                               {"optimizer_states", m.host.optimizer_states},
+                               {"grad_accum", m.host.grad_accum},
+                               {"total", m.host.total}}},
+                             {"per_node", nullptr},
+                             {"gpus_per_node", nullptr}};
     return out;
 }
 
@@ -200,7 +219,21 @@ json memory_budget_method(const json& args) {
                             {"total_ratio", static_cast<double>(m.bytes.total) / *reference}};
     }
     json hardware;
-    if (auto cap = capacity_from_args(args, &hardware)) {
+    const std::optional<UsableCapacity> cap = capacity_from_args(args, &hardware);
+    // Checked even without offload, so a bad value is refused rather than ignored.
+    std::optional<std::int64_t> per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000);
+    if (out.contains("host_bytes")) {
+        // Host memory per node: the busiest GPU's host bytes times the GPUs on a node (the argument, else the
+        // preset's interconnect), an upper bound when stages differ; unknown without either.
+        if (!per_node && hardware.contains("interconnect"))
+            per_node = hardware["interconnect"]["gpus_per_node"].get<std::int64_t>();
+        if (per_node) {
+            const std::int64_t on_node = std::min(*per_node, st.gpus);
+            out["host_bytes"]["gpus_per_node"] = on_node;
+            out["host_bytes"]["per_node"] = checked_mul("memory", m.host.total, static_cast<u64>(on_node));
+        }
+    }
+    if (cap) {
         add_capacity(out, *cap, hardware);
         const u64 usable = cap->usable_bytes;
         out["fits"] = m.bytes.total <= usable;

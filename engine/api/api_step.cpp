@@ -21,6 +21,7 @@ Hardware hardware_arg(const json& args) {
 StepLayout layout_from_args(const json& args) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
+    require_default_placement(layout.setup, "step_time (and plan)");
     layout.interleave = optional_integer_arg(args, "interleave", 1, 1024).value_or(layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)

@@ -60,7 +60,7 @@ constexpr Option kFlopsOptions[] = {
          "sequences per micro-batch per data-parallel rank b (default 1)"},                                           \
         {"--global-batch", "global_batch", Kind::Integer,                                                             \
          "sequences per optimizer step (default b·dp: no accumulation)"},                                             \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp)"},            \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp·cp)"},         \
         {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                        \
         {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                   \
         {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                        \
@@ -91,6 +91,16 @@ constexpr Option kFlopsOptions[] = {
         {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree, experts sharded over ep GPUs (default 1)"},       \
         {"--capacity-factor", "capacity_factor", Kind::Number,                                                        \
          "MoE: expert slots per routed token cf (default 0: no limit)"},                                              \
+        {"--etp", "etp", Kind::Integer,                                                                               \
+         "MoE: expert tensor parallel degree (default tp); ep·etp must divide tp·cp·dp"},                             \
+        {"--cp", "cp", Kind::Integer,                                                                                 \
+         "context parallel degree (default 1): seq/cp positions per GPU; needs --flash-attn"},                        \
+        {"--no-cp-load-balance", "no_cp_load_balance", Kind::Flag,                                                    \
+         "cp: contiguous chunks (default: 2·cp causal load-balanced chunks, 2·cp | seq)"},                            \
+        {"--shard-group", "shard_group", Kind::Integer,                                                               \
+         "HSDP: ZeRO shards over groups of this many GPUs, replicated across (default dp·cp)"},                       \
+        {"--offload", "offload", Kind::String,                                                                        \
+         "CPU offload: none (default) | optimizer (zero >= 1) | params | optimizer_params (zero 3)"},                 \
         {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                     \
         {"--capacity-bytes", "capacity_bytes", Kind::Integer,                                                         \
          "GPU memory in bytes, taken as usable (instead of --hardware)"},                                             \
@@ -99,7 +109,9 @@ constexpr Option kFlopsOptions[] = {
 constexpr Option kMemoryOptions[] = {MODEL_OPTIONS,
                                      SETUP_OPTIONS,
                                      {"--reference-bytes", "reference_bytes", Kind::Number,
-                                      "a printed activation figure to compare with (reports the ratio)"}};
+                                      "a printed activation figure to compare with (reports the ratio)"},
+                                     {"--gpus-per-node", "gpus_per_node", Kind::Integer,
+                                      "offload: GPUs per node for the host memory per node (default: the preset's)"}};
 
 constexpr Option kFinetuneOptions[] = {
     MODEL_OPTIONS,
@@ -189,9 +201,10 @@ void fit_rules(const json& args, std::span<const Option> options) {
     const std::string with_model =
         "with --mode largest_model only beside --model or --config (without a model no "
         "activations are counted)";
-    for (const char* key : {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops",
-                            "recompute_layers", "flash_attention", "no_dropout", "dropout_on", "activation_bytes",
-                            "virtual_stages", "keep_stage_outputs", "encoder_head"})
+    for (const char* key :
+         {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops", "recompute_layers",
+          "flash_attention", "no_dropout", "dropout_on", "activation_bytes", "virtual_stages", "keep_stage_outputs",
+          "encoder_head", "cp", "no_cp_load_balance", "shard_group", "offload", "etp"})
         reject_unless(args, options, key, !largest || has_model, with_model);
     for (const char* key : {"gpus", "reserve_fraction"}) reject_unless(args, options, key, largest, in_largest);
     // min_gpus searches over the global batch; a fixed one would be ignored
@@ -209,6 +222,10 @@ void fix_flags(json& args) {
     if (args.contains("no_dropout")) {
         args.erase("no_dropout");
         args["dropout"] = false;
+    }
+    if (args.contains("no_cp_load_balance")) {
+        args.erase("no_cp_load_balance");
+        args["cp_load_balance"] = false;
     }
 }
 
@@ -282,7 +299,12 @@ void print_memory(std::ostream& out, const json& r) {
     out << model_line(r["model"]) << "\n"
         << "recipe " << r["recipe"]["id"].get<std::string>() << " ("
         << human(r["bytes_per_param"]["total"].get<double>()) << " B/param); gpus " << s["gpus"] << " = dp " << s["dp"]
-        << " × tp " << s["tp"] << " × pp " << s["pp"] << ", ZeRO " << s["zero"] << ", seq " << s["seq"]
+        << " × tp " << s["tp"] << " × pp " << s["pp"] << (s["cp"].get<long long>() > 1 ? " × cp " + s["cp"].dump() : "")
+        << ", ZeRO " << s["zero"]
+        << (s["hsdp_replicas"].get<long long>() > 1
+                ? " (HSDP: shard over " + s["shard_group"].dump() + ", " + s["hsdp_replicas"].dump() + " replicas)"
+                : "")
+        << (s["offload"] != "none" ? ", offload " + s["offload"].get<std::string>() : "") << ", seq " << s["seq"]
         << ", micro-batch " << s["micro_batch"] << ", recompute " << s["recompute"].get<std::string>()
         << (s["flash_attention"].get<bool>() ? ", FlashAttention" : "")
         << (s["sequence_parallel"].get<bool>() ? ", sequence parallel" : "")
@@ -290,6 +312,13 @@ void print_memory(std::ostream& out, const json& r) {
     std::vector<std::pair<std::string, std::string>> rows;
     for (const auto& c : r["classes"]) rows.push_back({c["name"].get<std::string>(), bytes_text(c["bytes"])});
     rows.push_back({"total", bytes_text(r["per_gpu_bytes"]["total"])});
+    if (r.contains("host_bytes")) {
+        const json& host = r["host_bytes"];
+        rows.push_back({"host memory per GPU (offloaded)", bytes_text(host["per_gpu"]["total"])});
+        if (!host["per_node"].is_null())
+            rows.push_back(
+                {"host memory per node (" + host["gpus_per_node"].dump() + " GPUs)", bytes_text(host["per_node"])});
+    }
     if (!r["capacity_bytes"].is_null()) {
         rows.push_back({"capacity (reported)", bytes_text(r["capacity_bytes"])});
         rows.push_back({"allowance (CUDA context + fragmentation)", bytes_text(r["allowance_bytes"])});
@@ -438,7 +467,8 @@ int cmd_memory(int argc, char** argv) {
         "Training memory of the busiest GPU. Defaults: recipe bf16_mixed_adamw (2+2+4+8 = 16 B/param), 16-bit\n"
         "activations, the model's dropout, FlashAttention off, no recomputation, 1 GPU, ZeRO 0, seq 2048, micro-batch 1\n"
         "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
-        "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus.",
+        "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus; with --offload,\n"
+        "host_bytes {per_gpu, per_node} (host memory; per node from the preset's GPUs per node or --gpus-per-node).",
         kMemoryOptions, print_memory);
 }
 

@@ -1,6 +1,7 @@
 #include "tally/fit.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "tally/error.h"
 
@@ -10,8 +11,12 @@ std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint6
     // Per-GPU memory never grows with dp (ZeRO shards shrink, activations stay), so search dp by
     // doubling and then bisection. global_batch is dropped: the pipeline is assumed full.
     setup.global_batch = 0;
-    const std::int64_t mp = setup.tp * setup.pp;
-    if (mp < 1) throw InputError("tp", "tp and pp must be >= 1");
+    if (setup.tp < 1 || setup.pp < 1 || setup.cp < 1) throw InputError("tp", "tp, pp and cp must be >= 1");
+    // dp runs over multiples of `unit`, the smallest dp whose layout divides: ep·etp | tp·cp·dp, shard_group | dp·cp.
+    const std::int64_t experts = setup.ep * setup.etp_or_tp(), ranks = setup.tp * setup.cp;
+    std::int64_t unit = experts / std::gcd(experts, ranks);
+    if (setup.shard_group > 0) unit = std::lcm(unit, setup.shard_group / std::gcd(setup.shard_group, setup.cp));
+    const std::int64_t mp = setup.tp * setup.pp * setup.cp * unit;
     const std::int64_t max_dp = max_gpus / mp;
     if (max_dp < 1) return 0;
     auto fits = [&](std::int64_t dp) {

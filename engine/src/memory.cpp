@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string_view>
+#include <utility>
 
 #include "tally/error.h"
 #include "tally/params.h"
@@ -217,6 +218,13 @@ std::string bytes_per_param_formula(const char* count, u64 bytes256) {
 
 std::string memory_class_description(MemoryClass memory_class, const TrainingSetup& st, const MemoryBudget& m) {
     const Recipe& r = st.recipe;
+    // Offloaded classes hold nothing on the GPU: say where they went instead (host_bytes counts them).
+    const bool host_states =
+        st.offload_optimizer &&
+        (memory_class == MemoryClass::MasterWeights || memory_class == MemoryClass::OptimizerStates ||
+         memory_class == MemoryClass::GradAccum || (memory_class == MemoryClass::Gradients && st.zero >= 2));
+    if (host_states || (st.offload_params && memory_class == MemoryClass::Weights))
+        return "Offloaded to host memory (ZeRO-Offload, Ren et al. 2021): counted in the host budget, none on the GPU.";
     switch (memory_class) {
         case MemoryClass::Weights:
             return std::string("The ") + to_string(r.weights) +
@@ -327,8 +335,12 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     a.in_flight = in_flight;
     TermBuilder term{&a.terms};
     const u64 e = static_cast<u64>(st.activation_bytes);
-    const u64 s = static_cast<u64>(st.seq), b = static_cast<u64>(st.micro_batch), h = static_cast<u64>(c.hidden_size);
+    // Context parallelism: every sequence-side tensor holds this GPU's seq/cp positions (cp divides seq, checked).
+    const u64 cp = static_cast<u64>(std::max<std::int64_t>(st.cp, 1));
+    const u64 s = static_cast<u64>(st.seq) / cp, b = static_cast<u64>(st.micro_batch),
+              h = static_cast<u64>(c.hidden_size);
     const u64 t = static_cast<u64>(st.tp);
+    const u64 etp = static_cast<u64>(st.etp_or_tp());
     const bool sp = st.sequence_parallel && st.tp > 1;
     const u64 sb = mul(s, b);
     const u64 sbh = mul(sb, h);
@@ -339,6 +351,7 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     const u64 heads_gpu = ceil_div(static_cast<u64>(c.num_heads), t);        // tp divides heads (checked)
     const u64 kv_heads_gpu = ceil_div(static_cast<u64>(c.num_kv_heads), t);  // replicated when tp > n_kv
     const u64 f_gpu = ceil_div(static_cast<u64>(c.ffn_hidden_size), t);
+    const u64 f_expert_gpu = ceil_div(static_cast<u64>(c.ffn_hidden_size), etp);  // routed experts split by etp
     const u64 visited = c.is_moe() ? static_cast<u64>(c.experts_per_token + c.num_shared_experts) : 1;
     const u64 v_gpu = ceil_div(static_cast<u64>(c.vocab_size), t);
     // Sequence-side tensors (norms, dropout masks, block inputs) are split only by sequence parallelism.
@@ -454,7 +467,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
             if (c.is_moe()) {
                 const MoeLayer moe = moe_layer(c, {static_cast<std::int64_t>(sq), st.micro_batch, st.tp, st.ep,
                                                    st.capacity_factor, st.activation_bytes});
-                routed_rows = static_cast<u64>(moe.expert_slots_per_gpu);
+                // Folded over etp < tp, the tp group's GPUs take different experts: etp/tp of the rows each.
+                routed_rows = ceil_div(mul(static_cast<u64>(moe.expert_slots_per_gpu), etp), t);
                 term(
                     "router_probs", "router probabilities and top-k indices",
                     "The router's fp32 softmax over the E experts (its backward needs it) and the int64 indices of the "
@@ -465,7 +479,8 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
                      "matmul saves them (the norm output is kept for the router).",
                      st.capacity_factor > 0 ? "e·cf·k·s·b·h" : "e·k·s·b·h", true, mul(mul(e, routed_rows), h));
             }
-            const u64 sbf = c.is_moe() ? mul(f_gpu, add(routed_rows, mul(sb_l, static_cast<u64>(c.num_shared_experts))))
+            const u64 sbf = c.is_moe() ? add(mul(f_expert_gpu, routed_rows),
+                                             mul(f_gpu, mul(sb_l, static_cast<u64>(c.num_shared_experts))))
                                        : mul(mul(sb_l, f_gpu), visited);
             const std::string fk = c.is_moe()
                                        ? (st.capacity_factor > 0 ? "e·f·(cf·k·s·b + shared·s·b)" : "e·s·b·f·(k+shared)")
@@ -536,6 +551,16 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
              "While one fully recomputed layer's backward runs, its activations are all live (one layer, one "
              "micro-batch).",
              "one layer without recomputation", false, one.per_layer_bytes);
+    }
+    if (cp > 1) {
+        // Ring attention's backward passes each K, V block on with its gradient dK, dV and receives the next pair
+        // while computing on the current one: two buffers of (K, V, dK, dV), one layer at a time (Liu et al. 2023,
+        // sec. 3; Transformer Engine context_parallel.py, AttnFuncWithCPAndKVP2P); the forward needs half of it.
+        const u64 kv_block = mul(mul(e, sb), mul(kv_heads_gpu, add(d, dv)));
+        term("ring_kv_buffers", "ring attention K, V buffers (context parallel)",
+             "The K, V block being computed on and the one being received, each with its dK, dV in the backward "
+             "(ring attention over cp GPUs, one layer at a time).",
+             "4·e·(s/cp)·b·n_kv·(d + d_v)" + tp_div, false, mul(4, kv_block));
     }
     if (st.keep_stage_outputs && !last_stage && st.pp > 1)
         term("stage_output", "stage output tensors (kept)",
@@ -623,20 +648,28 @@ namespace {
 struct StageBudget {
     u64 params_on_gpu = 0, p_weights = 0, p_grads = 0, p_opt = 0, zero3_unit = 0, expert_params = 0;
     ClassBytes bytes;
+    HostBytes host;
     Activations act;
 };
 
-StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp, const ShardSpec& spec,
-                         std::int64_t in_flight, bool first, bool last, std::int64_t microbatches = 0) {
+// ZeRO's shard groups: dense states over `dense_group` GPUs, routed experts' over `expert_group` (HSDP: the
+// shard group and its share of the expert replicas; else dp·cp and tp·cp·dp/(ep·etp)).
+struct ShardGroups {
+    std::int64_t dense = 1, expert = 1;
+};
+
+StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, const ShardGroups& groups,
+                         const ShardSpec& spec, std::int64_t in_flight, bool first, bool last,
+                         std::int64_t microbatches = 0) {
     StageBudget r;
     const Recipe& p = st.recipe;
     const ShardSplit split = shard_params_split(c, spec);
     const u64 n = split.total;
-    const u64 udp = static_cast<u64>(dp);
+    const u64 udp = static_cast<u64>(groups.dense);
     r.params_on_gpu = n;
-    // Routed experts are replicated only over dp/ep GPUs, so ZeRO shards their states over that group.
+    // Routed experts are replicated only over their expert-data-parallel group, so ZeRO shards their states there.
     const u64 n_expert = split.expert, n_dense = n - n_expert;
-    const u64 expert_dp = static_cast<u64>(dp / std::max<std::int64_t>(spec.ep, 1));
+    const u64 expert_dp = static_cast<u64>(groups.expert);
     r.expert_params = n_expert;
     auto zero_shard = [&](bool sharded) {
         return sharded ? add(ceil_div(n_dense, udp), ceil_div(n_expert, expert_dp)) : n;
@@ -679,6 +712,20 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
         const u64 live_units = add(1, static_cast<u64>(st.zero3_prefetch));
         r.bytes.zero3_buffer = dtype_storage_bytes("memory", mul(r.zero3_unit, add(live_units, 1)), p.weights);
     }
+    if (st.offload_optimizer) {
+        // ZeRO-Offload (Ren et al. 2021, sec. 4.1): the fp32 states and the update live on the CPU, fed an fp32
+        // gradient partition (DeepSpeed's estimator: 16 B/param on the host, 2 B/param left on the GPU at ZeRO 2).
+        r.host.master_weights = std::exchange(r.bytes.master_weights, 0);
+        r.host.optimizer_states = std::exchange(r.bytes.optimizer_states, 0);
+        r.host.grad_accum = std::exchange(r.bytes.grad_accum, 0);
+        const DType host_grad = p.master_weights != DType::None ? p.master_weights : p.gradients;
+        if (p.grad_accum == DType::None) r.host.gradients = dtype_storage_bytes("memory", r.p_opt, host_grad);
+        // From ZeRO 2 each reduced gradient bucket leaves for the host; ZeRO 1 all-reduces the full gradients first.
+        if (st.zero >= 2) r.bytes.gradients = 0;
+    }
+    if (st.offload_params) r.host.weights = std::exchange(r.bytes.weights, 0);  // gathered per unit (zero3_buffer)
+    r.host.total = add(add(add(r.host.weights, r.host.gradients), add(r.host.master_weights, r.host.optimizer_states)),
+                       r.host.grad_accum);
     r.act = activation_memory(c, st, spec.layers, in_flight, first, last, microbatches);
     r.bytes.activations = r.act.total_bytes;
     u64 total = add(r.bytes.weights, r.bytes.gradients);
@@ -688,6 +735,104 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, std::int
     total = add(total, r.bytes.optimizer_states);
     r.bytes.total = add(total, r.bytes.activations);
     return r;
+}
+
+// The divisors of n in increasing order, comma-separated (pairs d, n/d up to sqrt(n): fast for any GPU count).
+std::string divisor_list(std::int64_t n) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            low.push_back(d);
+            if (d != n / d) high.push_back(n / d);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    std::string out;
+    for (std::int64_t d : low) out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return out;
+}
+
+// cp: a whole share of every sequence per GPU (2·cp chunks under causal load balancing), FlashAttention-style
+// blockwise attention (the ring never holds an s×s score matrix), and a single stack (no encoder-decoder).
+void validate_context_parallel(const ModelConfig& c, const TrainingSetup& st) {
+    require_range("cp", st.cp, 1, st.seq);
+    if (st.cp == 1) return;
+    if (c.is_encoder_decoder())
+        throw InputError("cp", "cp > 1 applies to decoder-only and encoder-only models, not encoder_decoder");
+    if (!st.flash_attention)
+        throw InputError("cp",
+                         "cp > 1 needs flash_attention: ring attention computes blockwise with an online softmax and "
+                         "never stores the s×s scores (Megatron-Core runs CP on fused attention)");
+    const bool balanced = st.cp_load_balance && c.architecture == Architecture::Decoder;
+    const std::int64_t chunks = balanced ? 2 * st.cp : st.cp;
+    if (st.seq % chunks != 0) {
+        std::string allowed;  // the cp values that cut seq evenly, up to 200 characters
+        for (std::int64_t k = 1; k <= st.seq && allowed.size() < 200; ++k)
+            if (st.seq % (balanced ? 2 * k : k) == 0) allowed += (allowed.empty() ? "" : ", ") + std::to_string(k);
+        throw InputError("cp", std::string("cp must ") +
+                                   (balanced ? "satisfy 2·cp | seq (causal load balancing cuts each sequence into "
+                                               "2·cp chunks)"
+                                             : "divide seq") +
+                                   "; seq " + std::to_string(st.seq) + " allows cp in {" + allowed + "}, got " +
+                                   std::to_string(st.cp));
+    }
+}
+
+// Expert data parallelism: ep·etp GPUs hold one copy of the experts, folded over the tp·cp·dp GPUs of a stage
+// (Megatron-Core: ep·etp·edp = tp·cp·dp); edp = dp/ep with the defaults (etp = tp, cp = 1).
+std::int64_t expert_data_parallel(const ModelConfig& c, const TrainingSetup& st, std::int64_t dp) {
+    const std::int64_t ranks = st.tp * st.cp * dp;
+    if (st.etp != 0) {
+        require_range("etp", st.etp, 1, ranks);
+        if (!c.is_moe() && st.etp != st.tp)
+            throw InputError("etp", "etp (expert tensor parallelism) applies to mixture-of-experts models only");
+    }
+    const std::int64_t etp = st.etp_or_tp(), group = st.ep * etp;
+    if (ranks % group != 0) {
+        if (st.etp == 0 && st.cp == 1)
+            throw InputError("ep", "ep must divide the data-parallel size dp = " + std::to_string(dp) +
+                                       " (experts are sharded within each data-parallel group), got " +
+                                       std::to_string(st.ep) +
+                                       "; or fold the experts over tp with etp (ep·etp must divide tp·cp·dp)");
+        const char* field = st.etp != 0 ? "etp" : "ep";
+        throw InputError(field, "ep·etp (" + std::to_string(st.ep) + "·" + std::to_string(etp) +
+                                    ") must divide tp·cp·dp = " + std::to_string(ranks) +
+                                    " (experts fold over the tensor, context and data-parallel GPUs of a stage); " +
+                                    field + " allowed: {" + divisor_list(ranks / (st.etp != 0 ? st.ep : etp)) + "}");
+    }
+    return ranks / group;
+}
+
+// HSDP: shard_group GPUs shard, dp·cp/shard_group groups replicate; each replica also holds every expert once, so
+// the replica count must divide the expert group too.
+ShardGroups shard_groups(const TrainingSetup& st, std::int64_t dp, std::int64_t expert_dp) {
+    const std::int64_t replica_ranks = dp * st.cp;
+    if (st.shard_group == 0) return {replica_ranks, expert_dp};
+    require_range("shard_group", st.shard_group, 1, replica_ranks);
+    if (replica_ranks % st.shard_group != 0)
+        throw InputError("shard_group", "shard_group must divide dp" + std::string(st.cp > 1 ? "·cp" : "") + " = " +
+                                            std::to_string(replica_ranks) + ": allowed {" +
+                                            divisor_list(replica_ranks) + "}, got " + std::to_string(st.shard_group));
+    if (st.zero == 0 && st.shard_group != replica_ranks)
+        throw InputError("shard_group", "shard_group (HSDP) shards ZeRO states: it needs zero >= 1");
+    const std::int64_t replicas = replica_ranks / st.shard_group;
+    if (expert_dp % replicas != 0)
+        throw InputError("shard_group", "shard_group: the " + std::to_string(replicas) +
+                                            " HSDP replicas must divide the expert data-parallel group edp = " +
+                                            std::to_string(expert_dp) + " so each replica holds every expert");
+    return {st.shard_group, expert_dp / replicas};
+}
+
+// DeepSpeed offloads the ZeRO partition (offload_optimizer, stage >= 1) and the parameters only at stage 3.
+void validate_offload(const TrainingSetup& st) {
+    if (st.offload_optimizer && st.zero < 1)
+        throw InputError("offload_optimizer",
+                         "offload_optimizer moves the ZeRO optimizer partition to the host: it needs zero 1, 2 or 3, "
+                         "got zero 0");
+    if (st.offload_params && st.zero != 3)
+        throw InputError("offload_params",
+                         "offload_params keeps the parameter partition on the host: it needs zero 3, "
+                         "got zero " +
+                             std::to_string(st.zero));
 }
 
 }  // namespace
@@ -731,17 +876,18 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     require_range("ep", st.ep, 1, std::max<std::int64_t>(c.num_experts, 1));
     if (st.ep > 1 || st.capacity_factor != 0)
         (void)moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, 2});
-    const std::int64_t model_parallel = st.tp * st.pp;
+    validate_context_parallel(c, st);
+    const std::int64_t model_parallel = st.tp * st.pp * st.cp;
     if (st.gpus % model_parallel != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) +
-                                     ") must be a multiple of tp·pp = " + std::to_string(model_parallel));
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of " +
+                                     (st.cp > 1 ? "tp·pp·cp = " : "tp·pp = ") + std::to_string(model_parallel));
     MemoryBudget m;
     m.dp = st.gpus / model_parallel;
-    if (m.dp % st.ep != 0)
-        throw InputError("ep", "ep must divide the data-parallel size dp = " + std::to_string(m.dp) +
-                                   " (experts are sharded within each data-parallel group), got " +
-                                   std::to_string(st.ep));
-    m.expert_dp = m.dp / st.ep;
+    m.expert_dp = expert_data_parallel(c, st, m.dp);
+    const ShardGroups groups = shard_groups(st, m.dp, m.expert_dp);
+    m.shard_group = groups.dense;
+    m.expert_shard_group = groups.expert;
+    validate_offload(st);
     std::int64_t microbatches = 0;  // unknown: assume enough to fill the pipeline
     if (st.global_batch != 0) {
         require_range("global_batch", st.global_batch, 1, std::int64_t{1} << 50);
@@ -758,17 +904,17 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     StageBudget chosen;
     m.microbatches = microbatches;
     if (st.pp == 1) {
-        chosen = stage_budget(c, st, m.dp, {st.tp, c.num_layers, true, true, false, st.ep}, 1, true, true);
+        chosen = stage_budget(c, st, groups, {st.tp, c.num_layers, true, true, false, st.ep, st.etp}, 1, true, true);
         m.stage = "only";
         m.first_stage_plain_bytes = m.last_stage_bytes = chosen.bytes.total;
     } else {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, true, false, false, st.ep}, flight,
-                                         true, false, microbatches);
-        StageBudget last = stage_budget(c, st, m.dp, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep},
-                                        1, false, true);
+        StageBudget first = stage_budget(c, st, groups, {st.tp, m.layers_per_stage, true, false, false, st.ep, st.etp},
+                                         flight, true, false, microbatches);
+        StageBudget last = stage_budget(
+            c, st, groups, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep, st.etp}, 1, false, true);
         m.first_stage_plain_bytes = first.bytes.total - first.act.interleave_extra_bytes;
         m.first_stage_plain_layer_bytes =
             first.act.total_bytes - first.act.outside_bytes - first.act.interleave_extra_bytes;
@@ -788,6 +934,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
     m.zero3_gathered_params = chosen.zero3_unit;
     m.expert_params_on_gpu = chosen.expert_params;
     m.bytes = chosen.bytes;
+    m.host = chosen.host;
     m.activations = std::move(chosen.act);
     return m;
 }

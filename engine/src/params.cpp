@@ -357,12 +357,14 @@ template <typename PerTensor>
 u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor, u64* expert = nullptr) {
     if (spec.tp < 1) throw InputError("tp", "tp must be >= 1");
     const u64 tp = static_cast<u64>(spec.tp);
+    // Routed experts split over the expert tensor-parallel degree (MoE parallel folding), tp unless given.
+    const u64 etp = spec.etp > 0 ? static_cast<u64>(spec.etp) : tp;
     const u64 local_experts = static_cast<u64>(c.num_experts / std::max<std::int64_t>(spec.ep, 1));
     // The MTP modules sit with the output head (DeepSeek-V3 sec. 3.2.1): one MoE-shaped block each.
     const std::int64_t mtp_blocks = spec.has_head ? c.mtp_modules : 0;
     u64 total = 0;
     for (const Tensor& t : model_tensors(c)) {
-        u64 n = per_tensor(t, tp);
+        u64 n = per_tensor(t, t.expert ? etp : tp);
         if (t.per_layer) {
             if (t.expert) n = mul(n, local_experts);
             std::int64_t layers = stage_layers(c, t, spec.layers);

@@ -602,7 +602,7 @@ std::set<std::string> api_arguments(const char* method, const std::vector<json>&
     return read;
 }
 
-// The API arguments the CLI command's flags set (the CLI maps --config and --no-dropout itself).
+// The API arguments the CLI command's flags set (the CLI maps --config, --no-dropout, --no-cp-load-balance itself).
 std::set<std::string> cli_arguments(std::span<const tally::cli::Option> options) {
     std::set<std::string> keys;
     for (const auto& option : options) {
@@ -612,6 +612,8 @@ std::set<std::string> cli_arguments(std::span<const tally::cli::Option> options)
             keys.insert("hf_config");
         } else if (key == "no_dropout" || key == "dropout_on") {
             keys.insert("dropout");
+        } else if (key == "no_cp_load_balance") {  // --no-cp-load-balance sets cp_load_balance false
+            keys.insert("cp_load_balance");
         } else if (key == "predict_mfu") {  // --predict-mfu sets mfu to "predicted"
             keys.insert("mfu");
         } else {

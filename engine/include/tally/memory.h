@@ -132,6 +132,26 @@ struct TrainingSetup {
     // capacity factor (0 = no capacity limit), moe.h.
     std::int64_t ep = 1;
     double capacity_factor = 0;
+    // Expert tensor parallel degree: each routed expert's matrices split over etp GPUs instead of tp, with ep·etp
+    // dividing tp·cp·dp per stage (Megatron-Core --expert-tensor-parallel-size, "MoE Parallel Folding", Liu et al.
+    // 2025, arXiv:2504.14960); expert states are then ZeRO-sharded over edp = tp·cp·dp/(ep·etp). 0: etp = tp.
+    std::int64_t etp = 0;
+    // Context parallelism (Megatron-Core --context-parallel-size; ring attention, Liu et al. 2023, arXiv:2310.01889):
+    // each of cp GPUs holds seq/cp positions of every sequence; gpus = tp·pp·cp·dp. A causal model's sequence is cut
+    // into 2·cp chunks, GPU i holding chunks i and 2cp−1−i to balance the causal mask (cp_load_balance), so 2·cp
+    // must divide seq; otherwise cp must divide it.
+    std::int64_t cp = 1;
+    bool cp_load_balance = true;
+    // HSDP: ZeRO shards over groups of shard_group GPUs and replicates across the groups (PyTorch FSDP HYBRID_SHARD,
+    // FSDP2's 2-D device mesh). 0: one group of all dp·cp GPUs holding the same weights (plain ZeRO / FSDP).
+    std::int64_t shard_group = 0;
+    // CPU offload (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840; ZeRO-Infinity for the parameters): the master
+    // weights, optimizer states, accumulation buffer and an fp32 gradient partition live in host memory (the
+    // update runs on the CPU); at ZeRO >= 2 the gradients stream to the host as they are reduced. offload_params
+    // (ZeRO 3) also keeps the working-weight partition on the host, gathered per unit into the ZeRO-3 buffer.
+    bool offload_optimizer = false;
+    bool offload_params = false;
+    std::int64_t etp_or_tp() const { return etp == 0 ? tp : etp; }
 };
 
 struct ActivationTerm {
@@ -178,8 +198,17 @@ struct ClassBytes {
     std::uint64_t total = 0;
 };
 
+// Host (CPU) memory per GPU under offload: the classes that left the GPU, plus the gradient copy the CPU optimizer
+// reads (the master weights' dtype; none when the accumulation buffer already is that copy).
+struct HostBytes {
+    std::uint64_t weights = 0, gradients = 0, master_weights = 0, optimizer_states = 0, grad_accum = 0;
+    std::uint64_t total = 0;
+};
+
 struct MemoryBudget {
     std::int64_t dp = 1;
+    std::int64_t shard_group = 1;         // GPUs ZeRO shards the dense states over (dp·cp unless HSDP)
+    std::int64_t expert_shard_group = 1;  // GPUs ZeRO shards the routed experts' states over
     std::int64_t grad_accum_steps = 1;
     std::int64_t layers_per_stage = 0;
     const char* stage = "only";  // "only" (pp = 1), "first" or "last": the larger of the two
@@ -188,8 +217,9 @@ struct MemoryBudget {
     std::uint64_t params_weights = 0, params_gradients = 0, params_optimizer = 0;  // after ZeRO
     std::uint64_t zero3_gathered_params = 0;  // parameters of one gather unit (0 without a ZeRO-3 buffer)
     std::uint64_t expert_params_on_gpu = 0;   // routed experts' share of params_on_gpu (after EP)
-    std::int64_t expert_dp = 1;               // dp / ep: the group ZeRO shards expert states over
+    std::int64_t expert_dp = 1;  // tp·cp·dp / (ep·etp): GPUs holding the same experts (dp / ep by default)
     ClassBytes bytes;
+    HostBytes host;  // zero unless offloading
     Activations activations;
     // Both stages' totals under the plain schedule's layer activations, for interleaved_budget_bytes (pp = 1: both
     // the only stage's), the first stage's layer activations before the interleave factor, micro-batches (0: unknown).

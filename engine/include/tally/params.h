@@ -100,7 +100,8 @@ struct ShardSpec {
     bool has_embedding = true;
     bool has_head = true;
     bool head_copy_of_tied_embedding = false;
-    std::int64_t ep = 1;  // expert parallel degree: the GPU holds num_experts / ep routed experts
+    std::int64_t ep = 1;   // expert parallel degree: the GPU holds num_experts / ep routed experts
+    std::int64_t etp = 0;  // expert tensor parallel degree: routed experts' matrices split over etp (0: tp)
 };
 std::uint64_t shard_params(const ModelConfig& config, const ShardSpec& spec);
 struct ShardSplit {
