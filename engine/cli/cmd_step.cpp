@@ -21,25 +21,28 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                         \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                 \
-        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},  \
-        {"--hardware", "hardware", Kind::String,                                                                   \
-         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                        \
-        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                         \
-        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},        \
-        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"}, \
-        {"--global-batch", "global_batch", Kind::Integer,                                                          \
-         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                             \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                \
-        {"--recipe", "recipe", Kind::String,                                                                       \
-         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                        \
-        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},     \
-        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8 | fp4"},        \
-        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {         \
-        "--capacity-factor", "capacity_factor", Kind::Number,                                                      \
-            "MoE: expert slots per routed token (default 0: no limit)"                                             \
+#define STEP_MODEL_OPTIONS                                                                                              \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                      \
+        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},       \
+        {"--hardware", "hardware", Kind::String,                                                                        \
+         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                     \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                             \
+        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                              \
+        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},             \
+        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},      \
+        {"--global-batch", "global_batch", Kind::Integer,                                                               \
+         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                                  \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
+        {"--recipe", "recipe", Kind::String,                                                                            \
+         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                             \
+        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},          \
+        {"--dtype", "dtype", Kind::String,                                                                              \
+         "linear layers' GEMM dtype: bf16 (default) | fp16 | fp8 | fp4 (attention, LM head stay 16-bit)"},              \
+        {"--precision", "precision", Kind::String,                                                                      \
+         "FP8 recipe: fp8-delayed (fp8 default) | fp8-current-scaling | fp8-current-tensorwise | fp8-rowwise | mxfp8"}, \
+        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {              \
+        "--capacity-factor", "capacity_factor", Kind::Number,                                                           \
+            "MoE: expert slots per routed token (default 0: no limit)"                                                  \
     }
 
 constexpr Option kStepOptions[] = {
