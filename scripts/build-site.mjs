@@ -145,7 +145,14 @@ function frontMatter(text, file) {
   return { meta, body: text.slice(match[0].length) };
 }
 
-const WIDGET_TAGS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference'];
+const WIDGET_TAGS = [
+  'tally-memory-budget',
+  'tally-compute',
+  'tally-float',
+  'tally-roofline',
+  'tally-inference',
+  'tally-collectives',
+];
 
 /**
  * Checks every engine placeholder in a chapter: <tally-value> needs a method and JSON args that parse,

@@ -109,12 +109,13 @@ async function inspectInBrowser(tags, fromSource) {
               : '';
             if (c?.tagName === 'SELECT') return { options: [...c.options].map((o) => o.value), label };
             if (c?.type === 'checkbox') return { options: ['true', 'false'], label };
-            return { options: null, label };
+            return { options: customElements.get(tag).hostAttributeOptions?.[name] ?? null, label };
           };
           const names = [
             ...new Set([
               ...Object.keys(embed),
               ...(customElements.get(tag).observedAttributes ?? []),
+              ...(customElements.get(tag).hostAttributes ?? []),
               ...Object.keys(fromSource[tag]),
             ]),
           ];

@@ -11,6 +11,7 @@ const WIRED = [
   'tally-roofline',
   'tally-inference',
   'tally-step',
+  'tally-collectives',
 ];
 
 function showPageNotice(message) {

@@ -13,7 +13,7 @@ export const FOLLOWS = {
   'activations-vs-seq': {
     widget: 'tally-memory-budget',
     options: (w) =>
-      w.budgetArgs?.model
+      w.budgetArgs?.model && w.method !== 'finetune' // a fine-tuning budget is not the curve's pre-training one
         ? {
             base: omit(w.budgetArgs, ['seq', 'flash_attention', 'gpus', 'zero']),
             marker: { seq: w.budgetArgs.seq, flash: Boolean(w.budgetArgs.flash_attention) },
@@ -23,7 +23,7 @@ export const FOLLOWS = {
   'zero-vs-gpus': {
     widget: 'tally-memory-budget',
     options: (w) =>
-      w.budgetArgs?.model
+      w.budgetArgs?.model && w.method !== 'finetune' // a fine-tuning budget is not the curve's pre-training one
         ? {
             base: omit(w.budgetArgs, ['gpus', 'zero']),
             marker: { gpus: w.budgetArgs.gpus ?? 1, zero: w.budgetArgs.zero ?? 0 },

@@ -5,15 +5,18 @@
 // warning, so a crafted link cannot run script even on a host that sends no Content-Security-Policy. The page tells its parent its height by postMessage
 // ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
 import './tally-widgets.js';
+import { widgetTags } from './widgets/base.js';
 
-/** Widgets that make sense alone in a frame; tally-value and tally-recipes belong inside prose. */
-export const EMBEDDABLE = ['memory-budget', 'compute', 'float', 'roofline', 'step'];
+/** Every registered TallyWidget (each offers an iframe snippet); tally-value and tally-recipes belong inside prose. */
+export const EMBEDDABLE = widgetTags().map((tag) => tag.replace(/^tally-/, ''));
 const RESERVED = new Set(['widget', 'id']);
 const STATE_PARAM = /^[a-z][a-z0-9-]{0,31}\.[a-z_]{1,32}$/;
 
 /** The attribute names a widget class declares: the only query parameters that may become attributes. */
 export function declaredAttributes(widgetClass) {
-  return new Set([...(widgetClass?.stateAttributes ?? []), ...(widgetClass?.configAttributes ?? [])]);
+  // url-state is not one: the frame is tally's own page, whose <meta name="tally-url-state"> keeps it on.
+  const host = (widgetClass?.hostAttributes ?? []).filter((name) => name !== 'url-state');
+  return new Set([...(widgetClass?.stateAttributes ?? []), ...(widgetClass?.configAttributes ?? []), ...host]);
 }
 
 function showError(main, message) {
@@ -66,6 +69,9 @@ function main() {
   link.rel = 'noopener';
   link.textContent = 'tally: what it costs to train a language model';
   credit.append('Computed in your browser by ', link);
+  // A theme the link names also colours the frame around the widget, so a dark host sees no white margin.
+  if (['light', 'dark'].includes(widget.getAttribute('theme')))
+    document.documentElement.style.colorScheme = widget.getAttribute('theme');
   root.replaceChildren(widget, credit);
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
   widget.ready?.then(() => {

@@ -193,62 +193,13 @@ function parallelism() {
   );
 }
 
-/**
- * The 1F1B pipeline schedule (Narayanan et al., 2021), simulated: each stage runs p − s − 1 warm-up
- * forwards, then alternates one forward and one backward; a forward waits for the previous stage, a
- * backward for the next. Backward takes twice a forward.
- */
-export function oneFOneB(stages, microbatches) {
-  const fTime = 1,
-    bTime = 2;
-  const order = [];
-  for (let s = 0; s < stages; s++) {
-    const warm = Math.min(stages - s - 1, microbatches);
-    const ops = [];
-    let f = 0,
-      b = 0;
-    for (; f < warm; f++) ops.push(['F', f]);
-    while (b < microbatches) {
-      if (f < microbatches) ops.push(['F', f++]);
-      ops.push(['B', b++]);
-    }
-    order.push(ops);
-  }
-  const done = new Map(); // "F s i" -> end time
-  const free = new Array(stages).fill(0);
-  const next = new Array(stages).fill(0);
-  const blocks = [];
-  let progress = true;
-  while (progress) {
-    progress = false;
-    for (let s = 0; s < stages; s++) {
-      if (next[s] >= order[s].length) continue;
-      const [kind, i] = order[s][next[s]];
-      const dep =
-        kind === 'F'
-          ? s === 0
-            ? 0
-            : done.get(`F ${s - 1} ${i}`)
-          : s === stages - 1
-            ? done.get(`F ${s} ${i}`)
-            : done.get(`B ${s + 1} ${i}`);
-      if (dep === undefined) continue;
-      const start = Math.max(dep, free[s]);
-      const end = start + (kind === 'F' ? fTime : bTime);
-      done.set(`${kind} ${s} ${i}`, end);
-      free[s] = end;
-      blocks.push({ stage: s, kind, micro: i, start, end });
-      next[s]++;
-      progress = true;
-    }
-  }
-  const makespan = Math.max(...free);
-  const busy = microbatches * (fTime + bTime);
-  return { blocks, makespan, bubble: (makespan - busy) / makespan };
-}
-
+/** The 1F1B pipeline schedule (Narayanan et al., 2021), as the engine simulates it (engine/src/schedule.cpp). */
 function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
-  const { blocks, makespan, bubble } = oneFOneB(stages, microbatches);
+  const {
+    blocks,
+    makespan,
+    idle_fraction: bubble,
+  } = engine.call('pipeline_schedule', { schedule: '1f1b', stages, microbatches });
   const x0 = 52,
     unit = (W - x0 - 4) / makespan,
     rowH = 28,
@@ -551,12 +502,68 @@ function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
   });
 }
 
+/**
+ * GPipe, 1F1B and interleaved 1F1B on one time axis, as the engine simulates them (engine/src/schedule.cpp):
+ * the same bubble for the first two, but GPipe holds every micro-batch's activations; interleaving shortens
+ * the bubble v-fold at the price of more in flight and more sends.
+ */
+function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } = {}) {
+  const runs = [
+    ['GPipe', engine.call('pipeline_schedule', { schedule: 'gpipe', stages, microbatches })],
+    ['1F1B', engine.call('pipeline_schedule', { schedule: '1f1b', stages, microbatches })],
+    [
+      `interleaved, ${chunks} chunks`,
+      engine.call('pipeline_schedule', { schedule: 'interleaved', stages, microbatches, chunks }),
+    ],
+  ];
+  const x0 = 52,
+    rowH = 12,
+    longest = Math.max(...runs.map(([, r]) => r.makespan)),
+    unit = (W - x0 - 4) / longest;
+  let body = '',
+    y = 4;
+  for (const [name, r] of runs) {
+    const inFlight = Number.isInteger(r.peak_in_flight) ? r.peak_in_flight : r.peak_in_flight.toFixed(2);
+    body += text(
+      4,
+      y + 12,
+      `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}% of compute, ${inFlight} micro-batches in flight`,
+      {
+        cls: 'strong',
+      },
+    );
+    y += 18;
+    for (let s = 0; s < stages; s++) {
+      body += text(4, y + s * rowH + 9, `GPU ${s + 1}`, { size: 9 });
+      body += rect(x0, y + s * rowH, r.makespan * unit, rowH - 2, 'idle');
+    }
+    for (const b of r.blocks)
+      body += rect(
+        x0 + b.start * unit,
+        y + b.stage * rowH,
+        (b.end - b.start) * unit,
+        rowH - 2,
+        b.kind === 'F' ? `box tone-${b.chunk === 0 ? 0 : 1}` : 'box tone-2',
+      );
+    y += stages * rowH + 10;
+  }
+  body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
+  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, 'forward, 2nd chunk');
+  body += rect(222, y, 12, 12, 'box tone-2') + text(240, y + 10, 'backward');
+  return svg(
+    y + 18,
+    body,
+    `GPipe, 1F1B and interleaved 1F1B on ${stages} GPUs with ${microbatches} micro-batches, on one time axis: the engine's simulation of each schedule.`,
+  );
+}
+
 const FIGURES = {
   strides,
   matmul,
   backward,
   parallelism,
   pipeline,
+  'pipeline-schedules': pipelineSchedules,
   'bit-layouts': bitLayouts,
   'activations-vs-seq': activationCurve,
   'zero-vs-gpus': zeroCurve,

@@ -1,5 +1,5 @@
 // Emscripten JS library (linked with --js-library): the engine's imports for the relaxed-SIMD kernel.
-// They forward to the relaxed-SIMD module (engine/relaxed/gemm_relaxed.cpp -> tally-relaxed.wasm) once a
+// They forward to the relaxed-SIMD module (engine/kernels/relaxed/gemm_relaxed.cpp -> tally-relaxed.wasm) once a
 // host has instantiated it on this engine's memory and set Module.tallyRelaxed to its exports (see
 // web/widgets/roofline-worker.js); until then simd-relaxed reports itself unavailable. One call per GEMM,
 // not per micro-kernel, crosses JavaScript.

@@ -361,6 +361,20 @@ void print_kv(std::ostream& out, const json& r) {
         rows.push_back({"max batch at this context", human_integer(r["max_batch"].get<unsigned long long>())});
         rows.push_back({"max context at this batch", human_integer(r["max_context"].get<unsigned long long>())});
     }
+    // One row per kind of layer: what each caches per token and how many tokens it keeps.
+    for (const auto& g : r["kv_layers"]) {
+        const std::string what = g["latent"].get<bool>()
+                                     ? " (latent " + human_integer(g["value_values"].get<unsigned long long>()) +
+                                           " + RoPE key " + human_integer(g["key_values"].get<unsigned long long>()) +
+                                           ")"
+                                     : " (K " + human_integer(g["key_values"].get<unsigned long long>()) + " + V " +
+                                           human_integer(g["value_values"].get<unsigned long long>()) + ")";
+        rows.push_back({human_integer(g["layers"].get<unsigned long long>()) + " " + g["kind"].get<std::string>() +
+                            " layers" + what,
+                        human_integer(g["bytes_per_layer_token"].get<unsigned long long>()) + " B per token each, " +
+                            human_integer(g["tokens"].get<unsigned long long>()) + " tokens kept, " +
+                            bytes_text(g["bytes_per_sequence"]) + " per sequence"});
+    }
     print_table(out, rows);
 }
 

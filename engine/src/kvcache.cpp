@@ -44,9 +44,10 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
     k.global_bytes_per_token =
         dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), kv_dtype);
     k.sliding_window = c.sliding_window;
-    if (c.is_encoder_decoder())
-        k.cross_bytes_per_sequence = checked_mul(
-            "kv_cache", k.bytes_per_token, static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context));
+    if (c.is_encoder_decoder()) {
+        k.cross_tokens = static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context);
+        k.cross_bytes_per_sequence = checked_mul("kv_cache", k.bytes_per_token, k.cross_tokens);
+    }
     k.kv_cache_bytes = checked_mul("kv_cache", k.bytes_per_sequence(context), static_cast<std::uint64_t>(batch));
     k.weights_bytes = dtype_storage_bytes("weights", count_params(c).total, weights_dtype);
     k.total_bytes = checked_add("kv_cache", k.kv_cache_bytes, k.weights_bytes);
@@ -70,6 +71,36 @@ std::uint64_t KvCache::bytes_per_sequence(std::int64_t context) const {
     const std::uint64_t global = checked_mul("kv_cache", global_bytes_per_token, tokens);
     const std::uint64_t windowed = checked_mul("kv_cache", bytes_per_token - global_bytes_per_token, windowed_tokens);
     return checked_add("kv_cache", checked_add("kv_cache", global, windowed), cross_bytes_per_sequence);
+}
+
+std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& c, const KvCache& k, std::int64_t context,
+                                          DType kv_dtype) {
+    const std::int64_t layers = c.is_encoder_decoder() ? c.num_decoder_layers : c.num_layers;
+    const std::uint64_t tokens = static_cast<std::uint64_t>(context);
+    KvLayerGroup base;
+    base.latent = c.is_mla();
+    base.key_values = static_cast<std::uint64_t>(c.is_mla() ? c.qk_rope_head_dim : c.kv_dim());
+    base.value_values = static_cast<std::uint64_t>(c.is_mla() ? c.kv_lora_rank : c.v_dim());
+    base.mha_values =
+        static_cast<std::uint64_t>(c.num_heads) * static_cast<std::uint64_t>(c.head_dim + c.v_dim_per_head());
+    base.bytes_per_layer_token = dtype_storage_bytes("kv_cache", base.key_values + base.value_values, kv_dtype);
+    std::vector<KvLayerGroup> groups;
+    // Each group's bytes per token is the difference kv_cache made, so the groups add up to its totals exactly.
+    auto add = [&](const char* kind, std::int64_t n, std::uint64_t bytes_per_token, std::uint64_t held) {
+        if (n == 0) return;
+        KvLayerGroup g = base;
+        g.kind = kind;
+        g.layers = n;
+        g.bytes_per_token = bytes_per_token;
+        g.tokens = held;
+        g.bytes_per_sequence = checked_mul("kv_cache", bytes_per_token, held);
+        groups.push_back(g);
+    };
+    add("full", layers - c.num_sliding_layers, k.global_bytes_per_token, tokens);
+    add("windowed", c.num_sliding_layers, k.bytes_per_token - k.global_bytes_per_token,
+        std::min(tokens, static_cast<std::uint64_t>(k.sliding_window)));
+    if (k.cross_tokens > 0) add("cross", layers, k.bytes_per_token, k.cross_tokens);
+    return groups;
 }
 
 KvCapacity kv_capacity(const KvCache& k, std::int64_t context, std::int64_t batch, std::uint64_t usable) {

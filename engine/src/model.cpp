@@ -350,7 +350,9 @@ std::string model_ids() {
     return ids;
 }
 
-ModelConfig from_preset(const std::string& id) {
+}  // namespace
+
+ModelConfig model_from_preset(const std::string& id) {
     const json* preset = find_preset("models", id);
     if (preset == nullptr)
         throw InputError("model", "unknown model preset \"" + printable(id, 64) + "\"; known: " + model_ids());
@@ -358,8 +360,6 @@ ModelConfig from_preset(const std::string& id) {
     if (preset->contains("name")) c.name = preset->at("name").get<std::string>();
     return c;
 }
-
-}  // namespace
 
 void apply_encoder_head(ModelConfig& c, const std::string& head) {
     if (c.architecture != Architecture::Encoder)
@@ -375,51 +375,5 @@ void apply_encoder_head(ModelConfig& c, const std::string& head) {
         throw InputError("encoder_head",
                          "encoder_head must be model, masked_lm or pretraining, got \"" + printable(head, 40) + "\"");
 }
-
-namespace {
-
-ModelConfig resolve_model_source(const json& args);
-
-}  // namespace
-
-// The model, then the encoder's heads when encoder_head is given (any source: preset, object, config.json).
-ModelConfig resolve_model(const json& args) {
-    ModelConfig c = resolve_model_source(args);
-    auto head = args.find("encoder_head");
-    if (head != args.end() && !head->is_null()) {
-        if (!head->is_string())
-            throw InputError("encoder_head", "encoder_head must be a string: model, masked_lm or pretraining");
-        apply_encoder_head(c, head->get<std::string>());
-    }
-    return c;
-}
-
-namespace {
-
-ModelConfig resolve_model_source(const json& args) {
-    const bool has_model = args.contains("model") && !args["model"].is_null();
-    const bool has_hf = args.contains("hf_config") && !args["hf_config"].is_null();
-    if (has_model && has_hf) throw InputError("model", "give either model or hf_config, not both");
-    if (has_hf) {
-        const json& hf = args["hf_config"];
-        if (hf.is_string()) return load_hf_config_text(hf.get<std::string>());
-        if (hf.is_object()) return load_hf_config(hf);
-        throw InputError("hf_config", "hf_config must be the text of a config.json or its object");
-    }
-    if (!has_model) throw InputError("model", "model is required: a preset id, a config object or hf_config");
-    const json& m = args["model"];
-    if (m.is_string()) return from_preset(m.get<std::string>());
-    if (m.is_object()) {
-        if (m.contains("model_type")) return load_hf_config(m);
-        // A Hugging Face config.json without model_type: say so, not "vocab_size is required".
-        if (!m.contains("num_layers") && (m.contains("num_hidden_layers") || m.contains("n_layer")))
-            throw InputError("model_type", std::string("config.json field \"model_type\" is missing; supported: ") +
-                                               hf_model_types());
-        return model_from_json(m);
-    }
-    throw InputError("model", "model must be a preset id (string) or a config object");
-}
-
-}  // namespace
 
 }  // namespace tally

@@ -15,18 +15,18 @@ std::string integer_text(double value) { return std::to_string(static_cast<long 
 
 }  // namespace
 
-Traffic kernel_traffic(const gemm::Kernel& kernel, int m, int n, int k, double cache_bytes) {
+Traffic kernel_traffic(gemm::Traffic walk, const gemm::Tiling& tiling, int m, int n, int k, double cache_bytes) {
     require_integer("m", m, 1, 1 << 20);
     require_integer("n", n, 1, 1 << 20);
     require_integer("k", k, 1, 1 << 20);
     require_positive("cache_bytes", cache_bytes);
     const double M = m, N = n, K = k;
     const double flops = 2 * M * N * K;
-    if (kernel.traffic == gemm::Traffic::Unblocked) {
+    if (walk == gemm::Traffic::Unblocked) {
         const double b_bytes = 4 * K * N <= cache_bytes ? 4 * K * N : 4 * M * K * N;
         return make(flops, 4 * M * K + b_bytes + 4 * M * N);
     }
-    const gemm::Tiling& t = kernel.tiling;
+    const gemm::Tiling& t = tiling;
     const double a_reads = std::ceil(N / std::min(N, double(t.nc)));
     const double c_passes = std::ceil(K / std::min(K, double(t.kc)));
     return make(flops, 4 * M * K * a_reads + 4 * K * N + 8 * M * N * c_passes);

@@ -9,6 +9,7 @@
 #include "tally/dtype.h"
 #include "tally/error.h"
 #include "tally/flops.h"
+#include "tally/roofline.h"
 
 namespace tally {
 
@@ -112,17 +113,15 @@ double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, dou
     return (nd - 1) / nd * bytes / bytes_per_s + latency_s;
 }
 
-double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches) {
-    return static_cast<double>(pp - 1) / (static_cast<double>(interleave) * static_cast<double>(microbatches));
-}
-
 double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
                          double element_bytes, double peak_fraction) {
     const double useful = 2 * m * n * k * batch;
     const double padded = 2 * ceil_to(m, kTileMN) * ceil_to(n, kTileMN) * ceil_to(k, kTileK) * batch;
     const double compute_s = padded / ((peak_fraction > 0 ? peak_fraction : kMatmulPeakFraction) * peak);
-    // Roofline (Williams et al. 2009): each operand read once, the result written once.
-    const double memory_s = element_bytes * batch * (m * k + k * n + m * n) / (kMemoryBandwidthFraction * bytes_per_s);
+    // Roofline (Williams et al. 2009): each operand read once, the result written once (roofline.h). The
+    // operands are whole numbers below 2^53, so the products are exact in any order.
+    const double memory_s =
+        batch * roofline::matmul_min_traffic(m, n, k, element_bytes).bytes / (kMemoryBandwidthFraction * bytes_per_s);
     return useful / (std::max(compute_s, memory_s) * peak);
 }
 

@@ -97,6 +97,18 @@ const CASES = [
     edit: ['kv_dtype', 'fp8'],
     attribute: ['kv-heads', '4'],
   },
+  // 9 ranks on an 8-GPU H100 node pass the number check; the engine refuses them and names ranks_per_node.
+  {
+    tag: 'tally-collectives',
+    attributes: '',
+    good: { nodes: 4 },
+    result: (el) => el.result.ranks,
+    want: 32,
+    badValue: { collective: 'allreduce' },
+    refused: { ranks_per_node: '9' },
+    edit: ['algorithm', 'tree'],
+    attribute: ['message-bytes', '4096'],
+  },
 ];
 
 for (const c of CASES) {
@@ -104,7 +116,8 @@ for (const c of CASES) {
     const site = await startSite();
     t.after(() => site.close());
     const page = await site.newPage(DESKTOP);
-    const widget = await openWidgetAlone(site, page, c.tag, c.attributes);
+    // url-state: this page is the author's, who opts in to the URL state checked here.
+    const widget = await openWidgetAlone(site, page, c.tag, `${c.attributes} url-state`);
     await widget.evaluate((el) => el.ready); // `ready` is a promise
     const initial = await widget.evaluate((el) => el.getState());
     assert.equal(typeof initial, 'object');

@@ -87,7 +87,9 @@ test('embed.html on a host with no CSP header: only declared attributes reach th
       const first = document.querySelector('#embed > *:first-child');
       const widget = first?.localName.startsWith('tally-') ? first : null;
       const ctor = widget && customElements.get(widget.localName);
-      const declared = new Set([...(ctor?.stateAttributes ?? []), ...(ctor?.configAttributes ?? []), 'id']);
+      // data-tally-theme is the widget's own (the theme it resolved), never taken from the query.
+      const own = ['id', 'data-tally-theme', ...(ctor?.hostAttributes ?? [])];
+      const declared = new Set([...(ctor?.stateAttributes ?? []), ...(ctor?.configAttributes ?? []), ...own]);
       return {
         tag: widget?.localName ?? null,
         undeclared: widget ? [...widget.attributes].map((a) => a.name).filter((n) => !declared.has(n)) : [],

@@ -67,6 +67,14 @@ const CASES = [
     change: { control: 'rounding', value: 'toward_zero' },
     perChange: ['float_explore'],
   },
+  // The shown message, then the chart's 16 message sizes (8 B to 8 GiB), once per change and not again on redraw.
+  {
+    tag: 'tally-collectives',
+    attributes: '',
+    firstRender: ['presets', ...Array(17).fill('collective')],
+    change: { control: 'collective', value: 'all_gather' },
+    perChange: Array(17).fill('collective'),
+  },
   // `model` fetches the preset's config once, so the KV-head count can be changed before `inference`.
   {
     tag: 'tally-inference',

@@ -337,7 +337,8 @@ test('widgets with the same id warn and keep their URL state under distinct keys
   const host = await hostServer(t, {
     'dupes.html': hostPage(
       `<script type="module" src="${script}"></script>`,
-      `<tally-compute id="calc" model="llama-3-8b"></tally-compute><tally-compute id="calc" model="llama-3-8b"></tally-compute>
+      // url-state: a host page's widgets keep URL state only when its author asks (docs/EMBEDDING.md).
+      `<tally-compute id="calc" model="llama-3-8b" url-state></tally-compute><tally-compute id="calc" model="llama-3-8b" url-state></tally-compute>
      <tally-memory-budget></tally-memory-budget><tally-memory-budget id="mem1"></tally-memory-budget>`,
     ),
   });

@@ -87,7 +87,7 @@ test('the inference widget reverts a URL KV-head count the engine refuses, with 
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
   // 5 does not divide the 32 query heads of Llama 3 8B, so the engine refuses it after the URL check passes.
-  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b"', {
+  const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b" url-state', {
     query: '?inf1.kv_heads=5&inf1.batch=16',
   });
   const state = await widget.evaluate((el) => el.getState());
@@ -132,4 +132,185 @@ test('the inference widget offers the block-scaled KV formats and the NVL72 rack
   assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity|undefined/);
   assert.match(await widget.locator('select[name="kv_dtype"] option[value="nvfp4"]').textContent(), /0\.5625 bytes/);
   assert.deepEqual(page.errors, []);
+});
+
+/** The rows of the widget's "What the KV cache holds" table: kind and the text of each column. */
+function layerRows(widget) {
+  return widget.locator('[data-out="layers"] tbody tr').evaluateAll((rows) =>
+    rows.map((tr) => ({
+      kind: tr.dataset.kind,
+      layers: tr.cells[0].textContent,
+      holds: tr.querySelector('[data-col="holds"]').textContent,
+      bytesPerLayerToken: tr.querySelector('[data-col="bytes_per_layer_token"]').textContent,
+      tokens: tr.querySelector('[data-col="tokens"]').textContent,
+      perSequence: tr.querySelector('[data-col="bytes_per_sequence"]').textContent,
+    })),
+  );
+}
+
+/** The table rows the engine's kv_layers should give, formatted as the widget formats them. */
+async function expectedRows(fmt, r) {
+  const count = (n) => n.toLocaleString('en-US');
+  return Promise.all(
+    r.kv_layers.map(async (g) => ({
+      kind: g.kind,
+      bytesPerLayerToken: `${count(g.bytes_per_layer_token)} B`,
+      tokens: count(g.tokens),
+      perSequence: await fmt('formatBytes', g.bytes_per_sequence),
+    })),
+  );
+}
+
+/** Waits until the widget shows the KV cache of `r` (the engine's answer for what was just set). */
+async function waitForKv(page, widget, fmt, r) {
+  const kvOut = await widget.locator('[data-out="kv"]').elementHandle();
+  await page.waitForFunction(
+    ([el, expected]) => el.textContent === expected,
+    [kvOut, await fmt('formatBytes', r.kv_cache_bytes)],
+  );
+}
+
+test("the inference widget offers every engine preset and shows what each kind of layer caches: DeepSeek-V3's latent, gpt-oss's windows", async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const { engine, fmt } = inPage(page);
+  const presets = await page.evaluate(async () =>
+    (await (await import('./engine.js')).getEngine()).call('presets', {}),
+  );
+  const optionValues = (name) =>
+    widget.locator(`select[name="${name}"] option`).evaluateAll((els) => els.map((e) => e.value));
+  assert.deepEqual(
+    await optionValues('model'),
+    presets.models.map((m) => m.id),
+  );
+  assert.deepEqual(
+    await optionValues('hardware'),
+    presets.hardware.map((h) => h.id),
+  );
+  for (const id of ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b'])
+    assert.ok((await optionValues('model')).includes(id), id);
+  for (const id of ['b200', 'gb300-nvl72', 'mi325x', 'mi355x'])
+    assert.ok((await optionValues('hardware')).includes(id), id);
+
+  // DeepSeek-V3 at 128k on a B200: one kind of layer, caching the latent and the RoPE key.
+  await setControl(widget, 'model', 'deepseek-v3');
+  await setControl(widget, 'hardware', 'b200');
+  await setControl(widget, 'context', '131072');
+  const ds = await engine({ model: 'deepseek-v3', hardware: 'b200', batch: 8, context: 131072, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, ds);
+  const dsRows = await layerRows(widget);
+  assert.deepEqual(
+    dsRows.map(({ kind, bytesPerLayerToken, tokens, perSequence }) => ({
+      kind,
+      bytesPerLayerToken,
+      tokens,
+      perSequence,
+    })),
+    await expectedRows(fmt, ds),
+  );
+  assert.equal(dsRows.length, 1);
+  assert.match(dsRows[0].layers, /^61 full attention$/);
+  assert.match(dsRows[0].holds, /^latent 512 \+ RoPE key 64 values \(per-head K and V: 40,960\)$/);
+  assert.equal(dsRows[0].bytesPerLayerToken, '1,152 B');
+  assert.match(await out(widget, 'kv_note'), /Latent attention: .* 512 \+ 64 values per token instead of 40,960/);
+
+  // gpt-oss-120b: 18 full layers keep all 131,072 tokens, 18 windowed layers the last 128.
+  await setControl(widget, 'model', 'gpt-oss-120b');
+  const oss = await engine({ model: 'gpt-oss-120b', hardware: 'b200', batch: 8, context: 131072, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, oss);
+  const ossRows = await layerRows(widget);
+  assert.deepEqual(
+    ossRows.map(({ kind, bytesPerLayerToken, tokens, perSequence }) => ({
+      kind,
+      bytesPerLayerToken,
+      tokens,
+      perSequence,
+    })),
+    await expectedRows(fmt, oss),
+  );
+  assert.deepEqual(
+    ossRows.map((r) => [r.kind, r.layers, r.tokens]),
+    [
+      ['full', '18 full attention', '131,072'],
+      ['windowed', '18 windowed (last 128 tokens)', '128'],
+    ],
+  );
+  assert.equal(ossRows[1].holds, 'K 512 + V 512 values (without GQA: 8,192)');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-gpt-oss-layers');
+  assert.equal(
+    oss.kv_layers[0].bytes_per_sequence + oss.kv_layers[1].bytes_per_sequence,
+    oss.kv_bytes_per_sequence,
+    'the kinds add up to the cache of one sequence',
+  );
+  assert.match(
+    await out(widget, 'kv_note'),
+    new RegExp(
+      `each new token adds ${oss.kv_layers[0].bytes_per_token.toLocaleString('en-US')} B .* instead of ${oss.kv_bytes_per_token.toLocaleString('en-US')} B`,
+    ),
+  );
+  // Below the window every layer keeps every token.
+  await setControl(widget, 'context', '100');
+  const short = await engine({ model: 'gpt-oss-120b', hardware: 'b200', batch: 8, context: 100, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, short);
+  assert.deepEqual(
+    (await layerRows(widget)).map((r) => r.tokens),
+    ['100', '100'],
+  );
+  assert.doesNotMatch(await widget.locator('.widget').textContent(), /NaN|Infinity|undefined/);
+  assert.deepEqual(page.errors, []);
+});
+
+test("the inference widget shows the engine's refusal of KV heads for latent attention, naming the field", async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  await setControl(widget, 'model', 'deepseek-v3');
+  assert.equal(await widget.locator('input[name="kv_heads"]').inputValue(), '128', "the model's own 128 heads");
+  await setControl(widget, 'kv_heads', '8');
+  assert.match(await widget.locator('#f-kv_heads-error').textContent(), /num_kv_heads = num_heads \(128\), got 8/);
+  assert.equal(await out(widget, 'kv'), '—');
+  assert.equal(await widget.locator('[data-out="layers"] tbody tr').count(), 0, 'no stale breakdown');
+  assert.equal(await out(widget, 'kv_note'), '');
+  await setControl(widget, 'kv_heads', '128');
+  assert.equal(await widget.locator('#f-kv_heads-error').textContent(), '');
+  assert.equal(await widget.locator('[data-out="layers"] tbody tr').count(), 1);
+  assert.deepEqual(page.errors, []);
+});
+
+test('the new model, GPU and KV format survive a URL round trip, with the same breakdown', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const key = await widget.evaluate((el) => el.key);
+  await setControl(widget, 'model', 'gpt-oss-120b');
+  await setControl(widget, 'hardware', 'mi355x');
+  await setControl(widget, 'kv_dtype', 'mxfp8');
+  await setControl(widget, 'context', '65536');
+  await page.waitForFunction(
+    (k) =>
+      ['model=gpt-oss-120b', 'hardware=mi355x', 'kv_dtype=mxfp8', 'context=65536'].every((p) =>
+        location.search.includes(`${k}.${p}`),
+      ),
+    key,
+  );
+  const rows = await layerRows(widget);
+
+  const again = await site.browser.newPage({ viewport: DESKTOP });
+  again.errors = [];
+  again.on('pageerror', (error) => again.errors.push(error.message));
+  await again.goto(page.url());
+  await again.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  const restored = again.locator('tally-inference');
+  const state = await restored.evaluate((el) => el.getState());
+  assert.deepEqual(
+    [state.model, state.hardware, state.kv_dtype, state.context, state.kv_heads],
+    ['gpt-oss-120b', 'mi355x', 'mxfp8', '65536', '8'],
+  );
+  const { engine, fmt } = inPage(again);
+  const r = await engine({ model: 'gpt-oss-120b', hardware: 'mi355x', batch: 8, context: 65536, kv_dtype: 'mxfp8' });
+  await waitForKv(again, restored, fmt, r);
+  assert.deepEqual(await layerRows(restored), rows);
+  assert.equal(rows[1].tokens, '128');
+  assert.deepEqual([...page.errors, ...again.errors], []);
 });

@@ -27,6 +27,13 @@ function shownCall(el) {
         result: el.result,
         text: el.shadowRoot.querySelector('[data-out="decode"]')?.textContent,
       };
+    case 'tally-collectives':
+      return {
+        method: 'collective',
+        args: el.args,
+        result: el.result,
+        text: el.shadowRoot.querySelector('[data-out="time"]')?.textContent,
+      };
     case 'tally-step':
       return {
         method: 'step_time',

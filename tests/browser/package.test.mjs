@@ -57,6 +57,7 @@ test("npm package: packed, installed into a fresh project, typed, and its widget
     .filter(Boolean)
     .sort();
   assert.deepEqual(tags, [
+    'tally-collectives',
     'tally-compute',
     'tally-float',
     'tally-inference',

@@ -46,6 +46,9 @@ export async function open(site, page, path = '/') {
 /** Sets a control inside a widget's shadow root the way a reader would (fill, select or check). */
 export async function setControl(widget, name, value) {
   const control = widget.locator(`[name="${name}"]`);
+  // A control folded behind a closed disclosure ("More settings") is opened the way a reader would.
+  const summary = widget.locator(`details:not([open]):has([name="${name}"]) > summary`);
+  if (await summary.count()) await summary.click();
   const tag = await control.evaluate((el) => (el.type === 'checkbox' ? 'checkbox' : el.tagName));
   if (tag === 'SELECT') await control.selectOption(String(value));
   else if (tag === 'checkbox') await control.setChecked(value === true || value === 'true');

@@ -477,6 +477,21 @@ function expectations() {
   const small44 = layout(4, 4, 64),
     step44 = native('step_time', small44);
   const micro = 64 / (64 / (4 * 4)) / 1; // global batch / (data-parallel replicas × micro-batch)
+  // Chapter 7, pipeline schedules (p = 4, m = 8, backward = 2 forwards): Narayanan et al. 2021 eqs. (1)-(2) for the
+  // bubble; in flight: GPipe all m, 1F1B p, interleaved Megatron's warm-up 2(p − 1) + (v − 1)p chunks plus one.
+  const sched = (schedule, extra = {}) => ({ schedule, stages: 4, microbatches: 8, ...extra });
+  put('pipeline_schedule', sched('gpipe'), 'bubble_ratio', 3 / 8, 'GPipe: (p − 1)/m');
+  put('pipeline_schedule', sched('gpipe'), 'peak_in_flight', 8, 'GPipe: every micro-batch before the first backward');
+  put('pipeline_schedule', sched('1f1b'), 'bubble_ratio', 3 / 8, '1F1B: (p − 1)/m');
+  put('pipeline_schedule', sched('1f1b'), 'peak_in_flight', 4, '1F1B: p');
+  put('pipeline_schedule', sched('interleaved', { chunks: 2 }), 'bubble_ratio', 3 / 16, 'interleaved: (p − 1)/(v·m)');
+  put(
+    'pipeline_schedule',
+    sched('interleaved', { chunks: 2 }),
+    'peak_in_flight',
+    4 + 3 / 2,
+    '(2(p − 1) + (v − 1)p + 1)/v',
+  );
   put('step_time', small44, 'microbatches', micro, 'global batch / (dp · micro-batch)');
   put('step_time', small44, 'bubble_fraction', (4 - 1) / micro, '1F1B: (p − 1) / m (Narayanan et al. 2021, sec. 2.2)');
   put('step_time', small44, 'microbatch_seconds', step44.microbatch_seconds, 'native CLI');
@@ -610,6 +625,94 @@ function expectations() {
   const wide = { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm', batch: 512 };
   put('inference', wide, 'decode.bound', serve(128, 512).bound, 'compute time against memory time');
   put('inference', wide, 'decode.tokens_per_s', serve(128, 512).tokensPerS, 'batch / step time');
+  // Chapter 9, latent attention and sliding windows: bytes per token from the preset files. MLA caches
+  // L · (d_c + d_rope) values (DeepSeek-V2 sec. 2.1.2); windowed layers hold min(context, W) tokens.
+  const ds = preset('models', 'deepseek-v3').config;
+  const oss = preset('models', 'gpt-oss-120b').config;
+  // DeepSeek-V3 counted by hand: MLA projections (q_a, q_b, kv_a, kv_b, o and two latent norms), 3 dense
+  // SwiGLU layers, 58 MoE layers of 256 routed + 1 shared experts with a router and its bias, untied head.
+  const dsAttention =
+    ds.hidden_size * ds.q_lora_rank +
+    ds.q_lora_rank +
+    ds.q_lora_rank * ds.num_heads * ds.head_dim +
+    ds.hidden_size * (ds.kv_lora_rank + ds.qk_rope_head_dim) +
+    ds.kv_lora_rank +
+    ds.kv_lora_rank * ds.num_heads * (ds.head_dim - ds.qk_rope_head_dim + ds.v_head_dim) +
+    ds.num_heads * ds.v_head_dim * ds.hidden_size;
+  const dsExpert = 3 * ds.hidden_size * ds.ffn_hidden_size;
+  const dsParams =
+    2 * ds.vocab_size * ds.hidden_size +
+    ds.num_layers * (dsAttention + 2 * ds.hidden_size) +
+    ds.hidden_size +
+    ds.num_dense_layers * 3 * ds.hidden_size * ds.dense_ffn_hidden_size +
+    (ds.num_layers - ds.num_dense_layers) *
+      ((ds.num_experts + ds.num_shared_experts) * dsExpert + ds.num_experts * (ds.hidden_size + 1));
+  assert.equal(Math.round(dsParams / 1e9), 671, 'DeepSeek-V3 report: 671B total parameters');
+  const dsValues = ds.num_layers * (ds.kv_lora_rank + ds.qk_rope_head_dim);
+  const dsMha = ds.num_layers * ds.num_heads * (ds.head_dim + ds.v_head_dim);
+  const ossLayer = 2 * oss.num_kv_heads * oss.head_dim * 2; // K and V of one layer, bf16
+  const ossFull = (oss.num_layers - oss.num_sliding_layers) * ossLayer;
+  const ossCache = (context) =>
+    ossFull * context + oss.num_sliding_layers * ossLayer * Math.min(context, oss.sliding_window);
+  const l70PerToken = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2;
+  const kvArgs = (model, context, batch = 1, kv_dtype = 'bf16') => ({ model, context, batch, kv_dtype });
+  const C = 131072;
+  put('kv_cache', kvArgs('llama-3-70b', C), 'bytes_per_token', l70PerToken, '2 L n_kv d bytes');
+  put('kv_cache', kvArgs('llama-3-70b', C), 'kv_cache_bytes', l70PerToken * C, '2 L n_kv d bytes × context');
+  put(
+    'kv_cache',
+    kvArgs('llama-3-70b', C),
+    'mha_kv_cache_bytes',
+    (l70PerToken * C * l370.num_heads) / l370.num_kv_heads,
+    'same with n_kv = a',
+  );
+  put('kv_cache', kvArgs('deepseek-v3', C), 'bytes_per_token', 2 * dsValues, 'L (d_c + d_rope) × 2 bytes');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'kv_cache_bytes', 2 * dsValues * C, 'L (d_c + d_rope) × 2 bytes × context');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'mha_kv_cache_bytes', 2 * dsMha * C, 'L a (d + d_v) × 2 bytes × context');
+  put('kv_cache', kvArgs('deepseek-v3', C), 'weights_bytes', 2 * dsParams, 'N × 2 (MLA + MoE counted above)');
+  put(
+    'kv_cache',
+    kvArgs('deepseek-v3', 32768, 8),
+    'kv_cache_bytes',
+    2 * dsValues * 32768 * 8,
+    'L (d_c + d_rope) × 2 × tokens × batch',
+  );
+  put('kv_cache', kvArgs('deepseek-v3', 32768, 8), 'weights_bytes', 2 * dsParams, 'N × 2');
+  // NVFP4: 4 bits a value plus one 8-bit scale per 16 values = 4.5 bits (NVIDIA's NVFP4 format).
+  put(
+    'kv_cache',
+    kvArgs('deepseek-v3', C, 1, 'nvfp4'),
+    'kv_cache_bytes',
+    ((dsValues * 4.5) / 8) * C,
+    'values × 4.5 bits × context',
+  );
+  put(
+    'kv_cache',
+    kvArgs('gpt-oss-120b', C),
+    'bytes_per_token',
+    oss.num_layers * ossLayer,
+    'every layer below the window',
+  );
+  for (const context of [65536, C]) {
+    put('kv_cache', kvArgs('gpt-oss-120b', context), 'global_bytes_per_token', ossFull, 'the full layers only');
+    put(
+      'kv_cache',
+      kvArgs('gpt-oss-120b', context),
+      'kv_cache_bytes',
+      ossCache(context),
+      'full layers × context + windowed × W',
+    );
+  }
+  put(
+    'kv_cache',
+    kvArgs('gpt-oss-120b', C),
+    'mha_kv_cache_bytes',
+    (ossCache(C) * oss.num_heads) / oss.num_kv_heads,
+    'same with a K/V head per query head',
+  );
+  assert.equal(ossCache(C), 4_836_556_800, "18 · 2048 B · (131,072 + 128), the problem's arithmetic");
+  assert.equal(2 * dsValues * 32768 * 8, 18_421_383_168, "problem 4's arithmetic");
+  assert.equal(((dsValues * 4.5) / 8) * C, 2_590_507_008, "problem 6's arithmetic");
   // Chapter 2 (exponent bias, subnormals): IEEE 754-2019 biases 2^(e−1) − 1; OCP FP8 E5M2 bias 15.
   for (const [name, bias] of [
     ['fp32', 127],
@@ -677,7 +780,192 @@ function expectations() {
   put('checkpoint_size', ckpt70, 'resume_bytes', 14 * n70, 'N × 14');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes_per_param', 12, '4 + 8');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
+  fineTuning(put, l27, n7);
+
+  // Chapter 7a: alpha-beta ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests
+  // #212: 370 of 450 GB/s), NCCL's per-step latencies (tuning.cc, Ring/LL: 0.4 µs NVLink, 0.9 µs network, 3.6 µs base).
+  const links = preset('hardware', 'h100-sxm').interconnect;
+  const nvlink = 0.8 * links.intra_node_gb_s * 1e9;
+  const card = 0.8 * links.network_gb_s * 1e9;
+  const allReduce = (bytes, perNode, nodes, tree = false) => {
+    const n = perNode * nodes;
+    const link = nodes > 1 ? Math.min(perNode > 1 ? nvlink : Infinity, perNode * card) : nvlink;
+    const steps = tree ? 2 * Math.ceil(Math.log2(n)) : 2 * (n - 1);
+    const seconds = 3.6e-6 + steps * (nodes > 1 ? 0.9e-6 : 0.4e-6) + (tree ? 2 : (2 * (n - 1)) / n) * (bytes / link);
+    return { seconds, algbw: bytes / seconds, busbw: ((bytes / seconds) * 2 * (n - 1)) / n };
+  };
+  for (const [bytes, perNode, nodes, tree] of [
+    [1e9, 8, 1],
+    [1e9, 8, 2],
+    [1e9, 1, 16],
+    [1024, 8, 1],
+    [1024, 8, 64],
+    [1024, 8, 64, true],
+  ]) {
+    const args = { collective: 'all_reduce', message_bytes: bytes, ranks_per_node: perNode };
+    if (nodes > 1) args.nodes = nodes;
+    args.hardware = 'h100-sxm';
+    if (tree) args.algorithm = 'tree';
+    const r = allReduce(bytes, perNode, nodes, tree);
+    const why = `${tree ? 'tree 2 log2 n' : 'ring 2(n-1)'} steps + bytes over the slowest link`;
+    put('collective', args, 'seconds', r.seconds, why);
+    put('collective', args, 'algorithm_bytes_per_s', r.algbw, 'message / time');
+    put('collective', args, 'bus_bytes_per_s', r.busbw, 'algbw × 2(n-1)/n (nccl-tests)');
+  }
+  // The communication roofline of one Llama 2 7B layer, bf16, one 4,096-token sequence per replica.
+  const l27c = preset('models', 'llama-2-7b').config;
+  for (const k of [8, 16]) {
+    const args = { model: 'llama-2-7b', hardware: 'h100-sxm', seq: 4096, degree: k };
+    const h = l27c.hidden_size,
+      a = l27c.num_heads,
+      d = l27c.head_dim ?? h / a,
+      kvd = l27c.num_kv_heads * d,
+      T = 4096,
+      L = l27c.num_layers;
+    const matmulParams = h * (a * d + 2 * kvd) + a * d * h + 3 * h * l27c.ffn_hidden_size;
+    const layerParams = matmulParams + 2 * h; // two RMSNorm weight vectors
+    const flops = 3 * (2 * matmulParams + 4 * T * a * d) * T; // training = 3 × forward; QKᵀ and AV 2·s·a·d each
+    const ring = (k - 1) / k;
+    const link = k <= links.gpus_per_node ? nvlink : card;
+    const ridge = (preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12) / link;
+    const rows = {
+      dp: flops / (2 * ring * layerParams * 2),
+      fsdp: flops / (3 * ring * layerParams * 2),
+      tp: flops / k / (4 * 2 * ring * T * h * 2),
+      pp: flops / ((2 * T * h * 2 * k) / L),
+      cp: flops / k / (3 * ring * T * 2 * kvd * 2),
+    };
+    for (const [id, value] of Object.entries(rows))
+      put('comm_roofline', args, `strategies[id=${id}].flops_per_byte`, value, `${id} layer FLOPs / bytes sent`);
+    for (const id of Object.keys(rows))
+      put('comm_roofline', args, `strategies[id=${id}].ridge_flops_per_byte`, ridge, 'peak / link bandwidth');
+  }
+  // Mixtral 8x7B: all eight experts' gradients against two experts' FLOPs per token (top-2, SwiGLU, GQA with 8 KV heads).
+  {
+    const c = preset('models', 'mixtral-8x7b').config;
+    const args = { model: 'mixtral-8x7b', hardware: 'h100-sxm', seq: 4096, degree: 8 };
+    const h = c.hidden_size,
+      a = c.num_heads,
+      d = c.head_dim,
+      kvd = c.num_kv_heads * d,
+      f = c.ffn_hidden_size,
+      E = c.num_experts,
+      top = c.experts_per_token,
+      T = 4096;
+    const attn = h * (a * d + 2 * kvd) + a * d * h;
+    const forward = 2 * attn + 2 * h * E + 2 * top * 3 * h * f + 4 * T * a * d; // router h × E; QKᵀ and AV
+    const flops = 3 * forward * T;
+    const layerParams = attn + E * 3 * h * f + h * E + 2 * h;
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=dp].flops_per_byte',
+      flops / (2 * (7 / 8) * layerParams * 2),
+      'all experts all-reduced',
+    );
+    put(
+      'comm_roofline',
+      args,
+      'strategies[id=ep].flops_per_byte',
+      flops / (4 * (7 / 8) * T * top * h * 2),
+      '4 all-to-alls of top-k rows',
+    );
+  }
   return map;
+}
+
+/**
+ * Chapter 5, fine-tuning: Llama 2 7B on an RTX 4090 at 512 tokens. LoRA adds r (d_in + d_out) per adapted matrix
+ * (Hu et al. 2021); the frozen base has no gradients or optimizer states; adapters train in fp32 with AdamW
+ * (4 + 4 + 8 bytes). NF4 (Dettmers et al. 2023, sec. 3): n/2 bytes + one absmax per 64 weights, fp32, or with
+ * double quantization 8-bit plus an fp32 scale per 256 absmax values and one fp32 offset per tensor.
+ */
+function fineTuning(put, c, n) {
+  const [h, f, L, V, s] = [c.hidden_size, c.ffn_hidden_size, c.num_layers, c.vocab_size, 512];
+  const card = usable('rtx-4090').usable;
+  const activations = llamaActivations(c, s, 1, 'none');
+  const full = {
+    model: 'llama-2-7b',
+    method: 'full',
+    recipe: 'bf16_adamw_no_master',
+    optimizer: 'adamw_8bit',
+    hardware: 'rtx-4090',
+    seq: s,
+  };
+  // bitsandbytes 8-bit AdamW: m and v in one byte each plus an fp32 absmax per 2048 values of each.
+  const states8bit = 2 * n + 2 * 4 * Math.ceil(n / 2048);
+  put('finetune', full, 'usable_bytes', card, 'reported − 512 MiB − 5 %');
+  put(
+    'finetune',
+    full,
+    'per_gpu_bytes.total',
+    2 * n + 2 * n + states8bit + activations,
+    'bf16 w + g, 8-bit m, v, acts',
+  );
+
+  const adapterParams = (r, modules) => modules.reduce((sum, [dIn, dOut]) => sum + r * (dIn + dOut), 0) * L;
+  const lora = { model: 'llama-2-7b', method: 'lora', hardware: 'rtx-4090', seq: s };
+  const p8 = adapterParams(8, [
+    [h, h],
+    [h, h],
+  ]);
+  assert.equal(p8, 4194304, "PEFT's printed trainable params for Llama 2 7B, r 8, q and v");
+  put('finetune', lora, 'lora.params', p8, 'r (h + h) × 2 × L');
+  put('finetune', lora, 'per_gpu_bytes.frozen_weights', 2 * n, 'N × 2 (bf16 base)');
+  put('finetune', lora, 'per_gpu_bytes.optimizer_states', 8 * p8, 'adapters × (4 + 4)');
+  put('finetune', lora, 'per_gpu_bytes.activations', activations, 'Llama layer terms at 512 tokens');
+  const loraActs = 8 * s * 2 * L * 2; // A·x: r values per token per adapter, bf16
+  put('finetune', lora, 'per_gpu_bytes.total', 2 * n + 16 * p8 + activations + loraActs, 'base + adapters + acts');
+
+  const nf4 = (count, dq) => {
+    const blocks = Math.ceil(count / 64);
+    return Math.ceil(count / 2) + (dq ? blocks + 4 * Math.ceil(blocks / 256) + 4 : 4 * blocks);
+  };
+  const base = (dq) => L * (4 * nf4(h * h, dq) + 3 * nf4(h * f, dq)) + 2 * (2 * V * h + (2 * L + 1) * h);
+  const qlora = {
+    model: 'llama-2-7b',
+    method: 'qlora',
+    lora_rank: 64,
+    lora_targets: 'all-linear',
+    hardware: 'rtx-4090',
+    seq: s,
+  };
+  const p64 = adapterParams(64, [
+    [h, h],
+    [h, h],
+    [h, h],
+    [h, h],
+    [h, f],
+    [h, f],
+    [f, h],
+  ]);
+  put('finetune', qlora, 'base.nf4_bits_per_param', 4 + 8 / 64 + 32 / (64 * 256), 'QLoRA sec. 3');
+  put('finetune', qlora, 'per_gpu_bytes.frozen_weights', base(true), 'NF4 linear layers + bf16 rest');
+  put('finetune', qlora, 'lora.params', p64, 'r (d_in + d_out) over 7 matrices × L');
+  const qloraActs = 64 * s * 7 * L * 2;
+  const dequant = 2 * h * f; // the largest weight in bf16
+  put(
+    'finetune',
+    qlora,
+    'per_gpu_bytes.total',
+    base(true) + 16 * p64 + activations + qloraActs + dequant,
+    'NF4 base + adapters + acts + dequant buffer',
+  );
+
+  // Problem 4: rank 16 on q, k, v, o.
+  const r16 = { model: 'llama-2-7b', method: 'lora', lora_rank: 16, lora_targets: 'q,k,v,o' };
+  const p16 = 4 * 16 * (h + h) * L;
+  put('finetune', r16, 'lora.params', p16, '4 × 16 (h + h) × L');
+  put('finetune', r16, 'per_gpu_bytes.trainable_weights', 4 * p16, 'fp32 adapters');
+  put('finetune', r16, 'per_gpu_bytes.gradients', 4 * p16, 'fp32 adapter gradients');
+  put('finetune', r16, 'per_gpu_bytes.optimizer_states', 8 * p16, 'fp32 m and v');
+  // Problem 5: double quantization.
+  const plain = { model: 'llama-2-7b', method: 'qlora' };
+  const single = { model: 'llama-2-7b', method: 'qlora', double_quant: false };
+  put('finetune', plain, 'base.params_quantized', L * (4 * h * h + 3 * h * f), 'linear weights of the layers');
+  put('finetune', plain, 'per_gpu_bytes.frozen_weights', base(true), 'double-quantized NF4');
+  put('finetune', single, 'base.nf4_bits_per_param', 4 + 32 / 64, 'fp32 absmax per 64');
+  put('finetune', single, 'per_gpu_bytes.frozen_weights', base(false), 'NF4 with fp32 absmax');
 }
 
 test('every engine-computed number in the prose equals an independently computed or published value', async (t) => {

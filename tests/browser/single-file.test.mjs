@@ -18,6 +18,7 @@ const WIDGETS = [
   'tally-roofline',
   'tally-step',
   'tally-inference',
+  'tally-collectives',
 ];
 
 test("single file: opened from file:// with no network, every widget computes the engine's numbers", async (t) => {

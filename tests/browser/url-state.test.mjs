@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
 import { errors, open, setControl } from './page-helpers.mjs';
 
-const WIDGETS = 'tally-compute, tally-memory-budget, tally-float, tally-step, tally-roofline, tally-inference';
+const WIDGETS =
+  'tally-compute, tally-memory-budget, tally-float, tally-step, tally-roofline, tally-inference, tally-collectives';
 
 /** Number texts a reader or a hostile link may give: plain, suffixed, grouped, percent, extremes, junk. */
 const NUMBER_TEXTS = ['1', '2', '0', '-1', '0.5', '70B', '1,024', '40%', '1e308', '5e-324', '1073741824', 'abc', ''];

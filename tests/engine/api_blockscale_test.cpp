@@ -1,4 +1,4 @@
-// Tests of engine/src/api_blockscale.cpp: the block_* methods the widget and CLI use.
+// Tests of engine/api/api_blockscale.cpp: the block_* methods the widget and CLI use.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_finetune.cpp: the finetune method's arguments (PEFT-style target lists, mode-specific
+// Tests of engine/api/api_finetune.cpp: the finetune method's arguments (PEFT-style target lists, mode-specific
 // fields) and its capacity verdict with paged optimizer states.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_fit.cpp: the fit method in both modes.
+// Tests of engine/api/api_fit.cpp: the fit method in both modes.
 #include <catch2/catch.hpp>
 
 #include <set>

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_inference.cpp: the JSON methods inference, matmul_roofline, compute_units and
+// Tests of engine/api/api_inference.cpp: the JSON methods inference, matmul_roofline, compute_units and
 // checkpoint_size map their arguments to the engine modules, return base units, and name the field at fault.
 #include <catch2/catch.hpp>
 

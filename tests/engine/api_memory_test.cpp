@@ -1,4 +1,4 @@
-// Tests of engine/src/api_memory.cpp: memory_budget's JSON shape, its capacity verdict and its reference figure.
+// Tests of engine/api/api_memory.cpp: memory_budget's JSON shape, its capacity verdict and its reference figure.
 #include <catch2/catch.hpp>
 
 #include <set>

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_precision.cpp: the float_* methods the widget and CLI use.
+// Tests of engine/api/api_precision.cpp: the float_* methods the widget and CLI use.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Tests of engine/src/api_presets.cpp: presets, model resolution and the assumptions audit.
+// Tests of engine/api/api_presets.cpp: presets, model resolution and the assumptions audit.
 #include <catch2/catch.hpp>
 
 #include <set>

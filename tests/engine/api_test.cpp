@@ -1,4 +1,4 @@
-// Tests of engine/src/api.cpp: the JSON envelope every front end shares.
+// Tests of engine/api/api.cpp: the JSON envelope every front end shares.
 #include <catch2/catch.hpp>
 
 #include "api_helpers.h"
@@ -257,6 +257,13 @@ TEST_CASE("property: every error names an argument the caller gave, stays under 
           {"paged", true},
           {"hardware", "h100-sxm"}}},
         {"kv_cache", {{"model", "llama-2-7b"}, {"context", 4096}, {"batch", 8}, {"hardware", "h100-sxm"}}},
+        {"collective",
+         {{"collective", "all_reduce"},
+          {"message_bytes", 1e9},
+          {"ranks_per_node", 8},
+          {"nodes", 2},
+          {"hardware", "h100-sxm"}}},
+        {"comm_roofline", {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}, {"seq", 4096}, {"degree", 8}}},
         {"fit", {{"mode", "largest_model"}, {"gpus", 8}, {"hardware", "h100-sxm"}}},
         {"float_encode", {{"format", "e4m3"}, {"value", 0.1}}},
         {"float_decode", {{"format", "bf16"}, {"code", 16256}}},

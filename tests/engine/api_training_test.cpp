@@ -1,4 +1,4 @@
-// Tests of engine/src/api_training.cpp: training_cost and mfu, their Chinchilla reference and warnings.
+// Tests of engine/api/api_training.cpp: training_cost and mfu, their Chinchilla reference and warnings.
 #include <catch2/catch.hpp>
 
 #include <set>

@@ -425,6 +425,21 @@ TEST_CASE("the CLI's memory --json prints integer per_gpu_bytes; bad flags exit 
     CHECK(run_cli("memory --model llama-2-7b --seq inf").first == 2);
 }
 
+TEST_CASE(
+    "tally kv-cache prints one row per kind of layer: gpt-oss-120b's 18 full and 18 windowed, DeepSeek-V3's latent") {
+    // gpt-oss model card sec. 2.1: K and V of 8 heads of 64 in bf16 = 2,048 B a layer a token; windows of 128.
+    auto [status, out] = run_cli("kv-cache --model gpt-oss-120b --context 131072");
+    REQUIRE(status == 0);
+    CHECK(out.find("18 full layers (K 512 + V 512)") != std::string::npos);
+    CHECK(out.find("2,048 B per token each, 131,072 tokens kept") != std::string::npos);
+    CHECK(out.find("18 windowed layers (K 512 + V 512)") != std::string::npos);
+    CHECK(out.find("2,048 B per token each, 128 tokens kept") != std::string::npos);
+    // DeepSeek-V2 sec. 2.1.2: 512 + 64 values a layer, 1,152 B in bf16.
+    const std::string ds = run_cli("kv-cache --model deepseek-v3 --context 4096").second;
+    CHECK(ds.find("61 full layers (latent 512 + RoPE key 64)") != std::string::npos);
+    CHECK(ds.find("1,152 B per token each, 4,096 tokens kept") != std::string::npos);
+}
+
 TEST_CASE("tally fit's largest model honours --zero and --tp: the ZeRO paper's Table 2, 7.6B and 121.6B at stage 1") {
     // Rajbhandari et al. 2020, Table 2: 64 × 32 GB V100s, Pos (ZeRO 1): 7.6B at MP 1, 121.6B at MP 16 on 1024.
     auto [status, out] = run_cli("fit --gpus 64 --capacity-bytes 32e9 --zero 1 --json");
@@ -551,10 +566,9 @@ using nlohmann::json;
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
     // Every API source: the methods' files and the shared argument readers.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/src")) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/api")) {
         const std::string name = entry.path().filename().string();
-        // model.cpp: resolve_model reads the model arguments every method shares (model, hf_config, encoder_head).
-        if ((!name.starts_with("api") || !name.ends_with(".cpp")) && name != "model.cpp") continue;
+        if (!name.ends_with(".cpp")) continue;
         std::ifstream in(entry.path());
         REQUIRE(in);
         std::stringstream text;

@@ -1,4 +1,4 @@
-// Tests of the GEMM ladder (engine/src/gemm.cpp, gemm_loops.cpp, gemm_simd.cpp): every kernel
+// Tests of the GEMM ladder (engine/kernels/gemm.cpp, gemm_loops.cpp, gemm_simd.cpp): every kernel
 // computes the same product within a tolerance that scales with k, on awkward shapes too.
 // Correctness only: speed is measured by `tally bench gemm`, never asserted.
 #include <catch2/catch.hpp>

@@ -2,6 +2,8 @@
 // bandwidth bound on decoding.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "accounting_helpers.h"
 #include "tally/hf_config.h"
 #include "tally/kvcache.h"
@@ -71,6 +73,18 @@ TEST_CASE(
     const tally::KvCapacity fit = tally::kv_capacity(k, 100, 1, usable);
     CHECK(fit.max_batch == 3);
     CHECK(fit.max_context == (3 * k.kv_cache_bytes - k.cross_bytes_per_sequence) / 12'288u);
+    // By kind: the 6 decoder layers' self-attention keeps the 100 generated tokens, their cross-attention the 512
+    // input tokens; K and V of 8 heads of 64 each, 2,048 B a layer a token in bf16.
+    const auto groups = tally::kv_layer_groups(t5_small(), k, 100, tally::DType::BF16);
+    REQUIRE(groups.size() == 2u);
+    CHECK(std::string(groups[0].kind) == "full");
+    CHECK(std::string(groups[1].kind) == "cross");
+    CHECK(groups[0].layers == 6);
+    CHECK(groups[1].layers == 6);
+    CHECK(groups[0].bytes_per_layer_token == 2'048u);
+    CHECK(groups[0].tokens == 100u);
+    CHECK(groups[1].tokens == 512u);
+    CHECK(groups[0].bytes_per_sequence + groups[1].bytes_per_sequence == k.kv_cache_bytes);
 }
 
 TEST_CASE("an encoder has no KV cache and a decoder takes no encoder_context: errors name the field") {

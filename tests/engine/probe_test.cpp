@@ -1,4 +1,4 @@
-// Tests of engine/src/probe.cpp: the probes return finite positive rates and reject bad arguments.
+// Tests of engine/kernels/probe.cpp: the probes return finite positive rates and reject bad arguments.
 // They do not assert speeds (a shared 2-core machine is no place for timed tests).
 #include <catch2/catch.hpp>
 

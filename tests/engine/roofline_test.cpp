@@ -23,11 +23,11 @@ TEST_CASE("a bf16 square matmul of size n has intensity n/3 FLOP/byte (2n^3 over
 TEST_CASE("naive and ikj re-read B per row of C once B exceeds the cache: intensity -> 0.5 FLOP/byte") {
     const auto& naive = *tally::gemm::find_kernel("naive");
     // n = 1024: B is 4 MiB > 1 MiB cache -> bytes = 4(n^2 + n^3 + n^2)
-    const auto big = rl::kernel_traffic(naive, 1024, 1024, 1024, 1 << 20);
+    const auto big = rl::kernel_traffic(naive.traffic, naive.tiling, 1024, 1024, 1024, 1 << 20);
     CHECK(big.bytes == 4.0 * (1024.0 * 1024 + 1024.0 * 1024 * 1024 + 1024.0 * 1024));
     CHECK(big.intensity == Approx(0.5).epsilon(0.01));
     // n = 256: B is 256 KiB, fits -> compulsory traffic 3 n^2 floats, intensity n/6
-    const auto small = rl::kernel_traffic(naive, 256, 256, 256, 1 << 20);
+    const auto small = rl::kernel_traffic(naive.traffic, naive.tiling, 256, 256, 256, 1 << 20);
     CHECK(small.intensity == Approx(256.0 / 6));
 }
 
@@ -36,12 +36,13 @@ TEST_CASE("blocked kernels move A once per nc panel, B once and C once per kc pa
     const auto t = simd.tiling;
     REQUIRE(t.kc > 0);
     const double n = 2048;
-    const auto traffic = rl::kernel_traffic(simd, 2048, 2048, 2048, 1 << 20);
+    const auto traffic = rl::kernel_traffic(simd.traffic, simd.tiling, 2048, 2048, 2048, 1 << 20);
     const double a_reads = std::ceil(n / std::min(n, double(t.nc)));
     const double c_passes = std::ceil(n / t.kc);
     CHECK(traffic.bytes == 4 * n * n * a_reads + 4 * n * n + 8 * n * n * c_passes);
     // Blocking raises the intensity far above the unblocked kernels at the same size.
-    const auto ikj = rl::kernel_traffic(*tally::gemm::find_kernel("ikj"), 2048, 2048, 2048, 1 << 20);
+    const auto ikj = rl::kernel_traffic(tally::gemm::find_kernel("ikj")->traffic,
+                                        tally::gemm::find_kernel("ikj")->tiling, 2048, 2048, 2048, 1 << 20);
     CHECK(traffic.intensity > 50 * ikj.intensity);
 }
 

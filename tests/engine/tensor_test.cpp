@@ -1,4 +1,4 @@
-// Tests of engine/src/tensor.cpp and the tensor_bytes API method (engine/src/api_tensor.cpp):
+// Tests of engine/src/tensor.cpp and the tensor_bytes API method (engine/api/api_tensor.cpp):
 // bytes = ceil(elements · bits / 8), exact 64-bit integers, bad shapes named.
 #include <catch2/catch.hpp>
 

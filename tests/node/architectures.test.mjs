@@ -29,6 +29,9 @@ const cases = [
   ...presets.map((model) => ['kv_cache', { model, context: 131072, hardware: 'h100-sxm' }]),
   ...presets.map((model) => ['memory_budget', { model, seq: 4096, gpus: 64, tp: 8, zero: 1, hardware: 'h100-sxm' }]),
   ['inference', { model: 'gpt-oss-120b', context: 8192, hardware: 'h100-sxm' }],
+  // kv_layers in a block-scaled format, on a new accelerator.
+  ['inference', { model: 'deepseek-v3', context: 131072, hardware: 'b200', kv_dtype: 'nvfp4' }],
+  ['kv_cache', { model: 'gemma-2-9b', context: 8192, batch: 2, kv_dtype: 'mxfp8' }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
 ];
 
@@ -56,6 +59,17 @@ test('published counts through the JS API: DeepSeek-V3 671,026,419,200 (MTP apar
   assert.equal(engine.call('params', { model: 'gpt-oss-120b' }).total, 116829156672);
   // The latent is all MLA caches: (512 + 64) values per layer, 61 layers, bf16.
   assert.equal(engine.call('kv_cache', { model: 'deepseek-v3', context: 1 }).bytes_per_token, 61 * 576 * 2);
+  // Gemma 2 9B at 8,192 tokens: 21 global layers keep all of them, 21 local layers the last 4,096
+  // (Gemma 2 report Table 1); each layer K and V of 8 heads of 256 in bf16 = 8,192 bytes a token.
+  const gemma = engine.call('kv_cache', { model: 'gemma-2-9b', context: 8192 });
+  assert.deepEqual(
+    gemma.kv_layers.map((g) => [g.kind, g.layers, g.bytes_per_layer_token, g.tokens]),
+    [
+      ['full', 21, 8192, 8192],
+      ['windowed', 21, 8192, 4096],
+    ],
+  );
+  assert.equal(gemma.kv_cache_bytes, 21 * 8192 * (8192 + 4096));
 });
 
 test('bad new fields are refused naming the field, in wasm as natively', async () => {

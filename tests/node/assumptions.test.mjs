@@ -18,7 +18,7 @@ test('every model and hardware preset has a value and a source for every assumpt
   const rows = [...result.models, ...result.hardware].flatMap((p) =>
     p.assumptions.map((a) => ({ preset: p.id, ...a })),
   );
-  assert.ok(rows.length >= 13 * 6 + 8 * 5);
+  assert.ok(rows.length >= 16 * 6 + 13 * 5);
   const missing = rows.filter((r) => !(r.source?.trim().length > 20) || !String(r.value ?? '').trim());
   assert.deepEqual(
     missing.map((r) => `${r.preset}.${r.id}`),
@@ -33,6 +33,44 @@ test('the rendered page lists each preset and fails on a missing source (the che
   const broken = structuredClone(result);
   broken.models[0].assumptions[0].source = '';
   assert.notEqual(render(broken), text);
+});
+
+test('the audit covers exactly the presets the engine offers, and each new architecture and accelerator by its own sources', () => {
+  const result = audit();
+  const presets = JSON.parse(nativeCall('presets', '{}')).result;
+  assert.deepEqual(result.models.map((p) => p.id).sort(), presets.models.map((m) => m.id).sort());
+  assert.deepEqual(result.hardware.map((p) => p.id).sort(), presets.hardware.map((h) => h.id).sort());
+  const rows = (kind, id) => result[kind].find((p) => p.id === id).assumptions;
+  const text = (kind, id) =>
+    rows(kind, id)
+      .map((a) => `${a.value} | ${a.source}`)
+      .join('\n');
+  // The attention each new model caches, with the report it comes from.
+  assert.match(
+    text('models', 'deepseek-v3'),
+    /MLA .*512-wide latent plus a 64-wide RoPE key.*\| DeepSeek-V3 technical report/,
+  );
+  assert.match(text('models', 'deepseek-v3'), /1 module\(s\).*counted apart/);
+  assert.match(
+    text('models', 'gpt-oss-120b'),
+    /sliding window of 128 tokens on 18 of 36 layers; a learned sink.*\| gpt-oss model card/,
+  );
+  assert.match(text('models', 'gemma-2-9b'), /sliding window of 4096 tokens on 21 of 42 layers \| Gemma 2 report/);
+  // Each new accelerator: capacity, the dense bf16 peak and the bandwidth, each from a vendor document.
+  for (const id of ['b200', 'b300', 'gb200-nvl72', 'gb300-nvl72', 'mi325x', 'mi355x']) {
+    const labels = rows('hardware', id).map((a) => a.name);
+    for (const want of [/capacity on the datasheet/, /dense bf16 peak/, /memory bandwidth/])
+      assert.ok(
+        labels.some((l) => want.test(l)),
+        `${id}: ${want} in ${labels}`,
+      );
+    for (const a of rows('hardware', id))
+      assert.match(
+        a.source,
+        /datasheet|data sheet|specifications|nvidia-smi|allowance|no public device report/i,
+        `${id}.${a.id}`,
+      );
+  }
 });
 
 const cases = [

@@ -58,7 +58,7 @@ export function nativeRun(args) {
   return execFileSync(nativeCli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 }
 
-/** The relaxed-SIMD module's bytes (engine/relaxed/, built beside tally.wasm). */
+/** The relaxed-SIMD module's bytes (engine/kernels/relaxed/, built beside tally.wasm). */
 export function relaxedBytes() {
   return readFileSync(path.join(wasmDir, 'tally-relaxed.wasm'));
 }

@@ -1,34 +1,18 @@
-// web/figures.js: the figures (drawn at build time; web/curves.js redraws the curves in the browser). The 1F1B simulation's bubble is the textbook (p−1)/(m+p−1),
+// web/figures.js: the figures (drawn at build time; web/curves.js redraws the curves in the browser). The pipeline figure draws the engine's schedule,
 // every figure draws from the wasm engine without NaN, and an unknown name is an error.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from './engine.mjs';
-import { oneFOneB, renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
+import { renderFigure, FIGURE_NAMES, chart } from '../../web/figures.js';
 
-test('the simulated 1F1B schedule idles (p−1)/(m+p−1) of the time, as Narayanan et al. 2021 derive', () => {
-  for (const [p, m] of [
-    [2, 4],
-    [4, 8],
-    [8, 32],
-    [4, 1],
-  ]) {
-    const { bubble, blocks } = oneFOneB(p, m);
-    assert.equal(blocks.length, 2 * p * m, 'one forward and one backward per stage and micro-batch');
-    assert.ok(Math.abs(bubble - (p - 1) / (m + p - 1)) < 1e-12, `p=${p} m=${m}: ${bubble}`);
-  }
-});
-
-test('1F1B never has more than p micro-batches in flight on the first stage', () => {
-  const p = 4;
-  const { blocks } = oneFOneB(p, 12);
-  const first = blocks.filter((b) => b.stage === 0).sort((a, b) => a.start - b.start);
-  let inFlight = 0,
-    most = 0;
-  for (const b of first) {
-    inFlight += b.kind === 'F' ? 1 : -1;
-    most = Math.max(most, inFlight);
-  }
-  assert.equal(most, p);
+test('the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share', async () => {
+  const engine = await loadEngine();
+  const r = engine.call('pipeline_schedule', { schedule: '1f1b', stages: 4, microbatches: 8 });
+  const svg = renderFigure('pipeline', engine);
+  // One labelled block per forward and backward, and the idle share the engine computed, to one decimal.
+  assert.equal((svg.match(/class="box tone-[02]"/g) ?? []).length, r.blocks.length + 2, 'blocks plus two legend keys');
+  assert.match(svg, new RegExp(`idle ${(r.idle_fraction * 100).toFixed(1)}%`));
+  assert.ok(Math.abs(r.idle_fraction - 3 / 11) < 1e-12, 'p = 4, m = 8: (p − 1)/(m + p − 1) = 3/11');
 });
 
 test('every figure renders an SVG from the engine with no NaN, and an unknown one is refused', async () => {

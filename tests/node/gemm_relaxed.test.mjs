@@ -1,4 +1,4 @@
-// The relaxed-SIMD kernel (engine/relaxed/gemm_relaxed.cpp -> tally-relaxed.wasm): a module in the final
+// The relaxed-SIMD kernel (engine/kernels/relaxed/gemm_relaxed.cpp -> tally-relaxed.wasm): a module in the final
 // relaxed-SIMD encoding that browsers validate, safe to instantiate on the engine's memory, and whose C
 // matches the double-precision reference within its own bound. Node 20's V8 validates relaxed SIMD only
 // behind a flag, set here before any module is compiled. Correctness only: speed is never asserted.

@@ -1,4 +1,4 @@
-// The inference area (engine/src/api_inference.cpp: inference, matmul_roofline, compute_units,
+// The inference area (engine/api/api_inference.cpp: inference, matmul_roofline, compute_units,
 // checkpoint_size) gives the same envelopes in wasm as the native CLI (`tally call METHOD JSON`), byte for
 // byte, errors included: every argument set the page and its worked problems use, and bad input.
 import test from 'node:test';

@@ -17,21 +17,26 @@ import { attachShare } from './share.js';
 export { getEngine, TallyError };
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf };
 
+/** The dark palette (docs/EMBEDDING.md lists it) for `selector`: a host's dark theme, or the OS's without one. */
+function darkRule(selector) {
+  return `${selector} { color-scheme: dark; --fg: var(--tally-fg, #e6edf3); --muted: var(--tally-muted, #9da7b3); --bg: var(--tally-bg, #0d1117);
+    --panel: var(--tally-panel, #161b22); --border: var(--tally-border, #30363d); --accent: var(--tally-accent, #58a6ff);
+    --error: var(--tally-error, #ff7b72); --ok: var(--tally-ok, #3fb950); --warn: var(--tally-warn, #e3b341); }`;
+}
+
 /**
- * Styles every widget shares; light and dark follow the reader's system setting. A host page restyles the
+ * Styles every widget shares; light or dark follows the `theme` attribute, else the host page, else the OS (hostTheme). A host page restyles the
  * widgets with the documented --tally-* custom properties (docs/EMBEDDING.md) and ::part() names, never by
  * reaching into the shadow DOM; the short names (--fg, …) are internal.
  */
 export const baseCss = `
+:host([data-tally-theme="light"]) { color-scheme: light; }
 :host { display: block; font: var(--tally-font-size, 15px)/1.5 var(--tally-font, system-ui, -apple-system, "Segoe UI", sans-serif);
   --fg: var(--tally-fg, #1b1f24); --muted: var(--tally-muted, #57606a); --bg: var(--tally-bg, #ffffff);
   --panel: var(--tally-panel, #f6f8fa); --border: var(--tally-border, #d0d7de); --accent: var(--tally-accent, #0b63ce);
   --error: var(--tally-error, #b3261e); --ok: var(--tally-ok, #1a7f37); --warn: var(--tally-warn, #8a4b00); color: var(--fg); }
-@media (prefers-color-scheme: dark) {
-  :host { --fg: var(--tally-fg, #e6edf3); --muted: var(--tally-muted, #9da7b3); --bg: var(--tally-bg, #0d1117);
-    --panel: var(--tally-panel, #161b22); --border: var(--tally-border, #30363d); --accent: var(--tally-accent, #58a6ff);
-    --error: var(--tally-error, #ff7b72); --ok: var(--tally-ok, #3fb950); --warn: var(--tally-warn, #e3b341); }
-}
+${darkRule(':host([data-tally-theme="dark"])')}
+@media (prefers-color-scheme: dark) { ${darkRule(':host(:not([data-tally-theme]))')} }
 .widget { background: var(--panel); border: 1px solid var(--border); border-radius: var(--tally-radius, 8px); padding: 12px 14px; }
 .warnings { color: var(--warn); font-size: 13px; margin: 6px 0 0; padding: 0 0 0 1.2em; }
 .warnings:empty { display: none; }
@@ -47,7 +52,8 @@ export const baseCss = `
 .result .label { font-size: 13px; color: var(--muted); }
 .result .value { font-size: 20px; font-variant-numeric: tabular-nums; }
 .notice, .url-notice { color: var(--error); font-size: 13px; }
-.url-notice:empty { display: none; }
+.url-notice:empty, .defaults-note:empty { display: none; }
+.defaults-note { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .field.check { flex-direction: row; align-items: center; gap: 6px; padding-top: 18px; }
 .field.check label { font-size: 14px; color: var(--fg); }
@@ -61,8 +67,78 @@ button:hover { border-color: var(--accent); }
 svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
 svg .axis line, svg .axis path { stroke: var(--muted); }
 svg .grid line { stroke: var(--border); }
+/* compact: a slide (960x700) holds the widget; the box scrolls inside past that height and explanations step aside. */
+:host([compact]) { font-size: var(--tally-font-size, 13px); }
+:host([compact]) .widget { max-height: var(--tally-compact-height, 660px); overflow: auto; padding: 8px 10px; box-sizing: border-box; }
+:host([compact]) .fields { grid-template-columns: repeat(auto-fill, minmax(min(120px, 40%), 1fr)); gap: 4px 10px; }
+:host([compact]) .note, :host([compact]) details.share { display: none; }
+:host([compact]) svg.chart, :host([compact]) svg.timeline { max-height: 240px; }
+:host([compact]) .result .value { font-size: 17px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
+
+/**
+ * `rules` (plain `selector { ... }` rules) for the dark theme: under a dark `data-tally-theme`, or under the OS's
+ * dark setting before the widget has resolved its theme.
+ */
+export function darkCss(rules) {
+  const under = (host) =>
+    rules.replace(
+      /([^{}]+)\{/g,
+      (_, selectors) =>
+        `${selectors
+          .split(',')
+          .map((sel) => `${host} ${sel.trim()}`)
+          .join(', ')} {`,
+    );
+  return `${under(':host([data-tally-theme="dark"])')}\n@media (prefers-color-scheme: dark) { ${under(':host(:not([data-tally-theme]))')} }`;
+}
+
+/** The theme attribute's values; `auto` (or none) follows the host page, then the OS. */
+export const THEMES = ['light', 'dark', 'auto'];
+
+/** A page-wide light/dark toggle on <html> or <body>: VitePress/Tailwind `.dark`, Docusaurus/Bootstrap/Pico `data-theme`/`data-bs-theme`, Material `data-md-color-scheme`. */
+function pageToggle(el) {
+  if (!el) return null;
+  if (el.classList.contains('dark')) return 'dark';
+  for (const name of ['data-theme', 'data-bs-theme']) {
+    const value = el.getAttribute(name)?.trim().toLowerCase();
+    if (value === 'dark' || value === 'light') return value;
+  }
+  const md = el.getAttribute('data-md-color-scheme')?.trim().toLowerCase();
+  if (md === 'slate') return 'dark';
+  if (md === 'default') return 'light';
+  return null;
+}
+
+/**
+ * 'light' or 'dark' for `element`: its `theme` attribute, else the host page's toggle (pageToggle), else the
+ * `color-scheme` its parent inherits from the host when that names one scheme, else the OS setting.
+ */
+export function hostTheme(element) {
+  const own = element.getAttribute('theme')?.trim().toLowerCase();
+  if (own === 'light' || own === 'dark') return own;
+  const toggle = pageToggle(document.documentElement) ?? pageToggle(document.body);
+  if (toggle) return toggle;
+  const parent = element.parentElement ?? element.getRootNode()?.host ?? document.documentElement;
+  const words = new Set(getComputedStyle(parent).colorScheme.split(/\s+/));
+  if (words.has('dark') !== words.has('light')) return words.has('dark') ? 'dark' : 'light';
+  return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+/** Connected widgets, re-themed when the host page flips its toggle or the OS changes its setting. */
+const themedWidgets = new Set();
+let themeWatcher = null;
+
+function watchHostTheme() {
+  if (themeWatcher) return;
+  const refresh = () => themedWidgets.forEach((widget) => widget.applyTheme());
+  themeWatcher = new MutationObserver(refresh);
+  const attributeFilter = ['class', 'style', 'data-theme', 'data-bs-theme', 'data-md-color-scheme'];
+  themeWatcher.observe(document.documentElement, { attributes: true, attributeFilter });
+  if (document.body) themeWatcher.observe(document.body, { attributes: true, attributeFilter });
+  globalThis.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', refresh);
+}
 
 /** Escapes text for insertion into HTML. Never put unescaped input into innerHTML. */
 export function escapeHtml(text) {
@@ -427,6 +503,13 @@ export function svgToPng(svgText, width, height, scale = 2, background = '#fffff
 
 /** Marks tally's widget classes, so a second copy of the script recognises the first one's elements. */
 const TALLY_WIDGET = Symbol.for('tally.widget');
+/** Tags of the TallyWidget classes this copy registered: each has a Share control, so embed.html serves each. */
+const registeredWidgets = new Set();
+
+/** The tags (`tally-compute`, …) of every registered TallyWidget, in registration order. */
+export function widgetTags() {
+  return [...registeredWidgets];
+}
 
 /**
  * Registers a tally element class as `<name>`. A name the host page already uses is left alone with a console
@@ -446,6 +529,7 @@ export function defineWidget(name, cls) {
   }
   try {
     customElements.define(name, cls);
+    if (cls.prototype instanceof TallyWidget) registeredWidgets.add(name);
     return true;
   } catch (error) {
     console.warn(`tally: could not define <${name}> (${error.message}); the other tally widgets work.`);
@@ -567,9 +651,14 @@ export class TallyWidget extends HTMLElement {
     return defineWidget(name, this);
   }
 
-  /** Attributes that set state after start-up too (each subclass lists its own in `stateAttributes`). */
+  /** Attributes every widget takes about its host page, not its state (docs/EMBEDDING.md, "On a host page"). */
+  static hostAttributes = ['theme', 'compact', 'url-state'];
+  /** The values a host attribute takes, for the package's types (scripts/pack-widgets.mjs); others are free text. */
+  static hostAttributeOptions = { theme: THEMES, 'url-state': ['', 'on', 'off', 'true', 'false'] };
+
+  /** Attributes that set state after start-up too (each subclass lists its own in `stateAttributes`), and `theme`. */
   static get observedAttributes() {
-    return this.stateAttributes ?? [];
+    return [...(this.stateAttributes ?? []), 'theme'];
   }
 
   constructor() {
@@ -594,6 +683,12 @@ export class TallyWidget extends HTMLElement {
       },
       true,
     );
+    // Keys typed into the widget's controls are the reader's: a host's shortcuts (a slide deck's arrows, Space,
+    // "." and "b") never see them. Focus still moves with Tab, which is the browser's default action.
+    for (const type of ['keydown', 'keyup', 'keypress'])
+      this.shadowRoot.addEventListener(type, (event) => {
+        if (event.target.closest?.('input, select, textarea, button, summary, [tabindex]')) event.stopPropagation();
+      });
     // Leaving the field (or pressing Enter) shows what was held back at once.
     this.shadowRoot.addEventListener(
       'change',
@@ -638,7 +733,8 @@ export class TallyWidget extends HTMLElement {
         );
     }
     this.defaults = { ...start };
-    const fromUrl = readState(this.key, this.stateSchema);
+    this.fallbacks = Object.fromEntries(fields.map((f) => [f.name, f.fallback]));
+    const fromUrl = this.keepsUrlState ? readState(this.key, this.stateSchema) : { values: {}, rejected: [] };
     Object.assign(start, fromUrl.values);
     this.urlValues = { ...fromUrl.values };
     this.urlFields = new Set(Object.keys(fromUrl.values));
@@ -719,9 +815,20 @@ export class TallyWidget extends HTMLElement {
     this.applyState({ [field]: this.defaults[field] });
   }
 
-  /** Writes the state to the URL (the widget calls it after each reader edit). */
+  /**
+   * Whether this widget reads and writes the page URL. A host page's URL belongs to its author, so it is off
+   * unless the element has `url-state` (not "false"/"off") or the page has <meta name="tally-url-state" content="on">
+   * (tally's own index.html and embed.html do).
+   */
+  get keepsUrlState() {
+    const own = this.getAttribute('url-state')?.trim().toLowerCase();
+    if (own !== undefined) return ['', 'on', 'true'].includes(own); // anything else is refused (hostAttributeNotices)
+    return document.querySelector('meta[name="tally-url-state"]')?.getAttribute('content')?.trim() === 'on';
+  }
+
+  /** Writes the state to the URL (the widget calls it after each reader edit), where URL state is on. */
   saveState() {
-    writeState(this.key, this.values());
+    if (this.keepsUrlState) writeState(this.key, this.values());
   }
 
   // ------------------------------------------------------------------------------------ element API
@@ -782,7 +889,79 @@ export class TallyWidget extends HTMLElement {
     this.dispatchEvent(new CustomEvent('change', { detail: { ...state }, bubbles: true, composed: true }));
   }
 
+  /**
+   * The `defaults-note` line naming each default of this widget that differs from the engine's, so the widget and
+   * `tally call <method>` with the same attributes agree or the reader is told why not. `fields` lists
+   * [{field, arg, engine: (result) => value}]: the engine is asked without the args of every field the page left at
+   * the widget's default (as `tally call` with only the page's attributes), and its choices read from its answer;
+   * where it refuses that, each field is asked alone.
+   */
+  noteEngineDefaults(method, args, fields) {
+    const unset = fields.filter(({ field, arg }) => {
+      const attribute = this.stateFields?.find((f) => f.name === field)?.attribute ?? field.replace(/_/g, '-');
+      return arg in args && !this.hasAttribute(attribute) && this.values()[field] === this.fallbacks?.[field];
+    });
+    const ask = (omit) => {
+      const rest = { ...args };
+      for (const { arg } of omit) delete rest[arg];
+      try {
+        return this.engine.call(method, rest);
+      } catch {
+        return null; // refused without these: no choice of the engine's to compare
+      }
+    };
+    const together = unset.length ? ask(unset) : null;
+    const differ = [];
+    for (const f of unset) {
+      const answer = together ?? ask([f]);
+      const theirs = answer === null ? undefined : f.engine(answer);
+      if (theirs !== undefined && String(theirs) !== String(args[f.arg]))
+        differ.push(`${f.field} is ${args[f.arg]} here, ${theirs} in the engine`);
+    }
+    const root = this.shadowRoot;
+    let box = root.querySelector('.defaults-note');
+    if (!box && !differ.length) return;
+    if (!box) {
+      box = document.createElement('p');
+      box.className = 'defaults-note';
+      box.part.add('defaults-note');
+      (root.querySelector('.notice') ?? root.querySelector('.fields'))?.after(box);
+    }
+    box.textContent = differ.length
+      ? `Defaults that differ from \`tally call ${method}\` with the same attributes: ${differ.join('; ')} (set the attribute to choose).`
+      : '';
+  }
+
+  /** Sets data-tally-theme (which the shared styles key on) to the theme hostTheme resolves now. */
+  applyTheme() {
+    const theme = hostTheme(this);
+    if (this.dataset.tallyTheme !== theme) this.dataset.tallyTheme = theme;
+    if (this.mounted) this.hostAttributeNotices();
+  }
+
+  /** A host attribute outside its values is named, with the values, in the widget's notice line (and the console). */
+  hostAttributeNotices() {
+    for (const [name, allowed] of Object.entries(TallyWidget.hostAttributeOptions)) {
+      const text = this.getAttribute(name);
+      const bad = text !== null && !allowed.includes(text.trim().toLowerCase());
+      const message = bad
+        ? `Ignored attribute ${name}="${text.slice(0, QUOTE_CHARS)}": not one of ${allowed.map((v) => v || '(empty)').join(', ')}.`
+        : null;
+      if (bad && this.urlNotices?.get(`attribute:${name}`)?.text !== message)
+        console.warn(`tally: <${this.localName}> ${message}`);
+      this.setUrlNotice(`attribute:${name}`, message);
+    }
+  }
+
+  disconnectedCallback() {
+    themedWidgets.delete(this);
+  }
+
   attributeChangedCallback(name, oldValue, value) {
+    if (name === 'theme') {
+      if (this.isConnected) this.applyTheme();
+      return;
+    }
     if (!this.mounted || oldValue === value || value === null) return;
     const field = name.replace(/-/g, '_');
     try {
@@ -908,6 +1087,9 @@ export class TallyWidget extends HTMLElement {
   }
 
   async connectedCallback() {
+    themedWidgets.add(this);
+    watchHostTheme();
+    this.applyTheme();
     if (this.engine || this.scheduled) return;
     this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget">Loading the engine…</div>`;
     // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
@@ -936,6 +1118,7 @@ export class TallyWidget extends HTMLElement {
         for (const type of ['input', 'change', 'click', 'keydown'])
           this.shadowRoot.addEventListener(type, () => queueMicrotask(() => this.announceState()));
       }
+      this.hostAttributeNotices();
       this.applyParts();
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.

@@ -292,6 +292,10 @@ class TallyCompute extends TallyWidget {
       return;
     }
     this.result = { args, cost, flops };
+    this.noteEngineDefaults('training_cost', args, [
+      { field: 'basis', arg: 'flops_basis', engine: (r) => r.flops_basis },
+      { field: 'seq', arg: 'seq', engine: (r) => r.flops?.seq },
+    ]);
     this.showWarnings([...(cost.warnings ?? []), ...(flops?.warnings ?? [])]);
     // 6ND with N = the parameters a token visits (active for a mixture of experts): the engine's training_cost.six_nd.
     const moe = flops && flops.params_active !== flops.params_total;

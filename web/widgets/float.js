@@ -387,6 +387,8 @@ class TallyFloat extends TallyWidget {
         [...fb.exponent].map(() => 'exponent'),
         [...fb.mantissa].map(() => 'mantissa'),
       );
+    // A reader flipping bits from the keyboard keeps the focus on the bit they flipped (the buttons are redrawn).
+    const focusedBit = root.activeElement?.closest?.('.bits button[data-bit]')?.dataset.bit;
     root.querySelector('.bits').innerHTML = [...result.bits]
       .map((ch, i) => {
         const bit = nbits - 1 - i;
@@ -396,6 +398,7 @@ class TallyFloat extends TallyWidget {
         aria-label="bit ${bit} (${kind}) is ${ch}; flip it" title="bit ${bit} (${kind})">${ch}</button>`;
       })
       .join('');
+    if (focusedBit !== undefined) root.querySelector(`.bits button[data-bit="${focusedBit}"]`)?.focus();
     const f = this.formats.find((x) => x.name === s.format);
     const unb = result.unbiased_exponent === null ? '' : ` → 2^${result.unbiased_exponent}`;
     root.querySelector('.legend').innerHTML = `

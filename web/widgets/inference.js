@@ -5,7 +5,9 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", kv-heads="8"
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
-// attention is set by handing the engine the preset's config with a different num_kv_heads.
+// attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
+// the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an
+// MLA latent) holds per token and how many tokens it keeps.
 import {
   TallyWidget,
   baseCss,
@@ -34,6 +36,8 @@ function fieldOfArg(arg) {
   const name = { num_kv_heads: 'kv_heads', 'model.num_kv_heads': 'kv_heads' }[arg] ?? arg;
   return CONTROL_FIELDS.includes(name) ? name : 'kv_heads';
 }
+/** An exact whole number (values, layers, tokens, bytes) with thousands separators. Display only. */
+const count = (n) => n.toLocaleString('en-US');
 const OUTPUTS = ['kv', 'weights', 'fits', 'decode', 'per_seq', 'prefill', 'crossover', 'max_batch'];
 
 const css = `
@@ -47,9 +51,16 @@ const css = `
 .chart text { fill: var(--fg); font-size: 11px; }
 .chart text.muted { fill: var(--muted); }
 .chart .you { fill: none; stroke: var(--fg); stroke-width: 1.5; }
+.kv-wrap { margin-top: 12px; overflow-x: auto; }
+.kv-layers { border-collapse: collapse; width: 100%; font-size: 14px; }
+.kv-layers caption { text-align: left; font-size: 13px; color: var(--muted); padding-bottom: 4px; }
+.kv-layers th, .kv-layers td { text-align: left; padding: 3px 8px 3px 0; border-bottom: 1px solid var(--border); vertical-align: top; }
+.kv-layers th { font-weight: 600; font-size: 13px; color: var(--muted); }
+.kv-layers td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .result .value { font-size: 17px; }
+  .kv-layers { font-size: 13px; }
 }
 `;
 
@@ -107,6 +118,14 @@ class TallyInference extends TallyWidget {
           <div class="result"><div class="label">Compute-bound from batch</div><div class="value" data-out="crossover">—</div></div>
           <div class="result"><div class="label">Sequences that fit</div><div class="value" data-out="max_batch">—</div></div>
         </div>
+        <div class="kv-wrap">
+          <table class="kv-layers" data-out="layers">
+            <caption>What the KV cache holds, by kind of layer (one sequence)</caption>
+            <thead><tr><th scope="col">Layers</th><th scope="col">Each keeps per token</th><th scope="col" class="num">Bytes a token, one layer</th><th scope="col" class="num">Tokens kept</th><th scope="col" class="num">Cache, these layers</th></tr></thead>
+            <tbody></tbody>
+          </table>
+        </div>
+        <p class="status" data-out="kv_note"></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Latency per token against throughput as the batch grows</title></svg>
         <p class="status" data-out="note"></p>
       </div>`;
@@ -189,6 +208,8 @@ class TallyInference extends TallyWidget {
     };
     const blank = () => {
       for (const key of OUTPUTS) out(key, '—');
+      root.querySelector('[data-out="layers"] tbody').replaceChildren();
+      out('kv_note', '');
       root.querySelector('[data-out="chart"]').replaceChildren();
       out('note', '');
       this.result = null;
@@ -228,6 +249,9 @@ class TallyInference extends TallyWidget {
     }
     this.result = r;
     this.showWarnings(r.warnings);
+    this.noteEngineDefaults('inference', this.inferenceArgs, [
+      { field: 'batch', arg: 'batch', engine: (e) => e.batch },
+    ]);
     out('kv', formatBytes(r.kv_cache_bytes));
     out('weights', formatBytes(r.weights_bytes));
     out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);
@@ -244,8 +268,52 @@ class TallyInference extends TallyWidget {
           ? `At this context ${r.crossover_reason}.`
           : '',
     );
+    this.drawLayers(r);
     this.chartArgs = [r, numbers.batch];
     this.drawChart(r, numbers.batch);
+  }
+
+  /** The engine's kv_layers as rows, and a sentence on what a latent or a window does to the cache. */
+  drawLayers(r) {
+    const root = this.shadowRoot;
+    const slidingWindow = r.model.sliding_window;
+    const rows = r.kv_layers.map((g) => {
+      const kind =
+        g.kind === 'windowed'
+          ? `windowed (last ${count(slidingWindow)} tokens)`
+          : g.kind === 'cross'
+            ? 'cross-attention'
+            : 'full attention';
+      const holds = g.latent
+        ? `latent ${count(g.value_values)} + RoPE key ${count(g.key_values)} values (per-head K and V: ${count(g.mha_values)})`
+        : `K ${count(g.key_values)} + V ${count(g.value_values)} values (without GQA: ${count(g.mha_values)})`;
+      const tr = document.createElement('tr');
+      tr.dataset.kind = g.kind;
+      tr.innerHTML = `<td>${escapeHtml(`${count(g.layers)} ${kind}`)}</td><td data-col="holds">${escapeHtml(holds)}</td><td class="num" data-col="bytes_per_layer_token">${escapeHtml(count(g.bytes_per_layer_token))} B</td><td class="num" data-col="tokens">${escapeHtml(count(g.tokens))}</td><td class="num" data-col="bytes_per_sequence">${escapeHtml(formatBytes(g.bytes_per_sequence))}</td>`;
+      return tr;
+    });
+    root.querySelector('[data-out="layers"] tbody').replaceChildren(...rows);
+    const latent = r.kv_layers.find((g) => g.latent);
+    const windowed = r.kv_layers.find((g) => g.kind === 'windowed');
+    const full = r.kv_layers.find((g) => g.kind === 'full');
+    const notes = [];
+    if (latent)
+      notes.push(
+        `Latent attention: every head rebuilds its K and V from one shared latent, so a layer caches ${count(latent.value_values)} + ${count(latent.key_values)} values per token instead of ${count(latent.mha_values)}.`,
+      );
+    if (windowed && full && windowed.tokens < r.context)
+      notes.push(
+        `The ${count(windowed.layers)} windowed layers stopped growing at ${count(windowed.tokens)} tokens: each new token adds ${count(full.bytes_per_token)} B (the full layers) instead of ${count(r.kv_bytes_per_token)} B.`,
+      );
+    else if (windowed && windowed.tokens < r.context)
+      notes.push(
+        `Every layer is windowed: the cache stopped growing at ${count(windowed.tokens)} tokens, however long the context.`,
+      );
+    else if (windowed && full)
+      notes.push(
+        `Up to ${count(slidingWindow)} tokens the windowed layers grow like the others; past it they keep only the last ${count(slidingWindow)}.`,
+      );
+    root.querySelector('[data-out="kv_note"]').textContent = notes.join(' ');
   }
 
   /** Latency per token (y) against total tokens per second (x), one dot per batch of the engine's sweep. */

@@ -9,7 +9,12 @@
 //   (interleaved pipeline chunks) gacc="none|fp32" (gradient-accumulation buffer) z3buf="none|module|layer"
 //   ep="1" (MoE expert parallel degree) cf="0" (MoE capacity factor, 0 = no limit)
 //   dseq="0" (an encoder-decoder's target length, 0 = the sequence length)
-// Every number comes from the engine's memory_budget method; this module only lays it out.
+//   mode="pretrain|full|lora|qlora" (fine-tuning: the engine's finetune method) rank="8" alpha="16" ldrop="0"
+//   targets="q,v|q,k,v,o|all-linear|q_a,q_b,kv_a,kv_b,o" opt8="false" (8-bit AdamW) paged="false" dq="true"
+//   (QLoRA double quantization)
+//   controls="model,hardware,..." (not state: the fields shown outside "More settings"; default: all but the
+//   MoE and encoder-decoder ones)
+// Every number comes from the engine's memory_budget or finetune method; this module only lays it out.
 import {
   TallyWidget,
   TallyError,
@@ -117,8 +122,109 @@ const ZERO = [
   { value: '2', label: '2: + gradients' },
   { value: '3', label: '3 / FSDP: + weights' },
 ];
+/** Training modes: pre-training asks memory_budget, the fine-tuning modes ask finetune with their method. */
+const MODES = [
+  { value: 'pretrain', label: 'pre-training (every weight trains)' },
+  { value: 'full', label: 'full fine-tuning' },
+  { value: 'lora', label: 'LoRA (frozen base + adapters)' },
+  { value: 'qlora', label: 'QLoRA (NF4 base + adapters)' },
+];
+const LORA_TARGETS = [
+  { value: 'q,v', label: 'q, v (the LoRA paper)' },
+  { value: 'q,k,v,o', label: 'q, k, v, o (attention)' },
+  { value: 'all-linear', label: 'every linear layer (QLoRA)' },
+  { value: 'q_a,q_b,kv_a,kv_b,o', label: 'latent attention: q_a, q_b, kv_a, kv_b, o' },
+];
+const LORA_FIELDS = [
+  { name: 'rank', label: 'LoRA rank r', arg: 'lora_rank', fallback: '8' },
+  { name: 'alpha', label: 'LoRA alpha', arg: 'lora_alpha', fallback: '16' },
+  { name: 'ldrop', label: 'LoRA dropout', arg: 'lora_dropout', fallback: '0', optional: true },
+];
+/** Fine-tuning fields and the modes that use them (hidden and not sent in the others). */
+const FINETUNE_FIELD_MODES = {
+  rank: ['lora', 'qlora'],
+  alpha: ['lora', 'qlora'],
+  ldrop: ['lora', 'qlora'],
+  targets: ['lora', 'qlora'],
+  dq: ['qlora'],
+  opt8: ['full', 'lora', 'qlora'],
+  paged: ['full', 'lora', 'qlora'],
+};
+/** Fields folded behind "More settings" when the page does not say which to show (MoE, encoder-decoder). */
+const FOLDED_BY_DEFAULT = ['ep', 'cf', 'dseq'];
+/** The finetune result's memory classes in stacking order; names and descriptions are the widget's words. */
+const FINETUNE_CLASSES = [
+  {
+    id: 'frozen_weights',
+    name: 'frozen base weights',
+    color: '#4e79a7',
+    description: 'the base model, stored but not trained: no gradients, no optimizer states',
+  },
+  {
+    id: 'trainable_weights',
+    name: 'adapter weights',
+    fullName: 'weights',
+    color: '#9c755f',
+    description: 'the weights the optimizer updates',
+  },
+  {
+    id: 'gradients',
+    name: 'adapter gradients',
+    fullName: 'gradients',
+    color: '#f28e2b',
+    description: 'one per trainable weight',
+  },
+  {
+    id: 'master_weights',
+    name: 'master weights',
+    color: '#e15759',
+    description: 'an fp32 copy of the trainable weights',
+  },
+  {
+    id: 'optimizer_states',
+    name: 'adapter optimizer states',
+    fullName: 'optimizer states',
+    color: '#76b7b2',
+    description: "the optimizer's moments of the trainable weights (a paged optimizer can spill them to host RAM)",
+  },
+  {
+    id: 'activations',
+    name: 'activations',
+    color: '#59a14f',
+    description: "the base model's stored activations: the gradient still flows through every frozen layer",
+  },
+  {
+    id: 'adapter_activations',
+    name: 'adapter activations',
+    color: '#8cd17d',
+    description: "each adapter's A·x (r values per token), plus the dropped input and mask with LoRA dropout",
+  },
+  {
+    id: 'dequant_buffer',
+    name: 'dequantization buffer',
+    color: '#ff9da7',
+    description: 'the largest NF4 weight dequantized to the compute dtype for its matmul',
+  },
+  { id: 'other', name: 'other buffers', color: '#edc948', description: 'gradient accumulation and ZeRO-3 buffers' },
+];
+/** What to try when a fine-tuning budget does not fit, by method. */
+const FINETUNE_HINTS = {
+  full: 'try LoRA or QLoRA, a shorter sequence, recomputation or a larger GPU',
+  lora: 'try QLoRA, a shorter sequence, recomputation or a larger GPU',
+  qlora: 'try a shorter sequence, recomputation, fewer target modules or a larger GPU',
+};
+/** Rows shown even at 0 bytes in the adapter modes: what LoRA removes is part of the lesson. */
+const ADAPTER_CORE = ['frozen_weights', 'trainable_weights', 'gradients', 'optimizer_states', 'activations'];
+
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = {
+  method: 'mode',
+  lora_rank: 'rank',
+  lora_alpha: 'alpha',
+  lora_dropout: 'ldrop',
+  lora_targets: 'targets',
+  double_quant: 'dq',
+  optimizer: 'opt8',
   micro_batch: 'mbs',
   flash_attention: 'flash',
   sequence_parallel: 'sp',
@@ -173,6 +279,10 @@ tr.hot td { background: color-mix(in srgb, var(--accent) 12%, transparent); }
 .formula-box .desc { color: var(--muted); font-size: 13px; }
 details { margin-top: 6px; font-size: 14px; }
 details summary { cursor: pointer; color: var(--accent); }
+.field[hidden], [hidden] { display: none; }
+details.more { margin-top: 10px; font-size: 15px; }
+details.more > summary { font-size: 14px; }
+details.more > .fields { margin-top: 8px; }
 @media (max-width: 480px) {
   .fields { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .fields .field.wide { grid-column: 1 / -1; }
@@ -206,6 +316,14 @@ class TallyMemoryBudget extends TallyWidget {
     'dropout',
     'context-mib',
     'frag-pct',
+    'mode',
+    'rank',
+    'alpha',
+    'ldrop',
+    'targets',
+    'opt8',
+    'paged',
+    'dq',
   ];
 
   mount() {
@@ -240,33 +358,112 @@ class TallyMemoryBudget extends TallyWidget {
       { name: 'flash', check: isBoolText, fallback: 'false' },
       { name: 'sp', check: isBoolText, fallback: 'false' },
       { name: 'dropout', check: oneOf(DROPOUT), fallback: 'model' },
-      ...numberStateFields([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS]),
+      { name: 'mode', check: oneOf(MODES.map((m) => m.value)), fallback: 'pretrain' },
+      { name: 'targets', check: oneOf(LORA_TARGETS.map((t) => t.value)), fallback: 'q,v' },
+      { name: 'opt8', check: isBoolText, fallback: 'false' },
+      { name: 'paged', check: isBoolText, fallback: 'false' },
+      { name: 'dq', check: isBoolText, fallback: 'true' },
+      ...numberStateFields([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS, ...LORA_FIELDS]),
     ]);
 
     const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom: paste a config.json' }];
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
-      <div class="widget" role="group" aria-label="Training memory budget per GPU">
-        <div class="fields">
-          ${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
+    // Each control's markup by field name, so the page can choose which stay outside "More settings".
+    const controls = [
+      [
+        'model',
+        `${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
           <div class="field config" data-field="config">
             <label for="f-config">Hugging Face config.json</label>
             <textarea id="f-config" name="config" spellcheck="false" aria-describedby="f-config-error"
               placeholder='{"model_type": "llama", "hidden_size": 4096, ...}'></textarea>
             <span class="error" id="f-config-error" role="alert"></span>
-          </div>
-          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })), value: start.hardware })}
-          ${selectField({ name: 'recipe', label: 'Recipe (dtypes + optimizer)', options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })), value: start.recipe })}
-          ${NUMBER_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
-          ${selectField({ name: 'recompute', label: 'Activation recomputation', options: RECOMPUTE, value: start.recompute })}
-          ${selectField({ name: 'rops', label: 'Also recompute', options: RECOMPUTE_OPS, value: start.rops })}
-          ${selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero })}
-          ${selectField({ name: 'gacc', label: 'Gradient accumulation buffer', options: GRAD_ACCUM, value: start.gacc })}
-          ${selectField({ name: 'z3buf', label: 'ZeRO-3 gathered parameters', options: ZERO3_BUFFER, value: start.z3buf })}
-          ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
-          ${checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })}
-          ${selectField({ name: 'dropout', label: 'Dropout masks', options: this.dropoutOptions(start.model), value: start.dropout })}
-          ${ALLOWANCE_FIELDS.map((f) => numberField({ name: f.name, label: f.label, value: start[f.name] })).join('')}
-        </div>
+          </div>`,
+      ],
+      [
+        'hardware',
+        selectField({
+          name: 'hardware',
+          label: 'GPU',
+          options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })),
+          value: start.hardware,
+        }),
+      ],
+      ['mode', selectField({ name: 'mode', label: 'Training', options: MODES, value: start.mode })],
+      [
+        'recipe',
+        selectField({
+          name: 'recipe',
+          label: 'Recipe (dtypes + optimizer)',
+          options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })),
+          value: start.recipe,
+        }),
+      ],
+      ...LORA_FIELDS.slice(0, 2).map((f) => [
+        f.name,
+        numberField({ name: f.name, label: f.label, value: start[f.name] }),
+      ]),
+      [
+        'targets',
+        selectField({ name: 'targets', label: 'LoRA target modules', options: LORA_TARGETS, value: start.targets }),
+      ],
+      ['ldrop', numberField({ name: 'ldrop', label: LORA_FIELDS[2].label, value: start.ldrop })],
+      ['dq', checkboxField({ name: 'dq', label: 'Double quantization (NF4 scales)', checked: start.dq === 'true' })],
+      ['opt8', checkboxField({ name: 'opt8', label: '8-bit AdamW (bitsandbytes)', checked: start.opt8 === 'true' })],
+      [
+        'paged',
+        checkboxField({
+          name: 'paged',
+          label: 'Paged optimizer (spills to host RAM)',
+          checked: start.paged === 'true',
+        }),
+      ],
+      ...NUMBER_FIELDS.map((f) => [f.name, numberField({ name: f.name, label: f.label, value: start[f.name] })]),
+      [
+        'recompute',
+        selectField({
+          name: 'recompute',
+          label: 'Activation recomputation',
+          options: RECOMPUTE,
+          value: start.recompute,
+        }),
+      ],
+      ['rops', selectField({ name: 'rops', label: 'Also recompute', options: RECOMPUTE_OPS, value: start.rops })],
+      [
+        'zero',
+        selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero }),
+      ],
+      [
+        'gacc',
+        selectField({ name: 'gacc', label: 'Gradient accumulation buffer', options: GRAD_ACCUM, value: start.gacc }),
+      ],
+      [
+        'z3buf',
+        selectField({ name: 'z3buf', label: 'ZeRO-3 gathered parameters', options: ZERO3_BUFFER, value: start.z3buf }),
+      ],
+      ['flash', checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })],
+      ['sp', checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })],
+      [
+        'dropout',
+        selectField({
+          name: 'dropout',
+          label: 'Dropout masks',
+          options: this.dropoutOptions(start.model),
+          value: start.dropout,
+        }),
+      ],
+      ...ALLOWANCE_FIELDS.map((f) => [f.name, numberField({ name: f.name, label: f.label, value: start[f.name] })]),
+    ];
+    const shown = this.shownControls(controls.map(([name]) => name));
+    const markup = (keep) =>
+      controls
+        .filter(([name]) => shown.has(name) === keep)
+        .map(([, html]) => html)
+        .join('');
+    const folded = markup(false);
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="Training memory budget per GPU">
+        <div class="fields">${markup(true)}</div>
+        ${folded ? `<details class="more" data-out="more" part="more"><summary>More settings</summary><div class="fields">${folded}</div></details>` : ''}
         <p class="notice" role="status"></p>
         <div class="layout" aria-live="polite">
           <p class="verdict" data-out="verdict">—</p>
@@ -298,6 +495,46 @@ class TallyMemoryBudget extends TallyWidget {
     this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.budget && this.render());
     this.update();
     this.settleUrlState();
+  }
+
+  /**
+   * The fields shown outside "More settings": the `controls` attribute (comma-separated field names; unknown
+   * names are ignored with a console warning), else all but the MoE and encoder-decoder ones.
+   */
+  shownControls(names) {
+    const list = this.getAttribute('controls');
+    if (list === null) return new Set(names.filter((n) => !FOLDED_BY_DEFAULT.includes(n)));
+    const asked = list
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+    const unknown = asked.filter((n) => !names.includes(n));
+    if (unknown.length)
+      console.warn(`tally: <${this.localName}> controls names no such field: ${unknown.join(', ').slice(0, 80)}`);
+    return new Set(asked.filter((n) => names.includes(n)));
+  }
+
+  /** Shows the fine-tuning fields of the chosen mode only, and opens "More settings" where it holds news. */
+  syncModeFields(values) {
+    const root = this.shadowRoot;
+    for (const [name, modes] of Object.entries(FINETUNE_FIELD_MODES))
+      root.querySelector(`.field[data-field="${name}"]`).hidden = !modes.includes(values.mode);
+    // With adapters only the recipe's optimizer applies: the frozen base and the fp32 adapters set the rest.
+    root.querySelector('.field[data-field="recipe"] label').textContent = FINETUNE_FIELD_MODES.rank.includes(
+      values.mode,
+    )
+      ? 'Recipe (the adapters use its optimizer)'
+      : 'Recipe (dtypes + optimizer)';
+    const more = root.querySelector('[data-out="more"]');
+    if (!more || more.open) return;
+    // A folded field with an error, or one a link set away from its starting value, must not stay out of sight.
+    const news = [...more.querySelectorAll('.field')].some(
+      (box) =>
+        !box.hidden &&
+        (box.querySelector('.error')?.textContent ||
+          (this.urlFields?.has(box.dataset.field) && values[box.dataset.field] !== this.defaults[box.dataset.field])),
+    );
+    if (news) more.open = true;
   }
 
   /** A refused config also leaves the custom model, so the widget shows a preset again. */
@@ -367,10 +604,12 @@ class TallyMemoryBudget extends TallyWidget {
       'dropout',
       ...NUMBER_FIELDS.map((f) => f.name),
       ...ALLOWANCE_FIELDS.map((f) => f.name),
+      'mode',
+      ...LORA_FIELDS.map((f) => f.name),
+      'targets',
     ])
       values[name] = get(name).value;
-    values.flash = String(get('flash').checked);
-    values.sp = String(get('sp').checked);
+    for (const name of ['flash', 'sp', 'opt8', 'paged', 'dq']) values[name] = String(get(name).checked);
     if (values.model === CUSTOM) values.config = get('config').value;
     return values;
   }
@@ -424,6 +663,22 @@ class TallyMemoryBudget extends TallyWidget {
       if (value !== undefined && !(f.optional && value === Number(f.fallback))) args[f.arg] = value;
     }
     if (values.dropout === 'true' || values.dropout === 'false') args.dropout = values.dropout === 'true';
+    if (values.mode !== 'pretrain') {
+      args.method = values.mode;
+      const uses = (name) => FINETUNE_FIELD_MODES[name].includes(values.mode);
+      if (uses('rank')) {
+        const lora = parseNumberFields(LORA_FIELDS, values);
+        errors.push(...lora.errors);
+        for (const f of LORA_FIELDS) {
+          const value = lora.numbers[f.name];
+          if (value !== undefined && !(f.optional && value === Number(f.fallback))) args[f.arg] = value;
+        }
+        args.lora_targets = values.targets;
+      }
+      if (uses('dq') && values.dq === 'false') args.double_quant = false;
+      if (values.opt8 === 'true') args.optimizer = 'adamw_8bit';
+      if (values.paged === 'true') args.paged = true;
+    }
     for (const f of ALLOWANCE_FIELDS) {
       try {
         // Unit conversion only (MiB -> bytes rounded to whole bytes, percent -> fraction); the engine checks ranges.
@@ -448,11 +703,14 @@ class TallyMemoryBudget extends TallyWidget {
       this.lastError = built.errors[0];
       this.clearOutputs(built.errors[0].message);
       this.showWarnings([]);
+      this.syncModeFields(values);
       return;
     }
+    const method = values.mode === 'pretrain' ? 'memory_budget' : 'finetune';
     try {
-      this.budget = this.engine.call('memory_budget', built.args);
+      this.budget = this.engine.call(method, built.args);
       this.budgetArgs = built.args;
+      this.method = method;
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
       // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
@@ -460,9 +718,12 @@ class TallyMemoryBudget extends TallyWidget {
       const toConfig = values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`);
       this.showEngineError(error, toConfig ? { [error.field]: 'config' } : ARG_TO_FIELD);
       this.clearOutputs(error.message);
+      this.syncModeFields(values);
       return;
     }
-    this.showWarnings(this.budget.warnings);
+    this.syncModeFields(values);
+    this.showWarnings(this.budget.warnings ?? []);
+    this.noteEngineDefaults(method, built.args, [{ field: 'seq', arg: 'seq', engine: (r) => r.setup?.seq }]);
     this.render();
   }
 
@@ -519,6 +780,7 @@ class TallyMemoryBudget extends TallyWidget {
 
   /** The budget's classes in stacking order: [{id, name, bytes, share, formula, description, color}]. */
   rows() {
+    if (this.method === 'finetune') return this.finetuneRows();
     const b = this.budget;
     const byId = new Map((b.classes ?? []).map((c) => [c.id, c]));
     const total = b.per_gpu_bytes.total;
@@ -538,9 +800,47 @@ class TallyMemoryBudget extends TallyWidget {
     });
   }
 
+  /** The finetune result's classes in stacking order, named for the mode (adapters or every weight). */
+  finetuneRows() {
+    const b = this.budget;
+    const total = b.per_gpu_bytes.total;
+    const adapters = b.method !== 'full';
+    return FINETUNE_CLASSES.filter(({ id }) => b.per_gpu_bytes[id] > 0 || (adapters && ADAPTER_CORE.includes(id))).map(
+      (c) => ({
+        id: c.id,
+        color: c.color,
+        bytes: b.per_gpu_bytes[c.id],
+        share: total > 0 ? b.per_gpu_bytes[c.id] / total : 0,
+        name: adapters ? c.name : (c.fullName ?? c.name),
+        description: c.description,
+      }),
+    );
+  }
+
+  /** The verdict of a finetune result: fits, fits only with the paged optimizer, or does not fit. */
+  finetuneVerdict(verdict, b) {
+    const usable = b.usable_bytes;
+    const total = b.per_gpu_bytes.total;
+    const label = MODES.find((m) => m.value === b.method)?.label ?? b.method;
+    const trained = `${label}: ${formatParams(b.params_trainable)} of ${formatParams(b.params_total)} parameters train (${formatPercent(b.trainable_fraction)})`;
+    const capacityNote = `usable = ${formatBytes(b.capacity_bytes)} the device reports − ${formatBytes(b.allowance_bytes)} reserved for the CUDA context and fragmentation`;
+    if (b.fits) {
+      verdict.className = 'verdict fits';
+      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable on one GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(trained)} (${escapeHtml(capacityNote)}).</span>`;
+    } else if (b.paged && b.fits_paged) {
+      verdict.className = 'verdict fits';
+      verdict.innerHTML = `Fits only with paging: ${escapeHtml(formatBytes(total))} &gt; ${escapeHtml(formatBytes(usable))} usable, but without the ${escapeHtml(formatBytes(b.per_gpu_bytes.optimizer_states))} of optimizer states the GPU holds ${escapeHtml(formatBytes(b.paged_floor_bytes))}<span class="sub">${escapeHtml(trained)}; the paged optimizer moves its states to host RAM when the GPU runs out, at the cost of PCIe transfers (${escapeHtml(capacityNote)}).</span>`;
+    } else {
+      verdict.className = 'verdict over';
+      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(trained)}; ${escapeHtml(FINETUNE_HINTS[b.method] ?? '')} (${escapeHtml(capacityNote)}).</span>`;
+    }
+  }
+
   render() {
     const root = this.shadowRoot;
     const b = this.budget;
+    const finetune = this.method === 'finetune';
+    root.querySelector('[data-out="activations"]').hidden = finetune;
     const hw = this.presets.hardware.find((h) => h.id === this.budgetArgs.hardware);
     const total = b.per_gpu_bytes.total;
     const verdict = root.querySelector('[data-out="verdict"]');
@@ -548,7 +848,8 @@ class TallyMemoryBudget extends TallyWidget {
     const layout = `${setup.dp ?? '?'} data × ${setup.tp ?? 1} tensor × ${setup.pp ?? 1} pipeline parallel`;
     const usable = b.usable_bytes;
     const capacityNote = `usable = ${formatBytes(b.capacity_bytes)} the device reports − ${formatBytes(b.allowance_bytes)} reserved for the CUDA context and fragmentation`;
-    if (b.fits) {
+    if (finetune) this.finetuneVerdict(verdict, b);
+    else if (b.fits) {
       verdict.className = 'verdict fits';
       verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable per GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare (${escapeHtml(capacityNote)}).</span>`;
     } else {
@@ -739,7 +1040,7 @@ class TallyMemoryBudget extends TallyWidget {
     const v = this.values();
     const model = v.model === CUSTOM ? 'custom config' : v.model;
     const lines = [
-      `Training memory per GPU: ${model}, ${v.recipe}, ${v.gpus} × ${v.hardware}, seq ${v.seq}, micro-batch ${v.mbs}, recompute ${v.recompute}, FlashAttention ${v.flash}, sequence parallel ${v.sp}, ZeRO-${v.zero}, TP ${v.tp}, PP ${v.pp}`,
+      `Training memory per GPU${v.mode === 'pretrain' ? '' : ` (${MODES.find((m) => m.value === v.mode).label}, finetune)`}: ${model}, ${v.recipe}, ${v.gpus} × ${v.hardware}, seq ${v.seq}, micro-batch ${v.mbs}, recompute ${v.recompute}, FlashAttention ${v.flash}, sequence parallel ${v.sp}, ZeRO-${v.zero}, TP ${v.tp}, PP ${v.pp}`,
       '',
       '| term | per GPU (GB) | bytes | share |',
       '|---|---:|---:|---:|',

@@ -3,7 +3,7 @@
 // not cross-origin isolated (no COOP/COEP headers), so wasm threads are not available; the widget runs
 // one such worker per core instead, each computing its own stripe of C with its own copy of B.
 //
-// Where relaxed SIMD validates, the worker also instantiates tally-relaxed.wasm (engine/relaxed/) on the
+// Where relaxed SIMD validates, the worker also instantiates tally-relaxed.wasm (engine/kernels/relaxed/) on the
 // engine's memory, which makes the engine's simd-relaxed kernel and probe_peak {variant: "relaxed"} work.
 //
 // Embedded on another origin, the widget starts this script from a blob: worker of the host page's origin

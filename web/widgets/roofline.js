@@ -17,6 +17,7 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
+  darkCss,
   escapeHtml,
   formatNumber,
   formatSi,
@@ -58,11 +59,9 @@ const css = `
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
 .k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; } .k6 { fill: #1d4ed8; }
-@media (prefers-color-scheme: dark) {
-  .c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
+${darkCss(`.c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
   .c3 { stroke: #56d4bc; fill: #56d4bc; } .c4 { stroke: #e3b341; fill: #e3b341; } .cm { stroke: #3fb950; fill: #3fb950; }
-  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; } .k6 { fill: #79c0ff; }
-}
+  .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; } .k6 { fill: #79c0ff; }`)}
 .chart text.c0, .chart text.c1, .chart text.c2, .chart text.c3, .chart text.c4, .chart text.cm { stroke: none; }
 fieldset.hw { border: 1px solid var(--border); border-radius: 6px; padding: 4px 8px; margin: 0; grid-column: 1 / -1; }
 fieldset.hw legend { font-size: 13px; color: var(--muted); }
@@ -236,7 +235,9 @@ class TallyRoofline extends TallyWidget {
       },
       { name: 'seq', check: isNumberText, fallback: '2048' },
     ]);
-    const wanted = start.hardware.split(',').map((id) => id.trim());
+    const wanted = this.roofOrder(start.hardware);
+    /** Checked roofs in the author's order (then the order the reader checks them): the first places the operations. */
+    this.selected = wanted;
     const dtype = start.dtype;
     this.machine = null; // {peak, bandwidth, peakResult, bwResult}
     this.kernelRows = [];
@@ -254,7 +255,7 @@ class TallyRoofline extends TallyWidget {
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget">
         <div class="fields">
-          <fieldset class="hw"><legend>Hardware (roofs to draw; the first checked one places the operations)</legend>${boxes}</fieldset>
+          <fieldset class="hw"><legend>Hardware (roofs to draw; the first one given, or checked, places the operations)</legend>${boxes}</fieldset>
           ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: this.dtypes.map((d) => ({ value: d, label: d })), value: dtype })}
           ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: start.seq })}
         </div>
@@ -288,6 +289,10 @@ class TallyRoofline extends TallyWidget {
     const root = this.shadowRoot;
     this.onControlEdit((control) => {
       if (control.name === 'workers') return; // a measuring setting, not part of the chart's state
+      if (control.name === 'hw')
+        this.selected = control.checked
+          ? [...this.selected.filter((id) => id !== control.value), control.value]
+          : this.selected.filter((id) => id !== control.value);
       this.update();
       this.saveState();
     });
@@ -310,7 +315,7 @@ class TallyRoofline extends TallyWidget {
   values() {
     const root = this.shadowRoot;
     return {
-      hardware: [...root.querySelectorAll('input[name="hw"]:checked')].map((el) => el.value).join(','),
+      hardware: this.selected.join(','),
       dtype: root.querySelector('select[name="dtype"]').value,
       seq: root.querySelector('input[name="seq"]').value,
     };
@@ -320,11 +325,23 @@ class TallyRoofline extends TallyWidget {
   applyState(values) {
     const root = this.shadowRoot;
     if ('hardware' in values) {
-      const wanted = new Set(values.hardware.split(',').map((id) => id.trim()));
-      for (const box of root.querySelectorAll('input[name="hw"]')) box.checked = wanted.has(box.value);
+      this.selected = this.roofOrder(values.hardware);
+      for (const box of root.querySelectorAll('input[name="hw"]')) box.checked = this.selected.includes(box.value);
     }
     if ('dtype' in values) root.querySelector('select[name="dtype"]').value = values.dtype;
     if ('seq' in values) root.querySelector('input[name="seq"]').value = values.seq;
+  }
+
+  /** The preset ids of a comma-separated list, in its order, each once ("h100-sxm,a100-80gb"). */
+  roofOrder(text) {
+    const known = new Set(this.hardware.map((h) => h.id));
+    return [
+      ...new Set(
+        String(text)
+          .split(',')
+          .map((id) => id.trim()),
+      ),
+    ].filter((id) => known.has(id));
   }
 
   /** Attributes that reproduce the current state in an embed snippet. */
@@ -333,6 +350,7 @@ class TallyRoofline extends TallyWidget {
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.cancel('');
   }
 
@@ -342,7 +360,7 @@ class TallyRoofline extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const dtype = root.querySelector('select[name="dtype"]').value;
-    const ids = [...root.querySelectorAll('input[name="hw"]:checked')].map((el) => el.value);
+    const ids = this.selected;
     let seq;
     try {
       seq = parseNumber(root.querySelector('input[name="seq"]').value, 'seq', 'Sequence length');

@@ -42,12 +42,13 @@ export function shareSnippets(widget) {
     .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
     .join('');
   const scriptTag = `<script type="module" src="${new URL('tally-widgets.js', SITE).href}"></script>`;
-  const link = new URL(location.href);
-  const section = widget.closest('section[id]')?.id;
-  if (section) link.hash = section;
   const frame = new URL('embed.html', SITE);
   frame.searchParams.set('widget', tag.replace(/^tally-/, ''));
   for (const [k, v] of Object.entries(attributes)) frame.searchParams.set(k, v);
+  // A widget that keeps no URL state (on a host's page) links to embed.html, which shows the same state.
+  const link = new URL(widget.keepsUrlState === false ? frame.href : location.href);
+  const section = widget.closest('section[id]')?.id;
+  if (section && widget.keepsUrlState !== false) link.hash = section;
   const height = Math.round(Math.min(FRAME_MAX_PX, Math.max(FRAME_MIN_PX, widget.getBoundingClientRect().height + 40)));
   const title = widget.shadowRoot?.querySelector('[aria-label]')?.getAttribute('aria-label') ?? tag;
   return {

@@ -36,6 +36,17 @@ const NUMBER_FIELDS = [
   { name: 'seq', label: 'Sequence length', fallback: '8192' },
   { name: 'ep', label: 'Expert parallel e (MoE)', fallback: '1' },
 ];
+/** Widget defaults the engine may choose differently (named in the defaults note, see noteEngineDefaults). */
+const ENGINE_DEFAULTS = [
+  { field: 'gpus', arg: 'gpus', engine: (e) => e.layout?.gpus },
+  { field: 'tp', arg: 'tp', engine: (e) => e.layout?.tp },
+  { field: 'pp', arg: 'pp', engine: (e) => e.layout?.pp },
+  { field: 'batch', arg: 'global_batch', engine: (e) => e.global_batch },
+  { field: 'seq', arg: 'seq', engine: (e) => e.layout?.seq },
+  { field: 'zero', arg: 'zero', engine: (e) => e.layout?.zero },
+  { field: 'sp', arg: 'sequence_parallel', engine: (e) => e.layout?.sequence_parallel },
+  { field: 'flash', arg: 'flash_attention', engine: (e) => e.layout?.flash_attention },
+];
 /** Engine argument -> this widget's field, for errors the engine reports. */
 const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
@@ -217,10 +228,13 @@ class TallyStep extends TallyWidget {
       root.querySelector(`[data-out="${key}"]`).textContent = text;
     };
     try {
+      this.stepArgs = null;
       this.stepArgs = this.args();
       this.result = this.engine.call('step_time', this.stepArgs);
     } catch (error) {
       this.fail(root, error);
+      // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
+      if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
       for (const key of ['mfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
@@ -229,6 +243,7 @@ class TallyStep extends TallyWidget {
     }
     const r = this.result;
     this.showWarnings(r.warnings);
+    this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
     out('mfu', `${formatNumber(100 * r.mfu, 3)}%`);
     out('step', `${formatNumber(r.step_seconds, 3)} s`);
     out('tokens', formatNumber(r.tokens_per_second));

@@ -41,6 +41,7 @@ export const FORMATS = {
   fixed1: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   fixed2: (v) => v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
   ms1: (v) => (v * 1e3).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), // seconds shown in ms
+  us1: (v) => (v * 1e6).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }), // seconds shown in µs
   // Results carry seconds and FLOP/s: these show them in days, hours and TFLOP/s (number only, the prose names the unit).
   days0: (v) => FORMATS.fixed0(v / SECONDS_PER_DAY),
   days1: (v) => FORMATS.fixed1(v / SECONDS_PER_DAY),

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tally/memory.h"
 #include "tally/model.h"
@@ -28,6 +29,7 @@ struct KvCache {
     std::int64_t sliding_window = 0;  // W (0: no windowed layers)
     // Encoder-decoder: the cross-attention K and V of one sequence (fixed at encoder_context tokens); 0 otherwise.
     std::uint64_t cross_bytes_per_sequence = 0;
+    std::uint64_t cross_tokens = 0;    // encoder tokens the cross-attention K/V hold (0: not an encoder-decoder)
     std::uint64_t kv_cache_bytes = 0;  // self-attention cache + cross-attention K/V, whole batch
     std::uint64_t weights_bytes = 0;
     std::uint64_t total_bytes = 0;
@@ -40,6 +42,25 @@ struct KvCache {
 // (BERT) does not decode and has no KV cache: InputError naming "model".
 KvCache kv_cache(const ModelConfig& config, std::int64_t context, std::int64_t batch, DType kv_dtype,
                  DType weights_dtype, std::int64_t encoder_context = 0);
+
+// One kind of layer in the cache, so a reader sees what each holds: full-attention layers keep every token,
+// windowed layers the last W, cross-attention layers the encoder's tokens; MLA layers hold a latent and a
+// RoPE key instead of per-head K and V. The groups' bytes_per_sequence add up to bytes_per_sequence(context).
+struct KvLayerGroup {
+    const char* kind = "full";  // "full", "windowed" or "cross"
+    std::int64_t layers = 0;
+    bool latent = false;                      // MLA: holds the compressed latent and the decoupled RoPE key
+    std::uint64_t key_values = 0;             // per token per layer: K of the KV heads (MLA: the RoPE key)
+    std::uint64_t value_values = 0;           // per token per layer: V of the KV heads (MLA: the latent)
+    std::uint64_t mha_values = 0;             // per token per layer with every query head's own K and V
+    std::uint64_t bytes_per_layer_token = 0;  // key_values + value_values in the cache's format
+    std::uint64_t bytes_per_token = 0;        // all layers of the group, one token
+    std::uint64_t tokens = 0;                 // tokens one layer holds at `context` (windowed: min(context, W))
+    std::uint64_t bytes_per_sequence = 0;     // all layers of the group at `context`
+};
+// The groups of `cache` (made by kv_cache for `config`) at `context` tokens, in layer-kind order.
+std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& config, const KvCache& cache, std::int64_t context,
+                                          DType kv_dtype);
 
 // What fits in `usable_bytes` of device memory beside the weights.
 struct KvCapacity {

@@ -124,10 +124,8 @@ const char* to_string(Architecture kind);  // "decoder", "encoder", "encoder_dec
 // The tally config object (docs/API.md "Model argument"); fills defaults, validates.
 ModelConfig model_from_json(const nlohmann::json& object);
 nlohmann::json model_to_json(const ModelConfig& config);
-
-// Resolves the API's model argument: "model": preset id | tally object | HF object (has
-// "model_type"), or "hf_config": text or object. Throws InputError naming "model" or "hf_config".
-ModelConfig resolve_model(const nlohmann::json& args);
+// A model preset of content/presets/models by id; InputError "model" naming the known ids otherwise.
+ModelConfig model_from_preset(const std::string& id);
 
 // Reads a whole number field of a JSON object; used by the loaders. Rejects fractions, booleans,
 // strings, non-finite and out-of-range values with an error naming `field`.

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tally/gemm.h"
+#include "tally/gemm_tiling.h"
 
 namespace tally::roofline {
 
@@ -25,7 +25,7 @@ struct Traffic {
 //    the kc x nc block of B is read once in total (it stays in cache while all ic blocks use it),
 //    A is read once per nc-wide column panel (ceil(n/nc) times), and C is read and written once per
 //    kc-deep pass (ceil(k/kc) times, 8 bytes per element).
-Traffic kernel_traffic(const gemm::Kernel& kernel, int m, int n, int k, double cache_bytes);
+Traffic kernel_traffic(gemm::Traffic walk, const gemm::Tiling& tiling, int m, int n, int k, double cache_bytes);
 
 // The compulsory minimum: read A and B once, write C once, element_bytes each.
 Traffic matmul_min_traffic(double m, double n, double k, double element_bytes);

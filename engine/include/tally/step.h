@@ -10,6 +10,7 @@
 
 #include "tally/flops.h"
 #include "tally/hardware.h"
+#include "tally/schedule.h"
 #include "tally/memory.h"
 #include "tally/model.h"
 
@@ -81,8 +82,6 @@ StepResult step_time(const ModelConfig& config, const Hardware& hardware, const 
 double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
 // Reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + latency.
 double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
-// Bubble of 1F1B and interleaved 1F1B as a fraction of ideal time: (p-1)/(v·m) (Narayanan et al. 2021, sec. 2.2).
-double pipeline_bubble_fraction(std::int64_t pp, std::int64_t interleave, std::int64_t microbatches);
 // Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
 // peak_fraction: the fraction of peak large GEMMs reach (0: the calibrated 16-bit value).
 double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s, double bytes_per_s,

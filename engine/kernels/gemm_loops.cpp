@@ -7,7 +7,7 @@
 //              L3/DRAM for every row of C once B no longer fits in L2
 //   3 blocked  loop tiling: a kc x nc block of B (512 KiB) stays in L2 while mc rows of A sweep it
 //
-// Built with the same flags as rungs 4-5 (engine/src/gemm.cmake: -march=native natively), so the
+// Built with the same flags as rungs 4-5 (engine/kernels/gemm.cmake: -march=native natively), so the
 // rungs differ only in their code. Rungs 4-5 are in gemm_simd.cpp.
 #include "gemm_driver.h"
 #include "tally/gemm.h"

@@ -2,6 +2,7 @@
 // checkpoint sizes the worked problems use (docs/API.md "Inference and units").
 #include <cmath>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/checkpoint.h"
 #include "tally/error.h"
@@ -58,6 +59,7 @@ json inference_method(const json& args) {
              {"weights_bytes", r.memory.weights_bytes},
              {"kv_bytes_per_token", r.memory.bytes_per_token},
              {"kv_bytes_per_sequence", r.kv_per_sequence},
+             {"kv_layers", kv_layers_json(kv_layer_groups(c, r.memory, in.context, in.kv_dtype))},
              {"kv_cache_bytes", r.memory.kv_cache_bytes},
              {"total_bytes", r.memory.total_bytes},
              {"fits", r.memory.total_bytes <= hw.memory_bytes},

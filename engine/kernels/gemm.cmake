@@ -1,12 +1,12 @@
-# Per-source flags of the GEMM ladder (included by the top-level CMakeLists after the `tally`
+# Per-source flags of the GEMM ladder (included by the top-level CMakeLists after the `tally_kernels`
 # target exists). Only the kernel files get ISA flags; the rest of the engine keeps the portable
 # defaults so native and wasm give the same doubles. All rungs get the same flags, so they differ
 # only in their code.
 # TALLY_GEMM_NATIVE_ISA is set in the options block of the top-level CMakeLists.txt.
 
 set(TALLY_GEMM_KERNEL_SOURCES
-    "${CMAKE_SOURCE_DIR}/engine/src/gemm_loops.cpp"
-    "${CMAKE_SOURCE_DIR}/engine/src/gemm_simd.cpp")
+    "${CMAKE_SOURCE_DIR}/engine/kernels/gemm_loops.cpp"
+    "${CMAKE_SOURCE_DIR}/engine/kernels/gemm_simd.cpp")
 
 if(TALLY_WASM)
   # No exceptions in the kernel files: with -fexceptions every call that may throw from a frame with a
@@ -16,9 +16,9 @@ if(TALLY_WASM)
 endif()
 
 if(NOT TALLY_WASM)
-  # simd-mt (engine/src/gemm.cpp) uses std::thread.
+  # simd-mt (engine/kernels/gemm.cpp) uses std::thread.
   find_package(Threads REQUIRED)
-  target_link_libraries(tally PUBLIC Threads::Threads)
+  target_link_libraries(tally_kernels PUBLIC Threads::Threads)
   if(TALLY_GEMM_NATIVE_ISA)
     include(CheckCXXCompilerFlag)
     check_cxx_compiler_flag(-march=native TALLY_HAS_MARCH_NATIVE)

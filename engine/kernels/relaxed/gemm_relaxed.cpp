@@ -1,10 +1,10 @@
-// Kernel 5 with fused multiply-add: the same packing and loop nest (engine/src/gemm_driver.h) around a
+// Kernel 5 with fused multiply-add: the same packing and loop nest (engine/kernels/gemm_driver.h) around a
 // 6 x 8 micro-kernel built on f32x4.relaxed_madd, in a small WebAssembly module of its own.
 //
 // Why a separate module: Emscripten 3.1.6 emits only the pre-standard relaxed-SIMD opcodes, which
 // browsers reject, while Debian's clang-16 emits the final encoding (relaxed SIMD proposal, phase 4:
 // f32x4.relaxed_madd = 0xfd 0x105); binaryen 108 (Emscripten's optimizer) rejects that encoding, so this
-// file is compiled by clang-16 and linked by wasm-ld-16 alone (engine/relaxed/relaxed.cmake), freestanding.
+// file is compiled by clang-16 and linked by wasm-ld-16 alone (engine/kernels/relaxed/relaxed.cmake), freestanding.
 //
 // The module imports the engine's linear memory and touches only the memory it is handed: A, B, C and a
 // workspace the engine allocates (gemm_workspace_floats). It has no data and no stack in linear memory

@@ -10,6 +10,7 @@
 
 #include "tally/flops.h"
 #include "tally/hardware.h"
+#include "tally/kvcache.h"
 #include "tally/memory.h"
 #include "tally/model.h"
 #include "tally/precision.h"
@@ -48,6 +49,8 @@ void add_chinchilla(json& out, double params, double tokens, const char* basis);
 json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r, std::optional<double> tokens);
 // The memory budget as the API returns it (api_memory.cpp; shared with api_fit.cpp).
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe);
+// The KV cache by layer kind (api_kvcache.cpp; shared with api_inference.cpp).
+json kv_layers_json(const std::vector<KvLayerGroup>& groups);
 // The largest data-parallel degree the GPU-count searches try.
 inline constexpr std::int64_t kMaxSearchGpus = std::int64_t{1} << 20;
 

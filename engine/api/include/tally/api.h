@@ -11,6 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tally/model.h"
+
+namespace tally {
+
+// Resolves the API's model argument: "model": preset id | tally object | HF object (has
+// "model_type"), or "hf_config": text or object, then encoder_head. Throws InputError naming "model",
+// "hf_config" or "encoder_head" (engine/api/api_model.cpp).
+ModelConfig resolve_model(const nlohmann::json& args);
+
+}  // namespace tally
+
 namespace tally::api {
 
 using json = nlohmann::json;
@@ -21,7 +32,7 @@ struct Method {
     const char* summary;
 };
 
-// One list per engine module, each defined in engine/src/api_<module>.cpp.
+// One list per engine module, each defined in engine/api/api_<module>.cpp.
 std::span<const Method> presets_methods();     // presets, model, assumptions
 std::span<const Method> params_methods();      // params
 std::span<const Method> flops_methods();       // flops
@@ -38,6 +49,10 @@ std::span<const Method> roofline_methods();    // roofline
 std::span<const Method> probe_methods();       // probes
 std::span<const Method> step_methods();        // step time, layout planner
 std::span<const Method> inference_methods();   // serving: decode, prefill, crossover; units; checkpoints
+std::span<const Method> schedule_methods();    // pipeline_schedule (GPipe, 1F1B, interleaved)
+
+// collective, comm_roofline (api_collectives.cpp)
+std::span<const Method> collectives_methods();
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);

@@ -42,7 +42,8 @@ json kv_cache_method(const json& args) {
                          : c.is_mla()           ? kKvCacheMlaFormula
                          : c.sliding_window > 0 ? kKvCacheWindowFormula
                                                 : kKvCacheFormula},
-             {"mha_kv_cache_bytes", k.mha_kv_cache_bytes}};
+             {"mha_kv_cache_bytes", k.mha_kv_cache_bytes},
+             {"kv_layers", kv_layers_json(kv_layer_groups(c, k, context, kv))}};
     if (c.sliding_window > 0) {
         out["sliding_window"] = c.sliding_window;
         out["global_bytes_per_token"] = k.global_bytes_per_token;  // what a token adds past the window
@@ -76,6 +77,22 @@ constexpr Method kMethods[] = {
 };
 
 }  // namespace
+
+json kv_layers_json(const std::vector<KvLayerGroup>& groups) {
+    json out = json::array();
+    for (const KvLayerGroup& g : groups)
+        out.push_back({{"kind", g.kind},
+                       {"layers", g.layers},
+                       {"latent", g.latent},
+                       {"key_values", g.key_values},
+                       {"value_values", g.value_values},
+                       {"mha_values", g.mha_values},
+                       {"bytes_per_layer_token", g.bytes_per_layer_token},
+                       {"bytes_per_token", g.bytes_per_token},
+                       {"tokens", g.tokens},
+                       {"bytes_per_sequence", g.bytes_per_sequence}});
+    return out;
+}
 
 std::span<const Method> kvcache_methods() { return kMethods; }
 

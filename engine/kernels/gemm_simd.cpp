@@ -10,7 +10,7 @@
 //              5 x 8 (mul + add: wasm SIMD has no FMA), GCC vector extensions elsewhere. It does
 //              not depend on what the auto-vectorizer decides.
 //
-// The GEMM files are the only engine files built with the machine's vector ISA (engine/src/gemm.cmake
+// The GEMM files are the only engine files built with the machine's vector ISA (engine/kernels/gemm.cmake
 // adds -march=native natively; the wasm build compiles everything with -msimd128). They use no
 // standard-library templates and keeps its helpers in anonymous namespaces, so no inline function
 // compiled here for AVX-512 can be chosen by the linker for code built without it.

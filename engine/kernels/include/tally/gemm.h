@@ -11,21 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "tally/gemm_tiling.h"
+
 namespace tally::gemm {
 
 using KernelFn = void (*)(int m, int n, int k, const float* A, const float* B, float* C);
-
-// How a kernel walks memory, for the traffic model in roofline.h.
-enum class Traffic {
-    Unblocked,  // loops over whole rows/columns: B is re-read for every row of C unless it fits in cache
-    Blocked,    // jc/pc/ic loop tiling with block sizes mc, kc, nc (A block reused across nc, C re-touched per kc)
-};
-
-// Block and register-tile sizes of a kernel (0 where the kernel has none).
-struct Tiling {
-    int mr = 0, nr = 0;          // register tile of the micro-kernel (rows of A x columns of B)
-    int mc = 0, kc = 0, nc = 0;  // cache blocks: A block mc x kc, B panel kc x nc
-};
 
 struct Kernel {
     int number;        // position on the ladder, 1 = naive
@@ -40,7 +30,7 @@ struct Kernel {
 // The ladder, in order (numbers 1-5), then a 6th entry: natively "simd-mt" (kernel 5 on every core;
 // not in wasm, whose threads need a cross-origin isolated page), in wasm "simd-relaxed" (kernel 5's
 // loop nest around a 6 x 8 f32x4.relaxed_madd tile, available only when the host handed the engine the
-// relaxed-SIMD module, see engine/relaxed/). Every entry has the same signature and computes the same C
+// relaxed-SIMD module, see engine/kernels/relaxed/). Every entry has the same signature and computes the same C
 // (within the reference tolerance: FMA rounds once per step, mul + add twice).
 std::span<const Kernel> kernels();
 // By name ("simd") or by number ("5"); nullptr if unknown.
@@ -134,9 +124,9 @@ BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmu
 }  // namespace tally::gemm
 
 // ---------------------------------------------------------------- the kernels themselves
-// Kernels 1-3 are in engine/src/gemm_loops.cpp, kernels 4-5 and the probe loops in
-// engine/src/gemm_simd.cpp: the only engine files built with the machine's vector ISA (see
-// engine/src/gemm.cmake). They use no standard-library templates, so no inline function compiled
+// Kernels 1-3 are in engine/kernels/gemm_loops.cpp, kernels 4-5 and the probe loops in
+// engine/kernels/gemm_simd.cpp: the only engine files built with the machine's vector ISA (see
+// engine/kernels/gemm.cmake). They use no standard-library templates, so no inline function compiled
 // for AVX-512 can be picked by the linker for code built without it.
 namespace tally::gemm::impl {
 

@@ -3,7 +3,7 @@
 // gets its own copy compiled with its own ISA flags and the linker can never mix them up (an inline
 // function compiled for AVX-512 must not be picked for code built without it). No standard-library
 // templates for the same reason. With TALLY_GEMM_FREESTANDING defined (the relaxed-SIMD module,
-// engine/relaxed/, built by clang-16 without a C library) only the workspace-taking driver exists.
+// engine/kernels/relaxed/, built by clang-16 without a C library) only the workspace-taking driver exists.
 #pragma once
 
 #ifndef TALLY_GEMM_FREESTANDING

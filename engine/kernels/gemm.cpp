@@ -18,7 +18,7 @@
 #include "gemm_relaxed_tiling.h"
 
 // Imports of the wasm build, defined in engine/bindings/relaxed_library.js: they forward to the
-// relaxed-SIMD module (engine/relaxed/) when the host attached it, which shares this engine's memory.
+// relaxed-SIMD module (engine/kernels/relaxed/) when the host attached it, which shares this engine's memory.
 extern "C" {
 int tally_relaxed_available();
 void tally_relaxed_gemm(int m, int n, int k, const float* A, const float* B, float* C, float* workspace);

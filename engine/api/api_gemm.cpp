@@ -175,7 +175,8 @@ json gemm_bench(const json& args) {
             if (n > max_n_of(*kernel)) continue;
             const int m = rows_m ? static_cast<int>(*rows_m) : n;
             const gemm::BenchRow row = gemm::bench(*kernel, m, n, n, reps, warmup, min_sample_ms * 1e-3, seed);
-            const roofline::Traffic traffic = roofline::kernel_traffic(*kernel, m, n, n, cache_bytes);
+            const roofline::Traffic traffic =
+                roofline::kernel_traffic(kernel->traffic, kernel->tiling, m, n, n, cache_bytes);
             best = std::max(best, row.flops_per_s);
             size_rows.push_back({{"kernel", row.kernel},
                                  {"number", row.number},
@@ -261,7 +262,7 @@ json gemm_intensity(const json& args) {
     }
     json rows = json::array();
     for (const gemm::Kernel& kernel : gemm::kernels()) {
-        const roofline::Traffic t = roofline::kernel_traffic(kernel, n, n, n, cache_bytes);
+        const roofline::Traffic t = roofline::kernel_traffic(kernel.traffic, kernel.tiling, n, n, n, cache_bytes);
         json row = {
             {"kernel", kernel.name}, {"n", n}, {"flops", t.flops}, {"bytes", t.bytes}, {"intensity", t.intensity}};
         if (peak) {

@@ -1,0 +1,269 @@
+// <tally-collectives>: one NCCL-style collective on a hardware preset. Message size, ranks per node and nodes
+// in; time, algorithm and bus bandwidth, and the latency and bandwidth terms out, with the achieved bandwidth
+// across message sizes drawn so the latency-bound and bandwidth-bound regimes show.
+//
+// Attributes set the starting state (the URL overrides them, see web/state.js):
+//   collective="all_reduce", algorithm="ring", message-bytes="1e9", ranks-per-node="8", nodes="1", hardware="h100-sxm"
+// Every number comes from the engine's `collective` method (engine/src/collectives.cpp); this module lays them out.
+import {
+  TallyWidget,
+  baseCss,
+  numberField,
+  selectField,
+  parseNumberFields,
+  showError,
+  clearErrors,
+  formatNumber,
+  formatBytes,
+  escapeHtml,
+  oneOf,
+  numberStateFields,
+} from './base.js';
+import { drawWidth, logScale, logTicks } from './chart.js';
+
+const COLLECTIVES = [
+  { value: 'all_reduce', label: 'all-reduce' },
+  { value: 'reduce_scatter', label: 'reduce-scatter' },
+  { value: 'all_gather', label: 'all-gather' },
+  { value: 'broadcast', label: 'broadcast' },
+  { value: 'all_to_all', label: 'all-to-all' },
+];
+const ALGORITHMS = [
+  { value: 'ring', label: 'ring' },
+  { value: 'tree', label: 'tree (all-reduce only)' },
+];
+const NUMBER_FIELDS = [
+  { name: 'message_bytes', label: 'Message size (bytes)', fallback: '1e9', attribute: 'message-bytes' },
+  { name: 'ranks_per_node', label: 'Ranks per node', fallback: '8', attribute: 'ranks-per-node' },
+  { name: 'nodes', label: 'Nodes', fallback: '1' },
+];
+const CONTROL_FIELDS = ['collective', 'algorithm', 'hardware', ...NUMBER_FIELDS.map((f) => f.name)];
+const OUTPUTS = ['time', 'algbw', 'busbw', 'latency', 'bandwidth', 'sent', 'bottleneck'];
+// Message sizes of the chart's sweep: 8 B to 8 GiB in powers of 4, as nccl-tests sweeps with -f.
+const SWEEP = Array.from({ length: 16 }, (_, i) => 8 * 4 ** i);
+
+/** Seconds as µs, ms or s with three significant digits. */
+export function formatSeconds(seconds) {
+  if (seconds < 1e-3) return `${formatNumber(seconds * 1e6)} µs`;
+  if (seconds < 1) return `${formatNumber(seconds * 1e3)} ms`;
+  return `${formatNumber(seconds)} s`;
+}
+
+/** Bytes per second as GB/s (decimal, as nccl-tests prints). */
+export function formatBandwidth(bytesPerSecond) {
+  return `${formatNumber(bytesPerSecond / 1e9)} GB/s`;
+}
+
+/** 1e3 -> "1 kB", 1e6 -> "1 MB", 1e9 -> "1 GB": the chart's message-size ticks (decimal, as nccl-tests). */
+function sizeLabel(bytes) {
+  const [unit, scale] = bytes >= 1e9 ? ['GB', 1e9] : bytes >= 1e6 ? ['MB', 1e6] : bytes >= 1e3 ? ['kB', 1e3] : ['B', 1];
+  return `${formatNumber(bytes / scale)} ${unit}`;
+}
+
+const css = `
+.chart { width: 100%; height: auto; display: block; margin-top: 10px; }
+.chart .axis { stroke: var(--muted); }
+.chart .grid { stroke: var(--border); }
+.chart path.bus { stroke: var(--accent); stroke-width: 2; fill: none; }
+.chart .link { stroke: var(--ok); stroke-dasharray: 5 3; stroke-width: 1.5; }
+.chart text { fill: var(--fg); font-size: 11px; }
+.chart text.muted { fill: var(--muted); }
+.chart .you { fill: none; stroke: var(--fg); stroke-width: 1.5; }
+@media (max-width: 480px) {
+  .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  .result .value { font-size: 17px; }
+}
+`;
+
+class TallyCollectives extends TallyWidget {
+  static stateAttributes = ['collective', 'algorithm', 'message-bytes', 'ranks-per-node', 'nodes', 'hardware'];
+
+  mount() {
+    const presets = this.loadPresets();
+    // Only presets with interconnect figures can place ranks on nodes.
+    const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    const start = this.declareState('col', [
+      { name: 'collective', check: oneOf(COLLECTIVES.map((c) => c.value)), fallback: 'all_reduce' },
+      { name: 'algorithm', check: oneOf(ALGORITHMS.map((a) => a.value)), fallback: 'ring' },
+      {
+        name: 'hardware',
+        check: oneOf(hardware.map((h) => h.id)),
+        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
+      },
+      ...numberStateFields(NUMBER_FIELDS),
+    ]);
+    const field = (name) =>
+      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+      <div class="widget" role="group" aria-label="A collective between GPUs: time and achieved bandwidth">
+        <div class="fields">
+          ${selectField({ name: 'collective', label: 'Collective', options: COLLECTIVES, value: start.collective })}
+          ${selectField({ name: 'algorithm', label: 'Algorithm', options: ALGORITHMS, value: start.algorithm })}
+          ${field('message_bytes')}
+          ${field('ranks_per_node')}
+          ${field('nodes')}
+          ${selectField({ name: 'hardware', label: 'GPU and links', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
+        </div>
+        <p class="notice" role="status"></p>
+        <div class="results" aria-live="polite">
+          <div class="result"><div class="label">Time</div><div class="value" data-out="time">—</div></div>
+          <div class="result"><div class="label">Algorithm bandwidth (size / time)</div><div class="value" data-out="algbw">—</div></div>
+          <div class="result"><div class="label">Bus bandwidth</div><div class="value" data-out="busbw">—</div></div>
+          <div class="result"><div class="label">Latency term</div><div class="value" data-out="latency">—</div></div>
+          <div class="result"><div class="label">Bandwidth term</div><div class="value" data-out="bandwidth">—</div></div>
+          <div class="result"><div class="label">Bytes each rank sends</div><div class="value" data-out="sent">—</div></div>
+          <div class="result"><div class="label">Slowest link</div><div class="value" data-out="bottleneck">—</div></div>
+        </div>
+        <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Bus bandwidth against message size</title></svg>
+        <p class="status" data-out="note"></p>
+      </div>`;
+    this.onControlEdit(() => {
+      this.update();
+      this.saveState();
+    });
+    this.observeWidth(
+      this.shadowRoot.querySelector('[data-out="chart"]'),
+      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    );
+    this.update();
+    this.settleUrlState();
+  }
+
+  control(name) {
+    return this.shadowRoot.querySelector(`[name="${name}"]`);
+  }
+
+  values() {
+    const values = {};
+    for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
+    return values;
+  }
+
+  applyState(values) {
+    for (const [name, value] of Object.entries(values)) this.control(name).value = value;
+  }
+
+  embedAttributes() {
+    const v = this.values();
+    return {
+      collective: v.collective,
+      algorithm: v.algorithm,
+      'message-bytes': v.message_bytes,
+      'ranks-per-node': v.ranks_per_node,
+      nodes: v.nodes,
+      hardware: v.hardware,
+    };
+  }
+
+  update() {
+    const root = this.shadowRoot;
+    clearErrors(root);
+    this.lastError = null;
+    const v = this.values();
+    const out = (key, text) => {
+      root.querySelector(`[data-out="${key}"]`).textContent = text;
+    };
+    const blank = () => {
+      for (const key of OUTPUTS) out(key, '—');
+      root.querySelector('[data-out="chart"]').replaceChildren();
+      out('note', '');
+      this.result = null;
+      this.chartArgs = null;
+    };
+    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
+    if (errors.length) {
+      for (const error of errors) showError(root, error.field, error.message);
+      this.lastError = { field: errors[0].field, message: errors[0].message };
+      blank();
+      return;
+    }
+    this.args = {
+      collective: v.collective,
+      algorithm: v.algorithm,
+      hardware: v.hardware,
+      message_bytes: numbers.message_bytes,
+      ranks_per_node: numbers.ranks_per_node,
+      nodes: numbers.nodes,
+    };
+    let r;
+    try {
+      r = this.engine.call('collective', this.args);
+    } catch (error) {
+      // Every engine field is a control of the same name but "efficiency", which the widget never sends.
+      this.showEngineError(error, { [error.field]: CONTROL_FIELDS.includes(error.field) ? error.field : 'collective' });
+      blank();
+      return;
+    }
+    this.result = r;
+    this.showWarnings(r.warnings);
+    out('time', formatSeconds(r.seconds));
+    out('algbw', formatBandwidth(r.algorithm_bytes_per_s));
+    out('busbw', formatBandwidth(r.bus_bytes_per_s));
+    out('latency', formatSeconds(r.latency_seconds));
+    out('bandwidth', formatSeconds(r.bandwidth_seconds));
+    out('sent', formatBytes(r.bytes_sent_per_rank));
+    out(
+      'bottleneck',
+      `${r.bottleneck === 'nvlink' ? 'in-node link' : 'network'}, ${formatBandwidth(r.bottleneck_bytes_per_s)}`,
+    );
+    const share = r.latency_seconds / r.seconds;
+    out(
+      'note',
+      `${r.ranks} ranks, ${r.steps} steps. ${share > 0.5 ? 'Latency-bound' : 'Bandwidth-bound'}: the latency term is ${formatNumber(share * 100, 2)} % of the time. Bus bandwidth = algorithm bandwidth × ${formatNumber(r.bus_factor)}, the factor nccl-tests uses for this collective, so it can be compared with the link's ${formatBandwidth(r.bottleneck_bytes_per_s)}.`,
+    );
+    this.chartArgs = [r, this.sweep()];
+    this.drawChart(...this.chartArgs);
+  }
+
+  /** The engine's bus bandwidth at each message size of SWEEP for this placement (a size it refuses is left out). */
+  sweep() {
+    const points = [];
+    for (const bytes of SWEEP) {
+      try {
+        const p = this.engine.call('collective', { ...this.args, message_bytes: bytes });
+        points.push({ x: bytes, y: p.bus_bytes_per_s / 1e9 });
+      } catch {
+        // Left out of the curve; the shown message's own error, if any, is already beside its field.
+      }
+    }
+    return points;
+  }
+
+  /** Bus bandwidth (y, log) against message size (x, log) for this placement: where latency stops mattering. */
+  drawChart(r, points) {
+    const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    if (points.length < 2) return svg.replaceChildren();
+    const W = drawWidth(this.shownWidth(svg), { min: 280 }),
+      H = 240,
+      left = 52,
+      right = 16,
+      top = 14,
+      bottom = 42;
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    const link = r.bottleneck_bytes_per_s / 1e9;
+    const xs = points.map((p) => Math.log10(p.x)),
+      ys = points.map((p) => Math.log10(p.y));
+    const [x0, x1] = [Math.min(...xs), Math.max(...xs)],
+      [y0, y1] = [Math.min(...ys) - 0.1, Math.log10(link) + 0.15];
+    const px = logScale([x0, x1], [left, W - right]);
+    const py = logScale([y0, y1], [H - bottom, top]);
+    let body = `<title>Bus bandwidth in GB/s against message size in bytes, log scales; dashed: the slowest link</title>`;
+    // Over many decades only the powers of ten are labelled, so the labels do not collide.
+    const yTicks = logTicks(y0, y1).filter((t) => y1 - y0 < 4 || Number.isInteger(Math.log10(t)));
+    for (const t of yTicks)
+      body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
+    const xTicks = logTicks(x0, x1).filter((t) => Number.isInteger(Math.log10(t) / 3));
+    for (const t of xTicks)
+      body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(sizeLabel(t))}</text>`;
+    body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
+    body += `<line class="link" x1="${left}" x2="${W - right}" y1="${py(link).toFixed(1)}" y2="${py(link).toFixed(1)}"/>`;
+    body += `<path class="bus" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
+    const here = Math.min(Math.max(r.message_bytes, points[0].x), points.at(-1).x);
+    body += `<circle class="you" cx="${px(here).toFixed(1)}" cy="${py(Math.max(r.bus_bytes_per_s / 1e9, 10 ** y0)).toFixed(1)}" r="6"><title>your message: ${escapeHtml(formatBandwidth(r.bus_bytes_per_s))}</title></circle>`;
+    body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">message size, bytes (log)</text>`;
+    body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">bus GB/s (log)</text>`;
+    svg.innerHTML = body;
+  }
+}
+
+TallyCollectives.define('tally-collectives');
