@@ -29,7 +29,10 @@ StepLayout layout_from_args(const json& args) {
     layout.setup.virtual_stages = layout.interleave;  // the memory check counts the interleaved schedule's activations
     layout.embedding_chunks = bool_arg(args, "embedding_chunks", false);
     layout.gpus_per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000).value_or(0);
-    layout.dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    layout.precision = optional_string_arg(args, "precision").value_or("");
+    // An FP8 recipe implies FP8 GEMMs; step_time checks that a given dtype agrees.
+    const bool fp8_recipe = layout.precision.rfind("fp8", 0) == 0 || layout.precision == "mxfp8";
+    layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = bool_arg(args, "overlap_grad_reduce", true);
     return layout;
 }
@@ -51,6 +54,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
+    if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
     return out;
 }
 

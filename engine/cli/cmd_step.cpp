@@ -1,10 +1,12 @@
-// `tally step` (API step_time), `tally step --validate [FILE]` (published runs, error table) and
+// `tally step` (API step_time), `tally step --validate [FILE | --runs FILE]` (published runs, error table) and
 // `tally plan` (API plan).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <string_view>
 
 #include "cli.h"
@@ -19,25 +21,28 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                         \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                 \
-        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},  \
-        {"--hardware", "hardware", Kind::String,                                                                   \
-         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                        \
-        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                         \
-        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},        \
-        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"}, \
-        {"--global-batch", "global_batch", Kind::Integer,                                                          \
-         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                             \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                \
-        {"--recipe", "recipe", Kind::String,                                                                       \
-         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                        \
-        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},     \
-        {"--dtype", "dtype", Kind::String, "matmul dtype for the peak: bf16 (default) | fp16 | fp8 | fp4"},        \
-        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {         \
-        "--capacity-factor", "capacity_factor", Kind::Number,                                                      \
-            "MoE: expert slots per routed token (default 0: no limit)"                                             \
+#define STEP_MODEL_OPTIONS                                                                                              \
+    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                      \
+        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},       \
+        {"--hardware", "hardware", Kind::String,                                                                        \
+         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                     \
+        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                             \
+        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                              \
+        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},             \
+        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},      \
+        {"--global-batch", "global_batch", Kind::Integer,                                                               \
+         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                                  \
+        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
+        {"--recipe", "recipe", Kind::String,                                                                            \
+         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                             \
+        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},          \
+        {"--dtype", "dtype", Kind::String,                                                                              \
+         "linear layers' GEMM dtype: bf16 (default) | fp16 | fp8 | fp4 (attention, LM head stay 16-bit)"},              \
+        {"--precision", "precision", Kind::String,                                                                      \
+         "FP8 recipe: fp8-delayed (fp8 default) | fp8-current-scaling | fp8-current-tensorwise | fp8-rowwise | mxfp8"}, \
+        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {              \
+        "--capacity-factor", "capacity_factor", Kind::Number,                                                           \
+            "MoE: expert slots per routed token (default 0: no limit)"                                                  \
     }
 
 constexpr Option kStepOptions[] = {
@@ -111,7 +116,8 @@ void print_breakdown(std::ostream& out, const json& r) {
 
 void print_step(std::ostream& out, const json& r) {
     out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × "
-        << r["hardware"].get<std::string>() << "\n";
+        << r["hardware"].get<std::string>()
+        << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "") << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
                       {"model TFLOP/s per GPU", fixed(r["model_flops_per_s_per_gpu"].get<double>() / 1e12, 1)},
@@ -151,14 +157,26 @@ void print_plan(std::ostream& out, const json& r) {
     }
 }
 
-// One run of a validation file: {"id", "args": {step_time arguments}, "published": {"metric", "value"}}.
+// One run of a validation file: {"id", "args": {step_time arguments}, "published": {"metric", "value"}}, and
+// optionally "split" (fit | heldout), "group" {stack, precision, gpu} and "expressible_today" (runs-modern.json).
 struct ValidationRun {
-    std::string id, metric;
+    std::string id, metric, half, group;
     json args;
     double published = 0;
+    bool expressible = true;
 };
 
-ValidationRun validation_run(const json& run, std::size_t index) {
+std::string group_text(const json& group) {
+    if (!group.is_object()) return "";
+    std::string out;
+    for (const char* key : {"stack", "precision", "gpu"}) {
+        const std::string part = group.contains(key) && group[key].is_string() ? group[key].get<std::string>() : "?";
+        out += (out.empty() ? "" : " / ") + part;
+    }
+    return out;
+}
+
+ValidationRun validation_run(const json& run, std::size_t index, const json& split) {
     const std::string where = "--validate: run " + std::to_string(index);
     const auto bad = [&](const std::string& what) { return InputError("--validate", where + " " + what); };
     if (!run.is_object()) throw bad("must be an object {\"id\", \"args\", \"published\"}");
@@ -175,56 +193,161 @@ ValidationRun validation_run(const json& run, std::size_t index) {
     out.published = published["value"].get<double>();
     if (!std::isfinite(out.published) || !(out.published > 0))
         throw bad("published value must be a finite number > 0, got " + format_number(out.published));
+    if (run.contains("expressible_today") && !run["expressible_today"].is_boolean())
+        throw bad("\"expressible_today\" must be true or false");
+    out.expressible = run.value("expressible_today", true);
+    // The half: the run's own "split", else its source's in the file's split map, else one half "all".
+    if (run.contains("split") && run["split"].is_string())
+        out.half = run["split"].get<std::string>();
+    else if (split.is_object() && run.contains("source_key") && run["source_key"].is_string() &&
+             split.contains(run["source_key"].get<std::string>()) &&
+             split[run["source_key"].get<std::string>()].is_string())
+        out.half = split[run["source_key"].get<std::string>()].get<std::string>();
+    else
+        out.half = "all";
+    out.group = group_text(run.value("group", json()));
     return out;
 }
 
-// Predicts every run of a validation file and prints the error table; InputError naming --validate when the
-// file is unreadable or malformed.
+// step_time's figure for a published metric: its own result fields, or the per-GPU forms sources publish.
+std::optional<double> predicted_metric(const json& r, const std::string& metric) {
+    if (metric == "tokens_per_s_per_gpu")
+        return r["tokens_per_second"].get<double>() / r["layout"]["gpus"].get<double>();
+    // Model TFLOP/s per GPU, as the Llama 3 paper and Megatron publish it (6N + attention, no recompute).
+    if (metric == "tflops_per_gpu") return r["model_flops_per_s_per_gpu"].get<double>() / 1e12;
+    if (r.contains(metric) && r[metric].is_number()) return r[metric].get<double>();
+    return std::nullopt;
+}
+
+// Median |error|, share within 20 %, worst (signed, with its run) and count of one set of rows.
+json error_summary(const std::vector<const json*>& rows) {
+    std::vector<double> errors;
+    const json* worst = nullptr;
+    for (const json* row : rows) {
+        const double e = std::fabs((*row)["error"].get<double>());
+        errors.push_back(e);
+        if (worst == nullptr || e > std::fabs((*worst)["error"].get<double>())) worst = row;
+    }
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    json out{{"count", n}};
+    if (n == 0) return out;
+    out["median_abs_error"] = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    out["within_20_percent"] =
+        static_cast<double>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.20; })) /
+        static_cast<double>(n);
+    out["worst_abs_error"] = errors.back();
+    out["worst"] = {{"id", (*worst)["id"]}, {"error", (*worst)["error"]}};
+    return out;
+}
+
+std::string metric_value_text(const std::string& metric, double value) {
+    if (metric == "mfu" || metric == "hfu") return fixed(100 * value, 1) + "%";
+    return fixed(value, value >= 100 ? 0 : 1);
+}
+
+std::string summary_text(const json& s) {
+    if (s["count"].get<std::size_t>() == 0) return "| 0 | | | |";
+    const double worst = s["worst"]["error"].get<double>();
+    return "| " + std::to_string(s["count"].get<std::size_t>()) + " | " +
+           fixed(100 * s["median_abs_error"].get<double>(), 1) + "% | " +
+           fixed(100 * s["within_20_percent"].get<double>(), 0) + "% | " + (worst >= 0 ? "+" : "") +
+           fixed(100 * worst, 1) + "% (" + printable(s["worst"]["id"].get<std::string>(), 80) + ") |";
+}
+
+// Predicts every expressible run of a validation file and reports the errors per half (fit, heldout) and
+// per group; InputError naming --validate when the file is unreadable or malformed.
 int validate(const std::string& path, bool json_output) {
     const std::string what = "--validate \"" + printable(path, 200) + "\"";
     const json file = parse_json_input(read_config_file(path, "--validate"), "--validate", what);
     if (!file.is_object() || !file.contains("runs") || !file["runs"].is_array())
         throw InputError("--validate", what + " is not a runs file ({\"runs\": [...]})");
-    json rows = json::array();
-    std::vector<double> errors;
+    const json split = file.value("split", json());
+    json rows = json::array(), skipped = json::array();
     for (std::size_t index = 0; index < file["runs"].size(); ++index) {
-        const ValidationRun run = validation_run(file["runs"][index], index);
+        const ValidationRun run = validation_run(file["runs"][index], index, split);
+        if (!run.expressible) {
+            skipped.push_back({{"id", run.id}, {"half", run.half}});
+            continue;
+        }
         json r;
         try {
             r = api::invoke("step_time", run.args);
         } catch (const InputError& error) {
             throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": " + error.what());
         }
-        if (!r.contains(run.metric) || !r[run.metric].is_number())
+        const std::optional<double> predicted = predicted_metric(r, run.metric);
+        if (!predicted)
             throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": metric \"" +
-                                               printable(run.metric, 80) + "\" is not a number step_time returns");
-        const double predicted = r[run.metric];
-        const double error = (predicted - run.published) / run.published;
-        errors.push_back(std::fabs(error));
-        rows.push_back({{"id", run.id},
-                        {"metric", run.metric},
-                        {"published", run.published},
-                        {"predicted", predicted},
-                        {"error", error}});
+                                               printable(run.metric, 80) +
+                                               "\" is not a number step_time returns (nor tokens_per_s_per_gpu, "
+                                               "tflops_per_gpu)");
+        json row{{"id", run.id},
+                 {"half", run.half},
+                 {"metric", run.metric},
+                 {"published", run.published},
+                 {"predicted", *predicted},
+                 {"error", (*predicted - run.published) / run.published}};
+        if (!run.group.empty()) row["group"] = run.group;
+        rows.push_back(row);
     }
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    const double median = n == 0 ? 0 : (n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2);
-    const double worst = n == 0 ? 0 : errors.back();
+    // Halves in file order of first appearance; groups sorted within each half.
+    std::vector<std::string> halves;
+    for (const auto& row : rows)
+        if (std::find(halves.begin(), halves.end(), row["half"].get<std::string>()) == halves.end())
+            halves.push_back(row["half"]);
+    for (const auto& row : skipped)
+        if (std::find(halves.begin(), halves.end(), row["half"].get<std::string>()) == halves.end())
+            halves.push_back(row["half"]);
+    json by_half = json::object();
+    std::vector<const json*> all;
+    for (const auto& row : rows) all.push_back(&row);
+    for (const std::string& half : halves) {
+        std::vector<const json*> members;
+        std::map<std::string, std::vector<const json*>> groups;
+        for (const auto& row : rows)
+            if (row["half"] == half) {
+                members.push_back(&row);
+                if (row.contains("group")) groups[row["group"].get<std::string>()].push_back(&row);
+            }
+        json summary = error_summary(members);
+        summary["skipped_not_expressible"] =
+            std::count_if(skipped.begin(), skipped.end(), [&](const json& s) { return s["half"] == half; });
+        json group_summaries = json::object();
+        for (const auto& [name, group_rows] : groups) group_summaries[name] = error_summary(group_rows);
+        if (!groups.empty()) summary["groups"] = group_summaries;
+        by_half[half] = summary;
+    }
+    const json overall = error_summary(all);
     if (json_output) {
-        std::cout << json{{"runs", rows}, {"median_abs_error", median}, {"worst_abs_error", worst}}.dump(2) << "\n";
+        json out{{"runs", rows}, {"skipped", skipped}, {"halves", by_half}};
+        out["median_abs_error"] = overall.value("median_abs_error", 0.0);
+        out["worst_abs_error"] = overall.value("worst_abs_error", 0.0);
+        std::cout << out.dump(2) << "\n";
         return kExitOk;
     }
-    std::cout << "| run | metric | published | predicted | error |\n|---|---|---:|---:|---:|\n";
-    for (const auto& row : rows)
+    std::cout << "| run | half | metric | published | predicted | error |\n|---|---|---|---:|---:|---:|\n";
+    for (const auto& row : rows) {
+        const std::string metric = row["metric"];
         std::cout << "| " << printable(row["id"].get<std::string>(), 80) << " | "
-                  << printable(row["metric"].get<std::string>(), 80) << " | "
-                  << fixed(100 * row["published"].get<double>(), 1) << "% | "
-                  << fixed(100 * row["predicted"].get<double>(), 1) << "% | "
-                  << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
+                  << printable(row["half"].get<std::string>(), 20) << " | " << printable(metric, 80) << " | "
+                  << metric_value_text(metric, row["published"]) << " | " << metric_value_text(metric, row["predicted"])
+                  << " | " << (row["error"].get<double>() >= 0 ? "+" : "") << fixed(100 * row["error"].get<double>(), 1)
                   << "% |\n";
-    std::cout << "\nmedian |error| " << fixed(100 * median, 1) << "%, worst " << fixed(100 * worst, 1) << "% over " << n
-              << " runs\n";
+    }
+    std::cout << "\n| half / group | runs | median abs error | within 20 % | worst |\n|---|---:|---:|---:|---|\n";
+    for (const std::string& half : halves) {
+        const json& s = by_half[half];
+        std::cout << "| **" << printable(half, 20) << "** (" << s["skipped_not_expressible"].get<std::size_t>()
+                  << " not expressible, skipped) " << summary_text(s) << "\n";
+        if (s.contains("groups"))
+            for (const auto& [name, g] : s["groups"].items())
+                std::cout << "| " << printable(half, 20) << ": " << printable(name, 120) << " " << summary_text(g)
+                          << "\n";
+    }
+    std::cout << "\nmedian |error| " << fixed(100 * overall.value("median_abs_error", 0.0), 1) << "%, worst "
+              << fixed(100 * overall.value("worst_abs_error", 0.0), 1) << "% over " << rows.size() << " runs ("
+              << skipped.size() << " not expressible, skipped)\n";
     return kExitOk;
 }
 
@@ -235,17 +358,20 @@ int cmd_step(int argc, char** argv) {
         if (std::string_view(argv[i]) == "--validate") {
             bool json_output = false;
             std::string path = "content/validation/runs.json";
+            bool path_given = false;
             for (int k = 2; k < argc; ++k) {
                 const std::string_view a = argv[k];
                 if (k == i) continue;
+                const bool runs_flag = a == "--runs";
                 if (a == "--json")
                     json_output = true;
-                else if (k == i + 1 && a.substr(0, 2) != "--")
-                    path = argv[k];
+                else if (!path_given && ((k == i + 1 && a.substr(0, 2) != "--") || (runs_flag && k + 1 < argc)))
+                    path = argv[runs_flag ? ++k : k], path_given = true;
                 else
                     return report_input_error(
                         "step", "--validate",
-                        "--validate takes only [FILE] and --json, got \"" + printable(a, 40) + "\"", kStepOptions);
+                        "--validate takes only [FILE] or --runs FILE, and --json, got \"" + printable(a, 40) + "\"",
+                        kStepOptions);
             }
             try {
                 return validate(path, json_output);
@@ -259,7 +385,8 @@ int cmd_step(int argc, char** argv) {
         "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
         "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
         "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
-        "       tally step --validate [FILE] [--json]   (published runs; default content/validation/runs.json)\n"
+        "       tally step --validate [FILE | --runs FILE] [--json]   (published runs; default\n"
+        "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
         "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
         "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
         kStepOptions, print_step, load_config);

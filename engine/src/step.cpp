@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "tally/dtype.h"
 #include "tally/error.h"
 #include "tally/flops.h"
 #include "tally/roofline.h"
@@ -21,6 +22,10 @@ namespace {
 // that. One global value, calibrated once: of 0.80, 0.72 and 0.70 tried against
 // content/validation/runs.json, 0.70 gave the lowest median error (BENCHMARKS.md, "Step time").
 constexpr double kMatmulPeakFraction = 0.70;
+// Fraction of the dense FP8 peak that the linear layers' FP8 GEMMs reach: of 0.45-0.65 in steps of 0.05, 0.50
+// gave the lowest median error over the FP8 runs of the fit half of content/validation/runs-modern.json
+// (BENCHMARKS.md, issue 24); the held-out half took no part.
+constexpr double kFp8MatmulPeakFraction = 0.50;
 // Thread-block tile of a tensor-core GEMM: M and N are padded to 128, K to 64 (tile quantization,
 // NVIDIA "Matrix Multiplication Background" guide, sec. "Tile quantization"; CUTLASS default tiles).
 constexpr double kTileMN = 128, kTileK = 64;
@@ -58,6 +63,42 @@ struct Matmul {
     double passes = 3;            // forward + backward (2×) + recomputed forwards
 };
 
+// How the low-precision recipe scales its tensors, which sets the memory-bound work around each GEMM.
+enum class Scaling {
+    None,     // 16/32-bit GEMMs
+    Delayed,  // per-tensor scale from an amax history, amax fused into the cast (TE DelayedScaling)
+    Current,  // per-tensor or per-row scale from this tensor's amax: one extra read (TE Float8CurrentScaling, torchao)
+    Block,    // MX block scales (32 elements), amax fused into the quantize kernel (TE MXFP8BlockScaling)
+};
+
+Scaling scaling_of(const StepLayout& layout, const Hardware& hw) {
+    const std::string& p = layout.precision;
+    if (p.empty())
+        return layout.dtype == "fp8" ? Scaling::Delayed : layout.dtype == "fp4" ? Scaling::Block : Scaling::None;
+    Scaling scaling;
+    if (p == "bf16" || p == "fp16")
+        scaling = Scaling::None;
+    else if (p == "fp8-delayed")
+        scaling = Scaling::Delayed;
+    else if (p == "fp8-current-scaling" || p == "fp8-current-tensorwise" || p == "fp8-rowwise")
+        scaling = Scaling::Current;
+    else if (p == "mxfp8")
+        scaling = Scaling::Block;
+    else
+        throw InputError("precision",
+                         "precision must be bf16, fp16, fp8-delayed, fp8-current-scaling, fp8-current-tensorwise, "
+                         "fp8-rowwise or mxfp8, got \"" +
+                             p.substr(0, 40) + "\"");
+    if (scaling == Scaling::None ? layout.dtype != p : layout.dtype != "fp8")
+        throw InputError("precision", "precision " + p + " needs dtype " + (scaling == Scaling::None ? p : "fp8") +
+                                          ", got dtype " + layout.dtype);
+    // MX block scaling is a tensor-core feature of the generation that added FP4 (Blackwell, CDNA 4; OCP MX spec).
+    if (scaling == Scaling::Block && !(hw.peak_fp4 > 0))
+        throw InputError("precision", "precision mxfp8 needs MX block-scaled tensor cores (Blackwell, CDNA 4); " +
+                                          hw.name + " has none: use fp8-delayed or fp8-current-scaling");
+    return scaling;
+}
+
 }  // namespace
 
 double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
@@ -73,10 +114,10 @@ double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, dou
 }
 
 double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
-                         double element_bytes) {
+                         double element_bytes, double peak_fraction) {
     const double useful = 2 * m * n * k * batch;
     const double padded = 2 * ceil_to(m, kTileMN) * ceil_to(n, kTileMN) * ceil_to(k, kTileK) * batch;
-    const double compute_s = padded / (kMatmulPeakFraction * peak);
+    const double compute_s = padded / ((peak_fraction > 0 ? peak_fraction : kMatmulPeakFraction) * peak);
     // Roofline (Williams et al. 2009): each operand read once, the result written once (roofline.h). The
     // operands are whole numbers below 2^53, so the products are exact in any order.
     const double memory_s =
@@ -138,6 +179,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     if (!hw.interconnect.present)
         throw InputError("hardware", hw.name + " has no interconnect figures (preset field \"interconnect\")");
     const double peak = hw.peak(layout.dtype);
+    // FP8 as Transformer Engine applies it: te.Linear / LayerNormLinear / LayerNormMLP run their GEMMs in FP8;
+    // DotProductAttention stays BF16 unless fp8_dpa is set, and Megatron's output layer is not a TE module
+    // (TE docs, "Using FP8 with Transformer Engine" and the DelayedScaling recipe's fp8_dpa flag).
+    const Scaling scaling = scaling_of(layout, hw);
+    const bool low_precision = scaling != Scaling::None;
+    const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)
         throw InputError("interleave", "interleave > 1 needs pipeline parallelism (pp > 1)");
@@ -225,16 +272,56 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         layer_mm.push_back(mm);
     }
 
+    const double linear_bytes =
+        low_precision ? dtype_element_bytes(dtype_from_string(layout.dtype, "dtype", kPeakDType)) : e;
+    const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : 0;
     double mm_flops = 0, mm_seconds = 0;  // per layer, all passes
     for (const Matmul& mm : layer_mm) {
-        const double eff = mm.attention_core && st.flash_attention
-                               ? kFlashAttentionFraction
-                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, e);
+        const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
+        const double mm_peak = linear ? peak : peak_16;
+        const double eff = mm.attention_core && st.flash_attention ? kFlashAttentionFraction
+                           : linear
+                               ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
+                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e);
         mm_flops += mm.forward_flops * mm.passes;
-        mm_seconds += mm.forward_flops * mm.passes / (eff * peak);
+        mm_seconds += mm.forward_flops * mm.passes / (eff * mm_peak);
     }
-    const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak, bw, e);
-    const double head_seconds = head.forward_flops * head.passes / (head_eff * peak);
+    const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e);
+    const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
+
+    // FP8 quantisation around each linear GEMM, memory-bound: the forward casts its BF16 input and writes the
+    // FP8 copy and its transpose (the weight-gradient GEMM's operand; TE's fused cast_transpose), the backward
+    // does the same for the output gradient; current scaling first reads the tensor for its amax, MX writes a
+    // 1-byte scale per 32 elements per copy. Full recomputation repeats the forward casts. Weights are cast once
+    // per step (TE caches them across micro-batches: is_first_microbatch).
+    double layer_cast_seconds = 0, weight_cast_seconds = 0;
+    if (low_precision) {
+        const double per_element =
+            e + 2 * linear_bytes + (scaling == Scaling::Current ? e : 0) + (scaling == Scaling::Block ? 2.0 / 32 : 0);
+        const double gated = c.mlp == MlpKind::Gelu ? 1 : 2;
+        const double experts = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1;
+        const double local_experts =
+            c.is_moe() ? static_cast<double>(c.num_experts) / static_cast<double>(std::max<std::int64_t>(st.ep, 1)) +
+                             static_cast<double>(c.num_shared_experts)
+                       : 1;
+        double inputs = 0, grads = 0, weights = 0;
+        for (const Matmul& mm : layer_mm) {
+            const std::string_view id = mm.id;
+            if (mm.attention_core || id == "router") continue;
+            if (id == "mlp") {
+                inputs += tokens * (h + f_gpu) * experts;
+                grads += tokens * (gated * f_gpu + h) * experts;
+                weights += h * f_gpu * (gated + 1) * local_experts;
+            } else {
+                inputs += mm.m * mm.k;
+                grads += mm.m * mm.n;
+                weights += mm.n * mm.k;
+            }
+        }
+        const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
+        layer_cast_seconds = (inputs * (full ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
+        weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
+    }
 
     // ---------------------------------------------------------------- memory-bound kernels per layer
     // Sequence-side tensors (norm, dropout, residual) are split over t only with sequence parallelism.
@@ -297,7 +384,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     }
 
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds;
+    const double layer_seconds =
+        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds;
     double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
@@ -368,11 +456,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
-         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep, true},
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast, true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
+        {"fp8_cast", "FP8 casts, transposes and amax (HBM)",
+         per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
         {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce",
          per_layer_split_tp, true},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},

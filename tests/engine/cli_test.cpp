@@ -278,6 +278,12 @@ std::vector<BadCase> bad_cases() {
         {{"step", "--validate", f + "array.json"}, "not a runs file"},
         {{"step", "--validate", f + "big.json"}, "1 MiB"},
         {{"step", "--config", f + "fifo", "--hardware", "h100-sxm", "--gpus", "8"}, "FIFO"},
+        // issue 24: the FP8 recipe is checked against the list and the GPU; --runs needs its file
+        {{"step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--gpus", "8", "--precision", "fp9"},
+         "--precision must be bf16, fp16, fp8-delayed"},
+        {{"step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--gpus", "8", "--precision", "mxfp8"},
+         "MX block-scaled tensor cores"},
+        {{"step", "--validate", "--runs"}, "--validate takes only [FILE] or --runs FILE"},
         {{"step", "--model", "llama-2-7b", "--hardware", "h100-sxm"}, "--gpus is required"},  // used to run on 1
         {{"plan", "--model", "llama-2-7b", "--hardware", "h100-sxm"}, "--gpus is required"},
         // issue 21: flags the chosen mode ignores used to succeed

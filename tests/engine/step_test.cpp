@@ -368,3 +368,82 @@ TEST_CASE("an NVL72 rack keeps a 64-GPU data-parallel all-reduce on NVLink; an 8
     CHECK(hgx_exposed > 0);
     CHECK(hgx_exposed + hgx_hidden > 10 * (rack_exposed + rack_hidden));  // 50 GB/s network vs 900 GB/s NVLink
 }
+
+namespace {
+
+nlohmann::json modern_run(const std::string& id) {
+    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
+    const nlohmann::json file = nlohmann::json::parse(in);
+    for (const auto& run : file["runs"])
+        if (run["id"] == id) return run;
+    FAIL("no run " << id);
+    return {};
+}
+
+double tokens_per_gpu(const nlohmann::json& args) {
+    const nlohmann::json r = api::invoke("step_time", args);
+    return r["tokens_per_second"].get<double>() / args["gpus"].get<double>();
+}
+
+double component(const nlohmann::json& args, const char* id) {
+    const nlohmann::json r = api::invoke("step_time", args);  // kept: a range-for over a temporary's member dangles
+    for (const auto& part : r["breakdown"])
+        if (part["id"] == id) return part["seconds"];
+    return 0;
+}
+
+}  // namespace
+
+// Megatron-Bridge 25.11 performance summary, DGX-H100 (fit half of runs-modern.json): Llama 3 8B on 8 GPUs and
+// Llama 3 70B on 64 GPUs in FP8 current scaling, 14,451 and 1,602 tokens/s per GPU. Doubling every matmul
+// (attention and the LM head too, no cast cost) predicted the 8B run 44 % too fast.
+TEST_CASE("FP8 as Transformer Engine applies it: published H100 FP8 runs within 25 %, speed-up over BF16 below 1.46x") {
+    for (const char* id : {"nvidia-bridge-2511-llama3-8b-h100-sxm-fp8-current-scaling-8gpu",
+                           "nvidia-bridge-2511-llama3-70b-h100-sxm-fp8-current-scaling-64gpu"}) {
+        const nlohmann::json run = modern_run(id);
+        REQUIRE(run["split"] == "fit");
+        const double published = run["published"]["value"];
+        const double predicted = tokens_per_gpu(run["args"]);
+        INFO(id << ": published " << published << ", predicted " << predicted);
+        CHECK(std::fabs(predicted - published) / published <= 0.25);
+    }
+    // Same layout in BF16: linear GEMMs gain, attention's core, the LM head and the norms do not, and the casts
+    // cost HBM time, so the speed-up stays below the 1.46x the issue reports as the largest measured on H100.
+    nlohmann::json fp8 = modern_run("nvidia-bridge-2511-llama3-8b-h100-sxm-fp8-current-scaling-8gpu")["args"];
+    nlohmann::json bf16 = fp8;
+    bf16["dtype"] = "bf16", bf16["precision"] = "bf16";
+    const double speedup = tokens_per_gpu(fp8) / tokens_per_gpu(bf16);
+    INFO("FP8 / BF16 speed-up " << speedup);
+    CHECK(speedup > 1.1);
+    CHECK(speedup < 1.46);
+    // The casts: none in BF16; current scaling's amax pass costs more than delayed scaling's fused amax.
+    nlohmann::json delayed = fp8;
+    delayed["precision"] = "fp8-delayed";
+    CHECK(component(bf16, "fp8_cast") == 0);
+    CHECK(component(delayed, "fp8_cast") > 0);
+    CHECK(component(fp8, "fp8_cast") > component(delayed, "fp8_cast"));
+    // dtype fp8 alone is Transformer Engine's default recipe, delayed scaling.
+    nlohmann::json plain = fp8;
+    plain.erase("precision");
+    CHECK(tokens_per_gpu(plain) == tokens_per_gpu(delayed));
+}
+
+TEST_CASE("precision errors name the field: unknown recipe, dtype disagreeing, MXFP8 without MX tensor cores") {
+    nlohmann::json args = modern_run("nvidia-bridge-2511-llama3-8b-h100-sxm-fp8-current-scaling-8gpu")["args"];
+    const auto field = [&](const char* precision, const char* dtype) {
+        nlohmann::json a = args;
+        a["precision"] = precision, a["dtype"] = dtype;
+        try {
+            api::invoke("step_time", a);
+        } catch (const InputError& e) {
+            return std::string(e.field());
+        }
+        return std::string("none");
+    };
+    CHECK(field("fp9", "fp8") == "precision");
+    CHECK(field("fp8-current-scaling", "bf16") == "precision");
+    CHECK(field("bf16", "fp8") == "precision");
+    CHECK(field("mxfp8", "fp8") == "precision");  // H100 has no MX block-scaled tensor cores
+    args["hardware"] = "b200";
+    CHECK(field("mxfp8", "fp8") == "none");
+}

@@ -16,6 +16,17 @@ test('wasm step_time equals native for every published run in content/validation
   }
 });
 
+test('wasm step_time equals native for every expressible run in content/validation/runs-modern.json (FP8 included)', async () => {
+  const engine = await loadEngine();
+  const modern = JSON.parse(readFileSync(path.join(root, 'content/validation/runs-modern.json'), 'utf8')).runs;
+  const expressible = modern.filter((run) => run.expressible_today);
+  assert.ok(expressible.some((run) => run.args.precision !== 'bf16'));
+  for (const run of expressible) {
+    const text = JSON.stringify(run.args);
+    assert.equal(engine.raw('step_time', text), nativeCall('step_time', text), run.id);
+  }
+});
+
 test('wasm plan equals native, and bad layouts are errors naming the field', async () => {
   const engine = await loadEngine();
   const args = JSON.stringify({

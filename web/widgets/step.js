@@ -67,6 +67,7 @@ const COLOURS = {
   zero3_comm: '#b8860b',
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
+  fp8_cast: '#a0522d',
 };
 
 const css = `

@@ -22,6 +22,10 @@ struct StepLayout {
     bool embedding_chunks = false;   // embedding and output layer are pipeline chunks of their own (Llama 3)
     std::int64_t gpus_per_node = 0;  // 0: the hardware preset's
     std::string dtype = "bf16";      // matmul dtype, for the dense peak
+    // Low-precision recipe: "" (from dtype: fp8 is Transformer Engine's default delayed scaling), bf16, fp16,
+    // fp8-delayed, fp8-current-scaling, fp8-current-tensorwise, fp8-rowwise, mxfp8. FP8 applies to the linear
+    // layers' GEMMs only; attention's core and the LM head stay at the 16-bit peak (step.cpp).
+    std::string precision;
     // Data-parallel gradient reduction bucketed behind the backward pass (PyTorch DDP, Megatron-Core
     // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
     // DeepSpeed's PipelineEngine): then all of it is exposed.
@@ -79,8 +83,9 @@ double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s,
 // Reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + latency.
 double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
 // Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
+// peak_fraction: the fraction of peak large GEMMs reach (0: the calibrated 16-bit value).
 double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s, double bytes_per_s,
-                         double element_bytes);
+                         double element_bytes, double peak_fraction = 0);
 // Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
 std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
                                        bool embedding_chunks);
