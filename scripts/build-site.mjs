@@ -318,7 +318,21 @@ const toc = chapters
   .map((c) => `<li><a href="#${c.id}">${c.number ? `${c.number}. ${c.title}` : c.title}</a></li>`)
   .join('\n');
 // The lede's chapter count, in words, from the numbered headings (7 and 7b are two chapters).
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const NUMBER_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
 const numbered = chapters.filter((c) => c.number).length;
 const chapterCount = NUMBER_WORDS[numbered] ?? String(numbered);
 const content = chapters

@@ -519,24 +519,19 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
     ],
   ];
   const x0 = 52,
-    rowH = 12,
+    rowH = 18,
     longest = Math.max(...runs.map(([, r]) => r.makespan)),
     unit = (W - x0 - 4) / longest;
   let body = '',
     y = 4;
   for (const [name, r] of runs) {
     const inFlight = Number.isInteger(r.peak_in_flight) ? r.peak_in_flight : r.peak_in_flight.toFixed(2);
-    body += text(
-      4,
-      y + 12,
-      `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}% of compute, ${inFlight} micro-batches in flight`,
-      {
-        cls: 'strong',
-      },
-    );
+    body += text(4, y + 12, `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}%, ${inFlight} in flight`, {
+      cls: 'strong',
+    });
     y += 18;
     for (let s = 0; s < stages; s++) {
-      body += text(4, y + s * rowH + 9, `GPU ${s + 1}`, { size: 9 });
+      body += text(4, y + s * rowH + 13, `GPU ${s + 1}`);
       body += rect(x0, y + s * rowH, r.makespan * unit, rowH - 2, 'idle');
     }
     for (const b of r.blocks)

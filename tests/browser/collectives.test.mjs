@@ -94,7 +94,8 @@ test('the collectives widget round-trips its state through the URL and reverts a
   const site = await startSite();
   t.after(() => site.close());
   const page = await site.newPage(DESKTOP);
-  let widget = await openWidgetAlone(site, page, 'tally-collectives');
+  // url-state: this test page is the author's, who opts in to URL state (docs/EMBEDDING.md).
+  let widget = await openWidgetAlone(site, page, 'tally-collectives', 'url-state');
   await setControl(widget, 'collective', 'all_to_all');
   await setControl(widget, 'nodes', '4');
   await setControl(widget, 'message_bytes', '3e8');
@@ -107,7 +108,7 @@ test('the collectives widget round-trips its state through the URL and reverts a
 
   // The same URL on a fresh page gives the same state and the same numbers.
   const again = await site.newPage(DESKTOP);
-  widget = await openWidgetAlone(site, again, 'tally-collectives', '', { query });
+  widget = await openWidgetAlone(site, again, 'tally-collectives', 'url-state', { query });
   assert.deepEqual(await widget.evaluate((el) => el.getState()), state);
   const { engine, fmt } = inPage(again);
   const r = await engine({
@@ -122,7 +123,7 @@ test('the collectives widget round-trips its state through the URL and reverts a
 
   // 9 ranks on an 8-GPU node passes the URL check (a number) but the engine refuses it: back to 8, with a notice.
   const third = await site.newPage(DESKTOP);
-  widget = await openWidgetAlone(site, third, 'tally-collectives', '', {
+  widget = await openWidgetAlone(site, third, 'tally-collectives', 'url-state', {
     query: '?col1.ranks_per_node=9&col1.nodes=2',
   });
   const reverted = await widget.evaluate((el) => el.getState());

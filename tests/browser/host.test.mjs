@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
 import { native, open, setControl, errors, watch } from './page-helpers.mjs';
 
-const TAGS = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-roofline', 'tally-inference', 'tally-step'];
+const TAGS = [
+  'tally-memory-budget',
+  'tally-compute',
+  'tally-float',
+  'tally-roofline',
+  'tally-inference',
+  'tally-step',
+  'tally-collectives',
+];
 
 /** Serves `body` as a host page at /host-<name>.html of the test site (no tally meta tags) and opens it. */
 async function openHost(site, page, name, body, { head = '', htmlAttributes = '', query = '' } = {}) {
