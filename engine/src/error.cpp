@@ -46,6 +46,12 @@ std::int64_t require_integer(const char* field, double value, std::int64_t low, 
     return static_cast<std::int64_t>(value);
 }
 
+void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
+    if (value < low || value > high)
+        throw InputError(field, std::string(field) + " must be a whole number in [" + std::to_string(low) + ", " +
+                                    std::to_string(high) + "], got " + std::to_string(value));
+}
+
 std::uint64_t checked_mul(const char* field, std::uint64_t a, std::uint64_t b) {
     std::uint64_t result;
     if (__builtin_mul_overflow(a, b, &result))

@@ -19,12 +19,6 @@ u64 mul(u64 a, u64 b) { return checked_mul("memory", a, b); }
 u64 add(u64 a, u64 b) { return checked_add("memory", a, b); }
 u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
 
-void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
-    if (value < low || value > high)
-        throw InputError(field, std::string(field) + " must be a whole number in [" + std::to_string(low) + ", " +
-                                    std::to_string(high) + "], got " + std::to_string(value));
-}
-
 // Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
 constexpr RecipePreset kRecipes[] = {
     {"bf16_mixed_adamw",

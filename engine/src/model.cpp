@@ -17,12 +17,6 @@ std::string range_text(std::int64_t low, std::int64_t high) {
     return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
 }
 
-void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
-    if (value < low || value > high)
-        throw InputError(field, std::string(field) + " must be a whole number in " + range_text(low, high) + ", got " +
-                                    std::to_string(value));
-}
-
 bool json_bool(const json& object, const char* field, bool fallback) {
     auto it = object.find(field);
     if (it == object.end() || it->is_null()) return fallback;

@@ -48,12 +48,6 @@ constexpr std::int64_t kDefaultMicrobatchesPerStage = 4;
 
 double ceil_to(double value, double multiple) { return std::ceil(value / multiple) * multiple; }
 
-void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high) {
-    if (value < low || value > high)
-        throw InputError(field, std::string(field) + " must be a whole number in [" + std::to_string(low) + ", " +
-                                    std::to_string(high) + "], got " + std::to_string(value));
-}
-
 // One matmul class of a layer: per-GPU FLOPs of one forward pass over one micro-batch and its shape.
 struct Matmul {
     const char* id;

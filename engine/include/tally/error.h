@@ -44,6 +44,8 @@ double require_positive(const char* field, double value);
 double require_in_left_open(const char* field, double value, double low, double high);
 // value must be a whole number in [low, high] (given as a double from JSON or a parsed flag).
 std::int64_t require_integer(const char* field, double value, std::int64_t low, std::int64_t high);
+// value must be in [low, high] (an integer the engine already holds, e.g. a config field or a layout degree).
+void require_range(const char* field, std::int64_t value, std::int64_t low, std::int64_t high);
 
 // Byte and parameter counts are exact 64-bit integers; overflow is an input error, never a wrap.
 std::uint64_t checked_mul(const char* field, std::uint64_t a, std::uint64_t b);
