@@ -545,8 +545,8 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
     y += stages * rowH + 10;
   }
   body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
-  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, 'forward, 2nd chunk');
-  body += rect(222, y, 12, 12, 'box tone-2') + text(240, y + 10, 'backward');
+  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, '2nd chunk');
+  body += rect(186, y, 12, 12, 'box tone-2') + text(204, y + 10, 'backward');
   return svg(
     y + 18,
     body,
