@@ -54,5 +54,5 @@ build_wasm() {
 
 build_site() {
   log "site (build/site)"
-  node "$TALLY_ROOT/scripts/build-site.mjs" --wasm "$TALLY_ROOT/build/wasm" --out "$TALLY_ROOT/build/site"
+  node "$TALLY_ROOT/scripts/build/build-site.mjs" --wasm "$TALLY_ROOT/build/wasm" --out "$TALLY_ROOT/build/site"
 }

@@ -17,4 +17,4 @@ ensure_apt_packages cmake ninja-build emscripten nodejs npm
 ensure_node_modules
 build_wasm
 build_site
-exec node scripts/static-server.mjs build/site --port "$port"
+exec node scripts/dev/static-server.mjs build/site --port "$port"

@@ -20,12 +20,12 @@ record() {  # suite passed failed
 }
 logs="$TALLY_ROOT/build/test-logs"; mkdir -p "$logs"
 
-# Each suite writes its runner's JUnit XML report; scripts/junit-summary.mjs counts them. The console
+# Each suite writes its runner's JUnit XML report; scripts/dev/junit-summary.mjs counts them. The console
 # output stays the runner's own (kept under build/test-logs).
 record_junit() {  # suite exit-status report.xml...
   local suite=$1 status=$2; shift 2
   local counts pass fail
-  counts=$(node "$TALLY_ROOT/scripts/junit-summary.mjs" "$@")
+  counts=$(node "$TALLY_ROOT/scripts/dev/junit-summary.mjs" "$@")
   read -r pass fail _ <<<"$counts"
   # A runner that exits non-zero with no failed test in its report (a crash, a cancelled file) still fails.
   if ((status != 0 && fail == 0)); then fail=1; fi

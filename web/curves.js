@@ -1,6 +1,6 @@
 // Curves that follow the widget beside them (issue 15, item 2). Each engine curve in a chapter with a
 // calculator is redrawn from that calculator's current engine arguments, with a ring at the calculator's own
-// setting. The build-time drawing (web/figures.js via scripts/build-site.mjs) stays until then, and for
+// setting. The build-time drawing (web/figures.js via scripts/build/build-site.mjs) stays until then, and for
 // readers without scripts. Redrawing waits until the curve is near the viewport, so off-screen curves cost
 // nothing at load. Reads each widget's last successful engine arguments; never computes a number itself.
 import { getEngine } from './engine.js';

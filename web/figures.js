@@ -1,4 +1,4 @@
-// The page's explanatory figures and curves, drawn as SVG at build time by scripts/build-site.mjs; in the
+// The page's explanatory figures and curves, drawn as SVG at build time by scripts/build/build-site.mjs; in the
 // browser web/curves.js redraws the curves from the state of the widget beside each.
 // Diagrams are drawn from small data tables in this file (shapes, schedules, which state each kind of
 // parallelism splits); curves and every number in a label come from the wasm engine, never from a formula

@@ -1,8 +1,8 @@
 // The wasm GEMM ladder measured in headless Chromium through the page's own <tally-roofline> widget
 // (Web Worker, no threads, not cross-origin isolated), as a reader would run it.
 // Run: node engine/bench/gemm_chromium.mjs --site build/site --n 1024 --runs 5
-import { launchChromium } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { launchChromium } from '../../scripts/dev/chromium.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 import path from 'node:path';
 
 const argv = process.argv.slice(2);

@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { launchChromium } from '../../scripts/dev/chromium.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);

@@ -15,7 +15,7 @@ the CUDA headers fall back to a software emulation. Each check reports which pat
 ones without an instruction say "hardware instruction not supported on this architecture".
 
 Build: part of the normal CMake build when nvcc is found (sm_80 and sm_90; compiled with
---fmad=false so the device encoder does exactly the host's arithmetic), or scripts/verify-gpu.sh,
+--fmad=false so the device encoder does exactly the host's arithmetic), or scripts/bench/verify-gpu.sh,
 which builds for the GPU it finds.
 Run:
   ./convert_check                 all 2^32 patterns (seconds to a minute on a recent GPU)

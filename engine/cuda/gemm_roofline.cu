@@ -13,7 +13,7 @@ hardware preset's dense peak for that type, and the arithmetic intensity; --json
 report the roofline widget loads as "measured on <GPU name>".
 
 Build: part of the normal CMake build when nvcc is found (targets for sm_80 and sm_90), or
-  scripts/verify-gpu.sh            (builds, runs every device check, writes build/gpu-report/)
+  scripts/bench/verify-gpu.sh            (builds, runs every device check, writes build/gpu-report/)
 Run:
   ./gemm_roofline                           all sizes, all kernels, table on stdout
   ./gemm_roofline --sizes 1024,4096 --json gemm.json

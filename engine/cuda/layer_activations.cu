@@ -12,7 +12,7 @@ so the stored set is shown to be sufficient for a correct backward pass.
 Dimensions: B = micro-batch, T = sequence length, C = channels, NH = heads, hs = C / NH.
 GPT-2 small's layer: C = 768, NH = 12 (Radford et al. 2019).
 
-Build: part of the normal CMake build when nvcc is found, or scripts/verify-gpu.sh.
+Build: part of the normal CMake build when nvcc is found, or scripts/bench/verify-gpu.sh.
 Run:
   ./layer_activations                  check at B=2, T=256; measure at B=4, T=1024
   ./layer_activations --batch 8 --seq 2048 --json out.json

@@ -8,7 +8,7 @@ This checks the static part of the budget (the bytes-per-parameter arithmetic of
 one GPU without sharding (gpus = 1, ZeRO 0). Activations are printed from the engine but not
 allocated: a measured forward/backward of a transformer layer is not implemented here.
 
-Build: part of the normal CMake build when nvcc is found, or scripts/verify-gpu.sh.
+Build: part of the normal CMake build when nvcc is found, or scripts/bench/verify-gpu.sh.
 Run:
   ./memory_budget                              largest model preset that fits, every recipe
   ./memory_budget --model gpt2-medium --recipes bf16_mixed_adamw,fp32_adamw

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { siteDir, DESKTOP } from './harness.mjs';
-import { launchChromium } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
-import { PAGE_CSP } from '../../scripts/csp.mjs';
+import { launchChromium } from '../../scripts/dev/chromium.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
+import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
 const READY = 120000; // generous: a shared 2-core machine; nothing here measures time
 const FULL_WINDOW = 'position:fixed;inset:0;display:block;z-index:9';

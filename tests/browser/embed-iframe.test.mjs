@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, DESKTOP } from './harness.mjs';
 import { errors } from './page-helpers.mjs';
 import { assertComputes } from './kit-helpers.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 async function hostWith(html, csp) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-iframe-host-'));
@@ -67,7 +67,7 @@ ${frames.map((src, i) => `<iframe id="f${i}" src="${src.replace(/&/g, '&amp;')}"
   }));
   assert.equal(inner.view, 480);
   assert.ok(inner.scroll > inner.view, `the memory widget (${inner.scroll} px) scrolls inside the 480 px frame`);
-  await tab.screenshot({ path: path.join(os.tmpdir(), 'tally-route-iframe-noscript.png'), fullPage: true });
+  await screenshot(tab, 'route-iframe-noscript', { fullPage: true });
   // The one console error expected: the browser refusing the host's own inline script.
   assert.deepEqual(
     errors(tab).filter((e) => !/inline script/.test(e)),
@@ -106,6 +106,6 @@ test('iframe: embed-resizer.js on the host fits the frame to the height embed.ht
     true,
     'no inner scrollbar',
   );
-  await tab.screenshot({ path: path.join(os.tmpdir(), 'tally-route-iframe-resized.png'), fullPage: true });
+  await screenshot(tab, 'route-iframe-resized', { fullPage: true });
   assert.deepEqual(errors(tab), []);
 });

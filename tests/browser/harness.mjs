@@ -1,55 +1,78 @@
 // Browser-test harness: serves build/site on 127.0.0.1 and drives Debian's Chromium with playwright-core.
 import { mkdirSync } from 'node:fs';
+import { after } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../../scripts/chromium.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { launchChromium } from '../../scripts/dev/chromium.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
-// Tests never write into the tree: screenshots go to build/screenshots unless TALLY_SCREENSHOT_DIR opts in
-// (`TALLY_SCREENSHOT_DIR=docs/screenshots node --test tests/browser/...` refreshes the committed ones).
-export const screenshotDir = path.resolve(root, process.env.TALLY_SCREENSHOT_DIR ?? 'build/screenshots');
+// Screenshots are opt-in: a test run makes none; scripts/dev/screenshots.sh sets TALLY_SCREENSHOTS to a folder
+// (build/screenshots) and runs the files that take them. Tests never write into the tree.
+export const screenshotDir = process.env.TALLY_SCREENSHOTS ? path.resolve(process.env.TALLY_SCREENSHOTS) : null;
 export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 812 };
 
-/** Starts the static server and the browser; returns { url, browser, newPage(viewport), close() }. */
-export async function startSite() {
+// One server and one Chromium per test file (each file runs in its own process), started by the file's first
+// startSite() and closed after its last test; every page gets a fresh browser context, so no test sees another's
+// storage, cookies or URL state.
+let shared = null;
+after(async () => {
+  if (!shared) return;
+  const { server, browser } = await shared;
+  await browser?.close();
+  await server.close();
+});
+
+async function startShared() {
   const server = await startServer(siteDir, 0);
-  let browser;
   try {
     // playwright gives each launch a fresh temporary profile (the --user-data-dir of a plain chromium run).
-    browser = await launchChromium({ timeout: 60_000 });
+    return { server, browser: await launchChromium({ timeout: 60_000 }) };
   } catch (error) {
     await server.close();
     throw error;
   }
-  const pages = [];
+}
+
+/**
+ * The file's server and browser for one test: { url, browser, newPage(viewport), close() }. `browser` opens
+ * contexts and pages (each page in a context of its own); close() closes those this test opened.
+ */
+export async function startSite() {
+  shared ??= startShared();
+  const { server, browser } = await shared;
+  const contexts = [];
+  const track = (context) => (contexts.push(context), context);
+  const facade = {
+    newContext: async (options) => track(await browser.newContext(options)),
+    newPage: async (options) => (await facade.newContext(options)).newPage(),
+  };
   return {
     url: server.url,
-    browser,
+    browser: facade,
     /** A new page that records console errors and uncaught exceptions in page.errors. */
     async newPage(viewport = DESKTOP) {
-      const page = await browser.newPage({ viewport });
+      const page = await facade.newPage({ viewport });
       page.errors = [];
       page.on('pageerror', (error) => page.errors.push(`pageerror: ${error.message}`));
       page.on('console', (message) => {
         if (message.type() === 'error') page.errors.push(`console: ${message.text()}`);
       });
-      pages.push(page);
       return page;
     },
     async close() {
-      await browser.close();
-      await server.close();
+      await Promise.all(contexts.splice(0).map((context) => context.close()));
     },
   };
 }
 
-/** Saves a screenshot to <screenshotDir>/<name>.png (build/screenshots unless TALLY_SCREENSHOT_DIR says otherwise). */
+/** Saves a screenshot to $TALLY_SCREENSHOTS/<name>.png when that is set (scripts/dev/screenshots.sh); else does nothing. */
 export async function screenshot(target, name, options = {}) {
+  if (!screenshotDir) return;
   mkdirSync(screenshotDir, { recursive: true });
   await target.screenshot({ path: path.join(screenshotDir, `${name}.png`), ...options });
 }

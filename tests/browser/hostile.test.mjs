@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSite, siteDir, DESKTOP } from './harness.mjs';
 import { errors, watch, setControl } from './page-helpers.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
-import { PAGE_CSP } from '../../scripts/csp.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
+import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
 const READY = 120000; // generous: a shared 2-core machine; nothing here measures time
 

@@ -75,7 +75,7 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
     `${formula} shows ${cls.formula}`,
   );
 
-  // Update latency is a benchmark (scripts/bench-page.mjs, BENCHMARKS.md), never asserted here.
+  // Update latency is a benchmark (scripts/bench/bench-page.mjs, BENCHMARKS.md), never asserted here.
 
   await screenshot(widget, 'memory-desktop');
   assert.deepEqual(errors(page), []);

@@ -1,4 +1,4 @@
-// The npm route (docs/EMBEDDING.md): scripts/pack-widgets.mjs packs the widgets; the tarball installs into a fresh
+// The npm route (docs/EMBEDDING.md): scripts/build/pack-widgets.mjs packs the widgets; the tarball installs into a fresh
 // project with npm (offline: it has no dependencies), its type declarations type-check an author's code (and
 // reject a wrong attribute value), and the widgets, imported from node_modules on that project's own server,
 // compute the engine's numbers with tally.wasm loaded from beside the package's modules.
@@ -8,10 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, root, siteDir, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, root, siteDir, DESKTOP } from './harness.mjs';
 import { errors } from './page-helpers.mjs';
 import { assertComputes } from './kit-helpers.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 test("npm package: packed, installed into a fresh project, typed, and its widgets compute the engine's numbers", async (t) => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'tally-pkg-'));
@@ -19,7 +19,7 @@ test("npm package: packed, installed into a fresh project, typed, and its widget
   t.after(() => rmSync(work, { recursive: true, force: true }));
   execFileSync(
     process.execPath,
-    [path.join(root, 'scripts/pack-widgets.mjs'), '--site', siteDir, '--out', path.join(work, 'pack')],
+    [path.join(root, 'scripts/build/pack-widgets.mjs'), '--site', siteDir, '--out', path.join(work, 'pack')],
     { stdio: 'pipe' },
   );
   const report = JSON.parse(readFileSync(path.join(work, 'pack/pack.json'), 'utf8'));
@@ -146,7 +146,7 @@ export { ok, wrong };
     ['/node_modules/tally-widgets/tally.wasm'],
     "the wasm comes from beside the package's engine.js",
   );
-  await page.screenshot({ path: path.join(os.tmpdir(), 'tally-route-npm.png'), fullPage: true });
+  await screenshot(page, 'route-npm', { fullPage: true });
   assert.deepEqual(errors(page), []);
   console.log(
     `# package ${report.filename}: ${report.size} bytes packed, ${report.unpackedSize} unpacked, ${report.entryCount} files`,

@@ -1,6 +1,6 @@
 // The explainer page as a whole: math is prerendered (no script needed), every inline number comes from the
 // engine, the wasm+JS payload is measured, the embed snippet works, and screenshots are saved at desktop and
-// phone widths. Load time is a benchmark (scripts/bench-page.mjs, BENCHMARKS.md), never asserted here.
+// phone widths. Load time is a benchmark (scripts/bench/bench-page.mjs, BENCHMARKS.md), never asserted here.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
@@ -108,7 +108,7 @@ test("every inline number on the page is the engine's, and the page becomes read
   });
 
   // Three cold loads (each in a fresh page) all reach "ready": every widget wired to the engine. How long that
-  // takes is measured by scripts/bench-page.mjs; a shared machine makes any time limit here fail at random.
+  // takes is measured by scripts/bench/bench-page.mjs; a shared machine makes any time limit here fail at random.
   for (let i = 0; i < 3; i++) {
     const p = i === 0 ? page : watch(await site.newPage(DESKTOP));
     await p.goto(site.url);

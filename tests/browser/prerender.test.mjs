@@ -1,4 +1,4 @@
-// The page read without JavaScript (scripts/build-site.mjs prerenders every engine number): each inline
+// The page read without JavaScript (scripts/build/build-site.mjs prerenders every engine number): each inline
 // value is present with scripts off and equals what the engine computes in the browser with scripts on.
 import test from 'node:test';
 import assert from 'node:assert/strict';

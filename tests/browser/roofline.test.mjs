@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSite, screenshot, siteDir, DESKTOP } from './harness.mjs';
 import { native, open, errors } from './page-helpers.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 // Whether this Chromium validates the relaxed-SIMD module (then the widget must use simd-relaxed).
 async function relaxedValidates(page) {

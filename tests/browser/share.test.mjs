@@ -8,10 +8,10 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import MarkdownIt from 'markdown-it';
-import { startSite, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, DESKTOP } from './harness.mjs';
 import { open, setControl, errors } from './page-helpers.mjs';
 import { assertComputes } from './kit-helpers.mjs';
-import { startServer } from '../../scripts/static-server.mjs';
+import { startServer } from '../../scripts/dev/static-server.mjs';
 
 /** A course site on its own origin serving `files` ({name: html}) under `csp` (null: none). */
 async function courseSite(files, csp = null) {
@@ -87,7 +87,7 @@ test("share: snippets follow the widget's state; the Markdown snippet (markdown-
   const fromMarkdown = await assertComputes(mdPage.locator('tally-memory-budget'), 'Markdown');
   assert.deepEqual([fromMarkdown.args.gpus, fromMarkdown.args.zero], [16, 3], 'the state the reader set');
   assert.equal(await mdPage.locator('a', { hasText: 'Open this figure in tally' }).getAttribute('href'), snippets.url);
-  await mdPage.screenshot({ path: path.join(os.tmpdir(), 'tally-route-markdown.png'), fullPage: true });
+  await screenshot(mdPage, 'route-markdown', { fullPage: true });
 
   const framePage = await site.newPage(DESKTOP);
   await framePage.goto(noScriptSite.url);
@@ -125,6 +125,6 @@ test("share: every widget's script-tag snippet, pasted into a plain page on anot
     'state from the snippet',
   );
   assert.equal((await assertComputes(host.locator('tally-step'), 'step')).args.tp, 8);
-  await host.screenshot({ path: path.join(os.tmpdir(), 'tally-route-script-tag.png'), fullPage: true });
+  await screenshot(host, 'route-script-tag', { fullPage: true });
   assert.deepEqual([...errors(page), ...errors(host)], []);
 });

@@ -1,4 +1,4 @@
-// The single-file route (docs/EMBEDDING.md): scripts/build-single-file.mjs writes one HTML file that works from
+// The single-file route (docs/EMBEDDING.md): scripts/build/build-single-file.mjs writes one HTML file that works from
 // file:// with the network cut off. Every widget on it computes the engine's numbers, every inline value is
 // filled, KaTeX's fonts load from the file itself, and no request leaves the file.
 import test from 'node:test';
@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startSite, root, siteDir, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, root, siteDir, DESKTOP } from './harness.mjs';
 import { assertComputes } from './kit-helpers.mjs';
 
 const WIDGETS = [
@@ -25,7 +25,7 @@ test("single file: opened from file:// with no network, every widget computes th
   const outFile = path.join(os.tmpdir(), `tally-single-${process.pid}.html`);
   execFileSync(
     process.execPath,
-    [path.join(root, 'scripts/build-single-file.mjs'), '--site', siteDir, '--out', outFile],
+    [path.join(root, 'scripts/build/build-single-file.mjs'), '--site', siteDir, '--out', outFile],
     { stdio: 'pipe' },
   );
   const site = await startSite(); // only for its browser: the page below is a file
@@ -70,6 +70,6 @@ test("single file: opened from file:// with no network, every widget computes th
   assert.deepEqual(outside, [], 'no request leaves the file');
   assert.deepEqual(page.errors, []);
   await page.locator('tally-memory-budget').first().scrollIntoViewIfNeeded();
-  await page.screenshot({ path: path.join(os.tmpdir(), 'tally-route-single-file.png') });
+  await screenshot(page, 'route-single-file');
   console.log(`# single file: ${statSync(outFile).size} bytes`);
 });

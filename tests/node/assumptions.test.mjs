@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadEngine, nativeCall, root } from './engine.mjs';
-import { audit, render } from '../../scripts/assumptions.mjs';
+import { audit, render } from '../../scripts/upkeep/assumptions.mjs';
 
-test('docs/ASSUMPTIONS.md is what scripts/assumptions.mjs generates from the engine (not stale)', () => {
+test('docs/ASSUMPTIONS.md is what scripts/upkeep/assumptions.mjs generates from the engine (not stale)', () => {
   const current = readFileSync(path.join(root, 'docs/ASSUMPTIONS.md'), 'utf8');
-  assert.equal(current, render(audit()), 'run `node scripts/assumptions.mjs` and commit docs/ASSUMPTIONS.md');
+  assert.equal(current, render(audit()), 'run `node scripts/upkeep/assumptions.mjs` and commit docs/ASSUMPTIONS.md');
 });
 
 test('every model and hardware preset has a value and a source for every assumption', () => {

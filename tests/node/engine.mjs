@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = process.env.TALLY_WASM_DIR ?? path.join(root, 'build/wasm');
 export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
+export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
 
 let cached;
 
@@ -51,6 +52,13 @@ export function nativeCall(method, argsJson) {
     if (error.status === 2) return error.stdout.trim();
     throw error;
   }
+}
+
+/** The native CLI's answer for the same method and arguments (the `result` of the envelope); throws on an error. */
+export function native(method, args) {
+  const envelope = JSON.parse(nativeCall(method, JSON.stringify(args)));
+  if (!envelope.ok) throw new Error(`native ${method}: ${envelope.error.field}: ${envelope.error.message}`);
+  return envelope.result;
 }
 
 /** Runs the native CLI with arguments and returns its stdout (throws on a non-zero exit). */

@@ -1,4 +1,4 @@
-// scripts/check-floors.mjs: the engine's three floors (core < kernels < api) hold in the repository, and
+// scripts/upkeep/check-floors.mjs: the engine's three floors (core < kernels < api) hold in the repository, and
 // the check reports each kind of breach when one is planted in a scratch copy of the layout.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkFloors } from '../../scripts/check-floors.mjs';
+import { checkFloors } from '../../scripts/upkeep/check-floors.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

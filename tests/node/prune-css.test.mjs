@@ -1,10 +1,10 @@
-// scripts/prune-css.mjs: the page ships KaTeX's stylesheet with only the rules its classes can match.
+// scripts/build/prune-css.mjs: the page ships KaTeX's stylesheet with only the rules its classes can match.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { classesIn, pruneCss } from '../../scripts/prune-css.mjs';
+import { classesIn, pruneCss } from '../../scripts/build/prune-css.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -1,4 +1,4 @@
-// scripts/static-server.mjs: serves only regular files inside its folder (after resolving links), never dotfiles,
+// scripts/dev/static-server.mjs: serves only regular files inside its folder (after resolving links), never dotfiles,
 // only GET and HEAD, with the headers embedding needs; no request takes it down; strict command line.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,11 +9,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, parsePort, parseArgs, requestPath, MAX_HEADER_BYTES } from '../../scripts/static-server.mjs';
-import { PAGE_CSP } from '../../scripts/csp.mjs';
+import { startServer, parsePort, parseArgs, requestPath, MAX_HEADER_BYTES } from '../../scripts/dev/static-server.mjs';
+import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const serverScript = path.join(root, 'scripts/static-server.mjs');
+const serverScript = path.join(root, 'scripts/dev/static-server.mjs');
 const SECRET = 'SECRET-OUTSIDE-THE-SITE';
 
 let base; // temporary folder holding the site and its neighbours

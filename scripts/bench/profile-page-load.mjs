@@ -3,13 +3,13 @@
 // kind of main-thread work (HTML parsing, style, layout, paint, script compile and run, wasm compile), the
 // engine's load (tally.wasm fetched, module instantiated) and its calls, timed per method and per widget mount.
 // Trace times are wall-clock: on a loaded machine every kind grows; "other" is task time in no named kind.
-// usage: node scripts/profile-page-load.mjs [--runs 5] [--site build/site]
+// usage: node scripts/bench/profile-page-load.mjs [--runs 5] [--site build/site]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './chromium.mjs';
-import { startServer } from './static-server.mjs';
+import { launchChromium } from '../dev/chromium.mjs';
+import { startServer } from '../dev/static-server.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const runs = Number(option('--runs', 5));

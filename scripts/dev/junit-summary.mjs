@@ -1,7 +1,7 @@
 // Reads JUnit XML reports (Catch2's `-r junit`, ctest's `--output-junit`, node's `--test-reporter=junit`)
 // and prints "<passed> <failed> <skipped>" for all of them together, so scripts/test.sh counts suites from
 // the runners' own reports. A missing, empty or unreadable report counts as one failure.
-// Usage: node scripts/junit-summary.mjs report.xml [more.xml ...]
+// Usage: node scripts/dev/junit-summary.mjs report.xml [more.xml ...]
 import { readFileSync } from 'node:fs';
 
 // Walks the tags of a JUnit document: each <testcase> is one test; it failed if it holds a <failure> or

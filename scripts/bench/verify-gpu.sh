@@ -5,7 +5,7 @@
 #   build/gpu-report/report.json   all results, for tools
 #   build/gpu-report/roofline.json the GEMM/vector-add points the roofline widget loads
 #                                  ("measured on <GPU name>")
-# Usage: scripts/verify-gpu.sh [--quick] [--out DIR]
+# Usage: scripts/bench/verify-gpu.sh [--quick] [--out DIR]
 #   --quick   small sizes and a 2^24-pattern conversion sample (a minute instead of several)
 # Environment: TALLY_CUDA_ARCHS overrides the architecture list (e.g. "90" or "100a");
 #              TALLY_CUDA_DEVICE picks the device index (default 0).
@@ -14,7 +14,7 @@
 # build failed.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/build/gpu-report"
 quick=()
 while (($#)); do

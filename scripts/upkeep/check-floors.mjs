@@ -4,7 +4,7 @@
 //   api      engine/api: maps arguments to core and kernel calls; no platform code of its own
 // CMake already keeps each floor from seeing the headers of the floors above it; this check covers what
 // include paths cannot: system headers, platform macros, and quoted includes that reach into another folder.
-// Usage: node scripts/check-floors.mjs [root]   (exit 1 and one line per violation when a rule is broken)
+// Usage: node scripts/upkeep/check-floors.mjs [root]   (exit 1 and one line per violation when a rule is broken)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,7 +95,7 @@ export function checkFloors(root) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = process.argv[2] ?? join(fileURLToPath(new URL('.', import.meta.url)), '..');
+  const root = process.argv[2] ?? join(fileURLToPath(new URL('.', import.meta.url)), '../..');
   const violations = checkFloors(root);
   for (const v of violations) console.error(v);
   if (violations.length > 0) process.exit(1);

@@ -6,14 +6,14 @@
 //   ready  - every widget wired to the engine (app.js sets data-ready-ms);
 //   values - every inline engine number shown (no <tally-value> still loading), polled each frame;
 //   fcp    - first contentful paint.
-// usage: node scripts/bench-page-load.mjs [--runs 7] [--label dir]...   (default: after=build/site)
-// e.g.   node scripts/bench-page-load.mjs --runs 7 --before build/site-before --after build/site
+// usage: node scripts/bench/bench-page-load.mjs [--runs 7] [--label dir]...   (default: after=build/site)
+// e.g.   node scripts/bench/bench-page-load.mjs --runs 7 --before build/site-before --after build/site
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './chromium.mjs';
-import { startServer } from './static-server.mjs';
+import { launchChromium } from '../dev/chromium.mjs';
+import { startServer } from '../dev/static-server.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 let runs = 7;
 const sites = [];

@@ -1,5 +1,5 @@
 // The Content-Security-Policy of tally's page: the static server sends it as a header and
-// scripts/build-site.mjs writes it into index.html as a <meta> tag, so both come from this one text.
+// scripts/build/build-site.mjs writes it into index.html as a <meta> tag, so both come from this one text.
 // README.md ("Content-Security-Policy") explains each directive a host page needs.
 
 /** Directive -> sources. */

@@ -3,13 +3,13 @@
 // then every model preset through the accounting methods and every hardware preset through roofline,
 // inference and step time. Each envelope must be byte-identical.
 //
-//   node scripts/compare-outputs.mjs OLD_TALLY NEW_TALLY     (exit 1 and the first differences when any)
+//   node scripts/upkeep/compare-outputs.mjs OLD_TALLY NEW_TALLY     (exit 1 and the first differences when any)
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 function call(cli, method, args) {
   try {
@@ -58,7 +58,7 @@ export function cases(cli) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [oldCli, newCli] = process.argv.slice(2);
   if (!oldCli || !newCli) {
-    console.error('usage: node scripts/compare-outputs.mjs OLD_TALLY NEW_TALLY');
+    console.error('usage: node scripts/upkeep/compare-outputs.mjs OLD_TALLY NEW_TALLY');
     process.exit(2);
   }
   const list = cases(oldCli);

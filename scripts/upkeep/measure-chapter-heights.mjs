@@ -2,17 +2,17 @@
 // off-screen (web/style.css: `content-visibility: auto` on section.chapter skips laying out chapters the reader
 // cannot see; `contain-intrinsic-size` holds their place). A placeholder the size of the real chapter keeps the
 // scrollbar and in-page links where they will be once the chapter renders. Rerun after editing a chapter:
-//   node scripts/measure-chapter-heights.mjs [--site build/site]   -> content/chapter-heights.json
+//   node scripts/upkeep/measure-chapter-heights.mjs [--site build/site]   -> content/chapter-heights.json
 // Measured in headless Chromium at 1280 px (every width from 708 px up lays the 42rem column out the same) and
 // at 375 px (phones, the style.css layout below 600 px) and 320 px (the narrowest phones), with every widget
 // wired and the fonts loaded.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './chromium.mjs';
-import { startServer } from './static-server.mjs';
+import { launchChromium } from '../dev/chromium.mjs';
+import { startServer } from '../dev/static-server.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 const siteDir = path.resolve(root, argv.includes('--site') ? argv[argv.indexOf('--site') + 1] : 'build/site');
 const WIDTHS = { wide: 1280, narrow: 375, smallest: 320 };
@@ -54,7 +54,7 @@ writeFileSync(
   file,
   JSON.stringify(
     {
-      note: 'written by scripts/measure-chapter-heights.mjs: content-box height in CSS px of each chapter rendered at 1280 px (wide), 375 px (narrow) and 320 px (smallest)',
+      note: 'written by scripts/upkeep/measure-chapter-heights.mjs: content-box height in CSS px of each chapter rendered at 1280 px (wide), 375 px (narrow) and 320 px (smallest)',
       heights,
     },
     null,

@@ -1,13 +1,13 @@
 // Page benchmark: load time and update latency of the built site in headless Chromium, medians over several
 // cold runs (each in a fresh browser context, so nothing is cached). The tests never assert times; this does
 // the measuring. Figures go into BENCHMARKS.md ("Page load and update latency").
-// usage: node scripts/bench-page.mjs [--runs N] [--site build/site]   (build first: bash scripts/serve.sh or test.sh)
-import { launchChromium } from './chromium.mjs';
+// usage: node scripts/bench/bench-page.mjs [--runs N] [--site build/site]   (build first: bash scripts/serve.sh or test.sh)
+import { launchChromium } from '../dev/chromium.mjs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from './static-server.mjs';
+import { startServer } from '../dev/static-server.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const runs = Number(option('--runs', '5'));

@@ -1,5 +1,5 @@
 // One HTML file of the whole explainer, for courses that hand out files: build/single/tally.html works opened
-// from file:// with no server and no network. usage: node scripts/build-single-file.mjs [--site build/site] [--out FILE]
+// from file:// with no server and no network. usage: node scripts/build/build-single-file.mjs [--site build/site] [--out FILE]
 //
 // Everything the page loads is inlined: the page's modules bundled by esbuild into one inline module, style.css, KaTeX's stylesheet with its woff2
 // fonts as data: URLs, tally.js as a classic script and tally.wasm as base64 handed to Emscripten's loader as
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const siteDir = path.resolve(root, option('--site', 'build/site'));
@@ -26,7 +26,7 @@ function fail(message) {
 }
 for (const file of ['index.html', 'tally.js', 'tally.wasm', 'tally-widgets.js', 'style.css'])
   if (!existsSync(path.join(siteDir, file)))
-    fail(`${path.join(siteDir, file)} is missing: run scripts/build-site.mjs first`);
+    fail(`${path.join(siteDir, file)} is missing: run scripts/build/build-site.mjs first`);
 
 const read = (file) => readFileSync(path.join(siteDir, file), 'utf8');
 /** Text safe inside an inline <script>: "</script" and "<!--" cannot end or confuse the element (same JS meaning). */

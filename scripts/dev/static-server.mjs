@@ -9,7 +9,7 @@ import http from 'node:http';
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import serveStatic from 'serve-static';
-import { PAGE_CSP } from './csp.mjs';
+import { PAGE_CSP } from '../build/csp.mjs';
 
 /** Request headers up to this size are accepted (node's default is 16 KiB); web/state.js keeps URLs far below. */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -243,13 +243,13 @@ export function parseArgs(args) {
   return { dir: dir ?? 'build/site', port };
 }
 
-// `node scripts/static-server.mjs DIR [--port N]`
+// `node scripts/dev/static-server.mjs DIR [--port N]`
 if (import.meta.url === `file://${process.argv[1]}`) {
   let options;
   try {
     options = parseArgs(process.argv.slice(2));
   } catch (error) {
-    console.error(`static-server: ${error.message} (usage: node scripts/static-server.mjs [DIR] [--port N])`);
+    console.error(`static-server: ${error.message} (usage: node scripts/dev/static-server.mjs [DIR] [--port N])`);
     process.exit(2);
   }
   try {
