@@ -1,8 +1,10 @@
 // <tally-compute> in a real browser: 6ND, exact FLOPs, days, GPU-hours and cost equal the native CLI's
-// answers for the same inputs; bad input is flagged beside the field; screenshots at two widths.
+// answers for the same inputs (and the CLI's `time` flags the page engine's training_cost); bad input is
+// flagged beside the field; screenshots at two widths (opt-in).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { startSite, screenshot, nativeCli, DESKTOP, PHONE } from './harness.mjs';
 import { native, open, setControl, fieldError, errors, watch } from './page-helpers.mjs';
 
 /** web/widgets/base.js formatNumber, for comparing page text with native numbers. */
@@ -56,6 +58,16 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
   assert.equal(await out('gpu_hours'), formatNumber(expected.gpu_seconds / 3600));
   assert.equal(await out('cost'), `$${(expected.cost_dollars / 1e6).toPrecision(3)} M`);
   assert.equal(await out('flops'), formatNumber(expected.six_nd));
+  assert.match(await out('flops'), /^6\.30 × 10²⁴$/, '6 × 70e9 × 15e12');
+  // The CLI's `time` flags are the API's arguments: with the peak given by hand, its JSON equals the page engine's.
+  const byHand = { params: 70e9, tokens: 15e12, gpus: 1024, peak_tflops: 989.5, mfu: 0.5 };
+  const flags = ['--params', '70e9', '--tokens', '15e12', '--gpus', '1024', '--peak-tflops', '989.5', '--mfu', '0.5'];
+  const cli = JSON.parse(execFileSync(nativeCli, ['time', ...flags, '--json'], { encoding: 'utf8' }));
+  const fromPage = await page.evaluate(
+    async (a) => (await (await import('/engine.js')).getEngine()).call('training_cost', a),
+    byHand,
+  );
+  assert.deepEqual(fromPage, cli);
   // Chinchilla reference (Hoffmann et al. 2022, ~20 tokens per parameter): the card shows the engine's count,
   // and the chart marks it beside the run's own tokens per parameter.
   assert.equal(expected.chinchilla_tokens, 1.4e12, '20 x 70B = 1.4T tokens');

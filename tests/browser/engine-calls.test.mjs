@@ -1,11 +1,29 @@
 // Engine start-up cost, counted rather than timed: the engine loader is instrumented (every call that reaches
 // the wasm module is recorded), and each widget alone on a page is checked for the calls its first render
 // makes, for presets being asked for once per page, and for one engine round per control change (a <select>
-// or checkbox fires both `input` and `change`; only one may reach the engine).
+// or checkbox fires both `input` and `change`; only one may reach the engine). On the whole page, web/engine.js's
+// own count shows constant answers (presets) reaching the engine once however many widgets ask, frozen, and one
+// edit of a select or checkbox costing one update (one call in the memory widget, one per roof in the roofline).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { setControl, errors, watch, wrapEngineCalls } from './page-helpers.mjs';
+import { open, setControl, errors, watch, wrapEngineCalls } from './page-helpers.mjs';
+
+// Methods that reached the engine since the last mark (the page's shared engine from web/engine.js).
+async function callsSince(page, mark) {
+  return page.evaluate(async (from) => (await (await import('/engine.js')).getEngine()).engineCallsSince(from), mark);
+}
+// Waits until the page has made no engine call for a second (inline values are computed when idle), then
+// returns the call count so far.
+async function mark(page) {
+  let count = -1;
+  for (;;) {
+    const now = await page.evaluate(async () => (await (await import('/engine.js')).getEngine()).engineCallCount);
+    if (now === count) return now;
+    count = now;
+    await page.waitForTimeout(1000);
+  }
+}
 
 /** A page holding one widget and the one script tag a course page uses. */
 function widgetPage(tag, attributes) {
@@ -108,16 +126,57 @@ for (const c of CASES) {
   });
 }
 
-test('a page of every widget asks for presets once', async (t) => {
+test('a page of every widget asks for presets once (wasm and engine.js counts), and the cached answer is frozen', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
   const page = watch(await site.newPage(DESKTOP));
   await page.addInitScript(wrapEngineCalls);
   await page.goto(new URL('/', site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
+  await page
+    .locator('tally-roofline')
+    .first()
+    .evaluate((el) => el.ready);
   const calls = await page.evaluate(() => [...globalThis.__tallyCalls]);
   const counts = Object.fromEntries([...new Set(calls)].map((m) => [m, calls.filter((x) => x === m).length]));
   console.log(`page start-up: ${calls.length} engine calls ${JSON.stringify(counts)}`);
   assert.equal(counts.presets, 1, 'presets fetched once for the whole page');
   assert.ok(calls.length > 0);
+  const widgets = await page.evaluate(
+    () => document.querySelectorAll('tally-memory-budget, tally-compute, tally-roofline').length,
+  );
+  assert.ok(widgets >= 3, `${widgets} widgets that read presets`);
+  const counted = await callsSince(page, 0);
+  assert.equal(
+    counted.filter((m) => m === 'presets').length,
+    1,
+    `engine.js counts presets once: ${counted.join(', ')}`,
+  );
+  const frozen = await page.evaluate(async () => {
+    const engine = await (await import('/engine.js')).getEngine();
+    const presets = engine.call('presets', {});
+    return { same: presets === engine.call('presets', {}), frozen: Object.isFrozen(presets.hardware[0]) };
+  });
+  assert.deepEqual(frozen, { same: true, frozen: true });
+  assert.deepEqual(errors(page), []);
+});
+
+test('on the page, one select or checkbox edit in the memory widget is one engine call; a roofline dtype change one call per roof', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = await site.newPage(DESKTOP);
+  await open(site, page, '/#memory');
+  const memory = page.locator('tally-memory-budget').first();
+  let before = await mark(page);
+  await setControl(memory, 'zero', '3');
+  assert.deepEqual(await callsSince(page, before), ['memory_budget'], 'select: input and change events, one update');
+  before = await mark(page);
+  await setControl(memory, 'flash', 'true');
+  assert.deepEqual(await callsSince(page, before), ['memory_budget'], 'checkbox: one update');
+  const roofline = page.locator('tally-roofline').first();
+  await roofline.evaluate((el) => el.ready);
+  before = await mark(page);
+  await setControl(roofline, 'dtype', 'fp16');
+  assert.deepEqual(await callsSince(page, before), ['roofline'], 'the roof and its operations in one call');
+  assert.deepEqual(errors(page), []);
 });
