@@ -3,26 +3,9 @@
 // inside the frame. On a page that allows web/embed-resizer.js, the frame grows to the height it posts.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { startSite, screenshot, DESKTOP } from './harness.mjs';
 import { errors } from './page-helpers.mjs';
-import { assertComputes } from './kit-helpers.mjs';
-import { startServer } from '../../scripts/dev/static-server.mjs';
-
-async function hostWith(html, csp) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-iframe-host-'));
-  writeFileSync(path.join(dir, 'index.html'), html);
-  const server = await startServer(dir, 0, { csp });
-  return {
-    url: server.url,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { assertComputes, courseSite } from './kit-helpers.mjs';
 
 const page = (
   body,
@@ -36,9 +19,11 @@ test("iframe: in a host page whose CSP forbids scripts, embed.html widgets compu
     `${site.url}embed.html?widget=compute&model=llama-3-8b&tokens=15e12&gpus=256&mfu=0.4&price=2.5`,
     `${site.url}embed.html?widget=float&format=e4m3&value=500`,
   ];
-  const host = await hostWith(
-    page(`<script>window.hostScriptRan = true;</script>
+  const host = await courseSite(
+    {
+      'index.html': page(`<script>window.hostScriptRan = true;</script>
 ${frames.map((src, i) => `<iframe id="f${i}" src="${src.replace(/&/g, '&amp;')}" title="tally widget" width="100%" height="480" style="border:0"></iframe>`).join('\n')}`),
+    },
     "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-src *",
   );
   t.after(async () => {
@@ -78,9 +63,11 @@ ${frames.map((src, i) => `<iframe id="f${i}" src="${src.replace(/&/g, '&amp;')}"
 test('iframe: embed-resizer.js on the host fits the frame to the height embed.html posts', async (t) => {
   const site = await startSite();
   const src = `${site.url}embed.html?widget=memory-budget&model=llama-2-7b&gpus=8`;
-  const host = await hostWith(
-    page(`<script src="${site.url}embed-resizer.js"></script>
+  const host = await courseSite(
+    {
+      'index.html': page(`<script src="${site.url}embed-resizer.js"></script>
 <iframe id="f" src="${src.replace(/&/g, '&amp;')}" title="tally widget" width="100%" height="300" style="border:0"></iframe><p>after</p>`),
+    },
     `default-src 'none'; script-src ${site.url}; style-src 'unsafe-inline'; img-src data:; frame-src *`,
   );
   t.after(async () => {

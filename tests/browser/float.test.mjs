@@ -4,6 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, PHONE } from './harness.mjs';
 import { native, commit } from './page-helpers.mjs';
+import { FLOAT_FORMATS } from '../node/engine.mjs';
 
 async function openFloat(site, page, query = '') {
   await page.goto(new URL(`/${query}`, site.url).href);
@@ -85,21 +86,7 @@ test("typing 1e-8, 500 and 0.1 shows the engine's codes in every format; bits fl
   await typeValue(widget, 'fp16', '0.1');
   assert.equal(await widget.locator('input[name="hex"]').inputValue(), '0x2e66');
   table = await compareTable(widget);
-  for (const format of [
-    'fp64',
-    'fp32',
-    'tf32',
-    'fp16',
-    'bf16',
-    'e4m3',
-    'e5m2',
-    'e4m3fnuz',
-    'e5m2fnuz',
-    'e2m3',
-    'e3m2',
-    'e2m1',
-    'e8m0',
-  ]) {
+  for (const format of FLOAT_FORMATS) {
     const n = native('float_encode', { format, value: '0.1' });
     assert.equal(table[format].hex, n.hex, format);
     assert.equal(table[format].exact, n.exact, format);

@@ -2,16 +2,15 @@
 import { mkdirSync } from 'node:fs';
 import { after } from 'node:test';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../../scripts/dev/chromium.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
+import { siteDir } from '../node/engine.mjs';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
+// The tree's paths (TALLY_SITE_DIR, TALLY_CLI override them), shared with the node tests.
+export { root, siteDir, nativeCli } from '../node/engine.mjs';
 // Screenshots are opt-in: a test run makes none; scripts/dev/screenshots.sh sets TALLY_SCREENSHOTS to a folder
 // (build/screenshots) and runs the files that take them. Tests never write into the tree.
 export const screenshotDir = process.env.TALLY_SCREENSHOTS ? path.resolve(process.env.TALLY_SCREENSHOTS) : null;
-export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 812 };

@@ -1,13 +1,6 @@
 // Helpers shared by the page, widget, embed and fuzz browser tests (the harness itself is harness.mjs).
-import { execFileSync } from 'node:child_process';
-import { nativeCli } from './harness.mjs';
-
 /** The native CLI's answer for the same method and arguments (the `result` of the envelope). */
-export function native(method, args) {
-  const envelope = JSON.parse(execFileSync(nativeCli, ['call', method, JSON.stringify(args)], { encoding: 'utf8' }));
-  if (!envelope.ok) throw new Error(`native ${method}: ${envelope.error.field}: ${envelope.error.message}`);
-  return envelope.result;
-}
+export { native } from '../node/engine.mjs';
 
 /** Files a page may look for and do without (the roofline widget's optional GPU measurements). */
 const OPTIONAL_FILES = new Set(['/gpu-report.json']);

@@ -4,28 +4,11 @@
 // widget pasted into a plain page on another origin all show widgets that compute the engine's numbers.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { startSite, screenshot, DESKTOP } from './harness.mjs';
 import { open, setControl, errors } from './page-helpers.mjs';
-import { assertComputes } from './kit-helpers.mjs';
-import { startServer } from '../../scripts/dev/static-server.mjs';
+import { assertComputes, courseSite } from './kit-helpers.mjs';
 
-/** A course site on its own origin serving `files` ({name: html}) under `csp` (null: none). */
-async function courseSite(files, csp = null) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-course-'));
-  for (const [name, html] of Object.entries(files)) writeFileSync(path.join(dir, name), html);
-  const server = await startServer(dir, 0, { csp });
-  return {
-    url: server.url,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 const htmlPage = (body) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>course</title><link rel="icon" href="data:,"></head><body>\n${body}\n</body></html>`;
 

@@ -2,7 +2,7 @@
 // widgets read (docs/API.md "Accounting") are there.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall, nativeRun } from './engine.mjs';
+import { assertSameEnvelopes, loadEngine, nativeRun } from './engine.mjs';
 
 const gpt2Config = JSON.stringify({
   model_type: 'gpt2',
@@ -14,6 +14,16 @@ const gpt2Config = JSON.stringify({
 });
 
 // A spread of calls: every method, every model form, parallelism, recipes and bad input.
+// Llama 3 70B on 15T tokens at 43 % MFU and $2.50 per GPU-hour: in both case lists below.
+const llama3Run = {
+  model: 'llama-3-70b',
+  seq: 8192,
+  tokens: 15e12,
+  hardware: 'h100-sxm',
+  gpus: 1024,
+  mfu: 0.43,
+  dollars_per_gpu_hour: 2.5,
+};
 const cases = [
   ['presets', {}],
   ['recipes', {}],
@@ -23,18 +33,7 @@ const cases = [
   ['flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 }],
   ['flops', { model: 'gpt3-175b', seq: 2048, tokens: 300e9, attention_flops: 'causal', recompute: 'full' }],
   ['flops', { model: 'llama-3-405b', seq: 131072, tokens: 1e12, flash_attention: true, recompute: 'selective' }],
-  [
-    'training_cost',
-    {
-      model: 'llama-3-70b',
-      seq: 8192,
-      tokens: 15e12,
-      hardware: 'h100-sxm',
-      gpus: 1024,
-      mfu: 0.43,
-      dollars_per_gpu_hour: 2.5,
-    },
-  ],
+  ['training_cost', llama3Run],
   ['training_cost', { params: 7e9, tokens: 2e12, peak_tflops: 312, gpus: 64, mfu: 0.37 }],
   ['mfu', { model: 'llama-2-7b', seq: 4096, tokens_per_second: 3.1e4, gpus: 8, hardware: 'a100-80gb' }],
   ['memory_budget', { model: 'llama-2-7b', hardware: 'h100-sxm' }],
@@ -84,11 +83,7 @@ const cases = [
 ];
 
 test('wasm and native give the same envelope text for every accounting case', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text}`);
-  }
+  await assertSameEnvelopes(cases);
 });
 
 test('exact counts come out as integers in wasm: GPT-2 small, Llama-2-7B, 8 × 80 GB fit', async () => {
@@ -152,18 +147,7 @@ test('the CLI memory --json equals the wasm memory_budget result', async () => {
 const envelopeCases = [
   // Chinchilla reference: params given, a dense preset, a mixture of experts; flops with and without tokens.
   ['training_cost', { params: 70e9, tokens: 1.4e12, hardware: 'h100-sxm', gpus: 1024, mfu: 0.5 }],
-  [
-    'training_cost',
-    {
-      model: 'llama-3-70b',
-      seq: 8192,
-      tokens: 15e12,
-      hardware: 'h100-sxm',
-      gpus: 1024,
-      mfu: 0.43,
-      dollars_per_gpu_hour: 2.5,
-    },
-  ],
+  ['training_cost', llama3Run],
   ['training_cost', { model: 'mixtral-8x7b', tokens: 1e12, hardware: 'h100-sxm', gpus: 64, mfu: 0.35 }],
   ['training_cost', { params: 7e9, tokens: 3e11, peak_tflops: 312, gpus: 64, mfu: 0.37 }],
   ['flops', { model: 'llama-3-8b', seq: 8192, tokens: 15e12 }],
@@ -195,14 +179,7 @@ const envelopeCases = [
 ];
 
 test('wasm and native agree on training_cost, flops, tensor_bytes and kv_cache envelopes, errors included', async () => {
-  const engine = await loadEngine();
-  let errors = 0;
-  for (const [method, args] of envelopeCases) {
-    const json = JSON.stringify(args);
-    const wasm = engine.raw(method, json);
-    assert.equal(wasm, nativeCall(method, json), `${method} ${json}`);
-    if (!JSON.parse(wasm).ok) errors++;
-  }
+  const errors = await assertSameEnvelopes(envelopeCases);
   assert.ok(errors >= 6, `${errors} error envelopes compared`);
 });
 

@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadEngine, nativeCall, root } from './engine.mjs';
+import { assertSameEnvelopes, loadEngine, root } from './engine.mjs';
 
 const fixture = (name) => readFileSync(path.join(root, 'tests/fixtures/hf', `${name}.json`), 'utf8');
 const fixtures = [
@@ -36,11 +36,7 @@ const cases = [
 ];
 
 test('wasm and native give the same envelope text for the new architectures', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text.slice(0, 80)}`);
-  }
+  await assertSameEnvelopes(cases);
 });
 
 test('published counts through the JS API: DeepSeek-V3 671,026,419,200 (MTP apart), gpt-oss-120b 116.83B', async () => {

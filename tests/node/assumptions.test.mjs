@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadEngine, nativeCall, root } from './engine.mjs';
+import { assertSameEnvelopes, nativeCall, root } from './engine.mjs';
 import { audit, render } from '../../scripts/upkeep/assumptions.mjs';
 
 test('docs/ASSUMPTIONS.md is what scripts/upkeep/assumptions.mjs generates from the engine (not stale)', () => {
@@ -103,9 +103,5 @@ const cases = [
 ];
 
 test('wasm equals native for the audit, capacity allowance and model dropout', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const json = JSON.stringify(args);
-    assert.equal(engine.raw(method, json), nativeCall(method, json), `${method} ${json}`);
-  }
+  await assertSameEnvelopes(cases);
 });

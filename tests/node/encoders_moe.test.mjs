@@ -2,7 +2,7 @@
 // natively, to the last bit, and the published parameter counts come through the JS API.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
+import { assertSameEnvelopes, loadEngine } from './engine.mjs';
 
 // google-bert/bert-base-uncased and google-t5/t5-small config.json (the fields that matter, as published).
 const bertBase = JSON.stringify({
@@ -60,11 +60,7 @@ const cases = [
 ];
 
 test('wasm and native give the same envelope text for encoders, encoder-decoders and MoE parallelism', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text}`);
-  }
+  await assertSameEnvelopes(cases);
 });
 
 test('BERT-base and t5-small keep their published parameter counts in wasm', async () => {

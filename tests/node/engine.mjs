@@ -1,5 +1,6 @@
 // Loads the built wasm engine in node for tests. Emscripten 3.1.6's loader cannot fetch a file
 // path under node 20 ("Failed to parse URL"), so the bytes are handed over as wasmBinary.
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +11,23 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const wasmDir = process.env.TALLY_WASM_DIR ?? path.join(root, 'build/wasm');
 export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
 export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
+
+/** Every float format the engine encodes (engine/include/tally/precision.h), for tests that walk them all. */
+export const FLOAT_FORMATS = [
+  'fp64',
+  'fp32',
+  'tf32',
+  'fp16',
+  'bf16',
+  'e4m3',
+  'e5m2',
+  'e4m3fnuz',
+  'e5m2fnuz',
+  'e2m3',
+  'e3m2',
+  'e2m1',
+  'e8m0',
+];
 
 let cached;
 
@@ -52,6 +70,22 @@ export function nativeCall(method, argsJson) {
     if (error.status === 2) return error.stdout.trim();
     throw error;
   }
+}
+
+/**
+ * Asserts that wasm and the native CLI give the same envelope text for every [method, args] case, errors included;
+ * returns how many of them were error envelopes.
+ */
+export async function assertSameEnvelopes(cases) {
+  const engine = await loadEngine();
+  let errors = 0;
+  for (const [method, args] of cases) {
+    const text = JSON.stringify(args);
+    const wasm = engine.raw(method, text);
+    assert.equal(wasm, nativeCall(method, text), `${method} ${text.slice(0, 100)}`);
+    if (!JSON.parse(wasm).ok) errors++;
+  }
+  return errors;
 }
 
 /** The native CLI's answer for the same method and arguments (the `result` of the envelope); throws on an error. */

@@ -3,7 +3,7 @@
 // and its answers carry the cited figures (tests/engine/hardware_test.cpp has the derivations).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
+import { assertSameEnvelopes, loadEngine } from './engine.mjs';
 
 const chips = ['h200', 'b200', 'gb200-nvl72', 'b300', 'gb300-nvl72', 'mi300x', 'mi325x', 'mi355x'];
 
@@ -27,11 +27,7 @@ const cases = [
 ];
 
 test('wasm equals native on the new presets and block-scaled dtypes, errors included', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const json = JSON.stringify(args);
-    assert.equal(engine.raw(method, json), nativeCall(method, json), `${method} ${json}`);
-  }
+  await assertSameEnvelopes(cases);
 });
 
 test('the wasm presets carry the dense datasheet peaks: GB300 FP4 15 PFLOP/s, GB200 FP8 5, MI355X FP8 5.0332', async () => {

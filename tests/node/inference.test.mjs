@@ -3,7 +3,7 @@
 // byte, errors included: every argument set the page and its worked problems use, and bad input.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
+import { assertSameEnvelopes } from './engine.mjs';
 
 const cases = [
   // The chapter 9 widget's default and its GQA / KV-format / hardware variants; the worked problems' contexts.
@@ -40,13 +40,5 @@ const cases = [
 ];
 
 test('wasm and native agree on inference, matmul_roofline, compute_units and checkpoint_size, errors included', async () => {
-  const engine = await loadEngine();
-  let errors = 0;
-  for (const [method, args] of cases) {
-    const json = JSON.stringify(args);
-    const wasm = engine.raw(method, json);
-    assert.equal(wasm, nativeCall(method, json), `${method} ${json}`);
-    if (!JSON.parse(wasm).ok) errors++;
-  }
-  assert.equal(errors, 9, 'nine error envelopes compared');
+  assert.equal(await assertSameEnvelopes(cases), 9, 'nine error envelopes compared');
 });

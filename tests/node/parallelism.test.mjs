@@ -2,25 +2,24 @@
 // parallelism) give the same answers in wasm as natively, to the last bit, and bad layouts name their field.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall, nativeRun } from './engine.mjs';
+import { assertSameEnvelopes, loadEngine, nativeRun } from './engine.mjs';
 
+// ZeRO-3 with optimizer states and parameters offloaded to the host (DeepSpeed's offload_param).
+const zero3Offload = {
+  model: 'llama-2-7b',
+  gpus: 8,
+  zero: 3,
+  offload: 'optimizer_params',
+  zero3_gather: 'module',
+  hardware: 'h100-sxm',
+};
 const cases = [
   ['memory_budget', { model: 'llama-3-8b', seq: 32768, gpus: 16, tp: 2, cp: 4, zero: 1, flash_attention: true }],
   [
     'memory_budget',
     { model: 'llama-3-70b', seq: 8192, gpus: 64, tp: 8, cp: 2, zero: 3, shard_group: 8, flash_attention: true },
   ],
-  [
-    'memory_budget',
-    {
-      model: 'llama-2-7b',
-      gpus: 8,
-      zero: 3,
-      offload: 'optimizer_params',
-      zero3_gather: 'module',
-      hardware: 'h100-sxm',
-    },
-  ],
+  ['memory_budget', zero3Offload],
   ['memory_budget', { model: 'llama-2-13b', gpus: 1, zero: 2, offload: 'optimizer', hardware: 'a100-80gb' }],
   ['memory_budget', { model: 'mixtral-8x7b', gpus: 8, tp: 2, ep: 8, etp: 1, zero: 1 }],
   [
@@ -34,24 +33,13 @@ const cases = [
 ];
 
 test('wasm and native give the same envelope text for cp, HSDP, offload and folded EP layouts', async () => {
-  const engine = await loadEngine();
-  for (const [method, args] of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw(method, text), nativeCall(method, text), `${method} ${text.slice(0, 100)}`);
-  }
+  await assertSameEnvelopes(cases);
 });
 
 test('the JS API reports the host budget per GPU and per node, and the placement in the setup', async () => {
   const engine = await loadEngine();
   // DeepSpeed's ZeRO-3 estimator with offload_param: 18 B/param on the host per node, 4 × largest layer on GPU.
-  const r = engine.call('memory_budget', {
-    model: 'llama-2-7b',
-    gpus: 8,
-    zero: 3,
-    offload: 'optimizer_params',
-    zero3_gather: 'module',
-    hardware: 'h100-sxm',
-  });
+  const r = engine.call('memory_budget', zero3Offload);
   const n = 6738415616;
   assert.equal(r.host_bytes.per_gpu.total, (18 * n) / 8);
   assert.equal(r.host_bytes.gpus_per_node, 8);

@@ -2,29 +2,7 @@
 // format and rounding mode hash to the same value, and explicit examples give the same envelopes as text.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
-
-const FORMATS = [
-  'fp64',
-  'fp32',
-  'tf32',
-  'fp16',
-  'bf16',
-  'e4m3',
-  'e5m2',
-  'e4m3fnuz',
-  'e5m2fnuz',
-  'e2m3',
-  'e3m2',
-  'e2m1',
-  'e8m0',
-];
-
-function native(method, args) {
-  const envelope = JSON.parse(nativeCall(method, JSON.stringify(args)));
-  if (!envelope.ok) throw new Error(`native ${method}: ${envelope.error.message}`);
-  return envelope.result;
-}
+import { loadEngine, nativeCall, native, FLOAT_FORMATS as FORMATS } from './engine.mjs';
 
 test('a million float patterns per format encode to the same codes in wasm and native', async () => {
   const engine = await loadEngine();
