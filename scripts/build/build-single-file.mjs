@@ -9,21 +9,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { failer, pathOption, root } from './options.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const argv = process.argv.slice(2);
-const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const siteDir = path.resolve(root, option('--site', 'build/site'));
-const outFile = path.resolve(root, option('--out', 'build/single/tally.html'));
+const siteDir = pathOption('--site', 'build/site');
+const outFile = pathOption('--out', 'build/single/tally.html');
 const katexDir = path.join(root, 'node_modules/katex/dist');
-
-function fail(message) {
-  console.error(`build-single-file: ${message}`);
-  process.exit(1);
-}
+const fail = failer('build-single-file');
 for (const file of ['index.html', 'tally.js', 'tally.wasm', 'tally-widgets.js', 'style.css'])
   if (!existsSync(path.join(siteDir, file)))
     fail(`${path.join(siteDir, file)} is missing: run scripts/build/build-site.mjs first`);

@@ -9,7 +9,7 @@
 // curves in the browser from the widget beside each).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import MarkdownIt from 'markdown-it';
@@ -17,18 +17,12 @@ import markdownItKatex from '@vscode/markdown-it-katex';
 import katex from 'katex';
 import { PAGE_CSP } from './csp.mjs';
 import { classesIn, pruneCss } from './prune-css.mjs';
+import { failer, pathOption, root } from './options.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const argv = process.argv.slice(2);
-const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const wasmDir = path.resolve(root, option('--wasm', 'build/wasm'));
-const outDir = path.resolve(root, option('--out', 'build/site'));
+const wasmDir = pathOption('--wasm', 'build/wasm');
+const outDir = pathOption('--out', 'build/site');
 const katexDir = path.join(root, 'node_modules/katex/dist');
-
-function fail(message) {
-  console.error(`build-site: ${message}`);
-  process.exit(1);
-}
+const fail = failer('build-site');
 
 for (const file of ['tally.js', 'tally.wasm'])
   if (!existsSync(path.join(wasmDir, file)))
@@ -74,7 +68,7 @@ cpSync(path.join(katexDir, 'fonts'), path.join(vendor, 'fonts'), { recursive: tr
 
 // Optional GPU measurements for the roofline widget (scripts/bench/verify-gpu.sh writes them on a machine with a
 // GPU); served as gpu-report.json when present, otherwise the widget shows the CPU measurement only.
-const gpuReportDir = path.resolve(root, option('--gpu-report', 'build/gpu-report'));
+const gpuReportDir = pathOption('--gpu-report', 'build/gpu-report');
 const gpuReport = ['roofline.json', 'report.json']
   .map((name) => path.join(gpuReportDir, name))
   .find((file) => existsSync(file));

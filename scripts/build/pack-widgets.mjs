@@ -11,15 +11,12 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../dev/chromium.mjs';
 import { startServer } from '../dev/static-server.mjs';
+import { failer, pathOption, root } from './options.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const argv = process.argv.slice(2);
-const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const siteDir = path.resolve(root, option('--site', 'build/site'));
-const outDir = path.resolve(root, option('--out', 'build/package'));
+const siteDir = pathOption('--site', 'build/site');
+const outDir = pathOption('--out', 'build/package');
 const stage = path.join(outDir, 'stage');
 
 export const PACKAGE_NAME = 'tally-widgets';
@@ -39,10 +36,7 @@ const PUBLIC_METHODS = {
   },
 };
 
-function fail(message) {
-  console.error(`pack-widgets: ${message}`);
-  process.exit(1);
-}
+const fail = failer('pack-widgets');
 for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'tally.js', 'tally.wasm', 'widgets'])
   if (!existsSync(path.join(siteDir, file)))
     fail(`${path.join(siteDir, file)} is missing: build the site first (scripts/build/build-site.mjs)`);
