@@ -4,6 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
 import { native, open, setControl, fieldError, gb, errors, watch } from './page-helpers.mjs';
+import { hfFixture } from '../node/engine.mjs';
 
 const SETTINGS = {
   model: 'llama-3-8b',
@@ -156,16 +157,7 @@ test('memory budget: a pasted T5 config takes a target length; a decoder refuses
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   // google-t5/t5-small's config.json (the fields that matter): 6 + 6 layers, inputs 512, targets 114.
-  const config = JSON.stringify({
-    model_type: 't5',
-    d_model: 512,
-    d_kv: 64,
-    d_ff: 2048,
-    num_heads: 8,
-    num_layers: 6,
-    vocab_size: 32128,
-    dropout_rate: 0.1,
-  });
+  const config = JSON.stringify(JSON.parse(hfFixture('t5-small')));
   await setControl(widget, 'model', 'custom');
   await setControl(widget, 'config', config);
   await setControl(widget, 'seq', '512');

@@ -3,11 +3,8 @@
 // model_type; the published counts come through the JS API.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { assertSameEnvelopes, loadEngine, root } from './engine.mjs';
+import { assertSameEnvelopes, hfFixture as fixture, loadEngine } from './engine.mjs';
 
-const fixture = (name) => readFileSync(path.join(root, 'tests/fixtures/hf', `${name}.json`), 'utf8');
 const fixtures = [
   'deepseek-v3',
   'kimi-k2',

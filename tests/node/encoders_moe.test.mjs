@@ -2,9 +2,9 @@
 // natively, to the last bit, and the published parameter counts come through the JS API.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { assertSameEnvelopes, loadEngine } from './engine.mjs';
+import { assertSameEnvelopes, hfFixture, loadEngine } from './engine.mjs';
 
-// google-bert/bert-base-uncased and google-t5/t5-small config.json (the fields that matter, as published).
+// google-bert/bert-base-uncased and google-t5/t5-small (tests/fixtures/hf) config.json (the fields that matter, as published).
 const bertBase = JSON.stringify({
   model_type: 'bert',
   hidden_size: 768,
@@ -18,17 +18,7 @@ const bertBase = JSON.stringify({
   hidden_dropout_prob: 0.1,
   attention_probs_dropout_prob: 0.1,
 });
-const t5Small = JSON.stringify({
-  model_type: 't5',
-  d_model: 512,
-  d_kv: 64,
-  d_ff: 2048,
-  num_heads: 8,
-  num_layers: 6,
-  vocab_size: 32128,
-  relative_attention_num_buckets: 32,
-  dropout_rate: 0.1,
-});
+const t5Small = JSON.stringify(JSON.parse(hfFixture('t5-small')));
 
 const cases = [
   ['params', { hf_config: bertBase }],

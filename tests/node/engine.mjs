@@ -29,6 +29,9 @@ export const FLOAT_FORMATS = [
   'e8m0',
 ];
 
+/** The text of a Hugging Face config.json fixture (tests/fixtures/hf/<name>.json, written from the published values). */
+export const hfFixture = (name) => readFileSync(path.join(root, 'tests/fixtures/hf', `${name}.json`), 'utf8');
+
 let cached;
 
 /** The raw Emscripten module (one per process). */
