@@ -3,18 +3,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { setControl, commit, fieldError, errors, openWidgetAlone } from './page-helpers.mjs';
+import { setControl, commit, fieldError, errors, openWidgetAlone, openSection } from './page-helpers.mjs';
 
-async function open(site, viewport, colorScheme = 'light') {
-  const page = await site.browser.newPage({ viewport, colorScheme });
-  page.errors = [];
-  page.on('pageerror', (error) => page.errors.push(error.message));
-  await page.goto(`${site.url}#communication`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
-  const widget = page.locator('tally-collectives');
-  await widget.scrollIntoViewIfNeeded();
-  return { page, widget };
-}
+const open = (site, viewport, colorScheme) =>
+  openSection(site, 'communication', 'tally-collectives', viewport, colorScheme);
 
 /** The page's own engine (method collective) and the widget module's formatters, called inside the page. */
 function inPage(page) {

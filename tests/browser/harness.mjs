@@ -4,13 +4,18 @@ import { after } from 'node:test';
 import path from 'node:path';
 import { launchChromium } from '../../scripts/dev/chromium.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
-import { siteDir } from '../node/engine.mjs';
+import { root, siteDir } from '../node/engine.mjs';
 
 // The tree's paths (TALLY_SITE_DIR, TALLY_CLI override them), shared with the node tests.
 export { root, siteDir, nativeCli } from '../node/engine.mjs';
 // Screenshots are opt-in: a test run makes none; scripts/dev/screenshots.sh sets TALLY_SCREENSHOTS to a folder
 // (build/screenshots) and runs the files that take them. Tests never write into the tree.
 export const screenshotDir = process.env.TALLY_SCREENSHOTS ? path.resolve(process.env.TALLY_SCREENSHOTS) : null;
+const inTree = (dir) => !path.relative(root, dir).startsWith('..') && !path.isAbsolute(path.relative(root, dir));
+if (screenshotDir && inTree(screenshotDir) && !screenshotDir.startsWith(path.join(root, 'build') + path.sep))
+  throw new Error(
+    `TALLY_SCREENSHOTS=${screenshotDir} is inside the tree: use build/screenshots or a folder outside it`,
+  );
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 812 };

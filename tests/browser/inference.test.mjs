@@ -3,18 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { setControl, errors, openWidgetAlone } from './page-helpers.mjs';
+import { setControl, errors, openWidgetAlone, openSection } from './page-helpers.mjs';
 
-async function open(site, viewport, colorScheme = 'light') {
-  const page = await site.browser.newPage({ viewport, colorScheme });
-  page.errors = [];
-  page.on('pageerror', (error) => page.errors.push(error.message));
-  await page.goto(`${site.url}#inference`);
-  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
-  const widget = page.locator('tally-inference');
-  await widget.scrollIntoViewIfNeeded();
-  return { page, widget };
-}
+const open = (site, viewport, colorScheme) => openSection(site, 'inference', 'tally-inference', viewport, colorScheme);
 
 /** The page's own engine (method inference) and base.js formatters, called inside the page. */
 function inPage(page) {

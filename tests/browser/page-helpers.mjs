@@ -36,6 +36,21 @@ export async function open(site, page, path = '/') {
   );
 }
 
+/**
+ * Opens the page at `#hash` in `colorScheme`, waits until the page is ready and scrolls to the `tag` widget:
+ * { page, widget }, with the page's uncaught exceptions in page.errors.
+ */
+export async function openSection(site, hash, tag, viewport, colorScheme = 'light') {
+  const page = await site.browser.newPage({ viewport, colorScheme });
+  page.errors = [];
+  page.on('pageerror', (error) => page.errors.push(error.message));
+  await page.goto(`${site.url}#${hash}`);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  const widget = page.locator(tag);
+  await widget.scrollIntoViewIfNeeded();
+  return { page, widget };
+}
+
 /** Sets a control inside a widget's shadow root the way a reader would (fill, select or check). */
 export async function setControl(widget, name, value) {
   const control = widget.locator(`[name="${name}"]`);
