@@ -47,10 +47,15 @@ const rows = {
   'page: DOMContentLoaded (ms)': [],
   'page: ready, every widget wired to the engine (ms)': [],
   'embed example: ready (ms)': [],
-  'memory widget: re-render per input (ms, median of 200)': [],
-  'compute widget: re-render per input (ms, median of 200)': [],
-  'float widget: re-render per input (ms, median of 200)': [],
 };
+// Widgets timed per input: [row name, widget selector, field, the values typed in turn].
+const LATENCY = [
+  ['memory', 'section#memory tally-memory-budget', 'seq', Array.from({ length: 16 }, (_, i) => String(1024 * (i + 1)))],
+  ['compute', 'tally-compute', 'gpus', Array.from({ length: 16 }, (_, i) => String(256 * (i + 1)))],
+  ['float', 'tally-float', 'value', ['3.140625', '0.1', '65504', '1e-5', '-2.5', '1234.5678']],
+];
+const latencyRow = (widget) => `${widget} widget: re-render per input (ms, median of 200)`;
+for (const [widget] of LATENCY) rows[latencyRow(widget)] = [];
 try {
   for (let run = 0; run < runs; run++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -62,30 +67,8 @@ try {
     rows['page: ready, every widget wired to the engine (ms)'].push(
       Number(await page.evaluate(() => document.documentElement.dataset.readyMs)),
     );
-    rows['memory widget: re-render per input (ms, median of 200)'].push(
-      await page.evaluate(latency, [
-        'section#memory tally-memory-budget',
-        'seq',
-        200,
-        Array.from({ length: 16 }, (_, i) => String(1024 * (i + 1))),
-      ]),
-    );
-    rows['compute widget: re-render per input (ms, median of 200)'].push(
-      await page.evaluate(latency, [
-        'tally-compute',
-        'gpus',
-        200,
-        Array.from({ length: 16 }, (_, i) => String(256 * (i + 1))),
-      ]),
-    );
-    rows['float widget: re-render per input (ms, median of 200)'].push(
-      await page.evaluate(latency, [
-        'tally-float',
-        'value',
-        200,
-        ['3.140625', '0.1', '65504', '1e-5', '-2.5', '1234.5678'],
-      ]),
-    );
+    for (const [widget, selector, field, values] of LATENCY)
+      rows[latencyRow(widget)].push(await page.evaluate(latency, [selector, field, 200, values]));
     await context.close();
 
     const embedContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
