@@ -3,64 +3,23 @@
 import assert from 'node:assert/strict';
 import { native } from './page-helpers.mjs';
 
-/** Reads, inside the page, the engine method, arguments and result a widget is showing now. */
-function shownCall(el) {
-  switch (el.localName) {
-    case 'tally-memory-budget':
-      return {
-        method: 'memory_budget',
-        args: el.budgetArgs,
-        result: el.budget,
-        text: el.shadowRoot.querySelector('[data-out="verdict"]')?.textContent,
-      };
-    case 'tally-compute':
-      return {
-        method: 'training_cost',
-        args: el.result?.args,
-        result: el.result?.cost,
-        text: el.shadowRoot.querySelector('[data-out="days"]')?.textContent,
-      };
-    case 'tally-inference':
-      return {
-        method: 'inference',
-        args: el.inferenceArgs,
-        result: el.result,
-        text: el.shadowRoot.querySelector('[data-out="decode"]')?.textContent,
-      };
-    case 'tally-collectives':
-      return {
-        method: 'collective',
-        args: el.args,
-        result: el.result,
-        text: el.shadowRoot.querySelector('[data-out="time"]')?.textContent,
-      };
-    case 'tally-step':
-      return {
-        method: 'step_time',
-        args: el.stepArgs,
-        result: el.result,
-        text: el.shadowRoot.querySelector('[data-out="mfu"]')?.textContent,
-      };
-    case 'tally-float':
-      return {
-        method: 'float_encode',
-        args: { ...el.args(), value: el.state.value },
-        result: el.current,
-        text: el.shadowRoot.querySelector('[data-out="stored"]')?.textContent,
-      };
-    case 'tally-roofline': {
-      const root = el.shadowRoot;
-      const args = {
-        hardware: root.querySelector('input[name="hw"]:checked')?.value,
-        dtype: root.querySelector('select[name="dtype"]').value,
-        seq: Number(root.querySelector('input[name="seq"]').value),
-        intensity: [10 ** -2, 10 ** 4.5],
-      };
-      return { method: 'roofline', args, result: el.roofs?.[0]?.result, text: root.querySelector('svg')?.textContent };
-    }
-    default:
-      return { method: null };
-  }
+/** Each widget's headline output, the text that must show a value. */
+const HEADLINES = {
+  'tally-memory-budget': '[data-out="verdict"]',
+  'tally-compute': '[data-out="days"]',
+  'tally-inference': '[data-out="decode"]',
+  'tally-collectives': '[data-out="time"]',
+  'tally-step': '[data-out="mfu"]',
+  'tally-float': '[data-out="stored"]',
+  'tally-roofline': 'svg',
+};
+
+/** Reads, inside the page, the engine call a widget is showing now (its public lastCall) and its headline text. */
+function shownCall(el, headlines) {
+  const selector = headlines[el.localName];
+  if (!selector || !el.lastCall) return { method: null };
+  const { method, args, result } = el.lastCall;
+  return { method, args, result, text: el.shadowRoot.querySelector(selector)?.textContent };
 }
 
 /**
@@ -70,7 +29,7 @@ function shownCall(el) {
  */
 export async function assertComputes(handle, label = '') {
   await handle.evaluate((el) => el.ready);
-  const shown = await handle.evaluate(shownCall);
+  const shown = await handle.evaluate(shownCall, HEADLINES);
   assert.ok(shown.method, `${label}: a known widget`);
   assert.ok(shown.result, `${label}: ${shown.method} has a result`);
   assert.deepEqual(shown.result, native(shown.method, shown.args), `${label}: ${shown.method} equals the native CLI's`);

@@ -1,7 +1,7 @@
 // The widget kit in one import: every widget (and a host script) imports from here; each concern lives in its
-// own module under kit/: element.js (TallyWidget, defineWidget), styles.js, theme.js, format.js (display
-// formatting), fields.js (field builders, number reading, error lines), export.js (copy, download, SVG/PNG),
-// mount.js (when widgets mount). Widgets compute nothing: numbers come from the engine.
+// own module under kit/: element.js (TallyWidget, defineWidget), store.js (a widget's field table), styles.js,
+// theme.js, format.js (display formatting), fields.js (field builders, number reading, error lines), export.js
+// (copy, download, SVG/PNG), mount.js (when widgets mount). Widgets compute nothing: numbers come from the engine.
 export { getEngine, TallyError } from '../engine.js';
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf } from '../state.js';
 export { baseCss, darkCss } from './kit/styles.js';
@@ -37,3 +37,4 @@ export {
 } from './kit/fields.js';
 export { copyText, downloadBlob, standaloneSvg, svgToPng } from './kit/export.js';
 export { TallyWidget, defineWidget, widgetTags } from './kit/element.js';
+export { fieldControl, fieldAttribute, fieldArgs, readFields, writeFields } from './kit/store.js';

@@ -21,11 +21,9 @@ import {
   escapeHtml,
   formatNumber,
   formatSi,
-  selectField,
-  numberField,
   parseNumber,
   clearErrors,
-  isNumberText,
+  fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale } from './chart.js';
 
@@ -227,8 +225,33 @@ function segmentHitsBox([x1, y1, x2, y2], box) {
 /** 2.5e12 -> "2.5 T" (the shared formatter). */
 const siPrefix = formatSi;
 
+/**
+ * The chart's fields (kit/store.js). `hardware` is the checked roofs, a comma-separated list of preset ids in the
+ * order they were given or checked (this.selected, its checkboxes); each roof is one roofline call.
+ */
+const FIELDS = [
+  {
+    name: 'hardware',
+    kind: 'text',
+    check: (t, w) =>
+      t.split(',').every((id) => w.hardware.some((h) => h.id === id.trim())) || 'not a list of hardware preset ids',
+    fallback: 'h100-sxm',
+    arg: 'hardware',
+  },
+  {
+    name: 'dtype',
+    kind: 'select',
+    label: 'Data type (element size and peak)',
+    options: (w) => w.dtypes.map((d) => ({ value: d, label: d })),
+    check: (t, w) => w.dtypes.includes(t) || `not one of ${w.dtypes.join(', ')}`,
+    fallback: 'bf16',
+    arg: 'dtype',
+  },
+  { name: 'seq', kind: 'number', label: 'Sequence length s (attention)', fallback: '2048', arg: 'seq' },
+];
+
 class TallyRoofline extends TallyWidget {
-  static stateAttributes = ['hardware', 'dtype', 'seq'];
+  static fields = FIELDS;
   /** Attributes read once at start-up: the measured sizes and the probe's buffer and repetitions. */
   static configAttributes = ['sizes', 'probe-mib', 'reps'];
 
@@ -240,20 +263,7 @@ class TallyRoofline extends TallyWidget {
     this.ladder = null;
     const dtypes = [...new Set(this.hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
     this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
-    const ids = new Set(this.hardware.map((h) => h.id));
-    const start = this.declareState('roof', [
-      {
-        name: 'hardware',
-        check: (t) => t.split(',').every((id) => ids.has(id.trim())) || 'not a list of hardware preset ids',
-        fallback: 'h100-sxm',
-      },
-      {
-        name: 'dtype',
-        check: (t) => this.dtypes.includes(t) || `not one of ${this.dtypes.join(', ')}`,
-        fallback: 'bf16',
-      },
-      { name: 'seq', check: isNumberText, fallback: '2048' },
-    ]);
+    const start = this.declareState('roof');
     const wanted = this.roofOrder(start.hardware);
     /** Checked roofs in the author's order (then the order the reader checks them): the first places the operations. */
     this.selected = wanted;
@@ -275,8 +285,8 @@ class TallyRoofline extends TallyWidget {
       <div class="widget">
         <div class="fields">
           <fieldset class="hw"><legend>Hardware (roofs to draw; the first one given, or checked, places the operations)</legend>${boxes}</fieldset>
-          ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: this.dtypes.map((d) => ({ value: d, label: d })), value: dtype })}
-          ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: start.seq })}
+          ${fieldControl(FIELDS, 'dtype', dtype, this)}
+          ${fieldControl(FIELDS, 'seq', start.seq, this)}
         </div>
         <div class="notice" role="alert"></div>
         <svg class="chart" viewBox="0 0 ${W} ${H_WIDE}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
@@ -332,23 +342,17 @@ class TallyRoofline extends TallyWidget {
 
   /** The chart's state as the URL holds it: checked roofs (comma-separated ids), data type, sequence length. */
   values() {
-    const root = this.shadowRoot;
-    return {
-      hardware: this.selected.join(','),
-      dtype: root.querySelector('select[name="dtype"]').value,
-      seq: root.querySelector('input[name="seq"]').value,
-    };
+    return { hardware: this.selected.join(','), ...super.values() };
   }
 
   /** Sets controls from state texts (setState, URL reverts). */
   applyState(values) {
-    const root = this.shadowRoot;
     if ('hardware' in values) {
       this.selected = this.roofOrder(values.hardware);
-      for (const box of root.querySelectorAll('input[name="hw"]')) box.checked = this.selected.includes(box.value);
+      for (const box of this.shadowRoot.querySelectorAll('input[name="hw"]'))
+        box.checked = this.selected.includes(box.value);
     }
-    if ('dtype' in values) root.querySelector('select[name="dtype"]').value = values.dtype;
-    if ('seq' in values) root.querySelector('input[name="seq"]').value = values.seq;
+    super.applyState(values);
   }
 
   /** The preset ids of a comma-separated list, in its order, each once ("h100-sxm,a100-80gb"). */
@@ -361,11 +365,6 @@ class TallyRoofline extends TallyWidget {
           .map((id) => id.trim()),
       ),
     ].filter((id) => known.has(id));
-  }
-
-  /** Attributes that reproduce the current state in an embed snippet. */
-  embedAttributes() {
-    return this.values();
   }
 
   disconnectedCallback() {
@@ -392,15 +391,11 @@ class TallyRoofline extends TallyWidget {
     const skipped = []; // checked devices without a dense peak in this dtype: named, not dropped silently
     try {
       for (const id of ids) {
-        let r;
+        let r, args;
         try {
           // one call per roof: the operations and the roof's ends (its bound at the chart's edges)
-          r = this.engine.call('roofline', {
-            hardware: id,
-            dtype,
-            seq,
-            intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
-          });
+          args = { hardware: id, dtype, seq, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]] };
+          r = this.engine.call('roofline', args);
         } catch (error) {
           if (error instanceof TallyError && error.field === 'dtype') {
             skipped.push(this.hardware.find((h) => h.id === id)?.name ?? id); // chip lacks this dtype
@@ -408,6 +403,7 @@ class TallyRoofline extends TallyWidget {
           }
           throw error;
         }
+        if (!this.roofs.length) this.recordCall('roofline', args, r); // the first roof places the operations
         this.roofs.push({ id, name: r.hardware.name, result: r, ends: { points: r.points } });
         this.ops ??= r.ops;
       }

@@ -8,6 +8,17 @@ import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { escapeHtml } from './format.js';
 import { showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
+import {
+  fieldAttributes,
+  fieldOfAttribute,
+  stateEntries,
+  readFields,
+  writeFields,
+  fieldArgs,
+  argFields,
+  embedFields,
+  engineDefaultFields,
+} from './store.js';
 
 /** Marks tally's widget classes, so a second copy of the script recognises the first one's elements. */
 const TALLY_WIDGET = Symbol.for('tally.widget');
@@ -102,9 +113,14 @@ export class TallyWidget extends HTMLElement {
   /** The values a host attribute takes, for the package's types (scripts/pack-widgets.mjs); others are free text. */
   static hostAttributeOptions = { theme: THEMES, 'url-state': ['', 'on', 'off', 'true', 'false'] };
 
-  /** Attributes that set state after start-up too (each subclass lists its own in `stateAttributes`), and `theme`. */
+  /** The attributes of the widget's state fields (its `static fields` table, kit/store.js), in table order. */
+  static get stateAttributes() {
+    return fieldAttributes(this.fields ?? []);
+  }
+
+  /** Attributes that set state after start-up too (the state fields' attributes), and `theme`. */
   static get observedAttributes() {
-    return [...(this.stateAttributes ?? []), 'theme'];
+    return [...this.stateAttributes, 'theme'];
   }
 
   constructor() {
@@ -114,6 +130,8 @@ export class TallyWidget extends HTMLElement {
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
+    /** The last successful engine call, {method, args, result} (see recordCall); null before one. */
+    this.lastCall = null;
     // The field the reader is typing in during this input event (errors about it wait, see showError).
     this.typingField = null;
     this.heldErrors = new Map();
@@ -147,12 +165,6 @@ export class TallyWidget extends HTMLElement {
   }
 
   // ------------------------------------------------------------------------------------ declared state
-  /**
-   * Declares the widget's state fields [{name, check, fallback, attribute?}] (check: a state.js validator; the
-   * attribute defaults to the name with "-" for "_") and returns the starting values: each valid attribute, else
-   * its fallback, with the URL's values on top. URL values that fail their check wait in this.urlRejections
-   * for settleUrlState(); an invalid attribute falls back with a console warning.
-   */
   /** The engine's presets (models, hardware), or empty lists when the engine refuses: the widget then
    *  still renders and its next engine call shows the error. The page asks the engine for them once. */
   loadPresets() {
@@ -163,7 +175,13 @@ export class TallyWidget extends HTMLElement {
     }
   }
 
-  declareState(short, fields) {
+  /**
+   * Declares the widget's state fields (by default its `static fields` table, resolved against its presets; or
+   * entries [{name, check, fallback, attribute?}]) and returns the starting values: each valid attribute, else its
+   * fallback, with the URL's values on top. URL values that fail their check wait in this.urlRejections for
+   * settleUrlState(); an invalid attribute falls back with a console warning.
+   */
+  declareState(short, fields = stateEntries(this.constructor.fields, this)) {
     this.key ??= stateKey(this, short);
     this.stateFields = fields;
     this.stateSchema = Object.fromEntries(fields.map((f) => [f.name, f.check]));
@@ -409,7 +427,7 @@ export class TallyWidget extends HTMLElement {
       return;
     }
     if (!this.mounted || oldValue === value || value === null) return;
-    const field = name.replace(/-/g, '_');
+    const field = fieldOfAttribute(this.constructor.fields ?? [], name)?.name ?? name.replace(/-/g, '_');
     try {
       this.setState({ [field]: value });
       this.setUrlNotice(`attribute:${name}`, null);
@@ -577,6 +595,46 @@ export class TallyWidget extends HTMLElement {
 
   /** Subclasses build their DOM here (this.engine is ready). */
   mount() {}
+
+  // ------------------------------------------------------------------------------------ the field table
+  /** The state as text, read from the controls of the table's fields (kit/store.js readFields). */
+  values() {
+    return readFields(this.constructor.fields, this.shadowRoot);
+  }
+
+  /** Sets controls from state texts (setState, URL reverts); widgets with linked fields add to it. */
+  applyState(values) {
+    writeFields(this.shadowRoot, values);
+  }
+
+  /** Attributes that reproduce the current state in an embed snippet. */
+  embedAttributes() {
+    return embedFields(this.constructor.fields, this.values());
+  }
+
+  /** The engine arguments the table's fields give for `values`: {args, errors} (kit/store.js fieldArgs). */
+  fieldArgs(values = this.values()) {
+    return fieldArgs(this.constructor.fields, values);
+  }
+
+  /** Engine argument -> field, from the table, for errors the engine names by its argument. */
+  get argToField() {
+    return argFields(this.constructor.fields);
+  }
+
+  /** The defaults note's entries of the table's fields that name the engine's own choice. */
+  get engineDefaultFields() {
+    return engineDefaultFields(this.constructor.fields);
+  }
+
+  /**
+   * Records the widget's last successful engine call as `lastCall`, {method, args, result}: the one public view
+   * of what the widget computed, read by the curves that follow it (web/curves.js) and by tests. A refused call
+   * leaves it (and sets `lastError`, {field, message}).
+   */
+  recordCall(method, args, result) {
+    this.lastCall = { method, args, result };
+  }
 
   /**
    * Shows the URL values this widget ignored ([{param, field, reason}] from readState, or engine rejections).
