@@ -2,42 +2,44 @@
 // calculator is redrawn from that calculator's current engine arguments, with a ring at the calculator's own
 // setting. The build-time drawing (web/figures.js via scripts/build/build-site.mjs) stays until then, and for
 // readers without scripts. Redrawing waits until the curve is near the viewport, so off-screen curves cost
-// nothing at load. Reads each widget's last successful engine arguments; never computes a number itself.
+// nothing at load. Reads each widget's public last call (lastCall: its last successful engine call, see
+// web/widgets/kit/element.js recordCall); never computes a number itself.
 import { getEngine } from './engine.js';
 import { renderFigure } from './figures.js';
 
+/** A memory widget's last call when it is a preset model's pre-training budget (a fine-tuning one is not the curve's). */
+const pretraining = (call) => call?.method === 'memory_budget' && Boolean(call.args.model);
 const omit = (object, keys) => Object.fromEntries(Object.entries(object).filter(([k]) => !keys.includes(k)));
 
 /** Figure name -> the widget it follows and the figure options read from that widget (null: nothing to follow yet). */
 export const FOLLOWS = {
   'activations-vs-seq': {
     widget: 'tally-memory-budget',
-    options: (w) =>
-      w.budgetArgs?.model && w.method !== 'finetune' // a fine-tuning budget is not the curve's pre-training one
+    options: ({ lastCall: c }) =>
+      pretraining(c)
         ? {
-            base: omit(w.budgetArgs, ['seq', 'flash_attention', 'gpus', 'zero']),
-            marker: { seq: w.budgetArgs.seq, flash: Boolean(w.budgetArgs.flash_attention) },
+            base: omit(c.args, ['seq', 'flash_attention', 'gpus', 'zero']),
+            marker: { seq: c.args.seq, flash: Boolean(c.args.flash_attention) },
           }
         : null,
   },
   'zero-vs-gpus': {
     widget: 'tally-memory-budget',
-    options: (w) =>
-      w.budgetArgs?.model && w.method !== 'finetune' // a fine-tuning budget is not the curve's pre-training one
+    options: ({ lastCall: c }) =>
+      pretraining(c)
         ? {
-            base: omit(w.budgetArgs, ['gpus', 'zero']),
-            marker: { gpus: w.budgetArgs.gpus ?? 1, zero: w.budgetArgs.zero ?? 0 },
+            base: omit(c.args, ['gpus', 'zero']),
+            marker: { gpus: c.args.gpus ?? 1, zero: c.args.zero ?? 0 },
           }
         : null,
   },
   'time-vs-mfu': {
     widget: 'tally-compute',
-    options: (w) =>
-      w.result?.args ? { base: omit(w.result.args, ['mfu']), marker: { mfu: w.result.args.mfu } } : null,
+    options: ({ lastCall: c }) => (c ? { base: omit(c.args, ['mfu']), marker: { mfu: c.args.mfu } } : null),
   },
   'intensity-vs-tokens': {
     widget: 'tally-roofline',
-    options: (w) => (w.roofs?.length ? { hardware: w.roofs[0].id } : null),
+    options: ({ lastCall: c }) => (c ? { hardware: c.args.hardware } : null),
   },
 };
 

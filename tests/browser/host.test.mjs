@@ -333,14 +333,14 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
   // Set by the author to the engine's choice: no note, and the engine's answer without them is the widget's.
   assert.equal(await note('m2'), '');
   assert.equal(await note('c2'), '');
-  const m2 = await page.locator('#m2').evaluate((el) => ({ args: el.budgetArgs, budget: el.budget }));
+  const m2 = await page.locator('#m2').evaluate((el) => ({ args: el.lastCall.args, budget: el.lastCall.result }));
   const { seq, ...memoryArgs } = m2.args;
   assert.equal(seq, 2048);
   assert.deepEqual(native('memory_budget', memoryArgs), m2.budget);
-  const c2 = await page.locator('#c2').evaluate((el) => el.result);
+  const c2 = await page.locator('#c2').evaluate((el) => el.lastCall);
   const { flops_basis: basis, seq: computeSeq, ...costArgs } = c2.args;
   assert.deepEqual([basis, computeSeq], ['exact', 2048]);
-  assert.deepEqual(native('training_cost', costArgs), c2.cost);
+  assert.deepEqual(native('training_cost', costArgs), c2.result);
 
   assert.match(
     await note('s'),
@@ -351,14 +351,14 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
   // pp is left to the widget, whose 4 does not divide 8 GPUs with tp 8: the note names what the engine does instead.
   assert.match(await note('s2'), /pp is 4 here, 1 in the engine/);
   // With every default the page relies on matching the engine's, `tally call` with the page's attributes alone agrees.
-  const s3 = await page.locator('#s3').evaluate((el) => el.result);
+  const s3 = await page.locator('#s3').evaluate((el) => el.lastCall.result);
   const attributes = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 8, tp: 8, pp: 1, global_batch: 1, seq: 2048 };
   assert.deepEqual(
     native('step_time', { ...attributes, zero: 0, sequence_parallel: false, flash_attention: false }),
     s3,
   );
   assert.equal(await note('s3'), '');
-  const i2 = await page.locator('#i2').evaluate((el) => ({ args: el.inferenceArgs, result: el.result }));
+  const i2 = await page.locator('#i2').evaluate((el) => el.lastCall);
   const { batch: _batch, ...inferenceArgs } = i2.args;
   assert.deepEqual(native('inference', inferenceArgs), i2.result);
   assert.deepEqual(errors(page), []);

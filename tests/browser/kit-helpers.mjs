@@ -8,51 +8,23 @@ import path from 'node:path';
 import { native } from './page-helpers.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
 
-/** Reads, inside the page, the engine method, arguments and result a widget is showing now. */
-function shownCall(el) {
-  const out = (key) => el.shadowRoot.querySelector(`[data-out="${key}"]`)?.textContent;
-  switch (el.localName) {
-    case 'tally-memory-budget':
-      return { method: 'memory_budget', args: el.budgetArgs, result: el.budget, text: out('verdict') };
-    case 'tally-compute':
-      return { method: 'training_cost', args: el.result?.args, result: el.result?.cost, text: out('days') };
-    case 'tally-inference':
-      return { method: 'inference', args: el.inferenceArgs, result: el.result, text: out('decode') };
-    case 'tally-collectives':
-      return { method: 'collective', args: el.args, result: el.result, text: out('time') };
-    case 'tally-step':
-      return { method: 'step_time', args: el.stepArgs, result: el.result, text: out('mfu') };
-    case 'tally-float': {
-      const args = { ...el.args(), value: el.state.value };
-      return { method: 'float_encode', args, result: el.current, text: out('stored') };
-    }
-    case 'tally-roofline': {
-      const root = el.shadowRoot;
-      const args = {
-        hardware: root.querySelector('input[name="hw"]:checked')?.value,
-        dtype: root.querySelector('select[name="dtype"]').value,
-        seq: Number(root.querySelector('input[name="seq"]').value),
-        intensity: [10 ** -2, 10 ** 4.5],
-      };
-      return { method: 'roofline', args, result: el.roofs?.[0]?.result, text: root.querySelector('svg')?.textContent };
-    }
-    default:
-      return { method: null };
-  }
-}
+/** Each widget's headline output, the text that must show a value. */
+const HEADLINES = {
+  'tally-memory-budget': '[data-out="verdict"]',
+  'tally-compute': '[data-out="days"]',
+  'tally-inference': '[data-out="decode"]',
+  'tally-collectives': '[data-out="time"]',
+  'tally-step': '[data-out="mfu"]',
+  'tally-float': '[data-out="stored"]',
+  'tally-roofline': 'svg',
+};
 
-/** A course site on its own origin serving `files` ({name: html}) under `csp` (null: none); close() removes it. */
-export async function courseSite(files, csp = null) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-course-'));
-  for (const [name, html] of Object.entries(files)) writeFileSync(path.join(dir, name), html);
-  const server = await startServer(dir, 0, { csp });
-  return {
-    url: server.url,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** Reads, inside the page, the engine call a widget is showing now (its public lastCall) and its headline text. */
+function shownCall(el, headlines) {
+  const selector = headlines[el.localName];
+  if (!selector || !el.lastCall) return { method: null };
+  const { method, args, result } = el.lastCall;
+  return { method, args, result, text: el.shadowRoot.querySelector(selector)?.textContent };
 }
 
 /**
@@ -62,7 +34,7 @@ export async function courseSite(files, csp = null) {
  */
 export async function assertComputes(handle, label = '') {
   await handle.evaluate((el) => el.ready);
-  const shown = await handle.evaluate(shownCall);
+  const shown = await handle.evaluate(shownCall, HEADLINES);
   assert.ok(shown.method, `${label}: a known widget`);
   assert.ok(shown.result, `${label}: ${shown.method} has a result`);
   assert.deepEqual(shown.result, native(shown.method, shown.args), `${label}: ${shown.method} equals the native CLI's`);

@@ -8,16 +8,12 @@
 import {
   TallyWidget,
   baseCss,
-  numberField,
-  selectField,
-  parseNumberFields,
+  fieldControl,
   showError,
   clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
-  oneOf,
-  numberStateFields,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
@@ -32,12 +28,30 @@ const ALGORITHMS = [
   { value: 'ring', label: 'ring' },
   { value: 'tree', label: 'tree (all-reduce only)' },
 ];
-const NUMBER_FIELDS = [
-  { name: 'message_bytes', label: 'Message size (bytes)', fallback: '1e9', attribute: 'message-bytes' },
-  { name: 'ranks_per_node', label: 'Ranks per node', fallback: '8', attribute: 'ranks-per-node' },
-  { name: 'nodes', label: 'Nodes', fallback: '1' },
+/** The widget's fields (kit/store.js): each engine argument is the field of the same name. */
+const FIELDS = [
+  {
+    name: 'collective',
+    kind: 'select',
+    label: 'Collective',
+    options: COLLECTIVES,
+    fallback: 'all_reduce',
+    arg: 'collective',
+  },
+  { name: 'algorithm', kind: 'select', label: 'Algorithm', options: ALGORITHMS, fallback: 'ring', arg: 'algorithm' },
+  { name: 'message_bytes', kind: 'number', label: 'Message size (bytes)', fallback: '1e9', arg: 'message_bytes' },
+  { name: 'ranks_per_node', kind: 'number', label: 'Ranks per node', fallback: '8', arg: 'ranks_per_node' },
+  { name: 'nodes', kind: 'number', label: 'Nodes', fallback: '1', arg: 'nodes' },
+  {
+    name: 'hardware',
+    kind: 'select',
+    label: 'GPU and links',
+    // Only presets with interconnect figures can place ranks on nodes.
+    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
+    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
+    arg: 'hardware',
+  },
 ];
-const CONTROL_FIELDS = ['collective', 'algorithm', 'hardware', ...NUMBER_FIELDS.map((f) => f.name)];
 const OUTPUTS = ['time', 'algbw', 'busbw', 'latency', 'bandwidth', 'sent', 'bottleneck'];
 // Message sizes of the chart's sweep: 8 B to 8 GiB in powers of 4, as nccl-tests sweeps with -f.
 const SWEEP = Array.from({ length: 16 }, (_, i) => 8 * 4 ** i);
@@ -76,33 +90,17 @@ const css = `
 `;
 
 class TallyCollectives extends TallyWidget {
-  static stateAttributes = ['collective', 'algorithm', 'message-bytes', 'ranks-per-node', 'nodes', 'hardware'];
+  static fields = FIELDS;
 
   mount() {
     const presets = this.loadPresets();
-    // Only presets with interconnect figures can place ranks on nodes.
-    const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
-    const start = this.declareState('col', [
-      { name: 'collective', check: oneOf(COLLECTIVES.map((c) => c.value)), fallback: 'all_reduce' },
-      { name: 'algorithm', check: oneOf(ALGORITHMS.map((a) => a.value)), fallback: 'ring' },
-      {
-        name: 'hardware',
-        check: oneOf(hardware.map((h) => h.id)),
-        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
-      },
-      ...numberStateFields(NUMBER_FIELDS),
-    ]);
-    const field = (name) =>
-      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    const start = this.declareState('col');
+    const field = (name) => fieldControl(FIELDS, name, start[name], this);
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="A collective between GPUs: time and achieved bandwidth">
         <div class="fields">
-          ${selectField({ name: 'collective', label: 'Collective', options: COLLECTIVES, value: start.collective })}
-          ${selectField({ name: 'algorithm', label: 'Algorithm', options: ALGORITHMS, value: start.algorithm })}
-          ${field('message_bytes')}
-          ${field('ranks_per_node')}
-          ${field('nodes')}
-          ${selectField({ name: 'hardware', label: 'GPU and links', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
+          ${FIELDS.map((f) => field(f.name)).join('')}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -129,32 +127,6 @@ class TallyCollectives extends TallyWidget {
     this.settleUrlState();
   }
 
-  control(name) {
-    return this.shadowRoot.querySelector(`[name="${name}"]`);
-  }
-
-  values() {
-    const values = {};
-    for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
-    return values;
-  }
-
-  applyState(values) {
-    for (const [name, value] of Object.entries(values)) this.control(name).value = value;
-  }
-
-  embedAttributes() {
-    const v = this.values();
-    return {
-      collective: v.collective,
-      algorithm: v.algorithm,
-      'message-bytes': v.message_bytes,
-      'ranks-per-node': v.ranks_per_node,
-      nodes: v.nodes,
-      hardware: v.hardware,
-    };
-  }
-
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
@@ -170,31 +142,25 @@ class TallyCollectives extends TallyWidget {
       this.result = null;
       this.chartArgs = null;
     };
-    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
+    const { args, errors } = this.fieldArgs(v);
     if (errors.length) {
       for (const error of errors) showError(root, error.field, error.message);
       this.lastError = { field: errors[0].field, message: errors[0].message };
       blank();
       return;
     }
-    this.args = {
-      collective: v.collective,
-      algorithm: v.algorithm,
-      hardware: v.hardware,
-      message_bytes: numbers.message_bytes,
-      ranks_per_node: numbers.ranks_per_node,
-      nodes: numbers.nodes,
-    };
+    this.args = args;
     let r;
     try {
       r = this.engine.call('collective', this.args);
     } catch (error) {
-      // Every engine field is a control of the same name but "efficiency", which the widget never sends.
-      this.showEngineError(error, { [error.field]: CONTROL_FIELDS.includes(error.field) ? error.field : 'collective' });
+      // Every engine field is a field's argument but "efficiency", which the widget never sends.
+      this.showEngineError(error, { [error.field]: this.argToField[error.field] ?? 'collective' });
       blank();
       return;
     }
     this.result = r;
+    this.recordCall('collective', this.args, r);
     this.showWarnings(r.warnings);
     out('time', formatSeconds(r.seconds));
     out('algbw', formatBandwidth(r.algorithm_bytes_per_s));

@@ -7,9 +7,6 @@
 import {
   TallyWidget,
   baseCss,
-  numberField,
-  selectField,
-  parseNumberFields,
   showError,
   clearErrors,
   formatNumber,
@@ -18,11 +15,10 @@ import {
   escapeHtml,
   formulaHtml,
   symbolLegend,
-  oneOf,
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
-  numberStateFields,
   modelOption,
+  fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './chart.js';
 
@@ -31,27 +27,111 @@ export { formatDollars };
 const CUSTOM = 'custom';
 /** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
 const FALLBACK_DTYPES = ['bf16'];
-const NUMBER_FIELDS = [
-  { name: 'params', label: 'Parameters N', fallback: '70e9' },
-  { name: 'tokens', label: 'Training tokens D', fallback: '15e12' },
-  { name: 'peak_tflops', label: 'Dense peak TFLOP/s per GPU', fallback: '989.5', attribute: 'peak-tflops' },
-  { name: 'gpus', label: 'GPUs', fallback: '1024' },
-  { name: 'mfu', label: 'MFU (0–1]', fallback: '0.5', percent: true, range: '(0, 1]' },
-  { name: 'price', label: 'Price, $ per GPU-hour', fallback: '2' },
-  { name: 'seq', label: 'Sequence length (for exact FLOPs)', fallback: '4096' },
-];
-/** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = {
-  peak_flops_per_s: 'peak_tflops',
-  dollars_per_gpu_hour: 'price',
-  hardware: 'hardware',
-  flops_basis: 'basis',
-};
-const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla']; // cleared on bad input
 const BASES = [
   { value: 'six_nd', label: '6ND' },
   { value: 'exact', label: 'exact matmul FLOPs (needs a model)' },
 ];
+const presetModel = (v) => v.model !== CUSTOM;
+const presetGpu = (v) => v.hardware !== CUSTOM;
+/**
+ * The widget's fields (kit/store.js). A preset model sends its id and seq, a custom one its parameter count; a
+ * preset GPU sends its id and dtype, a custom one its peak. Every number field is read (its errors show) either way.
+ * The defaults note names basis before seq (table order); the controls show seq beside the tokens (LAYOUT).
+ */
+const FIELDS = [
+  {
+    name: 'model',
+    kind: 'select',
+    label: 'Model',
+    options: (w) => [...w.presets.models.map(modelOption), { value: CUSTOM, label: 'Custom parameter count' }],
+    // A page that gives a parameter count starts from it.
+    fallback: (w) => (w.hasAttribute('params') || !w.presets.models.length ? CUSTOM : w.presets.models[0].id),
+    arg: 'model',
+    sendWhen: presetModel,
+    embed: presetModel,
+  },
+  {
+    name: 'params',
+    kind: 'number',
+    label: 'Parameters N',
+    fallback: '70e9',
+    arg: 'params',
+    sendWhen: (v) => !presetModel(v),
+    embed: (v) => !presetModel(v),
+  },
+  { name: 'tokens', kind: 'number', label: 'Training tokens D', fallback: '15e12', arg: 'tokens' },
+  {
+    name: 'hardware',
+    kind: 'select',
+    label: 'GPU',
+    options: (w) => [
+      ...w.presets.hardware.map((h) => ({ value: h.id, label: h.name })),
+      { value: CUSTOM, label: 'Custom peak FLOP/s' },
+    ],
+    fallback: (w) =>
+      w.hasAttribute('peak-tflops') || !w.presets.hardware.length
+        ? CUSTOM
+        : (w.presets.hardware.find((h) => h.id === 'h100-sxm') ?? w.presets.hardware[0]).id,
+    arg: 'hardware',
+    sendWhen: presetGpu,
+    embed: presetGpu,
+  },
+  {
+    name: 'dtype',
+    kind: 'select',
+    label: 'Precision of the matmuls',
+    options: (w) => w.dtypes.map((d) => ({ value: d, label: d })),
+    fallback: (w) => (w.dtypes.includes('bf16') ? 'bf16' : w.dtypes[0]),
+    arg: 'dtype',
+    sendWhen: presetGpu,
+  },
+  {
+    name: 'peak_tflops',
+    attribute: 'peak-tflops',
+    kind: 'number',
+    label: 'Dense peak TFLOP/s per GPU',
+    fallback: '989.5',
+    arg: 'peak_flops_per_s',
+    toArg: (tflops) => tflops * 1e12, // TFLOP/s -> FLOP/s (unit only)
+    sendWhen: (v) => !presetGpu(v),
+    embed: (v) => !presetGpu(v),
+  },
+  { name: 'gpus', kind: 'number', label: 'GPUs', fallback: '1024', arg: 'gpus' },
+  { name: 'mfu', kind: 'number', label: 'MFU (0–1]', fallback: '0.5', percent: true, range: '(0, 1]', arg: 'mfu' },
+  { name: 'price', kind: 'number', label: 'Price, $ per GPU-hour', fallback: '2', arg: 'dollars_per_gpu_hour' },
+  {
+    name: 'basis',
+    kind: 'select',
+    label: 'Time and cost from',
+    options: BASES,
+    fallback: 'six_nd',
+    arg: 'flops_basis',
+    engineDefault: (r) => r.flops_basis,
+  },
+  {
+    name: 'seq',
+    kind: 'number',
+    label: 'Sequence length (for exact FLOPs)',
+    fallback: '4096',
+    arg: 'seq',
+    sendWhen: presetModel,
+    engineDefault: (r) => r.flops?.seq,
+  },
+];
+const LAYOUT = [
+  'model',
+  'params',
+  'tokens',
+  'seq',
+  'hardware',
+  'dtype',
+  'peak_tflops',
+  'gpus',
+  'mfu',
+  'price',
+  'basis',
+];
+const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla']; // cleared on bad input
 
 const css = `
 .results .value.small { font-size: 15px; }
@@ -76,73 +156,25 @@ th { font-size: 12px; color: var(--muted); }
 `;
 
 class TallyCompute extends TallyWidget {
-  static stateAttributes = [
-    'model',
-    'params',
-    'tokens',
-    'hardware',
-    'peak-tflops',
-    'dtype',
-    'gpus',
-    'mfu',
-    'price',
-    'seq',
-    'basis',
-  ];
+  static fields = FIELDS;
 
   mount() {
     // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
     const presets = this.loadPresets();
-    this.presets = presets;
-    const models = presets.models ?? [];
-    const hardware = presets.hardware ?? [];
+    this.presets = { ...presets, models: presets.models ?? [], hardware: presets.hardware ?? [] };
     // The precisions any preset GPU has a dense peak for, in the engine's order (the engine owns the list).
-    const dtypes = [...new Set(hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
+    const dtypes = [...new Set(this.presets.hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
     this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
-    const start = this.declareState('cmp', [
-      {
-        name: 'model',
-        check: oneOf([...models.map((m) => m.id), CUSTOM]),
-        fallback: this.hasAttribute('params') || !models.length ? CUSTOM : models[0].id,
-      },
-      {
-        name: 'hardware',
-        check: oneOf([...hardware.map((h) => h.id), CUSTOM]),
-        fallback:
-          this.hasAttribute('peak-tflops') || !hardware.length
-            ? CUSTOM
-            : (hardware.find((h) => h.id === 'h100-sxm') ?? hardware[0]).id,
-      },
-      { name: 'dtype', check: oneOf(this.dtypes), fallback: this.dtypes.includes('bf16') ? 'bf16' : this.dtypes[0] },
-      { name: 'basis', check: oneOf(BASES.map((b) => b.value)), fallback: 'six_nd' },
-      ...numberStateFields(NUMBER_FIELDS),
-    ]);
+    const start = this.declareState('cmp');
 
     // As when the reader types one, a parameter count or peak the URL gives without a preset detaches its field.
     if (this.urlFields.has('params') && !this.urlFields.has('model')) start.model = CUSTOM;
     if (this.urlFields.has('peak_tflops') && !this.urlFields.has('hardware')) start.hardware = CUSTOM;
 
-    const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom parameter count' }];
-    const hwOptions = [
-      ...hardware.map((h) => ({ value: h.id, label: h.name })),
-      { value: CUSTOM, label: 'Custom peak FLOP/s' },
-    ];
-    const field = (name) =>
-      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training compute, time and cost">
         <div class="fields">
-          ${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
-          ${field('params')}
-          ${field('tokens')}
-          ${field('seq')}
-          ${selectField({ name: 'hardware', label: 'GPU', options: hwOptions, value: start.hardware })}
-          ${selectField({ name: 'dtype', label: 'Precision of the matmuls', options: this.dtypes.map((d) => ({ value: d, label: d })), value: start.dtype })}
-          ${field('peak_tflops')}
-          ${field('gpus')}
-          ${field('mfu')}
-          ${field('price')}
-          ${selectField({ name: 'basis', label: 'Time and cost from', options: BASES, value: start.basis })}
+          ${LAYOUT.map((name) => fieldControl(FIELDS, name, start[name], this)).join('')}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -206,32 +238,6 @@ class TallyCompute extends TallyWidget {
       this.control('peak_tflops').value = String(hw.peak_flops[values.dtype] / 1e12);
   }
 
-  values() {
-    const values = {};
-    for (const name of ['model', 'hardware', 'dtype', 'basis', ...NUMBER_FIELDS.map((f) => f.name)])
-      values[name] = this.control(name).value;
-    return values;
-  }
-
-  /** Attributes that reproduce the current state in an embed snippet. */
-  embedAttributes() {
-    const v = this.values();
-    const out = {
-      tokens: v.tokens,
-      gpus: v.gpus,
-      mfu: v.mfu,
-      price: v.price,
-      dtype: v.dtype,
-      seq: v.seq,
-      basis: v.basis,
-    };
-    if (v.model === CUSTOM) out.params = v.params;
-    else out.model = v.model;
-    if (v.hardware === CUSTOM) out['peak-tflops'] = v.peak_tflops;
-    else out.hardware = v.hardware;
-    return out;
-  }
-
   onEdit(name) {
     // Typing a raw number detaches the field from its preset.
     if (name === 'params') this.control('model').value = CUSTOM;
@@ -246,7 +252,7 @@ class TallyCompute extends TallyWidget {
     clearErrors(root);
     this.lastError = null;
     const v = this.values();
-    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
+    const { args, errors } = this.fieldArgs(v);
     const out = (key, text) => {
       root.querySelector(`[data-out="${key}"]`).textContent = text;
     };
@@ -271,39 +277,19 @@ class TallyCompute extends TallyWidget {
       blank();
       return;
     }
-    const args = {
-      tokens: numbers.tokens,
-      gpus: numbers.gpus,
-      mfu: numbers.mfu,
-      dollars_per_gpu_hour: numbers.price,
-      flops_basis: v.basis,
-    };
-    if (v.model === CUSTOM) args.params = numbers.params;
-    else {
-      args.model = v.model;
-      args.seq = numbers.seq;
-    }
-    if (v.hardware === CUSTOM)
-      args.peak_flops_per_s = numbers.peak_tflops * 1e12; // TFLOP/s -> FLOP/s (unit only)
-    else {
-      args.hardware = v.hardware;
-      args.dtype = v.dtype;
-    }
     let cost;
     let flops = null;
     try {
       cost = this.engine.call('training_cost', args);
       flops = cost.flops ?? null; // with a model, training_cost answers the flops breakdown in the same call
     } catch (error) {
-      this.showEngineError(error, ARG_TO_FIELD);
+      this.showEngineError(error, this.argToField);
       blank();
       return;
     }
     this.result = { args, cost, flops };
-    this.noteEngineDefaults('training_cost', args, [
-      { field: 'basis', arg: 'flops_basis', engine: (r) => r.flops_basis },
-      { field: 'seq', arg: 'seq', engine: (r) => r.flops?.seq },
-    ]);
+    this.recordCall('training_cost', args, cost);
+    this.noteEngineDefaults('training_cost', args, this.engineDefaultFields);
     this.showWarnings([...(cost.warnings ?? []), ...(flops?.warnings ?? [])]);
     // 6ND with N = the parameters a token visits (active for a mixture of experts): the engine's training_cost.six_nd.
     const moe = flops && flops.params_active !== flops.params_total;
@@ -325,7 +311,7 @@ class TallyCompute extends TallyWidget {
     out('chinchilla', chin !== undefined ? formatNumber(chin) : '—'); // the label says "tokens"
     // The engine reports the Chinchilla point only when it knows it; without it the card stays hidden.
     root.querySelector('[data-out="chinchilla"]').closest('.result').hidden = chin === undefined;
-    this.chartArgs = [numbers.tokens, chin, cost.tokens_per_param];
+    this.chartArgs = [args.tokens, chin, cost.tokens_per_param];
     this.drawChart(...this.chartArgs);
     this.renderComponents(flops);
   }

@@ -11,12 +11,11 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
-  selectField,
   showError,
   clearErrors,
   escapeHtml,
   formatNumber,
-  oneOf,
+  fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
 
@@ -31,15 +30,75 @@ const JUMPS = [
   { key: 'min_subnormal', label: 'min subnormal' },
   { key: 'epsilon', label: 'epsilon' },
 ];
-/** Engine argument -> this widget's input, for errors the engine reports. */
+/**
+ * The widget's state fields (kit/store.js). The state is this.state, not read from the controls: a hex code or a
+ * number leads (values()), and a block's own values replace the generated vector's outlier and seed.
+ */
+const FIELDS = [
+  {
+    name: 'format',
+    kind: 'select',
+    label: 'Format',
+    options: (w) => w.formats.map((f) => ({ value: f.name, label: f.display_name })),
+    fallback: 'bf16',
+    arg: 'format',
+  },
+  {
+    name: 'value',
+    kind: 'text',
+    label: 'Number (1e-8, -0, inf, nan)',
+    check: (t) => t.length <= 400 || 'too long',
+    fallback: '3.140625',
+    arg: 'value',
+  },
+  {
+    name: 'hex',
+    kind: 'text',
+    label: 'Bits as hex',
+    check: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code',
+    fallback: '',
+    arg: 'hex',
+  },
+  {
+    name: 'rounding',
+    kind: 'select',
+    label: 'Rounding',
+    options: (w) => w.roundings,
+    fallback: 'nearest_even',
+    arg: 'rounding',
+  },
+  { name: 'saturate', kind: 'select', label: 'On overflow', options: SATURATION, fallback: 'default', arg: 'saturate' },
+  {
+    name: 'outlier',
+    kind: 'text',
+    label: 'Generated outlier',
+    check: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number',
+    fallback: '40',
+    arg: 'outlier',
+  },
+  {
+    name: 'seed',
+    kind: 'text',
+    label: 'Seed',
+    check: (t) => /^\d{1,9}$/.test(t) || 'not a whole number',
+    fallback: '1',
+    arg: 'seed',
+  },
+  {
+    name: 'block',
+    kind: 'text',
+    label: 'Values (comma separated; empty = generated)',
+    check: (t) => t.length <= 4000 || 'too long',
+    fallback: '',
+    arg: 'values',
+  },
+];
+const label = (name) => FIELDS.find((f) => f.name === name).label;
+/** Engine argument -> this widget's input, for errors the engine reports: the table's, and the decoder's. */
 const ARG_TO_FIELD = {
-  value: 'value',
-  hex: 'hex',
+  ...Object.fromEntries(FIELDS.filter((f) => f.name !== 'block').map((f) => [f.arg, f.name])),
   code: 'hex',
   flip_bit: 'flip_bit',
-  format: 'format',
-  rounding: 'rounding',
-  saturate: 'saturate',
 };
 
 const css = `
@@ -118,24 +177,14 @@ function shortExact(text, max = 26) {
 }
 
 class TallyFloat extends TallyWidget {
-  static stateAttributes = ['format', 'value', 'hex', 'rounding', 'saturate', 'outlier', 'seed', 'block'];
+  static fields = FIELDS;
 
   mount() {
     const catalogue = this.engine.call('float_formats', {});
     this.formats = catalogue.formats;
     // Rounding modes and their labels are the engine's (tally::fp::round_label), like the formats' names.
     this.roundings = catalogue.roundings.map((r) => ({ value: r.name, label: r.label }));
-    const names = this.formats.map((f) => f.name);
-    const start = this.declareState('float', [
-      { name: 'format', check: oneOf(names), fallback: 'bf16' },
-      { name: 'value', check: (t) => t.length <= 400 || 'too long', fallback: '3.140625' },
-      { name: 'hex', check: (t) => /^(0x)?[0-9a-fA-F]{1,16}$/.test(t) || 'not a hex code', fallback: '' },
-      { name: 'rounding', check: oneOf(this.roundings.map((r) => r.value)), fallback: 'nearest_even' },
-      { name: 'saturate', check: oneOf(SATURATION.map((r) => r.value)), fallback: 'default' },
-      { name: 'outlier', check: (t) => /^[-+]?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t) || 'not a number', fallback: '40' },
-      { name: 'seed', check: (t) => /^\d{1,9}$/.test(t) || 'not a whole number', fallback: '1' },
-      { name: 'block', check: (t) => t.length <= 4000 || 'too long', fallback: '' },
-    ]);
+    const start = this.declareState('float');
     const fromHex = this.urlFields.has('hex') || (!this.urlFields.has('value') && this.hasAttribute('hex'));
     this.state = { ...start, source: fromHex ? 'hex' : 'value' };
     this.render();
@@ -185,11 +234,11 @@ class TallyFloat extends TallyWidget {
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
     <div class="widget">
       <div class="top">
-        ${selectField({ name: 'format', label: 'Format', options: this.formats.map((f) => ({ value: f.name, label: f.display_name })), value: s.format })}
-        ${textField({ name: 'value', label: 'Number (1e-8, -0, inf, nan)', value: s.source === 'value' ? s.value : '' })}
-        ${textField({ name: 'hex', label: 'Bits as hex', value: s.hex, mono: true })}
-        ${selectField({ name: 'rounding', label: 'Rounding', options: this.roundings, value: s.rounding })}
-        ${selectField({ name: 'saturate', label: 'On overflow', options: SATURATION, value: s.saturate })}
+        ${fieldControl(FIELDS, 'format', s.format, this)}
+        ${textField({ name: 'value', label: label('value'), value: s.source === 'value' ? s.value : '' })}
+        ${textField({ name: 'hex', label: label('hex'), value: s.hex, mono: true })}
+        ${fieldControl(FIELDS, 'rounding', s.rounding, this)}
+        ${fieldControl(FIELDS, 'saturate', s.saturate, this)}
       </div>
       <div class="bits" role="group" aria-label="Bits, most significant first: click one to flip it"></div>
       <div class="legend"></div>
@@ -219,12 +268,12 @@ class TallyFloat extends TallyWidget {
       <h3>Block formats: one vector, four ways to spend 4 to 8 bits per value</h3>
       <div class="block-grid">
         <div class="field wide" data-field="block">
-          <label for="f-block">Values (comma separated; empty = generated)</label>
+          <label for="f-block">${escapeHtml(label('block'))}</label>
           <textarea id="f-block" name="block" spellcheck="false" aria-describedby="f-block-error">${escapeHtml(s.block)}</textarea>
           <span class="error" id="f-block-error" role="alert"></span>
         </div>
-        ${textField({ name: 'outlier', label: 'Generated outlier', value: s.outlier, inputmode: 'decimal' })}
-        ${textField({ name: 'seed', label: 'Seed', value: s.seed, inputmode: 'numeric' })}
+        ${textField({ name: 'outlier', label: label('outlier'), value: s.outlier, inputmode: 'decimal' })}
+        ${textField({ name: 'seed', label: label('seed'), value: s.seed, inputmode: 'numeric' })}
       </div>
       <div class="toolbar"><button type="button" data-action="generate">Generate 64 values with one outlier</button></div>
       <div class="scroll"><table data-out="blocks">
@@ -333,6 +382,7 @@ class TallyFloat extends TallyWidget {
       }
     }
     const r = this.engine.call('float_explore', args);
+    this.recordCall('float_explore', args, r);
     if (r.table) {
       this.chartFormat = s.format;
       this.gaps = r.table.gaps;

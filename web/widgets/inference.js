@@ -11,30 +11,62 @@
 import {
   TallyWidget,
   baseCss,
-  numberField,
-  selectField,
-  parseNumberFields,
   showError,
   clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
-  oneOf,
-  numberStateFields,
   modelOption,
+  fieldControl,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
-const NUMBER_FIELDS = [
-  { name: 'batch', label: 'Batch (sequences)', fallback: '8' },
-  { name: 'context', label: 'Context (tokens)', fallback: '4096' },
-  { name: 'kv_heads', label: 'KV heads (GQA)', fallback: '', attribute: 'kv-heads' },
+/**
+ * The widget's fields (kit/store.js). The model goes to the engine as its config with kv_heads as num_kv_heads
+ * (update()); a kv_heads left empty is the model's own.
+ */
+const FIELDS = [
+  {
+    name: 'model',
+    kind: 'select',
+    label: 'Model',
+    options: (w) => w.models.map(modelOption),
+    fallback: (w) => w.models.find((m) => m.id === 'llama-3-8b')?.id ?? w.models[0]?.id ?? '',
+  },
+  {
+    name: 'hardware',
+    kind: 'select',
+    label: 'GPU',
+    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
+    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
+    arg: 'hardware',
+  },
+  {
+    name: 'batch',
+    kind: 'number',
+    label: 'Batch (sequences)',
+    fallback: '8',
+    arg: 'batch',
+    engineDefault: (e) => e.batch,
+  },
+  { name: 'context', kind: 'number', label: 'Context (tokens)', fallback: '4096', arg: 'context' },
+  {
+    name: 'kv_dtype',
+    kind: 'select',
+    label: 'KV cache format',
+    options: (w) =>
+      w.kvDtypes.map((d) => ({ value: d.id, label: `${d.id}, ${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'}` })),
+    fallback: 'bf16',
+    arg: 'kv_dtype',
+  },
+  { name: 'kv_heads', kind: 'number', label: 'KV heads (GQA)', fallback: '', arg: 'num_kv_heads' },
 ];
-const CONTROL_FIELDS = ['model', 'hardware', 'kv_dtype', ...NUMBER_FIELDS.map((f) => f.name)];
-/** The widget field an engine error belongs to: its own name, kv_heads for the model's KV heads and anything else. */
+/** The widget field an engine error belongs to: its own, kv_heads for the model's KV heads and anything else. */
 function fieldOfArg(arg) {
-  const name = { num_kv_heads: 'kv_heads', 'model.num_kv_heads': 'kv_heads' }[arg] ?? arg;
-  return CONTROL_FIELDS.includes(name) ? name : 'kv_heads';
+  return (
+    ({ 'model.num_kv_heads': 'kv_heads' }[arg] ?? FIELDS.find((f) => f.name === arg || f.arg === arg)?.name) ||
+    'kv_heads'
+  );
 }
 /** An exact whole number (values, layers, tokens, bytes) with thousands separators. Display only. */
 const count = (n) => n.toLocaleString('en-US');
@@ -65,47 +97,28 @@ const css = `
 `;
 
 class TallyInference extends TallyWidget {
-  static stateAttributes = ['model', 'hardware', 'batch', 'context', 'kv-dtype', 'kv-heads'];
+  static fields = FIELDS;
 
   mount() {
     // The selects stay empty and the engine error shows below.
     const presets = this.loadPresets();
     this.presets = presets;
-    const models = presets.models ?? [];
-    const hardware = presets.hardware ?? [];
+    this.models = presets.models ?? [];
+    this.hardware = presets.hardware ?? [];
     // The engine's dtype table: the storage types a KV cache can hold ("none" is for absent classes only).
-    const kvDtypes = (presets.dtypes ?? []).filter(
+    this.kvDtypes = (presets.dtypes ?? []).filter(
       (d) => d.roles?.includes('storage') && d.id !== 'none' && d.bytes > 0,
     );
-    const start = this.declareState('inf', [
-      {
-        name: 'model',
-        check: oneOf(models.map((m) => m.id)),
-        fallback: models.find((m) => m.id === 'llama-3-8b')?.id ?? models[0]?.id ?? '',
-      },
-      {
-        name: 'hardware',
-        check: oneOf(hardware.map((h) => h.id)),
-        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
-      },
-      { name: 'kv_dtype', check: oneOf(kvDtypes.map((d) => d.id)), fallback: 'bf16' },
-      ...numberStateFields(NUMBER_FIELDS),
-    ]);
+    const start = this.declareState('inf');
     // Without a kv-heads attribute (or URL value) the model's own number of KV heads is the start.
     if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
     if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
-    const field = (name) =>
-      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    const field = (name) => fieldControl(FIELDS, name, start[name], this);
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
         <div class="fields">
-          ${selectField({ name: 'model', label: 'Model', options: models.map(modelOption), value: start.model })}
-          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
-          ${field('batch')}
-          ${field('context')}
-          ${selectField({ name: 'kv_dtype', label: 'KV cache format', options: kvDtypes.map((d) => ({ value: d.id, label: `${d.id}, ${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'}` })), value: start.kv_dtype })}
-          ${field('kv_heads')}
+          ${FIELDS.map((f) => field(f.name)).join('')}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -174,23 +187,10 @@ class TallyInference extends TallyWidget {
   }
 
   values() {
-    const values = {};
-    for (const name of CONTROL_FIELDS) values[name] = this.control(name).value;
+    const values = super.values();
     // An empty KV-heads field means the model's own (shown as its placeholder), not an error.
     if (values.kv_heads.trim() === '') values.kv_heads = this.modelKvHeads(values.model);
     return values;
-  }
-
-  embedAttributes() {
-    const v = this.values();
-    return {
-      model: v.model,
-      hardware: v.hardware,
-      batch: v.batch,
-      context: v.context,
-      'kv-dtype': v.kv_dtype,
-      'kv-heads': v.kv_heads,
-    };
   }
 
   onEdit(name) {
@@ -219,7 +219,7 @@ class TallyInference extends TallyWidget {
       this.chartArgs = null;
       this.showWarnings([]);
     };
-    const { numbers, errors } = parseNumberFields(NUMBER_FIELDS, v);
+    const { args, errors } = this.fieldArgs(v);
     if (errors.length) {
       for (const error of errors) showError(root, error.field, error.message);
       this.lastError = errors[0];
@@ -234,14 +234,8 @@ class TallyInference extends TallyWidget {
       return;
     }
     // The engine validates num_kv_heads (a divisor of the query heads) and names the field.
-    const model = { ...config, num_kv_heads: numbers.kv_heads };
-    this.inferenceArgs = {
-      model,
-      hardware: v.hardware,
-      batch: numbers.batch,
-      context: numbers.context,
-      kv_dtype: v.kv_dtype,
-    };
+    const { num_kv_heads, ...rest } = args;
+    this.inferenceArgs = { model: { ...config, num_kv_heads }, ...rest };
     let r;
     try {
       r = this.engine.call('inference', this.inferenceArgs);
@@ -251,10 +245,9 @@ class TallyInference extends TallyWidget {
       return;
     }
     this.result = r;
+    this.recordCall('inference', this.inferenceArgs, r);
     this.showWarnings(r.warnings);
-    this.noteEngineDefaults('inference', this.inferenceArgs, [
-      { field: 'batch', arg: 'batch', engine: (e) => e.batch },
-    ]);
+    this.noteEngineDefaults('inference', this.inferenceArgs, this.engineDefaultFields);
     out('kv', formatBytes(r.kv_cache_bytes));
     out('weights', formatBytes(r.weights_bytes));
     out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);
@@ -272,8 +265,8 @@ class TallyInference extends TallyWidget {
           : '',
     );
     this.drawLayers(r);
-    this.chartArgs = [r, numbers.batch];
-    this.drawChart(r, numbers.batch);
+    this.chartArgs = [r, args.batch];
+    this.drawChart(r, args.batch);
   }
 
   /** The engine's kv_layers as rows, and a sentence on what a latent or a window does to the cache. */

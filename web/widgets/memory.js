@@ -19,11 +19,6 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
-  numberField,
-  selectField,
-  checkboxField,
-  parseNumber,
-  parseNumberFields,
   showError,
   clearErrors,
   formatBytes,
@@ -36,45 +31,14 @@ import {
   downloadBlob,
   standaloneSvg,
   svgToPng,
-  isBoolText,
   oneOf,
   GB,
-  numberStateFields,
   modelOption,
+  fieldControl,
 } from './base.js';
 import { drawWidth, linearScale, linearTicks } from './chart.js';
 
 const CUSTOM = 'custom';
-const NUMBER_FIELDS = [
-  { name: 'gpus', label: 'GPUs', arg: 'gpus', fallback: '1' },
-  { name: 'seq', label: 'Sequence length (tokens)', arg: 'seq', fallback: '4096' },
-  { name: 'mbs', label: 'Micro-batch (sequences)', arg: 'micro_batch', fallback: '1' },
-  { name: 'tp', label: 'Tensor parallel', arg: 'tp', fallback: '1' },
-  { name: 'pp', label: 'Pipeline parallel', arg: 'pp', fallback: '1' },
-  { name: 'vstages', label: 'Interleaved chunks per GPU', arg: 'virtual_stages', fallback: '1', optional: true },
-  {
-    name: 'rlayers',
-    label: 'Layers fully recomputed (per stage)',
-    arg: 'recompute_layers',
-    fallback: '0',
-    optional: true,
-  },
-  { name: 'ep', label: 'Expert parallel (MoE)', arg: 'ep', fallback: '1', optional: true },
-  {
-    name: 'cf',
-    label: 'Expert capacity factor (MoE; 0: no limit)',
-    arg: 'capacity_factor',
-    fallback: '0',
-    optional: true,
-  },
-  {
-    name: 'dseq',
-    label: 'Target length (encoder-decoder; 0: the sequence length)',
-    arg: 'decoder_seq',
-    fallback: '0',
-    optional: true,
-  },
-];
 const RECOMPUTE_OPS = [
   { value: '', label: 'none beyond the setting above' },
   { value: 'norms', label: 'norm outputs' },
@@ -91,26 +55,6 @@ const ZERO3_BUFFER = [
   { value: 'module', label: 'largest module (DeepSpeed)' },
   { value: 'layer', label: 'one layer (FSDP)' },
 ];
-/** The allowance fields; their values convert to the engine's units (MiB -> bytes, % -> fraction) only. */
-const ALLOWANCE_FIELDS = [
-  {
-    name: 'context_mib',
-    attribute: 'context-mib',
-    label: 'Reserved: CUDA context (MiB)',
-    fallback: '512',
-    arg: 'cuda_context_bytes',
-    scale: 2 ** 20,
-  },
-  {
-    name: 'frag_pct',
-    attribute: 'frag-pct',
-    label: 'Reserved: fragmentation (% of memory)',
-    fallback: '5',
-    arg: 'fragmentation_fraction',
-    scale: 0.01,
-  },
-];
-const DROPOUT = ['model', 'true', 'false'];
 const RECOMPUTE = [
   { value: 'none', label: 'none (keep all activations)' },
   { value: 'selective', label: 'selective (attention scores)' },
@@ -135,21 +79,234 @@ const LORA_TARGETS = [
   { value: 'all-linear', label: 'every linear layer (QLoRA)' },
   { value: 'q_a,q_b,kv_a,kv_b,o', label: 'latent attention: q_a, q_b, kv_a, kv_b, o' },
 ];
-const LORA_FIELDS = [
-  { name: 'rank', label: 'LoRA rank r', arg: 'lora_rank', fallback: '8' },
-  { name: 'alpha', label: 'LoRA alpha', arg: 'lora_alpha', fallback: '16' },
-  { name: 'ldrop', label: 'LoRA dropout', arg: 'lora_dropout', fallback: '0', optional: true },
+/** The fine-tuning modes a field is used in: hidden, unread and not sent in the others. */
+const inModes = (...modes) => ({ modes, activeWhen: (v) => modes.includes(v.mode) });
+const ADAPTER_MODES = inModes('lora', 'qlora');
+const FINETUNE_MODES = inModes('full', 'lora', 'qlora');
+/** Unsent at this value: the engine's default is the same, so its arguments stay those of the plain setup. */
+const unless = (plain) => (text) => (text === plain ? undefined : text);
+
+/**
+ * The widget's fields (kit/store.js), in the order of their controls. Pre-training asks memory_budget, the
+ * fine-tuning modes ask finetune with their method; `optional` numbers are not sent at their default.
+ */
+const FIELDS = [
+  {
+    name: 'model',
+    kind: 'select',
+    label: 'Model',
+    options: (w) => [...w.presets.models.map(modelOption), { value: CUSTOM, label: 'Custom: paste a config.json' }],
+    fallback: (w) => w.presets.models[0]?.id ?? CUSTOM,
+    arg: 'model',
+    sendWhen: (v) => v.model !== CUSTOM,
+  },
+  {
+    name: 'config',
+    kind: 'text', // the textarea beside the model select (mount)
+    check: (text) => text.trim().startsWith('{') || 'must be a JSON object',
+    fallback: '',
+    arg: 'hf_config',
+    activeWhen: (v) => v.model === CUSTOM,
+    stateWhen: (v) => v.model === CUSTOM, // a pasted config counts only with the custom model
+    embed: false,
+  },
+  {
+    name: 'hardware',
+    kind: 'select',
+    label: 'GPU',
+    options: (w) =>
+      w.presets.hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })),
+    fallback: (w) => w.presets.hardware.find((h) => /h100/i.test(h.id))?.id ?? w.presets.hardware[0]?.id,
+    arg: 'hardware',
+  },
+  {
+    name: 'mode',
+    kind: 'select',
+    label: 'Training',
+    options: MODES,
+    fallback: 'pretrain',
+    arg: 'method',
+    toArg: unless('pretrain'),
+  },
+  {
+    name: 'recipe',
+    kind: 'select',
+    label: 'Recipe (dtypes + optimizer)',
+    options: (w) => w.presets.recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })),
+    fallback: (w) => w.presets.recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? w.presets.recipes[0]?.id,
+    arg: 'recipe',
+  },
+  { name: 'rank', kind: 'number', label: 'LoRA rank r', fallback: '8', arg: 'lora_rank', ...ADAPTER_MODES },
+  { name: 'alpha', kind: 'number', label: 'LoRA alpha', fallback: '16', arg: 'lora_alpha', ...ADAPTER_MODES },
+  {
+    name: 'targets',
+    kind: 'select',
+    label: 'LoRA target modules',
+    options: LORA_TARGETS,
+    fallback: 'q,v',
+    arg: 'lora_targets',
+    ...ADAPTER_MODES,
+  },
+  {
+    name: 'ldrop',
+    kind: 'number',
+    label: 'LoRA dropout',
+    fallback: '0',
+    arg: 'lora_dropout',
+    optional: true,
+    ...ADAPTER_MODES,
+  },
+  {
+    name: 'dq',
+    kind: 'check',
+    label: 'Double quantization (NF4 scales)',
+    fallback: 'true',
+    arg: 'double_quant',
+    toArg: (on) => (on ? undefined : false),
+    ...inModes('qlora'),
+  },
+  {
+    name: 'opt8',
+    kind: 'check',
+    label: '8-bit AdamW (bitsandbytes)',
+    fallback: 'false',
+    arg: 'optimizer',
+    toArg: (on) => (on ? 'adamw_8bit' : undefined),
+    ...FINETUNE_MODES,
+  },
+  {
+    name: 'paged',
+    kind: 'check',
+    label: 'Paged optimizer (spills to host RAM)',
+    fallback: 'false',
+    arg: 'paged',
+    toArg: (on) => (on ? true : undefined),
+    ...FINETUNE_MODES,
+  },
+  { name: 'gpus', kind: 'number', label: 'GPUs', fallback: '1', arg: 'gpus' },
+  {
+    name: 'seq',
+    kind: 'number',
+    label: 'Sequence length (tokens)',
+    fallback: '4096',
+    arg: 'seq',
+    engineDefault: (r) => r.setup?.seq,
+  },
+  { name: 'mbs', kind: 'number', label: 'Micro-batch (sequences)', fallback: '1', arg: 'micro_batch' },
+  { name: 'tp', kind: 'number', label: 'Tensor parallel', fallback: '1', arg: 'tp' },
+  { name: 'pp', kind: 'number', label: 'Pipeline parallel', fallback: '1', arg: 'pp' },
+  {
+    name: 'vstages',
+    kind: 'number',
+    label: 'Interleaved chunks per GPU',
+    fallback: '1',
+    arg: 'virtual_stages',
+    optional: true,
+  },
+  {
+    name: 'rlayers',
+    kind: 'number',
+    label: 'Layers fully recomputed (per stage)',
+    fallback: '0',
+    arg: 'recompute_layers',
+    optional: true,
+  },
+  { name: 'ep', kind: 'number', label: 'Expert parallel (MoE)', fallback: '1', arg: 'ep', optional: true },
+  {
+    name: 'cf',
+    kind: 'number',
+    label: 'Expert capacity factor (MoE; 0: no limit)',
+    fallback: '0',
+    arg: 'capacity_factor',
+    optional: true,
+  },
+  {
+    name: 'dseq',
+    kind: 'number',
+    label: 'Target length (encoder-decoder; 0: the sequence length)',
+    fallback: '0',
+    arg: 'decoder_seq',
+    optional: true,
+  },
+  {
+    name: 'recompute',
+    kind: 'select',
+    label: 'Activation recomputation',
+    options: RECOMPUTE,
+    fallback: 'none',
+    arg: 'recompute',
+  },
+  {
+    name: 'rops',
+    kind: 'select',
+    label: 'Also recompute',
+    options: RECOMPUTE_OPS,
+    fallback: '',
+    arg: 'recompute_ops',
+    toArg: unless(''),
+  },
+  {
+    name: 'zero',
+    kind: 'select',
+    label: 'ZeRO stage (over data parallel)',
+    options: ZERO,
+    fallback: '0',
+    arg: 'zero',
+    toArg: Number,
+  },
+  {
+    name: 'gacc',
+    kind: 'select',
+    label: 'Gradient accumulation buffer',
+    options: GRAD_ACCUM,
+    fallback: 'none',
+    arg: 'grad_accum',
+    toArg: unless('none'),
+  },
+  {
+    name: 'z3buf',
+    kind: 'select',
+    label: 'ZeRO-3 gathered parameters',
+    options: ZERO3_BUFFER,
+    fallback: 'none',
+    arg: 'zero3_gather',
+    toArg: unless('none'),
+  },
+  { name: 'flash', kind: 'check', label: 'FlashAttention', fallback: 'false', arg: 'flash_attention' },
+  { name: 'sp', kind: 'check', label: 'Sequence parallel (with TP)', fallback: 'false', arg: 'sequence_parallel' },
+  {
+    name: 'dropout',
+    kind: 'select',
+    label: 'Dropout masks',
+    // The first choice names what the chosen model does (dropoutOptions); the values are these three.
+    options: (w) => w.dropoutOptions(w.startModel),
+    check: oneOf(['model', 'true', 'false']),
+    fallback: 'model',
+    arg: 'dropout',
+    toArg: (text) => (text === 'model' ? undefined : text === 'true'),
+  },
+  // The allowance for the CUDA context and fragmentation, converted to the engine's units only (the engine checks ranges).
+  {
+    name: 'context_mib',
+    attribute: 'context-mib',
+    kind: 'number',
+    label: 'Reserved: CUDA context (MiB)',
+    fallback: '512',
+    arg: 'cuda_context_bytes',
+    toArg: (mib) => Math.round(mib * 2 ** 20), // MiB -> whole bytes
+  },
+  {
+    name: 'frag_pct',
+    attribute: 'frag-pct',
+    kind: 'number',
+    label: 'Reserved: fragmentation (% of memory)',
+    fallback: '5',
+    arg: 'fragmentation_fraction',
+    toArg: (pct) => pct * 0.01, // percent -> fraction
+  },
 ];
 /** Fine-tuning fields and the modes that use them (hidden and not sent in the others). */
-const FINETUNE_FIELD_MODES = {
-  rank: ['lora', 'qlora'],
-  alpha: ['lora', 'qlora'],
-  ldrop: ['lora', 'qlora'],
-  targets: ['lora', 'qlora'],
-  dq: ['qlora'],
-  opt8: ['full', 'lora', 'qlora'],
-  paged: ['full', 'lora', 'qlora'],
-};
+const FINETUNE_FIELD_MODES = Object.fromEntries(FIELDS.filter((f) => f.modes).map((f) => [f.name, f.modes]));
 /** Fields folded behind "More settings" when the page does not say which to show (MoE, encoder-decoder). */
 const FOLDED_BY_DEFAULT = ['ep', 'cf', 'dseq'];
 /** The finetune result's memory classes in stacking order; names and descriptions are the widget's words. */
@@ -216,31 +373,6 @@ const FINETUNE_HINTS = {
 /** Rows shown even at 0 bytes in the adapter modes: what LoRA removes is part of the lesson. */
 const ADAPTER_CORE = ['frozen_weights', 'trainable_weights', 'gradients', 'optimizer_states', 'activations'];
 
-/** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = {
-  method: 'mode',
-  lora_rank: 'rank',
-  lora_alpha: 'alpha',
-  lora_dropout: 'ldrop',
-  lora_targets: 'targets',
-  double_quant: 'dq',
-  optimizer: 'opt8',
-  micro_batch: 'mbs',
-  flash_attention: 'flash',
-  sequence_parallel: 'sp',
-  hf_config: 'config',
-  capacity_bytes: 'hardware',
-  cuda_context_bytes: 'context_mib',
-  fragmentation_fraction: 'frag_pct',
-  virtual_stages: 'vstages',
-  recompute_layers: 'rlayers',
-  recompute_ops: 'rops',
-  grad_accum: 'gacc',
-  zero3_gather: 'z3buf',
-  capacity_factor: 'cf',
-  decoder_seq: 'dseq',
-};
-
 /** The memory classes in stacking order, with a colour that reads on light and dark backgrounds. */
 const CLASSES = [
   { id: 'weights', color: '#4e79a7' },
@@ -291,40 +423,7 @@ details.more > .fields { margin-top: 8px; }
 `;
 
 class TallyMemoryBudget extends TallyWidget {
-  static stateAttributes = [
-    'model',
-    'config',
-    'hardware',
-    'recipe',
-    'gpus',
-    'seq',
-    'mbs',
-    'tp',
-    'pp',
-    'vstages',
-    'rlayers',
-    'ep',
-    'cf',
-    'dseq',
-    'recompute',
-    'rops',
-    'zero',
-    'gacc',
-    'z3buf',
-    'flash',
-    'sp',
-    'dropout',
-    'context-mib',
-    'frag-pct',
-    'mode',
-    'rank',
-    'alpha',
-    'ldrop',
-    'targets',
-    'opt8',
-    'paged',
-    'dq',
-  ];
+  static fields = FIELDS;
 
   mount() {
     const engine = this.engine;
@@ -334,125 +433,29 @@ class TallyMemoryBudget extends TallyWidget {
       this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">The engine has no presets: ${escapeHtml(error.message)}</div>`;
       return;
     }
-    const models = this.presets.models ?? [];
-    const hardware = this.presets.hardware ?? [];
-    const recipes = this.presets.recipes ?? [];
-    const start = this.declareState('mem', [
-      { name: 'model', check: oneOf([...models.map((m) => m.id), CUSTOM]), fallback: models[0]?.id ?? CUSTOM },
-      { name: 'config', check: (text) => text.trim().startsWith('{') || 'must be a JSON object', fallback: '' },
-      {
-        name: 'hardware',
-        check: oneOf(hardware.map((h) => h.id)),
-        fallback: hardware.find((h) => /h100/i.test(h.id))?.id ?? hardware[0]?.id,
-      },
-      {
-        name: 'recipe',
-        check: oneOf(recipes.map((r) => r.id)),
-        fallback: recipes.find((r) => r.id === 'bf16_mixed_adamw')?.id ?? recipes[0]?.id,
-      },
-      { name: 'recompute', check: oneOf(RECOMPUTE.map((r) => r.value)), fallback: 'none' },
-      { name: 'zero', check: oneOf(ZERO.map((z) => z.value)), fallback: '0' },
-      { name: 'rops', check: oneOf(RECOMPUTE_OPS.map((r) => r.value)), fallback: '' },
-      { name: 'gacc', check: oneOf(GRAD_ACCUM.map((g) => g.value)), fallback: 'none' },
-      { name: 'z3buf', check: oneOf(ZERO3_BUFFER.map((z) => z.value)), fallback: 'none' },
-      { name: 'flash', check: isBoolText, fallback: 'false' },
-      { name: 'sp', check: isBoolText, fallback: 'false' },
-      { name: 'dropout', check: oneOf(DROPOUT), fallback: 'model' },
-      { name: 'mode', check: oneOf(MODES.map((m) => m.value)), fallback: 'pretrain' },
-      { name: 'targets', check: oneOf(LORA_TARGETS.map((t) => t.value)), fallback: 'q,v' },
-      { name: 'opt8', check: isBoolText, fallback: 'false' },
-      { name: 'paged', check: isBoolText, fallback: 'false' },
-      { name: 'dq', check: isBoolText, fallback: 'true' },
-      ...numberStateFields([...NUMBER_FIELDS, ...ALLOWANCE_FIELDS, ...LORA_FIELDS]),
-    ]);
+    this.presets = {
+      ...this.presets,
+      models: this.presets.models ?? [],
+      hardware: this.presets.hardware ?? [],
+      recipes: this.presets.recipes ?? [],
+    };
+    const start = this.declareState('mem');
+    this.startModel = start.model;
 
-    const modelOptions = [...models.map(modelOption), { value: CUSTOM, label: 'Custom: paste a config.json' }];
-    // Each control's markup by field name, so the page can choose which stay outside "More settings".
-    const controls = [
-      [
-        'model',
-        `${selectField({ name: 'model', label: 'Model', options: modelOptions, value: start.model })}
-          <div class="field config" data-field="config">
+    // Each control's markup by field name, so the page can choose which stay outside "More settings"; the pasted
+    // config sits in the model's box.
+    const controls = FIELDS.filter((f) => f.name !== 'config').map((f) => [
+      f.name,
+      fieldControl(FIELDS, f.name, start[f.name], this) +
+        (f.name === 'model'
+          ? `<div class="field config" data-field="config">
             <label for="f-config">Hugging Face config.json</label>
             <textarea id="f-config" name="config" spellcheck="false" aria-describedby="f-config-error"
               placeholder='{"model_type": "llama", "hidden_size": 4096, ...}'></textarea>
             <span class="error" id="f-config-error" role="alert"></span>
-          </div>`,
-      ],
-      [
-        'hardware',
-        selectField({
-          name: 'hardware',
-          label: 'GPU',
-          options: hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })),
-          value: start.hardware,
-        }),
-      ],
-      ['mode', selectField({ name: 'mode', label: 'Training', options: MODES, value: start.mode })],
-      [
-        'recipe',
-        selectField({
-          name: 'recipe',
-          label: 'Recipe (dtypes + optimizer)',
-          options: recipes.map((r) => ({ value: r.id, label: shortRecipeName(r.name), title: r.name })),
-          value: start.recipe,
-        }),
-      ],
-      ...LORA_FIELDS.slice(0, 2).map((f) => [
-        f.name,
-        numberField({ name: f.name, label: f.label, value: start[f.name] }),
-      ]),
-      [
-        'targets',
-        selectField({ name: 'targets', label: 'LoRA target modules', options: LORA_TARGETS, value: start.targets }),
-      ],
-      ['ldrop', numberField({ name: 'ldrop', label: LORA_FIELDS[2].label, value: start.ldrop })],
-      ['dq', checkboxField({ name: 'dq', label: 'Double quantization (NF4 scales)', checked: start.dq === 'true' })],
-      ['opt8', checkboxField({ name: 'opt8', label: '8-bit AdamW (bitsandbytes)', checked: start.opt8 === 'true' })],
-      [
-        'paged',
-        checkboxField({
-          name: 'paged',
-          label: 'Paged optimizer (spills to host RAM)',
-          checked: start.paged === 'true',
-        }),
-      ],
-      ...NUMBER_FIELDS.map((f) => [f.name, numberField({ name: f.name, label: f.label, value: start[f.name] })]),
-      [
-        'recompute',
-        selectField({
-          name: 'recompute',
-          label: 'Activation recomputation',
-          options: RECOMPUTE,
-          value: start.recompute,
-        }),
-      ],
-      ['rops', selectField({ name: 'rops', label: 'Also recompute', options: RECOMPUTE_OPS, value: start.rops })],
-      [
-        'zero',
-        selectField({ name: 'zero', label: 'ZeRO stage (over data parallel)', options: ZERO, value: start.zero }),
-      ],
-      [
-        'gacc',
-        selectField({ name: 'gacc', label: 'Gradient accumulation buffer', options: GRAD_ACCUM, value: start.gacc }),
-      ],
-      [
-        'z3buf',
-        selectField({ name: 'z3buf', label: 'ZeRO-3 gathered parameters', options: ZERO3_BUFFER, value: start.z3buf }),
-      ],
-      ['flash', checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })],
-      ['sp', checkboxField({ name: 'sp', label: 'Sequence parallel (with TP)', checked: start.sp === 'true' })],
-      [
-        'dropout',
-        selectField({
-          name: 'dropout',
-          label: 'Dropout masks',
-          options: this.dropoutOptions(start.model),
-          value: start.dropout,
-        }),
-      ],
-      ...ALLOWANCE_FIELDS.map((f) => [f.name, numberField({ name: f.name, label: f.label, value: start[f.name] })]),
-    ];
+          </div>`
+          : ''),
+    ]);
     const shown = this.shownControls(controls.map(([name]) => name));
     const markup = (keep) =>
       controls
@@ -555,7 +558,7 @@ class TallyMemoryBudget extends TallyWidget {
 
   /** Sets controls from state texts (setState, URL reverts). */
   applyState(values) {
-    for (const [field, value] of Object.entries(values)) this.setControl(field, value);
+    super.applyState(values);
     if ('model' in values) this.syncDropoutLabel(values.model);
   }
 
@@ -587,110 +590,21 @@ class TallyMemoryBudget extends TallyWidget {
     else el.value = value;
   }
 
-  /** The widget's settings as text, keyed like its attributes. */
-  values() {
-    const root = this.shadowRoot;
-    const get = (name) => root.querySelector(`[name="${name}"]`);
-    const values = {};
-    for (const name of [
-      'model',
-      'hardware',
-      'recipe',
-      'recompute',
-      'rops',
-      'zero',
-      'gacc',
-      'z3buf',
-      'dropout',
-      ...NUMBER_FIELDS.map((f) => f.name),
-      ...ALLOWANCE_FIELDS.map((f) => f.name),
-      'mode',
-      ...LORA_FIELDS.map((f) => f.name),
-      'targets',
-    ])
-      values[name] = get(name).value;
-    for (const name of ['flash', 'sp', 'opt8', 'paged', 'dq']) values[name] = String(get(name).checked);
-    if (values.model === CUSTOM) values.config = get('config').value;
-    return values;
-  }
-
-  /** Attributes that reproduce the current state in an embed snippet. */
-  embedAttributes() {
-    const values = this.values();
-    delete values.config;
-    for (const f of ALLOWANCE_FIELDS) {
-      values[f.attribute] = values[f.name];
-      delete values[f.name];
-    }
-    return values;
-  }
-
   onEdit(name) {
     if (name === 'model') this.syncDropoutLabel(this.values().model);
     this.update();
     this.saveState();
   }
 
-  /** Builds the engine arguments; throws TallyError naming a field for unreadable numbers. */
+  /** Builds the engine arguments from the field table: {args, errors}, each error a TallyError naming a field. */
   args(values) {
-    const args = {
-      hardware: values.hardware,
-      recipe: values.recipe,
-      recompute: values.recompute,
-      zero: Number(values.zero),
-      flash_attention: values.flash === 'true',
-      sequence_parallel: values.sp === 'true',
-    };
-    // Settings left at their defaults are not sent, so the engine's arguments stay those of the plain setup.
-    if (values.rops) args.recompute_ops = values.rops;
-    if (values.gacc !== 'none') args.grad_accum = values.gacc;
-    if (values.z3buf !== 'none') args.zero3_gather = values.z3buf;
-    const errors = [];
-    if (values.model === CUSTOM) {
-      if (!values.config?.trim())
-        errors.push(
-          new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'),
-        );
-      args.hf_config = values.config;
-    } else {
-      args.model = values.model;
-    }
-    const settings = parseNumberFields(NUMBER_FIELDS, values);
-    errors.push(...settings.errors);
-    for (const f of NUMBER_FIELDS) {
-      const value = settings.numbers[f.name];
-      // Optional settings at their default are not sent (the engine's default is the same).
-      if (value !== undefined && !(f.optional && value === Number(f.fallback))) args[f.arg] = value;
-    }
-    if (values.dropout === 'true' || values.dropout === 'false') args.dropout = values.dropout === 'true';
-    if (values.mode !== 'pretrain') {
-      args.method = values.mode;
-      const uses = (name) => FINETUNE_FIELD_MODES[name].includes(values.mode);
-      if (uses('rank')) {
-        const lora = parseNumberFields(LORA_FIELDS, values);
-        errors.push(...lora.errors);
-        for (const f of LORA_FIELDS) {
-          const value = lora.numbers[f.name];
-          if (value !== undefined && !(f.optional && value === Number(f.fallback))) args[f.arg] = value;
-        }
-        args.lora_targets = values.targets;
-      }
-      if (uses('dq') && values.dq === 'false') args.double_quant = false;
-      if (values.opt8 === 'true') args.optimizer = 'adamw_8bit';
-      if (values.paged === 'true') args.paged = true;
-    }
-    for (const f of ALLOWANCE_FIELDS) {
-      try {
-        // Unit conversion only (MiB -> bytes rounded to whole bytes, percent -> fraction); the engine checks ranges.
-        const number = parseNumber(values[f.name], f.name, f.label) * f.scale;
-        args[f.arg] = f.arg === 'cuda_context_bytes' ? Math.round(number) : number;
-      } catch (error) {
-        errors.push(error);
-      }
-    }
+    const { args, errors } = this.fieldArgs(values);
+    if (values.model === CUSTOM && !values.config?.trim())
+      errors.unshift(
+        new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'),
+      );
     return { args, errors };
   }
-
   update() {
     const root = this.shadowRoot;
     clearErrors(root);
@@ -711,19 +625,21 @@ class TallyMemoryBudget extends TallyWidget {
       this.budget = this.engine.call(method, built.args);
       this.budgetArgs = built.args;
       this.method = method;
+      this.recordCall(method, built.args, this.budget);
     } catch (error) {
       if (!(error instanceof TallyError)) throw error;
       // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
-      const field = ARG_TO_FIELD[error.field] ?? error.field;
+      const argToField = { ...this.argToField, capacity_bytes: 'hardware' };
+      const field = argToField[error.field] ?? error.field;
       const toConfig = values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`);
-      this.showEngineError(error, toConfig ? { [error.field]: 'config' } : ARG_TO_FIELD);
+      this.showEngineError(error, toConfig ? { [error.field]: 'config' } : argToField);
       this.clearOutputs(error.message);
       this.syncModeFields(values);
       return;
     }
     this.syncModeFields(values);
     this.showWarnings(this.budget.warnings ?? []);
-    this.noteEngineDefaults(method, built.args, [{ field: 'seq', arg: 'seq', engine: (r) => r.setup?.seq }]);
+    this.noteEngineDefaults(method, built.args, this.engineDefaultFields);
     this.render();
   }
 

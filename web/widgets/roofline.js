@@ -12,7 +12,8 @@
 // Optional: a file gpu-report.json at the site root (schema tally.gpu-measurement/1, written by
 // engine/cuda/gemm_roofline) adds GPU measurements as further points.
 // Every number comes from the engine (roofline, roofline_custom, probe_*, gemm_bench); this module
-// only places them on the chart.
+// only places them on the chart. The measurement is a controller beside it (roofline-bench.js: worker
+// pool and benchmark plan), the labels' layout its own module (roofline-labels.js).
 import {
   TallyWidget,
   TallyError,
@@ -21,22 +22,16 @@ import {
   escapeHtml,
   formatNumber,
   formatSi,
-  selectField,
-  numberField,
   parseNumber,
   clearErrors,
-  isNumberText,
+  fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale } from './chart.js';
+import { LabelPlacer, textWidth } from './roofline-labels.js';
+import { RooflineBench, MAX_WORKERS, DEFAULT_WORKERS } from './roofline-bench.js';
 
 /** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
 const FALLBACK_DTYPES = ['bf16'];
-const NAIVE_MAX_N = 256;
-const MAX_WORKERS = 64;
-const DEFAULT_WORKERS = Math.min(MAX_WORKERS, Math.max(1, Number(globalThis.navigator?.hardwareConcurrency) || 1));
-
-/** Thrown inside a measurement that Cancel (or a new measurement) has superseded. */
-class Cancelled extends Error {}
 const W = 760,
   H_WIDE = 460;
 const M_WIDE = { left: 74, right: 18, top: 16, bottom: 52 };
@@ -81,154 +76,36 @@ th { font-size: 12px; color: var(--muted); }
 
 const log10 = Math.log10;
 
-/** Width of `text` in system-ui at `px`, measured once per string (labels are placed before they are drawn). */
-const widthCache = new Map();
-let measureContext = null;
-function textWidth(text, px) {
-  const key = `${px}|${text}`;
-  if (!widthCache.has(key)) {
-    measureContext ??= document.createElement('canvas').getContext('2d');
-    measureContext.font = `${px}px system-ui, sans-serif`;
-    widthCache.set(key, measureContext.measureText(text).width + 2);
-  }
-  return widthCache.get(key);
-}
-
-/**
- * Places labels beside their points without overprinting: each label tries spots around its point (right,
- * left, above, below, then the diagonals, then further out) and takes the first one that stays inside the
- * plot and clear of every box reserved so far (points, legend lines, earlier labels) and of the roof lines.
- * A label that had to move away from its point gets a thin leader line back to it.
- */
-class LabelPlacer {
-  constructor(bounds) {
-    this.bounds = bounds;
-    this.boxes = [];
-    this.segments = [];
-  }
-
-  reserve(x, y, w, h) {
-    this.boxes.push({ x, y, w, h });
-  }
-
-  avoid(x1, y1, x2, y2) {
-    this.segments.push([x1, y1, x2, y2]);
-  }
-
-  inside(box) {
-    const b = this.bounds;
-    return box.x >= b.left && box.y >= b.top && box.x + box.w <= b.right && box.y + box.h <= b.bottom;
-  }
-
-  /** Overlap area with reserved boxes. */
-  overlap(box) {
-    let area = 0;
-    for (const o of this.boxes) {
-      const ix = Math.min(box.x + box.w, o.x + o.w) - Math.max(box.x, o.x);
-      const iy = Math.min(box.y + box.h, o.y + o.h) - Math.max(box.y, o.y);
-      if (ix > 0 && iy > 0) area += ix * iy;
-    }
-    return area;
-  }
-
-  /** Overlap area with reserved boxes, plus a penalty for each line crossing the box. */
-  cost(box) {
-    let area = this.overlap(box);
-    for (const seg of this.segments) if (segmentHitsBox(seg, box)) area += 40;
-    return area;
-  }
-
-  /** Returns {x, y, anchor, leader} for an SVG <text> (y is the baseline). */
-  place(px, py, r, w, h) {
-    const spots = [];
-    for (const far of [1, 2, 3.2, 4.5]) {
-      const gap = (r + 3) * far;
-      const d = gap * 0.75;
-      spots.push(
-        { x: px + gap, y: py - h / 2, anchor: 'start' },
-        { x: px - gap - w, y: py - h / 2, anchor: 'end' },
-        { x: px - w / 2, y: py - gap - h, anchor: 'middle' },
-        { x: px - w / 2, y: py + gap, anchor: 'middle' },
-        { x: px + d, y: py - d - h, anchor: 'start' },
-        { x: px + d, y: py + d, anchor: 'start' },
-        { x: px - d - w, y: py - d - h, anchor: 'end' },
-        { x: px - d - w, y: py + d, anchor: 'end' },
-      );
-    }
-    let chosen = null;
-    let best = Infinity;
-    for (const spot of spots) {
-      const box = { x: spot.x, y: spot.y, w, h };
-      if (!this.inside(box)) continue;
-      const cost = this.cost(box);
-      if (cost === 0) {
-        chosen = spot;
-        break;
-      }
-      if (cost < best) {
-        best = cost;
-        chosen = spot;
-      }
-    }
-    // Every nearby spot overprints another label (a crowded chart after "Measure my machine"): take the spot
-    // anywhere in the plot that overprints none, with a margin, crossing the fewest lines and nearest the point,
-    // joined to it by a leader line.
-    if (chosen && this.overlap({ x: chosen.x, y: chosen.y, w, h }) > 0) {
-      let score = Infinity;
-      const b = this.bounds;
-      for (let y = b.top; y + h <= b.bottom; y += h / 2)
-        for (let x = b.left; x + w <= b.right; x += h / 2) {
-          if (this.overlap({ x: x - 3, y: y - 2, w: w + 6, h: h + 4 }) > 0) continue;
-          const here = this.cost({ x, y, w, h }) + Math.hypot(x + w / 2 - px, y + h / 2 - py);
-          if (here < score) ((score = here), (chosen = { x, y, anchor: 'start' }));
-        }
-    }
-    chosen ??= spots[0];
-    this.reserve(chosen.x, chosen.y, w, h);
-    const x = chosen.anchor === 'start' ? chosen.x : chosen.anchor === 'end' ? chosen.x + w : chosen.x + w / 2;
-    // The nearest point of the label's box, for a leader line when the label is not right beside its point.
-    const nx = Math.max(chosen.x, Math.min(px, chosen.x + w));
-    const ny = Math.max(chosen.y, Math.min(py, chosen.y + h));
-    const leader = Math.hypot(nx - px, ny - py) > r + 6 ? { x1: px, y1: py, x2: nx, y2: ny } : null;
-    // Baseline: the box is one line of text; descenders take about a fifth of it.
-    return { x, y: chosen.y + h * 0.82, anchor: chosen.anchor, leader };
-  }
-}
-
-/** Whether the segment [x1, y1, x2, y2] passes through the box (Liang-Barsky clipping). */
-function segmentHitsBox([x1, y1, x2, y2], box) {
-  let t0 = 0,
-    t1 = 1;
-  const dx = x2 - x1,
-    dy = y2 - y1;
-  const edges = [
-    [-dx, x1 - box.x],
-    [dx, box.x + box.w - x1],
-    [-dy, y1 - box.y],
-    [dy, box.y + box.h - y1],
-  ];
-  for (const [p, q] of edges) {
-    if (p === 0) {
-      if (q < 0) return false;
-      continue;
-    }
-    const t = q / p;
-    if (p < 0) {
-      if (t > t1) return false;
-      if (t > t0) t0 = t;
-    } else {
-      if (t < t0) return false;
-      if (t < t1) t1 = t;
-    }
-  }
-  return true;
-}
-
 /** 2.5e12 -> "2.5 T" (the shared formatter). */
 const siPrefix = formatSi;
 
+/**
+ * The chart's fields (kit/store.js). `hardware` is the checked roofs, a comma-separated list of preset ids in the
+ * order they were given or checked (this.selected, its checkboxes); each roof is one roofline call.
+ */
+const FIELDS = [
+  {
+    name: 'hardware',
+    kind: 'text',
+    check: (t, w) =>
+      t.split(',').every((id) => w.hardware.some((h) => h.id === id.trim())) || 'not a list of hardware preset ids',
+    fallback: 'h100-sxm',
+    arg: 'hardware',
+  },
+  {
+    name: 'dtype',
+    kind: 'select',
+    label: 'Data type (element size and peak)',
+    options: (w) => w.dtypes.map((d) => ({ value: d, label: d })),
+    check: (t, w) => w.dtypes.includes(t) || `not one of ${w.dtypes.join(', ')}`,
+    fallback: 'bf16',
+    arg: 'dtype',
+  },
+  { name: 'seq', kind: 'number', label: 'Sequence length s (attention)', fallback: '2048', arg: 'seq' },
+];
+
 class TallyRoofline extends TallyWidget {
-  static stateAttributes = ['hardware', 'dtype', 'seq'];
+  static fields = FIELDS;
   /** Attributes read once at start-up: the measured sizes and the probe's buffer and repetitions. */
   static configAttributes = ['sizes', 'probe-mib', 'reps'];
 
@@ -236,35 +113,14 @@ class TallyRoofline extends TallyWidget {
     // No presets: the widget still shows the measured machine
     const presets = this.loadPresets();
     this.hardware = presets.hardware ?? [];
-    // The kernel ladder (gemm_kernels) is asked for when the reader measures, not on first render.
-    this.ladder = null;
     const dtypes = [...new Set(this.hardware.flatMap((h) => Object.keys(h.peak_flops ?? {})))];
     this.dtypes = dtypes.length ? dtypes : FALLBACK_DTYPES;
-    const ids = new Set(this.hardware.map((h) => h.id));
-    const start = this.declareState('roof', [
-      {
-        name: 'hardware',
-        check: (t) => t.split(',').every((id) => ids.has(id.trim())) || 'not a list of hardware preset ids',
-        fallback: 'h100-sxm',
-      },
-      {
-        name: 'dtype',
-        check: (t) => this.dtypes.includes(t) || `not one of ${this.dtypes.join(', ')}`,
-        fallback: 'bf16',
-      },
-      { name: 'seq', check: isNumberText, fallback: '2048' },
-    ]);
+    const start = this.declareState('roof');
     const wanted = this.roofOrder(start.hardware);
     /** Checked roofs in the author's order (then the order the reader checks them): the first places the operations. */
     this.selected = wanted;
     const dtype = start.dtype;
-    this.machine = null; // {peak, bandwidth, peakResult, bwResult}
-    this.kernelRows = [];
     this.gpuPoints = [];
-    this.workers = null;
-    this.allCores = null; // the same roof with every worker at once
-    this.allCoreRows = [];
-    this.kernelNote = '';
     const boxes = this.hardware
       .map(
         (hw) =>
@@ -275,8 +131,8 @@ class TallyRoofline extends TallyWidget {
       <div class="widget">
         <div class="fields">
           <fieldset class="hw"><legend>Hardware (roofs to draw; the first one given, or checked, places the operations)</legend>${boxes}</fieldset>
-          ${selectField({ name: 'dtype', label: 'Data type (element size and peak)', options: this.dtypes.map((d) => ({ value: d, label: d })), value: dtype })}
-          ${numberField({ name: 'seq', label: 'Sequence length s (attention)', value: start.seq })}
+          ${fieldControl(FIELDS, 'dtype', dtype, this)}
+          ${fieldControl(FIELDS, 'seq', start.seq, this)}
         </div>
         <div class="notice" role="alert"></div>
         <svg class="chart" viewBox="0 0 ${W} ${H_WIDE}" role="img" aria-label="Roofline chart: attainable FLOP/s against arithmetic intensity, both logarithmic"></svg>
@@ -306,6 +162,13 @@ class TallyRoofline extends TallyWidget {
         the operations' intensities assume each tensor moves once.</p>
       </div>`;
     const root = this.shadowRoot;
+    this.bench = new RooflineBench({
+      engine: this.engine,
+      sizes: () => this.sizes(),
+      probe: () => this.probeSettings(),
+      intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+      ui: this.benchUi(),
+    });
     this.onControlEdit((control) => {
       if (control.name === 'workers') return; // a measuring setting, not part of the chart's state
       if (control.name === 'hw')
@@ -332,23 +195,17 @@ class TallyRoofline extends TallyWidget {
 
   /** The chart's state as the URL holds it: checked roofs (comma-separated ids), data type, sequence length. */
   values() {
-    const root = this.shadowRoot;
-    return {
-      hardware: this.selected.join(','),
-      dtype: root.querySelector('select[name="dtype"]').value,
-      seq: root.querySelector('input[name="seq"]').value,
-    };
+    return { hardware: this.selected.join(','), ...super.values() };
   }
 
   /** Sets controls from state texts (setState, URL reverts). */
   applyState(values) {
-    const root = this.shadowRoot;
     if ('hardware' in values) {
       this.selected = this.roofOrder(values.hardware);
-      for (const box of root.querySelectorAll('input[name="hw"]')) box.checked = this.selected.includes(box.value);
+      for (const box of this.shadowRoot.querySelectorAll('input[name="hw"]'))
+        box.checked = this.selected.includes(box.value);
     }
-    if ('dtype' in values) root.querySelector('select[name="dtype"]').value = values.dtype;
-    if ('seq' in values) root.querySelector('input[name="seq"]').value = values.seq;
+    super.applyState(values);
   }
 
   /** The preset ids of a comma-separated list, in its order, each once ("h100-sxm,a100-80gb"). */
@@ -361,11 +218,6 @@ class TallyRoofline extends TallyWidget {
           .map((id) => id.trim()),
       ),
     ].filter((id) => known.has(id));
-  }
-
-  /** Attributes that reproduce the current state in an embed snippet. */
-  embedAttributes() {
-    return this.values();
   }
 
   disconnectedCallback() {
@@ -392,15 +244,11 @@ class TallyRoofline extends TallyWidget {
     const skipped = []; // checked devices without a dense peak in this dtype: named, not dropped silently
     try {
       for (const id of ids) {
-        let r;
+        let r, args;
         try {
           // one call per roof: the operations and the roof's ends (its bound at the chart's edges)
-          r = this.engine.call('roofline', {
-            hardware: id,
-            dtype,
-            seq,
-            intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
-          });
+          args = { hardware: id, dtype, seq, intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]] };
+          r = this.engine.call('roofline', args);
         } catch (error) {
           if (error instanceof TallyError && error.field === 'dtype') {
             skipped.push(this.hardware.find((h) => h.id === id)?.name ?? id); // chip lacks this dtype
@@ -408,6 +256,7 @@ class TallyRoofline extends TallyWidget {
           }
           throw error;
         }
+        if (!this.roofs.length) this.recordCall('roofline', args, r); // the first roof places the operations
         this.roofs.push({ id, name: r.hardware.name, result: r, ends: { points: r.points } });
         this.ops ??= r.ops;
       }
@@ -454,36 +303,6 @@ class TallyRoofline extends TallyWidget {
     return Number.isInteger(value) && value >= 1 && value <= MAX_WORKERS ? value : null;
   }
 
-  /** Single-core steps (worker 0): probes, then every kernel at every size. */
-  plan(kernels) {
-    const sizes = this.sizes();
-    const { mib, reps } = this.probeSettings();
-    const steps = [
-      {
-        method: 'probe_peak',
-        args: { samples: reps, min_sample_ms: 30 },
-        label: 'peak FLOP/s probe (independent multiply-add chains)',
-      },
-      { method: 'probe_bandwidth', args: { mib, samples: reps }, label: `memory bandwidth probe (${mib} MiB stream)` },
-    ];
-    if (kernels.includes('simd-relaxed'))
-      steps.push({
-        method: 'probe_peak',
-        args: { samples: reps, min_sample_ms: 30, variant: 'relaxed' },
-        label: 'peak FLOP/s probe (f32x4.relaxed_madd chains)',
-      });
-    for (const n of sizes)
-      for (const kernel of kernels) {
-        if (kernel === 'naive' && n > NAIVE_MAX_N) continue;
-        steps.push({
-          method: 'gemm_bench',
-          args: { n, kernel, reps, warmup: 3, min_sample_ms: 20 },
-          label: `GEMM ${kernel}, n = ${n}`,
-        });
-      }
-    return steps;
-  }
-
   sizes() {
     return (this.getAttribute('sizes') ?? '128,256,512')
       .split(',')
@@ -495,259 +314,59 @@ class TallyRoofline extends TallyWidget {
     return { mib: Number(this.getAttribute('probe-mib') ?? 128), reps: Number(this.getAttribute('reps') ?? 5) };
   }
 
-  /** A worker of this widget's engine; on another origin, a blob: worker of this page's origin that imports it. */
-  startWorker() {
-    const url = new URL('./roofline-worker.js', import.meta.url);
-    if (url.origin === globalThis.location.origin) return { worker: new Worker(url) };
-    // A Worker cannot run another origin's script; a blob: worker (this page's origin) may importScripts it
-    // (classic scripts need no CORS), and the engine files it fetches are served with
-    // Access-Control-Allow-Origin: *.
-    const source = `self.tallyBase = ${JSON.stringify(new URL('../', url).href)};\nimportScripts(${JSON.stringify(url.href)});\n`;
-    const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-    return { worker: new Worker(blobUrl), blobUrl };
-  }
-
-  /** Starts n workers; resolves to [{worker, relaxed, relaxedNote, call(method, args) -> Promise}]. */
-  startWorkers(count) {
-    const started = [];
-    this.workers = started;
-    return Promise.all(
-      Array.from({ length: count }, () => {
-        const { worker, blobUrl } = this.startWorker();
-        const pending = new Map();
-        let nextId = 0;
-        const entry = { worker, blobUrl, pending };
-        started.push(entry);
-        return new Promise((resolve, reject) => {
-          entry.fail = (error) => {
-            reject(error);
-            for (const p of pending.values()) p.reject(error);
-            pending.clear();
-          };
-          worker.onmessage = (event) => {
-            const m = event.data;
-            if (m.type === 'ready') {
-              entry.relaxed = m.relaxed;
-              entry.relaxedNote = m.relaxedNote;
-              entry.call = (method, args) =>
-                new Promise((res, rej) => {
-                  const id = nextId++;
-                  pending.set(id, { resolve: res, reject: rej });
-                  worker.postMessage({ type: 'call', id, method, args });
-                });
-              resolve(entry);
-            } else if (m.type === 'failed') {
-              entry.fail(new Error(m.message));
-            } else if (m.type === 'result' || m.type === 'error') {
-              const p = pending.get(m.id);
-              pending.delete(m.id);
-              if (m.type === 'result') p?.resolve(m.result);
-              else p?.reject(new TallyError(m.field, m.message));
-            }
-          };
-          worker.onerror = (event) =>
-            entry.fail(
-              new Error(`the worker failed: ${event.message || 'could not start (blocked by the host page?)'}`),
-            );
-        });
-      }),
-    );
-  }
-
+  /** Measures with the workers the control asks for (the bench controller, roofline-bench.js, does the work). */
   async measure() {
-    if (this.workers) return;
-    const root = this.shadowRoot;
+    if (this.bench.workers) return;
     const count = this.workerCount();
-    const status = root.querySelector('.status');
     if (count === null) {
-      status.textContent = `Workers must be a whole number from 1 to ${MAX_WORKERS}.`;
+      this.shadowRoot.querySelector('.status').textContent = `Workers must be a whole number from 1 to ${MAX_WORKERS}.`;
       return;
     }
-    this.machine = null;
-    this.allCores = null;
-    this.kernelRows = [];
-    this.allCoreRows = [];
-    this.draw();
+    await this.bench.measure(count);
+  }
+
+  /** The measurement's progress and results, shown: the bench controller's hooks. */
+  benchUi() {
+    const root = this.shadowRoot;
     const progress = root.querySelector('.progress');
-    progress.hidden = false;
-    progress.value = 0;
-    root.querySelector('.cancel').hidden = false;
-    root.querySelector('.measure').disabled = true;
-    status.textContent = `loading the engine in ${count} worker${count > 1 ? 's' : ''}…`;
-    const run = (this.run = {});
-    const step = (label) => {
-      if (this.run !== run) throw new Cancelled();
-      progress.value += 1;
-      status.textContent = `${progress.value}/${progress.max}: ${label}`;
-      this.dataset.running = label;
+    const status = root.querySelector('.status');
+    return {
+      begin: (count) => {
+        progress.hidden = false;
+        progress.value = 0;
+        root.querySelector('.cancel').hidden = false;
+        root.querySelector('.measure').disabled = true;
+        status.textContent = `loading the engine in ${count} worker${count > 1 ? 's' : ''}…`;
+      },
+      kernels: (note, best) => {
+        root.querySelector('.kernel-note').textContent = note;
+        this.dataset.kernel = best;
+      },
+      total: (steps) => {
+        progress.max = steps;
+      },
+      step: (label) => {
+        progress.value += 1;
+        status.textContent = `${progress.value}/${progress.max}: ${label}`;
+        this.dataset.running = label;
+      },
+      changed: () => this.draw(),
+      done: () => {
+        progress.value = progress.max;
+      },
+      finish: (message) => {
+        delete this.dataset.running;
+        root.querySelector('.cancel').hidden = true;
+        root.querySelector('.measure').disabled = false;
+        progress.hidden = true;
+        status.textContent = message;
+      },
+      measured: (detail) => this.dispatchEvent(new CustomEvent('measured', { detail })),
     };
-    try {
-      let workers;
-      try {
-        workers = await this.startWorkers(count);
-      } catch (error) {
-        if (this.run !== run) throw new Cancelled();
-        throw new Error(
-          `could not measure: ${error.message}. On a host page that forbids workers (Content-Security-Policy worker-src) or cannot reach the widget's server, the measurement cannot run.`,
-        );
-      }
-      if (this.run !== run) throw new Cancelled();
-      const relaxed = workers[0].relaxed;
-      // The ladder's single-threaded kernels, in the engine's order (simd-relaxed only where the worker has it).
-      this.ladder ??= Object.fromEntries(this.engine.call('gemm_kernels', {}).kernels.map((k) => [k.name, k]));
-      const ladder = Object.values(this.ladder)
-        .filter((k) => k.available && !k.multithreaded && k.name !== 'simd-relaxed')
-        .map((k) => k.name);
-      const kernels = [...ladder, ...(relaxed ? ['simd-relaxed'] : [])];
-      const best = relaxed ? 'simd-relaxed' : 'simd';
-      this.kernelNote = relaxed
-        ? `Fastest kernel: simd-relaxed (fused multiply-add, f32x4.relaxed_madd; ${workers[0].relaxedNote}); kernel 5 simd (mul + add) measured beside it.`
-        : `Fastest kernel: 5 simd (mul + add). Relaxed SIMD not used: ${workers[0].relaxedNote}.`;
-      root.querySelector('.kernel-note').textContent = this.kernelNote;
-      this.dataset.kernel = best;
-      const plan = this.plan(kernels);
-      const sizes = this.sizes();
-      progress.max = plan.length + (count > 1 ? 2 + (relaxed ? 1 : 0) + sizes.length : 0);
-      // 1. One core: worker 0 alone.
-      const partial = {};
-      for (const s of plan) {
-        step(s.label);
-        const result = await workers[0].call(s.method, s.args);
-        if (s.method === 'probe_peak') partial[s.args.variant === 'relaxed' ? 'relaxedPeak' : 'peak'] = result;
-        if (s.method === 'probe_bandwidth') partial.bw = result;
-        if (partial.peak && partial.bw && (partial.relaxedPeak || !relaxed) && !this.machine)
-          this.machine = this.roofOf(partial.relaxedPeak ?? partial.peak, partial.bw, 1, partial.peak);
-        if (s.method === 'gemm_bench') this.kernelRows.push(...result.rows.map((row) => ({ ...row, cores: 1 })));
-        this.draw();
-      }
-      // 2. All cores: every worker at once, each on its own stripe of C with its own copy of B.
-      if (count > 1) await this.measureAllCores(workers, best, relaxed, step);
-      progress.value = progress.max;
-      this.finish(
-        `done: ${this.kernelRows.length} single-core and ${this.allCoreRows.length} all-core (${count} workers) measurements`,
-      );
-      this.dispatchEvent(
-        new CustomEvent('measured', {
-          detail: {
-            machine: this.machine,
-            rows: this.kernelRows,
-            allCores: this.allCores,
-            allCoreRows: this.allCoreRows,
-            kernel: best,
-            workers: count,
-          },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof Cancelled || this.run !== run) return;
-      this.finish(`stopped: ${error.message}`);
-    }
-  }
-
-  async measureAllCores(workers, kernel, relaxed, step) {
-    const { mib, reps } = this.probeSettings();
-    const count = workers.length;
-    const all = (method, argsOf) => Promise.all(workers.map((w, i) => w.call(method, argsOf(i))));
-    const sum = (results, key) => results.reduce((total, r) => total + r[key], 0);
-    const total = (results) => ({
-      flops_per_s: sum(results, 'flops_per_s'),
-      flops_per_s_min: sum(results, 'flops_per_s_min'),
-      flops_per_s_max: sum(results, 'flops_per_s_max'),
-    });
-    step(`peak FLOP/s probe on ${count} workers at once`);
-    const peaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30 }));
-    let relaxedPeaks = null;
-    if (relaxed) {
-      step(`peak FLOP/s probe (relaxed) on ${count} workers at once`);
-      relaxedPeaks = await all('probe_peak', () => ({ samples: reps, min_sample_ms: 30, variant: 'relaxed' }));
-    }
-    // The buffers together as large as the single-core probe's (each worker streams its own share).
-    const share = Math.max(8, Math.round(mib / count));
-    step(`memory bandwidth probe on ${count} workers at once (${share} MiB each)`);
-    const bws = await all('probe_bandwidth', () => ({ mib: share, samples: reps }));
-    const peak = { ...peaks[0], ...total(peaks) };
-    const relaxedPeak = relaxedPeaks && { ...relaxedPeaks[0], ...total(relaxedPeaks) };
-    const bw = {
-      ...bws[0],
-      read_bytes_per_s: sum(bws, 'read_bytes_per_s'),
-      read_bytes_per_s_min: sum(bws, 'read_bytes_per_s_min'),
-      read_bytes_per_s_max: sum(bws, 'read_bytes_per_s_max'),
-    };
-    this.allCores = this.roofOf(relaxedPeak ?? peak, bw, count, peak);
-    this.draw();
-    const mr = this.ladder[kernel]?.tiling?.mr ?? 8;
-    for (const n of this.sizes()) {
-      step(`GEMM ${kernel}, n = ${n}, ${count} stripes of C at once`);
-      // Stripes of whole register tiles; a worker left without rows sits this size out.
-      const rows = Math.ceil(Math.ceil(n / count) / mr) * mr;
-      const stripes = Array.from({ length: count }, (_, i) => Math.max(0, Math.min(rows, n - i * rows)));
-      const active = workers.filter((_, i) => stripes[i] > 0);
-      const args = (i, timed) => ({
-        n,
-        m: stripes[i],
-        kernel,
-        reps: timed ? reps : 1,
-        warmup: 3,
-        min_sample_ms: timed ? 20 : 2,
-      });
-      // Warm every worker up first, so that their timed samples overlap.
-      await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, false))));
-      const results = (await Promise.all(active.map((w, i) => w.call('gemm_bench', args(i, true))))).map(
-        (r) => r.rows[0],
-      );
-      // One n x n product split into stripes run at the same time: the rates add up; FLOPs and modelled
-      // bytes add up over the stripes.
-      const flops = sum(results, 'flops');
-      const bytes = sum(results, 'bytes');
-      this.allCoreRows.push({
-        kernel,
-        number: results[0].number,
-        n,
-        cores: active.length,
-        stripes: results.map((r) => r.m),
-        ...total(results),
-        flops,
-        bytes,
-        intensity: flops / bytes,
-        correct: results.every((r) => r.correct),
-        max_abs_err: Math.max(...results.map((r) => r.max_abs_err)),
-        tolerance: Math.min(...results.map((r) => r.tolerance)),
-        samples: results[0].samples,
-      });
-      this.draw();
-    }
-  }
-
-  /** This machine's roof from the probes (summed over workers for all cores). */
-  roofOf(peak, bw, cores, mulAddPeak) {
-    const peakFlops = peak.flops_per_s;
-    const bandwidth = bw.read_bytes_per_s;
-    const ends = this.engine.call('roofline_custom', {
-      peak_flops_per_s: peakFlops,
-      bandwidth_bytes_per_s: bandwidth,
-      intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
-    });
-    return { peak, bw, peakFlops, bandwidth, ends, cores, mulAddPeak };
   }
 
   cancel(message) {
-    if (!this.workers) return;
-    this.finish(message);
-  }
-
-  finish(message) {
-    const root = this.shadowRoot;
-    for (const entry of this.workers ?? []) {
-      entry.worker.terminate();
-      if (entry.blobUrl) URL.revokeObjectURL(entry.blobUrl);
-    }
-    this.workers = null;
-    this.run = null;
-    delete this.dataset.running;
-    root.querySelector('.cancel').hidden = true;
-    root.querySelector('.measure').disabled = false;
-    root.querySelector('.progress').hidden = true;
-    root.querySelector('.status').textContent = message;
+    this.bench?.cancel(message);
   }
 
   // ------------------------------------------------------------------------------------ drawing
@@ -1021,5 +640,16 @@ class TallyRoofline extends TallyWidget {
     this.shadowRoot.querySelector('.over-roof').hidden = !overRoof;
   }
 }
+
+// What was measured lives in the bench controller; the chart (and tests) read and write it on the widget.
+for (const key of ['machine', 'allCores', 'kernelRows', 'allCoreRows', 'ladder', 'workers', 'kernelNote'])
+  Object.defineProperty(TallyRoofline.prototype, key, {
+    get() {
+      return this.bench?.[key] ?? (key.endsWith('Rows') ? [] : null);
+    },
+    set(value) {
+      this.bench[key] = value;
+    },
+  });
 
 TallyRoofline.define('tally-roofline');

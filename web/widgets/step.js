@@ -9,46 +9,109 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
-  numberField,
-  selectField,
-  checkboxField,
-  parseNumber,
-  showError,
   clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
-  isBoolText,
-  oneOf,
-  numberStateFields,
+  fieldControl,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
 const RECOMPUTE = ['none', 'selective', 'full'];
 const ZERO = ['0', '1', '2', '3'];
-const NUMBER_FIELDS = [
-  { name: 'gpus', label: 'GPUs', fallback: '64' },
-  { name: 'tp', label: 'Tensor parallel t', fallback: '4' },
-  { name: 'pp', label: 'Pipeline stages p', fallback: '4' },
-  { name: 'interleave', label: 'Chunks per stage v', fallback: '1' },
-  { name: 'mbs', label: 'Micro-batch b', fallback: '1' },
-  { name: 'batch', label: 'Global batch (sequences)', fallback: '512' },
-  { name: 'seq', label: 'Sequence length', fallback: '8192' },
-  { name: 'ep', label: 'Expert parallel e (MoE)', fallback: '1' },
+const choices = (list) => list.map((value) => ({ value, label: value }));
+/**
+ * The widget's fields (kit/store.js), all sent to step_time. `engineDefault` reads the engine's own choice of a
+ * default from its answer (the defaults note, noteEngineDefaults).
+ */
+const FIELDS = [
+  {
+    name: 'model',
+    kind: 'select',
+    label: 'Model',
+    options: (w) => w.models.map((m) => ({ value: m.id, label: m.name })),
+    fallback: (w) => w.models.find((m) => m.id === 'llama-3-70b')?.id ?? w.models[0]?.id ?? '',
+    arg: 'model',
+  },
+  {
+    name: 'hardware',
+    kind: 'select',
+    label: 'GPU',
+    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
+    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
+    arg: 'hardware',
+  },
+  { name: 'gpus', kind: 'number', label: 'GPUs', fallback: '64', arg: 'gpus', engineDefault: (e) => e.layout?.gpus },
+  {
+    name: 'tp',
+    kind: 'number',
+    label: 'Tensor parallel t',
+    fallback: '4',
+    arg: 'tp',
+    engineDefault: (e) => e.layout?.tp,
+  },
+  {
+    name: 'pp',
+    kind: 'number',
+    label: 'Pipeline stages p',
+    fallback: '4',
+    arg: 'pp',
+    engineDefault: (e) => e.layout?.pp,
+  },
+  { name: 'interleave', kind: 'number', label: 'Chunks per stage v', fallback: '1', arg: 'interleave' },
+  { name: 'mbs', kind: 'number', label: 'Micro-batch b', fallback: '1', arg: 'micro_batch' },
+  {
+    name: 'batch',
+    kind: 'number',
+    label: 'Global batch (sequences)',
+    fallback: '512',
+    arg: 'global_batch',
+    engineDefault: (e) => e.global_batch,
+  },
+  {
+    name: 'seq',
+    kind: 'number',
+    label: 'Sequence length',
+    fallback: '8192',
+    arg: 'seq',
+    engineDefault: (e) => e.layout?.seq,
+  },
+  { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
+  {
+    name: 'zero',
+    kind: 'select',
+    label: 'ZeRO stage',
+    options: choices(ZERO),
+    fallback: '1',
+    arg: 'zero',
+    toArg: Number,
+    engineDefault: (e) => e.layout?.zero,
+  },
+  {
+    name: 'recompute',
+    kind: 'select',
+    label: 'Recomputation',
+    options: choices(RECOMPUTE),
+    fallback: 'none',
+    arg: 'recompute',
+  },
+  {
+    name: 'sp',
+    kind: 'check',
+    label: 'Sequence parallelism',
+    fallback: 'true',
+    arg: 'sequence_parallel',
+    engineDefault: (e) => e.layout?.sequence_parallel,
+  },
+  {
+    name: 'flash',
+    kind: 'check',
+    label: 'FlashAttention',
+    fallback: 'true',
+    arg: 'flash_attention',
+    engineDefault: (e) => e.layout?.flash_attention,
+  },
 ];
-/** Widget defaults the engine may choose differently (named in the defaults note, see noteEngineDefaults). */
-const ENGINE_DEFAULTS = [
-  { field: 'gpus', arg: 'gpus', engine: (e) => e.layout?.gpus },
-  { field: 'tp', arg: 'tp', engine: (e) => e.layout?.tp },
-  { field: 'pp', arg: 'pp', engine: (e) => e.layout?.pp },
-  { field: 'batch', arg: 'global_batch', engine: (e) => e.global_batch },
-  { field: 'seq', arg: 'seq', engine: (e) => e.layout?.seq },
-  { field: 'zero', arg: 'zero', engine: (e) => e.layout?.zero },
-  { field: 'sp', arg: 'sequence_parallel', engine: (e) => e.layout?.sequence_parallel },
-  { field: 'flash', arg: 'flash_attention', engine: (e) => e.layout?.flash_attention },
-];
-/** Engine argument -> this widget's field, for errors the engine reports. */
-const ARG_TO_FIELD = { micro_batch: 'mbs', global_batch: 'batch', sequence_parallel: 'sp', flash_attention: 'flash' };
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
 /** A prediction to the digits its error supports: the step model's median error of about 5 % leaves two figures. */
 function formatPrediction(value, unit = '') {
@@ -89,58 +152,18 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 `;
 
 class TallyStep extends TallyWidget {
-  static stateAttributes = [
-    'model',
-    'hardware',
-    'gpus',
-    'tp',
-    'pp',
-    'interleave',
-    'mbs',
-    'batch',
-    'seq',
-    'ep',
-    'zero',
-    'recompute',
-    'sp',
-    'flash',
-  ];
+  static fields = FIELDS;
 
   mount() {
     // Without presets there is nothing to choose; the engine error shows below.
     const presets = this.loadPresets();
-    const models = presets.models ?? [];
-    const hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
-    const start = this.declareState('step', [
-      {
-        name: 'model',
-        check: oneOf(models.map((m) => m.id)),
-        fallback: models.find((m) => m.id === 'llama-3-70b')?.id ?? models[0]?.id ?? '',
-      },
-      {
-        name: 'hardware',
-        check: oneOf(hardware.map((h) => h.id)),
-        fallback: hardware.find((h) => h.id === 'h100-sxm')?.id ?? hardware[0]?.id ?? '',
-      },
-      { name: 'zero', check: oneOf(ZERO), fallback: '1' },
-      { name: 'recompute', check: oneOf(RECOMPUTE), fallback: 'none' },
-      { name: 'sp', check: isBoolText, fallback: 'true' },
-      { name: 'flash', check: isBoolText, fallback: 'true' },
-      ...numberStateFields(NUMBER_FIELDS),
-    ]);
-
-    const field = (name) =>
-      numberField({ name, label: NUMBER_FIELDS.find((f) => f.name === name).label, value: start[name] });
+    this.models = presets.models ?? [];
+    this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    const start = this.declareState('step');
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
         <div class="fields">
-          ${selectField({ name: 'model', label: 'Model', options: models.map((m) => ({ value: m.id, label: m.name })), value: start.model })}
-          ${selectField({ name: 'hardware', label: 'GPU', options: hardware.map((h) => ({ value: h.id, label: h.name })), value: start.hardware })}
-          ${field('gpus')}${field('tp')}${field('pp')}${field('interleave')}${field('mbs')}${field('batch')}${field('seq')}${field('ep')}
-          ${selectField({ name: 'zero', label: 'ZeRO stage', options: ZERO.map((z) => ({ value: z, label: z })), value: start.zero })}
-          ${selectField({ name: 'recompute', label: 'Recomputation', options: RECOMPUTE.map((r) => ({ value: r, label: r })), value: start.recompute })}
-          ${checkboxField({ name: 'sp', label: 'Sequence parallelism', checked: start.sp === 'true' })}
-          ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
+          ${FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join('')}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -168,30 +191,8 @@ class TallyStep extends TallyWidget {
     this.settleUrlState();
   }
 
-  /** Sets controls from state texts (setState, URL reverts). */
-  applyState(values) {
-    for (const [name, value] of Object.entries(values)) {
-      const control = this.control(name);
-      if (control.type === 'checkbox') control.checked = value === 'true';
-      else control.value = value;
-    }
-  }
-
   control(name) {
     return this.shadowRoot.querySelector(`[name="${name}"]`);
-  }
-
-  values() {
-    const v = {};
-    for (const name of ['model', 'hardware', 'zero', 'recompute', ...NUMBER_FIELDS.map((f) => f.name)])
-      v[name] = this.control(name).value;
-    v.sp = String(this.control('sp').checked);
-    v.flash = String(this.control('flash').checked);
-    return v;
-  }
-
-  embedAttributes() {
-    return this.values();
   }
 
   onClick(event) {
@@ -201,31 +202,15 @@ class TallyStep extends TallyWidget {
     if (button.dataset.use !== undefined) this.useLayout(this.plan.best[Number(button.dataset.use)].layout);
   }
 
-  /** Arguments of step_time from the controls; throws TallyError naming the field. */
+  /** Arguments of step_time from the controls; throws a TallyError naming the first unreadable field. */
   args() {
-    const v = this.values();
-    const n = {};
-    for (const f of NUMBER_FIELDS) n[f.name] = parseNumber(v[f.name], f.name, f.label);
-    return {
-      model: v.model,
-      hardware: v.hardware,
-      gpus: n.gpus,
-      tp: n.tp,
-      pp: n.pp,
-      interleave: n.interleave,
-      micro_batch: n.mbs,
-      global_batch: n.batch,
-      seq: n.seq,
-      zero: Number(v.zero),
-      recompute: v.recompute,
-      sequence_parallel: v.sp === 'true',
-      flash_attention: v.flash === 'true',
-      ep: n.ep,
-    };
+    const { args, errors } = this.fieldArgs();
+    if (errors.length) throw errors[0];
+    return args;
   }
 
   fail(root, error) {
-    this.showEngineError(error, ARG_TO_FIELD);
+    this.showEngineError(error, this.argToField);
   }
 
   update() {
@@ -242,7 +227,7 @@ class TallyStep extends TallyWidget {
     } catch (error) {
       this.fail(root, error);
       // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
-      if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
+      if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, this.engineDefaultFields);
       for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
@@ -250,8 +235,9 @@ class TallyStep extends TallyWidget {
       return;
     }
     const r = this.result;
+    this.recordCall('step_time', this.stepArgs, r);
     this.showWarnings(r.warnings);
-    this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
+    this.noteEngineDefaults('step_time', this.stepArgs, this.engineDefaultFields);
     // A layout that does not fit never runs: it has no MFU, step time or throughput to predict.
     const predicted = (text) => (r.fits ? text : '— (does not fit)');
     out('mfu', predicted(formatPrediction(r.mfu, '%')));

@@ -1,0 +1,49 @@
+// Light or dark for a widget: its `theme` attribute, else the host page's toggle or color-scheme, else the OS;
+// connected widgets are re-themed when any of those change.
+
+/** The theme attribute's values; `auto` (or none) follows the host page, then the OS. */
+export const THEMES = ['light', 'dark', 'auto'];
+
+/** A page-wide light/dark toggle on <html> or <body>: VitePress/Tailwind `.dark`, Docusaurus/Bootstrap/Pico `data-theme`/`data-bs-theme`, Material `data-md-color-scheme`. */
+function pageToggle(el) {
+  if (!el) return null;
+  if (el.classList.contains('dark')) return 'dark';
+  for (const name of ['data-theme', 'data-bs-theme']) {
+    const value = el.getAttribute(name)?.trim().toLowerCase();
+    if (value === 'dark' || value === 'light') return value;
+  }
+  const md = el.getAttribute('data-md-color-scheme')?.trim().toLowerCase();
+  if (md === 'slate') return 'dark';
+  if (md === 'default') return 'light';
+  return null;
+}
+
+/**
+ * 'light' or 'dark' for `element`: its `theme` attribute, else the host page's toggle (pageToggle), else the
+ * `color-scheme` its parent inherits from the host when that names one scheme, else the OS setting.
+ */
+export function hostTheme(element) {
+  const own = element.getAttribute('theme')?.trim().toLowerCase();
+  if (own === 'light' || own === 'dark') return own;
+  const toggle = pageToggle(document.documentElement) ?? pageToggle(document.body);
+  if (toggle) return toggle;
+  const parent = element.parentElement ?? element.getRootNode()?.host ?? document.documentElement;
+  const words = new Set(getComputedStyle(parent).colorScheme.split(/\s+/));
+  if (words.has('dark') !== words.has('light')) return words.has('dark') ? 'dark' : 'light';
+  return globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+/** Connected widgets, re-themed when the host page flips its toggle or the OS changes its setting. */
+export const themedWidgets = new Set();
+let themeWatcher = null;
+
+/** Starts (once) the observer that re-themes every connected widget. */
+export function watchHostTheme() {
+  if (themeWatcher) return;
+  const refresh = () => themedWidgets.forEach((widget) => widget.applyTheme());
+  themeWatcher = new MutationObserver(refresh);
+  const attributeFilter = ['class', 'style', 'data-theme', 'data-bs-theme', 'data-md-color-scheme'];
+  themeWatcher.observe(document.documentElement, { attributes: true, attributeFilter });
+  if (document.body) themeWatcher.observe(document.body, { attributes: true, attributeFilter });
+  globalThis.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', refresh);
+}
