@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from './chromium.mjs';
 import { startServer } from './static-server.mjs';
+import { buildClassic, CLASSIC_FILE } from './build-classic.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -297,6 +298,8 @@ for (const file of [
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The roofline looks for optional GPU measurements beside the package root; an empty report, not a 404.
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
+// The classic script (scripts/build-classic.mjs): the engine inlined, for hosts without CORS headers or file://.
+writeFileSync(path.join(stage, CLASSIC_FILE), await buildClassic(siteDir));
 writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n');
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
 
@@ -312,6 +315,7 @@ const files = [
   'tally.js',
   'tally.wasm',
   'tally-relaxed.wasm',
+  CLASSIC_FILE,
   'gpu-report.json',
   'index.d.ts',
   'custom-elements.json',
@@ -331,6 +335,8 @@ const pkg = {
     '.': { types: './index.d.ts', default: './tally-widgets.js' },
     './widgets/*.js': './widgets/*.js',
     './embed-resizer.js': './embed-resizer.js',
+    './classic': `./${CLASSIC_FILE}`,
+    [`./${CLASSIC_FILE}`]: `./${CLASSIC_FILE}`,
     './tally.wasm': './tally.wasm',
     './custom-elements.json': './custom-elements.json',
     './package.json': './package.json',

@@ -7,20 +7,24 @@ import { flushState, onStateWritten } from '../state.js';
 const MODULE_URL = import.meta.url;
 
 /**
- * Where tally is served, for the snippets: {site (the folder of tally-widgets.js and embed.html), classic (the
- * classic script's URL, when that loaded the widgets)}. The host page's <meta name="tally-site" content="URL">
- * wins; else the classic script's folder, else this module's site or package root; null inside an author's
- * bundle (the module's files are renamed there, so nothing beside it can be linked).
+ * Where tally is served, for the snippets: `site`, the folder of tally-widgets.js and embed.html (a URL, or null
+ * where there is none to link: inside an author's bundle, whose files are renamed, or under the classic script),
+ * and `script`, the tag that loads the widgets ('' in a bundle). The host page may name the site itself with
+ * <meta name="tally-site" content="https://…/">.
  */
 function tallyHome() {
   const named = globalThis.document?.querySelector('meta[name="tally-site"]')?.content;
-  if (named) return { site: new URL(named, location.href), classic: null };
   const classic = globalThis.tallyClassicScript;
-  if (classic) return { site: new URL('./', classic), classic };
-  if (/\/widgets\/share\.js$/.test(new URL(MODULE_URL).pathname))
-    return { site: new URL('../', MODULE_URL), classic: null };
-  return null;
+  const own = /\/widgets\/share\.js$/.test(new URL(MODULE_URL).pathname) ? new URL('../', MODULE_URL) : null;
+  const site = named ? new URL(named, location.href) : classic ? null : own;
+  const script = classic
+    ? `<script src="${escapeAttribute(classic)}"></script>`
+    : site
+      ? `<script type="module" src="${new URL('tally-widgets.js', site).href}"></script>`
+      : '';
+  return { site, script, local: (site?.href ?? classic ?? '').startsWith('file:') };
 }
+
 /** Frame height (px) an iframe snippet starts with: the widget's own height plus the frame's padding, within these. */
 const FRAME_MIN_PX = 320;
 const FRAME_MAX_PX = 900;
@@ -58,16 +62,17 @@ export function shareSnippets(widget) {
   const attributeText = Object.entries(attributes)
     .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
     .join('');
-  const home = tallyHome();
-  if (!home) {
-    // Inside a bundle: the element is what the author's own pages (which bundle tally too) need.
-    const element = `<${tag}${attributeText}></${tag}>`;
-    return { url: '', script: element, iframe: '', markdown: `<${tag}${attributeText}>\n</${tag}>` };
-  }
-  const scriptTag = home.classic
-    ? `<script src="${home.classic}"></script>`
-    : `<script type="module" src="${new URL('tally-widgets.js', home.site).href}"></script>`;
-  const frame = new URL('embed.html', home.site);
+  const { site, script } = tallyHome();
+  const lead = script ? `${script}\n` : '';
+  if (!site)
+    return {
+      url: '',
+      script: `${lead}<${tag}${attributeText}></${tag}>`,
+      iframe: '',
+      markdown: `${lead && `${lead}\n`}<${tag}${attributeText}>\n</${tag}>`,
+    };
+  const scriptTag = script;
+  const frame = new URL('embed.html', site);
   frame.searchParams.set('widget', tag.replace(/^tally-/, ''));
   for (const [k, v] of Object.entries(attributes)) frame.searchParams.set(k, v);
   // A widget that keeps no URL state (on a host's page) links to embed.html, which shows the same state.
@@ -81,7 +86,7 @@ export function shareSnippets(widget) {
     script: `${scriptTag}\n<${tag}${attributeText}></${tag}>`,
     iframe:
       `<iframe src="${escapeAttribute(frame.href)}" title="${escapeAttribute(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>\n` +
-      `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', home.site).href}"></script>`,
+      `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', site).href}"></script>`,
     // The element on lines of its own, so Markdown keeps it as an HTML block (CommonMark type 7).
     markdown: `${scriptTag}\n\n<${tag}${attributeText}>\n</${tag}>\n\n[Open this figure in tally](${link.href.replace(/\)/g, '%29')})`,
   };
@@ -118,7 +123,6 @@ export function attachShare(widget) {
   status.className = 'share-status';
   status.setAttribute('role', 'status');
   const home = tallyHome();
-  const served = !home || /^https?:$/.test(home.site.protocol);
   const areas = {};
   for (const row of ROWS) {
     const wrap = document.createElement('div');
@@ -144,22 +148,21 @@ export function attachShare(widget) {
     });
     wrap.append(label, area, button);
     // In a bundle there is no tally address to link or frame (see tallyHome).
-    wrap.hidden = !home && (row.kind === 'url' || row.kind === 'iframe');
+    wrap.hidden = !home.site && (row.kind === 'url' || row.kind === 'iframe');
     areas[row.kind] = area;
     body.append(wrap);
   }
-  if (!served) {
+  if (home.local) {
     const note = document.createElement('p');
     note.className = 'share-status';
     note.textContent =
       'This copy is opened from a file: the snippets point at it, so serve the site over http(s) to get embed code others can use.';
     body.append(note);
   }
-  if (!home) {
+  if (!home.site) {
     const note = document.createElement('p');
     note.className = 'share-status';
-    note.textContent =
-      'This page bundles the widgets, so the snippets hold the element alone, for pages that load the same bundle. For a link and iframe code, name where tally is served: <meta name="tally-site" content="https://…/">.';
+    note.textContent = `${home.script ? 'The classic script loads' : 'This page bundles'} the widgets, so there is no tally page to link or frame: the snippets hold ${home.script ? 'the script and ' : ''}the element. For a link and iframe code, name where tally's site is served: <meta name="tally-site" content="https://…/">.`;
     body.append(note);
   }
   body.append(status);
