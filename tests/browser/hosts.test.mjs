@@ -16,7 +16,9 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { startSite, root, siteDir, screenshot, DESKTOP } from './harness.mjs';
 import { assertComputes } from './kit-helpers.mjs';
+import { native } from './page-helpers.mjs';
 import { startServer } from '../../scripts/static-server.mjs';
+import { documentedPackage } from '../../scripts/embed-sizes.mjs';
 
 const PLACEHOLDER = 'https://your.host/tally/';
 const doc = readFileSync(path.join(root, 'docs/EMBEDDING.md'), 'utf8');
@@ -32,6 +34,7 @@ function recipe(host, base = PLACEHOLDER) {
 
 let work;
 let tarball;
+let report;
 /** The four bundled projects, built at once (each test awaits its own): {name: Promise<project dir>}. */
 const builds = {};
 let site;
@@ -42,7 +45,7 @@ before(async () => {
     [path.join(root, 'scripts/pack-widgets.mjs'), '--site', siteDir, '--out', path.join(work, 'pack')],
     { stdio: 'pipe' },
   );
-  const report = JSON.parse(readFileSync(path.join(work, 'pack/pack.json'), 'utf8'));
+  report = JSON.parse(readFileSync(path.join(work, 'pack/pack.json'), 'utf8'));
   tarball = path.join(work, 'pack', report.filename);
   startBuilds();
   site = await startSite();
@@ -120,6 +123,18 @@ async function checkServed(t, dir, name, tags, pathname = '/') {
   await first.evaluate((el) => el.shadowRoot.querySelector('details.share summary').click());
   const snippet = await first.evaluate((el) => el.shadowRoot.querySelector('[data-kind="script"] textarea').value);
   assert.match(snippet, new RegExp(`^<${tags[0]} [^>]*model="llama-3-[78]0?b"`), `${name}: Share gives the element`);
+  // The roofline's measuring worker starts from the bundle and finds the renamed engine files.
+  const formats = await page.evaluate(async () => {
+    const roofline = document.createElement('tally-roofline');
+    document.body.append(roofline);
+    await roofline.ready;
+    const [worker] = await roofline.startWorkers(1);
+    const answer = await worker.call('float_formats', {});
+    worker.worker.terminate();
+    roofline.remove();
+    return answer;
+  });
+  assert.deepEqual(formats, native('float_formats', {}), `${name}: the worker's engine answers as the CLI`);
   await screenshot(page, `host-${name}`, { fullPage: true });
   assert.deepEqual(page.errors, [], `${name}: no console errors`);
   return page;
@@ -171,6 +186,7 @@ test('reveal.js: a compact widget fits the 960x700 slide and keys typed into it 
     ['bottom', boxes.widget.bottom <= boxes.slides.bottom + 1],
   ])
     assert.ok(inside, `the widget's ${edge} edge is inside the slide: ${JSON.stringify(boxes)}`);
+  await screenshot(page, 'host-reveal');
   const gpus = widget.locator('input[name="gpus"]');
   await gpus.focus();
   for (const key of ['ArrowRight', 'Space', 'ArrowDown', '.', 'b', 'n']) await gpus.press(key);
@@ -181,7 +197,7 @@ test('reveal.js: a compact widget fits the 960x700 slide and keys typed into it 
   }));
   assert.deepEqual(deck, { hash: deck.hash, first: true, paused: false }, 'still on the first slide, not paused');
   assert.ok(!/#\/1/.test(deck.hash), `the deck did not move on (${deck.hash})`);
-  await screenshot(page, 'host-reveal');
+  await screenshot(page, 'host-reveal-typed');
   // Outside the widget the deck's keys still work.
   await page.locator('.reveal h2').first().click();
   await page.keyboard.press('ArrowRight');
@@ -270,4 +286,18 @@ test('learning platform: the iframe recipe in a page whose CSP forbids scripts s
   assert.deepEqual([shown.args.batch, shown.args.context], [32, 8192], "the snippet's attributes reach the widget");
   await screenshot(page, 'host-lms', { fullPage: true });
   assert.deepEqual(page.errors, []);
+});
+
+test("EMBEDDING.md's sizes table: the package's rows match a fresh pack (5 % and the same file count)", () => {
+  const documented = documentedPackage();
+  const refresh = 'refresh the table: node scripts/embed-sizes.mjs --write';
+  assert.equal(documented.files, report.entryCount, `files in the package (${refresh})`);
+  for (const [row, measured] of [
+    ['packed', report.size],
+    ['unpacked', report.unpackedSize],
+  ])
+    assert.ok(
+      Math.abs(documented[row] - measured) <= 0.05 * measured,
+      `${row}: documented ${documented[row]} bytes, measured ${measured} (${refresh})`,
+    );
 });

@@ -28,6 +28,7 @@ import {
   isNumberText,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale } from './chart.js';
+import { engineFiles } from '../engine.js';
 
 /** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
 const FALLBACK_DTYPES = ['bf16'];
@@ -495,14 +496,19 @@ class TallyRoofline extends TallyWidget {
     return { mib: Number(this.getAttribute('probe-mib') ?? 128), reps: Number(this.getAttribute('reps') ?? 5) };
   }
 
-  /** A worker of this widget's engine; on another origin, a blob: worker of this page's origin that imports it. */
+  /**
+   * A worker of this widget's engine. Served beside the engine on this page's origin (tally's site, the package
+   * served as files) it starts as it is; else (another origin, or a bundle that renamed the files or inlined the
+   * worker as a data: URL) a blob: worker of this page's origin imports it and is told where the engine's files are.
+   */
   startWorker() {
     const url = new URL('./roofline-worker.js', import.meta.url);
-    if (url.origin === globalThis.location.origin) return { worker: new Worker(url) };
-    // A Worker cannot run another origin's script; a blob: worker (this page's origin) may importScripts it
-    // (classic scripts need no CORS), and the engine files it fetches are served with
-    // Access-Control-Allow-Origin: *.
-    const source = `self.tallyBase = ${JSON.stringify(new URL('../', url).href)};\nimportScripts(${JSON.stringify(url.href)});\n`;
+    const files = { ...engineFiles(), relaxed: new URL('../tally-relaxed.wasm', import.meta.url).href };
+    if (url.origin === globalThis.location.origin && new URL('../tally.js', url).href === files.glue)
+      return { worker: new Worker(url) };
+    // A Worker cannot run another origin's script; a blob: worker may importScripts it (classic scripts need no
+    // CORS), and the engine files it fetches are served with Access-Control-Allow-Origin: *.
+    const source = `self.tallyFiles = ${JSON.stringify(files)};\nimportScripts(${JSON.stringify(url.href)});\n`;
     const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
     return { worker: new Worker(blobUrl), blobUrl };
   }
