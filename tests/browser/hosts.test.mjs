@@ -156,6 +156,7 @@ test('VitePress: the theme imports the package (server-side rendering included) 
   // VitePress's dark toggle (class="dark" on <html>) re-themes the widgets.
   await page.evaluate(() => document.documentElement.classList.add('dark'));
   await page.waitForFunction(() => document.querySelector('tally-compute').dataset.tallyTheme === 'dark');
+  await screenshot(page, 'host-vitepress-dark');
 });
 
 test("Astro: the page's script is bundled by astro build and its widgets compute the engine's numbers", async (t) => {
