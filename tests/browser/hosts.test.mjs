@@ -236,8 +236,11 @@ test('classic script: from a host that sends no CORS headers, and from a file://
   const cdn = await plainServer(scripts);
   t.after(() => cdn.close());
   const tags = ['tally-compute', 'tally-float'];
+  // A notebook page has an AMD loader (Jupyter's RequireJS); its define() must not be called anonymously.
   const pageHtml = (base) =>
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head><body><h1>Notebook output</h1>\n${recipe('notebook', base)['tally.html']}</body></html>`;
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>notebook</title>
+<script>window.amdCalls = 0; window.define = () => window.amdCalls++; window.define.amd = {};</script></head>
+<body><h1>Notebook output</h1>\n${recipe('notebook', base)['tally.html']}</body></html>`;
 
   // The notebook's HTML output on one origin, the script on another that sends no CORS header.
   const pages = path.join(work, 'classic-pages');
@@ -253,6 +256,12 @@ test('classic script: from a host that sends no CORS headers, and from a file://
   for (const tag of tags) await assertComputes(page.locator(tag), `classic over http ${tag}`);
   assert.equal(headers.length, 1, 'one download: the script (the wasm is inside it)');
   assert.equal(headers[0]['access-control-allow-origin'], undefined, 'the script host sent no CORS header');
+  assert.equal(await page.evaluate(() => window.amdCalls), 0, "the page's AMD define() was left alone");
+  // Share gives the classic script's tag and the element.
+  const compute = page.locator('tally-compute');
+  await compute.evaluate((el) => el.shadowRoot.querySelector('details.share summary').click());
+  const snippet = await compute.evaluate((el) => el.shadowRoot.querySelector('[data-kind="script"] textarea').value);
+  assert.match(snippet, new RegExp(`^<script src="${cdn.url}tally-widgets.classic.js"></script>\n<tally-compute `));
   await screenshot(page, 'host-classic-http', { fullPage: true });
   assert.deepEqual(page.errors, []);
 
