@@ -153,8 +153,9 @@ test('VitePress: the theme imports the package (server-side rendering included) 
     'tally-memory-budget',
     'tally-compute',
   ]);
-  // VitePress's dark toggle (class="dark" on <html>) re-themes the widgets.
-  await page.evaluate(() => document.documentElement.classList.add('dark'));
+  // VitePress's appearance switch (class="dark" on <html>) re-themes the widgets.
+  await page.locator('button.VPSwitchAppearance').first().click();
+  await page.waitForFunction(() => document.documentElement.classList.contains('dark'));
   await page.waitForFunction(() => document.querySelector('tally-compute').dataset.tallyTheme === 'dark');
   await screenshot(page, 'host-vitepress-dark');
 });
