@@ -362,7 +362,9 @@ import '${PACKAGE_NAME}';   // defines ${elements.map((e) => `<${e.tag}>`).join(
 <tally-memory-budget model="llama-3-8b" gpus="8" zero="3"></tally-memory-budget>
 \`\`\`
 
-Serve the package's files as they are (the wasm, the worker and KaTeX are found relative to the modules).
+A bundler (Vite, and so VitePress and Astro; webpack 5) emits \`tally.js\` and \`tally.wasm\` with the bundle;
+without one, serve the package's folder as it is. \`tally-widgets.classic.js\` is one classic script with the
+engine inside, for hosts that send no CORS headers and pages opened from \`file://\`.
 Attributes, methods and events: \`index.d.ts\` and \`custom-elements.json\`. More: docs/EMBEDDING.md in tally's repository.
 `,
 );
