@@ -13,7 +13,7 @@ export class TallyError extends Error {
 
 /**
  * The engine's two files, beside this module: each URL is a literal `new URL('./…', import.meta.url)`, so a
- * bundler (Vite, Rollup, webpack) sees the files, emits them with the bundle and rewrites the URLs.
+ * bundler (Vite, webpack 5) sees the files, emits them with the bundle and rewrites the URLs.
  */
 export function engineFiles() {
   return { glue: new URL('./tally.js', import.meta.url).href, wasm: new URL('./tally.wasm', import.meta.url).href };
