@@ -11,9 +11,12 @@ export class TallyError extends Error {
   }
 }
 
-/** URL of a file next to this module (tally.js and tally.wasm are served beside engine.js). */
-export function assetUrl(file) {
-  return new URL(file, import.meta.url).href;
+/**
+ * The engine's two files, beside this module: each URL is a literal `new URL('./…', import.meta.url)`, so a
+ * bundler (Vite, webpack 5) sees the files, emits them with the bundle and rewrites the URLs.
+ */
+export function engineFiles() {
+  return { glue: new URL('./tally.js', import.meta.url).href, wasm: new URL('./tally.wasm', import.meta.url).href };
 }
 
 function loadClassicScript(src) {
@@ -105,8 +108,11 @@ let enginePromise = null;
 export function getEngine() {
   if (!enginePromise) {
     enginePromise = (async () => {
-      if (typeof globalThis.createTallyModule !== 'function') await loadClassicScript(assetUrl('tally.js'));
-      const module = await globalThis.createTallyModule({ locateFile: (file) => assetUrl(file) });
+      const files = engineFiles();
+      if (typeof globalThis.createTallyModule !== 'function') await loadClassicScript(files.glue);
+      const module = await globalThis.createTallyModule({
+        locateFile: (file) => (file.endsWith('.wasm') ? files.wasm : new URL(file, files.glue).href),
+      });
       return new Engine(module);
     })();
   }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { launchChromium } from '../dev/chromium.mjs';
 import { startServer } from '../dev/static-server.mjs';
 import { failer, pathOption, root } from './options.mjs';
+import { buildClassic, CLASSIC_FILE } from './build-classic.mjs';
 
 const siteDir = pathOption('--site', 'build/site');
 const outDir = pathOption('--out', 'build/package');
@@ -291,6 +292,8 @@ for (const file of [
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The roofline looks for optional GPU measurements beside the package root; an empty report, not a 404.
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
+// The classic script (scripts/build/build-classic.mjs): the engine inlined, for hosts without CORS headers or file://.
+writeFileSync(path.join(stage, CLASSIC_FILE), await buildClassic(siteDir));
 writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n');
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
 
@@ -306,6 +309,7 @@ const files = [
   'tally.js',
   'tally.wasm',
   'tally-relaxed.wasm',
+  CLASSIC_FILE,
   'gpu-report.json',
   'index.d.ts',
   'custom-elements.json',
@@ -325,6 +329,8 @@ const pkg = {
     '.': { types: './index.d.ts', default: './tally-widgets.js' },
     './widgets/*.js': './widgets/*.js',
     './embed-resizer.js': './embed-resizer.js',
+    './classic': `./${CLASSIC_FILE}`,
+    [`./${CLASSIC_FILE}`]: `./${CLASSIC_FILE}`,
     './tally.wasm': './tally.wasm',
     './custom-elements.json': './custom-elements.json',
     './package.json': './package.json',
@@ -350,7 +356,9 @@ import '${PACKAGE_NAME}';   // defines ${elements.map((e) => `<${e.tag}>`).join(
 <tally-memory-budget model="llama-3-8b" gpus="8" zero="3"></tally-memory-budget>
 \`\`\`
 
-Serve the package's files as they are (the wasm, the worker and KaTeX are found relative to the modules).
+A bundler (Vite, and so VitePress and Astro; webpack 5) emits \`tally.js\` and \`tally.wasm\` with the bundle;
+without one, serve the package's folder as it is. \`tally-widgets.classic.js\` is one classic script with the
+engine inside, for hosts that send no CORS headers and pages opened from \`file://\`.
 Attributes, methods and events: \`index.d.ts\` and \`custom-elements.json\`. More: docs/EMBEDDING.md in tally's repository.
 `,
 );

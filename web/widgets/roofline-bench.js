@@ -1,7 +1,7 @@
 // Measuring this machine for the roofline chart: Web Workers that each run the engine, the probes (peak FLOP/s,
 // memory bandwidth) and the GEMM kernel ladder on one core, then every worker at once on its own stripe of C.
 // A controller beside the chart (roofline.js): it holds what was measured and tells the chart through `ui`.
-import { TallyError } from '../engine.js';
+import { TallyError, engineFiles } from '../engine.js';
 
 /** The naive kernel's largest size: beyond it one product takes seconds. */
 const NAIVE_MAX_N = 256;
@@ -69,14 +69,19 @@ export class RooflineBench {
     return steps;
   }
 
-  /** A worker of this widget's engine; on another origin, a blob: worker of this page's origin that imports it. */
+  /**
+   * A worker of this widget's engine. Served beside the engine on this page's origin (tally's site, the package
+   * served as files) it starts as it is; else (another origin, or a bundle that renamed the files or inlined the
+   * worker as a data: URL) a blob: worker of this page's origin imports it and is told where the engine's files are.
+   */
   startWorker() {
     const url = new URL('./roofline-worker.js', import.meta.url);
-    if (url.origin === globalThis.location.origin) return { worker: new Worker(url) };
-    // A Worker cannot run another origin's script; a blob: worker (this page's origin) may importScripts it
-    // (classic scripts need no CORS), and the engine files it fetches are served with
-    // Access-Control-Allow-Origin: *.
-    const source = `self.tallyBase = ${JSON.stringify(new URL('../', url).href)};\nimportScripts(${JSON.stringify(url.href)});\n`;
+    const files = { ...engineFiles(), relaxed: new URL('../tally-relaxed.wasm', import.meta.url).href };
+    if (url.origin === globalThis.location.origin && new URL('../tally.js', url).href === files.glue)
+      return { worker: new Worker(url) };
+    // A Worker cannot run another origin's script; a blob: worker may importScripts it (classic scripts need no
+    // CORS), and the engine files it fetches are served with Access-Control-Allow-Origin: *.
+    const source = `self.tallyFiles = ${JSON.stringify(files)};\nimportScripts(${JSON.stringify(url.href)});\n`;
     const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
     return { worker: new Worker(blobUrl), blobUrl };
   }

@@ -6,9 +6,9 @@
 // Where relaxed SIMD validates, the worker also instantiates tally-relaxed.wasm (engine/kernels/relaxed/) on the
 // engine's memory, which makes the engine's simd-relaxed kernel and probe_peak {variant: "relaxed"} work.
 //
-// Embedded on another origin, the widget starts this script from a blob: worker of the host page's origin
-// that sets self.tallyBase (the site root) and importScripts this file; the engine files are then fetched
-// across origins, which the server allows (Access-Control-Allow-Origin: *).
+// Embedded on another origin, or inlined by a bundler, the widget starts this script from a blob: worker of the
+// host page's origin that sets self.tallyFiles ({glue, wasm, relaxed}: the engine's URLs) and importScripts this
+// file; the engine files are then fetched across origins, which the server allows (Access-Control-Allow-Origin: *).
 //
 // Protocol
 //   worker -> main  {type: 'ready', relaxed: bool, relaxedNote}   engine (and relaxed module) loaded
@@ -17,13 +17,21 @@
 //   worker -> main  {type: 'result', id, result} | {type: 'error', id, field, message}
 // Cancelling is worker.terminate() from the page: it stops even in the middle of a kernel.
 /* global createTallyModule, importScripts */
-const siteRoot = new URL(self.tallyBase ?? '../', self.location.href);
-importScripts(new URL('tally.js', siteRoot).href);
+// The engine's files: as the page named them (blob: worker), else at the site root above this script.
+const files =
+  self.tallyFiles ??
+  Object.fromEntries(
+    Object.entries({ glue: 'tally.js', wasm: 'tally.wasm', relaxed: 'tally-relaxed.wasm' }).map(([k, f]) => [
+      k,
+      new URL(`../${f}`, self.location.href).href,
+    ]),
+  );
+importScripts(files.glue);
 
 // The relaxed-SIMD module's bytes, compiled only if this browser validates its final-encoding opcodes.
 async function relaxedModule() {
   try {
-    const response = await fetch(new URL('tally-relaxed.wasm', siteRoot));
+    const response = await fetch(files.relaxed);
     if (!response.ok) return { module: null, note: `tally-relaxed.wasm not served (HTTP ${response.status})` };
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (!WebAssembly.validate(bytes))
@@ -35,7 +43,9 @@ async function relaxedModule() {
 }
 
 const ready = Promise.all([
-  createTallyModule({ locateFile: (file) => new URL(file, siteRoot).href }),
+  createTallyModule({
+    locateFile: (file) => (file.endsWith('.wasm') ? files.wasm : new URL(file, files.glue).href),
+  }),
   relaxedModule(),
 ]).then(async ([engine, relaxed]) => {
   if (relaxed.module) {

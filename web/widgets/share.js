@@ -3,8 +3,28 @@
 // web/widgets/base.js; widgets describe their state through embedAttributes() (else their own attributes).
 import { flushState, onStateWritten } from '../state.js';
 
-/** The folder that holds tally-widgets.js and embed.html (the site root, or the npm package's root). */
-const SITE = new URL('../', import.meta.url);
+// Read once into a name: a literal new URL('../', import.meta.url) is a file a bundler would inline here.
+const MODULE_URL = import.meta.url;
+
+/**
+ * Where tally is served, for the snippets: `site`, the folder of tally-widgets.js and embed.html (a URL, or null
+ * where there is none to link: inside an author's bundle, whose files are renamed, or under the classic script),
+ * and `script`, the tag that loads the widgets ('' in a bundle). The host page may name the site itself with
+ * <meta name="tally-site" content="https://…/">.
+ */
+function tallyHome() {
+  const named = globalThis.document?.querySelector('meta[name="tally-site"]')?.content;
+  const classic = globalThis.tallyClassicScript;
+  const own = /\/widgets\/share\.js$/.test(new URL(MODULE_URL).pathname) ? new URL('../', MODULE_URL) : null;
+  const site = named ? new URL(named, location.href) : classic ? null : own;
+  const script = classic
+    ? `<script src="${escapeAttribute(classic)}"></script>`
+    : site
+      ? `<script type="module" src="${new URL('tally-widgets.js', site).href}"></script>`
+      : '';
+  return { site, script, local: (site?.href ?? classic ?? '').startsWith('file:') };
+}
+
 /** Frame height (px) an iframe snippet starts with: the widget's own height plus the frame's padding, within these. */
 const FRAME_MIN_PX = 320;
 const FRAME_MAX_PX = 900;
@@ -14,6 +34,7 @@ const css = `
 .share summary { cursor: pointer; color: var(--accent); font-size: 14px; }
 .share-body { display: grid; gap: 8px; margin-top: 6px; }
 .share-row { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 2px 8px; align-items: end; }
+.share-row[hidden] { display: none; }
 .share-row label { grid-column: 1 / -1; color: var(--muted); font-size: 13px; }
 .share-row textarea { font: 12px/1.4 ui-monospace, monospace; width: 100%; box-sizing: border-box; resize: vertical; padding: 4px 6px;
   border: 1px solid var(--border); border-radius: 4px; background: var(--bg); color: var(--fg); }
@@ -41,8 +62,17 @@ export function shareSnippets(widget) {
   const attributeText = Object.entries(attributes)
     .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
     .join('');
-  const scriptTag = `<script type="module" src="${new URL('tally-widgets.js', SITE).href}"></script>`;
-  const frame = new URL('embed.html', SITE);
+  const { site, script } = tallyHome();
+  const lead = script ? `${script}\n` : '';
+  if (!site)
+    return {
+      url: '',
+      script: `${lead}<${tag}${attributeText}></${tag}>`,
+      iframe: '',
+      markdown: `${lead && `${lead}\n`}<${tag}${attributeText}>\n</${tag}>`,
+    };
+  const scriptTag = script;
+  const frame = new URL('embed.html', site);
   frame.searchParams.set('widget', tag.replace(/^tally-/, ''));
   for (const [k, v] of Object.entries(attributes)) frame.searchParams.set(k, v);
   // A widget that keeps no URL state (on a host's page) links to embed.html, which shows the same state.
@@ -56,7 +86,7 @@ export function shareSnippets(widget) {
     script: `${scriptTag}\n<${tag}${attributeText}></${tag}>`,
     iframe:
       `<iframe src="${escapeAttribute(frame.href)}" title="${escapeAttribute(title)}" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>\n` +
-      `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', SITE).href}"></script>`,
+      `<!-- optional, where the page allows scripts: fits the frame to the widget -->\n<script src="${new URL('embed-resizer.js', site).href}"></script>`,
     // The element on lines of its own, so Markdown keeps it as an HTML block (CommonMark type 7).
     markdown: `${scriptTag}\n\n<${tag}${attributeText}>\n</${tag}>\n\n[Open this figure in tally](${link.href.replace(/\)/g, '%29')})`,
   };
@@ -92,7 +122,7 @@ export function attachShare(widget) {
   const status = document.createElement('p');
   status.className = 'share-status';
   status.setAttribute('role', 'status');
-  const served = /^https?:$/.test(SITE.protocol);
+  const home = tallyHome();
   const areas = {};
   for (const row of ROWS) {
     const wrap = document.createElement('div');
@@ -117,14 +147,22 @@ export function attachShare(widget) {
         : 'Selected: press Ctrl+C (or ⌘C) to copy.';
     });
     wrap.append(label, area, button);
+    // In a bundle there is no tally address to link or frame (see tallyHome).
+    wrap.hidden = !home.site && (row.kind === 'url' || row.kind === 'iframe');
     areas[row.kind] = area;
     body.append(wrap);
   }
-  if (!served) {
+  if (home.local) {
     const note = document.createElement('p');
     note.className = 'share-status';
     note.textContent =
       'This copy is opened from a file: the snippets point at it, so serve the site over http(s) to get embed code others can use.';
+    body.append(note);
+  }
+  if (!home.site) {
+    const note = document.createElement('p');
+    note.className = 'share-status';
+    note.textContent = `${home.script ? 'The classic script loads' : 'This page bundles'} the widgets, so there is no tally page to link or frame: the snippets hold ${home.script ? 'the script and ' : ''}the element. For a link and iframe code, name where tally's site is served: <meta name="tally-site" content="https://…/">.`;
     body.append(note);
   }
   body.append(status);

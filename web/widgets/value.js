@@ -13,6 +13,7 @@ import {
   formatParams,
   formatPercent,
   defineWidget,
+  ElementBase,
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
 } from './base.js';
@@ -129,7 +130,7 @@ function schedule(value) {
   );
 }
 
-class TallyValue extends HTMLElement {
+class TallyValue extends ElementBase {
   static observedAttributes = ['method', 'args', 'field', 'format'];
   #live = false; // attribute reports before the first connect come from parsing, not from a change
 
@@ -193,7 +194,7 @@ export function binaryFraction(bytes) {
   return '';
 }
 
-class TallyRecipes extends HTMLElement {
+class TallyRecipes extends ElementBase {
   connectedCallback() {
     if (this.dataset.state === 'ok') return; // prerendered by the build
     this.textContent = 'Loading recipes…';

@@ -37,6 +37,8 @@ export function widgetTags() {
  */
 export function defineWidget(name, cls) {
   cls[TALLY_WIDGET] = true;
+  // On a server (a static-site generator's pre-render) there is no registry: importing defines nothing.
+  if (typeof customElements === 'undefined') return false;
   const existing = customElements.get(name);
   if (existing === cls) return true;
   if (existing) {
@@ -102,7 +104,10 @@ function sameStateText(shown, given) {
  * chart widths, and the element API every widget shares (docs/EMBEDDING.md): getState(), setState(state),
  * `ready`, a `change` event whose detail is the state, attributes that set state, ::part names, --tally-* properties.
  */
-export class TallyWidget extends HTMLElement {
+/** HTMLElement, or a plain class where there is none (server-side rendering), so the modules import anywhere. */
+export const ElementBase = globalThis.HTMLElement ?? class {};
+
+export class TallyWidget extends ElementBase {
   /** Registers the widget as `<name>` (see defineWidget). */
   static define(name) {
     return defineWidget(name, this);

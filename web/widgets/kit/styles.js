@@ -18,7 +18,9 @@ export const baseCss = `
 :host { display: block; font: var(--tally-font-size, 15px)/1.5 var(--tally-font, system-ui, -apple-system, "Segoe UI", sans-serif);
   --fg: var(--tally-fg, #1b1f24); --muted: var(--tally-muted, #57606a); --bg: var(--tally-bg, #ffffff);
   --panel: var(--tally-panel, #f6f8fa); --border: var(--tally-border, #d0d7de); --accent: var(--tally-accent, #0b63ce);
-  --error: var(--tally-error, #b3261e); --ok: var(--tally-ok, #1a7f37); --warn: var(--tally-warn, #8a4b00); color: var(--fg); }
+  --error: var(--tally-error, #b3261e); --ok: var(--tally-ok, #1a7f37); --warn: var(--tally-warn, #8a4b00); color: var(--fg);
+  /* text settings a host inherits into the shadow tree (reveal.js centres slides) */
+  text-align: start; text-transform: none; letter-spacing: normal; word-spacing: normal; white-space: normal; }
 ${darkRule(':host([data-tally-theme="dark"])')}
 @media (prefers-color-scheme: dark) { ${darkRule(':host(:not([data-tally-theme]))')} }
 .widget { background: var(--panel); border: 1px solid var(--border); border-radius: var(--tally-radius, 8px); padding: 12px 14px; }
