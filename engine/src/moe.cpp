@@ -56,4 +56,38 @@ MoeLayer moe_layer(const ModelConfig& c, const MoeSetup& st) {
     return m;
 }
 
+RandomRouting random_routing(double tokens, std::int64_t experts, std::int64_t top_k, double capacity_factor) {
+    require(tokens >= 1 && tokens <= 2147483648.0 && tokens == std::floor(tokens), "tokens",
+            "tokens must be a whole number from 1 to 2^31, got " + format_number(tokens));
+    require(experts >= 1 && experts <= 65536, "experts",
+            "experts must be from 1 to 65536, got " + std::to_string(experts));
+    require(top_k >= 1 && top_k <= experts, "top_k",
+            "top_k must be from 1 to experts (" + std::to_string(experts) + "), got " + std::to_string(top_k));
+    require(capacity_factor > 0 && capacity_factor <= 64, "capacity_factor",
+            "capacity_factor must be in (0, 64], got " + format_number(capacity_factor));
+    RandomRouting r;
+    const double n = tokens, p = static_cast<double>(top_k) / static_cast<double>(experts);
+    r.mean_load = n * p;
+    r.load_stddev = std::sqrt(n * p * (1 - p));
+    r.capacity = std::ceil(capacity_factor * r.mean_load);
+    if (p >= 1) return r;  // every token visits every expert: the load is exactly n <= capacity
+    // E[max(0, X - C)] = E[X] - sum_{x < C} x P(x) - C P(X >= C), with the pmf walked in logs from x = 0.
+    const double log_q = std::log1p(-p), log_ratio = std::log(p) - log_q;
+    double log_pmf = n * log_q;  // P(X = 0)
+    double below = 0, mass_below = 0;
+    const double top = std::min(r.capacity, n + 1);
+    for (double x = 0; x < top; x += 1) {
+        const double pmf = std::exp(log_pmf);
+        below += x * pmf;
+        mass_below += pmf;
+        log_pmf += std::log(n - x) - std::log(x + 1) + log_ratio;
+    }
+    // P(X > C) = 1 - P(X <= C); the loop stopped at x = C with log_pmf = log P(X = C).
+    const double at_capacity = r.capacity <= n ? std::exp(log_pmf) : 0;
+    const double over = std::max(0.0, r.mean_load - below - r.capacity * (1 - mass_below));
+    r.expected_dropped_fraction = over / r.mean_load;
+    r.overflow_probability = std::max(0.0, 1 - mass_below - at_capacity);
+    return r;
+}
+
 }  // namespace tally
