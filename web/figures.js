@@ -574,7 +574,14 @@ function overlapTimeline(engine, { layers = 4, forward_seconds = 2.8e-3, layer_b
     ],
     [
       'TP 8, activations',
-      { ...common, scheme: 'tp', forward_seconds: forward_seconds / 8, layer_bytes: 67108864, chunks: 4, ranks_per_node: 8 },
+      {
+        ...common,
+        scheme: 'tp',
+        forward_seconds: forward_seconds / 8,
+        layer_bytes: 67108864,
+        chunks: 4,
+        ranks_per_node: 8,
+      },
       ['gather, then matmul', '4-chunk collective matmul'],
     ],
   ];
@@ -590,13 +597,18 @@ function overlapTimeline(engine, { layers = 4, forward_seconds = 2.8e-3, layer_b
     body += text(x0, y + 12, title, { cls: 'strong' });
     y += 18;
     runs.forEach((r, i) => {
-      body += text(x0, y + 11, `${names[i]}: ${ms(r.step_seconds)} ms, ${ms(r.exposed_comm_seconds)} exposed`);
+      body += text(x0, y + 11, `${names[i]}: ${ms(r.step_seconds)} ms, ${ms(r.exposed_comm_seconds)} ms exposed`);
       y += 16;
       body += rect(x0, y, r.step_seconds * unit, laneH, 'idle');
       for (const op of r.ops) {
-        const cls =
-          op.lane === 'comm' ? 'box tone-1' : op.kind === 'forward' ? 'box tone-0' : 'box tone-2';
-        body += rect(x0 + op.start * unit, op.lane === 'comm' ? y + laneH + 2 : y, (op.end - op.start) * unit, laneH, cls);
+        const cls = op.lane === 'comm' ? 'box tone-1' : op.kind === 'forward' ? 'box tone-0' : 'box tone-2';
+        body += rect(
+          x0 + op.start * unit,
+          op.lane === 'comm' ? y + laneH + 2 : y,
+          (op.end - op.start) * unit,
+          laneH,
+          cls,
+        );
       }
       y += 2 * laneH + 8;
     });
@@ -655,7 +667,8 @@ function moeDrops(engine) {
     engine.call('moe_routing', { model: 'mixtral-8x7b', seq, ep: 8, capacity_factor: cf }).random_routing
       .expected_dropped_fraction;
   return chart({
-    label: 'Expected share of token assignments dropped against the capacity factor, for mean loads of 64, 512 and 4,096 tokens per expert',
+    label:
+      'Expected share of token assignments dropped against the capacity factor, for mean loads of 64, 512 and 4,096 tokens per expert',
     xLabel: 'capacity factor',
     yLabel: 'dropped',
     xFormat: (v) => v.toFixed(2),

@@ -1,5 +1,6 @@
 #include "tally/moe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -71,22 +72,23 @@ RandomRouting random_routing(double tokens, std::int64_t experts, std::int64_t t
     r.load_stddev = std::sqrt(n * p * (1 - p));
     r.capacity = std::ceil(capacity_factor * r.mean_load);
     if (p >= 1) return r;  // every token visits every expert: the load is exactly n <= capacity
-    // E[max(0, X - C)] = E[X] - sum_{x < C} x P(x) - C P(X >= C), with the pmf walked in logs from x = 0.
-    const double log_q = std::log1p(-p), log_ratio = std::log(p) - log_q;
-    double log_pmf = n * log_q;  // P(X = 0)
-    double below = 0, mass_below = 0;
-    const double top = std::min(r.capacity, n + 1);
-    for (double x = 0; x < top; x += 1) {
+    // E[max(0, X - C)] summed directly over the tail x > C (no cancellation against the mean), from the pmf at
+    // C + 1 by lgamma, walked up by the ratio of successive terms until 40 standard deviations past the mean.
+    double x = r.capacity + 1;
+    if (x > n) return r;
+    const double log_ratio = std::log(p) - std::log1p(-p);
+    double log_pmf =
+        std::lgamma(n + 1) - std::lgamma(x + 1) - std::lgamma(n - x + 1) + x * std::log(p) + (n - x) * std::log1p(-p);
+    const double stop = std::min(n, std::max(x, r.mean_load + 40 * r.load_stddev + 10));
+    double over = 0, tail = 0;
+    for (; x <= stop; x += 1) {
         const double pmf = std::exp(log_pmf);
-        below += x * pmf;
-        mass_below += pmf;
+        over += (x - r.capacity) * pmf;
+        tail += pmf;
         log_pmf += std::log(n - x) - std::log(x + 1) + log_ratio;
     }
-    // P(X > C) = 1 - P(X <= C); the loop stopped at x = C with log_pmf = log P(X = C).
-    const double at_capacity = r.capacity <= n ? std::exp(log_pmf) : 0;
-    const double over = std::max(0.0, r.mean_load - below - r.capacity * (1 - mass_below));
     r.expected_dropped_fraction = over / r.mean_load;
-    r.overflow_probability = std::max(0.0, 1 - mass_below - at_capacity);
+    r.overflow_probability = tail;
     return r;
 }
 

@@ -97,6 +97,12 @@ void check(const Input& in) {
         throw InputError("bucket_bytes",
                          "bucket_bytes must be from 1 to 1e15 bytes, got " + format_number(in.bucket_bytes));
     require_range("chunks", in.chunks, 1, 64);
+    // One op per bucket: keep the layout small enough to draw and to compute at once.
+    if (in.scheme == Scheme::Ddp && static_cast<double>(in.layers) * in.layer_bytes / in.bucket_bytes > 100000)
+        throw InputError("bucket_bytes",
+                         "bucket_bytes must leave at most 100000 buckets (layers x layer_bytes / "
+                         "bucket_bytes), got " +
+                             format_number(in.bucket_bytes));
 }
 
 // Forward F_0..F_{L-1}, then backward B_{L-1}..B_0. A layer's backward produces its gradients evenly over its

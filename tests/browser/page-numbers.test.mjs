@@ -1010,20 +1010,38 @@ function teach25a(put, allReduce, nvlink, card) {
   assert.ok(ar < B, 'each bucket fits under the next backward');
   put('overlap', { ...ddp, ...place2, overlap: false }, 'exposed_comm_seconds', L * ar, 'all 32 after backward');
   put('overlap', { ...ddp, ...place2, overlap: false }, 'step_seconds', L * (F + B) + L * ar, 'compute + all');
-  put('overlap', { ...ddp, ...place2 }, 'exposed_comm_seconds', ar, 'only the first layer\'s bucket');
+  put('overlap', { ...ddp, ...place2 }, 'exposed_comm_seconds', ar, "only the first layer's bucket");
   put('overlap', { ...ddp, ...place2 }, 'step_seconds', L * (F + B) + ar, 'compute + one bucket');
   const fsdp = { scheme: 'fsdp', layers: L, forward_seconds: F, layer_bytes: grads, ranks_per_node: 8, ...hw };
   const g = gather(grads);
   assert.ok(2 * g < F, 'a gather and a reduce-scatter fit under a forward');
-  put('overlap', { ...fsdp, overlap: false }, 'exposed_comm_seconds', L * 3 * g, '2 gathers + 1 reduce-scatter a layer');
+  put(
+    'overlap',
+    { ...fsdp, overlap: false },
+    'exposed_comm_seconds',
+    L * 3 * g,
+    '2 gathers + 1 reduce-scatter a layer',
+  );
   put('overlap', fsdp, 'exposed_comm_seconds', 2 * g, 'first gather + last reduce-scatter');
   put('overlap', fsdp, 'step_seconds', L * (F + B) + 2 * g, 'compute + first gather + last reduce-scatter');
   const tp = { scheme: 'tp', layers: L, forward_seconds: 0.00035, layer_bytes: 2 * 4096 * 4096 * 2 }; // F / 8
   const whole = gather(tp.layer_bytes),
     piece = gather(tp.layer_bytes / 4);
   assert.ok(piece < F / 8 / 4, 'a piece moves faster than a chunk computes');
-  put('overlap', { ...tp, chunks: 4, ranks_per_node: 8, ...hw }, 'exposed_comm_seconds', 2 * L * piece, 'one piece a pass');
-  put('overlap', { ...tp, ranks_per_node: 8, ...hw, overlap: false }, 'exposed_comm_seconds', 2 * L * whole, 'whole a pass');
+  put(
+    'overlap',
+    { ...tp, chunks: 4, ranks_per_node: 8, ...hw },
+    'exposed_comm_seconds',
+    2 * L * piece,
+    'one piece a pass',
+  );
+  put(
+    'overlap',
+    { ...tp, ranks_per_node: 8, ...hw, overlap: false },
+    'exposed_comm_seconds',
+    2 * L * whole,
+    'whole a pass',
+  );
 
   // Chapter 7c: the causal attention matmuls' share of the forward FLOPs.
   for (const [model, seq] of [
@@ -1032,7 +1050,13 @@ function teach25a(put, allReduce, nvlink, card) {
     ['llama-3-405b', 131072],
   ]) {
     const f = forwardPerToken(preset('models', model).config, seq, true);
-    put('flops', { model, seq, attention_flops: 'causal' }, 'components[id=attn_scores].share', f.scores / f.total, 'QKᵀ / forward');
+    put(
+      'flops',
+      { model, seq, attention_flops: 'causal' },
+      'components[id=attn_scores].share',
+      f.scores / f.total,
+      'QKᵀ / forward',
+    );
   }
   // Llama 3 405B, TP 8 + SP, PP 16 (16 micro-batches in flight on stage 1, 8 layers), FlashAttention.
   const c405 = preset('models', 'llama-3-405b').config;
@@ -1163,7 +1187,13 @@ function teach25a(put, allReduce, nvlink, card) {
   const message = 4096 * 8 * 7168 * 2;
   const a2a = 3.6e-6 + 63 * 0.9e-6 + Math.max(((7 / 64) * message) / nvlink, ((56 / 64) * message) / card);
   put('moe_routing', ds, 'all_to_all.seconds', a2a, 'pairwise exchange, network-bound');
-  put('moe_routing', ds, 'all_to_all.expert_forward_seconds_at_peak', (2 * 3 * 7168 * 2048 * 4096 * 8) / peak, '6 h f rows / P');
+  put(
+    'moe_routing',
+    ds,
+    'all_to_all.expert_forward_seconds_at_peak',
+    (2 * 3 * 7168 * 2048 * 4096 * 8) / peak,
+    '6 h f rows / P',
+  );
 }
 
 /**
