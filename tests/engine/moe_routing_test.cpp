@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "api_helpers.h"
+#include "tally/error.h"
 #include "tally/moe.h"
 
 using nlohmann::json;
