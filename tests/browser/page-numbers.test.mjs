@@ -1131,7 +1131,7 @@ function teach25a(put, allReduce, nvlink, card) {
     const router = h * E + (c.router_bias ? E : 0);
     const outside = V * h * (c.tied_embeddings ? 1 : 2) + h;
     const layers = (experts) =>
-      L * (attn + 2 * h) + Ld * 3 * h * c.dense_ffn_hidden_size + (L - Ld) * (experts * expert + router);
+      L * (attn + 2 * h) + Ld * 3 * h * (c.dense_ffn_hidden_size ?? 0) + (L - Ld) * (experts * expert + router);
     return { total: outside + layers(E + shared), active: outside + layers(k + shared), embedding: V * h };
   };
   const published = { 'deepseek-v3': [671e9, 37e9], 'gpt-oss-120b': [116.83e9, 5.13e9] };
