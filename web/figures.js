@@ -554,6 +554,132 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
   );
 }
 
+/**
+ * One GPU's step as two lanes, compute above and communication below, laid out by the engine (`overlap`,
+ * engine/src/overlap.cpp) for DDP buckets, FSDP prefetch and a tensor-parallel collective matmul, each without
+ * and with overlap on one time axis per pair. Grey on the compute lane is waiting: the exposed communication.
+ */
+function overlapTimeline(engine, { layers = 4, forward_seconds = 2.8e-3, layer_bytes = 404766720 } = {}) {
+  const common = { layers, forward_seconds, hardware: 'h100-sxm' };
+  const pairs = [
+    [
+      'DDP, 16 GPUs on 2 nodes',
+      { ...common, scheme: 'ddp', layer_bytes, bucket_bytes: layer_bytes / 2, ranks_per_node: 8, nodes: 2 },
+      ['reduce after backward', 'buckets during backward'],
+    ],
+    [
+      'FSDP, 8 GPUs',
+      { ...common, scheme: 'fsdp', layer_bytes, ranks_per_node: 8 },
+      ['no prefetch', 'prefetch one layer ahead'],
+    ],
+    [
+      'TP 8, activations',
+      {
+        ...common,
+        scheme: 'tp',
+        forward_seconds: forward_seconds / 8,
+        layer_bytes: 67108864,
+        chunks: 4,
+        ranks_per_node: 8,
+      },
+      ['gather, then matmul', '4-chunk collective matmul'],
+    ],
+  ];
+  const x0 = 4,
+    laneH = 12,
+    width = W - x0 - 4;
+  const ms = (v) => (v * 1e3 >= 10 ? (v * 1e3).toFixed(0) : (v * 1e3).toFixed(1));
+  let body = '',
+    y = 4;
+  for (const [title, args, names] of pairs) {
+    const runs = [false, true].map((overlap) => engine.call('overlap', { ...args, overlap }));
+    const unit = width / Math.max(...runs.map((r) => r.step_seconds));
+    body += text(x0, y + 12, title, { cls: 'strong' });
+    y += 18;
+    runs.forEach((r, i) => {
+      body += text(x0, y + 11, `${names[i]}: ${ms(r.step_seconds)} ms, ${ms(r.exposed_comm_seconds)} ms exposed`);
+      y += 16;
+      body += rect(x0, y, r.step_seconds * unit, laneH, 'idle');
+      for (const op of r.ops) {
+        const cls = op.lane === 'comm' ? 'box tone-1' : op.kind === 'forward' ? 'box tone-0' : 'box tone-2';
+        body += rect(
+          x0 + op.start * unit,
+          op.lane === 'comm' ? y + laneH + 2 : y,
+          (op.end - op.start) * unit,
+          laneH,
+          cls,
+        );
+      }
+      y += 2 * laneH + 8;
+    });
+    y += 4;
+  }
+  body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
+  body += rect(88, y, 12, 12, 'box tone-2') + text(106, y + 10, 'backward');
+  body += rect(186, y, 12, 12, 'box tone-1') + text(204, y + 10, 'collective');
+  body += rect(4, y + 18, 12, 12, 'idle') + text(22, y + 28, 'compute waits: exposed communication');
+  return svg(
+    y + 36,
+    body,
+    `Step timelines of ${layers} Llama 2 7B layers, compute lane above the communication lane, for DDP, FSDP and tensor parallelism, each without and with overlap: the engine's layout.`,
+  );
+}
+
+/**
+ * Long context: the attention matmuls' share of the forward FLOPs (causal mask) for two widths of model, and the
+ * stored softmax output's share of the activations without FlashAttention, against the sequence length.
+ */
+function attentionVsSeq(engine) {
+  const seqs = [1024, 4096, 16384, 65536, 131072];
+  const flopShare = (model, seq) => {
+    const { components } = engine.call('flops', { model, seq, attention_flops: 'causal' });
+    return components
+      .filter((c) => c.id === 'attn_scores' || c.id === 'attn_values')
+      .reduce((sum, c) => sum + c.share, 0);
+  };
+  const scoreShare = (seq) => {
+    const { activations } = engine.call('memory_budget', { model: 'llama-3-8b', seq, micro_batch: 1 });
+    const scores = activations.terms.find((t) => t.id === 'softmax_output');
+    return (scores.bytes * activations.layers) / activations.total_bytes;
+  };
+  return chart({
+    label:
+      "Attention's share of the forward FLOPs for Llama 3 8B and 405B, and the softmax output's share of Llama 3 8B's activations without FlashAttention, against sequence length",
+    xLabel: 'sequence length (tokens, log scale)',
+    yLabel: 'share',
+    xLog: true,
+    xFormat: kTokens,
+    yFormat: (v) => `${Math.round(v * 100)}%`,
+    series: [
+      { name: 'FLOPs, Llama 3 8B', points: seqs.map((s) => [s, flopShare('llama-3-8b', s)]) },
+      { name: 'FLOPs, Llama 3 405B', points: seqs.map((s) => [s, flopShare('llama-3-405b', s)]) },
+      { name: 'memory, 8B, no FlashAttention', points: seqs.map((s) => [s, scoreShare(s)]) },
+    ],
+  });
+}
+
+/** Expected share of token assignments dropped against the capacity factor, random routing, three mean loads. */
+function moeDrops(engine) {
+  const factors = [1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3];
+  // Mixtral, EP 8: a mean load of 2 × seq per expert (seq × 8 GPUs × top 2 / 8 experts).
+  const loads = [64, 512, 4096];
+  const dropped = (seq, cf) =>
+    engine.call('moe_routing', { model: 'mixtral-8x7b', seq, ep: 8, capacity_factor: cf }).random_routing
+      .expected_dropped_fraction;
+  return chart({
+    label:
+      'Expected share of token assignments dropped against the capacity factor, for mean loads of 64, 512 and 4,096 tokens per expert',
+    xLabel: 'capacity factor',
+    yLabel: 'dropped',
+    xFormat: (v) => v.toFixed(2),
+    yFormat: (v) => `${Number((v * 100).toPrecision(2))}%`,
+    series: loads.map((load) => ({
+      name: `${load.toLocaleString('en-US')} per expert`,
+      points: factors.map((cf) => [cf, dropped(load / 2, cf)]),
+    })),
+  });
+}
+
 const FIGURES = {
   strides,
   matmul,
@@ -561,6 +687,9 @@ const FIGURES = {
   parallelism,
   pipeline,
   'pipeline-schedules': pipelineSchedules,
+  'overlap-timeline': overlapTimeline,
+  'attention-vs-seq': attentionVsSeq,
+  'moe-drops': moeDrops,
   'bit-layouts': bitLayouts,
   'activations-vs-seq': activationCurve,
   'zero-vs-gpus': zeroCurve,

@@ -1,5 +1,6 @@
 #include "tally/moe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -54,6 +55,41 @@ MoeLayer moe_layer(const ModelConfig& c, const MoeSetup& st) {
         checked_add("moe", checked_mul("moe", checked_mul("moe", sb, 4), static_cast<std::uint64_t>(c.num_experts)),
                     checked_mul("moe", checked_mul("moe", sb, 8), static_cast<std::uint64_t>(c.experts_per_token)));
     return m;
+}
+
+RandomRouting random_routing(double tokens, std::int64_t experts, std::int64_t top_k, double capacity_factor) {
+    require(tokens >= 1 && tokens <= 2147483648.0 && tokens == std::floor(tokens), "tokens",
+            "tokens must be a whole number from 1 to 2^31, got " + format_number(tokens));
+    require(experts >= 1 && experts <= 65536, "experts",
+            "experts must be from 1 to 65536, got " + std::to_string(experts));
+    require(top_k >= 1 && top_k <= experts, "top_k",
+            "top_k must be from 1 to experts (" + std::to_string(experts) + "), got " + std::to_string(top_k));
+    require(capacity_factor > 0 && capacity_factor <= 64, "capacity_factor",
+            "capacity_factor must be in (0, 64], got " + format_number(capacity_factor));
+    RandomRouting r;
+    const double n = tokens, p = static_cast<double>(top_k) / static_cast<double>(experts);
+    r.mean_load = n * p;
+    r.load_stddev = std::sqrt(n * p * (1 - p));
+    r.capacity = std::ceil(capacity_factor * r.mean_load);
+    if (p >= 1) return r;  // every token visits every expert: the load is exactly n <= capacity
+    // E[max(0, X - C)] summed directly over the tail x > C (no cancellation against the mean), from the pmf at
+    // C + 1 by lgamma, walked up by the ratio of successive terms until 40 standard deviations past the mean.
+    double x = r.capacity + 1;
+    if (x > n) return r;
+    const double log_ratio = std::log(p) - std::log1p(-p);
+    double log_pmf =
+        std::lgamma(n + 1) - std::lgamma(x + 1) - std::lgamma(n - x + 1) + x * std::log(p) + (n - x) * std::log1p(-p);
+    const double stop = std::min(n, std::max(x, r.mean_load + 40 * r.load_stddev + 10));
+    double over = 0, tail = 0;
+    for (; x <= stop; x += 1) {
+        const double pmf = std::exp(log_pmf);
+        over += (x - r.capacity) * pmf;
+        tail += pmf;
+        log_pmf += std::log(n - x) - std::log(x + 1) + log_ratio;
+    }
+    r.expected_dropped_fraction = over / r.mean_load;
+    r.overflow_probability = tail;
+    return r;
 }
 
 }  // namespace tally

@@ -49,3 +49,30 @@ test('the parallelism figure splits what chapter 7 says each method splits, and 
   // Tensor and pipeline parallelism divide part of them.
   for (const name of ['TP', 'PP']) assert.equal(rows[name][3], 'partial', name);
 });
+
+test("the overlap figure draws every op of the engine's six layouts, and each one's exposed time", async () => {
+  const engine = await loadEngine();
+  const svg = renderFigure('overlap-timeline', engine);
+  const common = { layers: 4, forward_seconds: 2.8e-3, hardware: 'h100-sxm', ranks_per_node: 8 };
+  const runs = [
+    { ...common, scheme: 'ddp', layer_bytes: 404766720, bucket_bytes: 404766720 / 2, nodes: 2 },
+    { ...common, scheme: 'fsdp', layer_bytes: 404766720 },
+    { ...common, scheme: 'tp', forward_seconds: 2.8e-3 / 8, layer_bytes: 67108864, chunks: 4 },
+  ].flatMap((args) => [false, true].map((overlap) => engine.call('overlap', { ...args, overlap })));
+  const comm = runs.reduce((n, r) => n + r.ops.filter((op) => op.lane === 'comm').length, 0);
+  assert.equal((svg.match(/class="box tone-1"/g) ?? []).length, comm + 1, 'collectives plus the legend key');
+  for (const r of runs) assert.ok(r.exposed_comm_seconds < r.comm_seconds + 1e-12, 'never more exposed than sent');
+  // Overlap never lengthens a step, and the figure prints each step's exposed time.
+  for (let i = 0; i < runs.length; i += 2) assert.ok(runs[i + 1].step_seconds <= runs[i].step_seconds);
+  assert.equal((svg.match(/ms exposed/g) ?? []).length, 6);
+});
+
+test('the MoE drop curves fall with capacity and with the load per expert', async () => {
+  const engine = await loadEngine();
+  const drop = (seq, cf) =>
+    engine.call('moe_routing', { model: 'mixtral-8x7b', seq, ep: 8, capacity_factor: cf }).random_routing
+      .expected_dropped_fraction;
+  assert.ok(drop(32, 1) > drop(256, 1) && drop(256, 1) > drop(2048, 1), 'relative spread shrinks as 1/sqrt(load)');
+  assert.ok(drop(32, 1) > drop(32, 1.25), 'headroom drops fewer');
+  assert.match(renderFigure('moe-drops', engine), /4,096 per expert/);
+});

@@ -987,7 +987,215 @@ function expectations() {
       '4 all-to-alls of top-k rows',
     );
   }
+  teach25a(put, allReduce, nvlink, card);
   return map;
+}
+
+/**
+ * Chapters 7a (overlap), 7c (long context) and 7d (mixture of experts). Overlap: the closed forms of each
+ * schedule (every collective after compute, or only the tail exposed when each fits under the next compute);
+ * long context: Korthikanti et al.'s per-layer terms with FlashAttention, split over TP and CP, and causal pair
+ * counts; MoE: parameters from the preset files (DeepSeek-V3's MLA and shared expert, gpt-oss's biases and
+ * sinks), a binomial load against the capacity, and 2 k h e (ep - 1)/ep bytes per token.
+ */
+function teach25a(put, allReduce, nvlink, card) {
+  // Ring all-gather or reduce-scatter inside one node: (n-1)/n of the buffer, n-1 steps of 0.4 µs after 3.6 µs.
+  const gather = (bytes, n = 8) => 3.6e-6 + (n - 1) * 0.4e-6 + (((n - 1) / n) * bytes) / nvlink;
+  const L = 32,
+    F = 0.0028,
+    B = 2 * F,
+    grads = 2 * 202383360; // Llama 2 7B layer: 202,383,360 parameters, bf16 gradients
+  const hw = { hardware: 'h100-sxm' };
+  const ddp = { scheme: 'ddp', layers: L, forward_seconds: F, layer_bytes: grads, bucket_bytes: grads };
+  const place2 = { ranks_per_node: 8, nodes: 2, ...hw };
+  const ar = allReduce(grads, 8, 2).seconds;
+  assert.ok(ar < B, 'each bucket fits under the next backward');
+  put('overlap', { ...ddp, ...place2, overlap: false }, 'exposed_comm_seconds', L * ar, 'all 32 after backward');
+  put('overlap', { ...ddp, ...place2, overlap: false }, 'step_seconds', L * (F + B) + L * ar, 'compute + all');
+  put('overlap', { ...ddp, ...place2 }, 'exposed_comm_seconds', ar, "only the first layer's bucket");
+  put('overlap', { ...ddp, ...place2 }, 'step_seconds', L * (F + B) + ar, 'compute + one bucket');
+  const fsdp = { scheme: 'fsdp', layers: L, forward_seconds: F, layer_bytes: grads, ranks_per_node: 8, ...hw };
+  const g = gather(grads);
+  assert.ok(2 * g < F, 'a gather and a reduce-scatter fit under a forward');
+  put(
+    'overlap',
+    { ...fsdp, overlap: false },
+    'exposed_comm_seconds',
+    L * 3 * g,
+    '2 gathers + 1 reduce-scatter a layer',
+  );
+  put('overlap', fsdp, 'exposed_comm_seconds', 2 * g, 'first gather + last reduce-scatter');
+  put('overlap', fsdp, 'step_seconds', L * (F + B) + 2 * g, 'compute + first gather + last reduce-scatter');
+  const tp = { scheme: 'tp', layers: L, forward_seconds: 0.00035, layer_bytes: 2 * 4096 * 4096 * 2 }; // F / 8
+  const whole = gather(tp.layer_bytes),
+    piece = gather(tp.layer_bytes / 4);
+  assert.ok(piece < F / 8 / 4, 'a piece moves faster than a chunk computes');
+  put(
+    'overlap',
+    { ...tp, chunks: 4, ranks_per_node: 8, ...hw },
+    'exposed_comm_seconds',
+    2 * L * piece,
+    'one piece a pass',
+  );
+  put(
+    'overlap',
+    { ...tp, ranks_per_node: 8, ...hw, overlap: false },
+    'exposed_comm_seconds',
+    2 * L * whole,
+    'whole a pass',
+  );
+
+  // Chapter 7c: the causal attention matmuls' share of the forward FLOPs.
+  for (const [model, seq] of [
+    ['llama-3-8b', 8192],
+    ['llama-3-8b', 131072],
+    ['llama-3-405b', 131072],
+  ]) {
+    const f = forwardPerToken(preset('models', model).config, seq, true);
+    put(
+      'flops',
+      { model, seq, attention_flops: 'causal' },
+      'components[id=attn_scores].share',
+      f.scores / f.total,
+      'QKᵀ / forward',
+    );
+  }
+  // Llama 3 405B, TP 8 + SP, PP 16 (16 micro-batches in flight on stage 1, 8 layers), FlashAttention.
+  const c405 = preset('models', 'llama-3-405b').config;
+  for (const cp of [1, 16]) {
+    const s = 131072 / cp,
+      h = c405.hidden_size,
+      a = c405.num_heads,
+      kv = c405.num_kv_heads,
+      d = c405.head_dim ?? h / a,
+      f = c405.ffn_hidden_size;
+    const layer = (2 * s * (4 * h + 2 * a * d + 2 * kv * d + 3 * f) + 4 * a * s) / 8;
+    const ring = cp > 1 ? (4 * 2 * s * kv * (d + d)) / 8 : 0; // two K, V blocks in flight, over TP
+    const args = {
+      model: 'llama-3-405b',
+      hardware: 'h100-sxm',
+      seq: 131072,
+      flash_attention: true,
+      tp: 8,
+      sequence_parallel: true,
+      pp: 16,
+      cp,
+      gpus: 128 * cp,
+      zero: 1,
+    };
+    put('memory_budget', args, 'per_gpu_bytes.activations', layer * 8 * 16 + ring, 'layer terms / tp × 8 × 16 + ring');
+  }
+  // Ring attention step, CP 16 over the network card; causal pairs per rank.
+  const peak = preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12;
+  const cx16 = { model: 'llama-3-405b', seq: 131072, cp: 16 };
+  put('context_parallel', cx16, 'ring.min_block_tokens', (8 * 2 * peak) / (2 * 128 * card), 'n_kv e P / (2 a B)');
+  put('context_parallel', cx16, 'ring.compute_seconds', (4 * 8192 ** 2 * 128 * 128) / peak, '4 b² a d / P');
+  put('context_parallel', cx16, 'ring.transfer_seconds', (2 * 8192 * 8 * 128 * 2) / card, '2 b n_kv d e / B');
+  const pairs = (lo, hi) => (hi * (hi + 1) - lo * (lo + 1)) / 2; // queries lo..hi-1 see q + 1 keys
+  for (const cp of [8, 16]) {
+    const s = 131072,
+      c = s / cp,
+      mean = pairs(0, s) / cp;
+    const args = { model: 'llama-3-405b', seq: s, cp };
+    put('context_parallel', args, 'contiguous.max_over_mean', pairs(s - c, s) / mean, 'last slice / mean');
+    const half = s / (2 * cp);
+    const balanced = [...Array(cp).keys()].map(
+      (r) => pairs(r * half, (r + 1) * half) + pairs((2 * cp - 1 - r) * half, (2 * cp - r) * half),
+    );
+    put('context_parallel', args, 'balanced.max_over_mean', Math.max(...balanced) / mean, 'chunks r and 2c-1-r');
+  }
+
+  // Chapter 7d: parameters counted from the preset files.
+  const moeParams = (c) => {
+    const h = c.hidden_size,
+      V = c.vocab_size,
+      L = c.num_layers,
+      a = c.num_heads,
+      E = c.num_experts,
+      k = c.experts_per_token,
+      shared = c.num_shared_experts ?? 0,
+      f = c.ffn_hidden_size,
+      Ld = c.num_dense_layers ?? 0;
+    let attn;
+    if (c.kv_lora_rank) {
+      // Multi-head latent attention (DeepSeek-V2 sec. 2.1): low-rank Q and KV with their norms, decoupled RoPE key.
+      const [rq, rkv, dr, dv] = [c.q_lora_rank, c.kv_lora_rank, c.qk_rope_head_dim, c.v_head_dim];
+      const dn = c.head_dim - dr;
+      attn = h * rq + rq + rq * a * (dn + dr) + h * (rkv + dr) + rkv + rkv * a * (dn + dv) + a * dv * h;
+    } else {
+      const [kv, d] = [c.num_kv_heads, c.head_dim];
+      attn = h * (a * d + 2 * kv * d) + a * d * h;
+      if (c.qkv_bias) attn += a * d + 2 * kv * d;
+      if (c.attn_out_bias) attn += h;
+      if (c.attention_sinks) attn += a; // one learned sink logit per head
+    }
+    const expert = 3 * h * f + (c.mlp_bias ? 2 * f + h : 0);
+    const router = h * E + (c.router_bias ? E : 0);
+    const outside = V * h * (c.tied_embeddings ? 1 : 2) + h;
+    const layers = (experts) =>
+      L * (attn + 2 * h) + Ld * 3 * h * (c.dense_ffn_hidden_size ?? 0) + (L - Ld) * (experts * expert + router);
+    return { total: outside + layers(E + shared), active: outside + layers(k + shared), embedding: V * h };
+  };
+  const published = { 'deepseek-v3': [671e9, 37e9], 'gpt-oss-120b': [116.83e9, 5.13e9] };
+  for (const model of ['mixtral-8x7b', 'deepseek-v3', 'gpt-oss-120b']) {
+    const p = moeParams(preset('models', model).config);
+    if (published[model]) {
+      // DeepSeek-V3 report: "671B total parameters with 37B activated"; gpt-oss card: 116.83B, 5.13B active
+      // (no embedding table).
+      const [total, active] = published[model];
+      assert.ok(Math.abs(p.total / total - 1) < 1e-3, `${model} total against the published count`);
+      const counted = model === 'gpt-oss-120b' ? p.active - p.embedding : p.active;
+      assert.ok(Math.abs(counted / active - 1) < 0.02, `${model} active against the published count`);
+    }
+    put('moe_routing', { model }, 'params.total', p.total, 'every expert');
+    put('moe_routing', { model }, 'params.active', p.active, 'top-k + shared experts');
+    put('moe_routing', { model }, 'params.active_fraction', p.active / p.total, 'active / total');
+    if (model === 'gpt-oss-120b')
+      put('moe_routing', { model }, 'params.active_without_embedding', p.active - p.embedding, 'less V·h');
+  }
+  // Drops: an expert's load is Binomial(n, k/E) over the n = seq × ep tokens of the EP group.
+  const expectedDrop = (n, prob, cf) => {
+    const mean = n * prob,
+      C = Math.ceil(cf * mean);
+    let logPmf = n * Math.log1p(-prob),
+      below = 0,
+      mass = 0;
+    for (let x = 0; x < C; x++) {
+      const pmf = Math.exp(logPmf);
+      below += x * pmf;
+      mass += pmf;
+      logPmf += Math.log(n - x) - Math.log(x + 1) + Math.log(prob) - Math.log1p(-prob);
+    }
+    return Math.max(0, mean - below - C * (1 - mass)) / mean;
+  };
+  for (const [seq, cf] of [
+    [4096, 1],
+    [4096, 1.25],
+    [256, 1],
+  ])
+    put(
+      'moe_routing',
+      { model: 'mixtral-8x7b', seq, ep: 8, capacity_factor: cf },
+      'random_routing.expected_dropped_fraction',
+      expectedDrop(seq * 8, 2 / 8, cf),
+      'E[max(0, X - C)] / mean, X binomial',
+    );
+  const mx = { model: 'mixtral-8x7b', seq: 4096, ep: 8 };
+  put('moe_routing', mx, 'all_to_all_bytes_per_token_forward', 2 * 2 * 4096 * 2 * (7 / 8), '2 k h e (ep-1)/ep');
+  const ds = { model: 'deepseek-v3', seq: 4096, ep: 64 };
+  put('moe_routing', ds, 'all_to_all_bytes_per_token_forward', 2 * 8 * 7168 * 2 * (63 / 64), '2 k h e (ep-1)/ep');
+  put('moe_routing', ds, 'tokens_per_expert', (4096 * 8 * 64) / 256, 'k s ep / E');
+  // One dispatch over 8 nodes of 8: the off-node share (56 of 64 peers) through the card, all-to-all latency.
+  const message = 4096 * 8 * 7168 * 2;
+  const a2a = 3.6e-6 + 63 * 0.9e-6 + Math.max(((7 / 64) * message) / nvlink, ((56 / 64) * message) / card);
+  put('moe_routing', ds, 'all_to_all.seconds', a2a, 'pairwise exchange, network-bound');
+  put(
+    'moe_routing',
+    ds,
+    'all_to_all.expert_forward_seconds_at_peak',
+    (2 * 3 * 7168 * 2048 * 4096 * 8) / peak,
+    '6 h f rows / P',
+  );
 }
 
 /**

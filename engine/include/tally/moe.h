@@ -43,4 +43,18 @@ struct MoeLayer {
 // InputError naming the field: ep must divide num_experts; capacity_factor 0 or in (0, 64].
 MoeLayer moe_layer(const ModelConfig& config, const MoeSetup& setup);
 
+// Token drops under random routing: each of `tokens` tokens picks top_k of `experts` experts uniformly, so an
+// expert's load is Binomial(tokens, top_k / experts) even when the router is balanced on average, and a
+// capacity of ceil(cf x tokens x top_k / experts) slots drops what lands above it (Fedus et al. 2022, Switch
+// Transformer, sec. 2.2: drops with capacity factor 1.0 against 1.25).
+struct RandomRouting {
+    double mean_load = 0;                  // tokens x top_k / experts
+    double load_stddev = 0;                // sqrt(n p (1 - p))
+    double capacity = 0;                   // slots per expert
+    double expected_dropped_fraction = 0;  // E[sum over experts of max(0, load - capacity)] / (tokens x top_k)
+    double overflow_probability = 0;       // P(one expert's load > capacity)
+};
+// InputError naming tokens (1..2^31), experts (1..65536), top_k (1..experts) or capacity_factor (0, 64].
+RandomRouting random_routing(double tokens, std::int64_t experts, std::int64_t top_k, double capacity_factor);
+
 }  // namespace tally

@@ -53,6 +53,10 @@ std::span<const Method> schedule_methods();    // pipeline_schedule (GPipe, 1F1B
 
 // collective, comm_roofline (api_collectives.cpp)
 std::span<const Method> collectives_methods();
+// overlap (api_overlap.cpp); moe_routing (api_moe.cpp); context_parallel (api_context.cpp)
+std::span<const Method> overlap_methods();
+std::span<const Method> moe_methods();
+std::span<const Method> context_methods();
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);

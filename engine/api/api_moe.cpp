@@ -1,0 +1,112 @@
+// API of mixture-of-experts routing (moe.h): active against total parameters, expert capacity and the tokens
+// it drops (balanced and random routing), the expert-parallel all-to-all per token and layer and its time on
+// a hardware preset's links, and the rows each expert's GEMM gets (see docs/API.md, "Mixture of experts").
+#include <algorithm>
+#include <string>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/collectives.h"
+#include "tally/error.h"
+#include "tally/hardware.h"
+#include "tally/model.h"
+#include "tally/moe.h"
+#include "tally/params.h"
+
+namespace tally::api {
+
+namespace {
+
+namespace co = collectives;
+
+// {model, seq?, micro_batch?, ep?, capacity_factor?, hardware?}
+json moe_routing(const json& args) {
+    const ModelConfig c = resolve_model(args);
+    if (!c.is_moe())
+        throw InputError("model",
+                         "moe_routing needs a mixture-of-experts model (num_experts > 0); " + c.name + " is dense");
+    MoeSetup st;
+    st.seq = int_or(args, "seq", 4096, 1, std::int64_t{1} << 20);
+    st.micro_batch = int_or(args, "micro_batch", 1, 1, 65536);
+    st.ep = int_or(args, "ep", std::min<std::int64_t>(c.num_experts, 8), 1, 65536);
+    st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
+    const MoeLayer m = moe_layer(c, st);
+    const ParamCount p = count_params(c);
+    const Hardware hw = find_hardware(string_or(args, "hardware", "h100-sxm"));
+
+    const double h = static_cast<double>(c.hidden_size), f = static_cast<double>(c.ffn_hidden_size);
+    const double e = static_cast<double>(st.activation_bytes);
+    json out = {{"model", c.name},
+                {"experts", c.num_experts},
+                {"top_k", c.experts_per_token},
+                {"shared_experts", c.num_shared_experts},
+                {"moe_layers", c.num_moe_layers()},
+                {"hidden_size", c.hidden_size},
+                {"expert_ffn_hidden_size", c.ffn_hidden_size},
+                {"params",
+                 {{"total", p.total},
+                  {"active", p.active},
+                  {"embedding", p.embedding},
+                  {"active_without_embedding", p.active - p.embedding},
+                  {"active_fraction", static_cast<double>(p.active) / static_cast<double>(p.total)}}},
+                {"seq", st.seq},
+                {"micro_batch", st.micro_batch},
+                {"ep", st.ep},
+                {"capacity_factor", st.capacity_factor},
+                {"local_experts", m.local_experts},
+                {"tokens_per_gpu", m.tokens_per_gpu},
+                {"tokens_per_expert", m.tokens_per_expert},
+                {"expert_capacity", m.expert_capacity},
+                {"dropped_fraction_balanced", m.dropped_fraction_balanced}};
+    if (st.capacity_factor > 0) {
+        // An expert receives from the ep GPUs of its group: tokens_per_gpu x ep tokens choose among E experts.
+        const RandomRouting r = random_routing(m.tokens_per_gpu * static_cast<double>(st.ep), c.num_experts,
+                                               c.experts_per_token, st.capacity_factor);
+        out["random_routing"] = {{"mean_load", r.mean_load},
+                                 {"load_stddev", r.load_stddev},
+                                 {"capacity", r.capacity},
+                                 {"expected_dropped_fraction", r.expected_dropped_fraction},
+                                 {"overflow_probability", r.overflow_probability}};
+    }
+    // All-to-all per token and layer: dispatch and combine forward, their gradients backward.
+    out["all_to_all_bytes_per_token_forward"] = m.all_to_all_bytes_forward / m.tokens_per_gpu;
+    out["all_to_all_bytes_per_token_step"] = m.all_to_all_bytes_per_step_layer / m.tokens_per_gpu;
+    out["all_to_all_bytes_per_layer_step"] = m.all_to_all_bytes_per_step_layer;
+    if (st.ep >= 2 && hw.interconnect.present) {
+        const co::Links links = co::links_of(hw, co::kDefaultLinkEfficiency);
+        co::Placement place;
+        place.ranks_per_node = std::min(st.ep, links.gpus_per_node);
+        place.nodes = (st.ep + place.ranks_per_node - 1) / place.ranks_per_node;
+        if (place.ranks_per_node * place.nodes != st.ep)
+            throw InputError("ep", "ep must fill whole nodes of " + std::to_string(links.gpus_per_node) +
+                                       " GPUs when it spans nodes, got " + std::to_string(st.ep));
+        // The send buffer of one dispatch: every routed row's h-wide hidden state (padded slots included).
+        const double rows = st.capacity_factor > 0 ? m.expert_slots_per_gpu : m.assignments_per_gpu;
+        const co::Cost a2a = co::cost(co::Kind::AllToAll, co::Algorithm::Ring, rows * h * e, place, links);
+        // The routed experts' matmuls (3 of h x f for SwiGLU, 2 for GELU) on those rows, forward, at peak.
+        const double mats = c.mlp_matrices();
+        const double expert_flops = 2 * mats * h * f * rows;
+        out["all_to_all"] = {{"ranks_per_node", place.ranks_per_node},
+                             {"nodes", place.nodes},
+                             {"message_bytes", rows * h * e},
+                             {"seconds", a2a.seconds},
+                             {"per_layer_step_seconds", 4 * a2a.seconds},
+                             {"bottleneck", a2a.bottleneck},
+                             {"expert_forward_flops", expert_flops},
+                             {"expert_forward_seconds_at_peak", expert_flops / hw.peak("bf16")},
+                             {"per_layer_step_expert_seconds_at_peak", 3 * expert_flops / hw.peak("bf16")}};
+    }
+    return out;
+}
+
+constexpr Method kMethods[] = {
+    {"moe_routing", moe_routing,
+     "mixture of experts: active vs total parameters, capacity and dropped tokens, the expert-parallel all-to-all "
+     "per token and layer"},
+};
+
+}  // namespace
+
+std::span<const Method> moe_methods() { return kMethods; }
+
+}  // namespace tally::api

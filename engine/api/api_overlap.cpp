@@ -1,0 +1,71 @@
+// API of the overlap timeline (overlap.h): one GPU's compute and communication lanes for DDP buckets, FSDP
+// prefetch or a tensor-parallel collective matmul, with what stays exposed (see docs/API.md, "Overlap").
+#include <string>
+
+#include "api_args.h"
+#include "tally/api.h"
+#include "tally/collectives.h"
+#include "tally/hardware.h"
+#include "tally/overlap.h"
+
+namespace tally::api {
+
+namespace {
+
+namespace ov = overlap;
+
+// {scheme, layers?, forward_seconds?, backward_seconds?, layer_bytes?, bucket_bytes?, overlap?, chunks?,
+//  hardware?, ranks_per_node?, nodes?, efficiency?}
+json overlap_method(const json& args) {
+    ov::Input in;
+    in.scheme = ov::scheme_from_string(string_or(args, "scheme", "ddp"));
+    in.layers = int_or(args, "layers", in.layers, 1, 1024);
+    in.forward_seconds = optional_number_arg(args, "forward_seconds").value_or(in.forward_seconds);
+    in.backward_seconds = optional_number_arg(args, "backward_seconds").value_or(2 * in.forward_seconds);
+    in.layer_bytes = optional_number_arg(args, "layer_bytes").value_or(in.layer_bytes);
+    in.bucket_bytes = optional_number_arg(args, "bucket_bytes").value_or(in.bucket_bytes);
+    in.overlap = bool_arg(args, "overlap", true);
+    in.chunks = int_or(args, "chunks", in.chunks, 1, 64);
+    const Hardware hw = find_hardware(string_or(args, "hardware", "h100-sxm"));
+    in.links = collectives::links_of(
+        hw, optional_number_arg(args, "efficiency").value_or(collectives::kDefaultLinkEfficiency));
+    in.placement.ranks_per_node = int_or(args, "ranks_per_node", 8, 0, 1 << 20);
+    in.placement.nodes = int_or(args, "nodes", 1, 0, 1 << 20);
+    const ov::Timeline t = ov::lay_out(in);
+    json ops = json::array();
+    for (const ov::Op& op : t.ops)
+        ops.push_back(
+            {{"lane", op.lane}, {"kind", op.kind}, {"layer", op.layer}, {"start", op.start}, {"end", op.end}});
+    return {{"scheme", ov::to_string(in.scheme)},
+            {"layers", in.layers},
+            {"forward_seconds", in.forward_seconds},
+            {"backward_seconds", in.backward_seconds},
+            {"layer_bytes", in.layer_bytes},
+            {"bucket_bytes", in.bucket_bytes},
+            {"overlap", in.overlap},
+            {"chunks", in.chunks},
+            {"hardware", hw.id},
+            {"ranks_per_node", in.placement.ranks_per_node},
+            {"nodes", in.placement.nodes},
+            {"step_seconds", t.step_seconds},
+            {"compute_seconds", t.compute_seconds},
+            {"comm_seconds", t.comm_seconds},
+            {"exposed_comm_seconds", t.exposed_comm_seconds},
+            {"hidden_comm_seconds", t.hidden_comm_seconds},
+            {"exposed_fraction", t.comm_seconds > 0 ? t.exposed_comm_seconds / t.comm_seconds : 0.0},
+            {"collectives", t.collectives},
+            {"collective_seconds", t.collective_seconds},
+            {"ops", ops}};
+}
+
+constexpr Method kMethods[] = {
+    {"overlap", overlap_method,
+     "one GPU's step timeline, compute and communication lanes: DDP buckets, FSDP prefetch or TP collective matmul; "
+     "what stays exposed"},
+};
+
+}  // namespace
+
+std::span<const Method> overlap_methods() { return kMethods; }
+
+}  // namespace tally::api
