@@ -332,6 +332,12 @@ const NUMBER_WORDS = [
   'ten',
   'eleven',
   'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
 ];
 const numbered = chapters.filter((c) => c.number).length;
 const chapterCount = NUMBER_WORDS[numbered] ?? String(numbered);

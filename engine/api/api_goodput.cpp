@@ -1,5 +1,6 @@
 // API of goodput under failures (goodput.h): Young's and Daly's checkpoint intervals and what failures cost in
 // days and dollars, for the goodput section's figure and `tally call checkpoint_interval`.
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,14 @@ namespace tally::api {
 namespace {
 
 constexpr double kHour = 3600;
+
+// value in [low, high], finite; bounds far outside real runs keep every derived time finite and nonzero.
+double bounded(const char* field, double value, double low, double high, const char* unit) {
+    if (!std::isfinite(value) || value < low || value > high)
+        throw InputError(field, std::string(field) + " must be in [" + format_number(low) + ", " + format_number(high) +
+                                    "] " + unit + ", got " + format_number(value));
+    return value;
+}
 
 struct Mtbf {
     double job_seconds;
@@ -34,20 +43,24 @@ Mtbf mtbf_from_args(const json& args) {
     Mtbf m{0, std::nullopt, gpus};
     if (direct) {
         if (gpus) throw InputError("gpus", "gpus scales a per-GPU MTBF; with mtbf_hours (the job's) leave it out");
-        m.job_seconds = require_positive("mtbf_hours", number_arg(args, "mtbf_hours")) * kHour;
+        m.job_seconds = bounded("mtbf_hours", number_arg(args, "mtbf_hours"), 1e-3, 1e7, "hours") * kHour;
         return m;
     }
     if (per_gpu) {
         if (!gpus) throw InputError("gpus", "gpu_mtbf_hours needs gpus, the job's GPU count");
-        m.gpu_hours = require_positive("gpu_mtbf_hours", number_arg(args, "gpu_mtbf_hours"));
+        m.gpu_hours = bounded("gpu_mtbf_hours", number_arg(args, "gpu_mtbf_hours"), 1e-3, 1e12, "hours");
     } else {
-        const double n = require_positive("interruptions", number_arg(args, "interruptions"));
-        const double days = require_positive("days", number_arg(args, "days"));
+        const double n = bounded("interruptions", number_arg(args, "interruptions"), 1, 1e9, "interruptions");
+        const double days = bounded("days", number_arg(args, "days"), 1e-3, 1e5, "days");
         const std::int64_t observed = integer_arg(args, "observed_gpus", 1, 100'000'000);
         m.gpu_hours = days * 24 * static_cast<double>(observed) / n;
         if (!m.gpus) m.gpus = observed;
     }
     m.job_seconds = *m.gpu_hours * kHour / static_cast<double>(*m.gpus);
+    if (m.job_seconds < 1)
+        throw InputError(per_gpu ? "gpu_mtbf_hours" : "interruptions",
+                         "the job's MTBF comes to " + format_number(m.job_seconds) +
+                             " s; it must be at least 1 second (fewer GPUs or failures)");
     return m;
 }
 
@@ -57,24 +70,29 @@ double checkpoint_seconds_from_args(const json& args) {
             throw InputError("checkpoint_bytes",
                              "give checkpoint_seconds or checkpoint_bytes with write_bytes_per_s, "
                              "not both");
-        return require_positive("checkpoint_seconds", number_arg(args, "checkpoint_seconds"));
+        return bounded("checkpoint_seconds", number_arg(args, "checkpoint_seconds"), 1e-3, 1e7, "seconds");
     }
     if (!args.contains("checkpoint_bytes"))
         throw InputError("checkpoint_seconds",
                          "checkpoint_seconds is required (or checkpoint_bytes with write_bytes_per_s)");
-    const double bytes = require_positive("checkpoint_bytes", number_arg(args, "checkpoint_bytes"));
-    return bytes / require_positive("write_bytes_per_s", number_arg(args, "write_bytes_per_s"));
+    const double bytes = bounded("checkpoint_bytes", number_arg(args, "checkpoint_bytes"), 1, 1e18, "bytes");
+    const double rate = bounded("write_bytes_per_s", number_arg(args, "write_bytes_per_s"), 1, 1e16, "bytes/s");
+    const double seconds = bytes / rate;
+    if (seconds < 1e-3 || seconds > 1e7)
+        throw InputError("checkpoint_bytes", "checkpoint_bytes / write_bytes_per_s comes to " + format_number(seconds) +
+                                                 " s; it must be in [0.001, 1e7] seconds");
+    return seconds;
 }
 
 json checkpoint_interval_method(const json& args) {
     const Mtbf mtbf = mtbf_from_args(args);
     const double delta = checkpoint_seconds_from_args(args);
-    const double restart = number_arg(args, "restart_seconds");
+    const double restart = bounded("restart_seconds", number_arg(args, "restart_seconds"), 0, 1e7, "seconds");
     const std::optional<double> work_hours = optional_number_arg(args, "work_hours");
-    if (work_hours) require_positive("work_hours", *work_hours);
+    if (work_hours) bounded("work_hours", *work_hours, 1e-3, 1e7, "hours");
     const std::optional<double> price = optional_number_arg(args, "dollars_per_gpu_hour");
     if (price) {
-        require_positive("dollars_per_gpu_hour", *price);
+        bounded("dollars_per_gpu_hour", *price, 1e-6, 1e4, "dollars");
         if (!work_hours || !mtbf.gpus)
             throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour needs work_hours and the job's gpus");
     }
@@ -104,7 +122,7 @@ json checkpoint_interval_method(const json& args) {
     if (mtbf.gpus) out["gpus"] = *mtbf.gpus;
     if (work_hours) out["work_hours"] = *work_hours;
     if (const std::optional<double> tau = optional_number_arg(args, "interval_seconds"))
-        out["at_interval"] = at(require_positive("interval_seconds", *tau));
+        out["at_interval"] = at(bounded("interval_seconds", *tau, 1e-3, 1e9, "seconds"));
     return out;
 }
 

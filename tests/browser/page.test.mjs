@@ -31,6 +31,7 @@ test('the contents list numbers each chapter as its heading does, and the lede c
   );
   const numbered = headings.filter((h) => h.number).length;
   const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven'];
+  words.push('twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen');
   assert.match(html, new RegExp(`accounting in ${words[numbered]}\\s+short chapters`));
 });
 
