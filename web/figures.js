@@ -553,11 +553,12 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
       body += rect(x0 + span.start * unit, y + span.stage * rowH, (span.end - span.start) * unit, rowH - 2, 'pair');
     y += stages * rowH + 10;
   }
+  // Two legend rows, three columns wide enough for the longest label at 13 units (CHAR each).
   body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
-  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, '2nd chunk or reverse');
+  body += rect(110, y, 12, 12, 'box tone-1') + text(128, y + 10, '2nd chunk or reverse');
   body += rect(4, y + 20, 12, 12, 'box tone-2') + text(22, y + 30, 'backward');
-  body += rect(84, y + 20, 12, 12, 'box tone-3') + text(102, y + 30, 'W: weight gradient');
-  body += rect(250, y + 20, 24, 12, 'pair') + text(280, y + 30, 'overlapped');
+  body += rect(110, y + 20, 12, 12, 'box tone-3') + text(128, y + 30, 'W: weight gradient');
+  body += rect(276, y + 20, 24, 12, 'pair') + text(306, y + 30, 'overlapped');
   return svg(
     y + 38,
     body,
@@ -580,7 +581,7 @@ function goodputCurve(
     ],
   } = {},
 ) {
-  const minutes = [2, 4, 8, 15, 30, 60, 120, 240];
+  const minutes = [1, 2, 4, 8, 16, 32, 64, 128, 256]; // powers of 4 get the axis labels
   const at = (c, tau) => engine.call('checkpoint_interval', { ...failures, ...c, interval_seconds: tau * 60 });
   const name = (c) =>
     `write ${c.checkpoint_seconds / 60 >= 1 ? `${c.checkpoint_seconds / 60} min` : `${c.checkpoint_seconds} s`}, restart ${c.restart_seconds / 60} min`;
