@@ -505,9 +505,10 @@ function intensityCurve(engine, { hardware = 'h100-sxm', d = 8192 } = {}) {
 }
 
 /**
- * GPipe, 1F1B and interleaved 1F1B on one time axis, as the engine simulates them (engine/src/schedule.cpp):
- * the same bubble for the first two, but GPipe holds every micro-batch's activations; interleaving shortens
- * the bubble v-fold at the price of more in flight and more sends.
+ * GPipe, 1F1B, interleaved 1F1B, ZB-H1 and DualPipe on one time axis, as the engine simulates them
+ * (engine/src/schedule.cpp): the same bubble for the first two, but GPipe holds every micro-batch's
+ * activations; interleaving shortens the bubble v-fold at the price of more in flight and more sends; ZB-H1
+ * fills the holes with split-off weight gradients (W); DualPipe runs two directions and overlaps pairs.
  */
 function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } = {}) {
   const runs = [
@@ -517,16 +518,21 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
       `interleaved, ${chunks} chunks`,
       engine.call('pipeline_schedule', { schedule: 'interleaved', stages, microbatches, chunks }),
     ],
+    ['ZB-H1', engine.call('pipeline_schedule', { schedule: 'zb-h1', stages, microbatches })],
+    ['DualPipe', engine.call('pipeline_schedule', { schedule: 'dualpipe', stages, microbatches })],
   ];
   const x0 = 52,
     rowH = 18,
     longest = Math.max(...runs.map(([, r]) => r.makespan)),
     unit = (W - x0 - 4) / longest;
+  const tone = (b) =>
+    b.kind === 'W' ? 'box tone-3' : b.kind === 'B' ? 'box tone-2' : `box tone-${b.chunk === 0 ? 0 : 1}`;
   let body = '',
     y = 4;
   for (const [name, r] of runs) {
     const inFlight = Number.isInteger(r.peak_in_flight) ? r.peak_in_flight : r.peak_in_flight.toFixed(2);
-    body += text(4, y + 12, `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}%, ${inFlight} in flight`, {
+    const copies = r.parameter_copies > 1 ? `, ${r.parameter_copies}× weights` : '';
+    body += text(4, y + 12, `${name}: bubble ${(r.bubble_ratio * 100).toFixed(1)}%, ${inFlight} in flight${copies}`, {
       cls: 'strong',
     });
     y += 18;
@@ -534,23 +540,29 @@ function pipelineSchedules(engine, { stages = 4, microbatches = 8, chunks = 2 } 
       body += text(4, y + s * rowH + 13, `GPU ${s + 1}`);
       body += rect(x0, y + s * rowH, r.makespan * unit, rowH - 2, 'idle');
     }
-    for (const b of r.blocks)
-      body += rect(
-        x0 + b.start * unit,
-        y + b.stage * rowH,
-        (b.end - b.start) * unit,
-        rowH - 2,
-        b.kind === 'F' ? `box tone-${b.chunk === 0 ? 0 : 1}` : 'box tone-2',
-      );
+    const pairs = new Map();
+    for (const b of r.blocks) {
+      body += rect(x0 + b.start * unit, y + b.stage * rowH, (b.end - b.start) * unit, rowH - 2, tone(b));
+      if (b.pair !== undefined) {
+        const span = pairs.get(b.pair) ?? { stage: b.stage, start: b.start, end: b.end };
+        pairs.set(b.pair, { stage: span.stage, start: Math.min(span.start, b.start), end: Math.max(span.end, b.end) });
+      }
+    }
+    // DualPipe's overlapped forward-backward pairs: one outline around both blocks.
+    for (const span of pairs.values())
+      body += rect(x0 + span.start * unit, y + span.stage * rowH, (span.end - span.start) * unit, rowH - 2, 'pair');
     y += stages * rowH + 10;
   }
+  // Two legend rows, three columns wide enough for the longest label at 13 units (CHAR each).
   body += rect(4, y, 12, 12, 'box tone-0') + text(22, y + 10, 'forward');
-  body += rect(84, y, 12, 12, 'box tone-1') + text(102, y + 10, '2nd chunk');
-  body += rect(186, y, 12, 12, 'box tone-2') + text(204, y + 10, 'backward');
+  body += rect(110, y, 12, 12, 'box tone-1') + text(128, y + 10, '2nd chunk or reverse');
+  body += rect(4, y + 20, 12, 12, 'box tone-2') + text(22, y + 30, 'backward');
+  body += rect(110, y + 20, 12, 12, 'box tone-3') + text(128, y + 30, 'W: weight gradient');
+  body += rect(276, y + 20, 24, 12, 'pair') + text(306, y + 30, 'overlapped');
   return svg(
-    y + 18,
+    y + 38,
     body,
-    `GPipe, 1F1B and interleaved 1F1B on ${stages} GPUs with ${microbatches} micro-batches, on one time axis: the engine's simulation of each schedule.`,
+    `GPipe, 1F1B, interleaved 1F1B, ZB-H1 and DualPipe on ${stages} GPUs with ${microbatches} micro-batches, on one time axis: the engine's simulation of each schedule.`,
   );
 }
 
@@ -677,6 +689,39 @@ function moeDrops(engine) {
       name: `${load.toLocaleString('en-US')} per expert`,
       points: factors.map((cf) => [cf, dropped(load / 2, cf)]),
     })),
+ * Goodput (useful share of the wall clock) against the checkpoint interval, Daly (2006)'s complete model from
+ * the engine's checkpoint_interval: Llama 3's failure rate (419 unexpected interruptions in 54 days on 16,384
+ * GPUs, Dubey et al. 2024), for a slow checkpoint (5 min, restart 10 min: Daly's own example) and a fast one.
+ */
+function goodputCurve(
+  engine,
+  {
+    failures = { interruptions: 419, days: 54, observed_gpus: 16384 },
+    cases = [
+      { checkpoint_seconds: 300, restart_seconds: 600 },
+      { checkpoint_seconds: 30, restart_seconds: 300 },
+    ],
+  } = {},
+) {
+  const minutes = [1, 2, 4, 8, 16, 32, 64, 128, 256]; // powers of 4 get the axis labels
+  const at = (c, tau) => engine.call('checkpoint_interval', { ...failures, ...c, interval_seconds: tau * 60 });
+  const name = (c) =>
+    `write ${c.checkpoint_seconds / 60 >= 1 ? `${c.checkpoint_seconds / 60} min` : `${c.checkpoint_seconds} s`}, restart ${c.restart_seconds / 60} min`;
+  const best = at(cases[0], 60);
+  const optimum = best.optimum;
+  return chart({
+    label: `Goodput against the checkpoint interval at one failure every ${best.job_mtbf_hours.toFixed(1)} hours, for a slow and a fast checkpoint`,
+    xLabel: 'minutes between checkpoints (log scale)',
+    yLabel: 'goodput',
+    xLog: true,
+    xFormat: (v) => String(v),
+    yFormat: (v) => `${Math.round(v * 100)}%`,
+    series: cases.map((c) => ({ name: name(c), points: minutes.map((m) => [m, at(c, m).at_interval.efficiency]) })),
+    marker: {
+      x: optimum.interval_seconds / 60,
+      y: optimum.efficiency,
+      label: `Daly's optimum: ${Math.round(optimum.interval_seconds / 60)} min, ${Math.round(optimum.efficiency * 100)}%`,
+    },
   });
 }
 
@@ -695,6 +740,7 @@ const FIGURES = {
   'zero-vs-gpus': zeroCurve,
   'time-vs-mfu': mfuCurve,
   'intensity-vs-tokens': intensityCurve,
+  'goodput-vs-interval': goodputCurve,
 };
 export const FIGURE_NAMES = Object.keys(FIGURES);
 

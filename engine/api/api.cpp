@@ -20,12 +20,12 @@ constexpr Method kApiMethods[] = {
     {"methods", methods, "list every API method"},
 };
 
-std::array<std::span<const Method>, 22> all_areas() {
+std::array<std::span<const Method>, 23> all_areas() {
     return {kApiMethods,         presets_methods(),    params_methods(),   flops_methods(),       training_methods(),
             memory_methods(),    finetune_methods(),   fit_methods(),      kvcache_methods(),     tensor_methods(),
             precision_methods(), blockscale_methods(), gemm_methods(),     roofline_methods(),    probe_methods(),
             step_methods(),      inference_methods(),  schedule_methods(), collectives_methods(), overlap_methods(),
-            moe_methods(),       context_methods()};
+            moe_methods(),       context_methods(),    goodput_methods()};
 }
 
 // Every envelope is serialised with invalid UTF-8 replaced (U+FFFD), so dumping cannot throw.

@@ -131,7 +131,7 @@ test("every inline number on the page is the engine's, and the page becomes read
   // Budget raised from 300 KiB as the engine (step, plan, input checks) and the widgets (step, all-core roofline)
   // grew, then from 400 KiB for today's architectures (MLA, windows, modern MoE, their HF import: about 12 KiB),
   // then from 440 KiB for placement, fine-tuning mode, the collectives widget and pipeline schedules (460 KiB
-  // measured), then from 470 KiB for the overlap, context-parallel and MoE-routing methods (about 28 KiB of wasm,
+  // measured), then from 470 KiB for the overlap, context-parallel and MoE-routing methods, ZB-H1/DualPipe and checkpoint_interval (about 28 KiB of wasm,
   // gzip): issue 26's lazy wasm and per-widget loading are the way back down.
   assert.ok(gz < 500 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 500 KiB`);
 

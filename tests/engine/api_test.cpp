@@ -319,6 +319,18 @@ TEST_CASE("property: every error names an argument the caller gave, stays under 
           {"pp", 2},
           {"micro_batch", 1},
           {"global_batch", 64}}},
+        {"pipeline_schedule",
+         {{"schedule", "zb-h1"}, {"stages", 4}, {"microbatches", 8}, {"forward", 1}, {"backward", 2}, {"weight", 0.9}}},
+        {"pipeline_schedule", {{"schedule", "dualpipe"}, {"stages", 4}, {"microbatches", 8}}},
+        {"checkpoint_interval",
+         {{"gpu_mtbf_hours", 5e4},
+          {"gpus", 16384},
+          {"checkpoint_bytes", 5e12},
+          {"write_bytes_per_s", 1e11},
+          {"restart_seconds", 300},
+          {"interval_seconds", 900},
+          {"work_hours", 1000},
+          {"dollars_per_gpu_hour", 2}}},
     };
     std::string overrides;
     for (int i = 0; i < 400; ++i) overrides += "\xe2\x80\xae";

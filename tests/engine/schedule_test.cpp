@@ -109,5 +109,69 @@ TEST_CASE("a schedule refuses layouts it cannot run, naming the field") {
     c.stages = 4;
     c.backward = 0;
     CHECK(field_of(c) == "backward");
-    CHECK_THROWS_AS(pipeline_schedule_from_string("zb-h1"), InputError);
+    CHECK_THROWS_AS(pipeline_schedule_from_string("zb-h2"), InputError);
+}
+
+namespace {
+
+PipelineSchedule run_split(PipelineScheduleKind kind, std::int64_t p, std::int64_t m, double f, double b, double w) {
+    ScheduleConfig c;
+    c.kind = kind;
+    c.stages = p;
+    c.microbatches = m;
+    c.forward = f;
+    c.backward = b;
+    c.weight = w;
+    return simulate_pipeline(c);
+}
+
+}  // namespace
+
+TEST_CASE("ZB-H1 idles (p-1)(F+B-2W) per rank with 1F1B's p micro-batches in flight (Qi et al. 2024 sec. 2.1)",
+          "[schedule]") {
+    // Qi et al. write (p-1)(T_F+T_B-T_W) with T_B the input-gradient part; with T_F = T_B = T_W the bubble
+    // is a third of 1F1B's, (p-1)/(3m) of the compute (sail-sg's comparison table).
+    for (auto [p, m] : {std::pair{4, 8}, {2, 4}, {8, 32}, {8, 8}, {16, 64}}) {
+        INFO("p=" << p << " m=" << m);
+        const auto zb = run_split(PipelineScheduleKind::ZeroBubbleH1, p, m, 1, 2, 1);
+        CHECK(zb.blocks.size() == static_cast<std::size_t>(3 * p * m));
+        CHECK(zb.makespan - zb.busy_per_stage == Approx(double(p - 1) * (1 + 2 - 2 * 1)).epsilon(1e-12));
+        CHECK(zb.bubble_ratio == Approx(double(p - 1) / (3 * m)).epsilon(1e-12));
+        CHECK(zb.peak_in_flight == p);
+        CHECK(zb.parameter_copies == 1);
+    }
+    // Unequal passes: the formula holds while W fits the holes, W <= F and W <= B - W (the paper's regime).
+    for (auto [f, b, w] : {std::tuple{1.0, 2.2, 0.9}, {1.2, 2.0, 1.0}, {1.0, 2.0, 0.8}}) {
+        INFO("F=" << f << " B=" << b << " W=" << w);
+        ScheduleConfig c;
+        c.kind = PipelineScheduleKind::ZeroBubbleH1;
+        c.forward = f, c.backward = b, c.weight = w;
+        const auto zb = simulate_pipeline(c);
+        CHECK(zb.makespan - zb.busy_per_stage == Approx(pipeline_bubble_time(c)).epsilon(1e-9));
+        CHECK(pipeline_bubble_time(c) == Approx(3 * (f + b - 2 * w)).epsilon(1e-12));
+    }
+    // A W longer than the forward no longer fits: the simulation idles more than the formula says.
+    ScheduleConfig c;
+    c.kind = PipelineScheduleKind::ZeroBubbleH1;
+    c.forward = 0.8, c.backward = 2, c.weight = 1;
+    const auto zb = simulate_pipeline(c);
+    CHECK(zb.makespan - zb.busy_per_stage > pipeline_bubble_time(c) + 0.5);
+}
+
+TEST_CASE("DualPipe idles (p/2-1)(F&B+B-3W) with p+1 micro-batches and 2x the weights (DeepSeek-V3, DualPipe README)",
+          "[schedule]") {
+    // The README's example: 8 ranks, 20 micro-batches in two directions. F&B = F + B: the pair overlaps
+    // communication with computation; the two computations still take their own time.
+    for (auto [p, m] : {std::pair{8, 20}, {4, 8}, {4, 16}, {8, 16}, {2, 4}, {16, 64}}) {
+        INFO("p=" << p << " m=" << m);
+        const auto dp = run_split(PipelineScheduleKind::DualPipe, p, m, 1, 2, 1);
+        std::int64_t forwards = 0, backwards = 0, paired = 0;
+        for (const auto& b : dp.blocks) forwards += b.kind == 'F', backwards += b.kind == 'B', paired += b.pair >= 0;
+        CHECK(forwards == p * m);  // every rank runs every micro-batch once: half each way
+        CHECK(backwards == p * m);
+        CHECK(paired > 0);
+        CHECK(dp.makespan - dp.busy_per_stage == Approx((double(p) / 2 - 1) * ((1 + 2) + 2 - 3 * 1)).epsilon(1e-12));
+        CHECK(dp.peak_in_flight == p + 1);
+        CHECK(dp.parameter_copies == 2);
+    }
 }

@@ -76,3 +76,38 @@ test('the MoE drop curves fall with capacity and with the load per expert', asyn
   assert.ok(drop(32, 1) > drop(32, 1.25), 'headroom drops fewer');
   assert.match(renderFigure('moe-drops', engine), /4,096 per expert/);
 });
+
+test('the pipeline-schedules figure draws ZB-H1 W blocks and DualPipe pairs from the engine, with their bubbles', async () => {
+  const engine = await loadEngine();
+  const svg = renderFigure('pipeline-schedules', engine);
+  const zb = engine.call('pipeline_schedule', { schedule: 'zb-h1', stages: 4, microbatches: 8 });
+  const dual = engine.call('pipeline_schedule', { schedule: 'dualpipe', stages: 4, microbatches: 8 });
+  // One purple block per W of ZB-H1 and of DualPipe, plus the legend's key.
+  const weights = [zb, dual].flatMap((r) => r.blocks).filter((b) => b.kind === 'W').length;
+  assert.equal((svg.match(/class="box tone-3"/g) ?? []).length, weights + 1);
+  const pairs = new Set(dual.blocks.filter((b) => b.pair !== undefined).map((b) => b.pair)).size;
+  assert.ok(pairs > 0);
+  assert.equal((svg.match(/class="pair"/g) ?? []).length, pairs + 1, 'one outline per pair plus the legend');
+  assert.match(svg, new RegExp(`ZB-H1: bubble ${(zb.bubble_ratio * 100).toFixed(1)}%, 4 in flight`));
+  assert.match(svg, new RegExp(`DualPipe: bubble ${(dual.bubble_ratio * 100).toFixed(1)}%, 5 in flight, 2× weights`));
+});
+
+test("the goodput figure marks Daly's optimum where the engine puts it, and faster checkpoints raise the curve", async () => {
+  const engine = await loadEngine();
+  const svg = renderFigure('goodput-vs-interval', engine);
+  const slow = engine.call('checkpoint_interval', {
+    interruptions: 419,
+    days: 54,
+    observed_gpus: 16384,
+    checkpoint_seconds: 300,
+    restart_seconds: 600,
+  });
+  assert.match(
+    svg,
+    new RegExp(
+      `Daly's optimum: ${Math.round(slow.optimum.interval_seconds / 60)} min, ${Math.round(slow.optimum.efficiency * 100)}%`,
+    ),
+  );
+  assert.match(svg, /write 5 min, restart 10 min/);
+  assert.match(svg, /write 30 s, restart 5 min/);
+});

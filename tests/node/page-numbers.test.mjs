@@ -566,6 +566,28 @@ function expectations() {
     4 + 3 / 2,
     '(2(p − 1) + (v − 1)p + 1)/v',
   );
+  // Zero bubble and DualPipe (F = 1, B = 2 the whole backward, W = 1 its weight part): idle time per GPU
+  // (p − 1)(F + B − 2W) for ZB-H1 (Qi et al. 2024 sec. 2.1), (p/2 − 1)(F&B + B − 3W) with F&B = F + B for DualPipe
+  // (DualPipe README's table, which also gives p + 1 in flight and 2× parameters); compute m(F + B) per GPU.
+  const [F, B, Wt] = [1, 2, 1];
+  const pipeIdle = {
+    '1f1b': (p) => (p - 1) * (F + B),
+    'zb-h1': (p) => (p - 1) * (F + B - 2 * Wt),
+    dualpipe: (p) => (p / 2 - 1) * (F + B + B - 3 * Wt),
+  };
+  for (const [p, m] of [
+    [4, 8],
+    [8, 32],
+  ]) {
+    const args = (schedule) => ({ schedule, stages: p, microbatches: m });
+    for (const [schedule, idle] of Object.entries(pipeIdle)) {
+      put('pipeline_schedule', args(schedule), 'bubble_time', idle(p), `idle per GPU, ${schedule}`);
+      put('pipeline_schedule', args(schedule), 'bubble_ratio', idle(p) / (m * (F + B)), 'idle / m(F + B)');
+    }
+    put('pipeline_schedule', args('zb-h1'), 'peak_in_flight', p, 'ZB-H1: as 1F1B, p');
+    put('pipeline_schedule', args('dualpipe'), 'peak_in_flight', p + 1, 'DualPipe: p + 1');
+    put('pipeline_schedule', args('dualpipe'), 'parameter_copies', 2, 'DualPipe: two stages per GPU');
+  }
   put('step_time', small44, 'microbatches', micro, 'global batch / (dp · micro-batch)');
   put('step_time', small44, 'bubble_fraction', (4 - 1) / micro, '1F1B: (p − 1) / m (Narayanan et al. 2021, sec. 2.2)');
   put('step_time', small44, 'microbatch_seconds', step44.microbatch_seconds, 'native CLI');
@@ -988,6 +1010,111 @@ function expectations() {
     );
   }
   teach25a(put, allReduce, nvlink, card);
+  // Chapter 7e, FP8: the step model's times come from the native CLI (tally call step_time); the speed-up is not
+  // computed here, only read from the page's two numbers.
+  const run70 = {
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    tp: 4,
+    pp: 4,
+    micro_batch: 1,
+    global_batch: 512,
+    seq: 8192,
+    zero: 1,
+    recompute: 'none',
+    sequence_parallel: true,
+    flash_attention: true,
+  };
+  const fp8Run = { ...run70, precision: 'fp8-delayed' };
+  for (const args of [run70, fp8Run]) {
+    const r = native('step_time', args);
+    for (const field of ['step_seconds', 'tokens_per_second', 'mfu'])
+      put('step_time', args, field, r[field], 'native CLI: tally call step_time');
+    for (const part of r.breakdown) {
+      put('step_time', args, `breakdown[id=${part.id}].seconds`, part.seconds, 'native CLI: tally call step_time');
+      put('step_time', args, `breakdown[id=${part.id}].share`, part.share, 'native CLI: tally call step_time');
+    }
+    // What the prose says of them: fp8 runs against twice the bf16 peak (NVIDIA H100 datasheet).
+    assert.equal(r.peak_flops_per_s, (args.precision ? 2 : 1) * h100.peak_tflops.bf16 * 1e12);
+  }
+  const [bf16Step, fp8Step] = [run70, fp8Run].map((a) => native('step_time', a).step_seconds);
+  assert.ok(bf16Step / fp8Step > 1.1 && bf16Step / fp8Step < 1.35, 'the page says about 1.2 times, a fifth less');
+  // Chapter 7e, measuring: MFU from a logged 60,000 tokens/s, Llama 3 8B at 4,096 tokens on 8 H100s: model FLOPs per
+  // token = 3 × forward (Kaplan et al. 2020, full s × s attention), over GPUs × dense peak.
+  const l38m = preset('models', 'llama-3-8b').config;
+  const logged = { model: 'llama-3-8b', seq: 4096, tokens_per_second: 60000, gpus: 8, hardware: 'h100-sxm' };
+  const perToken8 = 3 * forwardPerToken(l38m, 4096).total;
+  put('mfu', logged, 'model_flops_per_token', perToken8, '3 × forward per token');
+  put('mfu', logged, 'mfu', (perToken8 * 60000) / (8 * peak), 'FLOPs/token × tokens/s / (GPUs × peak)');
+  put('mfu', logged, 'six_n_mfu', (6 * params(l38m).total * 60000) / (8 * peak), '6N × tokens/s / (GPUs × peak)');
+  const small8 = {
+    model: 'llama-3-8b',
+    hardware: 'h100-sxm',
+    gpus: 8,
+    tp: 1,
+    pp: 1,
+    zero: 3,
+    micro_batch: 2,
+    global_batch: 64,
+    seq: 4096,
+    recompute: 'selective',
+    flash_attention: true,
+  };
+  const run8 = native('step_time', small8);
+  put('step_time', small8, 'tokens_per_second', run8.tokens_per_second, 'native CLI: tally call step_time');
+  put('step_time', small8, 'mfu', run8.mfu, 'native CLI: tally call step_time');
+  assert.ok(
+    run8.breakdown.every((b) => !b.exposed || !/comm/.test(b.id) || b.seconds === 0),
+    'no exposed comm',
+  );
+  // Chapter 7e, goodput: Llama 3 405B's 419 unexpected interruptions in 54 days on 16,384 H100s (Dubey et al. 2024,
+  // sec. 3.3.4); Young (1974) sqrt(2δM); Daly (2006) sqrt(2δM)(1 + sqrt(x)/3 + x/9) − δ, x = δ/2M, and his complete
+  // model T_w = M e^(R/M) (e^((τ+δ)/M) − 1) T_s / τ for exponential failures.
+  const gpuMtbf = (54 * 24 * 16384) / 419;
+  const goodput = (extra, jobGpus = 16384) => {
+    const args = { interruptions: 419, days: 54, observed_gpus: 16384, ...extra };
+    const M = (gpuMtbf / jobGpus) * 3600,
+      d = args.checkpoint_seconds,
+      R = args.restart_seconds;
+    const x = d / (2 * M);
+    const daly = Math.sqrt(2 * d * M) * (1 + Math.sqrt(x) / 3 + x / 9) - d;
+    const eff = daly / (M * Math.exp(R / M) * (Math.exp((daly + d) / M) - 1));
+    put('checkpoint_interval', args, 'gpu_mtbf_hours', gpuMtbf, '54 days × 24 h × 16,384 GPUs / 419');
+    put('checkpoint_interval', args, 'job_mtbf_hours', M / 3600, 'GPU MTBF / GPUs');
+    put('checkpoint_interval', args, 'young_interval_seconds', Math.sqrt(2 * d * M), 'Young: sqrt(2δM)');
+    put('checkpoint_interval', args, 'daly_interval_seconds', daly, 'Daly 2006 higher-order interval');
+    put('checkpoint_interval', args, 'optimum.efficiency', eff, 'Daly complete model at his interval');
+    put('checkpoint_interval', args, 'restart_share', R / M, 'R/M');
+    if (args.work_hours) {
+      const lost = args.work_hours / eff - args.work_hours;
+      put('checkpoint_interval', args, 'optimum.lost_hours', lost, 'T_s / goodput − T_s');
+      put(
+        'checkpoint_interval',
+        args,
+        'optimum.lost_dollars',
+        lost * jobGpus * args.dollars_per_gpu_hour,
+        'hours × GPUs × $',
+      );
+    }
+    return eff;
+  };
+  const slow = { checkpoint_seconds: 300, restart_seconds: 600 },
+    fast = { checkpoint_seconds: 30, restart_seconds: 300 },
+    money = { work_hours: 1296, dollars_per_gpu_hour: 2 };
+  goodput(slow);
+  goodput({ ...slow, ...money });
+  const fastEff = goodput(fast);
+  goodput({ ...fast, ...money });
+  assert.ok(Math.abs(fastEff - 0.9) < 0.01, 'the page says the 30-second checkpoint keeps about 90 %');
+  goodput({ gpus: 65536, ...fast }, 65536);
+  put(
+    'checkpoint_size',
+    { model: 'llama-3-405b' },
+    'resume_bytes',
+    14 * params(preset('models', 'llama-3-405b').config).total,
+    'N × 14',
+  );
   return map;
 }
 

@@ -47,6 +47,7 @@ export const FORMATS = {
   days0: (v) => FORMATS.fixed0(v / SECONDS_PER_DAY),
   days1: (v) => FORMATS.fixed1(v / SECONDS_PER_DAY),
   hours0: (v) => FORMATS.int(v / SECONDS_PER_HOUR),
+  minutes0: (v) => FORMATS.int(v / 60),
   tflops0: (v) => FORMATS.fixed0(v / 1e12),
   // Two significant figures, for predictions whose error (a few percent) leaves no more.
   sig2: (v) => Number(v.toPrecision(2)).toLocaleString('en-US'),

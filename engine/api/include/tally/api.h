@@ -49,7 +49,7 @@ std::span<const Method> roofline_methods();    // roofline
 std::span<const Method> probe_methods();       // probes
 std::span<const Method> step_methods();        // step time, layout planner
 std::span<const Method> inference_methods();   // serving: decode, prefill, crossover; units; checkpoints
-std::span<const Method> schedule_methods();    // pipeline_schedule (GPipe, 1F1B, interleaved)
+std::span<const Method> schedule_methods();    // pipeline_schedule (GPipe, 1F1B, interleaved, ZB-H1, DualPipe)
 
 // collective, comm_roofline (api_collectives.cpp)
 std::span<const Method> collectives_methods();
@@ -57,6 +57,8 @@ std::span<const Method> collectives_methods();
 std::span<const Method> overlap_methods();
 std::span<const Method> moe_methods();
 std::span<const Method> context_methods();
+// checkpoint_interval (api_goodput.cpp)
+std::span<const Method> goodput_methods();
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);
