@@ -689,6 +689,10 @@ function moeDrops(engine) {
       name: `${load.toLocaleString('en-US')} per expert`,
       points: factors.map((cf) => [cf, dropped(load / 2, cf)]),
     })),
+  });
+}
+
+/**
  * Goodput (useful share of the wall clock) against the checkpoint interval, Daly (2006)'s complete model from
  * the engine's checkpoint_interval: Llama 3's failure rate (419 unexpected interruptions in 54 days on 16,384
  * GPUs, Dubey et al. 2024), for a slow checkpoint (5 min, restart 10 min: Daly's own example) and a fast one.
