@@ -294,6 +294,8 @@ for (const file of chapterFiles) {
     /(?:<p>\s*)?<tally-recipes><\/tally-recipes>(?:\s*<\/p>)?/g,
     () => `<tally-recipes data-state="ok">${recipesTableHtml(engine)}</tally-recipes>`,
   );
+  // A table scrolls sideways on a phone (web/style.css): focusable, so a keyboard can scroll it (WCAG 2.1.1).
+  html = html.replace(/<table\b(?![^>]*\btabindex=)/g, '<table tabindex="0"');
   const headings = [...html.matchAll(/<h1>([\s\S]*?)<\/h1>/g)];
   const title = meta.title ?? headings[0]?.[1] ?? id;
   // The contents list numbers a chapter as its heading does ("7b. Where the step time goes"), not by position.

@@ -61,6 +61,8 @@ function main() {
   // The frame's own state key: "w.<field>" parameters in the query reach this widget as on the page.
   widget.id = 'w';
   document.title = `tally: ${name.replace('-', ' ')}`;
+  // The frame's one h1, for screen readers only: the widget's own box shows what it is.
+  document.getElementById('embed-title').textContent = `tally: the ${name.replace('-', ' ')} widget`;
   const credit = document.createElement('p');
   credit.className = 'embed-credit';
   const link = document.createElement('a');
