@@ -53,7 +53,8 @@ const widgetFiles = readdirSync(path.join(siteDir, 'widgets')).filter((f) => f.e
 function definitions() {
   const found = [];
   for (const file of widgetFiles) {
-    const source = readFileSync(path.join(siteDir, 'widgets', file), 'utf8');
+    // The unminified source (build/site's copy is minified, scripts/build-site.mjs) holds the names read below.
+    const source = readFileSync(path.join(root, 'web/widgets', file), 'utf8');
     for (const m of source.matchAll(
       /(\w+)\.define\(\s*'(tally-[a-z-]+)'\s*\)|defineWidget\(\s*'(tally-[a-z-]+)'\s*,\s*(\w+)\s*\)/g,
     ))

@@ -4,11 +4,21 @@
 // else from the query reaches the DOM: `onfocus`, `style`, `tabindex` and the like are dropped with a console
 // warning, so a crafted link cannot run script even on a host that sends no Content-Security-Policy. The page tells its parent its height by postMessage
 // ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
-import './tally-widgets.js';
-import { widgetTags } from './widgets/base.js';
 
-/** Every registered TallyWidget (each offers an iframe snippet); tally-value and tally-recipes belong inside prose. */
-export const EMBEDDABLE = widgetTags().map((tag) => tag.replace(/^tally-/, ''));
+/**
+ * Each widget embed.html serves (every TallyWidget: each offers an iframe snippet) and its module, loaded alone so
+ * the frame downloads one widget's code. scripts/build-site.mjs fails when a widget in web/widgets is missing here.
+ */
+export const WIDGET_MODULES = {
+  collectives: () => import('./widgets/collectives.js'),
+  compute: () => import('./widgets/compute.js'),
+  float: () => import('./widgets/float.js'),
+  inference: () => import('./widgets/inference.js'),
+  'memory-budget': () => import('./widgets/memory.js'),
+  roofline: () => import('./widgets/roofline.js'),
+  step: () => import('./widgets/step.js'),
+};
+export const EMBEDDABLE = Object.keys(WIDGET_MODULES);
 const RESERVED = new Set(['widget', 'id']);
 const STATE_PARAM = /^[a-z][a-z0-9-]{0,31}\.[a-z_]{1,32}$/;
 
@@ -33,15 +43,22 @@ function postHeight() {
     window.parent.postMessage({ type: 'tally-embed-height', height, href: location.href }, '*');
 }
 
-function main() {
+async function main() {
   const root = document.getElementById('embed');
   const params = new URLSearchParams(location.search);
   const name = params.get('widget') ?? '';
-  if (!EMBEDDABLE.includes(name)) {
+  if (!Object.hasOwn(WIDGET_MODULES, name)) {
     showError(
       root,
       `embed.html needs ?widget= one of ${EMBEDDABLE.join(', ')}${name ? ` (got "${name.slice(0, 40)}")` : ''}.`,
     );
+    postHeight();
+    return;
+  }
+  try {
+    await WIDGET_MODULES[name]();
+  } catch (error) {
+    showError(root, `The ${name} widget could not load: ${error.message}`);
     postHeight();
     return;
   }
@@ -74,9 +91,11 @@ function main() {
   // A theme the link names also colours the frame around the widget, so a dark host sees no white margin.
   if (['light', 'dark'].includes(widget.getAttribute('theme')))
     document.documentElement.style.colorScheme = widget.getAttribute('theme');
-  root.replaceChildren(widget, credit);
+  root.replaceChildren(widget);
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
   widget.ready?.then(() => {
+    // The credit joins below the widget once it has its full height, so nothing shifts as the widget mounts.
+    root.append(credit);
     document.documentElement.dataset.ready = 'true';
     postHeight();
   });
