@@ -382,7 +382,14 @@ if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} s
 // Every module the page's scripts import, found by following their static imports, is preloaded up front, so
 // the browser fetches them in parallel instead of discovering them one import level at a time while the main
 // thread is busy with the first layout (widgets -> base.js -> share.js, curves.js -> figures.js -> chart.js).
-const preload = moduleGraph([...template.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]))
+// tally-widgets.js is imported by app.js after the first frame: it and its graph are preloaded all the same.
+const preload = [
+  'tally-widgets.js',
+  ...moduleGraph([
+    ...[...template.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]),
+    'tally-widgets.js',
+  ]),
+]
   .filter((f) => f !== 'engine.js') // the template preloads it first
   .map((f) => `<link rel="modulepreload" href="${f}">`)
   .join('\n');
