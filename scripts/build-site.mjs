@@ -409,7 +409,22 @@ writeFileSync(path.join(outDir, 'index.html'), pageHtml);
 const embedTemplate = readFileSync(path.join(root, 'web/embed.html'), 'utf8');
 if (!embedTemplate.includes('<meta charset="utf-8">'))
   fail('web/embed.html has no <meta charset="utf-8"> to put the CSP after');
-writeFileSync(path.join(outDir, 'embed.html'), embedTemplate.replace('<meta charset="utf-8">', cspMeta));
+// The modules every embeddable widget imports (base.js and what it imports, chart.js) are preloaded by the frame, so
+// they download beside embed.js and the widget's own module instead of one import level at a time.
+const embedScript = '<script type="module" src="embed.js"></script>';
+if (!embedTemplate.includes(embedScript)) fail(`web/embed.html has no ${embedScript}`);
+const embedShared = [...embedModules.values()]
+  .map((file) => new Set(moduleGraph([`widgets/${file}`])))
+  .reduce((common, graph) => new Set([...common].filter((f) => graph.has(f))));
+writeFileSync(
+  path.join(outDir, 'embed.html'),
+  embedTemplate
+    .replace('<meta charset="utf-8">', cspMeta)
+    .replace(
+      embedScript,
+      `${[...embedShared].map((f) => `<link rel="modulepreload" href="${f}">`).join('\n')}\n${embedScript}`,
+    ),
+);
 // KaTeX's stylesheet with only the rules the page's classes can match (scripts/prune-css.mjs).
 if (!template.includes('href="vendor/katex/katex.page.css"'))
   fail('web/index.html does not link vendor/katex/katex.page.css');

@@ -4,6 +4,7 @@
 // else from the query reaches the DOM: `onfocus`, `style`, `tabindex` and the like are dropped with a console
 // warning, so a crafted link cannot run script even on a host that sends no Content-Security-Policy. The page tells its parent its height by postMessage
 // ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
+import { getEngine } from './engine.js';
 
 /**
  * Each widget embed.html serves (every TallyWidget: each offers an iframe snippet) and its module, loaded alone so
@@ -55,6 +56,9 @@ async function main() {
     postHeight();
     return;
   }
+  // The widget needs the engine as soon as it mounts: its download starts now, beside the widget's own code (a
+  // failure is the widget's to show, in its box).
+  getEngine().catch(() => {});
   try {
     await WIDGET_MODULES[name]();
   } catch (error) {
