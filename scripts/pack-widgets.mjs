@@ -86,8 +86,10 @@ async function inspectInBrowser(tags, fromSource) {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    await page.goto(new URL('embed.html', server.url).href); // a page that loads every widget and shows none
+    await page.goto(new URL('embed.html', server.url).href); // tally's CSP, no widget shown
     await page.waitForFunction(() => document.querySelector('.embed-error'));
+    // embed.html loads only the widget it shows: every widget comes from the entry script.
+    await page.evaluate(() => import(new URL('tally-widgets.js', location.href).href));
     return await page.evaluate(
       async ({ tags, fromSource, methods }) => {
         const out = {};
