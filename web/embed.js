@@ -56,6 +56,17 @@ async function main() {
     postHeight();
     return;
   }
+  // The credit line sits above the widget, in the frame's banner: it paints at once and nothing below the widget
+  // moves as the widget grows to its full height.
+  const credit = document.createElement('p');
+  credit.className = 'embed-credit';
+  const link = document.createElement('a');
+  link.href = new URL('./', location.href).href;
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.textContent = 'tally: what it costs to train a language model';
+  credit.append('Computed in your browser by ', link);
+  document.getElementById('embed-title').after(credit);
   // The widget needs the engine as soon as it mounts: its download starts now, beside the widget's own code (a
   // failure is the widget's to show, in its box).
   getEngine().catch(() => {});
@@ -84,22 +95,12 @@ async function main() {
   document.title = `tally: ${name.replace('-', ' ')}`;
   // The frame's one h1, for screen readers only: the widget's own box shows what it is.
   document.getElementById('embed-title').textContent = `tally: the ${name.replace('-', ' ')} widget`;
-  const credit = document.createElement('p');
-  credit.className = 'embed-credit';
-  const link = document.createElement('a');
-  link.href = new URL('./', location.href).href;
-  link.target = '_blank';
-  link.rel = 'noopener';
-  link.textContent = 'tally: what it costs to train a language model';
-  credit.append('Computed in your browser by ', link);
   // A theme the link names also colours the frame around the widget, so a dark host sees no white margin.
   if (['light', 'dark'].includes(widget.getAttribute('theme')))
     document.documentElement.style.colorScheme = widget.getAttribute('theme');
   root.replaceChildren(widget);
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
   widget.ready?.then(() => {
-    // The credit joins below the widget once it has its full height, so nothing shifts as the widget mounts.
-    root.append(credit);
     document.documentElement.dataset.ready = 'true';
     postHeight();
   });
