@@ -22,8 +22,12 @@ function showPageNotice(message) {
 }
 
 async function main() {
-  // tally-widgets.js (loaded before this module) has defined every widget this site ships; a placeholder
-  // whose widget is not built yet stays inert and is not waited for.
+  // The widgets upgrade after the first frame, so the prerendered text paints before any widget code runs (the
+  // modules were fetched in parallel: build-site preloads them).
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  await import('./tally-widgets.js');
+  // tally-widgets.js has defined every widget this site ships; a placeholder whose widget is not built yet stays
+  // inert and is not waited for.
   const widgets = [...document.querySelectorAll(WIRED.join(','))].filter((w) => customElements.get(w.localName));
   // The first screen is interactive: the widgets near the viewport at load are wired (the others mount later,
   // web/widgets/base.js); a page whose first screen holds no widget is interactive once this module has run.

@@ -4,11 +4,22 @@
 // else from the query reaches the DOM: `onfocus`, `style`, `tabindex` and the like are dropped with a console
 // warning, so a crafted link cannot run script even on a host that sends no Content-Security-Policy. The page tells its parent its height by postMessage
 // ({type: 'tally-embed-height', height}) so web/embed-resizer.js on the host can fit the iframe to it.
-import './tally-widgets.js';
-import { widgetTags } from './widgets/base.js';
+import { getEngine } from './engine.js';
 
-/** Every registered TallyWidget (each offers an iframe snippet); tally-value and tally-recipes belong inside prose. */
-export const EMBEDDABLE = widgetTags().map((tag) => tag.replace(/^tally-/, ''));
+/**
+ * Each widget embed.html serves (every TallyWidget: each offers an iframe snippet) and its module, loaded alone so
+ * the frame downloads one widget's code. scripts/build-site.mjs fails when a widget in web/widgets is missing here.
+ */
+export const WIDGET_MODULES = {
+  collectives: () => import('./widgets/collectives.js'),
+  compute: () => import('./widgets/compute.js'),
+  float: () => import('./widgets/float.js'),
+  inference: () => import('./widgets/inference.js'),
+  'memory-budget': () => import('./widgets/memory.js'),
+  roofline: () => import('./widgets/roofline.js'),
+  step: () => import('./widgets/step.js'),
+};
+export const EMBEDDABLE = Object.keys(WIDGET_MODULES);
 const RESERVED = new Set(['widget', 'id']);
 const STATE_PARAM = /^[a-z][a-z0-9-]{0,31}\.[a-z_]{1,32}$/;
 
@@ -33,15 +44,36 @@ function postHeight() {
     window.parent.postMessage({ type: 'tally-embed-height', height, href: location.href }, '*');
 }
 
-function main() {
+async function main() {
   const root = document.getElementById('embed');
   const params = new URLSearchParams(location.search);
   const name = params.get('widget') ?? '';
-  if (!EMBEDDABLE.includes(name)) {
+  if (!Object.hasOwn(WIDGET_MODULES, name)) {
     showError(
       root,
       `embed.html needs ?widget= one of ${EMBEDDABLE.join(', ')}${name ? ` (got "${name.slice(0, 40)}")` : ''}.`,
     );
+    postHeight();
+    return;
+  }
+  // The credit line sits above the widget, in the frame's banner: it paints at once and nothing below the widget
+  // moves as the widget grows to its full height.
+  const credit = document.createElement('p');
+  credit.className = 'embed-credit';
+  const link = document.createElement('a');
+  link.href = new URL('./', location.href).href;
+  link.target = '_blank';
+  link.rel = 'noopener';
+  link.textContent = 'tally: what it costs to train a language model';
+  credit.append('Computed in your browser by ', link);
+  document.getElementById('embed-title').after(credit);
+  // The widget needs the engine as soon as it mounts: its download starts now, beside the widget's own code (a
+  // failure is the widget's to show, in its box).
+  getEngine().catch(() => {});
+  try {
+    await WIDGET_MODULES[name]();
+  } catch (error) {
+    showError(root, `The ${name} widget could not load: ${error.message}`);
     postHeight();
     return;
   }
@@ -61,18 +93,12 @@ function main() {
   // The frame's own state key: "w.<field>" parameters in the query reach this widget as on the page.
   widget.id = 'w';
   document.title = `tally: ${name.replace('-', ' ')}`;
-  const credit = document.createElement('p');
-  credit.className = 'embed-credit';
-  const link = document.createElement('a');
-  link.href = new URL('./', location.href).href;
-  link.target = '_blank';
-  link.rel = 'noopener';
-  link.textContent = 'tally: what it costs to train a language model';
-  credit.append('Computed in your browser by ', link);
+  // The frame's one h1, for screen readers only: the widget's own box shows what it is.
+  document.getElementById('embed-title').textContent = `tally: the ${name.replace('-', ' ')} widget`;
   // A theme the link names also colours the frame around the widget, so a dark host sees no white margin.
   if (['light', 'dark'].includes(widget.getAttribute('theme')))
     document.documentElement.style.colorScheme = widget.getAttribute('theme');
-  root.replaceChildren(widget, credit);
+  root.replaceChildren(widget);
   if (typeof ResizeObserver === 'function') new ResizeObserver(postHeight).observe(document.documentElement);
   widget.ready?.then(() => {
     document.documentElement.dataset.ready = 'true';

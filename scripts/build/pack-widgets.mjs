@@ -48,7 +48,8 @@ const widgetFiles = readdirSync(path.join(siteDir, 'widgets')).filter((f) => f.e
 function definitions() {
   const found = [];
   for (const file of widgetFiles) {
-    const source = readFileSync(path.join(siteDir, 'widgets', file), 'utf8');
+    // The unminified source (build/site's copy is minified, scripts/build-site.mjs) holds the names read below.
+    const source = readFileSync(path.join(root, 'web/widgets', file), 'utf8');
     for (const m of source.matchAll(
       /(\w+)\.define\(\s*'(tally-[a-z-]+)'\s*\)|defineWidget\(\s*'(tally-[a-z-]+)'\s*,\s*(\w+)\s*\)/g,
     ))
@@ -80,8 +81,10 @@ async function inspectInBrowser(tags, fromSource) {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    await page.goto(new URL('embed.html', server.url).href); // a page that loads every widget and shows none
+    await page.goto(new URL('embed.html', server.url).href); // tally's CSP, no widget shown
     await page.waitForFunction(() => document.querySelector('.embed-error'));
+    // embed.html loads only the widget it shows: every widget comes from the entry script.
+    await page.evaluate(() => import(new URL('tally-widgets.js', location.href).href));
     return await page.evaluate(
       async ({ tags, fromSource, methods }) => {
         const out = {};

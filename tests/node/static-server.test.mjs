@@ -5,11 +5,20 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, renameSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, parsePort, parseArgs, requestPath, MAX_HEADER_BYTES } from '../../scripts/dev/static-server.mjs';
+import {
+  startServer,
+  parsePort,
+  parseArgs,
+  requestPath,
+  cacheControlFor,
+  FONT_MAX_AGE,
+  MAX_HEADER_BYTES,
+} from '../../scripts/dev/static-server.mjs';
 import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -399,3 +408,50 @@ function waitForOutput(child, pattern) {
     });
   });
 }
+
+test('compressible files go out brotli- or gzip-compressed as the browser accepts, and decode to the file', async () => {
+  const text = `export const table = ${JSON.stringify(Array.from({ length: 400 }, (_, i) => i * i))};\n`;
+  writeFileSync(path.join(site, 'table.js'), text);
+  const fetchRaw = (headers) =>
+    new Promise((resolve, reject) => {
+      const req = http.get(
+        { host: '127.0.0.1', port: server.port, path: '/table.js', headers, agent: false },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+    });
+  const br = await fetchRaw({ 'Accept-Encoding': 'gzip, deflate, br' });
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.match(br.headers.vary, /accept-encoding/i);
+  assert.ok(br.body.length < text.length / 2, `${br.body.length} bytes for ${text.length}`);
+  assert.equal(zlib.brotliDecompressSync(br.body).toString('utf8'), text);
+  const gz = await fetchRaw({ 'Accept-Encoding': 'gzip' });
+  assert.equal(gz.headers['content-encoding'], 'gzip');
+  assert.equal(zlib.gunzipSync(gz.body).toString('utf8'), text);
+  // The embedding headers survive compression.
+  assert.equal(gz.headers['access-control-allow-origin'], '*');
+  assert.equal(gz.headers['content-security-policy'], PAGE_CSP);
+  const plain = await fetchRaw({});
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.body.toString('utf8'), text);
+});
+
+test('caching: the page and engine are revalidated (304 when unchanged), the vendored fonts kept a week', async () => {
+  mkdirSync(path.join(site, 'vendor/katex/fonts'), { recursive: true });
+  writeFileSync(path.join(site, 'vendor/katex/fonts/KaTeX_Main-Regular.woff2'), Buffer.alloc(64, 7));
+  const font = await request('/vendor/katex/fonts/KaTeX_Main-Regular.woff2');
+  assert.equal(font.status, 200);
+  assert.equal(font.headers['cache-control'], `public, max-age=${FONT_MAX_AGE}`);
+  for (const pathname of ['/index.html', '/app.js', '/tally.wasm']) {
+    const first = await request(pathname);
+    assert.equal(first.headers['cache-control'], 'no-cache', pathname);
+    assert.ok(first.headers.etag, `${pathname} has an ETag`);
+    const again = await request(pathname, { headers: { 'If-None-Match': first.headers.etag } });
+    assert.equal(again.status, 304, `${pathname} unchanged -> 304`);
+  }
+  assert.equal(cacheControlFor('/site/fonts-not-vendor/x.woff2'), 'no-cache');
+});

@@ -75,7 +75,9 @@ function sizeLabel(bytes) {
 }
 
 const css = `
-.chart { width: 100%; height: auto; display: block; margin-top: 10px; }
+/* The chart is always 240 units tall (drawChart): a fixed height, so its first draw, before the width is known, and
+   the redraw at the shown width take the same room and nothing below moves (no layout shift). */
+.chart { width: 100%; height: 240px; display: block; margin-top: 10px; }
 .chart .axis { stroke: var(--muted); }
 .chart .grid { stroke: var(--border); }
 .chart path.bus { stroke: var(--accent); stroke-width: 2; fill: none; }

@@ -135,20 +135,20 @@ td.exact { max-width: 22ch; overflow: hidden; text-overflow: ellipsis; white-spa
 tr.current td { background: color-mix(in srgb, var(--accent) 14%, transparent); }
 tbody tr { cursor: pointer; }
 .note-warn { color: var(--error); }
-h3 { font-size: 14px; margin: 16px 0 4px; }
+h2 { font-size: 14px; margin: 16px 0 4px; } /* h2: the level below an embed frame's h1 and a chapter's h1 */
 .chart { width: 100%; height: auto; display: block; }
 .chart .step { fill: none; stroke: var(--accent); stroke-width: 2; }
 .chart .sub { stroke-dasharray: 4 3; }
 .chart .tick { stroke: var(--muted); stroke-width: 1; }
 .chart .marker { stroke: #c2410c; stroke-width: 2; }
 .chart .marker-dot { fill: #c2410c; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; } /* focusable (tabindex) so a keyboard scrolls it too */
 .block-grid { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr); gap: 8px 12px; align-items: end; }
 @media (max-width: 560px) {
   .top { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .top .field.wide { grid-column: 1 / -1; }
   .bits { gap: 2px; }
-  .bit { min-width: 17px; min-height: 32px; font-size: 12px; }
+  .bit { min-width: 24px; min-height: 32px; font-size: 12px; } /* 24 px: WCAG 2.2 target size (2.5.8); a row wraps */
   .bit.gap-before { margin-left: 5px; }
   table { font-size: 12px; }
   th, td { padding: 3px 3px; }
@@ -249,8 +249,8 @@ class TallyFloat extends TallyWidget {
         <div class="small" data-out="input"></div>
       </div>
       <div class="toolbar">
-        <button type="button" data-step="prev" aria-label="Previous representable value">◀ prev</button>
-        <button type="button" data-step="next" aria-label="Next representable value">next ▶</button>
+        <button type="button" data-step="prev" aria-label="prev: the previous representable value">◀ prev</button>
+        <button type="button" data-step="next" aria-label="next: the next representable value">next ▶</button>
         ${JUMPS.map((j) => `<button type="button" data-jump="${j.key}">${escapeHtml(j.label)}</button>`).join('')}
         <div class="flipper">
           ${textField({ name: 'flip_bit', label: 'Flip bit number', value: '', inputmode: 'numeric' })}
@@ -258,14 +258,14 @@ class TallyFloat extends TallyWidget {
         </div>
       </div>
       <div class="notice" role="status"></div>
-      <h3>The same number in every format</h3>
-      <div class="scroll"><table data-out="compare">
+      <h2>The same number in every format</h2>
+      <div class="scroll" tabindex="0" role="region" aria-label="The same number in every format"><table data-out="compare">
         <thead><tr><th scope="col">format</th><th scope="col">bits</th><th scope="col">stored value (exact)</th>
         <th scope="col" class="hide-phone">rel. error</th><th scope="col">what happened</th></tr></thead><tbody></tbody></table></div>
-      <h3>Where the precision goes: gap between neighbouring values (log scale)</h3>
+      <h2>Where the precision goes: gap between neighbouring values (log scale)</h2>
       <svg class="chart" data-out="chart" role="img" aria-label="Gap between neighbouring values across the format's range"></svg>
       <div class="small" data-out="chart-note"></div>
-      <h3>Block formats: one vector, four ways to spend 4 to 8 bits per value</h3>
+      <h2>Block formats: one vector, four ways to spend 4 to 8 bits per value</h2>
       <div class="block-grid">
         <div class="field wide" data-field="block">
           <label for="f-block">${escapeHtml(label('block'))}</label>
@@ -276,7 +276,7 @@ class TallyFloat extends TallyWidget {
         ${textField({ name: 'seed', label: label('seed'), value: s.seed, inputmode: 'numeric' })}
       </div>
       <div class="toolbar"><button type="button" data-action="generate">Generate 64 values with one outlier</button></div>
-      <div class="scroll"><table data-out="blocks">
+      <div class="scroll" tabindex="0" role="region" aria-label="Block formats compared"><table data-out="blocks">
         <thead><tr><th scope="col">scheme</th><th scope="col">bits / value</th><th scope="col">rel. error</th>
         <th scope="col">max abs error</th><th scope="col">flushed to 0</th><th scope="col" class="hide-phone">block scales</th></tr></thead>
         <tbody></tbody></table></div>

@@ -61,6 +61,8 @@ ${darkCss(`.c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: 
 fieldset.hw { border: 1px solid var(--border); border-radius: 6px; padding: 4px 8px; margin: 0; grid-column: 1 / -1; }
 fieldset.hw legend { font-size: 13px; color: var(--muted); }
 fieldset.hw label { display: inline-flex; gap: 4px; margin-right: 12px; font-size: 14px; align-items: center; }
+/* 24 px: WCAG 2.2's minimum target size (2.5.8) for the box itself, not only its label. */
+fieldset.hw input { width: 24px; height: 24px; margin: 0; }
 .chart .kpt.all { stroke: var(--fg); stroke-width: 1.4; }
 label.workers { display: inline-flex; gap: 4px; align-items: center; font-size: 14px; }
 label.workers input { width: 4.5em; }

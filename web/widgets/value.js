@@ -261,7 +261,7 @@ export function recipesTableHtml(engine) {
     })
     .join('');
   return (
-    `<table class="numbers recipes"><caption class="visually-hidden">Training recipes and the bytes each parameter costs, per state</caption>` +
+    `<table class="numbers recipes" tabindex="0"><caption class="visually-hidden">Training recipes and the bytes each parameter costs, per state</caption>` +
     `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${notes}`
   );
 }

@@ -1,0 +1,90 @@
+// Accessibility: axe-core (a devDependency, injected from node_modules, never a CDN) finds no violation of the
+// WCAG 2.0/2.1/2.2 A and AA rules, target-size included, nor of its best practices, on the page and on every
+// widget alone in embed.html, at a phone's and a desktop's width, in light and in dark.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { startSite, DESKTOP, PHONE } from './harness.mjs';
+import { errors, watch } from './page-helpers.mjs';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const VIEWPORTS = [
+  { name: '375', size: PHONE },
+  { name: '1280', size: DESKTOP },
+];
+const SCHEMES = ['light', 'dark'];
+
+/** Every widget embed.html serves, as its own error message lists them (so a new widget is checked too). */
+async function embeddableWidgets(site) {
+  const page = await site.newPage(DESKTOP);
+  await page.goto(new URL('embed.html', site.url).href);
+  const text = await page.locator('.embed-error').textContent();
+  await page.close();
+  const names = /one of ([a-z, -]+)\./.exec(text)?.[1].split(', ') ?? [];
+  assert.ok(names.length >= 7, `embed.html lists its widgets: ${text}`);
+  return names;
+}
+
+/** Loads `path` at `viewport` in `scheme`, waits until every widget is wired, and returns axe's violations. */
+async function audit(site, path, viewport, scheme) {
+  const page = watch(await site.newPage(viewport));
+  await page.emulateMedia({ colorScheme: scheme });
+  await page.goto(new URL(path, site.url).href);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+  // Off-screen chapters skip layout (content-visibility) until a reader scrolls to them; axe checks them laid out.
+  await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
+  await page.evaluate(() => document.fonts.ready);
+  // ...and with each equation fitted to its column, as web/fit-math.js does when a chapter comes into view.
+  if (path === '/') await page.evaluate(() => import('/fit-math.js').then((m) => m.fitAll(document)));
+  // Evaluated through the debugging protocol, so the page's CSP (script-src 'self') does not apply to axe.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(
+    (tags) =>
+      window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] }).then((r) =>
+        r.violations.map((v) => ({
+          id: v.id,
+          help: v.help,
+          nodes: v.nodes.map((n) => `${n.target.join(' >> ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
+        })),
+      ),
+    TAGS,
+  );
+  assert.deepEqual(errors(page), [], `${path} loads without console errors`);
+  await page.close();
+  return violations;
+}
+
+const describe = (violations) =>
+  violations
+    .map((v) => `${v.id} (${v.help}), ${v.nodes.length} nodes:\n  ${v.nodes.slice(0, 40).join('\n  ')}`)
+    .join('\n');
+
+test('axe-core finds no WCAG 2.2 AA or best-practice violation on the page at 375 and 1280 px, light and dark', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const found = [];
+  for (const { name, size } of VIEWPORTS)
+    for (const scheme of SCHEMES) {
+      const violations = await audit(site, '/', size, scheme);
+      if (violations.length) found.push(`index.html at ${name} px, ${scheme}:\n${describe(violations)}`);
+    }
+  assert.ok(found.length === 0, found.join('\n\n'));
+});
+
+test('axe-core finds no violation on any widget alone in embed.html at 375 and 1280 px, light and dark', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const widgets = await embeddableWidgets(site);
+  const found = [];
+  for (const widget of widgets)
+    for (const { name, size } of VIEWPORTS)
+      for (const scheme of SCHEMES) {
+        const violations = await audit(site, `/embed.html?widget=${widget}`, size, scheme);
+        if (violations.length)
+          found.push(`embed.html?widget=${widget} at ${name} px, ${scheme}:\n${describe(violations)}`);
+      }
+  assert.ok(found.length === 0, found.join('\n\n'));
+  t.diagnostic(`${widgets.length} widgets x 2 widths x 2 schemes checked: ${widgets.join(', ')}`);
+});
