@@ -34,6 +34,8 @@ StepLayout layout_from_args(const json& args) {
     const bool fp8_recipe = layout.precision.rfind("fp8", 0) == 0 || layout.precision == "mxfp8";
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = bool_arg(args, "overlap_grad_reduce", true);
+    layout.stack = optional_string_arg(args, "stack").value_or("");
+    stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
 }
 
@@ -55,6 +57,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
+    out["stack"] = stack_profile(l.stack).id;                        // "generic" when not given
     return out;
 }
 
