@@ -48,6 +48,8 @@ using nlohmann::json;
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
     {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1)"},
+    {"--stack", "stack", Kind::String,
+     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
     {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},
     {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0)"},
     {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch (default 1)"},
@@ -117,7 +119,8 @@ void print_breakdown(std::ostream& out, const json& r) {
 void print_step(std::ostream& out, const json& r) {
     out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × "
         << r["hardware"].get<std::string>()
-        << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "") << "\n";
+        << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "")
+        << (r["layout"].contains("stack") ? ", stack " + r["layout"]["stack"].get<std::string>() : "") << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
                       {"model TFLOP/s per GPU", fixed(r["model_flops_per_s_per_gpu"].get<double>() / 1e12, 1)},
