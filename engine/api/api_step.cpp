@@ -5,6 +5,7 @@
 #include "tally/hardware.h"
 #include "tally/plan.h"
 #include "tally/step.h"
+#include "tally/step_bands.h"
 
 namespace tally::api {
 
@@ -96,6 +97,16 @@ json step_time_method(const json& args) {
     StepLayout layout = layout_from_args(args);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
+    // How far to trust it: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
+    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
+                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
+    out["band"] = band ? json{{"half_width", band->half_width},
+                              {"level", band->level},
+                              {"key", band->key},
+                              {"runs", band->runs},
+                              {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
+                              {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}}
+                       : json();
     layout.setup.global_batch = r.global_batch;
     out["layout"] = layout_json(layout, r.dp);
     out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
