@@ -90,6 +90,19 @@ json result_json(const StepResult& r) {
                 {"breakdown", breakdown_json(r)}};
 }
 
+// How far to trust a prediction: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
+json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw) {
+    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
+                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
+    if (!band) return json();
+    return json{{"half_width", band->half_width},
+                {"level", band->level},
+                {"key", band->key},
+                {"runs", band->runs},
+                {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
+                {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}};
+}
+
 // {model, hardware, gpus, tp, pp, ...training setup, interleave, embedding_chunks, gpus_per_node, dtype}
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
@@ -97,16 +110,7 @@ json step_time_method(const json& args) {
     StepLayout layout = layout_from_args(args);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
-    // How far to trust it: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
-    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
-                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
-    out["band"] = band ? json{{"half_width", band->half_width},
-                              {"level", band->level},
-                              {"key", band->key},
-                              {"runs", band->runs},
-                              {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
-                              {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}}
-                       : json();
+    out["band"] = band_json(r, layout, hw);
     layout.setup.global_batch = r.global_batch;
     out["layout"] = layout_json(layout, r.dp);
     out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
@@ -134,6 +138,7 @@ json plan_method(const json& args) {
         row["layout"] = layout_json(entry.layout, entry.result.dp);
         row["memory_bytes"] = entry.memory_bytes;
         row["interleave_extra_bytes"] = entry.interleave_extra_bytes;
+        row["band"] = band_json(entry.result, entry.layout, hw);
         best.push_back(row);
     }
     json losers = json::array();

@@ -66,6 +66,8 @@ constexpr Option kStepOptions[] = {
 
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
+    {"--stack", "stack", Kind::String,
+     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
     {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
 };
 
@@ -151,10 +153,14 @@ void print_plan(std::ostream& out, const json& r) {
     int rank = 1;
     for (const auto& row : r["best"]) {
         out << "#" << rank++ << "  " << layout_text(row["layout"]) << "\n";
-        print_table(out, {{"  MFU", fixed(100 * row["mfu"].get<double>(), 1) + "%"},
-                          {"  step time", seconds_text(row["step_seconds"].get<double>())},
-                          {"  tokens/s", human(row["tokens_per_second"].get<double>())},
-                          {"  memory per GPU", fixed(row["memory_bytes"].get<double>() / 1e9, 1) + " GB"}});
+        print_table(
+            out, {{"  MFU", fixed(100 * row["mfu"].get<double>(), 1) + "%"},
+                  {"  step time", seconds_text(row["step_seconds"].get<double>())},
+                  {"  tokens/s",
+                   human(row["tokens_per_second"].get<double>()) +
+                       (row["band"].is_object() ? " ±" + fixed(100 * row["band"]["half_width"].get<double>(), 0) + " %"
+                                                : "")},
+                  {"  memory per GPU", fixed(row["memory_bytes"].get<double>() / 1e9, 1) + " GB"}});
         print_breakdown(out, row);
         out << "\n";
     }
