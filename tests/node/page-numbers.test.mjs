@@ -771,8 +771,25 @@ function expectations() {
     top: 1,
   };
   const best = native('plan', planArgs).best[0];
-  assert.deepEqual([best.layout.tp, best.layout.pp], [4, 4], "the page says the planner's best is TP 4 × PP 4");
-  assert.equal(best.layout.interleave, 1, "the page says the planner's best is not interleaved");
+  assert.deepEqual(
+    [best.layout.tp, best.layout.pp, best.layout.zero, best.layout.dp],
+    [4, 1, 3, 16],
+    "the page says the planner's best is TP 4, no pipeline, ZeRO-3 over 16 replicas",
+  );
+  const zero3 = { ...wide44, pp: 1, zero: 3 },
+    runZ = native('step_time', zero3);
+  assert.equal(runZ.mfu, best.mfu, 'the same layout as the planner best');
+  assert.equal(runZ.breakdown.find((b) => b.id === 'zero3_comm').seconds, 0, 'no ZeRO-3 communication exposed');
+  assert.equal(runZ.breakdown.find((b) => b.id === 'bubble').seconds, 0, 'no bubble without stages');
+  put(
+    'step_time',
+    zero3,
+    'breakdown[id=zero3_comm_hidden].seconds',
+    runZ.breakdown.find((b) => b.id === 'zero3_comm_hidden').seconds,
+    'native CLI',
+  );
+  put('step_time', zero3, 'memory_bytes', runZ.memory_bytes, 'native CLI');
+  assert.ok((best.mfu - run44.mfu) / run44.mfu < bandAll, 'the two MFUs differ by less than the band');
   put('plan', planArgs, 'best.0.mfu', best.mfu, 'native CLI');
   // Chapter 9: serving Llama 3 8B on an H100 (bf16 weights and cache). A decode step reads the weights and every
   // cache once and computes one token per sequence; its time is the larger of the two (Williams et al. 2009).
