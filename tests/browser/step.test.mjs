@@ -172,7 +172,9 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   const b = expected.band;
   assert.equal(
     await widget.locator('[data-out="band"]').textContent(),
-    `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
+    b.level === 'all'
+      ? `±${Number((100 * b.half_width).toPrecision(2))}% (all ${b.runs} held-out runs; too few of this kind)`
+      : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
   );
 
   // The breakdown: one row per non-zero component as the engine returns it, the hidden ones marked.
@@ -188,7 +190,8 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   );
   for (const [i, p] of parts.entries()) {
     assert.equal(rows[i].cells[1], bandText(p.seconds, b.half_width), `${p.id} seconds`);
-    assert.equal(rows[i].cells[0].endsWith('(hidden behind compute)'), !p.exposed, `${p.id} exposed or hidden`);
+    assert.equal(rows[i].cells[0], p.name, `${p.id} named as the engine names it`);
+    assert.equal(rows[i].cells[2] === 'hidden', !p.exposed, `${p.id} exposed or hidden`);
   }
   assert.ok(
     rows.some((r) => r.id === 'tp_comm_hidden'),
@@ -228,5 +231,14 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
     }
   });
   assert.deepEqual(refused, { field: 'stack', stack: 'megatron-te' });
+
+  // A stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that kind's band.
+  await setControl(widget, 'stack', 'nanotron');
+  const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
+  assert.equal(own.level, 'stack/precision/hardware');
+  assert.equal(
+    await widget.locator('[data-out="band"]').textContent(),
+    `±${Number((100 * own.half_width).toPrecision(2))}% (held-out, ${own.runs} runs of this kind: ${own.key})`,
+  );
   assert.deepEqual(errors(page), []);
 });

@@ -146,10 +146,13 @@ function formatPrediction(value, unit = '', halfWidth = null) {
   return `${rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${unit}`;
 }
 
-/** The band as a reader reads it: "±53% (held-out, 30 runs of this kind: all)". */
+/** The band as a reader reads it: "±69% (held-out, 26 runs of this kind: nanotron / bf16 / h100-sxm)". */
 function formatBand(band) {
   if (!band) return 'no held-out runs of this kind';
-  return `±${formatPrediction(band.half_width, '%')} (held-out, ${band.runs} runs of this kind: ${band.key})`;
+  const width = `±${formatPrediction(band.half_width, '%')}`;
+  // The coarsest level: no kind of its own had enough runs, so every held-out run sets the band.
+  if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
+  return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
 }
 
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
@@ -317,8 +320,8 @@ class TallyStep extends TallyWidget {
       .filter((p) => p.seconds > 0)
       .map(
         (p) =>
-          `<tr data-part="${escapeHtml(p.id)}"><td>${escapeHtml(p.name)}${p.exposed ? '' : ' (hidden behind compute)'}</td>
-          <td class="num">${escapeHtml(formatPrediction(p.seconds, '', h))}</td><td class="num">${p.exposed ? escapeHtml(formatPrediction(p.share, '%')) : '—'}</td></tr>`,
+          `<tr data-part="${escapeHtml(p.id)}"><td>${escapeHtml(p.name)}</td>
+          <td class="num">${escapeHtml(formatPrediction(p.seconds, '', h))}</td><td class="num">${p.exposed ? escapeHtml(formatPrediction(p.share, '%')) : 'hidden'}</td></tr>`,
       )
       .join('');
   }
