@@ -721,6 +721,17 @@ function expectations() {
     return sorted[Math.ceil(0.8 * sorted.length) - 1];
   };
   const bandAll = band(heldErrors);
+  const top = [...heldErrors].sort((a, b) => Math.abs(b.error) - Math.abs(a.error)).slice(0, heldErrors.length / 5);
+  assert.ok(
+    top.every((r) => r.id.startsWith('nanotron-')),
+    "nanotron's worst misses fill the band's top fifth",
+  );
+  const fewGpus = modern.runs.filter((r) => /^nanotron-.*-(8|16)gpu$/.test(r.id));
+  assert.equal(fewGpus.length, 6, "nanotron's six runs on 8 and 16 GPUs");
+  assert.ok(
+    fewGpus.every((r) => Math.abs(r.error) < 0.1),
+    'all within 10 %',
+  );
   const nanotronBand = band(heldErrors.filter((r) => r.group.startsWith('nanotron /')));
   assert.deepEqual([pct(nanotronBand), 26], [69, heldErrors.filter((r) => r.group.startsWith('nanotron /')).length]);
   const stackOf = (id) => modernRuns.runs.find((r) => r.id === id).args.stack ?? 'generic';
