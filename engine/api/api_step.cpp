@@ -5,6 +5,7 @@
 #include "tally/hardware.h"
 #include "tally/plan.h"
 #include "tally/step.h"
+#include "tally/step_bands.h"
 
 namespace tally::api {
 
@@ -34,6 +35,8 @@ StepLayout layout_from_args(const json& args) {
     const bool fp8_recipe = layout.precision.rfind("fp8", 0) == 0 || layout.precision == "mxfp8";
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = bool_arg(args, "overlap_grad_reduce", true);
+    layout.stack = optional_string_arg(args, "stack").value_or("");
+    stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
 }
 
@@ -55,6 +58,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
+    out["stack"] = stack_profile(l.stack).id;                        // "generic" when not given
     return out;
 }
 
@@ -86,6 +90,19 @@ json result_json(const StepResult& r) {
                 {"breakdown", breakdown_json(r)}};
 }
 
+// How far to trust a prediction: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
+json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw) {
+    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
+                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
+    if (!band) return json();
+    return json{{"half_width", band->half_width},
+                {"level", band->level},
+                {"key", band->key},
+                {"runs", band->runs},
+                {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
+                {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}};
+}
+
 // {model, hardware, gpus, tp, pp, ...training setup, interleave, embedding_chunks, gpus_per_node, dtype}
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
@@ -93,6 +110,7 @@ json step_time_method(const json& args) {
     StepLayout layout = layout_from_args(args);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
+    out["band"] = band_json(r, layout, hw);
     layout.setup.global_batch = r.global_batch;
     out["layout"] = layout_json(layout, r.dp);
     out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
@@ -120,6 +138,7 @@ json plan_method(const json& args) {
         row["layout"] = layout_json(entry.layout, entry.result.dp);
         row["memory_bytes"] = entry.memory_bytes;
         row["interleave_extra_bytes"] = entry.interleave_extra_bytes;
+        row["band"] = band_json(entry.result, entry.layout, hw);
         best.push_back(row);
     }
     json losers = json::array();

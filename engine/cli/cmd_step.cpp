@@ -14,6 +14,7 @@
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/step_bands.h"
 
 namespace tally::cli {
 
@@ -48,6 +49,8 @@ using nlohmann::json;
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
     {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1)"},
+    {"--stack", "stack", Kind::String,
+     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
     {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},
     {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0)"},
     {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch (default 1)"},
@@ -63,6 +66,8 @@ constexpr Option kStepOptions[] = {
 
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
+    {"--stack", "stack", Kind::String,
+     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
     {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
 };
 
@@ -117,7 +122,8 @@ void print_breakdown(std::ostream& out, const json& r) {
 void print_step(std::ostream& out, const json& r) {
     out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × "
         << r["hardware"].get<std::string>()
-        << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "") << "\n";
+        << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "")
+        << (r["layout"].contains("stack") ? ", stack " + r["layout"]["stack"].get<std::string>() : "") << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
                       {"model TFLOP/s per GPU", fixed(r["model_flops_per_s_per_gpu"].get<double>() / 1e12, 1)},
@@ -131,6 +137,12 @@ void print_step(std::ostream& out, const json& r) {
     if (r["interleave_extra_bytes"].get<double>() > 0)
         print_table(out, {{"  of which interleaving", fixed(r["interleave_extra_bytes"].get<double>() / 1e9, 1) +
                                                           " GB (first stage, Korthikanti et al. 2022 sec. 4.2.3)"}});
+    const json& band = r["band"];
+    print_table(out, {{"error band", band.is_object()
+                                         ? "±" + fixed(100 * band["half_width"].get<double>(), 0) +
+                                               " % (80 % of held-out runs of kind " + band["key"].get<std::string>() +
+                                               ", " + std::to_string(band["runs"].get<long long>()) + " runs)"
+                                         : "none (no held-out runs of this kind)"}});
     out << "where the step goes (per GPU):\n";
     print_breakdown(out, r);
 }
@@ -141,10 +153,14 @@ void print_plan(std::ostream& out, const json& r) {
     int rank = 1;
     for (const auto& row : r["best"]) {
         out << "#" << rank++ << "  " << layout_text(row["layout"]) << "\n";
-        print_table(out, {{"  MFU", fixed(100 * row["mfu"].get<double>(), 1) + "%"},
-                          {"  step time", seconds_text(row["step_seconds"].get<double>())},
-                          {"  tokens/s", human(row["tokens_per_second"].get<double>())},
-                          {"  memory per GPU", fixed(row["memory_bytes"].get<double>() / 1e9, 1) + " GB"}});
+        print_table(
+            out, {{"  MFU", fixed(100 * row["mfu"].get<double>(), 1) + "%"},
+                  {"  step time", seconds_text(row["step_seconds"].get<double>())},
+                  {"  tokens/s",
+                   human(row["tokens_per_second"].get<double>()) +
+                       (row["band"].is_object() ? " ±" + fixed(100 * row["band"]["half_width"].get<double>(), 0) + " %"
+                                                : "")},
+                  {"  memory per GPU", fixed(row["memory_bytes"].get<double>() / 1e9, 1) + " GB"}});
         print_breakdown(out, row);
         out << "\n";
     }
@@ -160,7 +176,7 @@ void print_plan(std::ostream& out, const json& r) {
 // One run of a validation file: {"id", "args": {step_time arguments}, "published": {"metric", "value"}}, and
 // optionally "split" (fit | heldout), "group" {stack, precision, gpu} and "expressible_today" (runs-modern.json).
 struct ValidationRun {
-    std::string id, metric, half, group;
+    std::string id, metric, half, group, source;
     json args;
     double published = 0;
     bool expressible = true;
@@ -206,6 +222,8 @@ ValidationRun validation_run(const json& run, std::size_t index, const json& spl
     else
         out.half = "all";
     out.group = group_text(run.value("group", json()));
+    out.source =
+        run.contains("source_key") && run["source_key"].is_string() ? run["source_key"].get<std::string>() : out.id;
     return out;
 }
 
@@ -257,13 +275,15 @@ std::string summary_text(const json& s) {
 
 // Predicts every expressible run of a validation file and reports the errors per half (fit, heldout) and
 // per group; InputError naming --validate when the file is unreadable or malformed.
-int validate(const std::string& path, bool json_output) {
+int validate(const std::string& path, bool json_output, const std::string& bands_path) {
     const std::string what = "--validate \"" + printable(path, 200) + "\"";
     const json file = parse_json_input(read_config_file(path, "--validate"), "--validate", what);
     if (!file.is_object() || !file.contains("runs") || !file["runs"].is_array())
         throw InputError("--validate", what + " is not a runs file ({\"runs\": [...]})");
     const json split = file.value("split", json());
     json rows = json::array(), skipped = json::array();
+    std::vector<BandRun> band_runs;
+    std::vector<std::string> band_halves;
     for (std::size_t index = 0; index < file["runs"].size(); ++index) {
         const ValidationRun run = validation_run(file["runs"][index], index, split);
         if (!run.expressible) {
@@ -290,6 +310,55 @@ int validate(const std::string& path, bool json_output) {
                  {"error", (*predicted - run.published) / run.published}};
         if (!run.group.empty()) row["group"] = run.group;
         rows.push_back(row);
+        // The run's kind for the error bands, as step_time looks its band up.
+        const json& layout = r["layout"];
+        band_runs.push_back({layout["stack"].get<std::string>(),
+                             layout.contains("precision") ? layout["precision"].get<std::string>()
+                                                          : run.args.value("dtype", std::string("bf16")),
+                             r["hardware"].get<std::string>(), run.source, row["error"].get<double>()});
+        band_halves.push_back(run.half);
+    }
+    // Bands from the held-out runs; how often a held-out run lies inside its band, taken from all held-out runs
+    // (circular: those runs made the band) and from the other sources' held-out runs only (leave one source out).
+    std::vector<BandRun> heldout;
+    for (std::size_t i = 0; i < band_runs.size(); ++i)
+        if (band_halves[i] == "heldout") heldout.push_back(band_runs[i]);
+    const json bands = step_bands(heldout);
+    std::size_t inside_own = 0, inside_loso = 0, with_loso = 0;
+    for (const BandRun& run : heldout) {
+        const std::optional<Band> own = find_band(bands, run.stack, run.precision, run.hardware);
+        if (own && std::fabs(run.error) <= own->half_width) ++inside_own;
+        std::vector<BandRun> others;
+        for (const BandRun& other : heldout)
+            if (other.source != run.source) others.push_back(other);
+        const std::optional<Band> loso = find_band(step_bands(others), run.stack, run.precision, run.hardware);
+        if (loso) ++with_loso;
+        if (loso && std::fabs(run.error) <= loso->half_width) ++inside_loso;
+    }
+    const double n_heldout = static_cast<double>(std::max<std::size_t>(heldout.size(), 1));
+    const json coverage{{"heldout_runs", heldout.size()},
+                        {"inside_own_band", static_cast<double>(inside_own) / n_heldout},
+                        {"inside_leave_one_source_out_band", static_cast<double>(inside_loso) / n_heldout},
+                        {"with_leave_one_source_out_band", with_loso}};
+    if (!bands_path.empty()) {
+        const json file{
+            {"description",
+             "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware, then stack / "
+             "precision, stack, all), the 80th percentile of |predicted - published| / published over the expressible "
+             "held-out runs of content/validation/runs-modern.json, kinds with at least 3 runs. Generated: do not edit."},
+            {"command",
+             "tally step --validate --runs content/validation/runs-modern.json --write-bands "
+             "content/presets/step-bands/heldout.json"},
+            {"quantile", kBandQuantile},
+            {"min_runs", kBandMinRuns},
+            {"bands", bands}};
+        std::FILE* f = std::fopen(bands_path.c_str(), "wb");
+        if (f == nullptr)
+            throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
+        const std::string text = file.dump(1) + "\n";
+        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        if (std::fclose(f) != 0 || !written)
+            throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
     }
     // Halves in file order of first appearance; groups sorted within each half.
     std::vector<std::string> halves;
@@ -320,7 +389,7 @@ int validate(const std::string& path, bool json_output) {
     }
     const json overall = error_summary(all);
     if (json_output) {
-        json out{{"runs", rows}, {"skipped", skipped}, {"halves", by_half}};
+        json out{{"runs", rows}, {"skipped", skipped}, {"halves", by_half}, {"band_coverage", coverage}};
         out["median_abs_error"] = overall.value("median_abs_error", 0.0);
         out["worst_abs_error"] = overall.value("worst_abs_error", 0.0);
         std::cout << out.dump(2) << "\n";
@@ -348,6 +417,12 @@ int validate(const std::string& path, bool json_output) {
     std::cout << "\nmedian |error| " << fixed(100 * overall.value("median_abs_error", 0.0), 1) << "%, worst "
               << fixed(100 * overall.value("worst_abs_error", 0.0), 1) << "% over " << rows.size() << " runs ("
               << skipped.size() << " not expressible, skipped)\n";
+    if (!heldout.empty())
+        std::cout << "held-out runs inside their error band: "
+                  << fixed(100 * coverage["inside_own_band"].get<double>(), 0)
+                  << "% (bands from all held-out runs, circular), "
+                  << fixed(100 * coverage["inside_leave_one_source_out_band"].get<double>(), 0)
+                  << "% (bands from the other sources' held-out runs)\n";
     return kExitOk;
 }
 
@@ -357,7 +432,7 @@ int cmd_step(int argc, char** argv) {
     for (int i = 2; i < argc; ++i)
         if (std::string_view(argv[i]) == "--validate") {
             bool json_output = false;
-            std::string path = "content/validation/runs.json";
+            std::string path = "content/validation/runs.json", bands_path;
             bool path_given = false;
             for (int k = 2; k < argc; ++k) {
                 const std::string_view a = argv[k];
@@ -365,16 +440,19 @@ int cmd_step(int argc, char** argv) {
                 const bool runs_flag = a == "--runs";
                 if (a == "--json")
                     json_output = true;
+                else if (a == "--write-bands" && k + 1 < argc)
+                    bands_path = argv[++k];
                 else if (!path_given && ((k == i + 1 && a.substr(0, 2) != "--") || (runs_flag && k + 1 < argc)))
                     path = argv[runs_flag ? ++k : k], path_given = true;
                 else
                     return report_input_error(
                         "step", "--validate",
-                        "--validate takes only [FILE] or --runs FILE, and --json, got \"" + printable(a, 40) + "\"",
+                        "--validate takes only [FILE] or --runs FILE, --write-bands FILE and --json, got \"" +
+                            printable(a, 40) + "\"",
                         kStepOptions);
             }
             try {
-                return validate(path, json_output);
+                return validate(path, json_output, bands_path);
             } catch (const InputError& error) {
                 return report_input_error("step", error.field(), error.what(), kStepOptions);
             }
@@ -385,7 +463,7 @@ int cmd_step(int argc, char** argv) {
         "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
         "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
         "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
-        "       tally step --validate [FILE | --runs FILE] [--json]   (published runs; default\n"
+        "       tally step --validate [FILE | --runs FILE] [--write-bands OUT] [--json]   (published runs; default\n"
         "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
         "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
         "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",

@@ -1,7 +1,9 @@
 #include "tally/hardware.h"
 #include "tally/roofline.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "tally/error.h"
 #include "tally/presets.h"
@@ -101,6 +103,15 @@ Hardware hardware_from_json(const json& o) {
     hw.id = o.value("id", std::string("custom"));
     hw.name = o.value("name", hw.id);
     hw.source = o.value("source", std::string());
+    if (auto a = o.find("architecture"); a != o.end() && !a->is_null()) {
+        static const char* const kArchitectures[] = {"ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4"};
+        const bool known = a->is_string() && std::find(std::begin(kArchitectures), std::end(kArchitectures),
+                                                       a->get<std::string>()) != std::end(kArchitectures);
+        if (!known)
+            throw InputError("architecture",
+                             hw.name + ": architecture must be one of ampere, ada, hopper, blackwell, cdna3, cdna4");
+        hw.architecture = a->get<std::string>();
+    }
     // Spec sheets quote decimal gigabytes and terabytes per second.
     const double gb = positive_field(o, "memory_gb", hw.name);
     const double bytes = gb * 1e9;
@@ -163,6 +174,7 @@ json hardware_to_json(const Hardware& hw) {
     json out{{"id", hw.id},
              {"name", hw.name},
              {"source", hw.source},
+             {"architecture", hw.architecture},
              {"memory_bytes", hw.memory_bytes},
              {"memory_reported_bytes", hw.memory_reported_bytes},
              {"memory_reported_by", hw.memory_reported_by},

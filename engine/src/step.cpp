@@ -22,6 +22,12 @@ namespace {
 // that. One global value, calibrated once: of 0.80, 0.72 and 0.70 tried against
 // content/validation/runs.json, 0.70 gave the lowest median error (BENCHMARKS.md, "Step time").
 constexpr double kMatmulPeakFraction = 0.70;
+// Hopper and Blackwell reach a lower fraction of their (much higher) dense peak in end-to-end training GEMMs: the
+// issue's same-code H100/A100 ratio was 2.29-2.53x against a 3.2x peak ratio. Chosen on the fit half of
+// content/validation/runs-modern.json only (grid 0.55-0.80 for each, lowest fit-half median |error|; Blackwell is
+// flat over 0.55-0.625 and takes Hopper's value; BENCHMARKS.md, issue 24); the held-out half took no part.
+constexpr double kHopperMatmulPeakFraction = 0.60;
+constexpr double kBlackwellMatmulPeakFraction = 0.60;
 // Fraction of the dense FP8 peak that the linear layers' FP8 GEMMs reach: of 0.45-0.65 in steps of 0.05, 0.50
 // gave the lowest median error over the FP8 runs of the fit half of content/validation/runs-modern.json
 // (BENCHMARKS.md, issue 24); the held-out half took no part.
@@ -38,6 +44,13 @@ constexpr double kCollectiveBandwidthFraction = 0.77;
 // FlashAttention-2 reaches 50-73% of A100's peak in the forward pass and less in the backward
 // (Dao 2023, "FlashAttention-2", abstract and sec. 4.1): one fused-attention fraction of 0.5.
 constexpr double kFlashAttentionFraction = 0.50;
+// FlashAttention-2 on H100 reaches only 35% of its peak (Shah et al. 2024, "FlashAttention-3", abstract): it does
+// not use Hopper's asynchronous TMA/WGMMA; taken for Blackwell too (its FA2 kernels run on the same legacy MMA path).
+constexpr double kFlashAttention2HopperFraction = 0.35;
+// FlashAttention-3 / cuDNN fused attention on Hopper: forward up to 75% of peak (FA3 abstract, 740 TFLOP/s BF16);
+// backward about 2/3 of the forward's rate (FA3 sec. 4.1 figures, ~500 TFLOP/s), with 2.5x the forward's FLOPs
+// (its QKᵀ recomputed): 3.5 / (1/0.75 + 2.5/0.5) = 0.55 over all passes. Blackwell's cuDNN kernels assumed alike.
+constexpr double kFusedAttentionHopperFraction = 0.55;
 // Passes over a tensor of an elementwise kernel: forward reads the input and writes the output (2);
 // the backward reads the saved input and the incoming gradient and writes the gradient (3); norms
 // read twice in their backward, so backward traffic is taken as 2 × forward.
@@ -94,6 +107,58 @@ Scaling scaling_of(const StepLayout& layout, const Hardware& hw) {
 }
 
 }  // namespace
+
+const std::vector<StackProfile>& stack_profiles() {
+    // Each profile names the kernels its stack runs by default, with the source that says so.
+    static const std::vector<StackProfile> profiles = {
+        // The model before stacks: FlashAttention-2 class attention, no tensor-parallel overlap.
+        {"generic", "generic (FlashAttention-2, no TP overlap)", AttentionKernel::FlashAttention2, false},
+        // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
+        // and later (TE docs, "Attention backends"); --tp-comm-overlap overlaps the sequence-parallel all-gather /
+        // reduce-scatter with the GEMMs through userbuffers (Megatron-Core and NeMo performance configs).
+        {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
+        // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
+        {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes).
+        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false},
+        // nanotron: flash-attn 2 kernels, tensor parallelism without communication overlap.
+        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
+        {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+    };
+    return profiles;
+}
+
+const StackProfile& stack_profile(const std::string& id) {
+    const std::string& key = id.empty() ? std::string("generic") : id;
+    for (const StackProfile& p : stack_profiles())
+        if (key == p.id) return p;
+    std::string ids;
+    for (const StackProfile& p : stack_profiles()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
+    throw InputError("stack", "stack must be one of " + ids + ", got \"" + id.substr(0, 40) + "\"");
+}
+
+double attention_efficiency(AttentionKernel kernel, const std::string& architecture) {
+    const bool hopper_or_later = architecture == "hopper" || architecture == "blackwell";
+    if (!hopper_or_later) return kFlashAttentionFraction;  // FA3 and the cuDNN Hopper kernels need sm90+
+    return kernel == AttentionKernel::FusedHopper ? kFusedAttentionHopperFraction : kFlashAttention2HopperFraction;
+}
+
+double matmul_peak_fraction(const std::string& architecture) {
+    if (architecture == "hopper") return kHopperMatmulPeakFraction;
+    if (architecture == "blackwell") return kBlackwellMatmulPeakFraction;
+    return kMatmulPeakFraction;
+}
+
+double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_node, std::int64_t nodes) {
+    if (nodes <= 1) return ic.intra_node_bytes_per_s;
+    // A ring crossing domains sends its whole per-rank volume out of each domain once per channel; NCCL spreads
+    // the channels over the domain's cards, so a group's share is its members' cards (network_bytes_per_s is the
+    // per-GPU share): nccl-tests over 8 A100 + 4 HDR cards per node reach 85-96 of the 100 GB/s the node's
+    // cards carry (NVIDIA/nccl-tests issue #119). Groups sharing a node at once split its cards the same way.
+    return std::min(ic.intra_node_bytes_per_s,
+                    static_cast<double>(std::max<std::int64_t>(ranks_per_node, 1)) * ic.network_bytes_per_s);
+}
 
 double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
     if (n <= 1 || bytes <= 0) return 0;
@@ -177,6 +242,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // DotProductAttention stays BF16 unless fp8_dpa is set, and Megatron's output layer is not a TE module
     // (TE docs, "Using FP8 with Transformer Engine" and the DelayedScaling recipe's fp8_dpa flag).
     const Scaling scaling = scaling_of(layout, hw);
+    const StackProfile& stack = stack_profile(layout.stack);
+    const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
@@ -268,19 +335,22 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     const double linear_bytes =
         low_precision ? dtype_element_bytes(dtype_from_string(layout.dtype, "dtype", kPeakDType)) : e;
-    const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : 0;
-    double mm_flops = 0, mm_seconds = 0;  // per layer, all passes
+    const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
+    const double attention_eff = attention_efficiency(stack.attention, hw.architecture);
+    double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;  // per layer, all passes
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const double mm_peak = linear ? peak : peak_16;
-        const double eff = mm.attention_core && st.flash_attention ? kFlashAttentionFraction
+        const double eff = mm.attention_core && st.flash_attention ? attention_eff
                            : linear
                                ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
-                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e);
+                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
         mm_flops += mm.forward_flops * mm.passes;
-        mm_seconds += mm.forward_flops * mm.passes / (eff * mm_peak);
+        const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
+        mm_seconds += seconds;
+        if (linear) linear_seconds += seconds;
     }
-    const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e);
+    const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
 
     // FP8 quantisation around each linear GEMM, memory-bound: the forward casts its BF16 input and writes the
@@ -349,8 +419,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // ---------------------------------------------------------------- tensor/sequence-parallel collectives
     const Interconnect& ic = hw.interconnect;
     const bool tp_in_node = st.tp <= node;
+    // Ranks are placed tensor first, then data, then pipeline (Megatron-LM order): a TP group fills its nodes.
+    const auto domains = [](std::int64_t ranks, std::int64_t per_node) { return (ranks + per_node - 1) / per_node; };
+    const std::int64_t tp_per_node = std::min(st.tp, node);
     const double tp_bw =
-        kCollectiveBandwidthFraction * (tp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, tp_per_node, domains(st.tp, tp_per_node));
     const double tp_lat = tp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double act_msg = tokens * h * e;  // the full s·b·h activation each collective reduces or gathers
     // Megatron-LM: 2 all-reduces in the forward and 2 in the backward per layer (Shoeybi et al. 2019,
@@ -359,7 +432,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double collectives = 4 + (full ? 2 : 0);
     const double one = sp ? 2 * ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
-    const double layer_tp_seconds = collectives * one;
+    const double layer_tp_total = collectives * one;
+    // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
+    const double layer_tp_hidden = stack.tp_comm_overlap && sp ? std::min(layer_tp_total, linear_seconds) : 0;
+    const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
     // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
     // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
@@ -370,8 +446,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const MoeLayer moe =
             moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
         const bool ep_in_node = st.tp * st.ep <= node;
+        const std::int64_t ep_per_node = std::min(st.ep, std::max<std::int64_t>(node / st.tp, 1));
         const double ep_bw =
-            kCollectiveBandwidthFraction * (ep_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, ep_per_node, domains(st.ep, ep_per_node));
         const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
         const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
         layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
@@ -409,8 +486,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Data-parallel peers are t ranks apart (Megatron-LM rank order: tensor, then data, then pipeline):
     // one node holds the group only when t·dp fits in it.
     const bool dp_in_node = st.tp * dp <= node;
+    const std::int64_t dp_per_node = std::min(dp, std::max<std::int64_t>(node / st.tp, 1));
     const double dp_bw =
-        kCollectiveBandwidthFraction * (dp_in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
+        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
     const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
@@ -460,6 +538,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
          per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
         {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce",
          per_layer_split_tp, true},
+        {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)",
+         layer_tp_hidden * md * static_cast<double>(slowest_layers), false},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},

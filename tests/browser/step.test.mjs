@@ -4,6 +4,21 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
 import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
+import { nativeCall } from '../node/engine.mjs';
+
+/**
+ * A prediction as the band lets it be shown, computed here from the Particle Data Group's rounding rule (Review
+ * of Particle Physics, Introduction: the error's three leading digits 100-354 keep two figures, 355-949 one,
+ * 950-999 round up to 1000 with two), the value rounded to the error's last kept place.
+ */
+function bandText(value, halfWidth) {
+  const [mantissa, exponent] = (value * halfWidth).toExponential(2).split('e');
+  const lead = Number(mantissa.replace('.', ''));
+  const last = Number(exponent) - (lead <= 354 || lead >= 950 ? 1 : 0); // the kept place is 10^last
+  const digits = Math.max(0, -last);
+  const rounded = Math.round(value / 10 ** last) * 10 ** last;
+  return rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
 
 /** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
 async function openStep(t) {
@@ -100,25 +115,130 @@ test('step time: a layout applied just before the reader leaves is in the histor
   assert.equal(back.state.pp, layout.pp);
 });
 
-test('step time: predictions carry the two figures the model supports, and a layout that does not fit predicts none', async (t) => {
+test('step time: predictions carry the digits their error band supports, and a layout that does not fit predicts none', async (t) => {
   const { page, widget } = await openStep(t);
-  // A median error of about 5 %: MFU in whole percent (57%, not 56.52%), times and rates to two figures.
   const text = (key) => widget.locator(`[data-out="${key}"]`).textContent();
   const result = await widget.evaluate((el) => el.result);
   assert.ok(result.fits && result.mfu >= 0.1, 'the chapter opens on a layout that fits, above 10 % MFU');
-  assert.match(await text('mfu'), /^\d\d%$/);
-  assert.equal(await text('hfu'), `${Math.round(100 * result.hfu)}%`, 'HFU, which recomputation moves differently');
-  assert.equal(Number((await text('step')).replace(/ s$/, '')), Number(result.step_seconds.toPrecision(2)));
-  assert.equal(Number((await text('tokens')).replaceAll(',', '')), Number(result.tokens_per_second.toPrecision(2)));
+  const h = result.band.half_width;
+  assert.ok(h > 0 && h < 1, 'the chapter opens on a layout with a stored band');
+  assert.equal(await text('mfu'), `${bandText(100 * result.mfu, h)}%`);
+  assert.doesNotMatch(await text('mfu'), /\.\d\d/, 'never "56.52%" under a band of tens of percent');
+  assert.equal(await text('hfu'), `${bandText(100 * result.hfu, h)}%`, 'HFU, which recomputation moves differently');
+  assert.equal(await text('step'), `${bandText(result.step_seconds, h)} s`);
+  assert.equal(await text('tokens'), bandText(result.tokens_per_second, h));
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
-  assert.match(await widget.locator('tr[data-rank="0"] td.num').first().textContent(), /^\d\d%$/);
+  const best = (await widget.evaluate((el) => el.plan)).best[0];
+  assert.equal(
+    await widget.locator('tr[data-rank="0"] td.num').first().textContent(),
+    `${bandText(100 * best.mfu, best.band.half_width)}%`,
+  );
 
   // Llama 3 70B unsharded on each GPU (TP 1, PP 1, ZeRO 1) does not fit in 80 GB: memory says so, and no MFU is shown.
   await setControl(widget, 'tp', '1');
   await setControl(widget, 'pp', '1');
   assert.equal((await widget.evaluate((el) => el.result)).fits, false);
   assert.match(await text('memory'), /does not fit$/);
-  for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops']) assert.equal(await text(key), '— (does not fit)', key);
+  for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'band'])
+    assert.equal(await text(key), '— (does not fit)', key);
+  assert.deepEqual(errors(page), []);
+});
+
+test("step time: the stack is a field offering the engine's profiles, and the band and breakdown are the engine's", async (t) => {
+  const { page, widget } = await openStep(t);
+  // The engine's list, as its own refusal of an unknown stack names it (the API has no list of profiles).
+  const refusal = JSON.parse(
+    nativeCall('step_time', JSON.stringify({ model: 'llama-3-70b', hardware: 'h100-sxm', stack: 'no-such' })),
+  );
+  assert.equal(refusal.error.field, 'stack');
+  const engineStacks = refusal.error.message.match(/stack must be one of (.*), got/)[1].split(', ');
+  const offered = await widget.locator('select[name="stack"] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(offered, engineStacks);
+  assert.equal(
+    await widget.locator('select[name="stack"]').inputValue(),
+    'generic',
+    'the default, as the engine has it',
+  );
+
+  await setControl(widget, 'stack', 'megatron-te');
+  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  assert.equal(shown.args.stack, 'megatron-te');
+  const expected = native('step_time', shown.args);
+  assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
+  assert.equal(expected.layout.stack, 'megatron-te');
+
+  // The band beside the prediction: its half-width, the held-out runs it comes from and their kind.
+  const b = expected.band;
+  assert.equal(
+    await widget.locator('[data-out="band"]').textContent(),
+    b.level === 'all'
+      ? `±${Number((100 * b.half_width).toPrecision(2))}% (all ${b.runs} held-out runs; too few of this kind)`
+      : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
+  );
+
+  // The breakdown: one row per non-zero component as the engine returns it, the hidden ones marked.
+  const rows = await widget
+    .locator('tbody[data-out="breakdown"] tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => ({ id: tr.dataset.part, cells: [...tr.cells].map((c) => c.textContent.trim()) })),
+    );
+  const parts = expected.breakdown.filter((p) => p.seconds > 0);
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    parts.map((p) => p.id),
+  );
+  for (const [i, p] of parts.entries()) {
+    assert.equal(rows[i].cells[1], bandText(p.seconds, b.half_width), `${p.id} seconds`);
+    assert.equal(rows[i].cells[0], p.name, `${p.id} named as the engine names it`);
+    assert.equal(rows[i].cells[2] === 'hidden', !p.exposed, `${p.id} exposed or hidden`);
+  }
+  assert.ok(
+    rows.some((r) => r.id === 'tp_comm_hidden'),
+    'megatron-te hides the sequence-parallel collectives',
+  );
+
+  // Planner rows carry their band, from the same stack.
+  await widget.locator('button[data-action="plan"]').click();
+  await widget.locator('tr[data-rank="0"]').waitFor();
+  const plan = await widget.evaluate((el) => el.plan);
+  const planned = native('plan', {
+    model: 'llama-3-70b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    seq: 8192,
+    global_batch: 512,
+    flash_attention: true,
+    stack: 'megatron-te',
+    top: 5,
+  });
+  assert.deepEqual(plan, planned, 'the planner ran on the chosen stack');
+  const bandCells = await widget
+    .locator('tr[data-rank] td.num:nth-child(4)')
+    .evaluateAll((tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(
+    bandCells,
+    planned.best.map((row) => `±${Number((100 * row.band.half_width).toPrecision(2))}%`),
+  );
+
+  // An unknown stack is refused, naming the field, and the widget keeps its state.
+  const refused = await widget.evaluate((el) => {
+    try {
+      el.setState({ stack: 'no-such' });
+      return null;
+    } catch (error) {
+      return { field: error.field, stack: el.getState().stack };
+    }
+  });
+  assert.deepEqual(refused, { field: 'stack', stack: 'megatron-te' });
+
+  // A stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that kind's band.
+  await setControl(widget, 'stack', 'nanotron');
+  const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
+  assert.equal(own.level, 'stack/precision/hardware');
+  assert.equal(
+    await widget.locator('[data-out="band"]').textContent(),
+    `±${Number((100 * own.half_width).toPrecision(2))}% (held-out, ${own.runs} runs of this kind: ${own.key})`,
+  );
   assert.deepEqual(errors(page), []);
 });

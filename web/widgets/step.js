@@ -3,7 +3,7 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
-//   sp="true", flash="true"
+//   sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -96,6 +96,15 @@ const FIELDS = [
     arg: 'recompute',
   },
   {
+    name: 'stack',
+    kind: 'select',
+    label: 'Software stack',
+    options: (w) => w.stacks.map((id) => ({ value: id, label: id })),
+    fallback: 'generic',
+    arg: 'stack',
+    engineDefault: (e) => e.layout?.stack,
+  },
+  {
     name: 'sp',
     kind: 'check',
     label: 'Sequence parallelism',
@@ -112,14 +121,41 @@ const FIELDS = [
     engineDefault: (e) => e.layout?.flash_attention,
   },
 ];
-/** Timeline colours per breakdown component (exposed parts only are drawn). */
-/** A prediction to the digits its error supports: the step model's median error of about 5 % leaves two figures. */
-function formatPrediction(value, unit = '') {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  const shown = unit === '%' ? 100 * value : value;
-  return `${Number(shown.toPrecision(2)).toLocaleString('en-US')}${unit}`;
+/**
+ * The place a prediction is rounded to under an absolute error `e`: the Particle Data Group's rule (Review of
+ * Particle Physics, Introduction, "Rounding"): the error's three leading digits 100-354 keep two significant
+ * figures, 355-949 one, 950-999 round up to 1000 with two.
+ */
+function bandPlace(e) {
+  const k = Math.floor(Math.log10(e));
+  const lead = Math.floor(e / 10 ** (k - 2));
+  return 10 ** (lead <= 354 || lead >= 950 ? k - 1 : k);
 }
 
+/**
+ * A prediction to the digits its error band supports (issue 25 item 3): rounded to bandPlace(half_width · value);
+ * two significant figures when the engine stores no band for runs of this kind.
+ */
+function formatPrediction(value, unit = '', halfWidth = null) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const shown = unit === '%' ? 100 * value : value;
+  if (!(halfWidth > 0) || shown === 0) return `${Number(shown.toPrecision(2)).toLocaleString('en-US')}${unit}`;
+  const place = bandPlace(Math.abs(shown) * halfWidth);
+  const digits = Math.max(0, -Math.floor(Math.log10(place) + 1e-9));
+  const rounded = Math.round(shown / place) * place;
+  return `${rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${unit}`;
+}
+
+/** The band as a reader reads it: "±69% (held-out, 26 runs of this kind: nanotron / bf16 / h100-sxm)". */
+function formatBand(band) {
+  if (!band) return 'no held-out runs of this kind';
+  const width = `±${formatPrediction(band.half_width, '%')}`;
+  // The coarsest level: no kind of its own had enough runs, so every held-out run sets the band.
+  if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
+  return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
+}
+
+/** Timeline colours per breakdown component (exposed parts only are drawn). */
 const COLOURS = {
   matmul: 'var(--accent)',
   memory_bound: '#8e6bd1',
@@ -144,6 +180,8 @@ th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--bord
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { font-size: 12px; color: var(--muted); }
 button.use { font: inherit; font-size: 13px; padding: 2px 8px; cursor: pointer; }
+caption { text-align: left; font-size: 13px; color: var(--muted); padding: 6px 0 2px; }
+.result.band .value { font-size: 14px; }
 button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointer; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
@@ -159,6 +197,7 @@ class TallyStep extends TallyWidget {
     const presets = this.loadPresets();
     this.models = presets.models ?? [];
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    this.stacks = this.stackIds();
     const start = this.declareState('step');
     this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
@@ -174,9 +213,13 @@ class TallyStep extends TallyWidget {
           <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
           <div class="result"><div class="label">Memory per GPU</div><div class="value" data-out="memory">—</div></div>
           <div class="result"><div class="label">Bubble (p−1)/(v·m)</div><div class="value" data-out="bubble">—</div></div>
+          <div class="result band"><div class="label">Error band (step time, tokens/s, MFU)</div><div class="value" data-out="band">—</div></div>
         </div>
         <svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
         <div class="legend" data-out="legend"></div>
+        <table class="breakdown"><caption>Where one step's time goes on the busiest GPU</caption>
+          <thead><tr><th scope="col">component</th><th scope="col" class="num">seconds</th><th scope="col" class="num">share of step</th></tr></thead>
+          <tbody data-out="breakdown"></tbody></table>
         <button type="button" class="plan" data-action="plan">Find the fastest layouts for this model and GPU count</button>
         <div data-out="plan"></div>
       </div>`;
@@ -189,6 +232,21 @@ class TallyStep extends TallyWidget {
     this.observeWidth(root.querySelector('[data-out="timeline"]'), () => this.result && this.drawTimeline(this.result));
     this.update();
     this.settleUrlState();
+  }
+
+  /**
+   * The engine's stack profiles. The API has no list of them (presets lists none), so they are read from the
+   * engine's own refusal of an unknown stack, "stack must be one of generic, megatron-te, …"; generic alone if
+   * that message ever changes shape.
+   */
+  stackIds() {
+    try {
+      this.engine.call('step_time', { model: this.models[0]?.id, hardware: this.hardware[0]?.id, stack: '?' });
+    } catch (error) {
+      const list = /stack must be one of ([a-z0-9, -]+), got/.exec(error?.message ?? '')?.[1];
+      if (error?.field === 'stack' && list) return list.split(', ');
+    }
+    return ['generic'];
   }
 
   control(name) {
@@ -228,7 +286,8 @@ class TallyStep extends TallyWidget {
       this.fail(root, error);
       // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
       if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, this.engineDefaultFields);
-      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
+      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble', 'band']) out(key, '—');
+      root.querySelector('[data-out="breakdown"]').replaceChildren();
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
       this.result = null;
@@ -240,14 +299,31 @@ class TallyStep extends TallyWidget {
     this.noteEngineDefaults('step_time', this.stepArgs, this.engineDefaultFields);
     // A layout that does not fit never runs: it has no MFU, step time or throughput to predict.
     const predicted = (text) => (r.fits ? text : '— (does not fit)');
-    out('mfu', predicted(formatPrediction(r.mfu, '%')));
-    out('hfu', predicted(formatPrediction(r.hfu, '%')));
-    out('step', predicted(`${formatPrediction(r.step_seconds)} s`));
-    out('tokens', predicted(formatPrediction(r.tokens_per_second)));
-    out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12))); // FLOP/s shown in TFLOP/s
+    // Every prediction to the digits its band supports: the band is relative, the same for each of them.
+    const h = r.band?.half_width ?? null;
+    out('mfu', predicted(formatPrediction(r.mfu, '%', h)));
+    out('hfu', predicted(formatPrediction(r.hfu, '%', h)));
+    out('step', predicted(`${formatPrediction(r.step_seconds, '', h)} s`));
+    out('tokens', predicted(formatPrediction(r.tokens_per_second, '', h)));
+    out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12, '', h))); // FLOP/s shown in TFLOP/s
+    out('band', predicted(formatBand(r.band)));
     out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
     out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
     this.drawTimeline(r);
+    this.drawBreakdown(r);
+  }
+
+  /** The engine's breakdown, every non-zero component: the exposed ones sum to the step, the hidden ones overlap. */
+  drawBreakdown(r) {
+    const h = r.band?.half_width ?? null;
+    this.shadowRoot.querySelector('[data-out="breakdown"]').innerHTML = r.breakdown
+      .filter((p) => p.seconds > 0)
+      .map(
+        (p) =>
+          `<tr data-part="${escapeHtml(p.id)}"><td>${escapeHtml(p.name)}</td>
+          <td class="num">${escapeHtml(formatPrediction(p.seconds, '', h))}</td><td class="num">${p.exposed ? escapeHtml(formatPrediction(p.share, '%')) : 'hidden'}</td></tr>`,
+      )
+      .join('');
   }
 
   drawTimeline(r) {
@@ -297,6 +373,7 @@ class TallyStep extends TallyWidget {
         seq: args.seq,
         global_batch: args.global_batch,
         flash_attention: args.flash_attention,
+        stack: args.stack,
         top: 5,
       });
     } catch (error) {
@@ -308,14 +385,14 @@ class TallyStep extends TallyWidget {
     const layout = (l) =>
       `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
     target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
-      <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
+      <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">band</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
       ${p.best
         .map(
           (
             b,
             i,
-          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatPrediction(b.mfu, '%'))}</td>
-        <td class="num">${escapeHtml(formatPrediction(b.step_seconds))} s</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
+          ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatPrediction(b.mfu, '%', b.band?.half_width))}</td>
+        <td class="num">${escapeHtml(formatPrediction(b.step_seconds, '', b.band?.half_width))} s</td><td class="num">${b.band ? `±${escapeHtml(formatPrediction(b.band.half_width, '%'))}` : '—'}</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
         <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`,
         )
         .join('')}

@@ -27,6 +27,9 @@ struct Interconnect {
 
 struct Hardware {
     std::string id, name, source;
+    // GPU generation (ampere, ada, hopper, blackwell, cdna3, cdna4; "" unknown): sets the fraction of peak its
+    // GEMMs and attention kernels reach in the step-time model (step.cpp).
+    std::string architecture;
     std::uint64_t memory_bytes = 0;           // spec-sheet capacity, decimal (80 GB = 80e9 bytes)
     std::uint64_t memory_reported_bytes = 0;  // what the device reports (cudaMemGetInfo total, nvidia-smi MiB)
     std::string memory_reported_by;           // "device" (a device report) or "datasheet" (none found)

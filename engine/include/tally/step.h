@@ -30,7 +30,37 @@ struct StepLayout {
     // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
     // DeepSpeed's PipelineEngine): then all of it is exposed.
     bool overlap_grad_reduce = true;
+    // Software stack (stack_profile): which attention kernel runs and what overlaps; "" is "generic".
+    std::string stack;
 };
+
+// The attention kernel a stack runs when flash_attention is on.
+enum class AttentionKernel {
+    FlashAttention2,  // Dao 2023: the flash-attn package, PyTorch SDPA's flash backend
+    FusedHopper,      // cuDNN fused attention / FlashAttention-3: warp-specialised, asynchronous (Hopper and later)
+};
+// A named software stack: a documented set of choices, not a fitted multiplier (docs/API.md, "Step time").
+struct StackProfile {
+    const char* id;
+    const char* name;
+    AttentionKernel attention = AttentionKernel::FlashAttention2;
+    // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
+    // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
+    bool tp_comm_overlap = false;
+};
+// The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
+// InputError naming "stack" otherwise.
+const StackProfile& stack_profile(const std::string& id);
+const std::vector<StackProfile>& stack_profiles();
+// Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
+// generation (Hardware::architecture).
+double attention_efficiency(AttentionKernel kernel, const std::string& architecture);
+// Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
+double matmul_peak_fraction(const std::string& architecture);
+// Per-rank ring bandwidth (bytes/s, before the collective efficiency) of a group with ranks_per_node members
+// in each of `nodes` NVLink domains: NVLink inside one domain; across domains the node's network cards shared by
+// its members (NCCL runs one channel per card), capped by NVLink.
+double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_node, std::int64_t nodes);
 
 // One per-GPU cost of the step, in seconds.
 struct StepComponent {

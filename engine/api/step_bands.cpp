@@ -1,0 +1,69 @@
+#include "tally/step_bands.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "tally/presets.h"
+
+namespace tally {
+
+namespace {
+
+constexpr const char* kLevels[] = {"stack/precision/hardware", "stack/precision", "stack", "all"};
+
+std::string key_of(int level, const std::string& stack, const std::string& precision, const std::string& hardware) {
+    switch (level) {
+        case 0: return stack + " / " + precision + " / " + hardware;
+        case 1: return stack + " / " + precision;
+        case 2: return stack;
+        default: return "all";
+    }
+}
+
+// Nearest-rank quantile: the smallest value with at least q of the values at or below it.
+double quantile(std::vector<double> values, double q) {
+    std::sort(values.begin(), values.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+    return values[std::max<std::size_t>(rank, 1) - 1];
+}
+
+}  // namespace
+
+nlohmann::json step_bands(const std::vector<BandRun>& runs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (int level = 0; level < 4; ++level) {
+        std::map<std::string, std::vector<double>> groups;
+        for (const BandRun& r : runs)
+            groups[key_of(level, r.stack, r.precision, r.hardware)].push_back(std::fabs(r.error));
+        for (const auto& [key, errors] : groups) {
+            if (errors.size() < kBandMinRuns) continue;
+            out.push_back({{"level", kLevels[level]},
+                           {"key", key},
+                           {"runs", errors.size()},
+                           {"half_width", quantile(errors, kBandQuantile)}});
+        }
+    }
+    return out;
+}
+
+std::optional<Band> find_band(const nlohmann::json& bands, const std::string& stack, const std::string& precision,
+                              const std::string& hardware) {
+    for (int level = 0; level < 4; ++level) {
+        const std::string key = key_of(level, stack, precision, hardware);
+        for (const auto& b : bands)
+            if (b.value("level", "") == kLevels[level] && b.value("key", "") == key)
+                return Band{b.at("half_width").get<double>(), kLevels[level], key, b.at("runs").get<std::size_t>()};
+    }
+    return std::nullopt;
+}
+
+const nlohmann::json& stored_step_bands() {
+    static const nlohmann::json bands = [] {
+        const nlohmann::json* file = find_preset("step-bands", "heldout");
+        return file != nullptr && file->contains("bands") ? file->at("bands") : nlohmann::json::array();
+    }();
+    return bands;
+}
+
+}  // namespace tally

@@ -1,0 +1,51 @@
+// The error bands (issue 24 item 5) stored in content/presets/step-bands/heldout.json are what
+// `tally step --validate --runs content/validation/runs-modern.json --write-bands FILE` writes today (not stale),
+// and step_time's result carries the band of its kind, falling back to coarser kinds.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { nativeCall, nativeRun, root } from './engine.mjs';
+
+const runsFile = path.join(root, 'content/validation/runs-modern.json');
+const stored = JSON.parse(readFileSync(path.join(root, 'content/presets/step-bands/heldout.json'), 'utf8'));
+
+test('the stored bands are the ones --write-bands writes from the current model (not stale)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bands-'));
+  try {
+    const out = path.join(dir, 'bands.json');
+    const text = nativeRun(['step', '--validate', '--runs', runsFile, '--write-bands', out]);
+    assert.match(text, /held-out runs inside their error band: \d+% .*\d+% /);
+    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), stored, 'rerun the command in the file and commit it');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every band is the 80th percentile of |error| over the held-out runs of its kind', () => {
+  const report = JSON.parse(nativeRun(['step', '--validate', '--runs', runsFile, '--json']));
+  const heldout = report.runs.filter((r) => r.half === 'heldout');
+  const all = stored.bands.find((b) => b.level === 'all');
+  assert.equal(all.runs, heldout.length);
+  const errors = heldout.map((r) => Math.abs(r.error)).sort((a, b) => a - b);
+  assert.equal(all.half_width, errors[Math.ceil(0.8 * errors.length) - 1]);
+  const inside = heldout.filter((r) => Math.abs(r.error) <= all.half_width).length / heldout.length;
+  assert.ok(inside >= 0.8, `${inside} of held-out runs inside the all-runs band`);
+  assert.equal(report.band_coverage.heldout_runs, heldout.length);
+});
+
+test("step_time's band is its kind's, else the coarser one's", () => {
+  const data = JSON.parse(readFileSync(runsFile, 'utf8'));
+  const nanotron = data.runs.find((r) => r.id === 'nanotron-8p86b-8gpu');
+  const r = JSON.parse(nativeCall('step_time', JSON.stringify(nanotron.args))).result;
+  const own = stored.bands.find((b) => b.key === 'nanotron / bf16 / h100-sxm');
+  assert.equal(r.band.key, own.key);
+  assert.equal(r.band.half_width, own.half_width);
+  assert.equal(r.band.tokens_per_second_low, r.tokens_per_second * (1 - own.half_width));
+  // No held-out run of megatron-te on B200: the band of all held-out runs.
+  const other = JSON.parse(
+    nativeCall('step_time', JSON.stringify({ ...nanotron.args, stack: 'megatron-te', hardware: 'b200' })),
+  ).result;
+  assert.equal(other.band.level, 'all');
+});
