@@ -122,3 +122,15 @@ test('step time: predictions carry the two figures the model supports, and a lay
   for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops']) assert.equal(await text(key), '— (does not fit)', key);
   assert.deepEqual(errors(page), []);
 });
+
+test('step time: the software stack is a field, and the prediction shows its error band from held-out runs', async (t) => {
+  const { widget } = await openStep(t);
+  await setControl(widget, 'stack', 'megatron-te');
+  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  assert.equal(shown.args.stack, 'megatron-te');
+  assert.equal(shown.result.layout.stack, 'megatron-te');
+  assert.deepEqual(shown.result, native('step_time', shown.args), 'wasm and native agree to the last bit');
+  const band = await widget.locator('[data-out="band"]').textContent();
+  assert.match(band, /^±\d+(\.\d+)?% \(.+, \d+ runs\)$/);
+  assert.ok(band.includes(shown.result.band.key), band);
+});

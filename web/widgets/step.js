@@ -3,7 +3,7 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
-//   sp="true", flash="true"
+//   sp="true", flash="true", stack="generic" (software-stack profile, docs/API.md "Step time")
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -25,6 +25,15 @@ import {
 import { drawWidth } from './chart.js';
 
 const RECOMPUTE = ['none', 'selective', 'full'];
+/** The engine's stack profiles (step.cpp stack_profiles), each with what it chooses; an unknown id is the engine's error. */
+const STACKS = [
+  { value: 'generic', label: 'generic: FlashAttention-2, no TP overlap (default)' },
+  { value: 'megatron-te', label: 'Megatron-Core + TE: cuDNN attention, TP overlap' },
+  { value: 'pytorch-fsdp', label: 'PyTorch FSDP: FlashAttention-2' },
+  { value: 'torchtitan', label: 'torchtitan: SDPA (FlashAttention-2)' },
+  { value: 'nanotron', label: 'nanotron: FlashAttention-2' },
+  { value: 'deepspeed', label: 'DeepSpeed: FlashAttention-2' },
+];
 const ZERO = ['0', '1', '2', '3'];
 const NUMBER_FIELDS = [
   { name: 'gpus', label: 'GPUs', fallback: '64' },
@@ -126,6 +135,7 @@ class TallyStep extends TallyWidget {
       { name: 'recompute', check: oneOf(RECOMPUTE), fallback: 'none' },
       { name: 'sp', check: isBoolText, fallback: 'true' },
       { name: 'flash', check: isBoolText, fallback: 'true' },
+      { name: 'stack', check: oneOf(STACKS.map((s) => s.value)), fallback: 'generic' },
       ...numberStateFields(NUMBER_FIELDS),
     ]);
 
@@ -141,6 +151,7 @@ class TallyStep extends TallyWidget {
           ${selectField({ name: 'recompute', label: 'Recomputation', options: RECOMPUTE.map((r) => ({ value: r, label: r })), value: start.recompute })}
           ${checkboxField({ name: 'sp', label: 'Sequence parallelism', checked: start.sp === 'true' })}
           ${checkboxField({ name: 'flash', label: 'FlashAttention', checked: start.flash === 'true' })}
+          ${selectField({ name: 'stack', label: 'Software stack', options: STACKS, value: start.stack })}
         </div>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
@@ -151,6 +162,7 @@ class TallyStep extends TallyWidget {
           <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
           <div class="result"><div class="label">Memory per GPU</div><div class="value" data-out="memory">—</div></div>
           <div class="result"><div class="label">Bubble (p−1)/(v·m)</div><div class="value" data-out="bubble">—</div></div>
+          <div class="result"><div class="label">Error band (held-out runs)</div><div class="value" data-out="band">—</div></div>
         </div>
         <svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
         <div class="legend" data-out="legend"></div>
@@ -183,7 +195,7 @@ class TallyStep extends TallyWidget {
 
   values() {
     const v = {};
-    for (const name of ['model', 'hardware', 'zero', 'recompute', ...NUMBER_FIELDS.map((f) => f.name)])
+    for (const name of ['model', 'hardware', 'zero', 'recompute', 'stack', ...NUMBER_FIELDS.map((f) => f.name)])
       v[name] = this.control(name).value;
     v.sp = String(this.control('sp').checked);
     v.flash = String(this.control('flash').checked);
@@ -221,6 +233,7 @@ class TallyStep extends TallyWidget {
       sequence_parallel: v.sp === 'true',
       flash_attention: v.flash === 'true',
       ep: n.ep,
+      stack: v.stack,
     };
   }
 
@@ -243,7 +256,7 @@ class TallyStep extends TallyWidget {
       this.fail(root, error);
       // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
       if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, ENGINE_DEFAULTS);
-      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble']) out(key, '—');
+      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble', 'band']) out(key, '—');
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();
       this.result = null;
@@ -261,6 +274,13 @@ class TallyStep extends TallyWidget {
     out('tflops', predicted(formatPrediction(r.model_flops_per_s_per_gpu / 1e12))); // FLOP/s shown in TFLOP/s
     out('memory', `${formatBytes(r.memory_bytes)}${r.fits ? '' : ' — does not fit'}`);
     out('bubble', `${formatNumber(100 * r.bubble_fraction, 3)}%`);
+    // How far to trust it: the engine's band from held-out runs of this kind (or a coarser kind).
+    out(
+      'band',
+      r.band
+        ? `±${formatNumber(100 * r.band.half_width, 2)}% (${r.band.key}, ${r.band.runs} runs)`
+        : '— (no held-out runs of this kind)',
+    );
     this.drawTimeline(r);
   }
 
