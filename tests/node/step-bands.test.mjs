@@ -49,3 +49,16 @@ test("step_time's band is its kind's, else the coarser one's", () => {
   ).result;
   assert.equal(other.band.level, 'all');
 });
+
+test("the step widget offers exactly the engine's stack profiles, generic first (the default)", () => {
+  const data = JSON.parse(readFileSync(runsFile, 'utf8'));
+  const args = { ...data.runs.find((r) => r.id === 'nanotron-8p86b-8gpu').args, stack: 'no-such-stack' };
+  const reply = JSON.parse(nativeCall('step_time', JSON.stringify(args)));
+  assert.equal(reply.error.field, 'stack');
+  const engine = reply.error.message.match(/stack must be one of (.*), got/)[1].split(', ');
+  const source = readFileSync(path.join(root, 'web/widgets/step.js'), 'utf8');
+  const block = source.match(/const STACKS = \[([\s\S]*?)\];/)[1];
+  const widget = [...block.matchAll(/value: '([a-z-]+)'/g)].map((m) => m[1]);
+  assert.deepEqual(widget, engine);
+  assert.equal(engine[0], 'generic');
+});
