@@ -113,6 +113,7 @@ class TallyStep extends TallyWidget {
     'recompute',
     'sp',
     'flash',
+    'stack',
   ];
 
   mount() {
