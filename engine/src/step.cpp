@@ -130,9 +130,9 @@ const std::vector<StackProfile>& stack_profiles() {
 }
 
 const StackProfile& stack_profile(const std::string& id) {
-    const std::string& key = id.empty() ? std::string("generic") : id;
+    if (id.empty()) return stack_profiles().front();  // the planner's default: no string built per layout
     for (const StackProfile& p : stack_profiles())
-        if (key == p.id) return p;
+        if (id == p.id) return p;
     std::string ids;
     for (const StackProfile& p : stack_profiles()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
     throw InputError("stack", "stack must be one of " + ids + ", got \"" + id.substr(0, 40) + "\"");
