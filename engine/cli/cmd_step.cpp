@@ -47,10 +47,10 @@ using nlohmann::json;
 
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
-    {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1)"},
-    {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},
-    {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0)"},
-    {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch (default 1)"},
+    {"--tp", "tp", Kind::Integer, nullptr},
+    {"--pp", "pp", Kind::Integer, nullptr},
+    {"--zero", "zero", Kind::Integer, nullptr},
+    {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "sequence parallelism with tp"},
     {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
@@ -63,7 +63,7 @@ constexpr Option kStepOptions[] = {
 
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
-    {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
+    {"--top", "top", Kind::Integer, nullptr},
 };
 
 // Flag rules, then --config FILE through the same bounded reader as every command (a FIFO or a
