@@ -232,15 +232,14 @@ void check_declared_args(const Method& method, const json& args) {
     // declaration order, which follows the order the method reads them, so the first error is the readers'.
     for (const auto& [key, value] : args.items()) {
         if (value.is_null()) continue;
-        const auto arg = std::find_if(method.args.begin(), method.args.end(),
-                                      [&](const Arg& a) { return key == a.name; });
+        const auto arg =
+            std::find_if(method.args.begin(), method.args.end(), [&](const Arg& a) { return key == a.name; });
         if (arg == method.args.end()) {
             std::string accepted;
             for (const Arg& a : method.args) accepted += std::string(accepted.empty() ? "" : ", ") + a.name;
             throw InputError(printable(key, 40),
                              std::string(method.name) + " takes no argument \"" + printable(key, 40) + "\"; " +
-                                 (accepted.empty() ? std::string("it takes no arguments")
-                                                   : "it accepts " + accepted));
+                                 (accepted.empty() ? std::string("it takes no arguments") : "it accepts " + accepted));
         }
     }
     for (const Arg& declared : method.args) {
@@ -408,7 +407,9 @@ double arg_number(const json& args, const Arg& arg) {
     return optional_number_arg(args, arg.name).value_or(fallback_number(arg));
 }
 
-bool arg_bool(const json& args, const Arg& arg) { return bool_arg(args, arg.name, std::string_view(arg.fallback) == "true"); }
+bool arg_bool(const json& args, const Arg& arg) {
+    return bool_arg(args, arg.name, std::string_view(arg.fallback) == "true");
+}
 
 std::string arg_string(const json& args, const Arg& arg) {
     if (std::string_view(arg.fallback) == "required") return string_arg(args, arg.name);

@@ -127,13 +127,15 @@ std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardwar
     const auto stated = optional_number_arg(args, "capacity_bytes");
     const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
     if (!stated && !id) return std::nullopt;
-    const u64 capacity =
-        stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, static_cast<std::int64_t>(arg::capacity_bytes.high))) : 0;
+    const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1,
+                                                                   static_cast<std::int64_t>(arg::capacity_bytes.high)))
+                                : 0;
     const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
     if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
     std::optional<u64> context;
     if (auto v = optional_number_arg(args, "cuda_context_bytes"))
-        context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, static_cast<std::int64_t>(arg::cuda_context_bytes.high)));
+        context = static_cast<u64>(
+            require_integer("cuda_context_bytes", *v, 0, static_cast<std::int64_t>(arg::cuda_context_bytes.high)));
     const std::optional<double> fraction = optional_number_arg(args, "fragmentation_fraction");
     if (hw) return preset_usable_capacity(*hw, context, fraction);
     return usable_capacity(capacity, context.value_or(0), fraction.value_or(0));

@@ -19,22 +19,23 @@ using namespace arg;
 constexpr Arg kCoHardware{"hardware", Str, "", -kNo, kNo, "h100-sxm", "a hardware preset id: its links"};
 constexpr double kMaxRanks = 1 << 20;
 constexpr std::array kCollectiveArgs{
-    Arg{.name = "collective", .type = Enum, .fallback = "all_reduce", .doc = "the collective",
+    Arg{.name = "collective",
+        .type = Enum,
+        .fallback = "all_reduce",
+        .doc = "the collective",
         .values = "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast"},
     Arg{.name = "algorithm", .type = Enum, .fallback = "ring", .doc = "the algorithm", .values = "ring|tree"},
     Arg{"message_bytes", Num, "bytes", -kNo, kNo, "required", "bytes each rank contributes"},
     Arg{"ranks_per_node", Int, "GPUs", 0, kMaxRanks, "required", "ranks on each node"},
     Arg{"nodes", Int, "nodes", 0, kMaxRanks, "1", "nodes"},
     kCoHardware,
-    Arg{"efficiency", Num, "", -kNo, kNo, "0.8",
-        "share of the link bandwidth achieved"},
+    Arg{"efficiency", Num, "", -kNo, kNo, "0.8", "share of the link bandwidth achieved"},
 };
 constexpr std::array kCommOwn{
     kCoHardware,
-    Arg{"seq", Int, "tokens", 0, static_cast<double>(std::int64_t{1} << 40), "4096",
-        "sequence length"},
-    Arg{"micro_batch", Int, "sequences", 0, static_cast<double>(std::int64_t{1} << 40),
-        "1", "sequences per micro-batch"},
+    Arg{"seq", Int, "tokens", 0, static_cast<double>(std::int64_t{1} << 40), "4096", "sequence length"},
+    Arg{"micro_batch", Int, "sequences", 0, static_cast<double>(std::int64_t{1} << 40), "1",
+        "sequences per micro-batch"},
     Arg{"degree", Int, "GPUs", 0, static_cast<double>(std::int64_t{1} << 40), "8",
         "the parallel degree each strategy splits over"},
 };
@@ -128,9 +129,11 @@ json comm_roofline(const json& args) {
 
 constexpr Method kMethods[] = {
     {"collective", collective,
-     "alpha-beta time, algorithm and bus bandwidth of one collective for ranks_per_node x nodes on a hardware preset", kCollectiveArgs, kCollectiveResult, true},
+     "alpha-beta time, algorithm and bus bandwidth of one collective for ranks_per_node x nodes on a hardware preset",
+     kCollectiveArgs, kCollectiveResult, true},
     {"comm_roofline", comm_roofline,
-     "bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point", kCommArgs, kCommResult, true},
+     "bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point", kCommArgs,
+     kCommResult, true},
 };
 
 }  // namespace

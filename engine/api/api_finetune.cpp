@@ -17,7 +17,12 @@ namespace {
 using u64 = std::uint64_t;
 
 using namespace arg;
-constexpr Arg kLoraRank{"lora_rank", Int, "", 1, static_cast<double>(kMaxHidden), "8",
+constexpr Arg kLoraRank{"lora_rank",
+                        Int,
+                        "",
+                        1,
+                        static_cast<double>(kMaxHidden),
+                        "8",
                         "adapter rank r (at most the narrowest adapted projection)"};
 constexpr std::array kFinetuneOwn{
     Arg{.name = "method",
@@ -28,8 +33,7 @@ constexpr std::array kFinetuneOwn{
     Arg{"paged", Bool, "", -kNo, kNo, "false", "paged optimizer: the states may spill to host memory"},
     kLoraRank,
     Arg{"lora_alpha", Num, "", -kNo, kNo, "16", "LoRA scaling numerator (scaling alpha / r)"},
-    Arg{"lora_dropout", Num, "", -kNo, kNo, "0",
-        "dropout on the adapter input"},
+    Arg{"lora_dropout", Num, "", -kNo, kNo, "0", "dropout on the adapter input"},
     Arg{"lora_targets", Any, "", -kNo, kNo, "q,v",
         "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"},
     Arg{"lora_experts", Bool, "", -kNo, kNo, "true", "MoE: adapt every expert too"},
@@ -186,7 +190,8 @@ json finetune(const json& args) {
 
 constexpr Method kMethods[] = {
     {"finetune", finetune,
-     "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs", kFinetuneArgs, kFinetuneResult, true},
+     "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs",
+     kFinetuneArgs, kFinetuneResult, true},
 };
 
 }  // namespace

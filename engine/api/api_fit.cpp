@@ -27,13 +27,17 @@ constexpr Arg kMode{.name = "mode",
                     .fallback = "depends: min_gpus with a model, else largest_model",
                     .doc = "largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model",
                     .values = "largest_model|min_gpus"};
-constexpr Arg kReserve{"reserve_fraction", Num, "", 0, 1, "0",
+constexpr Arg kReserve{"reserve_fraction",
+                       Num,
+                       "",
+                       0,
+                       1,
+                       "0",
                        "largest_model: share of the memory set aside (activations, buffers), in [0, 1)"};
 constexpr Arg kFitZero{"zero", Int, "", 0, 3, "depends: 3 for largest_model, 0 for min_gpus", "ZeRO stage"};
-constexpr Arg kFitGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "depends: required for largest_model",
-                       "GPUs in the run"};
-constexpr Arg kMaxGpusArg{"max_gpus", Int, "GPUs", 1, static_cast<double>(kMaxSearchGpus), "1048576",
-                          "min_gpus: the largest count tried"};
+constexpr Arg kFitGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "depends: required for largest_model", "GPUs in the run"};
+constexpr Arg kMaxGpusArg{
+    "max_gpus", Int, "GPUs", 1, static_cast<double>(kMaxSearchGpus), "1048576", "min_gpus: the largest count tried"};
 constexpr auto kFitArgs =
     merge_args(std::array{kMode, kReserve, kFitZero, kFitGpus, kMaxGpusArg}, kModelArgs, kSetupArgs, kCapacityArgs);
 constexpr std::array kFitResult = std::to_array<Field>({

@@ -73,8 +73,9 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
 
 namespace {
 
-constexpr Arg kTokens{"tokens", arg::Num, "tokens", 0, arg::kNo, "none",
-                     "training tokens: totals for the run (absent: per token)", nullptr, nullptr, true};
+constexpr Arg kTokens{
+    "tokens", arg::Num, "tokens", 0, arg::kNo, "none", "training tokens: totals for the run (absent: per token)",
+    nullptr,  nullptr,  true};
 
 json flops(const json& args) {
     const ModelConfig c = resolve_model(args);

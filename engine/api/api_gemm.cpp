@@ -30,7 +30,6 @@ constexpr double kMaxModelledSeconds = 60;
 
 int max_n_of(const gemm::Kernel& kernel) { return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN; }
 
-
 json tiling_json(const gemm::Tiling& t) {
     return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
 }
@@ -45,8 +44,16 @@ void require_available(const gemm::Kernel& kernel) {
 
 using namespace arg;
 constexpr Arg kSeed{"seed", Int, "", 0, static_cast<double>(1LL << 40), "1", "seed of the deterministic inputs"};
-constexpr Arg kCacheBytes{"cache_bytes", Num, "bytes", 0, kNo, "1048576",
-                          "the cache the traffic model assumes (1 MiB: a Zen 4/5 core's L2)", nullptr, nullptr, true};
+constexpr Arg kCacheBytes{"cache_bytes",
+                          Num,
+                          "bytes",
+                          0,
+                          kNo,
+                          "1048576",
+                          "the cache the traffic model assumes (1 MiB: a Zen 4/5 core's L2)",
+                          nullptr,
+                          nullptr,
+                          true};
 constexpr std::array kBenchArgs{
     Arg{"kernel", Str, "", -kNo, kNo, "all", "all, or a comma-separated list of kernel names (see gemm_kernels)"},
     Arg{"n", Any, "", 1, kMaxBenchN, "256", "the size, or a list of 1 to 16 sizes"},
@@ -189,7 +196,8 @@ json gemm_bench(const json& args) {
                 continue;
             }
             modelled_seconds += gemm::modelled_bench_seconds(
-                gemm::modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n), reps, min_sample_ms);
+                gemm::modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n), reps,
+                min_sample_ms);
         }
     if (modelled_seconds > kMaxModelledSeconds)
         throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +
@@ -304,14 +312,22 @@ json gemm_intensity(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"gemm_kernels", gemm_kernels, "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA", {}, kKernelsResult, true},
+    {"gemm_kernels",
+     gemm_kernels,
+     "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA",
+     {},
+     kKernelsResult,
+     true},
     {"gemm_bench", gemm_bench,
      "time GEMM kernels on n x n x n: {n: int|[int], kernel: name|all, reps, warmup, min_sample_ms} -> rows "
-     "{kernel, n, flops_per_s, max_abs_err, intensity}", kBenchArgs, kBenchResult, true},
-    {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C", kRunArgs, kRunResult, true},
+     "{kernel, n, flops_per_s, max_abs_err, intensity}",
+     kBenchArgs, kBenchResult, true},
+    {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C",
+     kRunArgs, kRunResult, true},
     {"gemm_intensity", gemm_intensity,
      "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "
-     "peak and bandwidth", kIntensityArgs, kIntensityResult, true},
+     "peak and bandwidth",
+     kIntensityArgs, kIntensityResult, true},
 };
 
 }  // namespace

@@ -25,11 +25,11 @@ constexpr Arg kContext{"context", Int, "tokens", 1, kMaxDim, "required", "tokens
 constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
 constexpr Arg kComputeDtype{"compute_dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the GEMMs run at"};
 constexpr Arg kServeHardware{"hardware", Str, "", -kNo, kNo, "required", "a hardware preset id"};
-constexpr std::array kInferenceArgs = join_args(
-    kModelArgs,
-    std::array{kContext, kBatch, Arg{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the KV cache"},
-               Arg{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"}, kComputeDtype,
-               kServeHardware});
+constexpr std::array kInferenceArgs =
+    join_args(kModelArgs,
+              std::array{kContext, kBatch, Arg{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the KV cache"},
+                         Arg{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"},
+                         kComputeDtype, kServeHardware});
 constexpr Arg kM{"m", Int, "", 1, kMaxDim, "required", "rows of A and C (the tokens, for a weight matmul)"};
 constexpr Arg kN{"n", Int, "", 1, kMaxDim, "required", "columns of B and C"};
 constexpr Arg kK{"k", Int, "", 1, kMaxDim, "required", "the shared dimension"};
@@ -213,13 +213,17 @@ json checkpoint_size(const json& args) {
 
 constexpr Method kMethods[] = {
     {"compute_units", compute_units,
-     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days`", kUnitsArgs, kUnitsResult, true},
+     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days`", kUnitsArgs,
+     kUnitsResult, true},
     {"checkpoint_size", checkpoint_size,
-     "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)", kCheckpointArgs, kCheckpointResult, true},
+     "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)", kCheckpointArgs,
+     kCheckpointResult, true},
     {"matmul_roofline", matmul_roofline,
-     "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time", kMatmulArgs, kMatmulResult, true},
+     "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time",
+     kMatmulArgs, kMatmulResult, true},
     {"inference", inference_method,
-     "serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch", kInferenceArgs, kInferenceResult, true},
+     "serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch",
+     kInferenceArgs, kInferenceResult, true},
 };
 
 }  // namespace

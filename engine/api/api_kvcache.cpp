@@ -27,8 +27,8 @@ constexpr Arg kContext{"context", Int, "tokens", 1, kMaxContext, "required", "to
 constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
 constexpr Arg kKvDtype{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the cache"};
 constexpr Arg kWeightsDtype{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"};
-constexpr Arg kEncoderContext{"encoder_context", Int, "tokens", 0, kMaxContext, "0",
-                              "encoder-decoder: the encoder's tokens (0: context)"};
+constexpr Arg kEncoderContext{
+    "encoder_context", Int, "tokens", 0, kMaxContext, "0", "encoder-decoder: the encoder's tokens (0: context)"};
 constexpr auto kKvArgs =
     join_args(kModelArgs, std::array{kContext, kBatch, kKvDtype, kWeightsDtype, kEncoderContext}, kCapacityArgs);
 constexpr std::array kKvResult = std::to_array<Field>({

@@ -206,16 +206,29 @@ namespace {
 json recipes_method(const json&) { return json{{"recipes", recipes_json()}}; }
 
 using namespace arg;
-constexpr Arg kReferenceBytes{"reference_bytes", Num, "bytes", 0, kNo, "none",
-                              "a figure to compare with: the ratios of activations and total to it", nullptr, nullptr,
+constexpr Arg kReferenceBytes{"reference_bytes",
+                              Num,
+                              "bytes",
+                              0,
+                              kNo,
+                              "none",
+                              "a figure to compare with: the ratios of activations and total to it",
+                              nullptr,
+                              nullptr,
                               true};
-constexpr Arg kBudgetGpusPerNode{"gpus_per_node", Int, "GPUs", 1, kMaxDegree,
-                                 "depends: the hardware preset's interconnect", "GPUs per node, for host memory per node"};
+constexpr Arg kBudgetGpusPerNode{"gpus_per_node",
+                                 Int,
+                                 "GPUs",
+                                 1,
+                                 kMaxDegree,
+                                 "depends: the hardware preset's interconnect",
+                                 "GPUs per node, for host memory per node"};
 constexpr auto kBudgetArgs =
     join_args(kModelArgs, kSetupArgs, kCapacityArgs, std::array{kReferenceBytes, kBudgetGpusPerNode});
 constexpr std::array kRecipesResult = std::to_array<Field>({
-    {"recipes", "", "{id, name, description, weights, gradients, master_weights, optimizer, optimizer_state, "
-                    "bytes_per_param}"},
+    {"recipes", "",
+     "{id, name, description, weights, gradients, master_weights, optimizer, optimizer_state, "
+     "bytes_per_param}"},
 });
 constexpr std::array kBudgetResult = std::to_array<Field>({
     {"model", "", "the resolved tally config"},
@@ -280,8 +293,12 @@ json memory_budget_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"recipes", recipes_method, "named training recipes (dtype per tensor class, optimizer) with bytes per parameter",
-     {}, kRecipesResult, true},
+    {"recipes",
+     recipes_method,
+     "named training recipes (dtype per tensor class, optimizer) with bytes per parameter",
+     {},
+     kRecipesResult,
+     true},
     {"memory_budget", memory_budget_method, "training memory per GPU, term by term", kBudgetArgs, kBudgetResult, true},
 };
 

@@ -104,16 +104,22 @@ json encode_result(Format f, const ValueArg& in, Round rnd, bool sat) {
 
 using namespace arg;
 constexpr Arg kFormat{"format", Str, "", -kNo, kNo, "required", "a float format name (see float_formats)"};
-constexpr Arg kValue{"value", Any, "", -kNo, kNo, "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\""};
+constexpr Arg kValue{
+    "value", Any, "", -kNo, kNo, "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\""};
 constexpr Arg kRounding{.name = "rounding",
                         .type = Enum,
                         .fallback = "nearest_even",
                         .doc = "rounding mode (or rn, rna, rz, ru, rd)",
                         .values = "nearest_even|nearest_away|toward_zero|up|down"};
-constexpr Arg kSaturate{"saturate", Any, "", -kNo, kNo, "depends: the format's NVIDIA default",
+constexpr Arg kSaturate{"saturate",
+                        Any,
+                        "",
+                        -kNo,
+                        kNo,
+                        "depends: the format's NVIDIA default",
                         "true, false, or \"default\": clamp overflow to the largest finite value"};
-constexpr Arg kCode{"code", Any, "", -kNo, kNo, "depends: required without hex",
-                    "the bit pattern: an integer, or hex text"};
+constexpr Arg kCode{
+    "code", Any, "", -kNo, kNo, "depends: required without hex", "the bit pattern: an integer, or hex text"};
 constexpr Arg kHex{"hex", Str, "", -kNo, kNo, "none", "the bit pattern as hex text, e.g. \"0x7e\""};
 constexpr Arg kFlipBit{"flip_bit", Num, "", -kNo, kNo, "none", "a bit index to flip before decoding"};
 constexpr std::array kEncodeArgs{kFormat, kValue, kRounding, kSaturate};
@@ -125,13 +131,18 @@ constexpr std::array kTableArgs{kFormat, Arg{.name = "kind",
                                              .doc = "gaps per binade, or every value (formats of at most 16 bits)",
                                              .values = "gaps|values"}};
 constexpr std::array kExploreArgs{
-    kFormat, Arg{"value", Any, "", -kNo, kNo, "depends: give value, or code / hex", kValue.doc}, kCode, kHex, kFlipBit,
-    kRounding, kSaturate, Arg{"table", Bool, "", -kNo, kNo, "false", "also the gap table (and values up to 8 bits)"},
+    kFormat,
+    Arg{"value", Any, "", -kNo, kNo, "depends: give value, or code / hex", kValue.doc},
+    kCode,
+    kHex,
+    kFlipBit,
+    kRounding,
+    kSaturate,
+    Arg{"table", Bool, "", -kNo, kNo, "false", "also the gap table (and values up to 8 bits)"},
     Arg{"blocks", Obj, "", -kNo, kNo, "none", "block_compare's arguments: a block comparison beside"}};
-constexpr std::array kBatchArgs{kFormat, kRounding, kSaturate,
-                                Arg{"count", Int, "", 1, 1 << 24, "required", "bit patterns encoded"},
-                                Arg{"seed", Int, "", 0, static_cast<double>(std::int64_t{1} << 52), "1",
-                                    "seed of the patterns"}};
+constexpr std::array kBatchArgs{
+    kFormat, kRounding, kSaturate, Arg{"count", Int, "", 1, 1 << 24, "required", "bit patterns encoded"},
+    Arg{"seed", Int, "", 0, static_cast<double>(std::int64_t{1} << 52), "1", "seed of the patterns"}};
 constexpr std::array kFormatsResult = std::to_array<Field>({
     {"formats", "", "every format with its layout, special-value rules and constants"},
     {"roundings", "", "the rounding modes"},
@@ -349,16 +360,27 @@ json float_encode_batch(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"float_formats", float_formats, "every float format with its layout, special-value rules and constants", {}, kFormatsResult, true},
+    {"float_formats",
+     float_formats,
+     "every float format with its layout, special-value rules and constants",
+     {},
+     kFormatsResult,
+     true},
     {"float_encode", float_encode,
-     "round a number to a format {format, value, saturate?, rounding?}: code, exact value, fields, error", kEncodeArgs, kEncodeResult, true},
-    {"float_compare", float_compare, "one number in every format side by side {value, saturate?, rounding?}", kCompareArgs, kCompareResult, true},
-    {"float_decode", float_decode, "decode a bit pattern {format, code | hex, flip_bit?}", kDecodeArgs, kDecodeResult, true},
-    {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade", kTableArgs, kTableResult, true},
+     "round a number to a format {format, value, saturate?, rounding?}: code, exact value, fields, error", kEncodeArgs,
+     kEncodeResult, true},
+    {"float_compare", float_compare, "one number in every format side by side {value, saturate?, rounding?}",
+     kCompareArgs, kCompareResult, true},
+    {"float_decode", float_decode, "decode a bit pattern {format, code | hex, flip_bit?}", kDecodeArgs, kDecodeResult,
+     true},
+    {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade", kTableArgs,
+     kTableResult, true},
     {"float_explore", float_explore,
-     "one call for the float explorer {format, value | code | hex, flip_bit?, rounding?, saturate?, table?, blocks?}", kExploreArgs, kExploreResult, true},
+     "one call for the float explorer {format, value | code | hex, flip_bit?, rounding?, saturate?, table?, blocks?}",
+     kExploreArgs, kExploreResult, true},
     {"float_encode_batch", float_encode_batch,
-     "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)", kBatchArgs, kBatchResult, true},
+     "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)", kBatchArgs, kBatchResult,
+     true},
 };
 
 }  // namespace

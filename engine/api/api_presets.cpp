@@ -221,11 +221,15 @@ constexpr std::array kModelResult = std::to_array<Field>({
 });
 
 constexpr Method kMethods[] = {
-    {"assumptions", assumptions, "every assumption behind each preset's budget and FLOP count, with its source", {},
-     kAssumptionsResult, true},
+    {"assumptions",
+     assumptions,
+     "every assumption behind each preset's budget and FLOP count, with its source",
+     {},
+     kAssumptionsResult,
+     true},
     {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes", {}, kPresetsResult, true},
-    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config",
-     arg::kModelArgs, kModelResult, true},
+    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config", arg::kModelArgs,
+     kModelResult, true},
 };
 
 }  // namespace

@@ -23,8 +23,7 @@ constexpr Arg kSamples{"samples", Int, "", 1, 50, "5", "timed samples", "--reps"
 constexpr std::array kPeakArgs{
     kSamples,
     Arg{"min_sample_ms", Num, "ms", 0.9, 5000, "50", "shortest sample", nullptr, nullptr, true},
-    Arg{.name = "variant", .type = Enum, .fallback = "simd", .doc = "the multiply-add timed",
-        .values = "simd|relaxed"},
+    Arg{.name = "variant", .type = Enum, .fallback = "simd", .doc = "the multiply-add timed", .values = "simd|relaxed"},
 };
 constexpr std::array kBandwidthArgs{
     Arg{"mib", Int, "MiB", 1, static_cast<double>(kMaxProbeMiB), "128", "buffer size"},
@@ -86,8 +85,10 @@ json probe_bandwidth(const json& args) {
 constexpr Method kMethods[] = {
     {"probe_peak", probe_peak,
      "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains; variant relaxed: "
-     "f32x4.relaxed_madd chains)", kPeakArgs, kPeakResult, true},
-    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)", kBandwidthArgs, kBandwidthResult, true},
+     "f32x4.relaxed_madd chains)",
+     kPeakArgs, kPeakResult, true},
+    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)",
+     kBandwidthArgs, kBandwidthResult, true},
 };
 
 }  // namespace

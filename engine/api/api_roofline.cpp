@@ -17,8 +17,8 @@ namespace tally::api {
 namespace {
 
 using namespace arg;
-constexpr Arg kIntensity{"intensity", Arr, "FLOP/byte", -kNo, kNo, "[]",
-                         "up to 4096 positive intensities: the bound at each (points)"};
+constexpr Arg kIntensity{
+    "intensity", Arr, "FLOP/byte", -kNo, kNo, "[]", "up to 4096 positive intensities: the bound at each (points)"};
 constexpr std::array kRooflineArgs{
     Arg{"hardware", Str, "", -kNo, kNo, "none", "a hardware preset id: the bound of each op on its roof"},
     Arg{"dtype", Str, "", -kNo, kNo, "bf16", "dtype of the operands and the peak"},
@@ -125,9 +125,11 @@ json roofline_custom(const json& args) {
 
 constexpr Method kMethods[] = {
     {"roofline", roofline,
-     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset", kRooflineArgs, kRooflineResult, true},
+     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset",
+     kRooflineArgs, kRooflineResult, true},
     {"roofline_custom", roofline_custom,
-     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)", kRooflineCustomArgs, kRooflineCustomResult, true},
+     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)",
+     kRooflineCustomArgs, kRooflineCustomResult, true},
 };
 
 }  // namespace

@@ -12,7 +12,10 @@ namespace {
 
 using namespace arg;
 constexpr std::array kScheduleArgs{
-    Arg{.name = "schedule", .type = Enum, .fallback = "1f1b", .doc = "the pipeline schedule",
+    Arg{.name = "schedule",
+        .type = Enum,
+        .fallback = "1f1b",
+        .doc = "the pipeline schedule",
         .values = "gpipe|1f1b|interleaved"},
     Arg{"stages", Int, "stages", 1, 1024, "4", "pipeline stages"},
     Arg{"microbatches", Int, "", 1, 65536, "8", "micro-batches per step"},
@@ -63,7 +66,8 @@ json pipeline_schedule_method(const json& args) {
 
 constexpr Method kMethods[] = {
     {"pipeline_schedule", pipeline_schedule_method,
-     "a pipeline schedule (gpipe, 1f1b, interleaved) simulated op by op: blocks, bubble, micro-batches in flight", kScheduleArgs, kScheduleResult, true},
+     "a pipeline schedule (gpipe, 1f1b, interleaved) simulated op by op: blocks, bubble, micro-batches in flight",
+     kScheduleArgs, kScheduleResult, true},
 };
 
 }  // namespace

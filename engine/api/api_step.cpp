@@ -168,9 +168,11 @@ json plan_method(const json& args) {
 
 constexpr Method kMethods[] = {
     {"step_time", step_time_method,
-     "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs", arg::kStepArgs, kStepResult, true},
+     "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs", arg::kStepArgs,
+     kStepResult, true},
     {"plan", plan_method,
-     "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput", kPlanArgs, kPlanResult, true},
+     "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput",
+     kPlanArgs, kPlanResult, true},
 };
 
 }  // namespace

@@ -74,7 +74,8 @@ json tensor_bytes_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"tensor_bytes", tensor_bytes_method, "elements, bits per element and exact bytes of one tensor", kTensorArgs, kTensorResult, true},
+    {"tensor_bytes", tensor_bytes_method, "elements, bits per element and exact bytes of one tensor", kTensorArgs,
+     kTensorResult, true},
 };
 
 }  // namespace

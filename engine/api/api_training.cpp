@@ -26,14 +26,27 @@ using u64 = std::uint64_t;
 // ---------------------------------------------------------------- declarations
 using namespace arg;
 constexpr Arg kPeakDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the hardware preset gives"};
-constexpr Arg kPeakFlops{"peak_flops_per_s", Num, "FLOP/s", 0, kNo, "none", "one GPU's peak (instead of hardware)",
-                         nullptr, nullptr, true};
-constexpr Arg kPeakTflops{"peak_tflops", Num, "TFLOP/s", 0, std::numeric_limits<double>::max() / 1e12, "none",
-                          "one GPU's peak in TFLOP/s", nullptr, nullptr, true};
-constexpr Arg kPeakHardware{"hardware", Str, "", -kNo, kNo, "depends: required without peak_flops_per_s",
+constexpr Arg kPeakFlops{
+    "peak_flops_per_s", Num, "FLOP/s", 0, kNo, "none", "one GPU's peak (instead of hardware)", nullptr, nullptr, true};
+constexpr Arg kPeakTflops{"peak_tflops",
+                          Num,
+                          "TFLOP/s",
+                          0,
+                          std::numeric_limits<double>::max() / 1e12,
+                          "none",
+                          "one GPU's peak in TFLOP/s",
+                          nullptr,
+                          nullptr,
+                          true};
+constexpr Arg kPeakHardware{"hardware",
+                            Str,
+                            "",
+                            -kNo,
+                            kNo,
+                            "depends: required without peak_flops_per_s",
                             "a hardware preset id: its peak at dtype"};
-constexpr Arg kParams{"params", Num, "parameters", -kNo, kNo, "depends: required without model",
-                      "parameter count N (6ND only)"};
+constexpr Arg kParams{
+    "params", Num, "parameters", -kNo, kNo, "depends: required without model", "parameter count N (6ND only)"};
 constexpr Arg kFlopsBasis{.name = "flops_basis",
                           .type = Enum,
                           .fallback = "depends: exact with a model, six_nd with params",
@@ -55,13 +68,13 @@ constexpr std::array kTrainingOwn{
 };
 // In the order training_cost reads them (the FLOPs per token, tokens, the peak, gpus, mfu, the price), so a call
 // with several bad arguments is refused for the same one as before the declarations.
-constexpr auto kTrainingArgs = merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs, std::array{kTrainingOwn[0]},
-                                          kPeakArgs, std::array{kRunGpus, kTrainingOwn[1], kTrainingOwn[2]}, kStepArgs);
-constexpr auto kMfuArgs = merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs,
-                                     std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
-                                                    "measured training throughput of the whole run", nullptr,
-                                                    nullptr, true}},
-                                     kPeakArgs, std::array{kRunGpus});
+constexpr auto kTrainingArgs = merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs, std::array{kTrainingOwn[0]}, kPeakArgs,
+                                          std::array{kRunGpus, kTrainingOwn[1], kTrainingOwn[2]}, kStepArgs);
+constexpr auto kMfuArgs =
+    merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs,
+               std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
+                              "measured training throughput of the whole run", nullptr, nullptr, true}},
+               kPeakArgs, std::array{kRunGpus});
 constexpr std::array kTrainingResult = std::to_array<Field>({
     {"flops_basis", "", "what total_flops counts"},
     {"tokens", "tokens", "training tokens"},

@@ -96,8 +96,7 @@ TEST_CASE("an undeclared argument is refused, naming it and listing the accepted
     CHECK(message.rfind("kv_cache takes no argument \"contxt\"; it accepts model, hf_config, encoder_head, context",
                         0) == 0);
     // Every declared name is listed.
-    for (const Arg& arg : tally::api::find_method("kv_cache")->args)
-        CHECK(message.find(arg.name) != std::string::npos);
+    for (const Arg& arg : tally::api::find_method("kv_cache")->args) CHECK(message.find(arg.name) != std::string::npos);
     // A method without arguments says so.
     const json none = error("presets", {{"model", "gpt2-small"}});
     CHECK(none["field"] == "model");
@@ -109,8 +108,9 @@ TEST_CASE("types and static ranges are checked from the declaration, with the re
     const auto high = static_cast<long long>(stages.high);
     const json above = error("pipeline_schedule", {{"stages", high + 1}});
     CHECK(above["field"] == "stages");
-    CHECK(above["message"] == "stages must be a whole number in [" + std::to_string(static_cast<long long>(stages.low)) +
-                                  ", " + std::to_string(high) + "], got " + std::to_string(high + 1));
+    CHECK(above["message"] == "stages must be a whole number in [" +
+                                  std::to_string(static_cast<long long>(stages.low)) + ", " + std::to_string(high) +
+                                  "], got " + std::to_string(high + 1));
     CHECK(ok("pipeline_schedule", {{"stages", high}, {"microbatches", 1}})["stages"] == high);
 
     const json text = error("pipeline_schedule", {{"stages", "four"}});
@@ -172,7 +172,8 @@ TEST_CASE("methods with detail prints the declarations; declared_only keeps the 
     // Without detail, names and summaries only.
     CHECK(!ok("methods", json::object())[0].contains("args"));
 
-    const json kept = tally::api::declared_only({{"model", "gpt2-small"}, {"mfu", "predicted"}, {"tp", 2}}, "step_time");
+    const json kept =
+        tally::api::declared_only({{"model", "gpt2-small"}, {"mfu", "predicted"}, {"tp", 2}}, "step_time");
     CHECK(kept == json{{"model", "gpt2-small"}, {"tp", 2}});
 }
 

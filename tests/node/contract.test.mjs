@@ -48,7 +48,11 @@ test('the generated files are up to date (regenerated in memory, compared with t
   const files = generate(declared);
   assert.deepEqual(Object.keys(files).sort(), [...GENERATED].sort());
   for (const [file, text] of Object.entries(files))
-    assert.equal(readFileSync(path.join(root, file), 'utf8'), text, `${file} is stale: run node scripts/gen-contract.mjs`);
+    assert.equal(
+      readFileSync(path.join(root, file), 'utf8'),
+      text,
+      `${file} is stale: run node scripts/gen-contract.mjs`,
+    );
 });
 
 test('docs/API.md keeps its prose outside the generated reference, which lists every argument', () => {

@@ -51,11 +51,11 @@ inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
 struct Arg {
     const char* name = "";
     ArgType type = ArgType::Any;
-    const char* unit = "";      // "tokens", "bytes", "FLOP/s", "" when a count or a name
-    double low = -kNoBound;     // inclusive range of an Integer or Number; a bound that depends on other
-    double high = kNoBound;     // arguments (pp <= layers) stays in the method and its doc says so
-    const char* fallback = "";  // the default as text ("2048"), "required", or "depends: <why>"
-    const char* doc = "";       // one line
+    const char* unit = "";         // "tokens", "bytes", "FLOP/s", "" when a count or a name
+    double low = -kNoBound;        // inclusive range of an Integer or Number; a bound that depends on other
+    double high = kNoBound;        // arguments (pp <= layers) stays in the method and its doc says so
+    const char* fallback = "";     // the default as text ("2048"), "required", or "depends: <why>"
+    const char* doc = "";          // one line
     const char* flag = nullptr;    // the CLI flag where it is not --<name with - for _>
     const char* values = nullptr;  // Enum: "none|selective|full"
     bool low_open = false;         // Number: (low, high] rather than [low, high]
