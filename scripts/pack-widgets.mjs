@@ -299,6 +299,8 @@ if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wa
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
 writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n');
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
+// The engine API's types (engine.call(method, args)), generated from the declarations by scripts/gen-contract.mjs.
+cpSync(path.join(root, 'web/tally-api.d.ts'), path.join(stage, 'tally-api.d.ts'));
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const files = [
@@ -314,6 +316,7 @@ const files = [
   'tally-relaxed.wasm',
   'gpu-report.json',
   'index.d.ts',
+  'tally-api.d.ts',
   'custom-elements.json',
 ];
 const pkg = {

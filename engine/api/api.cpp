@@ -230,8 +230,9 @@ void check_declared_args(const Method& method, const json& args) {
     if (!method.declared) return;  // a method added the old way: its readers check what they read
     // Undeclared keys first (null is an absent argument, declared or not), then each declared argument in
     // declaration order, which follows the order the method reads them, so the first error is the readers'.
-    for (const auto& [key, value] : args.items()) {
-        if (value.is_null()) continue;
+    for (const auto& item : args.items()) {
+        const std::string& key = item.key();  // not a structured binding: clang 14 (emscripten) cannot capture one
+        if (item.value().is_null()) continue;
         const auto arg =
             std::find_if(method.args.begin(), method.args.end(), [&](const Arg& a) { return key == a.name; });
         if (arg == method.args.end()) {

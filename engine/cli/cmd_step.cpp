@@ -272,7 +272,8 @@ int validate(const std::string& path, bool json_output) {
         }
         json r;
         try {
-            r = api::invoke("step_time", run.args);
+            // A validation file's args carry the source's own figures (dp, fsdp, ...) beside step_time's arguments.
+            r = api::invoke("step_time", api::declared_only(run.args, "step_time"));
         } catch (const InputError& error) {
             throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": " + error.what());
         }
