@@ -1,7 +1,11 @@
 #include "tally/api.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
 #include <new>
 #include <utility>
 #include <vector>
@@ -14,10 +18,24 @@ namespace tally::api {
 
 namespace {
 
-json methods(const json&) { return list_methods(); }
+json methods(const json& args) { return list_methods(bool_arg(args, "detail", false)); }
+
+constexpr std::array kMethodsArgs = std::to_array<Arg>({
+    {.name = "detail",
+     .type = ArgType::Boolean,
+     .fallback = "false",
+     .doc = "also list each method's declared arguments and result fields"},
+});
+constexpr std::array kMethodsResult = std::to_array<Field>({
+    {"name", "", "the method's name"},
+    {"summary", "", "one line"},
+    {"declared", "", "with detail: whether the method declares its arguments"},
+    {"args", "", "with detail: {name, type, unit, low, high, default, doc, flag, values} per argument"},
+    {"result", "", "with detail: {name, unit, doc} per top-level result field"},
+});
 
 constexpr Method kApiMethods[] = {
-    {"methods", methods, "list every API method"},
+    {"methods", methods, "list every API method", kMethodsArgs, kMethodsResult, true},
 };
 
 std::array<std::span<const Method>, 23> all_areas() {
@@ -133,11 +151,127 @@ const Method* find_method(std::string_view name) {
     return nullptr;
 }
 
-json list_methods() {
+namespace {
+
+const char* type_name(ArgType type) {
+    switch (type) {
+        case ArgType::Integer: return "integer";
+        case ArgType::Number: return "number";
+        case ArgType::Boolean: return "boolean";
+        case ArgType::String: return "string";
+        case ArgType::Enum: return "enum";
+        case ArgType::Object: return "object";
+        case ArgType::Array: return "array";
+        case ArgType::Any: return "any";
+    }
+    return "any";
+}
+
+// The CLI flag of an argument: declared, else --<name> with '_' as '-'.
+std::string flag_name(const Arg& arg) {
+    if (arg.flag != nullptr) return arg.flag;
+    std::string flag = std::string("--") + arg.name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+}  // namespace
+
+json arg_to_json(const Arg& arg) {
+    json out{{"name", arg.name}, {"type", type_name(arg.type)}, {"unit", arg.unit}};
+    if (std::isfinite(arg.low)) out["low"] = arg.low;
+    if (std::isfinite(arg.high)) out["high"] = arg.high;
+    if (arg.low_open) out["low_open"] = true;
+    out["default"] = arg.fallback;
+    out["doc"] = arg.doc;
+    out["flag"] = flag_name(arg);
+    if (arg.values != nullptr) {
+        json values = json::array();
+        std::string_view rest = arg.values;
+        while (!rest.empty()) {
+            const auto bar = rest.find('|');
+            values.push_back(std::string(rest.substr(0, bar)));
+            rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+        }
+        out["values"] = values;
+    }
+    return out;
+}
+
+json list_methods(bool detail) {
     json out = json::array();
     for (auto area : all_areas())
-        for (const Method& method : area) out.push_back({{"name", method.name}, {"summary", method.summary}});
+        for (const Method& method : area) {
+            json row{{"name", method.name}, {"summary", method.summary}};
+            if (detail) {
+                row["declared"] = method.declared;
+                json args = json::array();
+                for (const Arg& arg : method.args) args.push_back(arg_to_json(arg));
+                json result = json::array();
+                for (const Field& field : method.result)
+                    result.push_back({{"name", field.name}, {"unit", field.unit}, {"doc", field.doc}});
+                row["args"] = args;
+                row["result"] = result;
+            }
+            out.push_back(row);
+        }
     return out;
+}
+
+json declared_only(const json& args, std::string_view method_name) {
+    const Method* method = find_method(method_name);
+    if (method == nullptr || !method->declared) return args;
+    json out = json::object();
+    for (const Arg& arg : method->args)
+        if (auto it = args.find(arg.name); it != args.end()) out[arg.name] = *it;
+    return out;
+}
+
+void check_declared_args(const Method& method, const json& args) {
+    if (!method.declared) return;  // a method added the old way: its readers check what they read
+    // Undeclared keys first (null is an absent argument, declared or not), then each declared argument in
+    // declaration order, which follows the order the method reads them, so the first error is the readers'.
+    for (const auto& item : args.items()) {
+        const std::string& key = item.key();  // not a structured binding: clang 14 (emscripten) cannot capture one
+        if (item.value().is_null()) continue;
+        const auto arg =
+            std::find_if(method.args.begin(), method.args.end(), [&](const Arg& a) { return key == a.name; });
+        if (arg == method.args.end()) {
+            std::string accepted;
+            for (const Arg& a : method.args) accepted += std::string(accepted.empty() ? "" : ", ") + a.name;
+            throw InputError(printable(key, 40),
+                             std::string(method.name) + " takes no argument \"" + printable(key, 40) + "\"; " +
+                                 (accepted.empty() ? std::string("it takes no arguments") : "it accepts " + accepted));
+        }
+    }
+    for (const Arg& declared : method.args) {
+        const auto it = args.find(declared.name);
+        if (it == args.end() || it->is_null()) continue;  // absent: the default applies
+        const json& value = *it;
+        const Arg* arg = &declared;
+        const char* field = arg->name;
+        switch (arg->type) {
+            case ArgType::Integer: {
+                const double number = to_number(value, field);
+                // Integers with a static range are checked here, as the readers would; others by the method.
+                if (std::isfinite(arg->low) && std::isfinite(arg->high))
+                    require_integer(field, number, static_cast<std::int64_t>(arg->low),
+                                    static_cast<std::int64_t>(arg->high));
+                break;
+            }
+            case ArgType::Number: {
+                const double number = to_number(value, field);
+                // The two shapes the core's checks name: (0, inf) and (low, high]; other ranges the method checks.
+                if (arg->low_open && arg->low == 0 && !std::isfinite(arg->high))
+                    require_positive(field, number);
+                else if (arg->low_open && std::isfinite(arg->high))
+                    require_in_left_open(field, number, arg->low, arg->high);
+                break;
+            }
+            case ArgType::Boolean: bool_arg(args, field, false); break;
+            default: break;  // strings, enums, objects and arrays: the method's parser names the allowed values
+        }
+    }
 }
 
 namespace {
@@ -175,6 +309,7 @@ json invoke(std::string_view method_name, const json& args) {
     if (method == nullptr)
         throw InputError("method", "unknown method \"" + printable(method_name, 40) + "\" (see `methods`)");
     if (!args.is_object()) throw InputError("args", "the arguments must be a JSON object");
+    check_declared_args(*method, args);
     json result = method->fn(args);
     require_finite_result(result, "", args);
     warn_past_learned_positions(args, result);
@@ -234,6 +369,53 @@ std::string string_arg(const json& args, const char* field) {
     auto value = optional_string_arg(args, field);
     if (!value) throw InputError(field, std::string(field) + " is required");
     return *value;
+}
+
+namespace {
+
+double fallback_number(const Arg& arg) {
+    char* end = nullptr;
+    const double value = std::strtod(arg.fallback, &end);
+    // A declaration whose default is not a number ("depends: ...") needs the overload with a fallback.
+    if (end == arg.fallback || *end != '\0')
+        throw std::logic_error(std::string("declaration of ") + arg.name + " has no numeric default");
+    return value;
+}
+
+std::int64_t low_of(const Arg& arg) {
+    return std::isfinite(arg.low) ? static_cast<std::int64_t>(arg.low) : std::numeric_limits<std::int64_t>::min();
+}
+std::int64_t high_of(const Arg& arg) {
+    return std::isfinite(arg.high) ? static_cast<std::int64_t>(arg.high) : std::numeric_limits<std::int64_t>::max();
+}
+
+}  // namespace
+
+std::optional<std::int64_t> optional_arg_int(const json& args, const Arg& arg) {
+    return optional_integer_arg(args, arg.name, low_of(arg), high_of(arg));
+}
+
+std::int64_t arg_int(const json& args, const Arg& arg, std::int64_t fallback) {
+    return optional_arg_int(args, arg).value_or(fallback);
+}
+
+std::int64_t arg_int(const json& args, const Arg& arg) {
+    if (std::string_view(arg.fallback) == "required") return integer_arg(args, arg.name, low_of(arg), high_of(arg));
+    return arg_int(args, arg, static_cast<std::int64_t>(fallback_number(arg)));
+}
+
+double arg_number(const json& args, const Arg& arg) {
+    if (std::string_view(arg.fallback) == "required") return number_arg(args, arg.name);
+    return optional_number_arg(args, arg.name).value_or(fallback_number(arg));
+}
+
+bool arg_bool(const json& args, const Arg& arg) {
+    return bool_arg(args, arg.name, std::string_view(arg.fallback) == "true");
+}
+
+std::string arg_string(const json& args, const Arg& arg) {
+    if (std::string_view(arg.fallback) == "required") return string_arg(args, arg.name);
+    return optional_string_arg(args, arg.name).value_or(arg.fallback);
 }
 
 std::optional<std::string> optional_string_arg(const json& args, const char* field) {

@@ -32,7 +32,7 @@ std::string string_or(const json& args, const char* field, const char* fallback)
 }
 
 Recipe recipe_from_args(const json& args, json* recipe_out) {
-    const RecipePreset& preset = find_recipe(string_or(args, "recipe", kDefaultRecipe));
+    const RecipePreset& preset = find_recipe(arg_string(args, arg::recipe));
     const auto dtype = [&](const char* field) -> std::optional<DType> {
         if (auto v = optional_string_arg(args, field)) return dtype_from_string(*v, field, kStorageDType);
         return std::nullopt;
@@ -63,41 +63,41 @@ Recipe recipe_from_args(const json& args, json* recipe_out) {
 
 TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     TrainingSetup st;
-    st.seq = int_or(args, "seq", 2048, 1, kMaxSeq);
-    st.decoder_seq = int_or(args, "decoder_seq", 0, 0, kMaxSeq);
-    st.micro_batch = int_or(args, "micro_batch", 1, 1, 1'000'000'000);
-    st.global_batch = int_or(args, "global_batch", 0, 0, std::int64_t{1} << 50);
-    st.gpus = int_or(args, "gpus", 1, 1, 100'000'000);
-    st.zero = static_cast<int>(int_or(args, "zero", 0, 0, 3));
-    st.tp = int_or(args, "tp", 1, 1, 1'000'000);
-    st.pp = int_or(args, "pp", 1, 1, 1'000'000);
-    st.sequence_parallel = bool_arg(args, "sequence_parallel", false);
-    st.recompute = recompute_from_string(string_or(args, "recompute", "none"));
-    st.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
-    st.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
-    st.flash_attention = bool_arg(args, "flash_attention", false);
+    st.seq = arg_int(args, arg::seq);
+    st.decoder_seq = arg_int(args, arg::decoder_seq);
+    st.micro_batch = arg_int(args, arg::micro_batch);
+    st.global_batch = arg_int(args, arg::global_batch);
+    st.gpus = arg_int(args, arg::gpus);
+    st.zero = static_cast<int>(arg_int(args, arg::zero));
+    st.tp = arg_int(args, arg::tp);
+    st.pp = arg_int(args, arg::pp);
+    st.sequence_parallel = arg_bool(args, arg::sequence_parallel);
+    st.recompute = recompute_from_string(arg_string(args, arg::recompute));
+    st.recompute_ops = recompute_ops_from_string(arg_string(args, arg::recompute_ops));
+    st.recompute_layers = arg_int(args, arg::recompute_layers);
+    st.flash_attention = arg_bool(args, arg::flash_attention);
     // Absent (or null): the model's own dropouts decide which masks are stored.
     if (args.contains("dropout") && !args["dropout"].is_null()) st.dropout = bool_arg(args, "dropout", false);
-    st.activation_bytes = int_or(args, "activation_bytes", 2, 1, 4);
-    const std::string gather = string_or(args, "zero3_gather", "none");
+    st.activation_bytes = arg_int(args, arg::activation_bytes);
+    const std::string gather = arg_string(args, arg::zero3_gather);
     if (gather == "module")
         st.zero3_gather = TrainingSetup::Zero3Gather::Module;
     else if (gather == "layer")
         st.zero3_gather = TrainingSetup::Zero3Gather::Layer;
     else if (gather != "none")
         throw InputError("zero3_gather", "zero3_gather must be none, module or layer, got \"" + gather + "\"");
-    st.zero3_prefetch = int_or(args, "zero3_prefetch", 0, 0, 1'000'000);
-    st.virtual_stages = int_or(args, "virtual_stages", 1, 1, kMaxLayers);
-    st.keep_stage_outputs = bool_arg(args, "keep_stage_outputs", false);
+    st.zero3_prefetch = arg_int(args, arg::zero3_prefetch);
+    st.virtual_stages = arg_int(args, arg::virtual_stages);
+    st.keep_stage_outputs = arg_bool(args, arg::keep_stage_outputs);
     st.recipe = recipe_from_args(args, recipe_out);
-    st.ep = int_or(args, "ep", 1, 1, kMaxExperts);
-    st.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
+    st.ep = arg_int(args, arg::ep);
+    st.capacity_factor = arg_number(args, arg::capacity_factor);
     // Absent or 0: etp = tp and shard_group = dp·cp, the layouts before folding and HSDP.
-    st.etp = int_or(args, "etp", 0, 0, 100'000'000);
-    st.cp = int_or(args, "cp", 1, 1, kMaxSeq);
-    st.cp_load_balance = bool_arg(args, "cp_load_balance", true);
-    st.shard_group = int_or(args, "shard_group", 0, 0, 100'000'000);
-    const std::string offload = string_or(args, "offload", "none");
+    st.etp = arg_int(args, arg::etp);
+    st.cp = arg_int(args, arg::cp);
+    st.cp_load_balance = arg_bool(args, arg::cp_load_balance);
+    st.shard_group = arg_int(args, arg::shard_group);
+    const std::string offload = arg_string(args, arg::offload);
     if (offload == "optimizer")
         st.offload_optimizer = true;
     else if (offload == "optimizer_params")
@@ -127,13 +127,15 @@ std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardwar
     const auto stated = optional_number_arg(args, "capacity_bytes");
     const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
     if (!stated && !id) return std::nullopt;
-    const u64 capacity =
-        stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1, std::int64_t{1} << 62)) : 0;
+    const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1,
+                                                                   static_cast<std::int64_t>(arg::capacity_bytes.high)))
+                                : 0;
     const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
     if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
     std::optional<u64> context;
     if (auto v = optional_number_arg(args, "cuda_context_bytes"))
-        context = static_cast<u64>(require_integer("cuda_context_bytes", *v, 0, std::int64_t{1} << 62));
+        context = static_cast<u64>(
+            require_integer("cuda_context_bytes", *v, 0, static_cast<std::int64_t>(arg::cuda_context_bytes.high)));
     const std::optional<double> fraction = optional_number_arg(args, "fragmentation_fraction");
     if (hw) return preset_usable_capacity(*hw, context, fraction);
     return usable_capacity(capacity, context.value_or(0), fraction.value_or(0));
@@ -180,19 +182,19 @@ void add_chinchilla(json& out, double params, double tokens, const char* basis) 
 // ---------------------------------------------------------------- flops
 FlopsInput flops_input(const json& args, const ModelConfig& c) {
     FlopsInput in;
-    in.seq = int_or(args, "seq", default_seq(c), 1, kMaxSeq);
-    in.decoder_seq = int_or(args, "decoder_seq", 0, 0, kMaxSeq);
-    in.attention = attention_flops_from_string(string_or(args, "attention_flops", "full"));
-    in.recompute = recompute_from_string(string_or(args, "recompute", "none"));
-    in.flash_attention = bool_arg(args, "flash_attention", false);
-    in.recompute_ops = recompute_ops_from_string(string_or(args, "recompute_ops", ""));
-    in.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
+    in.seq = arg_int(args, arg::flops_seq, default_seq(c));
+    in.decoder_seq = arg_int(args, arg::decoder_seq);
+    in.attention = attention_flops_from_string(arg_string(args, arg::attention_flops));
+    in.recompute = recompute_from_string(arg_string(args, arg::recompute));
+    in.flash_attention = arg_bool(args, arg::flash_attention);
+    in.recompute_ops = recompute_ops_from_string(arg_string(args, arg::recompute_ops));
+    in.recompute_layers = arg_int(args, arg::recompute_layers);
     if (in.recompute_layers > 0) {
         // recompute_layers counts layers per pipeline stage (ceil(L/pp) of them).
         const std::int64_t pp = int_or(args, "pp", 1, 1, c.num_layers);
         in.layers_per_stage = pipeline_stage_layers(c.num_layers, pp);
     }
-    in.capacity_factor = optional_number_arg(args, "capacity_factor").value_or(0);
+    in.capacity_factor = arg_number(args, arg::capacity_factor);
     return in;
 }
 

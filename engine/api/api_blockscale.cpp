@@ -109,6 +109,46 @@ Scheme scheme_from(const std::string& name, const char* field) {
     throw InputError(field, std::string(field) + " must be one of " + list + ", got \"" + name + "\"");
 }
 
+using namespace arg;
+constexpr Arg kValues{"values",
+                      Any,
+                      "",
+                      -kNo,
+                      kNo,
+                      "depends: required without generate",
+                      "the vector: a list of up to 65536 finite numbers, or comma-separated text"};
+constexpr Arg kGenerate{"generate",
+                        Obj,
+                        "",
+                        -kNo,
+                        kNo,
+                        "none",
+                        "a generated vector instead: {n: 64, seed: 1, scale: 1, outlier: 0, outlier_index: n/3}"};
+constexpr std::array kQuantizeArgs{Arg{.name = "scheme",
+                                       .type = Enum,
+                                       .fallback = "required",
+                                       .doc = "the block format",
+                                       .values = "mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|mxfp4|nvfp4|fp8_tensor"},
+                                   kValues, kGenerate};
+constexpr std::array kBlockCompareArgs{
+    kValues, kGenerate,
+    Arg{"schemes", Arr, "", -kNo, kNo, "[\"mxfp4\", \"nvfp4\", \"fp8_tensor\"]", "the block formats compared"}};
+constexpr std::array kQuantizeResult = std::to_array<Field>({
+    {"scheme", "", "the block format"},
+    {"scales", "", "{code, hex, value} per block"},
+    {"codes", "", "element codes"},
+    {"dequantized", "", "the values read back"},
+    {"max_abs_error", "", "largest |error|"},
+    {"rms_error", "", "root-mean-square error"},
+    {"relative_error", "", "rms error / rms value"},
+    {"bits_per_value", "bits", "element bits + the scale's share"},
+    {"values", "", "the input vector"},
+});
+constexpr std::array kBlockCompareResult = std::to_array<Field>({
+    {"values", "", "the input vector"},
+    {"results", "", "block_quantize's result per scheme"},
+});
+
 json block_quantize_method(const json& args) {
     const Scheme s = scheme_from(string_arg(args, "scheme"), "scheme");
     const std::vector<double> v = vector_arg(args);
@@ -138,8 +178,10 @@ json block_compare(const json& args) {
 constexpr Method kMethods[] = {
     {"block_quantize", block_quantize_method,
      "quantize a vector with a block format {scheme: mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|mxfp4|nvfp4|"
-     "fp8_tensor, values | generate}"},
-    {"block_compare", block_compare, "one vector under several block formats {values | generate, schemes?}"},
+     "fp8_tensor, values | generate}",
+     kQuantizeArgs, kQuantizeResult, true},
+    {"block_compare", block_compare, "one vector under several block formats {values | generate, schemes?}",
+     kBlockCompareArgs, kBlockCompareResult, true},
 };
 
 }  // namespace

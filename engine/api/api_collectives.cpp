@@ -15,19 +15,60 @@ namespace {
 
 namespace co = collectives;
 
-Hardware hardware_of(const json& args) { return find_hardware(string_or(args, "hardware", "h100-sxm")); }
+using namespace arg;
+constexpr Arg kCoHardware{"hardware", Str, "", -kNo, kNo, "h100-sxm", "a hardware preset id: its links"};
+constexpr double kMaxRanks = 1 << 20;
+constexpr std::array kCollectiveArgs{
+    Arg{.name = "collective",
+        .type = Enum,
+        .fallback = "all_reduce",
+        .doc = "the collective",
+        .values = "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast"},
+    Arg{.name = "algorithm", .type = Enum, .fallback = "ring", .doc = "the algorithm", .values = "ring|tree"},
+    Arg{"message_bytes", Num, "bytes", -kNo, kNo, "required", "bytes each rank contributes"},
+    Arg{"ranks_per_node", Int, "GPUs", 0, kMaxRanks, "required", "ranks on each node"},
+    Arg{"nodes", Int, "nodes", 0, kMaxRanks, "1", "nodes"},
+    kCoHardware,
+    Arg{"efficiency", Num, "", -kNo, kNo, "0.8", "share of the link bandwidth achieved"},
+};
+constexpr std::array kCommOwn{
+    kCoHardware,
+    Arg{"seq", Int, "tokens", 0, static_cast<double>(std::int64_t{1} << 40), "4096", "sequence length"},
+    Arg{"micro_batch", Int, "sequences", 0, static_cast<double>(std::int64_t{1} << 40), "1",
+        "sequences per micro-batch"},
+    Arg{"degree", Int, "GPUs", 0, static_cast<double>(std::int64_t{1} << 40), "8",
+        "the parallel degree each strategy splits over"},
+};
+constexpr auto kCommArgs = join_args(kModelArgs, kCommOwn);
+constexpr std::array kCollectiveResult = std::to_array<Field>({
+    {"seconds", "s", "time of the collective"},
+    {"latency_seconds", "s", "the latency term"},
+    {"bandwidth_seconds", "s", "the bandwidth term"},
+    {"steps", "", "communication steps"},
+    {"algorithm_bytes_per_s", "bytes/s", "message_bytes / seconds"},
+    {"bus_bytes_per_s", "bytes/s", "algorithm bandwidth x bus factor (nccl-tests)"},
+    {"bottleneck", "", "the slowest link"},
+});
+constexpr std::array kCommResult = std::to_array<Field>({
+    {"layer_flops_per_token", "FLOP", "one layer's training FLOPs per token"},
+    {"layer_params", "parameters", "one layer's parameters"},
+    {"peak_flops_per_s", "FLOP/s", "the preset's bf16 peak"},
+    {"strategies", "", "per parallel strategy: bytes, FLOPs, intensity, ridge, communication_bound, seconds"},
+});
+
+Hardware hardware_of(const json& args) { return find_hardware(arg_string(args, kCoHardware)); }
 
 // {collective, algorithm?, message_bytes, ranks_per_node, nodes?, hardware?, efficiency?}
 json collective(const json& args) {
-    const co::Kind kind = co::kind_from_string(string_or(args, "collective", "all_reduce"));
-    const co::Algorithm algorithm = co::algorithm_from_string(string_or(args, "algorithm", "ring"));
+    const co::Kind kind = co::kind_from_string(arg_string(args, kCollectiveArgs[0]));
+    const co::Algorithm algorithm = co::algorithm_from_string(arg_string(args, kCollectiveArgs[1]));
     const double message_bytes = number_arg(args, "message_bytes");
     const Hardware hw = hardware_of(args);
     const co::Links links =
         co::links_of(hw, optional_number_arg(args, "efficiency").value_or(co::kDefaultLinkEfficiency));
     co::Placement placement;
-    placement.ranks_per_node = integer_arg(args, "ranks_per_node", 0, 1 << 20);
-    placement.nodes = int_or(args, "nodes", 1, 0, 1 << 20);
+    placement.ranks_per_node = arg_int(args, kCollectiveArgs[3]);
+    placement.nodes = arg_int(args, kCollectiveArgs[4]);
     const co::Cost c = co::cost(kind, algorithm, message_bytes, placement, links);
     return {{"collective", co::to_string(kind)},
             {"algorithm", co::to_string(algorithm)},
@@ -55,9 +96,9 @@ json comm_roofline(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_of(args);
     co::RooflineInput in;
-    in.seq = int_or(args, "seq", in.seq, 0, std::int64_t{1} << 40);
-    in.micro_batch = int_or(args, "micro_batch", in.micro_batch, 0, std::int64_t{1} << 40);
-    in.degree = int_or(args, "degree", in.degree, 0, std::int64_t{1} << 40);
+    in.seq = arg_int(args, kCommOwn[1], in.seq);
+    in.micro_batch = arg_int(args, kCommOwn[2], in.micro_batch);
+    in.degree = arg_int(args, kCommOwn[3], in.degree);
     const co::Roofline r = co::comm_roofline(c, hw, in);
     json rows = json::array();
     for (const co::StrategyRow& row : r.rows) {
@@ -88,9 +129,11 @@ json comm_roofline(const json& args) {
 
 constexpr Method kMethods[] = {
     {"collective", collective,
-     "alpha-beta time, algorithm and bus bandwidth of one collective for ranks_per_node x nodes on a hardware preset"},
+     "alpha-beta time, algorithm and bus bandwidth of one collective for ranks_per_node x nodes on a hardware preset",
+     kCollectiveArgs, kCollectiveResult, true},
     {"comm_roofline", comm_roofline,
-     "bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point"},
+     "bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point", kCommArgs,
+     kCommResult, true},
 };
 
 }  // namespace

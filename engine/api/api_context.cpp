@@ -43,10 +43,24 @@ json context_parallel(const json& args) {
     return out;
 }
 
+using namespace arg;
+constexpr std::array kContextOwn{
+    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset (peak and links)"},
+    Arg{"seq", Int, "tokens", 1, 1 << 24, "131072", "sequence length"},
+    Arg{"cp", Int, "GPUs", 2, 1 << 24, "8", "context-parallel degree"},
+};
+constexpr auto kContextArgs = join_args(kModelArgs, kContextOwn);
+constexpr std::array kContextResult = std::to_array<Field>({
+    {"contiguous", "", "{pairs, max_over_mean}: causal work per rank with contiguous chunks"},
+    {"balanced", "", "the same with 2·cp load-balanced chunks (when 2·cp divides seq)"},
+    {"ring", "", "{block_tokens, block_flops, kv_block_bytes, compute_seconds, transfer_seconds, hidden, ...}"},
+});
+
 constexpr Method kMethods[] = {
     {"context_parallel", context_parallel,
      "context parallelism: causal attention work per CP rank (contiguous vs load-balanced chunks) and one "
-     "ring-attention step's compute against its K, V transfer"},
+     "ring-attention step's compute against its K, V transfer",
+     kContextArgs, kContextResult, true},
 };
 
 }  // namespace

@@ -16,6 +16,57 @@ namespace {
 
 using u64 = std::uint64_t;
 
+using namespace arg;
+constexpr Arg kLoraRank{"lora_rank",
+                        Int,
+                        "",
+                        1,
+                        static_cast<double>(kMaxHidden),
+                        "8",
+                        "adapter rank r (at most the narrowest adapted projection)"};
+constexpr std::array kFinetuneOwn{
+    Arg{.name = "method",
+        .type = Enum,
+        .fallback = "lora",
+        .doc = "LoRA adapters, QLoRA (4-bit base) or full fine-tuning",
+        .values = "lora|qlora|full"},
+    Arg{"paged", Bool, "", -kNo, kNo, "false", "paged optimizer: the states may spill to host memory"},
+    kLoraRank,
+    Arg{"lora_alpha", Num, "", -kNo, kNo, "16", "LoRA scaling numerator (scaling alpha / r)"},
+    Arg{"lora_dropout", Num, "", -kNo, kNo, "0", "dropout on the adapter input"},
+    Arg{"lora_targets", Any, "", -kNo, kNo, "q,v",
+        "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"},
+    Arg{"lora_experts", Bool, "", -kNo, kNo, "true", "MoE: adapt every expert too"},
+    Arg{.name = "base_dtype",
+        .type = Enum,
+        .fallback = "depends: nf4 for qlora, bf16 for lora",
+        .doc = "storage of the frozen base weights",
+        .values = "bf16|fp16|fp32|nf4"},
+    Arg{"double_quant", Bool, "", -kNo, kNo, "true", "QLoRA: quantize the quantization constants too"},
+    Arg{.name = "adapter_dtype",
+        .type = Enum,
+        .fallback = "fp32",
+        .doc = "dtype of the adapter weights",
+        .values = "fp32|bf16|fp16"},
+    Arg{.name = "compute_dtype",
+        .type = Enum,
+        .fallback = "bf16",
+        .doc = "dtype of the dequantized compute",
+        .values = "bf16|fp16|fp32"},
+};
+constexpr auto kFinetuneArgs = join_args(kModelArgs, kFinetuneOwn, kSetupArgs, kCapacityArgs);
+constexpr std::array kFinetuneResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"method", "", "lora, qlora or full"},
+    {"params_total", "parameters", "base parameters"},
+    {"params_trainable", "parameters", "trained parameters (the adapters, or all)"},
+    {"trainable_fraction", "", "params_trainable / params_total"},
+    {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
+    {"paged_floor_bytes", "bytes", "with paged optimizer states: what must stay on the GPU"},
+    {"flops_per_token", "FLOP", "forward, base_training, adapter_training, recompute, training, full_training"},
+    {"fits", "", "with a capacity: total <= usable (null without)"},
+});
+
 // lora_targets: "q,k,v" or ["q_proj", "v_proj"] (PEFT's target_modules).
 unsigned targets_arg(const json& args) {
     if (!args.contains("lora_targets")) return kLoraQ | kLoraV;
@@ -36,7 +87,7 @@ unsigned targets_arg(const json& args) {
 json finetune(const json& args) {
     const ModelConfig c = resolve_model(args);
     FinetuneSetup s;
-    s.method = finetune_method_from_string(string_or(args, "method", "lora"));
+    s.method = finetune_method_from_string(arg_string(args, kFinetuneOwn[0]));
     json recipe;
     s.training = setup_from_args(args, &recipe);
     require_default_placement(s.training, "finetune");
@@ -50,7 +101,7 @@ json finetune(const json& args) {
     s.paged = bool_arg(args, "paged", false);
     if (adapters) {
         // The rank's upper bound depends on the model (the narrowest adapted projection): lora_params checks it.
-        s.lora.rank = int_or(args, "lora_rank", 8, 1, kMaxHidden);
+        s.lora.rank = arg_int(args, kLoraRank);
         if (auto alpha = optional_number_arg(args, "lora_alpha")) s.lora.alpha = *alpha;
         if (auto dropout = optional_number_arg(args, "lora_dropout")) s.lora.dropout = *dropout;
         s.lora.targets = targets_arg(args);
@@ -139,7 +190,8 @@ json finetune(const json& args) {
 
 constexpr Method kMethods[] = {
     {"finetune", finetune,
-     "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs"},
+     "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs",
+     kFinetuneArgs, kFinetuneResult, true},
 };
 
 }  // namespace

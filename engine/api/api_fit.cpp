@@ -21,29 +21,58 @@ namespace {
 using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- fit
+using namespace arg;
+constexpr Arg kMode{.name = "mode",
+                    .type = Enum,
+                    .fallback = "depends: min_gpus with a model, else largest_model",
+                    .doc = "largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model",
+                    .values = "largest_model|min_gpus"};
+constexpr Arg kReserve{"reserve_fraction",
+                       Num,
+                       "",
+                       0,
+                       1,
+                       "0",
+                       "largest_model: share of the memory set aside (activations, buffers), in [0, 1)"};
+constexpr Arg kFitZero{"zero", Int, "", 0, 3, "depends: 3 for largest_model, 0 for min_gpus", "ZeRO stage"};
+constexpr Arg kFitGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "depends: required for largest_model", "GPUs in the run"};
+constexpr Arg kMaxGpusArg{
+    "max_gpus", Int, "GPUs", 1, static_cast<double>(kMaxSearchGpus), "1048576", "min_gpus: the largest count tried"};
+constexpr auto kFitArgs =
+    merge_args(std::array{kMode, kReserve, kFitZero, kFitGpus, kMaxGpusArg}, kModelArgs, kSetupArgs, kCapacityArgs);
+constexpr std::array kFitResult = std::to_array<Field>({
+    {"mode", "", "largest_model or min_gpus"},
+    {"max_params", "parameters", "largest_model: the most parameters whose static memory fits"},
+    {"layers", "layers", "largest_model with a model: the deepest model that fits (null: none)"},
+    {"max_params_with_activations", "parameters", "largest_model with a model: its parameters"},
+    {"min_gpus", "GPUs", "min_gpus: the fewest GPUs (null: none up to max_gpus)"},
+    {"dp", "GPUs", "data-parallel degree"},
+    {"usable_bytes", "bytes", "usable memory (largest_model: all GPUs, after the reserve)"},
+    {"budget", "", "the memory_budget at the answer"},
+    {"assumes", "", "what the bound assumes"},
+});
+
 json fit(const json& args) {
     // Without a mode: the fewest GPUs for a given model, else the largest model on the given GPUs.
     const bool model_given = (args.contains("model") && !args["model"].is_null()) ||
                              (args.contains("hf_config") && !args["hf_config"].is_null());
-    const std::string mode = string_or(args, "mode", model_given ? "min_gpus" : "largest_model");
+    const std::string mode = optional_string_arg(args, kMode.name).value_or(model_given ? "min_gpus" : "largest_model");
     json hardware;
     if (mode == "largest_model") {
         json recipe;
         const Recipe p = recipe_from_args(args, &recipe);
-        const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
+        const std::int64_t gpus = integer_arg(args, kFitGpus.name, 1, static_cast<std::int64_t>(kFitGpus.high));
         const auto cap = capacity_from_args(args, &hardware);
         if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
         const double reserve = optional_number_arg(args, "reserve_fraction").value_or(0.0);
         if (!(reserve >= 0 && reserve < 1))
             throw InputError("reserve_fraction", "reserve_fraction must be in [0, 1), got " + format_number(reserve));
         const u64 total = checked_mul("gpus", cap->usable_bytes, static_cast<u64>(gpus));
-        // Usable bytes: the reserve is rounded up so the answer never overstates.
-        const u64 reserved = reserve == 0 ? 0 : static_cast<u64>(static_cast<double>(total) * reserve) + 1;
-        const u64 usable = total - std::min(total, reserved);
+        const u64 usable = after_reserve(total, reserve);
         // ZeRO stage 3 (FSDP full shard) unless told otherwise: the bound of the ZeRO paper's last column.
-        const int zero = static_cast<int>(int_or(args, "zero", 3, 0, 3));
-        const std::int64_t tp = int_or(args, "tp", 1, 1, 1'000'000);
-        const std::int64_t pp = int_or(args, "pp", 1, 1, 1'000'000);
+        const int zero = static_cast<int>(arg_int(args, kFitZero, 3));
+        const std::int64_t tp = arg_int(args, arg::tp);
+        const std::int64_t pp = arg_int(args, arg::pp);
         const u64 n = largest_model_params_sharded(usable, gpus, zero, tp, pp, p);
         const BytesPerParam256 b = bytes_per_param_256(p);
         static const char* const kZeroAssumes[] = {
@@ -79,11 +108,7 @@ json fit(const json& args) {
             setup_args["zero"] = zero;
             TrainingSetup st = setup_from_args(setup_args, &model_recipe);
             st.gpus = gpus;
-            const u64 per_gpu =
-                cap->usable_bytes -
-                std::min(
-                    cap->usable_bytes,
-                    reserve == 0 ? u64{0} : static_cast<u64>(static_cast<double>(cap->usable_bytes) * reserve) + 1);
+            const u64 per_gpu = after_reserve(cap->usable_bytes, reserve);
             const std::int64_t layers = largest_model_layers(c, st, per_gpu);
             out["layers"] = layers == 0 ? json(nullptr) : json(layers);
             if (layers == 0) {
@@ -110,7 +135,7 @@ json fit(const json& args) {
         TrainingSetup st = setup_from_args(args, &recipe);
         const auto cap = capacity_from_args(args, &hardware);
         if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
-        const std::int64_t max_gpus = int_or(args, "max_gpus", kMaxSearchGpus, 1, kMaxSearchGpus);
+        const std::int64_t max_gpus = arg_int(args, kMaxGpusArg);
         st.global_batch = 0;
         const std::int64_t n = min_gpus(c, st, cap->usable_bytes, max_gpus);
         json out{{"mode", mode}, {"tp", st.tp}, {"pp", st.pp}, {"zero", st.zero}};
@@ -132,7 +157,7 @@ json fit(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup"},
+    {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup", kFitArgs.span(), kFitResult, true},
 };
 
 }  // namespace

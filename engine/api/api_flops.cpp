@@ -73,17 +73,38 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
 
 namespace {
 
+constexpr Arg kTokens{
+    "tokens", arg::Num, "tokens", 0, arg::kNo, "none", "training tokens: totals for the run (absent: per token)",
+    nullptr,  nullptr,  true};
+
 json flops(const json& args) {
     const ModelConfig c = resolve_model(args);
     const FlopsInput in = flops_input(args, c);
     const FlopsResult r = count_flops(c, in);
-    std::optional<double> tokens = optional_number_arg(args, "tokens");
-    if (tokens) require_positive("tokens", *tokens);
+    std::optional<double> tokens = optional_number_arg(args, kTokens.name);
+    if (tokens) require_positive(kTokens.name, *tokens);
     return flops_json(c, in, r, tokens);
 }
 
+constexpr auto kFlopsArgs = join_args(arg::kModelArgs, arg::kFlopsArgs, std::array{kTokens});
+constexpr std::array kFlopsResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"seq", "tokens", "sequence length used"},
+    {"components", "FLOP", "{id, name, formula, forward_per_sequence, forward_per_token, share} per term"},
+    {"forward_per_sequence", "FLOP", "one forward pass over one sequence"},
+    {"forward_per_token", "FLOP", "forward FLOPs per token"},
+    {"per_token", "FLOP", "forward, model, recompute, capacity, training, six_n, six_n_active per token"},
+    {"tokens", "tokens", "the tokens the totals are for (1 when absent)"},
+    {"six_nd", "FLOP", "6 x parameters x tokens"},
+    {"model_flops", "FLOP", "exact training FLOPs (forward + backward) of the model"},
+    {"recompute_flops", "FLOP", "FLOPs spent recomputing activations"},
+    {"exact", "FLOP", "model_flops + recompute_flops"},
+    {"ratio_exact_to_six_nd", "", "model_flops / six_nd"},
+    {"notes", "", "what the count includes and leaves out"},
+});
+
 constexpr Method kMethods[] = {
-    {"flops", flops, "forward and training FLOPs by component, beside 6ND"},
+    {"flops", flops, "forward and training FLOPs by component, beside 6ND", kFlopsArgs, kFlopsResult, true},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/gemm.h"
@@ -29,29 +30,6 @@ constexpr double kMaxModelledSeconds = 60;
 
 int max_n_of(const gemm::Kernel& kernel) { return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN; }
 
-// Slowest GFLOP/s of each rung in BENCHMARKS.md's native ladder (n = 256..2048), rounded down.
-double slowest_gflops_of(const gemm::Kernel& kernel) {
-    const std::string_view name = kernel.name;
-    if (name == "naive") return 0.4;
-    if (name == "ikj") return 29;
-    if (name == "blocked") return 35;
-    return 160;  // packed, simd, simd-mt
-}
-
-// Seconds one kernel call on m x n x k takes at the kernel's slowest measured speed.
-double modelled_call_seconds(const gemm::Kernel& kernel, double m, double n, double k) {
-    return 2 * m * n * k / (slowest_gflops_of(kernel) * 1e9);
-}
-
-// Upper bound on what gemm::bench does for one (kernel, size), from gemm::time_kernel's loops, given one
-// call's seconds c and a sample's target s: the checked call (c); warm-up, which stops after 40 calls or
-// 2 s (at most min(40c, 2 s + c)); calibration, whose last round lasts under 1.5 max(s, c) and each earlier
-// round under 1/1.5 of the next (under 4.5 max(s, c) in all); and reps samples as long as that last round.
-double modelled_bench_seconds(double c, int reps, double min_sample_ms) {
-    const double sample = std::max(std::max(min_sample_ms * 1e-3, 2e-3), c);
-    return c + std::min(40 * c, 2 + c) + 4.5 * sample + reps * 1.5 * sample;
-}
-
 json tiling_json(const gemm::Tiling& t) {
     return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
 }
@@ -63,6 +41,63 @@ void require_available(const gemm::Kernel& kernel) {
                                        "instance was not given (the browser lacks relaxed SIMD or the host did "
                                        "not load it); use simd");
 }
+
+using namespace arg;
+constexpr Arg kSeed{"seed", Int, "", 0, static_cast<double>(1LL << 40), "1", "seed of the deterministic inputs"};
+constexpr Arg kCacheBytes{"cache_bytes",
+                          Num,
+                          "bytes",
+                          0,
+                          kNo,
+                          "1048576",
+                          "the cache the traffic model assumes (1 MiB: a Zen 4/5 core's L2)",
+                          nullptr,
+                          nullptr,
+                          true};
+constexpr std::array kBenchArgs{
+    Arg{"kernel", Str, "", -kNo, kNo, "all", "all, or a comma-separated list of kernel names (see gemm_kernels)"},
+    Arg{"n", Any, "", 1, kMaxBenchN, "256", "the size, or a list of 1 to 16 sizes"},
+    Arg{"m", Int, "", 1, 8192, "depends: n (square)", "rows of A and C (fewer: one worker's stripe)"},
+    Arg{"reps", Int, "", 1, 100, "5", "timed repetitions"},
+    Arg{"warmup", Int, "", 0, 100, "3", "untimed repetitions first"},
+    Arg{"min_sample_ms", Num, "ms", 0, 10000, "20", "shortest timed sample", nullptr, nullptr, true},
+    kSeed,
+    kCacheBytes,
+};
+constexpr std::array kRunArgs{
+    Arg{"m", Int, "", 1, 4096, "required", "rows of A and C"},
+    Arg{"n", Int, "", 1, 4096, "required", "columns of B and C"},
+    Arg{"k", Int, "", 1, 4096, "required", "the shared dimension"},
+    Arg{"kernel", Str, "", -kNo, kNo, "required", "a kernel name (see gemm_kernels)"},
+    kSeed,
+    Arg{"entries", Int, "", 0, 4096, "64", "values of C returned"},
+};
+constexpr std::array kIntensityArgs{
+    Arg{"n", Int, "", 1, 1 << 16, "1024", "the size"},
+    Arg{"cache_bytes", Num, "bytes", -kNo, kNo, "1048576", kCacheBytes.doc},
+    Arg{"peak_flops_per_s", Num, "FLOP/s", -kNo, kNo, "none", "with bandwidth: the roofline bound"},
+    Arg{"bandwidth_bytes_per_s", Num, "bytes/s", -kNo, kNo, "none", "with peak: the roofline bound"},
+};
+constexpr std::array kKernelsResult = std::to_array<Field>({
+    {"relaxed_simd", "", "whether this instance runs the relaxed-SIMD kernel"},
+    {"kernels", "", "{number, name, adds, ...} per kernel of the ladder"},
+});
+constexpr std::array kBenchResult = std::to_array<Field>({
+    {"isa", "", "the SIMD instruction set of the simd kernels"},
+    {"cache_bytes", "bytes", "the cache the traffic model assumed"},
+    {"rows", "", "per kernel and size: flops_per_s (median, min, max), check, ratio_to_best"},
+    {"skipped", "", "kernels skipped at a size, with the reason"},
+});
+constexpr std::array kRunResult = std::to_array<Field>({
+    {"values", "", "the first entries of C"},
+    {"checksum", "", "a checksum of C"},
+    {"check", "", "the comparison with the reference kernel"},
+});
+constexpr std::array kIntensityResult = std::to_array<Field>({
+    {"cache_bytes", "bytes", "the cache the traffic model assumed"},
+    {"rows", "", "per kernel: the traffic model at n (bytes, intensity, and the bound given a roof)"},
+    {"compulsory_intensity", "FLOP/byte", "the intensity at compulsory traffic (each matrix moved once)"},
+});
 
 std::vector<const gemm::Kernel*> kernels_arg(const json& args) {
     const std::string name = optional_string_arg(args, "kernel").value_or("all");
@@ -136,12 +171,12 @@ json gemm_kernels(const json&) {
 json gemm_bench(const json& args) {
     const auto kernels = kernels_arg(args);
     const auto sizes = sizes_arg(args, 256);
-    const auto rows_m = optional_integer_arg(args, "m", 1, 8192);
-    const int reps = static_cast<int>(optional_integer_arg(args, "reps", 1, 100).value_or(5));
-    const int warmup = static_cast<int>(optional_integer_arg(args, "warmup", 0, 100).value_or(3));
-    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(20);
+    const auto rows_m = optional_arg_int(args, kBenchArgs[2]);
+    const int reps = static_cast<int>(arg_int(args, kBenchArgs[3]));
+    const int warmup = static_cast<int>(arg_int(args, kBenchArgs[4]));
+    const double min_sample_ms = arg_number(args, kBenchArgs[5]);
     require_in_left_open("min_sample_ms", min_sample_ms, 0.0, 10000.0);
-    const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
+    const auto seed = static_cast<std::uint64_t>(arg_int(args, kSeed));
     const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
     require_positive("cache_bytes", cache_bytes);
     // A kernel named explicitly must allow every size; "all" skips the sizes a kernel does not allow.
@@ -160,8 +195,9 @@ json gemm_bench(const json& args) {
                                    {"reason", "n above the kernel's limit of " + std::to_string(max_n_of(*kernel))}});
                 continue;
             }
-            modelled_seconds += modelled_bench_seconds(
-                modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n), reps, min_sample_ms);
+            modelled_seconds += gemm::modelled_bench_seconds(
+                gemm::modelled_call_seconds(*kernel, rows_m ? static_cast<int>(*rows_m) : n, n, n), reps,
+                min_sample_ms);
         }
     if (modelled_seconds > kMaxModelledSeconds)
         throw InputError("n", "this benchmark would take about " + format_number(std::ceil(modelled_seconds)) +
@@ -207,22 +243,22 @@ json gemm_bench(const json& args) {
 // One multiplication on deterministic inputs, for comparing builds: {m, n, k, kernel, seed, entries}
 // -> the first `entries` values of C in row-major order, a checksum and the reference check.
 json gemm_run(const json& args) {
-    const int m = static_cast<int>(integer_arg(args, "m", 1, 4096));
-    const int n = static_cast<int>(integer_arg(args, "n", 1, 4096));
-    const int k = static_cast<int>(integer_arg(args, "k", 1, 4096));
+    const int m = static_cast<int>(arg_int(args, kRunArgs[0]));
+    const int n = static_cast<int>(arg_int(args, kRunArgs[1]));
+    const int k = static_cast<int>(arg_int(args, kRunArgs[2]));
     const std::string name = string_arg(args, "kernel");
     const gemm::Kernel* kernel = gemm::find_kernel(name);
     if (kernel == nullptr)
         throw InputError("kernel", "kernel must be one of " + gemm::kernel_names() + ", got \"" + name + "\"");
     require_available(*kernel);
-    const auto seed = static_cast<std::uint64_t>(optional_integer_arg(args, "seed", 0, 1LL << 40).value_or(1));
-    const auto entries = optional_integer_arg(args, "entries", 0, 4096).value_or(64);
+    const auto seed = static_cast<std::uint64_t>(arg_int(args, kSeed));
+    const auto entries = arg_int(args, kRunArgs[5]);
     // Same bounds as gemm_bench: the matrices' memory and one call's modelled time.
     const double elements = static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n;
     if (elements > 3.0 * kMaxBenchN * kMaxBenchN)
         throw InputError("m", "m*k + k*n + m*n must be at most " + format_number(3.0 * kMaxBenchN * kMaxBenchN) +
                                   " elements (48 MiB of fp32), got " + format_number(elements));
-    const double call_seconds = modelled_call_seconds(*kernel, m, n, k);
+    const double call_seconds = gemm::modelled_call_seconds(*kernel, m, n, k);
     if (call_seconds > kMaxModelledSeconds / 10)
         throw InputError("m", std::string("m*n*k is too large for the ") + kernel->name + " kernel: about " +
                                   format_number(std::ceil(call_seconds)) + " s; the limit is " +
@@ -249,7 +285,7 @@ json gemm_run(const json& args) {
 // {n, cache_bytes, peak_flops_per_s?, bandwidth_bytes_per_s?}: the traffic model of every kernel at
 // size n and, given a peak and a bandwidth (both or neither), the roofline bound it implies.
 json gemm_intensity(const json& args) {
-    const int n = static_cast<int>(optional_integer_arg(args, "n", 1, 1 << 16).value_or(1024));
+    const int n = static_cast<int>(arg_int(args, kIntensityArgs[0]));
     const double cache_bytes = optional_number_arg(args, "cache_bytes").value_or(kDefaultCacheBytes);
     const auto peak = optional_number_arg(args, "peak_flops_per_s");
     const auto bandwidth = optional_number_arg(args, "bandwidth_bytes_per_s");
@@ -276,14 +312,22 @@ json gemm_intensity(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"gemm_kernels", gemm_kernels, "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA"},
+    {"gemm_kernels",
+     gemm_kernels,
+     "the GEMM ladder: kernel names, what each adds, tilings, SIMD ISA",
+     {},
+     kKernelsResult,
+     true},
     {"gemm_bench", gemm_bench,
      "time GEMM kernels on n x n x n: {n: int|[int], kernel: name|all, reps, warmup, min_sample_ms} -> rows "
-     "{kernel, n, flops_per_s, max_abs_err, intensity}"},
-    {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C"},
+     "{kernel, n, flops_per_s, max_abs_err, intensity}",
+     kBenchArgs, kBenchResult, true},
+    {"gemm_run", gemm_run, "one GEMM on deterministic inputs: {m, n, k, kernel, seed, entries} -> values of C",
+     kRunArgs, kRunResult, true},
     {"gemm_intensity", gemm_intensity,
      "modelled main-memory traffic and arithmetic intensity of each kernel, and its roofline bound for a given "
-     "peak and bandwidth"},
+     "peak and bandwidth",
+     kIntensityArgs, kIntensityResult, true},
 };
 
 }  // namespace

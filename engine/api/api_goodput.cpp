@@ -126,9 +126,36 @@ json checkpoint_interval_method(const json& args) {
     return out;
 }
 
+using namespace arg;
+constexpr std::array kGoodputArgs{
+    Arg{"mtbf_hours", Num, "h", -kNo, kNo, "one MTBF input is required", "the job's mean time between failures"},
+    Arg{"gpu_mtbf_hours", Num, "h", -kNo, kNo, "", "one GPU's MTBF (with gpus)"},
+    Arg{"gpus", Int, "GPUs", 1, 100'000'000, "depends: observed_gpus", "GPUs in the job"},
+    Arg{"interruptions", Num, "", -kNo, kNo, "", "a published failure count (with days and observed_gpus)"},
+    Arg{"days", Num, "days", -kNo, kNo, "", "the period of the failure count"},
+    Arg{"observed_gpus", Int, "GPUs", 1, 100'000'000, "", "GPUs the failure count was observed on"},
+    Arg{"checkpoint_seconds", Num, "s", -kNo, kNo, "required (or checkpoint_bytes)", "time to write one checkpoint"},
+    Arg{"checkpoint_bytes", Num, "bytes", -kNo, kNo, "", "checkpoint size (with write_bytes_per_s)"},
+    Arg{"write_bytes_per_s", Num, "bytes/s", -kNo, kNo, "", "checkpoint write bandwidth"},
+    Arg{"restart_seconds", Num, "s", -kNo, kNo, "required", "time to restart after a failure"},
+    Arg{"work_hours", Num, "h", -kNo, kNo, "", "failure-free length of the run"},
+    Arg{"dollars_per_gpu_hour", Num, "$", -kNo, kNo, "", "price, for lost_dollars"},
+    Arg{"interval_seconds", Num, "s", -kNo, kNo, "", "an interval to evaluate besides the optimum"},
+};
+constexpr std::array kGoodputResult = std::to_array<Field>({
+    {"job_mtbf_hours", "h", "the job's MTBF"},
+    {"young_interval_seconds", "s", "sqrt(2 delta M) (Young 1974)"},
+    {"daly_interval_seconds", "s", "Daly's (2006) higher-order optimum"},
+    {"restart_share", "", "R/M"},
+    {"optimum", "", "at Daly's interval: {interval_seconds, efficiency, lost_fraction, wall_hours, lost_hours, ...}"},
+    {"young", "", "the same at Young's interval"},
+    {"at_interval", "", "the same at interval_seconds"},
+});
+
 constexpr Method kMethods[] = {
     {"checkpoint_interval", checkpoint_interval_method,
-     "optimum checkpoint interval (Young 1974, Daly 2006) and the goodput, days and dollars failures cost"},
+     "optimum checkpoint interval (Young 1974, Daly 2006) and the goodput, days and dollars failures cost",
+     kGoodputArgs, kGoodputResult, true},
 };
 
 }  // namespace

@@ -19,6 +19,68 @@ namespace tally::api {
 
 namespace {
 
+using namespace arg;
+constexpr double kMaxDim = static_cast<double>(std::int64_t{1} << 40);
+constexpr Arg kContext{"context", Int, "tokens", 1, kMaxDim, "required", "tokens in context per sequence"};
+constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
+constexpr Arg kComputeDtype{"compute_dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the GEMMs run at"};
+constexpr Arg kServeHardware{"hardware", Str, "", -kNo, kNo, "required", "a hardware preset id"};
+constexpr std::array kInferenceArgs =
+    join_args(kModelArgs,
+              std::array{kContext, kBatch, Arg{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the KV cache"},
+                         Arg{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"},
+                         kComputeDtype, kServeHardware});
+constexpr Arg kM{"m", Int, "", 1, kMaxDim, "required", "rows of A and C (the tokens, for a weight matmul)"};
+constexpr Arg kN{"n", Int, "", 1, kMaxDim, "required", "columns of B and C"};
+constexpr Arg kK{"k", Int, "", 1, kMaxDim, "required", "the shared dimension"};
+constexpr Arg kDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype of the operands and the peak"};
+constexpr std::array kMatmulArgs{kM, kN, kK, kDtype, kServeHardware};
+constexpr std::array kUnitsArgs{
+    Arg{"flops", Num, "FLOP", -kNo, kNo, "depends: 6 x params x tokens", "a FLOP count"},
+    Arg{"params", Num, "parameters", -kNo, kNo, "depends: required without flops", "N, for 6ND"},
+    Arg{"tokens", Num, "tokens", -kNo, kNo, "depends: required without flops", "D, for 6ND"},
+    Arg{"hardware", Str, "", -kNo, kNo, "none", "a hardware preset id: GPU-seconds at its peak"},
+    Arg{"mfu", Num, "", -kNo, kNo, "0.4", "with hardware: model FLOPs utilization"},
+    Arg{"dtype", Str, "", -kNo, kNo, "bf16", "with hardware: the dtype of the peak"},
+    Arg{"days", Num, "days", -kNo, kNo, "none", "with hardware: the GPUs needed to finish in this many days"},
+};
+constexpr auto kCheckpointArgs = join_args(kModelArgs, std::array{arg::recipe});
+constexpr std::array kInferenceResult = std::to_array<Field>({
+    {"weights_bytes", "bytes", "inference weights"},
+    {"kv_bytes_per_token", "bytes", "KV cache per token of one sequence"},
+    {"kv_cache_bytes", "bytes", "the cache at batch x context"},
+    {"total_bytes", "bytes", "weights + cache"},
+    {"fits", "", "total <= the preset's capacity"},
+    {"max_batch", "sequences", "most sequences that fit at context"},
+    {"decode", "", "one decode step at batch: memory, compute and step seconds, tokens/s, bound"},
+    {"sweep", "", "the decode step over a range of batches"},
+    {"prefill_tokens_per_s", "tokens/s", "prefill rate (compute-bound)"},
+    {"prefill_seconds", "s", "prefill of one context"},
+    {"crossover_batch", "sequences", "the batch where decode turns compute-bound (null: never)"},
+});
+constexpr std::array kMatmulResult = std::to_array<Field>({
+    {"flops", "FLOP", "2 m n k"},
+    {"bytes", "bytes", "compulsory traffic: read A and B, write C"},
+    {"intensity", "FLOP/byte", "flops / bytes"},
+    {"ridge_flops_per_byte", "FLOP/byte", "peak / bandwidth"},
+    {"attainable_flops_per_s", "FLOP/s", "the roofline at this intensity"},
+    {"seconds", "s", "flops / attainable"},
+    {"bound", "", "memory or compute"},
+});
+constexpr std::array kUnitsResult = std::to_array<Field>({
+    {"flops", "FLOP", "the count"},
+    {"petaflop_s_days", "PF/s-days", "flops / (1e15 x 86400)"},
+    {"gpu_seconds", "GPU-s", "with hardware: flops / (peak x mfu)"},
+    {"gpus_for_days", "GPUs", "with days: GPUs to finish in time"},
+});
+constexpr std::array kCheckpointResult = std::to_array<Field>({
+    {"params", "parameters", "every parameter"},
+    {"weights_bytes", "bytes", "the weights in the recipe's dtype"},
+    {"inference_bytes", "bytes", "an inference checkpoint"},
+    {"resume_bytes", "bytes", "a resumable checkpoint: + master weights and optimizer states"},
+    {"resume_bytes_per_param", "bytes", "resume_bytes / params"},
+});
+
 json step_json(const DecodeStep& s) {
     return json{{"batch", s.batch},
                 {"memory_seconds", s.memory_seconds},
@@ -32,12 +94,12 @@ json step_json(const DecodeStep& s) {
 json inference_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     InferenceInput in;
-    in.context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
-    in.batch = optional_integer_arg(args, "batch", 1, 1'000'000'000).value_or(1);
+    in.context = arg_int(args, kContext);
+    in.batch = arg_int(args, kBatch);
     in.kv_dtype = dtype_from_string(optional_string_arg(args, "kv_dtype").value_or("bf16"), "kv_dtype", kStorageDType);
     in.weights_dtype =
         dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype", kStorageDType);
-    const std::string compute_dtype = optional_string_arg(args, "compute_dtype").value_or("bf16");
+    const std::string compute_dtype = arg_string(args, kComputeDtype);
     const auto id = optional_string_arg(args, "hardware");
     if (!id) throw InputError("hardware", "hardware (a preset id) is required: the rates need its bandwidth and peak");
     const Hardware hw = find_hardware(*id);
@@ -85,10 +147,10 @@ json inference_method(const json& args) {
 // preset: for a weight matmul, m is the tokens in the batch and k × n the weight, so the intensity grows
 // with the tokens until the activations outweigh the weight.
 json matmul_roofline(const json& args) {
-    const double m = static_cast<double>(integer_arg(args, "m", 1, std::int64_t{1} << 40));
-    const double n = static_cast<double>(integer_arg(args, "n", 1, std::int64_t{1} << 40));
-    const double k = static_cast<double>(integer_arg(args, "k", 1, std::int64_t{1} << 40));
-    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    const double m = static_cast<double>(arg_int(args, kM));
+    const double n = static_cast<double>(arg_int(args, kN));
+    const double k = static_cast<double>(arg_int(args, kK));
+    const std::string dtype = arg_string(args, kDtype);
     const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
     const Hardware hw = find_hardware(string_arg(args, "hardware"));
     const double peak = hw.peak(type);
@@ -101,11 +163,11 @@ json matmul_roofline(const json& args) {
                 {"flops", t.flops},
                 {"bytes", t.bytes},
                 {"intensity", t.intensity},
-                {"ridge_flops_per_byte", peak / hw.memory_bandwidth_bytes_per_s},
+                {"ridge_flops_per_byte", roofline::ridge(peak, hw.memory_bandwidth_bytes_per_s)},
                 {"peak_flops_per_s", peak},
                 {"attainable_flops_per_s", attainable},
                 {"seconds", t.flops / attainable},
-                {"bound", t.intensity * hw.memory_bandwidth_bytes_per_s < peak ? "memory" : "compute"}};
+                {"bound", roofline::to_string(roofline::bound(t.intensity, peak, hw.memory_bandwidth_bytes_per_s))}};
 }
 
 // A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-seconds it takes and the GPUs
@@ -151,13 +213,17 @@ json checkpoint_size(const json& args) {
 
 constexpr Method kMethods[] = {
     {"compute_units", compute_units,
-     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days`"},
+     "a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days`", kUnitsArgs,
+     kUnitsResult, true},
     {"checkpoint_size", checkpoint_size,
-     "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)"},
+     "bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer)", kCheckpointArgs,
+     kCheckpointResult, true},
     {"matmul_roofline", matmul_roofline,
-     "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time"},
+     "one matmul (m,k)·(k,n) at compulsory traffic on a hardware preset: FLOPs, bytes, intensity, bound, time",
+     kMatmulArgs, kMatmulResult, true},
     {"inference", inference_method,
-     "serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch"},
+     "serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch",
+     kInferenceArgs, kInferenceResult, true},
 };
 
 }  // namespace

@@ -21,13 +21,38 @@ namespace {
 using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- KV cache
+using namespace arg;
+inline constexpr double kMaxContext = static_cast<double>(std::int64_t{1} << 40);
+constexpr Arg kContext{"context", Int, "tokens", 1, kMaxContext, "required", "tokens cached per sequence"};
+constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
+constexpr Arg kKvDtype{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the cache"};
+constexpr Arg kWeightsDtype{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"};
+constexpr Arg kEncoderContext{
+    "encoder_context", Int, "tokens", 0, kMaxContext, "0", "encoder-decoder: the encoder's tokens (0: context)"};
+constexpr auto kKvArgs =
+    join_args(kModelArgs, std::array{kContext, kBatch, kKvDtype, kWeightsDtype, kEncoderContext}, kCapacityArgs);
+constexpr std::array kKvResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"bytes_per_token", "bytes", "KV cache per token of one sequence"},
+    {"kv_cache_bytes", "bytes", "the whole cache: batch x context"},
+    {"weights_bytes", "bytes", "inference weights"},
+    {"total_bytes", "bytes", "weights + cache"},
+    {"formula", "", "the cache formula for this attention kind"},
+    {"mha_kv_cache_bytes", "bytes", "the cache with full multi-head attention, to compare"},
+    {"kv_layers", "", "the cache by layer kind"},
+    {"fits", "", "with a capacity: total <= usable"},
+    {"max_batch", "sequences", "with a capacity: most sequences at context"},
+    {"max_context", "tokens", "with a capacity: longest context at batch"},
+    {"decode_tokens_per_s_bound", "tokens/s", "with hardware: the bandwidth bound per sequence"},
+});
+
 json kv_cache_method(const json& args) {
     const ModelConfig c = resolve_model(args);
-    const std::int64_t context = integer_arg(args, "context", 1, std::int64_t{1} << 40);
-    const std::int64_t batch = int_or(args, "batch", 1, 1, 1'000'000'000);
-    const DType kv = dtype_from_string(string_or(args, "kv_dtype", "bf16"), "kv_dtype", kStorageDType);
-    const DType w = dtype_from_string(string_or(args, "weights_dtype", "bf16"), "weights_dtype", kStorageDType);
-    const std::int64_t encoder_context = int_or(args, "encoder_context", 0, 0, std::int64_t{1} << 40);
+    const std::int64_t context = arg_int(args, kContext);
+    const std::int64_t batch = arg_int(args, kBatch);
+    const DType kv = dtype_from_string(arg_string(args, kKvDtype), "kv_dtype", kStorageDType);
+    const DType w = dtype_from_string(arg_string(args, kWeightsDtype), "weights_dtype", kStorageDType);
+    const std::int64_t encoder_context = arg_int(args, kEncoderContext);
     const KvCache k = kv_cache(c, context, batch, kv, w, encoder_context);
     json out{{"model", model_to_json(c)},
              {"context", context},
@@ -73,7 +98,7 @@ json kv_cache_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"kv_cache", kv_cache_method, "inference weights plus KV cache"},
+    {"kv_cache", kv_cache_method, "inference weights plus KV cache", kKvArgs, kKvResult, true},
 };
 
 }  // namespace

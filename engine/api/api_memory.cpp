@@ -205,6 +205,46 @@ namespace {
 
 json recipes_method(const json&) { return json{{"recipes", recipes_json()}}; }
 
+using namespace arg;
+constexpr Arg kReferenceBytes{"reference_bytes",
+                              Num,
+                              "bytes",
+                              0,
+                              kNo,
+                              "none",
+                              "a figure to compare with: the ratios of activations and total to it",
+                              nullptr,
+                              nullptr,
+                              true};
+constexpr Arg kBudgetGpusPerNode{"gpus_per_node",
+                                 Int,
+                                 "GPUs",
+                                 1,
+                                 kMaxDegree,
+                                 "depends: the hardware preset's interconnect",
+                                 "GPUs per node, for host memory per node"};
+constexpr auto kBudgetArgs =
+    join_args(kModelArgs, kSetupArgs, kCapacityArgs, std::array{kReferenceBytes, kBudgetGpusPerNode});
+constexpr std::array kRecipesResult = std::to_array<Field>({
+    {"recipes", "",
+     "{id, name, description, weights, gradients, master_weights, optimizer, optimizer_state, "
+     "bytes_per_param}"},
+});
+constexpr std::array kBudgetResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"recipe", "", "the recipe used, overrides applied"},
+    {"per_gpu_bytes", "bytes", "weights, gradients, master weights, optimizer states, activations, other, total"},
+    {"activations", "bytes", "activation memory term by term"},
+    {"bytes_per_param", "bytes", "static bytes per parameter of the recipe"},
+    {"host_bytes", "bytes", "with offload: host memory per GPU (and per node)"},
+    {"capacity_bytes", "bytes", "with hardware or capacity_bytes: one GPU's memory, else null"},
+    {"usable_bytes", "bytes", "capacity less the allowance"},
+    {"fits", "", "total <= usable_bytes (null without a capacity)"},
+    {"headroom_bytes", "bytes", "usable_bytes - total (negative: short by)"},
+    {"min_gpus", "GPUs", "fewest GPUs whose budget fits (null: none up to 2^20, or no capacity)"},
+    {"reference", "", "with reference_bytes: {bytes, activations_ratio, total_ratio}"},
+});
+
 json memory_budget_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     json recipe;
@@ -212,8 +252,8 @@ json memory_budget_method(const json& args) {
     const MemoryBudget m = memory_budget(c, st);
     json out = budget_json(c, st, m, recipe);
     // A figure to compare with (e.g. a number printed in course notes): the ratios are the engine's.
-    if (auto reference = optional_number_arg(args, "reference_bytes")) {
-        require_positive("reference_bytes", *reference);
+    if (auto reference = optional_number_arg(args, kReferenceBytes.name)) {
+        require_positive(kReferenceBytes.name, *reference);
         out["reference"] = {{"bytes", *reference},
                             {"activations_ratio", static_cast<double>(m.bytes.activations) / *reference},
                             {"total_ratio", static_cast<double>(m.bytes.total) / *reference}};
@@ -221,7 +261,7 @@ json memory_budget_method(const json& args) {
     json hardware;
     const std::optional<UsableCapacity> cap = capacity_from_args(args, &hardware);
     // Checked even without offload, so a bad value is refused rather than ignored.
-    std::optional<std::int64_t> per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000);
+    std::optional<std::int64_t> per_node = optional_arg_int(args, kBudgetGpusPerNode);
     if (out.contains("host_bytes")) {
         // Host memory per node: the busiest GPU's host bytes times the GPUs on a node (the argument, else the
         // preset's interconnect), an upper bound when stages differ; unknown without either.
@@ -253,8 +293,13 @@ json memory_budget_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"recipes", recipes_method, "named training recipes (dtype per tensor class, optimizer) with bytes per parameter"},
-    {"memory_budget", memory_budget_method, "training memory per GPU, term by term"},
+    {"recipes",
+     recipes_method,
+     "named training recipes (dtype per tensor class, optimizer) with bytes per parameter",
+     {},
+     kRecipesResult,
+     true},
+    {"memory_budget", memory_budget_method, "training memory per GPU, term by term", kBudgetArgs, kBudgetResult, true},
 };
 
 }  // namespace

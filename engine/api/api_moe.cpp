@@ -99,10 +99,33 @@ json moe_routing(const json& args) {
     return out;
 }
 
+using namespace arg;
+constexpr std::array kMoeOwn{
+    Arg{"seq", Int, "tokens", 1, 1 << 20, "4096", "sequence length"},
+    Arg{"micro_batch", Int, "sequences", 1, 65536, "1", "sequences per micro-batch"},
+    Arg{"ep", Int, "GPUs", 1, 65536, "depends: min(experts, 8)", "expert-parallel degree"},
+    Arg{"capacity_factor", Num, "", -kNo, kNo, "0 (no capacity: nothing dropped)",
+        "expert capacity over the mean load"},
+    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the all-to-all"},
+};
+constexpr auto kMoeArgs = join_args(kModelArgs, kMoeOwn);
+constexpr std::array kMoeResult = std::to_array<Field>({
+    {"params", "parameters", "{total, active, embedding, active_without_embedding, active_fraction}"},
+    {"local_experts", "experts", "experts per GPU"},
+    {"tokens_per_expert", "tokens", "mean load per expert per micro-batch"},
+    {"expert_capacity", "tokens", "capacity per expert (capacity_factor x mean load)"},
+    {"dropped_fraction_balanced", "", "share dropped when the router balances perfectly"},
+    {"random_routing", "", "with capacity_factor: {mean_load, load_stddev, capacity, expected_dropped_fraction, ...}"},
+    {"all_to_all_bytes_per_token_forward", "bytes", "dispatch and combine per token and MoE layer, forward"},
+    {"all_to_all_bytes_per_token_step", "bytes", "the same with the backward's two"},
+    {"all_to_all_bytes_per_layer_step", "bytes", "per GPU, MoE layer and step"},
+});
+
 constexpr Method kMethods[] = {
     {"moe_routing", moe_routing,
      "mixture of experts: active vs total parameters, capacity and dropped tokens, the expert-parallel all-to-all "
-     "per token and layer"},
+     "per token and layer",
+     kMoeArgs, kMoeResult, true},
 };
 
 }  // namespace

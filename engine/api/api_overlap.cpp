@@ -58,10 +58,34 @@ json overlap_method(const json& args) {
             {"ops", ops}};
 }
 
+using namespace arg;
+constexpr std::array kOverlapArgs{
+    Arg{.name = "scheme", .type = Enum, .fallback = "ddp", .doc = "what communicates", .values = "ddp|fsdp|tp"},
+    Arg{"layers", Int, "layers", 1, 1024, "depends: the core's default", "layers in the step"},
+    Arg{"forward_seconds", Num, "s", -kNo, kNo, "depends: the core's default", "one layer's forward"},
+    Arg{"backward_seconds", Num, "s", -kNo, kNo, "2 x forward_seconds", "one layer's backward"},
+    Arg{"layer_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "bytes one layer's collective moves"},
+    Arg{"bucket_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "DDP gradient bucket size"},
+    Arg{"overlap", Bool, "", -kNo, kNo, "true", "overlap communication with compute"},
+    Arg{"chunks", Int, "chunks", 1, 64, "depends: the core's default", "TP collective-matmul chunks"},
+    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the collectives"},
+    Arg{"efficiency", Num, "", -kNo, kNo, "depends: the collectives' default link efficiency",
+        "achieved share of link bandwidth"},
+    Arg{"ranks_per_node", Int, "GPUs", 0, 1 << 20, "8", "ranks of the group per node"},
+    Arg{"nodes", Int, "nodes", 0, 1 << 20, "1", "nodes the group spans"},
+};
+constexpr std::array kOverlapResult = std::to_array<Field>({
+    {"step_seconds", "s", "the step with this schedule"},
+    {"comm_seconds", "s", "all communication"},
+    {"exposed_comm_seconds", "s", "communication compute waits for"},
+    {"ops", "", "{lane, kind, layer, start, end} per op"},
+});
+
 constexpr Method kMethods[] = {
     {"overlap", overlap_method,
      "one GPU's step timeline, compute and communication lanes: DDP buckets, FSDP prefetch or TP collective matmul; "
-     "what stays exposed"},
+     "what stays exposed",
+     kOverlapArgs, kOverlapResult, true},
 };
 
 }  // namespace

@@ -71,8 +71,18 @@ json params_result(const ModelConfig& c) {
 
 json params(const json& args) { return params_result(resolve_model(args)); }
 
+constexpr std::array kParamsResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"total", "parameters", "every parameter (MTP modules apart)"},
+    {"active", "parameters", "parameters a token visits"},
+    {"components", "", "{id, name, count, formula} per component"},
+    {"per_layer", "parameters", "attention, mlp, mlp_active, norms, total (and dense_layer_mlp)"},
+    {"tensors", "", "{name, rows, cols, count, per_layer, instances_per_layer, layers?} per tensor"},
+    {"mtp", "parameters", "multi-token prediction modules: {count, formula}, when the model has them"},
+});
+
 constexpr Method kMethods[] = {
-    {"params", params, "exact parameter count by component and tensor"},
+    {"params", params, "exact parameter count by component and tensor", arg::kModelArgs, kParamsResult, true},
 };
 
 }  // namespace

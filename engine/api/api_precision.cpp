@@ -102,6 +102,93 @@ json encode_result(Format f, const ValueArg& in, Round rnd, bool sat) {
 
 // ---------------------------------------------------------------- methods
 
+using namespace arg;
+constexpr Arg kFormat{"format", Str, "", -kNo, kNo, "required", "a float format name (see float_formats)"};
+constexpr Arg kValue{
+    "value", Any, "", -kNo, kNo, "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\""};
+constexpr Arg kRounding{.name = "rounding",
+                        .type = Enum,
+                        .fallback = "nearest_even",
+                        .doc = "rounding mode (or rn, rna, rz, ru, rd)",
+                        .values = "nearest_even|nearest_away|toward_zero|up|down"};
+constexpr Arg kSaturate{"saturate",
+                        Any,
+                        "",
+                        -kNo,
+                        kNo,
+                        "depends: the format's NVIDIA default",
+                        "true, false, or \"default\": clamp overflow to the largest finite value"};
+constexpr Arg kCode{
+    "code", Any, "", -kNo, kNo, "depends: required without hex", "the bit pattern: an integer, or hex text"};
+constexpr Arg kHex{"hex", Str, "", -kNo, kNo, "none", "the bit pattern as hex text, e.g. \"0x7e\""};
+constexpr Arg kFlipBit{"flip_bit", Num, "", -kNo, kNo, "none", "a bit index to flip before decoding"};
+constexpr std::array kEncodeArgs{kFormat, kValue, kRounding, kSaturate};
+constexpr std::array kCompareArgs{kValue, kRounding, kSaturate};
+constexpr std::array kDecodeArgs{kFormat, kCode, kHex, kFlipBit};
+constexpr std::array kTableArgs{kFormat, Arg{.name = "kind",
+                                             .type = Enum,
+                                             .fallback = "gaps",
+                                             .doc = "gaps per binade, or every value (formats of at most 16 bits)",
+                                             .values = "gaps|values"}};
+constexpr std::array kExploreArgs{
+    kFormat,
+    Arg{"value", Any, "", -kNo, kNo, "depends: give value, or code / hex", kValue.doc},
+    kCode,
+    kHex,
+    kFlipBit,
+    kRounding,
+    kSaturate,
+    Arg{"table", Bool, "", -kNo, kNo, "false", "also the gap table (and values up to 8 bits)"},
+    Arg{"blocks", Obj, "", -kNo, kNo, "none", "block_compare's arguments: a block comparison beside"}};
+constexpr std::array kBatchArgs{
+    kFormat, kRounding, kSaturate, Arg{"count", Int, "", 1, 1 << 24, "required", "bit patterns encoded"},
+    Arg{"seed", Int, "", 0, static_cast<double>(std::int64_t{1} << 52), "1", "seed of the patterns"}};
+constexpr std::array kFormatsResult = std::to_array<Field>({
+    {"formats", "", "every format with its layout, special-value rules and constants"},
+    {"roundings", "", "the rounding modes"},
+});
+constexpr std::array kEncodeResult = std::to_array<Field>({
+    {"code", "", "the stored bit pattern"},
+    {"hex", "", "the pattern in hex"},
+    {"value", "", "the stored value"},
+    {"exact", "", "the stored value in exact decimal"},
+    {"error_abs", "", "|stored - input|"},
+    {"error_rel", "", "error_abs / |input|"},
+    {"notes", "", "what happened (rounded, overflowed, saturated, ...)"},
+});
+constexpr std::array kCompareResult = std::to_array<Field>({
+    {"input", "", "the value as given"},
+    {"input_exact", "", "the input in exact decimal"},
+    {"input_value", "", "the input as a double (null: not finite)"},
+    {"results", "", "the encode result in every format"},
+});
+constexpr std::array kDecodeResult = std::to_array<Field>({
+    {"code", "", "the bit pattern"},
+    {"value", "", "its value"},
+    {"formula", "", "sign x significand x 2^exponent"},
+    {"next", "", "the next pattern up"},
+    {"prev", "", "the next pattern down"},
+    {"ulp", "", "the gap to the next value"},
+});
+constexpr std::array kTableResult = std::to_array<Field>({
+    {"format", "", "the format"},
+    {"kind", "", "gaps or values"},
+    {"binades", "", "gaps: {exponent, low, high, gap, count} per binade"},
+    {"values", "", "values: every code and its value"},
+});
+constexpr std::array kExploreResult = std::to_array<Field>({
+    {"stored", "", "the encode (or decode) result"},
+    {"compare", "", "float_compare of the value"},
+    {"table", "", "with table: gaps and values"},
+    {"blocks", "", "with blocks: block_compare's result"},
+    {"blocks_error", "", "with blocks: the error block_compare gave, if any"},
+});
+constexpr std::array kBatchResult = std::to_array<Field>({
+    {"hash", "", "FNV-1a 64 of the codes"},
+    {"nan_codes", "", "codes that are NaN"},
+    {"first_codes", "", "the first codes"},
+});
+
 json float_formats(const json&) {
     json list = json::array();
     for (Format f : all_formats()) {
@@ -273,16 +360,27 @@ json float_encode_batch(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"float_formats", float_formats, "every float format with its layout, special-value rules and constants"},
+    {"float_formats",
+     float_formats,
+     "every float format with its layout, special-value rules and constants",
+     {},
+     kFormatsResult,
+     true},
     {"float_encode", float_encode,
-     "round a number to a format {format, value, saturate?, rounding?}: code, exact value, fields, error"},
-    {"float_compare", float_compare, "one number in every format side by side {value, saturate?, rounding?}"},
-    {"float_decode", float_decode, "decode a bit pattern {format, code | hex, flip_bit?}"},
-    {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade"},
+     "round a number to a format {format, value, saturate?, rounding?}: code, exact value, fields, error", kEncodeArgs,
+     kEncodeResult, true},
+    {"float_compare", float_compare, "one number in every format side by side {value, saturate?, rounding?}",
+     kCompareArgs, kCompareResult, true},
+    {"float_decode", float_decode, "decode a bit pattern {format, code | hex, flip_bit?}", kDecodeArgs, kDecodeResult,
+     true},
+    {"float_table", float_table, "all values of a small format, or the gap between neighbours per binade", kTableArgs,
+     kTableResult, true},
     {"float_explore", float_explore,
-     "one call for the float explorer {format, value | code | hex, flip_bit?, rounding?, saturate?, table?, blocks?}"},
+     "one call for the float explorer {format, value | code | hex, flip_bit?, rounding?, saturate?, table?, blocks?}",
+     kExploreArgs, kExploreResult, true},
     {"float_encode_batch", float_encode_batch,
-     "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)"},
+     "encode count pseudo-random float patterns and hash the codes (wasm-vs-native check)", kBatchArgs, kBatchResult,
+     true},
 };
 
 }  // namespace

@@ -203,10 +203,33 @@ json assumptions(const json&) {
     return json{{"models", models}, {"hardware", hardware}};
 }
 
+constexpr std::array kAssumptionsResult = std::to_array<Field>({
+    {"models", "", "per model preset: {id, name, assumptions: [{id, name, value, source}]}"},
+    {"hardware", "", "per hardware preset: {id, name, assumptions: [{id, name, value, source}]}"},
+});
+constexpr std::array kPresetsResult = std::to_array<Field>({
+    {"models", "", "model presets: {id, name, source, assumption_sources, config, params_total, params_active}"},
+    {"hardware", "", "hardware presets with peaks, capacity, bandwidth and interconnect"},
+    {"recipes", "", "training recipes with bytes per parameter"},
+    {"optimizers", "", "{id, states, description}"},
+    {"dtypes", "", "{id, name, bits, bytes, roles, note, block?, scale_bits?}"},
+});
+constexpr std::array kModelResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"params_total", "parameters", "every parameter"},
+    {"params_active", "parameters", "parameters a token visits (MoE: the routed share)"},
+});
+
 constexpr Method kMethods[] = {
-    {"assumptions", assumptions, "every assumption behind each preset's budget and FLOP count, with its source"},
-    {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes"},
-    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config"},
+    {"assumptions",
+     assumptions,
+     "every assumption behind each preset's budget and FLOP count, with its source",
+     {},
+     kAssumptionsResult,
+     true},
+    {"presets", presets, "model and hardware presets, recipes, optimizers and dtypes", {}, kPresetsResult, true},
+    {"model", model_method, "resolve a preset id, config object or HF config.json into a tally config", arg::kModelArgs,
+     kModelResult, true},
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
 #include "tally/probe.h"
@@ -17,9 +18,32 @@ constexpr double kMaxProbeMs = 10000;
 // probe_bandwidth's buffer: 8x a 32 MiB L3 is still a main-memory stream.
 constexpr std::int64_t kMaxProbeMiB = 256;
 
+using namespace arg;
+constexpr Arg kSamples{"samples", Int, "", 1, 50, "5", "timed samples", "--reps"};
+constexpr std::array kPeakArgs{
+    kSamples,
+    Arg{"min_sample_ms", Num, "ms", 0.9, 5000, "50", "shortest sample", nullptr, nullptr, true},
+    Arg{.name = "variant", .type = Enum, .fallback = "simd", .doc = "the multiply-add timed", .values = "simd|relaxed"},
+};
+constexpr std::array kBandwidthArgs{
+    Arg{"mib", Int, "MiB", 1, static_cast<double>(kMaxProbeMiB), "128", "buffer size"},
+    kSamples,
+};
+constexpr std::array kPeakResult = std::to_array<Field>({
+    {"flops_per_s", "FLOP/s", "median of the samples on one core"},
+    {"flops_per_s_min", "FLOP/s", "slowest sample"},
+    {"flops_per_s_max", "FLOP/s", "fastest sample"},
+    {"samples", "", "samples taken"},
+    {"isa", "", "the instruction set timed"},
+});
+constexpr std::array kBandwidthResult = std::to_array<Field>({
+    {"read_bytes_per_s", "bytes/s", "read stream"},
+    {"triad_bytes_per_s", "bytes/s", "triad stream"},
+});
+
 json probe_peak(const json& args) {
-    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
-    const double min_sample_ms = optional_number_arg(args, "min_sample_ms").value_or(50);
+    const int samples = static_cast<int>(arg_int(args, kSamples));
+    const double min_sample_ms = arg_number(args, kPeakArgs[1]);
     require_in_left_open("min_sample_ms", min_sample_ms, 0.9, 5000.0);
     if (samples * min_sample_ms > kMaxProbeMs)
         throw InputError("samples", "samples x min_sample_ms must be at most " + format_number(kMaxProbeMs) +
@@ -44,8 +68,8 @@ json probe_peak(const json& args) {
 }
 
 json probe_bandwidth(const json& args) {
-    const auto mib = optional_integer_arg(args, "mib", 1, kMaxProbeMiB).value_or(128);
-    const int samples = static_cast<int>(optional_integer_arg(args, "samples", 1, 50).value_or(5));
+    const auto mib = arg_int(args, kBandwidthArgs[0]);
+    const int samples = static_cast<int>(arg_int(args, kSamples));
     const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
     return {{"read_bytes_per_s", r.read_bytes_per_s},
             {"read_bytes_per_s_min", r.read_bytes_per_s_min},
@@ -61,8 +85,10 @@ json probe_bandwidth(const json& args) {
 constexpr Method kMethods[] = {
     {"probe_peak", probe_peak,
      "measure this core's peak fp32 FLOP/s (independent vector multiply-add chains; variant relaxed: "
-     "f32x4.relaxed_madd chains)"},
-    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)"},
+     "f32x4.relaxed_madd chains)",
+     kPeakArgs, kPeakResult, true},
+    {"probe_bandwidth", probe_bandwidth, "measure this core's main-memory bandwidth (read and triad streams)",
+     kBandwidthArgs, kBandwidthResult, true},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "api_args.h"
 #include "tally/api.h"
 #include "tally/dtype.h"
 #include "tally/error.h"
@@ -14,6 +15,34 @@
 namespace tally::api {
 
 namespace {
+
+using namespace arg;
+constexpr Arg kIntensity{
+    "intensity", Arr, "FLOP/byte", -kNo, kNo, "[]", "up to 4096 positive intensities: the bound at each (points)"};
+constexpr std::array kRooflineArgs{
+    Arg{"hardware", Str, "", -kNo, kNo, "none", "a hardware preset id: the bound of each op on its roof"},
+    Arg{"dtype", Str, "", -kNo, kNo, "bf16", "dtype of the operands and the peak"},
+    Arg{"seq", Int, "tokens", 1, static_cast<double>(roofline::kMaxOpsSeq), "2048", "sequence length of the ops"},
+    Arg{"d_model", Int, "", 1, 1 << 20, "4096", "model width of the ops"},
+    Arg{"heads", Int, "", 1, 1 << 20, "32", "attention heads of the ops"},
+    kIntensity,
+};
+constexpr std::array kRooflineCustomArgs{
+    Arg{"peak_flops_per_s", Num, "FLOP/s", 0, kNo, "required", "the peak", nullptr, nullptr, true},
+    Arg{"bandwidth_bytes_per_s", Num, "bytes/s", 0, kNo, "required", "the memory bandwidth", nullptr, nullptr, true},
+    kIntensity,
+};
+constexpr std::array kRooflineResult = std::to_array<Field>({
+    {"ops", "", "{id, name, group, flops, bytes, intensity, model, attainable_flops_per_s?, bound?} per op"},
+    {"peak_flops_per_s", "FLOP/s", "with hardware: the peak at dtype"},
+    {"bandwidth_bytes_per_s", "bytes/s", "with hardware: memory bandwidth"},
+    {"ridge_flops_per_byte", "FLOP/byte", "with hardware: peak / bandwidth"},
+    {"points", "", "with hardware: the bound at each intensity"},
+});
+constexpr std::array kRooflineCustomResult = std::to_array<Field>({
+    {"ridge_flops_per_byte", "FLOP/byte", "peak / bandwidth"},
+    {"points", "", "{intensity, attainable_flops_per_s, bound} per intensity"},
+});
 
 // The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.
 json bounds_at(const json& args, double peak, double bandwidth) {
@@ -38,13 +67,13 @@ json bounds_at(const json& args, double peak, double bandwidth) {
 // With a hardware preset, `points` holds the bound at each intensity (as roofline_custom), so a chart
 // needs one call per roof.
 json roofline(const json& args) {
-    const std::string dtype = optional_string_arg(args, "dtype").value_or("bf16");
+    const std::string dtype = arg_string(args, kRooflineArgs[1]);
     roofline::OpsConfig config;
     const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
     config.element_bytes = dtype_element_bytes(type);
-    config.seq = static_cast<int>(optional_integer_arg(args, "seq", 1, roofline::kMaxOpsSeq).value_or(config.seq));
-    config.d_model = static_cast<int>(optional_integer_arg(args, "d_model", 1, 1 << 20).value_or(config.d_model));
-    config.heads = static_cast<int>(optional_integer_arg(args, "heads", 1, 1 << 20).value_or(config.heads));
+    config.seq = static_cast<int>(arg_int(args, kRooflineArgs[2], config.seq));
+    config.d_model = static_cast<int>(arg_int(args, kRooflineArgs[3], config.d_model));
+    config.heads = static_cast<int>(arg_int(args, kRooflineArgs[4], config.heads));
     const auto ops = roofline::named_ops(config);
 
     json out = {{"dtype", dtype},
@@ -96,9 +125,11 @@ json roofline_custom(const json& args) {
 
 constexpr Method kMethods[] = {
     {"roofline", roofline,
-     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset"},
+     "named operations with FLOPs, bytes, arithmetic intensity, and their roofline bound on a hardware preset",
+     kRooflineArgs, kRooflineResult, true},
     {"roofline_custom", roofline_custom,
-     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)"},
+     "ridge point and bounds of a roofline given raw peak FLOP/s and bandwidth (e.g. this machine's probes)",
+     kRooflineCustomArgs, kRooflineCustomResult, true},
 };
 
 }  // namespace

@@ -12,12 +12,40 @@ namespace tally::api {
 
 namespace {
 
+using namespace arg;
+constexpr std::array kScheduleArgs{
+    Arg{.name = "schedule",
+        .type = Enum,
+        .fallback = "1f1b",
+        .doc = "the pipeline schedule",
+        .values = "gpipe|1f1b|interleaved|zb-h1|dualpipe"},
+    Arg{"stages", Int, "stages", 1, 1024, "4", "pipeline stages"},
+    Arg{"microbatches", Int, "", 1, 65536, "8", "micro-batches per step"},
+    Arg{"chunks", Int, "chunks", 1, 64, "depends: 2 for interleaved, else 1", "model chunks per stage"},
+    Arg{"forward", Num, "time units", -kNo, kNo, "1", "one micro-batch's forward through a whole stage"},
+    Arg{"backward", Num, "time units", -kNo, kNo, "2", "one micro-batch's backward through a whole stage"},
+    Arg{"weight", Num, "time units", -kNo, kNo, "depends: backward / 2 (zb-h1 and dualpipe only)",
+        "the weight-gradient part W of backward, split off by zb-h1 and dualpipe"},
+};
+constexpr std::array kScheduleResult = std::to_array<Field>({
+    {"schedule", "", "the schedule simulated"},
+    {"blocks", "", "{stage, micro, chunk, kind F|B|W, start, end, pair} per block"},
+    {"makespan", "time units", "end of the last block"},
+    {"busy_per_stage", "time units", "work per stage"},
+    {"idle_fraction", "", "idle share of stage-time (the bubble)"},
+    {"bubble_ratio", "", "idle time over compute time"},
+    {"peak_in_flight", "micro-batches", "most micro-batches whose activations a stage holds at once"},
+    {"parameter_copies", "", "copies of the weights a stage holds (2 for dualpipe)"},
+    {"bubble_time", "time units", "makespan less one stage's work"},
+    {"bubble_time_published", "time units", "the paper's closed-form bubble for this schedule"},
+});
+
 json pipeline_schedule_method(const json& args) {
     ScheduleConfig c;
-    c.kind = pipeline_schedule_from_string(string_or(args, "schedule", "1f1b"));
-    c.stages = int_or(args, "stages", 4, 1, 1024);
-    c.microbatches = int_or(args, "microbatches", 8, 1, 65536);
-    c.chunks = int_or(args, "chunks", c.kind == PipelineScheduleKind::Interleaved ? 2 : 1, 1, 64);
+    c.kind = pipeline_schedule_from_string(arg_string(args, kScheduleArgs[0]));
+    c.stages = arg_int(args, kScheduleArgs[1]);
+    c.microbatches = arg_int(args, kScheduleArgs[2]);
+    c.chunks = arg_int(args, kScheduleArgs[3], c.kind == PipelineScheduleKind::Interleaved ? 2 : 1);
     c.forward = optional_number_arg(args, "forward").value_or(c.forward);
     c.backward = optional_number_arg(args, "backward").value_or(c.backward);
     const bool split = c.kind == PipelineScheduleKind::ZeroBubbleH1 || c.kind == PipelineScheduleKind::DualPipe;
@@ -58,8 +86,8 @@ json pipeline_schedule_method(const json& args) {
 
 constexpr Method kMethods[] = {
     {"pipeline_schedule", pipeline_schedule_method,
-     "a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1, dualpipe) simulated op by op: blocks, bubble, "
-     "micro-batches in flight"},
+     "a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1, dualpipe) simulated op by op: blocks, bubble, micro-batches in flight",
+     kScheduleArgs, kScheduleResult, true},
 };
 
 }  // namespace

@@ -23,18 +23,18 @@ StepLayout layout_from_args(const json& args) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
     require_default_placement(layout.setup, "step_time (and plan)");
-    layout.interleave = optional_integer_arg(args, "interleave", 1, 1024).value_or(layout.setup.virtual_stages);
+    layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
         throw InputError("virtual_stages", "virtual_stages and interleave both give the chunks per stage; give one");
     layout.setup.virtual_stages = layout.interleave;  // the memory check counts the interleaved schedule's activations
-    layout.embedding_chunks = bool_arg(args, "embedding_chunks", false);
-    layout.gpus_per_node = optional_integer_arg(args, "gpus_per_node", 1, 1'000'000).value_or(0);
-    layout.precision = optional_string_arg(args, "precision").value_or("");
+    layout.embedding_chunks = arg_bool(args, arg::embedding_chunks);
+    layout.gpus_per_node = arg_int(args, arg::gpus_per_node, 0);
+    layout.precision = arg_string(args, arg::precision);
     // An FP8 recipe implies FP8 GEMMs; step_time checks that a given dtype agrees.
     const bool fp8_recipe = layout.precision.rfind("fp8", 0) == 0 || layout.precision == "mxfp8";
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
-    layout.overlap_grad_reduce = bool_arg(args, "overlap_grad_reduce", true);
+    layout.overlap_grad_reduce = arg_bool(args, arg::overlap_grad_reduce);
     layout.stack = optional_string_arg(args, "stack").value_or("");
     stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
@@ -102,6 +102,34 @@ json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw
                 {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
                 {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}};
 }
+constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
+constexpr auto kPlanArgs = join_args(arg::kStepArgs, std::array{kTop});
+constexpr std::array kStepResult = std::to_array<Field>({
+    {"step_seconds", "s", "one optimizer step"},
+    {"tokens_per_second", "tokens/s", "the whole run's throughput"},
+    {"mfu", "", "model FLOPs utilization (an output)"},
+    {"hfu", "", "hardware FLOPs utilization"},
+    {"peak_flops_per_s", "FLOP/s", "one GPU's peak at dtype"},
+    {"dp", "GPUs", "data-parallel degree"},
+    {"microbatches", "", "micro-batches per step per pipeline"},
+    {"global_batch", "sequences", "sequences per step"},
+    {"bubble_fraction", "", "pipeline bubble share of the step"},
+    {"parts", "s", "{id, name, seconds, exposed, share}: compute, communication, bubble"},
+    {"layout", "", "the layout evaluated"},
+    {"stage_layers", "layers", "layers per pipeline stage"},
+    {"memory_bytes", "bytes", "the memory budget's total per GPU"},
+    {"fits", "", "memory_bytes <= the preset's capacity"},
+    {"band", "", "{half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none"},
+});
+constexpr std::array kPlanResult = std::to_array<Field>({
+    {"evaluated", "layouts", "layouts tried"},
+    {"fit", "layouts", "layouts that fit"},
+    {"rejected_memory", "layouts", "layouts over the capacity"},
+    {"rejected_shape", "layouts", "layouts the model's shape forbids"},
+    {"best", "", "the fastest top layouts, each a step_time result"},
+    {"losers", "", "the best layout refused per reason"},
+    {"memory_capacity_bytes", "bytes", "the preset's capacity"},
+});
 
 // {model, hardware, gpus, tp, pp, ...training setup, interleave, embedding_chunks, gpus_per_node, dtype}
 json step_time_method(const json& args) {
@@ -130,7 +158,7 @@ json plan_method(const json& args) {
     const Hardware hw = hardware_arg(args);
     PlanInput in;
     in.base = layout_from_args(args);
-    in.top = optional_integer_arg(args, "top", 1, 100).value_or(5);
+    in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();
     for (const PlanEntry& entry : p.best) {
@@ -159,9 +187,11 @@ json plan_method(const json& args) {
 
 constexpr Method kMethods[] = {
     {"step_time", step_time_method,
-     "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs"},
+     "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs", arg::kStepArgs,
+     kStepResult, true},
     {"plan", plan_method,
-     "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput"},
+     "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput",
+     kPlanArgs, kPlanResult, true},
 };
 
 }  // namespace

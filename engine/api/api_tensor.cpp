@@ -45,6 +45,18 @@ u64 shape_dim(const json& value, std::size_t index) {
     throw InputError("shape", name + " must be a number, got " + value.dump());
 }
 
+constexpr std::array kTensorArgs{
+    Arg{"shape", ArgType::Array, "elements", -kNoBound, kNoBound, "required",
+        "dimension sizes, e.g. [49152, 12288] (1 to 32 whole numbers >= 1)"},
+    Arg{"dtype", ArgType::String, "", -kNoBound, kNoBound, "required", "a tensor dtype (see presets)"},
+};
+constexpr std::array kTensorResult = std::to_array<Field>({
+    {"elements", "elements", "product of the shape"},
+    {"bits_per_element", "bits", "the dtype's bits (block scales included)"},
+    {"bytes", "bytes", "ceil(elements x bits / 8)"},
+    {"formula", "", "the formula"},
+});
+
 json tensor_bytes_method(const json& args) {
     if (!args.contains("shape") || !args["shape"].is_array())
         throw InputError("shape", "shape must be an array of dimension sizes, e.g. [49152, 12288]");
@@ -62,7 +74,8 @@ json tensor_bytes_method(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"tensor_bytes", tensor_bytes_method, "elements, bits per element and exact bytes of one tensor"},
+    {"tensor_bytes", tensor_bytes_method, "elements, bits per element and exact bytes of one tensor", kTensorArgs,
+     kTensorResult, true},
 };
 
 }  // namespace

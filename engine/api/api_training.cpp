@@ -23,6 +23,83 @@ namespace {
 
 using u64 = std::uint64_t;
 
+// ---------------------------------------------------------------- declarations
+using namespace arg;
+constexpr Arg kPeakDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the hardware preset gives"};
+constexpr Arg kPeakFlops{
+    "peak_flops_per_s", Num, "FLOP/s", 0, kNo, "none", "one GPU's peak (instead of hardware)", nullptr, nullptr, true};
+constexpr Arg kPeakTflops{"peak_tflops",
+                          Num,
+                          "TFLOP/s",
+                          0,
+                          std::numeric_limits<double>::max() / 1e12,
+                          "none",
+                          "one GPU's peak in TFLOP/s",
+                          nullptr,
+                          nullptr,
+                          true};
+constexpr Arg kPeakHardware{"hardware",
+                            Str,
+                            "",
+                            -kNo,
+                            kNo,
+                            "depends: required without peak_flops_per_s",
+                            "a hardware preset id: its peak at dtype"};
+constexpr Arg kParams{
+    "params", Num, "parameters", -kNo, kNo, "depends: required without model", "parameter count N (6ND only)"};
+constexpr Arg kFlopsBasis{.name = "flops_basis",
+                          .type = Enum,
+                          .fallback = "depends: exact with a model, six_nd with params",
+                          .doc = "what the FLOPs count",
+                          .values = "exact|six_nd|six_nd_active"};
+constexpr Arg kRunGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "required", "GPUs in the run"};
+constexpr std::array kPeakArgs{kPeakDtype, kPeakFlops, kPeakTflops, kPeakHardware};
+constexpr std::array kPerTokenArgs{kParams, kFlopsBasis};
+constexpr std::array kTrainingOwn{
+    Arg{"tokens", Num, "tokens", 0, kNo, "required", "training tokens", nullptr, nullptr, true},
+    Arg{"mfu", Any, "", -kNo, kNo, "required",
+        "model FLOPs utilization in (0, 1], or \"predicted\": the step-time model's for the layout given"},
+    Arg{.name = "dollars_per_gpu_hour",
+        .type = Num,
+        .unit = "$/GPU-hour",
+        .fallback = "none",
+        .doc = "price of one GPU-hour: the cost",
+        .flag = "--price"},
+};
+// In the order training_cost reads them (the FLOPs per token, tokens, the peak, gpus, mfu, the price), so a call
+// with several bad arguments is refused for the same one as before the declarations.
+constexpr auto kTrainingArgs = merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs, std::array{kTrainingOwn[0]}, kPeakArgs,
+                                          std::array{kRunGpus, kTrainingOwn[1], kTrainingOwn[2]}, kStepArgs);
+constexpr auto kMfuArgs =
+    merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs,
+               std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
+                              "measured training throughput of the whole run", nullptr, nullptr, true}},
+               kPeakArgs, std::array{kRunGpus});
+constexpr std::array kTrainingResult = std::to_array<Field>({
+    {"flops_basis", "", "what total_flops counts"},
+    {"tokens", "tokens", "training tokens"},
+    {"total_flops", "FLOP", "FLOPs the run executes"},
+    {"six_nd", "FLOP", "6 x N x tokens"},
+    {"peak_flops_per_s", "FLOP/s", "one GPU's peak"},
+    {"gpus", "GPUs", "GPUs in the run"},
+    {"mfu", "", "utilization used"},
+    {"cluster_flops_per_s", "FLOP/s", "gpus x peak x mfu"},
+    {"seconds", "s", "wall-clock training time"},
+    {"gpu_seconds", "GPU-s", "seconds x gpus"},
+    {"tokens_per_second", "tokens/s", "the data rate the run sustains"},
+    {"cost_dollars", "$", "with dollars_per_gpu_hour: GPU-hours x price"},
+    {"flops", "", "with a model: the flops method's answer"},
+});
+constexpr std::array kMfuResult = std::to_array<Field>({
+    {"model_flops_per_token", "FLOP", "model FLOPs per token"},
+    {"hardware_flops_per_token", "FLOP", "executed FLOPs per token (recomputation included)"},
+    {"achieved_flops_per_s", "FLOP/s", "model FLOPs per second of the whole run"},
+    {"peak_cluster_flops_per_s", "FLOP/s", "gpus x peak"},
+    {"mfu", "", "model FLOPs utilization"},
+    {"hfu", "", "hardware FLOPs utilization"},
+    {"six_n_mfu", "", "MFU counted with 6N"},
+});
+
 // ---------------------------------------------------------------- training time, cost, MFU
 struct Peak {
     double flops_per_s = 0;
@@ -33,7 +110,7 @@ struct Peak {
 
 Peak peak_from_args(const json& args) {
     Peak p;
-    p.dtype = string_or(args, "dtype", "bf16");
+    p.dtype = arg_string(args, kPeakDtype);
     // Checked even when a peak is given, so a result never echoes an unknown dtype.
     const DType type = dtype_from_string(p.dtype, "dtype", kPeakDType);
     if (auto v = optional_number_arg(args, "peak_flops_per_s")) {
@@ -81,10 +158,10 @@ PerToken per_token_from_args(const json& args) {
     ParamsOnlyRun run;
     run.params = require_params(number_arg(args, "params"));
     flops_basis_from_string(string_or(args, "flops_basis", "six_nd"), false);
-    run.recompute = recompute_from_string(string_or(args, "recompute", "none"));
-    run.recompute_ops = !string_or(args, "recompute_ops", "").empty();
-    run.recompute_layers = int_or(args, "recompute_layers", 0, 0, kMaxLayers);
-    run.flash_attention = bool_arg(args, "flash_attention", false);
+    run.recompute = recompute_from_string(arg_string(args, arg::recompute));
+    run.recompute_ops = !arg_string(args, arg::recompute_ops).empty();
+    run.recompute_layers = arg_int(args, arg::recompute_layers);
+    run.flash_attention = arg_bool(args, arg::flash_attention);
     run.attention_flops = optional_string_arg(args, "attention_flops").has_value();
     t.flops = training_flops_per_token(run);
     return t;
@@ -100,7 +177,7 @@ json training_cost(const json& args) {
     const Peak peak = peak_from_args(args);
     TrainingTimeInput in;
     in.total_flops = run_flops(per.flops.executed, tokens);
-    in.gpus = integer_arg(args, "gpus", 1, 100'000'000);
+    in.gpus = arg_int(args, kRunGpus);
     in.peak_flops_per_s = peak.flops_per_s;
     // mfu "predicted": the step-time model's MFU for the layout in the same arguments (tp, pp, ...),
     // scaled to the FLOPs basis in use so that the time equals tokens / predicted tokens per second.
@@ -108,7 +185,7 @@ json training_cost(const json& args) {
         args.contains("mfu") && args["mfu"].is_string() ? args["mfu"].get<std::string>() : std::string();
     json predicted;
     if (mfu_text == "predicted") {
-        predicted = invoke("step_time", args);
+        predicted = invoke("step_time", declared_only(args, "step_time"));
         in.mfu = executed_utilization(predicted["mfu"].get<double>(), per.flops.executed, per.flops.model);
     } else {
         in.mfu = number_arg(args, "mfu");
@@ -164,7 +241,7 @@ json mfu(const json& args) {
     const PerToken per = per_token_from_args(args);
     const double tokens_per_s = require_positive("tokens_per_second", number_arg(args, "tokens_per_second"));
     const Peak peak = peak_from_args(args);
-    const std::int64_t gpus = integer_arg(args, "gpus", 1, 100'000'000);
+    const std::int64_t gpus = arg_int(args, kRunGpus);
     const Utilization u = utilization(per.flops.model, per.flops.executed, per.flops.six_n, tokens_per_s,
                                       static_cast<double>(gpus), peak.flops_per_s);
     json out{{"flops_basis", to_string(per.flops.basis)},
@@ -185,8 +262,9 @@ json mfu(const json& args) {
 }
 
 constexpr Method kMethods[] = {
-    {"training_cost", training_cost, "training time, GPU-seconds and cost from a model or params"},
-    {"mfu", mfu, "model FLOPs utilization from measured tokens per second"},
+    {"training_cost", training_cost, "training time, GPU-seconds and cost from a model or params", kTrainingArgs.span(),
+     kTrainingResult, true},
+    {"mfu", mfu, "model FLOPs utilization from measured tokens per second", kMfuArgs.span(), kMfuResult, true},
 };
 
 }  // namespace

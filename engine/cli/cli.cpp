@@ -195,7 +195,27 @@ void print_warnings(std::ostream& err, const char* command, const nlohmann::json
             << "\n";
 }
 
-void print_usage(std::ostream& out, const char* usage, std::span<const Option> options) {
+std::string declared_help(const char* method, const char* key) {
+    const api::Method* m = method == nullptr ? nullptr : api::find_method(method);
+    if (m == nullptr) return "";
+    for (const api::Arg& arg : m->args) {
+        if (std::string_view(arg.name) != key) continue;
+        std::string help = arg.doc;
+        if (*arg.unit != '\0') help += std::string(" (") + arg.unit + ")";
+        if (arg.values != nullptr) help += std::string(": ") + arg.values;
+        const std::string_view fallback = arg.fallback;
+        if (fallback == "required")
+            help += " (required)";
+        else if (fallback.rfind("depends: ", 0) == 0)
+            help += " (default: " + std::string(fallback.substr(9)) + ")";
+        else if (!fallback.empty() && fallback != "none")
+            help += " (default " + std::string(fallback) + ")";
+        return help;
+    }
+    return "";
+}
+
+void print_usage(std::ostream& out, const char* usage, std::span<const Option> options, const char* method) {
     out << usage << "\n\nOptions:\n";
     for (const Option& option : options) {
         std::string left = std::string("  ") + option.flag;
@@ -203,7 +223,7 @@ void print_usage(std::ostream& out, const char* usage, std::span<const Option> o
         if (option.kind == Kind::String) left += " NAME";
         out << left;
         for (std::size_t pad = left.size(); pad < 28; ++pad) out << ' ';
-        out << ' ' << option.help << "\n";
+        out << ' ' << (option.help != nullptr ? std::string(option.help) : declared_help(method, option.key)) << "\n";
     }
     out << "  --json                       print the result as JSON (the API's result object)\n";
 }
@@ -265,7 +285,7 @@ int simple_command(int argc, char** argv, const char* command, const char* metho
     try {
         parsed = parse_options(argc, argv, 2, options);
         if (parsed.help) {
-            print_usage(std::cout, usage, options);
+            print_usage(std::cout, usage, options, method);
             return kExitOk;
         }
         if (adjust) adjust(parsed.args);

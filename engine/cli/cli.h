@@ -22,7 +22,7 @@ struct Option {
     const char* flag;  // "--mfu"
     const char* key;   // API argument it sets: "mfu"
     Kind kind;
-    const char* help;  // one line, with units and default
+    const char* help;  // one line, with units and default; nullptr: the API method's declaration of `key`
 };
 
 struct Parsed {
@@ -62,7 +62,10 @@ void print_warnings(std::ostream& err, const char* command, const nlohmann::json
 int report_input_error(const char* command, const std::string& field, const std::string& message,
                        std::span<const Option> options);
 
-void print_usage(std::ostream& out, const char* usage, std::span<const Option> options);
+// Options whose help is nullptr print `method`'s declaration of their key: doc, unit, range and default.
+void print_usage(std::ostream& out, const char* usage, std::span<const Option> options, const char* method = nullptr);
+// The help line of API argument `key` from `method`'s declaration ("" when it declares none).
+std::string declared_help(const char* method, const char* key);
 
 // Two aligned columns.
 void print_table(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);

@@ -141,10 +141,9 @@ constexpr Option kFitOptions[] = {
 
 constexpr Option kKvOptions[] = {
     MODEL_OPTIONS,
-    {"--context", "context", Kind::Integer, "tokens per sequence held in the cache (required)"},
-    {"--encoder-context", "encoder_context", Kind::Integer,
-     "encoder-decoder: input tokens, whose cross-attention K/V are cached once (default: --context)"},
-    {"--batch", "batch", Kind::Integer, "sequences (default 1)"},
+    {"--context", "context", Kind::Integer, nullptr},
+    {"--encoder-context", "encoder_context", Kind::Integer, nullptr},
+    {"--batch", "batch", Kind::Integer, nullptr},
     {"--kv-dtype", "kv_dtype", Kind::String,
      "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32 | nvfp4 | mxfp8 | mxfp4"},
     {"--weights-dtype", "weights_dtype", Kind::String,

@@ -48,12 +48,11 @@ using nlohmann::json;
 
 constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
-    {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1)"},
-    {"--stack", "stack", Kind::String,
-     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
-    {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},
-    {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0)"},
-    {"--micro-batch", "micro_batch", Kind::Integer, "sequences per micro-batch (default 1)"},
+    {"--tp", "tp", Kind::Integer, nullptr},
+    {"--stack", "stack", Kind::String, nullptr},
+    {"--pp", "pp", Kind::Integer, nullptr},
+    {"--zero", "zero", Kind::Integer, nullptr},
+    {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
     {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},
     {"--sequence-parallel", "sequence_parallel", Kind::Flag, "sequence parallelism with tp"},
     {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
@@ -66,9 +65,8 @@ constexpr Option kStepOptions[] = {
 
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
-    {"--stack", "stack", Kind::String,
-     "software stack: generic (default) | megatron-te | pytorch-fsdp | torchtitan | nanotron | deepspeed"},
-    {"--top", "top", Kind::Integer, "layouts to show (default 5)"},
+    {"--stack", "stack", Kind::String, nullptr},
+    {"--top", "top", Kind::Integer, nullptr},
 };
 
 // Flag rules, then --config FILE through the same bounded reader as every command (a FIFO or a
@@ -292,7 +290,8 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         }
         json r;
         try {
-            r = api::invoke("step_time", run.args);
+            // A validation file's args carry the source's own figures (dp, fsdp, ...) beside step_time's arguments.
+            r = api::invoke("step_time", api::declared_only(run.args, "step_time"));
         } catch (const InputError& error) {
             throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": " + error.what());
         }

@@ -31,10 +31,16 @@ int cmd_call(int argc, char** argv) {
     return envelope.rfind("{\"ok\":true", 0) == 0 ? kExitOk : kExitBadInput;
 }
 
+// `tally methods`: names and summaries; `--json`: every method's declared arguments and result fields.
 int cmd_methods(int argc, char** argv) {
-    if (argc > 2) {
-        std::cerr << "tally methods: takes no options, got \"" << tally::printable(argv[2], 40) << "\"\n";
+    const bool json_output = argc == 3 && std::string(argv[2]) == "--json";
+    if (argc > 2 && !json_output) {
+        std::cerr << "tally methods: takes only --json, got \"" << tally::printable(argv[2], 40) << "\"\n";
         return kExitBadInput;
+    }
+    if (json_output) {
+        std::cout << tally::api::list_methods(true).dump(2) << "\n";
+        return kExitOk;
     }
     for (const auto& method : tally::api::list_methods())
         std::cout << "  " << method["name"].get<std::string>() << ": " << method["summary"].get<std::string>() << "\n";
@@ -56,7 +62,7 @@ constexpr Command kCommands[] = {
     {"plan", cmd_plan, "layouts that fit, ranked by predicted throughput"},
     {"bench", cmd_bench, "benchmarks: `tally bench gemm`"},
     {"call", cmd_call, "run any API method with JSON arguments"},
-    {"methods", cmd_methods, "list the API methods"},
+    {"methods", cmd_methods, "list the API methods (--json: their declared arguments and results)"},
 };
 
 void print_help(std::ostream& out) {

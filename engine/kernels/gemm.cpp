@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #ifndef __EMSCRIPTEN__
@@ -282,6 +283,31 @@ BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmu
     row.flops_per_s_min = flops / timing.max_s;
     row.flops_per_s_max = flops / timing.min_s;
     return row;
+}
+
+namespace {
+
+// Slowest GFLOP/s of each rung in BENCHMARKS.md's native ladder (n = 256..2048), rounded down.
+double slowest_gflops_of(const Kernel& kernel) {
+    const std::string_view name = kernel.name;
+    if (name == "naive") return 0.4;
+    if (name == "ikj") return 29;
+    if (name == "blocked") return 35;
+    return 160;  // packed, simd, simd-mt
+}
+
+}  // namespace
+
+double modelled_call_seconds(const Kernel& kernel, double m, double n, double k) {
+    return 2 * m * n * k / (slowest_gflops_of(kernel) * 1e9);
+}
+
+// Given one call's seconds c and a sample's target s: the checked call (c); warm-up, which stops after 40 calls
+// or 2 s (at most min(40c, 2 s + c)); calibration, whose last round lasts under 1.5 max(s, c) and each earlier
+// round under 1/1.5 of the next (under 4.5 max(s, c) in all); and reps samples as long as that last round.
+double modelled_bench_seconds(double c, int reps, double min_sample_ms) {
+    const double sample = std::max(std::max(min_sample_ms * 1e-3, 2e-3), c);
+    return c + std::min(40 * c, 2 + c) + 4.5 * sample + reps * 1.5 * sample;
 }
 
 }  // namespace tally::gemm

@@ -101,4 +101,10 @@ std::int64_t largest_model_layers(const ModelConfig& config, const TrainingSetup
     return lo;
 }
 
+std::uint64_t after_reserve(std::uint64_t bytes, double reserve_fraction) {
+    const std::uint64_t reserved =
+        reserve_fraction == 0 ? 0 : static_cast<std::uint64_t>(static_cast<double>(bytes) * reserve_fraction) + 1;
+    return bytes - std::min(bytes, reserved);
+}
+
 }  // namespace tally

@@ -299,6 +299,8 @@ writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GP
 writeFileSync(path.join(stage, CLASSIC_FILE), await buildClassic(siteDir));
 writeFileSync(path.join(stage, 'custom-elements.json'), JSON.stringify(manifest, null, 2) + '\n');
 writeFileSync(path.join(stage, 'index.d.ts'), dts);
+// The engine API's types (engine.call(method, args)), generated from the declarations by scripts/upkeep/gen-contract.mjs.
+cpSync(path.join(root, 'web/tally-api.d.ts'), path.join(stage, 'tally-api.d.ts'));
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const files = [
@@ -315,6 +317,7 @@ const files = [
   CLASSIC_FILE,
   'gpu-report.json',
   'index.d.ts',
+  'tally-api.d.ts',
   'custom-elements.json',
 ];
 const pkg = {

@@ -31,6 +31,7 @@ test("npm package: packed, installed into a fresh project, typed, and its widget
     'tally.js',
     'tally.wasm',
     'index.d.ts',
+    'tally-api.d.ts',
     'custom-elements.json',
     'widgets/memory.js',
   ])

@@ -84,7 +84,9 @@ test('web/engine.js keeps a total call count and a bounded window of recent call
   const { getEngine, RECENT_CALLS } = await import('../../web/engine.js');
   const engine = await getEngine();
   const start = engine.engineCallCount;
-  for (let i = 0; i < 3 * RECENT_CALLS; i++) engine.call(i % 2 ? 'params' : 'methods', { model: 'llama-2-7b' });
+  // methods declares no model argument (an undeclared argument is refused), so it is called without one.
+  for (let i = 0; i < 3 * RECENT_CALLS; i++)
+    engine.call(...(i % 2 ? ['params', { model: 'llama-2-7b' }] : ['methods', {}]));
   assert.equal(engine.engineCallCount, start + 3 * RECENT_CALLS);
   assert.equal(engine.recentCalls.length, RECENT_CALLS, 'the window is bounded');
   const mark = engine.engineCallCount;

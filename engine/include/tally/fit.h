@@ -23,6 +23,10 @@ std::uint64_t largest_model_params(std::uint64_t capacity_total, const Recipe& r
 std::uint64_t largest_model_params_sharded(std::uint64_t capacity_total, std::int64_t gpus, int zero, std::int64_t tp,
                                            std::int64_t pp, const Recipe& recipe);
 
+// `bytes` less a reserve of `reserve_fraction` in [0, 1), the reserve rounded up so that an answer built on
+// it never overstates what fits (the one rounding fit's largest_model mode applies, to all GPUs and to one).
+std::uint64_t after_reserve(std::uint64_t bytes, double reserve_fraction);
+
 // Largest depth (num_layers) of `config`'s width (hidden size, heads, vocabulary kept) whose whole
 // memory budget, activations included, fits `capacity` per GPU under `setup`; 0 if not even pp
 // layers fit. Memory grows with depth, so the answer is found by bisection.

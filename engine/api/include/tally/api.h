@@ -3,7 +3,10 @@
 // {"ok":false,"error":{"field":"mfu","message":"mfu must be in (0, 1], got 1.5"}}; it never throws.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,10 +29,83 @@ namespace tally::api {
 
 using json = nlohmann::json;
 
+// ---------------------------------------------------------------- the contract as data
+// Each method declares its arguments and result fields once, beside its code (engine/api/api_<area>.cpp).
+// invoke() refuses an undeclared argument and checks each declared one's type and static range before the
+// method runs; the readers (arg_int, arg_number, ...) take default and range from the same declaration;
+// `tally methods --json` prints them, and scripts/gen-contract.mjs writes docs/API.md's tables, the CLI's
+// help and web/tally-api.d.ts from that output.
+enum class ArgType : unsigned char {
+    Integer,  // a whole number (JSON number or decimal text), checked against [low, high]
+    Number,   // a finite number (JSON number or decimal text), checked against [low, high]
+    Boolean,  // true/false (or "true"/"false"/"1"/"0")
+    String,   // free text or an id (a preset, a dtype: the values are listed by `presets`)
+    Enum,     // one of `values` (checked by the method's own parser, whose message lists them)
+    Object,   // a JSON object (a model config, a hardware object, generate {...})
+    Array,    // a JSON array (or, where the doc says so, comma-separated text)
+    Any,      // several JSON shapes (a preset id or an object; a number or text such as "inf")
+};
+
+inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
+
+struct Arg {
+    const char* name = "";
+    ArgType type = ArgType::Any;
+    const char* unit = "";         // "tokens", "bytes", "FLOP/s", "" when a count or a name
+    double low = -kNoBound;        // inclusive range of an Integer or Number; a bound that depends on other
+    double high = kNoBound;        // arguments (pp <= layers) stays in the method and its doc says so
+    const char* fallback = "";     // the default as text ("2048"), "required", or "depends: <why>"
+    const char* doc = "";          // one line
+    const char* flag = nullptr;    // the CLI flag where it is not --<name with - for _>
+    const char* values = nullptr;  // Enum: "none|selective|full"
+    bool low_open = false;         // Number: (low, high] rather than [low, high]
+};
+
+struct Field {
+    const char* name = "";
+    const char* unit = "";
+    const char* doc = "";
+};
+
+// An argument list made of shared groups (the model, the training setup, the capacity) and a method's own.
+template <std::size_t... N>
+constexpr std::array<Arg, (N + ... + 0)> join_args(const std::array<Arg, N>&... parts) {
+    std::array<Arg, (N + ... + 0)> out{};
+    std::size_t i = 0;
+    ((std::copy(parts.begin(), parts.end(), out.begin() + static_cast<std::ptrdiff_t>(i)), i += N), ...);
+    return out;
+}
+
+// The union of argument lists, the first declaration of a name winning (a method that hands its arguments on
+// to another accepts the other's too); `size` of `items` are used.
+template <std::size_t N>
+struct ArgList {
+    std::array<Arg, N> items{};
+    std::size_t size = 0;
+    constexpr std::span<const Arg> span() const { return {items.data(), size}; }
+};
+template <std::size_t... N>
+constexpr ArgList<(N + ... + 0)> merge_args(const std::array<Arg, N>&... parts) {
+    ArgList<(N + ... + 0)> out{};
+    const auto add = [&](const Arg& arg) {
+        for (std::size_t i = 0; i < out.size; ++i)
+            if (std::string_view(out.items[i].name) == arg.name) return;
+        out.items[out.size++] = arg;
+    };
+    (std::for_each(parts.begin(), parts.end(), add), ...);
+    return out;
+}
+
+// A method: name, function, one-line summary, then its declaration. The declaration members are trailing
+// and defaulted, so a method added the old way ({name, fn, summary}) still builds; api_contract_test names
+// every method without one.
 struct Method {
     const char* name;
     json (*fn)(const json& args);
     const char* summary;
+    std::span<const Arg> args = {};
+    std::span<const Field> result = {};
+    bool declared = false;  // true once args (possibly none) and result are declared
 };
 
 // One list per engine module, each defined in engine/api/api_<module>.cpp.
@@ -62,8 +138,16 @@ std::span<const Method> goodput_methods();
 
 // Looks a method up across all areas; nullptr if unknown.
 const Method* find_method(std::string_view name);
-// Every method of every area, for `tally methods` and the JS API's self-description.
-json list_methods();
+// Every method of every area, for `tally methods` and the JS API's self-description; with `detail`, each
+// method's declared arguments and result fields (the contract as data).
+json list_methods(bool detail = false);
+// One declaration as JSON: {name, type, unit, low, high, default, doc, flag, values}.
+json arg_to_json(const Arg& arg);
+// The arguments of `args` that `method` declares (for a method that hands its arguments on to another).
+json declared_only(const json& args, std::string_view method);
+// Checks `args` against `method`'s declaration: an undeclared key, a wrong type or a value outside the static
+// range is an InputError naming the field (with the same messages as the readers). Called by invoke().
+void check_declared_args(const Method& method, const json& args);
 
 // Runs a method on parsed arguments; throws InputError on bad input (for the CLI). A result with a
 // number that is not finite is an InputError too, naming the input that most likely caused it.
@@ -85,6 +169,14 @@ std::int64_t integer_arg(const json& args, const char* field, std::int64_t low, 
 std::optional<std::int64_t> optional_integer_arg(const json& args, const char* field, std::int64_t low,
                                                  std::int64_t high);
 bool bool_arg(const json& args, const char* field, bool fallback);
+// Readers from a declaration: range from arg.low/high and the default from arg.fallback (a number, true/false
+// or text); `fallback` overrides it where the declaration says "depends: ...".
+std::int64_t arg_int(const json& args, const Arg& arg);
+std::int64_t arg_int(const json& args, const Arg& arg, std::int64_t fallback);
+std::optional<std::int64_t> optional_arg_int(const json& args, const Arg& arg);
+double arg_number(const json& args, const Arg& arg);
+bool arg_bool(const json& args, const Arg& arg);
+std::string arg_string(const json& args, const Arg& arg);
 std::string string_arg(const json& args, const char* field);
 std::optional<std::string> optional_string_arg(const json& args, const char* field);
 

@@ -121,6 +121,13 @@ struct BenchRow {
 BenchRow bench(const Kernel& kernel, int m, int n, int k, int samples, int warmup, double min_sample_s,
                std::uint64_t seed = 1);
 
+// The timing model gemm_bench uses to refuse a call that would run for minutes: seconds one kernel call on
+// m x n x k takes at the kernel's slowest measured speed (BENCHMARKS.md's native ladder, n = 256..2048)...
+double modelled_call_seconds(const Kernel& kernel, double m, double n, double k);
+// ...and an upper bound on what bench() does for one (kernel, size), given one call's seconds and reps samples
+// of at least min_sample_ms (time_kernel's warm-up, calibration and timed loops).
+double modelled_bench_seconds(double call_seconds, int reps, double min_sample_ms);
+
 }  // namespace tally::gemm
 
 // ---------------------------------------------------------------- the kernels themselves
