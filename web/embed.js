@@ -8,7 +8,7 @@ import { getEngine } from './engine.js';
 
 /**
  * Each widget embed.html serves (every TallyWidget: each offers an iframe snippet) and its module, loaded alone so
- * the frame downloads one widget's code. scripts/build-site.mjs fails when a widget in web/widgets is missing here.
+ * the frame downloads one widget's code. scripts/build/build-site.mjs fails when a widget in web/widgets is missing here.
  */
 export const WIDGET_MODULES = {
   collectives: () => import('./widgets/collectives.js'),

@@ -221,6 +221,8 @@ export interface TrainingCostArgs {
   precision?: string | null;
   /** overlap the gradient reduction with the backward pass; default true */
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
+  /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
+  stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
   /** sequences per GPU per forward pass; unit sequences; range [1, 1000000000]; default 1 */
   micro_batch?: number | string | null;
   /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
@@ -1254,6 +1256,8 @@ export interface StepTimeArgs {
   dtype?: string | null;
   /** overlap the gradient reduction with the backward pass; default true */
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
+  /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
+  stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
   /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
   seq?: number | string | null;
   /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */
@@ -1352,6 +1356,8 @@ export interface StepTimeResult {
   memory_bytes?: unknown;
   /** memory_bytes <= the preset's capacity */
   fits?: unknown;
+  /** {half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none */
+  band?: unknown;
   [field: string]: unknown;
 }
 
@@ -1377,6 +1383,8 @@ export interface PlanArgs {
   dtype?: string | null;
   /** overlap the gradient reduction with the backward pass; default true */
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
+  /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
+  stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
   /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
   seq?: number | string | null;
   /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */
@@ -1606,10 +1614,10 @@ export interface InferenceResult {
   [field: string]: unknown;
 }
 
-/** pipeline_schedule: a pipeline schedule (gpipe, 1f1b, interleaved) simulated op by op: blocks, bubble, micro-batches in flight */
+/** pipeline_schedule: a pipeline schedule (gpipe, 1f1b, interleaved, zb-h1, dualpipe) simulated op by op: blocks, bubble, micro-batches in flight */
 export interface PipelineScheduleArgs {
   /** the pipeline schedule; default 1f1b */
-  schedule?: "gpipe" | "1f1b" | "interleaved" | null;
+  schedule?: "gpipe" | "1f1b" | "interleaved" | "zb-h1" | "dualpipe" | null;
   /** pipeline stages; unit stages; range [1, 1024]; default 4 */
   stages?: number | string | null;
   /** micro-batches per step; range [1, 65536]; default 8 */
@@ -1620,13 +1628,15 @@ export interface PipelineScheduleArgs {
   forward?: number | string | null;
   /** one micro-batch's backward through a whole stage; unit time units; default 2 */
   backward?: number | string | null;
+  /** the weight-gradient part W of backward, split off by zb-h1 and dualpipe; unit time units; default depends: backward / 2 (zb-h1 and dualpipe only) */
+  weight?: number | string | null;
 }
 
 /** The result of pipeline_schedule (top-level fields; some appear only with certain arguments). */
 export interface PipelineScheduleResult {
   /** the schedule simulated */
   schedule?: unknown;
-  /** {stage, micro, chunk, kind F|B, start, end} per block */
+  /** {stage, micro, chunk, kind F|B|W, start, end, pair} per block */
   blocks?: unknown;
   /** end of the last block; unit time units */
   makespan?: unknown;
@@ -1634,6 +1644,16 @@ export interface PipelineScheduleResult {
   busy_per_stage?: unknown;
   /** idle share of stage-time (the bubble) */
   idle_fraction?: unknown;
+  /** idle time over compute time */
+  bubble_ratio?: unknown;
+  /** most micro-batches whose activations a stage holds at once; unit micro-batches */
+  peak_in_flight?: unknown;
+  /** copies of the weights a stage holds (2 for dualpipe) */
+  parameter_copies?: unknown;
+  /** makespan less one stage's work; unit time units */
+  bubble_time?: unknown;
+  /** the paper's closed-form bubble for this schedule; unit time units */
+  bubble_time_published?: unknown;
   [field: string]: unknown;
 }
 
@@ -1705,6 +1725,166 @@ export interface CommRooflineResult {
   [field: string]: unknown;
 }
 
+/** overlap: one GPU's step timeline, compute and communication lanes: DDP buckets, FSDP prefetch or TP collective matmul; what stays exposed */
+export interface OverlapArgs {
+  /** what communicates; default ddp */
+  scheme?: "ddp" | "fsdp" | "tp" | null;
+  /** layers in the step; unit layers; range [1, 1024]; default depends: the core's default */
+  layers?: number | string | null;
+  /** one layer's forward; unit s; default depends: the core's default */
+  forward_seconds?: number | string | null;
+  /** one layer's backward; unit s; default depends: 2 x forward_seconds */
+  backward_seconds?: number | string | null;
+  /** bytes one layer's collective moves; unit bytes; default depends: the core's default */
+  layer_bytes?: number | string | null;
+  /** DDP gradient bucket size; unit bytes; default depends: the core's default */
+  bucket_bytes?: number | string | null;
+  /** overlap communication with compute; default true */
+  overlap?: boolean | "true" | "false" | "1" | "0" | null;
+  /** TP collective-matmul chunks; unit chunks; range [1, 64]; default depends: the core's default */
+  chunks?: number | string | null;
+  /** hardware preset whose links time the collectives; default h100-sxm */
+  hardware?: string | null;
+  /** achieved share of link bandwidth; default depends: the collectives' default link efficiency */
+  efficiency?: number | string | null;
+  /** ranks of the group per node; unit GPUs; range [0, 1048576]; default 8 */
+  ranks_per_node?: number | string | null;
+  /** nodes the group spans; unit nodes; range [0, 1048576]; default 1 */
+  nodes?: number | string | null;
+}
+
+/** The result of overlap (top-level fields; some appear only with certain arguments). */
+export interface OverlapResult {
+  /** the step with this schedule; unit s */
+  step_seconds?: unknown;
+  /** all communication; unit s */
+  comm_seconds?: unknown;
+  /** communication compute waits for; unit s */
+  exposed_comm_seconds?: unknown;
+  /** {lane, kind, layer, start, end} per op */
+  ops?: unknown;
+  [field: string]: unknown;
+}
+
+/** moe_routing: mixture of experts: active vs total parameters, capacity and dropped tokens, the expert-parallel all-to-all per token and layer */
+export interface MoeRoutingArgs {
+  /** a preset id (see presets), a tally config object, or an HF config object; default depends: required unless hf_config is given */
+  model?: unknown | null;
+  /** a Hugging Face config.json, as text or as an object (instead of model); default none */
+  hf_config?: unknown | null;
+  /** an encoder's head: the bare model, the masked-LM head, or both pretraining heads; default model */
+  encoder_head?: "model" | "masked_lm" | "pretraining" | null;
+  /** sequence length; unit tokens; range [1, 1048576]; default 4096 */
+  seq?: number | string | null;
+  /** sequences per micro-batch; unit sequences; range [1, 65536]; default 1 */
+  micro_batch?: number | string | null;
+  /** expert-parallel degree; unit GPUs; range [1, 65536]; default depends: min(experts, 8) */
+  ep?: number | string | null;
+  /** expert capacity over the mean load (0: none, nothing dropped); default 0 */
+  capacity_factor?: number | string | null;
+  /** hardware preset whose links time the all-to-all; default h100-sxm */
+  hardware?: string | null;
+}
+
+/** The result of moe_routing (top-level fields; some appear only with certain arguments). */
+export interface MoeRoutingResult {
+  /** {total, active, embedding, active_without_embedding, active_fraction}; unit parameters */
+  params?: unknown;
+  /** experts per GPU; unit experts */
+  local_experts?: unknown;
+  /** mean load per expert per micro-batch; unit tokens */
+  tokens_per_expert?: unknown;
+  /** capacity per expert (capacity_factor x mean load); unit tokens */
+  expert_capacity?: unknown;
+  /** share dropped when the router balances perfectly */
+  dropped_fraction_balanced?: unknown;
+  /** with capacity_factor: {mean_load, load_stddev, capacity, expected_dropped_fraction, ...} */
+  random_routing?: unknown;
+  /** dispatch and combine per token and MoE layer, forward; unit bytes */
+  all_to_all_bytes_per_token_forward?: unknown;
+  /** the same with the backward's two; unit bytes */
+  all_to_all_bytes_per_token_step?: unknown;
+  /** per GPU, MoE layer and step; unit bytes */
+  all_to_all_bytes_per_layer_step?: unknown;
+  [field: string]: unknown;
+}
+
+/** context_parallel: context parallelism: causal attention work per CP rank (contiguous vs load-balanced chunks) and one ring-attention step's compute against its K, V transfer */
+export interface ContextParallelArgs {
+  /** a preset id (see presets), a tally config object, or an HF config object; default depends: required unless hf_config is given */
+  model?: unknown | null;
+  /** a Hugging Face config.json, as text or as an object (instead of model); default none */
+  hf_config?: unknown | null;
+  /** an encoder's head: the bare model, the masked-LM head, or both pretraining heads; default model */
+  encoder_head?: "model" | "masked_lm" | "pretraining" | null;
+  /** hardware preset (peak and links); default h100-sxm */
+  hardware?: string | null;
+  /** sequence length; unit tokens; range [1, 16777216]; default 131072 */
+  seq?: number | string | null;
+  /** context-parallel degree; unit GPUs; range [2, 16777216]; default 8 */
+  cp?: number | string | null;
+}
+
+/** The result of context_parallel (top-level fields; some appear only with certain arguments). */
+export interface ContextParallelResult {
+  /** {pairs, max_over_mean}: causal work per rank with contiguous chunks */
+  contiguous?: unknown;
+  /** the same with 2·cp load-balanced chunks (when 2·cp divides seq) */
+  balanced?: unknown;
+  /** {block_tokens, block_flops, kv_block_bytes, compute_seconds, transfer_seconds, hidden, ...} */
+  ring?: unknown;
+  [field: string]: unknown;
+}
+
+/** checkpoint_interval: optimum checkpoint interval (Young 1974, Daly 2006) and the goodput, days and dollars failures cost */
+export interface CheckpointIntervalArgs {
+  /** the job's mean time between failures; unit h; default depends: one MTBF input is required */
+  mtbf_hours?: number | string | null;
+  /** one GPU's MTBF (with gpus); unit h; default none */
+  gpu_mtbf_hours?: number | string | null;
+  /** GPUs in the job; unit GPUs; range [1, 100000000]; default depends: observed_gpus */
+  gpus?: number | string | null;
+  /** a published failure count (with days and observed_gpus); default none */
+  interruptions?: number | string | null;
+  /** the period of the failure count; unit days; default none */
+  days?: number | string | null;
+  /** GPUs the failure count was observed on; unit GPUs; range [1, 100000000]; default none */
+  observed_gpus?: number | string | null;
+  /** time to write one checkpoint; unit s; default depends: required unless checkpoint_bytes */
+  checkpoint_seconds?: number | string | null;
+  /** checkpoint size (with write_bytes_per_s); unit bytes; default none */
+  checkpoint_bytes?: number | string | null;
+  /** checkpoint write bandwidth; unit bytes/s; default none */
+  write_bytes_per_s?: number | string | null;
+  /** time to restart after a failure; unit s; required */
+  restart_seconds: number | string;
+  /** failure-free length of the run; unit h; default none */
+  work_hours?: number | string | null;
+  /** price, for lost_dollars; unit $; default none */
+  dollars_per_gpu_hour?: number | string | null;
+  /** an interval to evaluate besides the optimum; unit s; default none */
+  interval_seconds?: number | string | null;
+}
+
+/** The result of checkpoint_interval (top-level fields; some appear only with certain arguments). */
+export interface CheckpointIntervalResult {
+  /** the job's MTBF; unit h */
+  job_mtbf_hours?: unknown;
+  /** sqrt(2 delta M) (Young 1974); unit s */
+  young_interval_seconds?: unknown;
+  /** Daly's (2006) higher-order optimum; unit s */
+  daly_interval_seconds?: unknown;
+  /** R/M */
+  restart_share?: unknown;
+  /** at Daly's interval: {interval_seconds, efficiency, lost_fraction, wall_hours, lost_hours, ...} */
+  optimum?: unknown;
+  /** the same at Young's interval */
+  young?: unknown;
+  /** the same at interval_seconds */
+  at_interval?: unknown;
+  [field: string]: unknown;
+}
+
 /** Arguments by method name. */
 export interface MethodArgs {
   methods: MethodsArgs;
@@ -1747,6 +1927,10 @@ export interface MethodArgs {
   pipeline_schedule: PipelineScheduleArgs;
   collective: CollectiveArgs;
   comm_roofline: CommRooflineArgs;
+  overlap: OverlapArgs;
+  moe_routing: MoeRoutingArgs;
+  context_parallel: ContextParallelArgs;
+  checkpoint_interval: CheckpointIntervalArgs;
 }
 
 /** Results by method name. */
@@ -1791,6 +1975,10 @@ export interface MethodResults {
   pipeline_schedule: PipelineScheduleResult;
   collective: CollectiveResult;
   comm_roofline: CommRooflineResult;
+  overlap: OverlapResult;
+  moe_routing: MoeRoutingResult;
+  context_parallel: ContextParallelResult;
+  checkpoint_interval: CheckpointIntervalResult;
 }
 
 export type MethodName = keyof MethodArgs;

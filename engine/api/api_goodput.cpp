@@ -128,19 +128,21 @@ json checkpoint_interval_method(const json& args) {
 
 using namespace arg;
 constexpr std::array kGoodputArgs{
-    Arg{"mtbf_hours", Num, "h", -kNo, kNo, "one MTBF input is required", "the job's mean time between failures"},
-    Arg{"gpu_mtbf_hours", Num, "h", -kNo, kNo, "", "one GPU's MTBF (with gpus)"},
+    Arg{"mtbf_hours", Num, "h", -kNo, kNo, "depends: one MTBF input is required",
+        "the job's mean time between failures"},
+    Arg{"gpu_mtbf_hours", Num, "h", -kNo, kNo, "none", "one GPU's MTBF (with gpus)"},
     Arg{"gpus", Int, "GPUs", 1, 100'000'000, "depends: observed_gpus", "GPUs in the job"},
-    Arg{"interruptions", Num, "", -kNo, kNo, "", "a published failure count (with days and observed_gpus)"},
-    Arg{"days", Num, "days", -kNo, kNo, "", "the period of the failure count"},
-    Arg{"observed_gpus", Int, "GPUs", 1, 100'000'000, "", "GPUs the failure count was observed on"},
-    Arg{"checkpoint_seconds", Num, "s", -kNo, kNo, "required (or checkpoint_bytes)", "time to write one checkpoint"},
-    Arg{"checkpoint_bytes", Num, "bytes", -kNo, kNo, "", "checkpoint size (with write_bytes_per_s)"},
-    Arg{"write_bytes_per_s", Num, "bytes/s", -kNo, kNo, "", "checkpoint write bandwidth"},
+    Arg{"interruptions", Num, "", -kNo, kNo, "none", "a published failure count (with days and observed_gpus)"},
+    Arg{"days", Num, "days", -kNo, kNo, "none", "the period of the failure count"},
+    Arg{"observed_gpus", Int, "GPUs", 1, 100'000'000, "none", "GPUs the failure count was observed on"},
+    Arg{"checkpoint_seconds", Num, "s", -kNo, kNo, "depends: required unless checkpoint_bytes",
+        "time to write one checkpoint"},
+    Arg{"checkpoint_bytes", Num, "bytes", -kNo, kNo, "none", "checkpoint size (with write_bytes_per_s)"},
+    Arg{"write_bytes_per_s", Num, "bytes/s", -kNo, kNo, "none", "checkpoint write bandwidth"},
     Arg{"restart_seconds", Num, "s", -kNo, kNo, "required", "time to restart after a failure"},
-    Arg{"work_hours", Num, "h", -kNo, kNo, "", "failure-free length of the run"},
-    Arg{"dollars_per_gpu_hour", Num, "$", -kNo, kNo, "", "price, for lost_dollars"},
-    Arg{"interval_seconds", Num, "s", -kNo, kNo, "", "an interval to evaluate besides the optimum"},
+    Arg{"work_hours", Num, "h", -kNo, kNo, "none", "failure-free length of the run"},
+    Arg{"dollars_per_gpu_hour", Num, "$", -kNo, kNo, "none", "price, for lost_dollars"},
+    Arg{"interval_seconds", Num, "s", -kNo, kNo, "none", "an interval to evaluate besides the optimum"},
 };
 constexpr std::array kGoodputResult = std::to_array<Field>({
     {"job_mtbf_hours", "h", "the job's MTBF"},

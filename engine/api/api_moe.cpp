@@ -104,8 +104,7 @@ constexpr std::array kMoeOwn{
     Arg{"seq", Int, "tokens", 1, 1 << 20, "4096", "sequence length"},
     Arg{"micro_batch", Int, "sequences", 1, 65536, "1", "sequences per micro-batch"},
     Arg{"ep", Int, "GPUs", 1, 65536, "depends: min(experts, 8)", "expert-parallel degree"},
-    Arg{"capacity_factor", Num, "", -kNo, kNo, "0 (no capacity: nothing dropped)",
-        "expert capacity over the mean load"},
+    Arg{"capacity_factor", Num, "", -kNo, kNo, "0", "expert capacity over the mean load (0: none, nothing dropped)"},
     Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the all-to-all"},
 };
 constexpr auto kMoeArgs = join_args(kModelArgs, kMoeOwn);

@@ -63,7 +63,7 @@ constexpr std::array kOverlapArgs{
     Arg{.name = "scheme", .type = Enum, .fallback = "ddp", .doc = "what communicates", .values = "ddp|fsdp|tp"},
     Arg{"layers", Int, "layers", 1, 1024, "depends: the core's default", "layers in the step"},
     Arg{"forward_seconds", Num, "s", -kNo, kNo, "depends: the core's default", "one layer's forward"},
-    Arg{"backward_seconds", Num, "s", -kNo, kNo, "2 x forward_seconds", "one layer's backward"},
+    Arg{"backward_seconds", Num, "s", -kNo, kNo, "depends: 2 x forward_seconds", "one layer's backward"},
     Arg{"layer_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "bytes one layer's collective moves"},
     Arg{"bucket_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "DDP gradient bucket size"},
     Arg{"overlap", Bool, "", -kNo, kNo, "true", "overlap communication with compute"},

@@ -74,7 +74,7 @@ export function pick(object, path) {
 }
 
 /**
- * The text an inline value shows for an engine result: the build (scripts/build-site.mjs, same wasm engine
+ * The text an inline value shows for an engine result: the build (scripts/build/build-site.mjs, same wasm engine
  * in node) and the browser both call this, so the prerendered page and the live page agree character for
  * character. Throws when the field is missing.
  */

@@ -115,7 +115,7 @@ export class TallyWidget extends ElementBase {
 
   /** Attributes every widget takes about its host page, not its state (docs/EMBEDDING.md, "On a host page"). */
   static hostAttributes = ['theme', 'compact', 'url-state'];
-  /** The values a host attribute takes, for the package's types (scripts/pack-widgets.mjs); others are free text. */
+  /** The values a host attribute takes, for the package's types (scripts/build/pack-widgets.mjs); others are free text. */
   static hostAttributeOptions = { theme: THEMES, 'url-state': ['', 'on', 'off', 'true', 'false'] };
 
   /** The attributes of the widget's state fields (its `static fields` table, kit/store.js), in table order. */
