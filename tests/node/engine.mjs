@@ -124,3 +124,11 @@ export async function loadRelaxedEngine() {
     call: (method, args = {}) => callEnvelope(module, method, args),
   };
 }
+
+let declarations;
+/** `args` less the keys `method` does not declare (content/validation runs carry their sources' own figures). */
+export function declaredOnly(method, args) {
+  declarations ??= JSON.parse(nativeRun(['methods', '--json']));
+  const names = new Set(declarations.find((m) => m.name === method).args.map((a) => a.name));
+  return Object.fromEntries(Object.entries(args).filter(([key]) => names.has(key)));
+}

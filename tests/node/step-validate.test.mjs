@@ -6,18 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { nativeCall, nativeCli, nativeRun, root } from './engine.mjs';
+import { declaredOnly, nativeCall, nativeCli, nativeRun, root } from './engine.mjs';
 
 const file = path.join(root, 'content/validation/runs-modern.json');
 const data = JSON.parse(readFileSync(file, 'utf8'));
 const report = JSON.parse(nativeRun(['step', '--validate', '--runs', file, '--json']));
-// The file's args carry the source's own figures (dp, fsdp, ...) beside step_time's declared arguments.
-const stepArgs = new Set(
-  JSON.parse(nativeRun(['methods', '--json']))
-    .find((m) => m.name === 'step_time')
-    .args.map((a) => a.name),
-);
-const declaredOnly = (args) => Object.fromEntries(Object.entries(args).filter(([k]) => stepArgs.has(k)));
 
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b);
@@ -64,7 +57,7 @@ test("a run's error is (predicted - published) / published, with the metric mapp
     if (metrics.has(row.metric)) continue;
     metrics.add(row.metric);
     const run = data.runs.find((r) => r.id === row.id);
-    const result = JSON.parse(nativeCall('step_time', JSON.stringify(declaredOnly(run.args)))).result;
+    const result = JSON.parse(nativeCall('step_time', JSON.stringify(declaredOnly('step_time', run.args)))).result;
     const predicted = {
       tokens_per_s_per_gpu: result.tokens_per_second / run.args.gpus,
       tflops_per_gpu: result.model_flops_per_s_per_gpu / 1e12,
