@@ -128,7 +128,7 @@ async function checkServed(t, dir, name, tags, pathname = '/') {
     const roofline = document.createElement('tally-roofline');
     document.body.append(roofline);
     await roofline.ready;
-    const [worker] = await roofline.startWorkers(1);
+    const [worker] = await roofline.bench.startWorkers(1);
     const answer = await worker.call('float_formats', {});
     worker.worker.terminate();
     roofline.remove();

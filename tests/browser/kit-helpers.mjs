@@ -27,6 +27,20 @@ function shownCall(el, headlines) {
   return { method, args, result, text: el.shadowRoot.querySelector(selector)?.textContent };
 }
 
+/** A course site on its own origin serving `files` ({name: html}) under `csp` (null: none); close() removes it. */
+export async function courseSite(files, csp = null) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-course-'));
+  for (const [name, html] of Object.entries(files)) writeFileSync(path.join(dir, name), html);
+  const server = await startServer(dir, 0, { csp });
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * Asserts that the widget `handle` (a playwright Locator or ElementHandle, in any frame) shows the engine's
  * numbers: its result equals the native CLI's for the same method and arguments, to the last bit, and its
