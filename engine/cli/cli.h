@@ -33,6 +33,17 @@ inline constexpr Option kConfigOption{"--config", "config_path", Kind::String,
                                       "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES
                                       ") or a tally config object"};
 
+// The FLOP count's options after the model and sequence, in one order for flops, time and mfu (help from the
+// declarations: every key is in the API's flops_input group).
+#define TALLY_FLOPS_OPTIONS                                                                                         \
+    {"--attention-flops", "attention_flops", Kind::String, nullptr},                                                \
+        {"--recompute", "recompute", Kind::String, nullptr},                                                        \
+        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                                \
+        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr}, {"--pp", "pp", Kind::Integer, nullptr}, \
+        {"--flash-attn", "flash_attention", Kind::Flag, nullptr}, {                                                 \
+        "--capacity-factor", "capacity_factor", Kind::Number, nullptr                                               \
+    }
+
 struct Parsed {
     nlohmann::json args = nlohmann::json::object();
     bool json_output = false;  // --json

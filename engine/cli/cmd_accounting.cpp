@@ -28,13 +28,7 @@ constexpr Option kFlopsOptions[] = {
     {"--seq", "seq", Kind::Integer, nullptr},
     {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},
     {"--tokens", "tokens", Kind::Number, nullptr},
-    {"--attention-flops", "attention_flops", Kind::String, nullptr},
-    {"--recompute", "recompute", Kind::String, nullptr},
-    {"--recompute-ops", "recompute_ops", Kind::String, nullptr},
-    {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr},
-    {"--pp", "pp", Kind::Integer, nullptr},
-    {"--flash-attn", "flash_attention", Kind::Flag, nullptr},
-    {"--capacity-factor", "capacity_factor", Kind::Number, nullptr},
+    TALLY_FLOPS_OPTIONS,
 };
 
 #define ALLOWANCE_OPTIONS                                                     \

@@ -11,20 +11,14 @@ namespace tally::cli {
 namespace {
 
 // Flags shared by time and mfu: the model or params, the FLOPs count and the peak.
-#define FLOPS_PEAK_OPTIONS                                                                                           \
-    {"--params", "params", Kind::Number, nullptr}, {"--model", "model", Kind::String, nullptr}, kConfigOption,       \
-        {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},          \
-        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                                   \
-        {"--flops-basis", "flops_basis", Kind::String, nullptr},                                                     \
-        {"--attention-flops", "attention_flops", Kind::String, nullptr},                                             \
-        {"--recompute", "recompute", Kind::String, nullptr},                                                         \
-        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                                 \
-        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr}, {"--pp", "pp", Kind::Integer, nullptr},  \
-        {"--flash-attn", "flash_attention", Kind::Flag, nullptr},                                                    \
-        {"--capacity-factor", "capacity_factor", Kind::Number, nullptr}, {"--gpus", "gpus", Kind::Integer, nullptr}, \
-        {"--hardware", "hardware", Kind::String, nullptr}, {"--dtype", "dtype", Kind::String, nullptr},              \
-        {"--peak-tflops", "peak_tflops", Kind::Number, nullptr}, {                                                   \
-        "--peak-flops", "peak_flops_per_s", Kind::Number, nullptr                                                    \
+#define FLOPS_PEAK_OPTIONS                                                                                      \
+    {"--params", "params", Kind::Number, nullptr}, {"--model", "model", Kind::String, nullptr}, kConfigOption,  \
+        {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},     \
+        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                              \
+        {"--flops-basis", "flops_basis", Kind::String, nullptr}, TALLY_FLOPS_OPTIONS,                           \
+        {"--gpus", "gpus", Kind::Integer, nullptr}, {"--hardware", "hardware", Kind::String, nullptr},          \
+        {"--dtype", "dtype", Kind::String, nullptr}, {"--peak-tflops", "peak_tflops", Kind::Number, nullptr}, { \
+        "--peak-flops", "peak_flops_per_s", Kind::Number, nullptr                                               \
     }
 
 constexpr Option kOptions[] = {
