@@ -221,7 +221,8 @@ inline constexpr Arg fragmentation_fraction{"fragmentation_fraction",
                                             -kNo,
                                             kNo,
                                             "depends: 0 with capacity_bytes, the default with hardware",
-                                            "share of the capacity lost to allocator fragmentation"};
+                                            "share of the capacity lost to allocator fragmentation",
+                                            "--fragmentation"};
 inline constexpr std::array kCapacityArgs{capacity_bytes, hardware, cuda_context_bytes, fragmentation_fraction};
 
 // The FLOP count's inputs (flops_input).

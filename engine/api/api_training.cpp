@@ -26,8 +26,14 @@ using u64 = std::uint64_t;
 // ---------------------------------------------------------------- declarations
 using namespace arg;
 constexpr Arg kPeakDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the hardware preset gives"};
-constexpr Arg kPeakFlops{
-    "peak_flops_per_s", Num, "FLOP/s", 0, kNo, "none", "one GPU's peak (instead of hardware)", nullptr, nullptr, true};
+constexpr Arg kPeakFlops{.name = "peak_flops_per_s",
+                         .type = Num,
+                         .unit = "FLOP/s",
+                         .low = 0,
+                         .fallback = "none",
+                         .doc = "one GPU's peak (instead of hardware)",
+                         .flag = "--peak-flops",
+                         .low_open = true};
 constexpr Arg kPeakTflops{"peak_tflops",
                           Num,
                           "TFLOP/s",

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tally/hf_config.h"
+
 namespace tally::cli {
 
 constexpr int kExitOk = 0;
@@ -24,6 +26,23 @@ struct Option {
     Kind kind;
     const char* help;  // one line, with units and default; nullptr: the API method's declaration of `key`
 };
+
+// --config FILE, a CLI-only option of every command that takes a model: fix_flags hands its contents on as
+// `model` (a tally config object) or `hf_config` (a Hugging Face config.json).
+inline constexpr Option kConfigOption{"--config", "config_path", Kind::String,
+                                      "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES
+                                      ") or a tally config object"};
+
+// The FLOP count's options after the model and sequence, in one order for flops, time and mfu (help from the
+// declarations: every key is in the API's flops_input group).
+#define TALLY_FLOPS_OPTIONS                                                                                         \
+    {"--attention-flops", "attention_flops", Kind::String, nullptr},                                                \
+        {"--recompute", "recompute", Kind::String, nullptr},                                                        \
+        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                                \
+        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr}, {"--pp", "pp", Kind::Integer, nullptr}, \
+        {"--flash-attn", "flash_attention", Kind::Flag, nullptr}, {                                                 \
+        "--capacity-factor", "capacity_factor", Kind::Number, nullptr                                               \
+    }
 
 struct Parsed {
     nlohmann::json args = nlohmann::json::object();

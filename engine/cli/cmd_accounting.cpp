@@ -16,141 +16,93 @@ namespace {
 
 using nlohmann::json;
 
-#define MODEL_OPTIONS                                                                               \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-2-7b"},   \
-        {"--config", "config_path", Kind::String,                                                   \
-         "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES ") or a tally config object"}, \
-    {                                                                                               \
-        "--encoder-head", "encoder_head", Kind::String,                                             \
-            "encoder (BERT) heads: model (pooler, default) | masked_lm | pretraining"               \
+#define MODEL_OPTIONS                                             \
+    {"--model", "model", Kind::String, nullptr}, kConfigOption, { \
+        "--encoder-head", "encoder_head", Kind::String, nullptr   \
     }
 
 constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
 
 constexpr Option kFlopsOptions[] = {
     MODEL_OPTIONS,
-    {"--seq", "seq", Kind::Integer, "sequence length s (default: min(max_positions, 2048))"},
-    {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length of the decoder (default: --seq)"},
-    {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 2e12 (default 1: per-token figures)"},
-    {"--attention-flops", "attention_flops", Kind::String,
-     "full (default: s×s, as published MFU formulas count) | causal"},
-    {"--recompute", "recompute", Kind::String, "none (default) | selective | full: adds the recomputed forward work"},
-    {"--recompute-ops", "recompute_ops", Kind::String,
-     "comma list of attention_scores, qkv, norms, mlp_up, mlp_activation"},
-    {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"},
-    {"--pp", "pp", Kind::Integer, "pipeline stages: recompute-layers counts per stage of ceil(L/pp) (default 1)"},
-    {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},
-    {"--capacity-factor", "capacity_factor", Kind::Number,
-     "MoE: expert slots per routed token cf (default 0: no limit)"},
+    {"--seq", "seq", Kind::Integer, nullptr},
+    {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},
+    {"--tokens", "tokens", Kind::Number, nullptr},
+    TALLY_FLOPS_OPTIONS,
 };
 
-#define ALLOWANCE_OPTIONS                                                                                \
-    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer,                                        \
-     "allowance for the CUDA context (default 512 MiB with --hardware)"},                                \
-    {                                                                                                    \
-        "--fragmentation", "fragmentation_fraction", Kind::Number,                                       \
-            "allowance for allocator fragmentation, fraction of capacity (default 0.05 with --hardware)" \
+#define ALLOWANCE_OPTIONS                                                     \
+    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer, nullptr}, { \
+        "--fragmentation", "fragmentation_fraction", Kind::Number, nullptr    \
     }
 
-#define SETUP_OPTIONS                                                                                                 \
-    {"--seq", "seq", Kind::Integer, "sequence length s (default 2048)"},                                              \
-        {"--decoder-seq", "decoder_seq", Kind::Integer,                                                               \
-         "encoder-decoder: target length of the decoder (default: --seq)"},                                           \
-        {"--micro-batch", "micro_batch", Kind::Integer,                                                               \
-         "sequences per micro-batch per data-parallel rank b (default 1)"},                                           \
-        {"--global-batch", "global_batch", Kind::Integer,                                                             \
-         "sequences per optimizer step (default b·dp: no accumulation)"},                                             \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (default 1); data parallel dp = gpus / (tp·pp·cp)"},         \
-        {"--zero", "zero", Kind::Integer, "ZeRO stage 0..3 (default 0; FSDP full shard = 3)"},                        \
-        {"--tp", "tp", Kind::Integer, "tensor parallel degree (default 1), must divide the heads"},                   \
-        {"--pp", "pp", Kind::Integer, "pipeline parallel degree (default 1)"},                                        \
-        {"--virtual-stages", "virtual_stages", Kind::Integer,                                                         \
-         "interleaved pipeline: model chunks per GPU v (default 1)"},                                                 \
-        {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, "keep each stage's sent output (default: freed)"}, \
-        {"--sequence-parallel", "sequence_parallel", Kind::Flag, "shard norms/dropout activations over tp too"},      \
-        {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},                              \
-        {"--recompute-ops", "recompute_ops", Kind::String,                                                            \
-         "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"},                                             \
-        {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"}, \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: no s×s attention activations"},              \
-        {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},      \
-        {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},           \
-        {"--activation-bytes", "activation_bytes", Kind::Integer, "bytes per activation element: 2 (default) or 4"},  \
-        {"--recipe", "recipe", Kind::String,                                                                          \
-         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw: 2+2+4+8 = 16 B/param)"},     \
-        {"--weights", "weights", Kind::String,                                                                        \
-         "override: working weights dtype fp32|bf16|fp16|fp8|nvfp4|mxfp8|mxfp4"},                                     \
-        {"--gradients", "gradients", Kind::String, "override: gradients dtype"},                                      \
-        {"--master-weights", "master_weights", Kind::String, "override: master weights dtype or none"},               \
-        {"--optimizer", "optimizer", Kind::String, "override: adamw|adamw_8bit|sgd_momentum|sgd|lion|adafactor"},     \
-        {"--optimizer-state", "optimizer_state", Kind::String, "override: optimizer state dtype"},                    \
-        {"--grad-accum", "grad_accum", Kind::String, "gradient-accumulation buffer dtype (e.g. fp32; default none)"}, \
-        {"--zero3-gather", "zero3_gather", Kind::String,                                                              \
-         "ZeRO-3 gathered-parameter buffer: none (default) | module | layer"},                                        \
-        {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, "ZeRO-3 units prefetched ahead (default 0)"},           \
-        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree, experts sharded over ep GPUs (default 1)"},       \
-        {"--capacity-factor", "capacity_factor", Kind::Number,                                                        \
-         "MoE: expert slots per routed token cf (default 0: no limit)"},                                              \
-        {"--etp", "etp", Kind::Integer,                                                                               \
-         "MoE: expert tensor parallel degree (default tp); ep·etp must divide tp·cp·dp"},                             \
-        {"--cp", "cp", Kind::Integer,                                                                                 \
-         "context parallel degree (default 1): seq/cp positions per GPU; needs --flash-attn"},                        \
-        {"--no-cp-load-balance", "no_cp_load_balance", Kind::Flag,                                                    \
-         "cp: contiguous chunks (default: 2·cp causal load-balanced chunks, 2·cp | seq)"},                            \
-        {"--shard-group", "shard_group", Kind::Integer,                                                               \
-         "HSDP: ZeRO shards over groups of this many GPUs, replicated across (default dp·cp)"},                       \
-        {"--offload", "offload", Kind::String,                                                                        \
-         "CPU offload: none (default) | optimizer (zero >= 1) | params | optimizer_params (zero 3)"},                 \
-        {"--hardware", "hardware", Kind::String, "hardware preset id (capacity), e.g. h100-sxm"},                     \
-        {"--capacity-bytes", "capacity_bytes", Kind::Integer,                                                         \
-         "GPU memory in bytes, taken as usable (instead of --hardware)"},                                             \
-        ALLOWANCE_OPTIONS
+#define SETUP_OPTIONS                                                                                              \
+    {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},            \
+        {"--micro-batch", "micro_batch", Kind::Integer, nullptr},                                                  \
+        {"--global-batch", "global_batch", Kind::Integer, nullptr}, {"--gpus", "gpus", Kind::Integer, nullptr},    \
+        {"--zero", "zero", Kind::Integer, nullptr}, {"--tp", "tp", Kind::Integer, nullptr},                        \
+        {"--pp", "pp", Kind::Integer, nullptr}, {"--virtual-stages", "virtual_stages", Kind::Integer, nullptr},    \
+        {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, nullptr},                                       \
+        {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},                                         \
+        {"--recompute", "recompute", Kind::String, nullptr},                                                       \
+        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                               \
+        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr},                                        \
+        {"--flash-attn", "flash_attention", Kind::Flag, nullptr},                                                  \
+        {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},   \
+        {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},        \
+        {"--activation-bytes", "activation_bytes", Kind::Integer, nullptr},                                        \
+        {"--recipe", "recipe", Kind::String, nullptr}, {"--weights", "weights", Kind::String, nullptr},            \
+        {"--gradients", "gradients", Kind::String, nullptr},                                                       \
+        {"--master-weights", "master_weights", Kind::String, nullptr},                                             \
+        {"--optimizer", "optimizer", Kind::String, nullptr},                                                       \
+        {"--optimizer-state", "optimizer_state", Kind::String, nullptr},                                           \
+        {"--grad-accum", "grad_accum", Kind::String, nullptr},                                                     \
+        {"--zero3-gather", "zero3_gather", Kind::String, nullptr},                                                 \
+        {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, nullptr}, {"--ep", "ep", Kind::Integer, nullptr},    \
+        {"--capacity-factor", "capacity_factor", Kind::Number, nullptr}, {"--etp", "etp", Kind::Integer, nullptr}, \
+        {"--cp", "cp", Kind::Integer, nullptr},                                                                    \
+        {"--no-cp-load-balance", "no_cp_load_balance", Kind::Flag,                                                 \
+         "cp: contiguous chunks (default: 2·cp causal load-balanced chunks, 2·cp | seq)"},                         \
+        {"--shard-group", "shard_group", Kind::Integer, nullptr}, {"--offload", "offload", Kind::String, nullptr}, \
+        {"--hardware", "hardware", Kind::String, nullptr},                                                         \
+        {"--capacity-bytes", "capacity_bytes", Kind::Integer, nullptr}, ALLOWANCE_OPTIONS
 
 constexpr Option kMemoryOptions[] = {MODEL_OPTIONS,
                                      SETUP_OPTIONS,
-                                     {"--reference-bytes", "reference_bytes", Kind::Number,
-                                      "a printed activation figure to compare with (reports the ratio)"},
-                                     {"--gpus-per-node", "gpus_per_node", Kind::Integer,
-                                      "offload: GPUs per node for the host memory per node (default: the preset's)"}};
+                                     {"--reference-bytes", "reference_bytes", Kind::Number, nullptr},
+                                     {"--gpus-per-node", "gpus_per_node", Kind::Integer, nullptr}};
 
 constexpr Option kFinetuneOptions[] = {
     MODEL_OPTIONS,
-    {"--method", "method", Kind::String, "lora (default) | qlora (NF4 base) | full (every weight trained)"},
-    {"--lora-rank", "lora_rank", Kind::Integer, "adapter rank r (default 8), at most the narrowest adapted projection"},
-    {"--lora-alpha", "lora_alpha", Kind::Number, "adapter scaling alpha, in (0, 1e6] (default 16)"},
-    {"--lora-targets", "lora_targets", Kind::String,
-     "comma list of q,k,v,o,gate,up,down (MLA: q_a,q_b,kv_a,kv_b) or all-linear (default q,v)"},
-    {"--lora-dropout", "lora_dropout", Kind::Number, "adapter input dropout in [0, 1) (default 0)"},
-    {"--lora-experts", "lora_experts", Kind::String, "MoE: adapt each routed expert, true (default) | false"},
-    {"--base-dtype", "base_dtype", Kind::String,
-     "frozen base weights: bf16 (lora default) | fp16 | fp32 | nf4 (qlora)"},
-    {"--double-quant", "double_quant", Kind::String, "NF4 double quantization: true (default) | false"},
-    {"--adapter-dtype", "adapter_dtype", Kind::String, "adapter weights and gradients: fp32 (default) | bf16 | fp16"},
-    {"--compute-dtype", "compute_dtype", Kind::String, "NF4 compute dtype: bf16 (default) | fp16 | fp32"},
-    {"--paged", "paged", Kind::Flag, "paged optimizer: states may spill to host memory (reports the floor)"},
+    {"--method", "method", Kind::String, nullptr},
+    {"--lora-rank", "lora_rank", Kind::Integer, nullptr},
+    {"--lora-alpha", "lora_alpha", Kind::Number, nullptr},
+    {"--lora-targets", "lora_targets", Kind::String, nullptr},
+    {"--lora-dropout", "lora_dropout", Kind::Number, nullptr},
+    {"--lora-experts", "lora_experts", Kind::String, nullptr},
+    {"--base-dtype", "base_dtype", Kind::String, nullptr},
+    {"--double-quant", "double_quant", Kind::String, nullptr},
+    {"--adapter-dtype", "adapter_dtype", Kind::String, nullptr},
+    {"--compute-dtype", "compute_dtype", Kind::String, nullptr},
+    {"--paged", "paged", Kind::Flag, nullptr},
     SETUP_OPTIONS,
 };
 
-constexpr Option kFitOptions[] = {
-    MODEL_OPTIONS,
-    {"--mode", "mode", Kind::String, "largest_model (default without --model) | min_gpus (default with a model)"},
-    {"--reserve-fraction", "reserve_fraction", Kind::Number,
-     "largest_model: fraction of memory kept for activations (default 0)"},
-    {"--max-gpus", "max_gpus", Kind::Integer, "min_gpus: search limit (default 1048576)"},
-    SETUP_OPTIONS};
+constexpr Option kFitOptions[] = {MODEL_OPTIONS,
+                                  {"--mode", "mode", Kind::String, nullptr},
+                                  {"--reserve-fraction", "reserve_fraction", Kind::Number, nullptr},
+                                  {"--max-gpus", "max_gpus", Kind::Integer, nullptr},
+                                  SETUP_OPTIONS};
 
 constexpr Option kKvOptions[] = {
     MODEL_OPTIONS,
     {"--context", "context", Kind::Integer, nullptr},
     {"--encoder-context", "encoder_context", Kind::Integer, nullptr},
     {"--batch", "batch", Kind::Integer, nullptr},
-    {"--kv-dtype", "kv_dtype", Kind::String,
-     "cache dtype: bf16 (default) | fp16 | fp8 | int8 | fp32 | nvfp4 | mxfp8 | mxfp4"},
-    {"--weights-dtype", "weights_dtype", Kind::String,
-     "weights dtype: bf16 (default) | fp8 | int8 | fp32 | nvfp4 | mxfp8 | mxfp4"},
-    {"--hardware", "hardware", Kind::String, "hardware preset id: adds fits, max batch and max context"},
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer,
-     "GPU memory in bytes, taken as usable (instead of --hardware)"},
+    {"--kv-dtype", "kv_dtype", Kind::String, nullptr},
+    {"--weights-dtype", "weights_dtype", Kind::String, nullptr},
+    {"--hardware", "hardware", Kind::String, nullptr},
+    {"--capacity-bytes", "capacity_bytes", Kind::Integer, nullptr},
     ALLOWANCE_OPTIONS,
 };
 

@@ -22,28 +22,16 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                              \
-    {"--model", "model", Kind::String, "model preset id (see `tally presets`), e.g. llama-3-70b"},                      \
-        {"--config", "config_path", Kind::String, "path to a tally config object or a Hugging Face config.json"},       \
-        {"--hardware", "hardware", Kind::String,                                                                        \
-         "hardware preset id with interconnect figures, e.g. h100-sxm (required)"},                                     \
-        {"--gpus", "gpus", Kind::Integer, "GPUs in total (required); dp = gpus / (tp·pp)"},                             \
-        {"--seq", "seq", Kind::Integer, "sequence length (default 2048)"},                                              \
-        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},             \
-        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},      \
-        {"--global-batch", "global_batch", Kind::Integer,                                                               \
-         "sequences per step (default dp·b·4pp, or dp·b without pp)"},                                                  \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention (fused causal attention)"},                     \
-        {"--recipe", "recipe", Kind::String,                                                                            \
-         "training recipe: dtype per tensor class + optimizer (default bf16_mixed_adamw)"},                             \
-        {"--gpus-per-node", "gpus_per_node", Kind::Integer, "GPUs per node (default: the hardware preset's)"},          \
-        {"--dtype", "dtype", Kind::String,                                                                              \
-         "linear layers' GEMM dtype: bf16 (default) | fp16 | fp8 | fp4 (attention, LM head stay 16-bit)"},              \
-        {"--precision", "precision", Kind::String,                                                                      \
-         "FP8 recipe: fp8-delayed (fp8 default) | fp8-current-scaling | fp8-current-tensorwise | fp8-rowwise | mxfp8"}, \
-        {"--ep", "ep", Kind::Integer, "MoE: expert parallel degree (default 1); memory and all-to-all"}, {              \
-        "--capacity-factor", "capacity_factor", Kind::Number,                                                           \
-            "MoE: expert slots per routed token (default 0: no limit)"                                                  \
+#define STEP_MODEL_OPTIONS                                                                                         \
+    {"--model", "model", Kind::String, nullptr}, kConfigOption, {"--hardware", "hardware", Kind::String, nullptr}, \
+        {"--gpus", "gpus", Kind::Integer, nullptr}, {"--seq", "seq", Kind::Integer, nullptr},                      \
+        {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},                                                  \
+        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                                 \
+        {"--global-batch", "global_batch", Kind::Integer, nullptr},                                                \
+        {"--flash-attn", "flash_attention", Kind::Flag, nullptr}, {"--recipe", "recipe", Kind::String, nullptr},   \
+        {"--gpus-per-node", "gpus_per_node", Kind::Integer, nullptr}, {"--dtype", "dtype", Kind::String, nullptr}, \
+        {"--precision", "precision", Kind::String, nullptr}, {"--ep", "ep", Kind::Integer, nullptr}, {             \
+        "--capacity-factor", "capacity_factor", Kind::Number, nullptr                                              \
     }
 
 constexpr Option kStepOptions[] = {
@@ -53,11 +41,10 @@ constexpr Option kStepOptions[] = {
     {"--pp", "pp", Kind::Integer, nullptr},
     {"--zero", "zero", Kind::Integer, nullptr},
     {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
-    {"--recompute", "recompute", Kind::String, "none (default) | selective | full"},
-    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "sequence parallelism with tp"},
-    {"--interleave", "interleave", Kind::Integer, "virtual pipeline chunks per stage v (default 1)"},
-    {"--embedding-chunks", "embedding_chunks", Kind::Flag,
-     "embedding and output layer are pipeline chunks of their own"},
+    {"--recompute", "recompute", Kind::String, nullptr},
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},
+    {"--interleave", "interleave", Kind::Integer, nullptr},
+    {"--embedding-chunks", "embedding_chunks", Kind::Flag, nullptr},
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
     {"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
      "gradient reduction after the last backward (Megatron-LM before Megatron-Core, DeepSpeed pipelines)"},
@@ -467,6 +454,12 @@ int cmd_step(int argc, char** argv) {
         "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
         "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
         kStepOptions, print_step, load_config);
+}
+
+std::span<const Option> step_options(std::string_view command) {
+    if (command == "step") return kStepOptions;
+    if (command == "plan") return kPlanOptions;
+    return {};
 }
 
 int cmd_plan(int argc, char** argv) {

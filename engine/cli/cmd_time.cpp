@@ -11,56 +11,34 @@ namespace tally::cli {
 namespace {
 
 // Flags shared by time and mfu: the model or params, the FLOPs count and the peak.
-#define FLOPS_PEAK_OPTIONS                                                                                            \
-    {"--params", "params", Kind::Number, "model parameters N, e.g. 70e9 (or --model / --config)"},                    \
-        {"--model", "model", Kind::String, "model preset id (tally presets); FLOPs are then the exact count"},        \
-        {"--config", "config_path", Kind::String, "path to a Hugging Face config.json or a tally config object"},     \
-        {"--seq", "seq", Kind::Integer, "sequence length for the exact count (with --model)"},                        \
-        {"--decoder-seq", "decoder_seq", Kind::Integer, "encoder-decoder: target length (default: --seq)"},           \
-        {"--encoder-head", "encoder_head", Kind::String, "encoder (BERT) heads: model | masked_lm | pretraining"},    \
-        {"--flops-basis", "flops_basis", Kind::String,                                                                \
-         "six_nd | exact (default: six_nd with --params, exact with --model)"},                                       \
-        {"--attention-flops", "attention_flops", Kind::String,                                                        \
-         "full (default) | causal: attention score entries counted"},                                                 \
-        {"--recompute", "recompute", Kind::String,                                                                    \
-         "none (default) | selective | full (with --params alone: full adds 2N)"},                                    \
-        {"--recompute-ops", "recompute_ops", Kind::String,                                                            \
-         "comma list: attention_scores,qkv,norms,mlp_up,mlp_activation"},                                             \
-        {"--recompute-layers", "recompute_layers", Kind::Integer, "layers per stage recomputed in full (default 0)"}, \
-        {"--pp", "pp", Kind::Integer,                                                                                 \
-         "pipeline stages (default 1): recompute-layers counts per stage; the layout with --predict-mfu"},            \
-        {"--flash-attn", "flash_attention", Kind::Flag, "FlashAttention: its backward recomputes Q·Kᵀ"},              \
-        {"--capacity-factor", "capacity_factor", Kind::Number,                                                        \
-         "MoE: expert slots per routed token (default 0: no limit)"},                                                 \
-        {"--gpus", "gpus", Kind::Integer, "number of GPUs, whole number >= 1 (required)"},                            \
-        {"--hardware", "hardware", Kind::String, "hardware preset id, e.g. h100-sxm (gives the dense peak)"},         \
-        {"--dtype", "dtype", Kind::String,                                                                            \
-         "matmul dtype for the hardware's peak: bf16 (default), fp16, fp8, fp4, tf32, fp32"},                         \
-        {"--peak-tflops", "peak_tflops", Kind::Number,                                                                \
-         "dense peak TFLOP/s of one GPU, e.g. 989.5 (instead of --hardware)"},                                        \
-    {                                                                                                                 \
-        "--peak-flops", "peak_flops_per_s", Kind::Number,                                                             \
-            "dense peak FLOP/s of one GPU (alternative to --peak-tflops)"                                             \
+#define FLOPS_PEAK_OPTIONS                                                                                      \
+    {"--params", "params", Kind::Number, nullptr}, {"--model", "model", Kind::String, nullptr}, kConfigOption,  \
+        {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},     \
+        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                              \
+        {"--flops-basis", "flops_basis", Kind::String, nullptr}, TALLY_FLOPS_OPTIONS,                           \
+        {"--gpus", "gpus", Kind::Integer, nullptr}, {"--hardware", "hardware", Kind::String, nullptr},          \
+        {"--dtype", "dtype", Kind::String, nullptr}, {"--peak-tflops", "peak_tflops", Kind::Number, nullptr}, { \
+        "--peak-flops", "peak_flops_per_s", Kind::Number, nullptr                                               \
     }
 
 constexpr Option kOptions[] = {
     FLOPS_PEAK_OPTIONS,
-    {"--tokens", "tokens", Kind::Number, "training tokens D, e.g. 15e12 (required)"},
-    {"--mfu", "mfu", Kind::Number, "model FLOPs utilization in (0, 1] (required)"},
-    {"--price", "dollars_per_gpu_hour", Kind::Number, "dollars per GPU-hour (optional: adds the cost)"},
+    {"--tokens", "tokens", Kind::Number, nullptr},
+    {"--mfu", "mfu", Kind::Number, nullptr},
+    {"--price", "dollars_per_gpu_hour", Kind::Number, nullptr},
     {"--predict-mfu", "predict_mfu", Kind::Flag,
      "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
-    {"--tp", "tp", Kind::Integer, "with --predict-mfu: tensor parallel degree (default 1)"},
-    {"--zero", "zero", Kind::Integer, "with --predict-mfu: ZeRO stage (default 0)"},
-    {"--micro-batch", "micro_batch", Kind::Integer, "with --predict-mfu: micro-batch (default 1)"},
-    {"--global-batch", "global_batch", Kind::Integer, "with --predict-mfu: sequences per step"},
-    {"--sequence-parallel", "sequence_parallel", Kind::Flag, "with --predict-mfu: sequence parallelism"},
-    {"--interleave", "interleave", Kind::Integer, "with --predict-mfu: virtual pipeline chunks per stage"},
+    {"--tp", "tp", Kind::Integer, nullptr},
+    {"--zero", "zero", Kind::Integer, nullptr},
+    {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
+    {"--global-batch", "global_batch", Kind::Integer, nullptr},
+    {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},
+    {"--interleave", "interleave", Kind::Integer, nullptr},
 };
 
 constexpr Option kMfuOptions[] = {
     FLOPS_PEAK_OPTIONS,
-    {"--tokens-per-second", "tokens_per_second", Kind::Number, "measured training throughput of all GPUs (required)"},
+    {"--tokens-per-second", "tokens_per_second", Kind::Number, nullptr},
 };
 
 void print_human(std::ostream& out, const nlohmann::json& r) {

@@ -28,6 +28,7 @@ int cmd_plan(int argc, char** argv);      // cmd_step.cpp
 // A command's option table (empty for an unknown command), for --help and the API/CLI parity test.
 std::span<const Option> accounting_options(std::string_view command);  // cmd_accounting.cpp
 std::span<const Option> time_options(std::string_view command);        // cmd_time.cpp: time, mfu
+std::span<const Option> step_options(std::string_view command);        // cmd_step.cpp: step, plan
 
 // --config FILE -> "model" (tally object) or "hf_config" (text); --no-dropout -> dropout false.
 void fix_flags(nlohmann::json& args);  // cmd_accounting.cpp

@@ -9,10 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <regex>
@@ -773,4 +776,83 @@ TEST_CASE("the CLI takes the block-scaled KV formats and the fp4 peak of a Black
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("no dense fp4 peak") != std::string::npos);
     CHECK(bad.err.find("(--dtype)") != std::string::npos);
+}
+
+namespace {
+
+// The flag a declaration names: Arg.flag, or --<name with - for _>.
+std::string declared_flag(const tally::api::Arg& arg) {
+    if (arg.flag != nullptr) return arg.flag;
+    std::string flag = std::string("--") + arg.name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+// The option kinds that can carry a value of the declared type (a Boolean may be a switch or true/false text).
+bool kind_fits(tally::cli::Kind kind, tally::api::ArgType type) {
+    using tally::api::ArgType;
+    using tally::cli::Kind;
+    switch (type) {
+        case ArgType::Integer: return kind == Kind::Integer;
+        case ArgType::Number: return kind == Kind::Number;
+        case ArgType::Boolean: return kind == Kind::Flag || kind == Kind::String;
+        case ArgType::String:
+        case ArgType::Enum:
+        case ArgType::Object:
+        case ArgType::Array: return kind == Kind::String;
+        case ArgType::Any: return kind != Kind::Flag;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("every CLI option of a declared argument takes its help from the declaration and agrees with its flag") {
+    const std::vector<std::tuple<const char*, const char*, std::span<const tally::cli::Option>>> commands = {
+        {"time", "training_cost", tally::cli::time_options("time")},
+        {"mfu", "mfu", tally::cli::time_options("mfu")},
+        {"params", "params", tally::cli::accounting_options("params")},
+        {"flops", "flops", tally::cli::accounting_options("flops")},
+        {"memory", "memory_budget", tally::cli::accounting_options("memory")},
+        {"fit", "fit", tally::cli::accounting_options("fit")},
+        {"finetune", "finetune", tally::cli::accounting_options("finetune")},
+        {"kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache")},
+        {"step", "step_time", tally::cli::step_options("step")},
+        {"plan", "plan", tally::cli::step_options("plan")},
+    };
+    int declared_options = 0;
+    for (const auto& [command, method, options] : commands) {
+        const tally::api::Method* m = tally::api::find_method(method);
+        REQUIRE(m != nullptr);
+        REQUIRE(!options.empty());
+        for (const tally::cli::Option& option : options) {
+            const auto arg = std::find_if(m->args.begin(), m->args.end(),
+                                          [&](const tally::api::Arg& a) { return std::string(a.name) == option.key; });
+            if (arg == m->args.end()) {
+                INFO("`tally " << command << "` " << option.flag << ": a CLI-only option needs its own help");
+                CHECK(option.help != nullptr);
+                continue;
+            }
+            ++declared_options;
+            INFO("`tally " << command << "` " << option.flag << " sets " << method << "'s declared " << option.key);
+            CHECK(option.help == nullptr);
+            CHECK(option.flag == declared_flag(*arg));
+            CHECK(kind_fits(option.kind, arg->type));
+            CHECK(!tally::cli::declared_help(method, option.key).empty());
+        }
+    }
+    CHECK(declared_options > 100);
+}
+
+TEST_CASE("tally <command> --help prints the declaration's doc and default for a declared option") {
+    const auto [status, out] = run_cli("memory --help");
+    REQUIRE(status == 0);
+    const tally::api::Method* m = tally::api::find_method("memory_budget");
+    REQUIRE(m != nullptr);
+    for (const tally::cli::Option& option : tally::cli::accounting_options("memory")) {
+        INFO(option.flag);
+        CHECK_THAT(out, Catch::Contains(option.flag));
+        if (option.help == nullptr)
+            CHECK_THAT(out, Catch::Contains(tally::cli::declared_help("memory_budget", option.key)));
+    }
 }
