@@ -29,19 +29,22 @@ async function main() {
   // tally-widgets.js has defined every widget this site ships; a placeholder whose widget is not built yet stays
   // inert and is not waited for.
   const widgets = [...document.querySelectorAll(WIRED.join(','))].filter((w) => customElements.get(w.localName));
-  // The first screen is interactive: the widgets near the viewport at load are wired (the others mount later,
-  // web/widgets/base.js); a page whose first screen holds no widget is interactive once this module has run.
+  // A shared link whose URL carries widget state mounts every widget now: each applies its part of the link, and
+  // a parameter no widget claims can be told apart from one whose widget has not mounted yet.
+  const linkState = unclaimedParams().length > 0;
+  if (linkState) (await import('./widgets/kit/mount.js')).mountAll();
+  // Ready: the widgets near the viewport at load are wired (the others mount as they come near it,
+  // web/widgets/kit/mount.js); a page whose first screen holds no widget is ready once this module has run.
   const nearAtLoad = await Promise.all(widgets.map((w) => w.firstScreen ?? true));
-  await Promise.all(widgets.filter((_, i) => nearAtLoad[i]).map((w) => w.ready ?? null));
+  await Promise.all(widgets.filter((_, i) => linkState || nearAtLoad[i]).map((w) => w.ready ?? null));
   document.documentElement.dataset.firstScreenReadyMs = String(Math.round(performance.now()));
   document.documentElement.dataset.firstScreenWidgets = String(nearAtLoad.filter(Boolean).length);
-  await Promise.all(widgets.map((w) => w.ready ?? null));
   const stray = unclaimedParams();
   if (stray.length)
     showPageNotice(
       `Ignored URL parameters that match no figure on this page: ${stray.slice(0, 5).join(', ')}${stray.length > 5 ? ', …' : ''}.`,
     );
-  // Time to interactive: every widget on the page has its controls wired to the engine.
+  // Time to interactive: every widget the reader can reach has its controls wired to the engine.
   document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
   document.documentElement.dataset.ready = 'true';
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, siteDir, root, PHONE } from './harness.mjs';
-import { errors, watch } from './page-helpers.mjs';
+import { errors, watch, mountAll } from './page-helpers.mjs';
 
 /** name -> module file, from web/embed.js's WIDGET_MODULES. */
 const WIDGET_FILES = new Map(
@@ -62,6 +62,7 @@ test('index.html preloads neither tally.js nor tally.wasm, and the engine downlo
   const page = watch(await site.newPage(PHONE));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+  await mountAll(page);
   const { paint, wasm } = await page.evaluate(() => ({
     paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
     wasm:
