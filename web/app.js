@@ -22,9 +22,15 @@ function showPageNotice(message) {
 }
 
 async function main() {
-  // The widgets upgrade after the first frame, so the prerendered text paints before any widget code runs (the
-  // modules were fetched in parallel: build-site preloads them).
+  // The widgets upgrade after the first frame, so the prerendered text paints before any widget code runs.
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  // Then the modules the widgets need download in parallel (the list is build-site's), none before the first paint.
+  for (const href of document.querySelector('meta[name="tally-module-graph"]')?.content.split(' ') ?? []) {
+    const link = document.createElement('link');
+    link.rel = 'modulepreload';
+    link.href = href;
+    document.head.append(link);
+  }
   await import('./tally-widgets.js');
   // tally-widgets.js has defined every widget this site ships; a placeholder whose widget is not built yet stays
   // inert and is not waited for.
