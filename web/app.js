@@ -21,9 +21,25 @@ function showPageNotice(message) {
   box.hidden = false;
 }
 
+/**
+ * Resolves once the first contentful paint has been presented (the paint timing entry), not merely produced: on a
+ * loaded phone a frame's callbacks run well before its pixels show, and downloads started then delay them.
+ */
+function firstPaint() {
+  return new Promise((resolve) => {
+    if (!globalThis.PerformanceObserver?.supportedEntryTypes?.includes('paint'))
+      return requestAnimationFrame(() => setTimeout(resolve));
+    new PerformanceObserver((list, observer) => {
+      if (!list.getEntriesByName('first-contentful-paint').length) return;
+      observer.disconnect();
+      resolve();
+    }).observe({ type: 'paint', buffered: true });
+  });
+}
+
 async function main() {
-  // The widgets upgrade after the first frame, so the prerendered text paints before any widget code runs.
-  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  // The widgets upgrade after the first paint, so the prerendered text paints before any widget code runs.
+  await firstPaint();
   // Then the modules the widgets need download in parallel (the list is build-site's), none before the first paint.
   for (const href of document.querySelector('meta[name="tally-module-graph"]')?.content.split(' ') ?? []) {
     const link = document.createElement('link');

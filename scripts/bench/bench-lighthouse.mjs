@@ -41,12 +41,14 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** The LCP element's snippet and its phases (ms), from the largest-contentful-paint-element audit. */
+/** The LCP element and its subparts (ms), from Lighthouse's LCP breakdown insight. */
 function lcpElement(lhr) {
-  const items = lhr.audits['largest-contentful-paint-element']?.details?.items ?? [];
-  const node = items[0]?.items?.[0]?.node;
-  const phases = (items[1]?.items ?? []).map((p) => `${p.phase ?? p.label} ${Math.round(p.timing)}`).join(', ');
-  return `${node?.snippet ?? 'unknown'} (${node?.selector ?? ''}) ${phases}`;
+  const items = lhr.audits['lcp-breakdown-insight']?.details?.items ?? [];
+  const node = items.find((item) => item.type === 'node');
+  const parts = (items.find((item) => item.type === 'table')?.items ?? []).map(
+    (p) => `${p.subpart} ${Math.round(p.duration)}`,
+  );
+  return `${node?.snippet ?? 'unknown'} "${(node?.nodeLabel ?? '').slice(0, 40)}": ${parts.join(', ')}`;
 }
 
 /** One cold Lighthouse run of `url` in a fresh Chromium: scores (0-100) and the main metrics (ms, CLS unitless). */
