@@ -145,7 +145,7 @@ export async function mountAll(page) {
     () => {
       const all = [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-'));
       const defined = all.filter((el) => customElements.get(el.localName));
-      return defined.length > 0 && defined.every((w) => w.firstScreen);
+      return defined.length > 0 && defined.every((w) => !w.ready || w.firstScreen);
     },
     null,
     { timeout: 20000 },
