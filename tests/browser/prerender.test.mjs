@@ -3,6 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { mountAll } from './page-helpers.mjs';
 
 test('with JavaScript off the page holds every inline number, equal to what the engine computes with it on', async (t) => {
   const site = await startSite();
