@@ -3,7 +3,7 @@
 // Lighthouse's default mobile settings (Moto G Power viewport, simulated slow 4G, 4x CPU slowdown). Each run is a
 // fresh headless Chromium (no cache); medians over the runs go into BENCHMARKS.md ("Lighthouse, mobile").
 // usage: node scripts/bench/bench-lighthouse.mjs [--runs 3] [--site build/site | --url http://127.0.0.1:8000/]
-//        [--pages "index.html,embed.html?widget=memory-budget"]   (build first: bash scripts/serve.sh builds build/site)
+//        [--pages "index.html,embed.html?widget=memory-budget"] [--lcp (print each run's LCP element and phases)]   (build first: bash scripts/serve.sh builds build/site)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import lighthouse from 'lighthouse';
@@ -41,6 +41,16 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** The LCP element and its subparts (ms), from Lighthouse's LCP breakdown insight. */
+function lcpElement(lhr) {
+  const items = lhr.audits['lcp-breakdown-insight']?.details?.items ?? [];
+  const node = items.find((item) => item.type === 'node');
+  const parts = (items.find((item) => item.type === 'table')?.items ?? []).map(
+    (p) => `${p.subpart} ${Math.round(p.duration)}`,
+  );
+  return `${node?.snippet ?? 'unknown'} "${(node?.nodeLabel ?? '').slice(0, 40)}": ${parts.join(', ')}`;
+}
+
 /** One cold Lighthouse run of `url` in a fresh Chromium: scores (0-100) and the main metrics (ms, CLS unitless). */
 async function audit(url) {
   const chrome = await chromeLauncher.launch({
@@ -69,6 +79,7 @@ async function audit(url) {
       cls: metric('cumulative-layout-shift'),
       si: metric('speed-index'),
       failing,
+      lcpElement: lcpElement(lhr),
     };
   } finally {
     await chrome.kill();
@@ -85,6 +96,8 @@ try {
     for (let i = 0; i < runs; i++) results.push(await audit(new URL(page, base).href));
     const m = (key) => median(results.map((r) => r[key]));
     const failing = [...new Set(results.flatMap((r) => r.failing))];
+    // --lcp: what the largest paint was in each run, to tell what to make paint sooner.
+    if (argv.includes('--lcp')) for (const r of results) console.log(`  ${page} LCP element: ${r.lcpElement}`);
     console.log(
       `${page} | ${m('performance')} | ${m('accessibility')} | ${m('fcp').toFixed(0)} | ${m('lcp').toFixed(0)} | ` +
         `${m('tbt').toFixed(0)} | ${m('cls').toFixed(3)} | ${m('si').toFixed(0)}` +

@@ -85,6 +85,8 @@ replaceOnce(
   'CSP meta tag',
 );
 html = html.replace(/<link rel="(modulepreload|preload)"[^>]*>\n?/g, '');
+// The modules app.js would preload after the first paint (build-site's list) are inlined here.
+html = html.replace(/<meta name="tally-module-graph"[^>]*>\n?/, '');
 replaceOnce(/<link rel="stylesheet" href="style.css">/, () => `<style>${read('style.css')}</style>`, 'style.css link');
 replaceOnce(
   /<link rel="stylesheet" href="vendor\/katex\/katex.page.css">/,

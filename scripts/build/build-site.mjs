@@ -379,11 +379,12 @@ if (existsSync(heightsFile)) {
 
 const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
-// Every module the page's scripts import, found by following their static imports, is preloaded up front, so
-// the browser fetches them in parallel instead of discovering them one import level at a time while the main
-// thread is busy with the first layout (widgets -> base.js -> share.js, curves.js -> figures.js -> chart.js).
-// tally-widgets.js is imported by app.js after the first frame: it and its graph are preloaded all the same.
-const preload = [
+// Every module the page's scripts import, found by following their static imports, is preloaded by app.js once the
+// first frame has painted, so the browser fetches them in parallel instead of discovering them one import level at
+// a time (widgets -> base.js -> share.js, curves.js -> figures.js -> chart.js). Not in the head: on a slow phone
+// link the preloads (every widget's code) shared the bandwidth with the first paint and delayed it by seconds
+// (Lighthouse, BENCHMARKS.md). The list travels in a <meta> tag (the CSP allows no inline script).
+const preload = `<meta name="tally-module-graph" content="${[
   'tally-widgets.js',
   ...moduleGraph([
     ...[...template.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]),
@@ -391,8 +392,7 @@ const preload = [
   ]),
 ]
   .filter((f) => f !== 'engine.js') // the template preloads it first
-  .map((f) => `<link rel="modulepreload" href="${f}">`)
-  .join('\n');
+  .join(' ')}">`;
 // The page's Content-Security-Policy (scripts/build/csp.mjs), also sent as a header by scripts/dev/static-server.mjs.
 if (!template.includes('<meta charset="utf-8">'))
   fail('web/index.html has no <meta charset="utf-8"> to put the CSP after');

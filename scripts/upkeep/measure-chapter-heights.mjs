@@ -32,6 +32,13 @@ for (const [name, width] of Object.entries(WIDTHS)) {
   );
   await page.goto(server.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 60000 });
+  // Widgets off screen mount as they come near the viewport (web/widgets/kit/mount.js): every one is measured mounted.
+  await page.evaluate(async () => {
+    (await import(new URL('widgets/kit/mount.js', document.baseURI).href)).mountAll();
+    await Promise.all(
+      [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-')).map((w) => w.ready),
+    );
+  });
   await page.evaluate(() => document.fonts.ready);
   await page.waitForFunction((w) => document.documentElement.dataset.mathFitted === String(w), width);
   await page.evaluate(

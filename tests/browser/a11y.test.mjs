@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { startSite, DESKTOP, PHONE } from './harness.mjs';
-import { errors, watch } from './page-helpers.mjs';
+import { errors, watch, mountAll } from './page-helpers.mjs';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
@@ -33,6 +33,7 @@ async function audit(site, path, viewport, scheme) {
   await page.emulateMedia({ colorScheme: scheme });
   await page.goto(new URL(path, site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+  await mountAll(page);
   // Off-screen chapters skip layout (content-visibility) until a reader scrolls to them; axe checks them laid out.
   await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
   await page.evaluate(() => document.fonts.ready);

@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { open, setControl, errors } from './page-helpers.mjs';
+import { open, setControl, errors, mountAll } from './page-helpers.mjs';
 
 /** The title of the ring that marks the calculator's setting on a curve. */
 const ring = (figure) => figure.locator('svg.fig-svg circle.marker title').textContent();
@@ -14,6 +14,7 @@ test('the activation curve follows the memory calculator of its chapter: model, 
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/#activations');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(page);
   const figure = page.locator('#fig-activations-vs-seq');
   const widget = page.locator('section#activations tally-memory-budget');
   await figure.scrollIntoViewIfNeeded();
@@ -48,6 +49,7 @@ test('the days-against-MFU curve follows the cost calculator, and the ZeRO curve
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(page);
 
   const mfu = page.locator('#fig-time-vs-mfu');
   await mfu.scrollIntoViewIfNeeded();

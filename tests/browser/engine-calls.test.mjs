@@ -7,7 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { open, setControl, errors, watch, wrapEngineCalls } from './page-helpers.mjs';
+import { open, setControl, errors, watch, wrapEngineCalls, mountAll } from './page-helpers.mjs';
 
 // Methods that reached the engine since the last mark (the page's shared engine from web/engine.js).
 async function callsSince(page, mark) {
@@ -134,6 +134,7 @@ test('a page of every widget asks for presets once (wasm and engine.js counts), 
   await page.addInitScript(wrapEngineCalls);
   await page.goto(new URL('/', site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
+  await mountAll(page);
   await page
     .locator('tally-roofline')
     .first()

@@ -9,6 +9,7 @@ import { FLOAT_FORMATS } from '../node/engine.mjs';
 async function openFloat(site, page, query = '') {
   await page.goto(new URL(`/${query}`, site.url).href);
   const widget = page.locator('tally-float').first();
+  await widget.scrollIntoViewIfNeeded(); // it mounts as the reader comes near it (web/widgets/kit/mount.js)
   await widget.locator('.bits button').first().waitFor({ timeout: 20000 });
   return widget;
 }

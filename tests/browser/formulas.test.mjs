@@ -179,6 +179,7 @@ test('float: "what happened" is never blank and is true: rounded, saturated inf,
   const page = watch(await site.newPage(DESKTOP));
   await page.goto(new URL('/#formats', site.url).href);
   const widget = page.locator('tally-float').first();
+  await widget.scrollIntoViewIfNeeded(); // it mounts as the reader comes near it (web/widgets/kit/mount.js)
   await widget.locator('[data-out="compare"] tbody tr').first().waitFor();
   const value = widget.locator('input[name="value"]');
   const table = async () =>

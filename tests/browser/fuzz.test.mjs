@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP } from './harness.mjs';
-import { errors, watch } from './page-helpers.mjs';
+import { errors, watch, mountAll } from './page-helpers.mjs';
 
 const STEPS = 10000;
 
@@ -14,6 +14,7 @@ test(`${STEPS.toLocaleString('en-US')} random control changes: no errors, bad nu
   const page = watch(await site.newPage(DESKTOP));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(page);
 
   const report = await page.evaluate(
     async ({ steps, seed }) => {

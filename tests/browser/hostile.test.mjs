@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSite, siteDir, DESKTOP } from './harness.mjs';
-import { errors, watch, setControl } from './page-helpers.mjs';
+import { errors, watch, setControl, mountAll } from './page-helpers.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
 import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
@@ -27,6 +27,7 @@ async function recordViolations(page) {
 async function openReady(page, url) {
   await page.goto(url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: READY });
+  await mountAll(page);
 }
 
 /** Text of the memory and compute widgets (the float widget names NaN and Infinity encodings on purpose). */
@@ -46,6 +47,7 @@ test('the page runs under its Content-Security-Policy (header and meta, no unsaf
   assert.doesNotMatch(PAGE_CSP, /'unsafe-eval'/);
   assert.match(PAGE_CSP, /script-src 'self' 'wasm-unsafe-eval'/);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: READY });
+  await mountAll(page);
   assert.equal(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'), PAGE_CSP);
   // Use the widgets: every inline value resolves, the memory widget answers a change, the float widget decodes.
   await page.waitForFunction(

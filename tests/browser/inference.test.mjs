@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { setControl, errors, openWidgetAlone, openSection } from './page-helpers.mjs';
+import { setControl, errors, openWidgetAlone, openSection, mountAll } from './page-helpers.mjs';
 
 const open = (site, viewport, colorScheme) => openSection(site, 'inference', 'tally-inference', viewport, colorScheme);
 
@@ -309,6 +309,7 @@ test('the new model, GPU and KV format survive a URL round trip, with the same b
   again.on('pageerror', (error) => again.errors.push(error.message));
   await again.goto(page.url());
   await again.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(again);
   const restored = again.locator('tally-inference');
   const state = await restored.evaluate((el) => el.getState());
   assert.deepEqual(

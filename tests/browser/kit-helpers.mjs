@@ -47,6 +47,8 @@ export async function courseSite(files, csp = null) {
  * headline text is a value, not a dash. Returns the call for further checks.
  */
 export async function assertComputes(handle, label = '') {
+  // A widget below the fold mounts as the reader comes near it (web/widgets/kit/mount.js).
+  await handle.scrollIntoViewIfNeeded();
   await handle.evaluate((el) => el.ready);
   const shown = await handle.evaluate(shownCall, HEADLINES);
   assert.ok(shown.method, `${label}: a known widget`);

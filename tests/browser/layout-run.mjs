@@ -1,7 +1,7 @@
 // Opens the whole page at a width, waits for every widget and inline value, opens every <details>, and
 // returns the layout audit's findings (tests/browser/layout-audit.mjs).
 import { layoutAudit } from './layout-audit.mjs';
-import { watch } from './page-helpers.mjs';
+import { watch, mountAll } from './page-helpers.mjs';
 
 export const WIDTHS = [375, 768, 1280];
 
@@ -9,6 +9,7 @@ export async function auditAt(site, width, height = 900) {
   const page = watch(await site.newPage({ width, height }));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(page);
   await page.evaluate(() => document.fonts.ready);
   await page.waitForFunction((w) => document.documentElement.dataset.mathFitted === String(w), width);
   await page.waitForFunction(

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startSite, siteDir, root, PHONE } from './harness.mjs';
-import { errors, watch } from './page-helpers.mjs';
+import { errors, watch, mountAll } from './page-helpers.mjs';
 
 /** name -> module file, from web/embed.js's WIDGET_MODULES. */
 const WIDGET_FILES = new Map(
@@ -62,6 +62,7 @@ test('index.html preloads neither tally.js nor tally.wasm, and the engine downlo
   const page = watch(await site.newPage(PHONE));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+  await mountAll(page);
   const { paint, wasm } = await page.evaluate(() => ({
     paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
     wasm:
@@ -73,5 +74,34 @@ test('index.html preloads neither tally.js nor tally.wasm, and the engine downlo
     wasm > paint,
     `tally.wasm requested at ${wasm.toFixed(0)} ms, after the first paint at ${paint.toFixed(0)} ms`,
   );
+  assert.deepEqual(errors(page), []);
+});
+
+test('index.html wires the widgets near the first screen and mounts the others only as the reader comes near them', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const page = watch(await site.newPage(PHONE));
+  await page.goto(site.url);
+  await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+  // A widget has mounted once it holds the engine (web/widgets/kit/element.js connectedCallback).
+  const mounted = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('*')]
+        .filter((el) => el.localName.startsWith('tally-') && el.ready)
+        .map((w) => !!w.engine),
+    );
+  const atLoad = await mounted();
+  assert.ok(atLoad.length >= 7, `${atLoad.length} widgets on the page`);
+  assert.ok(atLoad.at(-1) === false, `the last widget, chapters below the first screen, waits: ${atLoad.join(', ')}`);
+  // The reader scrolls to the last widget: it mounts and shows the engine's numbers, with no other step.
+  await page.evaluate(() => {
+    const all = [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-') && el.ready);
+    all.at(-1).scrollIntoView();
+  });
+  await page.waitForFunction(() => {
+    const all = [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-') && el.ready);
+    return !!all.at(-1).engine && !all.at(-1).shadowRoot.textContent.includes('Loading the engine');
+  });
+  assert.equal((await mounted()).at(-1), true);
   assert.deepEqual(errors(page), []);
 });

@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { native, open, setControl, fieldError, gb, errors, watch } from './page-helpers.mjs';
+import { native, open, setControl, fieldError, gb, errors, watch, mountAll } from './page-helpers.mjs';
 import { hfFixture } from '../node/engine.mjs';
 
 const SETTINGS = {
@@ -206,6 +206,7 @@ test('memory budget: settings round-trip through the URL and hostile URL values 
   });
   await open(site, bad, hostile);
   await bad.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await mountAll(bad);
   const w = bad.locator('section#memory tally-memory-budget');
   const notice = await w.locator('.url-notice').textContent();
   for (const param of [`${key}.gpus`, `${key}.model`, `${key}.seq`, `${key}.evil`])

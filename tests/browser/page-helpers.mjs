@@ -26,6 +26,7 @@ export function errors(page) {
 export async function open(site, page, path = '/') {
   watch(page);
   await page.goto(new URL(path, site.url).href);
+  if (!path.startsWith('/embed')) await mountAll(page);
   await page.waitForFunction(
     () => {
       const widgets = [...document.querySelectorAll('tally-memory-budget, tally-compute')];
@@ -46,6 +47,7 @@ export async function openSection(site, hash, tag, viewport, colorScheme = 'ligh
   page.on('pageerror', (error) => page.errors.push(error.message));
   await page.goto(`${site.url}#${hash}`);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(page);
   const widget = page.locator(tag);
   await widget.scrollIntoViewIfNeeded();
   return { page, widget };
@@ -130,5 +132,27 @@ export function wrapEngineCalls() {
           return module;
         });
     },
+  });
+}
+
+/**
+ * Mounts every widget on an index.html-like page and waits until each is wired: widgets off screen otherwise wait
+ * until they come near the viewport (web/widgets/kit/mount.js), and a test reads or drives them wherever they are.
+ */
+export async function mountAll(page) {
+  // The widget modules load after the first frame: wait until the page's widgets are upgraded and scheduled.
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-'));
+      const defined = all.filter((el) => customElements.get(el.localName));
+      return defined.length > 0 && defined.every((w) => !w.ready || w.firstScreen);
+    },
+    null,
+    { timeout: 20000 },
+  );
+  await page.evaluate(async () => {
+    (await import(new URL('widgets/kit/mount.js', document.baseURI).href)).mountAll();
+    const all = [...document.querySelectorAll('*')].filter((el) => el.localName.startsWith('tally-'));
+    await Promise.all(all.map((w) => w.ready));
   });
 }

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startSite, screenshot, siteDir, root, DESKTOP, PHONE } from './harness.mjs';
-import { native, errors, watch } from './page-helpers.mjs';
+import { native, errors, watch, mountAll } from './page-helpers.mjs';
 
 test('the contents list numbers each chapter as its heading does, and the lede counts the numbered chapters', () => {
   const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
@@ -70,6 +70,7 @@ test("every formula looks the same, to the pixel, with KaTeX's stylesheet pruned
     await page.goto(site.url);
     await page.addStyleTag({ content: 'section.chapter { content-visibility: visible !important; }' });
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+    await mountAll(page);
     // Lay every chapter out first, so each font a formula uses has started loading, then wait for them all.
     await page.evaluate(async () => {
       void document.body.offsetHeight;
@@ -114,6 +115,7 @@ test("every inline number on the page is the engine's, and the page becomes read
     const p = i === 0 ? page : watch(await site.newPage(DESKTOP));
     await p.goto(site.url);
     await p.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
+    await mountAll(p);
   }
 
   // Payload: every JS and wasm file the page fetched, gzip -9 as a server would send it.
@@ -200,6 +202,7 @@ test("every inline number on the page is the engine's, and the page becomes read
   const phone = watch(await site.newPage(PHONE));
   await phone.goto(site.url);
   await phone.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await mountAll(phone);
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling at 375 px (overflow ${overflow}px)`);
   await screenshot(phone, 'page-phone');
@@ -214,6 +217,7 @@ test('every control on the page has an accessible label', async (t) => {
   const page = watch(await site.newPage(DESKTOP));
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await mountAll(page);
   const unlabelled = await page.evaluate(() => {
     const roots = [
       document,
@@ -251,6 +255,7 @@ test('text passes WCAG AA contrast (4.5:1) in light and dark mode, in the page a
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto(site.url);
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+    await mountAll(page);
     const failures = await page.evaluate(() => {
       const parse = (c) => {
         const m = c.match(/rgba?\(([^)]+)\)/);

@@ -3,6 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { mountAll } from './page-helpers.mjs';
 
 test('with JavaScript off the page holds every inline number, equal to what the engine computes with it on', async (t) => {
   const site = await startSite();
@@ -46,6 +47,7 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   const on = await site.newPage(DESKTOP);
   await on.goto(site.url);
   await on.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+  await mountAll(on);
   // The browser's engine and the page's own formatting code, for every value the static page showed.
   const live = await on.evaluate(async (items) => {
     const { getEngine } = await import('./engine.js');
@@ -88,6 +90,7 @@ test('figures and problems read at 375 px in light and dark themes', async (t) =
       const page = await site.browser.newPage({ viewport, colorScheme });
       await page.goto(site.url);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
+      await mountAll(page);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${name} ${colorScheme}: no sideways scrolling (overflow ${overflow}px)`);
       // Figure text stays legible: the smallest SVG text is at least 11 CSS px once scaled to the column (the layout audit's minimum).

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import MarkdownIt from 'markdown-it';
 import { startSite, screenshot, DESKTOP } from './harness.mjs';
-import { open, setControl, errors } from './page-helpers.mjs';
+import { open, setControl, errors, mountAll } from './page-helpers.mjs';
 import { assertComputes, courseSite } from './kit-helpers.mjs';
 
 const htmlPage = (body) =>
@@ -88,6 +88,7 @@ test("share: every widget's script-tag snippet, pasted into a plain page on anot
   const page = await site.newPage(DESKTOP);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await mountAll(page);
   await setControl(page.locator('tally-compute').first(), 'gpus', '2048');
   await setControl(page.locator('section#step-time tally-step'), 'tp', '8');
   const tags = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-step', 'tally-roofline'];

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
-import { errors, open, setControl } from './page-helpers.mjs';
+import { errors, open, setControl, mountAll } from './page-helpers.mjs';
 
 const WIDGETS =
   'tally-compute, tally-memory-budget, tally-float, tally-step, tally-roofline, tally-inference, tally-collectives';
@@ -20,6 +20,7 @@ async function load(site, path) {
   const page = await site.newPage();
   await open(site, page, path);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
+  await mountAll(page);
   return page;
 }
 

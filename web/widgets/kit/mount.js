@@ -1,26 +1,19 @@
-// When widgets mount. // A widget near the viewport when the page is first laid out mounts at once; the others mount one per idle
-// period, or as soon as they come near the viewport, whichever is first. So the first screen is interactive
-// before off-screen widgets have built their DOM or asked the engine anything, and every widget is still
-// wired soon after load without the reader scrolling to it.
+// When widgets mount. A widget mounts when it comes near the viewport (within a screen and a half), so a phone's
+// first load builds and computes only the figures the reader can reach, and the page stays responsive while they
+// read. mountAll() starts every waiting widget at once: the page does so for a shared link whose URL carries
+// widget state, and before printing.
 
-/** How far outside the viewport a widget counts as near (half a screen above and below). */
-const NEAR_VIEWPORT = '50% 0px';
-const idleQueue = [];
-let idleScheduled = false;
+/** How far outside the viewport a widget counts as near: a fast flick reaches a wired widget, not a blank box. */
+const NEAR_VIEWPORT = '150% 0px';
+const waiting = new Set();
 
-function runOneIdleMount() {
-  idleScheduled = false;
-  idleQueue.shift()?.();
-  scheduleIdleMount();
+/** Mounts every widget still waiting to come near the viewport. */
+export function mountAll() {
+  for (const start of [...waiting]) start();
 }
 
-function scheduleIdleMount() {
-  if (idleScheduled || !idleQueue.length) return;
-  idleScheduled = true;
-  // The timeout bounds the wait on a page that is never idle; browsers without requestIdleCallback use a timer.
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(runOneIdleMount, { timeout: 1000 });
-  else setTimeout(runOneIdleMount, 50);
-}
+// A printed page shows every figure, not its loading box.
+globalThis.addEventListener?.('beforeprint', mountAll);
 
 /** { firstScreen: Promise<boolean>, due: Promise } for one widget (see above). */
 export function mountSchedule(element) {
@@ -36,8 +29,11 @@ export function mountSchedule(element) {
   let decided = false;
   const start = () => {
     observer.disconnect();
-    const queued = idleQueue.indexOf(start);
-    if (queued >= 0) idleQueue.splice(queued, 1);
+    waiting.delete(start);
+    if (!decided) {
+      decided = true;
+      placed(false);
+    }
     mountNow();
   };
   const observer = new IntersectionObserver(
@@ -46,15 +42,12 @@ export function mountSchedule(element) {
       if (!decided) {
         decided = true;
         placed(near);
-        if (!near) {
-          idleQueue.push(start);
-          scheduleIdleMount();
-        }
       }
       if (near) start();
     },
     { rootMargin: NEAR_VIEWPORT },
   );
+  waiting.add(start);
   observer.observe(element);
   return { firstScreen, due };
 }
