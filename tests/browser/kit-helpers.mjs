@@ -47,8 +47,9 @@ export async function courseSite(files, csp = null) {
  * headline text is a value, not a dash. Returns the call for further checks.
  */
 export async function assertComputes(handle, label = '') {
-  // A widget below the fold mounts as the reader comes near it (web/widgets/kit/mount.js).
-  await handle.scrollIntoViewIfNeeded();
+  // A widget below the fold mounts as the reader comes near it (web/widgets/kit/mount.js). Scrolled by the page
+  // itself: playwright's scrollIntoViewIfNeeded waits for a stable box, which a frame that resizes never gives.
+  await handle.evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
   await handle.evaluate((el) => el.ready);
   const shown = await handle.evaluate(shownCall, HEADLINES);
   assert.ok(shown.method, `${label}: a known widget`);
