@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <stdexcept>
 #include <iostream>
 #include <set>
 #include <string_view>
@@ -195,24 +198,81 @@ void print_warnings(std::ostream& err, const char* command, const nlohmann::json
             << "\n";
 }
 
+namespace {
+
+// "in [1, 1,024]", "in (0, 1]", "above 0", "at least 1" or "" from a declaration's static range.
+std::string range_text(const api::Arg& arg) {
+    if (arg.type != api::ArgType::Integer && arg.type != api::ArgType::Number) return "";
+    // A bound beyond 1e18 only guards against overflow: the help leaves it out.
+    const bool low = std::isfinite(arg.low), high = std::isfinite(arg.high) && arg.high <= 1e18;
+    if (low && high)
+        return std::string("in ") + (arg.low_open ? "(" : "[") + human(arg.low) + ", " + human(arg.high) + "]";
+    if (low) return (arg.low_open ? "above " : "at least ") + human(arg.low);
+    if (high) return "at most " + human(arg.high);
+    return "";
+}
+
+// A Boolean that defaults to false is a switch; any other takes true or false as text.
+bool switch_only(const api::Arg& arg) { return std::string_view(arg.fallback) == "false"; }
+
+std::string help_of(const api::Arg& arg) {
+    std::string help = arg.doc;
+    if (*arg.unit != '\0') help += std::string(" (") + arg.unit + ")";
+    if (arg.values != nullptr) help += std::string(": ") + arg.values;
+    if (arg.type == api::ArgType::Boolean && !switch_only(arg)) help += ": true|false";
+    if (const std::string range = range_text(arg); !range.empty()) help += ", " + range;
+    const std::string_view fallback = arg.fallback;
+    if (fallback == "required")
+        help += " (required)";
+    else if (fallback.rfind("depends: ", 0) == 0)
+        help += " (default: " + std::string(fallback.substr(9)) + ")";
+    else if (!fallback.empty() && fallback != "none")
+        help += " (default " + std::string(fallback) + ")";
+    return help;
+}
+
+// Generated flags and help lines live as long as the program (the option tables are built once per command).
+const char* keep(std::string text) {
+    static std::deque<std::string> kept;
+    return kept.emplace_back(std::move(text)).c_str();
+}
+
+}  // namespace
+
 std::string declared_help(const char* method, const char* key) {
     const api::Method* m = method == nullptr ? nullptr : api::find_method(method);
     if (m == nullptr) return "";
-    for (const api::Arg& arg : m->args) {
-        if (std::string_view(arg.name) != key) continue;
-        std::string help = arg.doc;
-        if (*arg.unit != '\0') help += std::string(" (") + arg.unit + ")";
-        if (arg.values != nullptr) help += std::string(": ") + arg.values;
-        const std::string_view fallback = arg.fallback;
-        if (fallback == "required")
-            help += " (required)";
-        else if (fallback.rfind("depends: ", 0) == 0)
-            help += " (default: " + std::string(fallback.substr(9)) + ")";
-        else if (!fallback.empty() && fallback != "none")
-            help += " (default " + std::string(fallback) + ")";
-        return help;
-    }
+    for (const api::Arg& arg : m->args)
+        if (std::string_view(arg.name) == key) return help_of(arg);
     return "";
+}
+
+std::vector<Option> declared_options(const char* method, std::initializer_list<Replace> replace) {
+    const api::Method* m = api::find_method(method);
+    if (m == nullptr) throw std::logic_error(std::string("declared_options: no method ") + method);
+    std::vector<Option> out;
+    for (const api::Arg& arg : m->args) {
+        const auto replaced = std::find_if(replace.begin(), replace.end(),
+                                           [&](const Replace& r) { return std::string_view(r.key) == arg.name; });
+        if (replaced != replace.end()) {
+            for (Option option : replaced->with) {
+                if (option.help == nullptr) option.help = keep(declared_help(method, option.key));
+                out.push_back(option);
+            }
+            continue;
+        }
+        Kind kind = Kind::String;  // String, Enum, Array (comma-separated text) and Any (a preset id or text)
+        if (arg.type == api::ArgType::Integer) kind = Kind::Integer;
+        if (arg.type == api::ArgType::Number) kind = Kind::Number;
+        if (arg.type == api::ArgType::Boolean && switch_only(arg)) kind = Kind::Flag;
+        if (arg.type == api::ArgType::Object) continue;
+        out.push_back({keep(api::arg_to_json(arg)["flag"].get<std::string>()), arg.name, kind, keep(help_of(arg))});
+    }
+    for (const Replace& r : replace)
+        if (std::none_of(m->args.begin(), m->args.end(),
+                         [&](const api::Arg& a) { return std::string_view(a.name) == r.key; }))
+            throw std::logic_error(std::string("declared_options: ") + method + " declares no " + r.key);
+    return out;
 }
 
 void print_usage(std::ostream& out, const char* usage, std::span<const Option> options, const char* method) {

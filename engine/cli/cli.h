@@ -27,22 +27,34 @@ struct Option {
     const char* help;  // one line, with units and default; nullptr: the API method's declaration of `key`
 };
 
-// --config FILE, a CLI-only option of every command that takes a model: fix_flags hands its contents on as
-// `model` (a tally config object) or `hf_config` (a Hugging Face config.json).
-inline constexpr Option kConfigOption{"--config", "config_path", Kind::String,
-                                      "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES
-                                      ") or a tally config object"};
+// The CLI-only options (their help is their own): each stands for a declared argument the CLI sets another way.
+// --config FILE, of every command that takes a model: fix_flags hands its contents on as `model` (a tally config
+// object) or `hf_config` (a Hugging Face config.json).
+inline const Option kConfigOption{"--config", "config_path", Kind::String,
+                                  "path to a Hugging Face config.json (" TALLY_HF_MODEL_TYPES
+                                  ") or a tally config object"};
+// `dropout` defaults to the model's own, so it takes a switch each way (fix_flags makes them dropout true/false).
+inline const Option kDropoutOn{"--dropout", "dropout_on", Kind::Flag,
+                               "store every dropout mask (default: the model's own dropouts)"};
+inline const Option kNoDropout{"--no-dropout", "no_dropout", Kind::Flag,
+                               "no dropout masks (default: the model's own dropouts)"};
+// `cp_load_balance` defaults to true: its switch turns it off (fix_flags: cp_load_balance false).
+inline const Option kNoCpLoadBalance{"--no-cp-load-balance", "no_cp_load_balance", Kind::Flag,
+                                     "cp: contiguous chunks (default: 2·cp causal load-balanced chunks, 2·cp | seq)"};
 
-// The FLOP count's options after the model and sequence, in one order for flops, time and mfu (help from the
-// declarations: every key is in the API's flops_input group).
-#define TALLY_FLOPS_OPTIONS                                                                                         \
-    {"--attention-flops", "attention_flops", Kind::String, nullptr},                                                \
-        {"--recompute", "recompute", Kind::String, nullptr},                                                        \
-        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                                \
-        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr}, {"--pp", "pp", Kind::Integer, nullptr}, \
-        {"--flash-attn", "flash_attention", Kind::Flag, nullptr}, {                                                 \
-        "--capacity-factor", "capacity_factor", Kind::Number, nullptr                                               \
-    }
+// A declared argument a command sets another way: through the options `with` (CLI-only ones, or one of another
+// kind), listed in its place, or not at all (`with` empty: the command computes or searches it).
+struct Replace {
+    const char* key;
+    std::vector<Option> with = {};
+};
+
+// A command's option table, generated from `method`'s declaration: one option per declared argument, in
+// declaration order, its flag, kind and help (doc, unit, values, range, default) from the declaration. A Boolean
+// that defaults to false is a switch, any other Boolean takes true|false; an Object takes no option; `replace`
+// substitutes its options for an argument, in its place, and a replacement whose help is nullptr gets the
+// declaration's. A new declaration becomes a flag with no CLI edit.
+std::vector<Option> declared_options(const char* method, std::initializer_list<Replace> replace = {});
 
 struct Parsed {
     nlohmann::json args = nlohmann::json::object();
@@ -81,9 +93,10 @@ void print_warnings(std::ostream& err, const char* command, const nlohmann::json
 int report_input_error(const char* command, const std::string& field, const std::string& message,
                        std::span<const Option> options);
 
-// Options whose help is nullptr print `method`'s declaration of their key: doc, unit, range and default.
+// Options whose help is nullptr print `method`'s declaration of their key: doc, unit, values, range and default.
 void print_usage(std::ostream& out, const char* usage, std::span<const Option> options, const char* method = nullptr);
-// The help line of API argument `key` from `method`'s declaration ("" when it declares none).
+// The help line of API argument `key` from `method`'s declaration ("" when it declares none): doc, unit, the
+// allowed values, the range and the default.
 std::string declared_help(const char* method, const char* key);
 
 // Two aligned columns.

@@ -16,96 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-#define MODEL_OPTIONS                                             \
-    {"--model", "model", Kind::String, nullptr}, kConfigOption, { \
-        "--encoder-head", "encoder_head", Kind::String, nullptr   \
-    }
-
-constexpr Option kParamsOptions[] = {MODEL_OPTIONS};
-
-constexpr Option kFlopsOptions[] = {
-    MODEL_OPTIONS,
-    {"--seq", "seq", Kind::Integer, nullptr},
-    {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},
-    {"--tokens", "tokens", Kind::Number, nullptr},
-    TALLY_FLOPS_OPTIONS,
-};
-
-#define ALLOWANCE_OPTIONS                                                     \
-    {"--cuda-context-bytes", "cuda_context_bytes", Kind::Integer, nullptr}, { \
-        "--fragmentation", "fragmentation_fraction", Kind::Number, nullptr    \
-    }
-
-#define SETUP_OPTIONS                                                                                              \
-    {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},            \
-        {"--micro-batch", "micro_batch", Kind::Integer, nullptr},                                                  \
-        {"--global-batch", "global_batch", Kind::Integer, nullptr}, {"--gpus", "gpus", Kind::Integer, nullptr},    \
-        {"--zero", "zero", Kind::Integer, nullptr}, {"--tp", "tp", Kind::Integer, nullptr},                        \
-        {"--pp", "pp", Kind::Integer, nullptr}, {"--virtual-stages", "virtual_stages", Kind::Integer, nullptr},    \
-        {"--keep-stage-outputs", "keep_stage_outputs", Kind::Flag, nullptr},                                       \
-        {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},                                         \
-        {"--recompute", "recompute", Kind::String, nullptr},                                                       \
-        {"--recompute-ops", "recompute_ops", Kind::String, nullptr},                                               \
-        {"--recompute-layers", "recompute_layers", Kind::Integer, nullptr},                                        \
-        {"--flash-attn", "flash_attention", Kind::Flag, nullptr},                                                  \
-        {"--dropout", "dropout_on", Kind::Flag, "store every dropout mask (default: the model's own dropouts)"},   \
-        {"--no-dropout", "no_dropout", Kind::Flag, "no dropout masks (default: the model's own dropouts)"},        \
-        {"--activation-bytes", "activation_bytes", Kind::Integer, nullptr},                                        \
-        {"--recipe", "recipe", Kind::String, nullptr}, {"--weights", "weights", Kind::String, nullptr},            \
-        {"--gradients", "gradients", Kind::String, nullptr},                                                       \
-        {"--master-weights", "master_weights", Kind::String, nullptr},                                             \
-        {"--optimizer", "optimizer", Kind::String, nullptr},                                                       \
-        {"--optimizer-state", "optimizer_state", Kind::String, nullptr},                                           \
-        {"--grad-accum", "grad_accum", Kind::String, nullptr},                                                     \
-        {"--zero3-gather", "zero3_gather", Kind::String, nullptr},                                                 \
-        {"--zero3-prefetch", "zero3_prefetch", Kind::Integer, nullptr}, {"--ep", "ep", Kind::Integer, nullptr},    \
-        {"--capacity-factor", "capacity_factor", Kind::Number, nullptr}, {"--etp", "etp", Kind::Integer, nullptr}, \
-        {"--cp", "cp", Kind::Integer, nullptr},                                                                    \
-        {"--no-cp-load-balance", "no_cp_load_balance", Kind::Flag,                                                 \
-         "cp: contiguous chunks (default: 2·cp causal load-balanced chunks, 2·cp | seq)"},                         \
-        {"--shard-group", "shard_group", Kind::Integer, nullptr}, {"--offload", "offload", Kind::String, nullptr}, \
-        {"--hardware", "hardware", Kind::String, nullptr},                                                         \
-        {"--capacity-bytes", "capacity_bytes", Kind::Integer, nullptr}, ALLOWANCE_OPTIONS
-
-constexpr Option kMemoryOptions[] = {MODEL_OPTIONS,
-                                     SETUP_OPTIONS,
-                                     {"--reference-bytes", "reference_bytes", Kind::Number, nullptr},
-                                     {"--gpus-per-node", "gpus_per_node", Kind::Integer, nullptr}};
-
-constexpr Option kFinetuneOptions[] = {
-    MODEL_OPTIONS,
-    {"--method", "method", Kind::String, nullptr},
-    {"--lora-rank", "lora_rank", Kind::Integer, nullptr},
-    {"--lora-alpha", "lora_alpha", Kind::Number, nullptr},
-    {"--lora-targets", "lora_targets", Kind::String, nullptr},
-    {"--lora-dropout", "lora_dropout", Kind::Number, nullptr},
-    {"--lora-experts", "lora_experts", Kind::String, nullptr},
-    {"--base-dtype", "base_dtype", Kind::String, nullptr},
-    {"--double-quant", "double_quant", Kind::String, nullptr},
-    {"--adapter-dtype", "adapter_dtype", Kind::String, nullptr},
-    {"--compute-dtype", "compute_dtype", Kind::String, nullptr},
-    {"--paged", "paged", Kind::Flag, nullptr},
-    SETUP_OPTIONS,
-};
-
-constexpr Option kFitOptions[] = {MODEL_OPTIONS,
-                                  {"--mode", "mode", Kind::String, nullptr},
-                                  {"--reserve-fraction", "reserve_fraction", Kind::Number, nullptr},
-                                  {"--max-gpus", "max_gpus", Kind::Integer, nullptr},
-                                  SETUP_OPTIONS};
-
-constexpr Option kKvOptions[] = {
-    MODEL_OPTIONS,
-    {"--context", "context", Kind::Integer, nullptr},
-    {"--encoder-context", "encoder_context", Kind::Integer, nullptr},
-    {"--batch", "batch", Kind::Integer, nullptr},
-    {"--kv-dtype", "kv_dtype", Kind::String, nullptr},
-    {"--weights-dtype", "weights_dtype", Kind::String, nullptr},
-    {"--hardware", "hardware", Kind::String, nullptr},
-    {"--capacity-bytes", "capacity_bytes", Kind::Integer, nullptr},
-    ALLOWANCE_OPTIONS,
-};
-
 }  // namespace
 
 // --config FILE -> "hf_config" (a Hugging Face config.json, which has model_type) or "model" (a
@@ -387,12 +297,22 @@ void print_presets(std::ostream& out, const json& r) {
 }  // namespace
 
 std::span<const Option> accounting_options(std::string_view command) {
-    if (command == "params") return kParamsOptions;
-    if (command == "flops") return kFlopsOptions;
-    if (command == "memory") return kMemoryOptions;
-    if (command == "fit") return kFitOptions;
-    if (command == "finetune") return kFinetuneOptions;
-    if (command == "kv-cache") return kKvOptions;
+    // Every declared argument is a flag (cli.h, declared_options); these are the ones the CLI sets another way.
+    const Replace config{"hf_config", {kConfigOption}};
+    const Replace dropout{"dropout", {kDropoutOn, kNoDropout}};
+    const Replace cp_load_balance{"cp_load_balance", {kNoCpLoadBalance}};
+    static const std::vector<Option> params = declared_options("params", {config});
+    static const std::vector<Option> flops = declared_options("flops", {config});
+    static const std::vector<Option> memory = declared_options("memory_budget", {config, dropout, cp_load_balance});
+    static const std::vector<Option> fit = declared_options("fit", {config, dropout, cp_load_balance});
+    static const std::vector<Option> finetune = declared_options("finetune", {config, dropout, cp_load_balance});
+    static const std::vector<Option> kv = declared_options("kv_cache", {config});
+    if (command == "params") return params;
+    if (command == "flops") return flops;
+    if (command == "memory") return memory;
+    if (command == "fit") return fit;
+    if (command == "finetune") return finetune;
+    if (command == "kv-cache") return kv;
     return {};
 }
 
@@ -400,7 +320,7 @@ int cmd_params(int argc, char** argv) {
     return run(argc, argv, "params", "params",
                "usage: tally params (--model PRESET | --config config.json) [--json]\n"
                "Exact parameter count by component; --json prints an integer `total` and the components.",
-               kParamsOptions, print_params);
+               accounting_options("params"), print_params);
 }
 
 int cmd_flops(int argc, char** argv) {
@@ -408,7 +328,7 @@ int cmd_flops(int argc, char** argv) {
                "usage: tally flops (--model PRESET | --config config.json) [--seq S] [--tokens D] [--json]\n"
                "Forward matmul FLOPs (2mnk each) by component and training FLOPs (3× forward + recompute) beside 6ND.\n"
                "--json: six_nd, exact (training FLOPs), forward_per_token, components, ratio_exact_to_six_nd.",
-               kFlopsOptions, print_flops);
+               accounting_options("flops"), print_flops);
 }
 
 int cmd_memory(int argc, char** argv) {
@@ -420,7 +340,7 @@ int cmd_memory(int argc, char** argv) {
         "(Korthikanti et al. 2022's setting). --json: per_gpu_bytes {weights, gradients, master_weights,\n"
         "optimizer_states, activations, total} as integers, the activation terms, fits and min_gpus; with --offload,\n"
         "host_bytes {per_gpu, per_node} (host memory; per node from the preset's GPUs per node or --gpus-per-node).",
-        kMemoryOptions, print_memory);
+        accounting_options("memory"), print_memory);
 }
 
 static void print_finetune(std::ostream& out, const json& r) {
@@ -464,7 +384,7 @@ int cmd_finetune(int argc, char** argv) {
                "Fine-tuning memory and FLOPs on one GPU: LoRA adapters on a frozen base (no base gradients or\n"
                "states), QLoRA's NF4 base (4.127 bits with double quantization), or full fine-tuning (e.g.\n"
                "--optimizer adamw_8bit). --json: per_gpu_bytes, lora {params, modules}, flops_per_token.",
-               kFinetuneOptions, print_finetune);
+               accounting_options("finetune"), print_finetune);
 }
 
 int cmd_fit(int argc, char** argv) {
@@ -475,14 +395,14 @@ int cmd_fit(int argc, char** argv) {
         "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
         "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
         "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
-        kFitOptions, print_fit, nullptr, fit_rules);
+        accounting_options("fit"), print_fit, nullptr, fit_rules);
 }
 
 int cmd_kv_cache(int argc, char** argv) {
     return run(argc, argv, "kv-cache", "kv_cache",
                "usage: tally kv-cache (--model PRESET | --config config.json) --context T [--batch B] [--json]\n"
                "Inference memory: weights + KV cache 2 · L · n_kv · d · bytes · tokens · batch.",
-               kKvOptions, print_kv);
+               accounting_options("kv-cache"), print_kv);
 }
 
 int cmd_presets(int argc, char** argv) {

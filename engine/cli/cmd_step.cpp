@@ -22,44 +22,10 @@ namespace {
 
 using nlohmann::json;
 
-#define STEP_MODEL_OPTIONS                                                                                         \
-    {"--model", "model", Kind::String, nullptr}, kConfigOption, {"--hardware", "hardware", Kind::String, nullptr}, \
-        {"--gpus", "gpus", Kind::Integer, nullptr}, {"--seq", "seq", Kind::Integer, nullptr},                      \
-        {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},                                                  \
-        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                                 \
-        {"--global-batch", "global_batch", Kind::Integer, nullptr},                                                \
-        {"--flash-attn", "flash_attention", Kind::Flag, nullptr}, {"--recipe", "recipe", Kind::String, nullptr},   \
-        {"--gpus-per-node", "gpus_per_node", Kind::Integer, nullptr}, {"--dtype", "dtype", Kind::String, nullptr}, \
-        {"--precision", "precision", Kind::String, nullptr}, {"--ep", "ep", Kind::Integer, nullptr}, {             \
-        "--capacity-factor", "capacity_factor", Kind::Number, nullptr                                              \
-    }
-
-constexpr Option kStepOptions[] = {
-    STEP_MODEL_OPTIONS,
-    {"--tp", "tp", Kind::Integer, nullptr},
-    {"--stack", "stack", Kind::String, nullptr},
-    {"--pp", "pp", Kind::Integer, nullptr},
-    {"--zero", "zero", Kind::Integer, nullptr},
-    {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
-    {"--recompute", "recompute", Kind::String, nullptr},
-    {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},
-    {"--interleave", "interleave", Kind::Integer, nullptr},
-    {"--embedding-chunks", "embedding_chunks", Kind::Flag, nullptr},
-    {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
-    {"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
-     "gradient reduction after the last backward (Megatron-LM before Megatron-Core, DeepSpeed pipelines)"},
-};
-
-constexpr Option kPlanOptions[] = {
-    STEP_MODEL_OPTIONS,
-    {"--stack", "stack", Kind::String, nullptr},
-    {"--top", "top", Kind::Integer, nullptr},
-};
-
 // Flag rules, then --config FILE through the same bounded reader as every command (a FIFO or a
 // directory is refused, never read), and the negative flags as API booleans.
 void load_config(json& args) {
-    reject_together(args, kStepOptions, "model", "config_path", "give a preset or a config file");
+    reject_together(args, step_options("step"), "model", "config_path", "give a preset or a config file");
     if (!args.contains("gpus")) throw InputError("--gpus", "--gpus is required: the number of GPUs in total, >= 1");
     if (args.contains("no_overlap_grad_reduce")) {
         args.erase("no_overlap_grad_reduce");
@@ -435,12 +401,12 @@ int cmd_step(int argc, char** argv) {
                         "step", "--validate",
                         "--validate takes only [FILE] or --runs FILE, --write-bands FILE and --json, got \"" +
                             printable(a, 40) + "\"",
-                        kStepOptions);
+                        step_options("step"));
             }
             try {
                 return validate(path, json_output, bands_path);
             } catch (const InputError& error) {
-                return report_input_error("step", error.field(), error.what(), kStepOptions);
+                return report_input_error("step", error.field(), error.what(), step_options("step"));
             }
         }
     return simple_command(
@@ -453,12 +419,34 @@ int cmd_step(int argc, char** argv) {
         "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
         "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
         "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
-        kStepOptions, print_step, load_config);
+        step_options("step"), print_step, load_config);
 }
 
 std::span<const Option> step_options(std::string_view command) {
-    if (command == "step") return kStepOptions;
-    if (command == "plan") return kPlanOptions;
+    // Every declared argument is a flag (cli.h, declared_options); these are the ones the CLI sets another way.
+    const Replace config{"hf_config", {kConfigOption}};
+    const Replace dropout{"dropout", {kNoDropout}};
+    const Replace cp_load_balance{"cp_load_balance", {kNoCpLoadBalance}};
+    const Replace overlap{"overlap_grad_reduce",
+                          {{"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
+                            "gradient reduction after the last backward (Megatron-LM before Megatron-Core, "
+                            "DeepSpeed pipelines)"}}};
+    static const std::vector<Option> step = declared_options("step_time", {config, dropout, cp_load_balance, overlap});
+    // plan searches these (plan.h): a value given would be overwritten, so they take no flag.
+    static const std::vector<Option> plan = declared_options("plan", {config,
+                                                                      dropout,
+                                                                      cp_load_balance,
+                                                                      overlap,
+                                                                      {"tp"},
+                                                                      {"pp"},
+                                                                      {"zero"},
+                                                                      {"micro_batch"},
+                                                                      {"recompute"},
+                                                                      {"sequence_parallel"},
+                                                                      {"interleave"},
+                                                                      {"virtual_stages"}});
+    if (command == "step") return step;
+    if (command == "plan") return plan;
     return {};
 }
 
@@ -469,7 +457,7 @@ int cmd_plan(int argc, char** argv) {
         "                  [--flash-attn] [--recipe R] [--decoder-seq S] [--encoder-head H] [--top K] [--json]\n"
         "Every layout (tp, pp, ZeRO, SP, interleave, micro-batch, recompute) that fits in memory, ranked by\n"
         "predicted throughput, with the main reason the others lose.",
-        kPlanOptions, print_plan, load_config);
+        step_options("plan"), print_plan, load_config);
 }
 
 }  // namespace tally::cli

@@ -10,37 +10,6 @@ namespace tally::cli {
 
 namespace {
 
-// Flags shared by time and mfu: the model or params, the FLOPs count and the peak.
-#define FLOPS_PEAK_OPTIONS                                                                                      \
-    {"--params", "params", Kind::Number, nullptr}, {"--model", "model", Kind::String, nullptr}, kConfigOption,  \
-        {"--seq", "seq", Kind::Integer, nullptr}, {"--decoder-seq", "decoder_seq", Kind::Integer, nullptr},     \
-        {"--encoder-head", "encoder_head", Kind::String, nullptr},                                              \
-        {"--flops-basis", "flops_basis", Kind::String, nullptr}, TALLY_FLOPS_OPTIONS,                           \
-        {"--gpus", "gpus", Kind::Integer, nullptr}, {"--hardware", "hardware", Kind::String, nullptr},          \
-        {"--dtype", "dtype", Kind::String, nullptr}, {"--peak-tflops", "peak_tflops", Kind::Number, nullptr}, { \
-        "--peak-flops", "peak_flops_per_s", Kind::Number, nullptr                                               \
-    }
-
-constexpr Option kOptions[] = {
-    FLOPS_PEAK_OPTIONS,
-    {"--tokens", "tokens", Kind::Number, nullptr},
-    {"--mfu", "mfu", Kind::Number, nullptr},
-    {"--price", "dollars_per_gpu_hour", Kind::Number, nullptr},
-    {"--predict-mfu", "predict_mfu", Kind::Flag,
-     "use the step-time model's MFU (tally step) instead of --mfu; layout below"},
-    {"--tp", "tp", Kind::Integer, nullptr},
-    {"--zero", "zero", Kind::Integer, nullptr},
-    {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
-    {"--global-batch", "global_batch", Kind::Integer, nullptr},
-    {"--sequence-parallel", "sequence_parallel", Kind::Flag, nullptr},
-    {"--interleave", "interleave", Kind::Integer, nullptr},
-};
-
-constexpr Option kMfuOptions[] = {
-    FLOPS_PEAK_OPTIONS,
-    {"--tokens-per-second", "tokens_per_second", Kind::Number, nullptr},
-};
-
 void print_human(std::ostream& out, const nlohmann::json& r) {
     std::vector<std::pair<std::string, std::string>> rows = {
         {"training FLOPs (" + r["flops_basis"].get<std::string>() + ")", human(r["total_flops"].get<double>())},
@@ -79,12 +48,17 @@ void rules(std::span<const Option> options, nlohmann::json& args) {
     const std::string model_only = "with --model or --config (6ND from --params counts no model shape)";
     for (const char* key : {"decoder_seq", "encoder_head", "capacity_factor"})
         reject_unless(args, options, key, has_model, model_only);
-    // The layout flags feed only the step-time model; without --predict-mfu the given --mfu stands alone.
+    // The layout flags (training_cost's arguments that mfu lacks: the step-time model's) feed only the step-time
+    // model; without --predict-mfu the given --mfu stands alone.
     const bool predict = args.contains("predict_mfu");
     reject_unless(args, options, "predict_mfu", has_model,
                   "with --model or --config (the step-time model needs the model's shape)");
-    for (const char* key : {"tp", "zero", "micro_batch", "global_batch", "sequence_parallel", "interleave"})
-        reject_unless(args, options, key, predict, "with --predict-mfu (the layout of the step-time model)");
+    for (const Option& option : options) {
+        const std::string key = option.key;
+        if (key == "tokens" || key == "mfu" || key == "dollars_per_gpu_hour" || key == "predict_mfu") continue;
+        if (!declared_help("mfu", option.key).empty() || key == "config_path") continue;
+        reject_unless(args, options, option.key, predict, "with --predict-mfu (the layout of the step-time model)");
+    }
     reject_unless(args, options, "pp", predict || (has_model && args.contains("recompute_layers")),
                   "with --predict-mfu, or with --model or --config and --recompute-layers (counted per stage)");
     fix_flags(args);
@@ -93,8 +67,17 @@ void rules(std::span<const Option> options, nlohmann::json& args) {
 }  // namespace
 
 std::span<const Option> time_options(std::string_view command) {
-    if (command == "time") return kOptions;
-    if (command == "mfu") return kMfuOptions;
+    // Every declared argument is a flag (cli.h, declared_options); these are the ones the CLI sets another way.
+    const Replace config{"hf_config", {kConfigOption}};
+    // --mfu takes a number; "predicted" is --predict-mfu, listed beside it.
+    const Replace mfu{"mfu",
+                      {{"--mfu", "mfu", Kind::Number, nullptr},
+                       {"--predict-mfu", "predict_mfu", Kind::Flag,
+                        "use the step-time model's MFU (tally step) instead of --mfu; layout below"}}};
+    static const std::vector<Option> time = declared_options("training_cost", {config, mfu});
+    static const std::vector<Option> mfu_options = declared_options("mfu", {config});
+    if (command == "time") return time;
+    if (command == "mfu") return mfu_options;
     return {};
 }
 
@@ -104,8 +87,8 @@ int cmd_time(int argc, char** argv) {
         "usage: tally time (--params N | --model ID | --config FILE) --tokens D --gpus G\n"
         "                  (--peak-tflops P | --hardware ID [--dtype T]) --mfu U [--price $] [--json]\n"
         "FLOPs = 6 N D (or the exact count for a model, with recomputation); seconds = FLOPs / (G * P * U).",
-        kOptions, print_human, [](nlohmann::json& args) {
-            rules(kOptions, args);
+        time_options("time"), print_human, [](nlohmann::json& args) {
+            rules(time_options("time"), args);
             if (!args.contains("predict_mfu")) return;
             args.erase("predict_mfu");
             if (args.contains("mfu")) throw InputError("--mfu", "give either --mfu or --predict-mfu, not both");
@@ -118,7 +101,8 @@ int cmd_mfu(int argc, char** argv) {
                           "usage: tally mfu (--params N | --model ID | --config FILE) --tokens-per-second T --gpus G\n"
                           "                 (--peak-tflops P | --hardware ID [--dtype T]) [--json]\n"
                           "MFU = model FLOPs per token × tokens/s ÷ (G × peak) (PaLM, App. B); HFU adds recomputation.",
-                          kMfuOptions, print_mfu, [](nlohmann::json& args) { rules(kMfuOptions, args); });
+                          time_options("mfu"), print_mfu,
+                          [](nlohmann::json& args) { rules(time_options("mfu"), args); });
 }
 
 }  // namespace tally::cli

@@ -835,13 +835,61 @@ TEST_CASE("every CLI option of a declared argument takes its help from the decla
             }
             ++declared_options;
             INFO("`tally " << command << "` " << option.flag << " sets " << method << "'s declared " << option.key);
-            CHECK(option.help == nullptr);
+            REQUIRE(option.help != nullptr);
+            CHECK(std::string(option.help) == tally::cli::declared_help(method, option.key));
             CHECK(option.flag == declared_flag(*arg));
             CHECK(kind_fits(option.kind, arg->type));
             CHECK(!tally::cli::declared_help(method, option.key).empty());
         }
     }
     CHECK(declared_options > 100);
+}
+
+TEST_CASE("every argument a command's method declares is one of its flags unless the command sets it another way") {
+    // The arguments each command sets through a CLI-only option or its own search (cmd_*.cpp's Replace lists).
+    const std::set<std::string> other_way = {"hf_config", "dropout", "cp_load_balance", "overlap_grad_reduce"};
+    const std::set<std::string> plan_searches = {"tp",        "pp",         "zero",           "micro_batch",
+                                                 "recompute", "interleave", "virtual_stages", "sequence_parallel"};
+    const std::vector<std::tuple<const char*, const char*, std::span<const tally::cli::Option>>> commands = {
+        {"time", "training_cost", tally::cli::time_options("time")},
+        {"mfu", "mfu", tally::cli::time_options("mfu")},
+        {"memory", "memory_budget", tally::cli::accounting_options("memory")},
+        {"fit", "fit", tally::cli::accounting_options("fit")},
+        {"finetune", "finetune", tally::cli::accounting_options("finetune")},
+        {"kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache")},
+        {"step", "step_time", tally::cli::step_options("step")},
+        {"plan", "plan", tally::cli::step_options("plan")},
+    };
+    for (const auto& [command, method, options] : commands) {
+        const tally::api::Method* m = tally::api::find_method(method);
+        REQUIRE(m != nullptr);
+        for (const tally::api::Arg& arg : m->args) {
+            if (arg.type == tally::api::ArgType::Object || other_way.count(arg.name) != 0) continue;
+            if (std::string(command) == "plan" && plan_searches.count(arg.name) != 0) continue;
+            INFO("`tally " << command << "` sets " << method << "'s declared " << arg.name);
+            const auto option = std::find_if(options.begin(), options.end(), [&](const tally::cli::Option& o) {
+                return std::string(o.key) == arg.name;
+            });
+            REQUIRE(option != options.end());
+            CHECK(option->flag == declared_flag(arg));
+        }
+    }
+    // plan's searched arguments take no flag: a value given would be overwritten by the search.
+    for (const tally::cli::Option& option : tally::cli::step_options("plan"))
+        CHECK(plan_searches.count(option.key) == 0);
+}
+
+TEST_CASE("tally <command> --help prints each declared option's range and allowed values") {
+    const auto [status, out] = run_cli("memory --help");
+    REQUIRE(status == 0);
+    CHECK_THAT(out, Catch::Contains("--zero X") && Catch::Contains("3 +weights, in [0, 3] (default 0)"));
+    CHECK_THAT(out, Catch::Contains("--activation-bytes X") && Catch::Contains("(bytes), in [1, 4] (default 2)"));
+    CHECK_THAT(out,
+               Catch::Contains("--recompute NAME") && Catch::Contains("activation recomputation: none|selective|full"));
+    const auto time = run_cli("time --help");
+    REQUIRE(time.first == 0);
+    CHECK_THAT(time.second,
+               Catch::Contains("--tokens X") && Catch::Contains("training tokens (tokens), above 0 (required)"));
 }
 
 TEST_CASE("tally <command> --help prints the declaration's doc and default for a declared option") {
