@@ -1,6 +1,8 @@
 // Writes the files generated from the API's declarations (`tally methods --json`): the method reference in
 // docs/API.md (between the contract markers; the prose around it is kept) and web/tally-api.d.ts (the types of
-// engine.call(method, args) for the page and the npm package).
+// engine.call(method, args) for the page and the npm package). Arguments several methods share (the model, the
+// training setup, the recipe, ...) are emitted once as an interface each method extends; result fields are typed
+// from what each method returns on its example call (scripts/upkeep/contract-examples.mjs).
 //
 //   node scripts/upkeep/gen-contract.mjs [--tally build/native/tally] [--out DIR]   (DIR defaults to the repository)
 //   node scripts/upkeep/gen-contract.mjs --check                                     (exit 1 naming each stale file)
@@ -8,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXAMPLES } from './contract-examples.mjs';
 
 export const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const BEGIN =
@@ -18,6 +21,19 @@ export const GENERATED = ['docs/API.md', 'web/tally-api.d.ts'];
 /** The declarations as the CLI prints them. */
 export function readDeclarations(tally = process.env.TALLY_CLI ?? join(root, 'build/native/tally')) {
   return JSON.parse(execFileSync(tally, ['methods', '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+}
+
+/** Each method's results on its example calls (contract-examples.mjs), by method name; a failed call throws. */
+export function readSamples(methods, tally = process.env.TALLY_CLI ?? join(root, 'build/native/tally')) {
+  const samples = {};
+  for (const { name } of methods) {
+    if (!(name in EXAMPLES)) throw new Error(`scripts/upkeep/contract-examples.mjs has no example call of ${name}`);
+    samples[name] = [EXAMPLES[name]].flat().map((args) => {
+      const text = execFileSync(tally, ['call', name, JSON.stringify(args)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      return JSON.parse(text).result;
+    });
+  }
+  return samples;
 }
 
 const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -98,32 +114,144 @@ function docComment(parts, indent = '  ') {
   return `${indent}/** ${text} */`;
 }
 
-/** The .d.ts: per method an Args and a Result interface, and call() typed by method name. */
-export function declarations(methods) {
+function argLines(a) {
+  const required = a.default === 'required';
+  return [
+    docComment([
+      a.doc,
+      a.unit && `unit ${a.unit}`,
+      range(a) && `range ${range(a)}`,
+      required ? 'required' : `default ${a.default || '""'}`,
+    ]),
+    `  ${a.name}${required ? '' : '?'}: ${tsType(a)}${required ? '' : ' | null'};`,
+  ];
+}
+
+/**
+ * The argument groups several methods share: arguments whose declarations are identical and that appear in
+ * exactly the same methods form one group (in the order of the first method that lists them); a group of two or
+ * more arguments used by two or more methods becomes an interface, named after its first argument.
+ */
+export function sharedGroups(methods) {
+  const users = new Map(); // declaration text -> the methods that declare it
+  for (const m of methods)
+    for (const a of m.args) {
+      const key = JSON.stringify(a);
+      users.set(key, [...(users.get(key) ?? []), m.name]);
+    }
+  const groups = new Map(); // method set -> declarations
+  for (const m of methods)
+    for (const a of m.args) {
+      const key = JSON.stringify(a);
+      const set = users.get(key).join(' ');
+      if (!groups.has(set)) groups.set(set, []);
+      if (!groups.get(set).includes(key)) groups.get(set).push(key);
+    }
+  const out = [];
+  const taken = new Set();
+  for (const [set, keys] of groups) {
+    if (set.split(' ').length < 2 || keys.length < 2) continue;
+    const args = keys.map((k) => JSON.parse(k));
+    let name = `Shared${tsName(args[0].name)}Args`;
+    for (let i = 2; taken.has(name); ++i) name = `Shared${tsName(args[0].name)}Args${i}`;
+    taken.add(name);
+    out.push({ name, methods: set.split(' '), args, keys: new Set(keys) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- result types, from the example calls
+// A shape is what a JSON value looked like: the primitive kinds seen, an array's element shape, an object's
+// field shapes (with how many of the merged objects had each field).
+const emptyShape = () => ({ kinds: new Set(), element: null, fields: null, objects: 0 });
+
+function addValue(shape, value) {
+  if (value === null) shape.kinds.add('null');
+  else if (Array.isArray(value)) {
+    shape.element ??= emptyShape();
+    for (const item of value) addValue(shape.element, item);
+  } else if (typeof value === 'object') {
+    shape.fields ??= new Map();
+    shape.objects += 1;
+    for (const [key, item] of Object.entries(value)) {
+      if (!shape.fields.has(key)) shape.fields.set(key, { shape: emptyShape(), count: 0 });
+      const field = shape.fields.get(key);
+      field.count += 1;
+      addValue(field.shape, item);
+    }
+  } else shape.kinds.add(typeof value);
+  return shape;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** The TypeScript type of a shape; objects nested deeper than `depth` are Record<string, unknown>. */
+function shapeType(shape, depth) {
+  const parts = [...shape.kinds].sort();
+  if (shape.element) {
+    const empty = !shape.element.kinds.size && !shape.element.element && !shape.element.fields;
+    const inner = empty ? 'unknown' : shapeType(shape.element, depth);
+    parts.push(/[|&]/.test(inner) && !inner.startsWith('{') ? `(${inner})[]` : `${inner}[]`);
+  }
+  if (shape.fields) {
+    if (depth <= 0 || shape.fields.size === 0) parts.push('Record<string, unknown>');
+    else {
+      const members = [...shape.fields].map(([key, { shape: s, count }]) => {
+        const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+        return `${name}${count < shape.objects ? '?' : ''}: ${shapeType(s, depth - 1)}`;
+      });
+      // Open: a nested object may carry fields the examples did not show (another model's config).
+      parts.push(`{ ${members.join('; ')}; [key: string]: unknown }`);
+    }
+  }
+  return parts.length ? parts.join(' | ') : 'unknown';
+}
+
+// How deep result objects are spelt out: a top-level field's object and the objects inside it.
+const RESULT_DEPTH = 2;
+
+function resultLines(m, results) {
+  const name = tsName(m.name);
+  const note = `/** The result of ${m.name} (fields typed from its example calls; some appear only with certain arguments). */`;
+  const whole = emptyShape();
+  for (const result of results) addValue(whole, result);
+  if (!whole.fields || whole.kinds.size || whole.element)
+    return [note, `export type ${name}Result = ${shapeType(whole, RESULT_DEPTH)};`, ''];
+  const out = [note, `export interface ${name}Result {`];
+  const type = (key) => (whole.fields.has(key) ? shapeType(whole.fields.get(key).shape, RESULT_DEPTH) : 'unknown');
+  for (const f of m.result) out.push(docComment([f.doc, f.unit && `unit ${f.unit}`]), `  ${f.name}?: ${type(f.name)};`);
+  // Fields the examples returned that the declaration does not list (the resolved model, details).
+  const declared = new Set(m.result.map((f) => f.name));
+  for (const key of whole.fields.keys()) if (!declared.has(key)) out.push(`  ${key}?: ${type(key)};`);
+  out.push('  [field: string]: unknown;', '}', '');
+  return out;
+}
+
+/** The .d.ts: the shared argument groups, per method an Args and a Result type, and call() typed by method name. */
+export function declarations(methods, samples) {
   const out = [
     '// Generated by scripts/upkeep/gen-contract.mjs from the API declarations (`tally methods --json`): do not edit.',
-    '// The arguments and top-level result fields of every method of engine.call(method, args).',
+    '// The arguments and top-level result fields of every method of engine.call(method, args); result types are',
+    "// what each method's example call returns (scripts/upkeep/contract-examples.mjs).",
     '',
   ];
+  const groups = sharedGroups(methods);
+  for (const g of groups) {
+    out.push(`/** Arguments shared by ${g.methods.join(', ')}. */`, `export interface ${g.name} {`);
+    for (const a of g.args) out.push(...argLines(a));
+    out.push('}', '');
+  }
   for (const m of methods) {
     const name = tsName(m.name);
-    out.push(`/** ${m.name}: ${m.summary.replaceAll('*/', '*\\/')} */`, `export interface ${name}Args {`);
-    for (const a of m.args) {
-      const required = a.default === 'required';
-      out.push(
-        docComment([
-          a.doc,
-          a.unit && `unit ${a.unit}`,
-          range(a) && `range ${range(a)}`,
-          required ? 'required' : `default ${a.default || '""'}`,
-        ]),
-        `  ${a.name}${required ? '' : '?'}: ${tsType(a)}${required ? '' : ' | null'};`,
-      );
+    const own = m.args.filter((a) => !groups.some((g) => g.keys.has(JSON.stringify(a))));
+    const bases = groups.filter((g) => g.methods.includes(m.name)).map((g) => g.name);
+    const head = `export interface ${name}Args${bases.length ? ` extends ${bases.join(', ')}` : ''} {`;
+    out.push(`/** ${m.name}: ${m.summary.replaceAll('*/', '*\\/')} */`, own.length ? head : `${head}}`);
+    if (own.length) {
+      for (const a of own) out.push(...argLines(a));
+      out.push('}');
     }
-    out.push('}', '', `/** The result of ${m.name} (top-level fields; some appear only with certain arguments). */`);
-    out.push(`export interface ${name}Result {`);
-    for (const f of m.result) out.push(docComment([f.doc, f.unit && `unit ${f.unit}`]), `  ${f.name}?: unknown;`);
-    out.push('  [field: string]: unknown;', '}', '');
+    out.push('', ...resultLines(m, samples[m.name]));
   }
   out.push('/** Arguments by method name. */', 'export interface MethodArgs {');
   for (const m of methods) out.push(`  ${m.name}: ${tsName(m.name)}Args;`);
@@ -141,14 +269,15 @@ export function declarations(methods) {
 }
 
 /** Every generated file's text, by path relative to the repository. */
-export function generate(methods, apiMd = readFileSync(join(root, 'docs/API.md'), 'utf8')) {
-  return { 'docs/API.md': apiMarkdown(apiMd, methods), 'web/tally-api.d.ts': declarations(methods) };
+export function generate(methods, samples, apiMd = readFileSync(join(root, 'docs/API.md'), 'utf8')) {
+  return { 'docs/API.md': apiMarkdown(apiMd, methods), 'web/tally-api.d.ts': declarations(methods, samples) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   const option = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
-  const files = generate(readDeclarations(option('--tally')));
+  const methods = readDeclarations(option('--tally'));
+  const files = generate(methods, readSamples(methods, option('--tally')));
   if (argv.includes('--check')) {
     const stale = Object.keys(files).filter((f) => readFileSync(join(root, f), 'utf8') !== files[f]);
     for (const f of stale) console.error(`stale: ${f} (run node scripts/upkeep/gen-contract.mjs)`);
