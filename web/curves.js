@@ -1,11 +1,11 @@
 // Curves that follow the widget beside them (issue 15, item 2). Each engine curve in a chapter with a
 // calculator is redrawn from that calculator's current engine arguments, with a ring at the calculator's own
-// setting. The build-time drawing (web/figures.js via scripts/build/build-site.mjs) stays until then, and for
+// setting. The build-time drawing (web/figures/, one module per figure, via scripts/build/build-site.mjs) stays until then, and for
 // readers without scripts. Redrawing waits until the curve is near the viewport, so off-screen curves cost
 // nothing at load. Reads each widget's public last call (lastCall: its last successful engine call, see
 // web/widgets/kit/element.js recordCall); never computes a number itself.
 import { getEngine } from './engine.js';
-import { renderFigure } from './figures.js';
+import { renderFigure } from './figures/index.js';
 
 /** A memory widget's last call when it is a preset model's pre-training budget (a fine-tuning one is not the curve's). */
 const pretraining = (call) => call?.method === 'memory_budget' && Boolean(call.args.model);

@@ -5,7 +5,7 @@
 // build time, so the page shows every formula without running a script. Every inline engine number
 // (<tally-value>) and the recipe table are computed here by the same wasm engine the page loads, so the
 // text reads complete with scripts off; interactive widgets stay placeholders that web/widgets/*.js
-// upgrade in the browser. Figures and curves come from web/figures.js (SVG, inlined; web/curves.js redraws the
+// upgrade in the browser. Figures and curves come from web/figures/ (one module per figure; SVG, inlined; web/curves.js redraws the
 // curves in the browser from the widget beside each).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,7 +52,7 @@ process.emitWarning = (warning, ...rest) =>
   String(warning).includes('parse as CommonJS') ? undefined : emitWarning(warning, ...rest);
 globalThis.customElements ??= { define() {}, get() {} };
 const { valueText, recipesTableHtml } = await import(pathToFileURL(path.join(root, 'web/widgets/value.js')).href);
-const { renderFigure } = await import(pathToFileURL(path.join(root, 'web/figures.js')).href);
+const { renderFigure } = await import(pathToFileURL(path.join(root, 'web/figures/index.js')).href);
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
@@ -230,7 +230,7 @@ function prerenderValues(html, file) {
   });
 }
 
-/** <tally-figure name="..."> placeholders become inline SVG figures drawn by web/figures.js. */
+/** <tally-figure name="..."> placeholders become inline SVG figures drawn by web/figures/index.js. */
 function insertFigures(html, file) {
   const placeholder =
     /(?:<p>\s*)?<tally-figure\b([^>]*)><\/tally-figure>(?:\s*<\/p>)?\s*(?:<p class="caption">([\s\S]*?)<\/p>)?/g;
@@ -381,7 +381,7 @@ const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
 // Every module the page's scripts import, found by following their static imports, is preloaded by app.js once the
 // first frame has painted, so the browser fetches them in parallel instead of discovering them one import level at
-// a time (widgets -> base.js -> share.js, curves.js -> figures.js -> chart.js). Not in the head: on a slow phone
+// a time (widgets -> base.js -> share.js, curves.js -> figures/index.js -> each figure). Not in the head: on a slow phone
 // link the preloads (every widget's code) shared the bandwidth with the first paint and delayed it by seconds
 // (Lighthouse, BENCHMARKS.md). The list travels in a <meta> tag (the CSP allows no inline script).
 const preload = `<meta name="tally-module-graph" content="${[

@@ -1,9 +1,11 @@
-// web/figures.js: the figures (drawn at build time; web/curves.js redraws the curves in the browser). The pipeline figure draws the engine's schedule,
+// web/figures/ (one module per figure, index.js names them): the figures (drawn at build time; web/curves.js redraws the curves in the browser). The pipeline figure draws the engine's schedule,
 // every figure draws from the wasm engine without NaN, and an unknown name is an error.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadEngine } from './engine.mjs';
-import { renderFigure, FIGURE_NAMES, chart, SPLITS } from '../../web/figures.js';
+import { renderFigure, FIGURE_NAMES, chart, SPLITS } from '../../web/figures/index.js';
 
 test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share", async () => {
   const engine = await loadEngine();
@@ -110,4 +112,15 @@ test("the goodput figure marks Daly's optimum where the engine puts it, and fast
   );
   assert.match(svg, /write 5 min, restart 10 min/);
   assert.match(svg, /write 30 s, restart 5 min/);
+});
+
+test('each figure is one module, web/figures/<name>.js, whose default export is what renderFigure draws', async () => {
+  const engine = await loadEngine();
+  const dir = fileURLToPath(new URL('../../web/figures/', import.meta.url));
+  const modules = readdirSync(dir).filter((f) => !['index.js', 'svg.js', 'line-chart.js'].includes(f));
+  assert.deepEqual(modules.sort(), FIGURE_NAMES.map((name) => `${name}.js`).sort());
+  for (const name of FIGURE_NAMES) {
+    const { default: draw } = await import(new URL(`../../web/figures/${name}.js`, import.meta.url).href);
+    assert.equal(draw(engine, {}), renderFigure(name, engine), name);
+  }
 });
