@@ -48,30 +48,31 @@ async function openAlone(site, tag, attributes) {
 
 /**
  * Methods the widget's own first render asks the engine for (presets and other constant tables included). Widgets
- * with a defaults note (memory, compute, step, inference: docs/EMBEDDING.md) ask their method a second time without
- * the defaults the page chose, to name any that differ from the engine's; that doubles their calls per change.
+ * with a defaults note (memory, compute, step, inference: docs/EMBEDDING.md) read the engine's literal defaults
+ * from the contract (`methods`, asked once per page) with no second call; only a default the engine computes
+ * (compute's basis and seq, step's global batch) is asked of the engine, once per distinct set of arguments.
  */
 const CASES = [
   {
     tag: 'tally-memory-budget',
     attributes: 'model="llama-3-8b"',
-    firstRender: ['presets', 'memory_budget', 'memory_budget'],
+    firstRender: ['presets', 'methods', 'memory_budget'],
     change: { control: 'zero', value: '3' },
-    perChange: ['memory_budget', 'memory_budget'],
+    perChange: ['memory_budget'],
     check: { control: 'flash', value: 'true' },
   },
   {
     tag: 'tally-compute',
     attributes: 'model="llama-3-8b"',
-    firstRender: ['presets', 'training_cost', 'training_cost'],
+    firstRender: ['presets', 'methods', 'training_cost', 'training_cost'],
     change: { control: 'dtype', value: 'fp8' },
     perChange: ['training_cost', 'training_cost'],
   },
-  // The first step_time reads the stack profiles off the engine's refusal of an unknown stack (the API lists none).
+  // The stack profiles come from the contract (step_time's declared stack values), not from a refused call.
   {
     tag: 'tally-step',
     attributes: '',
-    firstRender: ['presets', 'step_time', 'step_time', 'step_time'],
+    firstRender: ['presets', 'methods', 'step_time', 'step_time'],
     change: { control: 'recompute', value: 'selective' },
     perChange: ['step_time', 'step_time'],
     check: { control: 'sp', value: 'false' },
@@ -102,9 +103,9 @@ const CASES = [
   {
     tag: 'tally-inference',
     attributes: 'model="llama-3-8b"',
-    firstRender: ['presets', 'model', 'inference', 'inference'],
+    firstRender: ['presets', 'model', 'methods', 'inference'],
     change: { control: 'kv_dtype', value: 'fp8' },
-    perChange: ['inference', 'inference'],
+    perChange: ['inference'],
   },
 ];
 

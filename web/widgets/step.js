@@ -3,7 +3,7 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
-//   sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
+//   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -14,6 +14,7 @@ import {
   formatBytes,
   escapeHtml,
   fieldControl,
+  declaredValues,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
@@ -234,19 +235,10 @@ class TallyStep extends TallyWidget {
     this.settleUrlState();
   }
 
-  /**
-   * The engine's stack profiles. The API has no list of them (presets lists none), so they are read from the
-   * engine's own refusal of an unknown stack, "stack must be one of generic, megatron-te, …"; generic alone if
-   * that message ever changes shape.
-   */
+  /** The engine's stack profiles: the values step_time declares for `stack` (the contract, kit/contract.js). */
   stackIds() {
-    try {
-      this.engine.call('step_time', { model: this.models[0]?.id, hardware: this.hardware[0]?.id, stack: '?' });
-    } catch (error) {
-      const list = /stack must be one of ([a-z0-9, -]+), got/.exec(error?.message ?? '')?.[1];
-      if (error?.field === 'stack' && list) return list.split(', ');
-    }
-    return ['generic'];
+    const declared = declaredValues(this.engine, 'step_time', 'stack');
+    return declared.length ? declared : ['generic'];
   }
 
   control(name) {

@@ -8,6 +8,7 @@ import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { escapeHtml } from './format.js';
 import { showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
+import { literalDefault } from './contract.js';
 import {
   fieldAttributes,
   fieldOfAttribute,
@@ -361,29 +362,44 @@ export class TallyWidget extends ElementBase {
   /**
    * The `defaults-note` line naming each default of this widget that differs from the engine's, so the widget and
    * `tally call <method>` with the same attributes agree or the reader is told why not. `fields` lists
-   * [{field, arg, engine: (result) => value}]: the engine is asked without the args of every field the page left at
-   * the widget's default (as `tally call` with only the page's attributes), and its choices read from its answer;
-   * where it refuses that, each field is asked alone.
+   * [{field, arg, engine: (result) => value}] for the fields the page left at the widget's default. A default the
+   * contract declares as a plain literal is read from the declaration (kit/contract.js), with no engine call; only
+   * the others (computed, "depends: ...") are asked of the engine, without their args (as `tally call` with only
+   * the page's attributes), once per distinct set of arguments; where it refuses that, each field is asked alone.
    */
   noteEngineDefaults(method, args, fields) {
     const unset = fields.filter(({ field, arg }) => {
       const attribute = this.stateFields?.find((f) => f.name === field)?.attribute ?? field.replace(/_/g, '-');
       return arg in args && !this.hasAttribute(attribute) && this.values()[field] === this.fallbacks?.[field];
     });
+    const declared = new Map(unset.map((f) => [f.field, literalDefault(this.engine, method, f.arg)]));
+    const computed = unset.filter((f) => declared.get(f.field) === undefined);
+    this.defaultAnswers ??= new Map();
     const ask = (omit) => {
       const rest = { ...args };
       for (const { arg } of omit) delete rest[arg];
-      try {
-        return this.engine.call(method, rest);
-      } catch {
-        return null; // refused without these: no choice of the engine's to compare
+      const key = JSON.stringify([method, rest]);
+      if (!this.defaultAnswers.has(key)) {
+        let answer = null; // refused without these: no choice of the engine's to compare
+        try {
+          answer = this.engine.call(method, rest);
+        } catch {
+          /* answer stays null */
+        }
+        if (this.defaultAnswers.size > 16) this.defaultAnswers.clear();
+        this.defaultAnswers.set(key, answer);
       }
+      return this.defaultAnswers.get(key);
     };
-    const together = unset.length ? ask(unset) : null;
+    // Asked as `tally call` with the page's attributes alone: without every arg the page left to the widget.
+    const together = computed.length ? ask(unset) : null;
     const differ = [];
     for (const f of unset) {
-      const answer = together ?? ask([f]);
-      const theirs = answer === null ? undefined : f.engine(answer);
+      let theirs = declared.get(f.field);
+      if (theirs === undefined) {
+        const answer = together ?? ask([f]);
+        theirs = answer === null ? undefined : f.engine(answer);
+      }
       if (theirs !== undefined && String(theirs) !== String(args[f.arg]))
         differ.push(`${f.field} is ${args[f.arg]} here, ${theirs} in the engine`);
     }
