@@ -1478,23 +1478,23 @@ export interface CommRooflineResult {
 export interface OverlapArgs {
   /** what communicates; default ddp */
   scheme?: "ddp" | "fsdp" | "tp" | null;
-  /** layers in the step; unit layers; range [1, 1024]; default depends: the core's default */
+  /** layers in the step; unit layers; range [1, 1024]; default 8 */
   layers?: number | string | null;
-  /** one layer's forward; unit s; default depends: the core's default */
+  /** one layer's forward; unit s; default 0.001 */
   forward_seconds?: number | string | null;
   /** one layer's backward; unit s; default depends: 2 x forward_seconds */
   backward_seconds?: number | string | null;
-  /** bytes one layer's collective moves; unit bytes; default depends: the core's default */
+  /** bytes one layer's collective moves; unit bytes; default 100000000 */
   layer_bytes?: number | string | null;
-  /** DDP gradient bucket size; unit bytes; default depends: the core's default */
+  /** DDP gradient bucket size; unit bytes; default 26214400 */
   bucket_bytes?: number | string | null;
   /** overlap communication with compute; default true */
   overlap?: boolean | "true" | "false" | "1" | "0" | null;
-  /** TP collective-matmul chunks; unit chunks; range [1, 64]; default depends: the core's default */
+  /** TP collective-matmul chunks; unit chunks; range [1, 64]; default 4 */
   chunks?: number | string | null;
   /** hardware preset whose links time the collectives; default h100-sxm */
   hardware?: string | null;
-  /** achieved share of link bandwidth; default depends: the collectives' default link efficiency */
+  /** achieved share of link bandwidth; default 0.8 */
   efficiency?: number | string | null;
   /** ranks of the group per node; unit GPUs; range [0, 1048576]; default 8 */
   ranks_per_node?: number | string | null;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -177,12 +178,19 @@ std::string flag_name(const Arg& arg) {
 
 }  // namespace
 
+std::string default_text(const Arg& arg) {
+    if (*arg.fallback != '\0' || !std::isfinite(arg.constant)) return arg.fallback;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.15g", arg.constant);
+    return text;
+}
+
 json arg_to_json(const Arg& arg) {
     json out{{"name", arg.name}, {"type", type_name(arg.type)}, {"unit", arg.unit}};
     if (std::isfinite(arg.low)) out["low"] = arg.low;
     if (std::isfinite(arg.high)) out["high"] = arg.high;
     if (arg.low_open) out["low_open"] = true;
-    out["default"] = arg.fallback;
+    out["default"] = default_text(arg);
     out["doc"] = arg.doc;
     out["flag"] = flag_name(arg);
     if (arg.values != nullptr) {
@@ -374,6 +382,7 @@ std::string string_arg(const json& args, const char* field) {
 namespace {
 
 double fallback_number(const Arg& arg) {
+    if (*arg.fallback == '\0' && std::isfinite(arg.constant)) return arg.constant;
     char* end = nullptr;
     const double value = std::strtod(arg.fallback, &end);
     // A declaration whose default is not a number ("depends: ...") needs the overload with a fallback.

@@ -221,7 +221,8 @@ std::string help_of(const api::Arg& arg) {
     if (arg.values != nullptr) help += std::string(": ") + arg.values;
     if (arg.type == api::ArgType::Boolean && !switch_only(arg)) help += ": true|false";
     if (const std::string range = range_text(arg); !range.empty()) help += ", " + range;
-    const std::string_view fallback = arg.fallback;
+    const std::string fallback_text = api::default_text(arg);
+    const std::string_view fallback = fallback_text;
     if (fallback == "required")
         help += " (required)";
     else if (fallback.rfind("depends: ", 0) == 0)

@@ -2,8 +2,10 @@
 // against that declaration (undeclared keys, types, static ranges) before the method runs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 
@@ -13,6 +15,7 @@
 #include "tally/api.h"
 #include "tally/collectives.h"
 #include "tally/error.h"
+#include "tally/overlap.h"
 
 using nlohmann::json;
 using tally::api::Arg;
@@ -73,11 +76,11 @@ TEST_CASE("each declaration is well formed: unique names, a doc, a default, enum
                     CHECK(("|" + std::string(arg.values) + "|").find("|" + fallback + "|") != std::string::npos);
             }
             if (arg.type == ArgType::Integer || arg.type == ArgType::Number) {
-                const std::string fallback = arg.fallback;
+                const std::string fallback = tally::api::default_text(arg);
                 const bool literal = fallback != "required" && fallback != "none" && fallback.rfind("depends:", 0) != 0;
                 if (literal) {
-                    REQUIRE(numeric(arg.fallback));
-                    const double value = std::strtod(arg.fallback, nullptr);
+                    REQUIRE(numeric(fallback.c_str()));
+                    const double value = std::strtod(fallback.c_str(), nullptr);
                     // A literal default lies inside the declared range.
                     CHECK(value >= arg.low);
                     CHECK(value <= arg.high);
@@ -148,6 +151,33 @@ TEST_CASE("the readers take their defaults from the declaration", "[api][contrac
     CHECK(std::strtoll(declared("comm_roofline", "degree").fallback, nullptr, 10) == core.degree);
     CHECK(std::strtod(declared("collective", "efficiency").fallback, nullptr) ==
           tally::collectives::kDefaultLinkEfficiency);
+}
+
+TEST_CASE("overlap declares the core's defaults as numbers, read from overlap::Input, and runs with them",
+          "[api][contract]") {
+    const tally::overlap::Input core;
+    const json r = ok("overlap", json::object());
+    const json decl = tally::api::list_methods(true);
+    const auto row = std::find_if(decl.begin(), decl.end(), [](const json& m) { return m["name"] == "overlap"; });
+    REQUIRE(row != decl.end());
+    std::map<std::string, std::string> shown;
+    for (const json& a : (*row)["args"]) shown[a["name"]] = a["default"];
+    // No "depends: the core's default": the number itself, equal to the core's and to what the method used.
+    for (const char* name : {"layers", "forward_seconds", "layer_bytes", "bucket_bytes", "chunks", "efficiency"}) {
+        INFO(name);
+        CHECK(numeric(shown[name].c_str()));
+    }
+    CHECK(std::strtod(shown["layers"].c_str(), nullptr) == static_cast<double>(core.layers));
+    CHECK(std::strtod(shown["forward_seconds"].c_str(), nullptr) == core.forward_seconds);
+    CHECK(std::strtod(shown["layer_bytes"].c_str(), nullptr) == core.layer_bytes);
+    CHECK(std::strtod(shown["bucket_bytes"].c_str(), nullptr) == core.bucket_bytes);
+    CHECK(std::strtod(shown["chunks"].c_str(), nullptr) == static_cast<double>(core.chunks));
+    CHECK(std::strtod(shown["efficiency"].c_str(), nullptr) == tally::collectives::kDefaultLinkEfficiency);
+    CHECK(r["layers"] == std::strtoll(shown["layers"].c_str(), nullptr, 10));
+    CHECK(r["forward_seconds"] == std::strtod(shown["forward_seconds"].c_str(), nullptr));
+    CHECK(r["layer_bytes"] == std::strtod(shown["layer_bytes"].c_str(), nullptr));
+    CHECK(r["bucket_bytes"] == std::strtod(shown["bucket_bytes"].c_str(), nullptr));
+    CHECK(r["chunks"] == std::strtoll(shown["chunks"].c_str(), nullptr, 10));
 }
 
 TEST_CASE("a method added the old way builds, runs and is not checked", "[api][contract]") {

@@ -59,6 +59,9 @@ struct Arg {
     const char* flag = nullptr;    // the CLI flag where it is not --<name with - for _>
     const char* values = nullptr;  // Enum: "none|selective|full"
     bool low_open = false;         // Number: (low, high] rather than [low, high]
+    // The default as a number, where it is a core constant (overlap::Input{}.layers): fallback stays "" and the
+    // contract prints this value, so the declaration cannot drift from the core.
+    double constant = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct Field {
@@ -143,6 +146,8 @@ const Method* find_method(std::string_view name);
 json list_methods(bool detail = false);
 // One declaration as JSON: {name, type, unit, low, high, default, doc, flag, values}.
 json arg_to_json(const Arg& arg);
+// The default as the contract prints it: arg.fallback, or arg.constant as a number ("8", "0.001").
+std::string default_text(const Arg& arg);
 // The arguments of `args` that `method` declares (for a method that hands its arguments on to another).
 json declared_only(const json& args, std::string_view method);
 // Checks `args` against `method`'s declaration: an undeclared key, a wrong type or a value outside the static
