@@ -164,7 +164,18 @@ test('web/tally-api.d.ts type-checks with tsc, and the arguments and results of 
     try {
       execFileSync(
         tsc,
-        ['--noEmit', '--strict', '--target', 'es2022', '--module', 'es2022', path.join(dir, 'check.ts')],
+        [
+          '--noEmit',
+          // no ambient @types from node_modules: the .d.ts stands alone
+          '--typeRoots',
+          dir,
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'es2022',
+          path.join(dir, 'check.ts'),
+        ],
         {
           encoding: 'utf8',
           stdio: 'pipe',
