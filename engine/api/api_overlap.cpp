@@ -59,46 +59,25 @@ json overlap_method(const json& args) {
 }
 
 using namespace arg;
-// The defaults the overlap model starts from (overlap.h), printed by the contract as numbers.
+// The defaults the overlap model starts from (overlap.h), printed by the contract as numbers (Arg::constant).
 constexpr ov::Input kCore{};
+constexpr Arg core_default(Arg arg, double value) {
+    arg.constant = value;
+    return arg;
+}
 constexpr std::array kOverlapArgs{
     Arg{.name = "scheme", .type = Enum, .fallback = "ddp", .doc = "what communicates", .values = "ddp|fsdp|tp"},
-    Arg{.name = "layers",
-        .type = Int,
-        .unit = "layers",
-        .low = 1,
-        .high = 1024,
-        .doc = "layers in the step",
-        .constant = static_cast<double>(kCore.layers)},
-    Arg{.name = "forward_seconds",
-        .type = Num,
-        .unit = "s",
-        .doc = "one layer's forward",
-        .constant = kCore.forward_seconds},
+    core_default({"layers", Int, "layers", 1, 1024, "", "layers in the step"}, static_cast<double>(kCore.layers)),
+    core_default({"forward_seconds", Num, "s", -kNo, kNo, "", "one layer's forward"}, kCore.forward_seconds),
     Arg{"backward_seconds", Num, "s", -kNo, kNo, "depends: 2 x forward_seconds", "one layer's backward"},
-    Arg{.name = "layer_bytes",
-        .type = Num,
-        .unit = "bytes",
-        .doc = "bytes one layer's collective moves",
-        .constant = kCore.layer_bytes},
-    Arg{.name = "bucket_bytes",
-        .type = Num,
-        .unit = "bytes",
-        .doc = "DDP gradient bucket size",
-        .constant = kCore.bucket_bytes},
+    core_default({"layer_bytes", Num, "bytes", -kNo, kNo, "", "bytes one layer's collective moves"}, kCore.layer_bytes),
+    core_default({"bucket_bytes", Num, "bytes", -kNo, kNo, "", "DDP gradient bucket size"}, kCore.bucket_bytes),
     Arg{"overlap", Bool, "", -kNo, kNo, "true", "overlap communication with compute"},
-    Arg{.name = "chunks",
-        .type = Int,
-        .unit = "chunks",
-        .low = 1,
-        .high = 64,
-        .doc = "TP collective-matmul chunks",
-        .constant = static_cast<double>(kCore.chunks)},
+    core_default({"chunks", Int, "chunks", 1, 64, "", "TP collective-matmul chunks"},
+                 static_cast<double>(kCore.chunks)),
     Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the collectives"},
-    Arg{.name = "efficiency",
-        .type = Num,
-        .doc = "achieved share of link bandwidth",
-        .constant = collectives::kDefaultLinkEfficiency},
+    core_default({"efficiency", Num, "", -kNo, kNo, "", "achieved share of link bandwidth"},
+                 collectives::kDefaultLinkEfficiency),
     Arg{"ranks_per_node", Int, "GPUs", 0, 1 << 20, "8", "ranks of the group per node"},
     Arg{"nodes", Int, "nodes", 0, 1 << 20, "1", "nodes the group spans"},
 };

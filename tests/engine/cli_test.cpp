@@ -805,10 +805,9 @@ bool kind_fits(tally::cli::Kind kind, tally::api::ArgType type) {
     return false;
 }
 
-}  // namespace
-
-TEST_CASE("every CLI option of a declared argument takes its help from the declaration and agrees with its flag") {
-    const std::vector<std::tuple<const char*, const char*, std::span<const tally::cli::Option>>> commands = {
+// Each command with a generated option table: its name, its API method and the table.
+std::vector<std::tuple<const char*, const char*, std::span<const tally::cli::Option>>> option_tables() {
+    return {
         {"time", "training_cost", tally::cli::time_options("time")},
         {"mfu", "mfu", tally::cli::time_options("mfu")},
         {"params", "params", tally::cli::accounting_options("params")},
@@ -820,8 +819,13 @@ TEST_CASE("every CLI option of a declared argument takes its help from the decla
         {"step", "step_time", tally::cli::step_options("step")},
         {"plan", "plan", tally::cli::step_options("plan")},
     };
+}
+
+}  // namespace
+
+TEST_CASE("every CLI option of a declared argument takes its help from the declaration and agrees with its flag") {
     int declared_options = 0;
-    for (const auto& [command, method, options] : commands) {
+    for (const auto& [command, method, options] : option_tables()) {
         const tally::api::Method* m = tally::api::find_method(method);
         REQUIRE(m != nullptr);
         REQUIRE(!options.empty());
@@ -850,17 +854,7 @@ TEST_CASE("every argument a command's method declares is one of its flags unless
     const std::set<std::string> other_way = {"hf_config", "dropout", "cp_load_balance", "overlap_grad_reduce"};
     const std::set<std::string> plan_searches = {"tp",        "pp",         "zero",           "micro_batch",
                                                  "recompute", "interleave", "virtual_stages", "sequence_parallel"};
-    const std::vector<std::tuple<const char*, const char*, std::span<const tally::cli::Option>>> commands = {
-        {"time", "training_cost", tally::cli::time_options("time")},
-        {"mfu", "mfu", tally::cli::time_options("mfu")},
-        {"memory", "memory_budget", tally::cli::accounting_options("memory")},
-        {"fit", "fit", tally::cli::accounting_options("fit")},
-        {"finetune", "finetune", tally::cli::accounting_options("finetune")},
-        {"kv-cache", "kv_cache", tally::cli::accounting_options("kv-cache")},
-        {"step", "step_time", tally::cli::step_options("step")},
-        {"plan", "plan", tally::cli::step_options("plan")},
-    };
-    for (const auto& [command, method, options] : commands) {
+    for (const auto& [command, method, options] : option_tables()) {
         const tally::api::Method* m = tally::api::find_method(method);
         REQUIRE(m != nullptr);
         for (const tally::api::Arg& arg : m->args) {
