@@ -16,16 +16,34 @@ namespace tally::cli {
 
 namespace {
 
-constexpr Option kOptions[] = {
-    {"--format", "format", Kind::String, "fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 e3m2 e2m1 e8m0"},
-    {"--value", "value", Kind::String, "number to encode: 0.1, 1e-8, -0, inf, nan"},
-    {"--code", "hex", Kind::String, "bit pattern to decode, in hex: 0x7e"},
-    {"--flip-bit", "flip_bit", Kind::Integer, "with --code: flip this bit first (0 = least significant)"},
-    {"--rounding", "rounding", Kind::String, "nearest_even (default), nearest_away, toward_zero, up, down"},
-    {"--saturate", "saturate", Kind::Flag, "overflow gives +-max (default for fp8/fp6/fp4/e8m0)"},
-    {"--no-saturate", "no_saturate", Kind::Flag, "overflow gives inf, or NaN where there is no inf (IEEE default)"},
-    {"--all", "all", Kind::Flag, "with --value: every format side by side"},
-};
+// The engine's float formats, "fp64 fp32 ... e8m0" (float_formats), for the help and the missing --format message.
+std::string format_names() {
+    std::string names;
+    const nlohmann::json table = api::invoke("float_formats", nlohmann::json::object());
+    for (const auto& f : table["formats"]) names += (names.empty() ? "" : " ") + f["name"].get<std::string>();
+    return names;
+}
+
+// float_explore declares every argument encode and decode take (cli.h, declared_options); the CLI spells the hex
+// code --code, makes saturation a switch each way, and adds --all (float_compare).
+const std::vector<Option>& float_options() {
+    static const std::string format_help = "a float format: " + format_names() + " (required unless --all)";
+    static const std::vector<Option> options = [] {
+        std::vector<Option> out = declared_options(
+            "float_explore",
+            {{"format", {{"--format", "format", Kind::String, format_help.c_str()}}},
+             {"code"},
+             {"hex", {{"--code", "hex", Kind::String, nullptr}}},
+             {"saturate",
+              {{"--saturate", "saturate", Kind::Flag, "overflow gives +-max (default for fp8/fp6/fp4/e8m0)"},
+               {"--no-saturate", "no_saturate", Kind::Flag,
+                "overflow gives inf, or NaN where there is no inf (IEEE default)"}}},
+             {"table"}});
+        out.push_back({"--all", "all", Kind::Flag, "with --value: every format side by side"});
+        return out;
+    }();
+    return options;
+}
 
 constexpr const char* kUsage =
     "usage: tally float --format NAME --value X [--no-saturate] [--rounding MODE] [--json]\n"
@@ -81,19 +99,21 @@ void print_all(std::ostream& out, const nlohmann::json& r) {
 int cmd_float(int argc, char** argv) {
     Parsed parsed;
     try {
-        parsed = parse_options(argc, argv, 2, kOptions);
+        parsed = parse_options(argc, argv, 2, float_options());
         if (!parsed.help) {
             const nlohmann::json& a = parsed.args;
-            reject_unless(a, kOptions, "flip_bit", a.contains("hex"), "with --code (it flips a bit of the code)");
+            reject_unless(a, float_options(), "flip_bit", a.contains("hex"),
+                          "with --code (it flips a bit of the code)");
             for (const char* key : {"rounding", "saturate", "no_saturate"})
-                reject_unless(a, kOptions, key, !a.contains("hex"), "when encoding a --value (decoding is exact)");
-            reject_together(a, kOptions, "format", "all", "--all shows every format");
+                reject_unless(a, float_options(), key, !a.contains("hex"),
+                              "when encoding a --value (decoding is exact)");
+            reject_together(a, float_options(), "format", "all", "--all shows every format");
         }
     } catch (const InputError& error) {
-        return report_input_error("float", error.field(), error.what(), kOptions);
+        return report_input_error("float", error.field(), error.what(), float_options());
     }
     if (parsed.help) {
-        print_usage(std::cout, kUsage, kOptions);
+        print_usage(std::cout, kUsage, float_options());
         return kExitOk;
     }
     nlohmann::json& args = parsed.args;
@@ -114,12 +134,11 @@ int cmd_float(int argc, char** argv) {
     }
     if (!decode && !args.contains("value")) {
         std::cerr << "tally float: --value or --code is required\n\n";
-        print_usage(std::cerr, kUsage, kOptions);
+        print_usage(std::cerr, kUsage, float_options());
         return kExitBadInput;
     }
     if (!all && !args.contains("format")) {
-        std::cerr << "tally float: --format is required (fp64 fp32 tf32 fp16 bf16 e4m3 e5m2 e4m3fnuz e5m2fnuz e2m3 "
-                     "e3m2 e2m1 e8m0), or --all\n";
+        std::cerr << "tally float: --format is required (" << format_names() << "), or --all\n";
         return kExitBadInput;
     }
     if (all && decode) {
@@ -128,7 +147,7 @@ int cmd_float(int argc, char** argv) {
     }
     const char* method = all ? "float_compare" : decode ? "float_decode" : "float_encode";
     if (all) args.erase("format");
-    return run_method("float", method, parsed, kOptions, all ? print_all : print_one);
+    return run_method("float", method, parsed, float_options(), all ? print_all : print_one);
 }
 
 }  // namespace tally::cli

@@ -886,6 +886,45 @@ TEST_CASE("tally <command> --help prints each declared option's range and allowe
                Catch::Contains("--tokens X") && Catch::Contains("training tokens (tokens), above 0 (required)"));
 }
 
+TEST_CASE(
+    "a flag generated from a declaration reaches the engine; time refuses step-model flags without --predict-mfu") {
+    // --activation-bytes had no flag in tally step before its options were generated from step_time's declaration.
+    const auto [status, out] =
+        run_cli("step --model llama-2-7b --hardware h100-sxm --gpus 16 --tp 2 --activation-bytes 4 --json");
+    REQUIRE(status == 0);
+    const json base = {{"model", "llama-2-7b"}, {"hardware", "h100-sxm"}, {"gpus", 16}, {"tp", 2}};
+    json wider = base;
+    wider["activation_bytes"] = 4;
+    const json expected = tally::api::invoke("step_time", wider);
+    CHECK(json::parse(out) == expected);
+    CHECK(expected["memory_bytes"] != tally::api::invoke("step_time", base)["memory_bytes"]);
+    // A declared argument the step model refuses for now says so, naming the flag.
+    const CliRun cp = run_cli_argv(
+        {"step", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--gpus", "16", "--tp", "2", "--cp", "2"});
+    CHECK(cp.exit_code == 2);
+    CHECK_THAT(cp.err, Catch::Contains("--cp is read by memory_budget and fit"));
+    const CliRun bad = run_cli_argv({"time", "--model", "llama-2-7b", "--tokens", "1e12", "--gpus", "8", "--hardware",
+                                     "h100-sxm", "--mfu", "0.4", "--recipe", "fp32_adamw"});
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--recipe applies only with --predict-mfu"));
+}
+
+TEST_CASE("tally float --help lists the engine's formats and float_explore's declared rounding modes") {
+    const auto [status, out] = run_cli("float --help");
+    REQUIRE(status == 0);
+    const json table = tally::api::invoke("float_formats", json::object());
+    for (const auto& f : table["formats"]) CHECK_THAT(out, Catch::Contains(" " + f["name"].get<std::string>()));
+    CHECK_THAT(out,
+               Catch::Contains("--rounding NAME") && Catch::Contains("nearest_even|nearest_away|toward_zero|up|down"));
+    CHECK_THAT(out,
+               Catch::Contains("--code NAME") && Catch::Contains(tally::cli::declared_help("float_explore", "hex")));
+    CHECK_THAT(out, Catch::Contains("--flip-bit X") &&
+                        Catch::Contains(tally::cli::declared_help("float_explore", "flip_bit")));
+    const CliRun missing = run_cli_argv({"float", "--value", "1"});
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("--format is required (fp64 fp32"));
+}
+
 TEST_CASE("tally <command> --help prints the declaration's doc and default for a declared option") {
     const auto [status, out] = run_cli("memory --help");
     REQUIRE(status == 0);
