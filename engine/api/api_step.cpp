@@ -22,7 +22,9 @@ Hardware hardware_arg(const json& args) {
 StepLayout layout_from_args(const json& args) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
-    require_default_placement(layout.setup, "step_time (and plan)");
+    TrainingSetup placement = layout.setup;
+    placement.cp = 1;  // context parallelism is modelled (step_cp.h); the other placements are not yet
+    require_default_placement(placement, "step_time (and plan)");
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -54,6 +56,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"recompute", to_string(st.recompute)},
              {"flash_attention", st.flash_attention},
              {"seq", st.seq}};
+    if (st.cp > 1) out["cp"] = st.cp;                             // context parallelism (absent: 1)
     if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)

@@ -1,11 +1,13 @@
 #include "tally/step.h"
 #include "tally/moe.h"
+#include "tally/step_cp.h"
 #include "tally/training.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 
+#include "tally/context.h"
 #include "tally/dtype.h"
 #include "tally/error.h"
 #include "tally/flops.h"
@@ -41,16 +43,6 @@ constexpr double kMemoryBandwidthFraction = 0.80;
 // Fraction of the link bandwidth NCCL ring collectives reach (bus bandwidth): nccl-tests on DGX A100
 // measure about 230 GB/s all_reduce bus bandwidth of 300 GB/s per direction (~0.77).
 constexpr double kCollectiveBandwidthFraction = 0.77;
-// FlashAttention-2 reaches 50-73% of A100's peak in the forward pass and less in the backward
-// (Dao 2023, "FlashAttention-2", abstract and sec. 4.1): one fused-attention fraction of 0.5.
-constexpr double kFlashAttentionFraction = 0.50;
-// FlashAttention-2 on H100 reaches only 35% of its peak (Shah et al. 2024, "FlashAttention-3", abstract): it does
-// not use Hopper's asynchronous TMA/WGMMA; taken for Blackwell too (its FA2 kernels run on the same legacy MMA path).
-constexpr double kFlashAttention2HopperFraction = 0.35;
-// FlashAttention-3 / cuDNN fused attention on Hopper: forward up to 75% of peak (FA3 abstract, 740 TFLOP/s BF16);
-// backward about 2/3 of the forward's rate (FA3 sec. 4.1 figures, ~500 TFLOP/s), with 2.5x the forward's FLOPs
-// (its QKᵀ recomputed): 3.5 / (1/0.75 + 2.5/0.5) = 0.55 over all passes. Blackwell's cuDNN kernels assumed alike.
-constexpr double kFusedAttentionHopperFraction = 0.55;
 // Passes over a tensor of an elementwise kernel: forward reads the input and writes the output (2);
 // the backward reads the saved input and the incoming gradient and writes the gradient (3); norms
 // read twice in their backward, so backward traffic is taken as 2 × forward.
@@ -136,12 +128,6 @@ const StackProfile& stack_profile(const std::string& id) {
     std::string ids;
     for (const StackProfile& p : stack_profiles()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
     throw InputError("stack", "stack must be one of " + ids + ", got \"" + id.substr(0, 40) + "\"");
-}
-
-double attention_efficiency(AttentionKernel kernel, const std::string& architecture) {
-    const bool hopper_or_later = architecture == "hopper" || architecture == "blackwell";
-    if (!hopper_or_later) return kFlashAttentionFraction;  // FA3 and the cuDNN Hopper kernels need sm90+
-    return kernel == AttentionKernel::FusedHopper ? kFusedAttentionHopperFraction : kFlashAttention2HopperFraction;
 }
 
 double matmul_peak_fraction(const std::string& architecture) {
@@ -251,11 +237,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         throw InputError("interleave", "interleave > 1 needs pipeline parallelism (pp > 1)");
 
     // Micro-batches per step; memory_budget checks tp | heads, gpus = tp·pp·dp, global batch divisibility.
-    const std::int64_t model_parallel = st.tp * st.pp;
-    if (st.tp < 1 || st.pp < 1) throw InputError("tp", "tp and pp must be >= 1");
+    // Context parallelism (step_cp.h): cp GPUs share each sequence; gpus = tp·pp·cp·dp (memory.h).
+    const std::int64_t model_parallel = st.tp * st.pp * st.cp;
+    if (st.tp < 1 || st.pp < 1 || st.cp < 1) throw InputError("tp", "tp, pp and cp must be >= 1");
     if (st.gpus % model_parallel != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) +
-                                     ") must be a multiple of tp·pp = " + std::to_string(model_parallel));
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp" +
+                                     (st.cp > 1 ? "·cp" : "") + " = " + std::to_string(model_parallel));
     const std::int64_t dp = st.gpus / model_parallel;
     if (st.global_batch == 0)
         st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
@@ -283,7 +270,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double s = static_cast<double>(st.seq), b = static_cast<double>(st.micro_batch);
     const double t = static_cast<double>(st.tp), L = static_cast<double>(c.num_layers);
     const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(st.activation_bytes);
-    const double tokens = s * b;  // per micro-batch per data-parallel rank
+    const double cp = static_cast<double>(st.cp);
+    const double tokens = s * b / cp;  // per micro-batch per data-parallel rank (and context-parallel rank)
+    // Causal attention work of the busiest context-parallel rank over the mean (1 with the balanced 2·cp chunks).
+    const double cp_imbalance =
+        st.cp > 1 ? context::causal_work(st.seq, st.cp, st.cp_load_balance && c.architecture == Architecture::Decoder)
+                        .max_over_mean
+                  : 1;
     const double heads_gpu = static_cast<double>(c.num_heads) / t;
     const double d = static_cast<double>(c.head_dim);
     const double f_gpu = std::ceil(static_cast<double>(c.ffn_hidden_size) / t);
@@ -299,7 +292,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     Matmul head{"lm_head"};
     for (const FlopsTerm& term : executed.terms) {
         const std::string_view id = term.id;
-        const double per_gpu = term.forward_per_sequence * b / t;
+        const bool core = id == "attn_scores" || id == "attn_values";
+        const double per_gpu = term.forward_per_sequence * b / t / cp * (core ? cp_imbalance : 1);
         if (id == "lm_head") {
             head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t), h, 1, false, 3};
             continue;
@@ -323,7 +317,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             }
         } else if (id == "router")
             mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h,
-            mm.forward_flops = term.forward_per_sequence * b / L;
+            mm.forward_flops = term.forward_per_sequence * b / L / cp;
         else
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
@@ -336,8 +330,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double linear_bytes =
         low_precision ? dtype_element_bytes(dtype_from_string(layout.dtype, "dtype", kPeakDType)) : e;
     const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
-    const double attention_eff = attention_efficiency(stack.attention, hw.architecture);
-    double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;  // per layer, all passes
+    // One kernel call sees the seq/cp positions of a context-parallel block (ring steps), else the whole sequence.
+    const double attention_eff = attention_efficiency(stack.attention, hw.architecture, s / cp);
+    double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;      // per layer, all passes
+    double attention_seconds = 0, attention_forward_seconds = 0;  // the attention cores (context parallelism)
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const double mm_peak = linear ? peak : peak_16;
@@ -349,6 +345,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
+        if (mm.attention_core) {
+            attention_seconds += seconds;
+            attention_forward_seconds += seconds / mm.passes;  // one forward pass
+        }
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -437,6 +437,28 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double layer_tp_hidden = stack.tp_comm_overlap && sp ? std::min(layer_tp_total, linear_seconds) : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
+    // ---------------------------------------------------------------- context-parallel K, V exchange (step_cp.h)
+    // CP peers are t ranks apart (Megatron-Core order tp, cp, dp, pp; Llama 3 sec. 3.3.2 [TP, CP, PP, DP]).
+    CpLayerCost layer_cp;
+    if (st.cp > 1) {
+        const std::int64_t cp_per_node = std::min(st.cp, std::max<std::int64_t>(node / st.tp, 1));
+        const double kv_heads = static_cast<double>(c.num_kv_heads);  // split over t, one whole head at least
+        CpLayerInput in;
+        in.cp = st.cp;
+        in.exchange = cp_exchange(stack.id);
+        in.kv_block_bytes =
+            context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * std::max(kv_heads / t, 1.0) / kv_heads;
+        in.bytes_per_s =
+            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));
+        in.latency_s = st.tp * st.cp <= node ? ic.intra_node_latency_s : ic.network_latency_s;
+        const double forward_passes = full ? 2 : 1;
+        in.attention_forward_s = attention_forward_seconds;
+        in.attention_backward_s = attention_seconds - forward_passes * attention_forward_seconds;
+        in.forward_passes = full ? 2 : 1;
+        layer_cp = context_parallel_layer(in);
+    }
+    const double layer_cp_seconds = layer_cp.exposed_s;
+
     // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
     // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
     // full recomputation); each GPU sends (ep−1)/ep of its rows (moe.h). EP peers are t ranks apart within
@@ -456,7 +478,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- stages and the pipeline
     const double layer_seconds =
-        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds;
+        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds + layer_cp_seconds;
     double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
@@ -484,18 +506,20 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- data parallelism and ZeRO
     // Data-parallel peers are t ranks apart (Megatron-LM rank order: tensor, then data, then pipeline):
-    // one node holds the group only when t·dp fits in it.
-    const bool dp_in_node = st.tp * dp <= node;
-    const std::int64_t dp_per_node = std::min(dp, std::max<std::int64_t>(node / st.tp, 1));
+    // one node holds the group only when t·dp fits in it. Gradients are reduced over dp·cp ranks: the cp ranks of
+    // a sequence hold the same weights (Megatron-Core's data-parallel-with-context-parallel group).
+    const std::int64_t dp_group = dp * st.cp;
+    const bool dp_in_node = st.tp * dp_group <= node;
+    const std::int64_t dp_per_node = std::min(dp_group, std::max<std::int64_t>(node / st.tp, 1));
     const double dp_bw =
-        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp, dp_per_node));
+        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
     const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
-    if (dp > 1) {
+    if (dp_group > 1) {
         if (st.zero <= 2) {
             // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
             // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
@@ -503,15 +527,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
             // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
             // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
-            dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) +
-                         ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
+            dp_seconds = ring_gather_seconds(grad_bytes, dp_group, dp_bw, dp_lat) +
+                         ring_gather_seconds(weight_bytes, dp_group, dp_bw, dp_lat);
             dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
             // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
             // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
             // prefetched behind that micro-batch's compute.
-            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat) +
-                                  ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat);
+            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp_group, dp_bw, dp_lat) +
+                                  ring_gather_seconds(grad_bytes, dp_group, dp_bw, dp_lat);
             zero3_seconds = md * per_mb;
             zero3_hidden = md * std::min(per_mb, slowest);
         }
@@ -529,10 +553,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_cp = layer_cp_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
-         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast, true},
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast -
+             per_layer_split_cp,
+         true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
         {"fp8_cast", "FP8 casts, transposes and amax (HBM)",
          per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
@@ -541,6 +568,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)",
          layer_tp_hidden * md * static_cast<double>(slowest_layers), false},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
+        {"cp_comm", "context-parallel K, V exchange (exposed)", per_layer_split_cp, true},
+        {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)",
+         (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers), false},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},

@@ -53,8 +53,9 @@ struct StackProfile {
 const StackProfile& stack_profile(const std::string& id);
 const std::vector<StackProfile>& stack_profiles();
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
-// generation (Hardware::architecture).
-double attention_efficiency(AttentionKernel kernel, const std::string& architecture);
+// generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
+// parallelism); Hopper and later from the FlashAttention-3 paper's per-length rates (step_attention.cpp).
+double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq = 16384);
 // Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
 double matmul_peak_fraction(const std::string& architecture);
 // Per-rank ring bandwidth (bytes/s, before the collective efficiency) of a group with ranks_per_node members
