@@ -39,6 +39,7 @@ constexpr Option kStepOptions[] = {
     {"--tp", "tp", Kind::Integer, nullptr},
     {"--stack", "stack", Kind::String, nullptr},
     {"--pp", "pp", Kind::Integer, nullptr},
+    {"--cp", "cp", Kind::Integer, nullptr},
     {"--zero", "zero", Kind::Integer, nullptr},
     {"--micro-batch", "micro_batch", Kind::Integer, nullptr},
     {"--recompute", "recompute", Kind::String, nullptr},
@@ -53,6 +54,7 @@ constexpr Option kStepOptions[] = {
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
     {"--stack", "stack", Kind::String, nullptr},
+    {"--cp", "cp", Kind::Integer, "context-parallel degree (default: searched from seq 32768 on)"},
     {"--top", "top", Kind::Integer, nullptr},
 };
 
@@ -81,9 +83,10 @@ std::string seconds_text(double s) {
 }
 
 std::string layout_text(const json& l) {
-    std::string text = "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " +
-                       std::to_string(l["pp"].get<long long>()) + " · dp " + std::to_string(l["dp"].get<long long>()) +
-                       " · ZeRO " + std::to_string(l["zero"].get<long long>());
+    std::string text =
+        "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " + std::to_string(l["pp"].get<long long>()) +
+        (l.contains("cp") ? " · cp " + std::to_string(l["cp"].get<long long>()) : "") + " · dp " +
+        std::to_string(l["dp"].get<long long>()) + " · ZeRO " + std::to_string(l["zero"].get<long long>());
     if (l["sequence_parallel"].get<bool>()) text += " · SP";
     if (l["interleave"].get<long long>() > 1) text += " · v " + std::to_string(l["interleave"].get<long long>());
     text += " · b " + std::to_string(l["micro_batch"].get<long long>()) + " · recompute " +
