@@ -54,7 +54,7 @@ constexpr Option kStepOptions[] = {
 constexpr Option kPlanOptions[] = {
     STEP_MODEL_OPTIONS,
     {"--stack", "stack", Kind::String, nullptr},
-    {"--cp", "cp", Kind::Integer, "context-parallel degree (default: searched from seq 32768 on)"},
+    {"--cp", "cp", Kind::Integer, nullptr},
     {"--top", "top", Kind::Integer, nullptr},
 };
 
