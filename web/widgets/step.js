@@ -2,8 +2,8 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
-//   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
-//   sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
+//   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
+//   zero="1", recompute="none", sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -76,6 +76,7 @@ const FIELDS = [
     arg: 'seq',
     engineDefault: (e) => e.layout?.seq,
   },
+  { name: 'cp', kind: 'number', label: 'Context parallel c (long sequences)', fallback: '1', arg: 'cp' },
   { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
   {
     name: 'zero',
@@ -383,7 +384,7 @@ class TallyStep extends TallyWidget {
     }
     const p = this.plan;
     const layout = (l) =>
-      `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
+      `t ${l.tp} · p ${l.pp}${l.cp > 1 ? ` · c ${l.cp}` : ''} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
     target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
       <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">band</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
       ${p.best
@@ -401,7 +402,7 @@ class TallyStep extends TallyWidget {
   }
 
   useLayout(l) {
-    // ep is absent from a dense layout (1).
+    // ep is absent from a dense layout (1), cp from one without context parallelism.
     const set = {
       tp: l.tp,
       pp: l.pp,
@@ -410,6 +411,7 @@ class TallyStep extends TallyWidget {
       zero: l.zero,
       recompute: l.recompute,
       ep: l.ep ?? 1,
+      cp: l.cp ?? 1,
     };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
