@@ -3,7 +3,8 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
-//   zero="1", recompute="none", sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
+//   zero="1", recompute="none", sp="true", flash="true",
+//   stack="generic" (software stack profile: the engine's list, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
