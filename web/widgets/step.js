@@ -169,6 +169,7 @@ const COLOURS = {
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
   fp8_cast: '#a0522d',
+  cp_comm: '#6b8e23',
 };
 
 const css = `
