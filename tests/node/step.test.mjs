@@ -39,6 +39,15 @@ test('wasm plan equals native, and bad layouts are errors naming the field', asy
     top: 3,
   });
   assert.equal(engine.raw('plan', args), nativeCall('plan', args));
+  // From seq 32768 on the planner also tries context parallelism (engine/src/plan.cpp).
+  const long = JSON.stringify({ ...JSON.parse(args), model: 'llama-3-8b', gpus: 16, seq: 131072, global_batch: 16 });
+  const longPlan = engine.raw('plan', long);
+  assert.equal(longPlan, nativeCall('plan', long));
+  assert.ok(JSON.parse(longPlan).result.best.some((row) => row.layout.cp > 1));
+  assert.throws(
+    () => engine.call('step_time', { model: 'llama-3-8b', hardware: 'h100-sxm', gpus: 4, cp: 4, seq: 65540 }),
+    (e) => e.field === 'cp',
+  );
   assert.throws(
     () => engine.call('step_time', { model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 10, tp: 4 }),
     (e) => e.field === 'gpus',
