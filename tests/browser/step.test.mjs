@@ -242,3 +242,26 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   );
   assert.deepEqual(errors(page), []);
 });
+
+test('step time: a context-parallel layout is a field away, and its K, V exchange is in the breakdown', async (t) => {
+  const { widget } = await openStep(t);
+  for (const [name, value] of [
+    ['tp', '8'],
+    ['pp', '1'],
+    ['seq', '131072'],
+    ['batch', '8'],
+    ['recompute', 'full'],
+    ['cp', '8'],
+  ])
+    await setControl(widget, name, value);
+  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  assert.equal(shown.args.cp, 8);
+  const expected = native('step_time', shown.args);
+  assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
+  assert.equal(expected.layout.cp, 8);
+  const rows = await widget
+    .locator('tbody[data-out="breakdown"] tr')
+    .evaluateAll((trs) => trs.map((tr) => tr.dataset.part));
+  // The generic stack all-gathers K and V in the open (the Llama 3 paper's exchange, engine/src/step_cp.cpp).
+  assert.ok(rows.includes('cp_comm'), `breakdown rows ${rows}`);
+});
