@@ -99,7 +99,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             const std::int64_t dp = gpus / (tp * pp * cp);
             for (int zero : {1, 3}) {
                 if (zero == 3 && pp > 1) continue;  // ZeRO-3 with pipelining: not offered by Megatron-LM/DeepSpeed
-                if (dp == 1 && zero == 3) continue;
+                if (dp * cp == 1 && zero == 3) continue;  // ZeRO shards over dp·cp
                 for (std::int64_t b : {1, 2, 4, 8, 16}) {
                     if (global == 0 && b > 1) continue;
                     for (const StepFlops& counts : flops) {
@@ -113,7 +113,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
                                 StepLayout l = in.base;
                                 TrainingSetup& st = l.setup;
-                                st.tp = tp, st.pp = pp, st.cp = cp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
+                                st.tp = tp, st.pp = pp, st.cp = cp, st.zero = dp * cp > 1 ? zero : 0,
+                                st.micro_batch = b;
                                 st.recompute = counts.recompute;
                                 st.sequence_parallel = sp && tp > 1;
                                 st.ep = ep;

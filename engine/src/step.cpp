@@ -451,10 +451,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         in.bytes_per_s =
             kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));
         in.latency_s = st.tp * st.cp <= node ? ic.intra_node_latency_s : ic.network_latency_s;
-        const double forward_passes = full ? 2 : 1;
-        in.attention_forward_s = attention_forward_seconds;
-        in.attention_backward_s = attention_seconds - forward_passes * attention_forward_seconds;
         in.forward_passes = full ? 2 : 1;
+        in.attention_forward_s = attention_forward_seconds;
+        in.attention_backward_s = attention_seconds - in.forward_passes * attention_forward_seconds;
         layer_cp = context_parallel_layer(in);
     }
     const double layer_cp_seconds = layer_cp.exposed_s;
