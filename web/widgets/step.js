@@ -167,6 +167,7 @@ const COLOURS = {
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
   fp8_cast: '#a0522d',
+  grad_accum: '#6b8e23',
 };
 
 const css = `
