@@ -307,6 +307,7 @@ int validate(const std::string& path, bool json_output, const std::string& bands
                                                           : run.args.value("dtype", std::string("bf16")),
                              r["hardware"].get<std::string>(), band_regime(compute, r["step_seconds"].get<double>()),
                              run.source, row["error"].get<double>()});
+        rows.back()["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (step_bands.h)
         band_halves.push_back(run.half);
     }
     // Bands from the held-out runs; how often a held-out run lies inside its band, taken from all held-out runs
