@@ -10,16 +10,18 @@ namespace tally {
 
 namespace {
 
-constexpr const char* kLevels[] = {"stack/precision/hardware/regime", "stack/precision/regime", "stack/regime",
-                                   "regime", "all"};
-constexpr int kLevelCount = 5;
+constexpr const char* kLevels[] = {
+    "stack/precision/hardware/regime", "stack/precision/regime", "stack/regime", "regime", "regime (fit half)", "all"};
+constexpr int kLevelCount = 6;
+constexpr int kFitLevel = 4;  // the only level made of fit-half runs: a regime the held-out half lacks
 
 std::string key_of(int level, const BandRun& r) {
     switch (level) {
         case 0: return r.stack + " / " + r.precision + " / " + r.hardware + " / " + r.regime;
         case 1: return r.stack + " / " + r.precision + " / " + r.regime;
         case 2: return r.stack + " / " + r.regime;
-        case 3: return r.regime;
+        case 3:
+        case kFitLevel: return r.regime;
         default: return "all";
     }
 }
@@ -44,7 +46,8 @@ nlohmann::json step_bands(const std::vector<BandRun>& runs) {
     nlohmann::json out = nlohmann::json::array();
     for (int level = 0; level < kLevelCount; ++level) {
         std::map<std::string, std::vector<double>> groups;
-        for (const BandRun& r : runs) groups[key_of(level, r)].push_back(std::fabs(r.error));
+        for (const BandRun& r : runs)
+            if (r.heldout == (level != kFitLevel)) groups[key_of(level, r)].push_back(std::fabs(r.error));
         for (const auto& [key, errors] : groups) {
             if (errors.size() < kBandMinRuns) continue;
             out.push_back({{"level", kLevels[level]},

@@ -310,18 +310,21 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         rows.back()["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (step_bands.h)
         band_halves.push_back(run.half);
     }
-    // Bands from the held-out runs; how often a held-out run lies inside its band, taken from all held-out runs
-    // (circular: those runs made the band) and from the other sources' held-out runs only (leave one source out).
+    // Bands from the held-out runs (and the fit half's, for a regime the held-out half lacks); how often a held-out
+    // run lies inside its band, taken from all held-out runs (circular: those runs made the band) and from the other
+    // sources' held-out runs only (leave one source out; the fit half's runs are other sources by construction).
     std::vector<BandRun> heldout;
-    for (std::size_t i = 0; i < band_runs.size(); ++i)
-        if (band_halves[i] == "heldout") heldout.push_back(band_runs[i]);
-    const json bands = step_bands(heldout);
+    for (std::size_t i = 0; i < band_runs.size(); ++i) {
+        band_runs[i].heldout = band_halves[i] == "heldout";
+        if (band_runs[i].heldout) heldout.push_back(band_runs[i]);
+    }
+    const json bands = step_bands(band_runs);
     std::size_t inside_own = 0, inside_loso = 0, with_loso = 0;
     for (const BandRun& run : heldout) {
         const std::optional<Band> own = find_band(bands, run.stack, run.precision, run.hardware, run.regime);
         if (own && std::fabs(run.error) <= own->half_width) ++inside_own;
         std::vector<BandRun> others;
-        for (const BandRun& other : heldout)
+        for (const BandRun& other : band_runs)
             if (other.source != run.source) others.push_back(other);
         const std::optional<Band> loso =
             find_band(step_bands(others), run.stack, run.precision, run.hardware, run.regime);
@@ -337,10 +340,11 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         const json file{
             {"description",
              "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware / regime, then "
-             "stack / precision / regime, stack / regime, regime, all; regime: overhead-bound when more than a quarter of "
-             "the predicted step is not compute, else compute-bound), the 80th percentile of |predicted - published| / "
-             "published over the expressible held-out runs of content/validation/runs-modern.json, kinds with at least "
-             "3 runs. Generated: do not edit."},
+             "stack / precision / regime, stack / regime, regime, the fit half's runs of the regime, all; regime: "
+             "overhead-bound when more than a quarter of the predicted step is not compute, else compute-bound), the "
+             "80th percentile of |predicted - published| / published over the expressible held-out runs of "
+             "content/validation/runs-modern.json (the fit half's for the fit-half level), kinds with at least 3 runs. "
+             "Generated: do not edit."},
             {"command",
              "tally step --validate --runs content/validation/runs-modern.json --write-bands "
              "content/presets/step-bands/heldout.json"},

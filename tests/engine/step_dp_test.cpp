@@ -139,4 +139,12 @@ TEST_CASE("band regime: overhead-bound past a quarter of the step outside comput
     const auto other = find_band(bands, "megatron-te", "fp8", "b200", "compute-bound");
     REQUIRE(other);
     CHECK(other->level == "regime");
+    // A regime the held-out runs lack takes the fit half's runs of that regime, never another regime's.
+    std::vector<BandRun> mixed = {runs[0], runs[1], runs[2]};  // held out, all compute-bound
+    for (double e : {0.4, 0.6, 0.8}) mixed.push_back({"megatron-te", "bf16", "b200", "overhead-bound", "f", e, false});
+    const auto fit = find_band(step_bands(mixed), "nanotron", "bf16", "h100-sxm", "overhead-bound");
+    REQUIRE(fit);
+    CHECK(fit->level == "regime (fit half)");
+    CHECK(fit->half_width == Approx(0.8));
+    CHECK(find_band(step_bands(mixed), "x", "y", "z", "compute-bound")->half_width == Approx(0.3));
 }

@@ -154,6 +154,9 @@ function formatBand(band) {
   if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
   // The regime alone: too few runs of this stack, so the held-out runs of the same regime (step_bands.h).
   if (band.level === 'regime') return `${width} (${band.runs} ${band.key} held-out runs; too few of this kind)`;
+  // No held-out run of this regime: the fitting half's runs of it (the constants were chosen on them).
+  if (band.level === 'regime (fit half)')
+    return `${width} (${band.runs} ${band.key} runs of the fitting half; none held out)`;
   return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
 }
 

@@ -1,7 +1,8 @@
 // Error bands of step_time's predictions (issue 24 item 5): for a kind of run (stack / precision / hardware and
 // regime, falling back to stack / precision / regime, stack / regime, the regime, then every run), the 80th
 // percentile of |predicted - published| / published over the held-out runs of content/validation/runs-modern.json
-// of that kind. The regime says whether the prediction is mostly compute or mostly what the model prices least
+// of that kind; a regime without held-out runs takes the fit half's runs of that regime before every run's band.
+// The regime says whether the prediction is mostly compute or mostly what the model prices least
 // well (exposed communication, pipeline bubble, fixed per-step passes), so runs outside the regime the constants
 // were fitted in carry the wider band their kind earned. Written by
 // `tally step --validate --runs FILE --write-bands OUT` into content/presets/step-bands/heldout.json and read
@@ -20,6 +21,7 @@ namespace tally {
 struct BandRun {
     std::string stack, precision, hardware, regime, source;
     double error = 0;
+    bool heldout = true;  // false: a fit-half run, used only for the regime fallback
 };
 
 inline constexpr double kBandQuantile = 0.8;    // the issue's target: 80 % of runs inside their band
@@ -36,7 +38,7 @@ const char* band_regime(double compute_seconds, double step_seconds);
 struct Band {
     double half_width = 0;  // relative: the prediction ± half_width
     std::string level;      // "stack/precision/hardware/regime", "stack/precision/regime", "stack/regime",
-                            // "regime" or "all"
+                            // "regime", "regime (fit half)" or "all"
     std::string key;        // the kind it was taken from, e.g. "nanotron / bf16 / h100-sxm / compute-bound"
     std::size_t runs = 0;
 };
