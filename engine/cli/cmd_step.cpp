@@ -124,9 +124,10 @@ void print_step(std::ostream& out, const json& r) {
                                                           " GB (first stage, Korthikanti et al. 2022 sec. 4.2.3)"}});
     const json& band = r["band"];
     print_table(out, {{"error band", band.is_object()
-                                         ? "±" + fixed(100 * band["half_width"].get<double>(), 0) +
-                                               " % (80 % of held-out runs of kind " + band["key"].get<std::string>() +
-                                               ", " + std::to_string(band["runs"].get<long long>()) + " runs)"
+                                         ? "±" + fixed(100 * band["half_width"].get<double>(), 0) + " % (80 % of " +
+                                               (band["level"] == "regime (fit half)" ? "fit-half" : "held-out") +
+                                               " runs of kind " + band["key"].get<std::string>() + ", " +
+                                               std::to_string(band["runs"].get<long long>()) + " runs)"
                                          : "none (no held-out runs of this kind)"}});
     out << "where the step goes (per GPU):\n";
     print_breakdown(out, r);
