@@ -1356,7 +1356,7 @@ export interface StepTimeResult {
   memory_bytes?: unknown;
   /** memory_bytes <= the preset's capacity */
   fits?: unknown;
-  /** {half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none */
+  /** {half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when unbounded), null when none */
   band?: unknown;
   [field: string]: unknown;
 }

@@ -93,17 +93,26 @@ json result_json(const StepResult& r) {
                 {"breakdown", breakdown_json(r)}};
 }
 
-// How far to trust a prediction: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
+// How far to trust a prediction: the held-out residuals of runs of this kind and regime (step_bands.h); null when
+// none stored. |error| <= w, error = (predicted - published) / published, puts the published throughput in
+// [predicted / (1 + w), predicted / (1 - w)], unbounded above (null) once w >= 1.
 json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw) {
-    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
-                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
+    double compute = 0;
+    for (const StepComponent& part : r.breakdown)
+        if (part.exposed && is_compute_part(part.id)) compute += part.seconds;
+    const char* regime = band_regime(compute, r.step_seconds);
+    const std::optional<Band> band =
+        find_band(stored_step_bands(), stack_profile(layout.stack).id,
+                  layout.precision.empty() ? layout.dtype : layout.precision, hw.id, regime);
     if (!band) return json();
-    return json{{"half_width", band->half_width},
+    const double w = band->half_width;
+    return json{{"half_width", w},
                 {"level", band->level},
                 {"key", band->key},
                 {"runs", band->runs},
-                {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
-                {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}};
+                {"regime", regime},
+                {"tokens_per_second_low", r.tokens_per_second / (1 + w)},
+                {"tokens_per_second_high", w < 1 ? json(r.tokens_per_second / (1 - w)) : json()}};
 }
 constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
 constexpr auto kPlanArgs = join_args(arg::kStepArgs, std::array{kTop});
@@ -122,7 +131,9 @@ constexpr std::array kStepResult = std::to_array<Field>({
     {"stage_layers", "layers", "layers per pipeline stage"},
     {"memory_bytes", "bytes", "the memory budget's total per GPU"},
     {"fits", "", "memory_bytes <= the preset's capacity"},
-    {"band", "", "{half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none"},
+    {"band", "",
+     "{half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when "
+     "unbounded), null when none"},
 });
 constexpr std::array kPlanResult = std::to_array<Field>({
     {"evaluated", "layouts", "layouts tried"},

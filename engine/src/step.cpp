@@ -1,4 +1,5 @@
 #include "tally/step.h"
+#include "tally/step_dp.h"
 #include "tally/moe.h"
 #include "tally/step_cp.h"
 #include "tally/training.h"
@@ -113,8 +114,10 @@ const std::vector<StackProfile>& stack_profiles() {
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
         // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes).
         {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false},
-        // nanotron: flash-attn 2 kernels, tensor parallelism without communication overlap.
-        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
+        // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
+        // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
+        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, GradSync{true, true}},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -518,17 +521,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
+    // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
+    const DpReduction reduction = dp_reduction(
+        {dp_group, st.zero, m, params, dtype_element_bytes(st.recipe.gradients), dtype_element_bytes(st.recipe.weights),
+         dp_bw, dp_lat, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
     if (dp_group > 1) {
         if (st.zero <= 2) {
-            // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
-            // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
-            // last micro-batch's backward pass (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce).
-            // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
-            // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
-            // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
-            dp_seconds = ring_gather_seconds(grad_bytes, dp_group, dp_bw, dp_lat) +
-                         ring_gather_seconds(weight_bytes, dp_group, dp_bw, dp_lat);
-            dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
+            dp_seconds = reduction.seconds;
+            dp_hidden = reduction.hidden;
         } else {
             // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
             // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
@@ -577,6 +577,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"zero3_comm", "ZeRO-3 weight gathers (exposed)", zero3_seconds - zero3_hidden, true},
         {"zero3_comm_hidden", "ZeRO-3 weight gathers (overlapped)", zero3_hidden, false},
         {"optimizer", "optimizer step (HBM)", optimizer_seconds, true},
+        {"grad_accum", "fp32 gradient accumulation and norm passes (HBM)", reduction.accumulate_seconds, true},
     };
     // The last stage's output layer is inside `matmul` (its share of the slowest stage).
     double step = 0;

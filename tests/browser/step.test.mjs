@@ -174,7 +174,9 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
     await widget.locator('[data-out="band"]').textContent(),
     b.level === 'all'
       ? `±${Number((100 * b.half_width).toPrecision(2))}% (all ${b.runs} held-out runs; too few of this kind)`
-      : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
+      : b.level === 'regime'
+        ? `±${Number((100 * b.half_width).toPrecision(2))}% (${b.runs} ${b.key} held-out runs; too few of this kind)`
+        : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
   );
 
   // The breakdown: one row per non-zero component as the engine returns it, the hidden ones marked.
@@ -235,7 +237,7 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   // A stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that kind's band.
   await setControl(widget, 'stack', 'nanotron');
   const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
-  assert.equal(own.level, 'stack/precision/hardware');
+  assert.equal(own.level, 'stack/precision/hardware/regime');
   assert.equal(
     await widget.locator('[data-out="band"]').textContent(),
     `±${Number((100 * own.half_width).toPrecision(2))}% (held-out, ${own.runs} runs of this kind: ${own.key})`,

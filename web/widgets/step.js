@@ -148,12 +148,17 @@ function formatPrediction(value, unit = '', halfWidth = null) {
   return `${rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${unit}`;
 }
 
-/** The band as a reader reads it: "±69% (held-out, 26 runs of this kind: nanotron / bf16 / h100-sxm)". */
+/** The band as a reader reads it: "±25% (held-out, 17 runs of this kind: nanotron / bf16 / h100-sxm / compute-bound)". */
 function formatBand(band) {
   if (!band) return 'no held-out runs of this kind';
   const width = `±${formatPrediction(band.half_width, '%')}`;
   // The coarsest level: no kind of its own had enough runs, so every held-out run sets the band.
   if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
+  // The regime alone: too few runs of this stack, so the held-out runs of the same regime (step_bands.h).
+  if (band.level === 'regime') return `${width} (${band.runs} ${band.key} held-out runs; too few of this kind)`;
+  // No held-out run of this regime: the fitting half's runs of it (the constants were chosen on them).
+  if (band.level === 'regime (fit half)')
+    return `${width} (${band.runs} ${band.key} runs of the fitting half; none held out)`;
   return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
 }
 
@@ -170,6 +175,7 @@ const COLOURS = {
   ep_comm: '#20a0a0',
   fp8_cast: '#a0522d',
   cp_comm: '#6b8e23',
+  grad_accum: '#b8860b',
 };
 
 const css = `

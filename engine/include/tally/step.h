@@ -13,6 +13,7 @@
 #include "tally/schedule.h"
 #include "tally/memory.h"
 #include "tally/model.h"
+#include "tally/step_dp.h"
 
 namespace tally {
 
@@ -47,6 +48,8 @@ struct StackProfile {
     // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
     // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
     bool tp_comm_overlap = false;
+    // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
+    GradSync grad_sync{};
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
