@@ -1,5 +1,5 @@
 #include "tally/step.h"
-#include "tally/moe.h"
+#include "tally/step_moe.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -296,6 +296,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // attention·V; FlashAttention's backward redoes QKᵀ).
     std::vector<Matmul> layer_mm;
     layer_mm.reserve(executed.terms.size());
+    double routed_forward_flops = 0, routed_passes = 0;  // MoE routed experts, per layer (averaged over L)
     Matmul head{"lm_head"};
     for (const FlopsTerm& term : executed.terms) {
         const std::string_view id = term.id;
@@ -315,11 +316,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
         else if (id == "mlp") {
             mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
-            // A capacity factor makes the experts compute cf·k slots per token (padding, or fewer when dropping).
-            if (c.is_moe() && st.capacity_factor > 0) {
-                const double k = static_cast<double>(c.experts_per_token),
-                             shared = static_cast<double>(c.num_shared_experts);
-                mm.forward_flops *= (st.capacity_factor * k + shared) / (k + shared);
+            if (c.is_moe()) {                       // the routed experts run apart, as a grouped GEMM (step_moe.h)
+                const double routed = moe_routed_flops_share(c);
+                routed_forward_flops = mm.forward_flops * routed * (st.capacity_factor > 0 ? st.capacity_factor : 1);
+                mm.forward_flops *= 1 - routed;  // shared experts and DeepSeek's dense layers: tensor-parallel MLPs
+                routed_passes = mm.passes + (full ? 1 : 0);
             }
         } else if (id == "router")
             mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h,
@@ -349,6 +350,18 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
+    }
+    MoeStepShape moe_shape;
+    const double moe_layer_share = c.is_moe() ? static_cast<double>(c.num_moe_layers()) / L : 0;
+    if (c.is_moe()) {
+        moe_shape = moe_step_shape(
+            c, hw.interconnect,
+            {tokens, st.tp, st.ep, st.etp_or_tp(), node, st.capacity_factor, e, kCollectiveBandwidthFraction});
+        const double seconds = moe_grouped_gemm_seconds(moe_shape, h, routed_forward_flops, routed_passes, peak, bw,
+                                                        linear_bytes, linear_fraction);
+        mm_flops += routed_forward_flops * routed_passes;
+        mm_seconds += seconds;
+        linear_seconds += seconds;
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -412,6 +425,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     else if (selective)
         layer_bytes += softmax_fwd;
     const double hbm = kMemoryBandwidthFraction * bw;
+    layer_bytes += moe_layer_share * moe_shape.permute_bytes;  // router, permute and unpermute (step_moe.h)
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
     const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
@@ -438,21 +452,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
     // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
-    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
-    // full recomputation); each GPU sends (ep−1)/ep of its rows (moe.h). EP peers are t ranks apart within
-    // the data-parallel group, so the group stays in one node when t·ep fits in it.
-    double layer_ep_seconds = 0;
-    if (c.is_moe() && st.ep > 1) {
-        const MoeLayer moe =
-            moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
-        const bool ep_in_node = st.tp * st.ep <= node;
-        const std::int64_t ep_per_node = std::min(st.ep, std::max<std::int64_t>(node / st.tp, 1));
-        const double ep_bw =
-            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, ep_per_node, domains(st.ep, ep_per_node));
-        const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
-        layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
-    }
+    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under full
+    // recomputation), over the ep·etp-rank expert group (step_moe.cpp); a dropless dispatcher's host sync per forward.
+    const double recomputed = full ? 1 : 0;
+    const double layer_ep_seconds = moe_layer_share * ((4 + 2 * recomputed) * moe_shape.all_to_all_seconds +
+                                                       (1 + recomputed) * moe_shape.sync_seconds);
 
     // ---------------------------------------------------------------- stages and the pipeline
     const double layer_seconds =
