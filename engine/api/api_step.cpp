@@ -19,10 +19,10 @@ Hardware hardware_arg(const json& args) {
     return hardware_from_json(*it);
 }
 
-StepLayout layout_from_args(const json& args) {
+StepLayout layout_from_args(const json& args, const char* method) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
-    require_default_placement(layout.setup, "step_time (and plan)");
+    require_default_placement(layout.setup, method);
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -135,7 +135,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
-    StepLayout layout = layout_from_args(args);
+    StepLayout layout = layout_from_args(args, "step_time");
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
     out["band"] = band_json(r, layout, hw);
@@ -157,7 +157,7 @@ json plan_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
     PlanInput in;
-    in.base = layout_from_args(args);
+    in.base = layout_from_args(args, "plan");
     in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();

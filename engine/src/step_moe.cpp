@@ -11,7 +11,7 @@ namespace tally {
 
 namespace {
 
-// A dropless token dispatcher learns how many tokens each expert receives only on the GPU; the all-to-all's
+// A dropless all-to-all dispatcher (ep > 1) learns how many tokens each expert receives only on the GPU; the all-to-all's
 // split sizes and the grouped GEMM's per-expert row counts are host-side lists, so every MoE layer's forward
 // waits for a device-to-host copy and the GPU idles while the host launches the kernels behind it (Megatron-Core
 // MoEAlltoAllTokenDispatcher preprocess; its CUDA-graph inference dispatcher exists "to avoid host
@@ -74,7 +74,7 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
         // Each GPU sends the (ep−1)/ep of its rows that leave it (padded slots when a capacity is set, GShard).
         out.all_to_all_seconds = rows * cf * h * e * (ep - 1) / ep / bw + latency;
     }
-    out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
+    out.sync_seconds = in.capacity_factor > 0 || in.ep == 1 ? 0 : kDroplessSyncSeconds;
     return out;
 }
 
