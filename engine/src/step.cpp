@@ -461,11 +461,19 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // ---------------------------------------------------------------- stages and the pipeline
     const double layer_seconds =
         mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds;
+    // Multi-token prediction (DeepSeek-V3 sec. 2.2): each module is one more transformer block, a 2h→h projection
+    // and the shared output head with its loss, run after the main model on the last stage (Megatron-Core's MTP).
+    const double mtp_projection_flops = 2 * tokens * 2 * h * h / t;
+    const double mtp_seconds =
+        static_cast<double>(c.mtp_modules) *
+        (layer_seconds + head_seconds + logits_seconds +
+         3 * mtp_projection_flops /
+             (matmul_efficiency(tokens, h / t, 2 * h, 1, peak_16, bw, e, fraction_16) * peak_16));
     double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
-        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds;  // output layer on the last stage
+        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
     const double md = static_cast<double>(m);
