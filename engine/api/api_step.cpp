@@ -55,6 +55,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"flash_attention", st.flash_attention},
              {"seq", st.seq}};
     if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
+    if (st.etp != 0 && st.etp != st.tp) out["etp"] = st.etp;      // experts folded over tp (absent: etp = tp)
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says

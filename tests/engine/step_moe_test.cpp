@@ -72,7 +72,8 @@ TEST_CASE("expert tensor parallelism folds EP over tp·dp: Qwen3-235B-A22B on 25
     nlohmann::json run = fit_run("nvidia-bridge-2511-qwen3-235b-a22b-h100-sxm-fp8-current-scaling-256gpu");
     REQUIRE(run["args"]["etp"] == 1);
     const double per_gpu = predicted_per_gpu(run);
-    const double published = run["published"]["value"].get<double>();  // 1,575 tokens/s/GPU
+    CHECK(api::invoke("step_time", run["args"])["layout"]["etp"] == 1);  // the folded layout is echoed
+    const double published = run["published"]["value"].get<double>();    // 1,575 tokens/s/GPU
     CHECK(std::fabs(per_gpu / published - 1) < 0.25);
     // Each GPU computes its 1/tp share of the tokens over whole experts: tokens·k/2 rows over 128/32 = 4 experts.
     const ModelConfig c = resolve_model(run["args"]);

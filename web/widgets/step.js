@@ -2,7 +2,8 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
-//   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
+//   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), etp="0" (expert tensor
+//   parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
@@ -77,6 +78,7 @@ const FIELDS = [
     engineDefault: (e) => e.layout?.seq,
   },
   { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
+  { name: 'etp', kind: 'number', label: 'Expert tensor parallel (MoE; 0 = t)', fallback: '0', arg: 'etp' },
   {
     name: 'zero',
     kind: 'select',
@@ -401,7 +403,7 @@ class TallyStep extends TallyWidget {
   }
 
   useLayout(l) {
-    // ep is absent from a dense layout (1).
+    // ep is absent from a dense layout (1); the planner does not fold experts (etp = tp).
     const set = {
       tp: l.tp,
       pp: l.pp,
@@ -410,6 +412,7 @@ class TallyStep extends TallyWidget {
       zero: l.zero,
       recompute: l.recompute,
       ep: l.ep ?? 1,
+      etp: 0,
     };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
