@@ -8,6 +8,7 @@
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
+#include "tally/flops.h"
 #include "tally/hardware.h"
 #include "tally/step.h"
 #include "tally/step_moe.h"
@@ -119,4 +120,40 @@ TEST_CASE("the NVIDIA Megatron-Bridge 25.11 MoE rows on NVL72 racks come within 
         INFO(id);
         CHECK(std::fabs(predicted_per_gpu(run) / run["published"]["value"].get<double>() - 1) < 0.25);
     }
+}
+
+TEST_CASE("step_time takes its FLOPs from the model's attention kind: MLA (DeepSeek-V3), sliding windows (gpt-oss)") {
+    // The NVIDIA 25.11 rows' layouts: DeepSeek-V3 on 256 GB200 (PP 4, VP 4, EP 64), gpt-oss-120b on 64 GB200 (EP 64).
+    for (const char* id : {"nvidia-bridge-2511-deepseekv3-gb200-nvl72-bf16-256gpu",
+                           "nvidia-bridge-2511-gpt-oss-120b-gb200-nvl72-bf16-64gpu"}) {
+        INFO(id);
+        const nlohmann::json run = fit_run(id);
+        const ModelConfig c = resolve_model(run["args"]);
+        const nlohmann::json r = api::invoke("step_time", run["args"]);
+        FlopsInput in;
+        in.seq = run["args"]["seq"].get<std::int64_t>();
+        in.flash_attention = true;
+        const FlopsResult f = count_flops(c, in);
+        const double gpus = run["args"]["gpus"].get<double>();
+        // MFU's numerator is count_flops' model FLOPs per token for this attention kind (MLA projections, windows).
+        CHECK(r["model_flops_per_s_per_gpu"].get<double>() * gpus / r["tokens_per_second"].get<double>() ==
+              Approx(f.model_per_token).epsilon(1e-9));
+        double exposed = 0;
+        for (const auto& part : r["breakdown"])
+            if (part["exposed"].get<bool>()) exposed += part["seconds"].get<double>();
+        CHECK(exposed == Approx(r["step_seconds"].get<double>()));
+    }
+    // gpt-oss-120b's 18 sliding-window layers (window 128) execute far fewer score entries than full attention would
+    // at 8,192 tokens: the same model with every layer full is slower.
+    nlohmann::json run = fit_run("nvidia-bridge-2511-gpt-oss-120b-gb200-nvl72-bf16-64gpu");
+    ModelConfig full = resolve_model(run["args"]);
+    REQUIRE(full.num_sliding_layers == 18);
+    const Hardware hw = find_hardware("gb200-nvl72");
+    const ModelConfig windowed = full;
+    full.num_sliding_layers = 0, full.sliding_window = 0;
+    StepLayout l;
+    l.setup.gpus = 64, l.setup.ep = 64, l.setup.seq = 8192, l.setup.micro_batch = 1, l.setup.global_batch = 1280;
+    l.setup.flash_attention = true;
+    l.stack = "megatron-te";
+    CHECK(step_time(full, hw, l).step_seconds > 1.05 * step_time(windowed, hw, l).step_seconds);
 }
