@@ -455,12 +455,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under full
     // recomputation), over the ep·etp-rank expert group (step_moe.cpp); a dropless dispatcher's host sync per forward.
     const double recomputed = full ? 1 : 0;
-    const double layer_ep_seconds = moe_layer_share * ((4 + 2 * recomputed) * moe_shape.all_to_all_seconds +
-                                                       (1 + recomputed) * moe_shape.sync_seconds);
+    const double layer_ep_seconds = moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds;
+    const double layer_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
 
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds =
-        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds;
+    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
+                                 layer_sync_seconds + layer_cast_seconds;
     // Multi-token prediction (DeepSeek-V3 sec. 2.2): each module is one more transformer block, a 2h→h projection
     // and the shared output head with its loss, run after the main model on the last stage (Megatron-Core's MTP).
     const double mtp_projection_flops = 2 * tokens * 2 * h * h / t;
@@ -540,11 +540,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
-         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast, true},
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_sync -
+             per_layer_split_cast,
+         true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
         {"fp8_cast", "FP8 casts, transposes and amax (HBM)",
          per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
@@ -553,6 +556,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)",
          layer_tp_hidden * md * static_cast<double>(slowest_layers), false},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
+        {"moe_sync", "MoE dispatch host synchronisation (dropless)", per_layer_split_sync, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},

@@ -11,14 +11,15 @@ namespace tally {
 
 namespace {
 
-// A dropless all-to-all dispatcher (ep > 1) learns how many tokens each expert receives only on the GPU; the all-to-all's
-// split sizes and the grouped GEMM's per-expert row counts are host-side lists, so every MoE layer's forward
+// A dropless dispatcher learns how many tokens each expert receives only on the GPU; the all-to-all's split sizes
+// and the grouped GEMM's per-expert row counts (TE GroupedLinear's m_splits, a Python list) are host-side lists, so every MoE layer's forward
 // waits for a device-to-host copy and the GPU idles while the host launches the kernels behind it (Megatron-Core
 // MoEAlltoAllTokenDispatcher preprocess; its CUDA-graph inference dispatcher exists "to avoid host
 // synchronizations", Megatron-Core developer guide, core.transformer.moe.token_dispatcher_inference). Seconds
 // lost per MoE layer per micro-batch forward: chosen on the fit half of content/validation/runs-modern.json only
-// (grid 0-4 ms in 0.25 ms steps: 2.5 ms gave the lowest median |error| over the fit half's 16 MoE rows, 37.8 % -> 20.3 %; BENCHMARKS.md, issue 24). The held-out half took no part.
-constexpr double kDroplessSyncSeconds = 2.5e-3;
+// (grid 0-4 ms in 0.25 ms steps over its 17 MoE rows: 3.25 ms gave the lowest median |error|, 51 % at 0 ms to 18 %;
+// BENCHMARKS.md, issue 24). The held-out half took no part.
+constexpr double kDroplessSyncSeconds = 3.25e-3;
 // Passes over the hidden states of the permutation kernels in one forward: the local permute (read the tokens,
 // write k copies) and unpermute (read k rows, write the weighted sum) around the experts; with ep > 1 Megatron
 // sorts the received chunks by local expert and back again (sort_chunks_by_idxs), two more reads and writes of
@@ -74,7 +75,7 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
         // Each GPU sends the (ep−1)/ep of its rows that leave it (padded slots when a capacity is set, GShard).
         out.all_to_all_seconds = rows * cf * h * e * (ep - 1) / ep / bw + latency;
     }
-    out.sync_seconds = in.capacity_factor > 0 || in.ep == 1 ? 0 : kDroplessSyncSeconds;
+    out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
     return out;
 }
 

@@ -168,6 +168,7 @@ const COLOURS = {
   zero3_comm: '#b8860b',
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
+  moe_sync: '#6b8e23',
   fp8_cast: '#a0522d',
 };
 

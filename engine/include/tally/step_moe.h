@@ -30,7 +30,7 @@ struct MoeStepShape {
     double dispatched_rows = 0;     // rows one GPU sends to the experts (k per token, over tp/etp ranks)
     double permute_bytes = 0;       // router softmax/top-k and permutation passes, forward + backward (HBM bytes)
     double all_to_all_seconds = 0;  // one dispatch or combine all-to-all (0 when ep = 1)
-    double sync_seconds = 0;        // dropless dispatch: host synchronisations, forward + backward
+    double sync_seconds = 0;        // dropless dispatch: the host synchronisation of one forward
 };
 
 // Share of the "mlp" FLOP term (flops.h) that the routed experts compute: k·f·L_moe over the routed, shared and
