@@ -111,15 +111,15 @@ TEST_CASE("DeepSeek-V3's routed experts are 8 of the 9 experts of its 58 MoE lay
     CHECK(moe_routed_flops_share(preset("llama-3-8b")) == 0);
 }
 
-TEST_CASE("the NVIDIA Megatron-Bridge 25.11 MoE rows on NVL72 racks come within 25 %") {
+TEST_CASE("the NVIDIA Megatron-Bridge 25.11 MoE rows on NVL72 racks come within 20 %") {
     // Published tokens/s/GPU (Megatron-Bridge docs/performance-summary-archive.md, 25.11): DeepSeek-V3 w/o MTP BF16
-    // on 256 GB200 3,139; Qwen3-30B-A3B MXFP8 on 8 GB300 28,934; Qwen3-235B-A22B BF16 on 256 GB200 4,916.
+    // on 256 GB200 3,139 and FP8-MX on 256 GB300 4,357; Qwen3-30B-A3B FP8-MX on 8 GB300 28,934.
     for (const char* id : {"nvidia-bridge-2511-deepseekv3-gb200-nvl72-bf16-256gpu",
-                           "nvidia-bridge-2511-qwen3-30b-a3b-gb300-nvl72-mxfp8-8gpu",
-                           "nvidia-bridge-2511-qwen3-235b-a22b-gb200-nvl72-bf16-256gpu"}) {
+                           "nvidia-bridge-2511-deepseekv3-gb300-nvl72-mxfp8-256gpu",
+                           "nvidia-bridge-2511-qwen3-30b-a3b-gb300-nvl72-mxfp8-8gpu"}) {
         const nlohmann::json run = fit_run(id);
         INFO(id);
-        CHECK(std::fabs(predicted_per_gpu(run) / run["published"]["value"].get<double>() - 1) < 0.25);
+        CHECK(std::fabs(predicted_per_gpu(run) / run["published"]["value"].get<double>() - 1) < 0.20);
     }
 }
 
