@@ -19,12 +19,12 @@ Hardware hardware_arg(const json& args) {
     return hardware_from_json(*it);
 }
 
-StepLayout layout_from_args(const json& args) {
+StepLayout layout_from_args(const json& args, const char* method) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
     TrainingSetup placement = layout.setup;
     placement.cp = 1;  // context parallelism is modelled (step_cp.h); the other placements are not yet
-    require_default_placement(placement, "step_time (and plan)");
+    require_default_placement(placement, method);
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -58,6 +58,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"seq", st.seq}};
     if (st.cp > 1) out["cp"] = st.cp;                             // context parallelism (absent: 1)
     if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
+    if (st.etp != 0 && st.etp != st.tp) out["etp"] = st.etp;      // experts folded over tp (absent: etp = tp)
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
@@ -149,7 +150,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
-    StepLayout layout = layout_from_args(args);
+    StepLayout layout = layout_from_args(args, "step_time");
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
     out["band"] = band_json(r, layout, hw);
@@ -171,7 +172,7 @@ json plan_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
     PlanInput in;
-    in.base = layout_from_args(args);
+    in.base = layout_from_args(args, "plan");
     in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();

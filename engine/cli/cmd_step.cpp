@@ -38,6 +38,7 @@ constexpr Option kStepOptions[] = {
     STEP_MODEL_OPTIONS,
     {"--tp", "tp", Kind::Integer, nullptr},
     {"--stack", "stack", Kind::String, nullptr},
+    {"--etp", "etp", Kind::Integer, nullptr},  // experts folded over tp (step_moe.h); plan does not search it
     {"--pp", "pp", Kind::Integer, nullptr},
     {"--cp", "cp", Kind::Integer, nullptr},
     {"--zero", "zero", Kind::Integer, nullptr},

@@ -2,6 +2,7 @@
 #include "tally/step_dp.h"
 #include "tally/moe.h"
 #include "tally/step_cp.h"
+#include "tally/step_moe.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -292,6 +293,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // attention·V; FlashAttention's backward redoes QKᵀ).
     std::vector<Matmul> layer_mm;
     layer_mm.reserve(executed.terms.size());
+    double routed_forward_flops = 0, routed_passes = 0;  // MoE routed experts, per layer (averaged over L)
     Matmul head{"lm_head"};
     for (const FlopsTerm& term : executed.terms) {
         const std::string_view id = term.id;
@@ -312,11 +314,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
         else if (id == "mlp") {
             mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
-            // A capacity factor makes the experts compute cf·k slots per token (padding, or fewer when dropping).
-            if (c.is_moe() && st.capacity_factor > 0) {
-                const double k = static_cast<double>(c.experts_per_token),
-                             shared = static_cast<double>(c.num_shared_experts);
-                mm.forward_flops *= (st.capacity_factor * k + shared) / (k + shared);
+            if (c.is_moe()) {                       // the routed experts run apart, as a grouped GEMM (step_moe.h)
+                const double routed = moe_routed_flops_share(c);
+                routed_forward_flops = mm.forward_flops * routed * (st.capacity_factor > 0 ? st.capacity_factor : 1);
+                mm.forward_flops *= 1 - routed;  // shared experts and DeepSeek's dense layers: tensor-parallel MLPs
+                routed_passes = mm.passes + (full ? 1 : 0);
             }
         } else if (id == "router")
             mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h,
@@ -352,6 +354,18 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             attention_seconds += seconds;
             attention_forward_seconds += seconds / mm.passes;  // one forward pass
         }
+    }
+    MoeStepShape moe_shape;
+    const double moe_layer_share = c.is_moe() ? static_cast<double>(c.num_moe_layers()) / L : 0;
+    if (c.is_moe()) {
+        moe_shape = moe_step_shape(
+            c, hw.interconnect,
+            {tokens, st.tp, st.ep, st.etp_or_tp(), node, st.capacity_factor, e, kCollectiveBandwidthFraction});
+        const double seconds = moe_grouped_gemm_seconds(moe_shape, h, routed_forward_flops, routed_passes, peak, bw,
+                                                        linear_bytes, linear_fraction);
+        mm_flops += routed_forward_flops * routed_passes;
+        mm_seconds += seconds;
+        linear_seconds += seconds;
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -415,6 +429,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     else if (selective)
         layer_bytes += softmax_fwd;
     const double hbm = kMemoryBandwidthFraction * bw;
+    layer_bytes += moe_layer_share * moe_shape.permute_bytes;  // router, permute and unpermute (step_moe.h)
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
     const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
@@ -462,30 +477,28 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double layer_cp_seconds = layer_cp.exposed_s;
 
     // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
-    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
-    // full recomputation); each GPU sends (ep−1)/ep of its rows (moe.h). EP peers are t ranks apart within
-    // the data-parallel group, so the group stays in one node when t·ep fits in it.
-    double layer_ep_seconds = 0;
-    if (c.is_moe() && st.ep > 1) {
-        const MoeLayer moe =
-            moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
-        const bool ep_in_node = st.tp * st.ep <= node;
-        const std::int64_t ep_per_node = std::min(st.ep, std::max<std::int64_t>(node / st.tp, 1));
-        const double ep_bw =
-            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, ep_per_node, domains(st.ep, ep_per_node));
-        const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
-        layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
-    }
+    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under full
+    // recomputation), over the ep·etp-rank expert group (step_moe.cpp); a dropless dispatcher's host sync per forward.
+    const double recomputed = full ? 1 : 0;
+    const double layer_ep_seconds = moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds;
+    const double layer_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
 
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds =
-        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds + layer_cp_seconds;
+    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
+                                 layer_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    // Multi-token prediction (DeepSeek-V3 sec. 2.2): each module is one more transformer block, a 2h→h projection
+    // and the shared output head with its loss, run after the main model on the last stage (Megatron-Core's MTP).
+    const double mtp_projection_flops = 2 * tokens * 2 * h * h / t;
+    const double mtp_seconds =
+        static_cast<double>(c.mtp_modules) *
+        (layer_seconds + head_seconds + logits_seconds +
+         3 * mtp_projection_flops /
+             (matmul_efficiency(tokens, h / t, 2 * h, 1, peak_16, bw, e, fraction_16) * peak_16));
     double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
-        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds;  // output layer on the last stage
+        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
     const double md = static_cast<double>(m);
@@ -551,13 +564,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cp = layer_cp_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
-         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast -
-             per_layer_split_cp,
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_sync -
+             per_layer_split_cast - per_layer_split_cp,
          true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
         {"fp8_cast", "FP8 casts, transposes and amax (HBM)",
@@ -570,6 +584,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"cp_comm", "context-parallel K, V exchange (exposed)", per_layer_split_cp, true},
         {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)",
          (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers), false},
+        {"moe_sync", "MoE dispatch host synchronisation (dropless)", per_layer_split_sync, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},

@@ -3,8 +3,8 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
-//   zero="1", recompute="none", sp="true", flash="true",
-//   stack="generic" (software stack profile: the engine's list, see stackIds)
+//   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
+//   sp="true", flash="true", stack="generic" (software stack profile: the engine's list, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -79,6 +79,7 @@ const FIELDS = [
   },
   { name: 'cp', kind: 'number', label: 'Context parallel c (long sequences)', fallback: '1', arg: 'cp' },
   { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
+  { name: 'etp', kind: 'number', label: 'Expert tensor parallel (MoE; 0 = t)', fallback: '0', arg: 'etp' },
   {
     name: 'zero',
     kind: 'select',
@@ -173,6 +174,7 @@ const COLOURS = {
   zero3_comm: '#b8860b',
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
+  moe_sync: '#c71585',
   fp8_cast: '#a0522d',
   cp_comm: '#6b8e23',
   grad_accum: '#b8860b',
@@ -410,7 +412,8 @@ class TallyStep extends TallyWidget {
   }
 
   useLayout(l) {
-    // ep is absent from a dense layout (1), cp from one without context parallelism.
+    // ep is absent from a dense layout (1), cp from one without context parallelism; the planner does not fold
+    // experts (etp = tp).
     const set = {
       tp: l.tp,
       pp: l.pp,
@@ -420,6 +423,7 @@ class TallyStep extends TallyWidget {
       recompute: l.recompute,
       ep: l.ep ?? 1,
       cp: l.cp ?? 1,
+      etp: 0,
     };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;
