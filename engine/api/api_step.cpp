@@ -7,6 +7,8 @@
 #include "tally/step.h"
 #include "tally/step_bands.h"
 
+#include <utility>
+
 namespace tally::api {
 
 namespace {
@@ -22,7 +24,12 @@ Hardware hardware_arg(const json& args) {
 StepLayout layout_from_args(const json& args) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
+    // HSDP is modelled in step time (step_fsdp.h); the other placements are still refused.
+    const std::int64_t shard_group = std::exchange(layout.setup.shard_group, 0);
     require_default_placement(layout.setup, "step_time (and plan)");
+    layout.setup.shard_group = shard_group;
+    if (shard_group > 0 && layout.setup.zero != 3)
+        throw InputError("shard_group", "shard_group (HSDP) needs zero 3 in step_time (FSDP HYBRID_SHARD)");
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -36,6 +43,9 @@ StepLayout layout_from_args(const json& args) {
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = arg_bool(args, arg::overlap_grad_reduce);
     layout.stack = optional_string_arg(args, "stack").value_or("");
+    layout.compile = arg_bool(args, arg::compile);
+    layout.async_tp = arg_bool(args, arg::async_tp);
+    layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
     stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
 }
@@ -59,6 +69,10 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
     out["stack"] = stack_profile(l.stack).id;                        // "generic" when not given
+    if (st.shard_group > 0) out["shard_group"] = st.shard_group;     // HSDP (absent: FSDP over all dp)
+    if (l.compile) out["compile"] = true;                            // absent: eager
+    if (l.async_tp) out["async_tp"] = true;
+    if (l.fp8_all_gather) out["fp8_all_gather"] = true;
     return out;
 }
 

@@ -155,8 +155,10 @@ Timeline ddp(const Input& in) {
 // gather waits for the previous layer's compute.
 Timeline fsdp(const Input& in) {
     Builder b;
-    const double gather = seconds_of(co::Kind::AllGather, in.layer_bytes, in);
-    const double scatter = seconds_of(co::Kind::ReduceScatter, in.layer_bytes, in);
+    const double gather =
+        in.gather_seconds > 0 ? in.gather_seconds : seconds_of(co::Kind::AllGather, in.layer_bytes, in);
+    const double scatter =
+        in.scatter_seconds > 0 ? in.scatter_seconds : seconds_of(co::Kind::ReduceScatter, in.layer_bytes, in);
     const auto L = static_cast<std::size_t>(in.layers);
     std::vector<std::size_t> fwd(L), gat(L), bwd(L), regat(L);
     // Forward. Gather i+1 may start once layer i-1's forward ended (two layers' weights in memory at most).

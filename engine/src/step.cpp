@@ -1,5 +1,6 @@
 #include "tally/step.h"
 #include "tally/moe.h"
+#include "tally/step_fsdp.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -119,8 +120,11 @@ const std::vector<StackProfile>& stack_profiles() {
         {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes).
-        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false},
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes);
+        // per-op selective AC, Llama in plain PyTorch (compile optional) and no reshard after forward with PP
+        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp).
+        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false, true, true,
+         true},
         // nanotron: flash-attn 2 kernels, tensor parallelism without communication overlap.
         {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
@@ -245,6 +249,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const StackProfile& stack = stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
+    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block))
+        throw InputError("fp8_all_gather", "fp8_all_gather needs a per-tensor or per-row FP8 precision (fp8-*)");
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)
@@ -290,6 +296,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double bw = hw.memory_bandwidth_bytes_per_s;
     const bool sp = st.sequence_parallel && st.tp > 1;
     const bool full = st.recompute == Recompute::Full, selective = st.recompute == Recompute::Selective;
+    const bool op_sac = selective && stack.per_op_sac;  // torchtitan's per-op policy (step_fsdp.h)
 
     // Per-layer matmuls, per GPU, one micro-batch. Passes: 1 forward + 2 backward, + 1 per recomputed
     // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
@@ -327,6 +334,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         else
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
+        if (op_sac) mm.passes += per_op_sac_extra_passes(id, c, scaling != Scaling::None);
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
         if (values && selective && !st.flash_attention) mm.passes += 1;
@@ -383,7 +391,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             }
         }
         const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
-        layer_cast_seconds = (inputs * (full ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
+        layer_cast_seconds = (inputs * (full || op_sac ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
         weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
     }
 
@@ -404,10 +412,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
     if (c.position == PositionKind::Rotary)
         fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
+    if (stack.eager_elementwise && !layout.compile)
+        fwd_bytes += eager_extra_forward_bytes(c, x, ffn, tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t);
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
-    if (full)
+    if (full || op_sac)  // the per-op policy recomputes every elementwise op too
         layer_bytes += fwd_bytes;
     else if (selective)
         layer_bytes += softmax_fwd;
@@ -434,7 +444,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one;
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
-    const double layer_tp_hidden = stack.tp_comm_overlap && sp ? std::min(layer_tp_total, linear_seconds) : 0;
+    const double layer_tp_hidden = !sp                     ? 0
+                                   : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
+                                   : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
+                                                           : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
     // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
@@ -507,13 +520,23 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                          ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
             dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
-            // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
-            // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
-            // prefetched behind that micro-batch's compute.
-            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat) +
-                                  ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat);
-            zero3_seconds = md * per_mb;
-            zero3_hidden = md * std::min(per_mb, slowest);
+            // ZeRO-3 / FSDP: every micro-batch gathers each layer's weights for its forward and again for its
+            // backward and reduce-scatters its gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5x the
+            // all-reduce volume), the next gather prefetched one layer ahead (overlap.h's FSDP timeline).
+            Zero3Input zi;
+            zi.layers = slowest_layers, zi.dp = dp, zi.shard_group = st.shard_group, zi.tp = st.tp, zi.node = node;
+            zi.link_fraction = kCollectiveBandwidthFraction;
+            zi.weight_bytes =
+                layout.fp8_all_gather
+                    ? params * (1 + (dtype_element_bytes(st.recipe.weights) - 1) * (1 - linear_weight_share(c)))
+                    : weight_bytes;
+            zi.grad_bytes = grad_bytes, zi.microbatch_seconds = slowest, zi.microbatches = md;
+            zi.keep_gathered = stack.fsdp_keep_gathered_with_pp && st.pp > 1;
+            const Zero3Cost z = zero3_cost(zi, ic);
+            zero3_seconds = z.seconds;
+            zero3_hidden = z.seconds - z.exposed;
+            dp_seconds = z.replica_seconds;  // HSDP: the gradient all-reduce across replicas, behind the backward
+            dp_hidden = std::min(dp_seconds, backward_window);
         }
     }
 
