@@ -279,9 +279,18 @@ inline constexpr Arg fp8_all_gather{"fp8_all_gather",
                                     kNo,
                                     "false",
                                     "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)"};
-inline constexpr std::array kLayoutOwnArgs{step_hardware, interleave, embedding_chunks,    gpus_per_node,
-                                           precision,     step_dtype, overlap_grad_reduce, stack,
-                                           compile,       async_tp,   fp8_all_gather};
+inline constexpr Arg step_lora_rank{"lora_rank",
+                                    Int,
+                                    "",
+                                    0,
+                                    static_cast<double>(kMaxHidden),
+                                    "0",
+                                    "LoRA adapter rank r: the base weights frozen (0: every weight trains)"};
+inline constexpr Arg step_lora_targets{
+    "lora_targets", Str, "", -kNo, kNo, "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"};
+inline constexpr std::array kLayoutOwnArgs{
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,       overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg

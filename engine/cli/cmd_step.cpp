@@ -49,6 +49,8 @@ constexpr Option kStepOptions[] = {
     {"--async-tp", "async_tp", Kind::Flag, nullptr},
     {"--fp8-all-gather", "fp8_all_gather", Kind::Flag, nullptr},
     {"--shard-group", "shard_group", Kind::Integer, nullptr},
+    {"--lora-rank", "lora_rank", Kind::Integer, nullptr},
+    {"--lora-targets", "lora_targets", Kind::String, nullptr},
     {"--no-dropout", "no_dropout", Kind::Flag, "no dropout (default: dropout on)"},
     {"--no-overlap-grad-reduce", "no_overlap_grad_reduce", Kind::Flag,
      "gradient reduction after the last backward (Megatron-LM before Megatron-Core, DeepSpeed pipelines)"},

@@ -297,6 +297,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const bool sp = st.sequence_parallel && st.tp > 1;
     const bool full = st.recompute == Recompute::Full, selective = st.recompute == Recompute::Selective;
     const bool op_sac = selective && stack.per_op_sac;  // torchtitan's per-op policy (step_fsdp.h)
+    const bool lora = layout.lora_rank > 0;             // frozen base: no weight-gradient GEMMs (step_fsdp.h)
 
     // Per-layer matmuls, per GPU, one micro-batch. Passes: 1 forward + 2 backward, + 1 per recomputed
     // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
@@ -308,7 +309,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const std::string_view id = term.id;
         const double per_gpu = term.forward_per_sequence * b / t;
         if (id == "lm_head") {
-            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t), h, 1, false, 3};
+            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t),
+                    h,         1,       false,  lora ? 2.0 : 3.0};
             continue;
         }
         Matmul mm{term.id, per_gpu / L};
@@ -335,6 +337,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
         if (op_sac) mm.passes += per_op_sac_extra_passes(id, c, scaling != Scaling::None);
+        if (lora && !mm.attention_core) mm.passes -= 1;  // the input gradient only: the weight is frozen
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
         if (values && selective && !st.flash_attention) mm.passes += 1;
@@ -357,6 +360,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
+    }
+    double lora_params_gpu = 0;  // trainable adapter parameters on this GPU (LoRA)
+    if (lora) {
+        const LoraStepCost a = lora_step_cost(
+            c, {layout.lora_rank, layout.lora_targets, tokens, t, full ? 4.0 : 3.0, peak_16, bw, e, fraction_16});
+        mm_flops += a.flops, mm_seconds += a.seconds;
+        lora_params_gpu = a.params_per_gpu / static_cast<double>(st.pp);
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -504,8 +514,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
-    const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
+    // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
+    const double grad_bytes = lora ? 4 * lora_params_gpu : params * dtype_element_bytes(st.recipe.gradients);
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
+    const double updated_bytes = lora ? 4 * lora_params_gpu : weight_bytes;
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     if (dp > 1) {
@@ -517,7 +529,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
             // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
             dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) +
-                         ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
+                         ring_gather_seconds(updated_bytes, dp, dp_bw, dp_lat);
             dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
         } else {
             // ZeRO-3 / FSDP: every micro-batch gathers each layer's weights for its forward and again for its
@@ -545,7 +557,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     const double update_bytes_per_param =
         static_cast<double>(2 * (bpp.master_weights + bpp.optimizer_states) + bpp.gradients + bpp.weights) / 256;
-    const double optimizer_seconds = static_cast<double>(mem.params_optimizer) * update_bytes_per_param / hbm;
+    const double optimizer_params =
+        lora ? lora_params_gpu / static_cast<double>(st.zero >= 1 ? dp : 1) : static_cast<double>(mem.params_optimizer);
+    const double optimizer_seconds = optimizer_params * update_bytes_per_param / hbm;
 
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);

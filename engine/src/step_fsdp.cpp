@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tally/error.h"
+#include "tally/finetune.h"
 #include "tally/overlap.h"
 #include "tally/step.h"
 
@@ -89,6 +90,30 @@ double eager_extra_forward_bytes(const ModelConfig& c, double x_bytes, double ff
 
 double async_tp_hidden_seconds(double one_collective, double linear_seconds) {
     return std::min(2 * one_collective, linear_seconds / 3);  // the forward: 2 collectives, a third of the GEMMs
+}
+
+LoraStepCost lora_step_cost(const ModelConfig& c, const LoraStepInput& in) {
+    LoraStepCost out;
+    LoraConfig lora;
+    lora.rank = in.rank;
+    lora.targets = in.targets != 0 ? in.targets : kLoraQ | kLoraV;  // PEFT's default for Llama
+    const LoraParams params = lora_params(c, lora);                 // checks the rank and the targets
+    const double r = static_cast<double>(in.rank), layers = static_cast<double>(c.num_layers);
+    for (const LoraModule& m : params.modules) {
+        const double in_dim = static_cast<double>(m.in), out_dim = static_cast<double>(m.out);
+        // Column-parallel modules split out, row-parallel ones in: the wide side over tp either way.
+        const double a_in = m.in >= m.out ? in_dim / in.tp : in_dim, b_out = m.out > m.in ? out_dim / in.tp : out_dim;
+        const double visits = static_cast<double>(m.active) * static_cast<double>(m.layers) / layers;
+        const double a_flops = 2 * in.tokens * r * a_in, b_flops = 2 * in.tokens * b_out * r;
+        const double a_eff =
+            matmul_efficiency(in.tokens, r, a_in, 1, in.peak, in.bytes_per_s, in.element_bytes, in.peak_fraction);
+        const double b_eff =
+            matmul_efficiency(in.tokens, b_out, r, 1, in.peak, in.bytes_per_s, in.element_bytes, in.peak_fraction);
+        out.flops += visits * in.passes * (a_flops + b_flops);
+        out.seconds += visits * in.passes * (a_flops / a_eff + b_flops / b_eff) / in.peak;
+    }
+    out.params_per_gpu = static_cast<double>(params.total) / in.tp;
+    return out;
 }
 
 double linear_weight_share(const ModelConfig& c) {

@@ -40,6 +40,11 @@ struct StepLayout {
     // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
     // byte per linear weight; needs an FP8 precision.
     bool fp8_all_gather = false;
+    // LoRA (Hu et al. 2021): lora_rank > 0 freezes the base weights (no weight-gradient GEMMs, no gradients to
+    // reduce, no optimizer step for them) and trains rank-r adapters on lora_targets (finetune.h's LoraTarget
+    // bits; default q, v as PEFT). 0: every weight trains.
+    std::int64_t lora_rank = 0;
+    unsigned lora_targets = 0;
 };
 
 // The attention kernel a stack runs when flash_attention is on.

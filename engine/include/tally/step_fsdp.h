@@ -63,6 +63,23 @@ double eager_extra_forward_bytes(const ModelConfig& config, double x_bytes, doub
 // one_collective: one sequence-parallel collective's pair; linear_seconds: the layer's linear GEMMs, all passes.
 double async_tp_hidden_seconds(double one_collective, double linear_seconds);
 
+// LoRA's adapters in one layer on one GPU, one micro-batch (Hu et al. 2021, sec. 4.1: h = W0 x + B A x): for
+// each adapted module x·Aᵀ (tokens × r × in) and its result ·Bᵀ (tokens × out × r), each run forward, for the input
+// gradient and for the weight gradient (3 passes, 6 FLOPs per adapter parameter per token; +1 with full
+// recomputation). The skinny GEMMs are timed by step.cpp's matmul model (a rank of 8 pads to a 128-wide tile and
+// is bound by reading x). tp splits each module's wide side.
+struct LoraStepCost {
+    double flops = 0, seconds = 0;  // per layer (averaged over layers), all passes
+    double params_per_gpu = 0;      // trainable adapter parameters on this GPU (all layers, before pp)
+};
+struct LoraStepInput {
+    std::int64_t rank = 0;
+    unsigned targets = 0;
+    double tokens = 0, tp = 1, passes = 3;
+    double peak = 0, bytes_per_s = 0, element_bytes = 2, peak_fraction = 0;
+};
+LoraStepCost lora_step_cost(const ModelConfig& config, const LoraStepInput& in);
+
 // Share of a decoder's parameters in its linear layers' weights (what an FP8 all-gather sends at one byte).
 double linear_weight_share(const ModelConfig& config);
 
