@@ -279,13 +279,14 @@ inline constexpr Arg fp8_all_gather{"fp8_all_gather",
                                     kNo,
                                     "false",
                                     "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)"};
-inline constexpr Arg step_lora_rank{"lora_rank",
-                                    Int,
-                                    "",
-                                    0,
-                                    static_cast<double>(kMaxHidden),
-                                    "0",
-                                    "LoRA adapter rank r: the base weights frozen (0: every weight trains)"};
+inline constexpr Arg step_lora_rank{
+    "lora_rank",
+    Int,
+    "",
+    0,
+    static_cast<double>(kMaxHidden),
+    "0",
+    "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)"};
 inline constexpr Arg step_lora_targets{
     "lora_targets", Str, "", -kNo, kNo, "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"};
 inline constexpr std::array kLayoutOwnArgs{

@@ -22,13 +22,14 @@ Hardware hardware_arg(const json& args) {
     return hardware_from_json(*it);
 }
 
-StepLayout layout_from_args(const json& args) {
+// hsdp: step_time takes shard_group (HSDP, zero 3); the planner, which picks zero and dp itself, does not.
+StepLayout layout_from_args(const json& args, bool hsdp) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
     // HSDP is modelled in step time (step_fsdp.h); the other placements are still refused.
-    const std::int64_t shard_group = std::exchange(layout.setup.shard_group, 0);
+    const std::int64_t shard_group = hsdp ? std::exchange(layout.setup.shard_group, 0) : 0;
     require_default_placement(layout.setup, "step_time (and plan)");
-    layout.setup.shard_group = shard_group;
+    if (hsdp) layout.setup.shard_group = shard_group;
     if (shard_group > 0 && layout.setup.zero != 3)
         throw InputError("shard_group", "shard_group (HSDP) needs zero 3 in step_time (FSDP HYBRID_SHARD)");
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
@@ -157,7 +158,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
-    StepLayout layout = layout_from_args(args);
+    StepLayout layout = layout_from_args(args, true);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
     out["band"] = band_json(r, layout, hw);
@@ -179,7 +180,7 @@ json plan_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
     PlanInput in;
-    in.base = layout_from_args(args);
+    in.base = layout_from_args(args, false);
     in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();
