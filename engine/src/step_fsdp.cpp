@@ -14,6 +14,11 @@ namespace tally {
 double fsdp_exposed_seconds(std::int64_t layers, double forward_seconds, double backward_seconds, double gather_seconds,
                             double scatter_seconds) {
     if (layers < 1 || !(gather_seconds > 0 || scatter_seconds > 0)) return 0;
+    // When each gather fits in a layer's forward and a gather plus a reduce-scatter in its backward, the timeline
+    // below waits only for the first gather and the last reduce-scatter: that answer without laying it out (the
+    // planner's hot path; tests/engine/step_fsdp_test.cpp checks it against the timeline).
+    if (gather_seconds <= forward_seconds && gather_seconds + scatter_seconds <= backward_seconds)
+        return gather_seconds + scatter_seconds;
     overlap::Input in;
     in.scheme = overlap::Scheme::Fsdp;
     in.layers = std::min<std::int64_t>(layers, 1024);

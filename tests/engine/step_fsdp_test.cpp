@@ -7,10 +7,12 @@
 
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
 #include "tally/hardware.h"
+#include "tally/overlap.h"
 #include "tally/step.h"
 #include "tally/step_fsdp.h"
 
@@ -53,6 +55,15 @@ TEST_CASE("FSDP prefetch: with compute to hide behind, only the first gather and
     CHECK(slow4 > 4 * (3.0 - 1.0) * 0.5);
     CHECK(slow8 > slow4 + 4 * (3.0 - 1.0) * 0.5);
     CHECK(fsdp_exposed_seconds(4, 1.0, 2.0, 0, 0) == 0);
+    // The shortcut for communication that keeps up gives what overlap::lay_out gives, at the edges too.
+    for (const auto& [layers, f, b, g, s] : {std::tuple{4, 1.0, 2.0, 0.1, 0.1}, std::tuple{80, 0.03, 0.06, 0.03, 0.03},
+                                             std::tuple{2, 1.0, 2.0, 1.0, 1.0}, std::tuple{32, 0.5, 1.0, 0.2, 0.7}}) {
+        overlap::Input in;
+        in.scheme = overlap::Scheme::Fsdp;
+        in.layers = layers, in.forward_seconds = f, in.backward_seconds = b;
+        in.gather_seconds = g, in.scatter_seconds = s;
+        CHECK(fsdp_exposed_seconds(layers, f, b, g, s) == Approx(overlap::lay_out(in).exposed_comm_seconds));
+    }
 }
 
 TEST_CASE("torchtitan's per-op selective AC recomputes wk, wo and w3 of Llama 3 8B; every FP8 linear") {
