@@ -349,6 +349,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
     const double attention_eff = attention_efficiency(stack.attention, hw.architecture);
     double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;  // per layer, all passes
+    double mm_flops_trained = 0;  // LoRA: what the layer's matmuls would run with every weight trained
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const double mm_peak = linear ? peak : peak_16;
@@ -357,6 +358,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
                                : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
         mm_flops += mm.forward_flops * mm.passes;
+        mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
@@ -609,6 +611,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                       r.tokens_per_second, gpus, peak);
     r.mfu = u.mfu;
     r.hfu = u.hfu;
+    if (lora) {
+        // LoRA's useful work is the forward, the input gradients and the adapters (finetune.h), not 6N: scale the
+        // numerators by what the matmuls run against what full training would run.
+        const double ratio = (L * mm_flops + head.forward_flops * head.passes) /
+                             (L * mm_flops_trained + head.forward_flops * (head.passes + 1));
+        r.model_flops_per_s_per_gpu *= ratio, r.mfu *= ratio, r.hfu *= ratio;
+    }
     if (!std::isfinite(r.step_seconds) || !(r.step_seconds > 0))
         throw InputError("model", "the step time is not representable for this setup");
     return r;

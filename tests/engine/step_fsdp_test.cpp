@@ -184,6 +184,9 @@ TEST_CASE("LoRA trains GPT-3 175B about 25 % faster than full fine-tuning (Hu et
         CHECK(speedup > 1.20);
         CHECK(speedup < 1.40);
         CHECK(part(b, "optimizer") < part(a, "optimizer") / 1000);  // 4.7M adapters against 175B weights
+        // MFU counts the work LoRA does (forward, input gradients, adapters), not 6N: never above full training's.
+        CHECK(b["mfu"].get<double>() < a["mfu"].get<double>());
+        CHECK(b["mfu"].get<double>() > 0.6 * a["mfu"].get<double>());
         CHECK(b["layout"]["lora_rank"] == 4);
         CHECK(b["layout"]["lora_targets"] == "q,v");
     }
