@@ -223,6 +223,16 @@ export interface TrainingCostArgs {
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
   /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
   stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
+  /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; default false */
+  compile?: boolean | "true" | "false" | "1" | "0" | null;
+  /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
+  async_tp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision); default false */
+  fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
+  lora_rank?: number | string | null;
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
+  lora_targets?: string | null;
   /** sequences per GPU per forward pass; unit sequences; range [1, 1000000000]; default 1 */
   micro_batch?: number | string | null;
   /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
@@ -1258,6 +1268,16 @@ export interface StepTimeArgs {
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
   /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
   stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
+  /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; default false */
+  compile?: boolean | "true" | "false" | "1" | "0" | null;
+  /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
+  async_tp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision); default false */
+  fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
+  lora_rank?: number | string | null;
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
+  lora_targets?: string | null;
   /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
   seq?: number | string | null;
   /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */
@@ -1385,6 +1405,16 @@ export interface PlanArgs {
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
   /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
   stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
+  /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; default false */
+  compile?: boolean | "true" | "false" | "1" | "0" | null;
+  /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
+  async_tp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision); default false */
+  fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
+  lora_rank?: number | string | null;
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
+  lora_targets?: string | null;
   /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
   seq?: number | string | null;
   /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */

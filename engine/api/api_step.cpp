@@ -2,10 +2,13 @@
 #include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/finetune.h"
 #include "tally/hardware.h"
 #include "tally/plan.h"
 #include "tally/step.h"
 #include "tally/step_bands.h"
+
+#include <utility>
 
 namespace tally::api {
 
@@ -19,12 +22,17 @@ Hardware hardware_arg(const json& args) {
     return hardware_from_json(*it);
 }
 
-StepLayout layout_from_args(const json& args, const char* method) {
+// hsdp: step_time takes shard_group (HSDP, zero 3); the planner, which picks zero and dp itself, does not.
+StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
+    // Context parallelism (step_cp.h) and HSDP (step_fsdp.h) are modelled in step time; the other placements are not.
     TrainingSetup placement = layout.setup;
-    placement.cp = 1;  // context parallelism is modelled (step_cp.h); the other placements are not yet
+    placement.cp = 1;
+    const std::int64_t shard_group = hsdp ? std::exchange(placement.shard_group, 0) : 0;
     require_default_placement(placement, method);
+    if (shard_group > 0 && layout.setup.zero != 3)
+        throw InputError("shard_group", "shard_group (HSDP) needs zero 3 in step_time (FSDP HYBRID_SHARD)");
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -38,6 +46,12 @@ StepLayout layout_from_args(const json& args, const char* method) {
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = arg_bool(args, arg::overlap_grad_reduce);
     layout.stack = optional_string_arg(args, "stack").value_or("");
+    layout.compile = arg_bool(args, arg::compile);
+    layout.async_tp = arg_bool(args, arg::async_tp);
+    layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
+    layout.lora_rank = arg_int(args, arg::step_lora_rank);
+    if (args.contains("lora_targets"))
+        layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
     stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
 }
@@ -63,6 +77,14 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
     out["stack"] = stack_profile(l.stack).id;                        // "generic" when not given
+    if (st.shard_group > 0) out["shard_group"] = st.shard_group;     // HSDP (absent: FSDP over all dp)
+    if (l.compile) out["compile"] = true;                            // absent: eager
+    if (l.async_tp) out["async_tp"] = true;
+    if (l.fp8_all_gather) out["fp8_all_gather"] = true;
+    if (l.lora_rank > 0) {  // LoRA: the rank and the adapted modules
+        out["lora_rank"] = l.lora_rank;
+        out["lora_targets"] = lora_targets_to_string(l.lora_targets != 0 ? l.lora_targets : kLoraQ | kLoraV);
+    }
     return out;
 }
 
@@ -150,7 +172,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
-    StepLayout layout = layout_from_args(args, "step_time");
+    StepLayout layout = layout_from_args(args, "step_time", true);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
     out["band"] = band_json(r, layout, hw);
@@ -172,7 +194,7 @@ json plan_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
     PlanInput in;
-    in.base = layout_from_args(args, "plan");
+    in.base = layout_from_args(args, "plan", false);
     in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();

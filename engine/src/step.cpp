@@ -3,6 +3,7 @@
 #include "tally/moe.h"
 #include "tally/step_cp.h"
 #include "tally/step_moe.h"
+#include "tally/step_fsdp.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -113,12 +114,16 @@ const std::vector<StackProfile>& stack_profiles() {
         {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes).
-        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false},
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes);
+        // per-op selective AC, Llama in plain PyTorch (compile optional) and no reshard after forward with PP
+        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp).
+        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false, true, true,
+         true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
-        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, GradSync{true, true}},
+        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, false, false, false,
+         GradSync{true, true}},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -235,6 +240,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const StackProfile& stack = stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
+    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block))
+        throw InputError("fp8_all_gather", "fp8_all_gather needs a per-tensor or per-row FP8 precision (fp8-*)");
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)
@@ -287,6 +294,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double bw = hw.memory_bandwidth_bytes_per_s;
     const bool sp = st.sequence_parallel && st.tp > 1;
     const bool full = st.recompute == Recompute::Full, selective = st.recompute == Recompute::Selective;
+    const bool op_sac = selective && stack.per_op_sac;  // torchtitan's per-op policy (step_fsdp.h)
+    const bool lora = layout.lora_rank > 0;             // frozen base: no weight-gradient GEMMs (step_fsdp.h)
 
     // Per-layer matmuls, per GPU, one micro-batch. Passes: 1 forward + 2 backward, + 1 per recomputed
     // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
@@ -300,7 +309,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const bool core = id == "attn_scores" || id == "attn_values";
         const double per_gpu = term.forward_per_sequence * b / t / cp * (core ? cp_imbalance : 1);
         if (id == "lm_head") {
-            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t), h, 1, false, 3};
+            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t),
+                    h,         1,       false,  lora ? 2.0 : 3.0};
             continue;
         }
         Matmul mm{term.id, per_gpu / L};
@@ -326,6 +336,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         else
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
+        if (op_sac) mm.passes += per_op_sac_extra_passes(id, c, scaling != Scaling::None);
+        if (lora && !mm.attention_core) mm.passes -= 1;  // the input gradient only: the weight is frozen
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
         if (values && selective && !st.flash_attention) mm.passes += 1;
@@ -339,6 +351,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double attention_eff = attention_efficiency(stack.attention, hw.architecture, s / cp);
     double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;      // per layer, all passes
     double attention_seconds = 0, attention_forward_seconds = 0;  // the attention cores (context parallelism)
+    double mm_flops_trained = 0;  // LoRA: what the layer's matmuls would run with every weight trained
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const double mm_peak = linear ? peak : peak_16;
@@ -347,6 +360,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
                                : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
         mm_flops += mm.forward_flops * mm.passes;
+        mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
@@ -366,6 +380,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         mm_flops += routed_forward_flops * routed_passes;
         mm_seconds += seconds;
         linear_seconds += seconds;
+    }
+    double lora_params_gpu = 0;  // trainable adapter parameters on this GPU (LoRA)
+    if (lora) {
+        const LoraStepCost a = lora_step_cost(
+            c, {layout.lora_rank, layout.lora_targets, tokens, t, full ? 4.0 : 3.0, peak_16, bw, e, fraction_16});
+        mm_flops += a.flops, mm_seconds += a.seconds;
+        lora_params_gpu = a.params_per_gpu / static_cast<double>(st.pp);
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -400,7 +421,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             }
         }
         const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
-        layer_cast_seconds = (inputs * (full ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
+        layer_cast_seconds = (inputs * (full || op_sac ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
         weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
     }
 
@@ -421,10 +442,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
     if (c.position == PositionKind::Rotary)
         fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
+    if (stack.eager_elementwise && !layout.compile)
+        fwd_bytes += eager_extra_forward_bytes(c, x, ffn, tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t);
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
-    if (full)
+    if (full || op_sac)  // the per-op policy recomputes every elementwise op too
         layer_bytes += fwd_bytes;
     else if (selective)
         layer_bytes += softmax_fwd;
@@ -452,7 +475,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one;
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
-    const double layer_tp_hidden = stack.tp_comm_overlap && sp ? std::min(layer_tp_total, linear_seconds) : 0;
+    const double layer_tp_hidden = !sp                     ? 0
+                                   : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
+                                   : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
+                                                           : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
     // ---------------------------------------------------------------- context-parallel K, V exchange (step_cp.h)
@@ -530,26 +556,37 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
-    const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
+    // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
+    const double grad_bytes = lora ? 4 * lora_params_gpu : params * dtype_element_bytes(st.recipe.gradients);
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
     const DpReduction reduction = dp_reduction(
-        {dp_group, st.zero, m, params, dtype_element_bytes(st.recipe.gradients), dtype_element_bytes(st.recipe.weights),
-         dp_bw, dp_lat, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
+        {dp_group, st.zero, m, lora ? lora_params_gpu : params, lora ? 4 : dtype_element_bytes(st.recipe.gradients),
+         lora ? 4 : dtype_element_bytes(st.recipe.weights), dp_bw, dp_lat, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
     if (dp_group > 1) {
         if (st.zero <= 2) {
             dp_seconds = reduction.seconds;
             dp_hidden = reduction.hidden;
         } else {
-            // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
-            // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
-            // prefetched behind that micro-batch's compute.
-            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp_group, dp_bw, dp_lat) +
-                                  ring_gather_seconds(grad_bytes, dp_group, dp_bw, dp_lat);
-            zero3_seconds = md * per_mb;
-            zero3_hidden = md * std::min(per_mb, slowest);
+            // ZeRO-3 / FSDP: every micro-batch gathers each layer's weights for its forward and again for its
+            // backward and reduce-scatters its gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5x the
+            // all-reduce volume), the next gather prefetched one layer ahead (overlap.h's FSDP timeline).
+            Zero3Input zi;
+            zi.layers = slowest_layers, zi.dp = dp_group, zi.shard_group = st.shard_group, zi.tp = st.tp, zi.node = node;
+            zi.link_fraction = kCollectiveBandwidthFraction;
+            zi.weight_bytes =
+                layout.fp8_all_gather
+                    ? params * (1 + (dtype_element_bytes(st.recipe.weights) - 1) * (1 - linear_weight_share(c)))
+                    : weight_bytes;
+            zi.grad_bytes = grad_bytes, zi.microbatch_seconds = slowest, zi.microbatches = md;
+            zi.keep_gathered = stack.fsdp_keep_gathered_with_pp && st.pp > 1;
+            const Zero3Cost z = zero3_cost(zi, ic);
+            zero3_seconds = z.seconds;
+            zero3_hidden = z.seconds - z.exposed;
+            dp_seconds = z.replica_seconds;  // HSDP: the gradient all-reduce across replicas, behind the backward
+            dp_hidden = std::min(dp_seconds, backward_window);
         }
     }
 
@@ -558,7 +595,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     const double update_bytes_per_param =
         static_cast<double>(2 * (bpp.master_weights + bpp.optimizer_states) + bpp.gradients + bpp.weights) / 256;
-    const double optimizer_seconds = static_cast<double>(mem.params_optimizer) * update_bytes_per_param / hbm;
+    const double optimizer_params =
+        lora ? lora_params_gpu / static_cast<double>(st.zero >= 1 ? dp : 1) : static_cast<double>(mem.params_optimizer);
+    const double optimizer_seconds = optimizer_params * update_bytes_per_param / hbm;
 
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
@@ -617,6 +656,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                       r.tokens_per_second, gpus, peak);
     r.mfu = u.mfu;
     r.hfu = u.hfu;
+    if (lora) {
+        // LoRA's useful work is the forward, the input gradients and the adapters (finetune.h), not 6N: scale the
+        // numerators by what the matmuls run against what full training would run.
+        const double ratio = (L * mm_flops + head.forward_flops * head.passes) /
+                             (L * mm_flops_trained + head.forward_flops * (head.passes + 1));
+        r.model_flops_per_s_per_gpu *= ratio, r.mfu *= ratio, r.hfu *= ratio;
+    }
     if (!std::isfinite(r.step_seconds) || !(r.step_seconds > 0))
         throw InputError("model", "the step time is not representable for this setup");
     return r;

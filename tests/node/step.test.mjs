@@ -57,3 +57,37 @@ test('wasm plan equals native, and bad layouts are errors naming the field', asy
     (e) => e.field === 'interleave',
   );
 });
+
+test('wasm equals native on HSDP and LoRA step times, and their bad input names the field', async () => {
+  const engine = await loadEngine();
+  const base = {
+    model: 'llama-3-8b',
+    hardware: 'h100-sxm',
+    gpus: 64,
+    seq: 8192,
+    micro_batch: 2,
+    global_batch: 128,
+    zero: 3,
+    flash_attention: true,
+    stack: 'torchtitan',
+    compile: true,
+  };
+  for (const extra of [{ shard_group: 8 }, { lora_rank: 16, lora_targets: 'q,k,v,o' }, { compile: false }]) {
+    const text = JSON.stringify({ ...base, ...extra });
+    assert.equal(engine.raw('step_time', text), nativeCall('step_time', text), text);
+  }
+  for (const [extra, field] of [
+    [{ shard_group: 3 }, 'shard_group'],
+    [{ shard_group: 8, zero: 1 }, 'shard_group'],
+    [{ lora_rank: 4, lora_targets: 'q,x' }, 'lora_targets'],
+    [{ fp8_all_gather: true }, 'fp8_all_gather'],
+  ]) {
+    const args = { ...base, ...extra };
+    assert.throws(
+      () => engine.call('step_time', args),
+      (e) => e.field === field,
+      JSON.stringify(extra),
+    );
+    assert.equal(engine.raw('step_time', JSON.stringify(args)), nativeCall('step_time', JSON.stringify(args)));
+  }
+});
