@@ -70,6 +70,16 @@ export interface SharedInterleaveArgs {
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
   /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
   stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
+  /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; default false */
+  compile?: boolean | "true" | "false" | "1" | "0" | null;
+  /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
+  async_tp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision); default false */
+  fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
+  lora_rank?: number | string | null;
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
+  lora_targets?: string | null;
 }
 
 /** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */
@@ -1150,8 +1160,8 @@ export interface StepTimeResult {
   memory_bytes?: number;
   /** memory_bytes <= the preset's capacity */
   fits?: boolean;
-  /** {half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none */
-  band?: { half_width: number; key: string; level: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown };
+  /** {half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when unbounded), null when none */
+  band?: { half_width: number; key: string; level: string; regime: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown };
   breakdown?: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[];
   busiest_stage_layers?: number;
   hardware?: string;
@@ -1187,7 +1197,7 @@ export interface PlanResult {
   /** layouts the model's shape forbids; unit layouts */
   rejected_shape?: number;
   /** the fastest top layouts, each a step_time result */
-  best?: { band: { half_width: number; key: string; level: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
+  best?: { band: { half_width: number; key: string; level: string; regime: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
   /** the best layout refused per reason */
   losers?: { count: number; example: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; mfu: number; reason: string; [key: string]: unknown }[];
   /** the preset's capacity; unit bytes */

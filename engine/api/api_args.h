@@ -263,8 +263,35 @@ inline constexpr Arg stack{.name = "stack",
                            .fallback = "generic",
                            .doc = "software stack profile: which attention kernel runs and what overlaps (step.cpp)",
                            .values = "generic|megatron-te|pytorch-fsdp|torchtitan|nanotron|deepspeed"};
-inline constexpr std::array kLayoutOwnArgs{step_hardware, interleave, embedding_chunks,    gpus_per_node,
-                                           precision,     step_dtype, overlap_grad_reduce, stack};
+inline constexpr Arg compile{
+    "compile", Bool, "", -kNo, kNo, "false", "torch.compile: fuses the elementwise ops of plain-PyTorch model code"};
+inline constexpr Arg async_tp{"async_tp",
+                              Bool,
+                              "",
+                              -kNo,
+                              kNo,
+                              "false",
+                              "async TP: sequence-parallel collectives overlapped with the linear GEMMs"};
+inline constexpr Arg fp8_all_gather{"fp8_all_gather",
+                                    Bool,
+                                    "",
+                                    -kNo,
+                                    kNo,
+                                    "false",
+                                    "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)"};
+inline constexpr Arg step_lora_rank{
+    "lora_rank",
+    Int,
+    "",
+    0,
+    static_cast<double>(kMaxHidden),
+    "0",
+    "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)"};
+inline constexpr Arg step_lora_targets{
+    "lora_targets", Str, "", -kNo, kNo, "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"};
+inline constexpr std::array kLayoutOwnArgs{
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,       overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg

@@ -2,10 +2,13 @@
 #include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/finetune.h"
 #include "tally/hardware.h"
 #include "tally/plan.h"
 #include "tally/step.h"
 #include "tally/step_bands.h"
+
+#include <utility>
 
 namespace tally::api {
 
@@ -19,10 +22,17 @@ Hardware hardware_arg(const json& args) {
     return hardware_from_json(*it);
 }
 
-StepLayout layout_from_args(const json& args) {
+// hsdp: step_time takes shard_group (HSDP, zero 3); the planner, which picks zero and dp itself, does not.
+StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     StepLayout layout;
     layout.setup = setup_from_args(args, nullptr);
-    require_default_placement(layout.setup, "step_time (and plan)");
+    // Context parallelism (step_cp.h) and HSDP (step_fsdp.h) are modelled in step time; the other placements are not.
+    TrainingSetup placement = layout.setup;
+    placement.cp = 1;
+    const std::int64_t shard_group = hsdp ? std::exchange(placement.shard_group, 0) : 0;
+    require_default_placement(placement, method);
+    if (shard_group > 0 && layout.setup.zero != 3)
+        throw InputError("shard_group", "shard_group (HSDP) needs zero 3 in step_time (FSDP HYBRID_SHARD)");
     layout.interleave = arg_int(args, arg::interleave, layout.setup.virtual_stages);
     if (args.contains("interleave") && args.contains("virtual_stages") &&
         layout.setup.virtual_stages != layout.interleave)
@@ -36,6 +46,12 @@ StepLayout layout_from_args(const json& args) {
     layout.dtype = optional_string_arg(args, "dtype").value_or(fp8_recipe ? "fp8" : "bf16");
     layout.overlap_grad_reduce = arg_bool(args, arg::overlap_grad_reduce);
     layout.stack = optional_string_arg(args, "stack").value_or("");
+    layout.compile = arg_bool(args, arg::compile);
+    layout.async_tp = arg_bool(args, arg::async_tp);
+    layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
+    layout.lora_rank = arg_int(args, arg::step_lora_rank);
+    if (args.contains("lora_targets"))
+        layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
     stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
     return layout;
 }
@@ -54,11 +70,21 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
              {"recompute", to_string(st.recompute)},
              {"flash_attention", st.flash_attention},
              {"seq", st.seq}};
+    if (st.cp > 1) out["cp"] = st.cp;                             // context parallelism (absent: 1)
     if (st.ep > 1) out["ep"] = st.ep;                             // MoE expert parallelism (absent for dense layouts)
+    if (st.etp != 0 && st.etp != st.tp) out["etp"] = st.etp;      // experts folded over tp (absent: etp = tp)
     if (st.decoder_seq > 0) out["decoder_seq"] = st.decoder_seq;  // encoder-decoder target length (absent: seq)
     if (!l.overlap_grad_reduce) out["overlap_grad_reduce"] = false;  // absent: overlapped (the default)
     if (!l.precision.empty()) out["precision"] = l.precision;        // absent: as dtype says
     out["stack"] = stack_profile(l.stack).id;                        // "generic" when not given
+    if (st.shard_group > 0) out["shard_group"] = st.shard_group;     // HSDP (absent: FSDP over all dp)
+    if (l.compile) out["compile"] = true;                            // absent: eager
+    if (l.async_tp) out["async_tp"] = true;
+    if (l.fp8_all_gather) out["fp8_all_gather"] = true;
+    if (l.lora_rank > 0) {  // LoRA: the rank and the adapted modules
+        out["lora_rank"] = l.lora_rank;
+        out["lora_targets"] = lora_targets_to_string(l.lora_targets != 0 ? l.lora_targets : kLoraQ | kLoraV);
+    }
     return out;
 }
 
@@ -90,17 +116,26 @@ json result_json(const StepResult& r) {
                 {"breakdown", breakdown_json(r)}};
 }
 
-// How far to trust a prediction: the held-out residuals of runs of this kind (step_bands.h); null when none stored.
+// How far to trust a prediction: the held-out residuals of runs of this kind and regime (step_bands.h); null when
+// none stored. |error| <= w, error = (predicted - published) / published, puts the published throughput in
+// [predicted / (1 + w), predicted / (1 - w)], unbounded above (null) once w >= 1.
 json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw) {
-    const std::optional<Band> band = find_band(stored_step_bands(), stack_profile(layout.stack).id,
-                                               layout.precision.empty() ? layout.dtype : layout.precision, hw.id);
+    double compute = 0;
+    for (const StepComponent& part : r.breakdown)
+        if (part.exposed && is_compute_part(part.id)) compute += part.seconds;
+    const char* regime = band_regime(compute, r.step_seconds);
+    const std::optional<Band> band =
+        find_band(stored_step_bands(), stack_profile(layout.stack).id,
+                  layout.precision.empty() ? layout.dtype : layout.precision, hw.id, regime);
     if (!band) return json();
-    return json{{"half_width", band->half_width},
+    const double w = band->half_width;
+    return json{{"half_width", w},
                 {"level", band->level},
                 {"key", band->key},
                 {"runs", band->runs},
-                {"tokens_per_second_low", r.tokens_per_second * (1 - band->half_width)},
-                {"tokens_per_second_high", r.tokens_per_second * (1 + band->half_width)}};
+                {"regime", regime},
+                {"tokens_per_second_low", r.tokens_per_second / (1 + w)},
+                {"tokens_per_second_high", w < 1 ? json(r.tokens_per_second / (1 - w)) : json()}};
 }
 constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
 constexpr auto kPlanArgs = join_args(arg::kStepArgs, std::array{kTop});
@@ -119,7 +154,9 @@ constexpr std::array kStepResult = std::to_array<Field>({
     {"stage_layers", "layers", "layers per pipeline stage"},
     {"memory_bytes", "bytes", "the memory budget's total per GPU"},
     {"fits", "", "memory_bytes <= the preset's capacity"},
-    {"band", "", "{half_width, level, key, runs, tokens_per_second_low/high}: held-out error band, null when none"},
+    {"band", "",
+     "{half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when "
+     "unbounded), null when none"},
 });
 constexpr std::array kPlanResult = std::to_array<Field>({
     {"evaluated", "layouts", "layouts tried"},
@@ -135,7 +172,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
 json step_time_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
-    StepLayout layout = layout_from_args(args);
+    StepLayout layout = layout_from_args(args, "step_time", true);
     const StepResult r = step_time(c, hw, layout);
     json out = result_json(r);
     out["band"] = band_json(r, layout, hw);
@@ -157,7 +194,7 @@ json plan_method(const json& args) {
     const ModelConfig c = resolve_model(args);
     const Hardware hw = hardware_arg(args);
     PlanInput in;
-    in.base = layout_from_args(args);
+    in.base = layout_from_args(args, "plan", false);
     in.top = arg_int(args, kTop);
     const PlanResult p = plan_layouts(c, hw, in);
     json best = json::array();

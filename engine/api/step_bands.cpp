@@ -10,13 +10,18 @@ namespace tally {
 
 namespace {
 
-constexpr const char* kLevels[] = {"stack/precision/hardware", "stack/precision", "stack", "all"};
+constexpr const char* kLevels[] = {
+    "stack/precision/hardware/regime", "stack/precision/regime", "stack/regime", "regime", "regime (fit half)", "all"};
+constexpr int kLevelCount = 6;
+constexpr int kFitLevel = 4;  // the only level made of fit-half runs: a regime the held-out half lacks
 
-std::string key_of(int level, const std::string& stack, const std::string& precision, const std::string& hardware) {
+std::string key_of(int level, const BandRun& r) {
     switch (level) {
-        case 0: return stack + " / " + precision + " / " + hardware;
-        case 1: return stack + " / " + precision;
-        case 2: return stack;
+        case 0: return r.stack + " / " + r.precision + " / " + r.hardware + " / " + r.regime;
+        case 1: return r.stack + " / " + r.precision + " / " + r.regime;
+        case 2: return r.stack + " / " + r.regime;
+        case 3:
+        case kFitLevel: return r.regime;
         default: return "all";
     }
 }
@@ -30,12 +35,19 @@ double quantile(std::vector<double> values, double q) {
 
 }  // namespace
 
+bool is_compute_part(const std::string& id) { return id == "matmul" || id == "memory_bound" || id == "fp8_cast"; }
+
+const char* band_regime(double compute_seconds, double step_seconds) {
+    return step_seconds > 0 && 1 - compute_seconds / step_seconds > kOverheadBoundShare ? "overhead-bound"
+                                                                                        : "compute-bound";
+}
+
 nlohmann::json step_bands(const std::vector<BandRun>& runs) {
     nlohmann::json out = nlohmann::json::array();
-    for (int level = 0; level < 4; ++level) {
+    for (int level = 0; level < kLevelCount; ++level) {
         std::map<std::string, std::vector<double>> groups;
         for (const BandRun& r : runs)
-            groups[key_of(level, r.stack, r.precision, r.hardware)].push_back(std::fabs(r.error));
+            if (r.heldout == (level != kFitLevel)) groups[key_of(level, r)].push_back(std::fabs(r.error));
         for (const auto& [key, errors] : groups) {
             if (errors.size() < kBandMinRuns) continue;
             out.push_back({{"level", kLevels[level]},
@@ -48,9 +60,10 @@ nlohmann::json step_bands(const std::vector<BandRun>& runs) {
 }
 
 std::optional<Band> find_band(const nlohmann::json& bands, const std::string& stack, const std::string& precision,
-                              const std::string& hardware) {
-    for (int level = 0; level < 4; ++level) {
-        const std::string key = key_of(level, stack, precision, hardware);
+                              const std::string& hardware, const std::string& regime) {
+    const BandRun run{stack, precision, hardware, regime, "", 0};
+    for (int level = 0; level < kLevelCount; ++level) {
+        const std::string key = key_of(level, run);
         for (const auto& b : bands)
             if (b.value("level", "") == kLevels[level] && b.value("key", "") == key)
                 return Band{b.at("half_width").get<double>(), kLevels[level], key, b.at("runs").get<std::size_t>()};

@@ -47,9 +47,10 @@ std::string seconds_text(double s) {
 }
 
 std::string layout_text(const json& l) {
-    std::string text = "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " +
-                       std::to_string(l["pp"].get<long long>()) + " · dp " + std::to_string(l["dp"].get<long long>()) +
-                       " · ZeRO " + std::to_string(l["zero"].get<long long>());
+    std::string text =
+        "tp " + std::to_string(l["tp"].get<long long>()) + " · pp " + std::to_string(l["pp"].get<long long>()) +
+        (l.contains("cp") ? " · cp " + std::to_string(l["cp"].get<long long>()) : "") + " · dp " +
+        std::to_string(l["dp"].get<long long>()) + " · ZeRO " + std::to_string(l["zero"].get<long long>());
     if (l["sequence_parallel"].get<bool>()) text += " · SP";
     if (l["interleave"].get<long long>() > 1) text += " · v " + std::to_string(l["interleave"].get<long long>());
     text += " · b " + std::to_string(l["micro_batch"].get<long long>()) + " · recompute " +
@@ -90,9 +91,10 @@ void print_step(std::ostream& out, const json& r) {
                                                           " GB (first stage, Korthikanti et al. 2022 sec. 4.2.3)"}});
     const json& band = r["band"];
     print_table(out, {{"error band", band.is_object()
-                                         ? "±" + fixed(100 * band["half_width"].get<double>(), 0) +
-                                               " % (80 % of held-out runs of kind " + band["key"].get<std::string>() +
-                                               ", " + std::to_string(band["runs"].get<long long>()) + " runs)"
+                                         ? "±" + fixed(100 * band["half_width"].get<double>(), 0) + " % (80 % of " +
+                                               (band["level"] == "regime (fit half)" ? "fit-half" : "held-out") +
+                                               " runs of kind " + band["key"].get<std::string>() + ", " +
+                                               std::to_string(band["runs"].get<long long>()) + " runs)"
                                          : "none (no held-out runs of this kind)"}});
     out << "where the step goes (per GPU):\n";
     print_breakdown(out, r);
@@ -264,26 +266,36 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         rows.push_back(row);
         // The run's kind for the error bands, as step_time looks its band up.
         const json& layout = r["layout"];
+        double compute = 0;
+        for (const json& part : r["breakdown"])
+            if (part["exposed"].get<bool>() && is_compute_part(part["id"].get<std::string>()))
+                compute += part["seconds"].get<double>();
         band_runs.push_back({layout["stack"].get<std::string>(),
                              layout.contains("precision") ? layout["precision"].get<std::string>()
                                                           : run.args.value("dtype", std::string("bf16")),
-                             r["hardware"].get<std::string>(), run.source, row["error"].get<double>()});
+                             r["hardware"].get<std::string>(), band_regime(compute, r["step_seconds"].get<double>()),
+                             run.source, row["error"].get<double>()});
+        rows.back()["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (step_bands.h)
         band_halves.push_back(run.half);
     }
-    // Bands from the held-out runs; how often a held-out run lies inside its band, taken from all held-out runs
-    // (circular: those runs made the band) and from the other sources' held-out runs only (leave one source out).
+    // Bands from the held-out runs (and the fit half's, for a regime the held-out half lacks); how often a held-out
+    // run lies inside its band, taken from all held-out runs (circular: those runs made the band) and from the other
+    // sources' held-out runs only (leave one source out; the fit half's runs are other sources by construction).
     std::vector<BandRun> heldout;
-    for (std::size_t i = 0; i < band_runs.size(); ++i)
-        if (band_halves[i] == "heldout") heldout.push_back(band_runs[i]);
-    const json bands = step_bands(heldout);
+    for (std::size_t i = 0; i < band_runs.size(); ++i) {
+        band_runs[i].heldout = band_halves[i] == "heldout";
+        if (band_runs[i].heldout) heldout.push_back(band_runs[i]);
+    }
+    const json bands = step_bands(band_runs);
     std::size_t inside_own = 0, inside_loso = 0, with_loso = 0;
     for (const BandRun& run : heldout) {
-        const std::optional<Band> own = find_band(bands, run.stack, run.precision, run.hardware);
+        const std::optional<Band> own = find_band(bands, run.stack, run.precision, run.hardware, run.regime);
         if (own && std::fabs(run.error) <= own->half_width) ++inside_own;
         std::vector<BandRun> others;
-        for (const BandRun& other : heldout)
+        for (const BandRun& other : band_runs)
             if (other.source != run.source) others.push_back(other);
-        const std::optional<Band> loso = find_band(step_bands(others), run.stack, run.precision, run.hardware);
+        const std::optional<Band> loso =
+            find_band(step_bands(others), run.stack, run.precision, run.hardware, run.regime);
         if (loso) ++with_loso;
         if (loso && std::fabs(run.error) <= loso->half_width) ++inside_loso;
     }
@@ -295,9 +307,12 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     if (!bands_path.empty()) {
         const json file{
             {"description",
-             "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware, then stack / "
-             "precision, stack, all), the 80th percentile of |predicted - published| / published over the expressible "
-             "held-out runs of content/validation/runs-modern.json, kinds with at least 3 runs. Generated: do not edit."},
+             "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware / regime, then "
+             "stack / precision / regime, stack / regime, regime, the fit half's runs of the regime, all; regime: "
+             "overhead-bound when more than a quarter of the predicted step is not compute, else compute-bound), the "
+             "80th percentile of |predicted - published| / published over the expressible held-out runs of "
+             "content/validation/runs-modern.json (the fit half's for the fit-half level), kinds with at least 3 runs. "
+             "Generated: do not edit."},
             {"command",
              "tally step --validate --runs content/validation/runs-modern.json --write-bands "
              "content/presets/step-bands/heldout.json"},

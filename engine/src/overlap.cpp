@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -17,19 +18,42 @@ namespace co = collectives;
 constexpr int kCompute = 0;
 constexpr int kComm = 1;
 
+// An op's dependencies: at most two in every scheme (the previous op on its lane is implied), kept inline so that
+// laying out a timeline allocates nothing per op (step time lays one out per ZeRO-3 layout the planner tries).
+struct Deps {
+    std::size_t ids[2] = {0, 0};
+    std::size_t count = 0;
+    Deps() = default;
+    Deps(std::initializer_list<std::size_t> list) {
+        for (const std::size_t id : list) push_back(id);
+    }
+    void push_back(std::size_t id) {
+        if (count == 2) throw std::logic_error("overlap: an op depends on at most two others");
+        ids[count++] = id;
+    }
+    const std::size_t* begin() const { return ids; }
+    const std::size_t* end() const { return ids + count; }
+};
+
 struct Pending {
     int lane = kCompute;
     std::string kind;
     std::int64_t layer = 0;
     double seconds = 0;
-    std::vector<std::size_t> deps;  // ops that must end first (any lane)
+    Deps deps;  // ops that must end first (any lane)
 };
 
 // Each lane runs its ops in the order they were added (a CUDA stream); an op starts when its lane is free and
 // every op it depends on has ended (an event wait across streams).
 class Builder {
 public:
-    std::size_t add(int lane, std::string kind, std::int64_t layer, double seconds, std::vector<std::size_t> deps) {
+    void reserve(std::size_t ops) {
+        ops_.reserve(ops);
+        order_[0].reserve(ops);
+        order_[1].reserve(ops);
+    }
+
+    std::size_t add(int lane, std::string kind, std::int64_t layer, double seconds, Deps deps) {
         ops_.push_back({lane, std::move(kind), layer, seconds, std::move(deps)});
         order_[lane].push_back(ops_.size() - 1);
         return ops_.size() - 1;
@@ -112,8 +136,7 @@ Timeline ddp(const Input& in) {
     Builder b;
     std::size_t last = 0;
     for (std::int64_t i = 0; i < in.layers; ++i)
-        last = b.add(kCompute, "forward", i, in.forward_seconds,
-                     i > 0 ? std::vector<std::size_t>{last} : std::vector<std::size_t>{});
+        last = b.add(kCompute, "forward", i, in.forward_seconds, i > 0 ? Deps{last} : Deps{});
     std::vector<std::pair<double, std::size_t>> buckets;  // bytes, the backward piece that fills it
     double filled = 0;
     for (std::int64_t i = in.layers - 1; i >= 0; --i) {
@@ -155,20 +178,23 @@ Timeline ddp(const Input& in) {
 // gather waits for the previous layer's compute.
 Timeline fsdp(const Input& in) {
     Builder b;
-    const double gather = seconds_of(co::Kind::AllGather, in.layer_bytes, in);
-    const double scatter = seconds_of(co::Kind::ReduceScatter, in.layer_bytes, in);
+    const double gather =
+        in.gather_seconds > 0 ? in.gather_seconds : seconds_of(co::Kind::AllGather, in.layer_bytes, in);
+    const double scatter =
+        in.scatter_seconds > 0 ? in.scatter_seconds : seconds_of(co::Kind::ReduceScatter, in.layer_bytes, in);
     const auto L = static_cast<std::size_t>(in.layers);
+    b.reserve(5 * L);  // a gather, a forward, a backward, a re-gather and a reduce-scatter per layer
     std::vector<std::size_t> fwd(L), gat(L), bwd(L), regat(L);
     // Forward. Gather i+1 may start once layer i-1's forward ended (two layers' weights in memory at most).
     for (std::size_t i = 0; i < L; ++i) {
-        std::vector<std::size_t> deps;
+        Deps deps;
         if (in.overlap) {
             if (i >= 2) deps.push_back(fwd[i - 2]);
         } else if (i >= 1) {
             deps.push_back(fwd[i - 1]);
         }
         gat[i] = b.add(kComm, "all_gather", static_cast<std::int64_t>(i), gather, deps);
-        std::vector<std::size_t> fdeps{gat[i]};
+        Deps fdeps{gat[i]};
         if (i >= 1) fdeps.push_back(fwd[i - 1]);
         fwd[i] = b.add(kCompute, "forward", static_cast<std::int64_t>(i), in.forward_seconds, fdeps);
     }
@@ -180,9 +206,8 @@ Timeline fsdp(const Input& in) {
             const std::size_t after = r > 0 ? bwd[i + 1] : (in.overlap && L >= 2 ? fwd[L - 2] : fwd[L - 1]);
             regat[i] = b.add(kComm, "all_gather", static_cast<std::int64_t>(i), gather, {after});
         }
-        bwd[i] = b.add(
-            kCompute, "backward", static_cast<std::int64_t>(i), in.backward_seconds,
-            r == 0 ? std::vector<std::size_t>{regat[i], fwd[L - 1]} : std::vector<std::size_t>{regat[i], bwd[i + 1]});
+        bwd[i] = b.add(kCompute, "backward", static_cast<std::int64_t>(i), in.backward_seconds,
+                       r == 0 ? Deps{regat[i], fwd[L - 1]} : Deps{regat[i], bwd[i + 1]});
         if (in.overlap && i >= 1) {
             // Prefetch: layer i-1's gather is issued before layer i's reduce-scatter (needs layer i+1 freed).
             const std::size_t freed = r >= 1 ? bwd[i + 1] : fwd[L - 1];
@@ -210,10 +235,9 @@ Timeline tp(const Input& in) {
         std::vector<std::size_t> comm(static_cast<std::size_t>(pieces));
         for (std::int64_t j = 0; j < pieces; ++j)
             comm[static_cast<std::size_t>(j)] =
-                b.add(kComm, "all_gather", layer, piece_comm,
-                      any ? std::vector<std::size_t>{last} : std::vector<std::size_t>{});
+                b.add(kComm, "all_gather", layer, piece_comm, any ? Deps{last} : Deps{});
         for (std::int64_t j = 0; j < pieces; ++j) {
-            std::vector<std::size_t> deps{comm[static_cast<std::size_t>(j)]};
+            Deps deps{comm[static_cast<std::size_t>(j)]};
             if (any) deps.push_back(last);
             last = b.add(kCompute, kind, layer, seconds / static_cast<double>(pieces), deps);
             any = true;

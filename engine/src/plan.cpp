@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tally/error.h"
 
@@ -26,6 +28,28 @@ constexpr std::int64_t kInterleaves[] = {1, 2, 3, 4, 6, 8};
 // with the embedding and output layer as chunks of their own, layers + 2 must.
 bool interleave_allowed(std::int64_t layers, std::int64_t pp, std::int64_t v, bool embedding_chunks) {
     return v == 1 || (pp > 1 && (layers + (embedding_chunks ? 2 : 0)) % (pp * v) == 0);
+}
+
+// Context-parallel degrees tried: the given cp, else 1 and, from seq 32768 on (where a sequence's activations rather
+// than the weights fill memory; Llama 3 used cp 16 at 131k, sec. 3.3.2), 2, 4, 8 and 16 where the balanced 2·cp
+// chunks divide seq. Ring attention needs FlashAttention's blockwise softmax (memory.cpp).
+std::vector<std::int64_t> cp_choices(const TrainingSetup& base) {
+    if (base.cp > 1) return {base.cp};
+    std::vector<std::int64_t> out{1};
+    if (base.seq >= 32768 && base.flash_attention)
+        for (std::int64_t cp : {2, 4, 8, 16})
+            if (base.seq % (2 * cp) == 0) out.push_back(cp);
+    return out;
+}
+
+// (pp, cp) pairs over n GPUs (gpus / tp), cp outer: with cp 1 alone the order is the pipeline depths'.
+std::vector<std::pair<std::int64_t, std::int64_t>> pp_cp_pairs(std::int64_t n, std::int64_t layers,
+                                                               const std::vector<std::int64_t>& cps) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::int64_t cp : cps)
+        if (n % cp == 0)
+            for (std::int64_t pp : divisors(n / cp, std::min<std::int64_t>(layers, 128))) out.emplace_back(pp, cp);
+    return out;
 }
 
 }  // namespace
@@ -61,6 +85,7 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     // interleave_activation_factor, 1 + (p−1)/(p·v)), so a layout that fits plain may not fit interleaved; one that
     // does not fit plain fits no v.
     const std::int64_t global = base.global_batch > 0 ? base.global_batch : 0;
+    const std::vector<std::int64_t> cps = cp_choices(base);
     for (std::int64_t tp : divisors(gpus, std::min<std::int64_t>(node, c.num_heads))) {
         if (c.num_heads % tp != 0) continue;
         // A mixture of experts also tries expert parallelism: none, or the widest EP group whose all-to-all
@@ -70,11 +95,11 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
             const std::vector<std::int64_t> fit = divisors(c.num_experts, std::max<std::int64_t>(node / tp, 1));
             if (fit.back() > 1) eps.push_back(fit.back());
         }
-        for (std::int64_t pp : divisors(gpus / tp, std::min<std::int64_t>(c.num_layers, 128))) {
-            const std::int64_t dp = gpus / (tp * pp);
+        for (const auto& [pp, cp] : pp_cp_pairs(gpus / tp, c.num_layers, cps)) {
+            const std::int64_t dp = gpus / (tp * pp * cp);
             for (int zero : {1, 3}) {
                 if (zero == 3 && pp > 1) continue;  // ZeRO-3 with pipelining: not offered by Megatron-LM/DeepSpeed
-                if (dp == 1 && zero == 3) continue;
+                if (dp * cp == 1 && zero == 3) continue;  // ZeRO shards over dp·cp
                 for (std::int64_t b : {1, 2, 4, 8, 16}) {
                     if (global == 0 && b > 1) continue;
                     for (const StepFlops& counts : flops) {
@@ -88,7 +113,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 if (dp % ep != 0) continue;  // EP groups live inside the data-parallel group
                                 StepLayout l = in.base;
                                 TrainingSetup& st = l.setup;
-                                st.tp = tp, st.pp = pp, st.zero = dp > 1 ? zero : 0, st.micro_batch = b;
+                                st.tp = tp, st.pp = pp, st.cp = cp, st.zero = dp * cp > 1 ? zero : 0,
+                                st.micro_batch = b;
                                 st.recompute = counts.recompute;
                                 st.sequence_parallel = sp && tp > 1;
                                 st.ep = ep;

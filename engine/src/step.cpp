@@ -1,11 +1,16 @@
 #include "tally/step.h"
+#include "tally/step_dp.h"
 #include "tally/moe.h"
+#include "tally/step_cp.h"
+#include "tally/step_moe.h"
+#include "tally/step_fsdp.h"
 #include "tally/training.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 
+#include "tally/context.h"
 #include "tally/dtype.h"
 #include "tally/error.h"
 #include "tally/flops.h"
@@ -41,16 +46,6 @@ constexpr double kMemoryBandwidthFraction = 0.80;
 // Fraction of the link bandwidth NCCL ring collectives reach (bus bandwidth): nccl-tests on DGX A100
 // measure about 230 GB/s all_reduce bus bandwidth of 300 GB/s per direction (~0.77).
 constexpr double kCollectiveBandwidthFraction = 0.77;
-// FlashAttention-2 reaches 50-73% of A100's peak in the forward pass and less in the backward
-// (Dao 2023, "FlashAttention-2", abstract and sec. 4.1): one fused-attention fraction of 0.5.
-constexpr double kFlashAttentionFraction = 0.50;
-// FlashAttention-2 on H100 reaches only 35% of its peak (Shah et al. 2024, "FlashAttention-3", abstract): it does
-// not use Hopper's asynchronous TMA/WGMMA; taken for Blackwell too (its FA2 kernels run on the same legacy MMA path).
-constexpr double kFlashAttention2HopperFraction = 0.35;
-// FlashAttention-3 / cuDNN fused attention on Hopper: forward up to 75% of peak (FA3 abstract, 740 TFLOP/s BF16);
-// backward about 2/3 of the forward's rate (FA3 sec. 4.1 figures, ~500 TFLOP/s), with 2.5x the forward's FLOPs
-// (its QKᵀ recomputed): 3.5 / (1/0.75 + 2.5/0.5) = 0.55 over all passes. Blackwell's cuDNN kernels assumed alike.
-constexpr double kFusedAttentionHopperFraction = 0.55;
 // Passes over a tensor of an elementwise kernel: forward reads the input and writes the output (2);
 // the backward reads the saved input and the incoming gradient and writes the gradient (3); norms
 // read twice in their backward, so backward traffic is taken as 2 × forward.
@@ -119,10 +114,16 @@ const std::vector<StackProfile>& stack_profiles() {
         {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes).
-        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false},
-        // nanotron: flash-attn 2 kernels, tensor parallelism without communication overlap.
-        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes);
+        // per-op selective AC, Llama in plain PyTorch (compile optional) and no reshard after forward with PP
+        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp).
+        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false, true, true,
+         true},
+        // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
+        // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
+        // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
+        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, false, false, false,
+         GradSync{true, true}},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -136,12 +137,6 @@ const StackProfile& stack_profile(const std::string& id) {
     std::string ids;
     for (const StackProfile& p : stack_profiles()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
     throw InputError("stack", "stack must be one of " + ids + ", got \"" + id.substr(0, 40) + "\"");
-}
-
-double attention_efficiency(AttentionKernel kernel, const std::string& architecture) {
-    const bool hopper_or_later = architecture == "hopper" || architecture == "blackwell";
-    if (!hopper_or_later) return kFlashAttentionFraction;  // FA3 and the cuDNN Hopper kernels need sm90+
-    return kernel == AttentionKernel::FusedHopper ? kFusedAttentionHopperFraction : kFlashAttention2HopperFraction;
 }
 
 double matmul_peak_fraction(const std::string& architecture) {
@@ -245,17 +240,20 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const StackProfile& stack = stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
+    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block))
+        throw InputError("fp8_all_gather", "fp8_all_gather needs a per-tensor or per-row FP8 precision (fp8-*)");
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)
         throw InputError("interleave", "interleave > 1 needs pipeline parallelism (pp > 1)");
 
     // Micro-batches per step; memory_budget checks tp | heads, gpus = tp·pp·dp, global batch divisibility.
-    const std::int64_t model_parallel = st.tp * st.pp;
-    if (st.tp < 1 || st.pp < 1) throw InputError("tp", "tp and pp must be >= 1");
+    // Context parallelism (step_cp.h): cp GPUs share each sequence; gpus = tp·pp·cp·dp (memory.h).
+    const std::int64_t model_parallel = st.tp * st.pp * st.cp;
+    if (st.tp < 1 || st.pp < 1 || st.cp < 1) throw InputError("tp", "tp, pp and cp must be >= 1");
     if (st.gpus % model_parallel != 0)
-        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) +
-                                     ") must be a multiple of tp·pp = " + std::to_string(model_parallel));
+        throw InputError("gpus", "gpus (" + std::to_string(st.gpus) + ") must be a multiple of tp·pp" +
+                                     (st.cp > 1 ? "·cp" : "") + " = " + std::to_string(model_parallel));
     const std::int64_t dp = st.gpus / model_parallel;
     if (st.global_batch == 0)
         st.global_batch = dp * st.micro_batch * (st.pp > 1 ? kDefaultMicrobatchesPerStage * st.pp : 1);
@@ -283,25 +281,36 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double s = static_cast<double>(st.seq), b = static_cast<double>(st.micro_batch);
     const double t = static_cast<double>(st.tp), L = static_cast<double>(c.num_layers);
     const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(st.activation_bytes);
-    const double tokens = s * b;  // per micro-batch per data-parallel rank
+    const double cp = static_cast<double>(st.cp);
+    const double tokens = s * b / cp;  // per micro-batch per data-parallel rank (and context-parallel rank)
+    // Causal attention work of the busiest context-parallel rank over the mean (1 with the balanced 2·cp chunks).
+    const double cp_imbalance =
+        st.cp > 1 ? context::causal_work(st.seq, st.cp, st.cp_load_balance && c.architecture == Architecture::Decoder)
+                        .max_over_mean
+                  : 1;
     const double heads_gpu = static_cast<double>(c.num_heads) / t;
     const double d = static_cast<double>(c.head_dim);
     const double f_gpu = std::ceil(static_cast<double>(c.ffn_hidden_size) / t);
     const double bw = hw.memory_bandwidth_bytes_per_s;
     const bool sp = st.sequence_parallel && st.tp > 1;
     const bool full = st.recompute == Recompute::Full, selective = st.recompute == Recompute::Selective;
+    const bool op_sac = selective && stack.per_op_sac;  // torchtitan's per-op policy (step_fsdp.h)
+    const bool lora = layout.lora_rank > 0;             // frozen base: no weight-gradient GEMMs (step_fsdp.h)
 
     // Per-layer matmuls, per GPU, one micro-batch. Passes: 1 forward + 2 backward, + 1 per recomputed
     // forward (the same rule as count_flops: full redoes the layer; selective redoes QKᵀ and
     // attention·V; FlashAttention's backward redoes QKᵀ).
     std::vector<Matmul> layer_mm;
     layer_mm.reserve(executed.terms.size());
+    double routed_forward_flops = 0, routed_passes = 0;  // MoE routed experts, per layer (averaged over L)
     Matmul head{"lm_head"};
     for (const FlopsTerm& term : executed.terms) {
         const std::string_view id = term.id;
-        const double per_gpu = term.forward_per_sequence * b / t;
+        const bool core = id == "attn_scores" || id == "attn_values";
+        const double per_gpu = term.forward_per_sequence * b / t / cp * (core ? cp_imbalance : 1);
         if (id == "lm_head") {
-            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t), h, 1, false, 3};
+            head = {"lm_head", per_gpu, tokens, std::ceil(static_cast<double>(c.vocab_size) / t),
+                    h,         1,       false,  lora ? 2.0 : 3.0};
             continue;
         }
         Matmul mm{term.id, per_gpu / L};
@@ -315,18 +324,20 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
         else if (id == "mlp") {
             mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
-            // A capacity factor makes the experts compute cf·k slots per token (padding, or fewer when dropping).
-            if (c.is_moe() && st.capacity_factor > 0) {
-                const double k = static_cast<double>(c.experts_per_token),
-                             shared = static_cast<double>(c.num_shared_experts);
-                mm.forward_flops *= (st.capacity_factor * k + shared) / (k + shared);
+            if (c.is_moe()) {                       // the routed experts run apart, as a grouped GEMM (step_moe.h)
+                const double routed = moe_routed_flops_share(c);
+                routed_forward_flops = mm.forward_flops * routed * (st.capacity_factor > 0 ? st.capacity_factor : 1);
+                mm.forward_flops *= 1 - routed;  // shared experts and DeepSeek's dense layers: tensor-parallel MLPs
+                routed_passes = mm.passes + (full ? 1 : 0);
             }
         } else if (id == "router")
             mm.m = tokens, mm.n = static_cast<double>(c.num_experts), mm.k = h,
-            mm.forward_flops = term.forward_per_sequence * b / L;
+            mm.forward_flops = term.forward_per_sequence * b / L / cp;
         else
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
+        if (op_sac) mm.passes += per_op_sac_extra_passes(id, c, scaling != Scaling::None);
+        if (lora && !mm.attention_core) mm.passes -= 1;  // the input gradient only: the weight is frozen
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
         if (values && selective && !st.flash_attention) mm.passes += 1;
@@ -336,8 +347,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double linear_bytes =
         low_precision ? dtype_element_bytes(dtype_from_string(layout.dtype, "dtype", kPeakDType)) : e;
     const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
-    const double attention_eff = attention_efficiency(stack.attention, hw.architecture);
-    double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;  // per layer, all passes
+    // One kernel call sees the seq/cp positions of a context-parallel block (ring steps), else the whole sequence.
+    const double attention_eff = attention_efficiency(stack.attention, hw.architecture, s / cp);
+    double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;      // per layer, all passes
+    double attention_seconds = 0, attention_forward_seconds = 0;  // the attention cores (context parallelism)
+    double mm_flops_trained = 0;  // LoRA: what the layer's matmuls would run with every weight trained
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const double mm_peak = linear ? peak : peak_16;
@@ -346,9 +360,33 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
                                : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
         mm_flops += mm.forward_flops * mm.passes;
+        mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
         const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
+        if (mm.attention_core) {
+            attention_seconds += seconds;
+            attention_forward_seconds += seconds / mm.passes;  // one forward pass
+        }
+    }
+    MoeStepShape moe_shape;
+    const double moe_layer_share = c.is_moe() ? static_cast<double>(c.num_moe_layers()) / L : 0;
+    if (c.is_moe()) {
+        moe_shape = moe_step_shape(
+            c, hw.interconnect,
+            {tokens, st.tp, st.ep, st.etp_or_tp(), node, st.capacity_factor, e, kCollectiveBandwidthFraction});
+        const double seconds = moe_grouped_gemm_seconds(moe_shape, h, routed_forward_flops, routed_passes, peak, bw,
+                                                        linear_bytes, linear_fraction);
+        mm_flops += routed_forward_flops * routed_passes;
+        mm_seconds += seconds;
+        linear_seconds += seconds;
+    }
+    double lora_params_gpu = 0;  // trainable adapter parameters on this GPU (LoRA)
+    if (lora) {
+        const LoraStepCost a = lora_step_cost(
+            c, {layout.lora_rank, layout.lora_targets, tokens, t, full ? 4.0 : 3.0, peak_16, bw, e, fraction_16});
+        mm_flops += a.flops, mm_seconds += a.seconds;
+        lora_params_gpu = a.params_per_gpu / static_cast<double>(st.pp);
     }
     const double head_eff = matmul_efficiency(head.m, head.n, head.k, 1, peak_16, bw, e, fraction_16);
     const double head_seconds = head.forward_flops * head.passes / (head_eff * peak_16);
@@ -383,7 +421,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             }
         }
         const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
-        layer_cast_seconds = (inputs * (full ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
+        layer_cast_seconds = (inputs * (full || op_sac ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
         weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
     }
 
@@ -404,14 +442,17 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     fwd_bytes += c.mlp == MlpKind::Gelu ? 2 * ffn : 3 * ffn;
     if (c.position == PositionKind::Rotary)
         fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
+    if (stack.eager_elementwise && !layout.compile)
+        fwd_bytes += eager_extra_forward_bytes(c, x, ffn, tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t);
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
-    if (full)
+    if (full || op_sac)  // the per-op policy recomputes every elementwise op too
         layer_bytes += fwd_bytes;
     else if (selective)
         layer_bytes += softmax_fwd;
     const double hbm = kMemoryBandwidthFraction * bw;
+    layer_bytes += moe_layer_share * moe_shape.permute_bytes;  // router, permute and unpermute (step_moe.h)
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
     const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
@@ -434,34 +475,56 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one;
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
-    const double layer_tp_hidden = stack.tp_comm_overlap && sp ? std::min(layer_tp_total, linear_seconds) : 0;
+    const double layer_tp_hidden = !sp                     ? 0
+                                   : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
+                                   : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
+                                                           : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
 
-    // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
-    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under
-    // full recomputation); each GPU sends (ep−1)/ep of its rows (moe.h). EP peers are t ranks apart within
-    // the data-parallel group, so the group stays in one node when t·ep fits in it.
-    double layer_ep_seconds = 0;
-    if (c.is_moe() && st.ep > 1) {
-        const MoeLayer moe =
-            moe_layer(c, {st.seq, st.micro_batch, st.tp, st.ep, st.capacity_factor, st.activation_bytes});
-        const bool ep_in_node = st.tp * st.ep <= node;
-        const std::int64_t ep_per_node = std::min(st.ep, std::max<std::int64_t>(node / st.tp, 1));
-        const double ep_bw =
-            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, ep_per_node, domains(st.ep, ep_per_node));
-        const double ep_lat = ep_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        const double one_all_to_all = moe.all_to_all_bytes_forward / 2 / ep_bw + ep_lat;
-        layer_ep_seconds = (4 + (full ? 2 : 0)) * one_all_to_all;
+    // ---------------------------------------------------------------- context-parallel K, V exchange (step_cp.h)
+    // CP peers are t ranks apart (Megatron-Core order tp, cp, dp, pp; Llama 3 sec. 3.3.2 [TP, CP, PP, DP]).
+    CpLayerCost layer_cp;
+    if (st.cp > 1) {
+        const std::int64_t cp_per_node = std::min(st.cp, std::max<std::int64_t>(node / st.tp, 1));
+        const double kv_heads = static_cast<double>(c.num_kv_heads);  // split over t, one whole head at least
+        CpLayerInput in;
+        in.cp = st.cp;
+        in.exchange = cp_exchange(stack.id);
+        in.kv_block_bytes =
+            context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * std::max(kv_heads / t, 1.0) / kv_heads;
+        in.bytes_per_s =
+            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));
+        in.latency_s = st.tp * st.cp <= node ? ic.intra_node_latency_s : ic.network_latency_s;
+        in.forward_passes = full ? 2 : 1;
+        in.attention_forward_s = attention_forward_seconds;
+        in.attention_backward_s = attention_seconds - in.forward_passes * attention_forward_seconds;
+        layer_cp = context_parallel_layer(in);
     }
+    const double layer_cp_seconds = layer_cp.exposed_s;
+
+    // ---------------------------------------------------------------- expert-parallel all-to-all (MoE)
+    // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under full
+    // recomputation), over the ep·etp-rank expert group (step_moe.cpp); a dropless dispatcher's host sync per forward.
+    const double recomputed = full ? 1 : 0;
+    const double layer_ep_seconds = moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds;
+    const double layer_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
 
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds =
-        mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds + layer_cast_seconds;
+    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
+                                 layer_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    // Multi-token prediction (DeepSeek-V3 sec. 2.2): each module is one more transformer block, a 2h→h projection
+    // and the shared output head with its loss, run after the main model on the last stage (Megatron-Core's MTP).
+    const double mtp_projection_flops = 2 * tokens * 2 * h * h / t;
+    const double mtp_seconds =
+        static_cast<double>(c.mtp_modules) *
+        (layer_seconds + head_seconds + logits_seconds +
+         3 * mtp_projection_flops /
+             (matmul_efficiency(tokens, h / t, 2 * h, 1, peak_16, bw, e, fraction_16) * peak_16));
     double slowest = 0;
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
-        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds;  // output layer on the last stage
+        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
     const double md = static_cast<double>(m);
@@ -484,36 +547,46 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- data parallelism and ZeRO
     // Data-parallel peers are t ranks apart (Megatron-LM rank order: tensor, then data, then pipeline):
-    // one node holds the group only when t·dp fits in it.
-    const bool dp_in_node = st.tp * dp <= node;
-    const std::int64_t dp_per_node = std::min(dp, std::max<std::int64_t>(node / st.tp, 1));
+    // one node holds the group only when t·dp fits in it. Gradients are reduced over dp·cp ranks: the cp ranks of
+    // a sequence hold the same weights (Megatron-Core's data-parallel-with-context-parallel group).
+    const std::int64_t dp_group = dp * st.cp;
+    const bool dp_in_node = st.tp * dp_group <= node;
+    const std::int64_t dp_per_node = std::min(dp_group, std::max<std::int64_t>(node / st.tp, 1));
     const double dp_bw =
-        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp, dp_per_node));
+        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
-    const double grad_bytes = params * dtype_element_bytes(st.recipe.gradients);
+    // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
+    const double grad_bytes = lora ? 4 * lora_params_gpu : params * dtype_element_bytes(st.recipe.gradients);
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
-    if (dp > 1) {
+    // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
+    const DpReduction reduction = dp_reduction(
+        {dp_group, st.zero, m, lora ? lora_params_gpu : params, lora ? 4 : dtype_element_bytes(st.recipe.gradients),
+         lora ? 4 : dtype_element_bytes(st.recipe.weights), dp_bw, dp_lat, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
+    if (dp_group > 1) {
         if (st.zero <= 2) {
-            // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
-            // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Assumption: bucketed reduction overlaps the
-            // last micro-batch's backward pass (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce).
-            // Without overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
-            // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
-            // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
-            dp_seconds = ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat) +
-                         ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat);
-            dp_hidden = layout.overlap_grad_reduce ? std::min(dp_seconds, backward_window) : 0;
+            dp_seconds = reduction.seconds;
+            dp_hidden = reduction.hidden;
         } else {
-            // ZeRO-3: every micro-batch gathers the weights for the forward and again for the backward and
-            // reduce-scatters the gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5× the all-reduce volume),
-            // prefetched behind that micro-batch's compute.
-            const double per_mb = 2 * ring_gather_seconds(weight_bytes, dp, dp_bw, dp_lat) +
-                                  ring_gather_seconds(grad_bytes, dp, dp_bw, dp_lat);
-            zero3_seconds = md * per_mb;
-            zero3_hidden = md * std::min(per_mb, slowest);
+            // ZeRO-3 / FSDP: every micro-batch gathers each layer's weights for its forward and again for its
+            // backward and reduce-scatters its gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5x the
+            // all-reduce volume), the next gather prefetched one layer ahead (overlap.h's FSDP timeline).
+            Zero3Input zi;
+            zi.layers = slowest_layers, zi.dp = dp_group, zi.shard_group = st.shard_group, zi.tp = st.tp, zi.node = node;
+            zi.link_fraction = kCollectiveBandwidthFraction;
+            zi.weight_bytes =
+                layout.fp8_all_gather
+                    ? params * (1 + (dtype_element_bytes(st.recipe.weights) - 1) * (1 - linear_weight_share(c)))
+                    : weight_bytes;
+            zi.grad_bytes = grad_bytes, zi.microbatch_seconds = slowest, zi.microbatches = md;
+            zi.keep_gathered = stack.fsdp_keep_gathered_with_pp && st.pp > 1;
+            const Zero3Cost z = zero3_cost(zi, ic);
+            zero3_seconds = z.seconds;
+            zero3_hidden = z.seconds - z.exposed;
+            dp_seconds = z.replica_seconds;  // HSDP: the gradient all-reduce across replicas, behind the backward
+            dp_hidden = std::min(dp_seconds, backward_window);
         }
     }
 
@@ -522,17 +595,23 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     const double update_bytes_per_param =
         static_cast<double>(2 * (bpp.master_weights + bpp.optimizer_states) + bpp.gradients + bpp.weights) / 256;
-    const double optimizer_seconds = static_cast<double>(mem.params_optimizer) * update_bytes_per_param / hbm;
+    const double optimizer_params =
+        lora ? lora_params_gpu / static_cast<double>(st.zero >= 1 ? dp : 1) : static_cast<double>(mem.params_optimizer);
+    const double optimizer_seconds = optimizer_params * update_bytes_per_param / hbm;
 
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
+    const double per_layer_split_cp = layer_cp_seconds * md * static_cast<double>(slowest_layers);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
-         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_cast, true},
+         compute_seconds - per_layer_split_tp - per_layer_split_mem - per_layer_split_ep - per_layer_split_sync -
+             per_layer_split_cast - per_layer_split_cp,
+         true},
         {"memory_bound", "norms, softmax, dropout, elementwise (HBM)", per_layer_split_mem, true},
         {"fp8_cast", "FP8 casts, transposes and amax (HBM)",
          per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
@@ -541,6 +620,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)",
          layer_tp_hidden * md * static_cast<double>(slowest_layers), false},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
+        {"cp_comm", "context-parallel K, V exchange (exposed)", per_layer_split_cp, true},
+        {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)",
+         (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers), false},
+        {"moe_sync", "MoE dispatch host synchronisation (dropless)", per_layer_split_sync, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},
@@ -548,6 +631,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"zero3_comm", "ZeRO-3 weight gathers (exposed)", zero3_seconds - zero3_hidden, true},
         {"zero3_comm_hidden", "ZeRO-3 weight gathers (overlapped)", zero3_hidden, false},
         {"optimizer", "optimizer step (HBM)", optimizer_seconds, true},
+        {"grad_accum", "fp32 gradient accumulation and norm passes (HBM)", reduction.accumulate_seconds, true},
     };
     // The last stage's output layer is inside `matmul` (its share of the slowest stage).
     double step = 0;
@@ -572,6 +656,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                       r.tokens_per_second, gpus, peak);
     r.mfu = u.mfu;
     r.hfu = u.hfu;
+    if (lora) {
+        // LoRA's useful work is the forward, the input gradients and the adapters (finetune.h), not 6N: scale the
+        // numerators by what the matmuls run against what full training would run.
+        const double ratio = (L * mm_flops + head.forward_flops * head.passes) /
+                             (L * mm_flops_trained + head.forward_flops * (head.passes + 1));
+        r.model_flops_per_s_per_gpu *= ratio, r.mfu *= ratio, r.hfu *= ratio;
+    }
     if (!std::isfinite(r.step_seconds) || !(r.step_seconds > 0))
         throw InputError("model", "the step time is not representable for this setup");
     return r;

@@ -174,7 +174,9 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
     await widget.locator('[data-out="band"]').textContent(),
     b.level === 'all'
       ? `±${Number((100 * b.half_width).toPrecision(2))}% (all ${b.runs} held-out runs; too few of this kind)`
-      : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
+      : b.level === 'regime'
+        ? `±${Number((100 * b.half_width).toPrecision(2))}% (${b.runs} ${b.key} held-out runs; too few of this kind)`
+        : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
   );
 
   // The breakdown: one row per non-zero component as the engine returns it, the hidden ones marked.
@@ -235,10 +237,33 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   // A stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that kind's band.
   await setControl(widget, 'stack', 'nanotron');
   const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
-  assert.equal(own.level, 'stack/precision/hardware');
+  assert.equal(own.level, 'stack/precision/hardware/regime');
   assert.equal(
     await widget.locator('[data-out="band"]').textContent(),
     `±${Number((100 * own.half_width).toPrecision(2))}% (held-out, ${own.runs} runs of this kind: ${own.key})`,
   );
   assert.deepEqual(errors(page), []);
+});
+
+test('step time: a context-parallel layout is a field away, and its K, V exchange is in the breakdown', async (t) => {
+  const { widget } = await openStep(t);
+  for (const [name, value] of [
+    ['tp', '8'],
+    ['pp', '1'],
+    ['seq', '131072'],
+    ['batch', '8'],
+    ['recompute', 'full'],
+    ['cp', '8'],
+  ])
+    await setControl(widget, name, value);
+  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  assert.equal(shown.args.cp, 8);
+  const expected = native('step_time', shown.args);
+  assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
+  assert.equal(expected.layout.cp, 8);
+  const rows = await widget
+    .locator('tbody[data-out="breakdown"] tr')
+    .evaluateAll((trs) => trs.map((tr) => tr.dataset.part));
+  // The generic stack all-gathers K and V in the open (the Llama 3 paper's exchange, engine/src/step_cp.cpp).
+  assert.ok(rows.includes('cp_comm'), `breakdown rows ${rows}`);
 });

@@ -899,10 +899,10 @@ TEST_CASE(
     CHECK(json::parse(out) == expected);
     CHECK(expected["memory_bytes"] != tally::api::invoke("step_time", base)["memory_bytes"]);
     // A declared argument the step model refuses for now says so, naming the flag.
-    const CliRun cp = run_cli_argv(
-        {"step", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--gpus", "16", "--tp", "2", "--cp", "2"});
-    CHECK(cp.exit_code == 2);
-    CHECK_THAT(cp.err, Catch::Contains("--cp is read by memory_budget and fit"));
+    const CliRun offload = run_cli_argv({"step", "--model", "llama-2-7b", "--hardware", "h100-sxm", "--gpus", "16",
+                                         "--tp", "2", "--offload", "optimizer"});
+    CHECK(offload.exit_code == 2);
+    CHECK_THAT(offload.err, Catch::Contains("--offload is read by memory_budget and fit"));
     const CliRun bad = run_cli_argv({"time", "--model", "llama-2-7b", "--tokens", "1e12", "--gpus", "8", "--hardware",
                                      "h100-sxm", "--mfu", "0.4", "--recipe", "fp32_adamw"});
     CHECK(bad.exit_code == 2);

@@ -79,6 +79,22 @@ TEST_CASE("B200 dense peaks are the HGX B200 sparse totals over 8 GPUs, halved: 
     CHECK(hw.peak("fp4") == 144e15 / 8 / 2);
 }
 
+TEST_CASE("the benchmark-only parts keep their family's datasheet peaks; H100 96GB has 2.4 TB/s, so a higher ridge") {
+    // torchtitan benchmarks/llama3_h100_202412_torchtitan.md: H100 with 96GB HBM2e at 2.4 TB/s, 500 W limit, peak
+    // "between SXM and NVL", unknown: the preset keeps the SXM dense peaks (989.5 bf16) and says so in its source.
+    const auto h96 = tally::find_hardware("h100-96gb-500w");
+    CHECK(h96.peak("bf16") == tally::find_hardware("h100-sxm").peak("bf16"));
+    CHECK(h96.memory_bandwidth_bytes_per_s == Approx(2.4e12));
+    CHECK(h96.memory_bytes == 96'000'000'000u);
+    CHECK(h96.ridge("bf16") == Approx(989.5e12 / 2.4e12));
+    CHECK(h96.interconnect.network_bytes_per_s == Approx(50e9));  // 400 Gb/s RDMA per GPU
+    CHECK(h96.source.find("500 W") != std::string::npos);
+    // torchao's "8x power limited B200 GPUs": the limit is unstated, so the HGX B200 peaks stand and it says so.
+    const auto b = tally::find_hardware("b200-power-limited");
+    CHECK(b.peak("fp8") == tally::find_hardware("b200").peak("fp8"));
+    CHECK(b.source.find("power limit") != std::string::npos);
+}
+
 TEST_CASE("GB200 NVL72 per GPU is the rack over 72 and halved: FP8 720 PFLOPS sparse -> 5 PFLOP/s dense") {
     // NVIDIA GB200 NVL72 datasheet: FP4 1,440, FP8 720, FP16/BF16 360 PFLOPS per rack with sparsity;
     // 13.4 TB HBM3e at 576 TB/s; one NVLink domain of 72 GPUs at 130 TB/s.

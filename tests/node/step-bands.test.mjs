@@ -1,6 +1,6 @@
 // The error bands (issue 24 item 5) stored in content/presets/step-bands/heldout.json are what
 // `tally step --validate --runs content/validation/runs-modern.json --write-bands FILE` writes today (not stale),
-// and step_time's result carries the band of its kind, falling back to coarser kinds.
+// and step_time's result carries the band of its kind and regime, falling back to coarser kinds.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,18 +35,33 @@ test('every band is the 80th percentile of |error| over the held-out runs of its
   assert.equal(report.band_coverage.heldout_runs, heldout.length);
 });
 
-test("step_time's band is its kind's, else the coarser one's", () => {
+test("step_time's band is its kind's and regime's, else the coarser one's", () => {
   const data = JSON.parse(readFileSync(runsFile, 'utf8'));
   const nanotron = data.runs.find((r) => r.id === 'nanotron-8p86b-8gpu');
   nanotron.args = declaredOnly('step_time', nanotron.args);
   const r = JSON.parse(nativeCall('step_time', JSON.stringify(nanotron.args))).result;
-  const own = stored.bands.find((b) => b.key === 'nanotron / bf16 / h100-sxm');
+  // Compute-bound: matmuls, memory-bound kernels and FP8 casts are at least three quarters of the step.
+  const compute = r.breakdown
+    .filter((p) => p.exposed && ['matmul', 'memory_bound', 'fp8_cast'].includes(p.id))
+    .reduce((a, p) => a + p.seconds, 0);
+  assert.ok(compute / r.step_seconds >= 0.75);
+  assert.equal(r.band.regime, 'compute-bound');
+  const own = stored.bands.find((b) => b.key === 'nanotron / bf16 / h100-sxm / compute-bound');
   assert.equal(r.band.key, own.key);
   assert.equal(r.band.half_width, own.half_width);
-  assert.equal(r.band.tokens_per_second_low, r.tokens_per_second * (1 - own.half_width));
-  // No held-out run of megatron-te on B200: the band of all held-out runs.
+  // |error| <= h with error = (predicted - published) / published: published in [predicted/(1+h), predicted/(1-h)].
+  assert.equal(r.band.tokens_per_second_low, r.tokens_per_second / (1 + own.half_width));
+  assert.equal(r.band.tokens_per_second_high, r.tokens_per_second / (1 - own.half_width));
+  // The same sweep at 512 GPUs spends most of its step outside compute: the overhead-bound band, far wider.
+  const wide = data.runs.find((x) => x.id === 'nanotron-3p57b-512gpu');
+  const rw = JSON.parse(nativeCall('step_time', JSON.stringify(declaredOnly('step_time', wide.args)))).result;
+  assert.equal(rw.band.regime, 'overhead-bound');
+  assert.ok(rw.band.half_width > 2 * own.half_width);
+  if (rw.band.half_width >= 1) assert.equal(rw.band.tokens_per_second_high, null, 'unbounded above');
+  // No held-out run of megatron-te on B200: the band of its regime over all held-out runs.
   const other = JSON.parse(
     nativeCall('step_time', JSON.stringify({ ...nanotron.args, stack: 'megatron-te', hardware: 'b200' })),
   ).result;
-  assert.equal(other.band.level, 'all');
+  assert.equal(other.band.level, 'regime');
+  assert.equal(other.band.key, other.band.regime);
 });

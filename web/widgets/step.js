@@ -2,7 +2,8 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
-//   batch="512" (global batch, sequences), seq="8192", ep="1" (expert parallel, MoE), zero="1", recompute="none",
+//   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
+//   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
@@ -77,7 +78,9 @@ const FIELDS = [
     arg: 'seq',
     engineDefault: (e) => e.layout?.seq,
   },
+  { name: 'cp', kind: 'number', label: 'Context parallel c (long sequences)', fallback: '1', arg: 'cp' },
   { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
+  { name: 'etp', kind: 'number', label: 'Expert tensor parallel (MoE; 0 = t)', fallback: '0', arg: 'etp' },
   {
     name: 'zero',
     kind: 'select',
@@ -147,12 +150,17 @@ function formatPrediction(value, unit = '', halfWidth = null) {
   return `${rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${unit}`;
 }
 
-/** The band as a reader reads it: "±69% (held-out, 26 runs of this kind: nanotron / bf16 / h100-sxm)". */
+/** The band as a reader reads it: "±25% (held-out, 17 runs of this kind: nanotron / bf16 / h100-sxm / compute-bound)". */
 function formatBand(band) {
   if (!band) return 'no held-out runs of this kind';
   const width = `±${formatPrediction(band.half_width, '%')}`;
   // The coarsest level: no kind of its own had enough runs, so every held-out run sets the band.
   if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
+  // The regime alone: too few runs of this stack, so the held-out runs of the same regime (step_bands.h).
+  if (band.level === 'regime') return `${width} (${band.runs} ${band.key} held-out runs; too few of this kind)`;
+  // No held-out run of this regime: the fitting half's runs of it (the constants were chosen on them).
+  if (band.level === 'regime (fit half)')
+    return `${width} (${band.runs} ${band.key} runs of the fitting half; none held out)`;
   return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
 }
 
@@ -167,7 +175,10 @@ const COLOURS = {
   zero3_comm: '#b8860b',
   optimizer: '#4a6fa5',
   ep_comm: '#20a0a0',
+  moe_sync: '#c71585',
   fp8_cast: '#a0522d',
+  cp_comm: '#6b8e23',
+  grad_accum: '#b8860b',
 };
 
 const css = `
@@ -375,7 +386,7 @@ class TallyStep extends TallyWidget {
     }
     const p = this.plan;
     const layout = (l) =>
-      `t ${l.tp} · p ${l.pp} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
+      `t ${l.tp} · p ${l.pp}${l.cp > 1 ? ` · c ${l.cp}` : ''} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
     target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
       <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">band</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
       ${p.best
@@ -393,7 +404,8 @@ class TallyStep extends TallyWidget {
   }
 
   useLayout(l) {
-    // ep is absent from a dense layout (1).
+    // ep is absent from a dense layout (1), cp from one without context parallelism; the planner does not fold
+    // experts (etp = tp).
     const set = {
       tp: l.tp,
       pp: l.pp,
@@ -402,6 +414,8 @@ class TallyStep extends TallyWidget {
       zero: l.zero,
       recompute: l.recompute,
       ep: l.ep ?? 1,
+      cp: l.cp ?? 1,
+      etp: 0,
     };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;

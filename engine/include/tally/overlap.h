@@ -33,6 +33,9 @@ struct Input {
     double bucket_bytes = kDefaultBucketBytes;  // DDP only
     bool overlap = true;      // DDP: reduce during backward; FSDP: prefetch; TP: chunked collective matmul
     std::int64_t chunks = 4;  // TP only, when overlapping
+    // FSDP only: one layer's gather / reduce-scatter seconds as given (> 0; step time's own link model) instead of
+    // the alpha-beta cost of layer_bytes over placement and links.
+    double gather_seconds = 0, scatter_seconds = 0;
     collectives::Placement placement;
     collectives::Links links;
 };

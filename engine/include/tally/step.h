@@ -13,6 +13,7 @@
 #include "tally/schedule.h"
 #include "tally/memory.h"
 #include "tally/model.h"
+#include "tally/step_dp.h"
 
 namespace tally {
 
@@ -32,6 +33,19 @@ struct StepLayout {
     bool overlap_grad_reduce = true;
     // Software stack (stack_profile): which attention kernel runs and what overlaps; "" is "generic".
     std::string stack;
+    // torch.compile: fuses the elementwise chains of plain-PyTorch model code (a stack with eager_elementwise).
+    bool compile = false;
+    // Async TP (torchtitan, PyTorch's micro-pipelined collective matmul): the sequence-parallel all-gather /
+    // reduce-scatter overlapped with the linear layers' GEMMs, as the stack's tp_comm_overlap does.
+    bool async_tp = false;
+    // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
+    // byte per linear weight; needs an FP8 precision.
+    bool fp8_all_gather = false;
+    // LoRA (Hu et al. 2021): lora_rank > 0 freezes the base weights (no weight-gradient GEMMs, no gradients to
+    // reduce, no optimizer step for them) and trains rank-r adapters on lora_targets (finetune.h's LoraTarget
+    // bits; default q, v as PEFT). 0: every weight trains.
+    std::int64_t lora_rank = 0;
+    unsigned lora_targets = 0;
 };
 
 // The attention kernel a stack runs when flash_attention is on.
@@ -47,14 +61,25 @@ struct StackProfile {
     // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
     // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
     bool tp_comm_overlap = false;
+    // Selective recomputation is torchtitan's per-op policy (every second matmul of a block and the elementwise
+    // ops recomputed; step_fsdp.h), not the attention core only (Korthikanti et al. 2022).
+    bool per_op_sac = false;
+    // Model code in plain PyTorch: elementwise chains run as separate kernels unless compiled (step_fsdp.h).
+    bool eager_elementwise = false;
+    // With pipeline parallelism FSDP keeps the gathered weights across micro-batches (reshard_after_forward
+    // False) and reduce-scatters once a step: gathers once a step instead of once per micro-batch.
+    bool fsdp_keep_gathered_with_pp = false;
+    // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
+    GradSync grad_sync{};
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
 const StackProfile& stack_profile(const std::string& id);
 const std::vector<StackProfile>& stack_profiles();
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
-// generation (Hardware::architecture).
-double attention_efficiency(AttentionKernel kernel, const std::string& architecture);
+// generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
+// parallelism); Hopper and later from the FlashAttention-3 paper's per-length rates (step_attention.cpp).
+double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq = 16384);
 // Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
 double matmul_peak_fraction(const std::string& architecture);
 // Per-rank ring bandwidth (bytes/s, before the collective efficiency) of a group with ranks_per_node members

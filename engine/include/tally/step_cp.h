@@ -1,0 +1,46 @@
+// Context parallelism in the step time: the K, V exchange among the cp GPUs that share a sequence, and how much of
+// it hides behind the attention blocks (step.cpp calls this per layer). The causal work split is
+// context::causal_work, the K, V block size context::ring_step (context.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tally {
+
+// How a stack moves K and V among the cp ranks of a sequence.
+enum class CpExchange {
+    // Ring attention (Liu et al. 2023, arXiv:2310.01889): cp−1 steps each pass one K, V block to the next rank while
+    // the current block computes; the backward passes K, V and dK, dV. Transformer Engine's cp_comm_type "p2p", the
+    // Megatron-Core default (TE attention.py, AttnFuncWithCPAndKVP2P).
+    Ring,
+    // All-gather K, V once, overlapped with the local block only; the backward gathers again and passes dK, dV
+    // around the ring: PyTorch's context_parallel (torch/distributed/tensor/experimental/_attention.py,
+    // _ContextParallelOptions.rotate_method = ALL_GATHER by default, dkv_rotater ALL_TO_ALL), which torchtitan uses.
+    AllGatherLocalOverlap,
+    // All-gather K, V before attention, exposed (Llama 3 paper, Dubey et al. 2024, sec. 3.3.2: "the all-gather
+    // communication latency is exposed in the critical path"); the backward gathers again and reduce-scatters dK, dV.
+    AllGather,
+};
+// The exchange a stack runs: megatron-te the ring; torchtitan PyTorch's all-gather; the rest (generic included, the
+// stacks without communication overlap) the exposed all-gather.
+CpExchange cp_exchange(const std::string& stack_id);
+
+struct CpLayerInput {
+    std::int64_t cp = 1;
+    CpExchange exchange = CpExchange::Ring;
+    double kv_block_bytes = 0;        // K and V of one rank's seq/cp positions, this GPU's heads, one micro-batch
+    double bytes_per_s = 0;           // per-rank bandwidth of the context-parallel group
+    double latency_s = 0;             // per message
+    double attention_forward_s = 0;   // one forward of the layer's attention cores, one micro-batch
+    double attention_backward_s = 0;  // its backward (QKᵀ recomputed inside)
+    int forward_passes = 1;           // 2 under full recomputation (the forward's exchange repeats)
+};
+struct CpLayerCost {
+    double total_s = 0;    // all the K, V (and dK, dV) traffic of one layer, one micro-batch
+    double exposed_s = 0;  // what the attention blocks do not hide
+};
+// One layer's context-parallel exchange; zero when cp == 1.
+CpLayerCost context_parallel_layer(const CpLayerInput& in);
+
+}  // namespace tally

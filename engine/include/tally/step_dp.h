@@ -1,0 +1,42 @@
+// The data-parallel gradient reduction of one step for ZeRO stages 0-2 and the passes a stack makes over the
+// gradients between micro-batches: how and when a stack reduces (GradSync, a StackProfile choice) and what that
+// costs, per GPU. ZeRO-3's per-layer gathers stay in step.cpp.
+#pragma once
+
+#include <cstdint>
+
+namespace tally {
+
+// How a stack reduces data-parallel gradients; the default is PyTorch DDP / Megatron-Core: gradients in the
+// recipe's dtype, bucketed behind the last backward pass.
+struct GradSync {
+    // Gradients accumulated across micro-batches and reduced in fp32: after each micro-batch's backward every bf16
+    // gradient is added into an fp32 buffer, a separate memory-bound pass (nanotron FP32GradientAccumulator).
+    bool fp32 = false;
+    // With ZeRO-1/2 the whole gradient buffer is all-reduced in one call after the last backward (no bucketing, no
+    // overlap), and the optimizer's updated shards are all-gathered after the step, both on the critical path.
+    bool zero_after_backward = false;
+};
+
+struct DpReductionInput {
+    std::int64_t dp = 1, zero = 0, microbatches = 1;
+    double params = 0;                // parameters on this GPU
+    double grad_element_bytes = 2;    // the recipe's gradient dtype
+    double weight_element_bytes = 2;  // the recipe's working-weight dtype
+    double link_bytes_per_s = 0;      // the data-parallel group's per-rank ring bandwidth (after efficiency)
+    double latency_s = 0;             // one collective's latency
+    double backward_window_s = 0;     // the last micro-batch's backward on this stage
+    bool overlap = true;              // StepLayout::overlap_grad_reduce
+    double hbm_bytes_per_s = 0;       // streaming bandwidth for the fp32 accumulation passes
+    GradSync sync;
+};
+
+struct DpReduction {
+    double seconds = 0;             // the reduction (and ZeRO's weight all-gather), exposed + hidden
+    double hidden = 0;              // overlapped with the backward pass
+    double accumulate_seconds = 0;  // fp32 accumulation and gradient-norm passes (HBM), exposed
+};
+
+DpReduction dp_reduction(const DpReductionInput& in);
+
+}  // namespace tally

@@ -1,0 +1,91 @@
+#include "tally/step_moe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "tally/error.h"
+#include "tally/step.h"
+
+namespace tally {
+
+namespace {
+
+// A dropless dispatcher learns how many tokens each expert receives only on the GPU; the all-to-all's split sizes
+// and the grouped GEMM's per-expert row counts (TE GroupedLinear's m_splits, a Python list) are host-side lists, so every MoE layer's forward
+// waits for a device-to-host copy and the GPU idles while the host launches the kernels behind it (Megatron-Core
+// MoEAlltoAllTokenDispatcher preprocess; its CUDA-graph inference dispatcher exists "to avoid host
+// synchronizations", Megatron-Core developer guide, core.transformer.moe.token_dispatcher_inference). Seconds
+// lost per MoE layer per micro-batch forward: chosen on the fit half of content/validation/runs-modern.json only
+// (grid 0-4 ms in 0.25 ms steps over its 17 MoE rows: 3.25 ms gave the lowest median |error|, 51 % at 0 ms to 18 %;
+// BENCHMARKS.md, issue 24). The held-out half took no part.
+constexpr double kDroplessSyncSeconds = 3.25e-3;
+// Passes over the hidden states of the permutation kernels in one forward: the local permute (read the tokens,
+// write k copies) and unpermute (read k rows, write the weighted sum) around the experts; with ep > 1 Megatron
+// sorts the received chunks by local expert and back again (sort_chunks_by_idxs), two more reads and writes of
+// the k rows (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher). Backward: the same bytes again.
+constexpr double kPermuteBackwardOverForward = 1;
+
+}  // namespace
+
+double moe_routed_flops_share(const ModelConfig& c) {
+    if (!c.is_moe()) return 0;
+    const double k = static_cast<double>(c.experts_per_token), shared = static_cast<double>(c.num_shared_experts);
+    const double f = static_cast<double>(c.ffn_hidden_size), moe_layers = static_cast<double>(c.num_moe_layers());
+    const double dense = static_cast<double>(c.dense_ffn_hidden_size) * static_cast<double>(c.num_dense_layers);
+    return k * f * moe_layers / (f * (k + shared) * moe_layers + dense);
+}
+
+MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const MoeStepInput& in) {
+    if (!c.is_moe() || in.ep < 1 || in.ep > c.num_experts || c.num_experts % in.ep != 0)
+        throw InputError(
+            "ep", "ep must divide num_experts (" + std::to_string(c.num_experts) + "), got " + std::to_string(in.ep));
+    if (!(in.capacity_factor == 0 || (in.capacity_factor > 0 && in.capacity_factor <= 64)))
+        throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
+    require_range("etp", in.etp, 1, std::max<std::int64_t>(in.tp, 1) * in.ep);
+    MoeStepShape out;
+    const double E = static_cast<double>(c.num_experts), k = static_cast<double>(c.experts_per_token);
+    const double ep = static_cast<double>(in.ep), etp = static_cast<double>(in.etp), tp = static_cast<double>(in.tp);
+    const double h = static_cast<double>(c.hidden_size), e = in.activation_bytes;
+    out.local_experts = E / ep;
+    // Megatron-Core "MoE Parallel Folding" (Liu et al. 2025, arXiv:2504.14960): the experts' own etp·ep·edp grid
+    // covers the tp·dp ranks of a stage, so one GPU computes tokens·k·etp/tp rows (etp = tp: every token of its
+    // tensor-parallel group over 1/tp of the FFN; etp = 1: its 1/tp share of the tokens over the whole FFN), spread
+    // evenly over its E/ep local experts (force-balanced routing, as the NVIDIA tables run it).
+    out.dispatched_rows = in.tokens * k * etp / tp;
+    const double cf = in.capacity_factor > 0 ? in.capacity_factor : 1;
+    out.tokens_per_expert = out.dispatched_rows * cf / out.local_experts;
+    out.expert_ffn = std::ceil(static_cast<double>(c.ffn_hidden_size) / etp);
+    // Router: fp32 logits tokens×E written, softmax and top-k read them (3 passes), probabilities kept for the
+    // backward; permutation passes over the hidden states as kPermuteBackwardOverForward says.
+    const double local_tokens = in.tokens * etp / tp;
+    const double router_bytes = 3 * 4 * local_tokens * E;
+    const double rows = out.dispatched_rows;
+    const double permute = (local_tokens + rows) * h * e * 2 + (in.ep > 1 ? 4 * rows * h * e : 0);
+    out.permute_bytes = (router_bytes + permute) * (1 + kPermuteBackwardOverForward);
+    if (in.ep > 1) {
+        // EP peers are consecutive after the etp ranks (Megatron-Core's expert rank order etp, ep, edp): the group
+        // stays in one NVLink domain when ep·etp fits in it.
+        const std::int64_t node = std::max<std::int64_t>(in.gpus_per_node, 1);
+        const std::int64_t per_node = std::min(in.ep, std::max<std::int64_t>(node / in.etp, 1));
+        const std::int64_t domains = (in.ep + per_node - 1) / per_node;
+        const bool in_node = in.ep * in.etp <= node;
+        const double bw = in.collective_fraction * group_link_bytes_per_s(ic, per_node, domains);
+        const double latency = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+        // Each GPU sends the (ep−1)/ep of its rows that leave it (padded slots when a capacity is set, GShard).
+        out.all_to_all_seconds = rows * cf * h * e * (ep - 1) / ep / bw + latency;
+    }
+    out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
+    return out;
+}
+
+double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double forward_flops, double passes,
+                                double peak, double bytes_per_s, double element_bytes, double peak_fraction) {
+    // A grouped GEMM (TE GroupedLinear, cuBLAS/CUTLASS grouped kernels) runs one M×N×K problem per local expert:
+    // its tiles and its roofline are those of the per-expert shape, its count the local experts.
+    const double eff = matmul_efficiency(std::max(shape.tokens_per_expert, 1.0), shape.expert_ffn, hidden,
+                                         shape.local_experts, peak, bytes_per_s, element_bytes, peak_fraction);
+    return forward_flops * passes / (eff * peak);
+}
+
+}  // namespace tally
