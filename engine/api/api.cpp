@@ -20,12 +20,8 @@ namespace {
 
 json methods(const json& args) { return list_methods(bool_arg(args, "detail", false)); }
 
-constexpr std::array kMethodsArgs = std::to_array<Arg>({
-    {.name = "detail",
-     .type = ArgType::Boolean,
-     .fallback = "false",
-     .doc = "also list each method's declared arguments and result fields"},
-});
+constexpr std::array kMethodsArgs{
+    arg::boolean("detail", "false", "also list each method's declared arguments and result fields")};
 constexpr std::array kMethodsResult = std::to_array<Field>({
     {"name", "", "the method's name"},
     {"summary", "", "one line"},

@@ -45,9 +45,9 @@ json context_parallel(const json& args) {
 
 using namespace arg;
 constexpr std::array kContextOwn{
-    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset (peak and links)"},
-    Arg{"seq", Int, "tokens", 1, 1 << 24, "131072", "sequence length"},
-    Arg{"cp", Int, "GPUs", 2, 1 << 24, "8", "context-parallel degree"},
+    text("hardware", "h100-sxm", "hardware preset (peak and links)"),
+    integer("seq", "tokens", 1, 1 << 24, "131072", "sequence length"),
+    integer("cp", "GPUs", 2, 1 << 24, "8", "context-parallel degree"),
 };
 constexpr auto kContextArgs = join_args(kModelArgs, kContextOwn);
 constexpr std::array kContextResult = std::to_array<Field>({

@@ -36,43 +36,33 @@ json overlap_method(const json& args) {
     for (const ov::Op& op : t.ops)
         ops.push_back(
             {{"lane", op.lane}, {"kind", op.kind}, {"layer", op.layer}, {"start", op.start}, {"end", op.end}});
-    return {{"scheme", ov::to_string(in.scheme)},
-            {"layers", in.layers},
-            {"forward_seconds", in.forward_seconds},
-            {"backward_seconds", in.backward_seconds},
-            {"layer_bytes", in.layer_bytes},
-            {"bucket_bytes", in.bucket_bytes},
-            {"overlap", in.overlap},
-            {"chunks", in.chunks},
-            {"hardware", hw.id},
-            {"ranks_per_node", in.placement.ranks_per_node},
-            {"nodes", in.placement.nodes},
-            {"step_seconds", t.step_seconds},
-            {"compute_seconds", t.compute_seconds},
-            {"comm_seconds", t.comm_seconds},
-            {"exposed_comm_seconds", t.exposed_comm_seconds},
-            {"hidden_comm_seconds", t.hidden_comm_seconds},
-            {"exposed_fraction", t.comm_seconds > 0 ? t.exposed_comm_seconds / t.comm_seconds : 0.0},
-            {"collectives", t.collectives},
-            {"collective_seconds", t.collective_seconds},
-            {"ops", ops}};
+    json out{{"scheme", ov::to_string(in.scheme)},
+             {"hardware", hw.id},
+             {"ranks_per_node", in.placement.ranks_per_node},
+             {"nodes", in.placement.nodes},
+             {"exposed_fraction", t.comm_seconds > 0 ? t.exposed_comm_seconds / t.comm_seconds : 0.0},
+             {"ops", ops}};
+    out.update(
+        TALLY_MEMBERS(in, layers, forward_seconds, backward_seconds, layer_bytes, bucket_bytes, overlap, chunks));
+    out.update(TALLY_MEMBERS(t, step_seconds, compute_seconds, comm_seconds, exposed_comm_seconds, hidden_comm_seconds,
+                             collectives, collective_seconds));
+    return out;
 }
 
 using namespace arg;
 constexpr std::array kOverlapArgs{
-    Arg{.name = "scheme", .type = Enum, .fallback = "ddp", .doc = "what communicates", .values = "ddp|fsdp|tp"},
-    Arg{"layers", Int, "layers", 1, 1024, "depends: the core's default", "layers in the step"},
-    Arg{"forward_seconds", Num, "s", -kNo, kNo, "depends: the core's default", "one layer's forward"},
-    Arg{"backward_seconds", Num, "s", -kNo, kNo, "depends: 2 x forward_seconds", "one layer's backward"},
-    Arg{"layer_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "bytes one layer's collective moves"},
-    Arg{"bucket_bytes", Num, "bytes", -kNo, kNo, "depends: the core's default", "DDP gradient bucket size"},
-    Arg{"overlap", Bool, "", -kNo, kNo, "true", "overlap communication with compute"},
-    Arg{"chunks", Int, "chunks", 1, 64, "depends: the core's default", "TP collective-matmul chunks"},
-    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the collectives"},
-    Arg{"efficiency", Num, "", -kNo, kNo, "depends: the collectives' default link efficiency",
-        "achieved share of link bandwidth"},
-    Arg{"ranks_per_node", Int, "GPUs", 0, 1 << 20, "8", "ranks of the group per node"},
-    Arg{"nodes", Int, "nodes", 0, 1 << 20, "1", "nodes the group spans"},
+    choice("scheme", "ddp", "what communicates", "ddp|fsdp|tp"),
+    integer("layers", "layers", 1, 1024, "depends: the core's default", "layers in the step"),
+    number("forward_seconds", "s", "depends: the core's default", "one layer's forward"),
+    number("backward_seconds", "s", "depends: 2 x forward_seconds", "one layer's backward"),
+    number("layer_bytes", "bytes", "depends: the core's default", "bytes one layer's collective moves"),
+    number("bucket_bytes", "bytes", "depends: the core's default", "DDP gradient bucket size"),
+    boolean("overlap", "true", "overlap communication with compute"),
+    integer("chunks", "chunks", 1, 64, "depends: the core's default", "TP collective-matmul chunks"),
+    text("hardware", "h100-sxm", "hardware preset whose links time the collectives"),
+    number("efficiency", "", "depends: the collectives' default link efficiency", "achieved share of link bandwidth"),
+    integer("ranks_per_node", "GPUs", 0, 1 << 20, "8", "ranks of the group per node"),
+    integer("nodes", "nodes", 0, 1 << 20, "1", "nodes the group spans"),
 };
 constexpr std::array kOverlapResult = std::to_array<Field>({
     {"step_seconds", "s", "the step with this schedule"},

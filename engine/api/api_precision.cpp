@@ -47,7 +47,7 @@ json describe(Format f, uint64_t code) {
     out["format"] = fi.name;
     out["bits"] = bits;
     out["sign"] = fl.sign;
-    out["fields"] = {{"sign", fl.sign}, {"exponent", fl.exponent}, {"mantissa", fl.mantissa}};
+    out["fields"] = TALLY_MEMBERS(fl, sign, exponent, mantissa);
     out["field_bits"] = {{"sign", bits.substr(0, sb)},
                          {"exponent", bits.substr(sb, fi.exp_bits)},
                          {"mantissa", bits.substr(sb + fi.exp_bits)}};
@@ -103,46 +103,33 @@ json encode_result(Format f, const ValueArg& in, Round rnd, bool sat) {
 // ---------------------------------------------------------------- methods
 
 using namespace arg;
-constexpr Arg kFormat{"format", Str, "", -kNo, kNo, "required", "a float format name (see float_formats)"};
-constexpr Arg kValue{
-    "value", Any, "", -kNo, kNo, "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\""};
-constexpr Arg kRounding{.name = "rounding",
-                        .type = Enum,
-                        .fallback = "nearest_even",
-                        .doc = "rounding mode (or rn, rna, rz, ru, rd)",
-                        .values = "nearest_even|nearest_away|toward_zero|up|down"};
-constexpr Arg kSaturate{"saturate",
-                        Any,
-                        "",
-                        -kNo,
-                        kNo,
-                        "depends: the format's NVIDIA default",
-                        "true, false, or \"default\": clamp overflow to the largest finite value"};
-constexpr Arg kCode{
-    "code", Any, "", -kNo, kNo, "depends: required without hex", "the bit pattern: an integer, or hex text"};
-constexpr Arg kHex{"hex", Str, "", -kNo, kNo, "none", "the bit pattern as hex text, e.g. \"0x7e\""};
-constexpr Arg kFlipBit{"flip_bit", Num, "", -kNo, kNo, "none", "a bit index to flip before decoding"};
+constexpr Arg kFormat = text("format", "required", "a float format name (see float_formats)");
+constexpr Arg kValue = any("value", "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\"");
+constexpr Arg kRounding = choice("rounding", "nearest_even", "rounding mode (or rn, rna, rz, ru, rd)",
+                                 "nearest_even|nearest_away|toward_zero|up|down");
+constexpr Arg kSaturate = any("saturate", "depends: the format's NVIDIA default",
+                              "true, false, or \"default\": clamp overflow to the largest finite value");
+constexpr Arg kCode = any("code", "depends: required without hex", "the bit pattern: an integer, or hex text");
+constexpr Arg kHex = text("hex", "none", "the bit pattern as hex text, e.g. \"0x7e\"");
+constexpr Arg kFlipBit = number("flip_bit", "", "none", "a bit index to flip before decoding");
 constexpr std::array kEncodeArgs{kFormat, kValue, kRounding, kSaturate};
 constexpr std::array kCompareArgs{kValue, kRounding, kSaturate};
 constexpr std::array kDecodeArgs{kFormat, kCode, kHex, kFlipBit};
-constexpr std::array kTableArgs{kFormat, Arg{.name = "kind",
-                                             .type = Enum,
-                                             .fallback = "gaps",
-                                             .doc = "gaps per binade, or every value (formats of at most 16 bits)",
-                                             .values = "gaps|values"}};
+constexpr std::array kTableArgs{
+    kFormat, choice("kind", "gaps", "gaps per binade, or every value (formats of at most 16 bits)", "gaps|values")};
 constexpr std::array kExploreArgs{
     kFormat,
-    Arg{"value", Any, "", -kNo, kNo, "depends: give value, or code / hex", kValue.doc},
+    any("value", "depends: give value, or code / hex", kValue.doc),
     kCode,
     kHex,
     kFlipBit,
     kRounding,
     kSaturate,
-    Arg{"table", Bool, "", -kNo, kNo, "false", "also the gap table (and values up to 8 bits)"},
+    boolean("table", "false", "also the gap table (and values up to 8 bits)"),
     Arg{"blocks", Obj, "", -kNo, kNo, "none", "block_compare's arguments: a block comparison beside"}};
-constexpr std::array kBatchArgs{
-    kFormat, kRounding, kSaturate, Arg{"count", Int, "", 1, 1 << 24, "required", "bit patterns encoded"},
-    Arg{"seed", Int, "", 0, static_cast<double>(std::int64_t{1} << 52), "1", "seed of the patterns"}};
+constexpr std::array kBatchArgs{kFormat, kRounding, kSaturate,
+                                integer("count", "", 1, 1 << 24, "required", "bit patterns encoded"),
+                                integer("seed", "", 0, std::int64_t{1} << 52, "1", "seed of the patterns")};
 constexpr std::array kFormatsResult = std::to_array<Field>({
     {"formats", "", "every format with its layout, special-value rules and constants"},
     {"roundings", "", "the rounding modes"},
