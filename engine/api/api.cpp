@@ -12,6 +12,7 @@
 
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/json_members.h"
 #include "tally/model.h"
 
 namespace tally::api {
@@ -204,8 +205,7 @@ json list_methods(bool detail) {
                 json args = json::array();
                 for (const Arg& arg : method.args) args.push_back(arg_to_json(arg));
                 json result = json::array();
-                for (const Field& field : method.result)
-                    result.push_back({{"name", field.name}, {"unit", field.unit}, {"doc", field.doc}});
+                for (const Field& field : method.result) result.push_back(TALLY_MEMBERS(field, name, unit, doc));
                 row["args"] = args;
                 row["result"] = result;
             }

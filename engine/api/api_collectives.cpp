@@ -91,14 +91,9 @@ json comm_roofline(const json& args) {
     for (const co::StrategyRow& row : r.rows) {
         json item = TALLY_MEMBERS(row, id, applies, collective);
         if (row.applies) {
-            item["bytes_per_gpu"] = row.bytes_per_gpu;
-            item["flops_per_gpu"] = row.flops_per_gpu;
-            item["flops_per_byte"] = row.flops_per_byte;
-            item["link_bytes_per_s"] = row.link_bytes_per_s;
-            item["ridge_flops_per_byte"] = row.ridge_flops_per_byte;
-            item["communication_bound"] = row.communication_bound;
-            item["compute_seconds"] = row.compute_seconds;
-            item["communication_seconds"] = row.communication_seconds;
+            item.update(TALLY_MEMBERS(row, bytes_per_gpu, flops_per_gpu, flops_per_byte, link_bytes_per_s,
+                                      ridge_flops_per_byte, communication_bound, compute_seconds,
+                                      communication_seconds));
         }
         rows.push_back(std::move(item));
     }

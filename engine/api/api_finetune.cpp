@@ -133,13 +133,7 @@ json finetune(const json& args) {
     if (adapters) {
         json modules = json::array();
         for (const LoraModule& m : b.lora.modules)
-            modules.push_back({{"name", m.name},
-                               {"target", m.target},
-                               {"in", m.in},
-                               {"out", m.out},
-                               {"layers", m.layers},
-                               {"instances", m.instances},
-                               {"params", m.params}});
+            modules.push_back(TALLY_MEMBERS(m, name, target, in, out, layers, instances, params));
         const bool nf4 = s.base == BaseStorage::NF4;
         out["lora"] = json{{"scaling", b.lora_scaling},    {"targets", lora_targets_to_string(s.lora.targets)},
                            {"params", b.lora.total},       {"params_active", b.lora.active},

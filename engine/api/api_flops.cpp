@@ -19,14 +19,11 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
     const double tokens = tokens_arg.value_or(1.0);
     const double s = static_cast<double>(in.seq);
     json terms = json::array();
-    for (const FlopsTerm& t : r.terms)
-        terms.push_back({{"id", t.id},
-                         {"name", t.name},
-                         {"formula", t.formula},
-                         {"formula_per_token", t.formula_per_token},
-                         {"forward_per_sequence", t.forward_per_sequence},
-                         {"forward_per_token", t.forward_per_sequence / s},
-                         {"share", t.forward_per_sequence / r.forward_per_sequence}});
+    for (const FlopsTerm& t : r.terms) {
+        terms.push_back(TALLY_MEMBERS(t, id, name, formula, formula_per_token, forward_per_sequence));
+        terms.back()["forward_per_token"] = t.forward_per_sequence / s;
+        terms.back()["share"] = t.forward_per_sequence / r.forward_per_sequence;
+    }
     const ParamCount p = count_params(c);
     const json notes = flops_notes(c, in, r);
     const double six_nd = r.six_n * tokens;

@@ -30,9 +30,7 @@ constexpr double kMaxModelledSeconds = 60;
 
 int max_n_of(const gemm::Kernel& kernel) { return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN; }
 
-json tiling_json(const gemm::Tiling& t) {
-    return TALLY_MEMBERS(t, mr, nr, mc, kc, nc);
-}
+json tiling_json(const gemm::Tiling& t) { return TALLY_MEMBERS(t, mr, nr, mc, kc, nc); }
 
 void require_available(const gemm::Kernel& kernel) {
     if (!gemm::kernel_available(kernel))
@@ -151,14 +149,13 @@ json check_json(const gemm::CheckResult& check) {
 
 json gemm_kernels(const json&) {
     json list = json::array();
-    for (const gemm::Kernel& kernel : gemm::kernels())
-        list.push_back({{"number", kernel.number},
-                        {"name", kernel.name},
-                        {"adds", kernel.adds},
-                        {"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
-                        {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
-                        {"available", gemm::kernel_available(kernel)},
-                        {"tiling", tiling_json(kernel.tiling)}});
+    for (const gemm::Kernel& kernel : gemm::kernels()) {
+        list.push_back(json{{"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
+                            {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
+                            {"available", gemm::kernel_available(kernel)},
+                            {"tiling", tiling_json(kernel.tiling)}});
+        list.back().update(TALLY_MEMBERS(kernel, number, name, adds));
+    }
     return {{"isa", gemm::simd_isa()},
             {"lanes", gemm::simd_lanes()},
             {"fma", gemm::simd_has_fma()},
@@ -214,21 +211,14 @@ json gemm_bench(const json& args) {
             const roofline::Traffic traffic =
                 roofline::kernel_traffic(kernel->traffic, kernel->tiling, m, n, n, cache_bytes);
             best = std::max(best, row.flops_per_s);
-            size_rows.push_back({{"kernel", row.kernel},
-                                 {"number", row.number},
-                                 {"m", row.m},
-                                 {"n", row.n},
-                                 {"flops_per_s", row.flops_per_s},
-                                 {"flops_per_s_min", row.flops_per_s_min},
-                                 {"flops_per_s_max", row.flops_per_s_max},
-                                 {"median_s", row.median_s},
-                                 {"samples", row.samples},
-                                 {"max_abs_err", row.check.max_abs_err},
-                                 {"tolerance", row.check.max_tolerance},
-                                 {"correct", row.check.ok},
-                                 {"flops", traffic.flops},
-                                 {"bytes", traffic.bytes},
-                                 {"intensity", traffic.intensity}});
+            size_rows.push_back(json{{"max_abs_err", row.check.max_abs_err},
+                                     {"tolerance", row.check.max_tolerance},
+                                     {"correct", row.check.ok},
+                                     {"flops", traffic.flops},
+                                     {"bytes", traffic.bytes},
+                                     {"intensity", traffic.intensity}});
+            size_rows.back().update(TALLY_MEMBERS(row, kernel, number, m, n, flops_per_s, flops_per_s_min,
+                                                  flops_per_s_max, median_s, samples));
         }
         for (json& row : size_rows) {
             row["ratio_to_best"] = row["flops_per_s"].get<double>() / best;

@@ -77,9 +77,7 @@ json kv_cache_method(const json& args) {
     if (auto cap = capacity_from_args(args, &hardware)) {
         add_capacity(out, *cap, hardware);
         const KvCapacity fit = kv_capacity(k, context, batch, cap->usable_bytes);  // verdicts against the usable bytes
-        out["fits"] = fit.fits;
-        out["max_batch"] = fit.max_batch;
-        out["max_context"] = fit.max_context;
+        out.update(TALLY_MEMBERS(fit, fits, max_batch, max_context));
     }
     // The decode bound needs a hardware preset: capacity_bytes carries no bandwidth.
     if (auto id = optional_string_arg(args, "hardware")) {
@@ -102,16 +100,8 @@ constexpr Method kMethods[] = {
 json kv_layers_json(const std::vector<KvLayerGroup>& groups) {
     json out = json::array();
     for (const KvLayerGroup& g : groups)
-        out.push_back({{"kind", g.kind},
-                       {"layers", g.layers},
-                       {"latent", g.latent},
-                       {"key_values", g.key_values},
-                       {"value_values", g.value_values},
-                       {"mha_values", g.mha_values},
-                       {"bytes_per_layer_token", g.bytes_per_layer_token},
-                       {"bytes_per_token", g.bytes_per_token},
-                       {"tokens", g.tokens},
-                       {"bytes_per_sequence", g.bytes_per_sequence}});
+        out.push_back(TALLY_MEMBERS(g, kind, layers, latent, key_values, value_values, mha_values,
+                                    bytes_per_layer_token, bytes_per_token, tokens, bytes_per_sequence));
     return out;
 }
 

@@ -50,7 +50,7 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"sharded_by", "tp, pp, zero >= 1"}});
     json parts = json::array();
     for (const OptimizerPart& part : optimizer_parts(st.recipe.optimizer, m.bytes.optimizer_states))
-        parts.push_back({{"id", part.id}, {"name", part.name}, {"bytes", part.bytes}});
+        parts.push_back(TALLY_MEMBERS(part, id, name, bytes));
     classes.push_back({{"id", "optimizer_states"},
                        {"parts", parts},
                        {"name", "optimizer states"},
@@ -86,13 +86,10 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                            {"formula", zero3_buffer_formula(st)},
                            {"sharded_by", "tp, pp"}});
     json terms = json::array();
-    for (const ActivationTerm& t : m.activations.terms)
-        terms.push_back({{"id", t.id},
-                         {"name", t.name},
-                         {"scope", t.per_layer ? "per_layer" : "outside"},
-                         {"bytes", t.bytes},
-                         {"description", t.description},
-                         {"formula", t.formula}});
+    for (const ActivationTerm& t : m.activations.terms) {
+        terms.push_back(TALLY_MEMBERS(t, id, name, bytes, description, formula));
+        terms.back()["scope"] = t.per_layer ? "per_layer" : "outside";
+    }
     json per_gpu = TALLY_MEMBERS(m.bytes, weights, gradients, master_weights, optimizer_states, activations, total);
     if (m.bytes.grad_accum != 0) per_gpu["grad_accum"] = m.bytes.grad_accum;
     if (m.bytes.zero3_buffer != 0) per_gpu["zero3_buffer"] = m.bytes.zero3_buffer;

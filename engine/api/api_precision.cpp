@@ -188,21 +188,17 @@ json float_formats(const json&) {
                           {"epsilon", eps_obj},
                           {"canonical_nan", fi.nan != NaN::none ? brief(f, canonical_nan_code(f)) : json(nullptr)},
                           {"finite_count", finite_count(f)}};
-        list.push_back({{"name", fi.name},
-                        {"display_name", format_display_name(f)},
-                        {"bits", fi.bits},
-                        {"exponent_bits", fi.exp_bits},
-                        {"mantissa_bits", fi.man_bits},
-                        {"sign_bits", fi.has_sign ? 1 : 0},
-                        {"bias", fi.bias},
-                        {"has_inf", fi.inf != Inf::none},
-                        {"has_nan", fi.nan != NaN::none},
-                        {"has_negative_zero", fi.has_sign && fi.nan != NaN::neg_zero},
-                        {"has_subnormals", fi.has_subnormals},
-                        {"nan_rule", nan_rule_text(f)},
-                        {"default_saturate", fi.default_saturate},
-                        {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
-                        {"constants", constants}});
+        list.push_back(json{{"display_name", format_display_name(f)},
+                            {"exponent_bits", fi.exp_bits},
+                            {"mantissa_bits", fi.man_bits},
+                            {"sign_bits", fi.has_sign ? 1 : 0},
+                            {"has_inf", fi.inf != Inf::none},
+                            {"has_nan", fi.nan != NaN::none},
+                            {"has_negative_zero", fi.has_sign && fi.nan != NaN::neg_zero},
+                            {"nan_rule", nan_rule_text(f)},
+                            {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
+                            {"constants", constants}});
+        list.back().update(TALLY_MEMBERS(fi, name, bits, bias, has_subnormals, default_saturate));
     }
     json roundings = json::array();
     for (int r = 0; r < kRoundCount; ++r)
@@ -266,13 +262,10 @@ json float_table(const json& args) {
     }
     if (kind != "gaps") throw InputError("kind", "kind must be \"gaps\" or \"values\", got \"" + kind + "\"");
     json rows = json::array();
-    for (const Binade& b : binades(f))
-        rows.push_back({{"kind", b.subnormal ? "subnormal" : "normal"},
-                        {"exponent", b.exponent},
-                        {"from", b.from},
-                        {"to", b.to},
-                        {"gap", b.gap},
-                        {"count", b.count}});
+    for (const Binade& b : binades(f)) {
+        rows.push_back(TALLY_MEMBERS(b, exponent, from, to, gap, count));
+        rows.back()["kind"] = b.subnormal ? "subnormal" : "normal";
+    }
     return {{"format", fi.name}, {"kind", kind}, {"binades", rows}};
 }
 

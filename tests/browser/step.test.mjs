@@ -2,7 +2,7 @@
 // the planner's best layout is one click away, the state round-trips through the URL, and screenshots are saved.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { screenshot, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
 import { nativeCall } from '../node/engine.mjs';
 
@@ -22,9 +22,7 @@ function bandText(value, halfWidth) {
 
 /** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
 async function openStep(t) {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#step-time');
   const widget = page.locator('section#step-time tally-step');
   await widget.evaluate((el) => el.ready);

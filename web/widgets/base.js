@@ -37,4 +37,4 @@ export {
 } from './kit/fields.js';
 export { copyText, downloadBlob, standaloneSvg, svgToPng } from './kit/export.js';
 export { TallyWidget, ElementBase, defineWidget, widgetTags } from './kit/element.js';
-export { fieldControl, fieldAttribute, fieldArgs, readFields, writeFields } from './kit/store.js';
+export { fieldControl, fieldAttribute, fieldArgs, presetSelect, readFields, writeFields } from './kit/store.js';
