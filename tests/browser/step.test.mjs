@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
-import { nativeCall } from '../node/engine.mjs';
+import { nativeCall, PLANNER_EXAMPLE } from '../node/engine.mjs';
 
 /**
  * A prediction as the band lets it be shown, computed here from the Particle Data Group's rounding rule (Review
@@ -200,16 +200,7 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
   const plan = await widget.evaluate((el) => el.plan);
-  const planned = native('plan', {
-    model: 'llama-3-70b',
-    hardware: 'h100-sxm',
-    gpus: 64,
-    seq: 8192,
-    global_batch: 512,
-    flash_attention: true,
-    stack: 'megatron-te',
-    top: 5,
-  });
+  const planned = native('plan', { ...PLANNER_EXAMPLE, stack: 'megatron-te', top: 5 });
   assert.deepEqual(plan, planned, 'the planner ran on the chosen stack');
   const bandCells = await widget
     .locator('tr[data-rank] td.num:nth-child(4)')
