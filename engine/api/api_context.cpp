@@ -29,15 +29,8 @@ json context_parallel(const json& args) {
                 {"seq", seq},
                 {"cp", cp},
                 {"contiguous", work_json(cx::causal_work(seq, cp, false))},
-                {"ring",
-                 {{"block_tokens", r.block_tokens},
-                  {"block_flops", r.block_flops},
-                  {"kv_block_bytes", r.kv_block_bytes},
-                  {"link_bytes_per_s", r.link_bytes_per_s},
-                  {"compute_seconds", r.compute_seconds},
-                  {"transfer_seconds", r.transfer_seconds},
-                  {"hidden", r.hidden},
-                  {"min_block_tokens", r.min_block_tokens}}}};
+                {"ring", TALLY_MEMBERS(r, block_tokens, block_flops, kv_block_bytes, link_bytes_per_s, compute_seconds,
+                                       transfer_seconds, hidden, min_block_tokens)}};
     // The balanced split needs 2·cp | seq; say why when it does not apply rather than fail the whole call.
     if (seq % (2 * cp) == 0) out["balanced"] = work_json(cx::causal_work(seq, cp, true));
     return out;

@@ -24,30 +24,24 @@ using u64 = std::uint64_t;
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     json classes = json::array();
-    classes.push_back({{"id", "weights"},
-                       {"name", "working weights"},
-                       {"bytes", m.bytes.weights},
-                       {"params", m.params_weights},
-                       {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
-                       {"description", memory_class_description(MemoryClass::Weights, st, m)},
-                       {"formula", bytes_per_param_formula("N_w", bpp.weights)},
-                       {"sharded_by", "tp, pp, zero 3"}});
-    classes.push_back({{"id", "gradients"},
-                       {"name", "gradients"},
-                       {"bytes", m.bytes.gradients},
-                       {"params", m.params_gradients},
-                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
-                       {"description", memory_class_description(MemoryClass::Gradients, st, m)},
-                       {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
-                       {"sharded_by", "tp, pp, zero >= 2"}});
-    classes.push_back({{"id", "master_weights"},
-                       {"name", "master weights"},
-                       {"bytes", m.bytes.master_weights},
-                       {"params", m.params_optimizer},
-                       {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
-                       {"description", memory_class_description(MemoryClass::MasterWeights, st, m)},
-                       {"formula", bytes_per_param_formula("N_o", bpp.master_weights)},
-                       {"sharded_by", "tp, pp, zero >= 1"}});
+    // A class held per parameter: its parameters, and its bytes per parameter and formula from the recipe.
+    const auto per_param = [&](const char* id, const char* name, auto bytes, auto params, auto bpp256, MemoryClass kind,
+                               const char* symbol, const char* sharded_by) {
+        return json{{"id", id},
+                    {"name", name},
+                    {"bytes", bytes},
+                    {"params", params},
+                    {"bytes_per_param", static_cast<double>(bpp256) / 256},
+                    {"description", memory_class_description(kind, st, m)},
+                    {"formula", bytes_per_param_formula(symbol, bpp256)},
+                    {"sharded_by", sharded_by}};
+    };
+    classes.push_back(per_param("weights", "working weights", m.bytes.weights, m.params_weights, bpp.weights,
+                                MemoryClass::Weights, "N_w", "tp, pp, zero 3"));
+    classes.push_back(per_param("gradients", "gradients", m.bytes.gradients, m.params_gradients, bpp.gradients,
+                                MemoryClass::Gradients, "N_g", "tp, pp, zero >= 2"));
+    classes.push_back(per_param("master_weights", "master weights", m.bytes.master_weights, m.params_optimizer,
+                                bpp.master_weights, MemoryClass::MasterWeights, "N_o", "tp, pp, zero >= 1"));
     json parts = json::array();
     for (const OptimizerPart& part : optimizer_parts(st.recipe.optimizer, m.bytes.optimizer_states))
         parts.push_back(TALLY_MEMBERS(part, id, name, bytes));
@@ -69,14 +63,9 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"formula", "per_layer · layers · in_flight + outside"},
                        {"sharded_by", "tp (and sequence parallel), pp"}});
     if (m.bytes.grad_accum != 0)
-        classes.push_back({{"id", "grad_accum"},
-                           {"name", "gradient accumulation buffer"},
-                           {"bytes", m.bytes.grad_accum},
-                           {"params", m.params_optimizer},
-                           {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
-                           {"description", memory_class_description(MemoryClass::GradAccum, st, m)},
-                           {"formula", bytes_per_param_formula("N_o", bpp.grad_accum)},
-                           {"sharded_by", "tp, pp, zero >= 1"}});
+        classes.push_back(per_param("grad_accum", "gradient accumulation buffer", m.bytes.grad_accum,
+                                    m.params_optimizer, bpp.grad_accum, MemoryClass::GradAccum, "N_o",
+                                    "tp, pp, zero >= 1"));
     if (m.bytes.zero3_buffer != 0)
         classes.push_back({{"id", "zero3_buffer"},
                            {"name", "ZeRO-3 gathered parameters"},
