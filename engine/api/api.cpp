@@ -13,6 +13,7 @@
 
 #include "tally/error.h"
 #include "tally/input.h"
+#include "tally/json_members.h"
 #include "tally/model.h"
 
 namespace tally::api {
@@ -21,12 +22,8 @@ namespace {
 
 json methods(const json& args) { return list_methods(bool_arg(args, "detail", false)); }
 
-constexpr std::array kMethodsArgs = std::to_array<Arg>({
-    {.name = "detail",
-     .type = ArgType::Boolean,
-     .fallback = "false",
-     .doc = "also list each method's declared arguments and result fields"},
-});
+constexpr std::array kMethodsArgs{
+    arg::boolean("detail", "false", "also list each method's declared arguments and result fields")};
 constexpr std::array kMethodsResult = std::to_array<Field>({
     {"name", "", "the method's name"},
     {"summary", "", "one line"},
@@ -216,8 +213,7 @@ json list_methods(bool detail) {
                 json args = json::array();
                 for (const Arg& arg : method.args) args.push_back(arg_to_json(arg));
                 json result = json::array();
-                for (const Field& field : method.result)
-                    result.push_back({{"name", field.name}, {"unit", field.unit}, {"doc", field.doc}});
+                for (const Field& field : method.result) result.push_back(TALLY_MEMBERS(field, name, unit, doc));
                 row["args"] = args;
                 row["result"] = result;
             }

@@ -146,10 +146,7 @@ std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardwar
 void add_capacity(json& out, const UsableCapacity& u, const json& hardware) {
     out["capacity_bytes"] = u.capacity;
     out["cuda_context_bytes"] = u.context_bytes;
-    out["fragmentation_fraction"] = u.fragmentation_fraction;
-    out["fragmentation_bytes"] = u.fragmentation_bytes;
-    out["allowance_bytes"] = u.allowance_bytes;
-    out["usable_bytes"] = u.usable_bytes;
+    out.update(TALLY_MEMBERS(u, fragmentation_fraction, fragmentation_bytes, allowance_bytes, usable_bytes));
     if (!hardware.is_null()) out["hardware"] = hardware;
 }
 
@@ -157,15 +154,13 @@ json recipes_json() {
     json out = json::array();
     for (const RecipePreset& r : recipes()) {
         const BytesPerParam256 b = bytes_per_param_256(r.recipe);
-        out.push_back({{"id", r.id},
-                       {"name", r.name},
-                       {"description", r.description},
-                       {"weights", to_string(r.recipe.weights)},
-                       {"gradients", to_string(r.recipe.gradients)},
-                       {"master_weights", to_string(r.recipe.master_weights)},
-                       {"optimizer", to_string(r.recipe.optimizer)},
-                       {"optimizer_state", to_string(r.recipe.optimizer_state)},
-                       {"bytes_per_param", static_cast<double>(b.total()) / 256}});
+        out.push_back(json{{"weights", to_string(r.recipe.weights)},
+                           {"gradients", to_string(r.recipe.gradients)},
+                           {"master_weights", to_string(r.recipe.master_weights)},
+                           {"optimizer", to_string(r.recipe.optimizer)},
+                           {"optimizer_state", to_string(r.recipe.optimizer_state)},
+                           {"bytes_per_param", static_cast<double>(b.total()) / 256}});
+        out.back().update(TALLY_MEMBERS(r, id, name, description));
     }
     return out;
 }

@@ -13,6 +13,7 @@
 
 #include "tally/flops.h"
 #include "tally/hardware.h"
+#include "tally/json_members.h"
 #include "tally/kvcache.h"
 #include "tally/memory.h"
 #include "tally/model.h"
@@ -40,135 +41,78 @@ inline constexpr double kMaxGpus = 100'000'000;
 inline constexpr double kMaxDegree = 1'000'000;
 
 // The model: a preset id, a tally config or a Hugging Face config (resolve_model, api_model.cpp).
-inline constexpr Arg model{"model",
-                           Any,
-                           "",
-                           -kNo,
-                           kNo,
-                           "depends: required unless hf_config is given",
-                           "a preset id (see presets), a tally config object, or an HF config object"};
-inline constexpr Arg hf_config{
-    "hf_config", Any, "", -kNo, kNo, "none", "a Hugging Face config.json, as text or as an object (instead of model)"};
-inline constexpr Arg encoder_head{
-    .name = "encoder_head",
-    .type = Enum,
-    .fallback = "model",
-    .doc = "an encoder's head: the bare model, the masked-LM head, or both pretraining heads",
-    .values = "model|masked_lm|pretraining"};
+inline constexpr Arg model = any("model", "depends: required unless hf_config is given",
+                                 "a preset id (see presets), a tally config object, or an HF config object");
+inline constexpr Arg hf_config =
+    any("hf_config", "none", "a Hugging Face config.json, as text or as an object (instead of model)");
+inline constexpr Arg encoder_head =
+    choice("encoder_head", "model", "an encoder's head: the bare model, the masked-LM head, or both pretraining heads",
+           "model|masked_lm|pretraining");
 inline constexpr std::array kModelArgs{model, hf_config, encoder_head};
 
 // The recipe (recipe_from_args).
-inline constexpr Arg recipe{
-    "recipe", Str, "", -kNo, kNo, kDefaultRecipe, "a named recipe (see recipes): dtype per tensor class and optimizer"};
-inline constexpr Arg weights{"weights", Str, "", -kNo, kNo, "depends: the recipe's", "dtype of the weights"};
-inline constexpr Arg gradients{"gradients", Str, "", -kNo, kNo, "depends: the recipe's", "dtype of the gradients"};
-inline constexpr Arg master_weights{
-    "master_weights", Str, "", -kNo, kNo, "depends: the recipe's", "dtype of the master weights (none for no copy)"};
-inline constexpr Arg optimizer{"optimizer",
-                               Str,
-                               "",
-                               -kNo,
-                               kNo,
-                               "depends: the recipe's",
-                               "optimizer id (see presets: adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor)"};
-inline constexpr Arg optimizer_state{
-    "optimizer_state", Str, "", -kNo, kNo, "depends: the recipe's", "dtype of the optimizer states"};
-inline constexpr Arg grad_accum{"grad_accum",
-                                Str,
-                                "",
-                                -kNo,
-                                kNo,
-                                "depends: the recipe's",
-                                "dtype of a separate gradient-accumulation buffer (none for no buffer)"};
+inline constexpr Arg recipe =
+    text("recipe", kDefaultRecipe, "a named recipe (see recipes): dtype per tensor class and optimizer");
+inline constexpr Arg weights = text("weights", "depends: the recipe's", "dtype of the weights");
+inline constexpr Arg gradients = text("gradients", "depends: the recipe's", "dtype of the gradients");
+inline constexpr Arg master_weights =
+    text("master_weights", "depends: the recipe's", "dtype of the master weights (none for no copy)");
+inline constexpr Arg optimizer =
+    text("optimizer", "depends: the recipe's",
+         "optimizer id (see presets: adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor)");
+inline constexpr Arg optimizer_state =
+    text("optimizer_state", "depends: the recipe's", "dtype of the optimizer states");
+inline constexpr Arg grad_accum = text("grad_accum", "depends: the recipe's",
+                                       "dtype of a separate gradient-accumulation buffer (none for no buffer)");
 inline constexpr std::array kRecipeArgs{recipe,    weights,         gradients, master_weights,
                                         optimizer, optimizer_state, grad_accum};
 
 // The training setup (setup_from_args).
-inline constexpr Arg seq{"seq", Int, "tokens", 1, static_cast<double>(kMaxSeq), "2048", "sequence length"};
-inline constexpr Arg decoder_seq{
-    "decoder_seq", Int, "tokens", 0, static_cast<double>(kMaxSeq), "0", "encoder-decoder: the target length (0: seq)"};
-inline constexpr Arg micro_batch{
-    "micro_batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences per GPU per forward pass"};
-inline constexpr Arg global_batch{"global_batch",
-                                  Int,
-                                  "sequences",
-                                  0,
-                                  static_cast<double>(std::int64_t{1} << 50),
-                                  "0",
-                                  "sequences per optimizer step (0: the method's default from micro_batch and dp)"};
-inline constexpr Arg gpus{"gpus", Int, "GPUs", 1, kMaxGpus, "1", "GPUs in the run"};
-inline constexpr Arg zero{"zero", Int, "", 0, 3, "0", "ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights"};
-inline constexpr Arg tp{"tp", Int, "GPUs", 1, kMaxDegree, "1", "tensor-parallel degree"};
-inline constexpr Arg pp{"pp", Int, "stages", 1, kMaxDegree, "1", "pipeline-parallel degree"};
-inline constexpr Arg sequence_parallel{"sequence_parallel",
-                                       Bool,
-                                       "",
-                                       -kNo,
-                                       kNo,
-                                       "false",
-                                       "shard the norm and dropout activations across tp (Megatron SP)"};
-inline constexpr Arg recompute{.name = "recompute",
-                               .type = Enum,
-                               .fallback = "none",
-                               .doc = "activation recomputation",
-                               .values = "none|selective|full"};
-inline constexpr Arg recompute_ops{
-    "recompute_ops", Str, "", -kNo, kNo, "", "comma-separated ops recomputed (selective recomputation by op)"};
-inline constexpr Arg recompute_layers{"recompute_layers",
-                                      Int,
-                                      "layers",
-                                      0,
-                                      static_cast<double>(kMaxLayers),
-                                      "0",
-                                      "layers per pipeline stage with full recomputation (0: all, per recompute)"};
-inline constexpr Arg flash_attention{.name = "flash_attention",
-                                     .type = Bool,
-                                     .fallback = "false",
-                                     .doc = "fused attention: no s x s score matrix stored",
-                                     .flag = "--flash-attn"};
-inline constexpr Arg dropout{"dropout",
-                             Bool,
-                             "",
-                             -kNo,
-                             kNo,
-                             "depends: the model's dropouts",
-                             "store dropout masks (absent: when the model has dropout)"};
-inline constexpr Arg activation_bytes{"activation_bytes", Int, "bytes", 1, 4, "2", "bytes per stored activation value"};
-inline constexpr Arg zero3_gather{.name = "zero3_gather",
-                                  .type = Enum,
-                                  .fallback = "none",
-                                  .doc = "ZeRO-3: the gathered-weights buffer counted",
-                                  .values = "none|module|layer"};
-inline constexpr Arg zero3_prefetch{
-    "zero3_prefetch", Int, "", 0, 1'000'000, "0", "ZeRO-3: modules (or layers) prefetched ahead"};
-inline constexpr Arg virtual_stages{"virtual_stages",
-                                    Int,
-                                    "chunks",
-                                    1,
-                                    static_cast<double>(kMaxLayers),
-                                    "1",
-                                    "model chunks per pipeline stage (interleaved 1F1B)"};
-inline constexpr Arg keep_stage_outputs{"keep_stage_outputs",
-                                        Bool,
-                                        "",
-                                        -kNo,
-                                        kNo,
-                                        "false",
-                                        "keep every in-flight micro-batch's stage output (no deallocation)"};
-inline constexpr Arg ep{"ep", Int, "GPUs", 1, static_cast<double>(kMaxExperts), "1", "expert-parallel degree"};
-inline constexpr Arg capacity_factor{
-    "capacity_factor", Num, "", -kNo, kNo, "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)"};
-inline constexpr Arg etp{"etp", Int, "GPUs", 0, kMaxGpus, "0", "expert tensor-parallel degree (0: tp)"};
-inline constexpr Arg cp{"cp", Int, "GPUs", 1, static_cast<double>(kMaxSeq), "1", "context-parallel degree"};
-inline constexpr Arg cp_load_balance{
-    "cp_load_balance", Bool, "", -kNo, kNo, "true", "context parallelism with the causal load-balanced split"};
-inline constexpr Arg shard_group{
-    "shard_group", Int, "GPUs", 0, kMaxGpus, "0", "HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group)"};
-inline constexpr Arg offload{.name = "offload",
-                             .type = Enum,
-                             .fallback = "none",
-                             .doc = "what lives in host memory",
-                             .values = "none|optimizer|params|optimizer_params"};
+inline constexpr Arg seq = integer("seq", "tokens", 1, kMaxSeq, "2048", "sequence length");
+inline constexpr Arg decoder_seq =
+    integer("decoder_seq", "tokens", 0, kMaxSeq, "0", "encoder-decoder: the target length (0: seq)");
+inline constexpr Arg micro_batch =
+    integer("micro_batch", "sequences", 1, 1'000'000'000, "1", "sequences per GPU per forward pass");
+inline constexpr Arg global_batch =
+    integer("global_batch", "sequences", 0, std::int64_t{1} << 50, "0",
+            "sequences per optimizer step (0: the method's default from micro_batch and dp)");
+inline constexpr Arg gpus = integer("gpus", "GPUs", 1, kMaxGpus, "1", "GPUs in the run");
+inline constexpr Arg zero = integer("zero", "", 0, 3, "0", "ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights");
+inline constexpr Arg tp = integer("tp", "GPUs", 1, kMaxDegree, "1", "tensor-parallel degree");
+inline constexpr Arg pp = integer("pp", "stages", 1, kMaxDegree, "1", "pipeline-parallel degree");
+inline constexpr Arg sequence_parallel =
+    boolean("sequence_parallel", "false", "shard the norm and dropout activations across tp (Megatron SP)");
+inline constexpr Arg recompute = choice("recompute", "none", "activation recomputation", "none|selective|full");
+inline constexpr Arg recompute_ops =
+    text("recompute_ops", "", "comma-separated ops recomputed (selective recomputation by op)");
+inline constexpr Arg recompute_layers =
+    integer("recompute_layers", "layers", 0, kMaxLayers, "0",
+            "layers per pipeline stage with full recomputation (0: all, per recompute)");
+inline constexpr Arg flash_attention =
+    boolean("flash_attention", "false", "fused attention: no s x s score matrix stored", "--flash-attn");
+inline constexpr Arg dropout =
+    boolean("dropout", "depends: the model's dropouts", "store dropout masks (absent: when the model has dropout)");
+inline constexpr Arg activation_bytes =
+    integer("activation_bytes", "bytes", 1, 4, "2", "bytes per stored activation value");
+inline constexpr Arg zero3_gather =
+    choice("zero3_gather", "none", "ZeRO-3: the gathered-weights buffer counted", "none|module|layer");
+inline constexpr Arg zero3_prefetch =
+    integer("zero3_prefetch", "", 0, 1'000'000, "0", "ZeRO-3: modules (or layers) prefetched ahead");
+inline constexpr Arg virtual_stages =
+    integer("virtual_stages", "chunks", 1, kMaxLayers, "1", "model chunks per pipeline stage (interleaved 1F1B)");
+inline constexpr Arg keep_stage_outputs =
+    boolean("keep_stage_outputs", "false", "keep every in-flight micro-batch's stage output (no deallocation)");
+inline constexpr Arg ep = integer("ep", "GPUs", 1, kMaxExperts, "1", "expert-parallel degree");
+inline constexpr Arg capacity_factor =
+    number("capacity_factor", "", "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)");
+inline constexpr Arg etp = integer("etp", "GPUs", 0, kMaxGpus, "0", "expert tensor-parallel degree (0: tp)");
+inline constexpr Arg cp = integer("cp", "GPUs", 1, kMaxSeq, "1", "context-parallel degree");
+inline constexpr Arg cp_load_balance =
+    boolean("cp_load_balance", "true", "context parallelism with the causal load-balanced split");
+inline constexpr Arg shard_group = integer("shard_group", "GPUs", 0, kMaxGpus, "0",
+                                           "HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group)");
+inline constexpr Arg offload =
+    choice("offload", "none", "what lives in host memory", "none|optimizer|params|optimizer_params");
 inline constexpr auto kSetupOwnArgs = std::array{seq,
                                                  decoder_seq,
                                                  micro_batch,
@@ -199,96 +143,56 @@ inline constexpr auto kSetupArgs = join_args(kSetupOwnArgs, kRecipeArgs);
 
 // The capacity (capacity_from_args).
 inline constexpr double kMaxBytes = 4.611686018427387904e18;  // 2^62
-inline constexpr Arg capacity_bytes{
-    "capacity_bytes", Int, "bytes", 1, kMaxBytes, "none", "one GPU's memory, used as given (instead of hardware)"};
-inline constexpr Arg hardware{"hardware",
-                              Str,
-                              "",
-                              -kNo,
-                              kNo,
-                              "none",
-                              "a hardware preset id (see presets): its reported capacity less the allowance"};
-inline constexpr Arg cuda_context_bytes{"cuda_context_bytes",
-                                        Int,
-                                        "bytes",
-                                        0,
-                                        kMaxBytes,
-                                        "depends: 0 with capacity_bytes, the default allowance with hardware",
-                                        "memory the CUDA context takes"};
-inline constexpr Arg fragmentation_fraction{"fragmentation_fraction",
-                                            Num,
-                                            "",
-                                            -kNo,
-                                            kNo,
-                                            "depends: 0 with capacity_bytes, the default with hardware",
-                                            "share of the capacity lost to allocator fragmentation",
-                                            "--fragmentation"};
+inline constexpr Arg capacity_bytes =
+    integer("capacity_bytes", "bytes", 1, kMaxBytes, "none", "one GPU's memory, used as given (instead of hardware)");
+inline constexpr Arg hardware =
+    text("hardware", "none", "a hardware preset id (see presets): its reported capacity less the allowance");
+inline constexpr Arg cuda_context_bytes =
+    integer("cuda_context_bytes", "bytes", 0, kMaxBytes,
+            "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes");
+inline constexpr Arg fragmentation_fraction =
+    number("fragmentation_fraction", "", "depends: 0 with capacity_bytes, the default with hardware",
+           "share of the capacity lost to allocator fragmentation", "--fragmentation");
 inline constexpr std::array kCapacityArgs{capacity_bytes, hardware, cuda_context_bytes, fragmentation_fraction};
 
 // The FLOP count's inputs (flops_input).
-inline constexpr Arg flops_seq{
-    "seq", Int, "tokens", 1, static_cast<double>(kMaxSeq), "depends: min(max_positions, 2048)", "sequence length"};
-inline constexpr Arg attention_flops{.name = "attention_flops",
-                                     .type = Enum,
-                                     .fallback = "full",
-                                     .doc = "attention score FLOPs: the full s x s square or the causal half",
-                                     .values = "full|causal"};
-inline constexpr Arg flops_pp{
-    "pp", Int, "stages", -kNo, kNo, "1", "pipeline stages, for recompute_layers (1 to the model's layers)"};
+inline constexpr Arg flops_seq =
+    integer("seq", "tokens", 1, kMaxSeq, "depends: min(max_positions, 2048)", "sequence length");
+inline constexpr Arg attention_flops =
+    choice("attention_flops", "full", "attention score FLOPs: the full s x s square or the causal half", "full|causal");
+inline constexpr Arg flops_pp =
+    integer("pp", "stages", -kNo, kNo, "1", "pipeline stages, for recompute_layers (1 to the model's layers)");
 inline constexpr std::array kFlopsArgs{flops_seq,        decoder_seq,     attention_flops,
                                        recompute,        flash_attention, recompute_ops,
                                        recompute_layers, flops_pp,        capacity_factor};
 
 // The step-time layout (layout_from_args, api_step.cpp), shared with training_cost's mfu "predicted".
-inline constexpr Arg step_hardware{"hardware", Any, "", -kNo, kNo, "required", "a hardware preset id or object"};
-inline constexpr Arg interleave{"interleave",
-                                Int,
-                                "chunks",
-                                1,
-                                1024,
-                                "depends: virtual_stages",
-                                "model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages)"};
-inline constexpr Arg embedding_chunks{
-    "embedding_chunks", Bool, "", -kNo, kNo, "false", "the embedding and the LM head as pipeline chunks of their own"};
-inline constexpr Arg gpus_per_node{
-    "gpus_per_node", Int, "GPUs", 1, kMaxDegree, "depends: the hardware preset's interconnect", "GPUs per node"};
-inline constexpr Arg precision{
-    "precision", Str, "", -kNo, kNo, "", "a GEMM precision recipe (fp8_*, mxfp8: FP8 GEMMs)"};
-inline constexpr Arg step_dtype{
-    "dtype", Str, "", -kNo, kNo, "depends: fp8 with an FP8 precision, else bf16", "dtype of the GEMMs' peak"};
-inline constexpr Arg overlap_grad_reduce{
-    "overlap_grad_reduce", Bool, "", -kNo, kNo, "true", "overlap the gradient reduction with the backward pass"};
-inline constexpr Arg stack{.name = "stack",
-                           .type = Enum,
-                           .fallback = "generic",
-                           .doc = "software stack profile: which attention kernel runs and what overlaps (step.cpp)",
-                           .values = "generic|megatron-te|pytorch-fsdp|torchtitan|nanotron|deepspeed"};
-inline constexpr Arg compile{
-    "compile", Bool, "", -kNo, kNo, "false", "torch.compile: fuses the elementwise ops of plain-PyTorch model code"};
-inline constexpr Arg async_tp{"async_tp",
-                              Bool,
-                              "",
-                              -kNo,
-                              kNo,
-                              "false",
-                              "async TP: sequence-parallel collectives overlapped with the linear GEMMs"};
-inline constexpr Arg fp8_all_gather{"fp8_all_gather",
-                                    Bool,
-                                    "",
-                                    -kNo,
-                                    kNo,
-                                    "false",
-                                    "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)"};
-inline constexpr Arg step_lora_rank{
-    "lora_rank",
-    Int,
-    "",
-    0,
-    static_cast<double>(kMaxHidden),
-    "0",
-    "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)"};
-inline constexpr Arg step_lora_targets{
-    "lora_targets", Str, "", -kNo, kNo, "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"};
+inline constexpr Arg step_hardware = any("hardware", "required", "a hardware preset id or object");
+inline constexpr Arg interleave = integer("interleave", "chunks", 1, 1024, "depends: virtual_stages",
+                                          "model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages)");
+inline constexpr Arg embedding_chunks =
+    boolean("embedding_chunks", "false", "the embedding and the LM head as pipeline chunks of their own");
+inline constexpr Arg gpus_per_node =
+    integer("gpus_per_node", "GPUs", 1, kMaxDegree, "depends: the hardware preset's interconnect", "GPUs per node");
+inline constexpr Arg precision = text("precision", "", "a GEMM precision recipe (fp8_*, mxfp8: FP8 GEMMs)");
+inline constexpr Arg step_dtype =
+    text("dtype", "depends: fp8 with an FP8 precision, else bf16", "dtype of the GEMMs' peak");
+inline constexpr Arg overlap_grad_reduce =
+    boolean("overlap_grad_reduce", "true", "overlap the gradient reduction with the backward pass");
+inline constexpr Arg stack =
+    choice("stack", "generic", "software stack profile: which attention kernel runs and what overlaps (step.cpp)",
+           "generic|megatron-te|pytorch-fsdp|torchtitan|nanotron|deepspeed");
+inline constexpr Arg compile =
+    boolean("compile", "false", "torch.compile: fuses the elementwise ops of plain-PyTorch model code");
+inline constexpr Arg async_tp =
+    boolean("async_tp", "false", "async TP: sequence-parallel collectives overlapped with the linear GEMMs");
+inline constexpr Arg fp8_all_gather =
+    boolean("fp8_all_gather", "false", "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)");
+inline constexpr Arg step_lora_rank = integer(
+    "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
+    "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
+inline constexpr Arg step_lora_targets =
+    text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)");
 inline constexpr std::array kLayoutOwnArgs{
     step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,       overlap_grad_reduce,
     stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets};

@@ -85,21 +85,16 @@ json block_result_json(const BlockResult& r) {
             {{"code", r.scale_codes[b]}, {"hex", code_hex(si.scale, r.scale_codes[b])}, {"value", r.scale_values[b]}});
     json codes = json::array();
     for (uint64_t c : r.codes) codes.push_back(c);
-    return {{"scheme", si.name},
-            {"display_name", si.display_name},
-            {"element_format", format_info(si.element).name},
-            {"scale_format", format_info(si.scale).name},
-            {"block_size", si.block_size ? si.block_size : (int)r.codes.size()},
-            {"tensor_scale", r.tensor_scale},
-            {"scales", scales},
-            {"codes", codes},
-            {"dequantized", r.dequantized},
-            {"max_abs_error", r.max_abs_error},
-            {"rms_error", r.rms_error},
-            {"relative_error", r.relative_error},
-            {"zeroed", r.zeroed},
-            {"saturated", r.saturated},
-            {"bits_per_value", r.bits_per_value}};
+    json out{{"scheme", si.name},
+             {"display_name", si.display_name},
+             {"element_format", format_info(si.element).name},
+             {"scale_format", format_info(si.scale).name},
+             {"block_size", si.block_size ? si.block_size : (int)r.codes.size()},
+             {"scales", scales},
+             {"codes", codes}};
+    out.update(TALLY_MEMBERS(r, tensor_scale, dequantized, max_abs_error, rms_error, relative_error, zeroed, saturated,
+                             bits_per_value));
+    return out;
 }
 
 Scheme scheme_from(const std::string& name, const char* field) {
@@ -110,13 +105,8 @@ Scheme scheme_from(const std::string& name, const char* field) {
 }
 
 using namespace arg;
-constexpr Arg kValues{"values",
-                      Any,
-                      "",
-                      -kNo,
-                      kNo,
-                      "depends: required without generate",
-                      "the vector: a list of up to 65536 finite numbers, or comma-separated text"};
+constexpr Arg kValues = any("values", "depends: required without generate",
+                            "the vector: a list of up to 65536 finite numbers, or comma-separated text");
 constexpr Arg kGenerate{"generate",
                         Obj,
                         "",
@@ -124,11 +114,8 @@ constexpr Arg kGenerate{"generate",
                         kNo,
                         "none",
                         "a generated vector instead: {n: 64, seed: 1, scale: 1, outlier: 0, outlier_index: n/3}"};
-constexpr std::array kQuantizeArgs{Arg{.name = "scheme",
-                                       .type = Enum,
-                                       .fallback = "required",
-                                       .doc = "the block format",
-                                       .values = "mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|mxfp4|nvfp4|fp8_tensor"},
+constexpr std::array kQuantizeArgs{choice("scheme", "required", "the block format",
+                                          "mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|mxfp4|nvfp4|fp8_tensor"),
                                    kValues, kGenerate};
 constexpr std::array kBlockCompareArgs{
     kValues, kGenerate,

@@ -16,28 +16,22 @@ namespace {
 namespace co = collectives;
 
 using namespace arg;
-constexpr Arg kCoHardware{"hardware", Str, "", -kNo, kNo, "h100-sxm", "a hardware preset id: its links"};
+constexpr Arg kCoHardware = text("hardware", "h100-sxm", "a hardware preset id: its links");
 constexpr double kMaxRanks = 1 << 20;
 constexpr std::array kCollectiveArgs{
-    Arg{.name = "collective",
-        .type = Enum,
-        .fallback = "all_reduce",
-        .doc = "the collective",
-        .values = "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast"},
-    Arg{.name = "algorithm", .type = Enum, .fallback = "ring", .doc = "the algorithm", .values = "ring|tree"},
-    Arg{"message_bytes", Num, "bytes", -kNo, kNo, "required", "bytes each rank contributes"},
-    Arg{"ranks_per_node", Int, "GPUs", 0, kMaxRanks, "required", "ranks on each node"},
-    Arg{"nodes", Int, "nodes", 0, kMaxRanks, "1", "nodes"},
+    choice("collective", "all_reduce", "the collective", "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast"),
+    choice("algorithm", "ring", "the algorithm", "ring|tree"),
+    number("message_bytes", "bytes", "required", "bytes each rank contributes"),
+    integer("ranks_per_node", "GPUs", 0, kMaxRanks, "required", "ranks on each node"),
+    integer("nodes", "nodes", 0, kMaxRanks, "1", "nodes"),
     kCoHardware,
-    Arg{"efficiency", Num, "", -kNo, kNo, "0.8", "share of the link bandwidth achieved"},
+    number("efficiency", "", "0.8", "share of the link bandwidth achieved"),
 };
 constexpr std::array kCommOwn{
     kCoHardware,
-    Arg{"seq", Int, "tokens", 0, static_cast<double>(std::int64_t{1} << 40), "4096", "sequence length"},
-    Arg{"micro_batch", Int, "sequences", 0, static_cast<double>(std::int64_t{1} << 40), "1",
-        "sequences per micro-batch"},
-    Arg{"degree", Int, "GPUs", 0, static_cast<double>(std::int64_t{1} << 40), "8",
-        "the parallel degree each strategy splits over"},
+    integer("seq", "tokens", 0, std::int64_t{1} << 40, "4096", "sequence length"),
+    integer("micro_batch", "sequences", 0, std::int64_t{1} << 40, "1", "sequences per micro-batch"),
+    integer("degree", "GPUs", 0, std::int64_t{1} << 40, "8", "the parallel degree each strategy splits over"),
 };
 constexpr auto kCommArgs = join_args(kModelArgs, kCommOwn);
 constexpr std::array kCollectiveResult = std::to_array<Field>({
@@ -70,25 +64,18 @@ json collective(const json& args) {
     placement.ranks_per_node = arg_int(args, kCollectiveArgs[3]);
     placement.nodes = arg_int(args, kCollectiveArgs[4]);
     const co::Cost c = co::cost(kind, algorithm, message_bytes, placement, links);
-    return {{"collective", co::to_string(kind)},
-            {"algorithm", co::to_string(algorithm)},
-            {"message_bytes", message_bytes},
-            {"ranks_per_node", placement.ranks_per_node},
-            {"nodes", placement.nodes},
-            {"ranks", placement.ranks()},
-            {"hardware", {{"id", hw.id}, {"name", hw.name}, {"source", hw.interconnect.source}}},
-            {"efficiency", links.efficiency},
-            {"seconds", c.seconds},
-            {"latency_seconds", c.latency_seconds},
-            {"bandwidth_seconds", c.bandwidth_seconds},
-            {"steps", c.steps},
-            {"step_latency_seconds", c.step_latency_seconds},
-            {"algorithm_bytes_per_s", c.algorithm_bytes_per_s},
-            {"bus_bytes_per_s", c.bus_bytes_per_s},
-            {"bus_factor", c.bus_factor},
-            {"bytes_sent_per_rank", c.bytes_sent_per_rank},
-            {"bottleneck", c.bottleneck},
-            {"bottleneck_bytes_per_s", c.bottleneck_bytes_per_s}};
+    json out{{"collective", co::to_string(kind)},
+             {"algorithm", co::to_string(algorithm)},
+             {"message_bytes", message_bytes},
+             {"ranks_per_node", placement.ranks_per_node},
+             {"nodes", placement.nodes},
+             {"ranks", placement.ranks()},
+             {"hardware", {{"id", hw.id}, {"name", hw.name}, {"source", hw.interconnect.source}}},
+             {"efficiency", links.efficiency}};
+    out.update(TALLY_MEMBERS(c, seconds, latency_seconds, bandwidth_seconds, steps, step_latency_seconds,
+                             algorithm_bytes_per_s, bus_bytes_per_s, bus_factor, bytes_sent_per_rank, bottleneck,
+                             bottleneck_bytes_per_s));
+    return out;
 }
 
 // {model, hardware?, seq?, micro_batch?, degree?}
@@ -102,29 +89,18 @@ json comm_roofline(const json& args) {
     const co::Roofline r = co::comm_roofline(c, hw, in);
     json rows = json::array();
     for (const co::StrategyRow& row : r.rows) {
-        json item = {{"id", row.id}, {"applies", row.applies}, {"collective", row.collective}};
+        json item = TALLY_MEMBERS(row, id, applies, collective);
         if (row.applies) {
-            item["bytes_per_gpu"] = row.bytes_per_gpu;
-            item["flops_per_gpu"] = row.flops_per_gpu;
-            item["flops_per_byte"] = row.flops_per_byte;
-            item["link_bytes_per_s"] = row.link_bytes_per_s;
-            item["ridge_flops_per_byte"] = row.ridge_flops_per_byte;
-            item["communication_bound"] = row.communication_bound;
-            item["compute_seconds"] = row.compute_seconds;
-            item["communication_seconds"] = row.communication_seconds;
+            item.update(TALLY_MEMBERS(row, bytes_per_gpu, flops_per_gpu, flops_per_byte, link_bytes_per_s,
+                                      ridge_flops_per_byte, communication_bound, compute_seconds,
+                                      communication_seconds));
         }
         rows.push_back(std::move(item));
     }
-    return {{"model", c.name},
-            {"hardware", hw.id},
-            {"seq", in.seq},
-            {"micro_batch", in.micro_batch},
-            {"degree", in.degree},
-            {"element_bytes", in.element_bytes},
-            {"layer_flops_per_token", r.layer_flops_per_token},
-            {"layer_params", r.layer_params},
-            {"peak_flops_per_s", r.peak_flops_per_s},
-            {"strategies", rows}};
+    json out{{"model", c.name}, {"hardware", hw.id}, {"strategies", rows}};
+    out.update(TALLY_MEMBERS(in, seq, micro_batch, degree, element_bytes));
+    out.update(TALLY_MEMBERS(r, layer_flops_per_token, layer_params, peak_flops_per_s));
+    return out;
 }
 
 constexpr Method kMethods[] = {

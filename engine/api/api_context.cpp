@@ -29,15 +29,8 @@ json context_parallel(const json& args) {
                 {"seq", seq},
                 {"cp", cp},
                 {"contiguous", work_json(cx::causal_work(seq, cp, false))},
-                {"ring",
-                 {{"block_tokens", r.block_tokens},
-                  {"block_flops", r.block_flops},
-                  {"kv_block_bytes", r.kv_block_bytes},
-                  {"link_bytes_per_s", r.link_bytes_per_s},
-                  {"compute_seconds", r.compute_seconds},
-                  {"transfer_seconds", r.transfer_seconds},
-                  {"hidden", r.hidden},
-                  {"min_block_tokens", r.min_block_tokens}}}};
+                {"ring", TALLY_MEMBERS(r, block_tokens, block_flops, kv_block_bytes, link_bytes_per_s, compute_seconds,
+                                       transfer_seconds, hidden, min_block_tokens)}};
     // The balanced split needs 2·cp | seq; say why when it does not apply rather than fail the whole call.
     if (seq % (2 * cp) == 0) out["balanced"] = work_json(cx::causal_work(seq, cp, true));
     return out;
@@ -45,9 +38,9 @@ json context_parallel(const json& args) {
 
 using namespace arg;
 constexpr std::array kContextOwn{
-    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset (peak and links)"},
-    Arg{"seq", Int, "tokens", 1, 1 << 24, "131072", "sequence length"},
-    Arg{"cp", Int, "GPUs", 2, 1 << 24, "8", "context-parallel degree"},
+    text("hardware", "h100-sxm", "hardware preset (peak and links)"),
+    integer("seq", "tokens", 1, 1 << 24, "131072", "sequence length"),
+    integer("cp", "GPUs", 2, 1 << 24, "8", "context-parallel degree"),
 };
 constexpr auto kContextArgs = join_args(kModelArgs, kContextOwn);
 constexpr std::array kContextResult = std::to_array<Field>({

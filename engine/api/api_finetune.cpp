@@ -17,42 +17,21 @@ namespace {
 using u64 = std::uint64_t;
 
 using namespace arg;
-constexpr Arg kLoraRank{"lora_rank",
-                        Int,
-                        "",
-                        1,
-                        static_cast<double>(kMaxHidden),
-                        "8",
-                        "adapter rank r (at most the narrowest adapted projection)"};
+constexpr Arg kLoraRank =
+    integer("lora_rank", "", 1, kMaxHidden, "8", "adapter rank r (at most the narrowest adapted projection)");
 constexpr std::array kFinetuneOwn{
-    Arg{.name = "method",
-        .type = Enum,
-        .fallback = "lora",
-        .doc = "LoRA adapters, QLoRA (4-bit base) or full fine-tuning",
-        .values = "lora|qlora|full"},
-    Arg{"paged", Bool, "", -kNo, kNo, "false", "paged optimizer: the states may spill to host memory"},
+    choice("method", "lora", "LoRA adapters, QLoRA (4-bit base) or full fine-tuning", "lora|qlora|full"),
+    boolean("paged", "false", "paged optimizer: the states may spill to host memory"),
     kLoraRank,
-    Arg{"lora_alpha", Num, "", -kNo, kNo, "16", "LoRA scaling numerator (scaling alpha / r)"},
-    Arg{"lora_dropout", Num, "", -kNo, kNo, "0", "dropout on the adapter input"},
-    Arg{"lora_targets", Any, "", -kNo, kNo, "q,v",
-        "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"},
-    Arg{"lora_experts", Bool, "", -kNo, kNo, "true", "MoE: adapt every expert too"},
-    Arg{.name = "base_dtype",
-        .type = Enum,
-        .fallback = "depends: nf4 for qlora, bf16 for lora",
-        .doc = "storage of the frozen base weights",
-        .values = "bf16|fp16|fp32|nf4"},
-    Arg{"double_quant", Bool, "", -kNo, kNo, "true", "QLoRA: quantize the quantization constants too"},
-    Arg{.name = "adapter_dtype",
-        .type = Enum,
-        .fallback = "fp32",
-        .doc = "dtype of the adapter weights",
-        .values = "fp32|bf16|fp16"},
-    Arg{.name = "compute_dtype",
-        .type = Enum,
-        .fallback = "bf16",
-        .doc = "dtype of the dequantized compute",
-        .values = "bf16|fp16|fp32"},
+    number("lora_alpha", "", "16", "LoRA scaling numerator (scaling alpha / r)"),
+    number("lora_dropout", "", "0", "dropout on the adapter input"),
+    any("lora_targets", "q,v", "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"),
+    boolean("lora_experts", "true", "MoE: adapt every expert too"),
+    choice("base_dtype", "depends: nf4 for qlora, bf16 for lora", "storage of the frozen base weights",
+           "bf16|fp16|fp32|nf4"),
+    boolean("double_quant", "true", "QLoRA: quantize the quantization constants too"),
+    choice("adapter_dtype", "fp32", "dtype of the adapter weights", "fp32|bf16|fp16"),
+    choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"),
 };
 constexpr auto kFinetuneArgs = join_args(kModelArgs, kFinetuneOwn, kSetupArgs, kCapacityArgs);
 constexpr std::array kFinetuneResult = std::to_array<Field>({
@@ -119,25 +98,13 @@ json finetune(const json& args) {
     }
     const FinetuneBudget b = finetune_budget(c, s);
     const FinetuneBytes& x = b.bytes;
-    json per_gpu{{"frozen_weights", x.frozen_weights},
-                 {"trainable_weights", x.trainable_weights},
-                 {"gradients", x.gradients},
-                 {"master_weights", x.master_weights},
-                 {"optimizer_states", x.optimizer_states},
-                 {"activations", x.activations},
-                 {"adapter_activations", x.adapter_activations},
-                 {"dequant_buffer", x.dequant_buffer},
-                 {"other", x.other},
-                 {"total", x.total}};
+    json per_gpu = TALLY_MEMBERS(x, frozen_weights, trainable_weights, gradients, master_weights, optimizer_states,
+                                 activations, adapter_activations, dequant_buffer, other, total);
     json out{{"model", model_to_json(c)},
              {"method", to_string(s.method)},
              {"recipe", recipe},
-             {"params_total", b.params_total},
-             {"params_trainable", b.params_trainable},
-             {"trainable_fraction", b.trainable_fraction},
              {"per_gpu_bytes", per_gpu},
              {"paged", s.paged},
-             {"paged_floor_bytes", b.paged_floor_bytes},
              {"flops_per_token",
               {{"forward", b.forward_per_token},
                {"base_training", b.base_training_per_token},
@@ -152,6 +119,7 @@ json finetune(const json& args) {
                {"recompute", to_string(s.training.recompute)},
                {"flash_attention", s.training.flash_attention},
                {"activation_bytes", s.training.activation_bytes}}}};
+    out.update(TALLY_MEMBERS(b, params_total, params_trainable, trainable_fraction, paged_floor_bytes));
     json hardware;
     if (auto cap = capacity_from_args(args, &hardware)) {
         add_capacity(out, *cap, hardware);
@@ -165,19 +133,12 @@ json finetune(const json& args) {
     if (adapters) {
         json modules = json::array();
         for (const LoraModule& m : b.lora.modules)
-            modules.push_back({{"name", m.name},
-                               {"target", m.target},
-                               {"in", m.in},
-                               {"out", m.out},
-                               {"layers", m.layers},
-                               {"instances", m.instances},
-                               {"params", m.params}});
+            modules.push_back(TALLY_MEMBERS(m, name, target, in, out, layers, instances, params));
         const bool nf4 = s.base == BaseStorage::NF4;
-        out["lora"] = {{"rank", s.lora.rank},          {"alpha", s.lora.alpha},
-                       {"scaling", b.lora_scaling},    {"targets", lora_targets_to_string(s.lora.targets)},
-                       {"dropout", s.lora.dropout},    {"experts", s.lora.experts},
-                       {"params", b.lora.total},       {"params_active", b.lora.active},
-                       {"max_rank", b.lora.narrowest}, {"modules", modules}};
+        out["lora"] = json{{"scaling", b.lora_scaling},    {"targets", lora_targets_to_string(s.lora.targets)},
+                           {"params", b.lora.total},       {"params_active", b.lora.active},
+                           {"max_rank", b.lora.narrowest}, {"modules", modules}};
+        out["lora"].update(TALLY_MEMBERS(s.lora, rank, alpha, dropout, experts));
         out["base"] = {{"dtype", to_string(s.base)},
                        {"double_quant", nf4 && s.double_quant},
                        {"compute_dtype", to_string(s.compute)},

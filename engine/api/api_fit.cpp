@@ -22,11 +22,9 @@ using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- fit
 using namespace arg;
-constexpr Arg kMode{.name = "mode",
-                    .type = Enum,
-                    .fallback = "depends: min_gpus with a model, else largest_model",
-                    .doc = "largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model",
-                    .values = "largest_model|min_gpus"};
+constexpr Arg kMode = choice("mode", "depends: min_gpus with a model, else largest_model",
+                             "largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model",
+                             "largest_model|min_gpus");
 constexpr Arg kReserve{"reserve_fraction",
                        Num,
                        "",
@@ -34,10 +32,10 @@ constexpr Arg kReserve{"reserve_fraction",
                        1,
                        "0",
                        "largest_model: share of the memory set aside (activations, buffers), in [0, 1)"};
-constexpr Arg kFitZero{"zero", Int, "", 0, 3, "depends: 3 for largest_model, 0 for min_gpus", "ZeRO stage"};
-constexpr Arg kFitGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "depends: required for largest_model", "GPUs in the run"};
-constexpr Arg kMaxGpusArg{
-    "max_gpus", Int, "GPUs", 1, static_cast<double>(kMaxSearchGpus), "1048576", "min_gpus: the largest count tried"};
+constexpr Arg kFitZero = integer("zero", "", 0, 3, "depends: 3 for largest_model, 0 for min_gpus", "ZeRO stage");
+constexpr Arg kFitGpus = integer("gpus", "GPUs", 1, kMaxGpus, "depends: required for largest_model", "GPUs in the run");
+constexpr Arg kMaxGpusArg =
+    integer("max_gpus", "GPUs", 1, kMaxSearchGpus, "1048576", "min_gpus: the largest count tried");
 constexpr auto kFitArgs =
     merge_args(std::array{kMode, kReserve, kFitZero, kFitGpus, kMaxGpusArg}, kModelArgs, kSetupArgs, kCapacityArgs);
 constexpr std::array kFitResult = std::to_array<Field>({
@@ -64,9 +62,8 @@ json fit(const json& args) {
         const std::int64_t gpus = integer_arg(args, kFitGpus.name, 1, static_cast<std::int64_t>(kFitGpus.high));
         const auto cap = capacity_from_args(args, &hardware);
         if (!cap) throw InputError("hardware", "give hardware (a preset id) or capacity_bytes");
-        const double reserve = optional_number_arg(args, "reserve_fraction").value_or(0.0);
-        if (!(reserve >= 0 && reserve < 1))
-            throw InputError("reserve_fraction", "reserve_fraction must be in [0, 1), got " + format_number(reserve));
+        const double reserve = require_in_right_open("reserve_fraction",
+                                                     optional_number_arg(args, "reserve_fraction").value_or(0.0), 0, 1);
         const u64 total = checked_mul("gpus", cap->usable_bytes, static_cast<u64>(gpus));
         const u64 usable = after_reserve(total, reserve);
         // ZeRO stage 3 (FSDP full shard) unless told otherwise: the bound of the ZeRO paper's last column.

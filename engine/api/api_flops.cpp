@@ -19,31 +19,23 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
     const double tokens = tokens_arg.value_or(1.0);
     const double s = static_cast<double>(in.seq);
     json terms = json::array();
-    for (const FlopsTerm& t : r.terms)
-        terms.push_back({{"id", t.id},
-                         {"name", t.name},
-                         {"formula", t.formula},
-                         {"formula_per_token", t.formula_per_token},
-                         {"forward_per_sequence", t.forward_per_sequence},
-                         {"forward_per_token", t.forward_per_sequence / s},
-                         {"share", t.forward_per_sequence / r.forward_per_sequence}});
+    for (const FlopsTerm& t : r.terms) {
+        terms.push_back(TALLY_MEMBERS(t, id, name, formula, formula_per_token, forward_per_sequence));
+        terms.back()["forward_per_token"] = t.forward_per_sequence / s;
+        terms.back()["share"] = t.forward_per_sequence / r.forward_per_sequence;
+    }
     const ParamCount p = count_params(c);
     const json notes = flops_notes(c, in, r);
     const double six_nd = r.six_n * tokens;
     const double model = r.model_per_token * tokens;
     const double recompute = r.recompute_per_token * tokens;
     json out{{"model", model_to_json(c)},
-             {"seq", in.seq},
              {"attention_flops", to_string(in.attention)},
              {"recompute", to_string(in.recompute)},
              {"recompute_ops", recompute_ops_to_string(in.recompute_ops)},
-             {"recompute_layers", in.recompute_layers},
-             {"flash_attention", in.flash_attention},
              {"params_total", p.total},
              {"params_active", p.active},
              {"components", terms},
-             {"forward_per_sequence", r.forward_per_sequence},
-             {"forward_per_token", r.forward_per_token},
              {"per_token",
               {{"forward", r.forward_per_token},
                {"model", r.model_per_token},
@@ -59,7 +51,10 @@ json flops_json(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r
              {"recompute_flops", recompute},
              {"exact", model + recompute},
              {"ratio_exact_to_six_nd", model / six_nd},
-             {"notes", notes}};
+             {"notes", notes},
+             {"forward_per_sequence", r.forward_per_sequence},
+             {"forward_per_token", r.forward_per_token}};
+    out.update(TALLY_MEMBERS(in, seq, recompute_layers, flash_attention));
     // Encoder-decoder: the target length the decoder ran over (per-token figures are per input token).
     if (c.is_encoder_decoder()) out["decoder_seq"] = in.decoder_seq > 0 ? in.decoder_seq : in.seq;
     if (c.is_moe()) out["ratio_exact_to_six_nd_active"] = model / (r.six_n_active * tokens);

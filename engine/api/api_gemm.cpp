@@ -30,9 +30,7 @@ constexpr double kMaxModelledSeconds = 60;
 
 int max_n_of(const gemm::Kernel& kernel) { return std::string_view(kernel.name) == "naive" ? kMaxNaiveN : kMaxBenchN; }
 
-json tiling_json(const gemm::Tiling& t) {
-    return {{"mr", t.mr}, {"nr", t.nr}, {"mc", t.mc}, {"kc", t.kc}, {"nc", t.nc}};
-}
+json tiling_json(const gemm::Tiling& t) { return TALLY_MEMBERS(t, mr, nr, mc, kc, nc); }
 
 void require_available(const gemm::Kernel& kernel) {
     if (!gemm::kernel_available(kernel))
@@ -43,7 +41,7 @@ void require_available(const gemm::Kernel& kernel) {
 }
 
 using namespace arg;
-constexpr Arg kSeed{"seed", Int, "", 0, static_cast<double>(1LL << 40), "1", "seed of the deterministic inputs"};
+constexpr Arg kSeed = integer("seed", "", 0, 1LL << 40, "1", "seed of the deterministic inputs");
 constexpr Arg kCacheBytes{"cache_bytes",
                           Num,
                           "bytes",
@@ -55,28 +53,28 @@ constexpr Arg kCacheBytes{"cache_bytes",
                           nullptr,
                           true};
 constexpr std::array kBenchArgs{
-    Arg{"kernel", Str, "", -kNo, kNo, "all", "all, or a comma-separated list of kernel names (see gemm_kernels)"},
+    text("kernel", "all", "all, or a comma-separated list of kernel names (see gemm_kernels)"),
     Arg{"n", Any, "", 1, kMaxBenchN, "256", "the size, or a list of 1 to 16 sizes"},
-    Arg{"m", Int, "", 1, 8192, "depends: n (square)", "rows of A and C (fewer: one worker's stripe)"},
-    Arg{"reps", Int, "", 1, 100, "5", "timed repetitions"},
-    Arg{"warmup", Int, "", 0, 100, "3", "untimed repetitions first"},
+    integer("m", "", 1, 8192, "depends: n (square)", "rows of A and C (fewer: one worker's stripe)"),
+    integer("reps", "", 1, 100, "5", "timed repetitions"),
+    integer("warmup", "", 0, 100, "3", "untimed repetitions first"),
     Arg{"min_sample_ms", Num, "ms", 0, 10000, "20", "shortest timed sample", nullptr, nullptr, true},
     kSeed,
     kCacheBytes,
 };
 constexpr std::array kRunArgs{
-    Arg{"m", Int, "", 1, 4096, "required", "rows of A and C"},
-    Arg{"n", Int, "", 1, 4096, "required", "columns of B and C"},
-    Arg{"k", Int, "", 1, 4096, "required", "the shared dimension"},
-    Arg{"kernel", Str, "", -kNo, kNo, "required", "a kernel name (see gemm_kernels)"},
+    integer("m", "", 1, 4096, "required", "rows of A and C"),
+    integer("n", "", 1, 4096, "required", "columns of B and C"),
+    integer("k", "", 1, 4096, "required", "the shared dimension"),
+    text("kernel", "required", "a kernel name (see gemm_kernels)"),
     kSeed,
-    Arg{"entries", Int, "", 0, 4096, "64", "values of C returned"},
+    integer("entries", "", 0, 4096, "64", "values of C returned"),
 };
 constexpr std::array kIntensityArgs{
-    Arg{"n", Int, "", 1, 1 << 16, "1024", "the size"},
-    Arg{"cache_bytes", Num, "bytes", -kNo, kNo, "1048576", kCacheBytes.doc},
-    Arg{"peak_flops_per_s", Num, "FLOP/s", -kNo, kNo, "none", "with bandwidth: the roofline bound"},
-    Arg{"bandwidth_bytes_per_s", Num, "bytes/s", -kNo, kNo, "none", "with peak: the roofline bound"},
+    integer("n", "", 1, 1 << 16, "1024", "the size"),
+    number("cache_bytes", "bytes", "1048576", kCacheBytes.doc),
+    number("peak_flops_per_s", "FLOP/s", "none", "with bandwidth: the roofline bound"),
+    number("bandwidth_bytes_per_s", "bytes/s", "none", "with peak: the roofline bound"),
 };
 constexpr std::array kKernelsResult = std::to_array<Field>({
     {"relaxed_simd", "", "whether this instance runs the relaxed-SIMD kernel"},
@@ -151,14 +149,13 @@ json check_json(const gemm::CheckResult& check) {
 
 json gemm_kernels(const json&) {
     json list = json::array();
-    for (const gemm::Kernel& kernel : gemm::kernels())
-        list.push_back({{"number", kernel.number},
-                        {"name", kernel.name},
-                        {"adds", kernel.adds},
-                        {"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
-                        {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
-                        {"available", gemm::kernel_available(kernel)},
-                        {"tiling", tiling_json(kernel.tiling)}});
+    for (const gemm::Kernel& kernel : gemm::kernels()) {
+        list.push_back(json{{"traffic_model", kernel.traffic == gemm::Traffic::Unblocked ? "unblocked" : "blocked"},
+                            {"multithreaded", std::string_view(kernel.name) == "simd-mt"},
+                            {"available", gemm::kernel_available(kernel)},
+                            {"tiling", tiling_json(kernel.tiling)}});
+        list.back().update(TALLY_MEMBERS(kernel, number, name, adds));
+    }
     return {{"isa", gemm::simd_isa()},
             {"lanes", gemm::simd_lanes()},
             {"fma", gemm::simd_has_fma()},
@@ -214,21 +211,14 @@ json gemm_bench(const json& args) {
             const roofline::Traffic traffic =
                 roofline::kernel_traffic(kernel->traffic, kernel->tiling, m, n, n, cache_bytes);
             best = std::max(best, row.flops_per_s);
-            size_rows.push_back({{"kernel", row.kernel},
-                                 {"number", row.number},
-                                 {"m", row.m},
-                                 {"n", row.n},
-                                 {"flops_per_s", row.flops_per_s},
-                                 {"flops_per_s_min", row.flops_per_s_min},
-                                 {"flops_per_s_max", row.flops_per_s_max},
-                                 {"median_s", row.median_s},
-                                 {"samples", row.samples},
-                                 {"max_abs_err", row.check.max_abs_err},
-                                 {"tolerance", row.check.max_tolerance},
-                                 {"correct", row.check.ok},
-                                 {"flops", traffic.flops},
-                                 {"bytes", traffic.bytes},
-                                 {"intensity", traffic.intensity}});
+            size_rows.push_back(json{{"max_abs_err", row.check.max_abs_err},
+                                     {"tolerance", row.check.max_tolerance},
+                                     {"correct", row.check.ok},
+                                     {"flops", traffic.flops},
+                                     {"bytes", traffic.bytes},
+                                     {"intensity", traffic.intensity}});
+            size_rows.back().update(TALLY_MEMBERS(row, kernel, number, m, n, flops_per_s, flops_per_s_min,
+                                                  flops_per_s_max, median_s, samples));
         }
         for (json& row : size_rows) {
             row["ratio_to_best"] = row["flops_per_s"].get<double>() / best;

@@ -15,19 +15,13 @@ namespace {
 
 constexpr double kHour = 3600;
 
-// value in [low, high], finite; bounds far outside real runs keep every derived time finite and nonzero.
-double bounded(const char* field, double value, double low, double high, const char* unit) {
-    if (!std::isfinite(value) || value < low || value > high)
-        throw InputError(field, std::string(field) + " must be in [" + format_number(low) + ", " + format_number(high) +
-                                    "] " + unit + ", got " + format_number(value));
-    return value;
-}
-
 struct Mtbf {
     double job_seconds;
     std::optional<double> gpu_hours;  // per GPU, when the input gives GPUs
     std::optional<std::int64_t> gpus;
 };
+
+// Every input is bounded (require_in) far outside real runs, which keeps every derived time finite and nonzero.
 
 // The job's MTBF from one of three inputs: mtbf_hours; gpu_mtbf_hours and gpus (independent failures, so the
 // job's MTBF is the GPU's over the count); or a published count (interruptions in days on observed_gpus),
@@ -43,15 +37,15 @@ Mtbf mtbf_from_args(const json& args) {
     Mtbf m{0, std::nullopt, gpus};
     if (direct) {
         if (gpus) throw InputError("gpus", "gpus scales a per-GPU MTBF; with mtbf_hours (the job's) leave it out");
-        m.job_seconds = bounded("mtbf_hours", number_arg(args, "mtbf_hours"), 1e-3, 1e7, "hours") * kHour;
+        m.job_seconds = require_in("mtbf_hours", number_arg(args, "mtbf_hours"), 1e-3, 1e7, "hours") * kHour;
         return m;
     }
     if (per_gpu) {
         if (!gpus) throw InputError("gpus", "gpu_mtbf_hours needs gpus, the job's GPU count");
-        m.gpu_hours = bounded("gpu_mtbf_hours", number_arg(args, "gpu_mtbf_hours"), 1e-3, 1e12, "hours");
+        m.gpu_hours = require_in("gpu_mtbf_hours", number_arg(args, "gpu_mtbf_hours"), 1e-3, 1e12, "hours");
     } else {
-        const double n = bounded("interruptions", number_arg(args, "interruptions"), 1, 1e9, "interruptions");
-        const double days = bounded("days", number_arg(args, "days"), 1e-3, 1e5, "days");
+        const double n = require_in("interruptions", number_arg(args, "interruptions"), 1, 1e9, "interruptions");
+        const double days = require_in("days", number_arg(args, "days"), 1e-3, 1e5, "days");
         const std::int64_t observed = integer_arg(args, "observed_gpus", 1, 100'000'000);
         m.gpu_hours = days * 24 * static_cast<double>(observed) / n;
         if (!m.gpus) m.gpus = observed;
@@ -70,13 +64,13 @@ double checkpoint_seconds_from_args(const json& args) {
             throw InputError("checkpoint_bytes",
                              "give checkpoint_seconds or checkpoint_bytes with write_bytes_per_s, "
                              "not both");
-        return bounded("checkpoint_seconds", number_arg(args, "checkpoint_seconds"), 1e-3, 1e7, "seconds");
+        return require_in("checkpoint_seconds", number_arg(args, "checkpoint_seconds"), 1e-3, 1e7, "seconds");
     }
     if (!args.contains("checkpoint_bytes"))
         throw InputError("checkpoint_seconds",
                          "checkpoint_seconds is required (or checkpoint_bytes with write_bytes_per_s)");
-    const double bytes = bounded("checkpoint_bytes", number_arg(args, "checkpoint_bytes"), 1, 1e18, "bytes");
-    const double rate = bounded("write_bytes_per_s", number_arg(args, "write_bytes_per_s"), 1, 1e16, "bytes/s");
+    const double bytes = require_in("checkpoint_bytes", number_arg(args, "checkpoint_bytes"), 1, 1e18, "bytes");
+    const double rate = require_in("write_bytes_per_s", number_arg(args, "write_bytes_per_s"), 1, 1e16, "bytes/s");
     const double seconds = bytes / rate;
     if (seconds < 1e-3 || seconds > 1e7)
         throw InputError("checkpoint_bytes", "checkpoint_bytes / write_bytes_per_s comes to " + format_number(seconds) +
@@ -87,12 +81,12 @@ double checkpoint_seconds_from_args(const json& args) {
 json checkpoint_interval_method(const json& args) {
     const Mtbf mtbf = mtbf_from_args(args);
     const double delta = checkpoint_seconds_from_args(args);
-    const double restart = bounded("restart_seconds", number_arg(args, "restart_seconds"), 0, 1e7, "seconds");
+    const double restart = require_in("restart_seconds", number_arg(args, "restart_seconds"), 0, 1e7, "seconds");
     const std::optional<double> work_hours = optional_number_arg(args, "work_hours");
-    if (work_hours) bounded("work_hours", *work_hours, 1e-3, 1e7, "hours");
+    if (work_hours) require_in("work_hours", *work_hours, 1e-3, 1e7, "hours");
     const std::optional<double> price = optional_number_arg(args, "dollars_per_gpu_hour");
     if (price) {
-        bounded("dollars_per_gpu_hour", *price, 1e-6, 1e4, "dollars");
+        require_in("dollars_per_gpu_hour", *price, 1e-6, 1e4, "dollars");
         if (!work_hours || !mtbf.gpus)
             throw InputError("dollars_per_gpu_hour", "dollars_per_gpu_hour needs work_hours and the job's gpus");
     }
@@ -122,27 +116,25 @@ json checkpoint_interval_method(const json& args) {
     if (mtbf.gpus) out["gpus"] = *mtbf.gpus;
     if (work_hours) out["work_hours"] = *work_hours;
     if (const std::optional<double> tau = optional_number_arg(args, "interval_seconds"))
-        out["at_interval"] = at(bounded("interval_seconds", *tau, 1e-3, 1e9, "seconds"));
+        out["at_interval"] = at(require_in("interval_seconds", *tau, 1e-3, 1e9, "seconds"));
     return out;
 }
 
 using namespace arg;
 constexpr std::array kGoodputArgs{
-    Arg{"mtbf_hours", Num, "h", -kNo, kNo, "depends: one MTBF input is required",
-        "the job's mean time between failures"},
-    Arg{"gpu_mtbf_hours", Num, "h", -kNo, kNo, "none", "one GPU's MTBF (with gpus)"},
-    Arg{"gpus", Int, "GPUs", 1, 100'000'000, "depends: observed_gpus", "GPUs in the job"},
-    Arg{"interruptions", Num, "", -kNo, kNo, "none", "a published failure count (with days and observed_gpus)"},
-    Arg{"days", Num, "days", -kNo, kNo, "none", "the period of the failure count"},
-    Arg{"observed_gpus", Int, "GPUs", 1, 100'000'000, "none", "GPUs the failure count was observed on"},
-    Arg{"checkpoint_seconds", Num, "s", -kNo, kNo, "depends: required unless checkpoint_bytes",
-        "time to write one checkpoint"},
-    Arg{"checkpoint_bytes", Num, "bytes", -kNo, kNo, "none", "checkpoint size (with write_bytes_per_s)"},
-    Arg{"write_bytes_per_s", Num, "bytes/s", -kNo, kNo, "none", "checkpoint write bandwidth"},
-    Arg{"restart_seconds", Num, "s", -kNo, kNo, "required", "time to restart after a failure"},
-    Arg{"work_hours", Num, "h", -kNo, kNo, "none", "failure-free length of the run"},
-    Arg{"dollars_per_gpu_hour", Num, "$", -kNo, kNo, "none", "price, for lost_dollars"},
-    Arg{"interval_seconds", Num, "s", -kNo, kNo, "none", "an interval to evaluate besides the optimum"},
+    number("mtbf_hours", "h", "depends: one MTBF input is required", "the job's mean time between failures"),
+    number("gpu_mtbf_hours", "h", "none", "one GPU's MTBF (with gpus)"),
+    integer("gpus", "GPUs", 1, 100'000'000, "depends: observed_gpus", "GPUs in the job"),
+    number("interruptions", "", "none", "a published failure count (with days and observed_gpus)"),
+    number("days", "days", "none", "the period of the failure count"),
+    integer("observed_gpus", "GPUs", 1, 100'000'000, "none", "GPUs the failure count was observed on"),
+    number("checkpoint_seconds", "s", "depends: required unless checkpoint_bytes", "time to write one checkpoint"),
+    number("checkpoint_bytes", "bytes", "none", "checkpoint size (with write_bytes_per_s)"),
+    number("write_bytes_per_s", "bytes/s", "none", "checkpoint write bandwidth"),
+    number("restart_seconds", "s", "required", "time to restart after a failure"),
+    number("work_hours", "h", "none", "failure-free length of the run"),
+    number("dollars_per_gpu_hour", "$", "none", "price, for lost_dollars"),
+    number("interval_seconds", "s", "none", "an interval to evaluate besides the optimum"),
 };
 constexpr std::array kGoodputResult = std::to_array<Field>({
     {"job_mtbf_hours", "h", "the job's MTBF"},

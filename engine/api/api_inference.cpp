@@ -21,28 +21,27 @@ namespace {
 
 using namespace arg;
 constexpr double kMaxDim = static_cast<double>(std::int64_t{1} << 40);
-constexpr Arg kContext{"context", Int, "tokens", 1, kMaxDim, "required", "tokens in context per sequence"};
-constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
-constexpr Arg kComputeDtype{"compute_dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the GEMMs run at"};
-constexpr Arg kServeHardware{"hardware", Str, "", -kNo, kNo, "required", "a hardware preset id"};
+constexpr Arg kContext = integer("context", "tokens", 1, kMaxDim, "required", "tokens in context per sequence");
+constexpr Arg kBatch = integer("batch", "sequences", 1, 1'000'000'000, "1", "sequences decoded together");
+constexpr Arg kComputeDtype = text("compute_dtype", "bf16", "dtype whose peak the GEMMs run at");
+constexpr Arg kServeHardware = text("hardware", "required", "a hardware preset id");
 constexpr std::array kInferenceArgs =
     join_args(kModelArgs,
-              std::array{kContext, kBatch, Arg{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the KV cache"},
-                         Arg{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"},
-                         kComputeDtype, kServeHardware});
-constexpr Arg kM{"m", Int, "", 1, kMaxDim, "required", "rows of A and C (the tokens, for a weight matmul)"};
-constexpr Arg kN{"n", Int, "", 1, kMaxDim, "required", "columns of B and C"};
-constexpr Arg kK{"k", Int, "", 1, kMaxDim, "required", "the shared dimension"};
-constexpr Arg kDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype of the operands and the peak"};
+              std::array{kContext, kBatch, text("kv_dtype", "bf16", "storage dtype of the KV cache"),
+                         text("weights_dtype", "bf16", "storage dtype of the weights"), kComputeDtype, kServeHardware});
+constexpr Arg kM = integer("m", "", 1, kMaxDim, "required", "rows of A and C (the tokens, for a weight matmul)");
+constexpr Arg kN = integer("n", "", 1, kMaxDim, "required", "columns of B and C");
+constexpr Arg kK = integer("k", "", 1, kMaxDim, "required", "the shared dimension");
+constexpr Arg kDtype = text("dtype", "bf16", "dtype of the operands and the peak");
 constexpr std::array kMatmulArgs{kM, kN, kK, kDtype, kServeHardware};
 constexpr std::array kUnitsArgs{
-    Arg{"flops", Num, "FLOP", -kNo, kNo, "depends: 6 x params x tokens", "a FLOP count"},
-    Arg{"params", Num, "parameters", -kNo, kNo, "depends: required without flops", "N, for 6ND"},
-    Arg{"tokens", Num, "tokens", -kNo, kNo, "depends: required without flops", "D, for 6ND"},
-    Arg{"hardware", Str, "", -kNo, kNo, "none", "a hardware preset id: GPU-seconds at its peak"},
-    Arg{"mfu", Num, "", -kNo, kNo, "0.4", "with hardware: model FLOPs utilization"},
-    Arg{"dtype", Str, "", -kNo, kNo, "bf16", "with hardware: the dtype of the peak"},
-    Arg{"days", Num, "days", -kNo, kNo, "none", "with hardware: the GPUs needed to finish in this many days"},
+    number("flops", "FLOP", "depends: 6 x params x tokens", "a FLOP count"),
+    number("params", "parameters", "depends: required without flops", "N, for 6ND"),
+    number("tokens", "tokens", "depends: required without flops", "D, for 6ND"),
+    text("hardware", "none", "a hardware preset id: GPU-seconds at its peak"),
+    number("mfu", "", "0.4", "with hardware: model FLOPs utilization"),
+    text("dtype", "bf16", "with hardware: the dtype of the peak"),
+    number("days", "days", "none", "with hardware: the GPUs needed to finish in this many days"),
 };
 constexpr auto kCheckpointArgs = join_args(kModelArgs, std::array{arg::recipe});
 constexpr std::array kInferenceResult = std::to_array<Field>({
@@ -82,13 +81,10 @@ constexpr std::array kCheckpointResult = std::to_array<Field>({
 });
 
 json step_json(const DecodeStep& s) {
-    return json{{"batch", s.batch},
-                {"memory_seconds", s.memory_seconds},
-                {"compute_seconds", s.compute_seconds},
-                {"step_seconds", s.step_seconds},
-                {"tokens_per_s", s.tokens_per_s},
-                {"per_sequence_tokens_per_s", s.per_sequence_tokens_per_s},
-                {"bound", s.memory_bound ? "memory" : "compute"}};
+    json out =
+        TALLY_MEMBERS(s, batch, memory_seconds, compute_seconds, step_seconds, tokens_per_s, per_sequence_tokens_per_s);
+    out["bound"] = s.memory_bound ? "memory" : "compute";
+    return out;
 }
 
 json inference_method(const json& args) {
@@ -110,28 +106,22 @@ json inference_method(const json& args) {
     for (const DecodeStep& s : r.sweep) sweep.push_back(step_json(s));
     json out{{"model", model_to_json(c)},
              {"hardware", hardware_to_json(hw)},
-             {"context", in.context},
-             {"batch", in.batch},
              {"kv_dtype", to_string(in.kv_dtype)},
              {"weights_dtype", to_string(in.weights_dtype)},
              {"compute_dtype", to_string(in.compute_dtype)},
              {"peak_flops_per_s", hw.peak(in.compute_dtype)},
              {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
              {"capacity_bytes", hw.memory_bytes},
-             {"weights_bytes", r.memory.weights_bytes},
              {"kv_bytes_per_token", r.memory.bytes_per_token},
              {"kv_bytes_per_sequence", r.kv_per_sequence},
              {"kv_layers", kv_layers_json(kv_layer_groups(c, r.memory, in.context, in.kv_dtype))},
-             {"kv_cache_bytes", r.memory.kv_cache_bytes},
-             {"total_bytes", r.memory.total_bytes},
              {"fits", r.memory.total_bytes <= hw.memory_bytes},
-             {"max_batch", r.max_batch},
-             {"decode_flops_per_token", r.decode_flops_per_token},
-             {"prefill_flops_per_token", r.prefill_flops_per_token},
-             {"prefill_tokens_per_s", r.prefill_tokens_per_s},
-             {"prefill_seconds", r.prefill_seconds},
              {"decode", step_json(r.at_batch)},
              {"sweep", sweep}};
+    out.update(TALLY_MEMBERS(r, max_batch, decode_flops_per_token, prefill_flops_per_token, prefill_tokens_per_s,
+                             prefill_seconds));
+    out.update(TALLY_MEMBERS(r.memory, weights_bytes, kv_cache_bytes, total_bytes));
+    out.update(TALLY_MEMBERS(in, context, batch));
     if (r.crossover_batch) {
         out["crossover_batch"] = *r.crossover_batch;
         out["crossover_batch_whole"] = static_cast<std::int64_t>(std::ceil(*r.crossover_batch));
@@ -201,14 +191,10 @@ json checkpoint_size(const json& args) {
     const ModelConfig c = resolve_model(args);
     const RecipePreset& preset = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));
     const CheckpointSize s = tally::checkpoint_size(c, preset.recipe);
-    return json{{"params", s.params},
-                {"recipe", preset.id},
-                {"weights_bytes", s.weights_bytes},
-                {"master_bytes", s.master_bytes},
-                {"optimizer_bytes", s.optimizer_bytes},
-                {"inference_bytes", s.inference_bytes},
-                {"resume_bytes", s.resume_bytes},
-                {"resume_bytes_per_param", s.resume_bytes_per_param}};
+    json out = TALLY_MEMBERS(s, params, weights_bytes, master_bytes, optimizer_bytes, inference_bytes, resume_bytes,
+                             resume_bytes_per_param);
+    out["recipe"] = preset.id;
+    return out;
 }
 
 constexpr Method kMethods[] = {

@@ -23,12 +23,12 @@ using u64 = std::uint64_t;
 // ---------------------------------------------------------------- KV cache
 using namespace arg;
 inline constexpr double kMaxContext = static_cast<double>(std::int64_t{1} << 40);
-constexpr Arg kContext{"context", Int, "tokens", 1, kMaxContext, "required", "tokens cached per sequence"};
-constexpr Arg kBatch{"batch", Int, "sequences", 1, 1'000'000'000, "1", "sequences decoded together"};
-constexpr Arg kKvDtype{"kv_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the cache"};
-constexpr Arg kWeightsDtype{"weights_dtype", Str, "", -kNo, kNo, "bf16", "storage dtype of the weights"};
-constexpr Arg kEncoderContext{
-    "encoder_context", Int, "tokens", 0, kMaxContext, "0", "encoder-decoder: the encoder's tokens (0: context)"};
+constexpr Arg kContext = integer("context", "tokens", 1, kMaxContext, "required", "tokens cached per sequence");
+constexpr Arg kBatch = integer("batch", "sequences", 1, 1'000'000'000, "1", "sequences decoded together");
+constexpr Arg kKvDtype = text("kv_dtype", "bf16", "storage dtype of the cache");
+constexpr Arg kWeightsDtype = text("weights_dtype", "bf16", "storage dtype of the weights");
+constexpr Arg kEncoderContext =
+    integer("encoder_context", "tokens", 0, kMaxContext, "0", "encoder-decoder: the encoder's tokens (0: context)");
 constexpr auto kKvArgs =
     join_args(kModelArgs, std::array{kContext, kBatch, kKvDtype, kWeightsDtype, kEncoderContext}, kCapacityArgs);
 constexpr std::array kKvResult = std::to_array<Field>({
@@ -59,16 +59,12 @@ json kv_cache_method(const json& args) {
              {"batch", batch},
              {"kv_dtype", to_string(kv)},
              {"weights_dtype", to_string(w)},
-             {"bytes_per_token", k.bytes_per_token},
-             {"kv_cache_bytes", k.kv_cache_bytes},
-             {"weights_bytes", k.weights_bytes},
-             {"total_bytes", k.total_bytes},
              {"formula", c.is_encoder_decoder() ? kKvCacheEncoderDecoderFormula
                          : c.is_mla()           ? kKvCacheMlaFormula
                          : c.sliding_window > 0 ? kKvCacheWindowFormula
                                                 : kKvCacheFormula},
-             {"mha_kv_cache_bytes", k.mha_kv_cache_bytes},
              {"kv_layers", kv_layers_json(kv_layer_groups(c, k, context, kv))}};
+    out.update(TALLY_MEMBERS(k, bytes_per_token, kv_cache_bytes, weights_bytes, total_bytes, mha_kv_cache_bytes));
     if (c.sliding_window > 0) {
         out["sliding_window"] = c.sliding_window;
         out["global_bytes_per_token"] = k.global_bytes_per_token;  // what a token adds past the window
@@ -81,9 +77,7 @@ json kv_cache_method(const json& args) {
     if (auto cap = capacity_from_args(args, &hardware)) {
         add_capacity(out, *cap, hardware);
         const KvCapacity fit = kv_capacity(k, context, batch, cap->usable_bytes);  // verdicts against the usable bytes
-        out["fits"] = fit.fits;
-        out["max_batch"] = fit.max_batch;
-        out["max_context"] = fit.max_context;
+        out.update(TALLY_MEMBERS(fit, fits, max_batch, max_context));
     }
     // The decode bound needs a hardware preset: capacity_bytes carries no bandwidth.
     if (auto id = optional_string_arg(args, "hardware")) {
@@ -106,16 +100,8 @@ constexpr Method kMethods[] = {
 json kv_layers_json(const std::vector<KvLayerGroup>& groups) {
     json out = json::array();
     for (const KvLayerGroup& g : groups)
-        out.push_back({{"kind", g.kind},
-                       {"layers", g.layers},
-                       {"latent", g.latent},
-                       {"key_values", g.key_values},
-                       {"value_values", g.value_values},
-                       {"mha_values", g.mha_values},
-                       {"bytes_per_layer_token", g.bytes_per_layer_token},
-                       {"bytes_per_token", g.bytes_per_token},
-                       {"tokens", g.tokens},
-                       {"bytes_per_sequence", g.bytes_per_sequence}});
+        out.push_back(TALLY_MEMBERS(g, kind, layers, latent, key_values, value_values, mha_values,
+                                    bytes_per_layer_token, bytes_per_token, tokens, bytes_per_sequence));
     return out;
 }
 

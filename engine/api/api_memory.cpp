@@ -24,33 +24,27 @@ using u64 = std::uint64_t;
 json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudget& m, const json& recipe) {
     const BytesPerParam256 bpp = bytes_per_param_256(st.recipe);
     json classes = json::array();
-    classes.push_back({{"id", "weights"},
-                       {"name", "working weights"},
-                       {"bytes", m.bytes.weights},
-                       {"params", m.params_weights},
-                       {"bytes_per_param", static_cast<double>(bpp.weights) / 256},
-                       {"description", memory_class_description(MemoryClass::Weights, st, m)},
-                       {"formula", bytes_per_param_formula("N_w", bpp.weights)},
-                       {"sharded_by", "tp, pp, zero 3"}});
-    classes.push_back({{"id", "gradients"},
-                       {"name", "gradients"},
-                       {"bytes", m.bytes.gradients},
-                       {"params", m.params_gradients},
-                       {"bytes_per_param", static_cast<double>(bpp.gradients) / 256},
-                       {"description", memory_class_description(MemoryClass::Gradients, st, m)},
-                       {"formula", bytes_per_param_formula("N_g", bpp.gradients)},
-                       {"sharded_by", "tp, pp, zero >= 2"}});
-    classes.push_back({{"id", "master_weights"},
-                       {"name", "master weights"},
-                       {"bytes", m.bytes.master_weights},
-                       {"params", m.params_optimizer},
-                       {"bytes_per_param", static_cast<double>(bpp.master_weights) / 256},
-                       {"description", memory_class_description(MemoryClass::MasterWeights, st, m)},
-                       {"formula", bytes_per_param_formula("N_o", bpp.master_weights)},
-                       {"sharded_by", "tp, pp, zero >= 1"}});
+    // A class held per parameter: its parameters, and its bytes per parameter and formula from the recipe.
+    const auto per_param = [&](const char* id, const char* name, auto bytes, auto params, auto bpp256, MemoryClass kind,
+                               const char* symbol, const char* sharded_by) {
+        return json{{"id", id},
+                    {"name", name},
+                    {"bytes", bytes},
+                    {"params", params},
+                    {"bytes_per_param", static_cast<double>(bpp256) / 256},
+                    {"description", memory_class_description(kind, st, m)},
+                    {"formula", bytes_per_param_formula(symbol, bpp256)},
+                    {"sharded_by", sharded_by}};
+    };
+    classes.push_back(per_param("weights", "working weights", m.bytes.weights, m.params_weights, bpp.weights,
+                                MemoryClass::Weights, "N_w", "tp, pp, zero 3"));
+    classes.push_back(per_param("gradients", "gradients", m.bytes.gradients, m.params_gradients, bpp.gradients,
+                                MemoryClass::Gradients, "N_g", "tp, pp, zero >= 2"));
+    classes.push_back(per_param("master_weights", "master weights", m.bytes.master_weights, m.params_optimizer,
+                                bpp.master_weights, MemoryClass::MasterWeights, "N_o", "tp, pp, zero >= 1"));
     json parts = json::array();
     for (const OptimizerPart& part : optimizer_parts(st.recipe.optimizer, m.bytes.optimizer_states))
-        parts.push_back({{"id", part.id}, {"name", part.name}, {"bytes", part.bytes}});
+        parts.push_back(TALLY_MEMBERS(part, id, name, bytes));
     classes.push_back({{"id", "optimizer_states"},
                        {"parts", parts},
                        {"name", "optimizer states"},
@@ -69,14 +63,9 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"formula", "per_layer · layers · in_flight + outside"},
                        {"sharded_by", "tp (and sequence parallel), pp"}});
     if (m.bytes.grad_accum != 0)
-        classes.push_back({{"id", "grad_accum"},
-                           {"name", "gradient accumulation buffer"},
-                           {"bytes", m.bytes.grad_accum},
-                           {"params", m.params_optimizer},
-                           {"bytes_per_param", static_cast<double>(bpp.grad_accum) / 256},
-                           {"description", memory_class_description(MemoryClass::GradAccum, st, m)},
-                           {"formula", bytes_per_param_formula("N_o", bpp.grad_accum)},
-                           {"sharded_by", "tp, pp, zero >= 1"}});
+        classes.push_back(per_param("grad_accum", "gradient accumulation buffer", m.bytes.grad_accum,
+                                    m.params_optimizer, bpp.grad_accum, MemoryClass::GradAccum, "N_o",
+                                    "tp, pp, zero >= 1"));
     if (m.bytes.zero3_buffer != 0)
         classes.push_back({{"id", "zero3_buffer"},
                            {"name", "ZeRO-3 gathered parameters"},
@@ -86,37 +75,18 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                            {"formula", zero3_buffer_formula(st)},
                            {"sharded_by", "tp, pp"}});
     json terms = json::array();
-    for (const ActivationTerm& t : m.activations.terms)
-        terms.push_back({{"id", t.id},
-                         {"name", t.name},
-                         {"scope", t.per_layer ? "per_layer" : "outside"},
-                         {"bytes", t.bytes},
-                         {"description", t.description},
-                         {"formula", t.formula}});
-    json per_gpu{{"weights", m.bytes.weights},
-                 {"gradients", m.bytes.gradients},
-                 {"master_weights", m.bytes.master_weights},
-                 {"optimizer_states", m.bytes.optimizer_states},
-                 {"activations", m.bytes.activations},
-                 {"total", m.bytes.total}};
+    for (const ActivationTerm& t : m.activations.terms) {
+        terms.push_back(TALLY_MEMBERS(t, id, name, bytes, description, formula));
+        terms.back()["scope"] = t.per_layer ? "per_layer" : "outside";
+    }
+    json per_gpu = TALLY_MEMBERS(m.bytes, weights, gradients, master_weights, optimizer_states, activations, total);
     if (m.bytes.grad_accum != 0) per_gpu["grad_accum"] = m.bytes.grad_accum;
     if (m.bytes.zero3_buffer != 0) per_gpu["zero3_buffer"] = m.bytes.zero3_buffer;
-    json setup{{"gpus", st.gpus},
-               {"dp", m.dp},
-               {"tp", st.tp},
-               {"pp", st.pp},
-               {"virtual_stages", st.virtual_stages},
-               {"keep_stage_outputs", st.keep_stage_outputs},
-               {"zero", st.zero},
-               {"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
+    json setup{{"zero3_gather", st.zero3_gather == TrainingSetup::Zero3Gather::None
                                     ? "none"
                                     : (st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "module" : "layer")},
-               {"zero3_prefetch", st.zero3_prefetch},
-               {"sequence_parallel", st.sequence_parallel},
                {"recompute", to_string(st.recompute)},
                {"recompute_ops", recompute_ops_to_string(st.recompute_ops)},
-               {"recompute_layers", st.recompute_layers},
-               {"flash_attention", st.flash_attention},
                {"dropout",
                 m.activations.attention_dropout || m.activations.residual_dropout || m.activations.embedding_dropout},
                {"dropout_from", st.dropout.has_value() ? "argument" : "model"},
@@ -124,14 +94,12 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                 {{"attention", m.activations.attention_dropout},
                  {"residual", m.activations.residual_dropout},
                  {"embedding", m.activations.embedding_dropout}}},
-               {"activation_bytes", st.activation_bytes},
-               {"seq", st.seq},
-               {"micro_batch", st.micro_batch},
                {"global_batch", st.global_batch == 0 ? st.micro_batch * m.dp : st.global_batch},
-               {"grad_accum_steps", m.grad_accum_steps},
-               {"microbatches_in_flight", m.activations.in_flight},
-               {"layers_per_stage", m.layers_per_stage},
-               {"stage", m.stage}};
+               {"microbatches_in_flight", m.activations.in_flight}};
+    setup.update(TALLY_MEMBERS(st, gpus, tp, pp, virtual_stages, keep_stage_outputs, zero, zero3_prefetch,
+                               sequence_parallel, recompute_layers, flash_attention, activation_bytes, seq,
+                               micro_batch));
+    setup.update(TALLY_MEMBERS(m, dp, grad_accum_steps, layers_per_stage, stage));
     if (c.is_encoder_decoder()) setup["decoder_seq"] = st.decoder_seq > 0 ? st.decoder_seq : st.seq;
     // Placement: context parallelism, the ZeRO shard group (HSDP when below dp·cp) and CPU offload.
     setup["cp"] = st.cp;
@@ -149,28 +117,17 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
         setup["etp"] = st.etp_or_tp();
         setup["expert_shard_group"] = m.expert_shard_group;
         setup["capacity_factor"] = st.capacity_factor;
-        setup["moe"] = {{"local_experts", moe.local_experts},
-                        {"expert_params_on_gpu", m.expert_params_on_gpu},
-                        {"tokens_per_expert", moe.tokens_per_expert},
-                        {"expert_capacity", moe.expert_capacity},
-                        {"expert_slots_per_gpu", moe.expert_slots_per_gpu},
-                        {"dropped_fraction_balanced", moe.dropped_fraction_balanced},
-                        {"all_to_all_bytes_per_layer_forward", moe.all_to_all_bytes_forward},
-                        {"all_to_all_bytes_per_layer_step", moe.all_to_all_bytes_per_step_layer},
-                        {"router_params_per_layer", moe.router_params_per_layer},
-                        {"router_flops_per_token_forward", moe.router_flops_per_token_forward},
-                        {"router_activation_bytes", moe.router_activation_bytes}};
+        setup["moe"] = json{{"expert_params_on_gpu", m.expert_params_on_gpu},
+                            {"all_to_all_bytes_per_layer_forward", moe.all_to_all_bytes_forward},
+                            {"all_to_all_bytes_per_layer_step", moe.all_to_all_bytes_per_step_layer}};
+        setup["moe"].update(TALLY_MEMBERS(moe, local_experts, tokens_per_expert, expert_capacity, expert_slots_per_gpu,
+                                          dropped_fraction_balanced, router_params_per_layer,
+                                          router_flops_per_token_forward, router_activation_bytes));
     }
-    json activations{{"per_layer_bytes", m.activations.per_layer_bytes},
-                     {"layers", m.activations.layers},
-                     {"microbatches_in_flight", m.activations.in_flight},
-                     {"full_recompute_layers", m.activations.full_recompute_layers},
-                     {"interleave_factor", m.activations.interleave_factor},
-                     {"interleave_extra_bytes", m.activations.interleave_extra_bytes},
-                     {"outside_bytes", m.activations.outside_bytes},
-                     {"total_bytes", m.activations.total_bytes},
-                     {"terms", terms},
-                     {"korthikanti_formula", m.activations.korthikanti_formula}};
+    json activations = TALLY_MEMBERS(m.activations, per_layer_bytes, layers, full_recompute_layers, interleave_factor,
+                                     interleave_extra_bytes, outside_bytes, total_bytes, korthikanti_formula);
+    activations["microbatches_in_flight"] = m.activations.in_flight;
+    activations["terms"] = terms;
     json out{{"model", model_to_json(c)},
              {"params_total", m.params_total},
              {"params_on_gpu", m.params_on_gpu},
@@ -216,13 +173,9 @@ constexpr Arg kReferenceBytes{"reference_bytes",
                               nullptr,
                               nullptr,
                               true};
-constexpr Arg kBudgetGpusPerNode{"gpus_per_node",
-                                 Int,
-                                 "GPUs",
-                                 1,
-                                 kMaxDegree,
-                                 "depends: the hardware preset's interconnect",
-                                 "GPUs per node, for host memory per node"};
+constexpr Arg kBudgetGpusPerNode =
+    integer("gpus_per_node", "GPUs", 1, kMaxDegree, "depends: the hardware preset's interconnect",
+            "GPUs per node, for host memory per node");
 constexpr auto kBudgetArgs =
     join_args(kModelArgs, kSetupArgs, kCapacityArgs, std::array{kReferenceBytes, kBudgetGpusPerNode});
 constexpr std::array kRecipesResult = std::to_array<Field>({

@@ -36,37 +36,28 @@ json moe_routing(const json& args) {
 
     const double h = static_cast<double>(c.hidden_size), f = static_cast<double>(c.ffn_hidden_size);
     const double e = static_cast<double>(st.activation_bytes);
-    json out = {{"model", c.name},
-                {"experts", c.num_experts},
-                {"top_k", c.experts_per_token},
-                {"shared_experts", c.num_shared_experts},
-                {"moe_layers", c.num_moe_layers()},
-                {"hidden_size", c.hidden_size},
-                {"expert_ffn_hidden_size", c.ffn_hidden_size},
-                {"params",
-                 {{"total", p.total},
-                  {"active", p.active},
-                  {"embedding", p.embedding},
-                  {"active_without_embedding", p.active - p.embedding},
-                  {"active_fraction", static_cast<double>(p.active) / static_cast<double>(p.total)}}},
-                {"seq", st.seq},
-                {"micro_batch", st.micro_batch},
-                {"ep", st.ep},
-                {"capacity_factor", st.capacity_factor},
-                {"local_experts", m.local_experts},
-                {"tokens_per_gpu", m.tokens_per_gpu},
-                {"tokens_per_expert", m.tokens_per_expert},
-                {"expert_capacity", m.expert_capacity},
-                {"dropped_fraction_balanced", m.dropped_fraction_balanced}};
+    json out{{"model", c.name},
+             {"experts", c.num_experts},
+             {"top_k", c.experts_per_token},
+             {"shared_experts", c.num_shared_experts},
+             {"moe_layers", c.num_moe_layers()},
+             {"hidden_size", c.hidden_size},
+             {"expert_ffn_hidden_size", c.ffn_hidden_size},
+             {"params",
+              {{"total", p.total},
+               {"active", p.active},
+               {"embedding", p.embedding},
+               {"active_without_embedding", p.active - p.embedding},
+               {"active_fraction", static_cast<double>(p.active) / static_cast<double>(p.total)}}}};
+    out.update(TALLY_MEMBERS(st, seq, micro_batch, ep, capacity_factor));
+    out.update(
+        TALLY_MEMBERS(m, local_experts, tokens_per_gpu, tokens_per_expert, expert_capacity, dropped_fraction_balanced));
     if (st.capacity_factor > 0) {
         // An expert receives from the ep GPUs of its group: tokens_per_gpu x ep tokens choose among E experts.
         const RandomRouting r = random_routing(m.tokens_per_gpu * static_cast<double>(st.ep), c.num_experts,
                                                c.experts_per_token, st.capacity_factor);
-        out["random_routing"] = {{"mean_load", r.mean_load},
-                                 {"load_stddev", r.load_stddev},
-                                 {"capacity", r.capacity},
-                                 {"expected_dropped_fraction", r.expected_dropped_fraction},
-                                 {"overflow_probability", r.overflow_probability}};
+        out["random_routing"] =
+            TALLY_MEMBERS(r, mean_load, load_stddev, capacity, expected_dropped_fraction, overflow_probability);
     }
     // All-to-all per token and layer: dispatch and combine forward, their gradients backward.
     out["all_to_all_bytes_per_token_forward"] = m.all_to_all_bytes_forward / m.tokens_per_gpu;
@@ -101,11 +92,11 @@ json moe_routing(const json& args) {
 
 using namespace arg;
 constexpr std::array kMoeOwn{
-    Arg{"seq", Int, "tokens", 1, 1 << 20, "4096", "sequence length"},
-    Arg{"micro_batch", Int, "sequences", 1, 65536, "1", "sequences per micro-batch"},
-    Arg{"ep", Int, "GPUs", 1, 65536, "depends: min(experts, 8)", "expert-parallel degree"},
-    Arg{"capacity_factor", Num, "", -kNo, kNo, "0", "expert capacity over the mean load (0: none, nothing dropped)"},
-    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the all-to-all"},
+    integer("seq", "tokens", 1, 1 << 20, "4096", "sequence length"),
+    integer("micro_batch", "sequences", 1, 65536, "1", "sequences per micro-batch"),
+    integer("ep", "GPUs", 1, 65536, "depends: min(experts, 8)", "expert-parallel degree"),
+    number("capacity_factor", "", "0", "expert capacity over the mean load (0: none, nothing dropped)"),
+    text("hardware", "h100-sxm", "hardware preset whose links time the all-to-all"),
 };
 constexpr auto kMoeArgs = join_args(kModelArgs, kMoeOwn);
 constexpr std::array kMoeResult = std::to_array<Field>({

@@ -36,26 +36,17 @@ json overlap_method(const json& args) {
     for (const ov::Op& op : t.ops)
         ops.push_back(
             {{"lane", op.lane}, {"kind", op.kind}, {"layer", op.layer}, {"start", op.start}, {"end", op.end}});
-    return {{"scheme", ov::to_string(in.scheme)},
-            {"layers", in.layers},
-            {"forward_seconds", in.forward_seconds},
-            {"backward_seconds", in.backward_seconds},
-            {"layer_bytes", in.layer_bytes},
-            {"bucket_bytes", in.bucket_bytes},
-            {"overlap", in.overlap},
-            {"chunks", in.chunks},
-            {"hardware", hw.id},
-            {"ranks_per_node", in.placement.ranks_per_node},
-            {"nodes", in.placement.nodes},
-            {"step_seconds", t.step_seconds},
-            {"compute_seconds", t.compute_seconds},
-            {"comm_seconds", t.comm_seconds},
-            {"exposed_comm_seconds", t.exposed_comm_seconds},
-            {"hidden_comm_seconds", t.hidden_comm_seconds},
-            {"exposed_fraction", t.comm_seconds > 0 ? t.exposed_comm_seconds / t.comm_seconds : 0.0},
-            {"collectives", t.collectives},
-            {"collective_seconds", t.collective_seconds},
-            {"ops", ops}};
+    json out{{"scheme", ov::to_string(in.scheme)},
+             {"hardware", hw.id},
+             {"ranks_per_node", in.placement.ranks_per_node},
+             {"nodes", in.placement.nodes},
+             {"exposed_fraction", t.comm_seconds > 0 ? t.exposed_comm_seconds / t.comm_seconds : 0.0},
+             {"ops", ops}};
+    out.update(
+        TALLY_MEMBERS(in, layers, forward_seconds, backward_seconds, layer_bytes, bucket_bytes, overlap, chunks));
+    out.update(TALLY_MEMBERS(t, step_seconds, compute_seconds, comm_seconds, exposed_comm_seconds, hidden_comm_seconds,
+                             collectives, collective_seconds));
+    return out;
 }
 
 using namespace arg;
@@ -66,20 +57,19 @@ constexpr Arg core_default(Arg arg, double value) {
     return arg;
 }
 constexpr std::array kOverlapArgs{
-    Arg{.name = "scheme", .type = Enum, .fallback = "ddp", .doc = "what communicates", .values = "ddp|fsdp|tp"},
-    core_default({"layers", Int, "layers", 1, 1024, "", "layers in the step"}, static_cast<double>(kCore.layers)),
-    core_default({"forward_seconds", Num, "s", -kNo, kNo, "", "one layer's forward"}, kCore.forward_seconds),
-    Arg{"backward_seconds", Num, "s", -kNo, kNo, "depends: 2 x forward_seconds", "one layer's backward"},
-    core_default({"layer_bytes", Num, "bytes", -kNo, kNo, "", "bytes one layer's collective moves"}, kCore.layer_bytes),
-    core_default({"bucket_bytes", Num, "bytes", -kNo, kNo, "", "DDP gradient bucket size"}, kCore.bucket_bytes),
-    Arg{"overlap", Bool, "", -kNo, kNo, "true", "overlap communication with compute"},
-    core_default({"chunks", Int, "chunks", 1, 64, "", "TP collective-matmul chunks"},
+    choice("scheme", "ddp", "what communicates", "ddp|fsdp|tp"),
+    core_default(integer("layers", "layers", 1, 1024, "", "layers in the step"), static_cast<double>(kCore.layers)),
+    core_default(number("forward_seconds", "s", "", "one layer's forward"), kCore.forward_seconds),
+    number("backward_seconds", "s", "depends: 2 x forward_seconds", "one layer's backward"),
+    core_default(number("layer_bytes", "bytes", "", "bytes one layer's collective moves"), kCore.layer_bytes),
+    core_default(number("bucket_bytes", "bytes", "", "DDP gradient bucket size"), kCore.bucket_bytes),
+    boolean("overlap", "true", "overlap communication with compute"),
+    core_default(integer("chunks", "chunks", 1, 64, "", "TP collective-matmul chunks"),
                  static_cast<double>(kCore.chunks)),
-    Arg{"hardware", Str, "", -kNo, kNo, "h100-sxm", "hardware preset whose links time the collectives"},
-    core_default({"efficiency", Num, "", -kNo, kNo, "", "achieved share of link bandwidth"},
-                 collectives::kDefaultLinkEfficiency),
-    Arg{"ranks_per_node", Int, "GPUs", 0, 1 << 20, "8", "ranks of the group per node"},
-    Arg{"nodes", Int, "nodes", 0, 1 << 20, "1", "nodes the group spans"},
+    text("hardware", "h100-sxm", "hardware preset whose links time the collectives"),
+    core_default(number("efficiency", "", "", "achieved share of link bandwidth"), collectives::kDefaultLinkEfficiency),
+    integer("ranks_per_node", "GPUs", 0, 1 << 20, "8", "ranks of the group per node"),
+    integer("nodes", "nodes", 0, 1 << 20, "1", "nodes the group spans"),
 };
 constexpr std::array kOverlapResult = std::to_array<Field>({
     {"step_seconds", "s", "the step with this schedule"},

@@ -43,12 +43,9 @@ json params_result(const ModelConfig& c) {
                                   {"formula", component_formula(component, c)}});
     json tensors = json::array();
     for (const Tensor& t : model_tensors(c)) {
-        tensors.push_back({{"name", t.name},
-                           {"rows", t.rows},
-                           {"cols", t.cols},
-                           {"count", t.count()},
-                           {"per_layer", t.per_layer},
-                           {"instances_per_layer", t.expert ? c.num_experts : (t.per_layer ? 1 : 0)}});
+        tensors.push_back(TALLY_MEMBERS(t, name, rows, cols, per_layer));
+        tensors.back()["count"] = t.count();
+        tensors.back()["instances_per_layer"] = t.expert ? c.num_experts : (t.per_layer ? 1 : 0);
         // Decoder layers only, or the dense / MoE layers of a model with both.
         if (t.cross || t.layer_set != LayerSet::All) tensors.back()["layers"] = tensor_layers(c, t);
     }

@@ -47,7 +47,7 @@ json describe(Format f, uint64_t code) {
     out["format"] = fi.name;
     out["bits"] = bits;
     out["sign"] = fl.sign;
-    out["fields"] = {{"sign", fl.sign}, {"exponent", fl.exponent}, {"mantissa", fl.mantissa}};
+    out["fields"] = TALLY_MEMBERS(fl, sign, exponent, mantissa);
     out["field_bits"] = {{"sign", bits.substr(0, sb)},
                          {"exponent", bits.substr(sb, fi.exp_bits)},
                          {"mantissa", bits.substr(sb + fi.exp_bits)}};
@@ -103,46 +103,33 @@ json encode_result(Format f, const ValueArg& in, Round rnd, bool sat) {
 // ---------------------------------------------------------------- methods
 
 using namespace arg;
-constexpr Arg kFormat{"format", Str, "", -kNo, kNo, "required", "a float format name (see float_formats)"};
-constexpr Arg kValue{
-    "value", Any, "", -kNo, kNo, "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\""};
-constexpr Arg kRounding{.name = "rounding",
-                        .type = Enum,
-                        .fallback = "nearest_even",
-                        .doc = "rounding mode (or rn, rna, rz, ru, rd)",
-                        .values = "nearest_even|nearest_away|toward_zero|up|down"};
-constexpr Arg kSaturate{"saturate",
-                        Any,
-                        "",
-                        -kNo,
-                        kNo,
-                        "depends: the format's NVIDIA default",
-                        "true, false, or \"default\": clamp overflow to the largest finite value"};
-constexpr Arg kCode{
-    "code", Any, "", -kNo, kNo, "depends: required without hex", "the bit pattern: an integer, or hex text"};
-constexpr Arg kHex{"hex", Str, "", -kNo, kNo, "none", "the bit pattern as hex text, e.g. \"0x7e\""};
-constexpr Arg kFlipBit{"flip_bit", Num, "", -kNo, kNo, "none", "a bit index to flip before decoding"};
+constexpr Arg kFormat = text("format", "required", "a float format name (see float_formats)");
+constexpr Arg kValue = any("value", "required", "a number, or text such as \"1e-8\", \"-0\", \"inf\", \"nan\"");
+constexpr Arg kRounding = choice("rounding", "nearest_even", "rounding mode (or rn, rna, rz, ru, rd)",
+                                 "nearest_even|nearest_away|toward_zero|up|down");
+constexpr Arg kSaturate = any("saturate", "depends: the format's NVIDIA default",
+                              "true, false, or \"default\": clamp overflow to the largest finite value");
+constexpr Arg kCode = any("code", "depends: required without hex", "the bit pattern: an integer, or hex text");
+constexpr Arg kHex = text("hex", "none", "the bit pattern as hex text, e.g. \"0x7e\"");
+constexpr Arg kFlipBit = number("flip_bit", "", "none", "a bit index to flip before decoding");
 constexpr std::array kEncodeArgs{kFormat, kValue, kRounding, kSaturate};
 constexpr std::array kCompareArgs{kValue, kRounding, kSaturate};
 constexpr std::array kDecodeArgs{kFormat, kCode, kHex, kFlipBit};
-constexpr std::array kTableArgs{kFormat, Arg{.name = "kind",
-                                             .type = Enum,
-                                             .fallback = "gaps",
-                                             .doc = "gaps per binade, or every value (formats of at most 16 bits)",
-                                             .values = "gaps|values"}};
+constexpr std::array kTableArgs{
+    kFormat, choice("kind", "gaps", "gaps per binade, or every value (formats of at most 16 bits)", "gaps|values")};
 constexpr std::array kExploreArgs{
     kFormat,
-    Arg{"value", Any, "", -kNo, kNo, "depends: give value, or code / hex", kValue.doc},
+    any("value", "depends: give value, or code / hex", kValue.doc),
     kCode,
     kHex,
     kFlipBit,
     kRounding,
     kSaturate,
-    Arg{"table", Bool, "", -kNo, kNo, "false", "also the gap table (and values up to 8 bits)"},
+    boolean("table", "false", "also the gap table (and values up to 8 bits)"),
     Arg{"blocks", Obj, "", -kNo, kNo, "none", "block_compare's arguments: a block comparison beside"}};
-constexpr std::array kBatchArgs{
-    kFormat, kRounding, kSaturate, Arg{"count", Int, "", 1, 1 << 24, "required", "bit patterns encoded"},
-    Arg{"seed", Int, "", 0, static_cast<double>(std::int64_t{1} << 52), "1", "seed of the patterns"}};
+constexpr std::array kBatchArgs{kFormat, kRounding, kSaturate,
+                                integer("count", "", 1, 1 << 24, "required", "bit patterns encoded"),
+                                integer("seed", "", 0, std::int64_t{1} << 52, "1", "seed of the patterns")};
 constexpr std::array kFormatsResult = std::to_array<Field>({
     {"formats", "", "every format with its layout, special-value rules and constants"},
     {"roundings", "", "the rounding modes"},
@@ -201,21 +188,17 @@ json float_formats(const json&) {
                           {"epsilon", eps_obj},
                           {"canonical_nan", fi.nan != NaN::none ? brief(f, canonical_nan_code(f)) : json(nullptr)},
                           {"finite_count", finite_count(f)}};
-        list.push_back({{"name", fi.name},
-                        {"display_name", format_display_name(f)},
-                        {"bits", fi.bits},
-                        {"exponent_bits", fi.exp_bits},
-                        {"mantissa_bits", fi.man_bits},
-                        {"sign_bits", fi.has_sign ? 1 : 0},
-                        {"bias", fi.bias},
-                        {"has_inf", fi.inf != Inf::none},
-                        {"has_nan", fi.nan != NaN::none},
-                        {"has_negative_zero", fi.has_sign && fi.nan != NaN::neg_zero},
-                        {"has_subnormals", fi.has_subnormals},
-                        {"nan_rule", nan_rule_text(f)},
-                        {"default_saturate", fi.default_saturate},
-                        {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
-                        {"constants", constants}});
+        list.push_back(json{{"display_name", format_display_name(f)},
+                            {"exponent_bits", fi.exp_bits},
+                            {"mantissa_bits", fi.man_bits},
+                            {"sign_bits", fi.has_sign ? 1 : 0},
+                            {"has_inf", fi.inf != Inf::none},
+                            {"has_nan", fi.nan != NaN::none},
+                            {"has_negative_zero", fi.has_sign && fi.nan != NaN::neg_zero},
+                            {"nan_rule", nan_rule_text(f)},
+                            {"can_saturate_or_not", fi.inf != Inf::none || fi.nan != NaN::none},
+                            {"constants", constants}});
+        list.back().update(TALLY_MEMBERS(fi, name, bits, bias, has_subnormals, default_saturate));
     }
     json roundings = json::array();
     for (int r = 0; r < kRoundCount; ++r)
@@ -279,13 +262,10 @@ json float_table(const json& args) {
     }
     if (kind != "gaps") throw InputError("kind", "kind must be \"gaps\" or \"values\", got \"" + kind + "\"");
     json rows = json::array();
-    for (const Binade& b : binades(f))
-        rows.push_back({{"kind", b.subnormal ? "subnormal" : "normal"},
-                        {"exponent", b.exponent},
-                        {"from", b.from},
-                        {"to", b.to},
-                        {"gap", b.gap},
-                        {"count", b.count}});
+    for (const Binade& b : binades(f)) {
+        rows.push_back(TALLY_MEMBERS(b, exponent, from, to, gap, count));
+        rows.back()["kind"] = b.subnormal ? "subnormal" : "normal";
+    }
     return {{"format", fi.name}, {"kind", kind}, {"binades", rows}};
 }
 

@@ -49,7 +49,8 @@ json presets(const json&) {
         if (d.roles & kStorageDType) roles.push_back("storage");
         if (d.roles & kPeakDType) roles.push_back("peak");
         if (d.roles & kTensorDType) roles.push_back("tensor");
-        json row{{"id", d.id}, {"name", d.name}, {"bits", d.bits}, {"roles", roles}, {"note", d.note}};
+        json row = TALLY_MEMBERS(d, id, name, bits, note);
+        row["roles"] = roles;
         // Bytes per element with the block scale's share: packed sub-byte and block-scaled types are fractional.
         if (dtype_bytes_256(d.type) % 256 == 0)
             row["bytes"] = dtype_bytes_256(d.type) / 256;

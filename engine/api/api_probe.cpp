@@ -23,10 +23,10 @@ constexpr Arg kSamples{"samples", Int, "", 1, 50, "5", "timed samples", "--reps"
 constexpr std::array kPeakArgs{
     kSamples,
     Arg{"min_sample_ms", Num, "ms", 0.9, 5000, "50", "shortest sample", nullptr, nullptr, true},
-    Arg{.name = "variant", .type = Enum, .fallback = "simd", .doc = "the multiply-add timed", .values = "simd|relaxed"},
+    choice("variant", "simd", "the multiply-add timed", "simd|relaxed"),
 };
 constexpr std::array kBandwidthArgs{
-    Arg{"mib", Int, "MiB", 1, static_cast<double>(kMaxProbeMiB), "128", "buffer size"},
+    integer("mib", "MiB", 1, kMaxProbeMiB, "128", "buffer size"),
     kSamples,
 };
 constexpr std::array kPeakResult = std::to_array<Field>({
@@ -55,31 +55,21 @@ json probe_peak(const json& args) {
                          "f32x4.relaxed_madd), got \"" +
                              variant + "\"");
     const probe::PeakResult r = probe::peak(samples, min_sample_ms * 1e-3, variant == "relaxed");
-    return {{"variant", variant},
-            {"flops_per_s", r.flops_per_s},
-            {"flops_per_s_min", r.flops_per_s_min},
-            {"flops_per_s_max", r.flops_per_s_max},
-            {"samples", r.samples},
-            {"seconds_per_sample", r.seconds_per_sample},
-            {"isa", r.isa},
-            {"lanes", r.lanes},
-            {"fma", r.fma},
-            {"threads", 1}};
+    json out =
+        TALLY_MEMBERS(r, flops_per_s, flops_per_s_min, flops_per_s_max, samples, seconds_per_sample, isa, lanes, fma);
+    out["variant"] = variant;
+    out["threads"] = 1;
+    return out;
 }
 
 json probe_bandwidth(const json& args) {
     const auto mib = arg_int(args, kBandwidthArgs[0]);
     const int samples = static_cast<int>(arg_int(args, kSamples));
     const probe::BandwidthResult r = probe::bandwidth(mib << 20, samples);
-    return {{"read_bytes_per_s", r.read_bytes_per_s},
-            {"read_bytes_per_s_min", r.read_bytes_per_s_min},
-            {"read_bytes_per_s_max", r.read_bytes_per_s_max},
-            {"triad_bytes_per_s", r.triad_bytes_per_s},
-            {"triad_bytes_per_s_min", r.triad_bytes_per_s_min},
-            {"triad_bytes_per_s_max", r.triad_bytes_per_s_max},
-            {"bytes", r.bytes},
-            {"samples", r.samples},
-            {"threads", 1}};
+    json out = TALLY_MEMBERS(r, read_bytes_per_s, read_bytes_per_s_min, read_bytes_per_s_max, triad_bytes_per_s,
+                             triad_bytes_per_s_min, triad_bytes_per_s_max, bytes, samples);
+    out["threads"] = 1;
+    return out;
 }
 
 constexpr Method kMethods[] = {

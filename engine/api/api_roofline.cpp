@@ -20,11 +20,11 @@ using namespace arg;
 constexpr Arg kIntensity{
     "intensity", Arr, "FLOP/byte", -kNo, kNo, "[]", "up to 4096 positive intensities: the bound at each (points)"};
 constexpr std::array kRooflineArgs{
-    Arg{"hardware", Str, "", -kNo, kNo, "none", "a hardware preset id: the bound of each op on its roof"},
-    Arg{"dtype", Str, "", -kNo, kNo, "bf16", "dtype of the operands and the peak"},
-    Arg{"seq", Int, "tokens", 1, static_cast<double>(roofline::kMaxOpsSeq), "2048", "sequence length of the ops"},
-    Arg{"d_model", Int, "", 1, 1 << 20, "4096", "model width of the ops"},
-    Arg{"heads", Int, "", 1, 1 << 20, "32", "attention heads of the ops"},
+    text("hardware", "none", "a hardware preset id: the bound of each op on its roof"),
+    text("dtype", "bf16", "dtype of the operands and the peak"),
+    integer("seq", "tokens", 1, roofline::kMaxOpsSeq, "2048", "sequence length of the ops"),
+    integer("d_model", "", 1, 1 << 20, "4096", "model width of the ops"),
+    integer("heads", "", 1, 1 << 20, "32", "attention heads of the ops"),
     kIntensity,
 };
 constexpr std::array kRooflineCustomArgs{
@@ -76,11 +76,8 @@ json roofline(const json& args) {
     config.heads = static_cast<int>(arg_int(args, kRooflineArgs[4], config.heads));
     const auto ops = roofline::named_ops(config);
 
-    json out = {{"dtype", dtype},
-                {"element_bytes", config.element_bytes},
-                {"seq", config.seq},
-                {"d_model", config.d_model},
-                {"heads", config.heads}};
+    json out = TALLY_MEMBERS(config, element_bytes, seq, d_model, heads);
+    out["dtype"] = dtype;
     double peak = 0, bandwidth = 0;
     if (const auto id = optional_string_arg(args, "hardware")) {
         const Hardware hw = find_hardware(*id);
@@ -98,8 +95,7 @@ json roofline(const json& args) {
     }
     json list = json::array();
     for (const roofline::Op& op : ops) {
-        json item = {{"id", op.id},       {"name", op.name},           {"group", op.group}, {"flops", op.flops},
-                     {"bytes", op.bytes}, {"intensity", op.intensity}, {"model", op.model}};
+        json item = TALLY_MEMBERS(op, id, name, group, flops, bytes, intensity, model);
         if (peak > 0) {
             const double bound = roofline::attainable(op.intensity, peak, bandwidth);
             item["attainable_flops_per_s"] = bound;

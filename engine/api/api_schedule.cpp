@@ -14,18 +14,14 @@ namespace {
 
 using namespace arg;
 constexpr std::array kScheduleArgs{
-    Arg{.name = "schedule",
-        .type = Enum,
-        .fallback = "1f1b",
-        .doc = "the pipeline schedule",
-        .values = "gpipe|1f1b|interleaved|zb-h1|dualpipe"},
-    Arg{"stages", Int, "stages", 1, 1024, "4", "pipeline stages"},
-    Arg{"microbatches", Int, "", 1, 65536, "8", "micro-batches per step"},
-    Arg{"chunks", Int, "chunks", 1, 64, "depends: 2 for interleaved, else 1", "model chunks per stage"},
-    Arg{"forward", Num, "time units", -kNo, kNo, "1", "one micro-batch's forward through a whole stage"},
-    Arg{"backward", Num, "time units", -kNo, kNo, "2", "one micro-batch's backward through a whole stage"},
-    Arg{"weight", Num, "time units", -kNo, kNo, "depends: backward / 2 (zb-h1 and dualpipe only)",
-        "the weight-gradient part W of backward, split off by zb-h1 and dualpipe"},
+    choice("schedule", "1f1b", "the pipeline schedule", "gpipe|1f1b|interleaved|zb-h1|dualpipe"),
+    integer("stages", "stages", 1, 1024, "4", "pipeline stages"),
+    integer("microbatches", "", 1, 65536, "8", "micro-batches per step"),
+    integer("chunks", "chunks", 1, 64, "depends: 2 for interleaved, else 1", "model chunks per stage"),
+    number("forward", "time units", "1", "one micro-batch's forward through a whole stage"),
+    number("backward", "time units", "2", "one micro-batch's backward through a whole stage"),
+    number("weight", "time units", "depends: backward / 2 (zb-h1 and dualpipe only)",
+           "the weight-gradient part W of backward, split off by zb-h1 and dualpipe"),
 };
 constexpr std::array kScheduleResult = std::to_array<Field>({
     {"schedule", "", "the schedule simulated"},
@@ -58,28 +54,20 @@ json pipeline_schedule_method(const json& args) {
     const PipelineSchedule r = simulate_pipeline(c);
     json blocks = json::array();
     for (const ScheduleBlock& b : r.blocks) {
-        json block{{"stage", b.stage}, {"micro", b.micro}, {"chunk", b.chunk}, {"kind", std::string(1, b.kind)},
-                   {"start", b.start}, {"end", b.end}};
+        json block = TALLY_MEMBERS(b, stage, micro, chunk, start, end);
+        block["kind"] = std::string(1, b.kind);
         if (b.pair >= 0) block["pair"] = b.pair;  // DualPipe's overlapped forward-backward pairs
         blocks.push_back(block);
     }
     json out{{"schedule", to_string(c.kind)},
-             {"stages", c.stages},
-             {"microbatches", c.microbatches},
-             {"chunks", c.chunks},
-             {"forward", c.forward},
-             {"backward", c.backward},
-             {"makespan", r.makespan},
-             {"busy_per_stage", r.busy_per_stage},
-             {"idle_fraction", r.idle_fraction},
              {"idle_fraction_formula", "(p − 1)/(v·m + p − 1): idle share of the step"},
-             {"bubble_ratio", r.bubble_ratio},
              {"bubble_ratio_formula", "(p − 1)/(v·m): idle time over compute time"},
-             {"peak_in_flight", r.peak_in_flight},
-             {"parameter_copies", r.parameter_copies},
              {"bubble_time", r.makespan - r.busy_per_stage},
              {"bubble_time_published", pipeline_bubble_time(c)},
              {"blocks", blocks}};
+    out.update(TALLY_MEMBERS(c, stages, microbatches, chunks, forward, backward));
+    out.update(
+        TALLY_MEMBERS(r, makespan, busy_per_stage, idle_fraction, bubble_ratio, peak_in_flight, parameter_copies));
     if (split) out["weight"] = c.weight;
     return out;
 }

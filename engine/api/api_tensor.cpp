@@ -68,9 +68,9 @@ json tensor_bytes_method(const json& args) {
     for (std::size_t i = 0; i < shape_json.size(); ++i) shape.push_back(shape_dim(shape_json[i], i));
     const std::string dtype = string_arg(args, "dtype");
     const TensorBytes t = tensor_bytes(shape, dtype_bits(dtype_from_string(dtype, "dtype", kTensorDType)));
-    return json{{"shape", shape},         {"dtype", dtype},
-                {"elements", t.elements}, {"bits_per_element", t.bits_per_element},
-                {"bytes", t.bytes},       {"formula", "ceil(elements · bits / 8)"}};
+    json out{{"shape", shape}, {"dtype", dtype}, {"formula", "ceil(elements · bits / 8)"}};
+    out.update(TALLY_MEMBERS(t, elements, bits_per_element, bytes));
+    return out;
 }
 
 constexpr Method kMethods[] = {

@@ -25,7 +25,7 @@ using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- declarations
 using namespace arg;
-constexpr Arg kPeakDtype{"dtype", Str, "", -kNo, kNo, "bf16", "dtype whose peak the hardware preset gives"};
+constexpr Arg kPeakDtype = text("dtype", "bf16", "dtype whose peak the hardware preset gives");
 constexpr Arg kPeakFlops{.name = "peak_flops_per_s",
                          .type = Num,
                          .unit = "FLOP/s",
@@ -44,33 +44,20 @@ constexpr Arg kPeakTflops{"peak_tflops",
                           nullptr,
                           nullptr,
                           true};
-constexpr Arg kPeakHardware{"hardware",
-                            Str,
-                            "",
-                            -kNo,
-                            kNo,
-                            "depends: required without peak_flops_per_s",
-                            "a hardware preset id: its peak at dtype"};
-constexpr Arg kParams{
-    "params", Num, "parameters", -kNo, kNo, "depends: required without model", "parameter count N (6ND only)"};
-constexpr Arg kFlopsBasis{.name = "flops_basis",
-                          .type = Enum,
-                          .fallback = "depends: exact with a model, six_nd with params",
-                          .doc = "what the FLOPs count",
-                          .values = "exact|six_nd|six_nd_active"};
-constexpr Arg kRunGpus{"gpus", Int, "GPUs", 1, kMaxGpus, "required", "GPUs in the run"};
+constexpr Arg kPeakHardware =
+    text("hardware", "depends: required without peak_flops_per_s", "a hardware preset id: its peak at dtype");
+constexpr Arg kParams =
+    number("params", "parameters", "depends: required without model", "parameter count N (6ND only)");
+constexpr Arg kFlopsBasis = choice("flops_basis", "depends: exact with a model, six_nd with params",
+                                   "what the FLOPs count", "exact|six_nd|six_nd_active");
+constexpr Arg kRunGpus = integer("gpus", "GPUs", 1, kMaxGpus, "required", "GPUs in the run");
 constexpr std::array kPeakArgs{kPeakDtype, kPeakFlops, kPeakTflops, kPeakHardware};
 constexpr std::array kPerTokenArgs{kParams, kFlopsBasis};
 constexpr std::array kTrainingOwn{
     Arg{"tokens", Num, "tokens", 0, kNo, "required", "training tokens", nullptr, nullptr, true},
-    Arg{"mfu", Any, "", -kNo, kNo, "required",
-        "model FLOPs utilization in (0, 1], or \"predicted\": the step-time model's for the layout given"},
-    Arg{.name = "dollars_per_gpu_hour",
-        .type = Num,
-        .unit = "$/GPU-hour",
-        .fallback = "none",
-        .doc = "price of one GPU-hour: the cost",
-        .flag = "--price"},
+    any("mfu", "required",
+        "model FLOPs utilization in (0, 1], or \"predicted\": the step-time model's for the layout given"),
+    number("dollars_per_gpu_hour", "$/GPU-hour", "none", "price of one GPU-hour: the cost", "--price"),
 };
 // In the order training_cost reads them (the FLOPs per token, tokens, the peak, gpus, mfu, the price), so a call
 // with several bad arguments is refused for the same one as before the declarations.
@@ -211,19 +198,16 @@ json training_cost(const json& args) {
     }
     json out{{"flops_basis", to_string(per.flops.basis)},
              {"tokens", tokens},
-             {"total_flops", t.total_flops},
              {"six_nd", per.flops.six_n * tokens},
              {"dtype", peak.dtype},
              {"peak_flops_per_s", peak.flops_per_s},
              {"gpus", in.gpus},
              {"mfu", in.mfu},
-             {"cluster_flops_per_s", t.cluster_flops_per_s},
-             {"seconds", t.seconds},
-             {"gpu_seconds", t.gpu_seconds},
              // The data rate the run must sustain (tokens / seconds), as the cluster's FLOP/s over the FLOPs per
              // token, so a token count too small to take a representable time still gives a finite rate.
              {"tokens_per_second", t.cluster_flops_per_s / per.flops.executed},
              {"tokens_per_second_per_gpu", t.cluster_flops_per_s / per.flops.executed / in.gpus}};
+    out.update(TALLY_MEMBERS(t, total_flops, cluster_flops_per_s, seconds, gpu_seconds));
     add_chinchilla(out, per.flops.chinchilla_params, tokens, per.flops.chinchilla_basis);
     if (!per.model_json.is_null()) out["model"] = per.model_json;
     // With a model, the FLOPs the cost rests on, per component (the flops method's answer): one call for a page.
@@ -257,11 +241,8 @@ json mfu(const json& args) {
              {"gpus", gpus},
              {"dtype", peak.dtype},
              {"peak_flops_per_s", peak.flops_per_s},
-             {"peak_cluster_flops_per_s", u.cluster_peak_flops_per_s},
-             {"achieved_flops_per_s", u.achieved_flops_per_s},
-             {"mfu", u.mfu},
-             {"hfu", u.hfu},
-             {"six_n_mfu", u.six_n_mfu}};
+             {"peak_cluster_flops_per_s", u.cluster_peak_flops_per_s}};
+    out.update(TALLY_MEMBERS(u, achieved_flops_per_s, mfu, hfu, six_n_mfu));
     if (!peak.hardware.is_null()) out["hardware"] = peak.hardware;
     add_warnings(out, utilization_warnings(u));
     return out;

@@ -4,7 +4,6 @@
 //
 //   build/native/tally_accounting_bench [--model llama-3-70b] [--samples 31] [--min-sample-ms 20]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "median.h"
 #include "tally/api.h"
 #include "tally/flops.h"
 #include "tally/memory.h"
@@ -19,28 +19,12 @@
 
 namespace {
 
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 volatile std::uint64_t g_sink = 0;  // keeps the results alive
 
-// Median seconds per call of fn over `samples` samples, each repeating fn for >= min_sample_s.
+// Median seconds per call of fn over `samples` samples, each repeating fn for >= min_sample_s (100 calls warm up).
 template <typename Fn>
 double median_per_call(Fn fn, int samples, double min_sample_s) {
-    for (int i = 0; i < 100; ++i) fn();  // warm-up
-    std::vector<double> per_call;
-    for (int s = 0; s < samples; ++s) {
-        long calls = 0;
-        const double start = now_s();
-        double elapsed = 0;
-        do {
-            fn();
-            ++calls;
-            elapsed = now_s() - start;
-        } while (elapsed < min_sample_s);
-        per_call.push_back(elapsed / static_cast<double>(calls));
-    }
-    std::sort(per_call.begin(), per_call.end());
-    return per_call[per_call.size() / 2];
+    return tally::bench::median_per_call(fn, samples, min_sample_s, 100);
 }
 
 }  // namespace

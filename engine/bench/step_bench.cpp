@@ -3,37 +3,23 @@
 //
 //   build/native/tally_step_bench [--samples 15]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "median.h"
 #include "tally/api.h"
 
 namespace {
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 volatile std::size_t g_sink = 0;
 
 // Median seconds of one call over `samples` samples of at least 50 ms each.
 double median_call(const char* method, const std::string& args, int samples) {
-    std::vector<double> per_call;
-    for (int s = 0; s < samples; ++s) {
-        long calls = 0;
-        const double start = now_s();
-        double elapsed = 0;
-        do {
-            g_sink = g_sink + tally::api::call(method, args).size();
-            ++calls;
-            elapsed = now_s() - start;
-        } while (elapsed < 0.05);
-        per_call.push_back(elapsed / static_cast<double>(calls));
-    }
-    std::sort(per_call.begin(), per_call.end());
-    return per_call[per_call.size() / 2];
+    return tally::bench::median_per_call([&] { g_sink = g_sink + tally::api::call(method, args).size(); }, samples,
+                                         0.05);
 }
 
 // The "evaluated" field of a plan's answer, as text.

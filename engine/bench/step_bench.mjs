@@ -1,18 +1,13 @@
 // wasm twin of step_bench.cpp: median time of one step_time call and one full plan in the wasm engine (node).
 //   node engine/bench/step_bench.mjs [--samples 15]
-import { loadEngine } from '../../tests/node/engine.mjs';
+import { loadEngine, PLANNER_EXAMPLE } from '../../tests/node/engine.mjs';
 
 const samples = Number(process.argv[process.argv.indexOf('--samples') + 1]) || 15;
 const engine = await loadEngine();
 const step = JSON.stringify({
-  model: 'llama-3-70b',
-  hardware: 'h100-sxm',
-  gpus: 64,
+  ...PLANNER_EXAMPLE,
   tp: 4,
   pp: 4,
-  seq: 8192,
-  global_batch: 512,
-  flash_attention: true,
   sequence_parallel: true,
   zero: 1,
 });

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,14 @@ double number_or_zero(const json& obj, const char* key) {
     return (it != obj.end() && it->is_number()) ? it->get<double>() : 0.0;
 }
 
+// Each peak HardwarePeaks carries beside the tally::Hardware member it mirrors (copied both ways below).
+constexpr std::pair<double HardwarePeaks::*, double tally::Hardware::*> kPeakMembers[] = {
+    {&HardwarePeaks::fp32_flops, &tally::Hardware::peak_fp32},
+    {&HardwarePeaks::tf32_flops, &tally::Hardware::peak_tf32},
+    {&HardwarePeaks::bf16_flops, &tally::Hardware::peak_bf16},
+    {&HardwarePeaks::fp16_flops, &tally::Hardware::peak_fp16},
+    {&HardwarePeaks::fp8_flops, &tally::Hardware::peak_fp8}};
+
 // A preset by id through the engine's hardware lookup; found == false when there is none.
 HardwarePeaks peaks_of(const std::string& preset_id) {
     tally::Hardware hw;
@@ -50,11 +59,7 @@ HardwarePeaks peaks_of(const std::string& preset_id) {
     p.source = hw.source;
     p.memory_bytes = static_cast<double>(hw.memory_bytes);
     p.memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s;
-    p.fp32_flops = hw.peak_fp32;
-    p.tf32_flops = hw.peak_tf32;
-    p.bf16_flops = hw.peak_bf16;
-    p.fp16_flops = hw.peak_fp16;
-    p.fp8_flops = hw.peak_fp8;
+    for (const auto& [mine, engine] : kPeakMembers) p.*mine = hw.*engine;
     return p;
 }
 
@@ -77,11 +82,7 @@ std::vector<std::string> ids_of(const json& list) {
 double peak_flops_per_s(const HardwarePeaks& p, tally::DType dtype) {
     tally::Hardware hw;
     hw.name = p.preset_name;
-    hw.peak_fp32 = p.fp32_flops;
-    hw.peak_tf32 = p.tf32_flops;
-    hw.peak_bf16 = p.bf16_flops;
-    hw.peak_fp16 = p.fp16_flops;
-    hw.peak_fp8 = p.fp8_flops;
+    for (const auto& [mine, engine] : kPeakMembers) hw.*engine = p.*mine;
     try {
         return hw.peak(dtype);
     } catch (const tally::InputError&) {

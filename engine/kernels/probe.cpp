@@ -23,6 +23,13 @@ Stats stats(std::vector<double> values) {
     return {values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]), values.front(), values.back()};
 }
 
+// A result's median, slowest and fastest fields from the samples' stats.
+void put_stats(const Stats& st, double& median, double& min, double& max) {
+    median = st.median;
+    min = st.min;
+    max = st.max;
+}
+
 volatile double g_sink = 0;  // keeps the probe results observable
 
 // A page that is not cross-origin isolated reads performance.now() in 100 us steps, so a stream that
@@ -70,9 +77,7 @@ PeakResult peak(int samples, double min_sample_s, bool relaxed) {
     for (int s = 0; s < samples; ++s) rates.push_back(timed_rate(flops, [&] { g_sink = g_sink + loop(iters); }));
     const Stats st = stats(rates);
     PeakResult out;
-    out.flops_per_s = st.median;
-    out.flops_per_s_min = st.min;
-    out.flops_per_s_max = st.max;
+    put_stats(st, out.flops_per_s, out.flops_per_s_min, out.flops_per_s_max);
     out.samples = samples;
     out.seconds_per_sample = flops / st.median;
     out.isa = relaxed ? "wasm-simd128+relaxed-madd" : gemm::simd_isa();
@@ -105,12 +110,8 @@ BandwidthResult bandwidth(std::int64_t bytes, int samples) {
     g_sink = g_sink + a[third / 2];
     const Stats r = stats(read_rates), t = stats(triad_rates);
     BandwidthResult out;
-    out.read_bytes_per_s = r.median;
-    out.read_bytes_per_s_min = r.min;
-    out.read_bytes_per_s_max = r.max;
-    out.triad_bytes_per_s = t.median;
-    out.triad_bytes_per_s_min = t.min;
-    out.triad_bytes_per_s_max = t.max;
+    put_stats(r, out.read_bytes_per_s, out.read_bytes_per_s_min, out.read_bytes_per_s_max);
+    put_stats(t, out.triad_bytes_per_s, out.triad_bytes_per_s_min, out.triad_bytes_per_s_max);
     out.bytes = bytes;
     out.samples = samples;
     return out;

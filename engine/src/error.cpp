@@ -31,6 +31,21 @@ double require_positive(const char* field, double value) {
     return value;
 }
 
+double require_in(const char* field, double value, double low, double high, const char* unit) {
+    if (!std::isfinite(value) || value < low || value > high)
+        throw InputError(field, std::string(field) + " must be in [" + format_number(low) + ", " + format_number(high) +
+                                    "]" + (*unit != '\0' ? std::string(" ") + unit : std::string()) + ", got " +
+                                    format_number(value));
+    return value;
+}
+
+double require_in_right_open(const char* field, double value, double low, double high) {
+    if (!std::isfinite(value) || !(value >= low) || !(value < high))
+        throw InputError(field, std::string(field) + " must be in [" + format_number(low) + ", " + format_number(high) +
+                                    "), got " + format_number(value));
+    return value;
+}
+
 double require_in_left_open(const char* field, double value, double low, double high) {
     if (!std::isfinite(value) || !(value > low) || !(value <= high))
         throw InputError(field, std::string(field) + " must be in (" + format_number(low) + ", " + format_number(high) +

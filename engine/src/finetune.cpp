@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "tally/error.h"
+#include "tally/names.h"
 #include "tally/params.h"
 
 namespace tally {
@@ -14,7 +15,6 @@ using u64 = std::uint64_t;
 
 u64 mul(u64 a, u64 b) { return checked_mul("finetune", a, b); }
 u64 add(u64 a, u64 b) { return checked_add("finetune", a, b); }
-u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
 
 struct TargetName {
     LoraTarget bit;
@@ -50,39 +50,23 @@ bool quantized_linear(const Tensor& t) {
 
 std::int64_t instances(const ModelConfig& c, const Tensor& t) { return t.expert ? c.num_experts : 1; }
 
+constexpr Named<FinetuneMethod> kMethodNames[] = {
+    {FinetuneMethod::Full, "full"}, {FinetuneMethod::Lora, "lora"}, {FinetuneMethod::Qlora, "qlora"}};
+constexpr Named<BaseStorage> kStorageNames[] = {
+    {BaseStorage::BF16, "bf16"}, {BaseStorage::FP16, "fp16"}, {BaseStorage::FP32, "fp32"}, {BaseStorage::NF4, "nf4"}};
 }  // namespace
 
-const char* to_string(FinetuneMethod method) {
-    switch (method) {
-        case FinetuneMethod::Full: return "full";
-        case FinetuneMethod::Lora: return "lora";
-        case FinetuneMethod::Qlora: return "qlora";
-    }
-    return "lora";
-}
+const char* to_string(FinetuneMethod method) { return name_of(kMethodNames, method, "lora"); }
 
 FinetuneMethod finetune_method_from_string(const std::string& text) {
-    if (text == "full") return FinetuneMethod::Full;
-    if (text == "lora") return FinetuneMethod::Lora;
-    if (text == "qlora") return FinetuneMethod::Qlora;
+    if (const auto method = value_named(kMethodNames, text)) return *method;
     throw InputError("method", "method must be one of full, lora, qlora, got \"" + text.substr(0, 40) + "\"");
 }
 
-const char* to_string(BaseStorage storage) {
-    switch (storage) {
-        case BaseStorage::BF16: return "bf16";
-        case BaseStorage::FP16: return "fp16";
-        case BaseStorage::FP32: return "fp32";
-        case BaseStorage::NF4: return "nf4";
-    }
-    return "bf16";
-}
+const char* to_string(BaseStorage storage) { return name_of(kStorageNames, storage, "bf16"); }
 
 BaseStorage base_storage_from_string(const std::string& text) {
-    if (text == "bf16") return BaseStorage::BF16;
-    if (text == "fp16") return BaseStorage::FP16;
-    if (text == "fp32") return BaseStorage::FP32;
-    if (text == "nf4") return BaseStorage::NF4;
+    if (const auto storage = value_named(kStorageNames, text)) return *storage;
     throw InputError("base_dtype",
                      "base_dtype must be one of bf16, fp16, fp32, nf4, got \"" + text.substr(0, 40) + "\"");
 }
@@ -133,8 +117,7 @@ LoraParams lora_params(const ModelConfig& c, const LoraConfig& lora) {
         throw InputError("lora_targets", std::string("lora_targets must name at least one of ") + kTargetList);
     if (!(lora.alpha > 0) || !(lora.alpha <= 1e6))
         throw InputError("lora_alpha", "lora_alpha must be in (0, 1e6], got " + format_number(lora.alpha));
-    if (!(lora.dropout >= 0) || !(lora.dropout < 1))
-        throw InputError("lora_dropout", "lora_dropout must be in [0, 1), got " + format_number(lora.dropout));
+    require_in_right_open("lora_dropout", lora.dropout, 0, 1);
     LoraParams p;
     unsigned present = 0;
     for (const Tensor& t : model_tensors(c)) {

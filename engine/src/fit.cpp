@@ -7,6 +7,20 @@
 
 namespace tally {
 
+namespace {
+
+// Bisection: the smallest x in (lo, hi] with pred(x), given !pred(lo), pred(hi) and pred monotone.
+template <class Pred>
+std::int64_t first_true(std::int64_t lo, std::int64_t hi, Pred pred) {
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        (pred(mid) ? hi : lo) = mid;
+    }
+    return hi;
+}
+
+}  // namespace
+
 std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint64_t capacity, std::int64_t max_gpus) {
     // Per-GPU memory never grows with dp (ZeRO shards shrink, activations stay), so search dp by
     // doubling and then bisection. global_batch is dropped: the pipeline is assumed full.
@@ -32,14 +46,7 @@ std::int64_t min_gpus(const ModelConfig& config, TrainingSetup setup, std::uint6
         lo = hi;
         hi *= 2;
     }
-    while (hi - lo > 1) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (fits(mid))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi * mp;
+    return first_true(lo, hi, fits) * mp;
 }
 
 std::uint64_t largest_model_params(std::uint64_t capacity_total, const Recipe& recipe) {
@@ -91,14 +98,7 @@ std::int64_t largest_model_layers(const ModelConfig& config, const TrainingSetup
         if (hi == kMaxLayers) return hi;
         lo = hi;
     }
-    while (hi - lo > 1) {
-        const std::int64_t mid = lo + (hi - lo) / 2;
-        if (fits(mid))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return first_true(lo, hi, [&](std::int64_t layers) { return !fits(layers); }) - 1;
 }
 
 std::uint64_t after_reserve(std::uint64_t bytes, double reserve_fraction) {

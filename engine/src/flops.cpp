@@ -4,31 +4,29 @@
 #include <algorithm>
 
 #include "tally/error.h"
+#include "tally/names.h"
 #include "tally/params.h"
 
 namespace tally {
 
-const char* to_string(AttentionFlops mode) { return mode == AttentionFlops::Full ? "full" : "causal"; }
+namespace {
+constexpr Named<AttentionFlops> kAttentionNames[] = {{AttentionFlops::Full, "full"},
+                                                     {AttentionFlops::Causal, "causal"}};
+constexpr Named<Recompute> kRecomputeNames[] = {
+    {Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}};
+}  // namespace
 
-const char* to_string(Recompute mode) {
-    switch (mode) {
-        case Recompute::None: return "none";
-        case Recompute::Selective: return "selective";
-        case Recompute::Full: return "full";
-    }
-    return "?";
-}
+const char* to_string(AttentionFlops mode) { return name_of(kAttentionNames, mode, "causal"); }
+
+const char* to_string(Recompute mode) { return name_of(kRecomputeNames, mode, "?"); }
 
 AttentionFlops attention_flops_from_string(const std::string& text) {
-    if (text == "full") return AttentionFlops::Full;
-    if (text == "causal") return AttentionFlops::Causal;
+    if (const auto mode = value_named(kAttentionNames, text)) return *mode;
     throw InputError("attention_flops", "attention_flops must be full or causal, got \"" + text + "\"");
 }
 
 Recompute recompute_from_string(const std::string& text) {
-    if (text == "none") return Recompute::None;
-    if (text == "selective") return Recompute::Selective;
-    if (text == "full") return Recompute::Full;
+    if (const auto mode = value_named(kRecomputeNames, text)) return *mode;
     throw InputError("recompute", "recompute must be none, selective or full, got \"" + text + "\"");
 }
 

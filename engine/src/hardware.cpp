@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "tally/error.h"
+#include "tally/json_members.h"
 #include "tally/presets.h"
 
 namespace tally {
@@ -45,9 +46,7 @@ Interconnect interconnect_from_json(const json& o, const std::string& where) {
 }  // namespace
 
 UsableCapacity usable_capacity(std::uint64_t capacity, std::uint64_t context_bytes, double fraction) {
-    if (!(fraction >= 0 && fraction <= 0.5))
-        throw InputError("fragmentation_fraction",
-                         "fragmentation_fraction must be in [0, 0.5], got " + format_number(fraction));
+    require_in("fragmentation_fraction", fraction, 0, 0.5);
     UsableCapacity u;
     u.capacity = capacity;
     u.context_bytes = context_bytes;
@@ -171,24 +170,13 @@ json hardware_to_json(const Hardware& hw) {
         peaks[key] = value;
         ridge[key] = roofline::ridge(value, hw.memory_bandwidth_bytes_per_s);
     }
-    json out{{"id", hw.id},
-             {"name", hw.name},
-             {"source", hw.source},
-             {"architecture", hw.architecture},
-             {"memory_bytes", hw.memory_bytes},
-             {"memory_reported_bytes", hw.memory_reported_bytes},
-             {"memory_reported_by", hw.memory_reported_by},
-             {"memory_reported_source", hw.memory_reported_source},
-             {"memory_bandwidth_bytes_per_s", hw.memory_bandwidth_bytes_per_s},
-             {"peak_flops", peaks},
-             {"ridge_flops_per_byte", ridge}};
+    json out = TALLY_MEMBERS(hw, id, name, source, architecture, memory_bytes, memory_reported_bytes,
+                             memory_reported_by, memory_reported_source, memory_bandwidth_bytes_per_s);
+    out["peak_flops"] = peaks;
+    out["ridge_flops_per_byte"] = ridge;
     if (hw.interconnect.present)
-        out["interconnect"] = {{"gpus_per_node", hw.interconnect.gpus_per_node},
-                               {"intra_node_bytes_per_s", hw.interconnect.intra_node_bytes_per_s},
-                               {"network_bytes_per_s", hw.interconnect.network_bytes_per_s},
-                               {"intra_node_latency_s", hw.interconnect.intra_node_latency_s},
-                               {"network_latency_s", hw.interconnect.network_latency_s},
-                               {"source", hw.interconnect.source}};
+        out["interconnect"] = TALLY_MEMBERS(hw.interconnect, gpus_per_node, intra_node_bytes_per_s, network_bytes_per_s,
+                                            intra_node_latency_s, network_latency_s, source);
     return out;
 }
 

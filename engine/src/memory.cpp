@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tally/error.h"
+#include "tally/names.h"
 #include "tally/params.h"
 
 namespace tally {
@@ -17,7 +18,6 @@ using u64 = std::uint64_t;
 
 u64 mul(u64 a, u64 b) { return checked_mul("memory", a, b); }
 u64 add(u64 a, u64 b) { return checked_add("memory", a, b); }
-u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
 
 // Named recipes. Byte counts per parameter: weights + gradients + master + optimizer states.
 constexpr RecipePreset kRecipes[] = {
@@ -82,24 +82,18 @@ std::string recipe_ids() {
     return ids;
 }
 
+constexpr Named<Optimizer> kOptimizerNames[] = {{Optimizer::AdamW, "adamw"},
+                                                {Optimizer::AdamW8bit, "adamw_8bit"},
+                                                {Optimizer::SgdMomentum, "sgd_momentum"},
+                                                {Optimizer::Sgd, "sgd"},
+                                                {Optimizer::Lion, "lion"},
+                                                {Optimizer::Adafactor, "adafactor"}};
 }  // namespace
 
-const char* to_string(Optimizer o) {
-    switch (o) {
-        case Optimizer::AdamW: return "adamw";
-        case Optimizer::AdamW8bit: return "adamw_8bit";
-        case Optimizer::SgdMomentum: return "sgd_momentum";
-        case Optimizer::Sgd: return "sgd";
-        case Optimizer::Lion: return "lion";
-        case Optimizer::Adafactor: return "adafactor";
-    }
-    return "?";
-}
+const char* to_string(Optimizer o) { return name_of(kOptimizerNames, o, "?"); }
 
 Optimizer optimizer_from_string(const std::string& text) {
-    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::SgdMomentum, Optimizer::Sgd, Optimizer::Lion,
-                        Optimizer::Adafactor})
-        if (text == to_string(o)) return o;
+    if (const auto o = value_named(kOptimizerNames, text)) return *o;
     throw InputError(
         "optimizer",
         "optimizer must be one of adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor, got \"" + text + "\"");

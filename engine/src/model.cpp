@@ -5,6 +5,8 @@
 #include "tally/error.h"
 #include "tally/hf_config.h"
 #include "tally/input.h"
+#include "tally/json_members.h"
+#include "tally/names.h"
 #include "tally/presets.h"
 
 namespace tally {
@@ -117,26 +119,21 @@ std::int64_t json_integer(const json& value, const std::string& field, std::int6
                                 std::string(value.type_name()));
 }
 
-const char* to_string(MlpKind kind) {
-    switch (kind) {
-        case MlpKind::Gelu: return "gelu";
-        case MlpKind::SwiGlu: return "swiglu";
-        case MlpKind::GeGlu: return "geglu";
-    }
-    return "?";
-}
-const char* to_string(NormKind kind) { return kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm"; }
-const char* to_string(PositionKind kind) {
-    return kind == PositionKind::Learned ? "learned" : kind == PositionKind::Rotary ? "rotary" : "relative";
-}
-const char* to_string(Architecture kind) {
-    switch (kind) {
-        case Architecture::Decoder: return "decoder";
-        case Architecture::Encoder: return "encoder";
-        case Architecture::EncoderDecoder: return "encoder_decoder";
-    }
-    return "?";
-}
+namespace {
+constexpr Named<MlpKind> kMlpNames[] = {
+    {MlpKind::Gelu, "gelu"}, {MlpKind::SwiGlu, "swiglu"}, {MlpKind::GeGlu, "geglu"}};
+constexpr Named<NormKind> kNormNames[] = {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}};
+constexpr Named<PositionKind> kPositionNames[] = {
+    {PositionKind::Learned, "learned"}, {PositionKind::Rotary, "rotary"}, {PositionKind::Relative, "relative"}};
+constexpr Named<Architecture> kArchitectureNames[] = {{Architecture::Decoder, "decoder"},
+                                                      {Architecture::Encoder, "encoder"},
+                                                      {Architecture::EncoderDecoder, "encoder_decoder"}};
+}  // namespace
+
+const char* to_string(MlpKind kind) { return name_of(kMlpNames, kind, "?"); }
+const char* to_string(NormKind kind) { return name_of(kNormNames, kind, "rmsnorm"); }
+const char* to_string(PositionKind kind) { return name_of(kPositionNames, kind, "relative"); }
+const char* to_string(Architecture kind) { return name_of(kArchitectureNames, kind, "?"); }
 
 void validate(const ModelConfig& c) {
     require_range("vocab_size", c.vocab_size, 1, kMaxVocab);
@@ -202,30 +199,20 @@ ModelConfig model_from_json(const json& o) {
         c.head_dim = c.hidden_size / c.num_heads;
     }
     const std::string mlp = json_enum(o, "mlp", nullptr);
-    if (mlp == "gelu")
-        c.mlp = MlpKind::Gelu;
-    else if (mlp == "swiglu")
-        c.mlp = MlpKind::SwiGlu;
-    else if (mlp == "geglu")
-        c.mlp = MlpKind::GeGlu;
+    if (const auto kind = value_named(kMlpNames, mlp))
+        c.mlp = *kind;
     else
         throw InputError("mlp", "mlp must be one of gelu, swiglu, geglu, got \"" + mlp + "\"");
     const std::int64_t default_ffn = c.mlp == MlpKind::Gelu && c.hidden_size <= kMaxFfn / 4 ? 4 * c.hidden_size : 0;
     c.ffn_hidden_size = json_int_field(o, "ffn_hidden_size", 1, kMaxFfn, default_ffn, default_ffn == 0);
     const std::string norm = json_enum(o, "norm", "layernorm");
-    if (norm == "layernorm")
-        c.norm = NormKind::LayerNorm;
-    else if (norm == "rmsnorm")
-        c.norm = NormKind::RmsNorm;
+    if (const auto kind = value_named(kNormNames, norm))
+        c.norm = *kind;
     else
         throw InputError("norm", "norm must be layernorm or rmsnorm, got \"" + norm + "\"");
     const std::string position = json_enum(o, "position", "rotary");
-    if (position == "learned")
-        c.position = PositionKind::Learned;
-    else if (position == "rotary")
-        c.position = PositionKind::Rotary;
-    else if (position == "relative")
-        c.position = PositionKind::Relative;
+    if (const auto kind = value_named(kPositionNames, position))
+        c.position = *kind;
     else
         throw InputError("position", "position must be learned, rotary or relative, got \"" + position + "\"");
     c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions, 0,
@@ -241,12 +228,8 @@ ModelConfig model_from_json(const json& o) {
     c.residual_dropout = json_probability(o, "residual_dropout");
     c.embedding_dropout = json_probability(o, "embedding_dropout");
     const std::string arch = json_enum(o, "architecture", "decoder");
-    if (arch == "decoder")
-        c.architecture = Architecture::Decoder;
-    else if (arch == "encoder")
-        c.architecture = Architecture::Encoder;
-    else if (arch == "encoder_decoder")
-        c.architecture = Architecture::EncoderDecoder;
+    if (const auto kind = value_named(kArchitectureNames, arch))
+        c.architecture = *kind;
     else
         throw InputError("architecture",
                          "architecture must be decoder, encoder or encoder_decoder, got \"" + arch + "\"");
@@ -278,28 +261,13 @@ ModelConfig model_from_json(const json& o) {
 }
 
 json model_to_json(const ModelConfig& c) {
-    json o = {{"name", c.name},
-              {"vocab_size", c.vocab_size},
-              {"hidden_size", c.hidden_size},
-              {"num_layers", c.num_layers},
-              {"num_heads", c.num_heads},
-              {"num_kv_heads", c.num_kv_heads},
-              {"head_dim", c.head_dim},
-              {"ffn_hidden_size", c.ffn_hidden_size},
-              {"mlp", to_string(c.mlp)},
-              {"norm", to_string(c.norm)},
-              {"position", to_string(c.position)},
-              {"max_positions", c.max_positions},
-              {"qkv_bias", c.qkv_bias},
-              {"attn_out_bias", c.attn_out_bias},
-              {"mlp_bias", c.mlp_bias},
-              {"tied_embeddings", c.tied_embeddings},
-              {"num_experts", c.num_experts},
-              {"experts_per_token", c.experts_per_token},
-              {"num_shared_experts", c.num_shared_experts},
-              {"attention_dropout", c.attention_dropout},
-              {"residual_dropout", c.residual_dropout},
-              {"embedding_dropout", c.embedding_dropout}};
+    json o =
+        TALLY_MEMBERS(c, name, vocab_size, hidden_size, num_layers, num_heads, num_kv_heads, head_dim, ffn_hidden_size,
+                      max_positions, qkv_bias, attn_out_bias, mlp_bias, tied_embeddings, num_experts, experts_per_token,
+                      num_shared_experts, attention_dropout, residual_dropout, embedding_dropout);
+    o["mlp"] = to_string(c.mlp);
+    o["norm"] = to_string(c.norm);
+    o["position"] = to_string(c.position);
     // Encoder and encoder-decoder fields appear only when used, so decoder configs print as before.
     if (c.architecture != Architecture::Decoder) o["architecture"] = to_string(c.architecture);
     if (c.num_decoder_layers > 0) o["num_decoder_layers"] = c.num_decoder_layers;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tally/error.h"
+#include "tally/names.h"
 #include "tally/input.h"
 
 namespace tally::overlap {
@@ -250,23 +251,16 @@ Timeline tp(const Input& in) {
     return t;
 }
 
+constexpr Named<Scheme> kSchemeNames[] = {{Scheme::Ddp, "ddp"}, {Scheme::Fsdp, "fsdp"}, {Scheme::Tp, "tp"}};
+
 }  // namespace
 
 Scheme scheme_from_string(const std::string& text) {
-    if (text == "ddp") return Scheme::Ddp;
-    if (text == "fsdp") return Scheme::Fsdp;
-    if (text == "tp") return Scheme::Tp;
+    if (const auto scheme = value_named(kSchemeNames, text)) return *scheme;
     throw InputError("scheme", "scheme must be one of ddp, fsdp, tp, got \"" + printable(text, 40) + "\"");
 }
 
-const char* to_string(Scheme scheme) {
-    switch (scheme) {
-        case Scheme::Ddp: return "ddp";
-        case Scheme::Fsdp: return "fsdp";
-        case Scheme::Tp: return "tp";
-    }
-    return "ddp";
-}
+const char* to_string(Scheme scheme) { return name_of(kSchemeNames, scheme, "ddp"); }
 
 Timeline lay_out(const Input& in) {
     check(in);

@@ -12,7 +12,6 @@ using u64 = std::uint64_t;
 
 u64 mul(u64 a, u64 b) { return checked_mul("params", a, b); }
 u64 add(u64 a, u64 b) { return checked_add("params", a, b); }
-u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
 
 }  // namespace
 

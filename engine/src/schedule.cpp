@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "tally/error.h"
+#include "tally/names.h"
 #include "tally/input.h"
 
 namespace tally {
@@ -184,28 +185,21 @@ void check(const ScheduleConfig& c) {
                                              std::to_string(kMaxBlocks / 3) + " to simulate");
 }
 
+constexpr Named<PipelineScheduleKind> kScheduleNames[] = {{PipelineScheduleKind::GPipe, "gpipe"},
+                                                          {PipelineScheduleKind::OneFOneB, "1f1b"},
+                                                          {PipelineScheduleKind::Interleaved, "interleaved"},
+                                                          {PipelineScheduleKind::ZeroBubbleH1, "zb-h1"},
+                                                          {PipelineScheduleKind::DualPipe, "dualpipe"}};
+
 }  // namespace
 
 PipelineScheduleKind pipeline_schedule_from_string(const std::string& name) {
-    if (name == "gpipe") return PipelineScheduleKind::GPipe;
-    if (name == "1f1b") return PipelineScheduleKind::OneFOneB;
-    if (name == "interleaved") return PipelineScheduleKind::Interleaved;
-    if (name == "zb-h1") return PipelineScheduleKind::ZeroBubbleH1;
-    if (name == "dualpipe") return PipelineScheduleKind::DualPipe;
+    if (const auto kind = value_named(kScheduleNames, name)) return *kind;
     throw InputError("schedule", "schedule must be gpipe, 1f1b, interleaved, zb-h1 or dualpipe, got \"" +
                                      printable(name, 40) + "\"");
 }
 
-const char* to_string(PipelineScheduleKind kind) {
-    switch (kind) {
-        case PipelineScheduleKind::GPipe: return "gpipe";
-        case PipelineScheduleKind::OneFOneB: return "1f1b";
-        case PipelineScheduleKind::Interleaved: return "interleaved";
-        case PipelineScheduleKind::ZeroBubbleH1: return "zb-h1";
-        case PipelineScheduleKind::DualPipe: return "dualpipe";
-    }
-    return "?";
-}
+const char* to_string(PipelineScheduleKind kind) { return name_of(kScheduleNames, kind, "?"); }
 
 PipelineSchedule simulate_pipeline(const ScheduleConfig& c) {
     check(c);

@@ -279,19 +279,10 @@ const dts = [
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 const copy = (from, to = from) => cpSync(path.join(siteDir, from), path.join(stage, to), { recursive: true });
-// embed.html + embed.js: the iframe snippets of the Share / embed control point at them.
-for (const file of [
-  'tally-widgets.js',
-  'engine.js',
-  'state.js',
-  'embed.html',
-  'embed.js',
-  'embed-resizer.js',
-  'tally.js',
-  'tally.wasm',
-  'widgets',
-])
-  copy(file);
+// The page's modules the package ships; embed.html + embed.js: the iframe snippets of the Share / embed control
+// point at them.
+const PAGE_FILES = ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js'];
+for (const file of [...PAGE_FILES, 'tally.js', 'tally.wasm', 'widgets']) copy(file);
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The roofline looks for optional GPU measurements beside the package root; an empty report, not a 404.
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
@@ -304,12 +295,7 @@ cpSync(path.join(root, 'web/tally-api.d.ts'), path.join(stage, 'tally-api.d.ts')
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const files = [
-  'tally-widgets.js',
-  'engine.js',
-  'state.js',
-  'embed.html',
-  'embed.js',
-  'embed-resizer.js',
+  ...PAGE_FILES,
   'widgets/',
   'tally.js',
   'tally.wasm',

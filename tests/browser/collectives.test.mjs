@@ -2,7 +2,7 @@
 // per node) is shown beside the field it names with no NaN on screen, and its state survives a URL round trip.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { startSite, screenshot, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { setControl, commit, fieldError, errors, openWidgetAlone, openSection } from './page-helpers.mjs';
 
 const open = (site, viewport, colorScheme) =>
@@ -83,9 +83,7 @@ test('the collectives widget shows a refusal of 0 ranks per node beside that fie
 });
 
 test('the collectives widget round-trips its state through the URL and reverts a refused value with a notice', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   // url-state: this test page is the author's, who opts in to URL state (docs/EMBEDDING.md).
   let widget = await openWidgetAlone(site, page, 'tally-collectives', 'url-state');
   await setControl(widget, 'collective', 'all_to_all');

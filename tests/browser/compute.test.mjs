@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startSite, screenshot, nativeCli, DESKTOP, PHONE } from './harness.mjs';
+import { screenshot, nativeCli, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, errors, watch } from './page-helpers.mjs';
 
 /** web/widgets/base.js formatNumber, for comparing page text with native numbers. */
@@ -18,9 +18,7 @@ function formatNumber(value, digits = 3) {
 }
 
 test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days, GPU-hours and cost', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
   for (const [name, value] of [
@@ -86,9 +84,7 @@ test('compute: 70B on 15T tokens on 1024 H100s at 50% MFU shows the native days,
 });
 
 test('compute: a preset model shows 6ND beside the exact matmul count from the native flops method', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#flops');
   const widget = page.locator('section#flops tally-compute');
   for (const [name, value] of [
@@ -156,9 +152,7 @@ test('compute: a preset model shows 6ND beside the exact matmul count from the n
 });
 
 test('compute: empty, negative, non-numeric and absurd inputs are rejected beside the field', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
   for (const [name, value, pattern, good] of [
@@ -187,9 +181,7 @@ test('compute: empty, negative, non-numeric and absurd inputs are rejected besid
 });
 
 test('compute: a mixture of experts (Mixtral) uses its active parameters for 6ND and the days, and says so', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
   for (const [name, value] of [

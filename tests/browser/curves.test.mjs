@@ -2,16 +2,14 @@
 // curve for its setting, with a ring at the calculator's own point, and the ring sits on the engine's value.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { sitePage } from './harness.mjs';
 import { open, setControl, errors, mountAll } from './page-helpers.mjs';
 
 /** The title of the ring that marks the calculator's setting on a curve. */
 const ring = (figure) => figure.locator('svg.fig-svg circle.marker title').textContent();
 
 test('the activation curve follows the memory calculator of its chapter: model, sequence length and FlashAttention', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#activations');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
   await mountAll(page);
@@ -44,9 +42,7 @@ test('the activation curve follows the memory calculator of its chapter: model, 
 });
 
 test('the days-against-MFU curve follows the cost calculator, and the ZeRO curve the sharding calculator', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
   await mountAll(page);

@@ -4,7 +4,7 @@
 // --tally-* custom properties and ::part() names without touching the shadow DOM.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { sitePage } from './harness.mjs';
 import { setControl, errors, openWidgetAlone } from './page-helpers.mjs';
 
 /** Calls setState in the page; returns {state} or {error: {name, field, message}} and the state after the call. */
@@ -113,9 +113,7 @@ const CASES = [
 
 for (const c of CASES) {
   test(`${c.tag}: getState is the URL's state; setState applies ${JSON.stringify(c.good)}, refuses bad fields by name and changes nothing; edits fire change; attributes set state`, async (t) => {
-    const site = await startSite();
-    t.after(() => site.close());
-    const page = await site.newPage(DESKTOP);
+    const { site, page } = await sitePage(t);
     // url-state: this page is the author's, who opts in to the URL state checked here.
     const widget = await openWidgetAlone(site, page, c.tag, `${c.attributes} url-state`);
     await widget.evaluate((el) => el.ready); // `ready` is a promise
@@ -160,9 +158,7 @@ for (const c of CASES) {
 }
 
 test('a host page restyles a widget through --tally-* custom properties and ::part names only', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const head = `<style>
     tally-compute { --tally-font: Georgia, serif; --tally-accent: rgb(1, 2, 3); --tally-panel: rgb(250, 240, 230); }
     tally-compute::part(value) { color: rgb(7, 8, 9); }

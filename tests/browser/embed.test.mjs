@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, screenshot, root, DESKTOP, PHONE } from './harness.mjs';
+import { screenshot, root, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, errors, watch } from './page-helpers.mjs';
 
 test('the embed example has exactly one script and two widgets, and they work from their attributes', async (t) => {
@@ -11,9 +11,7 @@ test('the embed example has exactly one script and two widgets, and they work fr
   assert.equal((source.match(/<script\b/g) ?? []).length, 1, 'one script tag');
   assert.match(source, /<script type="module" src="tally-widgets\.js"><\/script>/);
 
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const wasm = [];
   page.on('request', (r) => {
     if (r.url().endsWith('.wasm')) wasm.push(r.url());

@@ -6,7 +6,7 @@
 // edit of a select or checkbox costing one update (one call in the memory widget, one per roof in the roofline).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { startSite, DESKTOP, sitePage } from './harness.mjs';
 import { open, setControl, errors, watch, wrapEngineCalls, mountAll } from './page-helpers.mjs';
 
 // Methods that reached the engine since the last mark (the page's shared engine from web/engine.js).
@@ -129,9 +129,8 @@ for (const c of CASES) {
 }
 
 test('a page of every widget asks for presets once (wasm and engine.js counts), and the cached answer is frozen', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.addInitScript(wrapEngineCalls);
   await page.goto(new URL('/', site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
@@ -165,9 +164,7 @@ test('a page of every widget asks for presets once (wasm and engine.js counts), 
 });
 
 test('on the page, one select or checkbox edit in the memory widget is one engine call; a roofline dtype change one call per roof', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const memory = page.locator('tally-memory-budget').first();
   let before = await mark(page);

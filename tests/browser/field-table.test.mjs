@@ -3,7 +3,7 @@
 // no list can drift from another (memory's ep, cf and dseq once were settable only before start-up).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { startSite, DESKTOP, sitePage } from './harness.mjs';
 import { errors, openWidgetAlone } from './page-helpers.mjs';
 
 const TAGS = [
@@ -92,9 +92,7 @@ test('every widget: observed attributes, URL keys and getState keys come from it
 });
 
 test('memory: ep, cf and dseq set after start-up reach the state and the engine (they once were missing from the observed attributes)', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openWidgetAlone(site, page, 'tally-memory-budget', 'model="mixtral-8x7b" gpus="8"');
   await widget.evaluate((el) => el.ready);
   await setAttribute(widget, 'ep', '2');

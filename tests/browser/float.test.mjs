@@ -2,7 +2,7 @@
 // checked against the native engine, and screenshots for the README (desktop and a 375px phone).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, PHONE } from './harness.mjs';
+import { screenshot, PHONE, sitePage } from './harness.mjs';
 import { native, commit } from './page-helpers.mjs';
 import { FLOAT_FORMATS } from '../node/engine.mjs';
 
@@ -32,9 +32,7 @@ async function typeValue(widget, format, value) {
 }
 
 test("typing 1e-8, 500 and 0.1 shows the engine's codes in every format; bits flip on click", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage();
+  const { site, page } = await sitePage(t);
   const widget = await openFloat(site, page);
   await widget.scrollIntoViewIfNeeded();
 
@@ -115,9 +113,7 @@ test("typing 1e-8, 500 and 0.1 shows the engine's codes in every format; bits fl
 });
 
 test('bad input shows a message beside the field and nothing throws', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage();
+  const { site, page } = await sitePage(t);
   const widget = await openFloat(site, page);
   const error = (name) => widget.locator(`.field[data-field="${name}"] .error`).textContent();
 
@@ -185,9 +181,7 @@ test('bad input shows a message beside the field and nothing throws', async (t) 
 });
 
 test('the block panel quantizes the generated vector exactly as the native engine does; screenshots', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage();
+  const { site, page } = await sitePage(t);
   const widget = await openFloat(site, page, '?float1.format=e4m3&float1.value=500');
   await widget.scrollIntoViewIfNeeded();
   const n = native('block_compare', {
@@ -218,9 +212,7 @@ test('the block panel quantizes the generated vector exactly as the native engin
 });
 
 test('at 375 px every bit pattern in the compare table stays on one line (a hex code is one token)', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(PHONE);
+  const { site, page } = await sitePage(t, PHONE);
   const widget = await openFloat(site, page);
   await typeValue(widget, 'fp32', '0.1');
   await widget.locator('[data-out="compare"]').scrollIntoViewIfNeeded();
@@ -244,9 +236,7 @@ test('at 375 px every bit pattern in the compare table stays on one line (a hex 
 });
 
 test('every format the widget offers is introduced in the prose of chapter 2', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(PHONE);
+  const { site, page } = await sitePage(t, PHONE);
   const widget = await openFloat(site, page);
   const offered = await widget.locator('select[name="format"] option').evaluateAll((os) => os.map((o) => o.value));
   assert.ok(offered.length >= 10, `${offered.length} formats offered`);

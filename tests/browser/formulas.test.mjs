@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startSite, DESKTOP } from './harness.mjs';
+import { sitePage } from './harness.mjs';
 import { native, open, setControl, commit, fieldError, errors, watch } from './page-helpers.mjs';
 
 /** Symbols a reader cannot read as words: one or two letters, or a letter with a subscript. */
@@ -18,9 +18,8 @@ const shownAs = (symbol) =>
   /^[A-Za-z]{2,}_[A-Za-z]{2,}$/.test(symbol) ? symbol.replace('_', '-') : symbol.replace(/_/g, '');
 
 test('memory: every symbol of every formula (terms and per-layer activations) is defined beside it', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   await widget.locator('details[data-out="activations"] summary').click();
@@ -63,9 +62,8 @@ test('memory: every symbol of every formula (terms and per-layer activations) is
 });
 
 test('compute: the per-token table shows per-token formulas, each symbol defined, matching the engine', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await open(site, page, '/#flops');
   const widget = page.locator('section#flops tally-compute');
   for (const model of ['llama-3-8b', 'mixtral-8x7b']) {
@@ -93,9 +91,8 @@ test('compute: the per-token table shows per-token formulas, each symbol defined
 });
 
 test('numbers typed as people write them: 70B, 15T and 40% are read; bad text names the field and range', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
   for (const [name, value] of [
@@ -137,9 +134,8 @@ test('numbers typed as people write them: 70B, 15T and 40% are read; bad text na
 });
 
 test('typing "0." or "1e" on the way to a number shows no error; the error waits until the reader leaves the field', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await open(site, page, '/#time');
   const widget = page.locator('section#time tally-compute');
   const mfu = widget.locator('[name="mfu"]');
@@ -174,9 +170,8 @@ test('typing "0." or "1e" on the way to a number shows no error; the error waits
 });
 
 test('float: "what happened" is never blank and is true: rounded, saturated inf, E8M0 has no zero', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.goto(new URL('/#formats', site.url).href);
   const widget = page.locator('tally-float').first();
   await widget.scrollIntoViewIfNeeded(); // it mounts as the reader comes near it (web/widgets/kit/mount.js)
@@ -214,9 +209,8 @@ test('float: "what happened" is never blank and is true: rounded, saturated inf,
 });
 
 test("recipes: bytes per parameter print rounded, and a fraction such as 8-bit AdamW's 1/256 is explained", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.goto(new URL('/#memory', site.url).href);
   await page.waitForFunction(() => document.querySelector('tally-recipes')?.dataset.state === 'ok');
   const text = await page.locator('tally-recipes').textContent();
@@ -239,9 +233,8 @@ test("recipes: bytes per parameter print rounded, and a fraction such as 8-bit A
 });
 
 test('memory: the exported SVG and PNG carry a legend naming every coloured term with its bytes', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   const { svg, rows, chartHeight } = await widget.evaluate((el) => ({

@@ -3,15 +3,14 @@
 // Embind object can leak; this checks the C++ side frees what it allocates, too).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { sitePage } from './harness.mjs';
 import { errors, watch, mountAll } from './page-helpers.mjs';
 
 const STEPS = 10000;
 
 test(`${STEPS.toLocaleString('en-US')} random control changes: no errors, bad numbers flagged, wasm heap flat`, async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
   await mountAll(page);

@@ -74,6 +74,13 @@ export async function startSite() {
   };
 }
 
+/** startSite() for test `t` (closed when it ends) and a first page on it: { site, page }. */
+export async function sitePage(t, viewport = DESKTOP) {
+  const site = await startSite();
+  t.after(() => site.close());
+  return { site, page: await site.newPage(viewport) };
+}
+
 /** Saves a screenshot to $TALLY_SCREENSHOTS/<name>.png when that is set (scripts/dev/screenshots.sh); else does nothing. */
 export async function screenshot(target, name, options = {}) {
   if (!screenshotDir) return;

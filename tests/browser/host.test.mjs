@@ -3,7 +3,7 @@
 // keys typed into a widget stay there, `compact` fits a 960x700 slide, and the roofline keeps the author's order.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { startSite, DESKTOP, sitePage } from './harness.mjs';
 import { native, open, setControl, errors, watch } from './page-helpers.mjs';
 
 const TAGS = [
@@ -32,9 +32,7 @@ async function openHost(site, page, name, body, { head = '', htmlAttributes = ''
 }
 
 test('iframe route: embed.html serves every registered widget that offers a Share control, in the state it was shared in', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   // Every widget on tally's page that offers Share / embed, with the iframe snippet it offers.
@@ -77,9 +75,7 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
 });
 
 test("URL state: on a host's page a widget neither writes nor reads the host's URL unless the author opts in with url-state", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await openHost(
     site,
     page,
@@ -269,9 +265,7 @@ test("slides: keys typed into a widget's fields never reach the host's shortcuts
 });
 
 test('roofline: hardware="h100-sxm,a100-80gb" keeps the author\'s order, and the first places the operations', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   for (const order of ['h100-sxm,a100-80gb', 'a100-80gb,h100-sxm']) {
     await openHost(
       site,
@@ -302,9 +296,7 @@ test('roofline: hardware="h100-sxm,a100-80gb" keeps the author\'s order, and the
 });
 
 test('defaults: a widget and `tally call` with the same attributes agree, or the widget names the default that differs', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await openHost(
     site,
     page,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, siteDir, DESKTOP } from './harness.mjs';
+import { startSite, siteDir, DESKTOP, sitePage } from './harness.mjs';
 import { errors, watch, setControl, mountAll } from './page-helpers.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
 import { PAGE_CSP } from '../../scripts/build/csp.mjs';
@@ -38,9 +38,8 @@ function widgetTexts(page) {
 }
 
 test('the page runs under its Content-Security-Policy (header and meta, no unsafe-eval) with no violations', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await recordViolations(page);
   const response = await page.goto(site.url);
   assert.equal(response.headers()['content-security-policy'], PAGE_CSP);
@@ -74,9 +73,8 @@ test('the page runs under its Content-Security-Policy (header and meta, no unsaf
 });
 
 test('hostile URL state: the page becomes ready, nothing from the URL becomes markup, and each bad value gets a notice', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   let dialogs = 0;
   page.on('dialog', async (d) => {
     dialogs++;
@@ -133,9 +131,8 @@ test('hostile URL state: the page becomes ready, nothing from the URL becomes ma
 });
 
 test('compute and float keep a URL notice through other updates and drop it when that field changes', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await openReady(page, `${site.url}?cmp1.mfu=abc&cmp1.gpus=0&float1.rounding=sideways`);
   const compute = page.locator('tally-compute').first();
   const float = page.locator('tally-float').first();
@@ -155,9 +152,8 @@ test('compute and float keep a URL notice through other updates and drop it when
 });
 
 test('a failed engine call clears the old result: a config with smart quotes replaces the verdict with the error', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await openReady(page, `${site.url}#memory`);
   const memory = page.locator('section#memory tally-memory-budget');
   const verdict = memory.locator('[data-out="verdict"]');
@@ -177,9 +173,8 @@ test('a failed engine call clears the old result: a config with smart quotes rep
 });
 
 test('URL state too long for a server is refused with a notice and the link stays loadable', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   // A 20,000-character value (the old limit) still loads: refused with a notice, not a 431 or a dead page.
   const longLink = watch(await site.newPage(DESKTOP));
   await openReady(
@@ -210,9 +205,8 @@ test('URL state too long for a server is refused with a notice and the link stay
 });
 
 test('hostile gpu-report.json text is shown as text, never markup', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.route('**/gpu-report.json', (route) =>
     route.fulfill({
       contentType: 'application/json',

@@ -2,7 +2,7 @@
 // GQA changes the cache, bad input names its field, and refused URL values go back with a notice.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { startSite, screenshot, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { setControl, errors, openWidgetAlone, openSection, mountAll } from './page-helpers.mjs';
 
 const open = (site, viewport, colorScheme) => openSection(site, 'inference', 'tally-inference', viewport, colorScheme);
@@ -91,9 +91,7 @@ test("clearing the inference widget's KV heads goes back to the model's own, not
 });
 
 test('the inference widget reverts a URL KV-head count the engine refuses, with a notice, and a new model brings its own KV heads', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   // 5 does not divide the 32 query heads of Llama 3 8B, so the engine refuses it after the URL check passes.
   const widget = await openWidgetAlone(site, page, 'tally-inference', 'model="llama-3-8b" url-state', {
     query: '?inf1.kv_heads=5&inf1.batch=16',

@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startSite, siteDir, root, PHONE } from './harness.mjs';
+import { startSite, siteDir, root, PHONE, sitePage } from './harness.mjs';
 import { errors, watch, mountAll } from './page-helpers.mjs';
 
 /** name -> module file, from web/embed.js's WIDGET_MODULES. */
@@ -57,9 +57,8 @@ test('index.html preloads neither tally.js nor tally.wasm, and the engine downlo
   assert.ok(preloads.length > 0, 'the page preloads its modules');
   assert.ok(!preloads.some((href) => /^tally(-relaxed)?\.(js|wasm)$/.test(href)), `preloads: ${preloads.join(', ')}`);
   // In the browser: the engine's download starts after the first paint, so it never competes with it.
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(PHONE));
+  const { site, page } = await sitePage(t, PHONE);
+  watch(page);
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
   await mountAll(page);
@@ -78,9 +77,8 @@ test('index.html preloads neither tally.js nor tally.wasm, and the engine downlo
 });
 
 test('index.html wires the widgets near the first screen and mounts the others only as the reader comes near them', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(PHONE));
+  const { site, page } = await sitePage(t, PHONE);
+  watch(page);
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
   // A widget has mounted once it holds the engine (web/widgets/kit/element.js connectedCallback).

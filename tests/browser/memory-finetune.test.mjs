@@ -3,7 +3,7 @@
 // fields round-trip through the URL, and chapter 5 folds what it does not teach behind "More settings".
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { screenshot, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, gb, errors } from './page-helpers.mjs';
 
 const CHAPTER5 = 'section#memory tally-memory-budget';
@@ -12,9 +12,7 @@ const CHAPTER5 = 'section#memory tally-memory-budget';
 const shownText = (widget) => widget.evaluate((el) => el.shadowRoot.querySelector('.widget').innerText);
 
 test('memory pickers: every model and hardware preset the engine lists, and nothing else', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator(CHAPTER5);
   const presets = native('presets', {});
@@ -38,9 +36,7 @@ test('memory pickers: every model and hardware preset the engine lists, and noth
 });
 
 test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine finetune breakdown and verdict', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator(CHAPTER5);
   const visible = (name) => widget.locator(`.field[data-field="${name}"]`).isVisible();
@@ -121,9 +117,7 @@ test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine fi
 });
 
 test('memory fine-tuning: a LoRA rank above the hidden size and other bad settings show the engine error by the field', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(PHONE);
+  const { site, page } = await sitePage(t, PHONE);
   await open(site, page, '/#memory');
   const widget = page.locator(CHAPTER5);
   const verdict = widget.locator('[data-out="verdict"]');
@@ -163,9 +157,7 @@ test('memory fine-tuning: a LoRA rank above the hidden size and other bad settin
 });
 
 test('memory fine-tuning: the mode and LoRA settings round-trip through the URL and setState', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator(CHAPTER5);
   const key = await widget.evaluate((el) => el.key);
@@ -217,9 +209,7 @@ test('memory fine-tuning: the mode and LoRA settings round-trip through the URL 
 });
 
 test('memory: chapter 5 folds what it does not teach behind "More settings"; a link that sets one opens it', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator(CHAPTER5);
   const more = widget.locator('details[data-out="more"]');

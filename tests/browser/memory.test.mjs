@@ -2,7 +2,7 @@
 // field, the state round-trips through the URL, exports work, and screenshots are saved at two widths.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { startSite, screenshot, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, gb, errors, watch, mountAll } from './page-helpers.mjs';
 import { hfFixture } from '../node/engine.mjs';
 
@@ -37,9 +37,7 @@ const ARGS = {
 };
 
 test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttention) shows exactly the native budget', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   for (const [name, value] of Object.entries(SETTINGS)) await setControl(widget, name, value);
@@ -83,9 +81,7 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
 });
 
 test('memory budget: empty, negative, non-numeric and absurd values get a message beside the field', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   const verdict = widget.locator('[data-out="verdict"]');
@@ -118,9 +114,7 @@ test('memory budget: empty, negative, non-numeric and absurd values get a messag
 });
 
 test('memory budget: a pasted Hugging Face config.json gives the same budget as the native engine', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   // Mistral 7B's published config.json fields (huggingface.co/mistralai/Mistral-7B-v0.1, config.json).
@@ -151,9 +145,7 @@ test('memory budget: a pasted Hugging Face config.json gives the same budget as 
 });
 
 test('memory budget: a pasted T5 config takes a target length; a decoder refuses one beside the field', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
   const widget = page.locator('section#memory tally-memory-budget');
   // google-t5/t5-small's config.json (the fields that matter): 6 + 6 layers, inputs 512, targets 114.
@@ -174,9 +166,7 @@ test('memory budget: a pasted T5 config takes a target length; a decoder refuses
 });
 
 test('memory budget: settings round-trip through the URL and hostile URL values are ignored with a notice', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   let dialogs = 0;
   page.on('dialog', async (dialog) => {
     dialogs++;
@@ -290,9 +280,7 @@ async function streamText(stream) {
 }
 
 test('memory budget: dropout defaults to the model (Llama 3 8B at 8,192 tokens: 178 GB of activations, not 387 GB) and the reader can change it and the allowance', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#activations');
   const widget = page.locator('section#activations tally-memory-budget');
   assert.equal(await widget.locator('[name="dropout"]').inputValue(), 'model');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { startSite, screenshot, siteDir, root, DESKTOP, PHONE } from './harness.mjs';
+import { startSite, screenshot, siteDir, root, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { native, errors, watch, mountAll } from './page-helpers.mjs';
 
 test('the contents list numbers each chapter as its heading does, and the lede counts the numbered chapters', () => {
@@ -100,9 +100,8 @@ test("every formula looks the same, to the pixel, with KaTeX's stylesheet pruned
 });
 
 test("every inline number on the page is the engine's, and the page becomes ready on each of three cold loads", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   const fetched = new Map();
   page.on('response', (r) => {
     const u = new URL(r.url());
@@ -212,9 +211,8 @@ test("every inline number on the page is the engine's, and the page becomes read
 });
 
 test('every control on the page has an accessible label', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = watch(await site.newPage(DESKTOP));
+  const { site, page } = await sitePage(t);
+  watch(page);
   await page.goto(site.url);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   await mountAll(page);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSite, screenshot, siteDir, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, siteDir, DESKTOP, sitePage } from './harness.mjs';
 import { native, open, errors } from './page-helpers.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
 
@@ -28,9 +28,7 @@ async function openRoofline(site, page) {
 }
 
 test("roofline: the H100 roof and the operations are the engine's, placed on the chart", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openRoofline(site, page);
   const shown = await widget.evaluate((el) => ({ roofs: el.roofs.map((r) => r.result), ops: el.ops }));
   const expected = native('roofline', {
@@ -53,9 +51,7 @@ test("roofline: the H100 roof and the operations are the engine's, placed on the
 });
 
 test('roofline: measuring runs in workers, single- and all-core points are finite, positive and correct, the page stays responsive', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openRoofline(site, page);
   await widget.evaluate((el) => {
     el.setAttribute('sizes', '64,128,256');
@@ -224,9 +220,7 @@ test('roofline: measuring runs in workers, single- and all-core points are finit
 });
 
 test('roofline: Cancel stops the worker mid-run and the widget can measure again', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openRoofline(site, page);
   // Count the workers started and terminated on this page.
   await page.evaluate(() => {
@@ -279,9 +273,7 @@ test('roofline: Cancel stops the worker mid-run and the widget can measure again
 });
 
 test('roofline: a gpu-report.json (tally.gpu-measurement/1) adds its measured points with their numbers on hover', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   // The report engine/cuda/gemm_roofline writes; served here by the test, since this machine has no GPU.
   const report = {
     schema: 'tally.gpu-measurement/1',
@@ -386,9 +378,7 @@ test('roofline: embedded on another origin, "Measure my machine" runs its worker
 });
 
 test('roofline: a host page that forbids workers gets a plain message, not a silent failure', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openRoofline(site, page);
   await page.evaluate(() => {
     window.Worker = class {
@@ -410,9 +400,7 @@ test('roofline: a host page that forbids workers gets a plain message, not a sil
 });
 
 test('roofline: fp8 with an A100 checked names the A100 as having no fp8 roof instead of dropping it silently', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openRoofline(site, page);
   await widget.locator('input[name="hw"][value="a100-80gb"]').check();
   assert.equal(await widget.evaluate((el) => el.roofs.length), 2, 'both roofs in bf16');

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import MarkdownIt from 'markdown-it';
-import { startSite, screenshot, DESKTOP } from './harness.mjs';
+import { startSite, screenshot, DESKTOP, sitePage } from './harness.mjs';
 import { open, setControl, errors, mountAll } from './page-helpers.mjs';
 import { assertComputes, courseSite } from './kit-helpers.mjs';
 
@@ -83,9 +83,7 @@ test("share: snippets follow the widget's state; the Markdown snippet (markdown-
 });
 
 test("share: every widget's script-tag snippet, pasted into a plain page on another origin, computes the engine's numbers", async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/');
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   await mountAll(page);

@@ -2,9 +2,9 @@
 // the planner's best layout is one click away, the state round-trips through the URL, and screenshots are saved.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { screenshot, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, errors } from './page-helpers.mjs';
-import { nativeCall } from '../node/engine.mjs';
+import { nativeCall, PLANNER_EXAMPLE } from '../node/engine.mjs';
 
 /**
  * A prediction as the band lets it be shown, computed here from the Particle Data Group's rounding rule (Review
@@ -22,9 +22,7 @@ function bandText(value, halfWidth) {
 
 /** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
 async function openStep(t) {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   await open(site, page, '/#step-time');
   const widget = page.locator('section#step-time tally-step');
   await widget.evaluate((el) => el.ready);
@@ -204,16 +202,7 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
   const plan = await widget.evaluate((el) => el.plan);
-  const planned = native('plan', {
-    model: 'llama-3-70b',
-    hardware: 'h100-sxm',
-    gpus: 64,
-    seq: 8192,
-    global_batch: 512,
-    flash_attention: true,
-    stack: 'megatron-te',
-    top: 5,
-  });
+  const planned = native('plan', { ...PLANNER_EXAMPLE, stack: 'megatron-te', top: 5 });
   assert.deepEqual(plan, planned, 'the planner ran on the chosen stack');
   const bandCells = await widget
     .locator('tr[data-rank] td.num:nth-child(4)')

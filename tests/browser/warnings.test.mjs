@@ -6,7 +6,7 @@
 // method's real answer: the test checks the widget's display path, which is the same for every warning.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, DESKTOP } from './harness.mjs';
+import { sitePage } from './harness.mjs';
 import { setControl, errors, openWidgetAlone, wrapEngineCalls } from './page-helpers.mjs';
 
 /** The widget's warnings line: its text, role and whether it is on screen. */
@@ -24,9 +24,7 @@ function warningsOf(widget) {
 }
 
 test('compute: an MFU of 90 % shows the engine warning (above any published run) on screen, and 50 % clears it', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openWidgetAlone(site, page, 'tally-compute', 'model="llama-3-8b" mfu="0.5"');
   assert.equal((await warningsOf(widget)).text, '');
   await setControl(widget, 'mfu', '0.9');
@@ -52,9 +50,7 @@ const INJECTED = [
 
 for (const c of INJECTED) {
   test(`${c.tag}: a warning in the ${c.method} result is shown beside the result and cleared by the next result without one`, async (t) => {
-    const site = await startSite();
-    t.after(() => site.close());
-    const page = await site.newPage(DESKTOP);
+    const { site, page } = await sitePage(t);
     const widget = await openWidgetAlone(site, page, c.tag, c.attributes, { init: wrapEngineCalls });
     assert.equal((await warningsOf(widget)).text, '');
     const message = `${c.method} test warning: this input is legal but implausible`;
@@ -79,9 +75,7 @@ for (const c of INJECTED) {
 }
 
 test('memory: GPT-2 small at 131,072 tokens warns that it has only 1,024 learned positions, and 1,024 clears it', async (t) => {
-  const site = await startSite();
-  t.after(() => site.close());
-  const page = await site.newPage(DESKTOP);
+  const { site, page } = await sitePage(t);
   const widget = await openWidgetAlone(site, page, 'tally-memory-budget', 'model="gpt2-small" seq="1024"');
   assert.equal((await warningsOf(widget)).text, '');
   await setControl(widget, 'seq', '131072');

@@ -581,6 +581,10 @@ std::set<std::string> candidate_keys() {
         for (auto it = std::sregex_iterator(source.begin(), source.end(), literal); it != std::sregex_iterator(); ++it)
             keys.insert((*it)[1].str());
     }
+    // And every declared argument: a shared declaration (api_args.h) or a result built from member names
+    // (TALLY_MEMBERS) leaves no literal of the name in a .cpp.
+    for (const json& method : tally::api::list_methods(true))
+        for (const json& arg : method["args"]) keys.insert(arg["name"].get<std::string>());
     return keys;
 }
 

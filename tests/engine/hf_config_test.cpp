@@ -61,6 +61,14 @@ const char* kT5V11Base = R"({
   "num_decoder_layers": 12, "num_heads": 12, "num_layers": 12, "relative_attention_num_buckets": 32,
   "tie_word_embeddings": false, "vocab_size": 32128})";
 
+// The T5 training batch of these tests: 8 sequences of 512 input tokens.
+tally::TrainingSetup t5_batch() {
+    tally::TrainingSetup st;
+    st.seq = 512;
+    st.micro_batch = 8;
+    return st;
+}
+
 }  // namespace
 
 // References: sum(p.numel() for p in model.parameters()) in transformers, as published beside the models:
@@ -149,9 +157,7 @@ TEST_CASE("T5's cross-attention FLOPs are a self-attention's per decoder layer, 
 
 TEST_CASE("T5 trains through the memory budget: the cross-attention block is stored for the decoder layers") {
     const tally::ModelConfig c = load_hf_config_text(kT5Small);
-    tally::TrainingSetup st;
-    st.seq = 512;
-    st.micro_batch = 8;
+    tally::TrainingSetup st = t5_batch();
     const tally::MemoryBudget m = tally::memory_budget(c, st);
     std::uint64_t cross = 0, attention = 0;
     bool in_attention = false;
@@ -272,9 +278,7 @@ TEST_CASE("T5 with a shorter target stores decoder-layer tensors at s_dec, the c
     // t5-small, s = 512 inputs, s_dec = 114 targets, b = 8, 16-bit activations, dropout 0.1 (its config): each
     // per-layer term is the mean over the 6 encoder layers (at s) and the 6 decoder layers (at s_dec).
     const tally::ModelConfig c = load_hf_config_text(kT5Small);
-    tally::TrainingSetup st;
-    st.seq = 512;
-    st.micro_batch = 8;
+    tally::TrainingSetup st = t5_batch();
     const tally::MemoryBudget same = tally::memory_budget(c, st);
     st.decoder_seq = 512;
     CHECK(tally::memory_budget(c, st).activations.total_bytes == same.activations.total_bytes);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <utility>
 
 #include "accounting_helpers.h"
 #include "tally/hf_config.h"
@@ -195,25 +196,20 @@ TEST_CASE("the logits in fp32 are 4sbV bytes, split across tensor-parallel ranks
 
 TEST_CASE("bad setups name the field: dp must divide, tp must divide heads, pp at most the layers") {
     const auto c = preset("llama-2-7b");
-    TrainingSetup st;
-    st.gpus = 6;
-    st.tp = 4;
-    CHECK(error_field([&] { memory_budget(c, st); }) == "gpus");
-    st = {};
-    st.tp = 3;
-    st.gpus = 3;
-    CHECK(error_field([&] { memory_budget(c, st); }) == "tp");
-    st = {};
-    st.pp = 33;
-    st.gpus = 33;
-    CHECK(error_field([&] { memory_budget(c, st); }) == "pp");
-    st = {};
-    st.zero = 4;
-    CHECK(error_field([&] { memory_budget(c, st); }) == "zero");
-    st = {};
-    st.global_batch = 3;
-    st.gpus = 2;
-    CHECK(error_field([&] { memory_budget(c, st); }) == "global_batch");
+    // Each bad setup (the defaults with these changes) and the field its error names.
+    const std::pair<void (*)(TrainingSetup&), const char*> cases[] = {
+        {[](TrainingSetup& s) { s.gpus = 6, s.tp = 4; }, "gpus"},
+        {[](TrainingSetup& s) { s.tp = 3, s.gpus = 3; }, "tp"},
+        {[](TrainingSetup& s) { s.pp = 33, s.gpus = 33; }, "pp"},
+        {[](TrainingSetup& s) { s.zero = 4; }, "zero"},
+        {[](TrainingSetup& s) { s.global_batch = 3, s.gpus = 2; }, "global_batch"},
+    };
+    for (const auto& [bad, field] : cases) {
+        TrainingSetup st;
+        bad(st);
+        INFO(field);
+        CHECK(error_field([&] { memory_budget(c, st); }) == field);
+    }
 }
 
 TEST_CASE("activation bytes that overflow 64 bits are an error, not a wrap") {

@@ -9,13 +9,24 @@ using namespace tally;
 using tally_test::error_field;
 using tally_test::preset;
 
+namespace {
+
+// The planner's input for `gpus` GPUs, `seq`-token sequences, `global_batch` sequences a step, with FlashAttention,
+// asking for the `top` best layouts.
+PlanInput planner_input(std::int64_t gpus, std::int64_t seq, std::int64_t global_batch, std::int64_t top) {
+    PlanInput in;
+    in.base.setup.gpus = gpus, in.base.setup.seq = seq, in.base.setup.global_batch = global_batch;
+    in.base.setup.flash_attention = true;
+    in.top = top;
+    return in;
+}
+
+}  // namespace
+
 TEST_CASE("plan: best layouts fit in memory, are sorted by throughput, and the losers are explained") {
     const ModelConfig c = preset("llama-3-70b");
     const Hardware hw = find_hardware("h100-sxm");
-    PlanInput in;
-    in.base.setup.gpus = 64, in.base.setup.seq = 8192, in.base.setup.global_batch = 512;
-    in.base.setup.flash_attention = true;
-    in.top = 4;
+    const PlanInput in = planner_input(64, 8192, 512, 4);
     const PlanResult p = plan_layouts(c, hw, in);
     REQUIRE(p.best.size() == 4);
     CHECK(p.fit + p.rejected_memory == p.evaluated);
@@ -39,10 +50,7 @@ TEST_CASE("plan: a model that fits nowhere names gpus") {
 TEST_CASE("plan: a mixture of experts also chooses its expert-parallel degree") {
     const ModelConfig c = preset("mixtral-8x7b");
     const Hardware hw = find_hardware("h100-sxm");
-    PlanInput in;
-    in.base.setup.gpus = 32, in.base.setup.seq = 4096, in.base.setup.global_batch = 256;
-    in.base.setup.flash_attention = true;
-    in.top = 10;
+    const PlanInput in = planner_input(32, 4096, 256, 10);
     const PlanResult p = plan_layouts(c, hw, in);
     REQUIRE(!p.best.empty());
     bool sharded = false;
@@ -145,10 +153,7 @@ TEST_CASE("plan: interleaving's extra first-stage activations push a layout out 
 TEST_CASE("plan: an interleaved layout splits every stage's layers evenly into its chunks, as Megatron-LM requires") {
     // Llama 3 70B has 80 layers: PP 8 gives 10 layers per stage, which 2 chunks split and 4, 6 or 8 do not.
     const ModelConfig c = preset("llama-3-70b");
-    PlanInput in;
-    in.base.setup.gpus = 64, in.base.setup.seq = 8192, in.base.setup.global_batch = 512;
-    in.base.setup.flash_attention = true;
-    in.top = 100;
+    const PlanInput in = planner_input(64, 8192, 512, 100);
     const PlanResult p = plan_layouts(c, find_hardware("h100-sxm"), in);
     std::int64_t interleaved = 0;
     for (const PlanEntry& e : p.best) {
@@ -165,11 +170,8 @@ TEST_CASE("plan: an interleaved layout splits every stage's layers evenly into i
 TEST_CASE("plan: with the embedding and output layer as chunks of their own, layers + 2 divide into the chunks") {
     // Llama 3 405B's 126 layers + 2 = 128 chunks' worth (Llama 3 paper, sec. 3.3.2).
     const ModelConfig c = preset("llama-3-405b");
-    PlanInput in;
-    in.base.setup.gpus = 1024, in.base.setup.seq = 8192, in.base.setup.global_batch = 2048;
-    in.base.setup.flash_attention = true;
+    PlanInput in = planner_input(1024, 8192, 2048, 100);
     in.base.embedding_chunks = true;
-    in.top = 100;
     const PlanResult p = plan_layouts(c, find_hardware("h100-sxm"), in);
     std::int64_t interleaved = 0;
     for (const PlanEntry& e : p.best) {

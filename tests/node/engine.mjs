@@ -30,6 +30,15 @@ export const FLOAT_FORMATS = [
 ];
 
 /** The text of a Hugging Face config.json fixture (tests/fixtures/hf/<name>.json, written from the published values). */
+// The step chapter's planner example: Llama 3 70B on 64 H100s, 8,192-token sequences, 512 per optimizer step.
+export const PLANNER_EXAMPLE = {
+  model: 'llama-3-70b',
+  hardware: 'h100-sxm',
+  gpus: 64,
+  seq: 8192,
+  global_batch: 512,
+  flash_attention: true,
+};
 export const hfFixture = (name) => readFileSync(path.join(root, 'tests/fixtures/hf', `${name}.json`), 'utf8');
 
 let cached;

@@ -2,7 +2,7 @@
 // published optimum through the JS API, the MTBF from a published failure count, and refusals naming the field.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
+import { loadEngine, assertSameEnvelopes } from './engine.mjs';
 
 const cases = [
   { mtbf_hours: 24, checkpoint_seconds: 300, restart_seconds: 600 },
@@ -22,11 +22,7 @@ const cases = [
 ];
 
 test('wasm and native give the same checkpoint_interval envelopes', async () => {
-  const engine = await loadEngine();
-  for (const args of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw('checkpoint_interval', text), nativeCall('checkpoint_interval', text), text);
-  }
+  await assertSameEnvelopes(cases.map((args) => ['checkpoint_interval', args]));
 });
 
 test("Daly's optimum for M = 6 h, δ = 5 min is his published 57 min, and it beats Young's", async () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { root, siteDir, nativeCli, native } from './engine.mjs';
+import { root, siteDir, nativeCli, native, PLANNER_EXAMPLE } from './engine.mjs';
 
 const preset = (kind, id) => JSON.parse(readFileSync(path.join(root, 'content/presets', kind, `${id}.json`), 'utf8'));
 const MiB = 2 ** 20;
@@ -840,15 +840,7 @@ function expectations() {
   put('step_time', te44, 'band.half_width', bandAll, 'no megatron-te held-out runs: the compute-bound ones');
   assert.ok(runTe.mfu > run44.mfu && partOf(runTe, 'matmul') < partOf(run44, 'matmul'), 'the page says both move');
   assert.equal(partOf(runTe, 'tp_comm'), 0, 'nothing of the TP collectives stays exposed');
-  const planArgs = {
-    model: 'llama-3-70b',
-    hardware: 'h100-sxm',
-    gpus: 64,
-    seq: 8192,
-    global_batch: 512,
-    flash_attention: true,
-    top: 1,
-  };
+  const planArgs = { ...PLANNER_EXAMPLE, top: 1 };
   const best = native('plan', planArgs).best[0];
   assert.deepEqual(
     [best.layout.tp, best.layout.pp, best.layout.zero, best.layout.dp],

@@ -2,7 +2,7 @@
 // closed forms through the JS API, and a refusal naming its field.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall } from './engine.mjs';
+import { loadEngine, assertSameEnvelopes } from './engine.mjs';
 
 const cases = [
   {},
@@ -20,11 +20,7 @@ const cases = [
 ];
 
 test('wasm and native give the same pipeline_schedule envelopes', async () => {
-  const engine = await loadEngine();
-  for (const args of cases) {
-    const text = JSON.stringify(args);
-    assert.equal(engine.raw('pipeline_schedule', text), nativeCall('pipeline_schedule', text), text);
-  }
+  await assertSameEnvelopes(cases.map((args) => ['pipeline_schedule', args]));
 });
 
 test('the simulated bubble is (p − 1)/(v·m) and the idle share (p − 1)/(v·m + p − 1)', async () => {

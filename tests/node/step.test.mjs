@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadEngine, nativeCall, root } from './engine.mjs';
+import { loadEngine, nativeCall, root, PLANNER_EXAMPLE } from './engine.mjs';
 
 const runs = JSON.parse(readFileSync(path.join(root, 'content/validation/runs.json'), 'utf8')).runs;
 
@@ -29,15 +29,7 @@ test('wasm step_time equals native for every expressible run in content/validati
 
 test('wasm plan equals native, and bad layouts are errors naming the field', async () => {
   const engine = await loadEngine();
-  const args = JSON.stringify({
-    model: 'llama-3-70b',
-    hardware: 'h100-sxm',
-    gpus: 64,
-    seq: 8192,
-    global_batch: 512,
-    flash_attention: true,
-    top: 3,
-  });
+  const args = JSON.stringify({ ...PLANNER_EXAMPLE, top: 3 });
   assert.equal(engine.raw('plan', args), nativeCall('plan', args));
   // From seq 32768 on the planner also tries context parallelism (engine/src/plan.cpp).
   const long = JSON.stringify({ ...JSON.parse(args), model: 'llama-3-8b', gpus: 16, seq: 131072, global_batch: 16 });

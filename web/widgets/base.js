@@ -38,4 +38,4 @@ export {
 export { copyText, downloadBlob, standaloneSvg, svgToPng } from './kit/export.js';
 export { declaredArgs, declaredValues, literalDefault } from './kit/contract.js';
 export { TallyWidget, ElementBase, defineWidget, widgetTags } from './kit/element.js';
-export { fieldControl, fieldAttribute, fieldArgs, readFields, writeFields } from './kit/store.js';
+export { fieldControl, fieldAttribute, fieldArgs, presetSelect, readFields, writeFields } from './kit/store.js';

@@ -9,8 +9,8 @@ import {
   TallyWidget,
   baseCss,
   fieldControl,
+  presetSelect,
   showError,
-  clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
@@ -42,15 +42,8 @@ const FIELDS = [
   { name: 'message_bytes', kind: 'number', label: 'Message size (bytes)', fallback: '1e9', arg: 'message_bytes' },
   { name: 'ranks_per_node', kind: 'number', label: 'Ranks per node', fallback: '8', arg: 'ranks_per_node' },
   { name: 'nodes', kind: 'number', label: 'Nodes', fallback: '1', arg: 'nodes' },
-  {
-    name: 'hardware',
-    kind: 'select',
-    label: 'GPU and links',
-    // Only presets with interconnect figures can place ranks on nodes.
-    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
-    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
-    arg: 'hardware',
-  },
+  // Only presets with interconnect figures can place ranks on nodes.
+  presetSelect('hardware', 'GPU and links', 'hardware', 'h100-sxm', { arg: 'hardware' }),
 ];
 const OUTPUTS = ['time', 'algbw', 'busbw', 'latency', 'bandwidth', 'sent', 'bottleneck'];
 // Message sizes of the chart's sweep: 8 B to 8 GiB in powers of 4, as nccl-tests sweeps with -f.
@@ -130,13 +123,9 @@ class TallyCollectives extends TallyWidget {
   }
 
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
+    const root = this.beginUpdate();
     const v = this.values();
-    const out = (key, text) => {
-      root.querySelector(`[data-out="${key}"]`).textContent = text;
-    };
+    const out = (key, text) => this.showOut(key, text);
     const blank = () => {
       for (const key of OUTPUTS) out(key, '—');
       root.querySelector('[data-out="chart"]').replaceChildren();

@@ -8,7 +8,6 @@ import {
   TallyWidget,
   baseCss,
   showError,
-  clearErrors,
   formatNumber,
   formatDollars,
   formatParams,
@@ -248,14 +247,10 @@ class TallyCompute extends TallyWidget {
   }
 
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
+    const root = this.beginUpdate();
     const v = this.values();
     const { args, errors } = this.fieldArgs(v);
-    const out = (key, text) => {
-      root.querySelector(`[data-out="${key}"]`).textContent = text;
-    };
+    const out = (key, text) => this.showOut(key, text);
     const blank = () => {
       for (const key of OUTPUTS) out(key, '—');
       root.querySelector('[data-out="chart"]').replaceChildren();

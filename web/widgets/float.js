@@ -398,9 +398,7 @@ class TallyFloat extends TallyWidget {
 
   /** Recomputes everything from this.state. */
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
+    const root = this.beginUpdate();
     let r;
     try {
       r = this.explore();

@@ -12,12 +12,12 @@ import {
   TallyWidget,
   baseCss,
   showError,
-  clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
   modelOption,
   fieldControl,
+  presetSelect,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
 
@@ -26,21 +26,8 @@ import { drawWidth, logScale, logTicks } from './chart.js';
  * (update()); a kv_heads left empty is the model's own.
  */
 const FIELDS = [
-  {
-    name: 'model',
-    kind: 'select',
-    label: 'Model',
-    options: (w) => w.models.map(modelOption),
-    fallback: (w) => w.models.find((m) => m.id === 'llama-3-8b')?.id ?? w.models[0]?.id ?? '',
-  },
-  {
-    name: 'hardware',
-    kind: 'select',
-    label: 'GPU',
-    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
-    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
-    arg: 'hardware',
-  },
+  presetSelect('model', 'Model', 'models', 'llama-3-8b', { options: (w) => w.models.map(modelOption) }),
+  presetSelect('hardware', 'GPU', 'hardware', 'h100-sxm', { arg: 'hardware' }),
   {
     name: 'batch',
     kind: 'number',
@@ -201,14 +188,10 @@ class TallyInference extends TallyWidget {
   }
 
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
+    const root = this.beginUpdate();
     const v = this.values();
     this.control('kv_heads').placeholder = this.modelKvHeads(v.model);
-    const out = (key, text) => {
-      root.querySelector(`[data-out="${key}"]`).textContent = text;
-    };
+    const out = (key, text) => this.showOut(key, text);
     const blank = () => {
       for (const key of OUTPUTS) out(key, '—');
       root.querySelector('[data-out="layers"] tbody').replaceChildren();

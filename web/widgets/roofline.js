@@ -23,7 +23,6 @@ import {
   formatNumber,
   formatSi,
   parseNumber,
-  clearErrors,
   fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, logScale } from './chart.js';
@@ -229,9 +228,7 @@ class TallyRoofline extends TallyWidget {
 
   /** Recomputes roofs and operation points from the engine and redraws. */
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
+    const root = this.beginUpdate();
     const dtype = root.querySelector('select[name="dtype"]').value;
     const ids = this.selected;
     let seq;

@@ -10,12 +10,12 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
-  clearErrors,
   formatNumber,
   formatBytes,
   escapeHtml,
   fieldControl,
   declaredValues,
+  presetSelect,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
@@ -27,22 +27,8 @@ const choices = (list) => list.map((value) => ({ value, label: value }));
  * default from its answer (the defaults note, noteEngineDefaults).
  */
 const FIELDS = [
-  {
-    name: 'model',
-    kind: 'select',
-    label: 'Model',
-    options: (w) => w.models.map((m) => ({ value: m.id, label: m.name })),
-    fallback: (w) => w.models.find((m) => m.id === 'llama-3-70b')?.id ?? w.models[0]?.id ?? '',
-    arg: 'model',
-  },
-  {
-    name: 'hardware',
-    kind: 'select',
-    label: 'GPU',
-    options: (w) => w.hardware.map((h) => ({ value: h.id, label: h.name })),
-    fallback: (w) => w.hardware.find((h) => h.id === 'h100-sxm')?.id ?? w.hardware[0]?.id ?? '',
-    arg: 'hardware',
-  },
+  presetSelect('model', 'Model', 'models', 'llama-3-70b', { arg: 'model' }),
+  presetSelect('hardware', 'GPU', 'hardware', 'h100-sxm', { arg: 'hardware' }),
   { name: 'gpus', kind: 'number', label: 'GPUs', fallback: '64', arg: 'gpus', engineDefault: (e) => e.layout?.gpus },
   {
     name: 'tp',
@@ -275,12 +261,8 @@ class TallyStep extends TallyWidget {
   }
 
   update() {
-    const root = this.shadowRoot;
-    clearErrors(root);
-    this.lastError = null;
-    const out = (key, text) => {
-      root.querySelector(`[data-out="${key}"]`).textContent = text;
-    };
+    const root = this.beginUpdate();
+    const out = (key, text) => this.showOut(key, text);
     try {
       this.stepArgs = null;
       this.stepArgs = this.args();

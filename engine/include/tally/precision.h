@@ -103,26 +103,18 @@ TALLY_HD constexpr FormatInfo format_info(Format f) {
 
 // ---- bit helpers --------------------------------------------------------------------------------------------
 
-TALLY_HD inline uint64_t double_bits(double x) {
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
+// The same bits as another type of the same size (memcpy: std::bit_cast is not available in device code).
+template <class To, class From>
+TALLY_HD inline To same_bits(From from) {
+    static_assert(sizeof(To) == sizeof(From), "same_bits needs types of one size");
+    To to;
+    memcpy(&to, &from, sizeof to);
+    return to;
 }
-TALLY_HD inline double bits_double(uint64_t u) {
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-TALLY_HD inline uint32_t float_bits(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-TALLY_HD inline float bits_float(uint32_t u) {
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
+TALLY_HD inline uint64_t double_bits(double x) { return same_bits<uint64_t>(x); }
+TALLY_HD inline double bits_double(uint64_t u) { return same_bits<double>(u); }
+TALLY_HD inline uint32_t float_bits(float x) { return same_bits<uint32_t>(x); }
+TALLY_HD inline float bits_float(uint32_t u) { return same_bits<float>(u); }
 // Index of the highest set bit of a non-zero value.
 TALLY_HD inline int top_bit(uint64_t v) {
 #if defined(__CUDA_ARCH__)
@@ -358,17 +350,37 @@ TALLY_HD inline double ulp(Format f, uint64_t code) {
     return pow2(E - fi.man_bits);
 }
 
+// A code taken apart (next_up and next_down): its class, the sign bit, whether it is set, the magnitude bits.
+struct CodeParts {
+    Class cls;
+    uint64_t sign_bit;
+    bool neg;
+    uint64_t mag;
+};
+TALLY_HD inline CodeParts code_parts(Format f, const FormatInfo& fi, uint64_t code) {
+    code &= code_mask(fi);
+    const uint64_t sm = sign_mask(fi);
+    return {classify(f, code), sm, (code & sm) != 0, code & ~sm};
+}
+
+// One step away from zero from magnitude `mag`, keeping the sign bits `sign`: the next magnitude, or inf past the
+// largest finite value where the format has inf; false where it has none (next_up and next_down share it).
+TALLY_HD inline bool step_away_from_zero(const FormatInfo& fi, uint64_t sign, uint64_t mag, uint64_t* out) {
+    if (mag == fi.max_mag) {
+        if (fi.inf != Inf::ieee) return false;
+        *out = sign | (exp_all_ones(fi) << fi.man_bits);
+        return true;
+    }
+    *out = sign | (mag + 1);
+    return true;
+}
+
 // The next representable value toward +inf (IEEE nextUp). false when there is none (max of a format without
 // inf, +inf, NaN).
 TALLY_HD inline bool next_up(Format f, uint64_t code, uint64_t* out) {
     const FormatInfo fi = format_info(f);
-    code &= code_mask(fi);
-    const Class c = classify(f, code);
+    const auto [c, sm, neg, mag] = code_parts(f, fi, code);
     if (c == Class::nan) return false;
-    const uint64_t sm = sign_mask(fi);
-    const bool neg = (code & sm) != 0;
-    const uint64_t mag = code & ~sm;
-    const uint64_t inf_mag = exp_all_ones(fi) << fi.man_bits;
     if (c == Class::inf) {
         if (!neg) return false;
         *out = sm | fi.max_mag;
@@ -378,28 +390,14 @@ TALLY_HD inline bool next_up(Format f, uint64_t code, uint64_t* out) {
         *out = (mag - 1 == 0 && fi.nan == NaN::neg_zero) ? 0 : (sm | (mag - 1));
         return true;
     }
-    // +0, -0 or positive
-    if (mag == fi.max_mag) {
-        if (fi.inf == Inf::ieee) {
-            *out = inf_mag;
-            return true;
-        }
-        return false;
-    }
-    *out = mag + 1;
-    return true;
+    return step_away_from_zero(fi, 0, mag, out);  // +0, -0 or positive
 }
 
 // The next representable value toward -inf (IEEE nextDown).
 TALLY_HD inline bool next_down(Format f, uint64_t code, uint64_t* out) {
     const FormatInfo fi = format_info(f);
-    code &= code_mask(fi);
-    const Class c = classify(f, code);
+    const auto [c, sm, neg, mag] = code_parts(f, fi, code);
     if (c == Class::nan) return false;
-    const uint64_t sm = sign_mask(fi);
-    const bool neg = (code & sm) != 0;
-    const uint64_t mag = code & ~sm;
-    const uint64_t inf_mag = exp_all_ones(fi) << fi.man_bits;
     if (c == Class::inf) {
         if (neg) return false;
         *out = fi.max_mag;
@@ -415,15 +413,7 @@ TALLY_HD inline bool next_down(Format f, uint64_t code, uint64_t* out) {
         *out = sm | 1;  // -min subnormal
         return true;
     }
-    if (mag == fi.max_mag) {
-        if (fi.inf == Inf::ieee) {
-            *out = sm | inf_mag;
-            return true;
-        }
-        return false;
-    }
-    *out = sm | (mag + 1);
-    return true;
+    return step_away_from_zero(fi, sm, mag, out);
 }
 
 }  // namespace tally::fp

@@ -6,7 +6,7 @@ import { attachShare } from '../share.js';
 import { baseCss } from './styles.js';
 import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { escapeHtml } from './format.js';
-import { showError, showErrorNow } from './fields.js';
+import { clearErrors, showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
 import { literalDefault } from './contract.js';
 import {
@@ -616,6 +616,18 @@ export class TallyWidget extends ElementBase {
 
   /** Subclasses build their DOM here (this.engine is ready). */
   mount() {}
+
+  /** The start of every update(): the field errors and the last engine error cleared; returns the shadow root. */
+  beginUpdate() {
+    clearErrors(this.shadowRoot);
+    this.lastError = null;
+    return this.shadowRoot;
+  }
+
+  /** Writes `text` into the result slot [data-out="key"]. */
+  showOut(key, text) {
+    this.shadowRoot.querySelector(`[data-out="${key}"]`).textContent = text;
+  }
 
   // ------------------------------------------------------------------------------------ the field table
   /** The state as text, read from the controls of the table's fields (kit/store.js readFields). */

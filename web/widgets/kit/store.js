@@ -21,6 +21,21 @@
 import { isNumberText, isBoolText, oneOf } from '../../state.js';
 import { numberField, selectField, checkboxField, parseNumber } from './fields.js';
 
+/**
+ * A select over the widget's presets (`list`: 'models' or 'hardware') that starts on `preferred` when the list has
+ * it, else on the first; `extra` adds to or overrides the field (its arg, the option labels).
+ */
+export function presetSelect(name, label, list, preferred, extra = {}) {
+  return {
+    name,
+    kind: 'select',
+    label,
+    options: (w) => w[list].map((p) => ({ value: p.id, label: p.name })),
+    fallback: (w) => w[list].find((p) => p.id === preferred)?.id ?? w[list][0]?.id ?? '',
+    ...extra,
+  };
+}
+
 /** The host attribute of a field. */
 export function fieldAttribute(field) {
   return field.attribute ?? field.name.replace(/_/g, '-');

@@ -64,6 +64,32 @@ struct Arg {
     double constant = std::numeric_limits<double>::quiet_NaN();
 };
 
+// One-line declarations of the common kinds, without unit or range (Arg's own fields declare the rest):
+// free text, several JSON shapes, a boolean, one of `values` ("a|b|c"), an unbounded number, an integer in [low, high].
+namespace arg {
+constexpr Arg text(const char* name, const char* fallback, const char* doc) {
+    return {.name = name, .type = ArgType::String, .fallback = fallback, .doc = doc};
+}
+constexpr Arg any(const char* name, const char* fallback, const char* doc) {
+    return {.name = name, .type = ArgType::Any, .fallback = fallback, .doc = doc};
+}
+constexpr Arg boolean(const char* name, const char* fallback, const char* doc, const char* flag = nullptr) {
+    return {.name = name, .type = ArgType::Boolean, .fallback = fallback, .doc = doc, .flag = flag};
+}
+constexpr Arg choice(const char* name, const char* fallback, const char* doc, const char* values,
+                     const char* flag = nullptr) {
+    return {.name = name, .type = ArgType::Enum, .fallback = fallback, .doc = doc, .flag = flag, .values = values};
+}
+constexpr Arg number(const char* name, const char* unit, const char* fallback, const char* doc,
+                     const char* flag = nullptr) {
+    return {.name = name, .type = ArgType::Number, .unit = unit, .fallback = fallback, .doc = doc, .flag = flag};
+}
+constexpr Arg integer(const char* name, const char* unit, double low, double high, const char* fallback,
+                      const char* doc) {
+    return {name, ArgType::Integer, unit, low, high, fallback, doc};
+}
+}  // namespace arg
+
 struct Field {
     const char* name = "";
     const char* unit = "";
