@@ -1,6 +1,8 @@
 // Shared helpers of the accounting tests (model, params, flops, memory, fit, kv cache).
 #pragma once
 
+#include <cmath>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +36,27 @@ inline std::string error_field(const std::function<void()>& fn) {
 inline std::string error_message(const std::function<void()>& fn) {
     const auto error = input_error(fn);
     return error ? error->what() : "";
+}
+
+// A run of content/validation/runs-modern.json by id, its args cut to what step_time declares (the sources' own
+// figures, such as dp, set aside); an empty object when there is none (callers REQUIRE what they need).
+inline nlohmann::json modern_run(const std::string& id) {
+    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
+    const nlohmann::json file = nlohmann::json::parse(in);
+    for (const auto& run : file["runs"])
+        if (run["id"] == id) {
+            nlohmann::json copy = run;
+            copy["args"] = tally::api::declared_only(run["args"], "step_time");
+            return copy;
+        }
+    return nlohmann::json::object();
+}
+
+// The seconds of one part of a step_time result's breakdown, by id (NaN when absent, which fails any comparison).
+inline double breakdown_seconds(const nlohmann::json& result, const std::string& id) {
+    for (const auto& p : result["breakdown"])
+        if (p["id"] == id) return p["seconds"].get<double>();
+    return std::nan("");
 }
 
 }  // namespace tally_test

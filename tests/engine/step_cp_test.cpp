@@ -17,25 +17,10 @@ using tally_test::error_field;
 namespace {
 
 nlohmann::json fit_run(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
-    const nlohmann::json file = nlohmann::json::parse(in);
-    for (const auto& run : file["runs"])
-        if (run["id"] == id) {
-            REQUIRE(run["split"] == "fit");
-            REQUIRE(run["expressible_today"] == true);
-            nlohmann::json copy = run;
-            copy["args"] = api::declared_only(run["args"], "step_time");
-            return copy;
-        }
-    FAIL("no run " << id);
-    return {};
-}
-
-double part(const nlohmann::json& r, const std::string& id) {
-    for (const auto& p : r["breakdown"])
-        if (p["id"] == id) return p["seconds"].get<double>();
-    FAIL("no breakdown part " << id);
-    return 0;
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.value("split", "") == "fit");
+    REQUIRE(run["expressible_today"] == true);
+    return run;
 }
 
 // A small dense layout on one H100 node: Llama 3 8B, FlashAttention, one sequence per data-parallel rank.
@@ -125,7 +110,8 @@ TEST_CASE("context parallelism in step_time: Llama 3.1 405B with cp 2 on H100 an
         CHECK(r["dp"].get<std::int64_t>() * 2 * run["args"]["tp"].get<std::int64_t>() *
                   run["args"]["pp"].get<std::int64_t>() ==
               run["args"]["gpus"].get<std::int64_t>());
-        CHECK(part(r, "cp_comm_hidden") > 0);  // TE's ring overlaps the K, V blocks with attention
+        CHECK(tally_test::breakdown_seconds(r, "cp_comm_hidden") >
+              0);  // TE's ring overlaps the K, V blocks with attention
     }
 }
 
@@ -137,13 +123,13 @@ TEST_CASE("context parallelism in step_time: per-rank work, memory, the dp·cp g
           api::invoke("step_time", llama8b(2, 1, 65536, "megatron-te"))["memory_bytes"].get<double>());
     // Gradients are all-reduced over the cp ranks though dp is 1 (Megatron-Core's dp·cp group).
     CHECK(two["dp"] == 1);
-    CHECK(part(two, "dp_comm_hidden") + part(two, "dp_comm") > 0);
+    CHECK(tally_test::breakdown_seconds(two, "dp_comm_hidden") + tally_test::breakdown_seconds(two, "dp_comm") > 0);
     // Twice the tokens over twice the GPUs, attention twice as long per token: slower per token than cp 1 at 32k.
     CHECK(two["tokens_per_second"].get<double>() / 2 < one["tokens_per_second"].get<double>());
     // The exposed all-gather (generic) costs more than TE's ring, which hides on NVLink at this length.
     const nlohmann::json generic = api::invoke("step_time", llama8b(2, 2, 65536, "generic"));
-    CHECK(part(two, "cp_comm") == 0);
-    CHECK(part(generic, "cp_comm") > 0);
+    CHECK(tally_test::breakdown_seconds(two, "cp_comm") == 0);
+    CHECK(tally_test::breakdown_seconds(generic, "cp_comm") > 0);
     // Unbalanced chunks: the last rank scores (2cp−1)/cp of the mean pairs (context::causal_work), and waits on it.
     nlohmann::json naive = llama8b(4, 4, 65536, "megatron-te");
     const double balanced = api::invoke("step_time", naive)["step_seconds"].get<double>();

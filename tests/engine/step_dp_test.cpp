@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "accounting_helpers.h"
 #include "tally/api.h"
 #include "tally/step.h"
 #include "tally/step_bands.h"
@@ -29,23 +30,9 @@ DpReductionInput input(std::int64_t dp, std::int64_t zero, GradSync sync) {
 
 // A run of the held-out nanotron sweep with only step_time's arguments.
 nlohmann::json nanotron_run(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
-    const nlohmann::json file = nlohmann::json::parse(in);
-    for (const auto& run : file["runs"])
-        if (run["id"] == id) {
-            nlohmann::json copy = run;
-            copy["args"] = api::declared_only(run["args"], "step_time");
-            return copy;
-        }
-    FAIL("no run " << id);
-    return {};
-}
-
-double part(const nlohmann::json& r, const char* id) {
-    for (const auto& p : r["breakdown"])
-        if (p["id"] == id) return p["seconds"].get<double>();
-    FAIL("no component " << id);
-    return 0;
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.contains("args"));
+    return run;
 }
 
 }  // namespace
@@ -97,8 +84,8 @@ TEST_CASE("nanotron at 512 H100s: the exposed fp32 reduction moves the 3.57B pre
     nlohmann::json generic_args = run["args"];
     generic_args["stack"] = "generic";
     const nlohmann::json generic = api::invoke("step_time", generic_args);
-    CHECK(part(generic, "dp_comm") == 0);  // the default hides it behind the backward
-    CHECK(part(nano, "dp_comm") > 0.5 * part(nano, "matmul"));
+    CHECK(tally_test::breakdown_seconds(generic, "dp_comm") == 0);  // the default hides it behind the backward
+    CHECK(tally_test::breakdown_seconds(nano, "dp_comm") > 0.5 * tally_test::breakdown_seconds(nano, "matmul"));
     CHECK(nano["mfu"].get<double>() < 0.6 * generic["mfu"].get<double>());
     CHECK(nano["mfu"].get<double>() / published - 1 < 1.1);
     // Its step is more than a quarter not compute: the band it carries is the overhead-bound one.
@@ -112,7 +99,7 @@ TEST_CASE("nanotron's small runs stay where the published sweep has them") {
     const nlohmann::json r = api::invoke("step_time", run["args"]);
     const double published = run["published"]["value"].get<double>();
     CHECK(std::fabs(r["mfu"].get<double>() / published - 1) < 0.1);
-    CHECK(part(r, "grad_accum") > 0.02 * r["step_seconds"].get<double>());
+    CHECK(tally_test::breakdown_seconds(r, "grad_accum") > 0.02 * r["step_seconds"].get<double>());
     CHECK(r["band"]["regime"] == "compute-bound");
 }
 

@@ -24,24 +24,14 @@ namespace {
 
 // A published run's step_time arguments, by id, from the modern validation set.
 nlohmann::json run_args(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
-    const nlohmann::json file = nlohmann::json::parse(in);
-    for (const auto& run : file["runs"])
-        if (run["id"] == id) return api::declared_only(run["args"], "step_time");
-    FAIL("no run " << id);
-    return {};
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.contains("args"));
+    return run["args"];
 }
 
 double tokens_per_gpu(const nlohmann::json& args) {
     const nlohmann::json r = api::invoke("step_time", args);
     return r["tokens_per_second"].get<double>() / args["gpus"].get<double>();
-}
-
-double part(const nlohmann::json& r, const std::string& id) {
-    for (const auto& p : r["breakdown"])
-        if (p["id"] == id) return p["seconds"].get<double>();
-    FAIL("no component " << id);
-    return 0;
 }
 
 }  // namespace
@@ -122,8 +112,10 @@ TEST_CASE("FP8 all-gather sends a byte per linear weight; it needs a per-tensor 
     nlohmann::json bf16_gather = fp8;
     bf16_gather["fp8_all_gather"] = false;
     const nlohmann::json a = api::invoke("step_time", fp8), b = api::invoke("step_time", bf16_gather);
-    const double with = part(a, "zero3_comm") + part(a, "zero3_comm_hidden");
-    const double without = part(b, "zero3_comm") + part(b, "zero3_comm_hidden");
+    const double with =
+        tally_test::breakdown_seconds(a, "zero3_comm") + tally_test::breakdown_seconds(a, "zero3_comm_hidden");
+    const double without =
+        tally_test::breakdown_seconds(b, "zero3_comm") + tally_test::breakdown_seconds(b, "zero3_comm_hidden");
     // Llama 3 8B: 32 x 218.1M linear weights of 8.03B (the 2 x 525M embedding and head stay bf16).
     const double share = linear_weight_share(preset("llama-3-8b"));
     CHECK(share == Approx(32 * 218.1e6 / (32 * 218.1e6 + 2 * 128256 * 4096.0)).epsilon(1e-3));
@@ -144,12 +136,14 @@ TEST_CASE("HSDP: shards gathered over NVLink, the gradients all-reduced across r
     const nlohmann::json fsdp = api::invoke("step_time", args);
     args["shard_group"] = 8;  // one node: FSDP2's 2-D mesh, replicate 8 x shard 8
     const nlohmann::json hsdp = api::invoke("step_time", args);
-    const double fsdp_gathers = part(fsdp, "zero3_comm") + part(fsdp, "zero3_comm_hidden");
-    const double hsdp_gathers = part(hsdp, "zero3_comm") + part(hsdp, "zero3_comm_hidden");
+    const double fsdp_gathers =
+        tally_test::breakdown_seconds(fsdp, "zero3_comm") + tally_test::breakdown_seconds(fsdp, "zero3_comm_hidden");
+    const double hsdp_gathers =
+        tally_test::breakdown_seconds(hsdp, "zero3_comm") + tally_test::breakdown_seconds(hsdp, "zero3_comm_hidden");
     // 7/8 of the bytes over NVLink (450 GB/s) against 63/64 over the node's 8 cards (8 x 50 GB/s): 0.79x.
     CHECK(hsdp_gathers / fsdp_gathers == Approx((7.0 / 8 / 450) / (63.0 / 64 / 400)).epsilon(0.02));
-    CHECK(part(fsdp, "dp_comm") + part(fsdp, "dp_comm_hidden") == 0);
-    CHECK(part(hsdp, "dp_comm") + part(hsdp, "dp_comm_hidden") > 0);
+    CHECK(tally_test::breakdown_seconds(fsdp, "dp_comm") + tally_test::breakdown_seconds(fsdp, "dp_comm_hidden") == 0);
+    CHECK(tally_test::breakdown_seconds(hsdp, "dp_comm") + tally_test::breakdown_seconds(hsdp, "dp_comm_hidden") > 0);
     CHECK(hsdp["layout"]["shard_group"] == 8);
     args["shard_group"] = 3;
     CHECK(error_field([&] { api::invoke("step_time", args); }) == "shard_group");
@@ -183,7 +177,8 @@ TEST_CASE("LoRA trains GPT-3 175B about 25 % faster than full fine-tuning (Hu et
         INFO(recompute << ": " << speedup);
         CHECK(speedup > 1.20);
         CHECK(speedup < 1.40);
-        CHECK(part(b, "optimizer") < part(a, "optimizer") / 1000);  // 4.7M adapters against 175B weights
+        CHECK(tally_test::breakdown_seconds(b, "optimizer") <
+              tally_test::breakdown_seconds(a, "optimizer") / 1000);  // 4.7M adapters against 175B weights
         // MFU counts the work LoRA does (forward, input gradients, adapters), not 6N: never above full training's.
         CHECK(b["mfu"].get<double>() < a["mfu"].get<double>());
         CHECK(b["mfu"].get<double>() > 0.6 * a["mfu"].get<double>());

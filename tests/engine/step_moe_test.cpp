@@ -20,17 +20,9 @@ using tally_test::preset;
 namespace {
 
 nlohmann::json fit_run(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
-    const nlohmann::json file = nlohmann::json::parse(in);
-    for (const auto& run : file["runs"])
-        if (run["id"] == id) {
-            REQUIRE(run["split"] == "fit");  // mechanisms are checked on the half their constant was chosen on
-            nlohmann::json copy = run;
-            copy["args"] = api::declared_only(run["args"], "step_time");
-            return copy;
-        }
-    FAIL("no run " << id);
-    return {};
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.value("split", "") == "fit");  // mechanisms are checked on the half their constant was chosen on
+    return run;
 }
 
 double predicted_per_gpu(const nlohmann::json& run) {

@@ -18,18 +18,9 @@ using tally_test::error_field;
 namespace {
 
 nlohmann::json run_of(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
-    const nlohmann::json file = nlohmann::json::parse(in);
-    for (const auto& run : file["runs"])
-        if (run["id"] == id) {
-            REQUIRE(run["split"] == "fit");  // mechanisms are checked on the half constants were chosen on
-            nlohmann::json copy = run;
-            copy["args"] =
-                api::declared_only(run["args"], "step_time");  // the sources' own figures (dp, ...) set aside
-            return copy;
-        }
-    FAIL("no run " << id);
-    return {};
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.value("split", "") == "fit");  // mechanisms are checked on the half constants were chosen on
+    return run;
 }
 
 double per_gpu(const nlohmann::json& args) {
