@@ -706,45 +706,48 @@ function expectations() {
     assert.equal(halfOf(key), 'fit', `${key} in the fitting half`);
   for (const key of ['pytorch-torchtitan', 'trainy-whitefiber', 'meta-llama3-paper', 'hf-nanotron'])
     assert.equal(halfOf(key), 'heldout', `${key} held out`);
-  assert.deepEqual([fit.count, one(fit.median_abs_error), pct(fit.within_20_percent)], [72, 7.4, 69], 'fit half');
-  assert.deepEqual([held.count, one(held.median_abs_error), pct(held.within_20_percent)], [30, 7.8, 67], 'held-out');
-  assert.equal(held.skipped_not_expressible, 38, '38 held-out runs not expressible');
-  assert.deepEqual([held.worst.id, pct(held.worst.error)], ['nanotron-1p34b-512gpu', 193], 'the worst held-out run');
+  assert.deepEqual([fit.count, one(fit.median_abs_error), pct(fit.within_20_percent)], [81, 8.7, 73], 'fit half');
+  assert.deepEqual([held.count, one(held.median_abs_error), pct(held.within_20_percent)], [68, 19.2, 53], 'held-out');
+  assert.equal(fit.skipped_not_expressible + held.skipped_not_expressible, 0, 'every run expressible');
+  const heldRuns = modern.runs.filter((r) => r.half === 'heldout');
+  assert.equal(heldRuns.filter((r) => Math.abs(r.error) > 0.5).length, 17, '17 held-out runs off by more than half');
+  assert.equal(heldRuns.filter((r) => r.error > 0).length, 57, '57 of 68 predicted too fast');
+  assert.deepEqual([held.worst.id, pct(held.worst.error)], ['nanotron-1p34b-512gpu', 190], 'the worst held-out run');
   const groupOf = (key) => one(held.groups[key].median_abs_error);
   assert.deepEqual(
     [groupOf('meta-internal-4d / bf16 / h100-sxm'), groupOf('nanotron / bf16 / h100-sxm')],
-    [4.8, 7.8],
-    'Llama 3 paper 4.8 %, nanotron 7.8 %',
+    [4.9, 8.8],
+    'Llama 3 paper 4.9 %, nanotron 8.8 %',
   );
-  assert.equal(groupOf('torchtitan-fsdp2 / fp8-current-tensorwise / h200'), 4.1, 'Trainy FP8 on H200 4.1 %');
+  assert.equal(groupOf('torchtitan-fsdp2 / fp8-current-tensorwise / h200'), 5.7, 'Trainy FP8 on H200 5.7 %');
   assert.deepEqual(
     [
       groupOf('torchtitan-fsdp2 / fp8-current-tensorwise / h100-96gb-500w'),
       groupOf('torchtitan-fsdp2 / bf16 / h100-96gb-500w'),
     ],
-    [8.5, 22.6],
-    'torchtitan on its 500 W H100s: FP8 8.5 %, BF16 22.6 %',
+    [18.1, 21.1],
+    'torchtitan on its 500 W H100s: FP8 18.1 %, BF16 21.1 %',
   );
   const spanOf = (re) => {
     const xs = modern.runs.filter((r) => re.test(r.id)).map((r) => pct(r.error));
     return [Math.min(...xs), Math.max(...xs)];
   };
-  assert.deepEqual(spanOf(/^torchtitan-asynctp-.*-float8-rowwise-/), [37, 72], 'rowwise +37 to +72 %');
-  assert.deepEqual(spanOf(/^torchao-llama3-8b-b200-/), [112, 156], 'power-limited B200 +112 to +156 %');
+  assert.deepEqual(spanOf(/^torchtitan-asynctp-.*-float8-rowwise-/), [35, 70], 'rowwise +35 to +70 %');
+  assert.deepEqual(spanOf(/^torchao-llama3-8b-b200-/), [109, 152], 'power-limited B200 +109 to +152 %');
   assert.equal(held.groups['nanotron / bf16 / h100-sxm'].count, 26, "nanotron's 26 runs");
   const at512 = modern.runs.filter((r) => /^nanotron-.*-512gpu$/.test(r.id));
   const span = (xs) => [Math.min(...xs), Math.max(...xs)];
   assert.deepEqual(span(at512.map((r) => Math.round(100 * r.published))), [5, 19], 'nanotron at 512 GPUs: 5-19 % MFU');
   assert.deepEqual(span(at512.map((r) => Math.round(100 * r.predicted))), [15, 34], 'predicted 15-34 %');
-  assert.deepEqual(span(at512.map((r) => pct(r.error))), [38, 193], 'errors +38 % to +193 %');
+  assert.deepEqual(span(at512.map((r) => pct(r.error))), [38, 190], 'errors +38 % to +190 %');
   assert.equal(
     modern.runs.find((r) => r.id === 'nanotron-1p34b-512gpu').error,
     held.worst.error,
     'the worst: 1.34B on 512',
   );
   const n357 = modern.runs.find((r) => r.id === 'nanotron-3p57b-512gpu');
-  assert.deepEqual([one(n357.published), one(n357.predicted)], [10.5, 21.6], 'problem 5: 10.5 % published, 21.6 %');
-  assert.equal(pct(0.216 / 0.105 - 1), 106, "problem 5's answer from the rounded figures");
+  assert.deepEqual([one(n357.published), one(n357.predicted)], [10.5, 21.5], 'problem 5: 10.5 % published, 21.5 %');
+  assert.equal(pct(0.215 / 0.105 - 1), 105, "problem 5's answer from the rounded figures");
   const moe = modern.runs.filter((r) => /qwen3|gpt-oss|deepseek/.test(r.id));
   const moeMedian = [...moe.map((r) => Math.abs(r.error))].sort((a, b) => a - b)[(moe.length - 1) / 2];
   assert.deepEqual(
@@ -754,17 +757,27 @@ function expectations() {
       moe.filter((r) => Math.abs(r.error) <= 0.2).length,
       moe.filter((r) => r.error > 0).length,
     ],
-    [17, 18.2, 9, 9],
-    'seventeen MoE runs: median 18.2 %, 9 within 20 %, 9 too fast',
+    [17, 18.9, 9, 9],
+    'seventeen MoE runs: median 18.9 %, 9 within 20 %, 9 too fast',
   );
   const worstMoe = moe.reduce((a, b) => (b.error > a.error ? b : a));
-  assert.deepEqual([worstMoe.id, pct(worstMoe.error)], ['nvidia-bridge-2511-gpt-oss-120b-b200-bf16-64gpu', 193]);
+  assert.deepEqual([worstMoe.id, pct(worstMoe.error)], ['nvidia-bridge-2511-gpt-oss-120b-b200-bf16-64gpu', 192]);
   const scout = modern.runs.filter((r) => r.id.startsWith('torchtitan-llama4-scout')).map((r) => pct(r.error));
-  assert.deepEqual(scout.sort(), [75, 90], 'the held-out Llama 4 Scout runs +75 % and +90 %');
+  assert.deepEqual(scout.sort(), [73, 87], 'the held-out Llama 4 Scout runs +73 % and +87 %');
+  const errorOf = (id) => pct(modern.runs.find((r) => r.id === id).error);
+  assert.deepEqual(
+    [
+      errorOf('torchtitan-llama3-8b-8gpu-cp4-seq131072'),
+      errorOf('torchtitan-llama3-8b-8gpu-cp8-seq262144'),
+      errorOf('torchtitan-llama3-405b-512gpu-cp8-seq262144'),
+    ],
+    [66, 76, 68],
+    'long context under torchtitan: 8B at cp 4 and 8 +66 % and +76 %, 405B at 262k +68 %',
+  );
   assert.deepEqual(
     [pct(modern.band_coverage.inside_own_band), pct(modern.band_coverage.inside_leave_one_source_out_band)],
-    [87, 73],
-    '87 % inside their own band, 73 % leave one source out',
+    [85, 68],
+    '85 % inside their own band, 68 % leave one source out',
   );
   // The band: the 80th percentile (nearest rank) of |error| over the held-out runs of a kind, all of them when a
   // kind has fewer than three (the generic and megatron-te stacks have none held out).
@@ -776,31 +789,37 @@ function expectations() {
   // The regime: overhead-bound when more than a quarter of the predicted step is not compute (step_bands.h).
   const computeBound = heldErrors.filter((r) => r.regime === 'compute-bound');
   const bandAll = band(computeBound);
-  assert.equal(computeBound.length, 20, 'twenty compute-bound held-out runs');
+  assert.equal(computeBound.length, 46, '46 compute-bound held-out runs');
   const top = [...computeBound]
     .sort((a, b) => Math.abs(b.error) - Math.abs(a.error))
-    .slice(0, computeBound.length / 5)
-    .map((r) => r.id)
-    .sort();
+    .slice(0, Math.floor(computeBound.length / 5));
   assert.deepEqual(
-    top,
-    ['nanotron-1p34b-128gpu', 'nanotron-1p34b-256gpu', 'nanotron-3p57b-256gpu', 'nanotron-80b-64gpu'],
-    "the band's top fifth: nanotron's 1.34B and 3.57B on 128 and 256 GPUs (and 80B on 64)",
+    top
+      .slice(0, 5)
+      .map((r) => r.id)
+      .sort(),
+    [
+      'torchao-llama3-8b-b200-8gpu-bf16',
+      'torchao-llama3-8b-b200-8gpu-float8',
+      'torchao-llama3-8b-b200-8gpu-float8-rowwise',
+      'torchao-llama3-8b-b200-8gpu-mxfp8',
+      'torchao-llama3-8b-b200-8gpu-mxfp8-rceil',
+    ],
+    "the band's top fifth starts with torchao's five power-limited B200 runs",
   );
-  assert.deepEqual(
-    top.slice(0, 3).map((id) => pct(heldErrors.find((r) => r.id === id).error)),
-    [50, 66, 51],
-    '+50 % to +66 %',
+  assert.ok(
+    top.slice(5).every((r) => /scout|cp\d|rowwise/.test(r.id)),
+    'then Llama 4 Scout, long context and float8 rowwise under torchtitan',
   );
   const fewGpus = modern.runs.filter((r) => /^nanotron-.*-(8|16)gpu$/.test(r.id));
   assert.equal(fewGpus.length, 6, "nanotron's six runs on 8 and 16 GPUs");
   assert.ok(
-    fewGpus.every((r) => Math.abs(r.error) < 0.12),
-    'all within 12 %',
+    fewGpus.every((r) => Math.abs(r.error) < 0.13),
+    'all within 13 %',
   );
   const nanotronOver = heldErrors.filter((r) => r.group.startsWith('nanotron /') && r.regime === 'overhead-bound');
   const nanotronBand = band(nanotronOver);
-  assert.deepEqual([pct(nanotronBand), nanotronOver.length], [179, 9], "nanotron's overhead-bound band, 9 runs");
+  assert.deepEqual([pct(nanotronBand), nanotronOver.length], [178, 9], "nanotron's overhead-bound band, 9 runs");
   assert.equal(n357.regime, 'overhead-bound');
   const stackOf = (id) => modernRuns.runs.find((r) => r.id === id).args.stack ?? 'generic';
   for (const stack of ['generic', 'megatron-te'])
