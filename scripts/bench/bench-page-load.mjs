@@ -9,12 +9,15 @@
 //          data-first-screen-ready-ms; widgets further down mount when idle or when scrolled near); on a page
 //          without that scheduling it equals ready;
 //   ready  - every widget the reader can reach wired (app.js sets data-ready-ms);
-//   values - every inline engine number shown (no <tally-value> still loading), checked in each animation frame
-//          from the start of the load by an init script, once the document is parsed.
-// --floor adds a one-paragraph page with no stylesheet or script, served the same way: the time this machine's
-// Chromium needs to paint anything at all in a fresh context (the floor under fp and fcp).
+//   values - every inline engine number in the DOM and ok (no <tally-value> still loading), checked in each
+//          animation frame from the start of the load by an init script, once the document is parsed; it is on
+//          screen at max(values, fp).
+// --floor adds two one-paragraph pages served from the first site's server: one with no stylesheet or script (the
+// time this machine's Chromium needs to paint anything at all in a fresh context) and one with the first site's own
+// <head> (its stylesheets, fonts, preloads and scripts): the floor under fp and fcp that the head alone sets.
 // usage: node scripts/bench/bench-page-load.mjs [--runs 7] [--floor] [--label dir]...   (default: after=build/site)
 // e.g.   node scripts/bench/bench-page-load.mjs --runs 7 --floor --before build/site-before --after build/site
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,10 +64,18 @@ const browser = await launchChromium();
 console.log(
   `start: ${stamp()}; Chromium ${browser.version()}, ${os.cpus()[0].model}, ${os.cpus().length} CPUs; ${runs} cold loads per site (+1 discarded)`,
 );
-const floorSite = { label: 'floor', floor: true };
-const all = floor ? [...sites, floorSite] : sites;
+const firstHtml = readFileSync(path.join(sites[0].dir, 'index.html'), 'utf8');
+const floors = [
+  { label: 'floor', what: 'one paragraph, no stylesheet or script', html: '<!doctype html><title>floor</title>' },
+  {
+    label: 'head floor',
+    what: `one paragraph under ${sites[0].label}'s <head>`,
+    html: firstHtml.slice(0, firstHtml.indexOf('</head>') + 7),
+  },
+].map((f) => ({ ...f, floor: true, html: `${f.html}<body><p>First paint.</p></body></html>` }));
+const all = floor ? [...sites, ...floors] : sites;
 for (const site of all) {
-  site.server = await startServer(site.floor ? root : site.dir, 0);
+  site.server = site.floor ? sites[0].server : await startServer(site.dir, 0);
   site.samples = { fp: [], fcp: [], dcl: [], first: [], ready: [], values: [] };
   site.firstWidgets = 0;
   site.elements = 0;
@@ -80,9 +91,7 @@ for (let run = 0; run < runs + 1; run++) {
     await context.addInitScript(initScript);
     const page = await context.newPage();
     if (site.floor)
-      await page.route('**/__floor.html', (route) =>
-        route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>floor</title><p>First paint.</p>' }),
-      );
+      await page.route('**/__floor.html', (route) => route.fulfill({ contentType: 'text/html', body: site.html }));
     await page.goto(new URL(site.floor ? '__floor.html' : '', site.server.url).href);
     if (!site.floor) {
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
@@ -114,11 +123,11 @@ const names = {
   dcl: 'DOMContentLoaded',
   first: 'first screen ready',
   ready: 'ready (every reachable widget wired)',
-  values: 'every inline value shown',
+  values: 'every inline value in the DOM, ok',
 };
 for (const site of all) {
   console.log(
-    `${site.label}${site.floor ? ' (one paragraph, no stylesheet or script)' : ` (${path.relative(root, site.dir)})`}: ${site.elements} elements` +
+    `${site.label} (${site.floor ? site.what : path.relative(root, site.dir)}): ${site.elements} elements` +
       (site.floor ? '' : `, ${site.firstWidgets} widgets near the first screen`),
   );
   for (const [key, values] of Object.entries(site.samples)) {
@@ -128,7 +137,7 @@ for (const site of all) {
       `  ${names[key].padEnd(38)} median ${Math.round(median(values))} ms [${Math.min(...v)}, ${Math.max(...v)}]  runs ${v.join(', ')}`,
     );
   }
-  await site.server.close();
 }
+for (const site of sites) await site.server.close();
 console.log(`end: ${stamp()}`);
 await browser.close();
