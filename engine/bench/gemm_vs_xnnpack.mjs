@@ -221,6 +221,8 @@ try {
     const widgetPage = await browser.newPage();
     await widgetPage.goto(new URL('/#roofline', server.url).href);
     const widget = widgetPage.locator('section#roofline tally-roofline');
+    // Off-screen widgets mount only when they come near the viewport (web/widgets/kit/mount.js).
+    await widget.evaluate((el) => el.scrollIntoView());
     await widget.evaluate((el) => el.ready);
     const big = String(sizes.at(-1));
     for (let run = 0; run < Math.min(runs, 3); run += 1) {
