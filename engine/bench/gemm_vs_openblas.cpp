@@ -14,9 +14,10 @@
 // and preallocated C, and the same timed region (one call, nothing else); the order of the contenders
 // rotates from run to run. The header prints the conditions: the kernel OpenBLAS chose (its core name),
 // every OPENBLAS_/GOTO_/OMP_ environment variable, threads, the CPU, the UTC time and the load average,
-// which is printed again at the end. OPENBLAS_CORETYPE forces OpenBLAS's kernel: leave it unset for the
+// which is printed again at the end, and the process's nice value. OPENBLAS_CORETYPE forces OpenBLAS's kernel: leave it unset for the
 // library as installed.
 #include <cblas.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -146,7 +147,8 @@ int main(int argc, char** argv) {
     openblas_set_num_threads(threads);
     std::printf("OpenBLAS %s, core %s, %d thread(s); tally SIMD ISA %s\n", openblas_get_config(),
                 openblas_get_corename(), threads, tally::gemm::simd_isa());
-    std::printf("CPU: %s\n", first_line("/proc/cpuinfo", "model name").c_str());
+    std::printf("CPU: %s; scheduling priority (nice) %d\n", first_line("/proc/cpuinfo", "model name").c_str(),
+                getpriority(PRIO_PROCESS, 0));
     std::string env;
     for (char** e = environ; *e; ++e)
         if (!std::strncmp(*e, "OPENBLAS_", 9) || !std::strncmp(*e, "GOTO_", 5) || !std::strncmp(*e, "OMP_", 4))

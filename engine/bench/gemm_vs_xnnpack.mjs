@@ -36,7 +36,7 @@ const stamp = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`;
-console.log(`start: ${stamp()}; ${os.cpus()[0].model}, ${os.cpus().length} CPUs`);
+console.log(`start: ${stamp()}; ${os.cpus()[0].model}, ${os.cpus().length} CPUs, nice ${os.getPriority()}`);
 const tfjs = (pkg, file) => path.join(root, 'node_modules/@tensorflow', pkg, 'dist', file);
 
 const loads = [os.loadavg()[0]];

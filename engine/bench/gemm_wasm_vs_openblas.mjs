@@ -63,7 +63,7 @@ const stamp = () =>
     .join(' ')}`;
 const blasEnv = Object.entries(process.env).filter(([k]) => k.startsWith('OPENBLAS_'));
 console.log(
-  `start: ${stamp()}; ${os.cpus()[0].model}; wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread (environment: ${blasEnv.length ? blasEnv.map(([k, v]) => `${k}=${v}`).join(' ') : 'no OPENBLAS_ variable'}, OPENBLAS_NUM_THREADS=1 added); ${runs} runs, alternating`,
+  `start: ${stamp()}; ${os.cpus()[0].model}, nice ${os.getPriority()}; wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread (environment: ${blasEnv.length ? blasEnv.map(([k, v]) => `${k}=${v}`).join(' ') : 'no OPENBLAS_ variable'}, OPENBLAS_NUM_THREADS=1 added); ${runs} runs, alternating`,
 );
 for (const n of sizes) {
   const blas = [];

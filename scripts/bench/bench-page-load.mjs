@@ -62,7 +62,7 @@ const initScript = () => {
 
 const browser = await launchChromium();
 console.log(
-  `start: ${stamp()}; Chromium ${browser.version()}, ${os.cpus()[0].model}, ${os.cpus().length} CPUs; ${runs} cold loads per site (+1 discarded)`,
+  `start: ${stamp()}; Chromium ${browser.version()}, ${os.cpus()[0].model}, ${os.cpus().length} CPUs, nice ${os.getPriority()}; ${runs} cold loads per site (+1 discarded)`,
 );
 const firstHtml = readFileSync(path.join(sites[0].dir, 'index.html'), 'utf8');
 const floors = [
