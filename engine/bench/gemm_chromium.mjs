@@ -1,6 +1,8 @@
 // The wasm GEMM ladder measured in headless Chromium through the page's own <tally-roofline> widget
 // (Web Worker, no threads, not cross-origin isolated), as a reader would run it.
 // Run: node engine/bench/gemm_chromium.mjs --site build/site --n 1024 --runs 5
+// Prints the UTC time, load average and nice value at the start and the end (the conditions of the figures).
+import os from 'node:os';
 import { launchChromium } from '../../scripts/dev/chromium.mjs';
 import { startServer } from '../../scripts/dev/static-server.mjs';
 import path from 'node:path';
@@ -11,12 +13,20 @@ const site = path.resolve(option('--site', 'build/site'));
 const n = option('--n', '1024');
 const runs = Number(option('--runs', '5'));
 
+const stamp = () =>
+  `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, nice ${os.getPriority()}`;
+console.log(`start: ${stamp()}; ${os.cpus()[0].model}, ${os.cpus().length} CPUs`);
 const server = await startServer(site, 0);
 const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   await page.goto(new URL('/#roofline', server.url).href);
   const widget = page.locator('section#roofline tally-roofline');
+  // Off-screen widgets mount only when they come near the viewport (web/widgets/kit/mount.js).
+  await widget.evaluate((el) => el.scrollIntoView());
   await widget.evaluate((el) => el.ready);
   const results = [];
   for (let run = 0; run < runs; run += 1) {
@@ -55,6 +65,7 @@ try {
   console.log(
     `peak probe median ${med(results.map((r) => r.peak)).toFixed(1)} GFLOP/s; read bandwidth median ${med(results.map((r) => r.bw)).toFixed(1)} GB/s`,
   );
+  console.log(`end: ${stamp()}`);
 } finally {
   await browser.close();
   await server.close();

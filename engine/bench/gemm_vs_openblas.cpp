@@ -8,13 +8,25 @@
 // in alternation (reps calls each, median per kernel), so a noisy neighbour slows both alike; the
 // ratio kernel / OpenBLAS is taken within the run. Prints median [min, max] over the runs of the
 // GFLOP/s and of the ratio, and the max difference between each kernel's C and OpenBLAS's.
+//
+// Equal terms: every contender gets the same warm-up rule (tally's gemm_bench rule: at least one call,
+// then more while a call is over 10 % faster than the best so far, at most 40), the same resident inputs
+// and preallocated C, and the same timed region (one call, nothing else); the order of the contenders
+// rotates from run to run. The header prints the conditions: the kernel OpenBLAS chose (its core name),
+// every OPENBLAS_/GOTO_/OMP_ environment variable, threads, the CPU, the UTC time and the load average,
+// which is printed again at the end, and the process's nice value. OPENBLAS_CORETYPE forces OpenBLAS's kernel: leave it unset for the
+// library as installed.
 #include <cblas.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -51,6 +63,42 @@ std::vector<int> parse_list(const char* text) {
         }
     }
     return out;
+}
+
+std::string first_line(const char* path, const char* prefix) {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) {
+            const std::size_t colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(line.find_first_not_of(" \t", colon + 1));
+        }
+    return "(unknown)";
+}
+
+// The load average (1, 5, 15 min) and the UTC time, for the conditions printed beside each figure.
+void print_load(const char* when) {
+    const std::time_t t = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", std::gmtime(&t));
+    std::printf("%s: %s UTC, load average %s\n", when, stamp, first_line("/proc/loadavg", "").substr(0, 14).c_str());
+}
+
+// Warm-up rule shared by every contender (tally's gemm_bench rule, engine/kernels/gemm.cpp time_kernel):
+// at least one call, then more while a call beats the best so far by over 10 %, at most 40 calls.
+template <class Fn>
+int warm_up(Fn&& fn) {
+    double best = INFINITY;
+    int calls = 0;
+    while (calls < 40) {
+        const double start = tally::gemm::now_s();
+        fn();
+        const double elapsed = tally::gemm::now_s() - start;
+        ++calls;
+        const bool faster = elapsed < 0.9 * best;
+        best = std::min(best, elapsed);
+        if (!faster) break;
+    }
+    return calls;
 }
 
 }  // namespace
@@ -99,8 +147,18 @@ int main(int argc, char** argv) {
     openblas_set_num_threads(threads);
     std::printf("OpenBLAS %s, core %s, %d thread(s); tally SIMD ISA %s\n", openblas_get_config(),
                 openblas_get_corename(), threads, tally::gemm::simd_isa());
-    std::printf("%d runs per size, each the median of %d timed calls after 1 warm-up call, in alternation\n\n", runs,
-                reps);
+    std::printf("CPU: %s; scheduling priority (nice) %d\n", first_line("/proc/cpuinfo", "model name").c_str(),
+                getpriority(PRIO_PROCESS, 0));
+    std::string env;
+    for (char** e = environ; *e; ++e)
+        if (!std::strncmp(*e, "OPENBLAS_", 9) || !std::strncmp(*e, "GOTO_", 5) || !std::strncmp(*e, "OMP_", 4))
+            env += std::string(" ") + *e;
+    std::printf("environment:%s\n", env.empty() ? " no OPENBLAS_/GOTO_/OMP_ variable set" : env.c_str());
+    print_load("start");
+    std::printf(
+        "%d runs per size; per run, each contender in turn (order rotating): warm-up (>= 1 call, more while over 10 %% "
+        "faster, <= 40), then the median of %d timed calls (one call each, inputs resident, C preallocated)\n\n",
+        runs, reps);
     bool all_ok = true;
     for (int n : sizes) {
         const std::size_t count = static_cast<std::size_t>(n) * n;
@@ -137,18 +195,30 @@ int main(int argc, char** argv) {
         }
         std::vector<double> blas_gf;
         std::vector<std::vector<double>> gf(kernels.size()), ratio(kernels.size());
+        std::vector<int> warm_calls(kernels.size() + 1, 0);
+        const std::size_t contenders = kernels.size() + 1;  // 0 is OpenBLAS
         for (int run = 0; run < runs; ++run) {
-            blas();
-            const double tb = time_one(blas);
-            blas_gf.push_back(flops / tb * 1e-9);
+            std::vector<double> seconds(contenders);
+            for (std::size_t turn = 0; turn < contenders; ++turn) {
+                const std::size_t who = (turn + static_cast<std::size_t>(run)) % contenders;
+                auto fn = [&] {
+                    if (who == 0)
+                        blas();
+                    else
+                        kernels[who - 1]->fn(n, n, n, A.data(), B.data(), C.data());
+                };
+                warm_calls[who] = std::max(warm_calls[who], warm_up(fn));
+                seconds[who] = time_one(fn);
+            }
+            blas_gf.push_back(flops / seconds[0] * 1e-9);
             for (std::size_t q = 0; q < kernels.size(); ++q) {
-                auto fn = [&] { kernels[q]->fn(n, n, n, A.data(), B.data(), C.data()); };
-                fn();
-                const double tk = time_one(fn);
-                gf[q].push_back(flops / tk * 1e-9);
-                ratio[q].push_back(tb / tk);
+                gf[q].push_back(flops / seconds[q + 1] * 1e-9);
+                ratio[q].push_back(seconds[0] / seconds[q + 1]);
             }
         }
+        std::printf("  warm-up calls per run, at most: openblas %d", warm_calls[0]);
+        for (std::size_t q = 0; q < kernels.size(); ++q) std::printf(", %s %d", kernels[q]->name, warm_calls[q + 1]);
+        std::printf("\n");
         const Summary b = summarize(blas_gf);
         std::printf("  %-8s %7.1f GFLOP/s [%.1f, %.1f]\n", "openblas", b.median, b.min, b.max);
         for (std::size_t q = 0; q < kernels.size(); ++q) {
@@ -158,5 +228,6 @@ int main(int argc, char** argv) {
         }
         std::printf("\n");
     }
+    print_load("end");
     return all_ok ? 0 : 1;
 }

@@ -1,11 +1,20 @@
 // tally's wasm GEMM against XNNPACK (TensorFlow.js's wasm backend, tfjs-backend-wasm from npm) in one headless
 // Chromium page, single-threaded, interleaved: every round times XNNPACK, tally's kernel 5 (simd, mul + add)
-// and simd-relaxed (f32x4.relaxed_madd, where Chromium validates it), then the two wasm peak probes, so load
-// from other processes hits all of them alike. Then the roofline widget measures single core against all
-// cores (one Web Worker per core, each on a stripe of C).
+// and simd-relaxed (f32x4.relaxed_madd, where Chromium validates it), in an order that rotates from round to
+// round, then the two wasm peak probes, so load from other processes hits all of them alike. Then the roofline
+// widget measures single core against all cores (one Web Worker per core, each on a stripe of C).
+//
+// Equal terms (printed with the figures): both sides get tally's gemm_bench timing rule (engine/kernels/gemm.cpp
+// time_kernel): warm-up of at least 3 calls, then more while a call beats the best so far by over 10 % (at most
+// 40 calls or 2 s); calls per sample calibrated to >= min_ms; each sample doubled until it lasts >= max(min_ms,
+// 2 ms); median of 3 samples. Inputs are resident (made and read once before timing). Inside a timed sample:
+// tally, only the kernel calls (C preallocated in wasm memory); XNNPACK, only the tf.matMul calls (each allocates
+// its output) and one read-back (dataSync) of the last output; outputs are disposed after the timer stops.
+// XNNPACK packs B once per B tensor (tfjs-backend-wasm caches the fully-connected operator by B's id, in
+// src/cc/batch_mat_mul_impl.cc), so its timed calls do no packing of B, while tally's kernel packs B in every call.
 //
 // Run (needs build/site and npm ci):
-//   node engine/bench/gemm_vs_xnnpack.mjs --site build/site --n 256,512,1024 --runs 5 [--workers N]
+//   node engine/bench/gemm_vs_xnnpack.mjs --site build/site --n 256,512,1024 --runs 5 [--workers N] [--no-widget]
 // Prints per-round figures, then median [min, max] per contender and ratios, and the load average.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +30,13 @@ const site = path.resolve(option('--site', 'build/site'));
 const sizes = option('--n', '256,512,1024').split(',').map(Number);
 const runs = Number(option('--runs', '5'));
 const workers = Number(option('--workers', String(os.availableParallelism?.() ?? os.cpus().length)));
+const withWidget = !argv.includes('--no-widget');
+const stamp = () =>
+  `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+console.log(`start: ${stamp()}; ${os.cpus()[0].model}, ${os.cpus().length} CPUs, nice ${os.getPriority()}`);
 const tfjs = (pkg, file) => path.join(root, 'node_modules/@tensorflow', pkg, 'dist', file);
 
 const loads = [os.loadavg()[0]];
@@ -76,10 +92,10 @@ try {
       if (!e.ok) throw new Error(e.error.message);
       return e.result;
     };
-    // XNNPACK: n x n x n matMul on resident inputs, timed on the same terms as tally's gemm_bench: warm-up until a
-    // call stops getting faster, then samples of >= min_ms; inside a timed batch only the matMuls and one read-back
-    // of the last result (the wasm backend runs each matMul eagerly); results are disposed outside the timer.
-    window.xnnpack = (n, reps, minMs) => {
+    // XNNPACK: n x n x n matMul on resident inputs, timed by tally's gemm_bench rule (time_kernel in
+    // engine/kernels/gemm.cpp, mirrored here): inside a timed sample only the matMuls (the wasm backend runs each
+    // eagerly) and one read-back of the last result; results are disposed after the timer stops.
+    window.xnnpack = (n, reps, minMs, warmup) => {
       const a = tf.randomUniform([n, n], -1, 1);
       const b = tf.randomUniform([n, n], -1, 1);
       a.dataSync();
@@ -93,25 +109,40 @@ try {
         for (const c of outs) c.dispose();
         return ms;
       };
-      // Warm-up like tally's driver: until three calls in a row fail to beat the best by 2 %.
+      // Warm-up: at least `warmup` calls, then more while a call beats the best so far by over 10 %, at most 40
+      // calls or 2 s (the first call also creates XNNPACK's operator and packs B, cached for later calls).
       let best = Infinity;
-      for (let stale = 0, w = 0; stale < 3 && w < 50; w += 1) {
+      let warmCalls = 0;
+      const warmStart = performance.now();
+      for (let w = 0; w < 40; w += 1) {
         const ms = timedBatch(1);
-        if (ms < best * 0.98) ((best = Math.min(best, ms)), (stale = 0));
-        else stale += 1;
+        const faster = ms < 0.9 * best;
+        best = Math.min(best, ms);
+        warmCalls = w + 1;
+        if ((w + 1 >= warmup && !faster) || performance.now() - warmStart > 2000) break;
       }
+      // Calibrate: how many calls make one sample last at least minMs.
       let calls = 1;
       for (;;) {
         const ms = timedBatch(calls);
         if (ms >= minMs) break;
         calls = Math.ceil(calls * Math.min(16, Math.max(1.5, (minMs / Math.max(ms, 0.01)) * 1.2)));
       }
+      // Each sample lasts at least max(minMs, 2 ms), doubling its calls until it does (tally's seconds_per_call).
       const rates = [];
-      for (let r = 0; r < reps; r += 1) rates.push(((2 * n ** 3 * calls) / (timedBatch(calls) * 1e-3)) * 1e-9);
+      for (let r = 0; r < reps; r += 1) {
+        for (let c = calls; ; c *= 2) {
+          const ms = timedBatch(c);
+          if (ms > 0 && ms >= Math.max(minMs, 2)) {
+            rates.push(((2 * n ** 3 * c) / (ms * 1e-3)) * 1e-9);
+            break;
+          }
+        }
+      }
       a.dispose();
       b.dispose();
       rates.sort((x, y) => x - y);
-      return rates[rates.length >> 1];
+      return { gflops: rates[rates.length >> 1], warmCalls, calls };
     };
     return {
       relaxed,
@@ -126,18 +157,30 @@ try {
     `Chromium ${browser.version()}, tfjs-core ${setup.tfjs} backend ${setup.backend} (SIMD ${setup.simd}, threads ${setup.threads}, cross-origin isolated ${setup.isolated}), relaxed SIMD ${setup.relaxed ? 'validated' : 'not validated'}`,
   );
   const kernels = setup.relaxed ? 'simd,simd-relaxed' : 'simd';
+  console.log(
+    'timing, both sides: warm-up >= 3 calls then while > 10 % faster (<= 40 calls or 2 s), samples >= 50 ms, median of 3; order rotates each round',
+  );
   const results = {}; // key -> [values]
   const push = (key, value) => (results[key] ??= []).push(value);
   for (let run = 0; run < runs; run += 1) {
     const line = [];
     for (const n of sizes) {
       const round = await page.evaluate(
-        ({ n, kernels }) => {
-          const x = window.xnnpack(n, 3, 50);
-          const rows = window.tally('gemm_bench', { n, kernel: kernels, reps: 3, warmup: 3, min_sample_ms: 50 }).rows;
-          return { x, rows: rows.map((r) => [r.kernel, r.flops_per_s / 1e9, r.correct]) };
+        ({ n, kernels, xnnFirst }) => {
+          const tally = () =>
+            window.tally('gemm_bench', { n, kernel: kernels, reps: 3, warmup: 3, min_sample_ms: 50 }).rows;
+          const xnn = () => window.xnnpack(n, 3, 50, 3);
+          let x, rows;
+          if (xnnFirst) ((x = xnn()), (rows = tally()));
+          else ((rows = tally()), (x = xnn()));
+          return {
+            x: x.gflops,
+            warm: x.warmCalls,
+            calls: x.calls,
+            rows: rows.map((r) => [r.kernel, r.flops_per_s / 1e9, r.correct]),
+          };
         },
-        { n, kernels },
+        { n, kernels, xnnFirst: run % 2 === 0 },
       );
       push(`xnnpack ${n}`, round.x);
       for (const [kernel, gflops, correct] of round.rows) {
@@ -146,7 +189,7 @@ try {
         push(`${kernel}/xnnpack ${n}`, gflops / round.x);
       }
       line.push(
-        `n=${n}: xnnpack ${round.x.toFixed(1)}, ${round.rows.map(([k, g]) => `${k} ${g.toFixed(1)}`).join(', ')}`,
+        `n=${n}: xnnpack ${round.x.toFixed(1)} (${round.warm} warm-up calls, ${round.calls} calls per sample), ${round.rows.map(([k, g]) => `${k} ${g.toFixed(1)}`).join(', ')}`,
       );
     }
     const peaks = await page.evaluate(
@@ -166,53 +209,58 @@ try {
     }
     loads.push(os.loadavg()[0]);
     console.log(
-      `round ${run + 1} (load ${os.loadavg()[0].toFixed(1)}): ${line.join('; ')}; peak ${peaks.simd.toFixed(1)}${peaks.relaxed ? ` / relaxed ${peaks.relaxed.toFixed(1)}` : ''}`,
+      `round ${run + 1} (${run % 2 === 0 ? 'XNNPACK first' : 'tally first'}, load ${os.loadavg()[0].toFixed(1)}): ${line.join('; ')}; peak ${peaks.simd.toFixed(1)}${peaks.relaxed ? ` / relaxed ${peaks.relaxed.toFixed(1)}` : ''}`,
     );
   }
   console.log(`\nGFLOP/s and ratios, median [min, max] over ${runs} interleaved rounds:`);
   for (const [key, values] of Object.entries(results)) console.log(`  ${key.padEnd(26)} ${fmt(values)}`);
 
-  // Single core against all cores, through the page's own widget (its Web Workers).
-  const widgetPage = await browser.newPage();
-  await widgetPage.goto(new URL('/#roofline', server.url).href);
-  const widget = widgetPage.locator('section#roofline tally-roofline');
-  await widget.evaluate((el) => el.ready);
-  const big = String(sizes.at(-1));
-  for (let run = 0; run < Math.min(runs, 3); run += 1) {
-    const d = await widget.evaluate(
-      async (el, { big, workers }) => {
-        el.setAttribute('sizes', big);
-        el.setAttribute('probe-mib', '64');
-        el.setAttribute('reps', '3');
-        el.shadowRoot.querySelector('input[name="workers"]').value = String(workers);
-        const done = new Promise((resolve) =>
-          el.addEventListener('measured', (e) => resolve(e.detail), { once: true }),
-        );
-        el.shadowRoot.querySelector('button.measure').click();
-        const detail = await done;
-        const single = detail.rows.find((r) => r.kernel === detail.kernel);
-        const all = detail.allCoreRows[0];
-        return {
-          kernel: detail.kernel,
-          single: single.flops_per_s / 1e9,
-          all: all && all.flops_per_s / 1e9,
-          cores: all?.cores,
-        };
-      },
-      { big, workers },
-    );
-    push('widget single-core', d.single);
-    if (d.all) {
-      push('widget all-core', d.all);
-      push('widget all/single', d.all / d.single);
+  console.log(`after the rounds: ${stamp()}`);
+  // Single core against all cores, through the page's own widget (its Web Workers); --no-widget skips it.
+  if (withWidget) {
+    const widgetPage = await browser.newPage();
+    await widgetPage.goto(new URL('/#roofline', server.url).href);
+    const widget = widgetPage.locator('section#roofline tally-roofline');
+    // Off-screen widgets mount only when they come near the viewport (web/widgets/kit/mount.js).
+    await widget.evaluate((el) => el.scrollIntoView());
+    await widget.evaluate((el) => el.ready);
+    const big = String(sizes.at(-1));
+    for (let run = 0; run < Math.min(runs, 3); run += 1) {
+      const d = await widget.evaluate(
+        async (el, { big, workers }) => {
+          el.setAttribute('sizes', big);
+          el.setAttribute('probe-mib', '64');
+          el.setAttribute('reps', '3');
+          el.shadowRoot.querySelector('input[name="workers"]').value = String(workers);
+          const done = new Promise((resolve) =>
+            el.addEventListener('measured', (e) => resolve(e.detail), { once: true }),
+          );
+          el.shadowRoot.querySelector('button.measure').click();
+          const detail = await done;
+          const single = detail.rows.find((r) => r.kernel === detail.kernel);
+          const all = detail.allCoreRows[0];
+          return {
+            kernel: detail.kernel,
+            single: single.flops_per_s / 1e9,
+            all: all && all.flops_per_s / 1e9,
+            cores: all?.cores,
+          };
+        },
+        { big, workers },
+      );
+      push('widget single-core', d.single);
+      if (d.all) {
+        push('widget all-core', d.all);
+        push('widget all/single', d.all / d.single);
+      }
+      loads.push(os.loadavg()[0]);
+      console.log(
+        `widget run ${run + 1}: ${d.kernel} n=${big}: 1 core ${d.single.toFixed(1)}, ${d.cores} workers ${d.all?.toFixed(1)} GFLOP/s`,
+      );
     }
-    loads.push(os.loadavg()[0]);
-    console.log(
-      `widget run ${run + 1}: ${d.kernel} n=${big}: 1 core ${d.single.toFixed(1)}, ${d.cores} workers ${d.all?.toFixed(1)} GFLOP/s`,
-    );
+    for (const key of ['widget single-core', 'widget all-core', 'widget all/single'])
+      if (results[key]) console.log(`  ${key.padEnd(26)} ${fmt(results[key])}`);
   }
-  for (const key of ['widget single-core', 'widget all-core', 'widget all/single'])
-    if (results[key]) console.log(`  ${key.padEnd(26)} ${fmt(results[key])}`);
   console.log(
     `load average (1 min) during the run: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} on ${os.cpus().length} CPUs`,
   );

@@ -5,11 +5,15 @@
 // Run:   node engine/bench/gemm_wasm_vs_openblas.mjs --wasm build/wasm --native build/native \
 //          --n 1024,2048 --runs 5 [--kernels simd,packed]
 // Prints, per size: OpenBLAS GFLOP/s, each wasm kernel's GFLOP/s and the ratio wasm / OpenBLAS as
-// median [min, max] over the runs.
+// median [min, max] over the runs; first the conditions: the core OpenBLAS chose, the OPENBLAS_ variables
+// passed to it (OPENBLAS_CORETYPE unset = the library as installed picks its kernel), the UTC time and the load
+// average, again at the end. Each OpenBLAS run is one process: tally's warm-up rule, then the median of 3
+// calls (tally_gemm_vs_openblas); each wasm run is gemm_bench's warm-up rule, then the median of 3 samples of
+// >= 20 ms.
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -32,6 +36,7 @@ const call = (method, args) => {
   return envelope.result;
 };
 
+let openblasCore = '?';
 function openblasGflops(n) {
   const text = execFileSync(
     path.join(nativeDir, 'tally_gemm_vs_openblas'),
@@ -40,6 +45,7 @@ function openblasGflops(n) {
   );
   const match = /openblas\s+([0-9.]+) GFLOP\/s/.exec(text);
   if (!match) throw new Error(`unexpected output:\n${text}`);
+  openblasCore = /core (\S+),/.exec(text)?.[1] ?? '?';
   return Number(match[1]);
 }
 
@@ -50,8 +56,14 @@ const summary = (values) => {
 };
 const fmt = (s, digits = 1) => `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}, ${s.max.toFixed(digits)}]`;
 
+const stamp = () =>
+  `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+const blasEnv = Object.entries(process.env).filter(([k]) => k.startsWith('OPENBLAS_'));
 console.log(
-  `wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread; ${runs} runs, alternating`,
+  `start: ${stamp()}; ${os.cpus()[0].model}, nice ${os.getPriority()}; wasm ISA ${call('gemm_kernels', {}).isa} under node ${process.version}; native OpenBLAS 1 thread (environment: ${blasEnv.length ? blasEnv.map(([k, v]) => `${k}=${v}`).join(' ') : 'no OPENBLAS_ variable'}, OPENBLAS_NUM_THREADS=1 added); ${runs} runs, alternating`,
 );
 for (const n of sizes) {
   const blas = [];
@@ -64,7 +76,7 @@ for (const n of sizes) {
       wasm[kernel].push(row.flops_per_s / 1e9); // GFLOP/s, as openblasGflops
     }
   }
-  console.log(`n = ${n}: OpenBLAS native ${fmt(summary(blas))} GFLOP/s`);
+  console.log(`n = ${n}: OpenBLAS native (core ${openblasCore}) ${fmt(summary(blas))} GFLOP/s`);
   for (const kernel of kernels) {
     const ratios = wasm[kernel].map((g, i) => g / blas[i]);
     console.log(
@@ -72,3 +84,4 @@ for (const n of sizes) {
     );
   }
 }
+console.log(`end: ${stamp()}`);

@@ -1,13 +1,24 @@
 // Page-load benchmark: cold loads of one or more built sites in one headless Chromium, alternating, and
-// the median of each. Moments timed by the page itself (performance.now()):
-//   first screen - the widgets near the viewport at load wired to the engine (app.js sets data-first-screen-ready-ms;
-//          widgets further down mount when idle or when scrolled near, web/widgets/base.js); on a page
+// the median [min, max] of each. Every load is a fresh browser context (empty cache, 1280 x 900) on the site
+// served by scripts/dev/static-server.mjs on 127.0.0.1; the first round is discarded (it warms the disk cache).
+// Moments, all on the page's own clock (performance.now(), 0 = navigation start):
+//   fp     - first paint (PerformanceObserver 'paint', first-paint);
+//   fcp    - first contentful paint;
+//   dcl    - DOMContentLoaded (navigation timing, domContentLoadedEventStart);
+//   first screen - the widgets near the viewport at load wired to the engine (app.js sets
+//          data-first-screen-ready-ms; widgets further down mount when idle or when scrolled near); on a page
 //          without that scheduling it equals ready;
-//   ready  - every widget wired to the engine (app.js sets data-ready-ms);
-//   values - every inline engine number shown (no <tally-value> still loading), polled each frame;
-//   fcp    - first contentful paint.
-// usage: node scripts/bench/bench-page-load.mjs [--runs 7] [--label dir]...   (default: after=build/site)
-// e.g.   node scripts/bench/bench-page-load.mjs --runs 7 --before build/site-before --after build/site
+//   ready  - every widget the reader can reach wired (app.js sets data-ready-ms);
+//   values - every inline engine number in the DOM and ok (no <tally-value> still loading), checked in each
+//          animation frame from the start of the load by an init script, once the document is parsed; it is on
+//          screen at max(values, fp).
+// --floor adds two one-paragraph pages served from the first site's server: one with no stylesheet or script (the
+// time this machine's Chromium needs to paint anything at all in a fresh context) and one with the first site's own
+// <head> (its stylesheets, fonts, preloads and scripts): the floor under fp and fcp that the head alone sets.
+// usage: node scripts/bench/bench-page-load.mjs [--runs 7] [--floor] [--label dir]...   (default: after=build/site)
+// e.g.   node scripts/bench/bench-page-load.mjs --runs 7 --floor --before build/site-before --after build/site
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../dev/chromium.mjs';
@@ -16,25 +27,57 @@ import { startServer } from '../dev/static-server.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
 let runs = 7;
+let floor = false;
 const sites = [];
-for (let i = 0; i < argv.length; i += 2) {
-  if (argv[i] === '--runs') runs = Number(argv[i + 1]);
-  else sites.push({ label: argv[i].replace(/^--/, ''), dir: path.resolve(root, argv[i + 1]) });
+for (let i = 0; i < argv.length; i += 1) {
+  if (argv[i] === '--runs') runs = Number(argv[(i += 1)]);
+  else if (argv[i] === '--floor') floor = true;
+  else sites.push({ label: argv[i].replace(/^--/, ''), dir: path.resolve(root, argv[(i += 1)]) });
 }
 if (!sites.length) sites.push({ label: 'after', dir: path.join(root, 'build/site') });
 if (!(runs >= 1)) {
-  console.error('bench-page: --runs must be a positive number');
+  console.error('bench-page-load: --runs must be a positive number');
   process.exit(2);
 }
+const stamp = () =>
+  `${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+
+// Records first paint, first contentful paint and the first frame in which every inline value is shown.
+const initScript = () => {
+  window.__bench = {};
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__bench[e.name] = e.startTime;
+  }).observe({ type: 'paint', buffered: true });
+  const tick = () => {
+    const parsed = document.readyState !== 'loading';
+    if (parsed && [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state === 'ok'))
+      window.__bench.values = performance.now();
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+};
 
 const browser = await launchChromium();
-for (const site of sites) {
-  site.server = await startServer(site.dir, 0);
-  site.ready = [];
-  site.first = [];
+console.log(
+  `start: ${stamp()}; Chromium ${browser.version()}, ${os.cpus()[0].model}, ${os.cpus().length} CPUs, nice ${os.getPriority()}; ${runs} cold loads per site (+1 discarded)`,
+);
+const firstHtml = readFileSync(path.join(sites[0].dir, 'index.html'), 'utf8');
+const floors = [
+  { label: 'floor', what: 'one paragraph, no stylesheet or script', html: '<!doctype html><title>floor</title>' },
+  {
+    label: 'head floor',
+    what: `one paragraph under ${sites[0].label}'s <head>`,
+    html: firstHtml.slice(0, firstHtml.indexOf('</head>') + 7),
+  },
+].map((f) => ({ ...f, floor: true, html: `${f.html}<body><p>First paint.</p></body></html>` }));
+const all = floor ? [...sites, ...floors] : sites;
+for (const site of all) {
+  site.server = site.floor ? sites[0].server : await startServer(site.dir, 0);
+  site.samples = { fp: [], fcp: [], dcl: [], first: [], ready: [], values: [] };
   site.firstWidgets = 0;
-  site.values = [];
-  site.fcp = [];
   site.elements = 0;
 }
 const median = (xs) => {
@@ -43,47 +86,58 @@ const median = (xs) => {
 };
 
 for (let run = 0; run < runs + 1; run++) {
-  for (const site of sites) {
+  for (const site of all) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(initScript);
     const page = await context.newPage();
-    await page.goto(site.server.url);
-    // Values first: on a prerendered page they are in the HTML, so this resolves as soon as it is parsed.
-    await page.waitForFunction(
-      () => [...document.querySelectorAll('tally-value')].every((v) => v.dataset.state === 'ok'),
-      null,
-      { timeout: 30000, polling: 'raf' },
-    );
-    const valuesMs = await page.evaluate(() => performance.now());
-    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, {
-      timeout: 30000,
-      polling: 'raf',
+    if (site.floor)
+      await page.route('**/__floor.html', (route) => route.fulfill({ contentType: 'text/html', body: site.html }));
+    await page.goto(new URL(site.floor ? '__floor.html' : '', site.server.url).href);
+    if (!site.floor) {
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30000 });
+      await page.waitForFunction(() => window.__bench.values !== undefined, null, { timeout: 30000 });
+    }
+    await page.waitForFunction(() => window.__bench['first-contentful-paint'] !== undefined, null, { timeout: 30000 });
+    const m = await page.evaluate(() => {
+      const root = document.documentElement.dataset;
+      return {
+        fp: window.__bench['first-paint'],
+        fcp: window.__bench['first-contentful-paint'],
+        dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
+        ready: Number(root.readyMs),
+        first: Number(root.firstScreenReadyMs ?? root.readyMs),
+        values: window.__bench.values,
+        firstWidgets: root.firstScreenWidgets ?? 'all',
+        elements: document.getElementsByTagName('*').length,
+      };
     });
-    const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN);
-    const readyMs = Number(await page.evaluate(() => document.documentElement.dataset.readyMs));
-    const firstMs = Number(
-      await page.evaluate(
-        () => document.documentElement.dataset.firstScreenReadyMs ?? document.documentElement.dataset.readyMs,
-      ),
-    );
-    site.firstWidgets = await page.evaluate(() => document.documentElement.dataset.firstScreenWidgets ?? 'all');
-    site.elements = await page.evaluate(() => document.getElementsByTagName('*').length);
-    if (run > 0) {
-      site.ready.push(readyMs);
-      site.first.push(firstMs);
-      site.values.push(valuesMs);
-      site.fcp.push(fcp);
-    } // run 0 warms the disk cache
+    site.firstWidgets = m.firstWidgets;
+    site.elements = m.elements;
+    if (run > 0) for (const key of Object.keys(site.samples)) site.samples[key].push(m[key]);
     await context.close();
   }
 }
-for (const site of sites) {
+const names = {
+  fp: 'first paint',
+  fcp: 'first contentful paint',
+  dcl: 'DOMContentLoaded',
+  first: 'first screen ready',
+  ready: 'ready (every reachable widget wired)',
+  values: 'every inline value in the DOM, ok',
+};
+for (const site of all) {
   console.log(
-    `${site.label} (${path.relative(root, site.dir)}): ${runs} cold loads, ${site.elements} elements; ` +
-      `first screen ready (${site.firstWidgets} widgets) median ${Math.round(median(site.first))} ms [${site.first.map(Math.round).join(', ')}]; ` +
-      `ready (all widgets wired) median ${Math.round(median(site.ready))} ms [${site.ready.map(Math.round).join(', ')}]; ` +
-      `all values shown median ${Math.round(median(site.values))} ms [${site.values.map(Math.round).join(', ')}]; ` +
-      `first contentful paint median ${Math.round(median(site.fcp))} ms`,
+    `${site.label} (${site.floor ? site.what : path.relative(root, site.dir)}): ${site.elements} elements` +
+      (site.floor ? '' : `, ${site.firstWidgets} widgets near the first screen`),
   );
-  await site.server.close();
+  for (const [key, values] of Object.entries(site.samples)) {
+    if (site.floor && !['fp', 'fcp', 'dcl'].includes(key)) continue;
+    const v = values.map(Math.round);
+    console.log(
+      `  ${names[key].padEnd(38)} median ${Math.round(median(values))} ms [${Math.min(...v)}, ${Math.max(...v)}]  runs ${v.join(', ')}`,
+    );
+  }
 }
+for (const site of sites) await site.server.close();
+console.log(`end: ${stamp()}`);
 await browser.close();
