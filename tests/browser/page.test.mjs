@@ -133,8 +133,10 @@ test("every inline number on the page is the engine's, and the page becomes read
   // grew, then from 400 KiB for today's architectures (MLA, windows, modern MoE, their HF import: about 12 KiB),
   // then from 440 KiB for placement, fine-tuning mode, the collectives widget and pipeline schedules (460 KiB
   // measured), then from 470 KiB for the overlap, context-parallel and MoE-routing methods, ZB-H1/DualPipe and checkpoint_interval (about 28 KiB of wasm,
-  // gzip): issue 26's lazy wasm and per-widget loading are the way back down.
-  assert.ok(gz < 500 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 500 KiB`);
+  // gzip): issue 26's lazy wasm and per-widget loading are the way back down. Then from 500 KiB for issue 24's
+  // step-time mechanisms (MoE, context parallelism, FSDP2/LoRA/HSDP, stacks' gradient paths) and their declared
+  // arguments (518 KiB measured, about 21 KiB of it wasm): the wasm is fetched on first use, not before first paint.
+  assert.ok(gz < 530 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 530 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() =>
