@@ -163,7 +163,10 @@ HardwarePeaks match_device(const std::string& device_name, double total_memory_b
         PresetName p{hw.value("id", std::string()), hw.value("name", std::string()),
                      number_or_zero(hw, "memory_bytes")};
         int s = match_score(p, device_name, total_memory_bytes);
-        if (s > best) best = s, best_hw = &hw;
+        // On a tie the shorter id wins: a variant preset (b200-power-limited, a benchmark's host) is the base part's
+        // id plus qualifiers a CUDA device name never carries.
+        if (s > best || (s == best && best_hw != nullptr && p.id.size() < best_hw->value("id", std::string()).size()))
+            best = s, best_hw = &hw;
     }
     if (best_hw == nullptr || best < 50) return {};
     return peaks_of(best_hw->value("id", std::string()));
