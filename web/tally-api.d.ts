@@ -301,19 +301,32 @@ export interface FlopsResult {
   ratio_exact_to_six_nd?: number;
   /** what the count includes and leaves out */
   notes?: string[];
-  attention_flops?: string;
-  chinchilla_params?: string;
-  chinchilla_tokens?: number;
-  chinchilla_tokens_per_param?: number;
-  flash_attention?: boolean;
-  params_active?: number;
+  /** every parameter; unit parameters */
   params_total?: number;
-  recompute?: string;
-  recompute_layers?: number;
-  recompute_ops?: string;
+  /** parameters a token uses (MoE: the routed experts it reaches); unit parameters */
+  params_active?: number;
+  /** 6 x active parameters x tokens; unit FLOP */
   six_nd_active?: number;
-  tokens_per_param?: number;
+  /** model_flops / six_nd_active */
   ratio_exact_to_six_nd_active?: number;
+  /** how the attention score FLOPs are counted */
+  attention_flops?: string;
+  /** whether FlashAttention is assumed */
+  flash_attention?: boolean;
+  /** the activation recomputation scheme */
+  recompute?: string;
+  /** layers recomputed; unit layers */
+  recompute_layers?: number;
+  /** the operations recomputed, if selective */
+  recompute_ops?: string;
+  /** the Chinchilla rule's tokens per parameter; unit tokens/parameter */
+  chinchilla_tokens_per_param?: number;
+  /** which parameter count the rule uses: total, active (MoE) or given */
+  chinchilla_params?: string;
+  /** compute-optimal tokens for that parameter count; unit tokens */
+  chinchilla_tokens?: number;
+  /** tokens / that parameter count; unit tokens/parameter */
+  tokens_per_param?: number;
   [field: string]: unknown;
 }
 
@@ -359,15 +372,24 @@ export interface TrainingCostResult {
   cost_dollars?: number;
   /** with a model: the flops method's answer */
   flops?: { attention_flops: string; chinchilla_params: string; chinchilla_tokens: number; chinchilla_tokens_per_param: number; components: { formula: string; formula_per_token: string; forward_per_sequence: number; forward_per_token: number; id: string; name: string; share: number; [key: string]: unknown }[]; exact: number; flash_attention: boolean; forward_per_sequence: number; forward_per_token: number; model: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown }; model_flops: number; notes: string[]; params_active: number; params_total: number; per_token: { capacity: number; forward: number; model: number; recompute: number; six_n: number; six_n_active: number; training: number; mtp_forward?: number; [key: string]: unknown }; ratio_exact_to_six_nd: number; recompute: string; recompute_flops: number; recompute_layers: number; recompute_ops: string; seq: number; six_nd: number; six_nd_active: number; tokens: number; tokens_per_param: number; ratio_exact_to_six_nd_active?: number; [key: string]: unknown };
-  chinchilla_params?: string;
-  chinchilla_tokens?: number;
-  chinchilla_tokens_per_param?: number;
-  dollars_per_gpu_hour?: number;
-  dtype?: string;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** the resolved tally config */
   model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
-  tokens_per_param?: number;
+  /** the hardware preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** the compute dtype whose peak is used */
+  dtype?: string;
+  /** the price per GPU-hour used; unit $/GPU-h */
+  dollars_per_gpu_hour?: number;
+  /** tokens per second each GPU trains at this mfu; unit tokens/s */
   tokens_per_second_per_gpu?: number;
+  /** the Chinchilla rule's tokens per parameter; unit tokens/parameter */
+  chinchilla_tokens_per_param?: number;
+  /** which parameter count the rule uses: total, active (MoE) or given */
+  chinchilla_params?: string;
+  /** compute-optimal tokens for that parameter count; unit tokens */
+  chinchilla_tokens?: number;
+  /** tokens / that parameter count; unit tokens/parameter */
+  tokens_per_param?: number;
   [field: string]: unknown;
 }
 
@@ -393,12 +415,19 @@ export interface MfuResult {
   hfu?: number;
   /** MFU counted with 6N */
   six_n_mfu?: number;
-  dtype?: string;
-  flops_basis?: string;
-  gpus?: number;
+  /** the hardware preset's record */
   hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
-  peak_flops_per_s?: number;
+  /** the compute dtype whose peak is used */
+  dtype?: string;
+  /** GPUs in the run; unit GPUs */
+  gpus?: number;
+  /** the measured throughput, all GPUs; unit tokens/s */
   tokens_per_second?: number;
+  /** one GPU's dense peak at dtype; unit FLOP/s */
+  peak_flops_per_s?: number;
+  /** what total_flops counts */
+  flops_basis?: string;
+  /** {field, message}: inputs that look wrong (mfu above 100 %) */
   warnings?: { field: string; message: string; [key: string]: unknown }[];
   [field: string]: unknown;
 }
@@ -440,7 +469,7 @@ export interface MemoryBudgetResult {
   /** static bytes per parameter of the recipe; unit bytes */
   bytes_per_param?: { gradients: number; master_weights: number; optimizer_states: number; total: number; weights: number; [key: string]: unknown };
   /** with offload: host memory per GPU (and per node); unit bytes */
-  host_bytes?: unknown;
+  host_bytes?: { gpus_per_node: null; per_gpu: { grad_accum: number; gradients: number; master_weights: number; optimizer_states: number; total: number; weights: number; [key: string]: unknown }; per_node: null; [key: string]: unknown };
   /** with hardware or capacity_bytes: one GPU's memory, else null; unit bytes */
   capacity_bytes?: null | number;
   /** capacity less the allowance; unit bytes */
@@ -452,17 +481,27 @@ export interface MemoryBudgetResult {
   /** fewest GPUs whose budget fits (null: none up to 2^20, or no capacity); unit GPUs */
   min_gpus?: null | number;
   /** with reference_bytes: {bytes, activations_ratio, total_ratio} */
-  reference?: unknown;
-  allowance_bytes?: number;
-  classes?: { bytes: number; bytes_per_param?: number; description: string; formula: string; id: string; name: string; params?: number; sharded_by: string; parts?: { bytes: number; id: string; name: string; [key: string]: unknown }[]; [key: string]: unknown }[];
-  cuda_context_bytes?: number;
-  fragmentation_bytes?: number;
-  fragmentation_fraction?: number;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
-  params_on_gpu?: number;
-  params_per_gpu?: { gradients: number; optimizer: number; weights: number; [key: string]: unknown };
-  params_total?: number;
+  reference?: { activations_ratio: number; bytes: number; total_ratio: number; [key: string]: unknown };
+  /** the training setup used (parallelism, ZeRO, batch, recompute, ...) */
   setup?: { activation_bytes: number; cp: number; cp_load_balance: boolean; dp: number; dropout: boolean; dropout_from: string; dropout_masks: { attention: boolean; embedding: boolean; residual: boolean; [key: string]: unknown }; flash_attention: boolean; global_batch: number; gpus: number; grad_accum_steps: number; hsdp_replicas: number; keep_stage_outputs: boolean; layers_per_stage: number; micro_batch: number; microbatches_in_flight: number; offload: string; pp: number; recompute: string; recompute_layers: number; recompute_ops: string; seq: number; sequence_parallel: boolean; shard_group: number; stage: string; tp: number; virtual_stages: number; zero: number; zero3_gather: string; zero3_prefetch: number; capacity_factor?: number; ep?: number; etp?: number; expert_dp?: number; expert_shard_group?: number; moe?: { all_to_all_bytes_per_layer_forward: number; all_to_all_bytes_per_layer_step: number; dropped_fraction_balanced: number; expert_capacity: number; expert_params_on_gpu: number; expert_slots_per_gpu: number; local_experts: number; router_activation_bytes: number; router_flops_per_token_forward: number; router_params_per_layer: number; tokens_per_expert: number; [key: string]: unknown }; [key: string]: unknown };
+  /** every parameter; unit parameters */
+  params_total?: number;
+  /** parameters whose weights one GPU holds; unit parameters */
+  params_on_gpu?: number;
+  /** {weights, gradients, optimizer}: parameters one GPU holds each of; unit parameters */
+  params_per_gpu?: { gradients: number; optimizer: number; weights: number; [key: string]: unknown };
+  /** {bytes, bytes_per_param, description, ...} per memory class; unit bytes */
+  classes?: { bytes: number; bytes_per_param?: number; description: string; formula: string; id: string; name: string; params?: number; sharded_by: string; parts?: { bytes: number; id: string; name: string; [key: string]: unknown }[]; [key: string]: unknown }[];
+  /** with hardware: the preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** with a capacity: memory the CUDA context takes; unit bytes */
+  cuda_context_bytes?: number;
+  /** with a capacity: share lost to allocator fragmentation */
+  fragmentation_fraction?: number;
+  /** with a capacity: capacity x fragmentation_fraction; unit bytes */
+  fragmentation_bytes?: number;
+  /** with a capacity: CUDA context + fragmentation; unit bytes */
+  allowance_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -518,19 +557,32 @@ export interface FinetuneResult {
   flops_per_token?: { adapter_training: number; base_training: number; forward: number; full_training: number; recompute: number; training: number; [key: string]: unknown };
   /** with a capacity: total <= usable (null without) */
   fits?: boolean | null;
-  allowance_bytes?: number;
-  base?: { adapter_dtype: string; compute_dtype: string; double_quant: boolean; dtype: string; nf4_bits_per_param: number; params_quantized: number; [key: string]: unknown };
-  capacity_bytes?: null | number;
-  cuda_context_bytes?: number;
-  fits_paged?: boolean | null;
-  fragmentation_bytes?: number;
-  fragmentation_fraction?: number;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
-  lora?: { alpha: number; dropout: number; experts: boolean; max_rank: number; modules: { in: number; instances: number; layers: number; name: string; out: number; params: number; target: string; [key: string]: unknown }[]; params: number; params_active: number; rank: number; scaling: number; targets: string; [key: string]: unknown };
-  paged?: boolean;
+  /** the recipe of the trained parameters */
   recipe?: { base: string; description: string; gradients: string; id: string; master_weights: string; name: string; optimizer: string; optimizer_state: string; weights: string; [key: string]: unknown };
+  /** the training setup used (gpus, micro_batch, recompute, ...) */
   setup?: { activation_bytes: number; flash_attention: boolean; gpus: number; micro_batch: number; recompute: string; seq: number; [key: string]: unknown };
+  /** whether the optimizer is paged */
+  paged?: boolean;
+  /** with a capacity: paged_floor_bytes <= usable (null without) */
+  fits_paged?: boolean | null;
+  /** LoRA and QLoRA: the adapters (rank, alpha, targets, modules, ...) */
+  lora?: { alpha: number; dropout: number; experts: boolean; max_rank: number; modules: { in: number; instances: number; layers: number; name: string; out: number; params: number; target: string; [key: string]: unknown }[]; params: number; params_active: number; rank: number; scaling: number; targets: string; [key: string]: unknown };
+  /** QLoRA: the quantized base (dtype, double_quant, compute and adapter dtypes) */
+  base?: { adapter_dtype: string; compute_dtype: string; double_quant: boolean; dtype: string; nf4_bits_per_param: number; params_quantized: number; [key: string]: unknown };
+  /** with a capacity: one GPU's memory, else null; unit bytes */
+  capacity_bytes?: null | number;
+  /** capacity less the allowance; unit bytes */
   usable_bytes?: number;
+  /** with hardware: the preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** with a capacity: memory the CUDA context takes; unit bytes */
+  cuda_context_bytes?: number;
+  /** with a capacity: share lost to allocator fragmentation */
+  fragmentation_fraction?: number;
+  /** with a capacity: capacity x fragmentation_fraction; unit bytes */
+  fragmentation_bytes?: number;
+  /** with a capacity: CUDA context + fragmentation; unit bytes */
+  allowance_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -555,31 +607,59 @@ export interface FitResult {
   /** largest_model or min_gpus */
   mode?: string;
   /** largest_model: the most parameters whose static memory fits; unit parameters */
-  max_params?: unknown;
+  max_params?: number;
   /** largest_model with a model: the deepest model that fits (null: none); unit layers */
-  layers?: unknown;
+  layers?: number;
   /** largest_model with a model: its parameters; unit parameters */
-  max_params_with_activations?: unknown;
+  max_params_with_activations?: number;
   /** min_gpus: the fewest GPUs (null: none up to max_gpus); unit GPUs */
   min_gpus?: null;
   /** data-parallel degree; unit GPUs */
-  dp?: unknown;
+  dp?: number;
   /** usable memory (largest_model: all GPUs, after the reserve); unit bytes */
   usable_bytes?: number;
   /** the memory_budget at the answer */
-  budget?: unknown;
+  budget?: { activations: { full_recompute_layers: number; interleave_extra_bytes: number; interleave_factor: string; korthikanti_formula: string; layers: number; microbatches_in_flight: number; outside_bytes: number; per_layer_bytes: number; terms: Record<string, unknown>[]; total_bytes: number; [key: string]: unknown }; bytes_per_param: { gradients: number; master_weights: number; optimizer_states: number; total: number; weights: number; [key: string]: unknown }; classes: { bytes: number; bytes_per_param?: number; description: string; formula: string; id: string; name: string; params?: number; sharded_by: string; parts?: Record<string, unknown>[]; [key: string]: unknown }[]; model: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; [key: string]: unknown }; params_on_gpu: number; params_per_gpu: { gradients: number; optimizer: number; weights: number; [key: string]: unknown }; params_total: number; per_gpu_bytes: { activations: number; gradients: number; master_weights: number; optimizer_states: number; total: number; weights: number; [key: string]: unknown }; recipe: { base: string; description: string; gradients: string; id: string; master_weights: string; name: string; optimizer: string; optimizer_state: string; weights: string; [key: string]: unknown }; setup: { activation_bytes: number; cp: number; cp_load_balance: boolean; dp: number; dropout: boolean; dropout_from: string; dropout_masks: Record<string, unknown>; flash_attention: boolean; global_batch: number; gpus: number; grad_accum_steps: number; hsdp_replicas: number; keep_stage_outputs: boolean; layers_per_stage: number; micro_batch: number; microbatches_in_flight: number; offload: string; pp: number; recompute: string; recompute_layers: number; recompute_ops: string; seq: number; sequence_parallel: boolean; shard_group: number; stage: string; tp: number; virtual_stages: number; zero: number; zero3_gather: string; zero3_prefetch: number; [key: string]: unknown }; [key: string]: unknown };
   /** what the bound assumes */
-  assumes?: unknown;
-  allowance_bytes?: number;
-  capacity_bytes?: number;
-  cuda_context_bytes?: number;
-  fragmentation_bytes?: number;
-  fragmentation_fraction?: number;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
-  pp?: number;
-  reason?: string;
-  tp?: number;
+  assumes?: string;
+  /** GPUs in the run (min_gpus: the answer); unit GPUs */
+  gpus?: number;
+  /** ZeRO stage */
   zero?: number;
+  /** tensor-parallel degree */
+  tp?: number;
+  /** pipeline-parallel degree */
+  pp?: number;
+  /** the recipe used, overrides applied */
+  recipe?: { base: string; description: string; gradients: string; id: string; master_weights: string; name: string; optimizer: string; optimizer_state: string; weights: string; [key: string]: unknown };
+  /** largest_model: static bytes per parameter of the recipe; unit bytes */
+  bytes_per_param?: number;
+  /** largest_model: share of the memory set aside */
+  reserve_fraction?: number;
+  /** largest_model: usable memory of all GPUs, before the reserve; unit bytes */
+  usable_bytes_total?: number;
+  /** largest_model: one GPU's usable memory; unit bytes */
+  usable_bytes_per_gpu?: number;
+  /** one GPU's memory; unit bytes */
+  capacity_bytes?: number;
+  /** largest_model: the memory of all GPUs; unit bytes */
+  capacity_bytes_total?: number;
+  /** largest_model with a model: the deepest model that fits (null: none) */
+  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; [key: string]: unknown };
+  /** largest_model with a model: what the depth search keeps and counts */
+  assumes_with_model?: string;
+  /** min_gpus with no answer: why, and what to change */
+  reason?: string;
+  /** with hardware: the preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** with a capacity: memory the CUDA context takes; unit bytes */
+  cuda_context_bytes?: number;
+  /** with a capacity: share lost to allocator fragmentation */
+  fragmentation_fraction?: number;
+  /** with a capacity: capacity x fragmentation_fraction; unit bytes */
+  fragmentation_bytes?: number;
+  /** with a capacity: CUDA context + fragmentation; unit bytes */
+  allowance_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -619,20 +699,34 @@ export interface KvCacheResult {
   max_context?: number;
   /** with hardware: the bandwidth bound per sequence; unit tokens/s */
   decode_tokens_per_s_bound?: number;
-  allowance_bytes?: number;
-  batch?: number;
-  capacity_bytes?: number;
+  /** tokens per sequence; unit tokens */
   context?: number;
-  cuda_context_bytes?: number;
-  decode_batch_tokens_per_s_bound?: number;
-  decode_bytes_per_step?: number;
-  fragmentation_bytes?: number;
-  fragmentation_fraction?: number;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** sequences cached; unit sequences */
+  batch?: number;
+  /** dtype of the cache */
   kv_dtype?: string;
-  memory_bandwidth_bytes_per_s?: number;
-  usable_bytes?: number;
+  /** dtype of the weights */
   weights_dtype?: string;
+  /** with a capacity: one GPU's memory; unit bytes */
+  capacity_bytes?: number;
+  /** with a capacity: capacity less the allowance; unit bytes */
+  usable_bytes?: number;
+  /** with hardware: memory bandwidth; unit bytes/s */
+  memory_bandwidth_bytes_per_s?: number;
+  /** with hardware: bytes one decode step reads (weights + cache); unit bytes */
+  decode_bytes_per_step?: number;
+  /** with hardware: the bandwidth bound of the whole batch; unit tokens/s */
+  decode_batch_tokens_per_s_bound?: number;
+  /** with hardware: the preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** with a capacity: memory the CUDA context takes; unit bytes */
+  cuda_context_bytes?: number;
+  /** with a capacity: share lost to allocator fragmentation */
+  fragmentation_fraction?: number;
+  /** with a capacity: capacity x fragmentation_fraction; unit bytes */
+  fragmentation_bytes?: number;
+  /** with a capacity: CUDA context + fragmentation; unit bytes */
+  allowance_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -654,8 +748,10 @@ export interface TensorBytesResult {
   bytes?: number;
   /** the formula */
   formula?: string;
-  dtype?: string;
+  /** the shape given */
   shape?: number[];
+  /** the element dtype */
+  dtype?: string;
   [field: string]: unknown;
 }
 
@@ -681,46 +777,72 @@ export interface FloatEncodeArgs extends SharedRoundingArgs {
 
 /** The result of float_encode (fields typed from its example calls; some appear only with certain arguments). */
 export interface FloatEncodeResult {
-  /** the stored bit pattern */
+  /** the bit pattern */
   code?: number;
   /** the pattern in hex */
   hex?: string;
-  /** the stored value */
+  /** the pattern in binary */
+  bits?: string;
+  /** the format */
+  format?: string;
+  /** zero, subnormal, normal, inf or nan */
+  class?: string;
+  /** its value */
   value?: number;
-  /** the stored value in exact decimal */
+  /** the value in exact decimal */
   exact?: string;
+  /** the sign bit */
+  sign?: number;
+  /** {sign, exponent, mantissa} as integers */
+  fields?: { exponent: number; mantissa: number; sign: number; [key: string]: unknown };
+  /** {sign, exponent, mantissa} as bit strings */
+  field_bits?: { exponent: string; mantissa: string; sign: string; [key: string]: unknown };
+  /** the exponent less the bias (null: inf or nan) */
+  unbiased_exponent?: number;
+  /** the significand in decimal (1.m or 0.m) */
+  significand?: string;
+  /** whether the pattern is subnormal */
+  subnormal?: boolean;
+  /** sign x significand x 2^exponent */
+  formula?: string;
+  /** the next pattern up {class, code, exact, hex, value} (null: none) */
+  next?: null;
+  /** the next pattern down (null: none) */
+  prev?: { class: string; code: number; exact: string; hex: string; value: number; [key: string]: unknown };
+  /** the gap to the next value (null: inf or nan) */
+  ulp?: number;
+  /** the gap in exact decimal (null: inf or nan) */
+  ulp_exact?: string;
+  /** what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...) */
+  notes?: { kind: string; text: string; [key: string]: unknown }[];
+  /** the value as given */
+  input?: string;
+  /** the input in exact decimal */
+  input_exact?: string;
+  /** the input as a double (null: not finite) */
+  input_value?: number;
+  /** the rounding mode used */
+  rounding?: string;
+  /** whether overflow saturates to the largest finite value */
+  saturate?: boolean;
   /** |stored - input| */
   error_abs?: number;
   /** error_abs / |input| */
   error_rel?: number;
-  /** what happened (rounded, overflowed, saturated, ...) */
-  notes?: { kind: string; text: string; [key: string]: unknown }[];
-  became_nan?: boolean;
-  bits?: string;
-  class?: string;
+  /** stored == input */
   exact_match?: boolean;
-  field_bits?: { exponent: string; mantissa: string; sign: string; [key: string]: unknown };
-  fields?: { exponent: number; mantissa: number; sign: number; [key: string]: unknown };
-  format?: string;
-  formula?: string;
+  /** the input was rounded */
   inexact?: boolean;
-  input?: string;
-  input_exact?: string;
-  input_value?: number;
-  nan_input?: boolean;
-  next?: null;
+  /** the input was above the largest finite value */
   overflowed?: boolean;
-  prev?: { class: string; code: number; exact: string; hex: string; value: number; [key: string]: unknown };
-  rounding?: string;
-  saturate?: boolean;
+  /** the result was clamped to the largest finite value */
   saturated?: boolean;
-  sign?: number;
-  significand?: string;
-  subnormal?: boolean;
-  ulp?: number;
-  ulp_exact?: string;
-  unbiased_exponent?: number;
+  /** the input rounded to a subnormal or zero */
   underflowed?: boolean;
+  /** a non-NaN input stored as NaN */
+  became_nan?: boolean;
+  /** the input was NaN */
+  nan_input?: boolean;
   [field: string]: unknown;
 }
 
@@ -753,29 +875,42 @@ export interface FloatDecodeArgs extends SharedCodeArgs {
 export interface FloatDecodeResult {
   /** the bit pattern */
   code?: number;
+  /** the pattern in hex */
+  hex?: string;
+  /** the pattern in binary */
+  bits?: string;
+  /** the format */
+  format?: string;
+  /** zero, subnormal, normal, inf or nan */
+  class?: string;
   /** its value */
   value?: number;
+  /** the value in exact decimal */
+  exact?: string;
+  /** the sign bit */
+  sign?: number;
+  /** {sign, exponent, mantissa} as integers */
+  fields?: { exponent: number; mantissa: number; sign: number; [key: string]: unknown };
+  /** {sign, exponent, mantissa} as bit strings */
+  field_bits?: { exponent: string; mantissa: string; sign: string; [key: string]: unknown };
+  /** the exponent less the bias (null: inf or nan) */
+  unbiased_exponent?: number;
+  /** the significand in decimal (1.m or 0.m) */
+  significand?: string;
+  /** whether the pattern is subnormal */
+  subnormal?: boolean;
   /** sign x significand x 2^exponent */
   formula?: string;
-  /** the next pattern up */
+  /** the next pattern up {class, code, exact, hex, value} (null: none) */
   next?: null;
-  /** the next pattern down */
+  /** the next pattern down (null: none) */
   prev?: { class: string; code: number; exact: string; hex: string; value: number; [key: string]: unknown };
-  /** the gap to the next value */
+  /** the gap to the next value (null: inf or nan) */
   ulp?: number;
-  bits?: string;
-  class?: string;
-  exact?: string;
-  field_bits?: { exponent: string; mantissa: string; sign: string; [key: string]: unknown };
-  fields?: { exponent: number; mantissa: number; sign: number; [key: string]: unknown };
-  format?: string;
-  hex?: string;
-  notes?: unknown[];
-  sign?: number;
-  significand?: string;
-  subnormal?: boolean;
+  /** the gap in exact decimal (null: inf or nan) */
   ulp_exact?: string;
-  unbiased_exponent?: number;
+  /** what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...) */
+  notes?: unknown[];
   [field: string]: unknown;
 }
 
@@ -795,8 +930,10 @@ export interface FloatTableResult {
   kind?: string;
   /** gaps: {exponent, low, high, gap, count} per binade */
   binades?: { count: number; exponent: number; from: number; gap: number; kind: string; to: number; [key: string]: unknown }[];
-  /** values: every code and its value */
-  values?: unknown;
+  /** values: the non-negative codes (NaN left out), ascending */
+  codes?: number[];
+  /** values: the value of each of those codes */
+  values?: number[];
   [field: string]: unknown;
 }
 
@@ -821,9 +958,9 @@ export interface FloatExploreResult {
   /** with table: gaps and values */
   table?: { gaps: { count: number; exponent: number; from: number; gap: number; kind: string; to: number; [key: string]: unknown }[]; values: number[]; [key: string]: unknown };
   /** with blocks: block_compare's result */
-  blocks?: unknown;
+  blocks?: { results: { bits_per_value: number; block_size: number; codes: number[]; dequantized: number[]; display_name: string; element_format: string; max_abs_error: number; relative_error: number; rms_error: number; saturated: number; scale_format: string; scales: Record<string, unknown>[]; scheme: string; tensor_scale: number; zeroed: number; [key: string]: unknown }[]; values: number[]; [key: string]: unknown };
   /** with blocks: the error block_compare gave, if any */
-  blocks_error?: unknown;
+  blocks_error?: { field: string; message: string; [key: string]: unknown };
   [field: string]: unknown;
 }
 
@@ -845,12 +982,18 @@ export interface FloatEncodeBatchResult {
   nan_codes?: number;
   /** the first codes */
   first_codes?: number[];
-  count?: number;
-  first_patterns?: number[];
+  /** the format */
   format?: string;
+  /** the rounding mode used */
   rounding?: string;
+  /** whether overflow saturates */
   saturate?: boolean;
+  /** patterns encoded */
+  count?: number;
+  /** seed of the pseudo-random patterns */
   seed?: number;
+  /** the first 8 float32 input bit patterns, as integers */
+  first_patterns?: number[];
   [field: string]: unknown;
 }
 
@@ -880,12 +1023,19 @@ export interface BlockQuantizeResult {
   bits_per_value?: number;
   /** the input vector */
   values?: number[];
-  block_size?: number;
+  /** the scheme's name for display */
   display_name?: string;
+  /** the element format */
   element_format?: string;
-  saturated?: number;
+  /** the block scale's format */
   scale_format?: string;
+  /** values sharing one scale; unit values */
+  block_size?: number;
+  /** the per-tensor scale (1 without one) */
   tensor_scale?: number;
+  /** values clamped to the largest element; unit values */
+  saturated?: number;
+  /** nonzero values stored as zero; unit values */
   zeroed?: number;
   [field: string]: unknown;
 }
@@ -914,9 +1064,12 @@ export interface GemmKernelsResult {
   relaxed_simd?: boolean;
   /** {number, name, adds, ...} per kernel of the ladder */
   kernels?: { adds: string; available: boolean; multithreaded: boolean; name: string; number: number; tiling: { kc: number; mc: number; mr: number; nc: number; nr: number; [key: string]: unknown }; traffic_model: string; [key: string]: unknown }[];
-  fma?: boolean;
+  /** the SIMD instruction set of the simd kernels */
   isa?: string;
+  /** float lanes per SIMD register */
   lanes?: number;
+  /** whether the SIMD kernels fuse multiply-add */
+  fma?: boolean;
   [field: string]: unknown;
 }
 
@@ -949,7 +1102,7 @@ export interface GemmBenchResult {
   /** per kernel and size: flops_per_s (median, min, max), check, ratio_to_best */
   rows?: { bytes: number; correct: boolean; flops: number; flops_per_s: number; flops_per_s_max: number; flops_per_s_min: number; intensity: number; kernel: string; m: number; max_abs_err: number; median_s: number; n: number; number: number; ratio_to_best: number; samples: number; tolerance: number; [key: string]: unknown }[];
   /** kernels skipped at a size, with the reason */
-  skipped?: unknown;
+  skipped?: { kernel: string; n: number; reason: string; [key: string]: unknown }[];
   [field: string]: unknown;
 }
 
@@ -977,10 +1130,15 @@ export interface GemmRunResult {
   checksum?: number;
   /** the comparison with the reference kernel */
   check?: { checked_entries: number; max_abs_err: number; ok: boolean; tolerance: number; worst_error_over_tolerance: number; [key: string]: unknown };
-  k?: number;
+  /** the kernel run */
   kernel?: string;
+  /** rows of A and C */
   m?: number;
+  /** columns of B and C */
   n?: number;
+  /** the shared dimension */
+  k?: number;
+  /** seed of the deterministic inputs */
   seed?: number;
   [field: string]: unknown;
 }
@@ -1036,12 +1194,18 @@ export interface RooflineResult {
   ridge_flops_per_byte?: number;
   /** with hardware: the bound at each intensity */
   points?: { attainable_flops_per_s: number; bound: string; intensity: number; [key: string]: unknown }[];
-  d_model?: number;
-  dtype?: string;
-  element_bytes?: number;
+  /** with hardware: {id, name, peak_flops_per_s, bandwidth_bytes_per_s, ...} */
   hardware?: { bandwidth_bytes_per_s: number; id: string; name: string; peak_flops_per_s: number; source: string; [key: string]: unknown };
-  heads?: number;
+  /** the dtype of the ops and the peak */
+  dtype?: string;
+  /** bytes per element at dtype; unit bytes */
+  element_bytes?: number;
+  /** sequence length of the ops; unit tokens */
   seq?: number;
+  /** hidden size of the ops */
+  d_model?: number;
+  /** attention heads of the ops */
+  heads?: number;
   [field: string]: unknown;
 }
 
@@ -1061,8 +1225,10 @@ export interface RooflineCustomResult {
   ridge_flops_per_byte?: number;
   /** {intensity, attainable_flops_per_s, bound} per intensity */
   points?: unknown[];
-  bandwidth_bytes_per_s?: number;
+  /** the peak given; unit FLOP/s */
   peak_flops_per_s?: number;
+  /** the bandwidth given; unit bytes/s */
+  bandwidth_bytes_per_s?: number;
   [field: string]: unknown;
 }
 
@@ -1088,11 +1254,16 @@ export interface ProbePeakResult {
   samples?: number;
   /** the instruction set timed */
   isa?: string;
-  fma?: boolean;
-  lanes?: number;
-  seconds_per_sample?: number;
-  threads?: number;
+  /** the multiply-add timed (simd or relaxed) */
   variant?: string;
+  /** float lanes per SIMD register */
+  lanes?: number;
+  /** whether the loop fuses multiply-add */
+  fma?: boolean;
+  /** threads timed */
+  threads?: number;
+  /** length of one timed sample; unit s */
+  seconds_per_sample?: number;
   [field: string]: unknown;
 }
 
@@ -1110,13 +1281,20 @@ export interface ProbeBandwidthResult {
   read_bytes_per_s?: number;
   /** triad stream; unit bytes/s */
   triad_bytes_per_s?: number;
+  /** size of each array streamed; unit bytes */
   bytes?: number;
-  read_bytes_per_s_max?: number;
-  read_bytes_per_s_min?: number;
+  /** samples taken */
   samples?: number;
+  /** threads timed */
   threads?: number;
-  triad_bytes_per_s_max?: number;
+  /** read stream, slowest sample; unit bytes/s */
+  read_bytes_per_s_min?: number;
+  /** read stream, fastest sample; unit bytes/s */
+  read_bytes_per_s_max?: number;
+  /** triad stream, slowest sample; unit bytes/s */
   triad_bytes_per_s_min?: number;
+  /** triad stream, fastest sample; unit bytes/s */
+  triad_bytes_per_s_max?: number;
   [field: string]: unknown;
 }
 
@@ -1151,7 +1329,7 @@ export interface StepTimeResult {
   /** pipeline bubble share of the step */
   bubble_fraction?: number;
   /** {id, name, seconds, exposed, share}: compute, communication, bubble; unit s */
-  parts?: unknown;
+  breakdown?: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[];
   /** the layout evaluated */
   layout?: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown };
   /** layers per pipeline stage; unit layers */
@@ -1162,15 +1340,22 @@ export interface StepTimeResult {
   fits?: boolean;
   /** {half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when unbounded), null when none */
   band?: { half_width: number; key: string; level: string; regime: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown };
-  breakdown?: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[];
-  busiest_stage_layers?: number;
-  hardware?: string;
-  interleave_extra_bytes?: number;
-  matmul_efficiency?: number;
-  memory_capacity_bytes?: number;
-  microbatch_seconds?: number;
+  /** the resolved tally config */
   model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
+  /** the hardware preset id */
+  hardware?: string;
+  /** model FLOPs per second per GPU; unit FLOP/s */
   model_flops_per_s_per_gpu?: number;
+  /** layers of the slowest pipeline stage; unit layers */
+  busiest_stage_layers?: number;
+  /** one micro-batch through the busiest stage; unit s */
+  microbatch_seconds?: number;
+  /** achieved share of the peak in the matmuls */
+  matmul_efficiency?: number;
+  /** activation memory interleaved pipeline stages add; unit bytes */
+  interleave_extra_bytes?: number;
+  /** the preset's capacity; unit bytes */
+  memory_capacity_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -1202,6 +1387,7 @@ export interface PlanResult {
   losers?: { count: number; example: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; mfu: number; reason: string; [key: string]: unknown }[];
   /** the preset's capacity; unit bytes */
   memory_capacity_bytes?: number;
+  /** the hardware preset id */
   hardware?: string;
   [field: string]: unknown;
 }
@@ -1231,9 +1417,13 @@ export interface ComputeUnitsResult {
   /** flops / (1e15 x 86400); unit PF/s-days */
   petaflop_s_days?: number;
   /** with hardware: flops / (peak x mfu); unit GPU-s */
-  gpu_seconds?: unknown;
+  gpu_seconds?: number;
   /** with days: GPUs to finish in time; unit GPUs */
-  gpus_for_days?: unknown;
+  gpus_for_days?: number;
+  /** with hardware: the model FLOPs utilization assumed */
+  mfu?: number;
+  /** with days: the time given; unit days */
+  days?: number;
   [field: string]: unknown;
 }
 
@@ -1255,9 +1445,12 @@ export interface CheckpointSizeResult {
   resume_bytes?: number;
   /** resume_bytes / params; unit bytes */
   resume_bytes_per_param?: number;
-  master_bytes?: number;
-  optimizer_bytes?: number;
+  /** the recipe the sizes are for */
   recipe?: string;
+  /** fp32 master weights (0 without); unit bytes */
+  master_bytes?: number;
+  /** optimizer states; unit bytes */
+  optimizer_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -1291,10 +1484,15 @@ export interface MatmulRooflineResult {
   seconds?: number;
   /** memory or compute */
   bound?: string;
-  dtype?: string;
-  k?: number;
+  /** rows of A and C */
   m?: number;
+  /** columns of B and C */
   n?: number;
+  /** the shared dimension */
+  k?: number;
+  /** the dtype of the peak and the element bytes */
+  dtype?: string;
+  /** the preset's peak at dtype; unit FLOP/s */
   peak_flops_per_s?: number;
   [field: string]: unknown;
 }
@@ -1335,22 +1533,38 @@ export interface InferenceResult {
   prefill_seconds?: number;
   /** the batch where decode turns compute-bound (null: never); unit sequences */
   crossover_batch?: null | number;
-  batch?: number;
-  capacity_bytes?: number;
-  compute_dtype?: string;
-  context?: number;
-  crossover_reason?: string;
-  decode_flops_per_token?: number;
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
-  kv_bytes_per_sequence?: number;
-  kv_dtype?: string;
-  kv_layers?: { bytes_per_layer_token: number; bytes_per_sequence: number; bytes_per_token: number; key_values: number; kind: string; latent: boolean; layers: number; mha_values: number; tokens: number; value_values: number; [key: string]: unknown }[];
-  memory_bandwidth_bytes_per_s?: number;
+  /** the resolved tally config */
   model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
-  peak_flops_per_s?: number;
-  prefill_flops_per_token?: number;
+  /** the hardware preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
+  /** tokens per sequence; unit tokens */
+  context?: number;
+  /** sequences decoded together; unit sequences */
+  batch?: number;
+  /** dtype of the weights */
   weights_dtype?: string;
+  /** dtype of the cache */
+  kv_dtype?: string;
+  /** dtype of the peak used */
+  compute_dtype?: string;
+  /** the preset's memory; unit bytes */
+  capacity_bytes?: number;
+  /** the preset's memory bandwidth; unit bytes/s */
+  memory_bandwidth_bytes_per_s?: number;
+  /** the preset's peak at compute_dtype; unit FLOP/s */
+  peak_flops_per_s?: number;
+  /** the cache of one sequence at context; unit bytes */
+  kv_bytes_per_sequence?: number;
+  /** the cache by layer kind */
+  kv_layers?: { bytes_per_layer_token: number; bytes_per_sequence: number; bytes_per_token: number; key_values: number; kind: string; latent: boolean; layers: number; mha_values: number; tokens: number; value_values: number; [key: string]: unknown }[];
+  /** forward FLOPs of one decoded token at context; unit FLOP */
+  decode_flops_per_token?: number;
+  /** forward FLOPs per prompt token; unit FLOP */
+  prefill_flops_per_token?: number;
+  /** crossover_batch rounded up; unit sequences */
   crossover_batch_whole?: number;
+  /** with no crossover: why decoding stays memory-bound */
+  crossover_reason?: string;
   [field: string]: unknown;
 }
 
@@ -1394,13 +1608,20 @@ export interface PipelineScheduleResult {
   bubble_time?: number;
   /** the paper's closed-form bubble for this schedule; unit time units */
   bubble_time_published?: number;
-  backward?: number;
-  bubble_ratio_formula?: string;
-  chunks?: number;
-  forward?: number;
-  idle_fraction_formula?: string;
-  microbatches?: number;
+  /** pipeline stages */
   stages?: number;
+  /** micro-batches per step */
+  microbatches?: number;
+  /** model chunks per stage (interleaving) */
+  chunks?: number;
+  /** one forward block; unit time units */
+  forward?: number;
+  /** one backward block; unit time units */
+  backward?: number;
+  /** the closed form of idle_fraction */
+  idle_fraction_formula?: string;
+  /** the closed form of bubble_ratio */
+  bubble_ratio_formula?: string;
   [field: string]: unknown;
 }
 
@@ -1438,18 +1659,30 @@ export interface CollectiveResult {
   bus_bytes_per_s?: number;
   /** the slowest link */
   bottleneck?: string;
-  algorithm?: string;
-  bottleneck_bytes_per_s?: number;
-  bus_factor?: number;
-  bytes_sent_per_rank?: number;
+  /** the collective */
   collective?: string;
-  efficiency?: number;
-  hardware?: { id: string; name: string; source: string; [key: string]: unknown };
+  /** the algorithm */
+  algorithm?: string;
+  /** the message each rank holds; unit bytes */
   message_bytes?: number;
-  nodes?: number;
-  ranks?: number;
+  /** ranks per node */
   ranks_per_node?: number;
+  /** nodes */
+  nodes?: number;
+  /** ranks in all */
+  ranks?: number;
+  /** {id, name, source} of the interconnect */
+  hardware?: { id: string; name: string; source: string; [key: string]: unknown };
+  /** share of the link bandwidth achieved */
+  efficiency?: number;
+  /** latency of one step; unit s */
   step_latency_seconds?: number;
+  /** bus bandwidth / algorithm bandwidth */
+  bus_factor?: number;
+  /** bytes each rank sends; unit bytes */
+  bytes_sent_per_rank?: number;
+  /** bandwidth of the slowest link; unit bytes/s */
+  bottleneck_bytes_per_s?: number;
   [field: string]: unknown;
 }
 
@@ -1475,12 +1708,18 @@ export interface CommRooflineResult {
   peak_flops_per_s?: number;
   /** per parallel strategy: bytes, FLOPs, intensity, ridge, communication_bound, seconds */
   strategies?: { applies: boolean; bytes_per_gpu?: number; collective: string; communication_bound?: boolean; communication_seconds?: number; compute_seconds?: number; flops_per_byte?: number; flops_per_gpu?: number; id: string; link_bytes_per_s?: number; ridge_flops_per_byte?: number; [key: string]: unknown }[];
-  degree?: number;
-  element_bytes?: number;
-  hardware?: string;
-  micro_batch?: number;
+  /** the model's name */
   model?: string;
+  /** the hardware preset id */
+  hardware?: string;
+  /** sequence length; unit tokens */
   seq?: number;
+  /** sequences per micro-batch; unit sequences */
+  micro_batch?: number;
+  /** the parallel degree */
+  degree?: number;
+  /** bytes per activation element; unit bytes */
+  element_bytes?: number;
   [field: string]: unknown;
 }
 
@@ -1522,22 +1761,38 @@ export interface OverlapResult {
   exposed_comm_seconds?: number;
   /** {lane, kind, layer, start, end} per op */
   ops?: { end: number; kind: string; lane: string; layer: number; start: number; [key: string]: unknown }[];
-  backward_seconds?: number;
-  bucket_bytes?: number;
-  chunks?: number;
-  collective_seconds?: number;
-  collectives?: number;
-  compute_seconds?: number;
-  exposed_fraction?: number;
-  forward_seconds?: number;
-  hardware?: string;
-  hidden_comm_seconds?: number;
-  layer_bytes?: number;
-  layers?: number;
-  nodes?: number;
-  overlap?: boolean;
-  ranks_per_node?: number;
+  /** the parallel scheme */
   scheme?: string;
+  /** the hardware preset id */
+  hardware?: string;
+  /** ranks per node */
+  ranks_per_node?: number;
+  /** nodes */
+  nodes?: number;
+  /** layers in the step; unit layers */
+  layers?: number;
+  /** one layer's forward; unit s */
+  forward_seconds?: number;
+  /** one layer's backward; unit s */
+  backward_seconds?: number;
+  /** bytes one layer's collective moves; unit bytes */
+  layer_bytes?: number;
+  /** gradient bucket size; unit bytes */
+  bucket_bytes?: number;
+  /** whether communication overlaps compute */
+  overlap?: boolean;
+  /** pieces each collective is split into */
+  chunks?: number;
+  /** all compute; unit s */
+  compute_seconds?: number;
+  /** communication hidden under compute; unit s */
+  hidden_comm_seconds?: number;
+  /** exposed_comm_seconds / comm_seconds */
+  exposed_fraction?: number;
+  /** collectives launched */
+  collectives?: number;
+  /** one collective; unit s */
+  collective_seconds?: number;
   [field: string]: unknown;
 }
 
@@ -1568,26 +1823,39 @@ export interface MoeRoutingResult {
   /** share dropped when the router balances perfectly */
   dropped_fraction_balanced?: number;
   /** with capacity_factor: {mean_load, load_stddev, capacity, expected_dropped_fraction, ...} */
-  random_routing?: unknown;
+  random_routing?: { capacity: number; expected_dropped_fraction: number; load_stddev: number; mean_load: number; overflow_probability: number; [key: string]: unknown };
   /** dispatch and combine per token and MoE layer, forward; unit bytes */
   all_to_all_bytes_per_token_forward?: number;
   /** the same with the backward's two; unit bytes */
   all_to_all_bytes_per_token_step?: number;
   /** per GPU, MoE layer and step; unit bytes */
   all_to_all_bytes_per_layer_step?: number;
-  all_to_all?: { bottleneck: string; expert_forward_flops: number; expert_forward_seconds_at_peak: number; message_bytes: number; nodes: number; per_layer_step_expert_seconds_at_peak: number; per_layer_step_seconds: number; ranks_per_node: number; seconds: number; [key: string]: unknown };
-  capacity_factor?: number;
-  ep?: number;
-  expert_ffn_hidden_size?: number;
-  experts?: number;
-  hidden_size?: number;
-  micro_batch?: number;
+  /** the model's name */
   model?: string;
-  moe_layers?: number;
-  seq?: number;
-  shared_experts?: number;
-  tokens_per_gpu?: number;
+  /** routed experts per MoE layer; unit experts */
+  experts?: number;
+  /** experts each token reaches; unit experts */
   top_k?: number;
+  /** experts every token reaches; unit experts */
+  shared_experts?: number;
+  /** MoE layers; unit layers */
+  moe_layers?: number;
+  /** hidden size */
+  hidden_size?: number;
+  /** one expert's FFN hidden size */
+  expert_ffn_hidden_size?: number;
+  /** sequence length; unit tokens */
+  seq?: number;
+  /** sequences per micro-batch; unit sequences */
+  micro_batch?: number;
+  /** expert-parallel degree; unit GPUs */
+  ep?: number;
+  /** expert capacity over mean load (0: none) */
+  capacity_factor?: number;
+  /** tokens per GPU per micro-batch; unit tokens */
+  tokens_per_gpu?: number;
+  /** {message_bytes, seconds, bottleneck, expert_forward_flops, ...}: the dispatch on the hardware */
+  all_to_all?: { bottleneck: string; expert_forward_flops: number; expert_forward_seconds_at_peak: number; message_bytes: number; nodes: number; per_layer_step_expert_seconds_at_peak: number; per_layer_step_seconds: number; ranks_per_node: number; seconds: number; [key: string]: unknown };
   [field: string]: unknown;
 }
 
@@ -1609,10 +1877,14 @@ export interface ContextParallelResult {
   balanced?: { max_over_mean: number; pairs: number[]; [key: string]: unknown };
   /** {block_tokens, block_flops, kv_block_bytes, compute_seconds, transfer_seconds, hidden, ...} */
   ring?: { block_flops: number; block_tokens: number; compute_seconds: number; hidden: boolean; kv_block_bytes: number; link_bytes_per_s: number; min_block_tokens: number; transfer_seconds: number; [key: string]: unknown };
-  cp?: number;
-  hardware?: string;
+  /** the model's name */
   model?: string;
+  /** the hardware preset id */
+  hardware?: string;
+  /** sequence length; unit tokens */
   seq?: number;
+  /** context-parallel degree; unit GPUs */
+  cp?: number;
   [field: string]: unknown;
 }
 
@@ -1661,8 +1933,10 @@ export interface CheckpointIntervalResult {
   /** the same at Young's interval */
   young?: { efficiency: number; interval_seconds: number; lost_fraction: number; [key: string]: unknown };
   /** the same at interval_seconds */
-  at_interval?: unknown;
+  at_interval?: { efficiency: number; interval_seconds: number; lost_fraction: number; [key: string]: unknown };
+  /** time to write one checkpoint; unit s */
   checkpoint_seconds?: number;
+  /** time to restart after a failure; unit s */
   restart_seconds?: number;
   [field: string]: unknown;
 }

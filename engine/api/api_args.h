@@ -154,6 +154,14 @@ inline constexpr Arg fragmentation_fraction =
     number("fragmentation_fraction", "", "depends: 0 with capacity_bytes, the default with hardware",
            "share of the capacity lost to allocator fragmentation", "--fragmentation");
 inline constexpr std::array kCapacityArgs{capacity_bytes, hardware, cuda_context_bytes, fragmentation_fraction};
+// What add_capacity returns beside a method's own capacity_bytes and usable_bytes.
+inline constexpr std::array kCapacityFields = std::to_array<Field>({
+    {"hardware", "", "with hardware: the preset's record"},
+    {"cuda_context_bytes", "bytes", "with a capacity: memory the CUDA context takes"},
+    {"fragmentation_fraction", "", "with a capacity: share lost to allocator fragmentation"},
+    {"fragmentation_bytes", "bytes", "with a capacity: capacity x fragmentation_fraction"},
+    {"allowance_bytes", "bytes", "with a capacity: CUDA context + fragmentation"},
+});
 
 // The FLOP count's inputs (flops_input).
 inline constexpr Arg flops_seq =
@@ -228,6 +236,12 @@ json recipes_json();
 FlopsInput flops_input(const json& args, const ModelConfig& c);
 // The Chinchilla reference fields of a result.
 void add_chinchilla(json& out, double params, double tokens, const char* basis);
+inline constexpr std::array kChinchillaFields = std::to_array<Field>({
+    {"chinchilla_tokens_per_param", "tokens/parameter", "the Chinchilla rule's tokens per parameter"},
+    {"chinchilla_params", "", "which parameter count the rule uses: total, active (MoE) or given"},
+    {"chinchilla_tokens", "tokens", "compute-optimal tokens for that parameter count"},
+    {"tokens_per_param", "tokens/parameter", "tokens / that parameter count"},
+});
 
 // The flops method's result for a counted model (api_flops.cpp; shared with api_training.cpp); per-token
 // totals when `tokens` is absent.

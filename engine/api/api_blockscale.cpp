@@ -130,6 +130,13 @@ constexpr std::array kQuantizeResult = std::to_array<Field>({
     {"relative_error", "", "rms error / rms value"},
     {"bits_per_value", "bits", "element bits + the scale's share"},
     {"values", "", "the input vector"},
+    {"display_name", "", "the scheme's name for display"},
+    {"element_format", "", "the element format"},
+    {"scale_format", "", "the block scale's format"},
+    {"block_size", "values", "values sharing one scale"},
+    {"tensor_scale", "", "the per-tensor scale (1 without one)"},
+    {"saturated", "values", "values clamped to the largest element"},
+    {"zeroed", "values", "nonzero values stored as zero"},
 });
 constexpr std::array kBlockCompareResult = std::to_array<Field>({
     {"values", "", "the input vector"},

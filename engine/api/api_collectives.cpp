@@ -42,12 +42,30 @@ constexpr std::array kCollectiveResult = std::to_array<Field>({
     {"algorithm_bytes_per_s", "bytes/s", "message_bytes / seconds"},
     {"bus_bytes_per_s", "bytes/s", "algorithm bandwidth x bus factor (nccl-tests)"},
     {"bottleneck", "", "the slowest link"},
+    {"collective", "", "the collective"},
+    {"algorithm", "", "the algorithm"},
+    {"message_bytes", "bytes", "the message each rank holds"},
+    {"ranks_per_node", "", "ranks per node"},
+    {"nodes", "", "nodes"},
+    {"ranks", "", "ranks in all"},
+    {"hardware", "", "{id, name, source} of the interconnect"},
+    {"efficiency", "", "share of the link bandwidth achieved"},
+    {"step_latency_seconds", "s", "latency of one step"},
+    {"bus_factor", "", "bus bandwidth / algorithm bandwidth"},
+    {"bytes_sent_per_rank", "bytes", "bytes each rank sends"},
+    {"bottleneck_bytes_per_s", "bytes/s", "bandwidth of the slowest link"},
 });
 constexpr std::array kCommResult = std::to_array<Field>({
     {"layer_flops_per_token", "FLOP", "one layer's training FLOPs per token"},
     {"layer_params", "parameters", "one layer's parameters"},
     {"peak_flops_per_s", "FLOP/s", "the preset's bf16 peak"},
     {"strategies", "", "per parallel strategy: bytes, FLOPs, intensity, ridge, communication_bound, seconds"},
+    {"model", "", "the model's name"},
+    {"hardware", "", "the hardware preset id"},
+    {"seq", "tokens", "sequence length"},
+    {"micro_batch", "sequences", "sequences per micro-batch"},
+    {"degree", "", "the parallel degree"},
+    {"element_bytes", "bytes", "bytes per activation element"},
 });
 
 Hardware hardware_of(const json& args) { return find_hardware(arg_string(args, kCoHardware)); }

@@ -47,6 +47,10 @@ constexpr std::array kContextResult = std::to_array<Field>({
     {"contiguous", "", "{pairs, max_over_mean}: causal work per rank with contiguous chunks"},
     {"balanced", "", "the same with 2·cp load-balanced chunks (when 2·cp divides seq)"},
     {"ring", "", "{block_tokens, block_flops, kv_block_bytes, compute_seconds, transfer_seconds, hidden, ...}"},
+    {"model", "", "the model's name"},
+    {"hardware", "", "the hardware preset id"},
+    {"seq", "tokens", "sequence length"},
+    {"cp", "GPUs", "context-parallel degree"},
 });
 
 constexpr Method kMethods[] = {

@@ -79,6 +79,9 @@ constexpr std::array kIntensityArgs{
 constexpr std::array kKernelsResult = std::to_array<Field>({
     {"relaxed_simd", "", "whether this instance runs the relaxed-SIMD kernel"},
     {"kernels", "", "{number, name, adds, ...} per kernel of the ladder"},
+    {"isa", "", "the SIMD instruction set of the simd kernels"},
+    {"lanes", "", "float lanes per SIMD register"},
+    {"fma", "", "whether the SIMD kernels fuse multiply-add"},
 });
 constexpr std::array kBenchResult = std::to_array<Field>({
     {"isa", "", "the SIMD instruction set of the simd kernels"},
@@ -90,6 +93,11 @@ constexpr std::array kRunResult = std::to_array<Field>({
     {"values", "", "the first entries of C"},
     {"checksum", "", "a checksum of C"},
     {"check", "", "the comparison with the reference kernel"},
+    {"kernel", "", "the kernel run"},
+    {"m", "", "rows of A and C"},
+    {"n", "", "columns of B and C"},
+    {"k", "", "the shared dimension"},
+    {"seed", "", "seed of the deterministic inputs"},
 });
 constexpr std::array kIntensityResult = std::to_array<Field>({
     {"cache_bytes", "bytes", "the cache the traffic model assumed"},

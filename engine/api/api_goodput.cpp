@@ -144,6 +144,8 @@ constexpr std::array kGoodputResult = std::to_array<Field>({
     {"optimum", "", "at Daly's interval: {interval_seconds, efficiency, lost_fraction, wall_hours, lost_hours, ...}"},
     {"young", "", "the same at Young's interval"},
     {"at_interval", "", "the same at interval_seconds"},
+    {"checkpoint_seconds", "s", "time to write one checkpoint"},
+    {"restart_seconds", "s", "time to restart after a failure"},
 });
 
 constexpr Method kMethods[] = {

@@ -56,6 +56,22 @@ constexpr std::array kInferenceResult = std::to_array<Field>({
     {"prefill_tokens_per_s", "tokens/s", "prefill rate (compute-bound)"},
     {"prefill_seconds", "s", "prefill of one context"},
     {"crossover_batch", "sequences", "the batch where decode turns compute-bound (null: never)"},
+    {"model", "", "the resolved tally config"},
+    {"hardware", "", "the hardware preset's record"},
+    {"context", "tokens", "tokens per sequence"},
+    {"batch", "sequences", "sequences decoded together"},
+    {"weights_dtype", "", "dtype of the weights"},
+    {"kv_dtype", "", "dtype of the cache"},
+    {"compute_dtype", "", "dtype of the peak used"},
+    {"capacity_bytes", "bytes", "the preset's memory"},
+    {"memory_bandwidth_bytes_per_s", "bytes/s", "the preset's memory bandwidth"},
+    {"peak_flops_per_s", "FLOP/s", "the preset's peak at compute_dtype"},
+    {"kv_bytes_per_sequence", "bytes", "the cache of one sequence at context"},
+    {"kv_layers", "", "the cache by layer kind"},
+    {"decode_flops_per_token", "FLOP", "forward FLOPs of one decoded token at context"},
+    {"prefill_flops_per_token", "FLOP", "forward FLOPs per prompt token"},
+    {"crossover_batch_whole", "sequences", "crossover_batch rounded up"},
+    {"crossover_reason", "", "with no crossover: why decoding stays memory-bound"},
 });
 constexpr std::array kMatmulResult = std::to_array<Field>({
     {"flops", "FLOP", "2 m n k"},
@@ -65,12 +81,19 @@ constexpr std::array kMatmulResult = std::to_array<Field>({
     {"attainable_flops_per_s", "FLOP/s", "the roofline at this intensity"},
     {"seconds", "s", "flops / attainable"},
     {"bound", "", "memory or compute"},
+    {"m", "", "rows of A and C"},
+    {"n", "", "columns of B and C"},
+    {"k", "", "the shared dimension"},
+    {"dtype", "", "the dtype of the peak and the element bytes"},
+    {"peak_flops_per_s", "FLOP/s", "the preset's peak at dtype"},
 });
 constexpr std::array kUnitsResult = std::to_array<Field>({
     {"flops", "FLOP", "the count"},
     {"petaflop_s_days", "PF/s-days", "flops / (1e15 x 86400)"},
     {"gpu_seconds", "GPU-s", "with hardware: flops / (peak x mfu)"},
     {"gpus_for_days", "GPUs", "with days: GPUs to finish in time"},
+    {"mfu", "", "with hardware: the model FLOPs utilization assumed"},
+    {"days", "days", "with days: the time given"},
 });
 constexpr std::array kCheckpointResult = std::to_array<Field>({
     {"params", "parameters", "every parameter"},
@@ -78,6 +101,9 @@ constexpr std::array kCheckpointResult = std::to_array<Field>({
     {"inference_bytes", "bytes", "an inference checkpoint"},
     {"resume_bytes", "bytes", "a resumable checkpoint: + master weights and optimizer states"},
     {"resume_bytes_per_param", "bytes", "resume_bytes / params"},
+    {"recipe", "", "the recipe the sizes are for"},
+    {"master_bytes", "bytes", "fp32 master weights (0 without)"},
+    {"optimizer_bytes", "bytes", "optimizer states"},
 });
 
 json step_json(const DecodeStep& s) {

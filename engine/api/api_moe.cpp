@@ -109,6 +109,19 @@ constexpr std::array kMoeResult = std::to_array<Field>({
     {"all_to_all_bytes_per_token_forward", "bytes", "dispatch and combine per token and MoE layer, forward"},
     {"all_to_all_bytes_per_token_step", "bytes", "the same with the backward's two"},
     {"all_to_all_bytes_per_layer_step", "bytes", "per GPU, MoE layer and step"},
+    {"model", "", "the model's name"},
+    {"experts", "experts", "routed experts per MoE layer"},
+    {"top_k", "experts", "experts each token reaches"},
+    {"shared_experts", "experts", "experts every token reaches"},
+    {"moe_layers", "layers", "MoE layers"},
+    {"hidden_size", "", "hidden size"},
+    {"expert_ffn_hidden_size", "", "one expert's FFN hidden size"},
+    {"seq", "tokens", "sequence length"},
+    {"micro_batch", "sequences", "sequences per micro-batch"},
+    {"ep", "GPUs", "expert-parallel degree"},
+    {"capacity_factor", "", "expert capacity over mean load (0: none)"},
+    {"tokens_per_gpu", "tokens", "tokens per GPU per micro-batch"},
+    {"all_to_all", "", "{message_bytes, seconds, bottleneck, expert_forward_flops, ...}: the dispatch on the hardware"},
 });
 
 constexpr Method kMethods[] = {

@@ -76,6 +76,22 @@ constexpr std::array kOverlapResult = std::to_array<Field>({
     {"comm_seconds", "s", "all communication"},
     {"exposed_comm_seconds", "s", "communication compute waits for"},
     {"ops", "", "{lane, kind, layer, start, end} per op"},
+    {"scheme", "", "the parallel scheme"},
+    {"hardware", "", "the hardware preset id"},
+    {"ranks_per_node", "", "ranks per node"},
+    {"nodes", "", "nodes"},
+    {"layers", "layers", "layers in the step"},
+    {"forward_seconds", "s", "one layer's forward"},
+    {"backward_seconds", "s", "one layer's backward"},
+    {"layer_bytes", "bytes", "bytes one layer's collective moves"},
+    {"bucket_bytes", "bytes", "gradient bucket size"},
+    {"overlap", "", "whether communication overlaps compute"},
+    {"chunks", "", "pieces each collective is split into"},
+    {"compute_seconds", "s", "all compute"},
+    {"hidden_comm_seconds", "s", "communication hidden under compute"},
+    {"exposed_fraction", "", "exposed_comm_seconds / comm_seconds"},
+    {"collectives", "", "collectives launched"},
+    {"collective_seconds", "s", "one collective"},
 });
 
 constexpr Method kMethods[] = {

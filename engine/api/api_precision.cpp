@@ -134,34 +134,58 @@ constexpr std::array kFormatsResult = std::to_array<Field>({
     {"formats", "", "every format with its layout, special-value rules and constants"},
     {"roundings", "", "the rounding modes"},
 });
-constexpr std::array kEncodeResult = std::to_array<Field>({
-    {"code", "", "the stored bit pattern"},
+// What describe() returns for a bit pattern: float_decode's result, and the start of float_encode's.
+constexpr std::array kDescribeResult = std::to_array<Field>({
+    {"code", "", "the bit pattern"},
     {"hex", "", "the pattern in hex"},
-    {"value", "", "the stored value"},
-    {"exact", "", "the stored value in exact decimal"},
-    {"error_abs", "", "|stored - input|"},
-    {"error_rel", "", "error_abs / |input|"},
-    {"notes", "", "what happened (rounded, overflowed, saturated, ...)"},
+    {"bits", "", "the pattern in binary"},
+    {"format", "", "the format"},
+    {"class", "", "zero, subnormal, normal, inf or nan"},
+    {"value", "", "its value"},
+    {"exact", "", "the value in exact decimal"},
+    {"sign", "", "the sign bit"},
+    {"fields", "", "{sign, exponent, mantissa} as integers"},
+    {"field_bits", "", "{sign, exponent, mantissa} as bit strings"},
+    {"unbiased_exponent", "", "the exponent less the bias (null: inf or nan)"},
+    {"significand", "", "the significand in decimal (1.m or 0.m)"},
+    {"subnormal", "", "whether the pattern is subnormal"},
+    {"formula", "", "sign x significand x 2^exponent"},
+    {"next", "", "the next pattern up {class, code, exact, hex, value} (null: none)"},
+    {"prev", "", "the next pattern down (null: none)"},
+    {"ulp", "", "the gap to the next value (null: inf or nan)"},
+    {"ulp_exact", "", "the gap in exact decimal (null: inf or nan)"},
+    {"notes", "", "what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...)"},
 });
+constexpr auto kEncodeResult =
+    join_args(kDescribeResult, std::to_array<Field>({
+                                   {"input", "", "the value as given"},
+                                   {"input_exact", "", "the input in exact decimal"},
+                                   {"input_value", "", "the input as a double (null: not finite)"},
+                                   {"rounding", "", "the rounding mode used"},
+                                   {"saturate", "", "whether overflow saturates to the largest finite value"},
+                                   {"error_abs", "", "|stored - input|"},
+                                   {"error_rel", "", "error_abs / |input|"},
+                                   {"exact_match", "", "stored == input"},
+                                   {"inexact", "", "the input was rounded"},
+                                   {"overflowed", "", "the input was above the largest finite value"},
+                                   {"saturated", "", "the result was clamped to the largest finite value"},
+                                   {"underflowed", "", "the input rounded to a subnormal or zero"},
+                                   {"became_nan", "", "a non-NaN input stored as NaN"},
+                                   {"nan_input", "", "the input was NaN"},
+                               }));
 constexpr std::array kCompareResult = std::to_array<Field>({
     {"input", "", "the value as given"},
     {"input_exact", "", "the input in exact decimal"},
     {"input_value", "", "the input as a double (null: not finite)"},
     {"results", "", "the encode result in every format"},
 });
-constexpr std::array kDecodeResult = std::to_array<Field>({
-    {"code", "", "the bit pattern"},
-    {"value", "", "its value"},
-    {"formula", "", "sign x significand x 2^exponent"},
-    {"next", "", "the next pattern up"},
-    {"prev", "", "the next pattern down"},
-    {"ulp", "", "the gap to the next value"},
-});
+constexpr auto kDecodeResult = kDescribeResult;
 constexpr std::array kTableResult = std::to_array<Field>({
     {"format", "", "the format"},
     {"kind", "", "gaps or values"},
     {"binades", "", "gaps: {exponent, low, high, gap, count} per binade"},
-    {"values", "", "values: every code and its value"},
+    {"codes", "", "values: the non-negative codes (NaN left out), ascending"},
+    {"values", "", "values: the value of each of those codes"},
 });
 constexpr std::array kExploreResult = std::to_array<Field>({
     {"stored", "", "the encode (or decode) result"},
@@ -174,6 +198,12 @@ constexpr std::array kBatchResult = std::to_array<Field>({
     {"hash", "", "FNV-1a 64 of the codes"},
     {"nan_codes", "", "codes that are NaN"},
     {"first_codes", "", "the first codes"},
+    {"format", "", "the format"},
+    {"rounding", "", "the rounding mode used"},
+    {"saturate", "", "whether overflow saturates"},
+    {"count", "", "patterns encoded"},
+    {"seed", "", "seed of the pseudo-random patterns"},
+    {"first_patterns", "", "the first 8 float32 input bit patterns, as integers"},
 });
 
 json float_formats(const json&) {

@@ -35,10 +35,22 @@ constexpr std::array kPeakResult = std::to_array<Field>({
     {"flops_per_s_max", "FLOP/s", "fastest sample"},
     {"samples", "", "samples taken"},
     {"isa", "", "the instruction set timed"},
+    {"variant", "", "the multiply-add timed (simd or relaxed)"},
+    {"lanes", "", "float lanes per SIMD register"},
+    {"fma", "", "whether the loop fuses multiply-add"},
+    {"threads", "", "threads timed"},
+    {"seconds_per_sample", "s", "length of one timed sample"},
 });
 constexpr std::array kBandwidthResult = std::to_array<Field>({
     {"read_bytes_per_s", "bytes/s", "read stream"},
     {"triad_bytes_per_s", "bytes/s", "triad stream"},
+    {"bytes", "bytes", "size of each array streamed"},
+    {"samples", "", "samples taken"},
+    {"threads", "", "threads timed"},
+    {"read_bytes_per_s_min", "bytes/s", "read stream, slowest sample"},
+    {"read_bytes_per_s_max", "bytes/s", "read stream, fastest sample"},
+    {"triad_bytes_per_s_min", "bytes/s", "triad stream, slowest sample"},
+    {"triad_bytes_per_s_max", "bytes/s", "triad stream, fastest sample"},
 });
 
 json probe_peak(const json& args) {

@@ -38,10 +38,18 @@ constexpr std::array kRooflineResult = std::to_array<Field>({
     {"bandwidth_bytes_per_s", "bytes/s", "with hardware: memory bandwidth"},
     {"ridge_flops_per_byte", "FLOP/byte", "with hardware: peak / bandwidth"},
     {"points", "", "with hardware: the bound at each intensity"},
+    {"hardware", "", "with hardware: {id, name, peak_flops_per_s, bandwidth_bytes_per_s, ...}"},
+    {"dtype", "", "the dtype of the ops and the peak"},
+    {"element_bytes", "bytes", "bytes per element at dtype"},
+    {"seq", "tokens", "sequence length of the ops"},
+    {"d_model", "", "hidden size of the ops"},
+    {"heads", "", "attention heads of the ops"},
 });
 constexpr std::array kRooflineCustomResult = std::to_array<Field>({
     {"ridge_flops_per_byte", "FLOP/byte", "peak / bandwidth"},
     {"points", "", "{intensity, attainable_flops_per_s, bound} per intensity"},
+    {"peak_flops_per_s", "FLOP/s", "the peak given"},
+    {"bandwidth_bytes_per_s", "bytes/s", "the bandwidth given"},
 });
 
 // The bound at each of args.intensity (an optional array of positive FLOP/byte values) on one roof.

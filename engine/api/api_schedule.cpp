@@ -34,6 +34,13 @@ constexpr std::array kScheduleResult = std::to_array<Field>({
     {"parameter_copies", "", "copies of the weights a stage holds (2 for dualpipe)"},
     {"bubble_time", "time units", "makespan less one stage's work"},
     {"bubble_time_published", "time units", "the paper's closed-form bubble for this schedule"},
+    {"stages", "", "pipeline stages"},
+    {"microbatches", "", "micro-batches per step"},
+    {"chunks", "", "model chunks per stage (interleaving)"},
+    {"forward", "time units", "one forward block"},
+    {"backward", "time units", "one backward block"},
+    {"idle_fraction_formula", "", "the closed form of idle_fraction"},
+    {"bubble_ratio_formula", "", "the closed form of bubble_ratio"},
 });
 
 json pipeline_schedule_method(const json& args) {

@@ -149,7 +149,7 @@ constexpr std::array kStepResult = std::to_array<Field>({
     {"microbatches", "", "micro-batches per step per pipeline"},
     {"global_batch", "sequences", "sequences per step"},
     {"bubble_fraction", "", "pipeline bubble share of the step"},
-    {"parts", "s", "{id, name, seconds, exposed, share}: compute, communication, bubble"},
+    {"breakdown", "s", "{id, name, seconds, exposed, share}: compute, communication, bubble"},
     {"layout", "", "the layout evaluated"},
     {"stage_layers", "layers", "layers per pipeline stage"},
     {"memory_bytes", "bytes", "the memory budget's total per GPU"},
@@ -157,6 +157,14 @@ constexpr std::array kStepResult = std::to_array<Field>({
     {"band", "",
      "{half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when "
      "unbounded), null when none"},
+    {"model", "", "the resolved tally config"},
+    {"hardware", "", "the hardware preset id"},
+    {"model_flops_per_s_per_gpu", "FLOP/s", "model FLOPs per second per GPU"},
+    {"busiest_stage_layers", "layers", "layers of the slowest pipeline stage"},
+    {"microbatch_seconds", "s", "one micro-batch through the busiest stage"},
+    {"matmul_efficiency", "", "achieved share of the peak in the matmuls"},
+    {"interleave_extra_bytes", "bytes", "activation memory interleaved pipeline stages add"},
+    {"memory_capacity_bytes", "bytes", "the preset's capacity"},
 });
 constexpr std::array kPlanResult = std::to_array<Field>({
     {"evaluated", "layouts", "layouts tried"},
@@ -166,6 +174,7 @@ constexpr std::array kPlanResult = std::to_array<Field>({
     {"best", "", "the fastest top layouts, each a step_time result"},
     {"losers", "", "the best layout refused per reason"},
     {"memory_capacity_bytes", "bytes", "the preset's capacity"},
+    {"hardware", "", "the hardware preset id"},
 });
 
 // {model, hardware, gpus, tp, pp, ...training setup, interleave, embedding_chunks, gpus_per_node, dtype}

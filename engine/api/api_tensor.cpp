@@ -55,6 +55,8 @@ constexpr std::array kTensorResult = std::to_array<Field>({
     {"bits_per_element", "bits", "the dtype's bits (block scales included)"},
     {"bytes", "bytes", "ceil(elements x bits / 8)"},
     {"formula", "", "the formula"},
+    {"shape", "", "the shape given"},
+    {"dtype", "", "the element dtype"},
 });
 
 json tensor_bytes_method(const json& args) {

@@ -68,21 +68,28 @@ constexpr auto kMfuArgs =
                std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
                               "measured training throughput of the whole run", nullptr, nullptr, true}},
                kPeakArgs, std::array{kRunGpus});
-constexpr std::array kTrainingResult = std::to_array<Field>({
-    {"flops_basis", "", "what total_flops counts"},
-    {"tokens", "tokens", "training tokens"},
-    {"total_flops", "FLOP", "FLOPs the run executes"},
-    {"six_nd", "FLOP", "6 x N x tokens"},
-    {"peak_flops_per_s", "FLOP/s", "one GPU's peak"},
-    {"gpus", "GPUs", "GPUs in the run"},
-    {"mfu", "", "utilization used"},
-    {"cluster_flops_per_s", "FLOP/s", "gpus x peak x mfu"},
-    {"seconds", "s", "wall-clock training time"},
-    {"gpu_seconds", "GPU-s", "seconds x gpus"},
-    {"tokens_per_second", "tokens/s", "the data rate the run sustains"},
-    {"cost_dollars", "$", "with dollars_per_gpu_hour: GPU-hours x price"},
-    {"flops", "", "with a model: the flops method's answer"},
-});
+constexpr auto kTrainingResult =
+    join_args(std::to_array<Field>({
+                  {"flops_basis", "", "what total_flops counts"},
+                  {"tokens", "tokens", "training tokens"},
+                  {"total_flops", "FLOP", "FLOPs the run executes"},
+                  {"six_nd", "FLOP", "6 x N x tokens"},
+                  {"peak_flops_per_s", "FLOP/s", "one GPU's peak"},
+                  {"gpus", "GPUs", "GPUs in the run"},
+                  {"mfu", "", "utilization used"},
+                  {"cluster_flops_per_s", "FLOP/s", "gpus x peak x mfu"},
+                  {"seconds", "s", "wall-clock training time"},
+                  {"gpu_seconds", "GPU-s", "seconds x gpus"},
+                  {"tokens_per_second", "tokens/s", "the data rate the run sustains"},
+                  {"cost_dollars", "$", "with dollars_per_gpu_hour: GPU-hours x price"},
+                  {"flops", "", "with a model: the flops method's answer"},
+                  {"model", "", "the resolved tally config"},
+                  {"hardware", "", "the hardware preset's record"},
+                  {"dtype", "", "the compute dtype whose peak is used"},
+                  {"dollars_per_gpu_hour", "$/GPU-h", "the price per GPU-hour used"},
+                  {"tokens_per_second_per_gpu", "tokens/s", "tokens per second each GPU trains at this mfu"},
+              }),
+              kChinchillaFields);
 constexpr std::array kMfuResult = std::to_array<Field>({
     {"model_flops_per_token", "FLOP", "model FLOPs per token"},
     {"hardware_flops_per_token", "FLOP", "executed FLOPs per token (recomputation included)"},
@@ -91,6 +98,13 @@ constexpr std::array kMfuResult = std::to_array<Field>({
     {"mfu", "", "model FLOPs utilization"},
     {"hfu", "", "hardware FLOPs utilization"},
     {"six_n_mfu", "", "MFU counted with 6N"},
+    {"hardware", "", "the hardware preset's record"},
+    {"dtype", "", "the compute dtype whose peak is used"},
+    {"gpus", "GPUs", "GPUs in the run"},
+    {"tokens_per_second", "tokens/s", "the measured throughput, all GPUs"},
+    {"peak_flops_per_s", "FLOP/s", "one GPU's dense peak at dtype"},
+    {"flops_basis", "", "what total_flops counts"},
+    {"warnings", "", "{field, message}: inputs that look wrong (mfu above 100 %)"},
 });
 
 // ---------------------------------------------------------------- training time, cost, MFU

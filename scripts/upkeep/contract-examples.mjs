@@ -26,25 +26,38 @@ export const EXAMPLES = {
   memory_budget: [
     ...denseAndMoe({ model: 'llama-2-7b', gpus: 8, zero: 1, hardware: 'h100-sxm' }),
     { model: 'llama-2-7b', gpus: 8, zero: 3 },
+    // host memory and a figure to compare with
+    { model: 'llama-2-7b', gpus: 8, zero: 3, offload: 'optimizer', reference_bytes: 1e10 },
   ],
   finetune: [
     { model: 'llama-3-8b', method: 'qlora', hardware: 'h100-sxm' },
     { model: 'mixtral-8x7b', method: 'lora', lora_targets: 'all-linear' },
   ],
-  fit: { model: 'llama-2-7b', hardware: 'h100-sxm' },
+  // min_gpus, then largest_model without and with a model
+  fit: [
+    { model: 'llama-2-7b', hardware: 'h100-sxm' },
+    { mode: 'largest_model', gpus: 8, hardware: 'h100-sxm' },
+    { mode: 'largest_model', gpus: 8, hardware: 'h100-sxm', model: 'llama-2-7b' },
+  ],
   kv_cache: denseAndMoe({ model: 'llama-2-7b', context: 4096, batch: 2, hardware: 'h100-sxm' }),
   tensor_bytes: { shape: [4096, 4096], dtype: 'bf16' },
   float_formats: {},
   float_encode: { format: 'e4m3', value: 500 },
   float_compare: { value: 0.1 },
   float_decode: { format: 'e4m3', code: 126 },
-  float_table: { format: 'e2m1' },
-  float_explore: { format: 'e4m3', code: 126, table: true },
+  float_table: [{ format: 'e2m1' }, { format: 'e2m1', kind: 'values' }],
+  // with a block comparison beside, and one that fails
+  float_explore: [
+    { format: 'e4m3', code: 126, table: true },
+    { format: 'e4m3', code: 126, blocks: { values: [0.5, -1, 2, 3.5] } },
+    { format: 'e4m3', code: 126, blocks: { values: [] } },
+  ],
   float_encode_batch: { format: 'bf16', count: 16 },
   block_quantize: { scheme: 'mxfp4', values: [0.5, -1, 2, 3.5] },
   block_compare: { values: [0.5, -1, 2, 3.5] },
   gemm_kernels: {},
-  gemm_bench: { n: 16 },
+  // the second is above the naive kernel's limit (skipped), one row each so it stays fast
+  gemm_bench: [{ n: 16 }, { n: 513, m: 1, reps: 1, warmup: 0, min_sample_ms: 0.1 }],
   gemm_run: { m: 8, n: 8, k: 8, kernel: 'naive' },
   gemm_intensity: {},
   roofline: [{ hardware: 'h100-sxm', intensity: [10, 1000] }, {}],
@@ -53,7 +66,10 @@ export const EXAMPLES = {
   probe_bandwidth: { samples: 1, mib: 1 },
   step_time: denseAndMoe({ model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 16, tp: 2, pp: 2, global_batch: 64 }),
   plan: { model: 'gpt2-small', hardware: 'h100-sxm', gpus: 8, top: 2 },
-  compute_units: { params: 7e9, tokens: 1e12 },
+  compute_units: [
+    { params: 7e9, tokens: 1e12 },
+    { params: 7e9, tokens: 1e12, hardware: 'h100-sxm', days: 30 },
+  ],
   checkpoint_size: denseAndMoe({ model: 'gpt2-small' }),
   matmul_roofline: { m: 4096, n: 4096, k: 4096, hardware: 'h100-sxm' },
   inference: denseAndMoe({ model: 'llama-2-7b', context: 4096, hardware: 'h100-sxm' }),
@@ -61,7 +77,10 @@ export const EXAMPLES = {
   collective: { message_bytes: 1e9, ranks_per_node: 8 },
   comm_roofline: denseAndMoe({ model: 'llama-2-7b' }),
   overlap: {},
-  moe_routing: { model: 'mixtral-8x7b' },
+  moe_routing: [{ model: 'mixtral-8x7b' }, { model: 'mixtral-8x7b', capacity_factor: 1.25 }],
   context_parallel: denseAndMoe({ model: 'llama-2-7b' }),
-  checkpoint_interval: { checkpoint_seconds: 60, restart_seconds: 600, mtbf_hours: 10 },
+  checkpoint_interval: [
+    { checkpoint_seconds: 60, restart_seconds: 600, mtbf_hours: 10 },
+    { checkpoint_seconds: 60, restart_seconds: 600, mtbf_hours: 10, interval_seconds: 3600 },
+  ],
 };

@@ -96,6 +96,23 @@ test('every declared method has an example call, and each succeeds', () => {
   for (const m of declared) assert.ok(samples[m.name].length >= 1 && samples[m.name].every((r) => r != null), m.name);
 });
 
+test("every method's declared result fields are exactly the top-level keys its example calls return", () => {
+  // The union over a method's examples (a list result: over its items); a key no example returns needs an example.
+  const wrong = [];
+  for (const m of declared) {
+    const items = samples[m.name].flatMap((r) => (Array.isArray(r) ? r : [r]));
+    const returned = new Set(items.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])));
+    const names = m.result.map((f) => f.name);
+    const repeated = names.filter((n, i) => names.indexOf(n) !== i);
+    const undeclared = [...returned].filter((k) => !names.includes(k));
+    const unreturned = names.filter((n) => !returned.has(n));
+    if (repeated.length) wrong.push(`${m.name} declares twice: ${repeated.join(', ')}`);
+    if (undeclared.length) wrong.push(`${m.name} returns undeclared: ${undeclared.join(', ')}`);
+    if (unreturned.length) wrong.push(`${m.name} declares but never returns: ${unreturned.join(', ')}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test('arguments several methods share are declared once in the .d.ts and extended, not repeated', () => {
   const dts = readFileSync(path.join(root, 'web/tally-api.d.ts'), 'utf8');
   const groups = sharedGroups(declared);

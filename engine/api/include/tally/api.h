@@ -96,10 +96,11 @@ struct Field {
     const char* doc = "";
 };
 
-// An argument list made of shared groups (the model, the training setup, the capacity) and a method's own.
-template <std::size_t... N>
-constexpr std::array<Arg, (N + ... + 0)> join_args(const std::array<Arg, N>&... parts) {
-    std::array<Arg, (N + ... + 0)> out{};
+// An argument (or result field) list made of shared groups (the model, the training setup, the capacity) and a
+// method's own.
+template <typename T, std::size_t... N>
+constexpr std::array<T, (N + ... + 0)> join_args(const std::array<T, N>&... parts) {
+    std::array<T, (N + ... + 0)> out{};
     std::size_t i = 0;
     ((std::copy(parts.begin(), parts.end(), out.begin() + static_cast<std::ptrdiff_t>(i)), i += N), ...);
     return out;
