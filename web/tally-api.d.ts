@@ -779,66 +779,66 @@ export interface FloatEncodeArgs extends SharedRoundingArgs {
 export interface FloatEncodeResult {
   /** the bit pattern */
   code?: number;
+  /** the value as given */
+  input?: string;
   /** the pattern in hex */
   hex?: string;
-  /** the pattern in binary */
-  bits?: string;
-  /** the format */
-  format?: string;
-  /** zero, subnormal, normal, inf or nan */
-  class?: string;
+  /** the input in exact decimal */
+  input_exact?: string;
   /** its value */
   value?: number;
+  /** the input as a double (null: not finite) */
+  input_value?: number;
   /** the value in exact decimal */
   exact?: string;
+  /** |stored - input| */
+  error_abs?: number;
+  /** the pattern in binary */
+  bits?: string;
+  /** error_abs / |input| */
+  error_rel?: number;
+  /** the format */
+  format?: string;
+  /** the rounding mode used */
+  rounding?: string;
+  /** zero, subnormal, normal, inf or nan */
+  class?: string;
+  /** whether overflow saturates to the largest finite value */
+  saturate?: boolean;
   /** the sign bit */
   sign?: number;
   /** {sign, exponent, mantissa} as integers */
   fields?: { exponent: number; mantissa: number; sign: number; [key: string]: unknown };
+  /** stored == input */
+  exact_match?: boolean;
   /** {sign, exponent, mantissa} as bit strings */
   field_bits?: { exponent: string; mantissa: string; sign: string; [key: string]: unknown };
   /** the exponent less the bias (null: inf or nan) */
   unbiased_exponent?: number;
+  /** the input was rounded */
+  inexact?: boolean;
   /** the significand in decimal (1.m or 0.m) */
   significand?: string;
   /** whether the pattern is subnormal */
   subnormal?: boolean;
+  /** the input was above the largest finite value */
+  overflowed?: boolean;
   /** sign x significand x 2^exponent */
   formula?: string;
   /** the next pattern up {class, code, exact, hex, value} (null: none) */
   next?: null;
+  /** the result was clamped to the largest finite value */
+  saturated?: boolean;
   /** the next pattern down (null: none) */
   prev?: { class: string; code: number; exact: string; hex: string; value: number; [key: string]: unknown };
   /** the gap to the next value (null: inf or nan) */
   ulp?: number;
-  /** the gap in exact decimal (null: inf or nan) */
-  ulp_exact?: string;
-  /** what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...) */
-  notes?: { kind: string; text: string; [key: string]: unknown }[];
-  /** the value as given */
-  input?: string;
-  /** the input in exact decimal */
-  input_exact?: string;
-  /** the input as a double (null: not finite) */
-  input_value?: number;
-  /** the rounding mode used */
-  rounding?: string;
-  /** whether overflow saturates to the largest finite value */
-  saturate?: boolean;
-  /** |stored - input| */
-  error_abs?: number;
-  /** error_abs / |input| */
-  error_rel?: number;
-  /** stored == input */
-  exact_match?: boolean;
-  /** the input was rounded */
-  inexact?: boolean;
-  /** the input was above the largest finite value */
-  overflowed?: boolean;
-  /** the result was clamped to the largest finite value */
-  saturated?: boolean;
   /** the input rounded to a subnormal or zero */
   underflowed?: boolean;
+  /** the gap in exact decimal (null: inf or nan) */
+  ulp_exact?: string;
+  /** what happened (rounded, overflowed, saturated, ...) */
+  notes?: { kind: string; text: string; [key: string]: unknown }[];
   /** a non-NaN input stored as NaN */
   became_nan?: boolean;
   /** the input was NaN */
@@ -909,7 +909,7 @@ export interface FloatDecodeResult {
   ulp?: number;
   /** the gap in exact decimal (null: inf or nan) */
   ulp_exact?: string;
-  /** what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...) */
+  /** what to know about the pattern */
   notes?: unknown[];
   [field: string]: unknown;
 }
@@ -1535,8 +1535,6 @@ export interface InferenceResult {
   crossover_batch?: null | number;
   /** the resolved tally config */
   model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
-  /** the hardware preset's record */
-  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
   /** tokens per sequence; unit tokens */
   context?: number;
   /** sequences decoded together; unit sequences */
@@ -1547,6 +1545,8 @@ export interface InferenceResult {
   kv_dtype?: string;
   /** dtype of the peak used */
   compute_dtype?: string;
+  /** the hardware preset's record */
+  hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
   /** the preset's memory; unit bytes */
   capacity_bytes?: number;
   /** the preset's memory bandwidth; unit bytes/s */

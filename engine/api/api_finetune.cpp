@@ -34,27 +34,25 @@ constexpr std::array kFinetuneOwn{
     choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"),
 };
 constexpr auto kFinetuneArgs = join_args(kModelArgs, kFinetuneOwn, kSetupArgs, kCapacityArgs);
-constexpr auto kFinetuneResult = join_args(
-    std::to_array<Field>({
-        {"model", "", "the resolved tally config"},
-        {"method", "", "lora, qlora or full"},
-        {"params_total", "parameters", "base parameters"},
-        {"params_trainable", "parameters", "trained parameters (the adapters, or all)"},
-        {"trainable_fraction", "", "params_trainable / params_total"},
-        {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
-        {"paged_floor_bytes", "bytes", "with paged optimizer states: what must stay on the GPU"},
-        {"flops_per_token", "FLOP", "forward, base_training, adapter_training, recompute, training, full_training"},
-        {"fits", "", "with a capacity: total <= usable (null without)"},
-        {"recipe", "", "the recipe of the trained parameters"},
-        {"setup", "", "the training setup used (gpus, micro_batch, recompute, ...)"},
-        {"paged", "", "whether the optimizer is paged"},
-        {"fits_paged", "", "with a capacity: paged_floor_bytes <= usable (null without)"},
-        {"lora", "", "LoRA and QLoRA: the adapters (rank, alpha, targets, modules, ...)"},
-        {"base", "", "QLoRA: the quantized base (dtype, double_quant, compute and adapter dtypes)"},
-        {"capacity_bytes", "bytes", "with a capacity: one GPU's memory, else null"},
-        {"usable_bytes", "bytes", "capacity less the allowance"},
-    }),
-    arg::kCapacityFields);
+constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"method", "", "lora, qlora or full"},
+    {"params_total", "parameters", "base parameters"},
+    {"params_trainable", "parameters", "trained parameters (the adapters, or all)"},
+    {"trainable_fraction", "", "params_trainable / params_total"},
+    {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
+    {"paged_floor_bytes", "bytes", "with paged optimizer states: what must stay on the GPU"},
+    {"flops_per_token", "FLOP", "forward, base_training, adapter_training, recompute, training, full_training"},
+    {"fits", "", "with a capacity: total <= usable (null without)"},
+    {"recipe", "", "the recipe of the trained parameters"},
+    {"setup", "", "the training setup used (gpus, micro_batch, recompute, ...)"},
+    {"paged", "", "whether the optimizer is paged"},
+    {"fits_paged", "", "with a capacity: paged_floor_bytes <= usable (null without)"},
+    {"lora", "", "LoRA and QLoRA: the adapters (rank, alpha, targets, modules, ...)"},
+    {"base", "", "QLoRA: the quantized base (dtype, double_quant, compute and adapter dtypes)"},
+    {"capacity_bytes", "bytes", "with a capacity: one GPU's memory, else null"},
+    {"usable_bytes", "bytes", "capacity less the allowance"},
+});
 
 // lora_targets: "q,k,v" or ["q_proj", "v_proj"] (PEFT's target_modules).
 unsigned targets_arg(const json& args) {
@@ -159,6 +157,7 @@ json finetune(const json& args) {
     return out;
 }
 
+constexpr auto kFinetuneResult = join_args(kFinetuneOwnResult, arg::kCapacityFields);
 constexpr Method kMethods[] = {
     {"finetune", finetune,
      "fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs",

@@ -38,33 +38,31 @@ constexpr Arg kMaxGpusArg =
     integer("max_gpus", "GPUs", 1, kMaxSearchGpus, "1048576", "min_gpus: the largest count tried");
 constexpr auto kFitArgs =
     merge_args(std::array{kMode, kReserve, kFitZero, kFitGpus, kMaxGpusArg}, kModelArgs, kSetupArgs, kCapacityArgs);
-constexpr auto kFitResult =
-    join_args(std::to_array<Field>({
-                  {"mode", "", "largest_model or min_gpus"},
-                  {"max_params", "parameters", "largest_model: the most parameters whose static memory fits"},
-                  {"layers", "layers", "largest_model with a model: the deepest model that fits (null: none)"},
-                  {"max_params_with_activations", "parameters", "largest_model with a model: its parameters"},
-                  {"min_gpus", "GPUs", "min_gpus: the fewest GPUs (null: none up to max_gpus)"},
-                  {"dp", "GPUs", "data-parallel degree"},
-                  {"usable_bytes", "bytes", "usable memory (largest_model: all GPUs, after the reserve)"},
-                  {"budget", "", "the memory_budget at the answer"},
-                  {"assumes", "", "what the bound assumes"},
-                  {"gpus", "GPUs", "GPUs in the run (min_gpus: the answer)"},
-                  {"zero", "", "ZeRO stage"},
-                  {"tp", "", "tensor-parallel degree"},
-                  {"pp", "", "pipeline-parallel degree"},
-                  {"recipe", "", "the recipe used, overrides applied"},
-                  {"bytes_per_param", "bytes", "largest_model: static bytes per parameter of the recipe"},
-                  {"reserve_fraction", "", "largest_model: share of the memory set aside"},
-                  {"usable_bytes_total", "bytes", "largest_model: usable memory of all GPUs, before the reserve"},
-                  {"usable_bytes_per_gpu", "bytes", "largest_model: one GPU's usable memory"},
-                  {"capacity_bytes", "bytes", "one GPU's memory"},
-                  {"capacity_bytes_total", "bytes", "largest_model: the memory of all GPUs"},
-                  {"model", "", "largest_model with a model: the deepest model that fits (null: none)"},
-                  {"assumes_with_model", "", "largest_model with a model: what the depth search keeps and counts"},
-                  {"reason", "", "min_gpus with no answer: why, and what to change"},
-              }),
-              arg::kCapacityFields);
+constexpr std::array kFitOwnResult = std::to_array<Field>({
+    {"mode", "", "largest_model or min_gpus"},
+    {"max_params", "parameters", "largest_model: the most parameters whose static memory fits"},
+    {"layers", "layers", "largest_model with a model: the deepest model that fits (null: none)"},
+    {"max_params_with_activations", "parameters", "largest_model with a model: its parameters"},
+    {"min_gpus", "GPUs", "min_gpus: the fewest GPUs (null: none up to max_gpus)"},
+    {"dp", "GPUs", "data-parallel degree"},
+    {"usable_bytes", "bytes", "usable memory (largest_model: all GPUs, after the reserve)"},
+    {"budget", "", "the memory_budget at the answer"},
+    {"assumes", "", "what the bound assumes"},
+    {"gpus", "GPUs", "GPUs in the run (min_gpus: the answer)"},
+    {"zero", "", "ZeRO stage"},
+    {"tp", "", "tensor-parallel degree"},
+    {"pp", "", "pipeline-parallel degree"},
+    {"recipe", "", "the recipe used, overrides applied"},
+    {"bytes_per_param", "bytes", "largest_model: static bytes per parameter of the recipe"},
+    {"reserve_fraction", "", "largest_model: share of the memory set aside"},
+    {"usable_bytes_total", "bytes", "largest_model: usable memory of all GPUs, before the reserve"},
+    {"usable_bytes_per_gpu", "bytes", "largest_model: one GPU's usable memory"},
+    {"capacity_bytes", "bytes", "one GPU's memory"},
+    {"capacity_bytes_total", "bytes", "largest_model: the memory of all GPUs"},
+    {"model", "", "largest_model with a model: the deepest model that fits (null: none)"},
+    {"assumes_with_model", "", "largest_model with a model: what the depth search keeps and counts"},
+    {"reason", "", "min_gpus with no answer: why, and what to change"},
+});
 
 json fit(const json& args) {
     // Without a mode: the fewest GPUs for a given model, else the largest model on the given GPUs.
@@ -169,6 +167,7 @@ json fit(const json& args) {
     throw InputError("mode", "mode must be largest_model or min_gpus, got \"" + mode + "\"");
 }
 
+constexpr auto kFitResult = join_args(kFitOwnResult, arg::kCapacityFields);
 constexpr Method kMethods[] = {
     {"fit", fit, "largest model on N GPUs, or fewest GPUs for a model and setup", kFitArgs.span(), kFitResult, true},
 };

@@ -82,33 +82,32 @@ json flops(const json& args) {
 }
 
 constexpr auto kFlopsArgs = join_args(arg::kModelArgs, arg::kFlopsArgs, std::array{kTokens});
-constexpr auto kFlopsResult = join_args(
-    std::to_array<Field>({
-        {"model", "", "the resolved tally config"},
-        {"seq", "tokens", "sequence length used"},
-        {"components", "FLOP", "{id, name, formula, forward_per_sequence, forward_per_token, share} per term"},
-        {"forward_per_sequence", "FLOP", "one forward pass over one sequence"},
-        {"forward_per_token", "FLOP", "forward FLOPs per token"},
-        {"per_token", "FLOP", "forward, model, recompute, capacity, training, six_n, six_n_active per token"},
-        {"tokens", "tokens", "the tokens the totals are for (1 when absent)"},
-        {"six_nd", "FLOP", "6 x parameters x tokens"},
-        {"model_flops", "FLOP", "exact training FLOPs (forward + backward) of the model"},
-        {"recompute_flops", "FLOP", "FLOPs spent recomputing activations"},
-        {"exact", "FLOP", "model_flops + recompute_flops"},
-        {"ratio_exact_to_six_nd", "", "model_flops / six_nd"},
-        {"notes", "", "what the count includes and leaves out"},
-        {"params_total", "parameters", "every parameter"},
-        {"params_active", "parameters", "parameters a token uses (MoE: the routed experts it reaches)"},
-        {"six_nd_active", "FLOP", "6 x active parameters x tokens"},
-        {"ratio_exact_to_six_nd_active", "", "model_flops / six_nd_active"},
-        {"attention_flops", "", "how the attention score FLOPs are counted"},
-        {"flash_attention", "", "whether FlashAttention is assumed"},
-        {"recompute", "", "the activation recomputation scheme"},
-        {"recompute_layers", "layers", "layers recomputed"},
-        {"recompute_ops", "", "the operations recomputed, if selective"},
-    }),
-    kChinchillaFields);
+constexpr std::array kFlopsOwnResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"seq", "tokens", "sequence length used"},
+    {"components", "FLOP", "{id, name, formula, forward_per_sequence, forward_per_token, share} per term"},
+    {"forward_per_sequence", "FLOP", "one forward pass over one sequence"},
+    {"forward_per_token", "FLOP", "forward FLOPs per token"},
+    {"per_token", "FLOP", "forward, model, recompute, capacity, training, six_n, six_n_active per token"},
+    {"tokens", "tokens", "the tokens the totals are for (1 when absent)"},
+    {"six_nd", "FLOP", "6 x parameters x tokens"},
+    {"model_flops", "FLOP", "exact training FLOPs (forward + backward) of the model"},
+    {"recompute_flops", "FLOP", "FLOPs spent recomputing activations"},
+    {"exact", "FLOP", "model_flops + recompute_flops"},
+    {"ratio_exact_to_six_nd", "", "model_flops / six_nd"},
+    {"notes", "", "what the count includes and leaves out"},
+    {"params_total", "parameters", "every parameter"},
+    {"params_active", "parameters", "parameters a token uses (MoE: the routed experts it reaches)"},
+    {"six_nd_active", "FLOP", "6 x active parameters x tokens"},
+    {"ratio_exact_to_six_nd_active", "", "model_flops / six_nd_active"},
+    {"attention_flops", "", "how the attention score FLOPs are counted"},
+    {"flash_attention", "", "whether FlashAttention is assumed"},
+    {"recompute", "", "the activation recomputation scheme"},
+    {"recompute_layers", "layers", "layers recomputed"},
+    {"recompute_ops", "", "the operations recomputed, if selective"},
+});
 
+constexpr auto kFlopsResult = join_args(kFlopsOwnResult, kChinchillaFields);
 constexpr Method kMethods[] = {
     {"flops", flops, "forward and training FLOPs by component, beside 6ND", kFlopsArgs, kFlopsResult, true},
 };

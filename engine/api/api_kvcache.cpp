@@ -31,31 +31,29 @@ constexpr Arg kEncoderContext =
     integer("encoder_context", "tokens", 0, kMaxContext, "0", "encoder-decoder: the encoder's tokens (0: context)");
 constexpr auto kKvArgs =
     join_args(kModelArgs, std::array{kContext, kBatch, kKvDtype, kWeightsDtype, kEncoderContext}, kCapacityArgs);
-constexpr auto kKvResult = join_args(
-    std::to_array<Field>({
-        {"model", "", "the resolved tally config"},
-        {"bytes_per_token", "bytes", "KV cache per token of one sequence"},
-        {"kv_cache_bytes", "bytes", "the whole cache: batch x context"},
-        {"weights_bytes", "bytes", "inference weights"},
-        {"total_bytes", "bytes", "weights + cache"},
-        {"formula", "", "the cache formula for this attention kind"},
-        {"mha_kv_cache_bytes", "bytes", "the cache with full multi-head attention, to compare"},
-        {"kv_layers", "", "the cache by layer kind"},
-        {"fits", "", "with a capacity: total <= usable"},
-        {"max_batch", "sequences", "with a capacity: most sequences at context"},
-        {"max_context", "tokens", "with a capacity: longest context at batch"},
-        {"decode_tokens_per_s_bound", "tokens/s", "with hardware: the bandwidth bound per sequence"},
-        {"context", "tokens", "tokens per sequence"},
-        {"batch", "sequences", "sequences cached"},
-        {"kv_dtype", "", "dtype of the cache"},
-        {"weights_dtype", "", "dtype of the weights"},
-        {"capacity_bytes", "bytes", "with a capacity: one GPU's memory"},
-        {"usable_bytes", "bytes", "with a capacity: capacity less the allowance"},
-        {"memory_bandwidth_bytes_per_s", "bytes/s", "with hardware: memory bandwidth"},
-        {"decode_bytes_per_step", "bytes", "with hardware: bytes one decode step reads (weights + cache)"},
-        {"decode_batch_tokens_per_s_bound", "tokens/s", "with hardware: the bandwidth bound of the whole batch"},
-    }),
-    arg::kCapacityFields);
+constexpr std::array kKvOwnResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"bytes_per_token", "bytes", "KV cache per token of one sequence"},
+    {"kv_cache_bytes", "bytes", "the whole cache: batch x context"},
+    {"weights_bytes", "bytes", "inference weights"},
+    {"total_bytes", "bytes", "weights + cache"},
+    {"formula", "", "the cache formula for this attention kind"},
+    {"mha_kv_cache_bytes", "bytes", "the cache with full multi-head attention, to compare"},
+    {"kv_layers", "", "the cache by layer kind"},
+    {"fits", "", "with a capacity: total <= usable"},
+    {"max_batch", "sequences", "with a capacity: most sequences at context"},
+    {"max_context", "tokens", "with a capacity: longest context at batch"},
+    {"decode_tokens_per_s_bound", "tokens/s", "with hardware: the bandwidth bound per sequence"},
+    {"context", "tokens", "tokens per sequence"},
+    {"batch", "sequences", "sequences cached"},
+    {"kv_dtype", "", "dtype of the cache"},
+    {"weights_dtype", "", "dtype of the weights"},
+    {"capacity_bytes", "bytes", "with a capacity: one GPU's memory"},
+    {"usable_bytes", "bytes", "with a capacity: capacity less the allowance"},
+    {"memory_bandwidth_bytes_per_s", "bytes/s", "with hardware: memory bandwidth"},
+    {"decode_bytes_per_step", "bytes", "with hardware: bytes one decode step reads (weights + cache)"},
+    {"decode_batch_tokens_per_s_bound", "tokens/s", "with hardware: the bandwidth bound of the whole batch"},
+});
 
 json kv_cache_method(const json& args) {
     const ModelConfig c = resolve_model(args);
@@ -102,6 +100,7 @@ json kv_cache_method(const json& args) {
     return out;
 }
 
+constexpr auto kKvResult = join_args(kKvOwnResult, arg::kCapacityFields);
 constexpr Method kMethods[] = {
     {"kv_cache", kv_cache_method, "inference weights plus KV cache", kKvArgs, kKvResult, true},
 };

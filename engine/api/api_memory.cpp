@@ -183,27 +183,25 @@ constexpr std::array kRecipesResult = std::to_array<Field>({
      "{id, name, description, weights, gradients, master_weights, optimizer, optimizer_state, "
      "bytes_per_param}"},
 });
-constexpr auto kBudgetResult = join_args(
-    std::to_array<Field>({
-        {"model", "", "the resolved tally config"},
-        {"recipe", "", "the recipe used, overrides applied"},
-        {"per_gpu_bytes", "bytes", "weights, gradients, master weights, optimizer states, activations, other, total"},
-        {"activations", "bytes", "activation memory term by term"},
-        {"bytes_per_param", "bytes", "static bytes per parameter of the recipe"},
-        {"host_bytes", "bytes", "with offload: host memory per GPU (and per node)"},
-        {"capacity_bytes", "bytes", "with hardware or capacity_bytes: one GPU's memory, else null"},
-        {"usable_bytes", "bytes", "capacity less the allowance"},
-        {"fits", "", "total <= usable_bytes (null without a capacity)"},
-        {"headroom_bytes", "bytes", "usable_bytes - total (negative: short by)"},
-        {"min_gpus", "GPUs", "fewest GPUs whose budget fits (null: none up to 2^20, or no capacity)"},
-        {"reference", "", "with reference_bytes: {bytes, activations_ratio, total_ratio}"},
-        {"setup", "", "the training setup used (parallelism, ZeRO, batch, recompute, ...)"},
-        {"params_total", "parameters", "every parameter"},
-        {"params_on_gpu", "parameters", "parameters whose weights one GPU holds"},
-        {"params_per_gpu", "parameters", "{weights, gradients, optimizer}: parameters one GPU holds each of"},
-        {"classes", "bytes", "{bytes, bytes_per_param, description, ...} per memory class"},
-    }),
-    arg::kCapacityFields);
+constexpr std::array kBudgetOwnResult = std::to_array<Field>({
+    {"model", "", "the resolved tally config"},
+    {"recipe", "", "the recipe used, overrides applied"},
+    {"per_gpu_bytes", "bytes", "weights, gradients, master weights, optimizer states, activations, other, total"},
+    {"activations", "bytes", "activation memory term by term"},
+    {"bytes_per_param", "bytes", "static bytes per parameter of the recipe"},
+    {"host_bytes", "bytes", "with offload: host memory per GPU (and per node)"},
+    {"capacity_bytes", "bytes", "with hardware or capacity_bytes: one GPU's memory, else null"},
+    {"usable_bytes", "bytes", "capacity less the allowance"},
+    {"fits", "", "total <= usable_bytes (null without a capacity)"},
+    {"headroom_bytes", "bytes", "usable_bytes - total (negative: short by)"},
+    {"min_gpus", "GPUs", "fewest GPUs whose budget fits (null: none up to 2^20, or no capacity)"},
+    {"reference", "", "with reference_bytes: {bytes, activations_ratio, total_ratio}"},
+    {"setup", "", "the training setup used (parallelism, ZeRO, batch, recompute, ...)"},
+    {"params_total", "parameters", "every parameter"},
+    {"params_on_gpu", "parameters", "parameters whose weights one GPU holds"},
+    {"params_per_gpu", "parameters", "{weights, gradients, optimizer}: parameters one GPU holds each of"},
+    {"classes", "bytes", "{bytes, bytes_per_param, description, ...} per memory class"},
+});
 
 json memory_budget_method(const json& args) {
     const ModelConfig c = resolve_model(args);
@@ -252,6 +250,7 @@ json memory_budget_method(const json& args) {
     return out;
 }
 
+constexpr auto kBudgetResult = join_args(kBudgetOwnResult, arg::kCapacityFields);
 constexpr Method kMethods[] = {
     {"recipes",
      recipes_method,

@@ -134,8 +134,8 @@ constexpr std::array kFormatsResult = std::to_array<Field>({
     {"formats", "", "every format with its layout, special-value rules and constants"},
     {"roundings", "", "the rounding modes"},
 });
-// What describe() returns for a bit pattern: float_decode's result, and the start of float_encode's.
-constexpr std::array kDescribeResult = std::to_array<Field>({
+// What describe() returns for a bit pattern: float_decode's result.
+constexpr std::array kDecodeResult = std::to_array<Field>({
     {"code", "", "the bit pattern"},
     {"hex", "", "the pattern in hex"},
     {"bits", "", "the pattern in binary"},
@@ -154,32 +154,50 @@ constexpr std::array kDescribeResult = std::to_array<Field>({
     {"prev", "", "the next pattern down (null: none)"},
     {"ulp", "", "the gap to the next value (null: inf or nan)"},
     {"ulp_exact", "", "the gap in exact decimal (null: inf or nan)"},
-    {"notes", "", "what to know about the pattern (encode: what happened: rounded, overflowed, saturated, ...)"},
+    {"notes", "", "what to know about the pattern"},
 });
-constexpr auto kEncodeResult =
-    join_args(kDescribeResult, std::to_array<Field>({
-                                   {"input", "", "the value as given"},
-                                   {"input_exact", "", "the input in exact decimal"},
-                                   {"input_value", "", "the input as a double (null: not finite)"},
-                                   {"rounding", "", "the rounding mode used"},
-                                   {"saturate", "", "whether overflow saturates to the largest finite value"},
-                                   {"error_abs", "", "|stored - input|"},
-                                   {"error_rel", "", "error_abs / |input|"},
-                                   {"exact_match", "", "stored == input"},
-                                   {"inexact", "", "the input was rounded"},
-                                   {"overflowed", "", "the input was above the largest finite value"},
-                                   {"saturated", "", "the result was clamped to the largest finite value"},
-                                   {"underflowed", "", "the input rounded to a subnormal or zero"},
-                                   {"became_nan", "", "a non-NaN input stored as NaN"},
-                                   {"nan_input", "", "the input was NaN"},
-                               }));
+// describe()'s fields (float_decode's) interleaved with the encode's own.
+constexpr std::array kEncodeResult = std::to_array<Field>({
+    {"code", "", "the bit pattern"},
+    {"input", "", "the value as given"},
+    {"hex", "", "the pattern in hex"},
+    {"input_exact", "", "the input in exact decimal"},
+    {"value", "", "its value"},
+    {"input_value", "", "the input as a double (null: not finite)"},
+    {"exact", "", "the value in exact decimal"},
+    {"error_abs", "", "|stored - input|"},
+    {"bits", "", "the pattern in binary"},
+    {"error_rel", "", "error_abs / |input|"},
+    {"format", "", "the format"},
+    {"rounding", "", "the rounding mode used"},
+    {"class", "", "zero, subnormal, normal, inf or nan"},
+    {"saturate", "", "whether overflow saturates to the largest finite value"},
+    {"sign", "", "the sign bit"},
+    {"fields", "", "{sign, exponent, mantissa} as integers"},
+    {"exact_match", "", "stored == input"},
+    {"field_bits", "", "{sign, exponent, mantissa} as bit strings"},
+    {"unbiased_exponent", "", "the exponent less the bias (null: inf or nan)"},
+    {"inexact", "", "the input was rounded"},
+    {"significand", "", "the significand in decimal (1.m or 0.m)"},
+    {"subnormal", "", "whether the pattern is subnormal"},
+    {"overflowed", "", "the input was above the largest finite value"},
+    {"formula", "", "sign x significand x 2^exponent"},
+    {"next", "", "the next pattern up {class, code, exact, hex, value} (null: none)"},
+    {"saturated", "", "the result was clamped to the largest finite value"},
+    {"prev", "", "the next pattern down (null: none)"},
+    {"ulp", "", "the gap to the next value (null: inf or nan)"},
+    {"underflowed", "", "the input rounded to a subnormal or zero"},
+    {"ulp_exact", "", "the gap in exact decimal (null: inf or nan)"},
+    {"notes", "", "what happened (rounded, overflowed, saturated, ...)"},
+    {"became_nan", "", "a non-NaN input stored as NaN"},
+    {"nan_input", "", "the input was NaN"},
+});
 constexpr std::array kCompareResult = std::to_array<Field>({
     {"input", "", "the value as given"},
     {"input_exact", "", "the input in exact decimal"},
     {"input_value", "", "the input as a double (null: not finite)"},
     {"results", "", "the encode result in every format"},
 });
-constexpr auto kDecodeResult = kDescribeResult;
 constexpr std::array kTableResult = std::to_array<Field>({
     {"format", "", "the format"},
     {"kind", "", "gaps or values"},

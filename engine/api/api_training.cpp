@@ -68,28 +68,26 @@ constexpr auto kMfuArgs =
                std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
                               "measured training throughput of the whole run", nullptr, nullptr, true}},
                kPeakArgs, std::array{kRunGpus});
-constexpr auto kTrainingResult =
-    join_args(std::to_array<Field>({
-                  {"flops_basis", "", "what total_flops counts"},
-                  {"tokens", "tokens", "training tokens"},
-                  {"total_flops", "FLOP", "FLOPs the run executes"},
-                  {"six_nd", "FLOP", "6 x N x tokens"},
-                  {"peak_flops_per_s", "FLOP/s", "one GPU's peak"},
-                  {"gpus", "GPUs", "GPUs in the run"},
-                  {"mfu", "", "utilization used"},
-                  {"cluster_flops_per_s", "FLOP/s", "gpus x peak x mfu"},
-                  {"seconds", "s", "wall-clock training time"},
-                  {"gpu_seconds", "GPU-s", "seconds x gpus"},
-                  {"tokens_per_second", "tokens/s", "the data rate the run sustains"},
-                  {"cost_dollars", "$", "with dollars_per_gpu_hour: GPU-hours x price"},
-                  {"flops", "", "with a model: the flops method's answer"},
-                  {"model", "", "the resolved tally config"},
-                  {"hardware", "", "the hardware preset's record"},
-                  {"dtype", "", "the compute dtype whose peak is used"},
-                  {"dollars_per_gpu_hour", "$/GPU-h", "the price per GPU-hour used"},
-                  {"tokens_per_second_per_gpu", "tokens/s", "tokens per second each GPU trains at this mfu"},
-              }),
-              kChinchillaFields);
+constexpr std::array kTrainingOwnResult = std::to_array<Field>({
+    {"flops_basis", "", "what total_flops counts"},
+    {"tokens", "tokens", "training tokens"},
+    {"total_flops", "FLOP", "FLOPs the run executes"},
+    {"six_nd", "FLOP", "6 x N x tokens"},
+    {"peak_flops_per_s", "FLOP/s", "one GPU's peak"},
+    {"gpus", "GPUs", "GPUs in the run"},
+    {"mfu", "", "utilization used"},
+    {"cluster_flops_per_s", "FLOP/s", "gpus x peak x mfu"},
+    {"seconds", "s", "wall-clock training time"},
+    {"gpu_seconds", "GPU-s", "seconds x gpus"},
+    {"tokens_per_second", "tokens/s", "the data rate the run sustains"},
+    {"cost_dollars", "$", "with dollars_per_gpu_hour: GPU-hours x price"},
+    {"flops", "", "with a model: the flops method's answer"},
+    {"model", "", "the resolved tally config"},
+    {"hardware", "", "the hardware preset's record"},
+    {"dtype", "", "the compute dtype whose peak is used"},
+    {"dollars_per_gpu_hour", "$/GPU-h", "the price per GPU-hour used"},
+    {"tokens_per_second_per_gpu", "tokens/s", "tokens per second each GPU trains at this mfu"},
+});
 constexpr std::array kMfuResult = std::to_array<Field>({
     {"model_flops_per_token", "FLOP", "model FLOPs per token"},
     {"hardware_flops_per_token", "FLOP", "executed FLOPs per token (recomputation included)"},
@@ -262,6 +260,7 @@ json mfu(const json& args) {
     return out;
 }
 
+constexpr auto kTrainingResult = join_args(kTrainingOwnResult, kChinchillaFields);
 constexpr Method kMethods[] = {
     {"training_cost", training_cost, "training time, GPU-seconds and cost from a model or params", kTrainingArgs.span(),
      kTrainingResult, true},
