@@ -557,14 +557,17 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
     const double params = static_cast<double>(mem.params_on_gpu);
     // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
-    const double grad_bytes = lora ? 4 * lora_params_gpu : params * dtype_element_bytes(st.recipe.gradients);
+    const double trained_params = lora ? lora_params_gpu : params;
+    const double grad_element_bytes = lora ? 4 : dtype_element_bytes(st.recipe.gradients);
+    const double updated_element_bytes = lora ? 4 : dtype_element_bytes(st.recipe.weights);
+    const double grad_bytes = trained_params * grad_element_bytes;
     const double weight_bytes = params * dtype_element_bytes(st.recipe.weights);
     double dp_seconds = 0, dp_hidden = 0, zero3_seconds = 0, zero3_hidden = 0;
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
-    const DpReduction reduction = dp_reduction(
-        {dp_group, st.zero, m, lora ? lora_params_gpu : params, lora ? 4 : dtype_element_bytes(st.recipe.gradients),
-         lora ? 4 : dtype_element_bytes(st.recipe.weights), dp_bw, dp_lat, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
+    const DpReduction reduction =
+        dp_reduction({dp_group, st.zero, m, trained_params, grad_element_bytes, updated_element_bytes, dp_bw, dp_lat,
+                      backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
     if (dp_group > 1) {
         if (st.zero <= 2) {
             dp_seconds = reduction.seconds;
@@ -574,7 +577,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             // backward and reduce-scatters its gradients (Rajbhandari et al. 2020, sec. 7.2.2: 1.5x the
             // all-reduce volume), the next gather prefetched one layer ahead (overlap.h's FSDP timeline).
             Zero3Input zi;
-            zi.layers = slowest_layers, zi.dp = dp_group, zi.shard_group = st.shard_group, zi.tp = st.tp, zi.node = node;
+            zi.layers = slowest_layers, zi.dp = dp_group, zi.shard_group = st.shard_group, zi.tp = st.tp,
+            zi.node = node;
             zi.link_fraction = kCollectiveBandwidthFraction;
             zi.weight_bytes =
                 layout.fp8_all_gather
