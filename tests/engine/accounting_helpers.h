@@ -1,6 +1,8 @@
 // Shared helpers of the accounting tests (model, params, flops, memory, fit, kv cache).
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -50,6 +52,14 @@ inline nlohmann::json modern_run(const std::string& id) {
             return copy;
         }
     return nlohmann::json::object();
+}
+
+// A fit-half run of the modern set, expressible: mechanisms are checked on the half their constants were chosen on.
+inline nlohmann::json fit_run(const std::string& id) {
+    const nlohmann::json run = modern_run(id);
+    REQUIRE(run.value("split", "") == "fit");
+    REQUIRE(run["expressible_today"] == true);
+    return run;
 }
 
 // The seconds of one part of a step_time result's breakdown, by id (NaN when absent, which fails any comparison).

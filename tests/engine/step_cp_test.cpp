@@ -13,15 +13,9 @@
 
 using namespace tally;
 using tally_test::error_field;
+using tally_test::fit_run;
 
 namespace {
-
-nlohmann::json fit_run(const std::string& id) {
-    const nlohmann::json run = tally_test::modern_run(id);
-    REQUIRE(run.value("split", "") == "fit");
-    REQUIRE(run["expressible_today"] == true);
-    return run;
-}
 
 // A small dense layout on one H100 node: Llama 3 8B, FlashAttention, one sequence per data-parallel rank.
 nlohmann::json llama8b(std::int64_t gpus, std::int64_t cp, std::int64_t seq, const char* stack) {

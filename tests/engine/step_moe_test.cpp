@@ -15,15 +15,10 @@
 
 using namespace tally;
 using tally_test::error_field;
+using tally_test::fit_run;
 using tally_test::preset;
 
 namespace {
-
-nlohmann::json fit_run(const std::string& id) {
-    const nlohmann::json run = tally_test::modern_run(id);
-    REQUIRE(run.value("split", "") == "fit");  // mechanisms are checked on the half their constant was chosen on
-    return run;
-}
 
 double predicted_per_gpu(const nlohmann::json& run) {
     const nlohmann::json r = api::invoke("step_time", run["args"]);

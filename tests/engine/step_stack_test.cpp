@@ -14,21 +14,16 @@
 
 using namespace tally;
 using tally_test::error_field;
+using tally_test::fit_run;
 
 namespace {
-
-nlohmann::json run_of(const std::string& id) {
-    const nlohmann::json run = tally_test::modern_run(id);
-    REQUIRE(run.value("split", "") == "fit");  // mechanisms are checked on the half constants were chosen on
-    return run;
-}
 
 double per_gpu(const nlohmann::json& args) {
     const nlohmann::json r = api::invoke("step_time", args);
     return r["tokens_per_second"].get<double>() / args["gpus"].get<double>();
 }
 
-double published(const std::string& id) { return run_of(id)["published"]["value"].get<double>(); }
+double published(const std::string& id) { return fit_run(id)["published"]["value"].get<double>(); }
 
 double seconds_of(const nlohmann::json& args, const char* id) {
     const nlohmann::json r = api::invoke("step_time", args);
@@ -68,7 +63,7 @@ TEST_CASE("FSDP over whole nodes keeps its per-GPU throughput: MosaicML MPT-13B 
     const std::string eight = "mosaicml-mpt-13b-h100-sxm-8gpu-seq2048",
                       many = "mosaicml-mpt-13b-h100-sxm-64gpu-seq2048";
     const double published_ratio = published(many) / published(eight);
-    const double predicted_ratio = per_gpu(run_of(many)["args"]) / per_gpu(run_of(eight)["args"]);
+    const double predicted_ratio = per_gpu(fit_run(many)["args"]) / per_gpu(fit_run(eight)["args"]);
     INFO("published " << published_ratio << ", predicted " << predicted_ratio);
     CHECK(std::fabs(predicted_ratio - published_ratio) / published_ratio < 0.10);
 }
@@ -78,9 +73,9 @@ TEST_CASE(
     for (const char* size : {"7b", "13b", "30b"}) {
         const std::string h100 = std::string("mosaicml-mpt-") + size + "-h100-sxm-8gpu-seq2048";
         const std::string a100 = std::string("mosaicml-mpt-") + size + "-a100-80gb-8gpu-seq2048";
-        nlohmann::json on_a100 = run_of(h100)["args"];
+        nlohmann::json on_a100 = fit_run(h100)["args"];
         on_a100["hardware"] = "a100-80gb";
-        const double predicted = per_gpu(run_of(h100)["args"]) / per_gpu(on_a100);
+        const double predicted = per_gpu(fit_run(h100)["args"]) / per_gpu(on_a100);
         const double measured = published(h100) / published(a100);
         INFO(size << ": measured " << measured << ", predicted " << predicted);
         CHECK(predicted < 2.7);  // one fraction of peak for both generations predicted 3.0-3.1x (issue 24)
@@ -94,7 +89,7 @@ TEST_CASE("long sequences on H100 with FlashAttention-2: MPT-7B at 65,536 over 2
     // FlashAttention-2 reaches 35 % of H100's peak, FlashAttention-3 / cuDNN much more (Shah et al. 2024).
     const std::string long_run = "mosaicml-mpt-7b-h100-sxm-8gpu-seq65536",
                       short_run = "mosaicml-mpt-7b-h100-sxm-8gpu-seq2048";
-    nlohmann::json long_args = run_of(long_run)["args"], short_args = run_of(short_run)["args"];
+    nlohmann::json long_args = fit_run(long_run)["args"], short_args = fit_run(short_run)["args"];
     REQUIRE(long_args["stack"] == "pytorch-fsdp");
     const double measured = published(long_run) / published(short_run);
     const double fa2 = per_gpu(long_args) / per_gpu(short_args);
@@ -111,7 +106,7 @@ TEST_CASE("long sequences on H100 with FlashAttention-2: MPT-7B at 65,536 over 2
 }
 
 TEST_CASE("Megatron-Core with TE overlaps sequence-parallel communication: GPT 32B on 384 H100 at 46 % MFU") {
-    nlohmann::json args = run_of("megatron-core-r0.8-gpt-32b-384gpu")["args"];
+    nlohmann::json args = fit_run("megatron-core-r0.8-gpt-32b-384gpu")["args"];
     REQUIRE(args["stack"] == "megatron-te");
     const nlohmann::json r = api::invoke("step_time", args);
     const double mfu = r["mfu"].get<double>();
@@ -128,7 +123,7 @@ TEST_CASE("Megatron-Core with TE overlaps sequence-parallel communication: GPT 3
 }
 
 TEST_CASE("stack and architecture errors name their field") {
-    nlohmann::json args = run_of("megatron-core-r0.8-gpt-32b-384gpu")["args"];
+    nlohmann::json args = fit_run("megatron-core-r0.8-gpt-32b-384gpu")["args"];
     args["stack"] = "megatron";
     CHECK(error_field([&] { api::invoke("step_time", args); }) == "stack");
     args["stack"] = "generic";
