@@ -43,4 +43,21 @@ struct CpLayerCost {
 // One layer's context-parallel exchange; zero when cp == 1.
 CpLayerCost context_parallel_layer(const CpLayerInput& in);
 
+// K, V heads a stack exchanges per query head group: torchtitan's Llama repeats K, V to the query heads before
+// scaled_dot_product_attention (models/llama/model.py, Attention.forward: repeat_kv), so PyTorch's context_parallel
+// gathers and rotates them at the query-head count; other stacks pass the kv heads. Returns heads / kv_heads or 1.
+double cp_kv_repeat(const std::string& stack_id, double heads, double kv_heads);
+
+struct CpMergeInput {
+    std::int64_t cp = 1;
+    CpExchange exchange = CpExchange::Ring;
+    double q_elements = 0;   // one rank's attention output: seq/cp positions × its query heads × head dim
+    double kv_elements = 0;  // its K and V together, as exchanged
+    int forward_passes = 1;  // 2 under full recomputation
+};
+// HBM bytes of one layer's ring-merge bookkeeping, one micro-batch: PyTorch's context_parallel merges each ring
+// step's partial output through fp32 (out, logsumexp) and accumulates dQ, dK, dV in fp32, as separate elementwise
+// kernels; Transformer Engine's ring fuses its correction into the attention kernels (0 for the other stacks).
+double cp_merge_bytes(const CpMergeInput& in);
+
 }  // namespace tally
