@@ -36,30 +36,48 @@ nlohmann::json llama8b(std::int64_t gpus, std::int64_t cp, std::int64_t seq, con
 
 TEST_CASE("attention efficiency by sequence length: the FlashAttention-3 paper's H100 rates (Fig. 5 and 6)") {
     constexpr double peak = 989.5;  // H100 SXM dense BF16, TFLOP/s (NVIDIA datasheet)
+    // FlashAttention-2 in a step: 0.66 of its benchmark rates, chosen on the fit half (step_attention.cpp).
+    constexpr double sustained = 0.66;
     // FA3 paper Fig. 5 (forward, causal, head dim 128) and Fig. 6 (backward): FlashAttention-2 at 2k 298 and 291
     // TFLOP/s, cuDNN at 16k 539 and 516; the backward has 2.5x the forward's FLOPs (FlashAttention-2 sec. 4.1).
     const auto both = [](double forward, double backward) { return 3.5 / (1 / forward + 2.5 / backward); };
     CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "hopper", 2048) * peak ==
-          Approx(both(298, 291)).epsilon(1e-9));
+          Approx(sustained * both(298, 291)).epsilon(1e-9));
     CHECK(attention_efficiency(AttentionKernel::FusedHopper, "hopper", 16384) * peak ==
           Approx(both(539, 516)).epsilon(1e-9));
-    // FA3 abstract: FlashAttention-2 reaches only about 35 % of H100's peak.
-    CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "hopper", 16384) == Approx(0.35).margin(0.03));
+    // FA3 abstract: FlashAttention-2 reaches only about 35 % of H100's peak (in the benchmark).
+    CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "hopper", 16384) / sustained ==
+          Approx(0.35).margin(0.03));
     // Short sequences leave the kernel's tiles underfilled: 512 tokens run at about 2/3 of the 16k rate.
     const double fa2_512 = attention_efficiency(AttentionKernel::FlashAttention2, "hopper", 512);
     CHECK(fa2_512 / attention_efficiency(AttentionKernel::FlashAttention2, "hopper", 16384) ==
           Approx(0.64).margin(0.03));
-    // Monotone in the length, flat past the table, the fused kernel ahead at every length; Ampere unchanged.
+    // Monotone in the length, flat past the table, the fused kernel ahead at every length; Ampere flat: FlashAttention-2
+    // reaches 50 % of A100's peak (Dao 2023), 0.66 of it in a step.
     double last = 0;
     for (double seq = 256; seq <= 1 << 20; seq *= 1.5) {
         const double fa2 = attention_efficiency(AttentionKernel::FlashAttention2, "hopper", seq);
         CHECK(fa2 >= last);
         CHECK(attention_efficiency(AttentionKernel::FusedHopper, "hopper", seq) > fa2);
-        CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "ampere", seq) == 0.5);
+        CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "ampere", seq) == Approx(0.5 * sustained));
         last = fa2;
     }
     CHECK(attention_efficiency(AttentionKernel::FusedHopper, "hopper", 1 << 20) ==
           attention_efficiency(AttentionKernel::FusedHopper, "hopper", 16384));
+}
+
+TEST_CASE("FlashAttention-2 in a step: MosaicML MPT at 16k-64k tokens on 8 H100 and A100 (llm-foundry, fit half)") {
+    // llm-foundry scripts/train/benchmarking/README.md (commit 4952183): MPT-7B at 65,536 tokens 1,956 tokens/s/GPU
+    // on H100 and 1,013 on A100 80GB; MPT-13B at 32,768 tokens 1,976 on H100; attention is 60-70 % of their FLOPs.
+    for (const char* id : {"mosaicml-mpt-7b-h100-sxm-8gpu-seq65536", "mosaicml-mpt-7b-a100-80gb-8gpu-seq65536",
+                           "mosaicml-mpt-13b-h100-sxm-8gpu-seq32768"}) {
+        const nlohmann::json run = fit_run(id);
+        const nlohmann::json r = api::invoke("step_time", run["args"]);
+        const double predicted = r["tokens_per_second"].get<double>() / run["args"]["gpus"].get<double>();
+        const double measured = run["published"]["value"].get<double>();
+        INFO(id << ": predicted " << predicted << ", measured " << measured);
+        CHECK(std::fabs(predicted - measured) / measured < 0.15);
+    }
 }
 
 TEST_CASE("context_parallel_layer: the ring hides behind the blocks, the Llama 3 all-gather does not") {
@@ -77,6 +95,7 @@ TEST_CASE("context_parallel_layer: the ring hides behind the blocks, the Llama 3
     in.exchange = CpExchange::AllGatherLocalOverlap;  // 3 ms gathers behind 2 ms / 5 ms local blocks
     const CpLayerCost local = context_parallel_layer(in);
     CHECK(local.exposed_s == Approx(0.001));
+    CHECK(local.total_s == Approx(0.003 + 0.003 + 3 * 0.002));  // dK, dV rotate in fp32: twice K, V's bf16 bytes
     in.attention_forward_s = 0.002;  // blocks shorter than a hop: the ring exposes the difference per step
     in.exchange = CpExchange::Ring;
     CHECK(context_parallel_layer(in).exposed_s == Approx(3 * (0.001 - 0.0005)));
@@ -85,6 +104,35 @@ TEST_CASE("context_parallel_layer: the ring hides behind the blocks, the Llama 3
     CHECK(cp_exchange("megatron-te") == CpExchange::Ring);
     CHECK(cp_exchange("torchtitan") == CpExchange::AllGatherLocalOverlap);
     CHECK(cp_exchange("generic") == CpExchange::AllGather);
+}
+
+TEST_CASE("PyTorch context_parallel's bookkeeping: fp32 ring merge, fp32 dK/dV, K and V repeated to the query heads") {
+    // Byte counts read off torch/distributed/tensor/experimental/_attention.py (step_cp.cpp): per element of the
+    // local output, 38 B per forward ring step after the first and 12 B once; the backward 10 B per step and 10 once
+    // for dQ, and for K, V (4 + 10 + 6) once, 13 B per later step and 8 B per step.
+    CpMergeInput in{2, CpExchange::AllGatherLocalOverlap, 1, 0, 1};
+    CHECK(cp_merge_bytes(in) == Approx(38 + 12 + 4 + 20 + 6));
+    in.kv_elements = 1;
+    CHECK(cp_merge_bytes(in) == Approx(80 + 20 + 13 + 16));
+    in.forward_passes = 2;  // full recomputation merges the forward again
+    CHECK(cp_merge_bytes(in) == Approx(80 + 20 + 13 + 16 + 50));
+    in.cp = 8, in.forward_passes = 1, in.kv_elements = 0;  // linear in the ring steps
+    CHECK(cp_merge_bytes(in) == Approx(38 * 7 + 12 + 4 + 80 + 6));
+    in.exchange = CpExchange::Ring;  // TE's ring corrects inside its kernels
+    CHECK(cp_merge_bytes(in) == 0);
+    in.exchange = CpExchange::AllGatherLocalOverlap, in.cp = 1;
+    CHECK(cp_merge_bytes(in) == 0);
+    // Llama 3 8B has 32 query and 8 K, V heads: torchtitan's repeat_kv sends 4x the K, V of TE's ring.
+    CHECK(cp_kv_repeat("torchtitan", 32, 8) == 4);
+    CHECK(cp_kv_repeat("megatron-te", 32, 8) == 1);
+    CHECK(cp_kv_repeat("torchtitan", 32, 32) == 1);
+    // In a step: torchtitan's HBM work at cp 8 exceeds cp 1's by the merge (the same tokens per GPU), TE's does not.
+    const auto memory = [](std::int64_t cp, const char* stack) {
+        return tally_test::breakdown_seconds(api::invoke("step_time", llama8b(8, cp, 32768 * cp, stack)),
+                                             "memory_bound");
+    };
+    CHECK(memory(8, "torchtitan") > 1.05 * memory(1, "torchtitan"));
+    CHECK(memory(8, "megatron-te") == Approx(memory(1, "megatron-te")).epsilon(1e-9));
 }
 
 TEST_CASE("context parallelism in step_time: Llama 3.1 405B with cp 2 on H100 and B200 (NeMo 25.11, fit half)") {
