@@ -454,11 +454,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double hbm = kMemoryBandwidthFraction * bw;
     layer_bytes += moe_layer_share * moe_shape.permute_bytes;  // router, permute and unpermute (step_moe.h)
     // PyTorch context_parallel's fp32 merge of each ring step's partial output and fp32 dQ, dK, dV (step_cp.h).
-    const double cp_kv_heads_gpu =
-        static_cast<double>(c.num_kv_heads) / t *
-        cp_kv_repeat(stack.id, static_cast<double>(c.num_heads), static_cast<double>(c.num_kv_heads));
-    layer_bytes += cp_merge_bytes({st.cp, cp_exchange(stack.id), tokens * heads_gpu * d,
-                                   2 * tokens * std::max(cp_kv_heads_gpu, 1.0) * d, full ? 2 : 1});
+    const double cp_kv_heads_gpu = st.cp > 1 ? std::max(static_cast<double>(c.num_kv_heads) / t *
+                                                            cp_kv_repeat(stack.id, static_cast<double>(c.num_heads),
+                                                                         static_cast<double>(c.num_kv_heads)),
+                                                        1.0)
+                                             : 0;
+    if (st.cp > 1)
+        layer_bytes += cp_merge_bytes(
+            {st.cp, cp_exchange(stack.id), tokens * heads_gpu * d, 2 * tokens * cp_kv_heads_gpu * d, full ? 2 : 1});
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
     const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
@@ -496,8 +499,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         CpLayerInput in;
         in.cp = st.cp;
         in.exchange = cp_exchange(stack.id);
-        in.kv_block_bytes =
-            context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * std::max(cp_kv_heads_gpu, 1.0) / kv_heads;
+        in.kv_block_bytes = context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * cp_kv_heads_gpu / kv_heads;
         in.bytes_per_s =
             kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));
         in.latency_s = st.tp * st.cp <= node ? ic.intra_node_latency_s : ic.network_latency_s;
