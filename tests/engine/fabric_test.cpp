@@ -86,3 +86,15 @@ TEST_CASE("nanotron on the Playbook's cluster: slower than nominal across 64 nod
     args["fabric"] = "infiniband-dream";
     CHECK(error_field([&] { api::invoke("step_time", args); }) == "fabric");
 }
+
+TEST_CASE(
+    "the planner prices layouts on the named fabric: 512 H100 of the Playbook's cluster run slower than nominal") {
+    nlohmann::json args{{"model", "llama-3-8b"}, {"hardware", "h100-sxm"}, {"gpus", 512},
+                        {"seq", 4096},           {"global_batch", 256},    {"top", 1}};
+    const nlohmann::json nominal = api::invoke("plan", args)["best"][0];
+    args["fabric"] = "hf-ultrascale-h100";
+    const nlohmann::json measured = api::invoke("plan", args)["best"][0];
+    CHECK(measured["layout"]["fabric"] == "hf-ultrascale-h100");
+    CHECK_FALSE(nominal["layout"].contains("fabric"));
+    CHECK(measured["tokens_per_second"].get<double>() < nominal["tokens_per_second"].get<double>());
+}
