@@ -80,6 +80,8 @@ export interface SharedInterleaveArgs {
   lora_rank?: number | string | null;
   /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
   lora_targets?: string | null;
+  /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; default nominal */
+  fabric?: "nominal" | "hf-ultrascale-h100" | null;
 }
 
 /** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */

@@ -201,9 +201,12 @@ inline constexpr Arg step_lora_rank = integer(
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
 inline constexpr Arg step_lora_targets =
     text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)");
+inline constexpr Arg fabric =
+    choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
+           "nominal|hf-ultrascale-h100");
 inline constexpr std::array kLayoutOwnArgs{
-    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,       overlap_grad_reduce,
-    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets};
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,        overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets, fabric};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg

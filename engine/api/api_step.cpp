@@ -2,6 +2,7 @@
 #include "api_args.h"
 #include "tally/api.h"
 #include "tally/error.h"
+#include "tally/fabric.h"
 #include "tally/finetune.h"
 #include "tally/hardware.h"
 #include "tally/plan.h"
@@ -53,6 +54,8 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     if (args.contains("lora_targets"))
         layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
     stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
+    // InputError naming "fabric" for an unknown preset; "nominal" kept as "" so step_time takes no copy.
+    if (find_fabric(arg_string(args, arg::fabric))) layout.fabric = arg_string(args, arg::fabric);
     return layout;
 }
 
@@ -81,7 +84,8 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (l.compile) out["compile"] = true;                            // absent: eager
     if (l.async_tp) out["async_tp"] = true;
     if (l.fp8_all_gather) out["fp8_all_gather"] = true;
-    if (l.lora_rank > 0) {  // LoRA: the rank and the adapted modules
+    if (!l.fabric.empty()) out["fabric"] = l.fabric;  // absent: nominal
+    if (l.lora_rank > 0) {                            // LoRA: the rank and the adapted modules
         out["lora_rank"] = l.lora_rank;
         out["lora_targets"] = lora_targets_to_string(l.lora_targets != 0 ? l.lora_targets : kLoraQ | kLoraV);
     }

@@ -75,7 +75,8 @@ void print_step(std::ostream& out, const json& r) {
     out << layout_text(r["layout"]) << " on " << r["layout"]["gpus"].get<long long>() << " × "
         << r["hardware"].get<std::string>()
         << (r["layout"].contains("precision") ? " in " + r["layout"]["precision"].get<std::string>() : "")
-        << (r["layout"].contains("stack") ? ", stack " + r["layout"]["stack"].get<std::string>() : "") << "\n";
+        << (r["layout"].contains("stack") ? ", stack " + r["layout"]["stack"].get<std::string>() : "")
+        << (r["layout"].contains("fabric") ? ", fabric " + r["layout"]["fabric"].get<std::string>() : "") << "\n";
     print_table(out, {{"step time", seconds_text(r["step_seconds"].get<double>())},
                       {"tokens/s (cluster)", human(r["tokens_per_second"].get<double>())},
                       {"model TFLOP/s per GPU", fixed(r["model_flops_per_s_per_gpu"].get<double>() / 1e12, 1)},

@@ -1,4 +1,5 @@
 #include "tally/step.h"
+#include "tally/fabric.h"
 #include "tally/step_dp.h"
 #include "tally/moe.h"
 #include "tally/step_cp.h"
@@ -151,8 +152,12 @@ double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_nod
     // the channels over the domain's cards, so a group's share is its members' cards (network_bytes_per_s is the
     // per-GPU share): nccl-tests over 8 A100 + 4 HDR cards per node reach 85-96 of the 100 GB/s the node's
     // cards carry (NVIDIA/nccl-tests issue #119). Groups sharing a node at once split its cards the same way.
-    return std::min(ic.intra_node_bytes_per_s,
-                    static_cast<double>(std::max<std::int64_t>(ranks_per_node, 1)) * ic.network_bytes_per_s);
+    const double cards =
+        std::min(ic.intra_node_bytes_per_s,
+                 static_cast<double>(std::max<std::int64_t>(ranks_per_node, 1)) * ic.network_bytes_per_s);
+    // A measured fabric (fabric.h) caps it at what a collective over that many nodes reached there.
+    return ic.fabric ? std::min(cards, fabric_link_bytes_per_s(*ic.fabric, nodes, kCollectiveBandwidthFraction))
+                     : cards;
 }
 
 double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
@@ -467,7 +472,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
 
     // ---------------------------------------------------------------- tensor/sequence-parallel collectives
-    const Interconnect& ic = hw.interconnect;
+    Interconnect with_fabric;  // a measured fabric (fabric.h) replaces the nominal cards for the ring collectives
+    const Interconnect& ic =
+        layout.fabric.empty() ? hw.interconnect : fabric_interconnect(hw, layout.fabric, with_fabric);
     const bool tp_in_node = st.tp <= node;
     // Ranks are placed tensor first, then data, then pipeline (Megatron-LM order): a TP group fills its nodes.
     const auto domains = [](std::int64_t ranks, std::int64_t per_node) { return (ranks + per_node - 1) / per_node; };

@@ -80,6 +80,8 @@ TEST_CASE("nanotron at 512 H100s: the exposed fp32 reduction moves the 3.57B pre
     nlohmann::json run = nanotron_run("nanotron-3p57b-512gpu");
     const double published = run["published"]["value"].get<double>();
     REQUIRE(published == Approx(0.1049));
+    run["args"]["fabric"] =
+        "nominal";  // the stack's gradient path alone, on nominal links (fabric_test.cpp: the fabric)
     const nlohmann::json nano = api::invoke("step_time", run["args"]);
     nlohmann::json generic_args = run["args"];
     generic_args["stack"] = "generic";

@@ -52,11 +52,14 @@ test("step_time's band is its kind's and regime's, else the coarser one's", () =
   // |error| <= h with error = (predicted - published) / published: published in [predicted/(1+h), predicted/(1-h)].
   assert.equal(r.band.tokens_per_second_low, r.tokens_per_second / (1 + own.half_width));
   assert.equal(r.band.tokens_per_second_high, r.tokens_per_second / (1 - own.half_width));
-  // The same sweep at 512 GPUs spends most of its step outside compute: the overhead-bound band, far wider.
+  // The same sweep at 512 GPUs spends most of its step outside compute: the overhead-bound band, its own width.
   const wide = data.runs.find((x) => x.id === 'nanotron-3p57b-512gpu');
   const rw = JSON.parse(nativeCall('step_time', JSON.stringify(declaredOnly('step_time', wide.args)))).result;
   assert.equal(rw.band.regime, 'overhead-bound');
-  assert.ok(rw.band.half_width > 2 * own.half_width);
+  const overhead = stored.bands.find((b) => b.key === 'nanotron / bf16 / h100-sxm / overhead-bound');
+  assert.equal(rw.band.key, overhead.key);
+  assert.equal(rw.band.half_width, overhead.half_width);
+  assert.notEqual(overhead.half_width, own.half_width);
   if (rw.band.half_width >= 1) assert.equal(rw.band.tokens_per_second_high, null, 'unbounded above');
   // No held-out run of megatron-te on B200: the band of its regime over all held-out runs.
   const other = JSON.parse(

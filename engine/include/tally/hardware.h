@@ -12,6 +12,8 @@
 
 namespace tally {
 
+struct Fabric;  // fabric.h
+
 // How GPUs talk to each other: the NVLink/PCIe domain inside a node and the network between nodes
 // (content/presets/hardware/*.json "interconnect"; every figure cited there). Bandwidths are per GPU
 // and per direction, as a ring collective uses them.
@@ -23,6 +25,9 @@ struct Interconnect {
     double intra_node_latency_s = 0;    // per collective inside a node
     double network_latency_s = 0;       // per collective across nodes
     std::string source;
+    // A measured cluster fabric (fabric.h) that prices collectives across nodes; null: the nominal cards above.
+    // Never set by a preset: step_time attaches the one StepLayout::fabric names.
+    const Fabric* fabric = nullptr;
 };
 
 struct Hardware {

@@ -46,6 +46,9 @@ struct StepLayout {
     // bits; default q, v as PEFT). 0: every weight trains.
     std::int64_t lora_rank = 0;
     unsigned lora_targets = 0;
+    // The cluster's measured fabric (fabric.h: a content/presets/fabrics id) for the tensor-, context- and
+    // data-parallel collectives that cross nodes; "" or "nominal": the hardware preset's network cards.
+    std::string fabric;
 };
 
 // The attention kernel a stack runs when flash_attention is on.
