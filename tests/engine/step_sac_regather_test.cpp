@@ -1,0 +1,42 @@
+// Tests of per_op_sac_regathers_per_layer (step_fsdp.cpp): torchtitan's per-op selective activation checkpointing
+// with sequence parallelism replays the attention's and the MLP's input all-gathers in the backward, since its
+// _save_list keeps reduce_scatter_tensor but no all-gather (torchtitan 820504e, models/llama3/parallelize_llama.py).
+// The run below is held out (content/validation/runs-modern.json); only its layout is used, no figure is fitted.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "accounting_helpers.h"
+#include "tally/api.h"
+#include "tally/step_fsdp.h"
+
+using namespace tally;
+
+namespace {
+
+double part_seconds(const nlohmann::json& result, const std::string& id) {
+    for (const auto& part : result["breakdown"])
+        if (part["id"] == id) return part["seconds"].get<double>();
+    FAIL("no breakdown part " << id);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 reduce-scatters a layer, full AC 6+6") {
+    CHECK(per_op_sac_regathers_per_layer(true) == 2);
+    CHECK(per_op_sac_regathers_per_layer(false) == 0);
+    // Llama 3 8B on 64 H100, TP 8 with SP (torchtitan's async-TP benchmark layout, June 2025). Forward 2 AG + 2 RS,
+    // backward 2 RS + 2 AG of gradients; SAC replays the forward's 2 AG, full AC the forward's 2 AG and 2 RS. The
+    // gathers and reduce-scatters move the same bytes over the same ring, so SAC's TP time is 10/12 of full AC's.
+    nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-bf16-vanilla")["args"];
+    REQUIRE(args["recompute"] == "selective");
+    const double sac = part_seconds(api::invoke("step_time", args), "tp_comm");
+    args["recompute"] = "full";
+    const double full = part_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(sac / full == Approx(10.0 / 12.0).epsilon(1e-9));
+    // Megatron-style selective recomputation (the generic stack) keeps the gathered inputs: 4 + 4, 8/12 of full.
+    args["recompute"] = "selective", args["stack"] = "generic";
+    const double generic = part_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(generic / full == Approx(8.0 / 12.0).epsilon(1e-9));
+}
