@@ -5,6 +5,7 @@
 #include "tally/step_moe.h"
 #include "tally/step_fsdp.h"
 #include "tally/step_rowwise.h"
+#include "tally/step_tp.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -491,11 +492,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
     // (Korthikanti et al. 2022, sec. 4.2.2); full recomputation repeats the forward's two.
     const double collectives = 4 + (full ? 2 : 0);
-    const double one = sp ? 2 * ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
-                          : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
-    const double layer_tp_total =
-        collectives * one +
-        (op_sac ? per_op_sac_regathers_per_layer(sp) * ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat) : 0);
+    const double sp_gather = ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat);  // one sequence-parallel all-gather
+    const double one = sp ? 2 * sp_gather : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
+    const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     const double layer_tp_hidden = !sp                     ? 0
                                    : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)

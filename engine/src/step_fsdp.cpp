@@ -81,10 +81,6 @@ double per_op_sac_extra_passes(std::string_view id, const ModelConfig& c, bool f
     return 0;
 }
 
-double per_op_sac_regathers_per_layer(bool sequence_parallel) {
-    return sequence_parallel ? 2 : 0;  // attention and MLP inputs; without SP the TP input is replicated, no gather
-}
-
 double eager_extra_forward_bytes(const ModelConfig& c, double x_bytes, double ffn_bytes, double qk_bytes) {
     double extra = 0;
     // Two RMSNorms a layer; per 2-byte element eager moves 36 bytes = 18 activation passes, fused 2.

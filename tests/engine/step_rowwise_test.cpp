@@ -13,11 +13,11 @@ using namespace tally;
 
 namespace {
 
-// Llama 3 8B on 8 H100 as torchao's float8 README trains it (torchao/float8/README.md at 6243040, "Training
+// Llama 3 8B on 8 GPUs as torchao's float8 README trains it (torchao/float8/README.md at 6243040, "Training
 // benchmarks"): single node, FSDP2, batch size 1, sequence 8192, torch.compile, per-op SAC, torchtitan.
-double torchao_h100_tokens_per_gpu(const std::string& precision) {
+nlohmann::json torchao_llama3_8b(const std::string& hardware, const std::string& precision) {
     nlohmann::json args = {{"model", "llama-3-8b"},
-                           {"hardware", "h100-sxm"},
+                           {"hardware", hardware},
                            {"gpus", 8},
                            {"tp", 1},
                            {"pp", 1},
@@ -34,7 +34,11 @@ double torchao_h100_tokens_per_gpu(const std::string& precision) {
         if (precision == "fp8-current-tensorwise")
             args["fp8_all_gather"] = true;  // "tensorwise with float8 all-gather"
     }
-    return api::invoke("step_time", args)["tokens_per_second"].get<double>() / 8;
+    return api::invoke("step_time", args);
+}
+
+double torchao_h100_tokens_per_gpu(const std::string& precision) {
+    return torchao_llama3_8b("h100-sxm", precision)["tokens_per_second"].get<double>() / 8;
 }
 
 }  // namespace
@@ -78,23 +82,8 @@ TEST_CASE("torchao rowwise on 8 H100: Llama 3 8B runs at 0.88 of tensorwise's to
 TEST_CASE("torchao rowwise off Hopper: FP8 GEMMs with both-axis casts each micro-batch, no measured table") {
     // The table is H100's; on B200 (torchao's B200 table has a rowwise row but no per-shape speed-ups) the generic
     // FP8 path runs with the rowwise cast traffic, which is more than tensorwise's (8 or 10 bytes an element, not 6).
-    nlohmann::json args = {{"model", "llama-3-8b"},
-                           {"hardware", "b200"},
-                           {"gpus", 8},
-                           {"tp", 1},
-                           {"pp", 1},
-                           {"zero", 3},
-                           {"seq", 8192},
-                           {"micro_batch", 1},
-                           {"global_batch", 8},
-                           {"recompute", "selective"},
-                           {"flash_attention", true},
-                           {"stack", "torchtitan"},
-                           {"compile", true},
-                           {"precision", "fp8-rowwise"}};
-    const nlohmann::json rowwise = api::invoke("step_time", args);
-    args["precision"] = "fp8-current-tensorwise";
-    const nlohmann::json tensorwise = api::invoke("step_time", args);
+    const nlohmann::json rowwise = torchao_llama3_8b("b200", "fp8-rowwise");
+    const nlohmann::json tensorwise = torchao_llama3_8b("b200", "fp8-current-tensorwise");
     const auto cast = [](const nlohmann::json& r) {
         for (const auto& part : r["breakdown"])
             if (part["id"] == "fp8_cast") return part["seconds"].get<double>();

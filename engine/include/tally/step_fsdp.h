@@ -47,12 +47,6 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic);
 // does not save: all of them run again. Attention (SDPA) is saved; the router is not a recomputed mm here.
 double per_op_sac_extra_passes(std::string_view matmul_id, const ModelConfig& config, bool fp8_linears);
 
-// Sequence-parallel all-gathers per layer that torchtitan's per-op selective activation checkpointing runs again in
-// the backward: the attention's and the MLP's gathered inputs (PrepareModuleInput, Shard(1) -> Replicate) are not in
-// _save_list, which keeps reduce_scatter_tensor only (parallelize_llama.py at torchtitan 820504e); the checkpoint
-// replays every op it did not save, collectives included (torchtitan PR #1672 measured the replayed all-to-all).
-double per_op_sac_regathers_per_layer(bool sequence_parallel);
-
 // Extra bytes one layer's forward moves in eager PyTorch over fused kernels, for plain-PyTorch model code
 // (torchtitan's Llama): RMSNorm as x.float(), pow, mean, x·rsqrt, type_as, ·weight (36 bytes an element against
 // a fused kernel's 4 at 2-byte activations), SiLU and the gate product as two kernels (5 passes over the FFN

@@ -1,14 +1,14 @@
-// Tests of per_op_sac_regathers_per_layer (step_fsdp.cpp): torchtitan's per-op selective activation checkpointing
-// with sequence parallelism replays the attention's and the MLP's input all-gathers in the backward, since its
-// _save_list keeps reduce_scatter_tensor but no all-gather (torchtitan 820504e, models/llama3/parallelize_llama.py).
-// The run below is held out (content/validation/runs-modern.json); only its layout is used, no figure is fitted.
+// Tests of step_tp.cpp: torchtitan's per-op selective activation checkpointing with sequence parallelism replays the
+// attention's and the MLP's input all-gathers in the backward, since its _save_list keeps reduce_scatter_tensor but
+// no all-gather (torchtitan 820504e, models/llama3/parallelize_llama.py). The runs below are held out
+// (content/validation/runs-modern.json); only their layouts are used, no figure is fitted.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
-#include "tally/step_fsdp.h"
+#include "tally/step_tp.h"
 
 using namespace tally;
 
