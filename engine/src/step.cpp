@@ -492,8 +492,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
     // (Korthikanti et al. 2022, sec. 4.2.2); full recomputation repeats the forward's two.
     const double collectives = 4 + (full ? 2 : 0);
-    const double sp_gather = ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat);  // one sequence-parallel all-gather
-    const double one = sp ? 2 * sp_gather : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
+    // Sequence parallelism: an all-gather and a reduce-scatter each; torchtitan's float8 plan gathers in FP8 (step_tp.h).
+    const double sp_gather = ring_gather_seconds(
+        act_msg * sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes) / e, st.tp, tp_bw, tp_lat);
+    const double one = sp ? sp_gather + ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
+                          : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     const double layer_tp_hidden = !sp                     ? 0

@@ -1,6 +1,7 @@
 // Tests of step_tp.cpp: torchtitan's per-op selective activation checkpointing with sequence parallelism replays the
 // attention's and the MLP's input all-gathers in the backward, since its _save_list keeps reduce_scatter_tensor but
-// no all-gather (torchtitan 820504e, models/llama3/parallelize_llama.py). The runs below are held out
+// no all-gather; its float8 tensorwise plan gathers in FP8 (torchtitan 820504e, models/llama3/parallelize_llama.py;
+// torchao 6243040, float8/float8_tensor_parallel.py). The runs below are held out
 // (content/validation/runs-modern.json); only their layouts are used, no figure is fitted.
 #include <catch2/catch.hpp>
 
@@ -39,4 +40,18 @@ TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 
     args["recompute"] = "selective", args["stack"] = "generic";
     const double generic = part_seconds(api::invoke("step_time", args), "tp_comm");
     CHECK(generic / full == Approx(8.0 / 12.0).epsilon(1e-9));
+}
+
+TEST_CASE("torchtitan float8 tensorwise TP: all-gathers in FP8, reduce-scatters in BF16; rowwise gathers in BF16") {
+    CHECK(sp_gather_element_bytes("torchtitan", "fp8-current-tensorwise", 2, 1) == 1);
+    CHECK(sp_gather_element_bytes("torchtitan", "fp8-rowwise", 2, 1) == 2);  // "all-gather happens in high precision"
+    CHECK(sp_gather_element_bytes("megatron-te", "fp8-current-tensorwise", 2, 1) == 2);
+    // Llama 3 8B, TP 8, per-op SAC: 6 gathers + 4 reduce-scatters; gathers at half the bytes: (6/2 + 4) / 10 of the
+    // rowwise plan's TP time, the same layout and bandwidth (latency is per message, so not exactly).
+    nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-float8-vanilla")["args"];
+    REQUIRE(args["precision"] == "fp8-current-tensorwise");
+    const double tensorwise = part_seconds(api::invoke("step_time", args), "tp_comm");
+    args["precision"] = "fp8-rowwise", args["fp8_all_gather"] = false;
+    const double rowwise = part_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(tensorwise / rowwise == Approx(7.0 / 10.0).epsilon(0.01));
 }
