@@ -245,8 +245,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const StackProfile& stack = stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
-    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block))
-        throw InputError("fp8_all_gather", "fp8_all_gather needs a per-tensor or per-row FP8 precision (fp8-*)");
+    // torchtitan refuses FSDP float8 all-gather with a recipe name (components/quantization/float8.py at 820504e).
+    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block && scaling != Scaling::Rowwise))
+        throw InputError("fp8_all_gather",
+                         "fp8_all_gather needs a per-tensor FP8 precision (fp8-delayed, "
+                         "fp8-current-*): rowwise and MX recipes gather in BF16");
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)

@@ -13,17 +13,6 @@
 
 using namespace tally;
 
-namespace {
-
-double part_seconds(const nlohmann::json& result, const std::string& id) {
-    for (const auto& part : result["breakdown"])
-        if (part["id"] == id) return part["seconds"].get<double>();
-    FAIL("no breakdown part " << id);
-    return 0;
-}
-
-}  // namespace
-
 TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 reduce-scatters a layer, full AC 6+6") {
     CHECK(per_op_sac_regathers_per_layer(true) == 2);
     CHECK(per_op_sac_regathers_per_layer(false) == 0);
@@ -32,13 +21,13 @@ TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 
     // gathers and reduce-scatters move the same bytes over the same ring, so SAC's TP time is 10/12 of full AC's.
     nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-bf16-vanilla")["args"];
     REQUIRE(args["recompute"] == "selective");
-    const double sac = part_seconds(api::invoke("step_time", args), "tp_comm");
+    const double sac = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
     args["recompute"] = "full";
-    const double full = part_seconds(api::invoke("step_time", args), "tp_comm");
+    const double full = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
     CHECK(sac / full == Approx(10.0 / 12.0).epsilon(1e-9));
     // Megatron-style selective recomputation (the generic stack) keeps the gathered inputs: 4 + 4, 8/12 of full.
     args["recompute"] = "selective", args["stack"] = "generic";
-    const double generic = part_seconds(api::invoke("step_time", args), "tp_comm");
+    const double generic = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
     CHECK(generic / full == Approx(8.0 / 12.0).epsilon(1e-9));
 }
 
@@ -50,8 +39,8 @@ TEST_CASE("torchtitan float8 tensorwise TP: all-gathers in FP8, reduce-scatters 
     // rowwise plan's TP time, the same layout and bandwidth (latency is per message, so not exactly).
     nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-float8-vanilla")["args"];
     REQUIRE(args["precision"] == "fp8-current-tensorwise");
-    const double tensorwise = part_seconds(api::invoke("step_time", args), "tp_comm");
+    const double tensorwise = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
     args["precision"] = "fp8-rowwise", args["fp8_all_gather"] = false;
-    const double rowwise = part_seconds(api::invoke("step_time", args), "tp_comm");
+    const double rowwise = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
     CHECK(tensorwise / rowwise == Approx(7.0 / 10.0).epsilon(0.01));
 }

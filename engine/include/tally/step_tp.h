@@ -18,7 +18,8 @@ double per_op_sac_regathers_per_layer(bool sequence_parallel);
 // Float8ColwiseParallel / Float8RowwiseParallel / PrepareFloat8ModuleInput (enable_float8_tensorwise_tp): the inputs
 // are cast to FP8 before the forward gather and the output gradients before the backward gather (torchao
 // float8_tensor_parallel.py at 6243040, NoopFwToFloat8BwDynamic); reduce-scatters stay in `activation_bytes`. Rowwise
-// recipes and other stacks gather in `activation_bytes`.
+// recipes and other stacks gather in `activation_bytes` (torchtitan docs/float8.md at 820504e: float8 all-gather "for
+// TP (by default for Float8Linear)"; "with rowwise scaling, all distributed communication is done in high precision").
 double sp_gather_element_bytes(std::string_view stack_id, std::string_view precision, double activation_bytes,
                                double fp8_bytes);
 
