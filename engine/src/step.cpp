@@ -357,8 +357,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
     // One kernel call sees the seq/cp positions of a context-parallel block (ring steps), else the whole sequence.
     const double attention_eff = attention_efficiency(stack.attention, hw.architecture, s / cp);
-    // torchao rowwise on Hopper: BF16 linear time over the measured speed-up at the GEMM's shape, casts included.
-    const bool rowwise_measured = scaling == Scaling::Rowwise && hw.architecture == "hopper";
+    // torchao rowwise on Hopper: BF16 linear time over the measured speed-up at the GEMM's shape, casts included;
+    // dense linears only (MoE's grouped expert GEMMs were not measured: the generic FP8 path with rowwise casts).
+    const bool rowwise_measured = scaling == Scaling::Rowwise && hw.architecture == "hopper" && !c.is_moe();
     const double gated_up = c.mlp == MlpKind::Gelu ? 1 : 2;       // up (and gate) projections of h → f, then f → h
     double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;      // per layer, all passes
     double attention_seconds = 0, attention_forward_seconds = 0;  // the attention cores (context parallelism)

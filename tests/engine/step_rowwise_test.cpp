@@ -101,3 +101,17 @@ TEST_CASE("fp8_all_gather with the rowwise recipe is refused, as torchtitan refu
                                                 {"fp8_all_gather", true}}),
                       Catch::Contains("fp8_all_gather") && Catch::Contains("rowwise"));
 }
+
+TEST_CASE("torchao rowwise on a mixture-of-experts model: the generic FP8 path, its casts counted") {
+    // The table measures dense linears; MoE's grouped expert GEMMs fall back to FP8 GEMMs plus the rowwise casts.
+    const nlohmann::json r = api::invoke("step_time", {{"model", "mixtral-8x7b"},
+                                                       {"hardware", "h100-sxm"},
+                                                       {"gpus", 8},
+                                                       {"ep", 8},
+                                                       {"zero", 1},
+                                                       {"seq", 4096},
+                                                       {"flash_attention", true},
+                                                       {"precision", "fp8-rowwise"}});
+    CHECK(tally_test::breakdown_seconds(r, "fp8_cast") > 0);
+    CHECK(r["tokens_per_second"].get<double>() > 0);
+}
