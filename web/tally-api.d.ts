@@ -74,7 +74,7 @@ export interface SharedInterleaveArgs {
   compile?: boolean | "true" | "false" | "1" | "0" | null;
   /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
   async_tp?: boolean | "true" | "false" | "1" | "0" | null;
-  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision); default false */
+  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise); default false */
   fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
   /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
   lora_rank?: number | string | null;

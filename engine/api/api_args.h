@@ -195,7 +195,8 @@ inline constexpr Arg compile =
 inline constexpr Arg async_tp =
     boolean("async_tp", "false", "async TP: sequence-parallel collectives overlapped with the linear GEMMs");
 inline constexpr Arg fp8_all_gather =
-    boolean("fp8_all_gather", "false", "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)");
+    boolean("fp8_all_gather", "false",
+            "ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise)");
 inline constexpr Arg step_lora_rank = integer(
     "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");

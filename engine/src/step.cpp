@@ -5,6 +5,8 @@
 #include "tally/step_cp.h"
 #include "tally/step_moe.h"
 #include "tally/step_fsdp.h"
+#include "tally/step_rowwise.h"
+#include "tally/step_tp.h"
 #include "tally/training.h"
 
 #include <algorithm>
@@ -70,7 +72,8 @@ struct Matmul {
 enum class Scaling {
     None,     // 16/32-bit GEMMs
     Delayed,  // per-tensor scale from an amax history, amax fused into the cast (TE DelayedScaling)
-    Current,  // per-tensor or per-row scale from this tensor's amax: one extra read (TE Float8CurrentScaling, torchao)
+    Current,  // per-tensor scale from this tensor's amax: one extra read (TE Float8CurrentScaling, torchao tensorwise)
+    Rowwise,  // per-row scales, each operand re-quantized along the other axis for the backward (step_rowwise.h)
     Block,    // MX block scales (32 elements), amax fused into the quantize kernel (TE MXFP8BlockScaling)
 };
 
@@ -83,8 +86,10 @@ Scaling scaling_of(const StepLayout& layout, const Hardware& hw) {
         scaling = Scaling::None;
     else if (p == "fp8-delayed")
         scaling = Scaling::Delayed;
-    else if (p == "fp8-current-scaling" || p == "fp8-current-tensorwise" || p == "fp8-rowwise")
+    else if (p == "fp8-current-scaling" || p == "fp8-current-tensorwise")
         scaling = Scaling::Current;
+    else if (p == "fp8-rowwise")
+        scaling = Scaling::Rowwise;
     else if (p == "mxfp8")
         scaling = Scaling::Block;
     else
@@ -245,8 +250,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const StackProfile& stack = stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
-    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block))
-        throw InputError("fp8_all_gather", "fp8_all_gather needs a per-tensor or per-row FP8 precision (fp8-*)");
+    // torchtitan refuses FSDP float8 all-gather with a recipe name (components/quantization/float8.py at 820504e).
+    if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block && scaling != Scaling::Rowwise))
+        throw InputError("fp8_all_gather",
+                         "fp8_all_gather needs a per-tensor FP8 precision (fp8-delayed, "
+                         "fp8-current-*): rowwise and MX recipes gather in BF16");
     const double peak_16 = low_precision ? hw.peak(DType::BF16) : peak;  // attention core and LM head
     const std::int64_t node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
     if (st.pp == 1 && layout.interleave > 1)
@@ -354,19 +362,30 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double linear_fraction = low_precision ? kFp8MatmulPeakFraction : fraction_16;
     // One kernel call sees the seq/cp positions of a context-parallel block (ring steps), else the whole sequence.
     const double attention_eff = attention_efficiency(stack.attention, hw.architecture, s / cp);
+    // torchao rowwise on Hopper: BF16 linear time over the measured speed-up at the GEMM's shape, casts included;
+    // dense linears only (MoE's grouped expert GEMMs were not measured: the generic FP8 path with rowwise casts).
+    const bool rowwise_measured = scaling == Scaling::Rowwise && hw.architecture == "hopper" && !c.is_moe();
+    const double gated_up = c.mlp == MlpKind::Gelu ? 1 : 2;       // up (and gate) projections of h → f, then f → h
     double mm_flops = 0, mm_seconds = 0, linear_seconds = 0;      // per layer, all passes
     double attention_seconds = 0, attention_forward_seconds = 0;  // the attention cores (context parallelism)
     double mm_flops_trained = 0;  // LoRA: what the layer's matmuls would run with every weight trained
     for (const Matmul& mm : layer_mm) {
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
-        const double mm_peak = linear ? peak : peak_16;
+        const bool measured = linear && rowwise_measured;
+        const double mm_peak = linear && !measured ? peak : peak_16;
         const double eff = mm.attention_core && st.flash_attention ? attention_eff
-                           : linear
+                           : linear && !measured
                                ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
                                : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
         mm_flops += mm.forward_flops * mm.passes;
         mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
-        const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak);
+        const double slowdown = !measured ? 1
+                                : std::string_view(mm.id) == "mlp"
+                                    ? (gated_up / torchao_rowwise_speedup(mm.m, mm.k, mm.n) +
+                                       1 / torchao_rowwise_speedup(mm.m, mm.n, mm.k)) /
+                                          (gated_up + 1)
+                                    : 1 / torchao_rowwise_speedup(mm.m, mm.k, mm.n);
+        const double seconds = mm.forward_flops * mm.passes / (eff * mm_peak) * slowdown;
         mm_seconds += seconds;
         if (linear) linear_seconds += seconds;
         if (mm.attention_core) {
@@ -405,7 +424,6 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     if (low_precision) {
         const double per_element =
             e + 2 * linear_bytes + (scaling == Scaling::Current ? e : 0) + (scaling == Scaling::Block ? 2.0 / 32 : 0);
-        const double gated = c.mlp == MlpKind::Gelu ? 1 : 2;
         const double experts = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1;
         const double local_experts =
             c.is_moe() ? static_cast<double>(c.num_experts) / static_cast<double>(std::max<std::int64_t>(st.ep, 1)) +
@@ -417,8 +435,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             if (mm.attention_core || id == "router") continue;
             if (id == "mlp") {
                 inputs += tokens * (h + f_gpu) * experts;
-                grads += tokens * (gated * f_gpu + h) * experts;
-                weights += h * f_gpu * (gated + 1) * local_experts;
+                grads += tokens * (gated_up * f_gpu + h) * experts;
+                weights += h * f_gpu * (gated_up + 1) * local_experts;
             } else {
                 inputs += mm.m * mm.k;
                 grads += mm.m * mm.n;
@@ -428,6 +446,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
         layer_cast_seconds = (inputs * (full || op_sac ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
         weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
+        if (scaling == Scaling::Rowwise) {  // both axes each micro-batch, weights too; inside the measured speed-ups
+            const double rowwise_bytes =
+                (inputs * (full || op_sac ? 2 : 1) + grads) * rowwise_cast_bytes_per_element(e, linear_bytes, false) +
+                weights * rowwise_cast_bytes_per_element(e, linear_bytes, true);
+            layer_cast_seconds = rowwise_measured ? 0 : rowwise_bytes / hbm_bytes_per_s;
+            weight_cast_seconds = 0;
+        }
     }
 
     // ---------------------------------------------------------------- memory-bound kernels per layer
@@ -487,9 +512,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
     // (Korthikanti et al. 2022, sec. 4.2.2); full recomputation repeats the forward's two.
     const double collectives = 4 + (full ? 2 : 0);
-    const double one = sp ? 2 * ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
+    // Sequence parallelism: an all-gather and a reduce-scatter each; torchtitan's float8 plan gathers in FP8 (step_tp.h).
+    const double sp_gather = ring_gather_seconds(
+        act_msg * sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes) / e, st.tp, tp_bw, tp_lat);
+    const double one = sp ? sp_gather + ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
-    const double layer_tp_total = collectives * one;
+    const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     const double layer_tp_hidden = !sp                     ? 0
                                    : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)

@@ -106,7 +106,7 @@ TEST_CASE("async TP hides the forward's sequence-parallel collectives: about the
     CHECK(tokens_per_gpu(no_sp) == tokens_per_gpu(no_sp_vanilla));
 }
 
-TEST_CASE("FP8 all-gather sends a byte per linear weight; it needs a per-tensor or per-row FP8 recipe") {
+TEST_CASE("FP8 all-gather sends a byte per linear weight; it needs a per-tensor FP8 recipe") {
     const nlohmann::json fp8 = run_args("torchtitan-llama3-8b-128gpu-compile-float8");
     REQUIRE(fp8.value("fp8_all_gather", false));
     nlohmann::json bf16_gather = fp8;

@@ -1,0 +1,63 @@
+// Tests of step_tp.cpp: torchtitan's per-op selective activation checkpointing with sequence parallelism replays the
+// attention's and the MLP's input all-gathers in the backward, since its _save_list keeps reduce_scatter_tensor but
+// no all-gather; its float8 tensorwise plan gathers in FP8 (torchtitan 820504e, models/llama3/parallelize_llama.py;
+// torchao 6243040, float8/float8_tensor_parallel.py). The runs below are held out
+// (content/validation/runs-modern.json); only their layouts are used, no figure is fitted.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "accounting_helpers.h"
+#include "tally/api.h"
+#include "tally/step_tp.h"
+
+using namespace tally;
+
+TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 reduce-scatters a layer, full AC 6+6") {
+    CHECK(per_op_sac_regathers_per_layer(true) == 2);
+    CHECK(per_op_sac_regathers_per_layer(false) == 0);
+    // Llama 3 8B on 64 H100, TP 8 with SP (torchtitan's async-TP benchmark layout, June 2025). Forward 2 AG + 2 RS,
+    // backward 2 RS + 2 AG of gradients; SAC replays the forward's 2 AG, full AC the forward's 2 AG and 2 RS. The
+    // gathers and reduce-scatters move the same bytes over the same ring, so SAC's TP time is 10/12 of full AC's.
+    nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-bf16-vanilla")["args"];
+    REQUIRE(args["recompute"] == "selective");
+    const double sac = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
+    args["recompute"] = "full";
+    const double full = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(sac / full == Approx(10.0 / 12.0).epsilon(1e-9));
+    // Megatron-style selective recomputation (the generic stack) keeps the gathered inputs: 4 + 4, 8/12 of full.
+    args["recompute"] = "selective", args["stack"] = "generic";
+    const double generic = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(generic / full == Approx(8.0 / 12.0).epsilon(1e-9));
+}
+
+TEST_CASE("torchtitan float8 tensorwise TP: all-gathers in FP8, reduce-scatters in BF16; rowwise gathers in BF16") {
+    CHECK(sp_gather_element_bytes("torchtitan", "fp8-current-tensorwise", 2, 1) == 1);
+    CHECK(sp_gather_element_bytes("torchtitan", "fp8-rowwise", 2, 1) == 2);  // "all-gather happens in high precision"
+    CHECK(sp_gather_element_bytes("megatron-te", "fp8-current-tensorwise", 2, 1) == 2);
+    // Llama 3 8B, TP 8, per-op SAC: 6 gathers + 4 reduce-scatters; gathers at half the bytes: (6/2 + 4) / 10 of the
+    // rowwise plan's TP time, the same layout and bandwidth (latency is per message, so not exactly).
+    nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-float8-vanilla")["args"];
+    REQUIRE(args["precision"] == "fp8-current-tensorwise");
+    const double tensorwise = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
+    args["precision"] = "fp8-rowwise", args["fp8_all_gather"] = false;
+    const double rowwise = tally_test::breakdown_seconds(api::invoke("step_time", args), "tp_comm");
+    CHECK(tensorwise / rowwise == Approx(7.0 / 10.0).epsilon(0.01));
+}
+
+TEST_CASE("torchtitan TP 8 on H100: the float8/bf16 and rowwise/bf16 speed-ups of the async-TP tables, vanilla TP") {
+    // benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md at torchtitan 2887250, vanilla-TP columns: 70B on 256
+    // GPUs 597.3 (bf16), 809.8 (float8 tensorwise), 599.6 (float8 rowwise); 8B on 64 GPUs 4378, 5078.1, 3708.5
+    // tokens/s per GPU. Ratios between precisions on one layout cancel what the layouts share (the 500 W parts'
+    // unknown peak); the FP8 gathers and the rowwise table are what set them.
+    const auto tokens = [](const std::string& id) {
+        const nlohmann::json args = tally_test::modern_run(id)["args"];
+        return api::invoke("step_time", args)["tokens_per_second"].get<double>();
+    };
+    const std::string t70 = "torchtitan-asynctp-llama3-70b-256gpu-", t8 = "torchtitan-asynctp-llama3-8b-64gpu-";
+    const double bf16_70 = tokens(t70 + "bf16-vanilla"), bf16_8 = tokens(t8 + "bf16-vanilla");
+    CHECK(tokens(t70 + "float8-vanilla") / bf16_70 == Approx(809.8 / 597.3).epsilon(0.08));
+    CHECK(tokens(t8 + "float8-vanilla") / bf16_8 == Approx(5078.1 / 4378).epsilon(0.08));
+    CHECK(tokens(t70 + "float8-rowwise-vanilla") / bf16_70 == Approx(599.6 / 597.3).epsilon(0.08));
+    CHECK(tokens(t8 + "float8-rowwise-vanilla") / bf16_8 == Approx(3708.5 / 4378).epsilon(0.08));
+}
