@@ -28,6 +28,22 @@ constexpr double kPermuteBackwardOverForward = 1;
 
 }  // namespace
 
+double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep, std::int64_t per_node,
+                          double fraction) {
+    // Each GPU sends (ep−1)/ep of its bytes (padded slots when a capacity is set, GShard): the share for its node's
+    // peers over NVLink, the rest over the network, both at once. Every GPU of a node sends at the same time, so the
+    // off-node bytes get one GPU's share of the node's cards, not all of them as a ring's channels do
+    // (group_link_bytes_per_s): DeepEP's normal kernels over one 400 Gb/s card (~50 GB/s) per H800 reach 43-58 GB/s
+    // "bottleneck bandwidth (RDMA)" at EP 16-64 against 153 GB/s over NVLink at EP 8 (deepseek-ai/DeepEP,
+    // docs/legacy.md, "Normal kernels with NVLink and RDMA forwarding").
+    if (ep <= 1 || bytes <= 0) return 0;
+    const double n = static_cast<double>(ep), local = static_cast<double>(std::clamp<std::int64_t>(per_node, 1, ep));
+    const double network = ic.network_bytes_per_s > 0 ? ic.network_bytes_per_s : ic.intra_node_bytes_per_s;
+    const double on_node = bytes * (local - 1) / n / (fraction * ic.intra_node_bytes_per_s);
+    const double off_node = bytes * (n - local) / n / (fraction * network);
+    return std::max(on_node, off_node);
+}
+
 double moe_routed_flops_share(const ModelConfig& c) {
     if (!c.is_moe()) return 0;
     const double k = static_cast<double>(c.experts_per_token), shared = static_cast<double>(c.num_shared_experts);
@@ -68,12 +84,9 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
         // stays in one NVLink domain when ep·etp fits in it.
         const std::int64_t node = std::max<std::int64_t>(in.gpus_per_node, 1);
         const std::int64_t per_node = std::min(in.ep, std::max<std::int64_t>(node / in.etp, 1));
-        const std::int64_t domains = (in.ep + per_node - 1) / per_node;
         const bool in_node = in.ep * in.etp <= node;
-        const double bw = in.collective_fraction * group_link_bytes_per_s(ic, per_node, domains);
-        const double latency = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        // Each GPU sends the (ep−1)/ep of its rows that leave it (padded slots when a capacity is set, GShard).
-        out.all_to_all_seconds = rows * cf * h * e * (ep - 1) / ep / bw + latency;
+        out.all_to_all_seconds = all_to_all_seconds(ic, rows * cf * h * e, in.ep, per_node, in.collective_fraction) +
+                                 (in_node ? ic.intra_node_latency_s : ic.network_latency_s);
     }
     out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
     return out;
