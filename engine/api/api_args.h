@@ -196,14 +196,17 @@ inline constexpr Arg async_tp =
     boolean("async_tp", "false", "async TP: sequence-parallel collectives overlapped with the linear GEMMs");
 inline constexpr Arg fp8_all_gather =
     boolean("fp8_all_gather", "false", "ZeRO-3/FSDP gathers the linear weights in FP8 (needs an fp8-* precision)");
+inline constexpr Arg ep_overlap =
+    boolean("ep_overlap", "false",
+            "MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B)");
 inline constexpr Arg step_lora_rank = integer(
     "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
 inline constexpr Arg step_lora_targets =
     text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)");
 inline constexpr std::array kLayoutOwnArgs{
-    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,       overlap_grad_reduce,
-    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets};
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg

@@ -44,6 +44,14 @@ double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep,
     return std::max(on_node, off_node);
 }
 
+double moe_overlapped_all_to_all_seconds(double all_to_all, double behind) {
+    // Megatron-Core's combined 1F1B ("EP A2A overlap", --overlap-moe-expert-parallel-comm) runs one micro-batch's
+    // dispatch and combine all-to-alls beside an adjacent micro-batch's forward or backward of the same layer, so
+    // only what outlasts that computation stays exposed (Megatron-Core developer guide, "Combined 1F1B:
+    // Expert-Parallel All-to-All Overlap"; Megatron-Bridge's moe_a2a_overlap sets it, with delay_wgrad_compute).
+    return std::max(all_to_all - std::max(behind, 0.0), 0.0);
+}
+
 double moe_routed_flops_share(const ModelConfig& c) {
     if (!c.is_moe()) return 0;
     const double k = static_cast<double>(c.experts_per_token), shared = static_cast<double>(c.num_shared_experts);
