@@ -17,9 +17,10 @@ namespace {
 // MoEAlltoAllTokenDispatcher preprocess; its CUDA-graph inference dispatcher exists "to avoid host
 // synchronizations", Megatron-Core developer guide, core.transformer.moe.token_dispatcher_inference). Seconds
 // lost per MoE layer per micro-batch forward: chosen on the fit half of content/validation/runs-modern.json only
-// (grid 0-4 ms in 0.25 ms steps over its 17 MoE rows: 3.25 ms gave the lowest median |error|, 51 % at 0 ms to 18 %;
+// (grid 0-5 ms over its 17 MoE rows, refit once the all-to-all took one card per GPU across nodes and the rows'
+// moe_a2a_overlap: 1.25 ms gave the lowest median |error|, 12.2 %, against 15.1 % at 0 and 18.9 % at 3.25 ms;
 // BENCHMARKS.md, issue 24). The held-out half took no part.
-constexpr double kDroplessSyncSeconds = 3.25e-3;
+constexpr double kDroplessSyncSeconds = 1.25e-3;
 // Passes over the hidden states of the permutation kernels in one forward: the local permute (read the tokens,
 // write k copies) and unpermute (read k rows, write the weighted sum) around the experts; with ep > 1 Megatron
 // sorts the received chunks by local expert and back again (sort_chunks_by_idxs), two more reads and writes of
