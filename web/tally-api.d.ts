@@ -76,6 +76,8 @@ export interface SharedInterleaveArgs {
   async_tp?: boolean | "true" | "false" | "1" | "0" | null;
   /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise); default false */
   fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B); default false */
+  ep_overlap?: boolean | "true" | "false" | "1" | "0" | null;
   /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
   lora_rank?: number | string | null;
   /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */

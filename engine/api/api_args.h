@@ -197,6 +197,9 @@ inline constexpr Arg async_tp =
 inline constexpr Arg fp8_all_gather =
     boolean("fp8_all_gather", "false",
             "ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise)");
+inline constexpr Arg ep_overlap =
+    boolean("ep_overlap", "false",
+            "MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B)");
 inline constexpr Arg step_lora_rank = integer(
     "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
@@ -206,8 +209,9 @@ inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");
 inline constexpr std::array kLayoutOwnArgs{
-    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,      step_dtype,        overlap_grad_reduce,
-    stack,         compile,    async_tp,         fp8_all_gather, step_lora_rank, step_lora_targets, fabric};
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
+    fabric};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg

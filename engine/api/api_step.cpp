@@ -50,6 +50,7 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     layout.compile = arg_bool(args, arg::compile);
     layout.async_tp = arg_bool(args, arg::async_tp);
     layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
+    layout.ep_overlap = arg_bool(args, arg::ep_overlap);
     layout.lora_rank = arg_int(args, arg::step_lora_rank);
     if (args.contains("lora_targets"))
         layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
@@ -84,6 +85,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (l.compile) out["compile"] = true;                            // absent: eager
     if (l.async_tp) out["async_tp"] = true;
     if (l.fp8_all_gather) out["fp8_all_gather"] = true;
+    if (l.ep_overlap) out["ep_overlap"] = true;
     if (!l.fabric.empty()) out["fabric"] = l.fabric;  // absent: nominal
     if (l.lora_rank > 0) {                            // LoRA: the rank and the adapted modules
         out["lora_rank"] = l.lora_rank;

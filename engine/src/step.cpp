@@ -549,7 +549,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Dispatch and combine in the forward, their gradients in the backward (and the forward's again under full
     // recomputation), over the ep·etp-rank expert group (step_moe.cpp); a dropless dispatcher's host sync per forward.
     const double recomputed = full ? 1 : 0;
-    const double layer_ep_seconds = moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds;
+    const double layer_ep_seconds =
+        moe_overlapped_all_to_all_seconds(moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds,
+                                          layout.ep_overlap ? mm_seconds + layer_memory_seconds : 0);
     const double layer_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
 
     // ---------------------------------------------------------------- stages and the pipeline

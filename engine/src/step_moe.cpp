@@ -17,9 +17,10 @@ namespace {
 // MoEAlltoAllTokenDispatcher preprocess; its CUDA-graph inference dispatcher exists "to avoid host
 // synchronizations", Megatron-Core developer guide, core.transformer.moe.token_dispatcher_inference). Seconds
 // lost per MoE layer per micro-batch forward: chosen on the fit half of content/validation/runs-modern.json only
-// (grid 0-4 ms in 0.25 ms steps over its 17 MoE rows: 3.25 ms gave the lowest median |error|, 51 % at 0 ms to 18 %;
+// (grid 0-5 ms over its 17 MoE rows, refit once the all-to-all took one card per GPU across nodes and the rows'
+// moe_a2a_overlap: 1.25 ms gave the lowest median |error|, 12.2 %, against 15.1 % at 0 and 18.9 % at 3.25 ms;
 // BENCHMARKS.md, issue 24). The held-out half took no part.
-constexpr double kDroplessSyncSeconds = 3.25e-3;
+constexpr double kDroplessSyncSeconds = 1.25e-3;
 // Passes over the hidden states of the permutation kernels in one forward: the local permute (read the tokens,
 // write k copies) and unpermute (read k rows, write the weighted sum) around the experts; with ep > 1 Megatron
 // sorts the received chunks by local expert and back again (sort_chunks_by_idxs), two more reads and writes of
@@ -27,6 +28,30 @@ constexpr double kDroplessSyncSeconds = 3.25e-3;
 constexpr double kPermuteBackwardOverForward = 1;
 
 }  // namespace
+
+double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep, std::int64_t per_node,
+                          double fraction) {
+    // Each GPU sends (ep−1)/ep of its bytes (padded slots when a capacity is set, GShard): the share for its node's
+    // peers over NVLink, the rest over the network, both at once. Every GPU of a node sends at the same time, so the
+    // off-node bytes get one GPU's share of the node's cards, not all of them as a ring's channels do
+    // (group_link_bytes_per_s): DeepEP's normal kernels over one 400 Gb/s card (~50 GB/s) per H800 reach 43-58 GB/s
+    // "bottleneck bandwidth (RDMA)" at EP 16-64 against 153 GB/s over NVLink at EP 8 (deepseek-ai/DeepEP,
+    // docs/legacy.md, "Normal kernels with NVLink and RDMA forwarding").
+    if (ep <= 1 || bytes <= 0) return 0;
+    const double n = static_cast<double>(ep), local = static_cast<double>(std::clamp<std::int64_t>(per_node, 1, ep));
+    const double network = ic.network_bytes_per_s > 0 ? ic.network_bytes_per_s : ic.intra_node_bytes_per_s;
+    const double on_node = bytes * (local - 1) / n / (fraction * ic.intra_node_bytes_per_s);
+    const double off_node = bytes * (n - local) / n / (fraction * network);
+    return std::max(on_node, off_node);
+}
+
+double moe_overlapped_all_to_all_seconds(double all_to_all, double behind) {
+    // Megatron-Core's combined 1F1B ("EP A2A overlap", --overlap-moe-expert-parallel-comm) runs one micro-batch's
+    // dispatch and combine all-to-alls beside an adjacent micro-batch's forward or backward of the same layer, so
+    // only what outlasts that computation stays exposed (Megatron-Core developer guide, "Combined 1F1B:
+    // Expert-Parallel All-to-All Overlap"; Megatron-Bridge's moe_a2a_overlap sets it, with delay_wgrad_compute).
+    return std::max(all_to_all - std::max(behind, 0.0), 0.0);
+}
 
 double moe_routed_flops_share(const ModelConfig& c) {
     if (!c.is_moe()) return 0;
@@ -68,12 +93,9 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
         // stays in one NVLink domain when ep·etp fits in it.
         const std::int64_t node = std::max<std::int64_t>(in.gpus_per_node, 1);
         const std::int64_t per_node = std::min(in.ep, std::max<std::int64_t>(node / in.etp, 1));
-        const std::int64_t domains = (in.ep + per_node - 1) / per_node;
         const bool in_node = in.ep * in.etp <= node;
-        const double bw = in.collective_fraction * group_link_bytes_per_s(ic, per_node, domains);
-        const double latency = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        // Each GPU sends the (ep−1)/ep of its rows that leave it (padded slots when a capacity is set, GShard).
-        out.all_to_all_seconds = rows * cf * h * e * (ep - 1) / ep / bw + latency;
+        out.all_to_all_seconds = all_to_all_seconds(ic, rows * cf * h * e, in.ep, per_node, in.collective_fraction) +
+                                 (in_node ? ic.intra_node_latency_s : ic.network_latency_s);
     }
     out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
     return out;

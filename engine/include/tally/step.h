@@ -41,6 +41,9 @@ struct StepLayout {
     // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
     // byte per linear weight; needs an FP8 precision.
     bool fp8_all_gather = false;
+    // MoE: each micro-batch's expert-parallel dispatch/combine all-to-all runs behind an adjacent micro-batch's
+    // computation (Megatron-Core combined 1F1B, --overlap-moe-expert-parallel-comm; step_moe.h).
+    bool ep_overlap = false;
     // LoRA (Hu et al. 2021): lora_rank > 0 freezes the base weights (no weight-gradient GEMMs, no gradients to
     // reduce, no optimizer step for them) and trains rank-r adapters on lora_targets (finetune.h's LoraTarget
     // bits; default q, v as PEFT). 0: every weight trains.

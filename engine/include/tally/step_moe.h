@@ -37,6 +37,15 @@ struct MoeStepShape {
 // dense-layer MLPs together (0 for a dense model).
 double moe_routed_flops_share(const ModelConfig& c);
 
+// Seconds of one expert-parallel all-to-all in which every GPU sends `bytes` (its rows for all ep ranks, its own
+// included), per_node of the ep ranks sharing its NVLink domain; fraction: of the link bandwidth reached.
+double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep, std::int64_t per_node,
+                          double fraction);
+
+// Exposed seconds of one layer's all-to-alls (all_to_all) when `behind` seconds of an adjacent micro-batch's
+// computation can run meanwhile (0: no overlap).
+double moe_overlapped_all_to_all_seconds(double all_to_all, double behind);
+
 // The shapes and costs of one MoE layer; InputError naming etp when etp is not 1..tp·ep (memory_budget checks
 // that ep·etp divides tp·cp·dp).
 MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const MoeStepInput& in);
