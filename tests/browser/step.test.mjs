@@ -124,6 +124,8 @@ test('step time: predictions carry the digits their error band supports, and a l
   assert.doesNotMatch(await text('mfu'), /\.\d\d/, 'never "56.52%" under a band of tens of percent');
   assert.equal(await text('hfu'), `${bandText(100 * result.hfu, h)}%`, 'HFU, which recomputation moves differently');
   assert.equal(await text('step'), `${bandText(result.step_seconds, h)} s`);
+  // The timeline's axis ends on the headline's step time, rounded alike (not 2 significant figures of its own).
+  assert.equal(await widget.locator('svg.timeline text').last().textContent(), await text('step'));
   assert.equal(await text('tokens'), bandText(result.tokens_per_second, h));
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();

@@ -115,9 +115,9 @@ const FIELDS = [
   },
   declaredField('step_time', 'compile', 'check', 'torch.compile'),
   declaredField('step_time', 'async_tp', 'check', 'Async TP'),
-  declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather (needs an FP8 precision)'),
-  declaredField('step_time', 'lora_rank', 'number', 'LoRA rank r (0 = every weight trains)'),
-  declaredField('step_time', 'lora_targets', 'text', 'LoRA modules (q,k,v,o,gate,up,down or all-linear)', {
+  declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather'),
+  declaredField('step_time', 'lora_rank', 'number', 'LoRA rank r (0 = full training)'),
+  declaredField('step_time', 'lora_targets', 'text', 'LoRA modules (e.g. q,v or all-linear)', {
     check: (t) => /^[\w ,-]{0,200}$/.test(t) || 'not a comma-separated list of module names',
     sendWhen: (v) => Number(v.lora_rank) !== 0, // the modules mean nothing without adapters
   }),
@@ -327,6 +327,10 @@ class TallyStep extends TallyWidget {
 
   drawTimeline(r) {
     const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
+    // Seconds to the digits the band supports, as the headline and the table show them: the axis ends on the
+    // headline's step time (a 62 s bar under a ±20 % band reads "60 s", never "62 s" beside a "60 s" headline).
+    const h = r.band?.half_width ?? null;
+    const seconds = (value) => escapeHtml(formatPrediction(value, '', h));
     const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
     // Drawn at its shown width, so the axis labels keep their 12 px on a phone (viewBox units = CSS px).
     const W = drawWidth(this.shownWidth(svg), { min: 200 }),
@@ -337,12 +341,12 @@ class TallyStep extends TallyWidget {
     let x = left;
     const segs = parts.map((p) => {
       const w = (p.seconds / r.step_seconds) * width;
-      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
+      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${seconds(p.seconds)} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
       x += w;
       return seg;
     });
-    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatPrediction(r.step_seconds))} s</title>${segs.join('')}
-      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatPrediction(r.step_seconds))} s</text>`;
+    svg.innerHTML = `<title>One step on one GPU: ${seconds(r.step_seconds)} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${seconds(r.step_seconds)} s</text>`;
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
     this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
       parts
@@ -351,12 +355,7 @@ class TallyStep extends TallyWidget {
             `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatPrediction(p.share, '%'))}</span>`,
         )
         .join('') +
-      hidden
-        .map(
-          (p) =>
-            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s</span>`,
-        )
-        .join('');
+      hidden.map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${seconds(p.seconds)} s</span>`).join('');
   }
 
   runPlan() {
