@@ -20,6 +20,12 @@ function bandText(value, halfWidth) {
   return rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/** Sets each [field, value] as a reader would, in order; returns the widget's engine call then, {args, result}. */
+async function setAll(widget, pairs) {
+  for (const [name, value] of pairs) await setControl(widget, name, value);
+  return widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+}
+
 /** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
 async function openStep(t) {
   const { site, page } = await sitePage(t);
@@ -238,16 +244,14 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
 
 test('step time: a context-parallel layout is a field away, and its K, V exchange is in the breakdown', async (t) => {
   const { widget } = await openStep(t);
-  for (const [name, value] of [
+  const shown = await setAll(widget, [
     ['tp', '8'],
     ['pp', '1'],
     ['seq', '131072'],
     ['batch', '8'],
     ['recompute', 'full'],
     ['cp', '8'],
-  ])
-    await setControl(widget, name, value);
-  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  ]);
   assert.equal(shown.args.cp, 8);
   const expected = native('step_time', shown.args);
   assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
@@ -274,15 +278,13 @@ test("step time: HSDP, torch.compile, async TP, FP8 all-gather and LoRA are fiel
   }
 
   // Values flow into the engine call, and the answer is the native one to the last bit.
-  for (const [name, value] of [
+  let shown = await setAll(widget, [
     ['stack', 'torchtitan'],
     ['compile', 'true'],
     ['async_tp', 'true'],
     ['lora_rank', '16'],
     ['lora_targets', 'all-linear'],
-  ])
-    await setControl(widget, name, value);
-  let shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  ]);
   assert.equal(shown.args.compile, true);
   assert.equal(shown.args.async_tp, true);
   assert.equal(shown.args.lora_rank, 16);
@@ -314,9 +316,11 @@ test("step time: HSDP, torch.compile, async TP, FP8 all-gather and LoRA are fiel
   assert.deepEqual(plan, planned);
 
   // HSDP: a shard group under ZeRO 3 is sent; under ZeRO 1 the engine refuses it, naming the field.
-  await setControl(widget, 'zero', '3');
-  await setControl(widget, 'shard_group', '2'); // d = 64 / (t 4 · p 4) = 4: two shards of 2
-  shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  // d = 64 / (t 4 · p 4) = 4: two shards of 2.
+  shown = await setAll(widget, [
+    ['zero', '3'],
+    ['shard_group', '2'],
+  ]);
   assert.equal(shown.args.shard_group, 2);
   expected = native('step_time', shown.args);
   assert.deepEqual(shown.result, expected);
