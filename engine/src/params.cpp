@@ -250,6 +250,25 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
     return t;
 }
 
+namespace {
+
+// The planner counts one model's parameters about three times per layout (count_params, then shard_params_split
+// per stage): the last model's tensor list is kept per thread and reused while the whole config compares equal.
+// Only loops that ask for no other model's tensors may hold the reference.
+const std::vector<Tensor>& tensors_of(const ModelConfig& c) {
+    thread_local ModelConfig model;
+    thread_local std::vector<Tensor> tensors;
+    thread_local bool kept = false;
+    if (kept && model == c) return tensors;
+    kept = false;
+    tensors = model_tensors(c);  // an invalid config throws here and keeps nothing
+    model = c;
+    kept = true;
+    return tensors;
+}
+
+}  // namespace
+
 std::int64_t tensor_layers(const ModelConfig& c, const Tensor& t) {
     if (!t.per_layer) return 0;
     if (t.cross) return c.num_decoder_layers;
@@ -267,7 +286,7 @@ ParamCount count_params(const ModelConfig& c) {
     const u64 dense_layers = static_cast<u64>(c.num_dense_layers);
     u64 expert = 0;   // one routed expert
     u64 mtp_own = 0;  // the MTP modules' norms and projections (their blocks are added below)
-    for (const Tensor& t : model_tensors(c)) {
+    for (const Tensor& t : tensors_of(c)) {
         const u64 n = t.count();
         if (t.per_layer && t.cross) {
             p.per_decoder_layer_cross_attention = add(p.per_decoder_layer_cross_attention, n);
@@ -362,7 +381,7 @@ u64 over_shard(const ModelConfig& c, const ShardSpec& spec, PerTensor per_tensor
     // The MTP modules sit with the output head (DeepSeek-V3 sec. 3.2.1): one MoE-shaped block each.
     const std::int64_t mtp_blocks = spec.has_head ? c.mtp_modules : 0;
     u64 total = 0;
-    for (const Tensor& t : model_tensors(c)) {
+    for (const Tensor& t : tensors_of(c)) {
         u64 n = per_tensor(t, t.expert ? etp : tp);
         if (t.per_layer) {
             if (t.expert) n = mul(n, local_experts);
@@ -415,7 +434,7 @@ u64 largest_module_params(const ModelConfig& c, std::int64_t tp) {
     u64 largest = 0, current = 0;
     std::string module;
     // Tensors of one module are adjacent in model_tensors (weight, then its bias).
-    for (const Tensor& t : model_tensors(c)) {
+    for (const Tensor& t : tensors_of(c)) {
         const std::string name = t.name.substr(0, t.name.rfind('.'));
         if (name != module) {
             current = 0;

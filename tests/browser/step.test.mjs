@@ -20,6 +20,12 @@ function bandText(value, halfWidth) {
   return rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/** Sets each [field, value] as a reader would, in order; returns the widget's engine call then, {args, result}. */
+async function setAll(widget, pairs) {
+  for (const [name, value] of pairs) await setControl(widget, name, value);
+  return widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+}
+
 /** A fresh site and page on the step-time chapter, its widget ready; the site closes when the test ends. */
 async function openStep(t) {
   const { site, page } = await sitePage(t);
@@ -124,6 +130,8 @@ test('step time: predictions carry the digits their error band supports, and a l
   assert.doesNotMatch(await text('mfu'), /\.\d\d/, 'never "56.52%" under a band of tens of percent');
   assert.equal(await text('hfu'), `${bandText(100 * result.hfu, h)}%`, 'HFU, which recomputation moves differently');
   assert.equal(await text('step'), `${bandText(result.step_seconds, h)} s`);
+  // The timeline's axis ends on the headline's step time, rounded alike (not 2 significant figures of its own).
+  assert.equal(await widget.locator('svg.timeline text').last().textContent(), await text('step'));
   assert.equal(await text('tokens'), bandText(result.tokens_per_second, h));
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
@@ -236,16 +244,14 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
 
 test('step time: a context-parallel layout is a field away, and its K, V exchange is in the breakdown', async (t) => {
   const { widget } = await openStep(t);
-  for (const [name, value] of [
+  const shown = await setAll(widget, [
     ['tp', '8'],
     ['pp', '1'],
     ['seq', '131072'],
     ['batch', '8'],
     ['recompute', 'full'],
     ['cp', '8'],
-  ])
-    await setControl(widget, name, value);
-  const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
+  ]);
   assert.equal(shown.args.cp, 8);
   const expected = native('step_time', shown.args);
   assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
@@ -255,4 +261,99 @@ test('step time: a context-parallel layout is a field away, and its K, V exchang
     .evaluateAll((trs) => trs.map((tr) => tr.dataset.part));
   // The generic stack all-gathers K and V in the open (the Llama 3 paper's exchange, engine/src/step_cp.cpp).
   assert.ok(rows.includes('cp_comm'), `breakdown rows ${rows}`);
+});
+
+test("step time: HSDP, torch.compile, async TP, FP8 all-gather and LoRA are fields from step_time's declarations, sent to the engine, range errors named beside them", async (t) => {
+  const { page, widget } = await openStep(t);
+  const declared = new Map(
+    native('methods', { detail: true })
+      .find((m) => m.name === 'step_time')
+      .args.map((a) => [a.name, a]),
+  );
+  // Each starts on the engine's declared default (a checkbox on "true"/"false").
+  for (const name of ['shard_group', 'compile', 'async_tp', 'fp8_all_gather', 'lora_rank', 'lora_targets']) {
+    const control = widget.locator(`[name="${name}"]`);
+    const shown = await control.evaluate((el) => (el.type === 'checkbox' ? String(el.checked) : el.value));
+    assert.equal(shown, declared.get(name).default, `${name} starts on the declared default`);
+  }
+
+  // Values flow into the engine call, and the answer is the native one to the last bit.
+  let shown = await setAll(widget, [
+    ['stack', 'torchtitan'],
+    ['compile', 'true'],
+    ['async_tp', 'true'],
+    ['lora_rank', '16'],
+    ['lora_targets', 'all-linear'],
+  ]);
+  assert.equal(shown.args.compile, true);
+  assert.equal(shown.args.async_tp, true);
+  assert.equal(shown.args.lora_rank, 16);
+  assert.equal(shown.args.lora_targets, 'all-linear');
+  let expected = native('step_time', shown.args);
+  assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
+  assert.equal(expected.layout.lora_rank, 16);
+  assert.equal(expected.layout.lora_targets, 'all-linear');
+  assert.equal(expected.layout.compile, true);
+  // LoRA freezes the base weights: no weight gradients, so the step is shorter than full training's.
+  const full = native('step_time', { ...shown.args, lora_rank: 0 });
+  assert.ok(expected.step_seconds < full.step_seconds, `${expected.step_seconds} < ${full.step_seconds}`);
+  assert.match(await widget.locator('[data-out="step"]').textContent(), /^[\d.,]+ s$/);
+
+  // The planner searches under the same choices.
+  await widget.locator('button[data-action="plan"]').click();
+  await widget.locator('tr[data-rank="0"]').waitFor();
+  const plan = await widget.evaluate((el) => el.plan);
+  const planned = native('plan', {
+    ...PLANNER_EXAMPLE,
+    stack: 'torchtitan',
+    compile: true,
+    async_tp: true,
+    fp8_all_gather: false,
+    lora_rank: 16,
+    lora_targets: 'all-linear',
+    top: 5,
+  });
+  assert.deepEqual(plan, planned);
+
+  // HSDP: a shard group under ZeRO 3 is sent; under ZeRO 1 the engine refuses it, naming the field.
+  // d = 64 / (t 4 · p 4) = 4: two shards of 2.
+  shown = await setAll(widget, [
+    ['zero', '3'],
+    ['shard_group', '2'],
+  ]);
+  assert.equal(shown.args.shard_group, 2);
+  expected = native('step_time', shown.args);
+  assert.deepEqual(shown.result, expected);
+  assert.equal(expected.layout.shard_group, 2);
+  await setControl(widget, 'zero', '1');
+  assert.match(await fieldError(widget, 'shard_group'), /shard_group.*zero 3/);
+  assert.equal(await widget.locator('[data-out="mfu"]').textContent(), '—');
+  await setControl(widget, 'shard_group', '0');
+
+  // Out of its declared range: the engine's message, with the declared bounds, beside the field; no number shown.
+  const rank = declared.get('lora_rank');
+  for (const bad of [String(rank.low - 1), String(rank.high + 1)]) {
+    await setControl(widget, 'lora_rank', bad);
+    assert.equal(
+      await fieldError(widget, 'lora_rank'),
+      `lora_rank must be a whole number in [${rank.low}, ${rank.high}], got ${bad}`,
+    );
+    for (const key of ['mfu', 'step', 'tokens'])
+      assert.equal(await widget.locator(`[data-out="${key}"]`).textContent(), '—');
+  }
+  await setControl(widget, 'lora_rank', '16');
+  await setControl(widget, 'lora_targets', 'q,nope');
+  assert.match(await fieldError(widget, 'lora_targets'), /^lora_targets must be a comma-separated list of .*"nope"/);
+  await setControl(widget, 'lora_targets', 'q,v');
+  assert.equal(await fieldError(widget, 'lora_targets'), '');
+  // FP8 weight gathers need an FP8 precision, which this widget leaves at the engine's BF16.
+  await setControl(widget, 'fp8_all_gather', 'true');
+  assert.match(await fieldError(widget, 'fp8_all_gather'), /fp8_all_gather needs .*FP8 precision/);
+  assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity|undefined/);
+
+  // The state carries the new fields, as their attributes name them.
+  const state = await widget.evaluate((el) => el.getState());
+  assert.equal(state.fp8_all_gather, 'true');
+  assert.equal(state.lora_rank, '16');
+  assert.deepEqual(errors(page), []);
 });

@@ -133,3 +133,24 @@ TEST_CASE("component formulas follow the model's shape: SwiGLU MLP is L·3·h·f
     CHECK(std::string(tally::component_formula(tally::Component::Norms, preset("gpt2-small"))) ==
           "L·2·2h (weight + bias)");
 }
+
+TEST_CASE("Parameter counts follow every change to a config, also alternating models (params.cpp's tensor memo)",
+          "[params][plan]") {
+    tally::ModelConfig a = preset("llama-3-8b");
+    const tally::ModelConfig b = preset("mixtral-8x7b");
+    const auto pa = count_params(a);
+    const auto pb = count_params(b);
+    CHECK(count_params(a).total == pa.total);  // alternating, each model keeps its own count
+    CHECK(count_params(b).total == pb.total);
+    CHECK(pa.total != pb.total);
+    // The same object changed in place: one more layer adds exactly one layer's parameters.
+    a.num_layers += 1;
+    CHECK(count_params(a).total == pa.total + pa.per_layer);
+    // 64 more vocabulary rows: the untied embedding and LM head grow by 64·h each, in the whole-model shard too.
+    a.vocab_size += 64;
+    const tally::ShardSpec whole{1, a.num_layers, true, true, false};
+    CHECK(tally::shard_params_split(a, whole).total == pa.total + pa.per_layer + 2u * 64u * 4096u);
+    a.vocab_size -= 64;
+    a.num_layers -= 1;
+    CHECK(tally::shard_params_split(a, {1, a.num_layers, true, true, false}).total == pa.total);
+}

@@ -36,6 +36,6 @@ export {
   modelOption,
 } from './kit/fields.js';
 export { copyText, downloadBlob, standaloneSvg, svgToPng } from './kit/export.js';
-export { declaredArgs, declaredValues, literalDefault } from './kit/contract.js';
+export { declaredArgs, declaredValues, declaredField, literalDefault } from './kit/contract.js';
 export { TallyWidget, ElementBase, defineWidget, widgetTags } from './kit/element.js';
 export { fieldControl, fieldAttribute, fieldArgs, presetSelect, readFields, writeFields } from './kit/store.js';

@@ -4,7 +4,8 @@
 //   model="llama-3-70b", hardware="h100-sxm", gpus="64", tp="4", pp="4", interleave="1", mbs="1",
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
 //   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
-//   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds)
+//   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds),
+//   shard-group, compile, async-tp, fp8-all-gather, lora-rank, lora-targets (step_time's declared defaults)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -16,6 +17,7 @@ import {
   fieldControl,
   declaredValues,
   presetSelect,
+  declaredField,
 } from './base.js';
 import { drawWidth } from './chart.js';
 
@@ -77,6 +79,7 @@ const FIELDS = [
     toArg: Number,
     engineDefault: (e) => e.layout?.zero,
   },
+  declaredField('step_time', 'shard_group', 'number', 'HSDP shard group (ZeRO 3; 0 = all of d)'),
   {
     name: 'recompute',
     kind: 'select',
@@ -110,7 +113,18 @@ const FIELDS = [
     arg: 'flash_attention',
     engineDefault: (e) => e.layout?.flash_attention,
   },
+  declaredField('step_time', 'compile', 'check', 'torch.compile'),
+  declaredField('step_time', 'async_tp', 'check', 'Async TP'),
+  declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather'),
+  declaredField('step_time', 'lora_rank', 'number', 'LoRA rank r (0 = full training)'),
+  declaredField('step_time', 'lora_targets', 'text', 'LoRA modules (e.g. q,v or all-linear)', {
+    check: (t) => /^[\w ,-]{0,200}$/.test(t) || 'not a comma-separated list of module names',
+    sendWhen: (v) => Number(v.lora_rank) !== 0, // the modules mean nothing without adapters
+  }),
 ];
+/** step_time's choices that are not the layout: the planner searches layouts under the same ones. */
+const PLANNED_OPTIONS = ['compile', 'async_tp', 'fp8_all_gather', 'lora_rank', 'lora_targets'];
+
 /**
  * The place a prediction is rounded to under an absolute error `e`: the Particle Data Group's rule (Review of
  * Particle Physics, Introduction, "Rounding"): the error's three leading digits 100-354 keep two significant
@@ -313,6 +327,10 @@ class TallyStep extends TallyWidget {
 
   drawTimeline(r) {
     const svg = this.shadowRoot.querySelector('[data-out="timeline"]');
+    // Seconds to the digits the band supports, as the headline and the table show them: the axis ends on the
+    // headline's step time (a 62 s bar under a ±20 % band reads "60 s", never "62 s" beside a "60 s" headline).
+    const h = r.band?.half_width ?? null;
+    const seconds = (value) => escapeHtml(formatPrediction(value, '', h));
     const parts = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
     // Drawn at its shown width, so the axis labels keep their 12 px on a phone (viewBox units = CSS px).
     const W = drawWidth(this.shownWidth(svg), { min: 200 }),
@@ -323,12 +341,12 @@ class TallyStep extends TallyWidget {
     let x = left;
     const segs = parts.map((p) => {
       const w = (p.seconds / r.step_seconds) * width;
-      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
+      const seg = `<rect class="seg" data-part="${p.id}" x="${x.toFixed(2)}" y="8" width="${Math.max(w, 0).toFixed(2)}" height="30" fill="${COLOURS[p.id] ?? '#888'}"><title>${escapeHtml(p.name)}: ${seconds(p.seconds)} s (${escapeHtml(formatPrediction(p.share, '%'))})</title></rect>`;
       x += w;
       return seg;
     });
-    svg.innerHTML = `<title>One step on one GPU: ${escapeHtml(formatPrediction(r.step_seconds))} s</title>${segs.join('')}
-      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${escapeHtml(formatPrediction(r.step_seconds))} s</text>`;
+    svg.innerHTML = `<title>One step on one GPU: ${seconds(r.step_seconds)} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${seconds(r.step_seconds)} s</text>`;
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
     this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
       parts
@@ -337,12 +355,7 @@ class TallyStep extends TallyWidget {
             `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatPrediction(p.share, '%'))}</span>`,
         )
         .join('') +
-      hidden
-        .map(
-          (p) =>
-            `<span style="--c:transparent">${escapeHtml(p.name)}: ${escapeHtml(formatPrediction(p.seconds))} s</span>`,
-        )
-        .join('');
+      hidden.map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${seconds(p.seconds)} s</span>`).join('');
   }
 
   runPlan() {
@@ -359,6 +372,7 @@ class TallyStep extends TallyWidget {
         global_batch: args.global_batch,
         flash_attention: args.flash_attention,
         stack: args.stack,
+        ...Object.fromEntries(PLANNED_OPTIONS.filter((a) => a in args).map((a) => [a, args[a]])),
         top: 5,
       });
     } catch (error) {
@@ -398,6 +412,7 @@ class TallyStep extends TallyWidget {
       ep: l.ep ?? 1,
       cp: l.cp ?? 1,
       etp: 0,
+      shard_group: 0, // the planner picks ZeRO and d itself, without HSDP
     };
     for (const [name, value] of Object.entries(set)) this.control(name).value = String(value);
     this.control('sp').checked = l.sequence_parallel;

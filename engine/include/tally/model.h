@@ -94,6 +94,7 @@ struct ModelConfig {
     std::int64_t q_dim() const { return num_heads * head_dim; }      // width of Q (and of attention output)
     std::int64_t kv_dim() const { return num_kv_heads * head_dim; }  // width of K (and of V unless v_head_dim)
     int mlp_matrices() const { return mlp == MlpKind::Gelu ? 2 : 3; }
+    bool operator==(const ModelConfig&) const = default;  // every field: the key of params.cpp's tensor memo
 };
 
 // Limits the engine accepts (far beyond any real model; larger values are errors, not wraps).

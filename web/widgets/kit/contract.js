@@ -21,15 +21,34 @@ export function declaredValues(engine, method, arg) {
   return declaredArgs(engine, method).get(arg)?.values ?? [];
 }
 
+/** The default `method` declares for `arg` as text ("2048", "false", "0"); undefined when required, "none" or computed. */
+export function declaredDefault(engine, method, arg) {
+  const text = declaredArgs(engine, method).get(arg)?.default;
+  if (!text || text === 'required' || text === 'none' || text.startsWith('depends:')) return undefined;
+  return text;
+}
+
 /**
- * The default `method` declares for `arg` as text when it is a plain literal the engine uses as given ("2048",
- * "false", "generic"); undefined when it is required, "none", computed ("depends: ..."), or a stand-in whose doc
- * gives it a meaning ("0: the method's default from micro_batch and dp"): those the engine must be asked for.
+ * The declared default when it is a plain literal the engine uses as given ("2048", "false", "generic"); undefined
+ * also for a stand-in whose doc gives it a meaning ("0: the method's default from micro_batch and dp"): those the
+ * engine must be asked for.
  */
 export function literalDefault(engine, method, arg) {
-  const declared = declaredArgs(engine, method).get(arg);
-  const text = declared?.default;
-  if (!text || text === 'required' || text === 'none' || text.startsWith('depends:')) return undefined;
-  if (declared.doc.includes(`${text}:`)) return undefined;
-  return text;
+  const text = declaredDefault(engine, method, arg);
+  return text !== undefined && declaredArgs(engine, method).get(arg).doc.includes(`${text}:`) ? undefined : text;
+}
+
+/**
+ * A widget field (kit/store.js) for `method`'s argument `arg` as the contract declares it: it starts on the declared
+ * default, and its tooltip is the declared doc and range. The range is checked by the engine, whose error names
+ * the argument (the widget shows it beside the field), so no bound is written twice.
+ */
+export function declaredField(method, arg, kind, label, extra = {}) {
+  const help = (w) => {
+    const a = declaredArgs(w.engine, method).get(arg);
+    if (!a) return '';
+    const bound = (x) => Number(x).toLocaleString('en-US');
+    return a.low !== undefined ? `${a.doc} (${bound(a.low)} to ${bound(a.high)})` : a.doc;
+  };
+  return { name: arg, kind, label, arg, fallback: (w) => declaredDefault(w.engine, method, arg) ?? '', help, ...extra };
 }

@@ -3,12 +3,12 @@ import { TallyError } from '../../engine.js';
 import { isNumberText } from '../../state.js';
 import { escapeHtml, formatParams } from './format.js';
 
-/** A labelled input with an error line beside it; `name` is the engine argument it feeds. */
-export function numberField({ name, label, value = '', help = '' }) {
+/** A labelled input with an error line beside it; `name` is the engine argument it feeds (`inputmode` text for text). */
+export function numberField({ name, label, value = '', help = '', inputmode = 'decimal' }) {
   const id = `f-${name}`;
   return `<div class="field" part="field" data-field="${escapeHtml(name)}">
     <label part="label" for="${id}">${escapeHtml(label)}</label>
-    <input part="control" id="${id}" name="${escapeHtml(name)}" inputmode="decimal" autocomplete="off" value="${escapeHtml(value)}"
+    <input part="control" id="${id}" name="${escapeHtml(name)}" inputmode="${inputmode}" autocomplete="off" value="${escapeHtml(value)}"
       aria-describedby="${id}-error"${help ? ` title="${escapeHtml(help)}"` : ''}>
     <span class="error" part="error" id="${id}-error" role="alert"></span>
   </div>`;
@@ -126,10 +126,10 @@ export function selectField({ name, label, options, value = '' }) {
   </div>`;
 }
 
-/** A labelled checkbox. */
-export function checkboxField({ name, label, checked = false }) {
+/** A labelled checkbox (`help`: its tooltip). */
+export function checkboxField({ name, label, checked = false, help = '' }) {
   const id = `f-${name}`;
-  return `<div class="field check" part="field" data-field="${escapeHtml(name)}">
+  return `<div class="field check" part="field" data-field="${escapeHtml(name)}"${help ? ` title="${escapeHtml(help)}"` : ''}>
     <input part="control checkbox" type="checkbox" id="${id}" name="${escapeHtml(name)}"${checked ? ' checked' : ''} aria-describedby="${id}-error">
     <label part="label" for="${id}">${escapeHtml(label)}</label>
     <span class="error" part="error" id="${id}-error" role="alert"></span>

@@ -6,7 +6,8 @@
 //   name        the state key: the URL parameter `<key>.<name>`, getState()'s key and the control's name
 //   attribute   the host attribute (default: the name with "-" for "_")
 //   kind        'number' (text read as a number), 'select', 'check' (a checkbox: "true"/"false") or 'text'
-//   label       the control's label; `help`, `percent` and `range` go to numberField and parseNumber
+//   label       the control's label; `help` (text, or (widget) => text: the tooltip), `percent` and `range` go to
+//               the control and parseNumber
 //   options     a select's [{value, label, title?}], or (widget) => that list when it comes from the presets
 //   fallback    the starting text without an attribute, or (widget) => that text
 //   check       (text, widget) => true or why not, like state.js's validators (default: by kind; a select
@@ -78,9 +79,11 @@ function defaultCheck(field, widget) {
 export function fieldControl(fields, name, value, widget) {
   const f = fields.find((field) => field.name === name);
   if (!f) throw new Error(`no field ${name}`);
-  if (f.kind === 'number') return numberField({ name, label: f.label, value, help: f.help });
+  const help = resolve(f.help, widget);
+  if (f.kind === 'number') return numberField({ name, label: f.label, value, help });
+  if (f.kind === 'text') return numberField({ name, label: f.label, value, help, inputmode: 'text' });
   if (f.kind === 'select') return selectField({ name, label: f.label, options: resolve(f.options, widget), value });
-  if (f.kind === 'check') return checkboxField({ name, label: f.label, checked: value === 'true' });
+  if (f.kind === 'check') return checkboxField({ name, label: f.label, checked: value === 'true', help });
   throw new Error(`field ${name}: a ${f.kind} control is the widget's own`);
 }
 

@@ -43,6 +43,7 @@ ${darkRule(':host([data-tally-theme="dark"])')}
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 .field.check { flex-direction: row; align-items: center; gap: 6px; padding-top: 18px; }
 .field.check label { font-size: 14px; color: var(--fg); }
+.field.check input { flex-shrink: 0; } /* a long label wraps; the box keeps its size */
 .field textarea { font: 12px/1.4 ui-monospace, monospace; width: 100%; min-height: 90px; padding: 4px 6px;
   border: 1px solid var(--border); border-radius: 4px; background: var(--bg); color: var(--fg); }
 .toolbar { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 10px; align-items: center; }
