@@ -5,7 +5,7 @@
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
 //   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds),
-//   shard-group, compile, async-tp, fp8-all-gather, lora-rank, lora-targets (step_time's declared defaults)
+//   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -116,6 +116,10 @@ const FIELDS = [
   declaredField('step_time', 'compile', 'check', 'torch.compile'),
   declaredField('step_time', 'async_tp', 'check', 'Async TP'),
   declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather'),
+  declaredField('step_time', 'ep_overlap', 'check', 'MoE all-to-all overlap (combined 1F1B)'),
+  declaredField('step_time', 'fabric', 'select', 'Cluster fabric', {
+    options: (w) => declaredValues(w.engine, 'step_time', 'fabric').map((v) => ({ value: v, label: v })),
+  }),
   declaredField('step_time', 'lora_rank', 'number', 'LoRA rank r (0 = full training)'),
   declaredField('step_time', 'lora_targets', 'text', 'LoRA modules (e.g. q,v or all-linear)', {
     check: (t) => /^[\w ,-]{0,200}$/.test(t) || 'not a comma-separated list of module names',
@@ -123,7 +127,7 @@ const FIELDS = [
   }),
 ];
 /** step_time's choices that are not the layout: the planner searches layouts under the same ones. */
-const PLANNED_OPTIONS = ['compile', 'async_tp', 'fp8_all_gather', 'lora_rank', 'lora_targets'];
+const PLANNED_OPTIONS = ['compile', 'async_tp', 'fp8_all_gather', 'ep_overlap', 'fabric', 'lora_rank', 'lora_targets'];
 
 /**
  * The place a prediction is rounded to under an absolute error `e`: the Particle Data Group's rule (Review of
