@@ -659,9 +659,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_cp = layer_cp_seconds * md * static_cast<double>(slowest_layers);
     const double tp_hidden_step = layer_tp_hidden * md * static_cast<double>(slowest_layers);
     const double cp_hidden_step = (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers);
-    // The compute under every hidden collective runs slower beside it (overlap_contention.h).
-    const double contention_seconds =
-        overlap_contention_seconds(tp_hidden_step + cp_hidden_step + dp_hidden + zero3_hidden);
+    // The compute under every hidden NCCL collective runs slower beside it (overlap_contention.h); TP overlap moves
+    // its chunks outside NCCL (copy engines for async TP and TE's ring exchange), so it is not charged.
+    const double contention_seconds = overlap_contention_seconds(cp_hidden_step + dp_hidden + zero3_hidden);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",

@@ -24,7 +24,7 @@ TEST_CASE("overlap contention: a GEMM under a collective runs 18.9 % longer on a
     CHECK(tally_test::error_field([] { overlap_contention_seconds(1.0, -0.1); }) == "slowdown");
 }
 
-TEST_CASE("overlap contention in a step: charged on the hidden gradient all-reduce, none where nothing hides") {
+TEST_CASE("overlap contention in a step: charged on hidden NCCL collectives, none where nothing hides") {
     // nanotron ZeRO-0 (DDP with get_fp32_accum_hook): the fp32 buckets are all-reduced behind the last backward.
     const nlohmann::json ddp = tally_test::modern_run("nanotron-1p34b-128gpu");
     REQUIRE(ddp.contains("args"));
@@ -45,4 +45,10 @@ TEST_CASE("overlap contention in a step: charged on the hidden gradient all-redu
           Approx((tally_test::breakdown_seconds(f, "zero3_comm_hidden") +
                   tally_test::breakdown_seconds(f, "dp_comm_hidden")) *
                  0.189 / 1.189));
+    // Megatron-Core + TE's tensor-parallel overlap runs outside NCCL (userbuffers): hidden but not charged.
+    const nlohmann::json te = tally_test::fit_run("megatron-core-r0.8-gpt-32b-384gpu");
+    const nlohmann::json m = api::invoke("step_time", te["args"]);
+    REQUIRE(tally_test::breakdown_seconds(m, "tp_comm_hidden") > 0);
+    CHECK(tally_test::breakdown_seconds(m, "overlap_contention") ==
+          Approx(tally_test::breakdown_seconds(m, "dp_comm_hidden") * 0.189 / 1.189));
 }

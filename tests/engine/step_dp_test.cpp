@@ -86,7 +86,10 @@ TEST_CASE("nanotron at 512 H100s: the exposed fp32 reduction moves the 3.57B pre
     nlohmann::json generic_args = run["args"];
     generic_args["stack"] = "generic";
     const nlohmann::json generic = api::invoke("step_time", generic_args);
-    CHECK(tally_test::breakdown_seconds(generic, "dp_comm") == 0);  // the default hides it behind the backward
+    // The default hides all but the embedding's last bucket (131,072 x 3,072 of 3.57B parameters) behind the backward.
+    CHECK(tally_test::breakdown_seconds(generic, "dp_comm") <
+          0.15 * (tally_test::breakdown_seconds(generic, "dp_comm") +
+                  tally_test::breakdown_seconds(generic, "dp_comm_hidden")));
     CHECK(tally_test::breakdown_seconds(nano, "dp_comm") > 0.5 * tally_test::breakdown_seconds(nano, "matmul"));
     CHECK(nano["mfu"].get<double>() < 0.6 * generic["mfu"].get<double>());
     CHECK(nano["mfu"].get<double>() / published - 1 < 1.1);
