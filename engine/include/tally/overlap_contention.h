@@ -1,6 +1,11 @@
 // What hidden communication costs the compute it hides behind: NCCL's collective kernels occupy SMs (one thread
 // block per channel) and HBM bandwidth while they run, so the GEMMs and elementwise kernels issued beside them run
 // slower than alone. The step model counts overlapped collectives as free; this prices the compute they stretch.
+// step_time charges it on the NCCL collectives it hides (data-parallel reduction, ZeRO-3 gathers, CP exchange),
+// not on tensor-parallel overlap: PyTorch's async TP moves its chunks with copy engines, "dedicated hardware units
+// for direct memory access (DMA) which operates independently of SMs" (D. Vega-Myhre, "An illustrated deep-dive
+// into ... Async TP", 2025), and Transformer Engine's userbuffers copy the ring exchange with copy engines too
+// (initialize_ub's add_ub: use_ce=True); TE's pipelined and bulk overlaps keep 16 SMs (num_sm=16), not charged here.
 #pragma once
 
 namespace tally {
