@@ -2,6 +2,7 @@
 #include "tally/fabric.h"
 #include "tally/step_dp.h"
 #include "tally/moe.h"
+#include "tally/overlap_contention.h"
 #include "tally/step_cp.h"
 #include "tally/step_moe.h"
 #include "tally/step_fsdp.h"
@@ -612,7 +613,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
     const DpReduction reduction =
         dp_reduction({dp_group, st.zero, m, trained_params, grad_element_bytes, updated_element_bytes, dp_bw, dp_lat,
-                      backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync});
+                      backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync,
+                      lora ? 0 : static_cast<double>(c.vocab_size) * h / t});
     if (dp_group > 1) {
         if (st.zero <= 2) {
             dp_seconds = reduction.seconds;
@@ -655,6 +657,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cp = layer_cp_seconds * md * static_cast<double>(slowest_layers);
+    const double tp_hidden_step = layer_tp_hidden * md * static_cast<double>(slowest_layers);
+    const double cp_hidden_step = (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers);
+    // The compute under every hidden NCCL collective runs slower beside it (overlap_contention.h); TP overlap moves
+    // its chunks outside NCCL (copy engines for async TP and TE's ring exchange), so it is not charged.
+    const double contention_seconds = overlap_contention_seconds(cp_hidden_step + dp_hidden + zero3_hidden);
     StepResult r;
     r.breakdown = {
         {"matmul", "matmuls (forward, backward, recompute)",
@@ -666,12 +673,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
          per_layer_split_cast + weight_cast_seconds * static_cast<double>(slowest_layers), true},
         {"tp_comm", sp ? "sequence-parallel all-gather / reduce-scatter" : "tensor-parallel all-reduce",
          per_layer_split_tp, true},
-        {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)",
-         layer_tp_hidden * md * static_cast<double>(slowest_layers), false},
+        {"tp_comm_hidden", "tensor-parallel communication (overlapped with GEMMs)", tp_hidden_step, false},
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
         {"cp_comm", "context-parallel K, V exchange (exposed)", per_layer_split_cp, true},
-        {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)",
-         (layer_cp.total_s - layer_cp.exposed_s) * md * static_cast<double>(slowest_layers), false},
+        {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)", cp_hidden_step, false},
         {"moe_sync", "MoE dispatch host synchronisation (dropless)", per_layer_split_sync, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
@@ -681,6 +686,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"zero3_comm_hidden", "ZeRO-3 weight gathers (overlapped)", zero3_hidden, false},
         {"optimizer", "optimizer step (HBM)", optimizer_seconds, true},
         {"grad_accum", "fp32 gradient accumulation and norm passes (HBM)", reduction.accumulate_seconds, true},
+        {"overlap_contention", "compute slowed by the collectives it hides", contention_seconds, true},
     };
     // The last stage's output layer is inside `matmul` (its share of the slowest stage).
     double step = 0;

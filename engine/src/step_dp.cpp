@@ -16,6 +16,10 @@ DpReduction dp_reduction(const DpReductionInput& in) {
             in.params * (static_cast<double>(in.microbatches) * per_microbatch + 4) / in.hbm_bytes_per_s;
     }
     if (in.dp <= 1) return out;
+    // PyTorch DDP (Li et al. 2020, sec. 3.2.3; torch.nn.parallel.DistributedDataParallel notes): a bucket is
+    // reduced once every gradient in it is ready, and buckets follow the order gradients became ready in the first
+    // iteration, so the input embedding's gradient, produced by the backward's last op, is reduced after it ends.
+    const double tail_share = in.params > 0 ? std::clamp(in.last_grad_params / in.params, 0.0, 1.0) : 0;
     const std::int64_t dp = in.dp;
     const double bw = in.link_bytes_per_s, lat = in.latency_s;
     const double grad_bytes = in.params * (in.sync.fp32 ? 4.0 : in.grad_element_bytes);
@@ -30,7 +34,7 @@ DpReduction dp_reduction(const DpReductionInput& in) {
         // DDP with an fp32 communication hook (nanotron get_fp32_accum_hook): each bucket's fp32 gradients are
         // all-reduced as the backward produces them.
         out.seconds = ring_all_reduce_seconds(grad_bytes, dp, bw, lat);
-        out.hidden = in.overlap ? std::min(out.seconds, in.backward_window_s) : 0;
+        out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
     } else {
         // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
         // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Bucketed reduction overlaps the last
@@ -39,7 +43,7 @@ DpReduction dp_reduction(const DpReductionInput& in) {
         // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
         // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
         out.seconds = ring_gather_seconds(grad_bytes, dp, bw, lat) + ring_gather_seconds(weight_bytes, dp, bw, lat);
-        out.hidden = in.overlap ? std::min(out.seconds, in.backward_window_s) : 0;
+        out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include "tally/api.h"
 #include "tally/flops.h"
 #include "tally/hardware.h"
+#include "tally/params.h"
 #include "tally/step.h"
 
 using namespace tally;
@@ -109,8 +110,10 @@ TEST_CASE("gradient reduction hides behind the last backward up to its length; t
     StepLayout l = layout(64, 1, 1, 64);
     l.setup.zero = 1;
     const StepResult fast = step_time(c, find_hardware("h100-sxm"), l);
+    // All but the input embedding's share (its gradient comes last, step_dp.h), up to the last backward's length.
+    const double last = static_cast<double>(c.vocab_size * c.hidden_size) / count_params(c).total;
     CHECK(component(fast, "dp_comm_hidden") ==
-          Approx(std::min(component(fast, "dp_comm_hidden") + component(fast, "dp_comm"),
+          Approx(std::min((component(fast, "dp_comm_hidden") + component(fast, "dp_comm")) * (1 - last),
                           fast.microbatch_seconds * 2 / 3)));
     // The same layout on a network 32× slower (consumer PCIe box, 100 Gb/s Ethernet) exposes more of it.
     Hardware slow = find_hardware("h100-sxm");
@@ -132,7 +135,10 @@ TEST_CASE("gradient reduction issued after the last backward (Megatron-LM 2021, 
     CHECK(component(after, "dp_comm_hidden") == 0);
     CHECK(component(after, "dp_comm") ==
           Approx(component(overlapped, "dp_comm") + component(overlapped, "dp_comm_hidden")));
-    CHECK(after.step_seconds == Approx(overlapped.step_seconds + component(overlapped, "dp_comm_hidden")));
+    // Nothing overlaps, so nothing slows the backward either (overlap_contention.h).
+    CHECK(component(after, "overlap_contention") == 0);
+    CHECK(after.step_seconds == Approx(overlapped.step_seconds + component(overlapped, "dp_comm_hidden") -
+                                       component(overlapped, "overlap_contention")));
 }
 
 TEST_CASE("sequence parallelism costs the same collective bytes as the all-reduce but less HBM traffic") {
@@ -363,7 +369,7 @@ TEST_CASE("an NVL72 rack keeps a 64-GPU data-parallel all-reduce on NVLink; an 8
     };
     const auto [rack_exposed, rack_hidden] = dp_seconds(rack);
     const auto [hgx_exposed, hgx_hidden] = dp_seconds(hgx);
-    CHECK(rack_exposed == 0);
+    CHECK(rack_exposed < 0.1 * (rack_exposed + rack_hidden));  // the embedding's last bucket only (step_dp.h)
     CHECK(rack_hidden > 0);
     CHECK(hgx_exposed > 0);
     CHECK(hgx_exposed + hgx_hidden > 10 * (rack_exposed + rack_hidden));  // 50 GB/s network vs 900 GB/s NVLink

@@ -183,6 +183,7 @@ const COLOURS = {
   fp8_cast: '#a0522d',
   cp_comm: '#6b8e23',
   grad_accum: '#b8860b',
+  overlap_contention: '#8b4513',
 };
 
 const css = `

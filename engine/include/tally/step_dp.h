@@ -29,6 +29,9 @@ struct DpReductionInput {
     bool overlap = true;              // StepLayout::overlap_grad_reduce
     double hbm_bytes_per_s = 0;       // streaming bandwidth for the fp32 accumulation passes
     GradSync sync;
+    // Parameters whose gradients are complete only when the backward ends (the input embedding, the last layer the
+    // backward reaches; tied to the output layer, its hook fires only then): their share cannot overlap.
+    double last_grad_params = 0;
 };
 
 struct DpReduction {
