@@ -558,8 +558,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // TE's GroupedLinear issues each local expert's casts and GEMMs from the host: a small layer waits on it.
     const double layer_launch_seconds =
         c.is_moe() && std::string(stack.id) == "megatron-te"
-            ? moe_layer_share *
-                  moe_launch_bound_seconds(moe_expert_host_seconds(moe_shape.local_experts, full), gpu_layer_seconds)
+            ? moe_layer_share * moe_launch_bound_seconds(moe_expert_host_seconds(moe_shape, full), gpu_layer_seconds)
             : 0;
     const double layer_sync_seconds = layer_dispatch_sync_seconds + layer_launch_seconds;
 

@@ -30,9 +30,11 @@ constexpr double kPermuteBackwardOverForward = 1;
 // the experts on the host, in the forward quantizing each expert's input and weight (get_weight_workspace in a
 // Python loop over num_gemms) and launching one GEMM per expert (general_grouped_gemm), in the backward
 // quantizing each expert's gradient and launching its dgrad and wgrad GEMMs, for both expert linears
-// (TransformerEngine transformer_engine/pytorch/module/grouped_linear.py, _GroupedLinear forward/backward).
-// Chosen on the fit half of content/validation/runs-modern.json only (grid 0-1 ms in 0.05 ms steps over the fit
-// half's 81 runs, BENCHMARKS.md "MoE per-expert host floor"); the held-out half took no part.
+// (TransformerEngine transformer_engine/pytorch/module/grouped_linear.py, _GroupedLinear forward/backward). The
+// Megatron-Bridge 25.11 recipes capture only "attn", "moe_router", "moe_preprocess" in CUDA graphs, if any (v0.2.0
+// scripts/performance/configs/*/workload_base_configs.py): the experts are launched from the host every micro-batch.
+// Chosen on the fit half of content/validation/runs-modern.json only (grid 0-1.2 ms in 0.05 ms steps: fit median
+// |error| 6.7 % at 0, 5.9 % at 0.7 ms; its 17 MoE rows 12.2 % -> 8.8 %; BENCHMARKS.md); the held-out half took no part.
 constexpr double kHostSecondsPerLocalExpert = 0.7e-3;
 // Of those per-expert host steps, the forward's share (input cast, weight cast, fprop GEMM: 3 of 6 per linear),
 // replayed once more under full recomputation.
@@ -112,8 +114,8 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
     return out;
 }
 
-double moe_expert_host_seconds(double local_experts, bool recomputed) {
-    return kHostSecondsPerLocalExpert * std::max(local_experts, 0.0) * (1 + (recomputed ? kHostForwardShare : 0));
+double moe_expert_host_seconds(const MoeStepShape& shape, bool recomputed) {
+    return kHostSecondsPerLocalExpert * std::max(shape.local_experts, 0.0) * (1 + (recomputed ? kHostForwardShare : 0));
 }
 
 double moe_launch_bound_seconds(double host, double gpu) {
