@@ -553,11 +553,18 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double layer_ep_seconds =
         moe_overlapped_all_to_all_seconds(moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds,
                                           layout.ep_overlap ? mm_seconds + layer_memory_seconds : 0);
-    const double layer_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
+    const double layer_dispatch_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
+    const double gpu_layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
+                                     layer_dispatch_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    // TE's GroupedLinear issues each local expert's casts and GEMMs from the host: a small layer waits on it.
+    const double layer_launch_seconds =
+        c.is_moe() && std::string(stack.id) == "megatron-te"
+            ? moe_layer_share * moe_launch_bound_seconds(moe_expert_host_seconds(moe_shape, full), gpu_layer_seconds)
+            : 0;
+    const double layer_sync_seconds = layer_dispatch_sync_seconds + layer_launch_seconds;
 
     // ---------------------------------------------------------------- stages and the pipeline
-    const double layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
-                                 layer_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    const double layer_seconds = gpu_layer_seconds + layer_launch_seconds;
     // Multi-token prediction (DeepSeek-V3 sec. 2.2): each module is one more transformer block, a 2h→h projection
     // and the shared output head with its loss, run after the main model on the last stage (Megatron-Core's MTP).
     const double mtp_projection_flops = 2 * tokens * 2 * h * h / t;
@@ -677,7 +684,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         {"ep_comm", "expert-parallel all-to-all (MoE)", per_layer_split_ep, true},
         {"cp_comm", "context-parallel K, V exchange (exposed)", per_layer_split_cp, true},
         {"cp_comm_hidden", "context-parallel K, V exchange (overlapped with attention)", cp_hidden_step, false},
-        {"moe_sync", "MoE dispatch host synchronisation (dropless)", per_layer_split_sync, true},
+        {"moe_sync", "MoE host time: dispatch sync, per-expert launches", per_layer_split_sync, true},
         {"bubble", "pipeline bubble", bubble_seconds, true},
         {"pp_comm", "pipeline point-to-point sends", p2p_seconds, true},
         {"dp_comm", "data-parallel gradient reduction (exposed)", dp_seconds - dp_hidden, true},

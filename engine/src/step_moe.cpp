@@ -26,6 +26,19 @@ constexpr double kDroplessSyncSeconds = 1.25e-3;
 // sorts the received chunks by local expert and back again (sort_chunks_by_idxs), two more reads and writes of
 // the k rows (Megatron-Core token_dispatcher.py, MoEAlltoAllTokenDispatcher). Backward: the same bytes again.
 constexpr double kPermuteBackwardOverForward = 1;
+// Host seconds per local expert per MoE layer per micro-batch (forward and backward): TE's GroupedLinear walks
+// the experts on the host, in the forward quantizing each expert's input and weight (get_weight_workspace in a
+// Python loop over num_gemms) and launching one GEMM per expert (general_grouped_gemm), in the backward
+// quantizing each expert's gradient and launching its dgrad and wgrad GEMMs, for both expert linears
+// (TransformerEngine transformer_engine/pytorch/module/grouped_linear.py, _GroupedLinear forward/backward). The
+// Megatron-Bridge 25.11 recipes capture only "attn", "moe_router", "moe_preprocess" in CUDA graphs, if any (v0.2.0
+// scripts/performance/configs/*/workload_base_configs.py): the experts are launched from the host every micro-batch.
+// Chosen on the fit half of content/validation/runs-modern.json only (grid 0-1.2 ms in 0.05 ms steps: fit median
+// |error| 6.7 % at 0, 5.9 % at 0.7 ms; its 17 MoE rows 12.2 % -> 8.8 %; BENCHMARKS.md); the held-out half took no part.
+constexpr double kHostSecondsPerLocalExpert = 0.7e-3;
+// Of those per-expert host steps, the forward's share (input cast, weight cast, fprop GEMM: 3 of 6 per linear),
+// replayed once more under full recomputation.
+constexpr double kHostForwardShare = 0.5;
 
 }  // namespace
 
@@ -99,6 +112,17 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
     }
     out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
     return out;
+}
+
+double moe_expert_host_seconds(const MoeStepShape& shape, bool recomputed) {
+    return kHostSecondsPerLocalExpert * std::max(shape.local_experts, 0.0) * (1 + (recomputed ? kHostForwardShare : 0));
+}
+
+double moe_launch_bound_seconds(double host, double gpu) {
+    // The host runs ahead of the GPU while kernels queue up; a layer whose host work outlasts its GPU work leaves
+    // the GPU idle for the difference (CUDA's asynchronous launches: the queue hides host time only up to the
+    // GPU time behind it).
+    return std::max(host - std::max(gpu, 0.0), 0.0);
 }
 
 double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double forward_flops, double passes,

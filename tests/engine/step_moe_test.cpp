@@ -204,3 +204,36 @@ TEST_CASE("combined 1F1B hides the all-to-all behind an adjacent micro-batch: Qw
     CHECK(moe_overlapped_all_to_all_seconds(1, 2) == 0);
     CHECK(moe_overlapped_all_to_all_seconds(1, 0) == 1);
 }
+
+TEST_CASE("at micro-batch 1 the per-expert host work outlasts the GPU: Qwen3 on B200; eight sequences hide it") {
+    // Megatron-Bridge docs/performance-summary-archive.md (commit 4ab94df), 25.11, DGX-B200: Qwen3-30B-A3B FP8-MX on
+    // 8 GPUs, MBS 1, EP 8: 9,299 tokens/s/GPU; Qwen3-235B-A22B FP8-MX on 64 GPUs, MBS 1, PP 8, EP 8: 3,269.
+    // DGX-GB300: Qwen3-30B-A3B FP8-MX on 8 GPUs, MBS 4, EP 8: 28,934. 16 local experts each.
+    for (const char* id :
+         {"nvidia-bridge-2511-qwen3-30b-a3b-b200-mxfp8-8gpu", "nvidia-bridge-2511-qwen3-235b-a22b-b200-mxfp8-64gpu",
+          "nvidia-bridge-2511-qwen3-30b-a3b-gb300-nvl72-mxfp8-8gpu"}) {
+        INFO(id);
+        const nlohmann::json run = fit_run(id);
+        CHECK(std::fabs(predicted_per_gpu(run) / run["published"]["value"].get<double>() - 1) < 0.20);
+    }
+    // The B200 MBS-1 row waits on the host: its MoE host time exceeds the dispatch syncs alone ...
+    const auto moe_host = [](const nlohmann::json& args) {
+        return tally_test::breakdown_seconds(api::invoke("step_time", args), "moe_sync");
+    };
+    nlohmann::json b200 = fit_run("nvidia-bridge-2511-qwen3-30b-a3b-b200-mxfp8-8gpu")["args"];
+    const double launch_bound = moe_host(b200);
+    // ... and eight times the tokens per micro-batch (MBS 8, the GB300 BF16 config's) keep the GPU busier than it.
+    b200["micro_batch"] = 8;
+    const double micro_batches = b200["global_batch"].get<double>() / 8 / 8;
+    CHECK(moe_host(b200) == Approx(1.25e-3 * 48 * micro_batches).epsilon(1e-9));  // the 48 layers' syncs alone
+    CHECK(launch_bound > 2 * 8 * 1.25e-3 * 48 * micro_batches);  // MBS 1: 8x the syncs, and the launches more
+    // Host seconds grow with the local experts; recomputation replays the forward's half.
+    const Interconnect ic = find_hardware("b200").interconnect;
+    const ModelConfig c = qwen3_30b_a3b();
+    const MoeStepShape ep8 = moe_step_shape(c, ic, {4096, 1, 8, 1, 8, 0, 2, 0.77});
+    const MoeStepShape ep4 = moe_step_shape(c, ic, {4096, 1, 4, 1, 8, 0, 2, 0.77});
+    CHECK(moe_expert_host_seconds(ep4, false) == Approx(2 * moe_expert_host_seconds(ep8, false)));
+    CHECK(moe_expert_host_seconds(ep8, true) == Approx(1.5 * moe_expert_host_seconds(ep8, false)));
+    CHECK(moe_launch_bound_seconds(0.011, 0.004) == Approx(0.007));
+    CHECK(moe_launch_bound_seconds(0.011, 0.02) == 0);
+}

@@ -50,6 +50,13 @@ double moe_overlapped_all_to_all_seconds(double all_to_all, double behind);
 // that ep·etp divides tp·cp·dp).
 MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const MoeStepInput& in);
 
+// Host seconds of one MoE layer's per-expert work (TE GroupedLinear's per-expert casts and GEMM launches) for one
+// micro-batch, forward and backward, the forward's share again when recomputed.
+double moe_expert_host_seconds(const MoeStepShape& shape, bool recomputed);
+
+// Seconds the GPU idles in a layer whose host work (`host`) outlasts its GPU work (`gpu`): 0 when it does not.
+double moe_launch_bound_seconds(double host, double gpu);
+
 // Seconds of the routed experts' GEMMs over all passes (`passes` forward-equivalents) for `flops` executed
 // FLOPs of one forward, at the grouped GEMM's per-expert shape (matmul_efficiency of step.h).
 double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double forward_flops, double passes,
