@@ -120,11 +120,12 @@ const std::vector<StackProfile>& stack_profiles() {
         {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes);
-        // per-op selective AC, Llama in plain PyTorch (compile optional) and no reshard after forward with PP
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
+        // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
+        // optional) and no reshard after forward with PP
         // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp).
-        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false, true, true,
-         true},
+        {"torchtitan", "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)", AttentionKernel::SdpaCudnnOnBlackwell,
+         false, true, true, true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).

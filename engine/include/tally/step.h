@@ -58,6 +58,7 @@ struct StepLayout {
 enum class AttentionKernel {
     FlashAttention2,  // Dao 2023: the flash-attn package, PyTorch SDPA's flash backend
     FusedHopper,      // cuDNN fused attention / FlashAttention-3: warp-specialised, asynchronous (Hopper and later)
+    SdpaCudnnOnBlackwell,  // PyTorch SDPA with cuDNN first on sm100 and flash (FA2) before it (torchtitan)
 };
 // A named software stack: a documented set of choices, not a fitted multiplier (docs/API.md, "Step time").
 struct StackProfile {
@@ -84,7 +85,8 @@ const StackProfile& stack_profile(const std::string& id);
 const std::vector<StackProfile>& stack_profiles();
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
 // generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
-// parallelism); Hopper and later from the FlashAttention-3 paper's per-length rates (step_attention.cpp).
+// parallelism); Hopper from the FlashAttention-3 paper's per-length rates, Blackwell from cudnn-frontend's B200
+// rates (step_attention.cpp).
 double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq = 16384);
 // Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
 double matmul_peak_fraction(const std::string& architecture);
