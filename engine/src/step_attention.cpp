@@ -74,8 +74,9 @@ double combined(const double (&lengths)[N], const double (&forward)[N], const do
 
 double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq) {
     const bool blackwell = architecture == "blackwell";
-    // torchtitan puts cuDNN first on compute capability 10.0 and later, flash elsewhere (torchtitan PR #1196,
-    // 2025-05-14; models/attention.py ScaledDotProductAttention._init_backend at 6fc499f, 2025-08-14).
+    // torchtitan puts cuDNN first on compute capability 10.0 and later, flash elsewhere (PR #1196, 2025-05-14;
+    // models/attention.py at 6fc499f); from PR #1776 (6a3a9da, 2025-10-09) cuDNN is first on every GPU, after
+    // the profile's Hopper benchmarks, so Hopper keeps flash.
     if (kernel == AttentionKernel::SdpaCudnnOnBlackwell)
         kernel = blackwell ? AttentionKernel::FusedHopper : AttentionKernel::FlashAttention2;
     const bool hopper_or_later = architecture == "hopper" || blackwell;
