@@ -78,6 +78,8 @@ struct StackProfile {
     bool fsdp_keep_gathered_with_pp = false;
     // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
     GradSync grad_sync{};
+    // Routed experts through PyTorch's torch._grouped_mm: on Blackwell in BF16 at its measured rate (step_moe.h).
+    bool torch_grouped_mm = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.

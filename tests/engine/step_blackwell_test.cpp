@@ -1,7 +1,11 @@
-// Attention on Blackwell: cudnn-frontend's measured B200 rates and torchtitan's SDPA backend order on sm100.
+// PyTorch on Blackwell: cuDNN's B200 attention rates, torchtitan's SDPA order on sm100, torch._grouped_mm's rates.
 #include <catch2/catch.hpp>
 
+#include <utility>
+
+#include "tally/hardware.h"
 #include "tally/step.h"
+#include "tally/step_moe.h"
 
 using namespace tally;
 
@@ -55,4 +59,31 @@ TEST_CASE("torchtitan's SDPA: cuDNN first on compute capability 10.0, flash else
         CHECK(attention_efficiency(titan.attention, "ampere", seq) ==
               attention_efficiency(AttentionKernel::FlashAttention2, "ampere", seq));
     }
+}
+
+TEST_CASE("torch._grouped_mm on B200: torchao's Llama 4 Scout shapes, BF16 forward + backward by experts per GPU") {
+    // pytorch/ao torchao/prototype/moe_training/README.md (commit ff16308), bf16_fwd_bwd_us at M=128,000, N=8,192,
+    // K=5,120: 43,140.20 us with 1 group, 39,487.60 with 2, 37,700.70 with 8 (torch 2.10.0a0, one B200).
+    const auto b200 = find_hardware("b200");
+    const double forward = 2 * 128000.0 * 8192 * 5120;
+    for (const auto& [groups, microseconds] : {std::pair{1.0, 43140.20}, {2.0, 39487.60}, {8.0, 37700.70}}) {
+        MoeStepShape shape;
+        shape.local_experts = groups;
+        shape.tokens_per_expert = 128000 / groups;
+        shape.expert_ffn = 8192;
+        const double seconds =
+            moe_grouped_gemm_seconds(shape, 5120, forward, 3, b200.peak("bf16"), b200.memory_bandwidth_bytes_per_s, 2,
+                                     torch_grouped_mm_bf16_fraction(groups));
+        CHECK(seconds * 1e6 == Approx(microseconds).epsilon(1e-6));
+    }
+    // A third of the peak with one expert a GPU (747 TFLOP/s), well under the 0.60 the dense BF16 GEMMs reach; flat
+    // outside the measured 1-8 groups, between them on the log2 line.
+    CHECK(torch_grouped_mm_bf16_fraction(1) == Approx(0.332).margin(0.001));
+    CHECK(torch_grouped_mm_bf16_fraction(1) < matmul_peak_fraction("blackwell"));
+    CHECK(torch_grouped_mm_bf16_fraction(16) == torch_grouped_mm_bf16_fraction(8));
+    CHECK(torch_grouped_mm_bf16_fraction(0.5) == torch_grouped_mm_bf16_fraction(1));
+    CHECK(torch_grouped_mm_bf16_fraction(3) > torch_grouped_mm_bf16_fraction(2));
+    CHECK(torch_grouped_mm_bf16_fraction(3) < torch_grouped_mm_bf16_fraction(4));
+    CHECK(stack_profile("torchtitan").torch_grouped_mm);
+    CHECK_FALSE(stack_profile("megatron-te").torch_grouped_mm);
 }
