@@ -121,11 +121,13 @@ const std::vector<StackProfile>& stack_profiles() {
         {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes);
-        // per-op selective AC, Llama in plain PyTorch (compile optional) and no reshard after forward with PP
-        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp).
-        {"torchtitan", "torchtitan (FSDP2, SDPA flash backend)", AttentionKernel::FlashAttention2, false, true, true,
-         true},
+        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
+        // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
+        // optional) and no reshard after forward with PP
+        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
+        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm).
+        {"torchtitan", "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)", AttentionKernel::SdpaCudnnOnBlackwell,
+         false, true, true, true, GradSync{}, true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
@@ -400,8 +402,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         moe_shape = moe_step_shape(
             c, hw.interconnect,
             {tokens, st.tp, st.ep, st.etp_or_tp(), node, st.capacity_factor, e, kCollectiveBandwidthFraction});
-        const double seconds = moe_grouped_gemm_seconds(moe_shape, h, routed_forward_flops, routed_passes, peak, bw,
-                                                        linear_bytes, linear_fraction);
+        // torch._grouped_mm in BF16 on Blackwell: its measured rate instead of the dense GEMMs' (step_moe.h).
+        const bool grouped_measured = stack.torch_grouped_mm && !low_precision && hw.architecture == "blackwell";
+        const double seconds = moe_grouped_gemm_seconds(
+            moe_shape, h, routed_forward_flops, routed_passes, peak, bw, linear_bytes,
+            grouped_measured ? torch_grouped_mm_bf16_fraction(moe_shape.local_experts) : linear_fraction);
         mm_flops += routed_forward_flops * routed_passes;
         mm_seconds += seconds;
         linear_seconds += seconds;

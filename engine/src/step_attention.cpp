@@ -22,6 +22,22 @@ constexpr double kFa2Backward[] = {214, 260, 291, 310, 318, 322};
 // cuDNN fused attention: what Transformer Engine's DotProductAttention runs on Hopper (the megatron-te profile).
 constexpr double kCudnnForward[] = {315, 410, 484, 518, 529, 539};
 constexpr double kCudnnBackward[] = {305, 408, 465, 499, 518, 516};
+// The same two backends measured on one B200 (free clock, cuDNN 9.10.2, PyTorch 2.8 NGC 25.05), BF16, causal GQA
+// 128 query / 8 KV heads, head dim 128, batch 1, TFLOP/s counted as above (causal halved, backward 2.5x the
+// forward): NVIDIA cudnn-frontend benchmark/sdpa_benchmark_bf16_training/artifacts/
+// sdpa_benchmark_results_NVIDIA_B200.csv (commit f937055, 2025-06-12), rows pyt_cudnn and pyt_flash_attention.
+constexpr double kB200Seq[] = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+constexpr double kB200CudnnForward[] = {66.280,   216.110,  525.475,  897.309, 1211.140,
+                                        1358.566, 1435.072, 1428.973, 1348.674};
+constexpr double kB200CudnnBackward[] = {43.512,   178.132,  383.705,  709.138, 945.440,
+                                         1074.499, 1132.387, 1074.456, 1037.897};
+// PyTorch SDPA's flash backend on sm100 is FlashAttention-2's Ampere-instruction kernel: a fifth of cuDNN's rate.
+constexpr double kB200FlashForward[] = {60.602, 147.330, 250.977, 327.554, 376.059, 396.971, 406.373, 410.677, 412.019};
+constexpr double kB200FlashBackward[] = {41.808,  111.864, 194.686, 266.388, 309.174,
+                                         331.025, 342.027, 346.516, 347.340};
+// The B200's dense BF16 peak the rates are taken against: HGX B200 (1,000 W), 4.5 PFLOPS with sparsity halved
+// (NVIDIA Blackwell datasheet; content/presets/hardware/b200.json). Other Blackwell parts take these fractions.
+constexpr double kB200PeakTflops = 2250;
 // FlashAttention-2 in a training step runs at this fraction of the published kernel rates above (and of the
 // Ampere fraction): the benchmarks time the causal forward and the unmasked backward alone at boost clock, a step
 // runs the causal backward for hours beside the GEMMs. Chosen on the fit half only: the grid 0.50-1.00 over every
@@ -35,31 +51,44 @@ constexpr double kBackwardFlopsOverForward = 2.5;
 
 // Piecewise linear in log2(seq) between the table's lengths, flat beyond both ends (the rates level off by 16k;
 // below 512 the 512 rate is kept, an upper bound).
-double at_seq(const double (&rate)[6], double seq) {
-    if (!(seq > kTableSeq[0])) return rate[0];
-    for (int i = 1; i < 6; ++i)
-        if (seq <= kTableSeq[i]) {
-            const double w = std::log2(seq / kTableSeq[i - 1]);  // table lengths double at each step
+template <int N>
+double at_seq(const double (&lengths)[N], const double (&rate)[N], double seq) {
+    if (!(seq > lengths[0])) return rate[0];
+    for (int i = 1; i < N; ++i)
+        if (seq <= lengths[i]) {
+            const double w = std::log2(seq / lengths[i - 1]);  // table lengths double at each step
             return rate[i - 1] + w * (rate[i] - rate[i - 1]);
         }
-    return rate[5];
+    return rate[N - 1];
 }
 
-// Forward + backward FLOPs over forward + backward time, as a fraction of the H100 peak.
-double combined(const double (&forward)[6], const double (&backward)[6], double seq) {
-    const double f = at_seq(forward, seq), b = at_seq(backward, seq);
-    return (1 + kBackwardFlopsOverForward) / (1 / f + kBackwardFlopsOverForward / b) / kH100SxmPeakTflops;
+// Forward + backward FLOPs over forward + backward time, as a fraction of the peak the table was measured against.
+template <int N>
+double combined(const double (&lengths)[N], const double (&forward)[N], const double (&backward)[N], double seq,
+                double peak_tflops) {
+    const double f = at_seq(lengths, forward, seq), b = at_seq(lengths, backward, seq);
+    return (1 + kBackwardFlopsOverForward) / (1 / f + kBackwardFlopsOverForward / b) / peak_tflops;
 }
 
 }  // namespace
 
 double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq) {
-    const bool hopper_or_later = architecture == "hopper" || architecture == "blackwell";
+    const bool blackwell = architecture == "blackwell";
+    // torchtitan puts cuDNN first on compute capability 10.0 and later, flash elsewhere (PR #1196, 2025-05-14;
+    // models/attention.py at 6fc499f); from PR #1776 (6a3a9da, 2025-10-09) cuDNN is first on every GPU, after
+    // the profile's Hopper benchmarks, so Hopper keeps flash.
+    if (kernel == AttentionKernel::SdpaCudnnOnBlackwell)
+        kernel = blackwell ? AttentionKernel::FusedHopper : AttentionKernel::FlashAttention2;
+    const bool hopper_or_later = architecture == "hopper" || blackwell;
     if (!hopper_or_later) return kFlashAttentionAmpereFraction * kFa2SustainedOverBenchmark;  // cuDNN/FA3 need sm90+
-    // Blackwell takes Hopper's fractions of its own peak (no published per-length table for its kernels yet).
+    if (blackwell)  // measured on a B200 (kB200Seq): cuDNN's sm100 kernels, or FA2 that runs sm80 instructions
+        return kernel == AttentionKernel::FusedHopper
+                   ? combined(kB200Seq, kB200CudnnForward, kB200CudnnBackward, seq, kB200PeakTflops)
+                   : kFa2SustainedOverBenchmark *
+                         combined(kB200Seq, kB200FlashForward, kB200FlashBackward, seq, kB200PeakTflops);
     return kernel == AttentionKernel::FusedHopper
-               ? combined(kCudnnForward, kCudnnBackward, seq)
-               : kFa2SustainedOverBenchmark * combined(kFa2Forward, kFa2Backward, seq);
+               ? combined(kTableSeq, kCudnnForward, kCudnnBackward, seq, kH100SxmPeakTflops)
+               : kFa2SustainedOverBenchmark * combined(kTableSeq, kFa2Forward, kFa2Backward, seq, kH100SxmPeakTflops);
 }
 
 }  // namespace tally

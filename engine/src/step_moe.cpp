@@ -39,6 +39,16 @@ constexpr double kHostSecondsPerLocalExpert = 0.7e-3;
 // Of those per-expert host steps, the forward's share (input cast, weight cast, fprop GEMM: 3 of 6 per linear),
 // replayed once more under full recomputation.
 constexpr double kHostForwardShare = 0.5;
+// torch._grouped_mm BF16, forward + backward (three grouped GEMMs of 2·M·N·K each) on one B200 at Llama 4 Scout's
+// expert shapes M=128,000 tokens, N=8,192, K=5,120, in microseconds by G groups (experts per device): pytorch/ao
+// torchao/prototype/moe_training/README.md, "Autograd function / Llama4 Scout shapes", column bf16_fwd_bwd_us
+// (commit ff16308, 2025-10-14; torch 2.10.0a0+gitf6de195), against HGX B200's 2,250 TFLOP/s dense BF16 peak. The
+// timed step also runs an MSE loss over the 128,000x8,192 output and accumulates .grad (benchmarks/utils.py):
+// some 2 ms of memory traffic at 8 TB/s, so the GEMMs alone run up to ~5 % faster than these rates.
+constexpr double kGroupedMmGroups[] = {1, 2, 4, 8};
+constexpr double kGroupedMmScoutMicroseconds[] = {43140.20, 39487.60, 39189.20, 37700.70};
+constexpr double kGroupedMmScoutFlops = 3 * 2 * 128000.0 * 8192 * 5120;
+constexpr double kB200DenseBf16Flops = 2250e12;
 
 }  // namespace
 
@@ -132,6 +142,20 @@ double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double
     const double eff = matmul_efficiency(std::max(shape.tokens_per_expert, 1.0), shape.expert_ffn, hidden,
                                          shape.local_experts, peak, bytes_per_s, element_bytes, peak_fraction);
     return forward_flops * passes / (eff * peak);
+}
+
+double torch_grouped_mm_bf16_fraction(double local_experts) {
+    // Piecewise linear in log2(G) between the measured group counts, flat outside them.
+    const auto fraction = [](int i) {
+        return kGroupedMmScoutFlops / (kGroupedMmScoutMicroseconds[i] * 1e-6) / kB200DenseBf16Flops;
+    };
+    if (!(local_experts > kGroupedMmGroups[0])) return fraction(0);
+    for (int i = 1; i < 4; ++i)
+        if (local_experts <= kGroupedMmGroups[i]) {
+            const double w = std::log2(local_experts / kGroupedMmGroups[i - 1]);  // the group counts double
+            return fraction(i - 1) + w * (fraction(i) - fraction(i - 1));
+        }
+    return fraction(3);
 }
 
 }  // namespace tally

@@ -89,10 +89,14 @@ TEST_CASE("the benchmark-only parts keep their family's datasheet peaks; H100 96
     CHECK(h96.ridge("bf16") == Approx(989.5e12 / 2.4e12));
     CHECK(h96.interconnect.network_bytes_per_s == Approx(50e9));  // 400 Gb/s RDMA per GPU
     CHECK(h96.source.find("500 W") != std::string::npos);
-    // torchao's "8x power limited B200 GPUs": the limit is unstated, so the HGX B200 peaks stand and it says so.
+    // torchao's "8x power limited B200 GPUs" were "8xB100 GPUs" in the pull request that added the table (pytorch/ao
+    // #2777): NVIDIA's HGX B100 column (700 W): FP8 7 and BF16 3.5 PFLOPS with sparsity, 7/9 of HGX B200's 9 and 4.5.
     const auto b = tally::find_hardware("b200-power-limited");
-    CHECK(b.peak("fp8") == tally::find_hardware("b200").peak("fp8"));
-    CHECK(b.source.find("power limit") != std::string::npos);
+    CHECK(b.peak("fp8") == 7e15 / 2);
+    CHECK(b.peak("bf16") == 3.5e15 / 2);
+    CHECK(b.peak("bf16") / tally::find_hardware("b200").peak("bf16") == Approx(3.5 / 4.5));
+    CHECK(b.memory_bandwidth_bytes_per_s == tally::find_hardware("b200").memory_bandwidth_bytes_per_s);
+    CHECK(b.source.find("700 W") != std::string::npos);
 }
 
 TEST_CASE("GB200 NVL72 per GPU is the rack over 72 and halved: FP8 720 PFLOPS sparse -> 5 PFLOP/s dense") {

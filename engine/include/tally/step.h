@@ -58,6 +58,7 @@ struct StepLayout {
 enum class AttentionKernel {
     FlashAttention2,  // Dao 2023: the flash-attn package, PyTorch SDPA's flash backend
     FusedHopper,      // cuDNN fused attention / FlashAttention-3: warp-specialised, asynchronous (Hopper and later)
+    SdpaCudnnOnBlackwell,  // PyTorch SDPA with cuDNN first on sm100 and flash (FA2) before it (torchtitan)
 };
 // A named software stack: a documented set of choices, not a fitted multiplier (docs/API.md, "Step time").
 struct StackProfile {
@@ -77,6 +78,8 @@ struct StackProfile {
     bool fsdp_keep_gathered_with_pp = false;
     // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
     GradSync grad_sync{};
+    // Routed experts through PyTorch's torch._grouped_mm: on Blackwell in BF16 at its measured rate (step_moe.h).
+    bool torch_grouped_mm = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
@@ -84,7 +87,8 @@ const StackProfile& stack_profile(const std::string& id);
 const std::vector<StackProfile>& stack_profiles();
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
 // generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
-// parallelism); Hopper and later from the FlashAttention-3 paper's per-length rates (step_attention.cpp).
+// parallelism); Hopper from the FlashAttention-3 paper's per-length rates, Blackwell from cudnn-frontend's B200
+// rates (step_attention.cpp).
 double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq = 16384);
 // Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
 double matmul_peak_fraction(const std::string& architecture);

@@ -62,4 +62,8 @@ double moe_launch_bound_seconds(double host, double gpu);
 double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double forward_flops, double passes,
                                 double peak, double bytes_per_s, double element_bytes, double peak_fraction);
 
+// Fraction of the dense BF16 peak that PyTorch's torch._grouped_mm (the CUTLASS sm100 kernel) reaches over a
+// forward + backward on Blackwell with local_experts groups, measured at Llama 4 Scout's expert shapes (step_moe.cpp).
+double torch_grouped_mm_bf16_fraction(double local_experts);
+
 }  // namespace tally

@@ -1,0 +1,89 @@
+// PyTorch on Blackwell: cuDNN's B200 attention rates, torchtitan's SDPA order on sm100, torch._grouped_mm's rates.
+#include <catch2/catch.hpp>
+
+#include <utility>
+
+#include "tally/hardware.h"
+#include "tally/step.h"
+#include "tally/step_moe.h"
+
+using namespace tally;
+
+namespace {
+
+// Forward + backward FLOPs over forward + backward time; the backward has 2.5x the forward's FLOPs.
+double both(double forward, double backward) { return 3.5 / (1 / forward + 2.5 / backward); }
+
+constexpr double kB200Peak = 2250;   // HGX B200 dense BF16, TFLOP/s (NVIDIA Blackwell datasheet, sparsity halved)
+constexpr double kSustained = 0.66;  // FlashAttention-2 in a step over its benchmark (step_attention.cpp, fit half)
+
+}  // namespace
+
+TEST_CASE("attention on B200: cudnn-frontend's SDPA benchmark (cuDNN 9.10.2 against PyTorch's flash backend)") {
+    // NVIDIA cudnn-frontend benchmark/sdpa_benchmark_bf16_training/artifacts/sdpa_benchmark_results_NVIDIA_B200.csv
+    // (commit f937055, 2025-06-12): causal GQA, head dim 128; pyt_cudnn at 8,192 tokens 1,211.140 TFLOP/s forward
+    // and 945.440 backward, pyt_flash_attention 376.059 and 309.174; at 32,768 cuDNN 1,435.072 and 1,132.387.
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 8192) * kB200Peak ==
+          Approx(both(1211.140, 945.440)).epsilon(1e-9));
+    CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "blackwell", 8192) * kB200Peak ==
+          Approx(kSustained * both(376.059, 309.174)).epsilon(1e-9));
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 32768) * kB200Peak ==
+          Approx(both(1435.072, 1132.387)).epsilon(1e-9));
+    // The README's single-layer example (cudnn_fe at 16k: 1,370 and 1,135 TFLOP/s) agrees with the table's pyt_cudnn
+    // row (1,358.566 and 1,074.499) within 5 %: the table is not one lucky run.
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 16384) * kB200Peak ==
+          Approx(both(1370, 1135)).epsilon(0.05));
+    // On B200 FlashAttention-2 (Ampere mma.sync, no tcgen05) reaches about a sixth of the peak in the benchmark,
+    // half of the share it reaches on H100 (about 35 %, FA3 abstract): cuDNN runs 3.1x faster at 8k.
+    CHECK(attention_efficiency(AttentionKernel::FlashAttention2, "blackwell", 16384) / kSustained ==
+          Approx(0.155).margin(0.01));
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 8192) /
+              (attention_efficiency(AttentionKernel::FlashAttention2, "blackwell", 8192) / kSustained) ==
+          Approx(3.1).margin(0.1));
+    // Past 131,072 tokens the last measured rate holds; below 512 the 512 rate (tiles underfilled).
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 1 << 20) * kB200Peak ==
+          Approx(both(1348.674, 1037.897)).epsilon(1e-9));
+    CHECK(attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 256) ==
+          attention_efficiency(AttentionKernel::FusedHopper, "blackwell", 512));
+}
+
+TEST_CASE("torchtitan's SDPA: cuDNN first on compute capability 10.0, flash elsewhere (torchtitan PR #1196)") {
+    // torchtitan models/attention.py at 6fc499f (the torchao B200 table's commit): CUDNN_ATTENTION inserted first
+    // when has_cuda_capability(10, 0); otherwise FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH.
+    const StackProfile& titan = stack_profile("torchtitan");
+    for (double seq : {2048.0, 8192.0, 131072.0}) {
+        CHECK(attention_efficiency(titan.attention, "blackwell", seq) ==
+              attention_efficiency(AttentionKernel::FusedHopper, "blackwell", seq));
+        CHECK(attention_efficiency(titan.attention, "hopper", seq) ==
+              attention_efficiency(AttentionKernel::FlashAttention2, "hopper", seq));
+        CHECK(attention_efficiency(titan.attention, "ampere", seq) ==
+              attention_efficiency(AttentionKernel::FlashAttention2, "ampere", seq));
+    }
+}
+
+TEST_CASE("torch._grouped_mm on B200: torchao's Llama 4 Scout shapes, BF16 forward + backward by experts per GPU") {
+    // pytorch/ao torchao/prototype/moe_training/README.md (commit ff16308), bf16_fwd_bwd_us at M=128,000, N=8,192,
+    // K=5,120: 43,140.20 us with 1 group, 39,487.60 with 2, 37,700.70 with 8 (torch 2.10.0a0, one B200).
+    const auto b200 = find_hardware("b200");
+    const double forward = 2 * 128000.0 * 8192 * 5120;
+    for (const auto& [groups, microseconds] : {std::pair{1.0, 43140.20}, {2.0, 39487.60}, {8.0, 37700.70}}) {
+        MoeStepShape shape;
+        shape.local_experts = groups;
+        shape.tokens_per_expert = 128000 / groups;
+        shape.expert_ffn = 8192;
+        const double seconds =
+            moe_grouped_gemm_seconds(shape, 5120, forward, 3, b200.peak("bf16"), b200.memory_bandwidth_bytes_per_s, 2,
+                                     torch_grouped_mm_bf16_fraction(groups));
+        CHECK(seconds * 1e6 == Approx(microseconds).epsilon(1e-6));
+    }
+    // A third of the peak with one expert a GPU (747 TFLOP/s), well under the 0.60 the dense BF16 GEMMs reach; flat
+    // outside the measured 1-8 groups, between them on the log2 line.
+    CHECK(torch_grouped_mm_bf16_fraction(1) == Approx(0.332).margin(0.001));
+    CHECK(torch_grouped_mm_bf16_fraction(1) < matmul_peak_fraction("blackwell"));
+    CHECK(torch_grouped_mm_bf16_fraction(16) == torch_grouped_mm_bf16_fraction(8));
+    CHECK(torch_grouped_mm_bf16_fraction(0.5) == torch_grouped_mm_bf16_fraction(1));
+    CHECK(torch_grouped_mm_bf16_fraction(3) > torch_grouped_mm_bf16_fraction(2));
+    CHECK(torch_grouped_mm_bf16_fraction(3) < torch_grouped_mm_bf16_fraction(4));
+    CHECK(stack_profile("torchtitan").torch_grouped_mm);
+    CHECK_FALSE(stack_profile("megatron-te").torch_grouped_mm);
+}
