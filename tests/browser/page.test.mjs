@@ -136,7 +136,9 @@ test("every inline number on the page is the engine's, and the page becomes read
   // gzip): issue 26's lazy wasm and per-widget loading are the way back down. Then from 500 KiB for issue 24's
   // step-time mechanisms (MoE, context parallelism, FSDP2/LoRA/HSDP, stacks' gradient paths) and their declared
   // arguments (518 KiB measured, about 21 KiB of it wasm): the wasm is fetched on first use, not before first paint.
-  assert.ok(gz < 530 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 530 KiB`);
+  // Then from 530 KiB for session 5's step mechanisms (measured fabric, overlap contention, torchao's rowwise table,
+  // B200 attention, grouped GEMM and per-expert host time) and six more step widget fields (529 KiB measured).
+  assert.ok(gz < 545 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 545 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() =>
