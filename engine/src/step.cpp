@@ -118,7 +118,11 @@ const std::vector<StackProfile>& stack_profiles() {
         // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
         // and later (TE docs, "Attention backends"); --tp-comm-overlap overlaps the sequence-parallel all-gather /
         // reduce-scatter with the GEMMs through userbuffers (Megatron-Core and NeMo performance configs).
-        {"megatron-te", "Megatron-Core + Transformer Engine", AttentionKernel::FusedHopper, true},
+        {.id = "megatron-te",
+         .name = "Megatron-Core + Transformer Engine",
+         .attention = AttentionKernel::FusedHopper,
+         .tp_comm_overlap = true,
+         .expert_host_launches = true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
         // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
@@ -563,7 +567,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                      layer_dispatch_sync_seconds + layer_cast_seconds + layer_cp_seconds;
     // TE's GroupedLinear issues each local expert's casts and GEMMs from the host: a small layer waits on it.
     const double layer_launch_seconds =
-        c.is_moe() && std::string(stack.id) == "megatron-te"
+        c.is_moe() && stack.expert_host_launches
             ? moe_layer_share * moe_launch_bound_seconds(moe_expert_host_seconds(moe_shape, full), gpu_layer_seconds)
             : 0;
     const double layer_sync_seconds = layer_dispatch_sync_seconds + layer_launch_seconds;

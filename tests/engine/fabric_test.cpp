@@ -49,6 +49,13 @@ TEST_CASE("the Playbook's cluster: NCCL bus bandwidth 436.0 GB/s on 1 node down 
     CHECK(find_fabric("") == nullptr);
     CHECK(error_field([] { find_fabric("infiniband-dream"); }) == "fabric");
     CHECK(fabric_ids().front() == "nominal");
+    // step_time's declared choices (api_args.h, a compile-time list) are the fabric presets the engine reads.
+    std::vector<std::string> declared;
+    for (const nlohmann::json& m : api::invoke("methods", {{"detail", true}}))
+        if (m["name"] == "step_time")
+            for (const nlohmann::json& a : m["args"])
+                if (a["name"] == "fabric") declared = a["values"].get<std::vector<std::string>>();
+    CHECK(declared == fabric_ids());
 }
 
 TEST_CASE("a ring across nodes runs no faster than the measured bus bandwidth at its span; one node keeps NVLink") {

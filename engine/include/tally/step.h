@@ -80,6 +80,9 @@ struct StackProfile {
     GradSync grad_sync{};
     // Routed experts through PyTorch's torch._grouped_mm: on Blackwell in BF16 at its measured rate (step_moe.h).
     bool torch_grouped_mm = false;
+    // Routed experts through Transformer Engine's GroupedLinear, which issues each local expert's casts and GEMMs
+    // from the host: a small MoE layer waits on them (step_moe.h, moe_launch_bound_seconds).
+    bool expert_host_launches = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
