@@ -10,17 +10,25 @@ namespace tally {
 
 namespace {
 
-constexpr const char* kLevels[] = {
-    "stack/precision/hardware/regime", "stack/precision/regime", "stack/regime", "regime", "regime (fit half)", "all"};
-constexpr int kLevelCount = 6;
-constexpr int kFitLevel = 4;  // the only level made of fit-half runs: a regime the held-out half lacks
+// stack/hardware/regime comes before stack/precision/regime: one machine's unknowns (a power limit, a software
+// version) move every precision run on it alike, so its other precisions say more than the stack's other machines.
+constexpr const char* kLevels[] = {"stack/precision/hardware/regime",
+                                   "stack/hardware/regime",
+                                   "stack/precision/regime",
+                                   "stack/regime",
+                                   "regime",
+                                   "regime (fit half)",
+                                   "all"};
+constexpr int kLevelCount = 7;
+constexpr int kFitLevel = 5;  // the only level made of fit-half runs: a regime the held-out half lacks
 
 std::string key_of(int level, const BandRun& r) {
     switch (level) {
         case 0: return r.stack + " / " + r.precision + " / " + r.hardware + " / " + r.regime;
-        case 1: return r.stack + " / " + r.precision + " / " + r.regime;
-        case 2: return r.stack + " / " + r.regime;
-        case 3:
+        case 1: return r.stack + " / " + r.hardware + " / " + r.regime;
+        case 2: return r.stack + " / " + r.precision + " / " + r.regime;
+        case 3: return r.stack + " / " + r.regime;
+        case 4:
         case kFitLevel: return r.regime;
         default: return "all";
     }

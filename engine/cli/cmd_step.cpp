@@ -309,11 +309,11 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         const json file{
             {"description",
              "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware / regime, then "
-             "stack / precision / regime, stack / regime, regime, the fit half's runs of the regime, all; regime: "
-             "overhead-bound when more than a quarter of the predicted step is not compute, else compute-bound), the "
-             "80th percentile of |predicted - published| / published over the expressible held-out runs of "
-             "content/validation/runs-modern.json (the fit half's for the fit-half level), kinds with at least 3 runs. "
-             "Generated: do not edit."},
+             "stack / hardware / regime, stack / precision / regime, stack / regime, regime, the fit half's runs of "
+             "the regime, all; regime: overhead-bound when more than a quarter of the predicted step is not compute, "
+             "else compute-bound), the 80th percentile of |predicted - published| / published over the expressible "
+             "held-out runs of content/validation/runs-modern.json (the fit half's for the fit-half level), kinds with "
+             "at least 3 runs. Generated: do not edit."},
             {"command",
              "tally step --validate --runs content/validation/runs-modern.json --write-bands "
              "content/presets/step-bands/heldout.json"},

@@ -68,3 +68,27 @@ test("step_time's band is its kind's and regime's, else the coarser one's", () =
   assert.equal(other.band.level, 'regime');
   assert.equal(other.band.key, other.band.regime);
 });
+
+test("a machine's other precisions set a run's band before the stack's other machines", () => {
+  const data = JSON.parse(readFileSync(runsFile, 'utf8'));
+  // torchao's B200 table: one run per precision, all on the same power-limited machine.
+  const runs = data.runs.filter((r) => r.args.hardware === 'b200-power-limited');
+  assert.ok(runs.length >= 3, 'enough runs on that machine for a band of its own');
+  const kinds = new Set(runs.map((r) => r.group.precision));
+  assert.ok(kinds.size >= 3, 'the runs span several precisions');
+  for (const run of runs) {
+    const r = JSON.parse(nativeCall('step_time', JSON.stringify(declaredOnly('step_time', run.args)))).result;
+    const own = stored.bands.find(
+      (b) =>
+        b.level === 'stack/precision/hardware/regime' &&
+        b.key.includes(run.group.precision) &&
+        b.key.includes('b200-power-limited'),
+    );
+    assert.equal(own, undefined, `${run.id}: too few runs of its own precision on that machine`);
+    assert.equal(r.band.level, 'stack/hardware/regime', run.id);
+    assert.equal(r.band.key, `torchtitan / b200-power-limited / ${r.band.regime}`);
+    const machine = stored.bands.find((b) => b.key === r.band.key);
+    assert.equal(r.band.half_width, machine.half_width);
+    assert.equal(machine.runs, runs.filter((x) => x.split === 'heldout').length);
+  }
+});

@@ -1,7 +1,8 @@
 // Error bands of step_time's predictions (issue 24 item 5): for a kind of run (stack / precision / hardware and
-// regime, falling back to stack / precision / regime, stack / regime, the regime, then every run), the 80th
-// percentile of |predicted - published| / published over the held-out runs of content/validation/runs-modern.json
-// of that kind; a regime without held-out runs takes the fit half's runs of that regime before every run's band.
+// regime, falling back to stack / hardware / regime, stack / precision / regime, stack / regime, the regime, then
+// every run), the 80th percentile of |predicted - published| / published over the held-out runs of
+// content/validation/runs-modern.json of that kind; a regime without held-out runs takes the fit half's runs of
+// that regime before every run's band.
 // The regime says whether the prediction is mostly compute or mostly what the model prices least
 // well (exposed communication, pipeline bubble, fixed per-step passes), so runs outside the regime the constants
 // were fitted in carry the wider band their kind earned. Written by
@@ -37,8 +38,8 @@ const char* band_regime(double compute_seconds, double step_seconds);
 
 struct Band {
     double half_width = 0;  // relative: the prediction ± half_width
-    std::string level;      // "stack/precision/hardware/regime", "stack/precision/regime", "stack/regime",
-                            // "regime", "regime (fit half)" or "all"
+    std::string level;      // "stack/precision/hardware/regime", "stack/hardware/regime", "stack/precision/regime",
+                            // "stack/regime", "regime", "regime (fit half)" or "all"
     std::string key;        // the kind it was taken from, e.g. "nanotron / bf16 / h100-sxm / compute-bound"
     std::size_t runs = 0;
 };
