@@ -534,6 +534,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                    : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
                                                            : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
+    // torchtitan's batch-first activations: a torch.cat beside each sequence-dim collective, HBM work (step_tp.h).
+    const bool async_fused = sp && !stack.tp_comm_overlap && layout.async_tp;  // the forward's 2 AG + 2 RS
+    const double sp_gathers = collectives + (op_sac ? per_op_sac_regathers_per_layer(sp) : 0);
+    const double layer_sp_copy_seconds =
+        sp ? sp_layout_copy_bytes(stack.id,
+                                  {sp_gathers, collectives, async_fused ? 2.0 : 0, async_fused ? 2.0 : 0, tokens * h,
+                                   sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes), e, t}) /
+                 hbm
+           : 0;
 
     // ---------------------------------------------------------------- context-parallel K, V exchange (step_cp.h)
     // CP peers are t ranks apart (Megatron-Core order tp, cp, dp, pp; Llama 3 sec. 3.3.2 [TP, CP, PP, DP]).
@@ -563,8 +572,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         moe_overlapped_all_to_all_seconds(moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds,
                                           layout.ep_overlap ? mm_seconds + layer_memory_seconds : 0);
     const double layer_dispatch_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
-    const double gpu_layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
-                                     layer_dispatch_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    const double gpu_layer_seconds = mm_seconds + layer_memory_seconds + layer_sp_copy_seconds + layer_tp_seconds +
+                                     layer_ep_seconds + layer_dispatch_sync_seconds + layer_cast_seconds +
+                                     layer_cp_seconds;
     // TE's GroupedLinear issues each local expert's casts and GEMMs from the host: a small layer waits on it.
     const double layer_launch_seconds =
         c.is_moe() && stack.expert_host_launches
@@ -668,7 +678,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
-    const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
+    const double per_layer_split_mem =
+        ((layer_memory_seconds + layer_sp_copy_seconds) * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
