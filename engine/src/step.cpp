@@ -129,9 +129,10 @@ const std::vector<StackProfile>& stack_profiles() {
         // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
         // optional) and no reshard after forward with PP
         // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
-        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm).
+        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm); wq, wk, wv
+        // as three nn.Linear (models/llama3/model.py at 820504e), which Inductor leaves apart (step_tp.h).
         {"torchtitan", "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)", AttentionKernel::SdpaCudnnOnBlackwell,
-         false, true, true, true, GradSync{}, true},
+         false, true, true, true, GradSync{}, true, false, true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
@@ -380,10 +381,16 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const bool measured = linear && rowwise_measured;
         const double mm_peak = linear && !measured ? peak : peak_16;
+        const auto shaped = [&](double n) {
+            return linear && !measured
+                       ? matmul_efficiency(mm.m, n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
+                       : matmul_efficiency(mm.m, n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
+        };
+        const double q_n = static_cast<double>(c.q_dim()) / t, kv_n = static_cast<double>(c.kv_dim()) / t;
         const double eff = mm.attention_core && st.flash_attention ? attention_eff
-                           : linear && !measured
-                               ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
-                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
+                           : stack.separate_qkv && std::string_view(mm.id) == "qkv"
+                               ? separate_qkv_efficiency(q_n, kv_n, shaped(q_n), shaped(kv_n))
+                               : shaped(mm.n);
         mm_flops += mm.forward_flops * mm.passes;
         mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
         const double slowdown = !measured ? 1

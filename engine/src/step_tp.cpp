@@ -23,4 +23,8 @@ double sp_layout_copy_bytes(std::string_view stack_id, const SpCollectives& in) 
     return cats + fused;
 }
 
+double separate_qkv_efficiency(double q_n, double kv_n, double q_eff, double kv_eff) {
+    return (q_n + 2 * kv_n) / (q_n / q_eff + 2 * kv_n / kv_eff);  // total FLOPs over the sum of each GEMM's time
+}
+
 }  // namespace tally
