@@ -9,6 +9,7 @@
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
+#include "tally/step.h"
 #include "tally/step_tp.h"
 
 using namespace tally;
@@ -101,4 +102,26 @@ TEST_CASE("torchtitan TP 8: 10 cats a layer with per-op SAC, 12 with full AC, 6 
     args["async_tp"] = false, args["recompute"] = "full";
     const double full = tally_test::breakdown_seconds(api::invoke("step_time", args), "memory_bound");
     CHECK(full - vanilla == Approx(32 * 2 * 2 * E / (0.80 * 2.4e12)).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "torchtitan's wq, wk, wv as three GEMMs: at TP 8 the 128-column key and value GEMMs are bound by their input") {
+    // Llama 3 8B, TP 8, local batch 12 at 8192 tokens (the async-TP benchmark's 8B layout) on the 500 W H100s' 989.5
+    // TFLOP/s and 2.4 TB/s: q is 4096/8 = 512 columns a rank, k and v 1024/8 = 128. A 98,304 × 128 × 4096 GEMM moves
+    // its input (98,304 · 4096 · 2 bytes) for 2 · 98,304 · 128 · 4096 FLOPs: 128 FLOP/byte, under the H100's ridge,
+    // so the roofline (Williams et al. 2009) gives its rate from the bytes, at step.cpp's 80 % of HBM bandwidth.
+    const double m = 12 * 8192.0, k = 4096, peak = 989.5e12, bw = 2.4e12;
+    const double hopper = matmul_peak_fraction("hopper");
+    const double kv = matmul_efficiency(m, 128, k, 1, peak, bw, 2, hopper);
+    const double bytes = 2 * (m * k + k * 128 + m * 128);
+    CHECK(kv == Approx(2 * m * 128 * k / (bytes / (0.80 * bw)) / peak).epsilon(1e-9));
+    const double q = matmul_efficiency(m, 512, k, 1, peak, bw, 2, hopper);
+    const double fused = matmul_efficiency(m, 768, k, 1, peak, bw, 2, hopper);  // Megatron's linear_qkv
+    const double split = separate_qkv_efficiency(512, 128, q, kv);
+    CHECK(split < fused);
+    CHECK(split == Approx(768 / (512 / q + 256 / kv)));
+    // Without TP (1024 columns for k and v) every GEMM reaches the compute roof: three GEMMs cost nothing more.
+    CHECK(separate_qkv_efficiency(4096, 1024, matmul_efficiency(m, 4096, k, 1, peak, bw, 2, hopper),
+                                  matmul_efficiency(m, 1024, k, 1, peak, bw, 2, hopper)) ==
+          Approx(matmul_efficiency(m, 6144, k, 1, peak, bw, 2, hopper)));
 }
