@@ -54,10 +54,11 @@ double sp_layout_copy_bytes(std::string_view stack_id, const SpCollectives& laye
 
 // FLOP-weighted rate of the query, key and value projections run as three GEMMs of one input (torchtitan's Llama:
 // self.wq, self.wk, self.wv, "xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)", models/llama3/model.py at 820504e;
-// Inductor batches no linears by default, pre_grad_fusion_options = {} in torch/_inductor/config.py of 2025). Each
-// GEMM reads the whole input, so under grouped-query attention the key and value GEMMs (kv_n columns a rank: 128 for
-// Llama 3 8B and 70B at TP 8) are bound by that read: Megatron's fused linear_qkv reads it once for all q_n + 2 kv_n.
-// q_eff, kv_eff: matmul_efficiency at those widths. Each GEMM's FLOPs are proportional to its width.
+// Inductor batches no linears by default: pytorch PR #135922, September 2024, emptied pre_grad_fusion_options, whose
+// batch_linear_lhs fused linears sharing an input). Each GEMM reads the whole input, so under grouped-query attention
+// the key and value GEMMs (kv_n columns a rank: 128 for Llama 3 8B and 70B at TP 8) are bound by that read; Megatron's
+// fused linear_qkv reads it once for all q_n + 2 kv_n columns. q_eff, kv_eff: matmul_efficiency at those widths; each
+// GEMM's FLOPs are proportional to its width.
 double separate_qkv_efficiency(double q_n, double kv_n, double q_eff, double kv_eff);
 
 }  // namespace tally
