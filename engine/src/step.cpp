@@ -129,9 +129,10 @@ const std::vector<StackProfile>& stack_profiles() {
         // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
         // optional) and no reshard after forward with PP
         // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
-        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm).
+        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm); wq, wk, wv
+        // as three nn.Linear (models/llama3/model.py at 820504e), which Inductor leaves apart (step_tp.h).
         {"torchtitan", "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)", AttentionKernel::SdpaCudnnOnBlackwell,
-         false, true, true, true, GradSync{}, true},
+         false, true, true, true, GradSync{}, true, false, true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
@@ -380,10 +381,16 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const bool linear = !mm.attention_core && std::string_view(mm.id) != "router";  // TE modules
         const bool measured = linear && rowwise_measured;
         const double mm_peak = linear && !measured ? peak : peak_16;
+        const auto shaped = [&](double n) {
+            return linear && !measured
+                       ? matmul_efficiency(mm.m, n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
+                       : matmul_efficiency(mm.m, n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
+        };
+        const double q_n = static_cast<double>(c.q_dim()) / t, kv_n = static_cast<double>(c.kv_dim()) / t;
         const double eff = mm.attention_core && st.flash_attention ? attention_eff
-                           : linear && !measured
-                               ? matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, peak, bw, linear_bytes, linear_fraction)
-                               : matmul_efficiency(mm.m, mm.n, mm.k, mm.batch, mm_peak, bw, e, fraction_16);
+                           : stack.separate_qkv && std::string_view(mm.id) == "qkv"
+                               ? separate_qkv_efficiency(q_n, kv_n, shaped(q_n), shaped(kv_n))
+                               : shaped(mm.n);
         mm_flops += mm.forward_flops * mm.passes;
         mm_flops_trained += mm.forward_flops * (mm.passes + (lora && !mm.attention_core ? 1 : 0));
         const double slowdown = !measured ? 1
@@ -534,6 +541,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                                    : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
                                                            : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
+    // torchtitan's batch-first activations: a torch.cat beside each sequence-dim collective, HBM work (step_tp.h).
+    const bool async_fused = sp && !stack.tp_comm_overlap && layout.async_tp;  // the forward's 2 AG + 2 RS
+    const double sp_gathers = collectives + (op_sac ? per_op_sac_regathers_per_layer(sp) : 0);
+    const double layer_sp_copy_seconds =
+        sp ? sp_layout_copy_bytes(stack.id,
+                                  {sp_gathers, collectives, async_fused ? 2.0 : 0, async_fused ? 2.0 : 0, tokens * h,
+                                   sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes), e, t}) /
+                 hbm
+           : 0;
 
     // ---------------------------------------------------------------- context-parallel K, V exchange (step_cp.h)
     // CP peers are t ranks apart (Megatron-Core order tp, cp, dp, pp; Llama 3 sec. 3.3.2 [TP, CP, PP, DP]).
@@ -563,8 +579,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         moe_overlapped_all_to_all_seconds(moe_layer_share * (4 + 2 * recomputed) * moe_shape.all_to_all_seconds,
                                           layout.ep_overlap ? mm_seconds + layer_memory_seconds : 0);
     const double layer_dispatch_sync_seconds = moe_layer_share * (1 + recomputed) * moe_shape.sync_seconds;
-    const double gpu_layer_seconds = mm_seconds + layer_memory_seconds + layer_tp_seconds + layer_ep_seconds +
-                                     layer_dispatch_sync_seconds + layer_cast_seconds + layer_cp_seconds;
+    const double gpu_layer_seconds = mm_seconds + layer_memory_seconds + layer_sp_copy_seconds + layer_tp_seconds +
+                                     layer_ep_seconds + layer_dispatch_sync_seconds + layer_cast_seconds +
+                                     layer_cp_seconds;
     // TE's GroupedLinear issues each local expert's casts and GEMMs from the host: a small layer waits on it.
     const double layer_launch_seconds =
         c.is_moe() && stack.expert_host_launches
@@ -668,7 +685,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
     // ---------------------------------------------------------------- totals
     const double per_layer_split_tp = layer_tp_seconds * md * static_cast<double>(slowest_layers);
-    const double per_layer_split_mem = (layer_memory_seconds * static_cast<double>(slowest_layers)) * md;
+    const double per_layer_split_mem =
+        ((layer_memory_seconds + layer_sp_copy_seconds) * static_cast<double>(slowest_layers)) * md;
     const double per_layer_split_ep = layer_ep_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_sync = layer_sync_seconds * md * static_cast<double>(slowest_layers);
     const double per_layer_split_cast = layer_cast_seconds * md * static_cast<double>(slowest_layers);
