@@ -47,6 +47,10 @@ TEST_CASE("the lock-step grid costs one chunk forward and 2(p-2) transfers beyon
     CHECK(lockstep_grid_extra(8, 1, 8).chunk_forwards == 0);
     CHECK(lockstep_grid_extra(8, 2, 1).chunk_forwards == 0);
     CHECK(lockstep_grid_makespan(4, 2, 1, 1, 3, 0) == Approx(static_cast<double>(2 + 3) * 4));
+    // Uneven rounds (m > p, not a multiple): the grid waits 8 chunk forwards more at p = 8, v = 2, m = 12, which the
+    // closed form does not claim to cover and step_time leaves uncharged.
+    CHECK(lockstep_grid_makespan(8, 2, 12, 1, 3, 0) == Approx(static_cast<double>(2 * 12 + 7) * 4 + 8));
+    CHECK(lockstep_grid_extra(8, 2, 12).chunk_forwards == 0);
 }
 
 TEST_CASE("torchtitan Llama 3.1 405B on 512 H100: interleaved 1F1B 1.28x 1F1B (128 over 100 tokens/s per GPU)") {
