@@ -5,6 +5,7 @@
 #include "tally/overlap_contention.h"
 #include "tally/step_cp.h"
 #include "tally/step_moe.h"
+#include "tally/step_pp.h"
 #include "tally/step_fsdp.h"
 #include "tally/step_rowwise.h"
 #include "tally/step_tp.h"
@@ -127,7 +128,8 @@ const std::vector<StackProfile>& stack_profiles() {
         {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
         // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
         // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
-        // optional) and no reshard after forward with PP
+        // optional) and no reshard after forward with PP; looped pipeline schedules through torch.distributed.pipelining
+        // (schedules.py, PipelineScheduleMulti: a lock-step grid of time steps, step_pp.h)
         // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
         // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm); wq, wk, wv
         // as three nn.Linear (models/llama3/model.py at 820504e), which Inductor leaves apart (step_tp.h).
@@ -610,7 +612,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double v = static_cast<double>(layout.interleave);
     const double bubble_fraction = pipeline_bubble_fraction(st.pp, layout.interleave, m);
     const double compute_seconds = md * slowest;
-    const double bubble_seconds = bubble_fraction * md * slowest;
+    // torch.distributed.pipelining's looped schedules wait out a grid of time steps (step_pp.h): a chunk forward more.
+    const LockstepExtra lockstep =
+        stack.pipeline_lockstep ? lockstep_grid_extra(st.pp, layout.interleave, m) : LockstepExtra{};
+    const double bubble_seconds =
+        bubble_fraction * md * slowest + lockstep.chunk_forwards * slowest / (v * (3 + recomputed));
 
     // Point-to-point activation sends between stages: one forward and one backward per chunk boundary per
     // micro-batch (v per stage when interleaved, Narayanan et al. 2021, sec. 2.2.2), split over the t ranks
@@ -621,7 +627,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double link =
             kCollectiveBandwidthFraction * (in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
         const double lat = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        p2p_seconds = 2 * v * md * (act_msg / t / link + lat);
+        p2p_seconds = (2 * v * md + lockstep.transfers) * (act_msg / t / link + lat);
     }
 
     // ---------------------------------------------------------------- data parallelism and ZeRO

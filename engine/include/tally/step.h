@@ -85,6 +85,8 @@ struct StackProfile {
     bool expert_host_launches = false;
     // Query, key and value projections as three GEMMs (wq, wk, wv), not one fused q|k|v GEMM (step_tp.h).
     bool separate_qkv = false;
+    // Looped pipeline schedules run torch.distributed.pipelining's lock-step grid of time steps (step_pp.h).
+    bool pipeline_lockstep = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
