@@ -1,10 +1,13 @@
 // PyTorch on Blackwell: cuDNN's B200 attention rates, torchtitan's SDPA order on sm100, torch._grouped_mm's rates.
 #include <catch2/catch.hpp>
 
+#include <tuple>
 #include <utility>
 
 #include "tally/hardware.h"
+#include "tally/model.h"
 #include "tally/step.h"
+#include "tally/step_fsdp.h"
 #include "tally/step_moe.h"
 
 using namespace tally;
@@ -92,4 +95,53 @@ TEST_CASE("torch._grouped_mm on B200: torchao's Llama 4 Scout shapes, BF16 forwa
     CHECK(torch_grouped_mm_bf16_fraction(3) < torch_grouped_mm_bf16_fraction(4));
     CHECK(stack_profile("torchtitan").torch_grouped_mm);
     CHECK_FALSE(stack_profile("megatron-te").torch_grouped_mm);
+}
+
+TEST_CASE("torchtitan's per-op SAC recomputes cuDNN attention on Blackwell: its save list lacks the cuDNN op") {
+    // torchtitan models/llama3/infra/parallelize.py _save_list at 6fc499f (the torchao B200 table's commit): mm,
+    // _scaled_dot_product_efficient_attention, _scaled_dot_product_flash_attention, reduce_scatter, max; the cuDNN
+    // op joined in PR #2095 (b39377f, 2025-12-01). models/attention.py at 6fc499f runs cuDNN first on sm100.
+    const StackProfile& titan = stack_profile("torchtitan");
+    CHECK_FALSE(sdpa_saved_by_op_sac(titan.attention, "blackwell"));
+    CHECK(sdpa_saved_by_op_sac(titan.attention, "hopper"));  // flash: saved
+    CHECK(sdpa_saved_by_op_sac(AttentionKernel::FlashAttention2, "blackwell"));
+    const ModelConfig c = model_from_preset("llama-3-8b");
+    CHECK(per_op_sac_extra_passes("attn_scores", c, false, false) == 1);
+    CHECK(per_op_sac_extra_passes("attn_values", c, false, false) == 1);
+    CHECK(per_op_sac_extra_passes("attn_scores", c, false, true) == 0);
+    CHECK(per_op_sac_extra_passes("router", c, false, false) == 0);
+    // The published trace of it: torchtitan PR #1196's two logs (Llama 3 8B, 8 B200, llama3_8b.toml: local batch 1,
+    // seq 8,192, per-op SAC) peak at 46.39 GiB with flash and 44.59 GiB with cuDNN. What the cuDNN run does not keep
+    // is SDPA's output (seq x heads·head_dim, BF16) and its fp32 log-sum-exp (heads x seq) in each of 32 layers:
+    // 2.03 GiB against the 1.80 GiB measured.
+    const double seq = 8192;
+    const double unsaved = static_cast<double>(c.num_layers) *
+                           (seq * static_cast<double>(c.q_dim()) * 2 + static_cast<double>(c.num_heads) * seq * 4);
+    CHECK(unsaved / (1024.0 * 1024 * 1024) == Approx(46.39 - 44.59).epsilon(0.15));
+}
+
+TEST_CASE("torchao's MXFP8 grouped GEMM on B200: Llama 4 Scout shapes, quantization included, by experts per GPU") {
+    // pytorch/ao torchao/prototype/moe_training/README.md (commit ff16308), M=128,000, N=8,192, K=5,120:
+    // scaled_fwd_bwd_us 23,867.00 (1 group), 23,359.00 (2), 23,945.50 (4), 22,170.60 (8); the published speed-ups
+    // over bf16 torch._grouped_mm: 1.808x, 1.690x, 1.637x, 1.700x.
+    const auto b200 = find_hardware("b200");
+    const double forward = 2 * 128000.0 * 8192 * 5120;
+    for (const auto& [groups, microseconds, speedup] :
+         {std::tuple{1.0, 23867.00, 1.808}, {2.0, 23359.00, 1.690}, {4.0, 23945.50, 1.637}, {8.0, 22170.60, 1.700}}) {
+        MoeStepShape shape;
+        shape.local_experts = groups;
+        shape.tokens_per_expert = 128000 / groups;
+        shape.expert_ffn = 8192;
+        const auto seconds = [&](const char* dtype, double fraction, double bytes) {
+            return moe_grouped_gemm_seconds(shape, 5120, forward, 3, b200.peak(dtype),
+                                            b200.memory_bandwidth_bytes_per_s, bytes, fraction);
+        };
+        const double mx = seconds("fp8", torchao_mxfp8_grouped_mm_fraction(groups), 1);
+        CHECK(mx * 1e6 == Approx(microseconds).epsilon(1e-6));
+        CHECK(seconds("bf16", torch_grouped_mm_bf16_fraction(groups), 2) / mx == Approx(speedup).epsilon(0.001));
+    }
+    // Three tenths of the FP8 peak with one expert a GPU, casts inside: well under the 0.50 tally's FP8 GEMMs take.
+    CHECK(torchao_mxfp8_grouped_mm_fraction(1) == Approx(0.300).margin(0.001));
+    CHECK(torchao_mxfp8_grouped_mm_fraction(16) == torchao_mxfp8_grouped_mm_fraction(8));
+    CHECK(torchao_mxfp8_grouped_mm_fraction(0.5) == torchao_mxfp8_grouped_mm_fraction(1));
 }
