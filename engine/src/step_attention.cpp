@@ -39,11 +39,11 @@ constexpr double kB200FlashBackward[] = {41.808,  111.864, 194.686, 266.388, 309
 // (NVIDIA Blackwell datasheet; content/presets/hardware/b200.json). Other Blackwell parts take these fractions.
 constexpr double kB200PeakTflops = 2250;
 // cuDNN's sm100 kernels under PyTorch SDPA in a training step, over the benchmark rates above: torchtitan PR #1196
-// (2025-05-14) logs Llama 3 8B on 8 B200 (llama3_8b.toml: seq 8,192, local batch 1, per-op SAC) at 10,902 tokens/s
-// a GPU with flash and 12,211 with cuDNN, 80.5 ms a step apart, all of it attention (the cuDNN op's forward runs
-// twice, step_fsdp.h). With flash at its in-step rate below (kFa2SustainedOverBenchmark x the B200 flash table:
-// 287 ms for the 1.76e13 forward FLOPs x 3.5), cuDNN took 206 ms for x 4.5: 0.38 of its benchmark rate. (With
-// flash at its benchmark rate instead, 0.72: the logs fix the difference only; the fit-half model of flash is kept.)
+// (2025-05-14) logs Llama 3 8B on 8 B200 (llama3_8b.toml at 2d8935c: seq 8,192, local batch 1, per-op SAC, eager)
+// at 10,902 tokens/s a GPU with flash and 12,211 with cuDNN, 80.5 ms a step apart, all of it attention (the cuDNN
+// op's forward runs twice, step_fsdp.h). With flash at its in-step rate below (kFa2SustainedOverBenchmark x the
+// B200 flash table: 287 ms for 3.5 x the 1.76e13 forward FLOPs), cuDNN took 206 ms for 4.5 x: 0.38 of its
+// benchmark rate. (With flash at its benchmark rate, 0.72: the logs fix only the difference; flash's model is kept.)
 constexpr double kB200CudnnInStepOverBenchmark = 0.38;
 // FlashAttention-2 in a training step runs at this fraction of the published kernel rates above (and of the
 // Ampere fraction): the benchmarks time the causal forward and the unmasked backward alone at boost clock, a step
