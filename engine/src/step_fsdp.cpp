@@ -86,7 +86,7 @@ bool sdpa_saved_by_op_sac(AttentionKernel kernel, const std::string& architectur
     // torchtitan's _save_list (models/llama3/infra/parallelize.py at 9dec370 and at 6fc499f, the torchao B200
     // table's commit) names aten._scaled_dot_product_flash_attention and _efficient_attention only; the cuDNN op,
     // which torchtitan puts first on compute capability 10.0 (PR #1196), joined it in PR #2095 (b39377f,
-    // 2025-12-01, issue #2091: "to avoid recomputing attention during backward"), after every torchtitan run here.
+    // 2025-12-01, issue #2091: "to avoid recomputing attention during backward"), after the runs here that use it.
     return !(kernel == AttentionKernel::SdpaCudnnOnBlackwell && architecture == "blackwell");
 }
 
