@@ -359,7 +359,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         else
             mm.m = tokens, mm.n = h / t, mm.k = h;  // cross-attention, pooler: shaped like a tensor-parallel projection
         if (full) mm.passes += 1;
-        if (op_sac) mm.passes += per_op_sac_extra_passes(id, c, scaling != Scaling::None);
+        if (op_sac)
+            mm.passes +=
+                per_op_sac_extra_passes(id, c, scaling != Scaling::None,
+                                        !st.flash_attention || sdpa_saved_by_op_sac(stack.attention, hw.architecture));
         if (lora && !mm.attention_core) mm.passes -= 1;  // the input gradient only: the weight is frozen
         const bool scores = id == "attn_scores", values = id == "attn_values";
         if (scores && (st.flash_attention || (selective && !st.flash_attention))) mm.passes += 1;
@@ -409,6 +412,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             attention_forward_seconds += seconds / mm.passes;  // one forward pass
         }
     }
+    // torchao's MXFP8 grouped GEMM on Blackwell: measured with its operands' quantization inside (step_moe.h), so
+    // the routed experts take that rate and no cast passes of their own.
+    const bool mx_grouped_measured =
+        c.is_moe() && stack.torch_grouped_mm && scaling == Scaling::Block && hw.architecture == "blackwell";
     MoeStepShape moe_shape;
     const double moe_layer_share = c.is_moe() ? static_cast<double>(c.num_moe_layers()) / L : 0;
     if (c.is_moe()) {
@@ -417,9 +424,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             {tokens, st.tp, st.ep, st.etp_or_tp(), node, st.capacity_factor, e, kCollectiveBandwidthFraction});
         // torch._grouped_mm in BF16 on Blackwell: its measured rate instead of the dense GEMMs' (step_moe.h).
         const bool grouped_measured = stack.torch_grouped_mm && !low_precision && hw.architecture == "blackwell";
-        const double seconds = moe_grouped_gemm_seconds(
-            moe_shape, h, routed_forward_flops, routed_passes, peak, bw, linear_bytes,
-            grouped_measured ? torch_grouped_mm_bf16_fraction(moe_shape.local_experts) : linear_fraction);
+        const double seconds =
+            moe_grouped_gemm_seconds(moe_shape, h, routed_forward_flops, routed_passes, peak, bw, linear_bytes,
+                                     grouped_measured      ? torch_grouped_mm_bf16_fraction(moe_shape.local_experts)
+                                     : mx_grouped_measured ? torchao_mxfp8_grouped_mm_fraction(moe_shape.local_experts)
+                                                           : linear_fraction);
         mm_flops += routed_forward_flops * routed_passes;
         mm_seconds += seconds;
         linear_seconds += seconds;
@@ -443,11 +452,14 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     if (low_precision) {
         const double per_element =
             e + 2 * linear_bytes + (scaling == Scaling::Current ? e : 0) + (scaling == Scaling::Block ? 2.0 / 32 : 0);
-        const double experts = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1;
-        const double local_experts =
-            c.is_moe() ? static_cast<double>(c.num_experts) / static_cast<double>(std::max<std::int64_t>(st.ep, 1)) +
-                             static_cast<double>(c.num_shared_experts)
+        const double routed = mx_grouped_measured ? 0 : 1;  // the measured MX grouped GEMM casts its own operands
+        const double experts =
+            c.is_moe() ? routed * static_cast<double>(c.experts_per_token) + static_cast<double>(c.num_shared_experts)
                        : 1;
+        const double local_experts = c.is_moe() ? routed * static_cast<double>(c.num_experts) /
+                                                          static_cast<double>(std::max<std::int64_t>(st.ep, 1)) +
+                                                      static_cast<double>(c.num_shared_experts)
+                                                : 1;
         double inputs = 0, grads = 0, weights = 0;
         for (const Matmul& mm : layer_mm) {
             const std::string_view id = mm.id;

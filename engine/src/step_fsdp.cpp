@@ -71,14 +71,23 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic) {
     return out;
 }
 
-double per_op_sac_extra_passes(std::string_view id, const ModelConfig& c, bool fp8_linears) {
-    if (id == "attn_scores" || id == "attn_values" || id == "router") return 0;  // SDPA is saved
-    if (fp8_linears) return 1;                                                   // _scaled_mm: never saved
-    if (id == "qkv")  // wk, the second mm: its share of the fused q|k|v projection
+double per_op_sac_extra_passes(std::string_view id, const ModelConfig& c, bool fp8_linears, bool sdpa_saved) {
+    if (id == "attn_scores" || id == "attn_values") return sdpa_saved ? 0 : 1;  // an unsaved SDPA runs again
+    if (id == "router") return 0;
+    if (fp8_linears) return 1;  // _scaled_mm: never saved
+    if (id == "qkv")            // wk, the second mm: its share of the fused q|k|v projection
         return static_cast<double>(c.kv_dim()) / static_cast<double>(c.q_dim() + 2 * c.kv_dim());
     if (id == "attn_out") return 1;                                  // wo, the fourth
     if (id == "mlp") return c.mlp == MlpKind::Gelu ? 0.5 : 1.0 / 3;  // w2 of (w1, w2); w3 of (w1, w3, w2)
     return 0;
+}
+
+bool sdpa_saved_by_op_sac(AttentionKernel kernel, const std::string& architecture) {
+    // torchtitan's _save_list (models/llama3/infra/parallelize.py at 9dec370 and at 6fc499f, the torchao B200
+    // table's commit) names aten._scaled_dot_product_flash_attention and _efficient_attention only; the cuDNN op,
+    // which torchtitan puts first on compute capability 10.0 (PR #1196), joined it in PR #2095 (b39377f,
+    // 2025-12-01, issue #2091: "to avoid recomputing attention during backward"), after the runs here that use it.
+    return !(kernel == AttentionKernel::SdpaCudnnOnBlackwell && architecture == "blackwell");
 }
 
 double eager_extra_forward_bytes(const ModelConfig& c, double x_bytes, double ffn_bytes, double qk_bytes) {

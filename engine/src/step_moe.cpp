@@ -49,6 +49,23 @@ constexpr double kGroupedMmGroups[] = {1, 2, 4, 8};
 constexpr double kGroupedMmScoutMicroseconds[] = {43140.20, 39487.60, 39189.20, 37700.70};
 constexpr double kGroupedMmScoutFlops = 3 * 2 * 128000.0 * 8192 * 5120;
 constexpr double kB200DenseBf16Flops = 2250e12;
+// The same table's scaled_fwd_bwd_us column: torchao's _quantize_then_scaled_grouped_mm in MXFP8, forward +
+// backward with every operand's dynamic quantization (to_mx casts, scale rearrangement) inside the time, at the
+// same shapes and group counts, against HGX B200's 4,500 TFLOP/s dense FP8 peak (the MX GEMMs' rate).
+constexpr double kMxfp8GroupedScoutMicroseconds[] = {23867.00, 23359.00, 23945.50, 22170.60};
+constexpr double kB200DenseFp8Flops = 4500e12;
+
+// Piecewise linear in log2(G) between the measured group counts (1, 2, 4, 8), flat outside them.
+template <typename Fraction>
+double by_groups(double local_experts, Fraction fraction) {
+    if (!(local_experts > kGroupedMmGroups[0])) return fraction(0);
+    for (int i = 1; i < 4; ++i)
+        if (local_experts <= kGroupedMmGroups[i]) {
+            const double w = std::log2(local_experts / kGroupedMmGroups[i - 1]);  // the group counts double
+            return fraction(i - 1) + w * (fraction(i) - fraction(i - 1));
+        }
+    return fraction(3);
+}
 
 }  // namespace
 
@@ -145,17 +162,15 @@ double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double
 }
 
 double torch_grouped_mm_bf16_fraction(double local_experts) {
-    // Piecewise linear in log2(G) between the measured group counts, flat outside them.
-    const auto fraction = [](int i) {
+    return by_groups(local_experts, [](int i) {
         return kGroupedMmScoutFlops / (kGroupedMmScoutMicroseconds[i] * 1e-6) / kB200DenseBf16Flops;
-    };
-    if (!(local_experts > kGroupedMmGroups[0])) return fraction(0);
-    for (int i = 1; i < 4; ++i)
-        if (local_experts <= kGroupedMmGroups[i]) {
-            const double w = std::log2(local_experts / kGroupedMmGroups[i - 1]);  // the group counts double
-            return fraction(i - 1) + w * (fraction(i) - fraction(i - 1));
-        }
-    return fraction(3);
+    });
+}
+
+double torchao_mxfp8_grouped_mm_fraction(double local_experts) {
+    return by_groups(local_experts, [](int i) {
+        return kGroupedMmScoutFlops / (kMxfp8GroupedScoutMicroseconds[i] * 1e-6) / kB200DenseFp8Flops;
+    });
 }
 
 }  // namespace tally

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "tally/hardware.h"
 #include "tally/model.h"
+#include "tally/step.h"
 
 namespace tally {
 
@@ -44,8 +46,14 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic);
 // Extra forward passes a matmul class takes under torchtitan's per-op selective activation checkpointing, which
 // saves every matmul output except every second aten.mm of a block and recomputes the rest: q(1) k(2) v(3) o(4)
 // w1(5) w3(6) w2(7), so wk, wo and w3 (GELU: w2) run again. FP8 linears run as aten._scaled_mm, which the policy
-// does not save: all of them run again. Attention (SDPA) is saved; the router is not a recomputed mm here.
-double per_op_sac_extra_passes(std::string_view matmul_id, const ModelConfig& config, bool fp8_linears);
+// does not save: all of them run again. Attention (SDPA) is saved when its op is in the save list (sdpa_saved,
+// sdpa_saved_by_op_sac); otherwise its forward runs again. The router is not a recomputed mm here.
+double per_op_sac_extra_passes(std::string_view matmul_id, const ModelConfig& config, bool fp8_linears,
+                               bool sdpa_saved = true);
+// Whether torchtitan's per-op policy saves the SDPA op the stack's kernel runs on this GPU generation: the save
+// list holds aten._scaled_dot_product_flash_attention and _efficient_attention but not _cudnn_attention, which
+// torchtitan runs first on Blackwell (step_fsdp.cpp).
+bool sdpa_saved_by_op_sac(AttentionKernel kernel, const std::string& architecture);
 
 // Extra bytes one layer's forward moves in eager PyTorch over fused kernels, for plain-PyTorch model code
 // (torchtitan's Llama): RMSNorm as x.float(), pow, mean, x·rsqrt, type_as, ·weight (36 bytes an element against

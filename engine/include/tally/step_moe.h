@@ -65,5 +65,8 @@ double moe_grouped_gemm_seconds(const MoeStepShape& shape, double hidden, double
 // Fraction of the dense BF16 peak that PyTorch's torch._grouped_mm (the CUTLASS sm100 kernel) reaches over a
 // forward + backward on Blackwell with local_experts groups, measured at Llama 4 Scout's expert shapes (step_moe.cpp).
 double torch_grouped_mm_bf16_fraction(double local_experts);
+// Fraction of the dense FP8 peak that torchao's MXFP8 grouped GEMM (_quantize_then_scaled_grouped_mm) reaches over
+// a forward + backward on Blackwell, its operands' MXFP8 quantization included, at the same shapes (step_moe.cpp).
+double torchao_mxfp8_grouped_mm_fraction(double local_experts);
 
 }  // namespace tally
