@@ -133,13 +133,22 @@ const std::vector<StackProfile>& stack_profiles() {
         // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
         // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm); wq, wk, wv
         // as three nn.Linear (models/llama3/model.py at 820504e), which Inductor leaves apart (step_tp.h).
-        {"torchtitan", "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)", AttentionKernel::SdpaCudnnOnBlackwell,
-         false, true, true, true, GradSync{}, true, false, true},
+        {.id = "torchtitan",
+         .name = "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)",
+         .attention = AttentionKernel::SdpaCudnnOnBlackwell,
+         .per_op_sac = true,
+         .eager_elementwise = true,
+         .fsdp_keep_gathered_with_pp = true,
+         .torch_grouped_mm = true,
+         .separate_qkv = true,
+         .pipeline_lockstep = true},
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
-        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, false, false, false,
-         GradSync{true, true}},
+        {.id = "nanotron",
+         .name = "nanotron (flash-attn 2)",
+         .attention = AttentionKernel::FlashAttention2,
+         .grad_sync = GradSync{true, true}},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
