@@ -1,6 +1,7 @@
 #include "tally/step.h"
 #include "tally/fabric.h"
 #include "tally/step_dp.h"
+#include "tally/step_stages.h"
 #include "tally/moe.h"
 #include "tally/overlap_contention.h"
 #include "tally/step_cp.h"
@@ -135,8 +136,12 @@ const std::vector<StackProfile>& stack_profiles() {
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
-        {"nanotron", "nanotron (flash-attn 2)", AttentionKernel::FlashAttention2, false, false, false, false,
-         GradSync{true, true}},
+        // Its pipeline stages are balanced by compute cost, LM head included (models/base.py build_model).
+        {.id = "nanotron",
+         .name = "nanotron (flash-attn 2)",
+         .attention = AttentionKernel::FlashAttention2,
+         .grad_sync = GradSync{true, true},
+         .cost_balanced_stages = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -285,8 +290,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                          "global_batch (" + std::to_string(st.global_batch) +
                              ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
     const std::int64_t m = st.global_batch / (st.micro_batch * dp);
-    const std::vector<std::int64_t> layers_of =
-        stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
+    const StageSplit stages =
+        pipeline_stages(c, st.pp, layout.interleave, layout.embedding_chunks, stack.cost_balanced_stages);
+    const std::vector<std::int64_t>& layers_of = stages.layers;
 
     // ---------------------------------------------------------------- FLOPs, from flops.h
     if (flops != nullptr && (flops->seq != st.seq || flops->decoder_seq != st.decoder_seq ||
@@ -586,7 +592,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
-        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
+        if (i == stages.head_stage) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
     const double md = static_cast<double>(m);

@@ -83,6 +83,8 @@ struct StackProfile {
     // Routed experts through Transformer Engine's GroupedLinear, which issues each local expert's casts and GEMMs
     // from the host: a small MoE layer waits on them (step_moe.h, moe_launch_bound_seconds).
     bool expert_host_launches = false;
+    // Pipeline stages split by compute cost with the LM head counted, not layers evenly (step_stages.h; nanotron).
+    bool cost_balanced_stages = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.

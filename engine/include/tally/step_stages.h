@@ -1,0 +1,28 @@
+// Which layers each pipeline stage holds, and which stage runs the output layer: an even split (Megatron-LM), or
+// nanotron's split by compute cost (a StackProfile choice), which moves layers off the stage holding the LM head.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tally/model.h"
+
+namespace tally {
+
+struct StageSplit {
+    std::vector<std::int64_t> layers;  // transformer layers on each stage (all chunks of it when interleaved)
+    std::size_t head_stage = 0;        // the stage that runs the output layer and the loss
+};
+
+// nanotron v0.5 (models/base.py build_model at c252843): each pipeline block costs what the model's
+// get_block_compute_costs says (a decoder layer 4·a·d·h + 3·f·h, the LM head V·h, every other block 0); blocks
+// are placed in order, and the rank moves on after the block whose cumulative cost first exceeds rank+1 pp-ths of
+// the total. InputError naming "pp" unless 1 <= pp <= num_layers.
+StageSplit cost_balanced_stages(const ModelConfig& c, std::int64_t pp);
+// The split step_time uses: cost_balanced_stages when the stack balances by cost (interleave 1, no separate
+// embedding chunks), else stage_layers (step.h) with the output layer on the last stage.
+StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t interleave, bool embedding_chunks,
+                           bool cost_balanced);
+
+}  // namespace tally

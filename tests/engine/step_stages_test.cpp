@@ -1,0 +1,76 @@
+// Tests of engine/src/step_stages.cpp: how a stack splits the layers over pipeline stages. nanotron v0.5 balances
+// its stages by compute cost with the LM head counted (models/base.py build_model at c252843), so on the sweep's
+// models with a 131,072-token vocabulary the stage holding the head gets fewer layers than an even split gives it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "accounting_helpers.h"
+#include "tally/api.h"
+#include "tally/step.h"
+#include "tally/step_stages.h"
+
+using namespace tally;
+
+namespace {
+
+// The nanotron sweep's Llama shapes (scripts/scaling_benchmarks.py at c252843), as the validation runs give them.
+ModelConfig sweep_model(const std::string& run_id) {
+    const nlohmann::json run = tally_test::modern_run(run_id);
+    REQUIRE(run.contains("args"));
+    return resolve_model(run["args"]);
+}
+
+}  // namespace
+
+TEST_CASE("nanotron's pipeline split: blocks placed in order, the rank moving on past each cost threshold") {
+    // 1.34B (16 layers of 4·2048² + 3·8192·2048 = 2^26, LM head 131,072·2048 = 4 layers' cost), pp 2: the first
+    // threshold is 10 layers' cost; layer 10 reaches it without exceeding it, layer 11 exceeds it, so rank 0 holds
+    // 11 layers and rank 1 the other 5 with the head (build_model moves on only after placing the block that
+    // crossed).
+    const StageSplit small = cost_balanced_stages(sweep_model("nanotron-1p34b-8gpu"), 2);
+    CHECK(small.layers == std::vector<std::int64_t>{11, 5});
+    CHECK(small.head_stage == 1);
+    // 3.57B (28 layers, head 3.56 layers' cost), pp 2: 16 and 12. 8.86B (32 layers, head 2.2), pp 4: 9, 9, 8, 6.
+    CHECK(cost_balanced_stages(sweep_model("nanotron-3p57b-8gpu"), 2).layers == std::vector<std::int64_t>{16, 12});
+    CHECK(cost_balanced_stages(sweep_model("nanotron-8p86b-8gpu"), 4).layers == std::vector<std::int64_t>{9, 9, 8, 6});
+    // 80B (80 layers, head 1.1 layers' cost), pp 16: the greedy overshoot gives the first stage 6 layers, the last 3.
+    const StageSplit deep = cost_balanced_stages(sweep_model("nanotron-80b-64gpu"), 16);
+    CHECK(deep.layers.front() == 6);
+    CHECK(deep.layers.back() == 3);
+    CHECK(deep.head_stage == 15);
+    std::int64_t total = 0;
+    for (std::int64_t n : deep.layers) total += n;
+    CHECK(total == 80);
+    CHECK(tally_test::error_field([] { cost_balanced_stages(sweep_model("nanotron-1p34b-8gpu"), 17); }) == "pp");
+}
+
+TEST_CASE("other stacks, interleaving and separate embedding chunks keep the even split with the head last") {
+    const ModelConfig c = sweep_model("nanotron-1p34b-8gpu");
+    const StageSplit even = pipeline_stages(c, 2, 1, false, false);
+    CHECK(even.layers == stage_layers(16, 2, 1, false));
+    CHECK(even.head_stage == 1);
+    CHECK(pipeline_stages(c, 2, 2, false, true).layers == stage_layers(16, 2, 2, false));
+    CHECK(pipeline_stages(c, 4, 1, true, true).layers == stage_layers(16, 4, 1, true));
+    CHECK(pipeline_stages(c, 1, 1, false, true).layers == std::vector<std::int64_t>{16});
+}
+
+TEST_CASE("step_time: nanotron's split moves the 8.86B one-node run towards its published MFU") {
+    // nanotron's scaling sweep (docs/benchmark_summary.svg at c252843): 8.86B on 8 H100s, tp 1, pp 4, dp 2, 128
+    // micro-batches of one sequence, published 45.2 % MFU. With layers split evenly the last stage runs 8 layers and
+    // the 131,072 x 4,096 output layer; nanotron's split leaves it 6, and the busiest stage runs 9 layers.
+    nlohmann::json run = tally_test::modern_run("nanotron-8p86b-8gpu");
+    const double published = run["published"]["value"].get<double>();
+    REQUIRE(published == Approx(0.4522));
+    const nlohmann::json nano = api::invoke("step_time", run["args"]);
+    CHECK(nano["stage_layers"] == nlohmann::json::array({9, 9, 8, 6}));
+    CHECK(nano["busiest_stage_layers"] == 9);
+    nlohmann::json generic_args = run["args"];
+    generic_args["stack"] = "generic";
+    const nlohmann::json generic = api::invoke("step_time", generic_args);
+    CHECK(generic["stage_layers"] == nlohmann::json::array({8, 8, 8, 8}));
+    const double err_nano = nano["mfu"].get<double>() / published - 1;
+    const double err_generic = generic["mfu"].get<double>() / published - 1;
+    CHECK(std::fabs(err_nano) < std::fabs(err_generic));
+    CHECK(std::fabs(err_nano) < 0.05);
+}
