@@ -623,7 +623,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double dp_bw =
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-    const double params = static_cast<double>(mem.params_on_gpu);
+    // nanotron's cost-balanced split moves layers onto the first stage, beside the input embedding (step_stages.h).
+    const double params = static_cast<double>(stack.cost_balanced_stages && st.pp > 1
+                                                  ? busiest_stage_params(c, stages, st.tp, st.ep, st.etp)
+                                                  : mem.params_on_gpu);
     // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
     const double trained_params = lora ? lora_params_gpu : params;
     const double grad_element_bytes = lora ? 4 : dtype_element_bytes(st.recipe.gradients);

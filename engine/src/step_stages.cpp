@@ -1,5 +1,6 @@
 #include "tally/step_stages.h"
 
+#include <algorithm>
 #include <string>
 
 #include "tally/error.h"
@@ -33,6 +34,18 @@ StageSplit cost_balanced_stages(const ModelConfig& c, std::int64_t pp) {
     // exceeds no threshold, so the loss blocks after it stay there too.
     out.head_stage = static_cast<std::size_t>(rank);
     return out;
+}
+
+std::uint64_t busiest_stage_params(const ModelConfig& c, const StageSplit& split, std::int64_t tp, std::int64_t ep,
+                                   std::int64_t etp) {
+    std::uint64_t most = 0;
+    for (std::size_t i = 0; i < split.layers.size(); ++i) {
+        const bool head = i == split.head_stage;
+        const std::uint64_t n =
+            shard_params(c, {tp, split.layers[i], i == 0, head, head && i != 0 && c.tied_embeddings, ep, etp});
+        most = std::max(most, n);
+    }
+    return most;
 }
 
 StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t interleave, bool embedding_chunks,

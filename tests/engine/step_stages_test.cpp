@@ -74,3 +74,17 @@ TEST_CASE("step_time: nanotron's split moves the 8.86B one-node run towards its 
     CHECK(std::fabs(err_nano) < std::fabs(err_generic));
     CHECK(std::fabs(err_nano) < 0.05);
 }
+
+TEST_CASE("the data-parallel reduction covers the parameters of nanotron's fullest stage") {
+    // 1.34B with tied embeddings on tp 2, pp 2: rank 0 holds the 131,072 x 2,048 input embedding and 11 layers
+    // (4·2048² + 3·2048·8192 each), half of each per TP rank; the head stage holds 5 layers and the embedding's
+    // tied copy. ZeRO-1 all-reduces that stage's whole fp32 gradient buffer (step_dp.cpp).
+    const ModelConfig c = sweep_model("nanotron-1p34b-512gpu");
+    const StageSplit split = cost_balanced_stages(c, 2);
+    REQUIRE(split.layers == std::vector<std::int64_t>{11, 5});
+    const double embedding = 131072.0 * 2048 / 2, layer = (4.0 * 2048 * 2048 + 3.0 * 2048 * 8192) / 2;
+    const double busiest = static_cast<double>(busiest_stage_params(c, split, 2, 1, 0));
+    CHECK(busiest == Approx(embedding + 11 * layer).epsilon(1e-3));  // the norms' weights are the rest
+    CHECK(busiest > static_cast<double>(busiest_stage_params(c, pipeline_stages(c, 2, 1, false, false), 2, 1, 0)));
+    CHECK(busiest_stage_params(c, split, 2, 1, 0) == shard_params(c, ShardSpec{2, 11, true, false, false, 1, 0}));
+}
