@@ -140,7 +140,7 @@ const std::vector<StackProfile>& stack_profiles() {
         {.id = "nanotron",
          .name = "nanotron (flash-attn 2)",
          .attention = AttentionKernel::FlashAttention2,
-         .grad_sync = GradSync{true, true},
+         .grad_sync = GradSync{true, true, true},
          .cost_balanced_stages = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
@@ -664,6 +664,17 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             dp_seconds = z.replica_seconds;  // HSDP: the gradient all-reduce across replicas, behind the backward
             dp_hidden = std::min(dp_seconds, backward_window);
         }
+    }
+
+    // A stack that syncs the tied embedding between the first and the head stage after the backward (step_stages.h).
+    if (stack.grad_sync.tied_after_backward && !lora) {
+        const bool pair_in_node = st.gpus <= node;
+        dp_seconds += tied_embedding_sync_seconds(
+            c, stages,
+            {static_cast<double>(c.vocab_size) * h / t, stack.grad_sync.fp32 ? 4.0 : grad_element_bytes,
+             kCollectiveBandwidthFraction *
+                 (pair_in_node ? ic.intra_node_bytes_per_s : group_link_bytes_per_s(ic, 1, 2)),
+             pair_in_node ? ic.intra_node_latency_s : ic.network_latency_s});
     }
 
     // ---------------------------------------------------------------- optimizer step

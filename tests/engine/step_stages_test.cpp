@@ -88,3 +88,30 @@ TEST_CASE("the data-parallel reduction covers the parameters of nanotron's fulle
     CHECK(busiest > static_cast<double>(busiest_stage_params(c, pipeline_stages(c, 2, 1, false, false), 2, 1, 0)));
     CHECK(busiest_stage_params(c, split, 2, 1, 0) == shard_params(c, ShardSpec{2, 11, true, false, false, 1, 0}));
 }
+
+TEST_CASE("nanotron all-reduces a tied embedding's fp32 gradient between the first and the head stage") {
+    // sync_tied_weights_gradients (parallel/tied_parameters.py at c252843): the input embedding (rank 0) and the
+    // output layer (head stage) are tied with ReduceOp.SUM (trainer.py mark_tied_parameters), so after the
+    // data-parallel sync the two stages all-reduce the fp32 gradient buffer of the 131,072 x 2,048 matrix.
+    const ModelConfig c = sweep_model("nanotron-1p34b-16gpu");
+    REQUIRE(c.tied_embeddings);
+    const StageSplit split = cost_balanced_stages(c, 2);
+    const TiedSyncInput in{131072.0 * 2048, 4, 40e9, 20e-6};
+    CHECK(tied_embedding_sync_seconds(c, split, in) ==
+          Approx(ring_all_reduce_seconds(131072.0 * 2048 * 4, 2, 40e9, 20e-6)));
+    // One stage holding both (no pipeline) or an untied model (8.86B): nothing to sync.
+    CHECK(tied_embedding_sync_seconds(c, pipeline_stages(c, 1, 1, false, true), in) == 0);
+    CHECK(tied_embedding_sync_seconds(sweep_model("nanotron-8p86b-8gpu"), split, in) == 0);
+    // step_time: the 16-GPU run (pp 2, stages on two nodes) pays it in its exposed gradient reduction: against the
+    // same model untied (the same split and first stage), the difference is one 2-rank all-reduce of 1.07 GB over
+    // the pair's network cards (50 GB/s each way per H100, the h100-sxm preset).
+    nlohmann::json run = tally_test::modern_run("nanotron-1p34b-16gpu");
+    const nlohmann::json tied = api::invoke("step_time", run["args"]);
+    run["args"]["model"]["tied_embeddings"] = false;
+    const nlohmann::json untied = api::invoke("step_time", run["args"]);
+    REQUIRE(untied["stage_layers"] == tied["stage_layers"]);
+    const double extra =
+        tally_test::breakdown_seconds(tied, "dp_comm") - tally_test::breakdown_seconds(untied, "dp_comm");
+    CHECK(extra > 0.9 * 131072.0 * 2048 * 4 / 50e9);
+    CHECK(extra < 1.5 * 131072.0 * 2048 * 4 / 50e9);
+}
