@@ -141,7 +141,10 @@ const std::vector<StackProfile>& stack_profiles() {
          .name = "nanotron (flash-attn 2)",
          .attention = AttentionKernel::FlashAttention2,
          .grad_sync = GradSync{true, true, true},
-         .cost_balanced_stages = true},
+         .cost_balanced_stages = true,
+         // Its loss (Loss, sharded_cross_entropy in tensor_parallel/functional.py): bf16 -> fp32 cast (2 + 4 bytes),
+         // max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide (4 + 4); backward multiply (4 + 4), cast (4 + 2).
+         .logits_bytes = 52},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -509,8 +512,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         layer_bytes += cp_merge_bytes(
             {st.cp, cp_exchange(stack.id), tokens * heads_gpu * d, 2 * tokens * cp_kv_heads_gpu * d, full ? 2 : 1});
     const double layer_memory_seconds = layer_bytes / hbm;
-    // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
-    const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
+    // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes), or
+    // what the stack's loss is known to move.
+    const double logits_seconds = (stack.logits_bytes > 0 ? stack.logits_bytes : 5 * 4) * tokens *
+                                  std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
 
     // ---------------------------------------------------------------- tensor/sequence-parallel collectives
     Interconnect with_fabric;  // a measured fabric (fabric.h) replaces the nominal cards for the ring collectives

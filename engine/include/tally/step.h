@@ -85,6 +85,8 @@ struct StackProfile {
     bool expert_host_launches = false;
     // Pipeline stages split by compute cost with the LM head counted, not layers evenly (step_stages.h; nanotron).
     bool cost_balanced_stages = false;
+    // Bytes moved per logit element by the fp32 cross-entropy, forward and backward (0: 5 fp32 passes, 20 bytes).
+    double logits_bytes = 0;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.
