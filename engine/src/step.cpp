@@ -144,7 +144,9 @@ const std::vector<StackProfile>& stack_profiles() {
          .cost_balanced_stages = true,
          // Its loss (Loss, sharded_cross_entropy in tensor_parallel/functional.py): bf16 -> fp32 cast (2 + 4 bytes),
          // max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide (4 + 4); backward multiply (4 + 4), cast (4 + 2).
-         .logits_bytes = 52},
+         .logits_bytes = 52,
+         // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
+         .eager_glu = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -493,6 +495,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
     if (stack.eager_elementwise && !layout.compile)
         fwd_bytes += eager_extra_forward_bytes(c, x, ffn, tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t);
+    else if (stack.eager_glu && c.mlp != MlpKind::Gelu)
+        fwd_bytes += (5 - 3) * ffn;
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
