@@ -8,6 +8,7 @@
 #include "tally/plan.h"
 #include "tally/step.h"
 #include "tally/step_bands.h"
+#include "tally/step_stages.h"
 
 #include <utility>
 
@@ -193,7 +194,9 @@ json step_time_method(const json& args) {
     out["band"] = band_json(r, layout, hw);
     layout.setup.global_batch = r.global_batch;
     out["layout"] = layout_json(layout, r.dp);
-    out["stage_layers"] = stage_layers(c.num_layers, layout.setup.pp, layout.interleave, layout.embedding_chunks);
+    out["stage_layers"] = pipeline_stages(c, layout.setup.pp, layout.interleave, layout.embedding_chunks,
+                                          stack_profile(layout.stack).cost_balanced_stages)
+                              .layers;
     MemoryBudget mem = memory_budget(c, layout.setup);
     out["memory_bytes"] = mem.bytes.total;
     out["interleave_extra_bytes"] = mem.activations.interleave_extra_bytes;

@@ -1,6 +1,7 @@
 #include "tally/step.h"
 #include "tally/fabric.h"
 #include "tally/step_dp.h"
+#include "tally/step_stages.h"
 #include "tally/moe.h"
 #include "tally/overlap_contention.h"
 #include "tally/step_cp.h"
@@ -145,10 +146,17 @@ const std::vector<StackProfile>& stack_profiles() {
         // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
         // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
         // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
+        // Its pipeline stages are balanced by compute cost, LM head included (models/base.py build_model).
         {.id = "nanotron",
          .name = "nanotron (flash-attn 2)",
          .attention = AttentionKernel::FlashAttention2,
-         .grad_sync = GradSync{true, true}},
+         .grad_sync = GradSync{true, true, true},
+         .cost_balanced_stages = true,
+         // Its loss (Loss, sharded_cross_entropy in tensor_parallel/functional.py): bf16 -> fp32 cast (2 + 4 bytes),
+         // max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide (4 + 4); backward multiply (4 + 4), cast (4 + 2).
+         .logits_bytes = 52,
+         // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
+         .eager_glu = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
         {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
     };
@@ -297,8 +305,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                          "global_batch (" + std::to_string(st.global_batch) +
                              ") must be a multiple of micro_batch·dp = " + std::to_string(st.micro_batch * dp));
     const std::int64_t m = st.global_batch / (st.micro_batch * dp);
-    const std::vector<std::int64_t> layers_of =
-        stage_layers(c.num_layers, st.pp, layout.interleave, layout.embedding_chunks);
+    const StageSplit stages =
+        pipeline_stages(c, st.pp, layout.interleave, layout.embedding_chunks, stack.cost_balanced_stages);
+    const std::vector<std::int64_t>& layers_of = stages.layers;
 
     // ---------------------------------------------------------------- FLOPs, from flops.h
     if (flops != nullptr && (flops->seq != st.seq || flops->decoder_seq != st.decoder_seq ||
@@ -514,6 +523,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         fwd_bytes += 2 * tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t;
     if (stack.eager_elementwise && !layout.compile)
         fwd_bytes += eager_extra_forward_bytes(c, x, ffn, tokens * static_cast<double>(c.q_dim() + c.kv_dim()) * e / t);
+    else if (stack.eager_glu && c.mlp != MlpKind::Gelu)
+        fwd_bytes += (5 - 3) * ffn;
     const double softmax_fwd = scores_bytes * (kForwardPasses + (attn_drop ? 2.5 : 0));
     fwd_bytes += softmax_fwd;
     double layer_bytes = fwd_bytes * (1 + kBackwardOverForward);
@@ -533,8 +544,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         layer_bytes += cp_merge_bytes(
             {st.cp, cp_exchange(stack.id), tokens * heads_gpu * d, 2 * tokens * cp_kv_heads_gpu * d, full ? 2 : 1});
     const double layer_memory_seconds = layer_bytes / hbm;
-    // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes).
-    const double logits_seconds = 5 * 4 * tokens * std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
+    // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes), or
+    // what the stack's loss is known to move.
+    const double logits_seconds = (stack.logits_bytes > 0 ? stack.logits_bytes : 5 * 4) * tokens *
+                                  std::ceil(static_cast<double>(c.vocab_size) / t) / hbm;
 
     // ---------------------------------------------------------------- tensor/sequence-parallel collectives
     Interconnect with_fabric;  // a measured fabric (fabric.h) replaces the nominal cards for the ring collectives
@@ -626,7 +639,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     std::int64_t slowest_layers = 0;
     for (std::size_t i = 0; i < layers_of.size(); ++i) {
         double stage = static_cast<double>(layers_of[i]) * layer_seconds;
-        if (i + 1 == layers_of.size()) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
+        if (i == stages.head_stage) stage += head_seconds + logits_seconds + mtp_seconds;  // output layer, MTP
         if (stage > slowest) slowest = stage, slowest_layers = layers_of[i];
     }
     const double md = static_cast<double>(m);
@@ -661,7 +674,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double dp_bw =
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
     const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-    const double params = static_cast<double>(mem.params_on_gpu);
+    // nanotron's cost-balanced split moves layers onto the first stage, beside the input embedding (step_stages.h).
+    const double params = static_cast<double>(stack.cost_balanced_stages && st.pp > 1
+                                                  ? busiest_stage_params(c, stages, st.tp, st.ep, st.etp)
+                                                  : mem.params_on_gpu);
     // LoRA: only the fp32 adapters have gradients and updates (PEFT keeps adapters in fp32; finetune.h).
     const double trained_params = lora ? lora_params_gpu : params;
     const double grad_element_bytes = lora ? 4 : dtype_element_bytes(st.recipe.gradients);
@@ -699,6 +715,17 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             dp_seconds = z.replica_seconds;  // HSDP: the gradient all-reduce across replicas, behind the backward
             dp_hidden = std::min(dp_seconds, backward_window);
         }
+    }
+
+    // A stack that syncs the tied embedding between the first and the head stage after the backward (step_stages.h).
+    if (stack.grad_sync.tied_after_backward && !lora) {
+        const bool pair_in_node = st.gpus <= node;
+        dp_seconds += tied_embedding_sync_seconds(
+            c, stages,
+            {static_cast<double>(c.vocab_size) * h / t, stack.grad_sync.fp32 ? 4.0 : grad_element_bytes,
+             kCollectiveBandwidthFraction *
+                 (pair_in_node ? ic.intra_node_bytes_per_s : group_link_bytes_per_s(ic, 1, 2)),
+             pair_in_node ? ic.intra_node_latency_s : ic.network_latency_s});
     }
 
     // ---------------------------------------------------------------- optimizer step

@@ -10,10 +10,11 @@ DpReduction dp_reduction(const DpReductionInput& in) {
     DpReduction out;
     if (in.sync.fp32 && in.hbm_bytes_per_s > 0) {
         // FP32GradientAccumulator._accumulate_grad: after every micro-batch's backward, fp32_grad.add_(half.grad)
-        // reads the 16-bit gradient and the fp32 buffer and writes the buffer; clip_grad_norm reads it once more.
+        // reads the 16-bit gradient and the fp32 buffer and writes the buffer; clip_grad_norm (optim/clip_grads.py at
+        // c252843) reads it for the norm, then multiplies every buffer by the clamped coefficient (read and write).
         const double per_microbatch = in.grad_element_bytes + 4 + 4;
         out.accumulate_seconds =
-            in.params * (static_cast<double>(in.microbatches) * per_microbatch + 4) / in.hbm_bytes_per_s;
+            in.params * (static_cast<double>(in.microbatches) * per_microbatch + 4 + 8) / in.hbm_bytes_per_s;
     }
     if (in.dp <= 1) return out;
     // PyTorch DDP (Li et al. 2020, sec. 3.2.3; torch.nn.parallel.DistributedDataParallel notes): a bucket is

@@ -67,10 +67,11 @@ TEST_CASE("nanotron's ZeRO-0 path: DDP's fp32 hook all-reduces 4-byte gradients 
 
 TEST_CASE("fp32 accumulation reads the 16-bit gradient and the fp32 buffer and writes it, every micro-batch") {
     // FP32GradientAccumulator._accumulate_grad: fp32_grad.add_(half_param.grad) after each backward (2 + 4 + 4 bytes
-    // per parameter), and clip_grad_norm reads the fp32 gradients once (4 bytes); also with one data-parallel rank.
+    // per parameter), and clip_grad_norm reads the fp32 gradients for the norm (4 bytes) and scales every one of them
+    // by the clamped coefficient, clipping or not (mul_: 8 bytes); also with one data-parallel rank.
     const DpReduction one = dp_reduction(input(1, 1, GradSync{true, true}));
     CHECK(one.seconds == 0);
-    CHECK(one.accumulate_seconds == Approx(1e9 * (4 * 10.0 + 4) / 2e12));
+    CHECK(one.accumulate_seconds == Approx(1e9 * (4 * 10.0 + 4 + 8) / 2e12));
 }
 
 TEST_CASE("nanotron at 512 H100s: the exposed fp32 reduction moves the 3.57B prediction towards its published MFU") {

@@ -87,6 +87,13 @@ struct StackProfile {
     bool separate_qkv = false;
     // Looped pipeline schedules run torch.distributed.pipelining's lock-step grid of time steps (step_pp.h).
     bool pipeline_lockstep = false;
+    // Pipeline stages split by compute cost with the LM head counted, not layers evenly (step_stages.h; nanotron).
+    bool cost_balanced_stages = false;
+    // Bytes moved per logit element by the fp32 cross-entropy, forward and backward (0: 5 fp32 passes, 20 bytes).
+    double logits_bytes = 0;
+    // The gated MLP's activation runs eagerly (silu, then the product: 5 passes over the f-wide tensor, fused 3)
+    // while the norms and rotary are fused kernels (nanotron: TritonRMSNorm, flash-attn's rotary).
+    bool eager_glu = false;
 };
 // The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
 // InputError naming "stack" otherwise.

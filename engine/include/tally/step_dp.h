@@ -16,6 +16,9 @@ struct GradSync {
     // With ZeRO-1/2 the whole gradient buffer is all-reduced in one call after the last backward (no bucketing, no
     // overlap), and the optimizer's updated shards are all-gathered after the step, both on the critical path.
     bool zero_after_backward = false;
+    // With pipeline parallelism a tied input embedding (first stage) and output layer (head stage) all-reduce their
+    // gradients between the two stages after the data-parallel sync, exposed (nanotron sync_tied_weights_gradients).
+    bool tied_after_backward = false;
 };
 
 struct DpReductionInput {
