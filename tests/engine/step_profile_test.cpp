@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accounting_helpers.h"
+#include "tally/api.h"
 #include "tally/hardware.h"
 #include "tally/step.h"
 
@@ -47,6 +48,19 @@ TEST_CASE("stack profiles: ids unique, generic first, every stack reachable by i
     CHECK(std::string(stack_profiles().front().id) == "generic");
     CHECK(&stack_profile("") == &stack_profiles().front());
     CHECK(tally_test::error_field([] { stack_profile("megatron"); }) == "stack");
+    // The API's declared choices (api_args.h, docs/API.md, the widget's list) are the profiles, in order.
+    std::string ids_joined;
+    for (const StackProfile& p : stack_profiles()) ids_joined += (ids_joined.empty() ? "" : "|") + std::string(p.id);
+    const api::Method* step = api::find_method("step_time");
+    REQUIRE(step != nullptr);
+    bool declared = false;
+    for (const api::Arg& arg : step->args)
+        if (std::string(arg.name) == "stack") {
+            declared = true;
+            REQUIRE(arg.values != nullptr);
+            CHECK(std::string(arg.values) == ids_joined);
+        }
+    CHECK(declared);
 }
 
 TEST_CASE("stack profiles: each field a mechanism reads changes the step time when flipped, the way it says") {
