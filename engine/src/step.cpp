@@ -116,7 +116,9 @@ const std::vector<StackProfile>& stack_profiles() {
     // Each profile names the kernels its stack runs by default, with the source that says so.
     static const std::vector<StackProfile> profiles = {
         // The model before stacks: FlashAttention-2 class attention, no tensor-parallel overlap.
-        {"generic", "generic (FlashAttention-2, no TP overlap)", AttentionKernel::FlashAttention2, false},
+        {.id = "generic",
+         .name = "generic (FlashAttention-2, no TP overlap)",
+         .attention = AttentionKernel::FlashAttention2},
         // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
         // and later (TE docs, "Attention backends"); --tp-comm-overlap overlaps the sequence-parallel all-gather /
         // reduce-scatter with the GEMMs through userbuffers (Megatron-Core and NeMo performance configs).
@@ -128,7 +130,7 @@ const std::vector<StackProfile>& stack_profiles() {
          .cp_exchange = CpExchange::Ring,
          .expert_host_launches = true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
-        {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        {.id = "pytorch-fsdp", .name = "PyTorch FSDP (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
         // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
         // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
         // optional) and no reshard after forward with PP; looped pipeline schedules through torch.distributed.pipelining
@@ -167,7 +169,7 @@ const std::vector<StackProfile>& stack_profiles() {
          // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
          .eager_glu = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
-        {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        {.id = "deepspeed", .name = "DeepSpeed (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
     };
     return profiles;
 }
