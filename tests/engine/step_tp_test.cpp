@@ -35,10 +35,10 @@ TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 
 TEST_CASE("torchtitan float8 tensorwise TP: all-gathers in FP8, reduce-scatters in BF16; rowwise gathers in BF16") {
     const StackProfile& titan = stack_profile("torchtitan");
     CHECK(sp_gather_element_bytes(titan.fp8_tensorwise_sp_gather, "fp8-current-tensorwise", 2, 1) == 1);
-    CHECK(sp_gather_element_bytes(titan.fp8_tensorwise_sp_gather, "fp8-rowwise", 2, 1) ==
-          2);  // "all-gather happens in high precision"
-    CHECK(sp_gather_element_bytes(stack_profile("megatron-te").fp8_tensorwise_sp_gather, "fp8-current-tensorwise", 2,
-                                  1) == 2);
+    // Rowwise: "all-gather happens in high precision".
+    CHECK(sp_gather_element_bytes(titan.fp8_tensorwise_sp_gather, "fp8-rowwise", 2, 1) == 2);
+    const StackProfile& te = stack_profile("megatron-te");
+    CHECK(sp_gather_element_bytes(te.fp8_tensorwise_sp_gather, "fp8-current-tensorwise", 2, 1) == 2);
     // Llama 3 8B, TP 8, per-op SAC: 6 gathers + 4 reduce-scatters; gathers at half the bytes: (6/2 + 4) / 10 of the
     // rowwise plan's TP time, the same layout and bandwidth (latency is per message, so not exactly).
     nlohmann::json args = tally_test::modern_run("torchtitan-asynctp-llama3-8b-64gpu-float8-vanilla")["args"];

@@ -7,7 +7,8 @@
 
 namespace tally {
 
-// How a stack moves K and V among the cp ranks of a sequence.
+// How a stack moves K and V among the cp ranks of a sequence: its profile's cp_exchange (step.h), megatron-te the
+// ring, torchtitan PyTorch's all-gather, the rest (generic included, no communication overlap) the exposed all-gather.
 enum class CpExchange {
     // Ring attention (Liu et al. 2023, arXiv:2310.01889): cp−1 steps each pass one K, V block to the next rank while
     // the current block computes; the backward passes K, V and dK, dV. Transformer Engine's cp_comm_type "p2p", the
@@ -21,8 +22,6 @@ enum class CpExchange {
     // communication latency is exposed in the critical path"); the backward gathers again and reduce-scatters dK, dV.
     AllGather,
 };
-// The exchange a stack runs is its profile's cp_exchange (step.h): megatron-te the ring; torchtitan PyTorch's
-// all-gather; the rest (generic included, the stacks without communication overlap) the exposed all-gather.
 
 struct CpLayerInput {
     std::int64_t cp = 1;
