@@ -116,7 +116,9 @@ const std::vector<StackProfile>& stack_profiles() {
     // Each profile names the kernels its stack runs by default, with the source that says so.
     static const std::vector<StackProfile> profiles = {
         // The model before stacks: FlashAttention-2 class attention, no tensor-parallel overlap.
-        {"generic", "generic (FlashAttention-2, no TP overlap)", AttentionKernel::FlashAttention2, false},
+        {.id = "generic",
+         .name = "generic (FlashAttention-2, no TP overlap)",
+         .attention = AttentionKernel::FlashAttention2},
         // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
         // and later (TE docs, "Attention backends"); --tp-comm-overlap overlaps the sequence-parallel all-gather /
         // reduce-scatter with the GEMMs through userbuffers (Megatron-Core and NeMo performance configs).
@@ -124,9 +126,11 @@ const std::vector<StackProfile>& stack_profiles() {
          .name = "Megatron-Core + Transformer Engine",
          .attention = AttentionKernel::FusedHopper,
          .tp_comm_overlap = true,
+         // cp_comm_type "p2p", the Megatron-Core default (TE attention.py, AttnFuncWithCPAndKVP2P; step_cp.h).
+         .cp_exchange = CpExchange::Ring,
          .expert_host_launches = true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
-        {"pytorch-fsdp", "PyTorch FSDP (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        {.id = "pytorch-fsdp", .name = "PyTorch FSDP (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
         // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
         // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
         // optional) and no reshard after forward with PP; looped pipeline schedules through torch.distributed.pipelining
@@ -137,6 +141,13 @@ const std::vector<StackProfile>& stack_profiles() {
         {.id = "torchtitan",
          .name = "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)",
          .attention = AttentionKernel::SdpaCudnnOnBlackwell,
+         // Float8 tensorwise TP gathers in FP8 (torchao float8_tensor_parallel.py at 6243040); Shard(1) on batch-first
+         // activations cats beside each collective (torchtitan apply_tp at 820504e); context_parallel all-gathers K, V
+         // (_ContextParallelOptions.rotate_method) after repeat_kv (models/llama/model.py); step_tp.h, step_cp.h.
+         .fp8_tensorwise_sp_gather = true,
+         .sp_batch_first = true,
+         .cp_exchange = CpExchange::AllGatherLocalOverlap,
+         .cp_repeat_kv = true,
          .per_op_sac = true,
          .eager_elementwise = true,
          .fsdp_keep_gathered_with_pp = true,
@@ -158,7 +169,7 @@ const std::vector<StackProfile>& stack_profiles() {
          // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
          .eager_glu = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
-        {"deepspeed", "DeepSpeed (flash-attn 2)", AttentionKernel::FlashAttention2, false},
+        {.id = "deepspeed", .name = "DeepSpeed (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
     };
     return profiles;
 }
@@ -263,7 +274,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 }
 
 StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget,
-                     const StepFlops* flops) {
+                     const StepFlops* flops, const StackProfile* profile) {
     TrainingSetup st = layout.setup;
     require_range("interleave", layout.interleave, 1, 1024);
     require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
@@ -274,7 +285,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // DotProductAttention stays BF16 unless fp8_dpa is set, and Megatron's output layer is not a TE module
     // (TE docs, "Using FP8 with Transformer Engine" and the DelayedScaling recipe's fp8_dpa flag).
     const Scaling scaling = scaling_of(layout, hw);
-    const StackProfile& stack = stack_profile(layout.stack);
+    const StackProfile& stack = profile ? *profile : stack_profile(layout.stack);
     const double fraction_16 = matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
     // torchtitan refuses FSDP float8 all-gather with a recipe name (components/quantization/float8.py at 820504e).
@@ -468,8 +479,6 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // per step (TE caches them across micro-batches: is_first_microbatch).
     double layer_cast_seconds = 0, weight_cast_seconds = 0;
     if (low_precision) {
-        const double per_element =
-            e + 2 * linear_bytes + (scaling == Scaling::Current ? e : 0) + (scaling == Scaling::Block ? 2.0 / 32 : 0);
         const double routed = mx_grouped_measured ? 0 : 1;  // the measured MX grouped GEMM casts its own operands
         const double experts =
             c.is_moe() ? routed * static_cast<double>(c.experts_per_token) + static_cast<double>(c.num_shared_experts)
@@ -493,14 +502,16 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             }
         }
         const double hbm_bytes_per_s = kMemoryBandwidthFraction * bw;
-        layer_cast_seconds = (inputs * (full || op_sac ? 2 : 1) + grads) * per_element / hbm_bytes_per_s;
-        weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
+        const double activations = inputs * (full || op_sac ? 2 : 1) + grads;  // cast each micro-batch
         if (scaling == Scaling::Rowwise) {  // both axes each micro-batch, weights too; inside the measured speed-ups
-            const double rowwise_bytes =
-                (inputs * (full || op_sac ? 2 : 1) + grads) * rowwise_cast_bytes_per_element(e, linear_bytes, false) +
-                weights * rowwise_cast_bytes_per_element(e, linear_bytes, true);
+            const double rowwise_bytes = activations * rowwise_cast_bytes_per_element(e, linear_bytes, false) +
+                                         weights * rowwise_cast_bytes_per_element(e, linear_bytes, true);
             layer_cast_seconds = rowwise_measured ? 0 : rowwise_bytes / hbm_bytes_per_s;
-            weight_cast_seconds = 0;
+        } else {  // per tensor (the comment above)
+            const double per_element = e + 2 * linear_bytes + (scaling == Scaling::Current ? e : 0) +
+                                       (scaling == Scaling::Block ? 2.0 / 32 : 0);
+            layer_cast_seconds = activations * per_element / hbm_bytes_per_s;
+            weight_cast_seconds = weights * per_element / hbm_bytes_per_s;
         }
     }
 
@@ -535,14 +546,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double hbm = kMemoryBandwidthFraction * bw;
     layer_bytes += moe_layer_share * moe_shape.permute_bytes;  // router, permute and unpermute (step_moe.h)
     // PyTorch context_parallel's fp32 merge of each ring step's partial output and fp32 dQ, dK, dV (step_cp.h).
-    const double cp_kv_heads_gpu = st.cp > 1 ? std::max(static_cast<double>(c.num_kv_heads) / t *
-                                                            cp_kv_repeat(stack.id, static_cast<double>(c.num_heads),
-                                                                         static_cast<double>(c.num_kv_heads)),
-                                                        1.0)
-                                             : 0;
+    const double cp_kv_heads_gpu = st.cp > 1
+                                       ? std::max(static_cast<double>(c.num_kv_heads) / t *
+                                                      cp_kv_repeat(stack.cp_repeat_kv, static_cast<double>(c.num_heads),
+                                                                   static_cast<double>(c.num_kv_heads)),
+                                                  1.0)
+                                       : 0;
     if (st.cp > 1)
         layer_bytes += cp_merge_bytes(
-            {st.cp, cp_exchange(stack.id), tokens * heads_gpu * d, 2 * tokens * cp_kv_heads_gpu * d, full ? 2 : 1});
+            {st.cp, stack.cp_exchange, tokens * heads_gpu * d, 2 * tokens * cp_kv_heads_gpu * d, full ? 2 : 1});
     const double layer_memory_seconds = layer_bytes / hbm;
     // Logits in fp32 for the cross-entropy: written, read by the softmax, the loss and its backward (≈5 passes), or
     // what the stack's loss is known to move.
@@ -566,8 +578,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // (Korthikanti et al. 2022, sec. 4.2.2); full recomputation repeats the forward's two.
     const double collectives = 4 + (full ? 2 : 0);
     // Sequence parallelism: an all-gather and a reduce-scatter each; torchtitan's float8 plan gathers in FP8 (step_tp.h).
-    const double sp_gather = ring_gather_seconds(
-        act_msg * sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes) / e, st.tp, tp_bw, tp_lat);
+    const double sp_gather_bytes =
+        sp_gather_element_bytes(stack.fp8_tensorwise_sp_gather, layout.precision, e, linear_bytes);
+    const double sp_gather = ring_gather_seconds(act_msg * sp_gather_bytes / e, st.tp, tp_bw, tp_lat);
     const double one = sp ? sp_gather + ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
@@ -581,9 +594,8 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const bool async_fused = sp && !stack.tp_comm_overlap && layout.async_tp;  // the forward's 2 AG + 2 RS
     const double sp_gathers = collectives + (op_sac ? per_op_sac_regathers_per_layer(sp) : 0);
     const double layer_sp_copy_seconds =
-        sp ? sp_layout_copy_bytes(stack.id,
-                                  {sp_gathers, collectives, async_fused ? 2.0 : 0, async_fused ? 2.0 : 0, tokens * h,
-                                   sp_gather_element_bytes(stack.id, layout.precision, e, linear_bytes), e, t}) /
+        sp ? sp_layout_copy_bytes(stack.sp_batch_first, {sp_gathers, collectives, async_fused ? 2.0 : 0,
+                                                         async_fused ? 2.0 : 0, tokens * h, sp_gather_bytes, e, t}) /
                  hbm
            : 0;
 
@@ -595,7 +607,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
         const double kv_heads = static_cast<double>(c.num_kv_heads);  // split over t, one whole head at least
         CpLayerInput in;
         in.cp = st.cp;
-        in.exchange = cp_exchange(stack.id);
+        in.exchange = stack.cp_exchange;
         in.kv_block_bytes = context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * cp_kv_heads_gpu / kv_heads;
         in.bytes_per_s =
             kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));

@@ -7,12 +7,6 @@
 
 namespace tally {
 
-CpExchange cp_exchange(const std::string& stack_id) {
-    if (stack_id == "megatron-te") return CpExchange::Ring;
-    if (stack_id == "torchtitan") return CpExchange::AllGatherLocalOverlap;
-    return CpExchange::AllGather;
-}
-
 CpLayerCost context_parallel_layer(const CpLayerInput& in) {
     CpLayerCost out;
     if (in.cp <= 1) return out;
@@ -52,8 +46,8 @@ CpLayerCost context_parallel_layer(const CpLayerInput& in) {
     return out;
 }
 
-double cp_kv_repeat(const std::string& stack_id, double heads, double kv_heads) {
-    return stack_id == "torchtitan" && kv_heads > 0 && heads > kv_heads ? heads / kv_heads : 1;
+double cp_kv_repeat(bool repeat_kv, double heads, double kv_heads) {
+    return repeat_kv && kv_heads > 0 && heads > kv_heads ? heads / kv_heads : 1;
 }
 
 double cp_merge_bytes(const CpMergeInput& in) {

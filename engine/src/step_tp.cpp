@@ -7,13 +7,13 @@ double per_op_sac_regathers_per_layer(bool sequence_parallel) {
     return sequence_parallel ? 2 : 0;  // the attention's and the MLP's inputs
 }
 
-double sp_gather_element_bytes(std::string_view stack_id, std::string_view precision, double activation_bytes,
+double sp_gather_element_bytes(bool fp8_tensorwise_gather, std::string_view precision, double activation_bytes,
                                double fp8_bytes) {
-    return stack_id == "torchtitan" && precision == "fp8-current-tensorwise" ? fp8_bytes : activation_bytes;
+    return fp8_tensorwise_gather && precision == "fp8-current-tensorwise" ? fp8_bytes : activation_bytes;
 }
 
-double sp_layout_copy_bytes(std::string_view stack_id, const SpCollectives& in) {
-    if (stack_id != "torchtitan") return 0;
+double sp_layout_copy_bytes(bool batch_first, const SpCollectives& in) {
+    if (!batch_first) return 0;
     const double gathers = in.gathers - in.fused_gathers, scatters = in.scatters - in.fused_scatters;
     // Each torch.cat reads the collective's buffer and writes the rearranged copy: 2 passes over the activation.
     const double cats = 2 * in.elements * (gathers * in.gather_element_bytes + scatters * in.scatter_element_bytes);

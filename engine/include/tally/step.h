@@ -13,6 +13,7 @@
 #include "tally/schedule.h"
 #include "tally/memory.h"
 #include "tally/model.h"
+#include "tally/step_cp.h"
 #include "tally/step_dp.h"
 
 namespace tally {
@@ -68,6 +69,18 @@ struct StackProfile {
     // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
     // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
     bool tp_comm_overlap = false;
+    // Sequence-parallel all-gathers in FP8 under the float8 tensorwise recipe (torchtitan's Float8ColwiseParallel /
+    // PrepareFloat8ModuleInput, step_tp.h, sp_gather_element_bytes); reduce-scatters stay 16-bit.
+    bool fp8_tensorwise_sp_gather = false;
+    // Batch-first [b, s, h] activations sharded on the sequence dim: a torch.cat beside each sequence-parallel
+    // collective (torch _functional_collectives.py; step_tp.h, sp_layout_copy_bytes).
+    bool sp_batch_first = false;
+    // How K and V move among the context-parallel ranks of a sequence (step_cp.h): TE's p2p ring, PyTorch's
+    // context_parallel all-gather overlapped with the local block, or an exposed all-gather (Llama 3 sec. 3.3.2).
+    CpExchange cp_exchange = CpExchange::AllGather;
+    // K, V repeated to the query heads before attention, so context parallelism exchanges them at the query-head
+    // count (torchtitan's Llama Attention.forward: repeat_kv; step_cp.h, cp_kv_repeat).
+    bool cp_repeat_kv = false;
     // Selective recomputation is torchtitan's per-op policy (every second matmul of a block and the elementwise
     // ops recomputed; step_fsdp.h), not the attention core only (Korthikanti et al. 2022).
     bool per_op_sac = false;
@@ -152,9 +165,11 @@ StepResult step_time(const ModelConfig& config, const Hardware& hardware, const 
 // The same with pieces already computed (the planner's fast path); each may be null. budget must be
 // memory_budget(config, layout.setup) for this layout (only its parameter counts are read); flops must be
 // step_flops(config, ...) for the layout's seq, recomputation and FlashAttention (checked). The result is
-// bit for bit the one of the three-argument step_time (tests/engine/step_test.cpp).
+// bit for bit the one of the three-argument step_time (tests/engine/step_test.cpp). profile: the stack's choices
+// (null: stack_profile(layout.stack)); tests flip one field to show a mechanism reads it.
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
-                     const MemoryBudget* budget, const StepFlops* flops = nullptr);
+                     const MemoryBudget* budget, const StepFlops* flops = nullptr,
+                     const StackProfile* profile = nullptr);
 
 // Pieces of the model, exposed for tests and the page.
 // Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 namespace tally {
 
-// How a stack moves K and V among the cp ranks of a sequence.
+// How a stack moves K and V among the cp ranks of a sequence: its profile's cp_exchange (step.h), megatron-te the
+// ring, torchtitan PyTorch's all-gather, the rest (generic included, no communication overlap) the exposed all-gather.
 enum class CpExchange {
     // Ring attention (Liu et al. 2023, arXiv:2310.01889): cp−1 steps each pass one K, V block to the next rank while
     // the current block computes; the backward passes K, V and dK, dV. Transformer Engine's cp_comm_type "p2p", the
@@ -22,9 +22,6 @@ enum class CpExchange {
     // communication latency is exposed in the critical path"); the backward gathers again and reduce-scatters dK, dV.
     AllGather,
 };
-// The exchange a stack runs: megatron-te the ring; torchtitan PyTorch's all-gather; the rest (generic included, the
-// stacks without communication overlap) the exposed all-gather.
-CpExchange cp_exchange(const std::string& stack_id);
 
 struct CpLayerInput {
     std::int64_t cp = 1;
@@ -45,8 +42,9 @@ CpLayerCost context_parallel_layer(const CpLayerInput& in);
 
 // K, V heads a stack exchanges per query head group: torchtitan's Llama repeats K, V to the query heads before
 // scaled_dot_product_attention (models/llama/model.py, Attention.forward: repeat_kv), so PyTorch's context_parallel
-// gathers and rotates them at the query-head count; other stacks pass the kv heads. Returns heads / kv_heads or 1.
-double cp_kv_repeat(const std::string& stack_id, double heads, double kv_heads);
+// gathers and rotates them at the query-head count; other stacks pass the kv heads. repeat_kv: the profile's
+// cp_repeat_kv (step.h). Returns heads / kv_heads or 1.
+double cp_kv_repeat(bool repeat_kv, double heads, double kv_heads);
 
 struct CpMergeInput {
     std::int64_t cp = 1;

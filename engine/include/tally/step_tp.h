@@ -20,7 +20,8 @@ double per_op_sac_regathers_per_layer(bool sequence_parallel);
 // float8_tensor_parallel.py at 6243040, NoopFwToFloat8BwDynamic); reduce-scatters stay in `activation_bytes`. Rowwise
 // recipes and other stacks gather in `activation_bytes` (torchtitan docs/float8.md at 820504e: float8 all-gather "for
 // TP (by default for Float8Linear)"; "with rowwise scaling, all distributed communication is done in high precision").
-double sp_gather_element_bytes(std::string_view stack_id, std::string_view precision, double activation_bytes,
+// fp8_tensorwise_gather: the profile's fp8_tensorwise_sp_gather (step.h).
+double sp_gather_element_bytes(bool fp8_tensorwise_gather, std::string_view precision, double activation_bytes,
                                double fp8_bytes);
 
 // One layer's sequence-parallel collectives on one GPU, one micro-batch: what sp_layout_copy_bytes reads.
@@ -49,8 +50,9 @@ struct SpCollectives {
 // fused_all_gather_matmul copies the local shard into its slot of the output and into the peer-visible buffer
 // (_pipelined_all_gather_and_consume), fused_matmul_reduce_scatter sums the tp stacked partial products in one
 // reduction kernel (reduce_fn over stacked_partials: reads the whole product, writes 1/tp of it).
-// Megatron keeps activations sequence-first [s, b, h] and gathers on dim 0: no copy (other stacks return 0).
-double sp_layout_copy_bytes(std::string_view stack_id, const SpCollectives& layer);
+// Megatron keeps activations sequence-first [s, b, h] and gathers on dim 0: no copy (0 unless batch_first, the
+// profile's sp_batch_first, step.h).
+double sp_layout_copy_bytes(bool batch_first, const SpCollectives& layer);
 
 // FLOP-weighted rate of the query, key and value projections run as three GEMMs of one input (torchtitan's Llama:
 // self.wq, self.wk, self.wv, "xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)", models/llama3/model.py at 820504e;
