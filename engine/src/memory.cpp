@@ -236,7 +236,8 @@ std::string memory_class_description(MemoryClass memory_class, const TrainingSet
         case MemoryClass::GradAccum:
             return std::string("A ") + to_string(r.grad_accum) +
                    " buffer the gradients of each micro-batch are added into, beside the " + to_string(r.gradients) +
-                   " gradients; sharded like the optimizer states from ZeRO stage 1.";
+                   (st.grad_accum_full ? " gradients; one for every parameter of the rank, whatever the ZeRO stage."
+                                       : " gradients; sharded like the optimizer states from ZeRO stage 1.");
         case MemoryClass::Zero3Buffer: {
             const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
             return std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit + " being computed (and " +
@@ -689,7 +690,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, const Sh
             break;
         }
     }
-    r.bytes.grad_accum = dtype_storage_bytes("memory", r.p_opt, p.grad_accum);
+    r.bytes.grad_accum = dtype_storage_bytes("memory", st.grad_accum_full ? r.p_weights : r.p_opt, p.grad_accum);
     if (st.zero3_gather != TrainingSetup::Zero3Gather::None) {
         // Gathered: the unit being computed plus the prefetched ones, and the unit's unsharded gradient.
         ShardSpec one_layer = spec;
