@@ -9,6 +9,7 @@
 #include "tally/error.h"
 #include "tally/names.h"
 #include "tally/params.h"
+#include "tally/step_stages.h"
 
 namespace tally {
 
@@ -900,10 +901,17 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first = stage_budget(c, st, groups, {st.tp, m.layers_per_stage, true, false, false, st.ep, st.etp},
+        std::int64_t first_layers = m.layers_per_stage, last_layers = m.layers_per_stage;
+        if (st.cost_balanced_stages && st.virtual_stages == 1) {
+            const StageSplit split = cost_balanced_stages(c, st.pp);
+            first_layers = split.layers.front();
+            last_layers = split.layers.back();
+            m.layers_per_stage = first_layers;
+        }
+        StageBudget first = stage_budget(c, st, groups, {st.tp, first_layers, true, false, false, st.ep, st.etp},
                                          flight, true, false, microbatches);
         StageBudget last = stage_budget(
-            c, st, groups, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep, st.etp}, 1, false, true);
+            c, st, groups, {st.tp, last_layers, false, true, c.tied_embeddings, st.ep, st.etp}, 1, false, true);
         m.first_stage_plain_bytes = first.bytes.total - first.act.interleave_extra_bytes;
         m.first_stage_plain_layer_bytes =
             first.act.total_bytes - first.act.outside_bytes - first.act.interleave_extra_bytes;
@@ -911,6 +919,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         if (last.bytes.total > first.bytes.total) {
             chosen = std::move(last);
             m.stage = "last";
+            m.layers_per_stage = last_layers;
         } else {
             chosen = std::move(first);
             m.stage = "first";

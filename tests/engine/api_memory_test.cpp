@@ -156,3 +156,26 @@ TEST_CASE("nanotron's fp32 gradient buffer spans every parameter at ZeRO-1: the 
         CHECK(r["per_gpu_bytes"]["grad_accum"] == 4 * r["params_per_gpu"]["weights"].get<std::uint64_t>());
     }
 }
+
+TEST_CASE("nanotron's cost-balanced pipeline stages in memory_budget: the 1.34B first stage holds 11 layers") {
+    // nanotron c252843, models/base.py build_model: stages split by compute cost with the LM head counted, so
+    // 1.34B at pp 2 puts 11 layers and the embedding on the first stage, not 8 (step_stages.h). Published peaks
+    // (docs/benchmark_summary.svg at c252843, GB): 1.34B on 32 GPUs (dp 16, micro-batch 1) 16.39, on 8 GPUs
+    // (dp 4, micro-batch 4) 41.76; both also carry the fp32 gradient buffer of the test above.
+    const std::pair<const char*, double> runs[] = {{"nanotron-1p34b-32gpu", 16.39e9}, {"nanotron-1p34b-8gpu", 41.76e9}};
+    for (const auto& [id, published] : runs) {
+        INFO(id);
+        const json run = tally_test::modern_run(id);
+        REQUIRE(run.contains("args"));
+        json args = tally::api::declared_only(run["args"], "memory_budget");
+        args.update({{"grad_accum", "fp32"}, {"grad_accum_full", true}});
+        const json even = ok("memory_budget", args);
+        args["cost_balanced_stages"] = true;
+        const json balanced = ok("memory_budget", args);
+        CHECK(even["setup"]["layers_per_stage"] == 8);
+        CHECK(balanced["setup"]["layers_per_stage"] == 11);
+        CHECK(balanced["setup"]["stage"] == "first");
+        CHECK(std::abs(balanced["per_gpu_bytes"]["total"].get<double>() / published - 1) < 0.10);
+        CHECK(even["per_gpu_bytes"]["total"].get<double>() < 0.80 * published);
+    }
+}

@@ -115,6 +115,9 @@ struct TrainingSetup {
     // FP32GradientAccumulator keeps "grad buffers for all parameters even when Zero 1 is used" (c252843,
     // optim/gradient_accumulator.py); DeepSpeed's ZeRO-1/2 accumulates into this rank's fp32 partition (the default).
     bool grad_accum_full = false;
+    // Pipeline stages split by compute cost, the LM head counted (nanotron's build_model, step_stages.h
+    // cost_balanced_stages) instead of ceil(layers / pp) on every stage; plain 1F1B only (virtual_stages 1).
+    bool cost_balanced_stages = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
     unsigned recompute_ops = 0;         // RecomputeOp set on top of none/selective (flops.h)
