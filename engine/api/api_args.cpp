@@ -89,6 +89,8 @@ TrainingSetup setup_from_args(const json& args, json* recipe_out) {
     st.zero3_prefetch = arg_int(args, arg::zero3_prefetch);
     st.virtual_stages = arg_int(args, arg::virtual_stages);
     st.keep_stage_outputs = arg_bool(args, arg::keep_stage_outputs);
+    st.grad_accum_full = arg_bool(args, arg::grad_accum_full);
+    st.cost_balanced_stages = arg_bool(args, arg::cost_balanced_stages);
     st.recipe = recipe_from_args(args, recipe_out);
     st.ep = arg_int(args, arg::ep);
     st.capacity_factor = arg_number(args, arg::capacity_factor);

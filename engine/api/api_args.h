@@ -102,6 +102,10 @@ inline constexpr Arg virtual_stages =
     integer("virtual_stages", "chunks", 1, kMaxLayers, "1", "model chunks per pipeline stage (interleaved 1F1B)");
 inline constexpr Arg keep_stage_outputs =
     boolean("keep_stage_outputs", "false", "keep every in-flight micro-batch's stage output (no deallocation)");
+inline constexpr Arg grad_accum_full =
+    boolean("grad_accum_full", "false", "the accumulation buffer spans every parameter, not the ZeRO shard");
+inline constexpr Arg cost_balanced_stages =
+    boolean("cost_balanced_stages", "false", "pipeline stages split by compute cost, LM head counted (nanotron)");
 inline constexpr Arg ep = integer("ep", "GPUs", 1, kMaxExperts, "1", "expert-parallel degree");
 inline constexpr Arg capacity_factor =
     number("capacity_factor", "", "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)");
@@ -132,6 +136,8 @@ inline constexpr auto kSetupOwnArgs = std::array{seq,
                                                  zero3_prefetch,
                                                  virtual_stages,
                                                  keep_stage_outputs,
+                                                 grad_accum_full,
+                                                 cost_balanced_stages,
                                                  ep,
                                                  capacity_factor,
                                                  etp,

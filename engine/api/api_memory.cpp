@@ -64,8 +64,9 @@ json budget_json(const ModelConfig& c, const TrainingSetup& st, const MemoryBudg
                        {"sharded_by", "tp (and sequence parallel), pp"}});
     if (m.bytes.grad_accum != 0)
         classes.push_back(per_param("grad_accum", "gradient accumulation buffer", m.bytes.grad_accum,
-                                    m.params_optimizer, bpp.grad_accum, MemoryClass::GradAccum, "N_o",
-                                    "tp, pp, zero >= 1"));
+                                    st.grad_accum_full ? m.params_weights : m.params_optimizer, bpp.grad_accum,
+                                    MemoryClass::GradAccum, st.grad_accum_full ? "N_w" : "N_o",
+                                    st.grad_accum_full ? "tp, pp, zero 3" : "tp, pp, zero >= 1"));
     if (m.bytes.zero3_buffer != 0)
         classes.push_back({{"id", "zero3_buffer"},
                            {"name", "ZeRO-3 gathered parameters"},

@@ -9,6 +9,7 @@
 #include "tally/error.h"
 #include "tally/names.h"
 #include "tally/params.h"
+#include "tally/step_stages.h"
 
 namespace tally {
 
@@ -236,7 +237,8 @@ std::string memory_class_description(MemoryClass memory_class, const TrainingSet
         case MemoryClass::GradAccum:
             return std::string("A ") + to_string(r.grad_accum) +
                    " buffer the gradients of each micro-batch are added into, beside the " + to_string(r.gradients) +
-                   " gradients; sharded like the optimizer states from ZeRO stage 1.";
+                   (st.grad_accum_full ? " gradients; one for every parameter of the rank, whatever the ZeRO stage."
+                                       : " gradients; sharded like the optimizer states from ZeRO stage 1.");
         case MemoryClass::Zero3Buffer: {
             const char* unit = st.zero3_gather == TrainingSetup::Zero3Gather::Module ? "largest module" : "one layer";
             return std::string("ZeRO stage 3 all-gathers the parameters of the ") + unit + " being computed (and " +
@@ -689,7 +691,7 @@ StageBudget stage_budget(const ModelConfig& c, const TrainingSetup& st, const Sh
             break;
         }
     }
-    r.bytes.grad_accum = dtype_storage_bytes("memory", r.p_opt, p.grad_accum);
+    r.bytes.grad_accum = dtype_storage_bytes("memory", st.grad_accum_full ? r.p_weights : r.p_opt, p.grad_accum);
     if (st.zero3_gather != TrainingSetup::Zero3Gather::None) {
         // Gathered: the unit being computed plus the prefetched ones, and the unit's unsharded gradient.
         ShardSpec one_layer = spec;
@@ -899,10 +901,17 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         // 1F1B schedule: the first stage holds min(p, m) micro-batches in flight, the last one
         // (Narayanan et al. 2021, sec. 2.2; Korthikanti et al. 2022, sec. 4.2.3).
         const std::int64_t flight = microbatches == 0 ? st.pp : std::min<std::int64_t>(st.pp, microbatches);
-        StageBudget first = stage_budget(c, st, groups, {st.tp, m.layers_per_stage, true, false, false, st.ep, st.etp},
+        std::int64_t first_layers = m.layers_per_stage, last_layers = m.layers_per_stage;
+        if (st.cost_balanced_stages && st.virtual_stages == 1) {
+            const StageSplit split = cost_balanced_stages(c, st.pp);
+            first_layers = split.layers.front();
+            last_layers = split.layers.back();
+            m.layers_per_stage = first_layers;
+        }
+        StageBudget first = stage_budget(c, st, groups, {st.tp, first_layers, true, false, false, st.ep, st.etp},
                                          flight, true, false, microbatches);
         StageBudget last = stage_budget(
-            c, st, groups, {st.tp, m.layers_per_stage, false, true, c.tied_embeddings, st.ep, st.etp}, 1, false, true);
+            c, st, groups, {st.tp, last_layers, false, true, c.tied_embeddings, st.ep, st.etp}, 1, false, true);
         m.first_stage_plain_bytes = first.bytes.total - first.act.interleave_extra_bytes;
         m.first_stage_plain_layer_bytes =
             first.act.total_bytes - first.act.outside_bytes - first.act.interleave_extra_bytes;
@@ -910,6 +919,7 @@ MemoryBudget memory_budget(const ModelConfig& c, const TrainingSetup& st) {
         if (last.bytes.total > first.bytes.total) {
             chosen = std::move(last);
             m.stage = "last";
+            m.layers_per_stage = last_layers;
         } else {
             chosen = std::move(first);
             m.stage = "first";

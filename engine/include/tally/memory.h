@@ -111,6 +111,13 @@ struct TrainingSetup {
     // Each stage's output tensor, sent to the next stage, is freed once sent (Korthikanti et al. 2022, App. B:
     // only its autograd metadata is needed; the default here) or kept, e·s·b·h per micro-batch in flight.
     bool keep_stage_outputs = false;
+    // The gradient-accumulation buffer covers every parameter of the rank, not its ZeRO shard: nanotron's
+    // FP32GradientAccumulator keeps "grad buffers for all parameters even when Zero 1 is used" (c252843,
+    // optim/gradient_accumulator.py); DeepSpeed's ZeRO-1/2 accumulates into this rank's fp32 partition (the default).
+    bool grad_accum_full = false;
+    // Pipeline stages split by compute cost, the LM head counted (nanotron's build_model, step_stages.h
+    // cost_balanced_stages) instead of ceil(layers / pp) on every stage; plain 1F1B only (virtual_stages 1).
+    bool cost_balanced_stages = false;
     bool sequence_parallel = false;  // Korthikanti et al. sec. 4.2.2 (needs tp > 1 to matter)
     Recompute recompute = Recompute::None;
     unsigned recompute_ops = 0;         // RecomputeOp set on top of none/selective (flops.h)
