@@ -108,6 +108,10 @@ export interface SharedMicroBatchArgs {
   virtual_stages?: number | string | null;
   /** keep every in-flight micro-batch's stage output (no deallocation); default false */
   keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
+  /** the accumulation buffer spans every parameter, not the ZeRO shard; default false */
+  grad_accum_full?: boolean | "true" | "false" | "1" | "0" | null;
+  /** pipeline stages split by compute cost, LM head counted (nanotron); default false */
+  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
   /** expert-parallel degree; unit GPUs; range [1, 100000]; default 1 */
   ep?: number | string | null;
   /** expert tensor-parallel degree (0: tp); unit GPUs; range [0, 100000000]; default 0 */
