@@ -55,7 +55,15 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     layout.lora_rank = arg_int(args, arg::step_lora_rank);
     if (args.contains("lora_targets"))
         layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
-    stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
+    const StackProfile& profile = stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
+    // The memory check counts what the stack keeps, unless the caller says otherwise: nanotron's fp32 gradient
+    // buffer over every parameter and its cost-balanced stages (memory_budget's arguments of the same names).
+    if (profile.grad_sync.fp32 && !args.contains("grad_accum")) {
+        layout.setup.recipe.grad_accum = DType::FP32;
+        if (!args.contains("grad_accum_full")) layout.setup.grad_accum_full = true;
+    }
+    if (profile.cost_balanced_stages && !args.contains("cost_balanced_stages"))
+        layout.setup.cost_balanced_stages = true;
     // InputError naming "fabric" for an unknown preset; "nominal" kept as "" so step_time takes no copy.
     if (find_fabric(arg_string(args, arg::fabric))) layout.fabric = arg_string(args, arg::fabric);
     return layout;
