@@ -231,8 +231,14 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   });
   assert.deepEqual(refused, { field: 'stack', stack: 'megatron-te' });
 
-  // A stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that kind's band.
+  // nanotron keeps an fp32 gradient buffer over every parameter and splits its stages by cost: the 70B at TP 4
+  // no longer fits an H100, and the widget says so instead of a band.
   await setControl(widget, 'stack', 'nanotron');
+  const tight = native('step_time', await widget.evaluate((el) => el.stepArgs));
+  assert.equal(tight.fits, false);
+  assert.equal(await widget.locator('[data-out="band"]').textContent(), '— (does not fit)');
+  // At TP 8 it fits, and a stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that band.
+  await setControl(widget, 'tp', '8');
   const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
   assert.equal(own.level, 'stack/precision/hardware/regime');
   assert.equal(
