@@ -23,12 +23,12 @@ struct StageSplit {
 StageSplit cost_balanced_stages(const ModelConfig& c, std::int64_t pp);
 // The split step_time uses: cost_balanced_stages when the stack balances by cost (interleave 1, no separate
 // embedding chunks), else stage_layers (step.h) with the output layer on the last stage.
+StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t interleave, bool embedding_chunks,
+                           bool cost_balanced);
 // Parameters on the stage holding the most of them, per GPU (params.h shard_params): the first stage holds the
 // input embedding, the head stage the output layer (its own copy of a tied embedding when that is another stage).
 std::uint64_t busiest_stage_params(const ModelConfig& c, const StageSplit& split, std::int64_t tp, std::int64_t ep,
                                    std::int64_t etp);
-StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t interleave, bool embedding_chunks,
-                           bool cost_balanced);
 
 // A tied embedding's gradient all-reduce between the first stage (input embedding) and the head stage (output
 // layer): params per GPU of the shared matrix, the gradient's element bytes, the pair's ring bandwidth and latency.
