@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "tally/error.h"
-#include "tally/input.h"
-#include "tally/json_members.h"
-#include "tally/model.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
+#include "tally/base/json_members.h"
+#include "tally/model/model.h"
 
 namespace tally::api {
 

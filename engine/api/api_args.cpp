@@ -9,13 +9,13 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/input.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/precision_text.h"
-#include "tally/training.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/base/input.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/numerics/precision_text.h"
+#include "tally/compute/training.h"
 
 namespace tally::api {
 

@@ -11,13 +11,13 @@
 
 #include "tally/api.h"
 
-#include "tally/flops.h"
-#include "tally/hardware.h"
-#include "tally/json_members.h"
-#include "tally/kvcache.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/precision.h"
+#include "tally/compute/flops.h"
+#include "tally/hardware/hardware.h"
+#include "tally/base/json_members.h"
+#include "tally/memory/kvcache.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/numerics/precision.h"
 
 namespace tally::api {
 

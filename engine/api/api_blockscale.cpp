@@ -7,10 +7,10 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/blockscale.h"
-#include "tally/precision.h"
-#include "tally/precision_text.h"
+#include "tally/base/error.h"
+#include "tally/numerics/blockscale.h"
+#include "tally/numerics/precision.h"
+#include "tally/numerics/precision_text.h"
 
 namespace tally::api {
 

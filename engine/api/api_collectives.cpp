@@ -4,10 +4,10 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/collectives.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/model.h"
+#include "tally/comm/collectives.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/model/model.h"
 
 namespace tally::api {
 

@@ -5,9 +5,9 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/context.h"
-#include "tally/hardware.h"
-#include "tally/model.h"
+#include "tally/comm/context.h"
+#include "tally/hardware/hardware.h"
+#include "tally/model/model.h"
 
 namespace tally::api {
 

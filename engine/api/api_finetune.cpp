@@ -4,11 +4,11 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/dtype.h"
-#include "tally/error.h"
-#include "tally/finetune.h"
-#include "tally/hardware.h"
-#include "tally/model.h"
+#include "tally/numerics/dtype.h"
+#include "tally/base/error.h"
+#include "tally/memory/finetune.h"
+#include "tally/hardware/hardware.h"
+#include "tally/model/model.h"
 
 namespace tally::api {
 

@@ -7,9 +7,9 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
+#include "tally/base/error.h"
 #include "tally/gemm.h"
-#include "tally/roofline.h"
+#include "tally/compute/roofline.h"
 
 namespace tally::api {
 

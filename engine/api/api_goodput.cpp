@@ -6,8 +6,8 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/goodput.h"
+#include "tally/base/error.h"
+#include "tally/plan/goodput.h"
 
 namespace tally::api {
 

@@ -4,16 +4,16 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/checkpoint.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/inference.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/params.h"
-#include "tally/roofline.h"
-#include "tally/training.h"
-#include "tally/units.h"
+#include "tally/memory/checkpoint.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/inference/inference.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/model/params.h"
+#include "tally/compute/roofline.h"
+#include "tally/compute/training.h"
+#include "tally/compute/units.h"
 
 namespace tally::api {
 
@@ -187,7 +187,7 @@ json matmul_roofline(const json& args) {
 }
 
 // A FLOP count (given, or 6ND) in petaFLOP/s-days; with hardware and MFU the GPU-seconds it takes and the GPUs
-// needed to finish within `days` (engine/src/units.cpp).
+// needed to finish within `days` (engine/src/compute/units.cpp).
 json compute_units(const json& args) {
     double flops = 0;
     if (auto given = optional_number_arg(args, "flops")) {
@@ -212,7 +212,7 @@ json compute_units(const json& args) {
     return out;
 }
 
-// Bytes of an inference checkpoint and of a resumable one (engine/src/checkpoint.cpp).
+// Bytes of an inference checkpoint and of a resumable one (engine/src/memory/checkpoint.cpp).
 json checkpoint_size(const json& args) {
     const ModelConfig c = resolve_model(args);
     const RecipePreset& preset = find_recipe(optional_string_arg(args, "recipe").value_or(kDefaultRecipe));

@@ -8,11 +8,11 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/kvcache.h"
-#include "tally/model.h"
-#include "tally/precision.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/memory/kvcache.h"
+#include "tally/model/model.h"
+#include "tally/numerics/precision.h"
 
 namespace tally::api {
 

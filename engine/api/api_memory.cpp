@@ -9,12 +9,12 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/fit.h"
-#include "tally/hardware.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/moe.h"
+#include "tally/base/error.h"
+#include "tally/memory/fit.h"
+#include "tally/hardware/hardware.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/parallel/moe.h"
 
 namespace tally::api {
 

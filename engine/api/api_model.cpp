@@ -3,10 +3,10 @@
 #include <string>
 
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/hf_config.h"
-#include "tally/model.h"
-#include "tally/presets.h"
+#include "tally/base/error.h"
+#include "tally/model/hf_config.h"
+#include "tally/model/model.h"
+#include "tally/base/presets.h"
 
 namespace tally {
 

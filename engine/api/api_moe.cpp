@@ -6,12 +6,12 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/collectives.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/model.h"
-#include "tally/moe.h"
-#include "tally/params.h"
+#include "tally/comm/collectives.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/model/model.h"
+#include "tally/parallel/moe.h"
+#include "tally/model/params.h"
 
 namespace tally::api {
 

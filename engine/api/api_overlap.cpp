@@ -4,9 +4,9 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/collectives.h"
-#include "tally/hardware.h"
-#include "tally/overlap.h"
+#include "tally/comm/collectives.h"
+#include "tally/hardware/hardware.h"
+#include "tally/comm/overlap.h"
 
 namespace tally::api {
 

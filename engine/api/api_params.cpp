@@ -8,9 +8,9 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/model.h"
-#include "tally/params.h"
+#include "tally/base/error.h"
+#include "tally/model/model.h"
+#include "tally/model/params.h"
 
 namespace tally::api {
 

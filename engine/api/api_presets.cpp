@@ -9,13 +9,13 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/input.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/params.h"
-#include "tally/presets.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/base/input.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/model/params.h"
+#include "tally/base/presets.h"
 
 namespace tally::api {
 
@@ -161,7 +161,7 @@ json assumptions(const json&) {
         models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
     }
     const std::string allowance_source =
-        "tally default allowance (engine/include/tally/hardware.h): " + std::to_string(kDefaultCudaContextBytes >> 20) +
+        "tally default allowance (engine/include/tally/hardware/hardware.h): " + std::to_string(kDefaultCudaContextBytes >> 20) +
         " MiB CUDA context (order of PyTorch issue #34323) + " + format_number(kDefaultFragmentationFraction * 100) +
         " % fragmentation (a stated assumption; ZeRO, Rajbhandari et al. 2020 sec. 3.2); both are arguments";
     json hardware = json::array();

@@ -6,7 +6,7 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
+#include "tally/base/error.h"
 #include "tally/probe.h"
 
 namespace tally::api {

@@ -7,10 +7,10 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/dtype.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/roofline.h"
+#include "tally/numerics/dtype.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/compute/roofline.h"
 
 namespace tally::api {
 

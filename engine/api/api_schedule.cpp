@@ -5,8 +5,8 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/schedule.h"
+#include "tally/base/error.h"
+#include "tally/step/schedule.h"
 
 namespace tally::api {
 

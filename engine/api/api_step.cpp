@@ -1,14 +1,14 @@
 // API of the step-time model (step.h) and the layout planner (plan.h). Shapes in docs/API.md ("Step time").
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/fabric.h"
-#include "tally/finetune.h"
-#include "tally/hardware.h"
-#include "tally/plan.h"
-#include "tally/step.h"
+#include "tally/base/error.h"
+#include "tally/comm/fabric.h"
+#include "tally/memory/finetune.h"
+#include "tally/hardware/hardware.h"
+#include "tally/plan/plan.h"
+#include "tally/step/step.h"
 #include "tally/step_bands.h"
-#include "tally/step_stages.h"
+#include "tally/parallel/step_stages.h"
 
 #include <utility>
 

@@ -8,11 +8,11 @@
 
 #include "api_args.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/input.h"
-#include "tally/dtype.h"
-#include "tally/precision.h"
-#include "tally/tensor.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
+#include "tally/numerics/dtype.h"
+#include "tally/numerics/precision.h"
+#include "tally/numerics/tensor.h"
 
 namespace tally::api {
 

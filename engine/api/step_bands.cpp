@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "tally/presets.h"
+#include "tally/base/presets.h"
 
 namespace tally {
 

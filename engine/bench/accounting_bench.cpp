@@ -13,9 +13,9 @@
 
 #include "median.h"
 #include "tally/api.h"
-#include "tally/flops.h"
-#include "tally/memory.h"
-#include "tally/model.h"
+#include "tally/compute/flops.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
 
 namespace {
 

@@ -28,7 +28,7 @@ function tallyTakeReply(pointer) {
   }
 }
 
-// The engine's limits (engine/include/tally/input.h: kMaxJsonBytes, kMaxMethodNameBytes), checked here before
+// The engine's limits (engine/include/tally/base/input.h: kMaxJsonBytes, kMaxMethodNameBytes), checked here before
 // copying, because wasm memory grown for one oversized argument is never given back.
 var TALLY_MAX_ARGS_BYTES = 1048576;
 var TALLY_MAX_METHOD_BYTES = 64;
@@ -91,7 +91,7 @@ Module['tally_call'] = function (method, argsJson) {
   var args = tallyMethodRefused(methodBytes) ? new Uint8Array(0) : tallyArgsBytes(argsJson);
   if (typeof args === 'number')
     return JSON.stringify({
-      // the engine's envelope, key for key (it sorts keys): engine/src/input.cpp, parse_json_input
+      // the engine's envelope, key for key (it sorts keys): engine/src/base/input.cpp, parse_json_input
       error: {
         field: 'args',
         message: 'the argument text is ' + args + ' bytes; the limit is ' + TALLY_MAX_ARGS_BYTES + ' bytes (1 MiB)',

@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/input.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
 
 namespace tally::cli {
 

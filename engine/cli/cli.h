@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tally/hf_config.h"
+#include "tally/model/hf_config.h"
 
 namespace tally::cli {
 

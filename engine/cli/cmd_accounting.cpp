@@ -6,9 +6,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "tally/error.h"
-#include "tally/hf_config.h"
-#include "tally/input.h"
+#include "tally/base/error.h"
+#include "tally/model/hf_config.h"
+#include "tally/base/input.h"
 
 namespace tally::cli {
 

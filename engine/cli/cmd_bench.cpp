@@ -11,9 +11,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/input.h"
-#include "tally/roofline.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
+#include "tally/compute/roofline.h"
 
 namespace tally::cli {
 

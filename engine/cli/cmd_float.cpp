@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "tally/api.h"
-#include "tally/error.h"
+#include "tally/base/error.h"
 
 namespace tally::cli {
 

@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/input.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
 #include "tally/step_bands.h"
 
 namespace tally::cli {

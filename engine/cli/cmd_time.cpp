@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "tally/error.h"
+#include "tally/base/error.h"
 
 namespace tally::cli {
 

@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/input.h"
+#include "tally/base/error.h"
+#include "tally/base/input.h"
 
 namespace {
 

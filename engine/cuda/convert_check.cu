@@ -1,6 +1,6 @@
 /*
 Float conversions on the device: every one of the 2^32 float bit patterns, converted by NVIDIA's
-intrinsics and by tally's own encoder (engine/include/tally/precision.h, compiled here as device
+intrinsics and by tally's own encoder (engine/include/tally/numerics/precision.h, compiled here as device
 code through its TALLY_HD = __host__ __device__ macro), compared bit for bit.
 
 Conversions checked (one "check" each):
@@ -40,7 +40,7 @@ Without a CUDA device it prints "no CUDA device: skipped" and exits 0.
 
 #include "common.cuh"
 #include "engine_bridge.h"
-#include "tally/precision.h"
+#include "tally/numerics/precision.h"
 
 namespace fp = tally::fp;
 

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/hardware.h"
-#include "tally/roofline.h"
+#include "tally/base/error.h"
+#include "tally/hardware/hardware.h"
+#include "tally/compute/roofline.h"
 
 namespace tally_cuda {
 namespace {

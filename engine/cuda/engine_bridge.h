@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tally/dtype.h"  // the engine's one dtype table (plain C++, no JSON)
+#include "tally/numerics/dtype.h"  // the engine's one dtype table (plain C++, no JSON)
 
 namespace tally_cuda {
 

@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tally/api.h"
-#include "tally/input.h"
+#include "tally/base/input.h"
 
 namespace {
 
-// Methods that time loops for seconds per call (their limits are tested in tests/engine/gemm_test.cpp
+// Methods that time loops for seconds per call (their limits are tested in tests/engine/kernels/gemm_test.cpp
 // and probe_test.cpp): fuzzing them would measure, not search. They still get malformed arguments.
 const std::set<std::string_view> kMeasuring = {"gemm_bench", "probe_peak", "probe_bandwidth", "gemm_run"};
 

@@ -3,7 +3,7 @@
 // gemm_loops.cpp and gemm_simd.cpp.
 #include "tally/gemm.h"
 
-#include "tally/error.h"
+#include "tally/base/error.h"
 
 #include <algorithm>
 #include <array>

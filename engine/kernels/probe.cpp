@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tally/error.h"
+#include "tally/base/error.h"
 #include "tally/gemm.h"
 
 namespace tally::probe {

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-#include "tally/precision.h"
+#include "tally/numerics/precision.h"
 
 #if defined(TALLY_HAVE_CUDA_FP)
 #include <cuda_bf16.h>

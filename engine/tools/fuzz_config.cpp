@@ -12,13 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/flops.h"
-#include "tally/hf_config.h"
-#include "tally/kvcache.h"
-#include "tally/memory.h"
-#include "tally/model.h"
-#include "tally/params.h"
+#include "tally/base/error.h"
+#include "tally/compute/flops.h"
+#include "tally/model/hf_config.h"
+#include "tally/memory/kvcache.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/model/params.h"
 
 namespace {
 

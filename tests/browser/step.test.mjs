@@ -265,7 +265,7 @@ test('step time: a context-parallel layout is a field away, and its K, V exchang
   const rows = await widget
     .locator('tbody[data-out="breakdown"] tr')
     .evaluateAll((trs) => trs.map((tr) => tr.dataset.part));
-  // The generic stack all-gathers K and V in the open (the Llama 3 paper's exchange, engine/src/step_cp.cpp).
+  // The generic stack all-gathers K and V in the open (the Llama 3 paper's exchange, engine/src/step/step_cp.cpp).
   assert.ok(rows.includes('cp_comm'), `breakdown rows ${rows}`);
 });
 

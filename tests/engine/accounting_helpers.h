@@ -10,9 +10,9 @@
 #include <string>
 
 #include "tally/api.h"
-#include "tally/error.h"
-#include "tally/model.h"
-#include "tally/presets.h"
+#include "tally/base/error.h"
+#include "tally/model/model.h"
+#include "tally/base/presets.h"
 
 namespace tally_test {
 

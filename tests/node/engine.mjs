@@ -12,7 +12,7 @@ export const wasmDir = process.env.TALLY_WASM_DIR ?? path.join(root, 'build/wasm
 export const nativeCli = process.env.TALLY_CLI ?? path.join(root, 'build/native/tally');
 export const siteDir = process.env.TALLY_SITE_DIR ?? path.join(root, 'build/site');
 
-/** Every float format the engine encodes (engine/include/tally/precision.h), for tests that walk them all. */
+/** Every float format the engine encodes (engine/include/tally/numerics/precision.h), for tests that walk them all. */
 export const FLOAT_FORMATS = [
   'fp64',
   'fp32',

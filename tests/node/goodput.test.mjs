@@ -1,4 +1,4 @@
-// The checkpoint_interval method (engine/src/goodput.cpp) in wasm: the same envelopes as native, Daly (2006)'s
+// The checkpoint_interval method (engine/src/plan/goodput.cpp) in wasm: the same envelopes as native, Daly (2006)'s
 // published optimum through the JS API, the MTBF from a published failure count, and refusals naming the field.
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // Today's GPUs (H200, B200, GB200 NVL72, B300, GB300 NVL72, MI300X, MI325X, MI355X) and the block-scaled
 // formats (NVFP4, MXFP8, MXFP4): the wasm build answers as the native CLI does, byte for byte, errors included,
-// and its answers carry the cited figures (tests/engine/hardware_test.cpp has the derivations).
+// and its answers carry the cited figures (tests/engine/hardware/hardware_test.cpp has the derivations).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSameEnvelopes, loadEngine } from './engine.mjs';

@@ -1,4 +1,4 @@
-// The pipeline_schedule method (engine/src/schedule.cpp) in wasm: the same envelope text as native, the
+// The pipeline_schedule method (engine/src/step/schedule.cpp) in wasm: the same envelope text as native, the
 // closed forms through the JS API, and a refusal naming its field.
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -31,7 +31,7 @@ test('wasm plan equals native, and bad layouts are errors naming the field', asy
   const engine = await loadEngine();
   const args = JSON.stringify({ ...PLANNER_EXAMPLE, top: 3 });
   assert.equal(engine.raw('plan', args), nativeCall('plan', args));
-  // From seq 32768 on the planner also tries context parallelism (engine/src/plan.cpp).
+  // From seq 32768 on the planner also tries context parallelism (engine/src/plan/plan.cpp).
   const long = JSON.stringify({ ...JSON.parse(args), model: 'llama-3-8b', gpus: 16, seq: 131072, global_batch: 16 });
   const longPlan = engine.raw('plan', long);
   assert.equal(longPlan, nativeCall('plan', long));

@@ -172,7 +172,7 @@ test("metadata in args never reuses a name tally reads as a dtype (its grad_accu
         assert.equal(typeof run.args[field], 'string', `${run.id}: args.${field} is read by tally as a string`);
 });
 
-// The FP8 recipes step_time reads (engine/src/step.cpp, scaling_of); a run with another recipe lists it missing.
+// The FP8 recipes step_time reads (engine/src/step/step.cpp, scaling_of); a run with another recipe lists it missing.
 const readRecipes = new Set([
   'bf16',
   'fp8-delayed',
@@ -187,7 +187,7 @@ test('a run is expressible today exactly when it lists nothing missing, unread F
     assert.equal(typeof run.expressible_today, 'boolean', run.id);
     const missing = run.missing ?? [];
     assert.equal(run.expressible_today, missing.length === 0, `${run.id}: ${missing}`);
-    // step_time models context parallelism (engine/src/step_cp.cpp): cp is never what a run is missing.
+    // step_time models context parallelism (engine/src/step/step_cp.cpp): cp is never what a run is missing.
     assert.ok(!missing.some((entry) => entry.startsWith('cp:')), `${run.id}: cp listed as missing`);
     if (isFp8(run))
       assert.equal(

@@ -3,7 +3,7 @@ import { W, rect, svg, text } from './svg.js';
 
 /**
  * One GPU's step as two lanes, compute above and communication below, laid out by the engine (`overlap`,
- * engine/src/overlap.cpp) for DDP buckets, FSDP prefetch and a tensor-parallel collective matmul, each without
+ * engine/src/comm/overlap.cpp) for DDP buckets, FSDP prefetch and a tensor-parallel collective matmul, each without
  * and with overlap on one time axis per pair. Grey on the compute lane is waiting: the exposed communication.
  */
 export default function overlapTimeline(

@@ -3,7 +3,7 @@ import { W, rect, svg, text } from './svg.js';
 
 /**
  * GPipe, 1F1B, interleaved 1F1B, ZB-H1 and DualPipe on one time axis, as the engine simulates them
- * (engine/src/schedule.cpp): the same bubble for the first two, but GPipe holds every micro-batch's
+ * (engine/src/step/schedule.cpp): the same bubble for the first two, but GPipe holds every micro-batch's
  * activations; interleaving shortens the bubble v-fold at the price of more in flight and more sends; ZB-H1
  * fills the holes with split-off weight gradients (W); DualPipe runs two directions and overlaps pairs.
  */

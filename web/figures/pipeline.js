@@ -1,7 +1,7 @@
 // Figure "pipeline" (web/figures/index.js): a diagram drawn from the data below and the engine's numbers.
 import { W, rect, svg, text } from './svg.js';
 
-/** The 1F1B pipeline schedule (Narayanan et al., 2021), as the engine simulates it (engine/src/schedule.cpp). */
+/** The 1F1B pipeline schedule (Narayanan et al., 2021), as the engine simulates it (engine/src/step/schedule.cpp). */
 export default function pipeline(engine, { stages = 4, microbatches = 8 } = {}) {
   const {
     blocks,

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tally/model.h"
+#include "tally/model/model.h"
 
 namespace tally {
 

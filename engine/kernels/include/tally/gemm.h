@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tally/gemm_tiling.h"
+#include "tally/compute/gemm_tiling.h"
 
 namespace tally::gemm {
 

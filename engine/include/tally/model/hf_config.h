@@ -1,0 +1,28 @@
+// Hugging Face config.json -> ModelConfig, for the model_types in TALLY_HF_MODEL_TYPES: decoders (dense, MoE,
+// latent attention, sliding windows), bert and roberta (encoders) and t5 (encoder-decoder).
+#pragma once
+
+// The supported model_types, once: a macro so the CLI's compile-time help text can splice it in.
+#define TALLY_HF_MODEL_TYPES                                                                                       \
+    "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, deepseek_v3, kimi_k2, gpt_oss, gemma2, gemma3_text, gpt2, " \
+    "bert, roberta, t5"
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "tally/model/model.h"
+
+namespace tally {
+
+// The model types load_hf_config understands, comma-separated, for messages and --help.
+const char* hf_model_types();
+
+// From a parsed config.json object. Unknown model_type, missing or ill-typed fields throw InputError
+// whose field is the config.json key ("num_attention_heads").
+ModelConfig load_hf_config(const nlohmann::json& config);
+
+// From config.json text. Malformed JSON throws InputError(field "hf_config") with the byte position.
+ModelConfig load_hf_config_text(std::string_view text);
+
+}  // namespace tally

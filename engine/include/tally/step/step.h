@@ -1,0 +1,187 @@
+// The time of one training step, per GPU: matmuls at a shape-dependent fraction of peak,
+// memory-bound kernels at HBM bandwidth, tensor/sequence-parallel collectives, the pipeline bubble
+// and point-to-point sends, the data-parallel gradient reduction (and ZeRO-3 gathers), and the
+// optimizer step. MFU becomes an output. The model and every constant are in step.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tally/compute/flops.h"
+#include "tally/hardware/hardware.h"
+#include "tally/step/schedule.h"
+#include "tally/memory/memory.h"
+#include "tally/model/model.h"
+#include "tally/step/step_cp.h"
+#include "tally/step/step_dp.h"
+
+namespace tally {
+
+struct StepLayout {
+    TrainingSetup setup;             // seq, micro_batch, global_batch, gpus, zero, tp, pp, sp, recompute, flash, recipe
+    std::int64_t interleave = 1;     // v: model chunks per pipeline stage (Narayanan et al. 2021, sec. 2.2.2)
+    bool embedding_chunks = false;   // embedding and output layer are pipeline chunks of their own (Llama 3)
+    std::int64_t gpus_per_node = 0;  // 0: the hardware preset's
+    std::string dtype = "bf16";      // matmul dtype, for the dense peak
+    // Low-precision recipe: "" (from dtype: fp8 is Transformer Engine's default delayed scaling), bf16, fp16,
+    // fp8-delayed, fp8-current-scaling, fp8-current-tensorwise, fp8-rowwise, mxfp8. FP8 applies to the linear
+    // layers' GEMMs only; attention's core and the LM head stay at the 16-bit peak (step.cpp).
+    std::string precision;
+    // Data-parallel gradient reduction bucketed behind the backward pass (PyTorch DDP, Megatron-Core
+    // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
+    // DeepSpeed's PipelineEngine): then all of it is exposed.
+    bool overlap_grad_reduce = true;
+    // Software stack (stack_profile): which attention kernel runs and what overlaps; "" is "generic".
+    std::string stack;
+    // torch.compile: fuses the elementwise chains of plain-PyTorch model code (a stack with eager_elementwise).
+    bool compile = false;
+    // Async TP (torchtitan, PyTorch's micro-pipelined collective matmul): the sequence-parallel all-gather /
+    // reduce-scatter overlapped with the linear layers' GEMMs, as the stack's tp_comm_overlap does.
+    bool async_tp = false;
+    // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
+    // byte per linear weight; needs an FP8 precision.
+    bool fp8_all_gather = false;
+    // MoE: each micro-batch's expert-parallel dispatch/combine all-to-all runs behind an adjacent micro-batch's
+    // computation (Megatron-Core combined 1F1B, --overlap-moe-expert-parallel-comm; step_moe.h).
+    bool ep_overlap = false;
+    // LoRA (Hu et al. 2021): lora_rank > 0 freezes the base weights (no weight-gradient GEMMs, no gradients to
+    // reduce, no optimizer step for them) and trains rank-r adapters on lora_targets (finetune.h's LoraTarget
+    // bits; default q, v as PEFT). 0: every weight trains.
+    std::int64_t lora_rank = 0;
+    unsigned lora_targets = 0;
+    // The cluster's measured fabric (fabric.h: a content/presets/fabrics id) for the tensor-, context- and
+    // data-parallel collectives that cross nodes; "" or "nominal": the hardware preset's network cards.
+    std::string fabric;
+};
+
+// The attention kernel a stack runs when flash_attention is on.
+enum class AttentionKernel {
+    FlashAttention2,  // Dao 2023: the flash-attn package, PyTorch SDPA's flash backend
+    FusedHopper,      // cuDNN fused attention / FlashAttention-3: warp-specialised, asynchronous (Hopper and later)
+    SdpaCudnnOnBlackwell,  // PyTorch SDPA with cuDNN first on sm100 and flash (FA2) before it (torchtitan)
+};
+// A named software stack: a documented set of choices, not a fitted multiplier (docs/API.md, "Step time").
+struct StackProfile {
+    const char* id;
+    const char* name;
+    AttentionKernel attention = AttentionKernel::FlashAttention2;
+    // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
+    // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
+    bool tp_comm_overlap = false;
+    // Sequence-parallel all-gathers in FP8 under the float8 tensorwise recipe (torchtitan's Float8ColwiseParallel /
+    // PrepareFloat8ModuleInput, step_tp.h, sp_gather_element_bytes); reduce-scatters stay 16-bit.
+    bool fp8_tensorwise_sp_gather = false;
+    // Batch-first [b, s, h] activations sharded on the sequence dim: a torch.cat beside each sequence-parallel
+    // collective (torch _functional_collectives.py; step_tp.h, sp_layout_copy_bytes).
+    bool sp_batch_first = false;
+    // How K and V move among the context-parallel ranks of a sequence (step_cp.h): TE's p2p ring, PyTorch's
+    // context_parallel all-gather overlapped with the local block, or an exposed all-gather (Llama 3 sec. 3.3.2).
+    CpExchange cp_exchange = CpExchange::AllGather;
+    // K, V repeated to the query heads before attention, so context parallelism exchanges them at the query-head
+    // count (torchtitan's Llama Attention.forward: repeat_kv; step_cp.h, cp_kv_repeat).
+    bool cp_repeat_kv = false;
+    // Selective recomputation is torchtitan's per-op policy (every second matmul of a block and the elementwise
+    // ops recomputed; step_fsdp.h), not the attention core only (Korthikanti et al. 2022).
+    bool per_op_sac = false;
+    // Model code in plain PyTorch: elementwise chains run as separate kernels unless compiled (step_fsdp.h).
+    bool eager_elementwise = false;
+    // With pipeline parallelism FSDP keeps the gathered weights across micro-batches (reshard_after_forward
+    // False) and reduce-scatters once a step: gathers once a step instead of once per micro-batch.
+    bool fsdp_keep_gathered_with_pp = false;
+    // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
+    GradSync grad_sync{};
+    // Routed experts through PyTorch's torch._grouped_mm: on Blackwell in BF16 at its measured rate (step_moe.h).
+    bool torch_grouped_mm = false;
+    // Routed experts through Transformer Engine's GroupedLinear, which issues each local expert's casts and GEMMs
+    // from the host: a small MoE layer waits on them (step_moe.h, moe_launch_bound_seconds).
+    bool expert_host_launches = false;
+    // Query, key and value projections as three GEMMs (wq, wk, wv), not one fused q|k|v GEMM (step_tp.h).
+    bool separate_qkv = false;
+    // Looped pipeline schedules run torch.distributed.pipelining's lock-step grid of time steps (step_pp.h).
+    bool pipeline_lockstep = false;
+    // Pipeline stages split by compute cost with the LM head counted, not layers evenly (step_stages.h; nanotron).
+    bool cost_balanced_stages = false;
+    // Bytes moved per logit element by the fp32 cross-entropy, forward and backward (0: 5 fp32 passes, 20 bytes).
+    double logits_bytes = 0;
+    // The gated MLP's activation runs eagerly (silu, then the product: 5 passes over the f-wide tensor, fused 3)
+    // while the norms and rotary are fused kernels (nanotron: TritonRMSNorm, flash-attn's rotary).
+    bool eager_glu = false;
+};
+// The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
+// InputError naming "stack" otherwise.
+const StackProfile& stack_profile(const std::string& id);
+const std::vector<StackProfile>& stack_profiles();
+// Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
+// generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
+// parallelism); Hopper from the FlashAttention-3 paper's per-length rates, Blackwell from cudnn-frontend's B200
+// rates (step_attention.cpp).
+double attention_efficiency(AttentionKernel kernel, const std::string& architecture, double seq = 16384);
+// Fraction of the dense 16-bit peak large GEMMs reach on a GPU generation.
+double matmul_peak_fraction(const std::string& architecture);
+// Per-rank ring bandwidth (bytes/s, before the collective efficiency) of a group with ranks_per_node members
+// in each of `nodes` NVLink domains: NVLink inside one domain; across domains the node's network cards shared by
+// its members (NCCL runs one channel per card), capped by NVLink.
+double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_node, std::int64_t nodes);
+
+// One per-GPU cost of the step, in seconds.
+struct StepComponent {
+    const char* id;
+    const char* name;
+    double seconds = 0;
+    bool exposed = true;  // false: overlapped with compute, not on the critical path
+};
+
+struct StepResult {
+    double step_seconds = 0;
+    double tokens_per_second = 0;          // whole cluster
+    double model_flops_per_s_per_gpu = 0;  // model FLOPs (no recomputation) per second per GPU
+    double mfu = 0;                        // Chowdhery et al. 2022 (PaLM), App. B
+    double hfu = 0;                        // recomputed FLOPs counted
+    double peak_flops_per_s = 0;
+    std::int64_t dp = 1, microbatches = 1, global_batch = 0;
+    std::int64_t busiest_stage_layers = 0;  // layers on the slowest pipeline stage
+    double microbatch_seconds = 0;          // forward + backward of one micro-batch on the slowest stage
+    double bubble_fraction = 0;             // (p-1)/(v·m)
+    double matmul_efficiency = 0;           // FLOP-weighted fraction of peak the matmuls reach
+    std::vector<StepComponent> breakdown;   // exposed components sum to step_seconds
+};
+
+// The FLOP counts step_time needs, which depend on the model, seq, recomputation and FlashAttention but not
+// on the parallel layout: the planner computes them once per recomputation choice instead of per layout.
+struct StepFlops {
+    std::int64_t seq = 0;
+    std::int64_t decoder_seq = 0;  // encoder-decoder target length (0: seq)
+    Recompute recompute = Recompute::None;
+    bool flash_attention = false;
+    FlopsResult counted;   // full attention: the MFU and HFU numerators
+    FlopsResult executed;  // what runs: a fused causal kernel skips the masked half of the scores
+};
+StepFlops step_flops(const ModelConfig& config, std::int64_t seq, Recompute recompute, bool flash_attention,
+                     std::int64_t decoder_seq = 0);
+
+// Throws InputError naming the field on bad input (including layouts that do not divide).
+StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout);
+// The same with pieces already computed (the planner's fast path); each may be null. budget must be
+// memory_budget(config, layout.setup) for this layout (only its parameter counts are read); flops must be
+// step_flops(config, ...) for the layout's seq, recomputation and FlashAttention (checked). The result is
+// bit for bit the one of the three-argument step_time (tests/engine/step/step_test.cpp). profile: the stack's choices
+// (null: stack_profile(layout.stack)); tests flip one field to show a mechanism reads it.
+StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
+                     const MemoryBudget* budget, const StepFlops* flops = nullptr,
+                     const StackProfile* profile = nullptr);
+
+// Pieces of the model, exposed for tests and the page.
+// Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).
+double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
+// Reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + latency.
+double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
+// Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
+// peak_fraction: the fraction of peak large GEMMs reach (0: the calibrated 16-bit value).
+double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s, double bytes_per_s,
+                         double element_bytes, double peak_fraction = 0);
+// Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
+                                       bool embedding_chunks);
+
+}  // namespace tally

@@ -1,0 +1,352 @@
+#include "tally/compute/flops.h"
+#include "tally/compute/training.h"
+
+#include <algorithm>
+
+#include "tally/base/error.h"
+#include "tally/base/names.h"
+#include "tally/model/params.h"
+
+namespace tally {
+
+namespace {
+constexpr Named<AttentionFlops> kAttentionNames[] = {{AttentionFlops::Full, "full"},
+                                                     {AttentionFlops::Causal, "causal"}};
+constexpr Named<Recompute> kRecomputeNames[] = {
+    {Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}};
+}  // namespace
+
+const char* to_string(AttentionFlops mode) { return name_of(kAttentionNames, mode, "causal"); }
+
+const char* to_string(Recompute mode) { return name_of(kRecomputeNames, mode, "?"); }
+
+AttentionFlops attention_flops_from_string(const std::string& text) {
+    if (const auto mode = value_named(kAttentionNames, text)) return *mode;
+    throw InputError("attention_flops", "attention_flops must be full or causal, got \"" + text + "\"");
+}
+
+Recompute recompute_from_string(const std::string& text) {
+    if (const auto mode = value_named(kRecomputeNames, text)) return *mode;
+    throw InputError("recompute", "recompute must be none, selective or full, got \"" + text + "\"");
+}
+
+namespace {
+constexpr RecomputeOp kOps[] = {kRecomputeAttentionScores, kRecomputeQkv, kRecomputeNorms, kRecomputeMlpUp,
+                                kRecomputeMlpActivation};
+}  // namespace
+
+const char* recompute_op_name(RecomputeOp op) {
+    switch (op) {
+        case kRecomputeAttentionScores: return "attention_scores";
+        case kRecomputeQkv: return "qkv";
+        case kRecomputeNorms: return "norms";
+        case kRecomputeMlpUp: return "mlp_up";
+        case kRecomputeMlpActivation: return "mlp_activation";
+    }
+    return "?";
+}
+
+unsigned recompute_ops_from_string(const std::string& text) {
+    unsigned ops = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string name = text.substr(start, end - start);
+        bool known = false;
+        for (RecomputeOp op : kOps)
+            if (name == recompute_op_name(op)) {
+                ops |= op;
+                known = true;
+            }
+        if (!known && !(name.empty() && text.empty()))
+            throw InputError("recompute_ops",
+                             "recompute_ops must be a comma-separated list of attention_scores, qkv, "
+                             "norms, mlp_up, mlp_activation, got \"" +
+                                 name + "\"");
+        start = end + 1;
+    }
+    return ops;
+}
+
+std::string recompute_ops_to_string(unsigned ops) {
+    std::string out;
+    for (RecomputeOp op : kOps)
+        if ((ops & op) != 0) out += (out.empty() ? "" : ",") + std::string(recompute_op_name(op));
+    return out;
+}
+
+FlopsShares flops_shares(const ModelConfig& c, const FlopsResult& r) {
+    double attention = 0, lm_head = 0;
+    for (const FlopsTerm& t : r.terms) {
+        const std::string_view id = t.id;
+        if (id == "attn_scores" || id == "attn_values") attention += t.forward_per_sequence;
+        if (id == "lm_head") lm_head = t.forward_per_sequence;
+    }
+    const ParamCount p = count_params(c);
+    FlopsShares out;
+    out.attention = attention / r.forward_per_sequence;
+    out.lm_head = lm_head / r.forward_per_sequence;
+    out.embedding_params =
+        static_cast<double>(c.tied_embeddings ? 0 : p.embedding + p.position_embedding) / static_cast<double>(p.total);
+    return out;
+}
+
+std::vector<std::string> flops_notes(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r) {
+    const FlopsShares share = flops_shares(c, r);
+    std::vector<std::string> notes;
+    notes.push_back("attention scores and attention·V are " + format_percent(share.attention) +
+                    "% of the forward FLOPs at seq " + std::to_string(in.seq) +
+                    " (6ND ignores them; they grow with seq)");
+    notes.push_back("the LM head is " + format_percent(share.lm_head) +
+                    "% of the forward FLOPs (6ND counts it through N)");
+    if (share.embedding_params > 0)
+        notes.push_back("embedding tables are " + format_percent(share.embedding_params) +
+                        "% of N but do no matmul FLOPs (a lookup), so 6ND overcounts them");
+    return notes;
+}
+
+std::int64_t default_seq(const ModelConfig& c) {
+    return std::min<std::int64_t>(c.max_positions > 0 ? c.max_positions : 2048, 2048);
+}
+
+FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
+    validate(c);
+    if (in.seq < 1 || in.seq > kMaxSeq)
+        throw InputError(
+            "seq", "seq must be a whole number in [1, " + std::to_string(kMaxSeq) + "], got " + std::to_string(in.seq));
+    if (in.decoder_seq != 0 && !c.is_encoder_decoder())
+        throw InputError("decoder_seq",
+                         "decoder_seq (a target length) applies to an encoder-decoder (architecture "
+                         "encoder_decoder) only");
+    if (in.decoder_seq < 0 || in.decoder_seq > kMaxSeq)
+        throw InputError("decoder_seq", "decoder_seq must be a whole number in [1, " + std::to_string(kMaxSeq) +
+                                            "] (0: seq), got " + std::to_string(in.decoder_seq));
+    const ParamCount p = count_params(c);
+    // All products below are of whole numbers; doubles keep them exact up to 2^53 and round the
+    // same way natively and in wasm beyond that (no FMA contraction, no transcendental functions).
+    const double s = static_cast<double>(in.seq);
+    const double h = static_cast<double>(c.hidden_size);
+    const double L = static_cast<double>(c.num_layers);
+    const double qd = static_cast<double>(c.q_dim());
+    const double kvd = static_cast<double>(c.kv_dim());
+    const double f = static_cast<double>(c.ffn_hidden_size);
+    const double V = static_cast<double>(c.vocab_size);
+    // Encoder-decoder: the encoder's L − L_dec layers run over s input tokens, the decoder's L_dec over s_dec
+    // target tokens (= s unless decoder_seq says otherwise); position-wise work scales with their sum.
+    const double Ld = static_cast<double>(c.num_decoder_layers);
+    const double sd = in.decoder_seq > 0 ? static_cast<double>(in.decoder_seq) : s;
+    const bool split = c.is_encoder_decoder() && sd != s;
+    const double token_layers = s * (L - Ld) + sd * Ld;  // = s·L unless split
+    // Score entries per head per sequence: s² (full) or s(s+1)/2 (causal, diagonal included), at the
+    // length of the layers that may be causal (a decoder's).
+    const double entries = in.attention == AttentionFlops::Full ? sd * sd : sd * (sd + 1) / 2;
+    const double experts_visited = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
+
+    FlopsResult r;
+    const double od = static_cast<double>(c.o_dim());  // attention output width a·d_v
+    const double vd = static_cast<double>(c.v_dim());
+    // Multiply-adds of one token's Q, K, V projections in one layer. MLA (DeepSeek-V2 sec. 2.1, as trained):
+    // Q down and up, the KV latent and RoPE key down, then every head's no-RoPE key and value up.
+    double projection = h * (qd + kvd + vd);
+    const char* qkv_formula = "2 s h (a d + 2 n_kv d) L";
+    const char* qkv_per_token = "2 h (a d + 2 n_kv d) L";
+    if (c.is_mla()) {
+        const double rq = static_cast<double>(c.q_lora_rank), rkv = static_cast<double>(c.kv_lora_rank);
+        const double dr = static_cast<double>(c.qk_rope_head_dim), a = static_cast<double>(c.num_heads);
+        const double dn = static_cast<double>(c.head_dim) - dr, dv = static_cast<double>(c.v_dim_per_head());
+        projection = (rq > 0 ? h * rq + rq * qd : h * qd) + h * (rkv + dr) + rkv * a * (dn + dv);
+        qkv_formula = rq > 0 ? "2 s [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L"
+                             : "2 s [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
+        qkv_per_token = rq > 0 ? "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L"
+                               : "2 [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
+    } else if (vd != kvd) {
+        qkv_formula = "2 s h (a d + n_kv d + n_kv d_v) L";
+        qkv_per_token = "2 h (a d + n_kv d + n_kv d_v) L";
+    }
+    r.terms.push_back({"qkv", "Q, K, V projections",
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d)" : qkv_formula,
+                       split ? 2 * token_layers * projection : 2 * s * projection * L,
+                       split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : qkv_per_token});
+    // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
+    // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
+    const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : L;
+    // Sliding-window layers: each query meets at most W keys (itself and the W − 1 before it, the band of
+    // transformers' sliding-window mask): s·min(s, W) entries (full), Σᵢ min(i, W) (causal).
+    const double Lw = static_cast<double>(c.num_sliding_layers), W = static_cast<double>(c.sliding_window);
+    const double window_entries = in.attention == AttentionFlops::Full ? s * std::min(s, W)
+                                  : s <= W                             ? s * (s + 1) / 2
+                                                                       : W * (W + 1) / 2 + (s - W) * W;
+    const double score_entries = entries * (causal_layers - Lw) + window_entries * Lw + s * s * (L - causal_layers);
+    const bool decoder_only = c.architecture == Architecture::Decoder;
+    // Q·Kᵀ and attention·V multiply the same a·d-wide operands over the same score entries: one count, two terms.
+    const char* attention_core_formula = split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
+                                         : !decoder_only
+                                             ? "2 s² a d L (encoder layers: full; decoder layers: as chosen)"
+                                         : in.attention == AttentionFlops::Full ? "2 s² a d L"
+                                                                                : "2 [s(s+1)/2] a d L";
+    const char* attention_core_per_token = split           ? "2 (s² L_enc + s_dec² L_dec) a d / s"
+                                           : !decoder_only ? "2 s a d L"
+                                           : in.attention == AttentionFlops::Full ? "2 s a d L"
+                                                                                  : "2 [(s+1)/2] a d L";
+    const char* values_formula = attention_core_formula;
+    const char* values_per_token = attention_core_per_token;
+    const bool full_scores = in.attention == AttentionFlops::Full;
+    if (c.sliding_window > 0) {
+        attention_core_formula =
+            full_scores ? "2 [s² (L − L_w) + s min(s, W) L_w] a d" : "2 [s(s+1)/2 (L − L_w) + Σᵢ min(i, W) L_w] a d";
+        attention_core_per_token =
+            full_scores ? "2 [s (L − L_w) + min(s, W) L_w] a d" : "2 [(s+1)/2 (L − L_w) + Σᵢ min(i, W)/s L_w] a d";
+        values_formula = od != qd ? (full_scores ? "2 [s² (L − L_w) + s min(s, W) L_w] a d_v"
+                                                 : "2 [s(s+1)/2 (L − L_w) + Σᵢ min(i, W) L_w] a d_v")
+                                  : attention_core_formula;
+        values_per_token = od != qd ? (full_scores ? "2 [s (L − L_w) + min(s, W) L_w] a d_v"
+                                                   : "2 [(s+1)/2 (L − L_w) + Σᵢ min(i, W)/s L_w] a d_v")
+                                    : attention_core_per_token;
+    } else if (od != qd) {
+        values_formula = full_scores ? "2 s² a d_v L" : "2 [s(s+1)/2] a d_v L";
+        values_per_token = full_scores ? "2 s a d_v L" : "2 [(s+1)/2] a d_v L";
+    }
+    // Q·Kᵀ runs over the Q/K head width d, attention·V over the value head width d_v (= d unless MLA).
+    r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ", attention_core_formula, 2 * score_entries * qd,
+                       attention_core_per_token});
+    r.terms.push_back({"attn_values", "attention · V", values_formula, 2 * score_entries * od, values_per_token});
+    r.terms.push_back({"attn_out", "attention output projection",
+                       split      ? "2 (s L_enc + s_dec L_dec) a d h"
+                       : od != qd ? "2 s a d_v h L"
+                                  : "2 s a d h L",
+                       split ? 2 * token_layers * od * h : 2 * s * od * h * L,
+                       split      ? "2 (s L_enc + s_dec L_dec) a d h / s"
+                       : od != qd ? "2 a d_v h L"
+                                  : "2 a d h L"});
+    const double matrices = static_cast<double>(c.mlp_matrices());
+    // DeepSeek-style: the first L_dense layers run a dense MLP of width f_dense, the other L − L_dense the experts.
+    const double Ld0 = static_cast<double>(c.num_dense_layers), Lmoe = L - Ld0;
+    r.terms.push_back(
+        {"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
+         split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
+         : c.num_dense_layers > 0 ? "2 s h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
+         : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
+                                  : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
+         split ? 2 * token_layers * h * f * matrices * experts_visited
+         : c.num_dense_layers > 0
+             ? 2 * s * h * matrices * (f * experts_visited * Lmoe + static_cast<double>(c.dense_ffn_hidden_size) * Ld0)
+             : 2 * s * h * f * matrices * experts_visited * L,
+         split                    ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s"
+                                                            : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
+         : c.num_dense_layers > 0 ? "2 h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
+         : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
+                                  : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
+    if (c.is_moe())
+        r.terms.push_back({"router", "MoE router",
+                           split                    ? "2 (s L_enc + s_dec L_dec) h E"
+                           : c.num_dense_layers > 0 ? "2 s h E (L − L_dense)"
+                                                    : "2 s h E L",
+                           split ? 2 * token_layers * h * static_cast<double>(c.num_experts)
+                                 : 2 * s * h * static_cast<double>(c.num_experts) * Lmoe,
+                           split                    ? "2 (s L_enc + s_dec L_dec) h E / s"
+                           : c.num_dense_layers > 0 ? "2 h E (L − L_dense)"
+                                                    : "2 h E L"});
+    // Encoder-decoder: each decoder layer attends over the encoder output: Q from the decoder's s_dec
+    // positions, K and V from the encoder's s, s_dec×s scores, output projection (tally counts an example as
+    // s input and s_dec target tokens; s_dec = s by default).
+    double cross_core = 0;
+    if (c.is_encoder_decoder()) {
+        cross_core = split ? 2 * 2 * sd * s * qd * Ld : 2 * 2 * s * s * qd * Ld;
+        r.terms.push_back({"cross_attention", "cross-attention (Q, K, V, Q·Kᵀ, ·V, output), decoder layers",
+                           split ? "[2 s_dec h a d + 2 s h 2 n_kv d + 4 s_dec s a d + 2 s_dec a d h] L_dec"
+                                 : "[2 s h (a d + 2 n_kv d) + 4 s² a d + 2 s a d h] L_dec",
+                           split ? (2 * sd * h * qd + 2 * s * h * 2 * kvd + 4 * sd * s * qd + 2 * sd * qd * h) * Ld
+                                 : (2 * s * h * (qd + 2 * kvd) + cross_core / Ld + 2 * s * qd * h) * Ld,
+                           split ? "[2 s_dec h a d + 2 s h 2 n_kv d + 4 s_dec s a d + 2 s_dec a d h] L_dec / s"
+                                 : "[2 h (a d + 2 n_kv d) + 4 s a d + 2 a d h] L_dec"});
+    }
+    // The logits over every position the model predicts (BertForMaskedLM and T5ForConditionalGeneration in
+    // transformers compute them for all positions: the encoder's s, the decoder's s_dec).
+    const double predicted = c.is_encoder_decoder() ? sd : s;
+    r.terms.push_back({"lm_head", "LM head (logits)", split ? "2 s_dec h V" : "2 s h V", 2 * predicted * h * V,
+                       split ? "2 s_dec h V / s" : "2 h V"});
+    // BertForMaskedLM's transform (dense h×h before the tied decoder) runs on every position too.
+    if (c.mlm_head)
+        r.terms.push_back({"mlm_transform", "masked-LM transform (dense h×h)", "2 s h²", 2 * s * h * h, "2 h²"});
+    if (c.pooler) r.terms.push_back({"pooler", "pooler (first token only)", "2 h²", 2 * h * h, "2 h² / s"});
+    if (c.nsp_head) r.terms.push_back({"nsp", "next-sentence head (first token only)", "2 · 2 h", 4 * h, "4 h / s"});
+
+    double forward = 0;
+    double scores = 0;
+    double lm_head = 0;
+    for (const FlopsTerm& t : r.terms) {
+        forward += t.forward_per_sequence;
+        if (std::string_view(t.id) == "attn_scores") scores = t.forward_per_sequence;
+        const std::string_view id = t.id;
+        if (id == "lm_head" || id == "pooler" || id == "mlm_transform" || id == "nsp")
+            lm_head += t.forward_per_sequence;
+    }
+    const double values = scores;  // same count as the scores
+    r.forward_per_sequence = forward;
+    r.forward_per_token = forward / s;
+    r.model_per_token = 3 * r.forward_per_token;
+    // Recomputation (Korthikanti et al. 2022, sec. 5): full redoes every layer's forward (not the LM
+    // head); selective redoes QKᵀ and attention·V; FlashAttention's backward redoes QKᵀ itself.
+    // Partial recomputation: per-operation choices add the forward matmuls that rebuild what they
+    // dropped; `recompute_layers` of every stage's layers are recomputed in full instead.
+    const unsigned ops = in.recompute_ops | (in.recompute == Recompute::Selective ? kRecomputeAttentionScores : 0u);
+    if (in.recompute == Recompute::Full && (in.recompute_ops != 0 || in.recompute_layers != 0))
+        throw InputError("recompute",
+                         "recompute_ops and recompute_layers refine recompute none or selective, not full");
+    const double layer_work = forward - lm_head;  // forward FLOPs of all layers
+    double qkv = 0, mlp = 0;
+    for (const FlopsTerm& t : r.terms) {
+        const std::string_view id = t.id;
+        if (id == "qkv") qkv = t.forward_per_sequence;
+        if (id == "mlp") mlp = t.forward_per_sequence;
+    }
+    double partial = 0;  // recomputed work per layer choice, all layers
+    // Cross-attention's core (its Q·Kᵀ and ·V) is recomputed with the self-attention's.
+    if ((ops & kRecomputeAttentionScores) != 0)
+        partial += in.flash_attention ? scores + cross_core / 2 : scores + values + cross_core;
+    else if (in.flash_attention)
+        partial += scores + cross_core / 2;
+    if ((ops & kRecomputeQkv) != 0) partial += qkv;
+    if ((ops & kRecomputeMlpUp) != 0) partial += mlp * (matrices - 1) / matrices;  // up (and gate), not down
+    const double full = in.flash_attention ? layer_work + scores + cross_core / 2 : layer_work;
+    double recompute = 0;
+    if (in.recompute == Recompute::Full) {
+        recompute = full;
+    } else if (in.recompute_layers > 0) {
+        const std::int64_t per_stage = in.layers_per_stage > 0 ? in.layers_per_stage : c.num_layers;
+        if (in.recompute_layers > per_stage)
+            throw InputError("recompute_layers", "recompute_layers must be a whole number in [0, " +
+                                                     std::to_string(per_stage) + "] (layers per stage), got " +
+                                                     std::to_string(in.recompute_layers));
+        const double share = static_cast<double>(in.recompute_layers) / static_cast<double>(per_stage);
+        recompute = share * full + (1 - share) * partial;
+    } else {
+        recompute = partial;
+    }
+    r.recompute_per_token = recompute / s;
+    if (in.capacity_factor != 0) {
+        if (!c.is_moe())
+            throw InputError("capacity_factor", "capacity_factor needs a mixture-of-experts model (num_experts > 0)");
+        if (!(in.capacity_factor > 0 && in.capacity_factor <= 64))
+            throw InputError("capacity_factor", "capacity_factor must be 0 (no limit) or in (0, 64]");
+        r.capacity_per_token = 3 * 2 * h * f * matrices * (in.capacity_factor - 1) *
+                               static_cast<double>(c.experts_per_token) * (split ? token_layers / s : Lmoe);
+    }
+    r.training_per_token = r.model_per_token + r.recompute_per_token + r.capacity_per_token;
+    if (c.mtp_modules > 0) {
+        // Each MTP module: eh_proj (2h → h), one MoE layer's forward (attention over the model's average
+        // layer), and the shared output head again.
+        const double core_per_layer = 2 * score_entries * (qd + od) / s / L;
+        const double moe_layer_per_token = 2 * projection + core_per_layer + 2 * od * h +
+                                           2 * h * f * matrices * experts_visited +
+                                           2 * h * static_cast<double>(c.num_experts);
+        r.mtp_forward_per_token =
+            static_cast<double>(c.mtp_modules) * (2 * 2 * h * h + moe_layer_per_token + 2 * h * V);
+    }
+    r.six_n = six_n(static_cast<double>(p.total));
+    r.six_n_active = six_n(static_cast<double>(p.active));
+    return r;
+}
+
+}  // namespace tally

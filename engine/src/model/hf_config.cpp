@@ -1,0 +1,530 @@
+#include "tally/model/hf_config.h"
+
+#include <string>
+
+#include "tally/base/error.h"
+#include "tally/base/input.h"
+
+namespace tally {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A config.json key, required or with a default; errors name the HF key and the model type.
+std::int64_t hf_int(const json& config, const char* key, const std::string& type, std::int64_t low, std::int64_t high) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null())
+        throw InputError(
+            key, std::string("config.json field \"") + key + "\" is missing (required for model_type " + type + ")");
+    return json_integer(*it, key, low, high);
+}
+
+std::int64_t hf_int_or(const json& config, const char* key, std::int64_t fallback, std::int64_t low,
+                       std::int64_t high) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return fallback;
+    return json_integer(*it, key, low, high);
+}
+
+bool hf_bool_or(const json& config, const char* key, bool fallback) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return fallback;
+    if (!it->is_boolean())
+        throw InputError(key, std::string("config.json field \"") + key + "\" must be true or false");
+    return it->get<bool>();
+}
+
+// A dropout probability from config.json; absent takes the transformers class default.
+double hf_probability_or(const json& config, const char* key, double fallback) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return fallback;
+    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
+        throw InputError(key, std::string("config.json field \"") + key + "\" must be a probability in [0, 1)");
+    return it->get<double>();
+}
+
+std::string hf_string_or(const json& config, const char* key, const char* fallback) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return fallback;
+    if (!it->is_string()) throw InputError(key, std::string("config.json field \"") + key + "\" must be a string");
+    return it->get<std::string>();
+}
+
+// Keys of config.json that never change a count (token ids, initialisation, numerics of norms and RoPE,
+// routing and loss details, serving options, quantisation of the stored weights).
+constexpr const char* kNeutralKeys[] = {"_name_or_path",
+                                        "architectures",
+                                        "auto_map",
+                                        "model_type",
+                                        "transformers_version",
+                                        "torch_dtype",
+                                        "dtype",
+                                        "bos_token_id",
+                                        "eos_token_id",
+                                        "pad_token_id",
+                                        "initializer_range",
+                                        "rms_norm_eps",
+                                        "rope_theta",
+                                        "rope_scaling",
+                                        "rope_local_base_freq",
+                                        "use_cache",
+                                        "max_position_embeddings",
+                                        "attention_dropout",
+                                        "tie_word_embeddings",
+                                        "hidden_act",
+                                        "hidden_activation",
+                                        "quantization_config",
+                                        "output_router_logits",
+                                        "router_aux_loss_coef",
+                                        "aux_loss_alpha",
+                                        "seq_aux",
+                                        "norm_topk_prob",
+                                        "n_group",
+                                        "topk_group",
+                                        "routed_scaling_factor",
+                                        "scoring_func",
+                                        "ep_size",
+                                        "pretraining_tp",
+                                        "rope_interleave",
+                                        "swiglu_limit",
+                                        "initial_context_length",
+                                        "query_pre_attn_scalar",
+                                        "attn_logit_softcapping",
+                                        "final_logit_softcapping",
+                                        "cache_implementation",
+                                        "use_bidirectional_attention",
+                                        "head_dim",
+                                        "max_window_layers",
+                                        "attention_bias",
+                                        "mlp_bias",
+                                        "vocab_size",
+                                        "hidden_size",
+                                        "intermediate_size",
+                                        "num_hidden_layers",
+                                        "num_attention_heads",
+                                        "num_key_value_heads",
+                                        "sliding_window",
+                                        "layer_types",
+                                        "use_sliding_window",
+                                        "sliding_window_pattern",
+                                        "experts_per_token",
+                                        "num_experts_per_tok"};
+
+// Refuses a key that is neither neutral nor one the loader for `type` reads: it might change the count.
+void refuse_unknown_keys(const json& j, const std::string& type, std::initializer_list<const char*> read) {
+    for (const auto& [key, value] : j.items()) {
+        bool known = false;
+        for (const char* k : kNeutralKeys) known = known || key == k;
+        for (const char* k : read) known = known || key == k;
+        if (!known)
+            throw InputError(key, "config.json field \"" + printable(key, 64) +
+                                      "\" is not understood by tally for model_type " + type +
+                                      "; it may change the count, so the config is refused rather than miscounted");
+    }
+}
+
+// layer_types (transformers >= 4.53): "full_attention" or "sliding_attention" per layer; the count of windowed
+// layers, or -1 when the config has no layer_types.
+std::int64_t hf_sliding_layers(const json& j, std::int64_t layers) {
+    auto it = j.find("layer_types");
+    if (it == j.end() || it->is_null()) return -1;
+    if (!it->is_array() || static_cast<std::int64_t>(it->size()) != layers)
+        throw InputError("layer_types", "config.json field \"layer_types\" must list one type per layer (" +
+                                            std::to_string(layers) + ")");
+    std::int64_t sliding = 0;
+    for (const json& type : *it) {
+        if (type == "sliding_attention")
+            ++sliding;
+        else if (type != "full_attention")
+            throw InputError(
+                "layer_types",
+                "config.json field \"layer_types\" entries must be full_attention or sliding_attention, got " +
+                    printable(type.dump(), 40));
+    }
+    return sliding;
+}
+
+// sliding_window from config.json (null: none); windowed layers from layer_types, else `fallback_layers`.
+void hf_window(ModelConfig& c, const json& j, std::int64_t fallback_layers) {
+    c.sliding_window = hf_int_or(j, "sliding_window", 0, 0, kMaxSeq);
+    const std::int64_t listed = hf_sliding_layers(j, c.num_layers);
+    c.num_sliding_layers = c.sliding_window == 0 ? 0 : listed >= 0 ? listed : fallback_layers;
+    if (c.num_sliding_layers == 0) c.sliding_window = 0;
+}
+
+// Llama-family (LlamaConfig, MistralConfig, Qwen2Config, MixtralConfig in transformers): RMSNorm,
+// rotary positions, gated MLP whose activation is hidden_act.
+ModelConfig load_llama_like(const json& j, const std::string& type) {
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+        c.head_dim = hf_int(j, "head_dim", type, 1, kMaxHidden);
+    } else {
+        if (c.hidden_size % c.num_heads != 0)
+            throw InputError("num_attention_heads", "num_attention_heads must divide hidden_size (" +
+                                                        std::to_string(c.hidden_size) + "), got " +
+                                                        std::to_string(c.num_heads));
+        c.head_dim = c.hidden_size / c.num_heads;
+    }
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(c.num_heads) + "), got " +
+                                                    std::to_string(c.num_kv_heads));
+    const std::string act = hf_string_or(j, "hidden_act", "silu");
+    if (act == "silu" || act == "swish")
+        c.mlp = MlpKind::SwiGlu;
+    else if (act.rfind("gelu", 0) == 0)
+        c.mlp = MlpKind::GeGlu;
+    else
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu or gelu*, got \"" + act + "\"");
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    if (type == "qwen2") {
+        // Qwen2Attention: q/k/v_proj with bias, o_proj without (transformers modeling_qwen2.py).
+        c.qkv_bias = true;
+        c.attn_out_bias = false;
+    } else {
+        // LlamaAttention: attention_bias covers q, k, v and o; LlamaMLP: mlp_bias (default false).
+        c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
+    }
+    c.mlp_bias = hf_bool_or(j, "mlp_bias", false);
+    // LlamaConfig, MistralConfig, Qwen2Config, MixtralConfig: attention_dropout defaults to 0.0 and is the
+    // only dropout in these decoder layers (no residual or embedding dropout modules in transformers).
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    if (type == "mixtral") {
+        c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
+        c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    }
+    // MistralConfig / MixtralConfig: sliding_window on every layer (4096 in Mistral-7B-v0.1; null from v0.2).
+    if (type == "mistral" || type == "mixtral") hf_window(c, j, c.num_layers);
+    // Qwen2Config / Qwen3Config: the window applies only with use_sliding_window, to the layers from
+    // max_window_layers on (transformers configuration_qwen2.py layer_types).
+    if ((type == "qwen2" || type == "qwen3" || type == "qwen3_moe") && hf_bool_or(j, "use_sliding_window", false)) {
+        const std::int64_t first = hf_int_or(j, "max_window_layers", c.num_layers, 0, c.num_layers);
+        hf_window(c, j, c.num_layers - first);
+    }
+    if (type == "qwen3" || type == "qwen3_moe") {
+        // Qwen3Attention: q_norm and k_norm over each head; attention_bias covers q, k, v and o.
+        c.qk_norm = true;
+        c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
+        if (!j.contains("head_dim")) c.head_dim = 128;  // Qwen3Config's default, not hidden / heads
+    }
+    if (type == "qwen3_moe") {
+        // Qwen3MoeSparseMoeBlock: num_experts of width moe_intermediate_size, top-k, no shared expert, no bias.
+        c.num_experts = hf_int(j, "num_experts", type, 1, kMaxExperts);
+        c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+        c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+        // Dense MLP layers elsewhere than first: tally models only all-MoE (and DeepSeek's first-k dense).
+        if (hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
+            throw InputError("decoder_sparse_step",
+                             "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not "
+                             "model interleaved dense layers");
+        auto only = j.find("mlp_only_layers");
+        if (only != j.end() && !only->is_null() && !(only->is_array() && only->empty()))
+            throw InputError("mlp_only_layers",
+                             "config.json field \"mlp_only_layers\" must be empty; tally does not model dense layers "
+                             "among MoE layers");
+    }
+    if (type == "qwen3")
+        refuse_unknown_keys(j, type, {});
+    else if (type == "qwen3_moe")
+        refuse_unknown_keys(j, type,
+                            {"num_experts", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers"});
+    return c;
+}
+
+// DeepseekV3Config (deepseek_v3, and Kimi K2's kimi_k2 which uses the same architecture, DeepseekV3ForCausalLM):
+// multi-head latent attention, first_k_dense_replace dense layers, then MoE layers of n_routed_experts
+// fine-grained experts (top num_experts_per_tok) plus n_shared_experts, and num_nextn_predict_layers MTP
+// modules (transformers configuration_deepseek_v3.py, modeling_deepseek_v3.py; DeepSeek-V3 technical report).
+ModelConfig load_deepseek_v3(const json& j, const std::string& type) {
+    refuse_unknown_keys(j, type,
+                        {"moe_intermediate_size", "n_shared_experts", "n_routed_experts", "first_k_dense_replace",
+                         "moe_layer_freq", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+                         "v_head_dim", "num_nextn_predict_layers", "topk_method"});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, kMaxHidden);
+    if (c.num_kv_heads != c.num_heads)
+        throw InputError("num_key_value_heads",
+                         "config.json field \"num_key_value_heads\" must equal "
+                         "num_attention_heads (" +
+                             std::to_string(c.num_heads) + ") under latent attention");
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.kv_lora_rank = hf_int(j, "kv_lora_rank", type, 1, kMaxHidden);
+    c.q_lora_rank = hf_int_or(j, "q_lora_rank", 0, 0, kMaxHidden);  // null: Q projected directly (V2-Lite)
+    c.qk_rope_head_dim = hf_int(j, "qk_rope_head_dim", type, 1, kMaxHidden);
+    const std::int64_t nope = hf_int(j, "qk_nope_head_dim", type, 1, kMaxHidden);
+    c.head_dim = nope + c.qk_rope_head_dim;
+    c.v_head_dim = hf_int(j, "v_head_dim", type, 1, kMaxHidden);
+    c.num_experts = hf_int(j, "n_routed_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.num_shared_experts = hf_int_or(j, "n_shared_experts", 0, 0, kMaxExperts);
+    c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+    c.num_dense_layers = hf_int_or(j, "first_k_dense_replace", 0, 0, c.num_layers - 1);
+    if (c.num_dense_layers > 0) c.dense_ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    if (hf_int_or(j, "moe_layer_freq", 1, 1, kMaxLayers) != 1)
+        throw InputError("moe_layer_freq",
+                         "config.json field \"moe_layer_freq\" must be 1 (every layer after "
+                         "first_k_dense_replace is MoE); tally does not model interleaving");
+    // noaux_tc routing keeps a per-expert bias for choosing experts (e_score_correction_bias, stored in the
+    // checkpoint: 256 values per MoE layer of DeepSeek-V3).
+    c.router_bias = hf_string_or(j, "topk_method", "noaux_tc") == "noaux_tc";
+    c.mtp_modules = hf_int_or(j, "num_nextn_predict_layers", 0, 0, 64);
+    if (hf_bool_or(j, "attention_bias", false))
+        throw InputError("attention_bias", "config.json field \"attention_bias\" must be false for model_type " + type +
+                                               " (tally does not model biases in latent attention)");
+    const std::string act = hf_string_or(j, "hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu, got \"" + act + "\"");
+    c.mlp = MlpKind::SwiGlu;
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    return c;
+}
+
+// GptOssConfig (transformers configuration_gpt_oss.py, modeling_gpt_oss.py): GQA with biases on q, k, v, o,
+// a learned sink per head, alternating sliding (128) and full layers, and MoE layers of num_local_experts
+// experts with biases (gate_up_proj_bias, down_proj_bias) and a router with a bias; untied embeddings.
+ModelConfig load_gpt_oss(const json& j) {
+    const std::string type = "gpt_oss";
+    refuse_unknown_keys(j, type, {"num_local_experts"});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_int(j, "num_key_value_heads", type, 1, c.num_heads);
+    c.head_dim = hf_int_or(j, "head_dim", 64, 1, kMaxHidden);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
+    const char* topk = j.contains("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token";
+    c.experts_per_token = hf_int(j, topk, type, 1, c.num_experts);
+    c.mlp = MlpKind::SwiGlu;
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", true);
+    c.mlp_bias = true;
+    c.router_bias = true;
+    c.attention_sinks = true;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    // GptOssConfig's default layer_types: sliding on even layers (0, 2, ...), full on odd ones.
+    hf_window(c, j, (c.num_layers + 1) / 2);
+    return c;
+}
+
+// Gemma2Config / Gemma3TextConfig: GeGLU MLP (gelu_pytorch_tanh), RMSNorm before and after both attention and
+// MLP, tied embeddings, explicit head_dim; Gemma 3 adds q_norm and k_norm. Windowed layers: Gemma 2 the even
+// ones (layer_idx % 2 == 0), Gemma 3 all but every sliding_window_pattern-th (transformers modeling_gemma2.py,
+// modeling_gemma3.py), unless layer_types lists them.
+ModelConfig load_gemma(const json& j, const std::string& type) {
+    refuse_unknown_keys(j, type, {});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(c.num_heads) + "), got " +
+                                                    std::to_string(c.num_kv_heads));
+    c.head_dim = hf_int_or(j, "head_dim", 256, 1, kMaxHidden);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    const char* act_key = j.contains("hidden_activation") ? "hidden_activation" : "hidden_act";
+    const std::string act = hf_string_or(j, act_key, "gelu_pytorch_tanh");
+    if (act.rfind("gelu", 0) != 0)
+        throw InputError(act_key,
+                         std::string("config.json field \"") + act_key + "\" must be gelu*, got \"" + act + "\"");
+    c.mlp = MlpKind::GeGlu;
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.sandwich_norm = true;
+    c.qk_norm = type == "gemma3_text";
+    c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    std::int64_t windowed = (c.num_layers + 1) / 2;
+    if (type == "gemma3_text") {
+        const std::int64_t pattern = hf_int_or(j, "sliding_window_pattern", 6, 1, kMaxLayers);
+        windowed = c.num_layers - c.num_layers / pattern;
+    }
+    hf_window(c, j, windowed);
+    return c;
+}
+
+// GPT2Config: LayerNorm with bias, learned positions, GELU MLP, biases everywhere, LM head tied.
+ModelConfig load_gpt2(const json& j) {
+    const std::string type = "gpt2";
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "n_embd", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "n_layer", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "n_head", type, 1, kMaxHidden);
+    if (c.hidden_size % c.num_heads != 0)
+        throw InputError("n_head", "n_head must divide n_embd (" + std::to_string(c.hidden_size) + "), got " +
+                                       std::to_string(c.num_heads));
+    c.num_kv_heads = c.num_heads;
+    c.head_dim = c.hidden_size / c.num_heads;
+    // n_inner: null means 4 * n_embd (GPT2MLP in transformers).
+    c.ffn_hidden_size = hf_int_or(j, "n_inner", 0, 1, kMaxFfn);
+    if (c.ffn_hidden_size == 0) {
+        if (c.hidden_size > kMaxFfn / 4) throw InputError("n_embd", "n_embd is too large for the default n_inner");
+        c.ffn_hidden_size = 4 * c.hidden_size;
+    }
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int(j, "n_positions", type, 1, kMaxPositions);
+    c.mlp = MlpKind::Gelu;
+    c.norm = NormKind::LayerNorm;
+    c.position = PositionKind::Learned;
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
+    // GPT2Config defaults: attn_pdrop = resid_pdrop = embd_pdrop = 0.1 (transformers configuration_gpt2.py).
+    c.attention_dropout = hf_probability_or(j, "attn_pdrop", 0.1);
+    c.residual_dropout = hf_probability_or(j, "resid_pdrop", 0.1);
+    c.embedding_dropout = hf_probability_or(j, "embd_pdrop", 0.1);
+    return c;
+}
+
+// BertConfig / RobertaConfig: post-LN encoder with biases everywhere, learned absolute positions,
+// token-type embeddings and a LayerNorm on the summed embeddings, no final norm, a pooler
+// (BertModel / RobertaModel, transformers modeling_bert.py and modeling_roberta.py); the MLM decoder
+// is tied to the word embeddings.
+ModelConfig load_bert_like(const json& j, const std::string& type) {
+    ModelConfig c;
+    c.architecture = Architecture::Encoder;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    if (c.hidden_size % c.num_heads != 0)
+        throw InputError("num_attention_heads", "num_attention_heads must divide hidden_size (" +
+                                                    std::to_string(c.hidden_size) + "), got " +
+                                                    std::to_string(c.num_heads));
+    c.num_kv_heads = c.num_heads;
+    c.head_dim = c.hidden_size / c.num_heads;
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    // BertConfig defaults: max_position_embeddings 512, type_vocab_size 2 (configuration_bert.py).
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 512, 1, kMaxPositions);
+    c.type_vocab_size = hf_int_or(j, "type_vocab_size", 2, 0, kMaxVocab);
+    const std::string position = hf_string_or(j, "position_embedding_type", "absolute");
+    if (position != "absolute")
+        throw InputError("position_embedding_type",
+                         "config.json field \"position_embedding_type\" must be absolute, got \"" + position + "\"");
+    const std::string act = hf_string_or(j, "hidden_act", "gelu");
+    if (act.rfind("gelu", 0) != 0 && act != "relu")
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be gelu* or relu, got \"" + act + "\"");
+    c.mlp = MlpKind::Gelu;  // two matrices (intermediate, output)
+    c.norm = NormKind::LayerNorm;
+    c.position = PositionKind::Learned;
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+    c.tied_embeddings = true;
+    c.embedding_norm = true;
+    c.final_norm = false;
+    c.pooler = true;
+    // BertConfig: hidden_dropout_prob (embeddings, attention output, layer output), attention_probs_dropout_prob.
+    c.attention_dropout = hf_probability_or(j, "attention_probs_dropout_prob", 0.1);
+    c.residual_dropout = c.embedding_dropout = hf_probability_or(j, "hidden_dropout_prob", 0.1);
+    return c;
+}
+
+// T5Config: encoder-decoder, RMS-style T5LayerNorm (weight only), no biases, relative-position bias
+// tables in the first layer of each stack, shared input embedding; feed_forward_proj "relu" (T5 v1.0:
+// wi, wo) or "gated-gelu" (T5 v1.1: wi_0, wi_1, wo); lm_head tied unless tie_word_embeddings is false
+// (transformers configuration_t5.py, modeling_t5.py).
+ModelConfig load_t5(const json& j) {
+    const std::string type = "t5";
+    ModelConfig c;
+    c.architecture = Architecture::EncoderDecoder;
+    c.hidden_size = hf_int(j, "d_model", type, 1, kMaxHidden);
+    c.head_dim = hf_int(j, "d_kv", type, 1, kMaxHidden);
+    c.num_heads = hf_int(j, "num_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = c.num_heads;
+    c.ffn_hidden_size = hf_int(j, "d_ff", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    const std::int64_t encoder_layers = hf_int(j, "num_layers", type, 1, kMaxLayers);
+    // num_decoder_layers: null means num_layers (T5Config).
+    c.num_decoder_layers = hf_int_or(j, "num_decoder_layers", encoder_layers, 1, kMaxLayers);
+    c.num_layers = encoder_layers + c.num_decoder_layers;
+    c.relative_attention_buckets = hf_int_or(j, "relative_attention_num_buckets", 32, 1, kMaxPositions);
+    const std::string ff = hf_string_or(j, "feed_forward_proj", "relu");
+    if (ff == "relu" || ff == "gelu")
+        c.mlp = MlpKind::Gelu;  // two matrices
+    else if (ff == "gated-gelu")
+        c.mlp = MlpKind::GeGlu;
+    else if (ff == "gated-silu")
+        c.mlp = MlpKind::SwiGlu;
+    else
+        throw InputError("feed_forward_proj",
+                         "config.json field \"feed_forward_proj\" must be relu, gelu, gated-gelu or "
+                         "gated-silu, got \"" +
+                             ff + "\"");
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Relative;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", true);
+    // T5Config: dropout_rate 0.1 on attention probabilities, every sub-layer output and the embeddings.
+    c.attention_dropout = c.residual_dropout = c.embedding_dropout = hf_probability_or(j, "dropout_rate", 0.1);
+    return c;
+}
+
+}  // namespace
+
+const char* hf_model_types() { return TALLY_HF_MODEL_TYPES; }
+
+ModelConfig load_hf_config(const json& j) {
+    if (!j.is_object()) throw InputError("hf_config", "config.json must be a JSON object");
+    auto it = j.find("model_type");
+    if (it == j.end() || !it->is_string())
+        throw InputError("model_type",
+                         std::string("config.json field \"model_type\" is missing; supported: ") + hf_model_types());
+    const std::string type = it->get<std::string>();
+    ModelConfig c;
+    if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
+        type == "qwen3_moe")
+        c = load_llama_like(j, type);
+    else if (type == "deepseek_v3" || type == "kimi_k2")
+        c = load_deepseek_v3(j, type);
+    else if (type == "gpt_oss")
+        c = load_gpt_oss(j);
+    else if (type == "gemma2" || type == "gemma3_text")
+        c = load_gemma(j, type);
+    else if (type == "gemma3")
+        throw InputError("model_type",
+                         "config.json model_type \"gemma3\" is the multimodal model (a vision tower "
+                         "tally does not count); give its text_config with model_type gemma3_text");
+    else if (type == "gpt2")
+        c = load_gpt2(j);
+    else if (type == "bert" || type == "roberta")
+        c = load_bert_like(j, type);
+    else if (type == "t5")
+        c = load_t5(j);
+    else
+        throw InputError("model_type",
+                         "config.json model_type \"" + type + "\" is not supported; supported: " + hf_model_types());
+    auto name = j.find("_name_or_path");
+    c.name = (name != j.end() && name->is_string() && !name->get<std::string>().empty()) ? name->get<std::string>()
+                                                                                         : "config.json (" + type + ")";
+    validate(c);
+    return c;
+}
+
+ModelConfig load_hf_config_text(std::string_view text) {
+    return load_hf_config(parse_json_input(text, "hf_config", "config.json"));
+}
+
+}  // namespace tally

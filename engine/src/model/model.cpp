@@ -1,0 +1,341 @@
+#include "tally/model/model.h"
+
+#include <cmath>
+
+#include "tally/base/error.h"
+#include "tally/model/hf_config.h"
+#include "tally/base/input.h"
+#include "tally/base/json_members.h"
+#include "tally/base/names.h"
+#include "tally/base/presets.h"
+
+namespace tally {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string range_text(std::int64_t low, std::int64_t high) {
+    return "[" + std::to_string(low) + ", " + std::to_string(high) + "]";
+}
+
+bool json_bool(const json& object, const char* field, bool fallback) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) throw InputError(field, std::string(field) + " must be true or false");
+    return it->get<bool>();
+}
+
+std::int64_t json_int_field(const json& object, const char* field, std::int64_t low, std::int64_t high,
+                            std::int64_t fallback, bool required) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) {
+        if (required)
+            throw InputError(field,
+                             std::string(field) + " is required (a whole number in " + range_text(low, high) + ")");
+        return fallback;
+    }
+    return json_integer(*it, field, low, high);
+}
+
+// A dropout probability in [0, 1); absent means the model has no such dropout layer.
+double json_probability(const json& object, const char* field) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) return 0;
+    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
+        throw InputError(field, std::string(field) + " must be a probability in [0, 1)");
+    return it->get<double>();
+}
+
+std::string json_enum(const json& object, const char* field, const char* fallback) {
+    auto it = object.find(field);
+    if (it == object.end() || it->is_null()) {
+        if (fallback == nullptr) throw InputError(field, std::string(field) + " is required");
+        return fallback;
+    }
+    if (!it->is_string()) throw InputError(field, std::string(field) + " must be a string");
+    return it->get<std::string>();
+}
+
+void require_decoder(const ModelConfig& c, const char* field) {
+    if (c.architecture != Architecture::Decoder)
+        throw InputError(field, std::string(field) + " applies to a decoder (architecture decoder) only");
+}
+
+// The fields of latent attention, DeepSeek-style MoE, sliding windows, sinks and QK-norm.
+void validate_modern(const ModelConfig& c) {
+    require_range("v_head_dim", c.v_head_dim, 0, kMaxHidden);
+    require_range("kv_lora_rank", c.kv_lora_rank, 0, kMaxHidden);
+    if (c.is_mla()) {
+        require_decoder(c, "kv_lora_rank");
+        // Every head gets its own K and V from the latent: MLA has as many K/V heads as query heads.
+        if (c.num_kv_heads != c.num_heads)
+            throw InputError("num_kv_heads", "latent attention (kv_lora_rank > 0) needs num_kv_heads = num_heads (" +
+                                                 std::to_string(c.num_heads) + "), got " +
+                                                 std::to_string(c.num_kv_heads));
+        require_range("q_lora_rank", c.q_lora_rank, 0, kMaxHidden);
+        require_range("qk_rope_head_dim", c.qk_rope_head_dim, 0, c.head_dim - 1);
+    } else {
+        require_range("q_lora_rank", c.q_lora_rank, 0, 0);
+        require_range("qk_rope_head_dim", c.qk_rope_head_dim, 0, 0);
+    }
+    if (c.is_moe()) {
+        require_range("num_dense_layers", c.num_dense_layers, 0, c.num_layers - 1);
+    } else {
+        require_range("num_dense_layers", c.num_dense_layers, 0, 0);
+        if (c.router_bias)
+            throw InputError("router_bias", "router_bias needs a mixture-of-experts model (num_experts > 0)");
+    }
+    require_range("dense_ffn_hidden_size", c.dense_ffn_hidden_size, c.num_dense_layers > 0 ? 1 : 0,
+                  c.num_dense_layers > 0 ? kMaxFfn : 0);
+    require_range("mtp_modules", c.mtp_modules, 0, 64);
+    if (c.mtp_modules > 0) require_decoder(c, "mtp_modules");
+    require_range("sliding_window", c.sliding_window, 0, kMaxSeq);
+    require_range("num_sliding_layers", c.num_sliding_layers, c.sliding_window > 0 ? 1 : 0,
+                  c.sliding_window > 0 ? c.num_layers : 0);
+    if (c.sliding_window > 0) require_decoder(c, "sliding_window");
+}
+
+}  // namespace
+
+std::int64_t json_integer(const json& value, const std::string& field, std::int64_t low, std::int64_t high) {
+    if (value.is_number_integer()) {
+        // nlohmann keeps unsigned values above INT64_MAX as uint64.
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(high))
+            throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
+                                        std::to_string(value.get<std::uint64_t>()));
+        const std::int64_t v = value.get<std::int64_t>();
+        require_range(field.c_str(), v, low, high);
+        return v;
+    }
+    if (value.is_number_float()) {
+        const double v = value.get<double>();
+        if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high))
+            throw InputError(
+                field, field + " must be a whole number in " + range_text(low, high) + ", got " + format_number(v));
+        return static_cast<std::int64_t>(v);
+    }
+    throw InputError(field, field + " must be a whole number in " + range_text(low, high) + ", got " +
+                                std::string(value.type_name()));
+}
+
+namespace {
+constexpr Named<MlpKind> kMlpNames[] = {
+    {MlpKind::Gelu, "gelu"}, {MlpKind::SwiGlu, "swiglu"}, {MlpKind::GeGlu, "geglu"}};
+constexpr Named<NormKind> kNormNames[] = {{NormKind::LayerNorm, "layernorm"}, {NormKind::RmsNorm, "rmsnorm"}};
+constexpr Named<PositionKind> kPositionNames[] = {
+    {PositionKind::Learned, "learned"}, {PositionKind::Rotary, "rotary"}, {PositionKind::Relative, "relative"}};
+constexpr Named<Architecture> kArchitectureNames[] = {{Architecture::Decoder, "decoder"},
+                                                      {Architecture::Encoder, "encoder"},
+                                                      {Architecture::EncoderDecoder, "encoder_decoder"}};
+}  // namespace
+
+const char* to_string(MlpKind kind) { return name_of(kMlpNames, kind, "?"); }
+const char* to_string(NormKind kind) { return name_of(kNormNames, kind, "rmsnorm"); }
+const char* to_string(PositionKind kind) { return name_of(kPositionNames, kind, "relative"); }
+const char* to_string(Architecture kind) { return name_of(kArchitectureNames, kind, "?"); }
+
+void validate(const ModelConfig& c) {
+    require_range("vocab_size", c.vocab_size, 1, kMaxVocab);
+    require_range("hidden_size", c.hidden_size, 1, kMaxHidden);
+    require_range("num_layers", c.num_layers, 1, kMaxLayers);
+    require_range("num_heads", c.num_heads, 1, kMaxHidden);
+    require_range("head_dim", c.head_dim, 1, kMaxHidden);
+    require_range("num_kv_heads", c.num_kv_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_kv_heads", "num_kv_heads must divide num_heads (" + std::to_string(c.num_heads) +
+                                             "), got " + std::to_string(c.num_kv_heads));
+    require_range("ffn_hidden_size", c.ffn_hidden_size, 1, kMaxFfn);
+    if (c.position == PositionKind::Learned)
+        require_range("max_positions", c.max_positions, 1, kMaxPositions);
+    else
+        require_range("max_positions", c.max_positions, 0, kMaxPositions);
+    require_range("num_experts", c.num_experts, 0, kMaxExperts);
+    for (const auto& [field, p] :
+         {std::pair{"attention_dropout", c.attention_dropout}, std::pair{"residual_dropout", c.residual_dropout},
+          std::pair{"embedding_dropout", c.embedding_dropout}})
+        if (!(p >= 0 && p < 1)) throw InputError(field, std::string(field) + " must be a probability in [0, 1)");
+    if (c.num_experts > 0) {
+        require_range("experts_per_token", c.experts_per_token, 1, c.num_experts);
+        require_range("num_shared_experts", c.num_shared_experts, 0, kMaxExperts);
+    } else {
+        require_range("experts_per_token", c.experts_per_token, 0, 0);
+        require_range("num_shared_experts", c.num_shared_experts, 0, 0);
+    }
+    if (c.is_encoder_decoder()) {
+        if (c.num_layers < 2)
+            throw InputError("num_layers", "an encoder-decoder needs num_layers >= 2 (encoder + decoder)");
+        require_range("num_decoder_layers", c.num_decoder_layers, 1, c.num_layers - 1);
+    } else {
+        require_range("num_decoder_layers", c.num_decoder_layers, 0, 0);
+    }
+    if ((c.mlm_head || c.nsp_head) && c.architecture != Architecture::Encoder)
+        throw InputError(
+            c.mlm_head ? "mlm_head" : "nsp_head",
+            std::string(c.mlm_head ? "mlm_head" : "nsp_head") + " belongs to an encoder (architecture encoder, BERT)");
+    require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
+    require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
+    validate_modern(c);
+    // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
+    // could still overflow (e.g. vocab × hidden at both maxima) go through checked_mul.
+}
+
+ModelConfig model_from_json(const json& o) {
+    if (!o.is_object()) throw InputError("model", "model must be a preset id or a config object");
+    ModelConfig c;
+    auto name = o.find("name");
+    c.name = (name != o.end() && name->is_string()) ? name->get<std::string>() : "custom";
+    c.vocab_size = json_int_field(o, "vocab_size", 1, kMaxVocab, 0, true);
+    c.hidden_size = json_int_field(o, "hidden_size", 1, kMaxHidden, 0, true);
+    c.num_layers = json_int_field(o, "num_layers", 1, kMaxLayers, 0, true);
+    c.num_heads = json_int_field(o, "num_heads", 1, c.hidden_size, 0, true);
+    c.num_kv_heads = json_int_field(o, "num_kv_heads", 1, c.num_heads, c.num_heads, false);
+    if (o.contains("head_dim") && !o["head_dim"].is_null()) {
+        c.head_dim = json_int_field(o, "head_dim", 1, kMaxHidden, 0, true);
+    } else {
+        if (c.hidden_size % c.num_heads != 0)
+            throw InputError("num_heads", "num_heads must divide hidden_size (" + std::to_string(c.hidden_size) +
+                                              ") when head_dim is not given, got " + std::to_string(c.num_heads));
+        c.head_dim = c.hidden_size / c.num_heads;
+    }
+    const std::string mlp = json_enum(o, "mlp", nullptr);
+    if (const auto kind = value_named(kMlpNames, mlp))
+        c.mlp = *kind;
+    else
+        throw InputError("mlp", "mlp must be one of gelu, swiglu, geglu, got \"" + mlp + "\"");
+    const std::int64_t default_ffn = c.mlp == MlpKind::Gelu && c.hidden_size <= kMaxFfn / 4 ? 4 * c.hidden_size : 0;
+    c.ffn_hidden_size = json_int_field(o, "ffn_hidden_size", 1, kMaxFfn, default_ffn, default_ffn == 0);
+    const std::string norm = json_enum(o, "norm", "layernorm");
+    if (const auto kind = value_named(kNormNames, norm))
+        c.norm = *kind;
+    else
+        throw InputError("norm", "norm must be layernorm or rmsnorm, got \"" + norm + "\"");
+    const std::string position = json_enum(o, "position", "rotary");
+    if (const auto kind = value_named(kPositionNames, position))
+        c.position = *kind;
+    else
+        throw InputError("position", "position must be learned, rotary or relative, got \"" + position + "\"");
+    c.max_positions = json_int_field(o, "max_positions", c.position == PositionKind::Learned ? 1 : 0, kMaxPositions, 0,
+                                     c.position == PositionKind::Learned);
+    c.qkv_bias = json_bool(o, "qkv_bias", false);
+    c.attn_out_bias = json_bool(o, "attn_out_bias", false);
+    c.mlp_bias = json_bool(o, "mlp_bias", false);
+    c.tied_embeddings = json_bool(o, "tied_embeddings", false);
+    c.num_experts = json_int_field(o, "num_experts", 0, kMaxExperts, 0, false);
+    c.experts_per_token = json_int_field(o, "experts_per_token", 0, kMaxExperts, 0, false);
+    c.num_shared_experts = json_int_field(o, "num_shared_experts", 0, kMaxExperts, 0, false);
+    c.attention_dropout = json_probability(o, "attention_dropout");
+    c.residual_dropout = json_probability(o, "residual_dropout");
+    c.embedding_dropout = json_probability(o, "embedding_dropout");
+    const std::string arch = json_enum(o, "architecture", "decoder");
+    if (const auto kind = value_named(kArchitectureNames, arch))
+        c.architecture = *kind;
+    else
+        throw InputError("architecture",
+                         "architecture must be decoder, encoder or encoder_decoder, got \"" + arch + "\"");
+    c.num_decoder_layers = json_int_field(o, "num_decoder_layers", 0, kMaxLayers, 0, false);
+    c.type_vocab_size = json_int_field(o, "type_vocab_size", 0, kMaxVocab, 0, false);
+    c.embedding_norm = json_bool(o, "embedding_norm", false);
+    c.final_norm = json_bool(o, "final_norm", true);
+    c.pooler = json_bool(o, "pooler", false);
+    c.mlm_head = json_bool(o, "mlm_head", false);
+    c.nsp_head = json_bool(o, "nsp_head", false);
+    c.relative_attention_buckets = json_int_field(o, "relative_attention_buckets", 0, kMaxPositions, 0, false);
+    c.kv_lora_rank = json_int_field(o, "kv_lora_rank", 0, kMaxHidden, 0, false);
+    c.q_lora_rank = json_int_field(o, "q_lora_rank", 0, kMaxHidden, 0, false);
+    c.qk_rope_head_dim = json_int_field(o, "qk_rope_head_dim", 0, kMaxHidden, 0, false);
+    c.v_head_dim = json_int_field(o, "v_head_dim", 0, kMaxHidden, 0, false);
+    c.num_dense_layers = json_int_field(o, "num_dense_layers", 0, kMaxLayers, 0, false);
+    c.dense_ffn_hidden_size = json_int_field(o, "dense_ffn_hidden_size", 0, kMaxFfn, 0, false);
+    c.router_bias = json_bool(o, "router_bias", false);
+    c.mtp_modules = json_int_field(o, "mtp_modules", 0, 64, 0, false);
+    c.sliding_window = json_int_field(o, "sliding_window", 0, kMaxSeq, 0, false);
+    // A window with no layer count means every layer is windowed (Mistral 7B v0.1).
+    c.num_sliding_layers =
+        json_int_field(o, "num_sliding_layers", 0, kMaxLayers, c.sliding_window > 0 ? c.num_layers : 0, false);
+    c.attention_sinks = json_bool(o, "attention_sinks", false);
+    c.qk_norm = json_bool(o, "qk_norm", false);
+    c.sandwich_norm = json_bool(o, "sandwich_norm", false);
+    validate(c);
+    return c;
+}
+
+json model_to_json(const ModelConfig& c) {
+    json o =
+        TALLY_MEMBERS(c, name, vocab_size, hidden_size, num_layers, num_heads, num_kv_heads, head_dim, ffn_hidden_size,
+                      max_positions, qkv_bias, attn_out_bias, mlp_bias, tied_embeddings, num_experts, experts_per_token,
+                      num_shared_experts, attention_dropout, residual_dropout, embedding_dropout);
+    o["mlp"] = to_string(c.mlp);
+    o["norm"] = to_string(c.norm);
+    o["position"] = to_string(c.position);
+    // Encoder and encoder-decoder fields appear only when used, so decoder configs print as before.
+    if (c.architecture != Architecture::Decoder) o["architecture"] = to_string(c.architecture);
+    if (c.num_decoder_layers > 0) o["num_decoder_layers"] = c.num_decoder_layers;
+    if (c.type_vocab_size > 0) o["type_vocab_size"] = c.type_vocab_size;
+    if (c.embedding_norm) o["embedding_norm"] = true;
+    if (!c.final_norm) o["final_norm"] = false;
+    if (c.pooler) o["pooler"] = true;
+    if (c.mlm_head) o["mlm_head"] = true;
+    if (c.nsp_head) o["nsp_head"] = true;
+    if (c.relative_attention_buckets > 0) o["relative_attention_buckets"] = c.relative_attention_buckets;
+    // Newer architecture fields, likewise only when used.
+    if (c.is_mla()) {
+        o["kv_lora_rank"] = c.kv_lora_rank;
+        o["q_lora_rank"] = c.q_lora_rank;
+        o["qk_rope_head_dim"] = c.qk_rope_head_dim;
+    }
+    if (c.v_head_dim > 0) o["v_head_dim"] = c.v_head_dim;
+    if (c.num_dense_layers > 0) {
+        o["num_dense_layers"] = c.num_dense_layers;
+        o["dense_ffn_hidden_size"] = c.dense_ffn_hidden_size;
+    }
+    if (c.router_bias) o["router_bias"] = true;
+    if (c.mtp_modules > 0) o["mtp_modules"] = c.mtp_modules;
+    if (c.sliding_window > 0) {
+        o["sliding_window"] = c.sliding_window;
+        o["num_sliding_layers"] = c.num_sliding_layers;
+    }
+    if (c.attention_sinks) o["attention_sinks"] = true;
+    if (c.qk_norm) o["qk_norm"] = true;
+    if (c.sandwich_norm) o["sandwich_norm"] = true;
+    return o;
+}
+
+namespace {
+
+std::string model_ids() {
+    std::string ids;
+    for (const auto& m : presets_json().at("models")) {
+        if (!ids.empty()) ids += ", ";
+        ids += m.at("id").get<std::string>();
+    }
+    return ids;
+}
+
+}  // namespace
+
+ModelConfig model_from_preset(const std::string& id) {
+    const json* preset = find_preset("models", id);
+    if (preset == nullptr)
+        throw InputError("model", "unknown model preset \"" + printable(id, 64) + "\"; known: " + model_ids());
+    ModelConfig c = model_from_json(preset->at("config"));
+    if (preset->contains("name")) c.name = preset->at("name").get<std::string>();
+    return c;
+}
+
+void apply_encoder_head(ModelConfig& c, const std::string& head) {
+    if (c.architecture != Architecture::Encoder)
+        throw InputError("encoder_head", "encoder_head applies to an encoder (BERT, RoBERTa); this model is " +
+                                             std::string(c.is_encoder_decoder() ? "an encoder-decoder" : "a decoder"));
+    if (head == "model")
+        c.pooler = true, c.mlm_head = false, c.nsp_head = false;
+    else if (head == "masked_lm")
+        c.pooler = false, c.mlm_head = true, c.nsp_head = false;
+    else if (head == "pretraining")
+        c.pooler = true, c.mlm_head = true, c.nsp_head = true;
+    else
+        throw InputError("encoder_head",
+                         "encoder_head must be model, masked_lm or pretraining, got \"" + printable(head, 40) + "\"");
+}
+
+}  // namespace tally

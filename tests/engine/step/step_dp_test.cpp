@@ -1,0 +1,168 @@
+// Tests of engine/src/step/step_dp.cpp (the data-parallel gradient path a stack takes) and of the error bands' regime
+// (engine/api/step_bands.cpp): nanotron v0.5's fp32 accumulation and its ZeRO-1 reduction after the backward,
+// against the source's own behaviour and the figures of its published scaling sweep.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "accounting_helpers.h"
+#include "tally/api.h"
+#include "tally/step/step.h"
+#include "tally/step_bands.h"
+#include "tally/step/step_dp.h"
+
+using namespace tally;
+
+namespace {
+
+DpReductionInput input(std::int64_t dp, std::int64_t zero, GradSync sync) {
+    DpReductionInput in;
+    in.dp = dp, in.zero = zero, in.microbatches = 4;
+    in.params = 1e9;
+    in.link_bytes_per_s = 100e9;
+    in.latency_s = 20e-6;
+    in.backward_window_s = 10.0;  // longer than any reduction here: overlap hides all it may
+    in.hbm_bytes_per_s = 2e12;
+    in.sync = sync;
+    return in;
+}
+
+// A run of the held-out nanotron sweep with only step_time's arguments.
+nlohmann::json nanotron_run(const std::string& id) {
+    const nlohmann::json run = tally_test::modern_run(id);
+    REQUIRE(run.contains("args"));
+    return run;
+}
+
+}  // namespace
+
+TEST_CASE("nanotron's ZeRO-1 reduction: an fp32 all-reduce after the backward and the weight all-gather, exposed") {
+    // nanotron v0.5 trainer.py: make_ddp is false with accumulate_grad_in_fp32 and zero_stage > 0, so
+    // sync_gradients_across_dp all-reduces the whole fp32 buffer (reduce_scatter=False) after the pipeline returns;
+    // ZeroDistributedOptimizer.step then all-gathers the updated bf16 weights (optim/zero.py _all_gather_params).
+    const DpReduction r = dp_reduction(input(64, 1, GradSync{true, true}));
+    const double all_reduce = ring_all_reduce_seconds(4e9, 64, 100e9, 20e-6);
+    const double all_gather = ring_gather_seconds(2e9, 64, 100e9, 20e-6);
+    CHECK(r.seconds == Approx(all_reduce + all_gather));
+    CHECK(r.hidden == 0);
+    // The default (DDP / Megatron-Core): reduce-scatter + all-gather of 16-bit buffers, hidden behind the backward.
+    const DpReduction ddp = dp_reduction(input(64, 1, GradSync{}));
+    CHECK(ddp.seconds == Approx(2 * ring_gather_seconds(2e9, 64, 100e9, 20e-6)));
+    CHECK(ddp.hidden == ddp.seconds);
+    CHECK(ddp.accumulate_seconds == 0);
+    // fp32 all-reduce (4 units of 2 bytes x P) + bf16 all-gather (1) against 2 units, none of it hidden: 2.5x.
+    CHECK(r.seconds / ddp.seconds == Approx(2.5).epsilon(0.01));
+}
+
+TEST_CASE("nanotron's ZeRO-0 path: DDP's fp32 hook all-reduces 4-byte gradients behind the backward") {
+    // get_fp32_accum_hook: each bucket's fp32 gradients all-reduced (all_reduce_coalesced, async) during the backward.
+    const DpReduction r = dp_reduction(input(64, 0, GradSync{true, true}));
+    CHECK(r.seconds == Approx(ring_all_reduce_seconds(4e9, 64, 100e9, 20e-6)));
+    CHECK(r.hidden == r.seconds);
+    DpReductionInput late = input(64, 0, GradSync{true, true});
+    late.backward_window_s = 0.01;
+    CHECK(dp_reduction(late).hidden == Approx(0.01));
+}
+
+TEST_CASE("fp32 accumulation reads the 16-bit gradient and the fp32 buffer and writes it, every micro-batch") {
+    // FP32GradientAccumulator._accumulate_grad: fp32_grad.add_(half_param.grad) after each backward (2 + 4 + 4 bytes
+    // per parameter), and clip_grad_norm reads the fp32 gradients for the norm (4 bytes) and scales every one of them
+    // by the clamped coefficient, clipping or not (mul_: 8 bytes); also with one data-parallel rank.
+    const DpReduction one = dp_reduction(input(1, 1, GradSync{true, true}));
+    CHECK(one.seconds == 0);
+    CHECK(one.accumulate_seconds == Approx(1e9 * (4 * 10.0 + 4 + 8) / 2e12));
+}
+
+TEST_CASE("nanotron at 512 H100s: the exposed fp32 reduction moves the 3.57B prediction towards its published MFU") {
+    // nanotron's scaling sweep (docs/benchmark_summary.svg): 3.57B on 512 H100s, tp 4, dp 128, ZeRO-1, one
+    // micro-batch of two sequences per step, published 10.5 % MFU. Without the stack's gradient path tally
+    // predicted 42.2 % (+302 %); the reduction the source runs is exposed and in fp32.
+    nlohmann::json run = nanotron_run("nanotron-3p57b-512gpu");
+    const double published = run["published"]["value"].get<double>();
+    REQUIRE(published == Approx(0.1049));
+    run["args"]["fabric"] =
+        "nominal";  // the stack's gradient path alone, on nominal links (fabric_test.cpp: the fabric)
+    const nlohmann::json nano = api::invoke("step_time", run["args"]);
+    nlohmann::json generic_args = run["args"];
+    generic_args["stack"] = "generic";
+    const nlohmann::json generic = api::invoke("step_time", generic_args);
+    // The default hides all but the embedding's last bucket (131,072 x 3,072 of 3.57B parameters) behind the backward.
+    CHECK(tally_test::breakdown_seconds(generic, "dp_comm") <
+          0.15 * (tally_test::breakdown_seconds(generic, "dp_comm") +
+                  tally_test::breakdown_seconds(generic, "dp_comm_hidden")));
+    CHECK(tally_test::breakdown_seconds(nano, "dp_comm") > 0.5 * tally_test::breakdown_seconds(nano, "matmul"));
+    CHECK(nano["mfu"].get<double>() < 0.6 * generic["mfu"].get<double>());
+    CHECK(nano["mfu"].get<double>() / published - 1 < 1.1);
+    // Its step is more than a quarter not compute: the band it carries is the overhead-bound one.
+    CHECK(nano["band"]["regime"] == "overhead-bound");
+}
+
+TEST_CASE("nanotron's small runs stay where the published sweep has them") {
+    // The same sweep on one node: 8.86B, tp 1, pp 4, dp 2, 128 micro-batches of one sequence, published 45.2 % MFU;
+    // the fp32 accumulation passes cost a few per cent of a step that long.
+    nlohmann::json run = nanotron_run("nanotron-8p86b-8gpu");
+    const nlohmann::json r = api::invoke("step_time", run["args"]);
+    const double published = run["published"]["value"].get<double>();
+    // Held-out: -7 % before FlashAttention-2's sustained fraction (chosen on the fit half), -12 % with it.
+    CHECK(std::fabs(r["mfu"].get<double>() / published - 1) < 0.15);
+    CHECK(tally_test::breakdown_seconds(r, "grad_accum") > 0.02 * r["step_seconds"].get<double>());
+    CHECK(r["band"]["regime"] == "compute-bound");
+}
+
+TEST_CASE("band regime: overhead-bound past a quarter of the step outside compute; bands looked up by regime") {
+    CHECK(std::string(band_regime(0.76, 1.0)) == "compute-bound");
+    CHECK(std::string(band_regime(0.74, 1.0)) == "overhead-bound");
+    CHECK(is_compute_part("matmul"));
+    CHECK(is_compute_part("fp8_cast"));
+    CHECK_FALSE(is_compute_part("dp_comm"));
+    // Three runs of a kind make its band; a kind with fewer falls back to its regime, then to all runs.
+    std::vector<BandRun> runs;
+    for (double e : {0.1, 0.2, 0.3}) runs.push_back({"nanotron", "bf16", "h100-sxm", "compute-bound", "a", e});
+    for (double e : {1.0, 2.0}) runs.push_back({"nanotron", "bf16", "h100-sxm", "overhead-bound", "a", e});
+    runs.push_back({"torchtitan", "bf16", "h200", "overhead-bound", "b", -0.5});
+    const nlohmann::json bands = step_bands(runs);
+    const auto own = find_band(bands, "nanotron", "bf16", "h100-sxm", "compute-bound");
+    REQUIRE(own);
+    CHECK(own->level == "stack/precision/hardware/regime");
+    CHECK(own->half_width == Approx(0.3));
+    const auto over = find_band(bands, "nanotron", "bf16", "h100-sxm", "overhead-bound");
+    REQUIRE(over);
+    CHECK(over->level == "regime");  // two nanotron runs only: the three overhead-bound runs of any kind
+    CHECK(over->half_width == Approx(2.0));
+    const auto other = find_band(bands, "megatron-te", "fp8", "b200", "compute-bound");
+    REQUIRE(other);
+    CHECK(other->level == "regime");
+    // A regime the held-out runs lack takes the fit half's runs of that regime, never another regime's.
+    std::vector<BandRun> mixed = {runs[0], runs[1], runs[2]};  // held out, all compute-bound
+    for (double e : {0.4, 0.6, 0.8}) mixed.push_back({"megatron-te", "bf16", "b200", "overhead-bound", "f", e, false});
+    const auto fit = find_band(step_bands(mixed), "nanotron", "bf16", "h100-sxm", "overhead-bound");
+    REQUIRE(fit);
+    CHECK(fit->level == "regime (fit half)");
+    CHECK(fit->half_width == Approx(0.8));
+    CHECK(find_band(step_bands(mixed), "x", "y", "z", "compute-bound")->half_width == Approx(0.3));
+}
+
+TEST_CASE("DDP: the input embedding's gradient comes last, so its share of the reduction is exposed") {
+    // PyTorch DDP reduces a bucket once all its gradients are ready (Li et al. 2020, sec. 3.2.3); the embedding's
+    // gradient is produced by the backward's last op (and, tied to the output layer, completes only then).
+    DpReductionInput in = input(64, 0, GradSync{true, true});
+    in.last_grad_params = 0.2e9;  // a fifth of the 1e9 parameters
+    const DpReduction r = dp_reduction(in);
+    CHECK(r.hidden == Approx(0.8 * r.seconds));
+    in.sync = GradSync{};  // the default DDP path (16-bit reduce-scatter + all-gather): the same share
+    const DpReduction d = dp_reduction(in);
+    CHECK(d.hidden == Approx(0.8 * d.seconds));
+    in.overlap = false;
+    CHECK(dp_reduction(in).hidden == 0);
+    // nanotron's sweep, 1.34B on 128 H100 (tp 2, dp 64, ZeRO-0, DDP with the fp32 hook), published 29.5 % MFU:
+    // the tied 131,072 x 2,048 embedding (half per TP rank, 4-byte gradients) is all-reduced after the backward.
+    const nlohmann::json run = nanotron_run("nanotron-1p34b-128gpu");
+    const nlohmann::json r128 = api::invoke("step_time", run["args"]);
+    const double exposed = tally_test::breakdown_seconds(r128, "dp_comm");
+    const double hidden = tally_test::breakdown_seconds(r128, "dp_comm_hidden");
+    // Every parameter split over the two TP ranks alike: 16 layers of q, k, v, o (4 h^2) and a SwiGLU MLP (3 h ffn).
+    const double embedding = 131072.0 * 2048, layers = 16 * (4.0 * 2048 * 2048 + 3.0 * 2048 * 8192);
+    CHECK(exposed / (exposed + hidden) == Approx(embedding / (embedding + layers)).epsilon(0.01));
+    CHECK(r128["mfu"].get<double>() > run["published"]["value"].get<double>());  // still faster than measured
+}
