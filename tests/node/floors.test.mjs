@@ -6,7 +6,8 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkFloors } from '../../scripts/upkeep/check-floors.mjs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { CONCEPTS, checkFloors, includeCycles } from '../../scripts/upkeep/check-floors.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -55,4 +56,44 @@ test('each kind of breach is reported with its file, line and floor', (t) => {
   assert.ok(!found.some((v) => v.startsWith('engine/kernels/gemm.cpp')), found.join('\n'));
   assert.ok(!found.some((v) => v.startsWith('engine/src/clean.cpp')), found.join('\n'));
   assert.equal(found.length, expect.length, found.join('\n'));
+});
+
+test('no include inside the core points back up: the modules include one another without a cycle', () => {
+  assert.deepEqual(includeCycles(root), []);
+});
+
+test('a concept folder may not include a folder after it, and a flat core header is refused', (t) => {
+  const dir = scratch({
+    'engine/include/tally/model/model.h': '#pragma once\n#include "tally/base/error.h"\n',
+    'engine/src/model/params.cpp': '#include "tally/model/model.h"\n#include "tally/step/step.h"\n',
+    'engine/src/memory/memory.cpp': '#include "tally/memory.h"\n',
+    'engine/src/step/step.cpp': '#include "tally/step/step_cp.h"\n',
+    'engine/src/step/step_cp.cpp': '#include "tally/step/step.h"\n',
+  });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const found = checkFloors(dir);
+  assert.ok(found.some((v) => /^engine\/src\/model\/params\.cpp:2: .*model\/ sits below step\//.test(v)), found.join('\n'));
+  assert.ok(found.some((v) => /^engine\/src\/memory\/memory\.cpp:1: .*concept folder/.test(v)), found.join('\n'));
+  assert.equal(found.length, 2, found.join('\n'));
+  assert.deepEqual(includeCycles(dir), ['step -> step_cp -> step']);
+});
+
+test('docs/ARCHITECTURE.md lists every concept folder and every core header in its order', () => {
+  const doc = readFileSync(join(root, 'docs/ARCHITECTURE.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Concepts'), doc.indexOf('Around the floors:'));
+  const rows = section.split('\n').filter((line) => /^\| [a-z_]+\/ \|/.test(line));
+  assert.deepEqual(
+    rows.map((row) => row.split('|')[1].trim()),
+    CONCEPTS.map((c) => `${c}/`),
+  );
+  for (const [i, concept] of CONCEPTS.entries()) {
+    const headers = readdirSync(join(root, 'engine/include/tally', concept)).filter((f) => f.endsWith('.h'));
+    const listed = rows[i].split('|')[3].split(',').map((h) => h.trim());
+    assert.deepEqual(listed.sort(), headers.sort(), `${concept}/`);
+  }
+  assert.deepEqual(
+    readdirSync(join(root, 'engine/include/tally')).filter((f) => f.endsWith('.h')),
+    [],
+    'every core header lives in a concept folder',
+  );
 });

@@ -1,5 +1,4 @@
 #include "tally/compute/flops.h"
-#include "tally/compute/training.h"
 
 #include <algorithm>
 

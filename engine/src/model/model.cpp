@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "tally/base/error.h"
-#include "tally/model/hf_config.h"
 #include "tally/base/input.h"
 #include "tally/base/json_members.h"
 #include "tally/base/names.h"

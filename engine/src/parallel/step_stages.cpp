@@ -4,9 +4,35 @@
 #include <string>
 
 #include "tally/base/error.h"
-#include "tally/step/step.h"
+#include "tally/comm/ring.h"
 
 namespace tally {
+
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
+                                       bool embedding_chunks) {
+    const std::int64_t chunks = pp * interleave;
+    const std::int64_t layer_chunks = chunks - (embedding_chunks ? 2 : 0);
+    if (layer_chunks < 1)
+        throw InputError("interleave",
+                         "pp·interleave must leave at least one chunk for layers when the embedding and "
+                         "output layer are chunks of their own");
+    if (layers < layer_chunks)
+        throw InputError("interleave", "pp·interleave (" + std::to_string(layer_chunks) +
+                                           " layer chunks) must not exceed num_layers (" + std::to_string(layers) +
+                                           ")");
+    // Chunk c of the global order sits on stage c mod p (Narayanan et al. 2021, sec. 2.2.2); the
+    // remainder layers go to the earliest layer chunks (Megatron-LM's uneven split puts the extra
+    // layers first).
+    std::vector<std::int64_t> per_stage(static_cast<std::size_t>(pp), 0);
+    const std::int64_t base = layers / layer_chunks, extra = layers % layer_chunks;
+    std::int64_t layer_chunk = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+        if (embedding_chunks && (c == 0 || c == chunks - 1)) continue;
+        per_stage[static_cast<std::size_t>(c % pp)] += base + (layer_chunk < extra ? 1 : 0);
+        ++layer_chunk;
+    }
+    return per_stage;
+}
 
 StageSplit cost_balanced_stages(const ModelConfig& c, std::int64_t pp) {
     if (pp < 1 || pp > c.num_layers)

@@ -203,18 +203,6 @@ double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_nod
                      : cards;
 }
 
-double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
-    if (n <= 1 || bytes <= 0) return 0;
-    const double nd = static_cast<double>(n);
-    return 2 * (nd - 1) / nd * bytes / bytes_per_s + latency_s;
-}
-
-double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
-    if (n <= 1 || bytes <= 0) return 0;
-    const double nd = static_cast<double>(n);
-    return (nd - 1) / nd * bytes / bytes_per_s + latency_s;
-}
-
 double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
                          double element_bytes, double peak_fraction) {
     const double useful = 2 * m * n * k * batch;
@@ -225,32 +213,6 @@ double matmul_efficiency(double m, double n, double k, double batch, double peak
     const double memory_s =
         batch * roofline::matmul_min_traffic(m, n, k, element_bytes).bytes / (kMemoryBandwidthFraction * bytes_per_s);
     return useful / (std::max(compute_s, memory_s) * peak);
-}
-
-std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
-                                       bool embedding_chunks) {
-    const std::int64_t chunks = pp * interleave;
-    const std::int64_t layer_chunks = chunks - (embedding_chunks ? 2 : 0);
-    if (layer_chunks < 1)
-        throw InputError("interleave",
-                         "pp·interleave must leave at least one chunk for layers when the embedding and "
-                         "output layer are chunks of their own");
-    if (layers < layer_chunks)
-        throw InputError("interleave", "pp·interleave (" + std::to_string(layer_chunks) +
-                                           " layer chunks) must not exceed num_layers (" + std::to_string(layers) +
-                                           ")");
-    // Chunk c of the global order sits on stage c mod p (Narayanan et al. 2021, sec. 2.2.2); the
-    // remainder layers go to the earliest layer chunks (Megatron-LM's uneven split puts the extra
-    // layers first).
-    std::vector<std::int64_t> per_stage(static_cast<std::size_t>(pp), 0);
-    const std::int64_t base = layers / layer_chunks, extra = layers % layer_chunks;
-    std::int64_t layer_chunk = 0;
-    for (std::int64_t c = 0; c < chunks; ++c) {
-        if (embedding_chunks && (c == 0 || c == chunks - 1)) continue;
-        per_stage[static_cast<std::size_t>(c % pp)] += base + (layer_chunk < extra ? 1 : 0);
-        ++layer_chunk;
-    }
-    return per_stage;
 }
 
 StepFlops step_flops(const ModelConfig& c, std::int64_t seq, Recompute recompute, bool flash_attention,

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tally/step/step.h"
+#include "tally/comm/ring.h"
 
 namespace tally {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tally/step/step.h"
+#include "tally/comm/ring.h"
 
 namespace tally {
 

@@ -1,4 +1,4 @@
-// Tests of engine/include/tally/numerics/precision.h and engine/src/numerics/precision.cpp: the table-driven float codec.
+// Tests of engine/include/tally/numerics/precision.h and engine/src/numerics/precision_names.cpp: the table-driven float codec.
 // (The exhaustive comparison with NVIDIA's conversion code is engine/tools/float_check.cpp, a ctest entry.)
 #include <catch2/catch.hpp>
 

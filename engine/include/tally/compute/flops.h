@@ -8,6 +8,11 @@
 
 namespace tally {
 
+// 6N: training FLOPs per token of a model with N parameters, about 2N forward and 4N backward
+// (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", sec. 2.1). The one home of the rule:
+// the FLOP count (flops.cpp), training time and the API all call it.
+inline double six_n(double params) { return 6 * params; }
+
 // Attention scores QKᵀ and attention·V over the full s×s matrix (what a naive implementation
 // executes, and what the published MFU formulas count: default) or the causal lower triangle
 // including the diagonal, s(s+1)/2 entries (what a block-skipping fused kernel executes).

@@ -10,11 +10,6 @@
 
 namespace tally {
 
-// 6N: training FLOPs per token of a model with N parameters, about 2N forward and 4N backward
-// (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", sec. 2.1). The one home of the rule:
-// the FLOP count (flops.cpp), training time and the API all call it.
-inline double six_n(double params) { return 6 * params; }
-
 // A parameter count given as a number: in [1, max double / 8] (at least one parameter, and 8N, the FLOPs per
 // token with full recomputation, stays finite); InputError on "params" otherwise. Returns params.
 double require_params(double params);

@@ -16,6 +16,9 @@ struct StageSplit {
     std::size_t head_stage = 0;        // the stage that runs the output layer and the loss
 };
 
+// Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
+                                       bool embedding_chunks);
 // nanotron v0.5 (models/base.py build_model at c252843): each pipeline block costs what the model's
 // get_block_compute_costs says (a decoder layer 4·a·d·h + 3·f·h, the LM head V·h, every other block 0); blocks
 // are placed in order, and the rank moves on after the block whose cumulative cost first exceeds rank+1 pp-ths of

@@ -15,6 +15,8 @@
 #include "tally/model/model.h"
 #include "tally/step/step_cp.h"
 #include "tally/step/step_dp.h"
+#include "tally/parallel/step_stages.h"
+#include "tally/comm/ring.h"
 
 namespace tally {
 
@@ -172,16 +174,9 @@ StepResult step_time(const ModelConfig& config, const Hardware& hardware, const 
                      const StackProfile* profile = nullptr);
 
 // Pieces of the model, exposed for tests and the page.
-// Ring all-reduce of `bytes` among n GPUs: 2(n-1)/n · bytes / bandwidth + latency (Patarasuk & Yuan 2009).
-double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
-// Reduce-scatter or all-gather: (n-1)/n · bytes / bandwidth + latency.
-double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s);
 // Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
 // peak_fraction: the fraction of peak large GEMMs reach (0: the calibrated 16-bit value).
 double matmul_efficiency(double m, double n, double k, double batch, double peak_flops_per_s, double bytes_per_s,
                          double element_bytes, double peak_fraction = 0);
-// Layers per pipeline stage when L layers fill p·v chunks (less 2 when embedding and output are chunks).
-std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp, std::int64_t interleave,
-                                       bool embedding_chunks);
 
 }  // namespace tally

@@ -1,4 +1,4 @@
-// Names, parsing and exact decimal expansion for tally::fp (the codec itself is header-only in precision.h).
+// Names, parsing and exact decimal expansion for tally::fp (precision_text.h; the codec itself is header-only in precision.h).
 #include <array>
 #include <cctype>
 #include <cerrno>
