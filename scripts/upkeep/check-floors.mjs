@@ -45,7 +45,9 @@ function conceptViolations(file, line, header) {
   const m = /^"tally\/([a-z_]+)\/([a-z0-9_]+)\.h"$/.exec(header);
   if (!m) {
     if (from === null && /^engine\/(src|include)\//.test(file)) return [];
-    return /^"tally\/[a-z0-9_]+\.h"$/.test(header) && from !== null && !/^"tally\/(api|gemm|probe|step_bands)\.h"$/.test(header)
+    return /^"tally\/[a-z0-9_]+\.h"$/.test(header) &&
+      from !== null &&
+      !/^"tally\/(api|gemm|probe|step_bands)\.h"$/.test(header)
       ? [`${file}:${line}: core includes ${header}: a core header lives in a concept folder (tally/<concept>/<name>.h)`]
       : [];
   }

@@ -72,8 +72,14 @@ test('a concept folder may not include a folder after it, and a flat core header
   });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const found = checkFloors(dir);
-  assert.ok(found.some((v) => /^engine\/src\/model\/params\.cpp:2: .*model\/ sits below step\//.test(v)), found.join('\n'));
-  assert.ok(found.some((v) => /^engine\/src\/memory\/memory\.cpp:1: .*concept folder/.test(v)), found.join('\n'));
+  assert.ok(
+    found.some((v) => /^engine\/src\/model\/params\.cpp:2: .*model\/ sits below step\//.test(v)),
+    found.join('\n'),
+  );
+  assert.ok(
+    found.some((v) => /^engine\/src\/memory\/memory\.cpp:1: .*concept folder/.test(v)),
+    found.join('\n'),
+  );
   assert.equal(found.length, 2, found.join('\n'));
   assert.deepEqual(includeCycles(dir), ['step -> step_cp -> step']);
 });
@@ -88,7 +94,10 @@ test('docs/ARCHITECTURE.md lists every concept folder and every core header in i
   );
   for (const [i, concept] of CONCEPTS.entries()) {
     const headers = readdirSync(join(root, 'engine/include/tally', concept)).filter((f) => f.endsWith('.h'));
-    const listed = rows[i].split('|')[3].split(',').map((h) => h.trim());
+    const listed = rows[i]
+      .split('|')[3]
+      .split(',')
+      .map((h) => h.trim());
     assert.deepEqual(listed.sort(), headers.sort(), `${concept}/`);
   }
   assert.deepEqual(
