@@ -19,7 +19,8 @@ const hardwarePreset = (id) =>
 const modelPreset = (id) =>
   typeof id === 'string' && /^[a-z0-9-]+$/.test(id) && existsSync(path.join(root, `content/presets/models/${id}.json`));
 const half = (name) => runs.filter((run) => split[run.source_key] === name);
-const isFp8 = (run) => run.args.precision !== 'bf16';
+// 16-bit recipes: bf16, and fp16 (OPT-175B's fp16 with loss scaling, the same 16-bit peak); every other one is FP8/MX.
+const isFp8 = (run) => !['bf16', 'fp16'].includes(run.args.precision);
 const isLongContext = (run) => run.args.seq >= 32768 || run.args.cp > 1;
 
 // Every number under `value`, with its path, skipping booleans and strings.
@@ -151,7 +152,7 @@ test('layouts add up: finite arguments, dp x tp x pp x cp = gpus, and the batch 
       assert.ok(Number.isInteger(args[field]) && args[field] > 0, `${run.id}: ${field} = ${args[field]}`);
     assert.ok([0, 1, 2, 3].includes(args.zero), `${run.id}: zero ${args.zero}`);
     assert.ok(['none', 'selective', 'full'].includes(args.recompute), `${run.id}: recompute ${args.recompute}`);
-    assert.ok(['bf16', 'fp8'].includes(args.dtype), `${run.id}: dtype ${args.dtype}`);
+    assert.ok(['bf16', 'fp16', 'fp8'].includes(args.dtype), `${run.id}: dtype ${args.dtype}`);
     assert.equal(args.dp * args.tp * args.pp * args.cp, args.gpus, `${run.id}: dp x tp x pp x cp`);
     const perReplica =
       args.grad_accum_steps !== undefined ? args.micro_batch * args.grad_accum_steps : args.local_batch;
