@@ -200,6 +200,10 @@ inline constexpr Arg compile =
     boolean("compile", "false", "torch.compile: fuses the elementwise ops of plain-PyTorch model code");
 inline constexpr Arg async_tp =
     boolean("async_tp", "false", "async TP: sequence-parallel collectives overlapped with the linear GEMMs");
+inline constexpr Arg tp_comm_overlap =
+    boolean("tp_comm_overlap", "depends: the stack's (false for every stack; Megatron-Core's default)",
+            "TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel "
+            "collectives hidden behind the linear GEMMs");
 inline constexpr Arg fp8_all_gather =
     boolean("fp8_all_gather", "false",
             "ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise)");
@@ -216,7 +220,7 @@ inline constexpr Arg fabric =
            "nominal|hf-ultrascale-h100");
 inline constexpr std::array kLayoutOwnArgs{
     step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
-    stack,         compile,    async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
+    stack,         compile,    async_tp,         tp_comm_overlap, fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
     fabric};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 

@@ -10,6 +10,7 @@
 #include "tally/step_bands.h"
 #include "tally/parallel/step_stages.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tally::api {
@@ -50,6 +51,7 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     layout.stack = optional_string_arg(args, "stack").value_or("");
     layout.compile = arg_bool(args, arg::compile);
     layout.async_tp = arg_bool(args, arg::async_tp);
+    if (args.contains(arg::tp_comm_overlap.name)) layout.tp_comm_overlap = arg_bool(args, arg::tp_comm_overlap);
     layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
     layout.ep_overlap = arg_bool(args, arg::ep_overlap);
     layout.lora_rank = arg_int(args, arg::step_lora_rank);
@@ -93,6 +95,7 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (st.shard_group > 0) out["shard_group"] = st.shard_group;     // HSDP (absent: FSDP over all dp)
     if (l.compile) out["compile"] = true;                            // absent: eager
     if (l.async_tp) out["async_tp"] = true;
+    if (l.tp_comm_overlap) out["tp_comm_overlap"] = *l.tp_comm_overlap;
     if (l.fp8_all_gather) out["fp8_all_gather"] = true;
     if (l.ep_overlap) out["ep_overlap"] = true;
     if (!l.fabric.empty()) out["fabric"] = l.fabric;  // absent: nominal
@@ -131,26 +134,31 @@ json result_json(const StepResult& r) {
                 {"breakdown", breakdown_json(r)}};
 }
 
-// How far to trust a prediction: the held-out residuals of runs of this kind and regime (step_bands.h); null when
-// none stored. |error| <= w, error = (predicted - published) / published, puts the published throughput in
-// [predicted / (1 + w), predicted / (1 - w)], unbounded above (null) once w >= 1.
+// How far to trust a prediction: the interval of the other sources' residuals for runs of this kind and regime
+// (tally/step/bands.h); null when none stored. error = (predicted - published) / published in [lower, upper] puts the
+// published throughput in [predicted / (1 + upper), predicted / (1 + lower)], unbounded above (null) once lower <= -1.
 json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw) {
     double compute = 0;
     for (const StepComponent& part : r.breakdown)
         if (part.exposed && is_compute_part(part.id)) compute += part.seconds;
     const char* regime = band_regime(compute, r.step_seconds);
-    const std::optional<Band> band =
-        find_band(stored_step_bands(), stack_profile(layout.stack).id,
-                  layout.precision.empty() ? layout.dtype : layout.precision, hw.id, regime);
+    const std::optional<Band> band = find_band(
+        stored_step_bands(),
+        {stack_profile(layout.stack).id, layout.precision.empty() ? layout.dtype : layout.precision, hw.id, regime});
     if (!band) return json();
-    const double w = band->half_width;
-    return json{{"half_width", w},
+    const bool bounded = band->lower > -1;
+    return json{{"lower", band->lower},
+                {"upper", band->upper},
+                {"half_width", std::max(-band->lower, band->upper)},
                 {"level", band->level},
                 {"key", band->key},
                 {"runs", band->runs},
+                {"widened", band->widened},
                 {"regime", regime},
-                {"tokens_per_second_low", r.tokens_per_second / (1 + w)},
-                {"tokens_per_second_high", w < 1 ? json(r.tokens_per_second / (1 - w)) : json()}};
+                {"tokens_per_second_low", r.tokens_per_second / (1 + band->upper)},
+                {"tokens_per_second_high", bounded ? json(r.tokens_per_second / (1 + band->lower)) : json()},
+                {"step_seconds_low", bounded ? json(r.step_seconds * (1 + band->lower)) : json()},
+                {"step_seconds_high", r.step_seconds * (1 + band->upper)}};
 }
 constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
 constexpr auto kPlanArgs = join_args(arg::kStepArgs, std::array{kTop});
@@ -170,8 +178,8 @@ constexpr std::array kStepResult = std::to_array<Field>({
     {"memory_bytes", "bytes", "the memory budget's total per GPU"},
     {"fits", "", "memory_bytes <= the preset's capacity"},
     {"band", "",
-     "{half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when "
-     "unbounded), null when none"},
+     "{lower, upper, half_width, level, key, runs, widened, regime, tokens_per_second_low/high, "
+     "step_seconds_low/high}: 80 % interval of other sources' residuals (null bounds when unbounded), null when none"},
     {"model", "", "the resolved tally config"},
     {"hardware", "", "the hardware preset id"},
     {"model_flops_per_s_per_gpu", "FLOP/s", "model FLOPs per second per GPU"},

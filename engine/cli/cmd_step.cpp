@@ -191,25 +191,19 @@ std::optional<double> predicted_metric(const json& r, const std::string& metric)
     return std::nullopt;
 }
 
-// Median |error|, share within 20 %, worst (signed, with its run) and count of one set of rows.
-json error_summary(const std::vector<const json*>& rows) {
+// Median |error|, share within 20 %, worst (signed, with its run) and count of one set of rows (tally/step/bands.h).
+json error_summary_json(const std::vector<const json*>& rows) {
     std::vector<double> errors;
-    const json* worst = nullptr;
-    for (const json* row : rows) {
-        const double e = std::fabs((*row)["error"].get<double>());
-        errors.push_back(e);
-        if (worst == nullptr || e > std::fabs((*worst)["error"].get<double>())) worst = row;
-    }
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    json out{{"count", n}};
-    if (n == 0) return out;
-    out["median_abs_error"] = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-    out["within_20_percent"] =
-        static_cast<double>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.20; })) /
-        static_cast<double>(n);
-    out["worst_abs_error"] = errors.back();
-    out["worst"] = {{"id", (*worst)["id"]}, {"error", (*worst)["error"]}};
+    for (const json* row : rows) errors.push_back((*row)["error"].get<double>());
+    const ErrorSummary s = error_summary(errors);
+    json out{{"count", s.count}};
+    if (s.count == 0) return out;
+    out["median_abs_error"] = s.median_abs_error;
+    out["median_error"] = s.median_error;
+    out["within_20_percent"] = s.within_20_percent;
+    out["predicted_faster"] = s.faster_share;
+    out["worst_abs_error"] = std::fabs(s.worst_error);
+    out["worst"] = {{"id", (*rows[s.worst_index])["id"]}, {"error", s.worst_error}};
     return out;
 }
 
@@ -237,7 +231,22 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     const json split = file.value("split", json());
     json rows = json::array(), skipped = json::array();
     std::vector<BandRun> band_runs;
-    std::vector<std::string> band_halves;
+    // The run's kind for the error bands, as step_time looks its band up.
+    const auto band_run = [](const json& r, const ValidationRun& run, double error, bool known_stack) {
+        const json& layout = r["layout"];
+        double compute = 0;
+        for (const json& part : r["breakdown"])
+            if (part["exposed"].get<bool>() && is_compute_part(part["id"].get<std::string>()))
+                compute += part["seconds"].get<double>();
+        return BandRun{layout["stack"].get<std::string>(),
+                       layout.contains("precision") ? layout["precision"].get<std::string>()
+                                                    : run.args.value("dtype", std::string("bf16")),
+                       r["hardware"].get<std::string>(),
+                       band_regime(compute, r["step_seconds"].get<double>()),
+                       run.source,
+                       error,
+                       known_stack};
+    };
     for (std::size_t index = 0; index < file["runs"].size(); ++index) {
         const ValidationRun run = validation_run(file["runs"][index], index, split);
         if (!run.expressible) {
@@ -245,9 +254,10 @@ int validate(const std::string& path, bool json_output, const std::string& bands
             continue;
         }
         json r;
+        // A validation file's args carry the source's own figures (dp, fsdp, ...) beside step_time's arguments.
+        const json args = api::declared_only(run.args, "step_time");
         try {
-            // A validation file's args carry the source's own figures (dp, fsdp, ...) beside step_time's arguments.
-            r = api::invoke("step_time", api::declared_only(run.args, "step_time"));
+            r = api::invoke("step_time", args);
         } catch (const InputError& error) {
             throw InputError("--validate", "--validate: run \"" + printable(run.id, 80) + "\": " + error.what());
         }
@@ -259,67 +269,74 @@ int validate(const std::string& path, bool json_output, const std::string& bands
                                                "tflops_per_gpu)");
         json row{{"id", run.id},
                  {"half", run.half},
+                 {"source", run.source},
                  {"metric", run.metric},
                  {"published", run.published},
                  {"predicted", *predicted},
                  {"error", (*predicted - run.published) / run.published}};
         if (!run.group.empty()) row["group"] = run.group;
+        band_runs.push_back(band_run(r, run, row["error"].get<double>(), true));
+        row["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (tally/step/bands.h)
+        // The same run as tally predicts it without knowing its software: the bands of a stack without rows.
+        json generic_args = args;
+        generic_args["stack"] = "generic";
+        try {
+            const json g = api::invoke("step_time", generic_args);
+            const std::optional<double> gp = predicted_metric(g, run.metric);
+            if (gp) {
+                const double ge = (*gp - run.published) / run.published;
+                row["generic_error"] = ge;
+                band_runs.push_back(band_run(g, run, ge, false));
+                row["generic_regime"] = band_runs.back().regime;
+            }
+        } catch (const InputError&) {
+            // A switch only its own stack has (async TP, ...): no generic prediction, no generic residual.
+        }
         rows.push_back(row);
-        // The run's kind for the error bands, as step_time looks its band up.
-        const json& layout = r["layout"];
-        double compute = 0;
-        for (const json& part : r["breakdown"])
-            if (part["exposed"].get<bool>() && is_compute_part(part["id"].get<std::string>()))
-                compute += part["seconds"].get<double>();
-        band_runs.push_back({layout["stack"].get<std::string>(),
-                             layout.contains("precision") ? layout["precision"].get<std::string>()
-                                                          : run.args.value("dtype", std::string("bf16")),
-                             r["hardware"].get<std::string>(), band_regime(compute, r["step_seconds"].get<double>()),
-                             run.source, row["error"].get<double>()});
-        rows.back()["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (step_bands.h)
-        band_halves.push_back(run.half);
     }
-    // Bands from the held-out runs (and the fit half's, for a regime the held-out half lacks); how often a held-out
-    // run lies inside its band, taken from all held-out runs (circular: those runs made the band) and from the other
-    // sources' held-out runs only (leave one source out; the fit half's runs are other sources by construction).
-    std::vector<BandRun> heldout;
-    for (std::size_t i = 0; i < band_runs.size(); ++i) {
-        band_runs[i].heldout = band_halves[i] == "heldout";
-        if (band_runs[i].heldout) heldout.push_back(band_runs[i]);
+    // Bands from every run; how often a run lies inside the band the other sources' runs give it (leave one source
+    // out), for the runs as given and as predicted under "generic".
+    const std::vector<BandEntry> bands = band_table(band_runs);
+    const BandCoverage loso = leave_one_source_out(band_runs);
+    // Each row's band from the other sources' runs, as given (the known-stack run of that row).
+    {
+        std::size_t k = 0;
+        for (auto& row : rows) {
+            while (k < band_runs.size() && !band_runs[k].known_stack) ++k;
+            if (k == band_runs.size()) break;
+            const std::optional<Band>& b = loso.bands[k++];
+            const double e = row["error"].get<double>();
+            row["band"] =
+                b ? json{{"lower", b->lower}, {"upper", b->upper},     {"level", b->level},
+                         {"key", b->key},     {"widened", b->widened}, {"inside", e >= b->lower && e <= b->upper}}
+                  : json();
+        }
     }
-    const json bands = step_bands(band_runs);
-    std::size_t inside_own = 0, inside_loso = 0, with_loso = 0;
-    for (const BandRun& run : heldout) {
-        const std::optional<Band> own = find_band(bands, run.stack, run.precision, run.hardware, run.regime);
-        if (own && std::fabs(run.error) <= own->half_width) ++inside_own;
-        std::vector<BandRun> others;
-        for (const BandRun& other : band_runs)
-            if (other.source != run.source) others.push_back(other);
-        const std::optional<Band> loso =
-            find_band(step_bands(others), run.stack, run.precision, run.hardware, run.regime);
-        if (loso) ++with_loso;
-        if (loso && std::fabs(run.error) <= loso->half_width) ++inside_loso;
-    }
-    const double n_heldout = static_cast<double>(std::max<std::size_t>(heldout.size(), 1));
-    const json coverage{{"heldout_runs", heldout.size()},
-                        {"inside_own_band", static_cast<double>(inside_own) / n_heldout},
-                        {"inside_leave_one_source_out_band", static_cast<double>(inside_loso) / n_heldout},
-                        {"with_leave_one_source_out_band", with_loso}};
+    const auto share = [](std::size_t k, std::size_t n) {
+        return n ? static_cast<double>(k) / static_cast<double>(n) : 0.0;
+    };
+    const json coverage{{"runs", loso.runs},
+                        {"with_band", loso.with_band},
+                        {"inside_leave_one_source_out_band", share(loso.inside, loso.runs)},
+                        {"generic_runs", loso.generic_runs},
+                        {"generic_with_band", loso.generic_with_band},
+                        {"generic_inside_leave_one_source_out_band", share(loso.generic_inside, loso.generic_runs)}};
     if (!bands_path.empty()) {
         const json file{
             {"description",
-             "Error bands of step_time (issue 24 item 5): per kind of run (stack / precision / hardware / regime, then "
-             "stack / hardware / regime, stack / precision / regime, stack / regime, regime, the fit half's runs of "
-             "the regime, all; regime: overhead-bound when more than a quarter of the predicted step is not compute, "
-             "else compute-bound), the 80th percentile of |predicted - published| / published over the expressible "
-             "held-out runs of content/validation/runs-modern.json (the fit half's for the fit-half level), kinds with "
-             "at least 3 runs. Generated: do not edit."},
+             "Error bands of step_time (tally/step/bands.h): per kind of run (stack / precision / hardware / regime, "
+             "stack / hardware / regime, stack / precision / regime, stack / regime from the runs predicted with their "
+             "own stack; any stack / hardware / regime, any stack / regime, any stack from the same runs predicted as "
+             "generic; regime: overhead-bound when more than a quarter of the predicted step is not compute), the "
+             "order-statistic interval of the signed errors (predicted - published) / published that holds 80 % of "
+             "a new run, over every expressible run of content/validation/runs-modern.json, kinds with at least 9 "
+             "runs; 'hardware median' rows widen the band of a GPU without rows. Generated: do not edit."},
             {"command",
              "tally step --validate --runs content/validation/runs-modern.json --write-bands "
              "content/presets/step-bands/heldout.json"},
-            {"quantile", kBandQuantile},
+            {"coverage", kBandCoverage},
             {"min_runs", kBandMinRuns},
-            {"bands", bands}};
+            {"bands", band_table_json(bands)}};
         std::FILE* f = std::fopen(bands_path.c_str(), "wb");
         if (f == nullptr)
             throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
@@ -327,6 +344,13 @@ int validate(const std::string& path, bool json_output, const std::string& bands
         const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
         if (std::fclose(f) != 0 || !written)
             throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
+    }
+    // Per source: the figure a new source's first contact is recorded as (BENCHMARKS.md, "First contact").
+    json by_source = json::object();
+    {
+        std::map<std::string, std::vector<const json*>> sources;
+        for (const auto& row : rows) sources[row["source"].get<std::string>()].push_back(&row);
+        for (const auto& [name, members] : sources) by_source[name] = error_summary_json(members);
     }
     // Halves in file order of first appearance; groups sorted within each half.
     std::vector<std::string> halves;
@@ -347,17 +371,21 @@ int validate(const std::string& path, bool json_output, const std::string& bands
                 members.push_back(&row);
                 if (row.contains("group")) groups[row["group"].get<std::string>()].push_back(&row);
             }
-        json summary = error_summary(members);
+        json summary = error_summary_json(members);
         summary["skipped_not_expressible"] =
             std::count_if(skipped.begin(), skipped.end(), [&](const json& s) { return s["half"] == half; });
         json group_summaries = json::object();
-        for (const auto& [name, group_rows] : groups) group_summaries[name] = error_summary(group_rows);
+        for (const auto& [name, group_rows] : groups) group_summaries[name] = error_summary_json(group_rows);
         if (!groups.empty()) summary["groups"] = group_summaries;
         by_half[half] = summary;
     }
-    const json overall = error_summary(all);
+    const json overall = error_summary_json(all);
     if (json_output) {
-        json out{{"runs", rows}, {"skipped", skipped}, {"halves", by_half}, {"band_coverage", coverage}};
+        json out{{"runs", rows},
+                 {"skipped", skipped},
+                 {"halves", by_half},
+                 {"sources", by_source},
+                 {"band_coverage", coverage}};
         out["median_abs_error"] = overall.value("median_abs_error", 0.0);
         out["worst_abs_error"] = overall.value("worst_abs_error", 0.0);
         std::cout << out.dump(2) << "\n";
@@ -385,12 +413,14 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     std::cout << "\nmedian |error| " << fixed(100 * overall.value("median_abs_error", 0.0), 1) << "%, worst "
               << fixed(100 * overall.value("worst_abs_error", 0.0), 1) << "% over " << rows.size() << " runs ("
               << skipped.size() << " not expressible, skipped)\n";
-    if (!heldout.empty())
-        std::cout << "held-out runs inside their error band: "
-                  << fixed(100 * coverage["inside_own_band"].get<double>(), 0)
-                  << "% (bands from all held-out runs, circular), "
-                  << fixed(100 * coverage["inside_leave_one_source_out_band"].get<double>(), 0)
-                  << "% (bands from the other sources' held-out runs)\n";
+    std::cout << "\n| source | runs | median abs error | within 20 % | worst |\n|---|---:|---:|---:|---|\n";
+    for (const auto& [name, summary] : by_source.items())
+        std::cout << "| " << printable(name, 80) << " " << summary_text(summary) << "\n";
+    if (loso.runs > 0)
+        std::cout << "\nruns inside the band the other sources give them (leave one source out): "
+                  << fixed(100 * coverage["inside_leave_one_source_out_band"].get<double>(), 0) << "% of " << loso.runs
+                  << " as given, " << fixed(100 * coverage["generic_inside_leave_one_source_out_band"].get<double>(), 0)
+                  << "% of " << loso.generic_runs << " predicted as generic\n";
     return kExitOk;
 }
 

@@ -154,18 +154,28 @@ function formatPrediction(value, unit = '', halfWidth = null) {
   return `${rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}${unit}`;
 }
 
-/** The band as a reader reads it: "±25% (held-out, 17 runs of this kind: nanotron / bf16 / h100-sxm / compute-bound)". */
+/** A relative error as the band states it: "+22%", "−5%" (prediction − measured, of the measured). */
+function formatSigned(e) {
+  const text = formatPrediction(Math.abs(e), '%');
+  return `${e < 0 ? '−' : '+'}${text}`;
+}
+
+/** The band's interval: "−5% to +22%". */
+function formatInterval(band) {
+  return `${formatSigned(band.lower)} to ${formatSigned(band.upper)}`;
+}
+
+/**
+ * The band as a reader reads it: "−5% to +22% (27 runs of this kind: nanotron / bf16 / h100-sxm / compute-bound)";
+ * the engine's interval of other runs' errors (tally/step/bands.h), never this run's own.
+ */
 function formatBand(band) {
-  if (!band) return 'no held-out runs of this kind';
-  const width = `±${formatPrediction(band.half_width, '%')}`;
-  // The coarsest level: no kind of its own had enough runs, so every held-out run sets the band.
-  if (band.level === 'all') return `${width} (all ${band.runs} held-out runs; too few of this kind)`;
-  // The regime alone: too few runs of this stack, so the held-out runs of the same regime (step_bands.h).
-  if (band.level === 'regime') return `${width} (${band.runs} ${band.key} held-out runs; too few of this kind)`;
-  // No held-out run of this regime: the fitting half's runs of it (the constants were chosen on them).
-  if (band.level === 'regime (fit half)')
-    return `${width} (${band.runs} ${band.key} runs of the fitting half; none held out)`;
-  return `${width} (held-out, ${band.runs} runs of this kind: ${band.key})`;
+  if (!band) return 'no published runs of this kind';
+  const widened = band.widened ? '; widened: no published run on this GPU' : '';
+  // The any-stack levels: too few runs of this stack, so every run predicted as the generic stack.
+  if (band.level.startsWith('any stack'))
+    return `${formatInterval(band)} (${band.runs} runs predicted as the generic stack: ${band.key}${widened})`;
+  return `${formatInterval(band)} (${band.runs} runs of this kind: ${band.key}${widened})`;
 }
 
 /** Timeline colours per breakdown component (exposed parts only are drawn). */
@@ -396,7 +406,7 @@ class TallyStep extends TallyWidget {
             b,
             i,
           ) => `<tr data-rank="${i}"><td>${escapeHtml(layout(b.layout))}</td><td class="num">${escapeHtml(formatPrediction(b.mfu, '%', b.band?.half_width))}</td>
-        <td class="num">${escapeHtml(formatPrediction(b.step_seconds, '', b.band?.half_width))} s</td><td class="num">${b.band ? `±${escapeHtml(formatPrediction(b.band.half_width, '%'))}` : '—'}</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
+        <td class="num">${escapeHtml(formatPrediction(b.step_seconds, '', b.band?.half_width))} s</td><td class="num">${b.band ? escapeHtml(formatInterval(b.band)) : '—'}</td><td class="num">${escapeHtml(formatBytes(b.memory_bytes))}</td>
         <td><button type="button" class="use" data-use="${i}">use</button></td></tr>`,
         )
         .join('')}

@@ -120,8 +120,9 @@ const std::vector<StackProfile>& stack_profiles() {
          .name = "generic (FlashAttention-2, no TP overlap)",
          .attention = AttentionKernel::FlashAttention2},
         // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
-        // and later (TE docs, "Attention backends"); --tp-comm-overlap overlaps the sequence-parallel all-gather /
-        // reduce-scatter with the GEMMs through userbuffers (Megatron-Core and NeMo performance configs).
+        // and later (TE docs, "Attention backends"). TP communication overlap (userbuffers) is off unless the run
+        // asks for it: ModelParallelConfig.tp_comm_overlap defaults to False (megatron/core/model_parallel_config.py)
+        // and --tp-comm-overlap is store_true (megatron/training/arguments.py); a run sets tp_comm_overlap.
         {.id = "megatron-te",
          .name = "Megatron-Core + Transformer Engine",
          .attention = AttentionKernel::FusedHopper,
@@ -547,13 +548,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
                           : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
-    const double layer_tp_hidden = !sp                     ? 0
-                                   : stack.tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
-                                   : layout.async_tp       ? async_tp_hidden_seconds(one, linear_seconds)
-                                                           : 0;
+    // The run's own --tp-comm-overlap when given, else its stack's default.
+    const bool tp_comm_overlap = layout.tp_comm_overlap.value_or(stack.tp_comm_overlap);
+    const double layer_tp_hidden = !sp               ? 0
+                                   : tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
+                                   : layout.async_tp ? async_tp_hidden_seconds(one, linear_seconds)
+                                                     : 0;
     const double layer_tp_seconds = layer_tp_total - layer_tp_hidden;
     // torchtitan's batch-first activations: a torch.cat beside each sequence-dim collective, HBM work (step_tp.h).
-    const bool async_fused = sp && !stack.tp_comm_overlap && layout.async_tp;  // the forward's 2 AG + 2 RS
+    const bool async_fused = sp && !tp_comm_overlap && layout.async_tp;  // the forward's 2 AG + 2 RS
     const double sp_gathers = collectives + (op_sac ? per_op_sac_regathers_per_layer(sp) : 0);
     const double layer_sp_copy_seconds =
         sp ? sp_layout_copy_bytes(stack.sp_batch_first, {sp_gathers, collectives, async_fused ? 2.0 : 0,

@@ -1,5 +1,4 @@
-// Tests of engine/src/step/step_dp.cpp (the data-parallel gradient path a stack takes) and of the error bands' regime
-// (engine/api/step_bands.cpp): nanotron v0.5's fp32 accumulation and its ZeRO-1 reduction after the backward,
+// Tests of engine/src/step/step_dp.cpp (the data-parallel gradient path a stack takes): nanotron v0.5's fp32 accumulation and its ZeRO-1 reduction after the backward,
 // against the source's own behaviour and the figures of its published scaling sweep.
 #include <catch2/catch.hpp>
 
@@ -9,7 +8,6 @@
 #include "accounting_helpers.h"
 #include "tally/api.h"
 #include "tally/step/step.h"
-#include "tally/step_bands.h"
 #include "tally/step/step_dp.h"
 
 using namespace tally;
@@ -108,39 +106,6 @@ TEST_CASE("nanotron's small runs stay where the published sweep has them") {
     CHECK(std::fabs(r["mfu"].get<double>() / published - 1) < 0.15);
     CHECK(tally_test::breakdown_seconds(r, "grad_accum") > 0.02 * r["step_seconds"].get<double>());
     CHECK(r["band"]["regime"] == "compute-bound");
-}
-
-TEST_CASE("band regime: overhead-bound past a quarter of the step outside compute; bands looked up by regime") {
-    CHECK(std::string(band_regime(0.76, 1.0)) == "compute-bound");
-    CHECK(std::string(band_regime(0.74, 1.0)) == "overhead-bound");
-    CHECK(is_compute_part("matmul"));
-    CHECK(is_compute_part("fp8_cast"));
-    CHECK_FALSE(is_compute_part("dp_comm"));
-    // Three runs of a kind make its band; a kind with fewer falls back to its regime, then to all runs.
-    std::vector<BandRun> runs;
-    for (double e : {0.1, 0.2, 0.3}) runs.push_back({"nanotron", "bf16", "h100-sxm", "compute-bound", "a", e});
-    for (double e : {1.0, 2.0}) runs.push_back({"nanotron", "bf16", "h100-sxm", "overhead-bound", "a", e});
-    runs.push_back({"torchtitan", "bf16", "h200", "overhead-bound", "b", -0.5});
-    const nlohmann::json bands = step_bands(runs);
-    const auto own = find_band(bands, "nanotron", "bf16", "h100-sxm", "compute-bound");
-    REQUIRE(own);
-    CHECK(own->level == "stack/precision/hardware/regime");
-    CHECK(own->half_width == Approx(0.3));
-    const auto over = find_band(bands, "nanotron", "bf16", "h100-sxm", "overhead-bound");
-    REQUIRE(over);
-    CHECK(over->level == "regime");  // two nanotron runs only: the three overhead-bound runs of any kind
-    CHECK(over->half_width == Approx(2.0));
-    const auto other = find_band(bands, "megatron-te", "fp8", "b200", "compute-bound");
-    REQUIRE(other);
-    CHECK(other->level == "regime");
-    // A regime the held-out runs lack takes the fit half's runs of that regime, never another regime's.
-    std::vector<BandRun> mixed = {runs[0], runs[1], runs[2]};  // held out, all compute-bound
-    for (double e : {0.4, 0.6, 0.8}) mixed.push_back({"megatron-te", "bf16", "b200", "overhead-bound", "f", e, false});
-    const auto fit = find_band(step_bands(mixed), "nanotron", "bf16", "h100-sxm", "overhead-bound");
-    REQUIRE(fit);
-    CHECK(fit->level == "regime (fit half)");
-    CHECK(fit->half_width == Approx(0.8));
-    CHECK(find_band(step_bands(mixed), "x", "y", "z", "compute-bound")->half_width == Approx(0.3));
 }
 
 TEST_CASE("DDP: the input embedding's gradient comes last, so its share of the reduction is exposed") {

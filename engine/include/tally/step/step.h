@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct StepLayout {
     // Async TP (torchtitan, PyTorch's micro-pipelined collective matmul): the sequence-parallel all-gather /
     // reduce-scatter overlapped with the linear layers' GEMMs, as the stack's tp_comm_overlap does.
     bool async_tp = false;
+    // Tensor-parallel communication overlap (Transformer Engine userbuffers, Megatron-Core --tp-comm-overlap): the
+    // sequence-parallel all-gather / reduce-scatter hidden behind the linear GEMMs. Unset: the stack's default.
+    std::optional<bool> tp_comm_overlap;
     // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
     // byte per linear weight; needs an FP8 precision.
     bool fp8_all_gather = false;
