@@ -45,6 +45,19 @@ DpReduction dp_reduction(const DpReductionInput& in) {
         // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
         out.seconds = ring_gather_seconds(grad_bytes, dp, bw, lat) + ring_gather_seconds(weight_bytes, dp, bw, lat);
         out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
+        if (in.zero == 2 && in.microbatches > 1) {
+            // ZeRO-2 keeps only its shard of the gradients, so every micro-batch's gradients are reduce-scattered
+            // as its backward produces them, not once at the accumulation boundary as ZeRO-1 does (DeepSpeed
+            // stage_1_and_2.py, reduce_ready_partitions_and_remove_grads: `partition_gradients or
+            // is_gradient_accumulation_boundary`; FSDP SHARD_GRAD_OP outside no_sync): m - 1 more, each behind
+            // its own micro-batch's backward.
+            const double extra =
+                static_cast<double>(in.microbatches - 1) * ring_gather_seconds(grad_bytes, dp, bw, lat);
+            out.seconds += extra;
+            if (in.overlap)
+                out.hidden += static_cast<double>(in.microbatches - 1) *
+                              std::min(ring_gather_seconds(grad_bytes, dp, bw, lat), in.backward_window_s);
+        }
     }
     return out;
 }

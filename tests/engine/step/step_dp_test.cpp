@@ -131,3 +131,21 @@ TEST_CASE("DDP: the input embedding's gradient comes last, so its share of the r
     CHECK(exposed / (exposed + hidden) == Approx(embedding / (embedding + layers)).epsilon(0.01));
     CHECK(r128["mfu"].get<double>() > run["published"]["value"].get<double>());  // still faster than measured
 }
+
+TEST_CASE("ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once at the accumulation boundary") {
+    // DeepSpeed stage_1_and_2.py reduce_ready_partitions_and_remove_grads: `partition_gradients or
+    // is_gradient_accumulation_boundary`; only ZeRO-2 partitions gradients.
+    DpReductionInput in = input(64, 1, GradSync{});
+    in.backward_window_s = 0.001;  // a short backward: little of any reduction hides
+    const DpReduction zero1 = dp_reduction(in);
+    in.zero = 2;
+    const DpReduction zero2 = dp_reduction(in);
+    const double rs = ring_gather_seconds(1e9 * 2, 64, 100e9, 20e-6);
+    CHECK(zero2.seconds == Approx(zero1.seconds + 3 * rs));  // four micro-batches: three more reduce-scatters
+    CHECK(zero2.seconds - zero2.hidden == Approx(zero1.seconds - zero1.hidden + 3 * (rs - 0.001)));
+    // One micro-batch: nothing to accumulate, the two stages reduce the same.
+    in.microbatches = 1;
+    const DpReduction one2 = dp_reduction(in);
+    in.zero = 1;
+    CHECK(one2.seconds == Approx(dp_reduction(in).seconds));
+}
