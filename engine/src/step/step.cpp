@@ -126,7 +126,7 @@ const std::vector<StackProfile>& stack_profiles() {
         {.id = "megatron-te",
          .name = "Megatron-Core + Transformer Engine",
          .attention = AttentionKernel::FusedHopper,
-         .tp_comm_overlap = true,
+         .tp_comm_overlap = false,
          // cp_comm_type "p2p", the Megatron-Core default (TE attention.py, AttnFuncWithCPAndKVP2P; step_cp.h).
          .cp_exchange = CpExchange::Ring,
          .expert_host_launches = true},
