@@ -74,6 +74,8 @@ export interface SharedInterleaveArgs {
   compile?: boolean | "true" | "false" | "1" | "0" | null;
   /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
   async_tp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel collectives hidden behind the linear GEMMs; default depends: the stack's (false for every stack; Megatron-Core's default) */
+  tp_comm_overlap?: boolean | "true" | "false" | "1" | "0" | null;
   /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise); default false */
   fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
   /** MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B); default false */
@@ -1346,8 +1348,8 @@ export interface StepTimeResult {
   memory_bytes?: number;
   /** memory_bytes <= the preset's capacity */
   fits?: boolean;
-  /** {half_width, level, key, runs, regime, tokens_per_second_low/high}: held-out error band (high null when unbounded), null when none */
-  band?: { half_width: number; key: string; level: string; regime: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown };
+  /** {lower, upper, half_width, level, key, runs, widened, regime, tokens_per_second_low/high, step_seconds_low/high}: 80 % interval of other sources' residuals (null bounds when unbounded), null when none */
+  band?: { half_width: number; key: string; level: string; lower: number; regime: string; runs: number; step_seconds_high: number; step_seconds_low: number; tokens_per_second_high: number; tokens_per_second_low: number; upper: number; widened: boolean; [key: string]: unknown };
   /** the resolved tally config */
   model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
   /** the hardware preset id */
@@ -1390,7 +1392,7 @@ export interface PlanResult {
   /** layouts the model's shape forbids; unit layouts */
   rejected_shape?: number;
   /** the fastest top layouts, each a step_time result */
-  best?: { band: { half_width: number; key: string; level: string; regime: string; runs: number; tokens_per_second_high: number; tokens_per_second_low: number; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
+  best?: { band: { half_width: number; key: string; level: string; lower: number; regime: string; runs: number; step_seconds_high: number; step_seconds_low: number; tokens_per_second_high: number; tokens_per_second_low: number; upper: number; widened: boolean; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
   /** the best layout refused per reason */
   losers?: { count: number; example: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; mfu: number; reason: string; [key: string]: unknown }[];
   /** the preset's capacity; unit bytes */

@@ -20,6 +20,14 @@ function bandText(value, halfWidth) {
   return rounded.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/** A band's bounds as the widget shows them: two significant figures, signed ("−5.2% to +22%"). */
+const signed = (e) => `${e < 0 ? '−' : '+'}${Number((100 * Math.abs(e)).toPrecision(2)).toLocaleString('en-US')}%`;
+const interval = (b) => `${signed(b.lower)} to ${signed(b.upper)}`;
+const bandLine = (b) =>
+  b.level.startsWith('any stack')
+    ? `${interval(b)} (${b.runs} runs predicted as the generic stack: ${b.key}${b.widened ? '; widened: no published run on this GPU' : ''})`
+    : `${interval(b)} (${b.runs} runs of this kind: ${b.key}${b.widened ? '; widened: no published run on this GPU' : ''})`;
+
 /** Sets each [field, value] as a reader would, in order; returns the widget's engine call then, {args, result}. */
 async function setAll(widget, pairs) {
   for (const [name, value] of pairs) await setControl(widget, name, value);
@@ -174,16 +182,9 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
   assert.equal(expected.layout.stack, 'megatron-te');
 
-  // The band beside the prediction: its half-width, the held-out runs it comes from and their kind.
+  // The band beside the prediction: its interval, the runs it comes from and their kind.
   const b = expected.band;
-  assert.equal(
-    await widget.locator('[data-out="band"]').textContent(),
-    b.level === 'all'
-      ? `±${Number((100 * b.half_width).toPrecision(2))}% (all ${b.runs} held-out runs; too few of this kind)`
-      : b.level === 'regime'
-        ? `±${Number((100 * b.half_width).toPrecision(2))}% (${b.runs} ${b.key} held-out runs; too few of this kind)`
-        : `±${Number((100 * b.half_width).toPrecision(2))}% (held-out, ${b.runs} runs of this kind: ${b.key})`,
-  );
+  assert.equal(await widget.locator('[data-out="band"]').textContent(), bandLine(b));
 
   // The breakdown: one row per non-zero component as the engine returns it, the hidden ones marked.
   const rows = await widget
@@ -217,7 +218,7 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
     .evaluateAll((tds) => tds.map((td) => td.textContent));
   assert.deepEqual(
     bandCells,
-    planned.best.map((row) => `±${Number((100 * row.band.half_width).toPrecision(2))}%`),
+    planned.best.map((row) => interval(row.band)),
   );
 
   // An unknown stack is refused, naming the field, and the widget keeps its state.
@@ -237,14 +238,11 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   const tight = native('step_time', await widget.evaluate((el) => el.stepArgs));
   assert.equal(tight.fits, false);
   assert.equal(await widget.locator('[data-out="band"]').textContent(), '— (does not fit)');
-  // At TP 8 it fits, and a stack with held-out runs of its own kind (nanotron on H100 in BF16) takes that band.
+  // At TP 8 it fits, and a stack with runs of its own kind (nanotron on H100 in BF16) takes that band.
   await setControl(widget, 'tp', '8');
   const own = native('step_time', await widget.evaluate((el) => el.stepArgs)).band;
   assert.equal(own.level, 'stack/precision/hardware/regime');
-  assert.equal(
-    await widget.locator('[data-out="band"]').textContent(),
-    `±${Number((100 * own.half_width).toPrecision(2))}% (held-out, ${own.runs} runs of this kind: ${own.key})`,
-  );
+  assert.equal(await widget.locator('[data-out="band"]').textContent(), bandLine(own));
   assert.deepEqual(errors(page), []);
 });
 

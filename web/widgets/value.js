@@ -53,6 +53,8 @@ export const FORMATS = {
   sig2: (v) => Number(v.toPrecision(2)).toLocaleString('en-US'),
   tflops_sig2: (v) => FORMATS.sig2(v / 1e12),
   pct: (v) => formatPercent(v),
+  // A signed relative error in whole percent: "+22%", "−5%" (an error band's bounds).
+  spct: (v) => `${v < 0 ? '−' : '+'}${Math.abs(Math.round(100 * v))}%`,
   // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
   pct1: (v) => `${(v * 100).toFixed(1)}%`,
   text: (v) => String(v),
