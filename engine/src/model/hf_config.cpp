@@ -575,6 +575,45 @@ ModelConfig load_glm4_moe(const json& j) {
     return c;
 }
 
+// Ernie4_5_MoeConfig (ERNIE 4.5 MoE; transformers modular_ernie4_5_moe.py): GQA, biases everywhere or nowhere
+// (use_bias), the layers from moe_layer_start_index on MoE of moe_num_experts (top moe_k) with one shared MLP of
+// moe_num_shared_experts · moe_intermediate_size (counted as that many shared experts: the same weights), a router
+// without bias plus moe_statics' e_score_correction_bias; the earlier layers a dense MLP of intermediate_size.
+// transformers does not load the MTP weights (num_nextn_predict_layers), so they are not counted.
+ModelConfig load_ernie4_5_moe(const json& j) {
+    const std::string type = "ernie4_5_moe";
+    refuse_unknown_keys(
+        j, type,
+        {"moe_num_experts", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index",
+         "moe_layer_interval", "moe_intermediate_size", "moe_k", "moe_norm_min", "moe_capacity", "moe_gate",
+         "moe_use_aux_free", "use_bias", "num_nextn_predict_layers", "multi_token_pred_lambda"});
+    ModelConfig c = load_llama_like(j, type);
+    // use_bias would also put a bias on the LM head, which tally does not model.
+    if (hf_bool_or(j, "use_bias", false))
+        throw InputError("use_bias", "config.json field \"use_bias\" must be false for model_type " + type +
+                                         " (tally does not model the LM head's bias)");
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = false;
+    c.num_experts = hf_int(j, "moe_num_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "moe_k", type, 1, c.num_experts);
+    c.num_shared_experts = hf_int_or(j, "moe_num_shared_experts", 0, 0, kMaxExperts);
+    c.dense_ffn_hidden_size = c.ffn_hidden_size;
+    c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+    c.num_dense_layers = hf_int_or(j, "moe_layer_start_index", 0, 0, c.num_layers - 1);
+    if (c.num_dense_layers == 0) c.dense_ffn_hidden_size = 0;
+    c.router_bias = true;
+    // Dense layers after or among the MoE layers: tally models only the first-k dense ones.
+    if (hf_int_or(j, "moe_layer_interval", 1, 1, kMaxLayers) != 1)
+        throw InputError("moe_layer_interval",
+                         "config.json field \"moe_layer_interval\" must be 1 (every layer from moe_layer_start_index "
+                         "MoE); tally does not model interleaved dense layers");
+    const std::int64_t end = hf_int_or(j, "moe_layer_end_index", -1, -1, kMaxLayers);  // -1: the last layer
+    if (end != -1 && end != c.num_layers - 1)
+        throw InputError("moe_layer_end_index", "config.json field \"moe_layer_end_index\" must be the last layer (" +
+                                                    std::to_string(c.num_layers - 1) +
+                                                    "); tally does not model dense layers after MoE ones");
+    return c;
+}
+
 // A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
 ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
@@ -585,6 +624,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "qwen3_vl_moe_text") return load_llama_like(j, "qwen3_moe");
     if (type == "llama4_text") return load_llama4_text(j);
     if (type == "glm4_moe") return load_glm4_moe(j);
+    if (type == "ernie4_5_moe") return load_ernie4_5_moe(j);
     if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);

@@ -99,11 +99,11 @@ TEST_CASE("a key tally does not know is still refused naming it, in a transforme
     CHECK(error_field([&] { hf(g); }) == "text_config.altup_num_inputs");
     // A model type tally does not count says so by name.
     try {
-        hf(json{{"model_type", "ernie4_5_moe"}, {"hidden_size", 4096}});
-        FAIL("ernie4_5_moe was accepted");
+        hf(json{{"model_type", "minimax_m2"}, {"hidden_size", 3072}});
+        FAIL("minimax_m2 was accepted");
     } catch (const tally::InputError& e) {
         CHECK(e.field() == "model_type");
-        CHECK(contains(e.what(), "\"ernie4_5_moe\" is not supported"));
+        CHECK(contains(e.what(), "\"minimax_m2\" is not supported"));
     }
 }
 
@@ -255,4 +255,43 @@ TEST_CASE(
     CHECK(full.num_dense_layers == 3);
     const auto g = count_params(full);
     CHECK(g.total + g.mtp + 2u * 151552 * 5120 == 358'337'791'296u);
+}
+
+TEST_CASE("a tally config object round-trips qk_norm_full and vision_params, and checks them") {
+    for (const char* name : {"olmo2-7b", "gemma3-12b-it"}) {
+        INFO(name);
+        const auto c = hf(fixture(name));
+        const json o = tally::model_to_json(c);
+        CHECK(tally::model_from_json(o) == c);
+        CHECK(count_params(tally::model_from_json(o)).vision == count_params(c).vision);
+    }
+    json o = tally::model_to_json(hf(fixture("olmo2-7b")));
+    o.erase("qk_norm");
+    CHECK(error_field([&] { tally::model_from_json(o); }) == "qk_norm_full");
+    o = tally::model_to_json(hf(fixture("gemma3-12b-it")));
+    o["vision_params"] = -1;
+    CHECK(error_field([&] { tally::model_from_json(o); }) == "vision_params");
+}
+
+// No exact published total was found for ERNIE 4.5 MoE (the model card says "21B total, 3B activated"; model tables
+// round the Hub's figure to 21.8B), so this checks the structure: the count is the one derived by hand from
+// Ernie4_5_MoeSparseMoeBlock's shapes (transformers modular_ernie4_5_moe.py), and it rounds to 21.8B.
+TEST_CASE("ernie4_5_moe: first-k dense layers, 64 experts + a shared MLP of 2 experts' width and moe_statics' bias") {
+    const json e = fixture("ernie-4.5-21b-a3b");
+    const auto c = hf(e);
+    CHECK(c.num_dense_layers == 1);
+    CHECK(c.num_shared_experts == 2);
+    CHECK(c.router_bias);
+    const u64 h = 2560, attention = 2 * h * 20 * 128 + 2 * h * 4 * 128;
+    const u64 moe = 64u * 3 * h * 1536 + 3u * h * 1536 * 2 + 64u * h + 64u;
+    const u64 by_hand = 103424u * h + h + (attention + 3 * h * 12288 + 2 * h) + 27u * (attention + moe + 2 * h);
+    const auto p = count_params(c);
+    CHECK(p.total == by_hand);
+    CHECK((p.total + 50'000'000u) / 100'000'000u == 218u);  // 21.8B
+    json interleaved = e;
+    interleaved["moe_layer_interval"] = 2;
+    CHECK(error_field([&] { hf(interleaved); }) == "moe_layer_interval");
+    json biased = e;
+    biased["use_bias"] = true;
+    CHECK(error_field([&] { hf(biased); }) == "use_bias");
 }
