@@ -614,6 +614,41 @@ ModelConfig load_ernie4_5_moe(const json& j) {
     return c;
 }
 
+// MiniMaxM2Config (transformers modular_minimax_m2.py): GQA without biases, q_norm / k_norm over the whole Q and K
+// projections (FlexOlmoAttention), every layer a MoE of num_local_experts (top num_experts_per_tok, no shared
+// expert) with a router and its e_score_correction_bias (a buffer, stored in the checkpoint). The remote code's MTP
+// keys (use_mtp, num_mtp_modules) are not loaded by transformers, so they are not counted.
+ModelConfig load_minimax_m2(const json& j) {
+    const std::string type = "minimax_m2";
+    refuse_unknown_keys(j, type,
+                        {"num_local_experts", "use_qk_norm", "qk_norm_type", "rotary_dim", "router_jitter_noise",
+                         "shared_intermediate_size", "attn_type_list", "use_routing_bias", "use_mtp", "num_mtp_modules",
+                         "mtp_transformer_layers", "layernorm_full_attention_beta", "layernorm_linear_attention_beta",
+                         "layernorm_mlp_beta", "swa_rope_theta"});
+    ModelConfig c = load_llama_like(j, type);
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = false;
+    c.qk_norm = c.qk_norm_full = hf_bool_or(j, "use_qk_norm", true);
+    if (hf_string_or(j, "qk_norm_type", "per_layer") != "per_layer")
+        throw InputError("qk_norm_type", "config.json field \"qk_norm_type\" must be per_layer for model_type " + type);
+    c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.router_bias = true;
+    if (hf_int_or(j, "shared_intermediate_size", 0, 0, kMaxFfn) != 0)
+        throw InputError("shared_intermediate_size",
+                         "config.json field \"shared_intermediate_size\" must be 0 for model_type " + type +
+                             " (transformers' MiniMaxM2 has no shared expert)");
+    // attn_type_list: 1 is softmax attention on every layer; 0 (MiniMax-01's lightning attention) is not modelled.
+    auto types = j.find("attn_type_list");
+    if (types != j.end() && !types->is_null())
+        for (const json& t : *types)
+            if (t != 1)
+                throw InputError("attn_type_list",
+                                 "config.json field \"attn_type_list\" must be all 1 (softmax attention) for "
+                                 "model_type " +
+                                     type);
+    return c;
+}
+
 // A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
 ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
@@ -625,6 +660,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama4_text") return load_llama4_text(j);
     if (type == "glm4_moe") return load_glm4_moe(j);
     if (type == "ernie4_5_moe") return load_ernie4_5_moe(j);
+    if (type == "minimax_m2") return load_minimax_m2(j);
     if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);

@@ -99,11 +99,11 @@ TEST_CASE("a key tally does not know is still refused naming it, in a transforme
     CHECK(error_field([&] { hf(g); }) == "text_config.altup_num_inputs");
     // A model type tally does not count says so by name.
     try {
-        hf(json{{"model_type", "minimax_m2"}, {"hidden_size", 3072}});
-        FAIL("minimax_m2 was accepted");
+        hf(json{{"model_type", "qwen3_next"}, {"hidden_size", 2048}});
+        FAIL("qwen3_next was accepted");
     } catch (const tally::InputError& e) {
         CHECK(e.field() == "model_type");
-        CHECK(contains(e.what(), "\"minimax_m2\" is not supported"));
+        CHECK(contains(e.what(), "\"qwen3_next\" is not supported"));
     }
 }
 
@@ -294,4 +294,21 @@ TEST_CASE("ernie4_5_moe: first-k dense layers, 64 experts + a shared MLP of 2 ex
     json biased = e;
     biased["use_bias"] = true;
     CHECK(error_field([&] { hf(biased); }) == "use_bias");
+}
+
+// Reference: MiniMaxAI/MiniMax-M2 (and M2.1, M2.7, same shapes): 228,689,764,864 parameters, as llama.cpp reports
+// for its GGUF (model_n_params) and public model tables list it ("230B.A10B"); the checkpoint itself is FP8 with
+// scales, so its safetensors total is not the parameter count.
+TEST_CASE(
+    "minimax_m2: whole-projection QK-norm, 256 experts with a router bias, MTP keys not counted: 228,689,764,864") {
+    const json m = fixture("minimax-m2");
+    const auto c = hf(m);
+    CHECK(c.qk_norm_full);
+    CHECK(c.mtp_modules == 0);
+    const auto p = count_params(c);
+    CHECK(p.per_layer_attention == 2u * 3072 * 48 * 128 + 2u * 3072 * 8 * 128 + 48u * 128 + 8u * 128);
+    CHECK(p.total == 228'689'764'864u);
+    json lightning = m;
+    lightning["attn_type_list"][0] = 0;
+    CHECK(error_field([&] { hf(lightning); }) == "attn_type_list");
 }
