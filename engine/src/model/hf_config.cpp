@@ -798,6 +798,32 @@ std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden, std::
     return embeddings + L * layer + f * in + out * out + vout * text_hidden;
 }
 
+// Qwen3VLVisionModel (transformers modeling_qwen3_vl.py): a Conv3d patch embedding with bias (temporal x patch²),
+// a learned table of num_position_embeddings, depth blocks of LayerNorm, fused qkv and proj with biases, LayerNorm,
+// linear_fc1/fc2 with biases; the patch merger (LayerNorm over h, then m²h -> m²h -> out_hidden_size with biases)
+// and one DeepStack merger per deepstack_visual_indexes entry (the same, its LayerNorm over m²h).
+std::int64_t qwen3_vl_vision_params(const json& v, std::string& unknown) {
+    VisionReader r{v, {}};
+    r.only({"depth", "hidden_size", "intermediate_size", "in_channels", "num_heads", "num_position_embeddings",
+            "out_hidden_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "deepstack_visual_indexes"});
+    const std::int64_t h = r.get("hidden_size", -1), f = r.get("intermediate_size", -1), depth = r.get("depth", -1),
+                       ch = r.get("in_channels", 3), positions = r.get("num_position_embeddings", -1),
+                       out = r.get("out_hidden_size", -1), patch = r.get("patch_size", -1),
+                       merge = r.get("spatial_merge_size", -1), temporal = r.get("temporal_patch_size", -1);
+    auto deep = v.find("deepstack_visual_indexes");
+    if ((deep == v.end() || !deep->is_array()) && r.unknown.empty()) r.unknown = "deepstack_visual_indexes (missing)";
+    if (!r.unknown.empty()) {
+        unknown = r.unknown;
+        return 0;
+    }
+    const std::int64_t embeddings = ch * temporal * patch * patch * h + h + positions * h;
+    const std::int64_t block = 4 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * f + f) + (f * h + h);
+    const std::int64_t hm = h * merge * merge;
+    const std::int64_t mlp = (hm * hm + hm) + (hm * out + out);
+    const std::int64_t deepstack = static_cast<std::int64_t>(deep->size()) * (2 * hm + mlp);
+    return embeddings + depth * block + (2 * h + mlp) + deepstack;
+}
+
 // Multimodal wrappers: the language model from text_config (transformers' defaults for the keys it leaves out),
 // the vision tower and projector counted apart where tally knows their shapes, else named as not counted.
 ModelConfig load_multimodal(const json& j, const std::string& type) {
@@ -828,27 +854,27 @@ ModelConfig load_multimodal(const json& j, const std::string& type) {
     } catch (const InputError& e) {
         throw InputError(std::string("text_config.") + e.field(), std::string("text_config: ") + e.what());
     }
-    std::string unknown = "its architecture";
+    // Why the tower is not counted, when it is not: the vision_config key tally does not know, or its absence.
+    std::string unknown;
     auto vision = j.find("vision_config");
-    if (vision != j.end() && vision->is_object()) {
-        unknown.clear();
-        if (type == "gemma3")
-            c.vision_params = gemma3_vision_params(*vision, c.hidden_size, unknown);
-        else if (type == "mistral3")
-            c.vision_params = mistral3_vision_params(j, *vision, c.hidden_size, unknown);
-        else if (type == "llama4")
-            c.vision_params = llama4_vision_params(*vision, c.hidden_size, unknown);
-        else
-            unknown = "its architecture";
-    }
+    if (vision == j.end() || !vision->is_object())
+        unknown = "(missing)";
+    else if (type == "gemma3")
+        c.vision_params = gemma3_vision_params(*vision, c.hidden_size, unknown);
+    else if (type == "mistral3")
+        c.vision_params = mistral3_vision_params(j, *vision, c.hidden_size, unknown);
+    else if (type == "llama4")
+        c.vision_params = llama4_vision_params(*vision, c.hidden_size, unknown);
+    else
+        c.vision_params = qwen3_vl_vision_params(*vision, unknown);
     const std::string name =
         j.contains("_name_or_path") && j["_name_or_path"].is_string() && !j["_name_or_path"].get<std::string>().empty()
             ? j["_name_or_path"].get<std::string>()
             : "config.json (" + type + ")";
     c.name = c.vision_params > 0
                  ? name + ": language model (vision tower and projector counted apart)"
-                 : name + ": language model only (vision tower not counted: tally does not know " +
-                       (unknown == "its architecture" ? unknown : "vision_config." + printable(unknown, 64)) + ")";
+                 : name + ": language model only (vision tower not counted: vision_config" +
+                       (unknown == "(missing)" ? " missing" : "." + printable(unknown, 64) + " not understood") + ")";
     return c;
 }
 

@@ -170,23 +170,30 @@ TEST_CASE("Llama 4 Scout (llama4) counts 16 experts + a shared one per layer and
     CHECK(error_field([&] { hf(maverick); }) == "text_config.interleave_moe_layer_step");
 }
 
-TEST_CASE("Qwen3-VL counts its Qwen3 language model and says the vision tower is not counted") {
-    json text = fixture("qwen3-8b");
-    text["model_type"] = "qwen3_vl_text";
-    text["rope_scaling"] = {{"mrope_interleaved", true}, {"mrope_section", {24, 20, 20}}, {"rope_type", "default"}};
-    const json vl = {{"model_type", "qwen3_vl"},
-                     {"text_config", text},
-                     {"vision_config", {{"model_type", "qwen3_vl"}, {"depth", 27}, {"hidden_size", 1152}}}};
+// Reference: Qwen/Qwen3-VL-8B-Instruct, safetensors total 8,767,123,696 (BF16; the Hub API's "safetensors" as
+// quoted in public notes, and sum(p.numel()) of Qwen3VLForConditionalGeneration checked in public code).
+TEST_CASE("Qwen3-VL counts its Qwen3 language model and its DeepStack vision tower to 8,767,123,696") {
+    const json vl = fixture("qwen3-vl-8b");
     const auto c = hf(vl);
-    CHECK(count_params(c).total == 8'190'735'360u);  // Qwen3-8B's language model, as the qwen3 fixture
-    CHECK(count_params(c).vision == 0);
-    CHECK(contains(c.name, "language model only (vision tower not counted"));
+    const auto p = count_params(c);
+    CHECK(p.total == 8'190'735'360u);  // Qwen3-8B's language model, as the qwen3 fixture
+    // Conv3d 3·2·16²·1152 + 1152, 2304 positions, 27 blocks, merger (2h + (4h)² + 4h + 4h·4096 + 4096) and three
+    // DeepStack mergers (their norm over 4h).
+    const u64 h = 1152, hm = 4 * h, mlp = hm * hm + hm + hm * 4096 + 4096;
+    const u64 block = 4 * h + 3 * h * h + 3 * h + h * h + h + 2 * h * 4304 + 4304 + h;
+    CHECK(p.vision == 3 * 2 * 16 * 16 * h + h + 2304 * h + 27 * block + 2 * h + mlp + 3 * (2 * hm + mlp));
+    CHECK(p.total + p.vision == 8'767'123'696u);
+    json no_vision = vl;
+    no_vision.erase("vision_config");
+    const auto n = hf(no_vision);
+    CHECK(n.vision_params == 0);
+    CHECK(contains(n.name, "language model only (vision tower not counted: vision_config missing)"));
     // A Gemma 3 vision_config tally cannot read exactly is named, and its tower left out, never guessed.
     json g = fixture("gemma3-12b-it");
     g["vision_config"]["vision_use_head"] = true;
     const auto gc = hf(g);
     CHECK(gc.vision_params == 0);
-    CHECK(contains(gc.name, "not counted: tally does not know vision_config.vision_use_head"));
+    CHECK(contains(gc.name, "not counted: vision_config.vision_use_head not understood"));
     // A wrapper without text_config is refused naming it.
     CHECK(error_field([&] { hf(json{{"model_type", "gemma3"}}); }) == "text_config");
 }
