@@ -108,7 +108,7 @@ TEST_CASE("a key tally does not know is still refused naming it, in a transforme
 }
 
 // References: the Hub's safetensors totals (huggingface.co/api/models/<repo>, safetensors.total, as recorded in
-// public model registries, e.g. kvfit's build_registry.py and keras-hub's Gemma 3 presets "params"):
+// public model registries, e.g. kvfit's build_registry.py; KerasHub's MedGemma 4B presets give the same "params"):
 // google/gemma-3-4b-it 4,300,079,472, gemma-3-12b-it 12,187,325,040, gemma-3-27b-it 27,432,406,640. These are
 // Gemma3ForConditionalGeneration's: the language model plus SigLIP (27 layers of 1152) and the projector.
 TEST_CASE(
