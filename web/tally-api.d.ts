@@ -274,6 +274,8 @@ export interface ParamsResult {
   tensors?: { cols: number; count: number; instances_per_layer: number; name: string; per_layer: boolean; rows: number; layers?: number; [key: string]: unknown }[];
   /** multi-token prediction modules: {count, formula}, when the model has them; unit parameters */
   mtp?: { count: number; formula: string; [key: string]: unknown };
+  /** a multimodal model's vision tower and projector, apart from total, when counted; unit parameters */
+  vision?: unknown;
   [field: string]: unknown;
 }
 

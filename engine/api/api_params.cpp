@@ -63,6 +63,8 @@ json params_result(const ModelConfig& c) {
     if (c.num_dense_layers > 0) out["per_layer"]["dense_layer_mlp"] = p.per_dense_layer_mlp;
     // Multi-token prediction modules: reported beside the total, never in it (DeepSeek-V3's 671B excludes them).
     if (c.mtp_modules > 0) out["mtp"] = {{"count", p.mtp}, {"formula", component_formula(Component::Mtp, c)}};
+    // A multimodal model's vision tower and projector: beside the language model's total, never in it.
+    if (c.vision_params > 0) out["vision"] = p.vision;
     return out;
 }
 
@@ -76,6 +78,7 @@ constexpr std::array kParamsResult = std::to_array<Field>({
     {"per_layer", "parameters", "attention, mlp, mlp_active, norms, total (and dense_layer_mlp)"},
     {"tensors", "", "{name, rows, cols, count, per_layer, instances_per_layer, layers?} per tensor"},
     {"mtp", "parameters", "multi-token prediction modules: {count, formula}, when the model has them"},
+    {"vision", "parameters", "a multimodal model's vision tower and projector, apart from total, when counted"},
 });
 
 constexpr Method kMethods[] = {

@@ -134,6 +134,11 @@ void print_params(std::ostream& out, const json& r) {
     rows.push_back({"total", human_integer(r["total"].get<unsigned long long>())});
     if (r["active"] != r["total"])
         rows.push_back({"active per token (MoE)", human_integer(r["active"].get<unsigned long long>())});
+    // Counted apart from the total, so a reader sees both figures and their sum is the checkpoint's.
+    if (r.contains("mtp"))
+        rows.push_back({"MTP modules (apart)", human_integer(r["mtp"]["count"].get<unsigned long long>())});
+    if (r.contains("vision"))
+        rows.push_back({"vision tower and projector (apart)", human_integer(r["vision"].get<unsigned long long>())});
     print_table(out, rows);
 }
 

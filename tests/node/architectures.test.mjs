@@ -14,6 +14,15 @@ const fixtures = [
   'qwen3-8b',
   'qwen3-30b-a3b',
   'mistral-7b-v0.1',
+  // Issue 36: new model types and multimodal wrappers (their language model; the vision tower apart).
+  'phi-4',
+  'olmo3-7b',
+  'smollm3-3b',
+  'glm-4.5-air',
+  'minimax-m2',
+  'gemma3-12b-it',
+  'llama4-scout',
+  'qwen3-vl-8b',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 

@@ -67,6 +67,8 @@ constexpr const char* kNeutralKeys[] = {"_name_or_path",
                                         "rms_norm_eps",
                                         "rope_theta",
                                         "rope_scaling",
+                                        "rope_parameters",  // transformers 5: rope_theta and rope_scaling in one dict
+                                        "partial_rotary_factor",
                                         "rope_local_base_freq",
                                         "use_cache",
                                         "max_position_embeddings",
@@ -186,7 +188,8 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
         throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu or gelu*, got \"" + act + "\"");
     c.norm = NormKind::RmsNorm;
     c.position = PositionKind::Rotary;
-    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    // SmolLM3Config ties the LM head by default; the others untie it.
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", type == "smollm3");
     if (type == "qwen2") {
         // Qwen2Attention: q/k/v_proj with bias, o_proj without (transformers modeling_qwen2.py).
         c.qkv_bias = true;
@@ -196,6 +199,23 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
         c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
     }
     c.mlp_bias = hf_bool_or(j, "mlp_bias", false);
+    if (type == "phi3") {
+        // Phi3Attention's fused qkv_proj and o_proj and Phi3MLP's gate_up_proj have no bias whatever the config says.
+        c.qkv_bias = c.attn_out_bias = c.mlp_bias = false;
+        if (hf_bool_or(j, "lm_head_bias", false))
+            throw InputError("lm_head_bias",
+                             "config.json field \"lm_head_bias\" must be false for model_type phi3 "
+                             "(Phi3ForCausalLM's lm_head has no bias)");
+        // Phi3Config: sliding_window on every layer (Phi-3-mini-4k: 2047).
+        hf_window(c, j, c.num_layers);
+        c.residual_dropout = hf_probability_or(j, "resid_pdrop", 0.0);
+    }
+    if (type == "olmo2" || type == "olmo3") {
+        // Olmo2Attention: q_norm over all heads' Q (a·d), k_norm over all K (kv·d); the layer's two norms sit after
+        // attention and after the MLP (same count as pre-norms). Olmo3: sliding layers listed in layer_types.
+        c.qk_norm = c.qk_norm_full = true;
+        if (type == "olmo3") hf_window(c, j, c.num_layers - c.num_layers / 4);  // Olmo3Config: every 4th layer global
+    }
     // LlamaConfig, MistralConfig, Qwen2Config, MixtralConfig: attention_dropout defaults to 0.0 and is the
     // only dropout in these decoder layers (no residual or embedding dropout modules in transformers).
     c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
@@ -207,6 +227,9 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
     if (type == "mistral" || type == "mixtral") hf_window(c, j, c.num_layers);
     // Qwen2Config / Qwen3Config: the window applies only with use_sliding_window, to the layers from
     // max_window_layers on (transformers configuration_qwen2.py layer_types).
+    // SmolLM3Config: with use_sliding_window, the NoPE layers (every no_rope_layer_interval-th) are windowed.
+    if (type == "smollm3" && hf_bool_or(j, "use_sliding_window", false))
+        hf_window(c, j, c.num_layers / hf_int_or(j, "no_rope_layer_interval", 4, 1, kMaxLayers));
     if ((type == "qwen2" || type == "qwen3" || type == "qwen3_moe") && hf_bool_or(j, "use_sliding_window", false)) {
         const std::int64_t first = hf_int_or(j, "max_window_layers", c.num_layers, 0, c.num_layers);
         hf_window(c, j, c.num_layers - first);
@@ -219,7 +242,9 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
     }
     if (type == "qwen3_moe") {
         // Qwen3MoeSparseMoeBlock: num_experts of width moe_intermediate_size, top-k, no shared expert, no bias.
-        c.num_experts = hf_int(j, "num_experts", type, 1, kMaxExperts);
+        // transformers 5 saves num_experts as num_local_experts (Qwen3MoeConfig.attribute_map).
+        c.num_experts =
+            hf_int(j, j.contains("num_local_experts") ? "num_local_experts" : "num_experts", type, 1, kMaxExperts);
         c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
         c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
         // Dense MLP layers elsewhere than first: tally models only all-MoE (and DeepSeek's first-k dense).
@@ -236,8 +261,19 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
     if (type == "qwen3")
         refuse_unknown_keys(j, type, {});
     else if (type == "qwen3_moe")
+        refuse_unknown_keys(
+            j, type,
+            {"num_experts", "num_local_experts", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers"});
+    // Phi-4-mini's full_attn_mod and interpolate_factor belong to its remote code; transformers' Phi3 ignores them.
+    else if (type == "phi3")
         refuse_unknown_keys(j, type,
-                            {"num_experts", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers"});
+                            {"embd_pdrop", "resid_pdrop", "original_max_position_embeddings", "lm_head_bias",
+                             "full_attn_mod", "interpolate_factor"});
+    else if (type == "olmo2" || type == "olmo3")
+        refuse_unknown_keys(j, type, {});
+    // SmolLM3: layers without RoPE (no_rope_layers) have the same parameters.
+    else if (type == "smollm3")
+        refuse_unknown_keys(j, type, {"no_rope_layers", "no_rope_layer_interval"});
     return c;
 }
 
@@ -249,7 +285,7 @@ ModelConfig load_deepseek_v3(const json& j, const std::string& type) {
     refuse_unknown_keys(j, type,
                         {"moe_intermediate_size", "n_shared_experts", "n_routed_experts", "first_k_dense_replace",
                          "moe_layer_freq", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
-                         "v_head_dim", "num_nextn_predict_layers", "topk_method"});
+                         "v_head_dim", "num_nextn_predict_layers", "topk_method", "qk_head_dim"});
     ModelConfig c;
     c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
     c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
@@ -267,6 +303,11 @@ ModelConfig load_deepseek_v3(const json& j, const std::string& type) {
     c.qk_rope_head_dim = hf_int(j, "qk_rope_head_dim", type, 1, kMaxHidden);
     const std::int64_t nope = hf_int(j, "qk_nope_head_dim", type, 1, kMaxHidden);
     c.head_dim = nope + c.qk_rope_head_dim;
+    // transformers 5 saves the derived Q/K head width (and head_dim = qk_rope_head_dim, which tally derives).
+    if (hf_int_or(j, "qk_head_dim", c.head_dim, 1, kMaxHidden) != c.head_dim)
+        throw InputError("qk_head_dim",
+                         "config.json field \"qk_head_dim\" must be qk_nope_head_dim + qk_rope_head_dim (" +
+                             std::to_string(c.head_dim) + ")");
     c.v_head_dim = hf_int(j, "v_head_dim", type, 1, kMaxHidden);
     c.num_experts = hf_int(j, "n_routed_experts", type, 1, kMaxExperts);
     c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
@@ -482,6 +523,361 @@ ModelConfig load_t5(const json& j) {
     return c;
 }
 
+// Llama4TextConfig (transformers configuration_llama4.py, modeling_llama4.py): GQA without biases, every layer a
+// MoE of num_local_experts experts (top num_experts_per_tok) plus one shared expert, all of intermediate_size, a
+// router without bias; use_qk_norm is an L2 norm without weights; chunked attention and NoPE layers add none.
+ModelConfig load_llama4_text(const json& j) {
+    const std::string type = "llama4_text";
+    refuse_unknown_keys(j, type,
+                        {"num_local_experts", "intermediate_size_mlp", "interleave_moe_layer_step", "moe_layers",
+                         "no_rope_layers", "use_qk_norm", "attention_chunk_size", "attn_temperature_tuning",
+                         "floor_scale", "attn_scale", "router_jitter_noise", "for_llm_compressor"});
+    ModelConfig c = load_llama_like(j, type);
+    c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.num_shared_experts = 1;
+    // Maverick interleaves dense layers (intermediate_size_mlp) with MoE ones: tally models all-MoE only.
+    if (hf_int_or(j, "interleave_moe_layer_step", 1, 1, kMaxLayers) != 1)
+        throw InputError("interleave_moe_layer_step",
+                         "config.json field \"interleave_moe_layer_step\" must be 1 (every layer MoE); tally does not "
+                         "model dense layers among MoE layers");
+    auto moe = j.find("moe_layers");
+    if (moe != j.end() && !moe->is_null() &&
+        !(moe->is_array() && static_cast<std::int64_t>(moe->size()) == c.num_layers))
+        throw InputError("moe_layers",
+                         "config.json field \"moe_layers\" must list every layer; tally does not model "
+                         "dense layers among MoE layers");
+    return c;
+}
+
+// Glm4MoeConfig (GLM-4.5, 4.6; transformers modeling_glm4_moe.py): GQA with biases on q, k, v (attention_bias) but
+// not o, optional q_norm / k_norm over head_dim (use_qk_norm), first_k_dense_replace dense layers, then MoE layers
+// of n_routed_experts plus n_shared_experts and a router with e_score_correction_bias, and
+// num_nextn_predict_layers MTP modules (stored in the checkpoint, counted apart like DeepSeek-V3's).
+ModelConfig load_glm4_moe(const json& j) {
+    const std::string type = "glm4_moe";
+    refuse_unknown_keys(j, type,
+                        {"moe_intermediate_size", "n_shared_experts", "n_routed_experts", "first_k_dense_replace",
+                         "num_nextn_predict_layers", "use_qk_norm"});
+    ModelConfig c = load_llama_like(j, type);
+    c.qkv_bias = hf_bool_or(j, "attention_bias", false);
+    c.attn_out_bias = false;
+    c.qk_norm = hf_bool_or(j, "use_qk_norm", false);
+    c.num_experts = hf_int(j, "n_routed_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.num_shared_experts = hf_int_or(j, "n_shared_experts", 1, 0, kMaxExperts);
+    c.dense_ffn_hidden_size = c.ffn_hidden_size;
+    c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+    c.num_dense_layers = hf_int_or(j, "first_k_dense_replace", 1, 0, c.num_layers - 1);
+    if (c.num_dense_layers == 0) c.dense_ffn_hidden_size = 0;
+    c.router_bias = true;
+    c.mtp_modules = hf_int_or(j, "num_nextn_predict_layers", 0, 0, 64);
+    return c;
+}
+
+// Ernie4_5_MoeConfig (ERNIE 4.5 MoE; transformers modular_ernie4_5_moe.py): GQA, biases everywhere or nowhere
+// (use_bias), the layers from moe_layer_start_index on MoE of moe_num_experts (top moe_k) with one shared MLP of
+// moe_num_shared_experts · moe_intermediate_size (counted as that many shared experts: the same weights), a router
+// without bias plus moe_statics' e_score_correction_bias; the earlier layers a dense MLP of intermediate_size.
+// transformers does not load the MTP weights (num_nextn_predict_layers), so they are not counted.
+ModelConfig load_ernie4_5_moe(const json& j) {
+    const std::string type = "ernie4_5_moe";
+    refuse_unknown_keys(
+        j, type,
+        {"moe_num_experts", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index",
+         "moe_layer_interval", "moe_intermediate_size", "moe_k", "moe_norm_min", "moe_capacity", "moe_gate",
+         "moe_use_aux_free", "use_bias", "num_nextn_predict_layers", "multi_token_pred_lambda"});
+    ModelConfig c = load_llama_like(j, type);
+    // use_bias would also put a bias on the LM head, which tally does not model.
+    if (hf_bool_or(j, "use_bias", false))
+        throw InputError("use_bias", "config.json field \"use_bias\" must be false for model_type " + type +
+                                         " (tally does not model the LM head's bias)");
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = false;
+    c.num_experts = hf_int(j, "moe_num_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "moe_k", type, 1, c.num_experts);
+    c.num_shared_experts = hf_int_or(j, "moe_num_shared_experts", 0, 0, kMaxExperts);
+    c.dense_ffn_hidden_size = c.ffn_hidden_size;
+    c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+    c.num_dense_layers = hf_int_or(j, "moe_layer_start_index", 0, 0, c.num_layers - 1);
+    if (c.num_dense_layers == 0) c.dense_ffn_hidden_size = 0;
+    c.router_bias = true;
+    // Dense layers after or among the MoE layers: tally models only the first-k dense ones.
+    if (hf_int_or(j, "moe_layer_interval", 1, 1, kMaxLayers) != 1)
+        throw InputError("moe_layer_interval",
+                         "config.json field \"moe_layer_interval\" must be 1 (every layer from moe_layer_start_index "
+                         "MoE); tally does not model interleaved dense layers");
+    const std::int64_t end = hf_int_or(j, "moe_layer_end_index", -1, -1, kMaxLayers);  // -1: the last layer
+    if (end != -1 && end != c.num_layers - 1)
+        throw InputError("moe_layer_end_index", "config.json field \"moe_layer_end_index\" must be the last layer (" +
+                                                    std::to_string(c.num_layers - 1) +
+                                                    "); tally does not model dense layers after MoE ones");
+    return c;
+}
+
+// MiniMaxM2Config (transformers modular_minimax_m2.py): GQA without biases, q_norm / k_norm over the whole Q and K
+// projections (FlexOlmoAttention), every layer a MoE of num_local_experts (top num_experts_per_tok, no shared
+// expert) with a router and its e_score_correction_bias (a buffer, stored in the checkpoint). The remote code's MTP
+// keys (use_mtp, num_mtp_modules) are not loaded by transformers, so they are not counted.
+ModelConfig load_minimax_m2(const json& j) {
+    const std::string type = "minimax_m2";
+    refuse_unknown_keys(j, type,
+                        {"num_local_experts", "use_qk_norm", "qk_norm_type", "rotary_dim", "router_jitter_noise",
+                         "shared_intermediate_size", "attn_type_list", "use_routing_bias", "use_mtp", "num_mtp_modules",
+                         "mtp_transformer_layers", "layernorm_full_attention_beta", "layernorm_linear_attention_beta",
+                         "layernorm_mlp_beta", "swa_rope_theta"});
+    ModelConfig c = load_llama_like(j, type);
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = false;
+    c.qk_norm = c.qk_norm_full = hf_bool_or(j, "use_qk_norm", true);
+    if (hf_string_or(j, "qk_norm_type", "per_layer") != "per_layer")
+        throw InputError("qk_norm_type", "config.json field \"qk_norm_type\" must be per_layer for model_type " + type);
+    c.num_experts = hf_int(j, "num_local_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.router_bias = true;
+    if (hf_int_or(j, "shared_intermediate_size", 0, 0, kMaxFfn) != 0)
+        throw InputError("shared_intermediate_size",
+                         "config.json field \"shared_intermediate_size\" must be 0 for model_type " + type +
+                             " (transformers' MiniMaxM2 has no shared expert)");
+    // attn_type_list: 1 is softmax attention on every layer; 0 (MiniMax-01's lightning attention) is not modelled.
+    auto types = j.find("attn_type_list");
+    if (types != j.end() && !types->is_null())
+        for (const json& t : *types)
+            if (t != 1)
+                throw InputError("attn_type_list",
+                                 "config.json field \"attn_type_list\" must be all 1 (softmax attention) for "
+                                 "model_type " +
+                                     type);
+    return c;
+}
+
+// A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
+ModelConfig load_text_model(const json& j, const std::string& type) {
+    if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
+        type == "qwen3_moe" || type == "phi3" || type == "olmo2" || type == "olmo3" || type == "smollm3")
+        return load_llama_like(j, type);
+    // Qwen3VLTextConfig / Qwen3VLMoeTextConfig: Qwen3's decoder (multimodal RoPE sections change no count).
+    if (type == "qwen3_vl_text") return load_llama_like(j, "qwen3");
+    if (type == "qwen3_vl_moe_text") return load_llama_like(j, "qwen3_moe");
+    if (type == "llama4_text") return load_llama4_text(j);
+    if (type == "glm4_moe") return load_glm4_moe(j);
+    if (type == "ernie4_5_moe") return load_ernie4_5_moe(j);
+    if (type == "minimax_m2") return load_minimax_m2(j);
+    if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
+    if (type == "gpt_oss") return load_gpt_oss(j);
+    if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);
+    if (type == "gpt2") return load_gpt2(j);
+    if (type == "bert" || type == "roberta") return load_bert_like(j, type);
+    if (type == "t5") return load_t5(j);
+    throw InputError("model_type",
+                     "config.json model_type \"" + type + "\" is not supported; supported: " + hf_model_types());
+}
+
+// transformers' defaults for keys a multimodal wrapper's text_config leaves out (Gemma 3 12B/27B give no
+// vocab_size, head_dim or sliding_window_pattern): Gemma3TextConfig.__init__'s.
+json text_config_defaults(const std::string& type) {
+    if (type == "gemma3_text")
+        return {{"vocab_size", 262208},
+                {"hidden_size", 2304},
+                {"intermediate_size", 9216},
+                {"num_hidden_layers", 26},
+                {"num_attention_heads", 8},
+                {"num_key_value_heads", 4},
+                {"head_dim", 256},
+                {"sliding_window", 4096},
+                {"sliding_window_pattern", 6},
+                {"tie_word_embeddings", true}};
+    return json::object();
+}
+
+// Vision keys that change no count (ids, numerics, dropout, activations, the patches' RoPE, head widths that
+// are hidden / heads in these towers).
+constexpr const char* kVisionNeutralKeys[] = {
+    "layer_norm_eps",     "attention_dropout", "hidden_act",           "initializer_range",
+    "initializer_factor", "head_dim",          "rope_theta",           "num_attention_heads",
+    "norm_eps",           "projector_dropout", "vision_feature_layer", "vision_feature_select_strategy",
+    "pixel_shuffle_ratio"};
+
+// Reads a vision_config for a tower's count; the first key it does not know (or a required key it lacks) is kept,
+// and the tower is then not counted.
+struct VisionReader {
+    const json& v;
+    std::string unknown;  // the first key the count does not read (the tower is then not counted)
+    // fallback < 0: required (a missing key leaves the tower uncounted).
+    std::int64_t get(const char* key, std::int64_t fallback) {
+        auto it = v.find(key);
+        if (it == v.end() || it->is_null()) {
+            if (fallback < 0 && unknown.empty()) unknown = std::string(key) + " (missing)";
+            return fallback < 0 ? 0 : fallback;
+        }
+        return json_integer(*it, std::string("vision_config.") + key, 1, kMaxHidden);
+    }
+    void only(std::initializer_list<const char*> read) {
+        for (const auto& [key, value] : v.items()) {
+            bool known = false;
+            for (const char* k : kNeutralKeys) known = known || key == k;
+            for (const char* k : kVisionNeutralKeys) known = known || key == k;
+            for (const char* k : read) known = known || key == k;
+            if (!known && unknown.empty()) unknown = key;
+        }
+    }
+};
+
+// SiglipVisionModel without its pooling head (transformers modeling_siglip.py): a patch Conv2d with bias, a
+// learned position per patch, layers of LayerNorm, q/k/v/out with biases, LayerNorm, fc1/fc2 with biases, and a
+// post LayerNorm. Gemma3MultiModalProjector adds a vision-width RMSNorm and a vision x text projection.
+std::int64_t gemma3_vision_params(const json& v, std::int64_t text_hidden, std::string& unknown) {
+    VisionReader r{v, {}};
+    r.only({"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_channels",
+            "image_size", "patch_size", "vision_use_head"});
+    // SiglipVisionConfig adds a pooling head unless vision_use_head is false (Gemma 3's configs say false).
+    if ((!v.contains("vision_use_head") || v["vision_use_head"] != false) && r.unknown.empty())
+        r.unknown = "vision_use_head";
+    if (!r.unknown.empty()) {
+        unknown = r.unknown;
+        return 0;
+    }
+    // SiglipVisionConfig defaults.
+    const std::int64_t h = r.get("hidden_size", 768), f = r.get("intermediate_size", 3072),
+                       L = r.get("num_hidden_layers", 12), ch = r.get("num_channels", 3),
+                       image = r.get("image_size", 224), patch = r.get("patch_size", 16);
+    const std::int64_t side = image / patch;
+    const std::int64_t embeddings = ch * patch * patch * h + h + side * side * h;
+    const std::int64_t layer = 2 * h + 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h);
+    return embeddings + L * layer + 2 * h + (h * text_hidden + h);
+}
+
+// PixtralVisionModel (transformers modeling_pixtral.py): a patch Conv2d without bias, ln_pre RMSNorm, layers of
+// RMSNorm, q/k/v/o without bias, RMSNorm, gated MLP without bias. Mistral3MultiModalProjector: an RMSNorm, the
+// patch merger (h·m² -> h), then linear_1 (h -> text) and linear_2 (text -> text), biased if
+// multimodal_projector_bias.
+std::int64_t mistral3_vision_params(const json& wrapper, const json& v, std::int64_t text_hidden,
+                                    std::string& unknown) {
+    VisionReader r{v, {}};
+    r.only({"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_channels",
+            "image_size", "patch_size"});
+    if (!r.unknown.empty()) {
+        unknown = r.unknown;
+        return 0;
+    }
+    // PixtralVisionConfig defaults.
+    const std::int64_t h = r.get("hidden_size", 1024), f = r.get("intermediate_size", 4096),
+                       L = r.get("num_hidden_layers", 24), ch = r.get("num_channels", 3),
+                       patch = r.get("patch_size", 16);
+    const std::int64_t merge = hf_int_or(wrapper, "spatial_merge_size", 2, 1, 64);
+    const bool bias = hf_bool_or(wrapper, "multimodal_projector_bias", false);
+    const std::int64_t tower = ch * patch * patch * h + h + L * (h + 4 * h * h + h + 3 * h * f);
+    const std::int64_t projector =
+        h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden + (bias ? 2 * text_hidden : 0);
+    return tower + projector;
+}
+
+// Llama4VisionModel (transformers modeling_llama4.py): an unfolded patch projection without bias, a class
+// embedding, a learned position per patch and the class token, LayerNorms before and after, layers of
+// LayerNorm, q/k/v/o with biases, LayerNorm, fc1/fc2 with biases; the pixel-shuffle adapter's fc1
+// (intermediate -> projector_input_dim) and fc2 (projector_output_dim square) without bias; then
+// Llama4MultiModalProjector's vision_output_dim -> text projection without bias.
+std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden, std::string& unknown) {
+    VisionReader r{v, {}};
+    r.only({"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "num_channels",
+            "image_size", "patch_size", "projector_input_dim", "projector_output_dim", "vision_output_dim",
+            "multi_modal_projector_bias"});
+    if (v.contains("multi_modal_projector_bias") && v["multi_modal_projector_bias"] != false && r.unknown.empty())
+        r.unknown = "multi_modal_projector_bias";
+    // Every shape key required (Llama 4's configs give them all).
+    const std::int64_t h = r.get("hidden_size", -1), f = r.get("intermediate_size", -1),
+                       L = r.get("num_hidden_layers", -1), ch = r.get("num_channels", 3),
+                       image = r.get("image_size", -1), patch = r.get("patch_size", -1),
+                       in = r.get("projector_input_dim", -1), out = r.get("projector_output_dim", -1),
+                       vout = r.get("vision_output_dim", -1);
+    if (!r.unknown.empty()) {
+        unknown = r.unknown;
+        return 0;
+    }
+    const std::int64_t side = image / patch;
+    const std::int64_t embeddings = ch * patch * patch * h + h + (side * side + 1) * h + 4 * h;
+    const std::int64_t layer = 2 * h + 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h);
+    return embeddings + L * layer + f * in + out * out + vout * text_hidden;
+}
+
+// Qwen3VLVisionModel (transformers modeling_qwen3_vl.py): a Conv3d patch embedding with bias (temporal x patch²),
+// a learned table of num_position_embeddings, depth blocks of LayerNorm, fused qkv and proj with biases, LayerNorm,
+// linear_fc1/fc2 with biases; the patch merger (LayerNorm over h, then m²h -> m²h -> out_hidden_size with biases)
+// and one DeepStack merger per deepstack_visual_indexes entry (the same, its LayerNorm over m²h).
+std::int64_t qwen3_vl_vision_params(const json& v, std::string& unknown) {
+    VisionReader r{v, {}};
+    r.only({"depth", "hidden_size", "intermediate_size", "in_channels", "num_heads", "num_position_embeddings",
+            "out_hidden_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "deepstack_visual_indexes"});
+    const std::int64_t h = r.get("hidden_size", -1), f = r.get("intermediate_size", -1), depth = r.get("depth", -1),
+                       ch = r.get("in_channels", 3), positions = r.get("num_position_embeddings", -1),
+                       out = r.get("out_hidden_size", -1), patch = r.get("patch_size", -1),
+                       merge = r.get("spatial_merge_size", -1), temporal = r.get("temporal_patch_size", -1);
+    auto deep = v.find("deepstack_visual_indexes");
+    if ((deep == v.end() || !deep->is_array()) && r.unknown.empty()) r.unknown = "deepstack_visual_indexes (missing)";
+    if (!r.unknown.empty()) {
+        unknown = r.unknown;
+        return 0;
+    }
+    const std::int64_t embeddings = ch * temporal * patch * patch * h + h + positions * h;
+    const std::int64_t block = 4 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * f + f) + (f * h + h);
+    const std::int64_t hm = h * merge * merge;
+    const std::int64_t mlp = (hm * hm + hm) + (hm * out + out);
+    const std::int64_t deepstack = static_cast<std::int64_t>(deep->size()) * (2 * hm + mlp);
+    return embeddings + depth * block + (2 * h + mlp) + deepstack;
+}
+
+// Multimodal wrappers: the language model from text_config (transformers' defaults for the keys it leaves out),
+// the vision tower and projector counted apart where tally knows their shapes, else named as not counted.
+ModelConfig load_multimodal(const json& j, const std::string& type) {
+    auto text = j.find("text_config");
+    if (text == j.end() || !text->is_object())
+        throw InputError("text_config", "config.json model_type \"" + type +
+                                            "\" is multimodal; tally counts its language model from text_config, "
+                                            "which is missing");
+    json t = *text;
+    const char* text_type = type == "gemma3"         ? "gemma3_text"
+                            : type == "qwen3_vl"     ? "qwen3_vl_text"
+                            : type == "qwen3_vl_moe" ? "qwen3_vl_moe_text"
+                            : type == "llama4"       ? "llama4_text"
+                                                     : "mistral";
+    if (!t.contains("model_type")) t["model_type"] = text_type;
+    if (!t["model_type"].is_string())
+        throw InputError("text_config.model_type", "config.json field \"text_config.model_type\" must be a string");
+    const std::string inner = t["model_type"].get<std::string>();
+    const json defaults = text_config_defaults(inner);  // a named object: items() would outlive a temporary
+    for (const auto& [key, value] : defaults.items())
+        if (!t.contains(key)) t[key] = value;
+    // Qwen3-VL keeps tie_word_embeddings beside text_config.
+    if (!t.contains("tie_word_embeddings") && j.contains("tie_word_embeddings"))
+        t["tie_word_embeddings"] = j["tie_word_embeddings"];
+    ModelConfig c;
+    try {
+        c = load_text_model(t, inner);
+    } catch (const InputError& e) {
+        throw InputError(std::string("text_config.") + e.field(), std::string("text_config: ") + e.what());
+    }
+    // Why the tower is not counted, when it is not: the vision_config key tally does not know, or its absence.
+    std::string unknown;
+    auto vision = j.find("vision_config");
+    if (vision == j.end() || !vision->is_object())
+        unknown = "(missing)";
+    else if (type == "gemma3")
+        c.vision_params = gemma3_vision_params(*vision, c.hidden_size, unknown);
+    else if (type == "mistral3")
+        c.vision_params = mistral3_vision_params(j, *vision, c.hidden_size, unknown);
+    else if (type == "llama4")
+        c.vision_params = llama4_vision_params(*vision, c.hidden_size, unknown);
+    else
+        c.vision_params = qwen3_vl_vision_params(*vision, unknown);
+    const std::string name =
+        j.contains("_name_or_path") && j["_name_or_path"].is_string() && !j["_name_or_path"].get<std::string>().empty()
+            ? j["_name_or_path"].get<std::string>()
+            : "config.json (" + type + ")";
+    c.name = c.vision_params > 0
+                 ? name + ": language model (vision tower and projector counted apart)"
+                 : name + ": language model only (vision tower not counted: vision_config" +
+                       (unknown == "(missing)" ? " missing" : "." + printable(unknown, 64) + " not understood") + ")";
+    return c;
+}
+
 }  // namespace
 
 const char* hf_model_types() { return TALLY_HF_MODEL_TYPES; }
@@ -493,29 +889,12 @@ ModelConfig load_hf_config(const json& j) {
         throw InputError("model_type",
                          std::string("config.json field \"model_type\" is missing; supported: ") + hf_model_types());
     const std::string type = it->get<std::string>();
-    ModelConfig c;
-    if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
-        type == "qwen3_moe")
-        c = load_llama_like(j, type);
-    else if (type == "deepseek_v3" || type == "kimi_k2")
-        c = load_deepseek_v3(j, type);
-    else if (type == "gpt_oss")
-        c = load_gpt_oss(j);
-    else if (type == "gemma2" || type == "gemma3_text")
-        c = load_gemma(j, type);
-    else if (type == "gemma3")
-        throw InputError("model_type",
-                         "config.json model_type \"gemma3\" is the multimodal model (a vision tower "
-                         "tally does not count); give its text_config with model_type gemma3_text");
-    else if (type == "gpt2")
-        c = load_gpt2(j);
-    else if (type == "bert" || type == "roberta")
-        c = load_bert_like(j, type);
-    else if (type == "t5")
-        c = load_t5(j);
-    else
-        throw InputError("model_type",
-                         "config.json model_type \"" + type + "\" is not supported; supported: " + hf_model_types());
+    if (type == "gemma3" || type == "qwen3_vl" || type == "qwen3_vl_moe" || type == "llama4" || type == "mistral3") {
+        ModelConfig c = load_multimodal(j, type);
+        validate(c);
+        return c;
+    }
+    ModelConfig c = load_text_model(j, type);
     auto name = j.find("_name_or_path");
     c.name = (name != j.end() && name->is_string() && !name->get<std::string>().empty()) ? name->get<std::string>()
                                                                                          : "config.json (" + type + ")";

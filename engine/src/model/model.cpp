@@ -93,6 +93,8 @@ void validate_modern(const ModelConfig& c) {
     require_range("num_sliding_layers", c.num_sliding_layers, c.sliding_window > 0 ? 1 : 0,
                   c.sliding_window > 0 ? c.num_layers : 0);
     if (c.sliding_window > 0) require_decoder(c, "sliding_window");
+    if (c.qk_norm_full && !c.qk_norm) throw InputError("qk_norm_full", "qk_norm_full needs qk_norm");
+    require_range("vision_params", c.vision_params, 0, kMaxVision);
 }
 
 }  // namespace
@@ -255,6 +257,8 @@ ModelConfig model_from_json(const json& o) {
     c.attention_sinks = json_bool(o, "attention_sinks", false);
     c.qk_norm = json_bool(o, "qk_norm", false);
     c.sandwich_norm = json_bool(o, "sandwich_norm", false);
+    c.qk_norm_full = json_bool(o, "qk_norm_full", false);
+    c.vision_params = json_int_field(o, "vision_params", 0, kMaxVision, 0, false);
     validate(c);
     return c;
 }
@@ -297,6 +301,8 @@ json model_to_json(const ModelConfig& c) {
     if (c.attention_sinks) o["attention_sinks"] = true;
     if (c.qk_norm) o["qk_norm"] = true;
     if (c.sandwich_norm) o["sandwich_norm"] = true;
+    if (c.qk_norm_full) o["qk_norm_full"] = true;
+    if (c.vision_params > 0) o["vision_params"] = c.vision_params;
     return o;
 }
 

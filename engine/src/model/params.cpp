@@ -125,12 +125,13 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
                          c.v_dim_per_head()});
         }
     }
-    // Qwen3 / Gemma 3 q_norm, k_norm: one RMSNorm of head_dim weights each, shared by all heads.
+    // Qwen3 / Gemma 3 q_norm, k_norm: one RMSNorm of head_dim weights each, shared by all heads; OLMo 2/3
+    // (qk_norm_full): one RMSNorm over the whole Q (a·d) and the whole K (kv·d) projection.
     if (c.qk_norm) {
-        t.push_back(
-            {"layers.*.attn.q_norm.weight", Component::Attention, 1, c.head_dim, true, false, TpSplit::Replicated});
-        t.push_back(
-            {"layers.*.attn.k_norm.weight", Component::Attention, 1, c.head_dim, true, false, TpSplit::Replicated});
+        t.push_back({"layers.*.attn.q_norm.weight", Component::Attention, 1, c.qk_norm_full ? c.q_dim() : c.head_dim,
+                     true, false, TpSplit::Replicated});
+        t.push_back({"layers.*.attn.k_norm.weight", Component::Attention, 1, c.qk_norm_full ? c.kv_dim() : c.head_dim,
+                     true, false, TpSplit::Replicated});
     }
     // gpt-oss: a learned logit per head that joins every softmax (a "sink" that can absorb attention).
     if (c.attention_sinks)
@@ -338,6 +339,7 @@ ParamCount count_params(const ModelConfig& c) {
     const u64 active_mlp = add(mul(p.per_layer_mlp_active, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
     p.active = add(add(outside, mul(shared_layer, layers)), active_mlp);
     p.mtp = add(mtp_own, mul(p.per_layer, static_cast<u64>(c.mtp_modules)));
+    p.vision = static_cast<u64>(c.vision_params);
     return p;
 }
 

@@ -1,11 +1,13 @@
 // Hugging Face config.json -> ModelConfig, for the model_types in TALLY_HF_MODEL_TYPES: decoders (dense, MoE,
-// latent attention, sliding windows), bert and roberta (encoders) and t5 (encoder-decoder).
+// latent attention, sliding windows), bert and roberta (encoders), t5 (encoder-decoder), and multimodal wrappers
+// (their text_config's language model; the vision tower counted apart in vision_params where tally knows it).
 #pragma once
 
 // The supported model_types, once: a macro so the CLI's compile-time help text can splice it in.
-#define TALLY_HF_MODEL_TYPES                                                                                       \
-    "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, deepseek_v3, kimi_k2, gpt_oss, gemma2, gemma3_text, gpt2, " \
-    "bert, roberta, t5"
+#define TALLY_HF_MODEL_TYPES                                                                                   \
+    "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, phi3, olmo2, olmo3, smollm3, deepseek_v3, kimi_k2, "    \
+    "glm4_moe, ernie4_5_moe, minimax_m2, gpt_oss, gemma2, gemma3_text, llama4_text, gpt2, bert, roberta, t5; " \
+    "multimodal (language model from text_config): gemma3, mistral3, llama4, qwen3_vl, qwen3_vl_moe"
 
 #include <string_view>
 

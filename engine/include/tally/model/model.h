@@ -80,7 +80,12 @@ struct ModelConfig {
     std::int64_t num_sliding_layers = 0;
     bool attention_sinks = false;  // a learned sink logit per head per layer (gpt-oss): a params per layer
     bool qk_norm = false;          // RMSNorm over each Q and K head (Qwen3, Gemma 3): 2·head_dim params per layer
-    bool sandwich_norm = false;    // norms after attention and after the MLP too (Gemma 2/3): 4 norms per layer
+    // With qk_norm: one RMSNorm over the whole Q and the whole K projection instead (OLMo 2/3): a·d + kv·d per layer.
+    bool qk_norm_full = false;
+    bool sandwich_norm = false;  // norms after attention and after the MLP too (Gemma 2/3): 4 norms per layer
+    // A multimodal model's vision tower and projector (Gemma 3's SigLIP): counted apart in ParamCount::vision, never
+    // in total or active; its FLOPs and memory are not modelled (the counts are the language model's).
+    std::int64_t vision_params = 0;
 
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
 
@@ -107,6 +112,7 @@ inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 30;
 inline constexpr std::int64_t kMaxFfn = 100'000'000;
 inline constexpr std::int64_t kMaxExperts = 100'000;
 inline constexpr std::int64_t kMaxPositions = 100'000'000;
+inline constexpr std::int64_t kMaxVision = 1'000'000'000'000;  // a vision tower's parameters
 
 // The BERT classes an encoder's heads make: "model" (BertModel: pooler), "masked_lm" (BertForMaskedLM: MLM
 // head, no pooler), "pretraining" (BertForPreTraining: pooler, MLM head, next-sentence head). Sets pooler,

@@ -82,6 +82,8 @@ struct ParamCount {
     // Multi-token prediction modules (DeepSeek-V3 sec. 2.2): each a MoE-shaped block, two norms, a 2h→h
     // projection and a final norm; embedding and output head shared with the main model. Not in total or active.
     std::uint64_t mtp = 0;
+    // A multimodal model's vision tower and projector (ModelConfig::vision_params): apart from total and active.
+    std::uint64_t vision = 0;
     std::uint64_t total = 0;
     std::uint64_t active = 0;  // used per token (MoE: only the visited experts); = total when dense
 };
