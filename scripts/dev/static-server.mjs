@@ -56,7 +56,7 @@ function inside(root, target) {
   return target === root || target.startsWith(root + path.sep);
 }
 
-/** The real path of `file`, or null when it does not exist (serve-static then answers 404). */
+/** The real path of `file`, or null when it does not exist (answered 404). */
 function realpathOrNull(file) {
   try {
     return realpathSync(file);
@@ -69,9 +69,8 @@ function realpathOrNull(file) {
  * The one reading of a request target that every check here and the file lookup share: the origin-form path
  * (it must start with "/"), cut at "?", percent-decoded once, with repeated slashes collapsed. Returns
  * { path, query, segments } or null for a target tally never serves: not origin-form, undecodable, a NUL or
- * backslash, or a "." or ".." segment (refused rather than resolved). serve-static is then handed `path`
- * re-encoded, so it looks up exactly the file that was checked: "//etclink/passwd" can no longer be read
- * as a host name by one parser and as a path by another.
+ * backslash, or a "." or ".." segment (refused rather than resolved). Its segments are what openServed resolves
+ * and opens, so "//etclink/passwd" can never be read as a host name by one parser and as a path by another.
  */
 export function requestPath(target) {
   if (typeof target !== 'string' || !target.startsWith('/')) return null;
@@ -91,7 +90,7 @@ export function requestPath(target) {
   return { path: `/${segments.join('/')}${trailing}`, query, segments };
 }
 
-/** `requestPath`'s path, percent-encoded again segment by segment (what serve-static decodes back). */
+/** `requestPath`'s path, percent-encoded again segment by segment (a redirect's Location). */
 function encodePath(decodedPath) {
   return decodedPath.split('/').map(encodeURIComponent).join('/');
 }
