@@ -81,7 +81,7 @@ test('inside arrays and objects too: the argument holding the value is the field
   assertRefused('block_quantize', { scheme: 'mxfp8_e4m3', values: [1, , 3] }, 'values', 'values[1]', 'hole');
 });
 
-test('calls JSON can carry still reach the engine: every example, a shared object, -0, and null for "absent"', () => {
+test('calls JSON can carry still reach the engine: every example, a shared array, null for "absent", "inf" as text', () => {
   for (const method of declared) {
     const before = wasmCalls;
     try {
@@ -96,7 +96,6 @@ test('calls JSON can carry still reach the engine: every example, a shared objec
   const shared = [1, 2, 3, 4];
   assert.ok(engine.call('roofline_custom', { ...exampleOf('roofline_custom'), intensity: shared }));
   assert.ok(engine.call('training_cost', { ...exampleOf('training_cost'), dollars_per_gpu_hour: null }));
-  assert.equal(engine.call('float_encode', { format: 'fp16', value: -0 }).code, 0x8000);
   // Text the engine reads as NaN or infinity is still text: float_encode takes it.
   assert.equal(engine.call('float_encode', { format: 'fp16', value: 'inf' }).code, 0x7c00);
 });
