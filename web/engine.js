@@ -1,6 +1,7 @@
 // The only module that touches the wasm Module. Every widget on a page shares one engine instance.
 // Usage: const engine = await getEngine(); engine.call('training_cost', {...}) -> result object,
-// or throws TallyError { field, message } for bad input (never NaN, never a wasm abort).
+// or throws TallyError { field, message } for bad input (never NaN, never a wasm abort). NaN, ±Infinity and
+// undefined are refused here, before the wasm, naming the argument: JSON has no way to carry them.
 
 /** An input the engine rejected; `field` is the argument at fault (e.g. "mfu"). */
 export class TallyError extends Error {
@@ -38,6 +39,50 @@ const CONSTANT_METHODS = new Set(['presets', 'gemm_kernels', 'float_formats', 'r
 // Calls remembered by name: enough for any one interaction the tests check, bounded for a long session.
 export const RECENT_CALLS = 1000;
 
+/**
+ * The first value inside `args` that JSON cannot carry (NaN, Infinity, -Infinity, undefined: JSON.stringify would
+ * send null or drop the key, and the engine would quietly take the default), as { where, value }; null when there
+ * is none. `where` names the argument first: "mfu", "values[3]", "model.layers". Walked without recursion, so a
+ * deeply nested argument cannot overflow the stack; an object met again (shared, or a cycle) is not walked twice.
+ */
+function firstUnsendable(args) {
+  const pending = Object.entries(args).reverse();
+  const seen = new Set();
+  while (pending.length) {
+    const [where, value] = pending.pop();
+    if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return { where, value };
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([`${where}[${i}]`, value[i]]);
+    } else if (typeof value.toJSON !== 'function') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([`${where}.${entries[i][0]}`, entries[i][1]]);
+    }
+  }
+  return null;
+}
+
+/** `args` as JSON text, or TallyError naming the argument that JSON cannot carry; nothing reaches the wasm first. */
+function argsJson(args) {
+  const bad = args !== null && typeof args === 'object' ? firstUnsendable(args) : null;
+  if (bad !== null) {
+    const field = bad.where.split(/[.[]/)[0];
+    throw new TallyError(
+      field,
+      bad.value === undefined
+        ? `${bad.where} is undefined: give it a value, or leave it out for the default`
+        : `${bad.where} is ${bad.value}, which JSON cannot carry: give a finite number`,
+    );
+  }
+  try {
+    return JSON.stringify(args);
+  } catch (error) {
+    // A cycle or a BigInt.
+    throw new TallyError('args', `the arguments cannot be written as JSON: ${error.message}`);
+  }
+}
+
 function deepFreeze(value) {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -69,9 +114,13 @@ class Engine {
     return this.recentCalls.slice(count - missed);
   }
 
-  /** Calls an engine API method; returns its result or throws TallyError. */
+  /**
+   * Calls an engine API method; returns its result or throws TallyError. A NaN, ±Infinity or undefined anywhere
+   * in `args` is refused here, naming its argument, before the wasm is called (JSON would turn it into null or
+   * drop it, and the engine would run with the default).
+   */
   call(method, args = {}) {
-    const argsText = JSON.stringify(args);
+    const argsText = argsJson(args);
     const constant = CONSTANT_METHODS.has(method);
     const key = `${method}\u0000${argsText}`;
     if (constant && this.constants.has(key)) return this.constants.get(key);

@@ -3,7 +3,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, renameSync, unlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  constants as FS,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  renameSync,
+  unlinkSync,
+} from 'node:fs';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import net from 'node:net';
@@ -18,6 +29,7 @@ import {
   cacheControlFor,
   FONT_MAX_AGE,
   MAX_HEADER_BYTES,
+  OPEN_FLAGS,
 } from '../../scripts/dev/static-server.mjs';
 import { PAGE_CSP } from '../../scripts/build/csp.mjs';
 
@@ -454,4 +466,188 @@ test('caching: the page and engine are revalidated (304 when unchanged), the ven
     assert.equal(again.status, 304, `${pathname} unchanged -> 304`);
   }
   assert.equal(cacheControlFor('/site/fonts-not-vendor/x.woff2'), 'no-cache');
+});
+
+/** What a raw socket gets back for `text` (the whole exchange, the server closing the connection). */
+function rawExchange(text, port = server.port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () => socket.write(text));
+    const chunks = [];
+    socket.setTimeout(10000, () => socket.destroy());
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', () => {});
+  });
+}
+
+test('a path swapped for a symlink, a folder link or a FIFO between the check and the open is never served', async (t) => {
+  // beforeOpen runs after the path was resolved and checked, just before the one open: the swap lands exactly in
+  // the window a by-name server (check, then open again by name) would have read the outside file through.
+  writeFileSync(path.join(base, 'site-secret/inner.txt'), SECRET);
+  const swaps = {
+    // The file itself becomes a link out: O_NOFOLLOW refuses it (ELOOP).
+    'swap-file.txt': (file) => {
+      unlinkSync(file);
+      symlinkSync(path.join(base, 'outside.txt'), file);
+    },
+    // A folder on the way becomes a link out: the open follows it, the descriptor's real path is outside.
+    'swap-dir/inner.txt': () => {
+      rmSync(path.join(site, 'swap-dir'), { recursive: true });
+      symlinkSync(path.join(base, 'site-secret'), path.join(site, 'swap-dir'));
+    },
+    // The file becomes a FIFO: O_NONBLOCK opens it without waiting for a writer, fstat refuses it.
+    'swap-fifo.txt': (file) => {
+      unlinkSync(file);
+      spawnSync('mkfifo', [file]);
+    },
+  };
+  writeFileSync(path.join(site, 'swap-file.txt'), 'inside\n');
+  mkdirSync(path.join(site, 'swap-dir'));
+  writeFileSync(path.join(site, 'swap-dir/inner.txt'), 'inside\n');
+  writeFileSync(path.join(site, 'swap-fifo.txt'), 'inside\n');
+  const swapped = [];
+  const racing = await startServer(site, 0, {
+    beforeOpen: (file) => {
+      const name = path.relative(site, file).split(path.sep).join('/');
+      if (swaps[name]) {
+        swapped.push(name);
+        swaps[name](file);
+      }
+    },
+  });
+  t.after(() => racing.close());
+  for (const name of Object.keys(swaps)) {
+    const r = await request(`/${name}`, { port: racing.port });
+    assert.equal(r.status, 404, `${name} -> ${r.status ?? r.error?.message}`);
+    assert.ok(!r.body.includes(SECRET), `${name} leaks nothing`);
+  }
+  assert.deepEqual(swapped, Object.keys(swaps), 'each swap happened between the check and the open');
+  assert.equal((await request('/app.js', { port: racing.port })).status, 200, 'still serving');
+  assert.equal(OPEN_FLAGS & FS.O_NOFOLLOW, FS.O_NOFOLLOW);
+  assert.equal(OPEN_FLAGS & FS.O_NONBLOCK, FS.O_NONBLOCK);
+});
+
+test('a Range request is answered uncompressed (identity 206) whatever the Accept-Encoding', async () => {
+  // expressjs/compression#185: the middleware compressed the 206, so the bytes did not match the range.
+  const text = `export const squares = ${JSON.stringify(Array.from({ length: 600 }, (_, i) => i * i))};\n`;
+  writeFileSync(path.join(site, 'ranged.js'), text);
+  const ranged = (range) =>
+    request('/ranged.js', { headers: { Range: range, 'Accept-Encoding': 'gzip, deflate, br' } });
+  const head = await ranged('bytes=0-99');
+  assert.equal(head.status, 206);
+  assert.equal(head.headers['content-encoding'], undefined, 'not compressed');
+  assert.equal(head.headers['content-range'], `bytes 0-99/${text.length}`);
+  assert.equal(head.body, text.slice(0, 100));
+  const tail = await ranged('bytes=-10');
+  assert.equal(tail.status, 206);
+  assert.equal(tail.headers['content-encoding'], undefined);
+  assert.equal(tail.body, text.slice(-10));
+  const middle = await ranged('bytes=1000-');
+  assert.equal(middle.body, text.slice(1000));
+  const beyond = await ranged(`bytes=${text.length + 5}-`);
+  assert.equal(beyond.status, 416);
+  assert.equal(beyond.headers['content-range'], `bytes */${text.length}`);
+  assert.equal(beyond.headers['access-control-allow-origin'], '*');
+  // Without Range the same request is compressed.
+  const whole = await request('/ranged.js', { headers: { 'Accept-Encoding': 'gzip, deflate, br' } });
+  assert.equal(whole.headers['content-encoding'], 'br');
+  assert.equal(whole.headers['accept-ranges'], 'bytes');
+});
+
+test("node's own answers carry the common headers: 400 without Host, 417 for an unknown Expect, 405 for CONNECT", async () => {
+  const answers = {
+    400: await rawExchange('GET /app.js HTTP/1.1\r\n\r\n'),
+    417: await rawExchange('GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\n\r\n'),
+    405: await rawExchange('CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n'),
+  };
+  for (const [status, raw] of Object.entries(answers)) {
+    assert.match(raw, new RegExp(`^HTTP/1\\.1 ${status} `), `${status}: ${JSON.stringify(raw.slice(0, 80))}`);
+    assert.match(raw, /\r\nAccess-Control-Allow-Origin: \*\r\n/i, status);
+    assert.match(raw, /\r\nX-Content-Type-Options: nosniff\r\n/i, status);
+    assert.ok(raw.toLowerCase().includes(`\r\ncontent-security-policy: ${PAGE_CSP.toLowerCase()}\r\n`), status);
+  }
+  assert.match(answers[405], /\r\nAllow: GET, HEAD\r\n/i);
+  // HTTP/1.0 needs no Host; "Expect: 100-continue" still gets its interim answer and the file.
+  assert.match(await rawExchange('GET /app.js HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /);
+  const continued = await rawExchange(
+    'GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+  );
+  assert.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  await assertStillServing();
+});
+
+test('a compressed file is prepared once per version and encoding, not per request', async () => {
+  const file = path.join(site, 'once.js');
+  const text = (n) => `export const cubes = ${JSON.stringify(Array.from({ length: n }, (_, i) => i ** 3))};\n`;
+  writeFileSync(file, text(500));
+  const get = (encoding) => request('/once.js', { headers: { 'Accept-Encoding': encoding } });
+  const before = server.compressions;
+  for (let i = 0; i < 5; i++) assert.equal((await get('br')).headers['content-encoding'], 'br');
+  assert.equal(server.compressions, before + 1, 'five brotli requests, one compression');
+  const results = await Promise.all([1, 2, 3, 4].map(() => get('gzip')));
+  assert.ok(results.every((r) => r.headers['content-encoding'] === 'gzip'));
+  assert.equal(server.compressions, before + 2, 'four concurrent gzip requests, one compression');
+  // A new version of the file (its size and mtime change) is compressed again, and the new bytes are served.
+  writeFileSync(file, text(700));
+  const raw = await new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: server.port, path: '/once.js', headers: { 'Accept-Encoding': 'br' } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      })
+      .on('error', reject);
+  });
+  assert.equal(zlib.brotliDecompressSync(raw).toString('utf8'), text(700));
+  assert.equal(server.compressions, before + 3);
+  assert.equal((await get('br')).status, 200);
+  assert.equal(server.compressions, before + 3);
+});
+
+test('started as root, the command line drops to nobody after listening and says so, or says why it could not', async (t) => {
+  if (process.getuid?.() !== 0) {
+    t.skip('not running as root: nothing to drop');
+    return;
+  }
+  const uidOf = (pid) =>
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .match(/^Uid:\s+(.*)$/m)[1]
+      .split(/\s+/);
+  // base is mode 0755 (set in before()), so nobody can read the site.
+  const probe = spawnSync(process.execPath, ['-e', 'require("fs").readdirSync(process.argv[1])', site], {
+    uid: 65534,
+    gid: 65534,
+  });
+  if (probe.status === 0) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [serverScript, site, '--port', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.after(() => child.kill());
+    const text = await waitForOutput(child, /tally explainer: http:\/\/127\.0\.0\.1/);
+    assert.match(text, /started as root, now running as user nobody \(uid 65534, gid 65534\)/);
+    assert.deepEqual(uidOf(child.pid), ['65534', '65534', '65534', '65534'], 'real, effective, saved and fs uid');
+    const r = await request('/app.js', { port });
+    assert.equal(r.status, 200, 'still serves, as nobody');
+    assert.equal(r.body, 'export const x = 1;\n');
+  } else {
+    t.diagnostic(`nobody cannot read ${site}: only the "could not" case runs`);
+  }
+  // A site under a private folder (mode 0700): nobody could not read it, so the server stays root and says why.
+  const secret = mkdtempSync(path.join(os.tmpdir(), 'tally-private-'));
+  t.after(() => rmSync(secret, { recursive: true, force: true }));
+  chmodSync(secret, 0o700);
+  writeFileSync(path.join(secret, 'index.html'), '<!doctype html><title>private</title>');
+  const port = await freePort();
+  const child = spawn(process.execPath, [serverScript, secret, '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill());
+  const text = await waitForOutput(child, /tally explainer: http:\/\/127\.0\.0\.1/);
+  assert.match(
+    text,
+    /still running as root: user nobody \(uid 65534, gid 65534\) cannot read .*tally-private-.* \(EACCES/,
+  );
+  assert.equal(uidOf(child.pid)[1], '0');
+  assert.equal((await request('/', { port })).status, 200, 'still serves, as root');
 });
