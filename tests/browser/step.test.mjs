@@ -176,8 +176,12 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   );
 
   await setControl(widget, 'stack', 'megatron-te');
+  // Megatron-Core overlaps no TP traffic by default: the run's own switch turns it on.
+  assert.equal((await widget.evaluate((el) => el.stepArgs)).tp_comm_overlap, undefined, "the stack's default");
+  await setControl(widget, 'tp_comm_overlap', 'true');
   const shown = await widget.evaluate((el) => ({ args: el.stepArgs, result: el.result }));
   assert.equal(shown.args.stack, 'megatron-te');
+  assert.equal(shown.args.tp_comm_overlap, true);
   const expected = native('step_time', shown.args);
   assert.deepEqual(shown.result, expected, 'wasm and native agree to the last bit');
   assert.equal(expected.layout.stack, 'megatron-te');
@@ -211,7 +215,7 @@ test("step time: the stack is a field offering the engine's profiles, and the ba
   await widget.locator('button[data-action="plan"]').click();
   await widget.locator('tr[data-rank="0"]').waitFor();
   const plan = await widget.evaluate((el) => el.plan);
-  const planned = native('plan', { ...PLANNER_EXAMPLE, stack: 'megatron-te', top: 5 });
+  const planned = native('plan', { ...PLANNER_EXAMPLE, stack: 'megatron-te', tp_comm_overlap: true, top: 5 });
   assert.deepEqual(plan, planned, 'the planner ran on the chosen stack');
   const bandCells = await widget
     .locator('tr[data-rank] td.num:nth-child(4)')

@@ -115,6 +115,16 @@ const FIELDS = [
   },
   declaredField('step_time', 'compile', 'check', 'torch.compile'),
   declaredField('step_time', 'async_tp', 'check', 'Async TP'),
+  // Three states: unset takes the stack's default (Megatron-Core's is off), so "stack" sends nothing.
+  declaredField('step_time', 'tp_comm_overlap', 'select', 'TP communication overlap', {
+    options: () => [
+      { value: 'stack', label: "the stack's default" },
+      { value: 'true', label: 'on' },
+      { value: 'false', label: 'off' },
+    ],
+    fallback: 'stack',
+    toArg: (v) => (v === 'stack' ? undefined : v === 'true'),
+  }),
   declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather'),
   declaredField('step_time', 'ep_overlap', 'check', 'MoE all-to-all overlap (combined 1F1B)'),
   declaredField('step_time', 'fabric', 'select', 'Cluster fabric', {
@@ -127,7 +137,16 @@ const FIELDS = [
   }),
 ];
 /** step_time's choices that are not the layout: the planner searches layouts under the same ones. */
-const PLANNED_OPTIONS = ['compile', 'async_tp', 'fp8_all_gather', 'ep_overlap', 'fabric', 'lora_rank', 'lora_targets'];
+const PLANNED_OPTIONS = [
+  'compile',
+  'async_tp',
+  'tp_comm_overlap',
+  'fp8_all_gather',
+  'ep_overlap',
+  'fabric',
+  'lora_rank',
+  'lora_targets',
+];
 
 /**
  * The place a prediction is rounded to under an absolute error `e`: the Particle Data Group's rule (Review of
