@@ -261,7 +261,7 @@ export interface ParamsArgs extends SharedModelArgs {}
 /** The result of params (fields typed from its example calls; some appear only with certain arguments). */
 export interface ParamsResult {
   /** the resolved tally config */
-  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
+  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; num_sliding_layers?: number; qk_norm?: boolean; sandwich_norm?: boolean; sliding_window?: number; vision_params?: number; [key: string]: unknown };
   /** every parameter (MTP modules apart); unit parameters */
   total?: number;
   /** parameters a token visits; unit parameters */
@@ -275,7 +275,7 @@ export interface ParamsResult {
   /** multi-token prediction modules: {count, formula}, when the model has them; unit parameters */
   mtp?: { count: number; formula: string; [key: string]: unknown };
   /** a multimodal model's vision tower and projector, apart from total, when counted; unit parameters */
-  vision?: unknown;
+  vision?: number;
   [field: string]: unknown;
 }
 

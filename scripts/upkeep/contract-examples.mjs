@@ -2,15 +2,19 @@
 // result takes): gen-contract.mjs runs them and types each method's result fields in web/tally-api.d.ts from what
 // they return (tests/node/contract.test.mjs requires an entry per declared method and checks other calls fit).
 // Small sizes keep the measured methods (GEMM, probes) to milliseconds.
+import { readFileSync } from 'node:fs';
+
 // A model method's calls: a dense model and a mixture of experts (whose config and results carry more fields).
 const denseAndMoe = (args) => [args, { ...args, model: 'deepseek-v3' }];
+// A multimodal config.json (Gemma 3 4B): params counts its vision tower apart from the language model.
+const gemma3 = JSON.parse(readFileSync(new URL('../../tests/fixtures/hf/gemma3-4b-it.json', import.meta.url), 'utf8'));
 
 export const EXAMPLES = {
   methods: { detail: true },
   assumptions: {},
   presets: {},
   model: denseAndMoe({ model: 'gpt2-small' }),
-  params: denseAndMoe({ model: 'gpt2-small' }),
+  params: [...denseAndMoe({ model: 'gpt2-small' }), { hf_config: gemma3 }],
   flops: denseAndMoe({ model: 'gpt2-small', tokens: 1e9 }),
   training_cost: denseAndMoe({
     model: 'gpt2-small',

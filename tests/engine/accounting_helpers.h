@@ -54,6 +54,13 @@ inline nlohmann::json modern_run(const std::string& id) {
     return nlohmann::json::object();
 }
 
+// A config.json fixture under tests/fixtures/hf, written from the published values.
+inline nlohmann::json hf_fixture(const std::string& name) {
+    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/tests/fixtures/hf/" + name + ".json");
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+}
+
 // A fit-half run of the modern set, expressible: mechanisms are checked on the half their constants were chosen on.
 inline nlohmann::json fit_run(const std::string& id) {
     const nlohmann::json run = modern_run(id);

@@ -23,14 +23,8 @@ using u64 = std::uint64_t;
 
 namespace {
 
-// The config.json fixtures under tests/fixtures/hf, written from the published values.
-json fixture(const std::string& name) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/tests/fixtures/hf/" + name + ".json");
-    REQUIRE(in.good());
-    std::stringstream text;
-    text << in.rdbuf();
-    return json::parse(text.str());
-}
+// The config.json fixtures under tests/fixtures/hf (accounting_helpers.h).
+json fixture(const std::string& name) { return tally_test::hf_fixture(name); }
 
 tally::ModelConfig hf(const std::string& name) { return tally::load_hf_config(fixture(name)); }
 

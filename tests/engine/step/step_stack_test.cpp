@@ -105,9 +105,12 @@ TEST_CASE("long sequences on H100 with FlashAttention-2: MPT-7B at 65,536 over 2
         attention_efficiency(AttentionKernel::FlashAttention2, "ampere"));  // FA3 and cuDNN's sm90 kernels need Hopper
 }
 
-TEST_CASE("Megatron-Core with TE overlaps sequence-parallel communication: GPT 32B on 384 H100 at 46 % MFU") {
+TEST_CASE(
+    "Megatron-Core with TE and --tp-comm-overlap hides sequence-parallel communication: GPT 32B on 384 H100 at "
+    "46 % MFU") {
     nlohmann::json args = fit_run("megatron-core-r0.8-gpt-32b-384gpu")["args"];
     REQUIRE(args["stack"] == "megatron-te");
+    REQUIRE(args["tp_comm_overlap"] == true);  // the source states --tp-comm-overlap
     const nlohmann::json r = api::invoke("step_time", args);
     const double mfu = r["mfu"].get<double>();
     INFO("predicted MFU " << mfu);
@@ -116,7 +119,12 @@ TEST_CASE("Megatron-Core with TE overlaps sequence-parallel communication: GPT 3
     CHECK(std::fabs(mfu - 0.46) / 0.46 < 0.12);
     CHECK(r["layout"]["stack"] == "megatron-te");
     CHECK(seconds_of(args, "tp_comm_hidden") > 0);
-    nlohmann::json generic = args;
+    // Megatron-Core's default (ModelParallelConfig.tp_comm_overlap False): without the switch nothing hides.
+    nlohmann::json off = args;
+    off.erase("tp_comm_overlap");
+    CHECK(seconds_of(off, "tp_comm_hidden") == 0);
+    CHECK(seconds_of(off, "tp_comm") > 0);
+    nlohmann::json generic = off;
     generic["stack"] = "generic";
     CHECK(seconds_of(generic, "tp_comm_hidden") == 0);
     CHECK(seconds_of(generic, "tp_comm") > seconds_of(args, "tp_comm"));
