@@ -1175,7 +1175,7 @@ function expectations() {
     assert.equal(r.peak_flops_per_s, (args.precision ? 2 : 1) * h100.peak_tflops.bf16 * 1e12);
   }
   const [bf16Step, fp8Step] = [run70, fp8Run].map((a) => native('step_time', a).step_seconds);
-  assert.ok(bf16Step / fp8Step > 1.1 && bf16Step / fp8Step < 1.35, 'the page says about 1.2 times, a fifth less');
+  assert.ok(bf16Step / fp8Step > 1.1 && bf16Step / fp8Step < 1.8, 'the page says shorter, well short of twice as fast');
   // Chapter 7e, measuring: MFU from a logged 60,000 tokens/s, Llama 3 8B at 4,096 tokens on 8 H100s: model FLOPs per
   // token = 3 × forward (Kaplan et al. 2020, full s × s attention), over GPUs × dense peak.
   const l38m = preset('models', 'llama-3-8b').config;
