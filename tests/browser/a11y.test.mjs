@@ -74,18 +74,23 @@ test('axe-core finds no WCAG 2.2 AA or best-practice violation on the page at 37
   assert.ok(found.length === 0, found.join('\n\n'));
 });
 
-test('axe-core finds no violation on any widget alone in embed.html at 375 and 1280 px, light and dark', async (t) => {
+test('axe-core finds no violation on any widget alone in embed.html, at 375 px light and 1280 px dark', async (t) => {
+  // Every widget is also on index.html, which the test above audits at both widths in both schemes; alone in the
+  // frame each is audited once per width and once per scheme (two passes, not four), which is what the frame adds.
   const site = await startSite();
   t.after(() => site.close());
   const widgets = await embeddableWidgets(site);
+  const passes = [
+    [VIEWPORTS[0], SCHEMES[0]],
+    [VIEWPORTS[1], SCHEMES[1]],
+  ];
   const found = [];
   for (const widget of widgets)
-    for (const { name, size } of VIEWPORTS)
-      for (const scheme of SCHEMES) {
-        const violations = await audit(site, `/embed.html?widget=${widget}`, size, scheme);
-        if (violations.length)
-          found.push(`embed.html?widget=${widget} at ${name} px, ${scheme}:\n${describe(violations)}`);
-      }
+    for (const [{ name, size }, scheme] of passes) {
+      const violations = await audit(site, `/embed.html?widget=${widget}`, size, scheme);
+      if (violations.length)
+        found.push(`embed.html?widget=${widget} at ${name} px, ${scheme}:\n${describe(violations)}`);
+    }
   assert.ok(found.length === 0, found.join('\n\n'));
-  t.diagnostic(`${widgets.length} widgets x 2 widths x 2 schemes checked: ${widgets.join(', ')}`);
+  t.diagnostic(`${widgets.length} widgets x 2 passes (375 px light, 1280 px dark) checked: ${widgets.join(', ')}`);
 });

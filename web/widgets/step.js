@@ -5,7 +5,7 @@
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
 //   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds),
-//   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults)
+//   shard-group, compile, async-tp, tp-comm-overlap (stack = the stack's default), fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
