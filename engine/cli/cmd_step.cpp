@@ -231,6 +231,7 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     const json split = file.value("split", json());
     json rows = json::array(), skipped = json::array();
     std::vector<BandRun> band_runs;
+    std::vector<std::size_t> row_band_run;  // each row's own (known-stack) entry in band_runs
     // The run's kind for the error bands, as step_time looks its band up.
     const auto band_run = [](const json& r, const ValidationRun& run, double error, bool known_stack) {
         const json& layout = r["layout"];
@@ -275,6 +276,7 @@ int validate(const std::string& path, bool json_output, const std::string& bands
                  {"predicted", *predicted},
                  {"error", (*predicted - run.published) / run.published}};
         if (!run.group.empty()) row["group"] = run.group;
+        row_band_run.push_back(band_runs.size());
         band_runs.push_back(band_run(r, run, row["error"].get<double>(), true));
         row["regime"] = band_runs.back().regime;  // compute-bound or overhead-bound (tally/step/bands.h)
         // The same run as tally predicts it without knowing its software: the bands of a stack without rows.
@@ -299,18 +301,13 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     const std::vector<BandEntry> bands = band_table(band_runs);
     const BandCoverage loso = leave_one_source_out(band_runs);
     // Each row's band from the other sources' runs, as given (the known-stack run of that row).
-    {
-        std::size_t k = 0;
-        for (auto& row : rows) {
-            while (k < band_runs.size() && !band_runs[k].known_stack) ++k;
-            if (k == band_runs.size()) break;
-            const std::optional<Band>& b = loso.bands[k++];
-            const double e = row["error"].get<double>();
-            row["band"] =
-                b ? json{{"lower", b->lower}, {"upper", b->upper},     {"level", b->level},
-                         {"key", b->key},     {"widened", b->widened}, {"inside", e >= b->lower && e <= b->upper}}
-                  : json();
-        }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::optional<Band>& b = loso.bands[row_band_run[i]];
+        const double e = rows[i]["error"].get<double>();
+        rows[i]["band"] =
+            b ? json{{"lower", b->lower}, {"upper", b->upper},     {"level", b->level},
+                     {"key", b->key},     {"widened", b->widened}, {"inside", e >= b->lower && e <= b->upper}}
+              : json();
     }
     const auto share = [](std::size_t k, std::size_t n) {
         return n ? static_cast<double>(k) / static_cast<double>(n) : 0.0;
