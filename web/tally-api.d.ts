@@ -1687,8 +1687,10 @@ export interface CollectiveResult {
   hardware?: { id: string; name: string; source: string; [key: string]: unknown };
   /** share of the link bandwidth achieved */
   efficiency?: number;
-  /** latency of one step; unit s */
+  /** latency of one step (NCCL's latency / steps); unit s */
   step_latency_seconds?: number;
+  /** NCCL's protocol its cost model picks: LL, LL128 or Simple */
+  protocol?: string;
   /** bus bandwidth / algorithm bandwidth */
   bus_factor?: number;
   /** bytes each rank sends; unit bytes */

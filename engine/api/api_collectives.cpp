@@ -50,7 +50,8 @@ constexpr std::array kCollectiveResult = std::to_array<Field>({
     {"ranks", "", "ranks in all"},
     {"hardware", "", "{id, name, source} of the interconnect"},
     {"efficiency", "", "share of the link bandwidth achieved"},
-    {"step_latency_seconds", "s", "latency of one step"},
+    {"step_latency_seconds", "s", "latency of one step (NCCL's latency / steps)"},
+    {"protocol", "", "NCCL's protocol its cost model picks: LL, LL128 or Simple"},
     {"bus_factor", "", "bus bandwidth / algorithm bandwidth"},
     {"bytes_sent_per_rank", "bytes", "bytes each rank sends"},
     {"bottleneck_bytes_per_s", "bytes/s", "bandwidth of the slowest link"},
@@ -92,7 +93,7 @@ json collective(const json& args) {
              {"efficiency", links.efficiency}};
     out.update(TALLY_MEMBERS(c, seconds, latency_seconds, bandwidth_seconds, steps, step_latency_seconds,
                              algorithm_bytes_per_s, bus_bytes_per_s, bus_factor, bytes_sent_per_rank, bottleneck,
-                             bottleneck_bytes_per_s));
+                             bottleneck_bytes_per_s, protocol));
     return out;
 }
 

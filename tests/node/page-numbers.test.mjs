@@ -676,23 +676,20 @@ function expectations() {
   put('step_time', chunks2, 'memory_bytes', run2.memory_bytes, 'native CLI');
   assert.equal(run2.fits, false, 'the page says two chunks per stage do not fit');
   assert.ok(run2.memory_bytes > usable('h100-sxm').usable, 'more than an H100 has');
-  // Chapter 7b's account of the validation (`tally step --validate`): 17 runs, a median error of 4 % (in-sample),
-  // seven predicted below what they reached, the largest Megatron-LM 2022 runs by 8 %, MT-NLG +23 to +28 %,
-  // BLOOM +17 %, Llama 3 within 1 %. Not a bound: errors of both signs.
+  // Chapter 7b's account of the validation (`tally step --validate`): 17 runs, a median error of 5 % (in-sample),
+  // nine predicted below what they reached, the largest Megatron-LM 2022 runs by 8 to 9 %, Llama 3's by 2 and 7 %,
+  // MT-NLG +22 to +28 %, BLOOM +17 %. Not a bound: errors of both signs.
   const validation = JSON.parse(execFileSync(nativeCli, ['step', '--validate', '--json'], { encoding: 'utf8' }));
   const pct = (e) => Math.round(100 * e);
   const errorsOf = (prefix) => validation.runs.filter((r) => r.id.startsWith(prefix)).map((r) => pct(r.error));
   assert.equal(validation.runs.length, 17, 'seventeen published runs');
-  assert.equal(pct(validation.median_abs_error), 4, 'median error 4 %');
-  assert.equal(validation.runs.filter((r) => r.error < 0).length, 7, 'seven runs reached more than predicted');
-  assert.deepEqual(errorsOf('korthikanti-2022').slice(-2), [-8, -8], 'the largest Megatron-LM 2022 runs by 8 %');
+  assert.equal(pct(validation.median_abs_error), 5, 'median error 5 %');
+  assert.equal(validation.runs.filter((r) => r.error < 0).length, 9, 'nine runs reached more than predicted');
+  assert.deepEqual(errorsOf('korthikanti-2022').slice(-2), [-9, -8], 'the largest Megatron-LM 2022 runs by 8 to 9 %');
   const mtnlg = errorsOf('mt-nlg');
-  assert.deepEqual([Math.min(...mtnlg), Math.max(...mtnlg)], [23, 28], 'MT-NLG +23 to +28 %');
+  assert.deepEqual([Math.min(...mtnlg), Math.max(...mtnlg)], [22, 28], 'MT-NLG +22 to +28 %');
   assert.deepEqual(errorsOf('bloom'), [17], 'BLOOM +17 %');
-  assert.ok(
-    errorsOf('llama3').every((e) => Math.abs(e) <= 1),
-    'Llama 3 within 1 %',
-  );
+  assert.deepEqual(errorsOf('llama3'), [-2, -7], "Llama 3's runs reached 2 and 7 % more");
   // Chapter 7b's held-out account: tally step --validate --runs content/validation/runs-modern.json (--json).
   const modernFile = path.join(root, 'content/validation/runs-modern.json');
   const modernRuns = JSON.parse(readFileSync(modernFile, 'utf8'));
@@ -720,8 +717,8 @@ function expectations() {
   assert.deepEqual([fit.count, one(fit.median_abs_error)], [81, 6.9], 'fit half');
   assert.deepEqual(
     [held.count, held.skipped_not_expressible, one(held.median_abs_error), pct(held.within_20_percent)],
-    [76, 6, 10.0, 82],
-    'held-out: 76 expressible, 6 not, 10.0 %, 82 % within 20 %',
+    [76, 6, 9.8, 83],
+    'held-out: 76 expressible, 6 not, 9.8 %, 83 % within 20 %',
   );
   const heldRuns = modern.runs.filter((r) => r.half === 'heldout');
   assert.equal(heldRuns.filter((r) => Math.abs(r.error) > 0.5).length, 2, '2 held-out runs off by more than half');
@@ -740,18 +737,18 @@ function expectations() {
       pct(modern.band_coverage.inside_leave_one_source_out_band),
       pct(modern.band_coverage.generic_inside_leave_one_source_out_band),
     ],
-    [89, 75],
-    "89 % inside the other sources' band as given, 75 % as generic",
+    [90, 72],
+    "90 % inside the other sources' band as given, 72 % as generic",
   );
   // Problem 5: nanotron's 3.57B on 512 GPUs, overhead-bound, inside the band the other sources give it.
   const n357 = modern.runs.find((r) => r.id === 'nanotron-3p57b-512gpu');
-  assert.deepEqual([one(n357.published), one(n357.predicted)], [10.5, 12.7], 'problem 5: 10.5 % published, 12.7 %');
-  assert.equal(pct(0.127 / 0.105 - 1), 21, "problem 5's answer from the rounded figures");
+  assert.deepEqual([one(n357.published), one(n357.predicted)], [10.5, 12.5], 'problem 5: 10.5 % published, 12.5 %');
+  assert.equal(pct(0.125 / 0.105 - 1), 19, "problem 5's answer from the rounded figures");
   assert.equal(n357.regime, 'overhead-bound');
   assert.deepEqual(
     [n357.band.level, pct(n357.band.lower), pct(n357.band.upper), n357.band.inside],
-    ['any stack/regime', -36, 54, true],
-    'problem 5: the other sources give it -36 % to +54 %, and it lies inside',
+    ['any stack/regime', -33, 37, true],
+    'problem 5: the other sources give it -33 % to +37 %, and it lies inside',
   );
   // The widget default's band: generic on H100s, the runs predicted as generic (the any-stack levels).
   assert.match(run44.band.level, /^any stack/);
@@ -1056,17 +1053,18 @@ function expectations() {
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
   fineTuning(put, l27, n7);
 
-  // Chapter 7a: alpha-beta ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests
-  // #212: 370 of 450 GB/s), NCCL's per-step latencies (tuning.cc, Ring/LL: 0.4 µs NVLink, 0.9 µs network, 3.6 µs base).
+  // Chapter 7a: ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests #212:
+  // 370 of 450 GB/s), priced as NCCL's own cost model does (src/graph/tuning.cc at NVIDIA/nccl b6475625): each
+  // protocol's latency and bandwidth share, the fastest protocol taken.
   const links = preset('hardware', 'h100-sxm').interconnect;
   const nvlink = 0.8 * links.intra_node_gb_s * 1e9;
   const card = 0.8 * links.network_gb_s * 1e9;
   const allReduce = (bytes, perNode, nodes, tree = false) => {
     const n = perNode * nodes;
     const link = nodes > 1 ? Math.min(perNode > 1 ? nvlink : Infinity, perNode * card) : nvlink;
-    const steps = tree ? 2 * Math.ceil(Math.log2(n)) : 2 * (n - 1);
-    const seconds = 3.6e-6 + steps * (nodes > 1 ? 0.9e-6 : 0.4e-6) + (tree ? 2 : (2 * (n - 1)) / n) * (bytes / link);
-    return { seconds, algbw: bytes / seconds, busbw: ((bytes / seconds) * 2 * (n - 1)) / n };
+    const picked = {};
+    const seconds = nccl('all_reduce', bytes, perNode, nodes, link, tree ? 'tree' : 'ring', picked);
+    return { seconds, latency: picked.latency, algbw: bytes / seconds, busbw: ((bytes / seconds) * 2 * (n - 1)) / n };
   };
   for (const [bytes, perNode, nodes, tree] of [
     [1e9, 8, 1],
@@ -1085,6 +1083,7 @@ function expectations() {
     put('collective', args, 'seconds', r.seconds, why);
     put('collective', args, 'algorithm_bytes_per_s', r.algbw, 'message / time');
     put('collective', args, 'bus_bytes_per_s', r.busbw, 'algbw × 2(n-1)/n (nccl-tests)');
+    put('collective', args, 'latency_seconds', r.latency, "the fastest protocol's latency (NCCL's model)");
   }
   // The communication roofline of one Llama 2 7B layer, bf16, one 4,096-token sequence per replica.
   const l27c = preset('models', 'llama-2-7b').config;
@@ -1265,8 +1264,8 @@ function expectations() {
  * sinks), a binomial load against the capacity, and 2 k h e (ep - 1)/ep bytes per token.
  */
 function teach25a(put, allReduce, nvlink, card) {
-  // Ring all-gather or reduce-scatter inside one node: (n-1)/n of the buffer, n-1 steps of 0.4 µs after 3.6 µs.
-  const gather = (bytes, n = 8) => 3.6e-6 + (n - 1) * 0.4e-6 + (((n - 1) / n) * bytes) / nvlink;
+  // Ring all-gather or reduce-scatter inside one node, as NCCL's model prices it.
+  const gather = (bytes, n = 8) => nccl('all_gather', bytes, n, 1, nvlink, 'ring');
   const L = 32,
     F = 0.0028,
     B = 2 * F,
@@ -1613,3 +1612,56 @@ test('every engine-computed number in the prose equals an independently computed
     .map((r) => `${r.key}: page "${r.text}", expected "${r.expected}" (${r.why})`);
   assert.deepEqual(wrong, []);
 });
+
+/**
+ * NCCL's cost model of one collective (src/graph/tuning.cc at NVIDIA/nccl b6475625): for each protocol (LL, LL128,
+ * Simple) a latency of base + steps x per-step latency (tree: 2 x (ranks per node - 1) NVLink steps + 2 log2(nodes)
+ * network steps) and a share of the link, the fastest taken. Written from the source, apart from the engine's copy.
+ */
+function nccl(kind, bytes, perNode, nodes, link, algorithm, picked = {}) {
+  const n = perNode * nodes;
+  const multi = nodes > 1;
+  const us = 1e-6;
+  const protocols = [
+    { base: [6.8, 6.6], nvl: [0.6, 0.6], net: [5.0, 2.7] }, // LL: [tree, ring]
+    { base: [14, 14], nvl: [1.25, 1.9], net: [8.5, 4.0] }, // LL128
+    { base: [0, 8.4], nvl: [28, 3.4], net: [28, 14] }, // Simple
+  ];
+  const treeCorrection = [
+    [1, 1, 1, 1, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1, 1],
+    [0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9],
+  ];
+  const llCap = [87.7e9, 39e9, 20.4e9][nodes <= 2 ? nodes - 1 : 2];
+  const allReduce = kind === 'all_reduce';
+  const steps = allReduce ? 2 * (n - 1) : n - 1;
+  const interSteps = allReduce ? (multi ? 2 * nodes : 0) : nodes - 1;
+  const log2i = (x) => (x < 2 ? 0 : Math.floor(Math.log2(x)));
+  let best = Infinity;
+  protocols.forEach((p, i) => {
+    const simple = i === 2;
+    let lat, bw;
+    if (algorithm === 'tree') {
+      lat = p.base[0] + 2 * ((perNode - 1) * p.nvl[0] + log2i(nodes) * p.net[0]);
+      let bus = 0.92 * link;
+      if (i === 0) bus = Math.min(bus / 3.8, llCap);
+      if (i === 1) bus *= nodes === 1 ? 7 / 9 : 120 / 128;
+      const logSize = log2i(bytes / 64);
+      if (logSize < 23) bus *= treeCorrection[i][logSize];
+      bw = bytes / (0.5 * bus);
+    } else {
+      const intra = multi ? Math.max(p.nvl[1], simple ? 3 : 1) : p.nvl[1];
+      lat = p.base[1] + (steps - interSteps) * intra + interSteps * p.net[1];
+      if (simple && multi && allReduce && bytes / (16 * n) >= 64) lat *= 1.4;
+      let bus = link;
+      if (i === 0) bus = Math.min(llCap, bus * (multi || allReduce ? 1 / 4 : 1 / 3));
+      if (i === 1) bus *= perNode < 2 ? 0.7 : 0.92;
+      bw = (bytes * steps) / (n * bus);
+    }
+    if (lat * us + bw < best) {
+      best = lat * us + bw;
+      picked.latency = lat * us;
+    }
+  });
+  return best;
+}

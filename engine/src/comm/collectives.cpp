@@ -1,5 +1,7 @@
 #include "tally/comm/collectives.h"
 
+#include "tally/comm/nccl_cost.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -141,7 +143,16 @@ Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement&
             break;
         }
     }
-    c.latency_seconds = kLaunchLatencySeconds + static_cast<double>(c.steps) * c.step_latency_seconds;
+    if (kind == Kind::AllToAll) {
+        c.latency_seconds = kLaunchLatencySeconds + static_cast<double>(c.steps) * c.step_latency_seconds;
+    } else {
+        // NCCL's own model (nccl_cost.h): the protocol it would pick, its latency and the bandwidth it keeps.
+        const NcclTime t = nccl_time(kind, algorithm, message_bytes, placement, link);
+        c.latency_seconds = t.latency_seconds;
+        c.bandwidth_seconds = t.bandwidth_seconds;
+        c.protocol = to_string(t.protocol);
+        c.step_latency_seconds = c.steps > 0 ? t.latency_seconds / static_cast<double>(c.steps) : 0;
+    }
     c.seconds = c.latency_seconds + c.bandwidth_seconds;
     c.algorithm_bytes_per_s = message_bytes / c.seconds;
     c.bus_bytes_per_s = c.algorithm_bytes_per_s * c.bus_factor;

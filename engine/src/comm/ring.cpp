@@ -1,5 +1,7 @@
 #include "tally/comm/ring.h"
 
+#include "tally/comm/nccl_cost.h"
+
 namespace tally {
 
 double ring_all_reduce_seconds(double bytes, std::int64_t n, double bytes_per_s, double latency_s) {
@@ -12,6 +14,16 @@ double ring_gather_seconds(double bytes, std::int64_t n, double bytes_per_s, dou
     if (n <= 1 || bytes <= 0) return 0;
     const double nd = static_cast<double>(n);
     return (nd - 1) / nd * bytes / bytes_per_s + latency_s;
+}
+
+double nccl_all_reduce_seconds(double bytes, const collectives::Placement& placement, double bytes_per_s) {
+    if (placement.ranks() <= 1 || bytes <= 0) return 0;
+    return collectives::nccl_time(collectives::Kind::AllReduce, bytes, placement, bytes_per_s, true).seconds;
+}
+
+double nccl_gather_seconds(double bytes, const collectives::Placement& placement, double bytes_per_s) {
+    if (placement.ranks() <= 1 || bytes <= 0) return 0;
+    return collectives::nccl_time(collectives::Kind::AllGather, bytes, placement, bytes_per_s, false).seconds;
 }
 
 }  // namespace tally

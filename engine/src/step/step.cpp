@@ -1,5 +1,6 @@
 #include "tally/step/step.h"
 #include "tally/comm/fabric.h"
+#include "tally/comm/ring.h"
 #include "tally/step/step_dp.h"
 #include "tally/parallel/step_stages.h"
 #include "tally/parallel/moe.h"
@@ -129,6 +130,8 @@ const std::vector<StackProfile>& stack_profiles() {
          .tp_comm_overlap = false,
          // cp_comm_type "p2p", the Megatron-Core default (TE attention.py, AttnFuncWithCPAndKVP2P; step_cp.h).
          .cp_exchange = CpExchange::Ring,
+         // Buckets of max(40M, 1M x dp) parameters, one bucket without overlap (distributed_data_parallel.py).
+         .grad_sync = GradSync{.bucket_params = 40e6, .bucket_params_per_rank = 1e6},
          .expert_host_launches = true},
         // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
         {.id = "pytorch-fsdp", .name = "PyTorch FSDP (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
@@ -152,6 +155,8 @@ const std::vector<StackProfile>& stack_profiles() {
          .per_op_sac = true,
          .eager_elementwise = true,
          .fsdp_keep_gathered_with_pp = true,
+         // DDP through replicate(model, device_mesh=dp_mesh, bucket_cap_mb=100) (parallelize_llama.py apply_ddp).
+         .grad_sync = GradSync{.bucket_bytes = 100.0 * 1024 * 1024},
          .torch_grouped_mm = true,
          .separate_qkv = true,
          .pipeline_lockstep = true},
@@ -162,7 +167,7 @@ const std::vector<StackProfile>& stack_profiles() {
         {.id = "nanotron",
          .name = "nanotron (flash-attn 2)",
          .attention = AttentionKernel::FlashAttention2,
-         .grad_sync = GradSync{true, true, true},
+         .grad_sync = GradSync{.fp32 = true, .zero_after_backward = true, .tied_after_backward = true},
          .cost_balanced_stages = true,
          // Its loss (Loss, sharded_cross_entropy in tensor_parallel/functional.py): bf16 -> fp32 cast (2 + 4 bytes),
          // max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide (4 + 4); backward multiply (4 + 4), cast (4 + 2).
@@ -170,7 +175,11 @@ const std::vector<StackProfile>& stack_profiles() {
          // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
          .eager_glu = true},
         // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
-        {.id = "deepspeed", .name = "DeepSpeed (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
+        // ZeRO reduces in buckets of reduce_bucket_size = 5e8 elements (deepspeed/runtime/zero/config.py default).
+        {.id = "deepspeed",
+         .name = "DeepSpeed (flash-attn 2)",
+         .attention = AttentionKernel::FlashAttention2,
+         .grad_sync = GradSync{.bucket_params = 5e8}},
     };
     return profiles;
 }
@@ -528,13 +537,12 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     Interconnect with_fabric;  // a measured fabric (fabric.h) replaces the nominal cards for the ring collectives
     const Interconnect& ic =
         layout.fabric.empty() ? hw.interconnect : fabric_interconnect(hw, layout.fabric, with_fabric);
-    const bool tp_in_node = st.tp <= node;
     // Ranks are placed tensor first, then data, then pipeline (Megatron-LM order): a TP group fills its nodes.
     const auto domains = [](std::int64_t ranks, std::int64_t per_node) { return (ranks + per_node - 1) / per_node; };
     const std::int64_t tp_per_node = std::min(st.tp, node);
     const double tp_bw =
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, tp_per_node, domains(st.tp, tp_per_node));
-    const double tp_lat = tp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+    const collectives::Placement tp_group{tp_per_node, domains(st.tp, tp_per_node)};
     const double act_msg = tokens * h * e;  // the full s·b·h activation each collective reduces or gathers
     // Megatron-LM: 2 all-reduces in the forward and 2 in the backward per layer (Shoeybi et al. 2019,
     // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
@@ -543,9 +551,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Sequence parallelism: an all-gather and a reduce-scatter each; torchtitan's float8 plan gathers in FP8 (step_tp.h).
     const double sp_gather_bytes =
         sp_gather_element_bytes(stack.fp8_tensorwise_sp_gather, layout.precision, e, linear_bytes);
-    const double sp_gather = ring_gather_seconds(act_msg * sp_gather_bytes / e, st.tp, tp_bw, tp_lat);
-    const double one = sp ? sp_gather + ring_gather_seconds(act_msg, st.tp, tp_bw, tp_lat)
-                          : ring_all_reduce_seconds(act_msg, st.tp, tp_bw, tp_lat);
+    const double sp_gather = nccl_gather_seconds(act_msg * sp_gather_bytes / e, tp_group, tp_bw);
+    const double one = sp ? sp_gather + nccl_gather_seconds(act_msg, tp_group, tp_bw)
+                          : nccl_all_reduce_seconds(act_msg, tp_group, tp_bw);
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     // The run's own --tp-comm-overlap when given, else its stack's default.
@@ -646,11 +654,10 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // one node holds the group only when t·dp fits in it. Gradients are reduced over dp·cp ranks: the cp ranks of
     // a sequence hold the same weights (Megatron-Core's data-parallel-with-context-parallel group).
     const std::int64_t dp_group = dp * st.cp;
-    const bool dp_in_node = st.tp * dp_group <= node;
     const std::int64_t dp_per_node = std::min(dp_group, std::max<std::int64_t>(node / st.tp, 1));
     const double dp_bw =
         kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, dp_per_node, domains(dp_group, dp_per_node));
-    const double dp_lat = dp_in_node ? ic.intra_node_latency_s : ic.network_latency_s;
+    const collectives::Placement dp_placement{dp_per_node, domains(dp_group, dp_per_node)};
     // nanotron's cost-balanced split moves layers onto the first stage, beside the input embedding (step_stages.h).
     const double params = static_cast<double>(stack.cost_balanced_stages && st.pp > 1
                                                   ? busiest_stage_params(c, stages, st.tp, st.ep, st.etp)
@@ -665,9 +672,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double backward_window = slowest * 2.0 / 3.0;  // the last micro-batch's backward on this stage
     // ZeRO-0/1/2 reduction and the stack's gradient passes (step_dp.cpp).
     const DpReduction reduction =
-        dp_reduction({dp_group, st.zero, m, trained_params, grad_element_bytes, updated_element_bytes, dp_bw, dp_lat,
-                      backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw, stack.grad_sync,
-                      lora ? 0 : static_cast<double>(c.vocab_size) * h / t});
+        dp_reduction({dp_group, st.zero, m, trained_params, grad_element_bytes, updated_element_bytes, dp_bw,
+                      dp_placement, backward_window, layout.overlap_grad_reduce, kMemoryBandwidthFraction * bw,
+                      stack.grad_sync, lora ? 0 : static_cast<double>(c.vocab_size) * h / t});
     if (dp_group > 1) {
         if (st.zero <= 2) {
             dp_seconds = reduction.seconds;

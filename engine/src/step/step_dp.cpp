@@ -1,6 +1,7 @@
 #include "tally/step/step_dp.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "tally/comm/ring.h"
 
@@ -22,19 +23,34 @@ DpReduction dp_reduction(const DpReductionInput& in) {
     // iteration, so the input embedding's gradient, produced by the backward's last op, is reduced after it ends.
     const double tail_share = in.params > 0 ? std::clamp(in.last_grad_params / in.params, 0.0, 1.0) : 0;
     const std::int64_t dp = in.dp;
-    const double bw = in.link_bytes_per_s, lat = in.latency_s;
-    const double grad_bytes = in.params * (in.sync.fp32 ? 4.0 : in.grad_element_bytes);
+    const double bw = in.link_bytes_per_s;
+    const double grad_element = in.sync.fp32 ? 4.0 : in.grad_element_bytes;
+    const double grad_bytes = in.params * grad_element;
     const double weight_bytes = in.params * in.weight_element_bytes;
+    // Buckets: each one collective of its share of the bytes, at NCCL's latency for the group (nccl_cost.h).
+    double buckets = 1;
+    if (in.sync.bucket_params > 0) {
+        if (in.overlap)
+            buckets = std::ceil(
+                in.params / std::max(in.sync.bucket_params, in.sync.bucket_params_per_rank * static_cast<double>(dp)));
+    } else if (in.sync.bucket_bytes > 0) {
+        buckets = std::ceil(grad_bytes / in.sync.bucket_bytes);
+    }
+    buckets = std::max(buckets, 1.0);
+    const auto all_reduce = [&](double bytes, double n) {
+        return n * nccl_all_reduce_seconds(bytes / n, in.placement, bw);
+    };
+    const auto gather = [&](double bytes, double n) { return n * nccl_gather_seconds(bytes / n, in.placement, bw); };
     if (in.zero >= 1 && in.sync.zero_after_backward) {
         // nanotron v0.5 (trainer.py): with ZeRO-1 and fp32 accumulation no DDP wrapper is built, so
         // sync_gradients_across_dp all-reduces the whole fp32 buffer (reduce_scatter=False) after
         // train_batch_iter returns; ZeroDistributedOptimizer.step then all-gathers the updated weights.
-        out.seconds = ring_all_reduce_seconds(grad_bytes, dp, bw, lat) + ring_gather_seconds(weight_bytes, dp, bw, lat);
+        out.seconds = all_reduce(grad_bytes, 1) + gather(weight_bytes, 1);
         out.hidden = 0;
     } else if (in.zero == 0 && in.sync.fp32) {
         // DDP with an fp32 communication hook (nanotron get_fp32_accum_hook): each bucket's fp32 gradients are
         // all-reduced as the backward produces them.
-        out.seconds = ring_all_reduce_seconds(grad_bytes, dp, bw, lat);
+        out.seconds = all_reduce(grad_bytes, buckets);
         out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
     } else {
         // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
@@ -43,7 +59,8 @@ DpReduction dp_reduction(const DpReductionInput& in) {
         // overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
         // allreduce_gradients() after forward_backward_func returns; DeepSpeed's TrainSchedule issues
         // ReduceTiedGrads, ReduceGrads, OptimizerStep after the final step (deepspeed/runtime/pipe/schedule.py).
-        out.seconds = ring_gather_seconds(grad_bytes, dp, bw, lat) + ring_gather_seconds(weight_bytes, dp, bw, lat);
+        out.seconds = in.zero == 0 ? all_reduce(grad_bytes, buckets)
+                                   : gather(grad_bytes, buckets) + gather(weight_bytes, buckets);
         out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
         if (in.zero == 2 && in.microbatches > 1) {
             // ZeRO-2 keeps only its shard of the gradients, so every micro-batch's gradients are reduce-scattered
@@ -51,12 +68,11 @@ DpReduction dp_reduction(const DpReductionInput& in) {
             // stage_1_and_2.py, reduce_ready_partitions_and_remove_grads: `partition_gradients or
             // is_gradient_accumulation_boundary`; FSDP SHARD_GRAD_OP outside no_sync): m - 1 more, each behind
             // its own micro-batch's backward.
-            const double extra =
-                static_cast<double>(in.microbatches - 1) * ring_gather_seconds(grad_bytes, dp, bw, lat);
+            const double one_pass = gather(grad_bytes, buckets);
+            const double extra = static_cast<double>(in.microbatches - 1) * one_pass;
             out.seconds += extra;
             if (in.overlap)
-                out.hidden += static_cast<double>(in.microbatches - 1) *
-                              std::min(ring_gather_seconds(grad_bytes, dp, bw, lat), in.backward_window_s);
+                out.hidden += static_cast<double>(in.microbatches - 1) * std::min(one_pass, in.backward_window_s);
         }
     }
     return out;

@@ -7,6 +7,7 @@
 #include "tally/base/error.h"
 #include "tally/memory/finetune.h"
 #include "tally/comm/overlap.h"
+#include "tally/comm/ring.h"
 #include "tally/step/step.h"
 
 namespace tally {
@@ -43,10 +44,10 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic) {
     // outer, shard inner), so a shard group stays in a node when tp·shard fits in it.
     const std::int64_t per_node = std::min(shard, std::max<std::int64_t>(in.node / in.tp, 1));
     const double bw = in.link_fraction * group_link_bytes_per_s(ic, per_node, domains(shard, per_node));
-    const double lat = in.tp * shard <= in.node ? ic.intra_node_latency_s : ic.network_latency_s;
+    const collectives::Placement shard_placement{per_node, domains(shard, per_node)};
     const double layers = static_cast<double>(in.layers);
-    const double gather = ring_gather_seconds(in.weight_bytes / layers, shard, bw, lat);
-    const double scatter = ring_gather_seconds(in.grad_bytes / layers, shard, bw, lat);
+    const double gather = nccl_gather_seconds(in.weight_bytes / layers, shard_placement, bw);
+    const double scatter = nccl_gather_seconds(in.grad_bytes / layers, shard_placement, bw);
     // Forward one third of a layer's micro-batch time, backward two thirds (2x the forward's matmuls).
     const double layer_seconds = in.microbatch_seconds / layers;
     const double exposed = fsdp_exposed_seconds(in.layers, layer_seconds / 3, 2 * layer_seconds / 3, gather, scatter);
@@ -64,9 +65,8 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic) {
         const std::int64_t rep_per_node = std::min(replicas, std::max<std::int64_t>(in.node / (in.tp * shard), 1));
         const double rep_bw =
             in.link_fraction * group_link_bytes_per_s(ic, rep_per_node, domains(replicas, rep_per_node));
-        const double rep_lat = in.tp * in.dp <= in.node ? ic.intra_node_latency_s : ic.network_latency_s;
-        out.replica_seconds =
-            ring_all_reduce_seconds(in.grad_bytes / static_cast<double>(shard), replicas, rep_bw, rep_lat);
+        out.replica_seconds = nccl_all_reduce_seconds(in.grad_bytes / static_cast<double>(shard),
+                                                      {rep_per_node, domains(replicas, rep_per_node)}, rep_bw);
     }
     return out;
 }

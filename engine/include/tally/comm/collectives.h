@@ -24,8 +24,8 @@ const char* to_string(Algorithm algorithm);
 // Fraction of the link's line rate NCCL reaches: "with the protocol overhead (~20%) NCCL can get an effective
 // NVLink bandwidth of 370GB/s" of 450 on H100 (S. Jeaugey, NVIDIA, nccl-tests issue #212, 2024).
 inline constexpr double kDefaultLinkEfficiency = 0.8;
-// Per-step latencies of NCCL's own cost model (src/graph/tuning.cc, hwLat and baseLat, Ring with the LL
-// protocol it picks for small messages): 0.4 us a step over NVLink, 0.9 us over the network, 3.6 us to launch.
+// All-to-all's per-step latencies (grouped sends, outside NCCL's tuning model): 0.4 us a step over NVLink, 0.9 us
+// over the network, 3.6 us to launch; the other collectives take NCCL's own model (nccl_cost.h).
 inline constexpr double kNvlinkStepLatencySeconds = 0.4e-6;
 inline constexpr double kNetworkStepLatencySeconds = 0.9e-6;
 inline constexpr double kLaunchLatencySeconds = 3.6e-6;
@@ -57,6 +57,7 @@ struct Cost {
     double bytes_sent_per_rank = 0;
     double bottleneck_bytes_per_s = 0;  // bandwidth of the link that sets the pace
     std::string bottleneck;             // "nvlink" or "network"
+    std::string protocol = "Simple";    // NCCL's protocol: LL, LL128 or Simple (all-to-all: Simple)
 };
 
 // message_bytes as nccl-tests counts it: the all-reduce/broadcast buffer, all-gather's output, reduce-scatter's

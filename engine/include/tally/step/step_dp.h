@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "tally/comm/collectives.h"
+
 namespace tally {
 
 // How a stack reduces data-parallel gradients; the default is PyTorch DDP / Megatron-Core: gradients in the
@@ -19,18 +21,26 @@ struct GradSync {
     // With pipeline parallelism a tied input embedding (first stage) and output layer (head stage) all-reduce their
     // gradients between the two stages after the data-parallel sync, exposed (nanotron sync_tied_weights_gradients).
     bool tied_after_backward = false;
+    // Gradients reduced in buckets of this many bytes as the backward fills them: PyTorch DDP's bucket_cap_mb
+    // default of 25 MiB (torch/nn/parallel/distributed.py); each bucket is one collective with its own latency.
+    double bucket_bytes = 25.0 * 1024 * 1024;
+    // When > 0, buckets of max(bucket_params, bucket_params_per_rank x dp) parameters instead, and one bucket
+    // without overlap (Megatron-Core DistributedDataParallel: max(40000000, 1000000 * dp_size); bucket_size None
+    // unless overlap_grad_reduce).
+    double bucket_params = 0;
+    double bucket_params_per_rank = 0;
 };
 
 struct DpReductionInput {
     std::int64_t dp = 1, zero = 0, microbatches = 1;
-    double params = 0;                // parameters on this GPU
-    double grad_element_bytes = 2;    // the recipe's gradient dtype
-    double weight_element_bytes = 2;  // the recipe's working-weight dtype
-    double link_bytes_per_s = 0;      // the data-parallel group's per-rank ring bandwidth (after efficiency)
-    double latency_s = 0;             // one collective's latency
-    double backward_window_s = 0;     // the last micro-batch's backward on this stage
-    bool overlap = true;              // StepLayout::overlap_grad_reduce
-    double hbm_bytes_per_s = 0;       // streaming bandwidth for the fp32 accumulation passes
+    double params = 0;                 // parameters on this GPU
+    double grad_element_bytes = 2;     // the recipe's gradient dtype
+    double weight_element_bytes = 2;   // the recipe's working-weight dtype
+    double link_bytes_per_s = 0;       // the data-parallel group's per-rank ring bandwidth (after efficiency)
+    collectives::Placement placement;  // the data-parallel group: ranks per node x nodes (NCCL's latency model)
+    double backward_window_s = 0;      // the last micro-batch's backward on this stage
+    bool overlap = true;               // StepLayout::overlap_grad_reduce
+    double hbm_bytes_per_s = 0;        // streaming bandwidth for the fp32 accumulation passes
     GradSync sync;
     // Parameters whose gradients are complete only when the backward ends (the input embedding, the last layer the
     // backward reaches; tied to the output layer, its hook fires only then): their share cannot overlap.
