@@ -152,8 +152,8 @@ export interface SharedSeqArgs2 {
 export interface SharedCapacityBytesArgs {
   /** one GPU's memory, used as given (instead of hardware); unit bytes; range [1, 4611686018427388000]; default none */
   capacity_bytes?: number | string | null;
-  /** a hardware preset id (see presets): its reported capacity less the allowance; default none */
-  hardware?: string | null;
+  /** a hardware preset id (see presets) or a hardware object: its reported capacity less the allowance; default none */
+  hardware?: unknown | null;
   /** memory the CUDA context takes; unit bytes; range [0, 4611686018427388000]; default depends: 0 with capacity_bytes, the default allowance with hardware */
   cuda_context_bytes?: number | string | null;
   /** share of the capacity lost to allocator fragmentation; default depends: 0 with capacity_bytes, the default with hardware */
@@ -1412,8 +1412,8 @@ export interface ComputeUnitsArgs {
   params?: number | string | null;
   /** D, for 6ND; unit tokens; default depends: required without flops */
   tokens?: number | string | null;
-  /** a hardware preset id: GPU-seconds at its peak; default none */
-  hardware?: string | null;
+  /** a hardware preset id or object: GPU-seconds at its peak; default none */
+  hardware?: unknown | null;
   /** with hardware: model FLOPs utilization; default 0.4 */
   mfu?: number | string | null;
   /** with hardware: the dtype of the peak; default bf16 */
@@ -1476,8 +1476,8 @@ export interface MatmulRooflineArgs {
   k: number | string;
   /** dtype of the operands and the peak; default bf16 */
   dtype?: string | null;
-  /** a hardware preset id; required */
-  hardware: string;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
 }
 
 /** The result of matmul_roofline (fields typed from its example calls; some appear only with certain arguments). */
@@ -1517,8 +1517,8 @@ export interface InferenceArgs extends SharedModelArgs, SharedBatchArgs {
   kv_dtype?: string | null;
   /** dtype whose peak the GEMMs run at; default bf16 */
   compute_dtype?: string | null;
-  /** a hardware preset id; required */
-  hardware: string;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
 }
 
 /** The result of inference (fields typed from its example calls; some appear only with certain arguments). */

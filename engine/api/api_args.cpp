@@ -124,16 +124,25 @@ void require_default_placement(const TrainingSetup& st, const char* method) {
         refuse("etp");  // step_time folds the experts over tp (step_moe.h); the planner does not search etp
 }
 
+std::optional<Hardware> optional_hardware_arg(const json& args) {
+    auto it = args.find("hardware");
+    if (it == args.end() || it->is_null()) return std::nullopt;
+    if (it->is_string()) return find_hardware(it->get<std::string>());
+    if (it->is_object()) return hardware_from_json(*it);
+    throw InputError("hardware",
+                     "hardware must be a preset id (see presets) or an object in the preset format (docs/API.md, "
+                     "\"Hardware objects\")");
+}
+
 // Capacity from capacity_bytes (usable_capacity: as given) or a hardware preset (preset_usable_capacity: the
 // reported capacity less the default allowances); nullopt when neither is given.
 std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out) {
     const auto stated = optional_number_arg(args, "capacity_bytes");
-    const auto id = stated ? std::nullopt : optional_string_arg(args, "hardware");
-    if (!stated && !id) return std::nullopt;
+    const std::optional<Hardware> hw = stated ? std::nullopt : optional_hardware_arg(args);
+    if (!stated && !hw) return std::nullopt;
     const u64 capacity = stated ? static_cast<u64>(require_integer("capacity_bytes", *stated, 1,
                                                                    static_cast<std::int64_t>(arg::capacity_bytes.high)))
                                 : 0;
-    const std::optional<Hardware> hw = id ? std::optional<Hardware>(find_hardware(*id)) : std::nullopt;
     if (hw && hardware_out != nullptr) *hardware_out = hardware_to_json(*hw);
     std::optional<u64> context;
     if (auto v = optional_number_arg(args, "cuda_context_bytes"))

@@ -151,8 +151,9 @@ inline constexpr auto kSetupArgs = join_args(kSetupOwnArgs, kRecipeArgs);
 inline constexpr double kMaxBytes = 4.611686018427387904e18;  // 2^62
 inline constexpr Arg capacity_bytes =
     integer("capacity_bytes", "bytes", 1, kMaxBytes, "none", "one GPU's memory, used as given (instead of hardware)");
-inline constexpr Arg hardware =
-    text("hardware", "none", "a hardware preset id (see presets): its reported capacity less the allowance");
+inline constexpr Arg hardware = any("hardware", "none",
+                                    "a hardware preset id (see presets) or a hardware object: its reported capacity "
+                                    "less the allowance");
 inline constexpr Arg cuda_context_bytes =
     integer("cuda_context_bytes", "bytes", 0, kMaxBytes,
             "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes");
@@ -218,10 +219,10 @@ inline constexpr Arg step_lora_targets =
 inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");
-inline constexpr std::array kLayoutOwnArgs{
-    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
-    stack,         compile,    async_tp,         tp_comm_overlap, fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
-    fabric};
+inline constexpr std::array kLayoutOwnArgs{step_hardware, interleave,     embedding_chunks,    gpus_per_node,
+                                           precision,     step_dtype,     overlap_grad_reduce, stack,
+                                           compile,       async_tp,       tp_comm_overlap,     fp8_all_gather,
+                                           ep_overlap,    step_lora_rank, step_lora_targets,   fabric};
 inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
 
 }  // namespace arg
@@ -244,6 +245,9 @@ void require_default_placement(const TrainingSetup& st, const char* method);
 // Capacity from capacity_bytes or a hardware preset (less the default allowance); nullopt when neither
 // is given. `hardware_out` (optional) receives the preset.
 std::optional<UsableCapacity> capacity_from_args(const json& args, json* hardware_out);
+// The hardware argument: a preset id, or an object in the preset format (content/presets/hardware/*.json; a
+// calibration file from scripts/bench/calibrate-gpu.sh); nullopt when absent. InputError naming the field.
+std::optional<Hardware> optional_hardware_arg(const json& args);
 // The capacity fields every method with a capacity reports.
 void add_capacity(json& out, const UsableCapacity& u, const json& hardware);
 

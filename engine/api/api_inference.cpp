@@ -24,7 +24,7 @@ constexpr double kMaxDim = static_cast<double>(std::int64_t{1} << 40);
 constexpr Arg kContext = integer("context", "tokens", 1, kMaxDim, "required", "tokens in context per sequence");
 constexpr Arg kBatch = integer("batch", "sequences", 1, 1'000'000'000, "1", "sequences decoded together");
 constexpr Arg kComputeDtype = text("compute_dtype", "bf16", "dtype whose peak the GEMMs run at");
-constexpr Arg kServeHardware = text("hardware", "required", "a hardware preset id");
+constexpr Arg kServeHardware = any("hardware", "required", "a hardware preset id or a hardware object");
 constexpr std::array kInferenceArgs =
     join_args(kModelArgs,
               std::array{kContext, kBatch, text("kv_dtype", "bf16", "storage dtype of the KV cache"),
@@ -38,7 +38,7 @@ constexpr std::array kUnitsArgs{
     number("flops", "FLOP", "depends: 6 x params x tokens", "a FLOP count"),
     number("params", "parameters", "depends: required without flops", "N, for 6ND"),
     number("tokens", "tokens", "depends: required without flops", "D, for 6ND"),
-    text("hardware", "none", "a hardware preset id: GPU-seconds at its peak"),
+    any("hardware", "none", "a hardware preset id or object: GPU-seconds at its peak"),
     number("mfu", "", "0.4", "with hardware: model FLOPs utilization"),
     text("dtype", "bf16", "with hardware: the dtype of the peak"),
     number("days", "days", "none", "with hardware: the GPUs needed to finish in this many days"),
@@ -122,9 +122,11 @@ json inference_method(const json& args) {
     in.weights_dtype =
         dtype_from_string(optional_string_arg(args, "weights_dtype").value_or("bf16"), "weights_dtype", kStorageDType);
     const std::string compute_dtype = arg_string(args, kComputeDtype);
-    const auto id = optional_string_arg(args, "hardware");
-    if (!id) throw InputError("hardware", "hardware (a preset id) is required: the rates need its bandwidth and peak");
-    const Hardware hw = find_hardware(*id);
+    const auto given = optional_hardware_arg(args);
+    if (!given)
+        throw InputError("hardware",
+                         "hardware (a preset id or object) is required: the rates need its bandwidth and peak");
+    const Hardware hw = *given;
     in.compute_dtype = dtype_from_string(compute_dtype, "compute_dtype", kPeakDType);
     const InferenceResult r = inference(c, in, hw);
 
@@ -168,7 +170,9 @@ json matmul_roofline(const json& args) {
     const double k = static_cast<double>(arg_int(args, kK));
     const std::string dtype = arg_string(args, kDtype);
     const DType type = dtype_from_string(dtype, "dtype", kPeakDType);
-    const Hardware hw = find_hardware(string_arg(args, "hardware"));
+    const auto given = optional_hardware_arg(args);
+    if (!given) throw InputError("hardware", "hardware (a preset id or object) is required: the peak and bandwidth");
+    const Hardware hw = *given;
     const double peak = hw.peak(type);
     const roofline::Traffic t = roofline::matmul_min_traffic(m, n, k, dtype_element_bytes(type));
     const double attainable = roofline::attainable(t.intensity, peak, hw.memory_bandwidth_bytes_per_s);
@@ -198,8 +202,8 @@ json compute_units(const json& args) {
         flops = training_flops(params, tokens);  // 6ND (Kaplan et al. 2020, sec. 2.1)
     }
     json out{{"flops", flops}, {"petaflop_s_days", petaflop_s_days(flops)}};
-    if (auto id = optional_string_arg(args, "hardware")) {
-        const Hardware hw = find_hardware(*id);
+    if (const auto given = optional_hardware_arg(args)) {
+        const Hardware& hw = *given;
         const double mfu = optional_number_arg(args, "mfu").value_or(0.4);
         const double work = gpu_seconds(flops, hw.peak(optional_string_arg(args, "dtype").value_or("bf16")), mfu);
         out["mfu"] = mfu;

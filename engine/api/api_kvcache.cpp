@@ -89,8 +89,8 @@ json kv_cache_method(const json& args) {
         out.update(TALLY_MEMBERS(fit, fits, max_batch, max_context));
     }
     // The decode bound needs a hardware preset: capacity_bytes carries no bandwidth.
-    if (auto id = optional_string_arg(args, "hardware")) {
-        const Hardware hw = find_hardware(*id);
+    if (const auto given = optional_hardware_arg(args)) {
+        const Hardware& hw = *given;
         const DecodeBound bound = decode_bound(k, batch, hw.memory_bandwidth_bytes_per_s);
         out["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
         out["decode_bytes_per_step"] = bound.bytes_per_step;

@@ -18,11 +18,9 @@ namespace tally::api {
 namespace {
 
 Hardware hardware_arg(const json& args) {
-    auto it = args.find("hardware");
-    if (it == args.end() || it->is_null())
-        throw InputError("hardware", "hardware is required (a preset id or an object)");
-    if (it->is_string()) return find_hardware(it->get<std::string>());
-    return hardware_from_json(*it);
+    auto hw = optional_hardware_arg(args);
+    if (!hw) throw InputError("hardware", "hardware is required (a preset id or an object)");
+    return *std::move(hw);
 }
 
 // hsdp: step_time takes shard_group (HSDP, zero 3); the planner, which picks zero and dp itself, does not.

@@ -121,6 +121,15 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
             value = argv[++i];
         }
         if (option->kind == Kind::String) {
+            // --hardware FILE.json: a device in the preset format (a calibration file from calibrate-gpu.sh).
+            if (std::string_view(option->key) == "hardware" && value.size() > 5 && value.ends_with(".json")) {
+                nlohmann::json device = nlohmann::json::parse(read_config_file(value, "--hardware"), nullptr, false);
+                if (device.is_discarded() || !device.is_object())
+                    throw InputError("--hardware", "--hardware \"" + printable(value, 200) +
+                                                       "\" is not a JSON object in the hardware preset format");
+                parsed.args["hardware"] = std::move(device);
+                continue;
+            }
             parsed.args[option->key] = value;
             continue;
         }

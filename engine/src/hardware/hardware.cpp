@@ -28,6 +28,15 @@ std::int64_t json_integer_field(const json& value, const char* field) {
     return value.get<std::int64_t>();
 }
 
+// An optional text field of a hardware object (a preset, a calibration file, a caller's object).
+std::string text_field(const json& o, const char* key, const std::string& fallback) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return fallback;
+    if (!it->is_string() || it->get<std::string>().size() > 2000)
+        throw InputError(key, std::string("hardware.") + key + " must be text of at most 2000 characters");
+    return it->get<std::string>();
+}
+
 // The optional "interconnect" object: GB/s and microseconds as spec sheets quote them.
 Interconnect interconnect_from_json(const json& o, const std::string& where) {
     if (!o.is_object()) throw InputError("interconnect", where + ": interconnect must be an object");
@@ -39,7 +48,7 @@ Interconnect interconnect_from_json(const json& o, const std::string& where) {
     ic.network_bytes_per_s = positive_field(o, "network_gb_s", where) * 1e9;
     ic.intra_node_latency_s = positive_field(o, "intra_node_latency_us", where) * 1e-6;
     ic.network_latency_s = positive_field(o, "network_latency_us", where) * 1e-6;
-    ic.source = o.value("source", std::string());
+    ic.source = text_field(o, "source", std::string());
     return ic;
 }
 
@@ -99,9 +108,9 @@ double Hardware::peak(const std::string& dtype) const { return peak(dtype_from_s
 Hardware hardware_from_json(const json& o) {
     if (!o.is_object()) throw InputError("hardware", "hardware must be a preset id or an object");
     Hardware hw;
-    hw.id = o.value("id", std::string("custom"));
-    hw.name = o.value("name", hw.id);
-    hw.source = o.value("source", std::string());
+    hw.id = text_field(o, "id", std::string("custom"));
+    hw.name = text_field(o, "name", hw.id);
+    hw.source = text_field(o, "source", std::string());
     if (auto a = o.find("architecture"); a != o.end() && !a->is_null()) {
         static const char* const kArchitectures[] = {"ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4"};
         const bool known = a->is_string() && std::find(std::begin(kArchitectures), std::end(kArchitectures),
@@ -124,11 +133,11 @@ Hardware hardware_from_json(const json& o) {
         hw.memory_reported_by = "datasheet";
     } else {
         hw.memory_reported_bytes = static_cast<std::uint64_t>(json_integer_field(*reported, "memory_reported_bytes"));
-        hw.memory_reported_by = o.value("memory_reported_by", std::string("device"));
+        hw.memory_reported_by = text_field(o, "memory_reported_by", std::string("device"));
         if (hw.memory_reported_by != "device" && hw.memory_reported_by != "datasheet")
             throw InputError("memory_reported_by", hw.name + ": memory_reported_by must be device or datasheet");
     }
-    hw.memory_reported_source = o.value("memory_reported_source", std::string());
+    hw.memory_reported_source = text_field(o, "memory_reported_source", std::string());
     hw.memory_bandwidth_bytes_per_s = positive_field(o, "memory_bandwidth_tb_s", hw.name) * 1e12;
     auto peaks = o.find("peak_tflops");
     if (peaks == o.end() || !peaks->is_object())
@@ -142,6 +151,15 @@ Hardware hardware_from_json(const json& o) {
     for (const DTypeInfo& d : dtypes())
         if (d.roles & kPeakDType) hw.*peak_member(d.type) = read(d.id);
     if (auto ic = o.find("interconnect"); ic != o.end()) hw.interconnect = interconnect_from_json(*ic, hw.name);
+    if (auto f = o.find("matmul_peak_fraction"); f != o.end() && !f->is_null()) {
+        if (!f->is_number() || !(f->get<double>() > 0 && f->get<double>() <= 1))
+            throw InputError("matmul_peak_fraction",
+                             hw.name +
+                                 ": matmul_peak_fraction must be a number in (0, 1]: the share of peak_tflops "
+                                 "large GEMMs reach, measured");
+        hw.matmul_peak_fraction = f->get<double>();
+    }
+    hw.measured_by = text_field(o, "measured_by", std::string());
     return hw;
 }
 
@@ -172,6 +190,8 @@ json hardware_to_json(const Hardware& hw) {
     }
     json out = TALLY_MEMBERS(hw, id, name, source, architecture, memory_bytes, memory_reported_bytes,
                              memory_reported_by, memory_reported_source, memory_bandwidth_bytes_per_s);
+    if (hw.matmul_peak_fraction > 0) out["matmul_peak_fraction"] = hw.matmul_peak_fraction;
+    if (!hw.measured_by.empty()) out["measured_by"] = hw.measured_by;
     out["peak_flops"] = peaks;
     out["ridge_flops_per_byte"] = ridge;
     if (hw.interconnect.present)

@@ -258,7 +258,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // (TE docs, "Using FP8 with Transformer Engine" and the DelayedScaling recipe's fp8_dpa flag).
     const Scaling scaling = scaling_of(layout, hw);
     const StackProfile& stack = profile ? *profile : stack_profile(layout.stack);
-    const double fraction_16 = matmul_peak_fraction(hw.architecture);
+    // A measured device's own fraction (calibrate-gpu.sh), else its generation's.
+    const double fraction_16 =
+        hw.matmul_peak_fraction > 0 ? hw.matmul_peak_fraction : matmul_peak_fraction(hw.architecture);
     const bool low_precision = scaling != Scaling::None;
     // torchtitan refuses FSDP float8 all-gather with a recipe name (components/quantization/float8.py at 820504e).
     if (layout.fp8_all_gather && !(low_precision && scaling != Scaling::Block && scaling != Scaling::Rowwise))

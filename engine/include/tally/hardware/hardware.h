@@ -43,6 +43,10 @@ struct Hardware {
     // Dense peak FLOP/s (no 2:4 sparsity); 0 where the chip has no such mode.
     double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0, peak_fp4 = 0;
     Interconnect interconnect;
+    // Fraction of the dense peak large GEMMs reach on this very device, when measured (a calibration file from
+    // scripts/bench/calibrate-gpu.sh, or the page's WebGPU probe); 0: the architecture's default (step.cpp).
+    double matmul_peak_fraction = 0;
+    std::string measured_by;  // who measured it and how ("" for a datasheet preset)
 
     // Dense peak FLOP/s of a dtype with the peak role (dtype.h); InputError(field "dtype") when the dtype
     // has no peak role or this chip has no such mode.
