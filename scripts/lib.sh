@@ -48,11 +48,14 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$TALLY_ROOT}"
   TALLY_LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# The CUDA host-check programs (native, when nvcc is found) go through it too; the wasm build has no CUDA.
+TALLY_NATIVE_LAUNCHER=("${TALLY_LAUNCHER[@]}")
+((${#TALLY_LAUNCHER[@]})) && TALLY_NATIVE_LAUNCHER+=(-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 
 build_native() {
   log "native build (build/native)"
   [[ -f "$TALLY_ROOT/build/native/build.ninja" ]] ||
-    cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TALLY_LAUNCHER[@]}"
+    cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TALLY_NATIVE_LAUNCHER[@]}"
   cmake --build "$TALLY_ROOT/build/native" -j"$(nproc)"
 }
 
