@@ -42,7 +42,8 @@ ensure_node_modules() {
 
 # ccache, when installed, caches both builds' objects (its own default cache folder, or $CCACHE_DIR). The base
 # folder is the tree, so a fresh clone anywhere hits what an earlier clone compiled: no object but
-# tests/engine/test_paths.cpp holds a path of the tree (CMakeLists.txt). A build configured before is kept as it is.
+# tests/engine/test_paths.cpp and engine/tools/float_golden_path.cpp holds a path of the tree (their CMakeLists.txt).
+# A build folder configured before is kept as it was configured.
 TALLY_LAUNCHER=()
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$TALLY_ROOT}"
