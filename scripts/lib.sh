@@ -40,15 +40,30 @@ ensure_node_modules() {
   fi
 }
 
+# ccache, when installed, caches both builds' objects (its own default cache folder, or $CCACHE_DIR). The base
+# folder is the tree, so a fresh clone anywhere hits what an earlier clone compiled: no object but
+# tests/engine/test_paths.cpp and engine/tools/float_golden_path.cpp holds a path of the tree (their CMakeLists.txt).
+# A build folder configured before is kept as it was configured.
+TALLY_LAUNCHER=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$TALLY_ROOT}"
+  TALLY_LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+# The CUDA host-check programs (native, when nvcc is found) go through it too; the wasm build has no CUDA.
+TALLY_NATIVE_LAUNCHER=("${TALLY_LAUNCHER[@]}")
+((${#TALLY_LAUNCHER[@]})) && TALLY_NATIVE_LAUNCHER+=(-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+
 build_native() {
   log "native build (build/native)"
-  [[ -f "$TALLY_ROOT/build/native/build.ninja" ]] || cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  [[ -f "$TALLY_ROOT/build/native/build.ninja" ]] ||
+    cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TALLY_NATIVE_LAUNCHER[@]}"
   cmake --build "$TALLY_ROOT/build/native" -j"$(nproc)"
 }
 
 build_wasm() {
   log "wasm build (build/wasm)"
-  [[ -f "$TALLY_ROOT/build/wasm/build.ninja" ]] || emcmake cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/wasm" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  [[ -f "$TALLY_ROOT/build/wasm/build.ninja" ]] ||
+    emcmake cmake -S "$TALLY_ROOT" -B "$TALLY_ROOT/build/wasm" -G Ninja -DCMAKE_BUILD_TYPE=Release "${TALLY_LAUNCHER[@]}"
   cmake --build "$TALLY_ROOT/build/wasm" -j"$(nproc)"
 }
 

@@ -13,6 +13,7 @@
 #include "tally/base/error.h"
 #include "tally/model/model.h"
 #include "tally/base/presets.h"
+#include "test_paths.h"
 
 namespace tally_test {
 
@@ -43,7 +44,7 @@ inline std::string error_message(const std::function<void()>& fn) {
 // A run of content/validation/runs-modern.json by id, its args cut to what step_time declares (the sources' own
 // figures, such as dp, set aside); an empty object when there is none (callers REQUIRE what they need).
 inline nlohmann::json modern_run(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
+    std::ifstream in(std::string(tally_test::source_dir()) + "/content/validation/runs-modern.json");
     const nlohmann::json file = nlohmann::json::parse(in);
     for (const auto& run : file["runs"])
         if (run["id"] == id) {
@@ -56,7 +57,7 @@ inline nlohmann::json modern_run(const std::string& id) {
 
 // A config.json fixture under tests/fixtures/hf, written from the published values.
 inline nlohmann::json hf_fixture(const std::string& name) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/tests/fixtures/hf/" + name + ".json");
+    std::ifstream in(std::string(tally_test::source_dir()) + "/tests/fixtures/hf/" + name + ".json");
     REQUIRE(in.good());
     return nlohmann::json::parse(in);
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace tally::test {
 
 struct CliRun {
@@ -27,7 +29,7 @@ struct CliRun {
 inline CliRun run_cli_argv(const std::vector<std::string>& arguments, double timeout_s = 30) {
     // TALLY_CLI overrides the binary, e.g. to run the table against an older build.
     const char* override_path = std::getenv("TALLY_CLI");
-    std::vector<std::string> argv_strings = {override_path != nullptr ? override_path : TALLY_CLI_PATH};
+    std::vector<std::string> argv_strings = {override_path != nullptr ? override_path : ::tally_test::cli_path()};
     argv_strings.insert(argv_strings.end(), arguments.begin(), arguments.end());
     std::vector<char*> argv;
     for (std::string& a : argv_strings) argv.push_back(a.data());

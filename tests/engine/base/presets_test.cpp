@@ -4,11 +4,12 @@
 #include <filesystem>
 
 #include "tally/base/presets.h"
+#include "test_paths.h"
 
 TEST_CASE("every preset file in content/presets is compiled into the engine and parses") {
     namespace fs = std::filesystem;
     std::size_t files = 0;
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(TALLY_SOURCE_DIR) / "content" / "presets"))
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(tally_test::source_dir()) / "content" / "presets"))
         if (entry.is_regular_file() && entry.path().extension() == ".json") ++files;
     CHECK(tally::preset_sources().size() == files);
     const auto& all = tally::presets_json();

@@ -26,6 +26,7 @@
 #include "cli_runner.h"
 #include "tally/api.h"
 #include "tally/base/error.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -470,7 +471,7 @@ TEST_CASE("tally time --recompute full gives Narayanan et al.'s Eq. (3) for GPT-
 }
 
 TEST_CASE("the CLI reads a Hugging Face config.json or a tally config from --config") {
-    const std::string dir = std::string(TALLY_SOURCE_DIR) + "/engine/fuzz/corpus/";
+    const std::string dir = std::string(tally_test::source_dir()) + "/engine/fuzz/corpus/";
     auto [status, out] = run_cli("params --config " + dir + "gpt2.json --json");
     REQUIRE(status == 0);
     CHECK(json::parse(out)["total"] == 124'439'808);
@@ -569,7 +570,7 @@ using nlohmann::json;
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
     // Every API source: the methods' files and the shared argument readers.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(TALLY_SOURCE_DIR) + "/engine/api")) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(tally_test::source_dir()) + "/engine/api")) {
         const std::string name = entry.path().filename().string();
         if (!name.ends_with(".cpp")) continue;
         std::ifstream in(entry.path());

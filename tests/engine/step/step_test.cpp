@@ -13,6 +13,7 @@
 #include "tally/hardware/hardware.h"
 #include "tally/model/params.h"
 #include "tally/step/step.h"
+#include "test_paths.h"
 
 using namespace tally;
 using tally_test::error_field;
@@ -182,7 +183,7 @@ TEST_CASE("bad layouts name their field") {
 
 TEST_CASE(
     "published runs (content/validation/runs.json): median error <= 10%, every run within 25% (MT-NLG within 30%)") {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs.json");
+    std::ifstream in(std::string(tally_test::source_dir()) + "/content/validation/runs.json");
     REQUIRE(in);
     const nlohmann::json file = nlohmann::json::parse(in);
     REQUIRE(file["runs"].size() >= 8);
@@ -205,7 +206,7 @@ TEST_CASE(
 // Smith et al. 2022, sec. 2.4: 126, 121 and 113 TFLOP/s per GPU on 280, 350 and 420 nodes at a fixed batch of
 // 1920: fewer micro-batches per pipeline as data parallelism grows, so a larger bubble share.
 TEST_CASE("MT-NLG's per-GPU throughput falls as the same batch spreads over more nodes") {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs.json");
+    std::ifstream in(std::string(tally_test::source_dir()) + "/content/validation/runs.json");
     const nlohmann::json file = nlohmann::json::parse(in);
     std::vector<double> hfu;
     for (const char* id : {"mt-nlg-530b-280-nodes", "mt-nlg-530b-350-nodes", "mt-nlg-530b-420-nodes"})
@@ -379,7 +380,7 @@ TEST_CASE("an NVL72 rack keeps a 64-GPU data-parallel all-reduce on NVLink; an 8
 namespace {
 
 nlohmann::json modern_run(const std::string& id) {
-    std::ifstream in(std::string(TALLY_SOURCE_DIR) + "/content/validation/runs-modern.json");
+    std::ifstream in(std::string(tally_test::source_dir()) + "/content/validation/runs-modern.json");
     const nlohmann::json file = nlohmann::json::parse(in);
     for (nlohmann::json run : file["runs"])
         if (run["id"] == id) {
