@@ -18,7 +18,28 @@ export class TallyError extends Error {
  * webpack 5, Rspack, Turbopack) sees the file, emits it with the bundle and rewrites the URL.
  */
 export function engineFiles() {
-  return { glue: new URL('./tally.js', import.meta.url).href, wasm: new URL('./tally.wasm', import.meta.url).href };
+  return {
+    glue: absoluteUrl(new URL('./tally.js', import.meta.url)),
+    wasm: absoluteUrl(new URL('./tally.wasm', import.meta.url)),
+  };
+}
+
+/**
+ * `url`'s href made absolute: Turbopack (Next.js) turns `new URL('./…', import.meta.url)` into an object whose href is
+ * a path with no origin, which a blob: worker could not resolve. Resolved against the page's own address (always a
+ * valid base in a browser; where there is none the href is kept as it is).
+ */
+export function absoluteUrl(url) {
+  const href = String(url?.href ?? url);
+  try {
+    return new URL(href).href;
+  } catch {
+    try {
+      return new URL(href, globalThis.location?.href).href;
+    } catch {
+      return href;
+    }
+  }
 }
 
 /**

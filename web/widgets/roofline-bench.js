@@ -1,7 +1,7 @@
 // Measuring this machine for the roofline chart: Web Workers that each run the engine, the probes (peak FLOP/s,
 // memory bandwidth) and the GEMM kernel ladder on one core, then every worker at once on its own stripe of C.
 // A controller beside the chart (roofline.js): it holds what was measured and tells the chart through `ui`.
-import { TallyError, engineFiles } from '../engine.js';
+import { TallyError, absoluteUrl, engineFiles } from '../engine.js';
 import { trustedScriptUrl } from './kit/trusted.js';
 
 /** The naive kernel's largest size: beyond it one product takes seconds. */
@@ -76,8 +76,8 @@ export class RooflineBench {
    * worker as a data: URL) a blob: worker of this page's origin imports it and is told where the engine's files are.
    */
   startWorker() {
-    const url = new URL('./roofline-worker.js', import.meta.url);
-    const files = { ...engineFiles(), relaxed: new URL('../tally-relaxed.wasm', import.meta.url).href };
+    const url = new URL(absoluteUrl(new URL('./roofline-worker.js', import.meta.url)));
+    const files = { ...engineFiles(), relaxed: absoluteUrl(new URL('../tally-relaxed.wasm', import.meta.url)) };
     if (url.origin === globalThis.location.origin && new URL('../tally.js', url).href === files.glue)
       return { worker: new Worker(trustedScriptUrl(url.href)) };
     // A Worker cannot run another origin's script; a blob: worker may importScripts it (classic scripts need no
