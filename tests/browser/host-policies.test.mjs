@@ -67,6 +67,25 @@ test("a page that requires Trusted Types (and allows only the policy 'tally') ru
   assert.deepEqual(page.errors, []);
 });
 
+test("a page whose trusted-types list leaves out 'tally' gets a widget that says what to allow, and ready resolves", async (t) => {
+  const host = await courseSite(
+    { 'index.html': hostPage(WIDGETS[1]) },
+    "require-trusted-types-for 'script'; trusted-types course-policy",
+  );
+  t.after(() => host.close());
+  const page = await newPage();
+  await page.goto(host.url);
+  const text = await page.locator('tally-compute').evaluate(async (el) => {
+    await el.mount();
+    return el.shadowRoot.textContent;
+  });
+  assert.match(text, /This figure could not start: .*allow the policy 'tally' in its trusted-types directive/, text);
+  assert.ok(
+    page.warnings.some((w) => /could not create the Trusted Types policy 'tally'/.test(w)),
+    page.warnings.join('\n'),
+  );
+});
+
 /** The text of `tag`'s box once it is ready (mounted on purpose: the message is what is checked). */
 async function boxText(page, tag) {
   return page.locator(tag).evaluate(async (el) => {

@@ -5,7 +5,6 @@ import { readState, writeState, stateKey, isKeyId, onStateRefused, MAX_VALUE_LEN
 import { attachShare } from '../share.js';
 import { baseCss } from './styles.js';
 import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
-import { escapeHtml } from './format.js';
 import { clearErrors, showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
 import { literalDefault } from './contract.js';
@@ -20,7 +19,6 @@ import {
   embedFields,
   engineDefaultFields,
 } from './store.js';
-import { trustedHtml } from './trusted.js';
 
 /** Marks tally's widget classes, so a second copy of the script recognises the first one's elements. */
 const TALLY_WIDGET = Symbol.for('tally.widget');
@@ -81,6 +79,13 @@ const PARTS = [
   ['button', 'button'],
   ['.status', 'status'],
 ];
+
+/** What to add to a page that refused tally's markup (Trusted Types without the policy 'tally'). */
+function trustedTypesHint(error) {
+  return /TrustedHTML|Trusted ?Types/i.test(String(error?.message))
+    ? ". This page requires Trusted Types: allow the policy 'tally' in its trusted-types directive (docs/EMBEDDING.md)"
+    : '';
+}
 
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
@@ -577,7 +582,7 @@ export class TallyWidget extends ElementBase {
     watchHostTheme();
     this.applyTheme();
     if (this.engine || this.scheduled) return;
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}</style><div class="widget">Loading the engine…</div>`);
+    this.showBox('Loading the engine…');
     // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
     // document order, so of two with the same id the first on the page keeps it (id-less keys count positions).
     if (this.id && isKeyId(this.id)) this.key ??= stateKey(this, '');
@@ -594,9 +599,7 @@ export class TallyWidget extends ElementBase {
     try {
       this.engine = await getEngine();
     } catch (error) {
-      this.shadowRoot.innerHTML = trustedHtml(
-        `<style>${baseCss}</style><div class="widget notice" role="alert">The engine could not load: ${escapeHtml(error.message)}</div>`,
-      );
+      this.showBox(`The engine could not load: ${error.message}`, true);
       this.dataset.tallyMount = 'failed';
       this.resolveReady();
       return;
@@ -624,13 +627,25 @@ export class TallyWidget extends ElementBase {
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.
       console.error(error);
-      this.shadowRoot.innerHTML = trustedHtml(
-        `<style>${baseCss}</style><div class="widget notice">This figure could not start: ${escapeHtml(error.message)}</div>`,
-      );
+      this.showBox(`This figure could not start: ${error.message}${trustedTypesHint(error)}`, true);
     } finally {
       this.dataset.tallyMount = this.mounted ? 'ready' : 'failed';
       this.resolveReady();
     }
+  }
+
+  /**
+   * Replaces the widget's box with one line of text (loading, or why it cannot start), built without markup: it
+   * shows even where the page's Trusted Types refuse tally's policy.
+   */
+  showBox(text, failed = false) {
+    const style = document.createElement('style');
+    style.textContent = baseCss;
+    const box = document.createElement('div');
+    box.className = failed ? 'widget notice' : 'widget';
+    if (failed) box.setAttribute('role', 'alert');
+    box.textContent = text;
+    this.shadowRoot.replaceChildren(style, box);
   }
 
   /**
