@@ -48,7 +48,8 @@ function instrument() {
   const define = customElements.define.bind(customElements);
   customElements.define = (name, cls, options) => {
     const build = cls.prototype.build;
-    if (typeof build === 'function') {
+    // TallyWidgets only (their build() is the mount; an inline <tally-value> has a build() of its own).
+    if (typeof build === 'function' && typeof cls.prototype.applyParts === 'function') {
       cls.prototype.build = function timedBuild(...rest) {
         const start = performance.now();
         const callsBefore = profile.calls.length;
