@@ -6,6 +6,7 @@
 // web/widgets/kit/element.js recordCall); never computes a number itself.
 import { getEngine } from './engine.js';
 import { renderFigure } from './figures/index.js';
+import { trustedHtml } from './widgets/kit/trusted.js';
 
 /** A memory widget's last call when it is a preset model's pre-training budget (a fine-tuning one is not the curve's). */
 const pretraining = (call) => call?.method === 'memory_budget' && Boolean(call.args.model);
@@ -63,7 +64,7 @@ function follow(figure, name, spec, engine) {
       return;
     }
     const template = document.createElement('template');
-    template.innerHTML = svgText;
+    template.innerHTML = trustedHtml(svgText);
     figure.querySelector('svg.fig-svg')?.replaceWith(template.content.firstElementChild);
     figure.dataset.follows = spec.widget;
     drawn = key;

@@ -13,22 +13,48 @@ export class TallyError extends Error {
 }
 
 /**
- * The engine's two files, beside this module: each URL is a literal `new URL('./…', import.meta.url)`, so a
- * bundler (Vite, webpack 5) sees the files, emits them with the bundle and rewrites the URLs.
+ * The engine's files beside this module: tally.wasm, and tally.js (Emscripten's glue as a classic script, which the
+ * roofline's workers importScripts). Each URL is a literal `new URL('./…', import.meta.url)`, so a bundler (Vite,
+ * webpack 5, Rspack, Turbopack) sees the file, emits it with the bundle and rewrites the URL.
  */
 export function engineFiles() {
-  return { glue: new URL('./tally.js', import.meta.url).href, wasm: new URL('./tally.wasm', import.meta.url).href };
+  return {
+    glue: absoluteUrl(new URL('./tally.js', import.meta.url)),
+    wasm: absoluteUrl(new URL('./tally.wasm', import.meta.url)),
+  };
 }
 
-function loadClassicScript(src) {
-  return new Promise((resolve, reject) => {
-    const script = document.createElement('script');
-    script.src = src;
-    script.async = true;
-    script.onload = resolve;
-    script.onerror = () => reject(new Error(`could not load ${src}`));
-    document.head.append(script);
-  });
+/**
+ * `url`'s href made absolute: Turbopack (Next.js) turns `new URL('./…', import.meta.url)` into an object whose href is
+ * a path with no origin, which a blob: worker could not resolve. Resolved against the page's own address (always a
+ * valid base in a browser; where there is none the href is kept as it is).
+ */
+export function absoluteUrl(url) {
+  const href = String(url?.href ?? url);
+  try {
+    return new URL(href).href;
+  } catch {
+    try {
+      return new URL(href, globalThis.location?.href).href;
+    } catch {
+      return href;
+    }
+  }
+}
+
+/**
+ * Emscripten's factory. The page imports it as an ES module (tally-module.js, scripts/build/engine-module.mjs), which
+ * every bundler follows; `globalThis.createTallyModule`, where set first, takes its place: the classic script and
+ * the single file set it with the wasm bytes inside, and the node tests with an engine of their own.
+ */
+async function engineFactory() {
+  if (typeof globalThis.createTallyModule === 'function') return globalThis.createTallyModule;
+  const factory = (await import('./tally-module.js')).default;
+  // Published under the name tally.js as a classic script always gave it, and read back: a test or profiler that
+  // watches engine calls (tests/browser/page-helpers.mjs wrapEngineCalls) defines that property before any script
+  // runs and hands back its wrapper. A property of globalThis, so no bundler renames it.
+  globalThis.createTallyModule = factory;
+  return globalThis.createTallyModule;
 }
 
 // Methods whose answer never changes for a loaded engine (preset tables, the kernel list, format
@@ -151,18 +177,58 @@ class Engine {
   }
 }
 
+/** Where a host's Content-Security-Policy recipe is (the widget's message names it). */
+export const CSP_RECIPE = "tally's docs/EMBEDDING.md, section “A host page's Content-Security-Policy”";
+
+/**
+ * Why the engine could not load, in the host author's terms: the CSP directive the page lacks where the browser
+ * reported one (a `securitypolicyviolation` seen while loading) or the error says so; else the error itself.
+ */
+export function engineLoadMessage(error, violations = []) {
+  const text = String(error?.message ?? error);
+  const origin = (url) => {
+    try {
+      return new URL(url).origin;
+    } catch {
+      return url;
+    }
+  };
+  const wasmEval = violations.find((v) => v.blocked === 'wasm-eval' || v.blocked === 'eval');
+  if (wasmEval || /Content Security Policy|unsafe-eval/i.test(text))
+    return `this page's Content-Security-Policy does not let the browser compile WebAssembly: its script-src needs 'wasm-unsafe-eval' (${CSP_RECIPE})`;
+  const blocked = violations.find((v) => /^(script-src|script-src-elem|connect-src|default-src)$/.test(v.directive));
+  if (blocked) {
+    const directive = blocked.directive === 'script-src-elem' ? 'script-src' : blocked.directive;
+    const what = directive === 'connect-src' ? 'fetching tally.wasm' : "the engine's script";
+    return `this page's Content-Security-Policy blocks ${what} from ${origin(blocked.blocked)}: add ${origin(blocked.blocked)} to its ${directive} (${CSP_RECIPE})`;
+  }
+  return text;
+}
+
 let enginePromise = null;
 
-/** The shared engine (loaded once per page, on first use). */
+/** The shared engine (loaded once per page, on first use); rejects with engineLoadMessage's reason. */
 export function getEngine() {
   if (!enginePromise) {
     enginePromise = (async () => {
       const files = engineFiles();
-      if (typeof globalThis.createTallyModule !== 'function') await loadClassicScript(files.glue);
-      const module = await globalThis.createTallyModule({
-        locateFile: (file) => (file.endsWith('.wasm') ? files.wasm : new URL(file, files.glue).href),
-      });
-      return new Engine(module);
+      // The host page's CSP refusals while the engine loads, to name the directive if loading fails.
+      const violations = [];
+      const seen = (event) => violations.push({ directive: event.effectiveDirective, blocked: event.blockedURI });
+      globalThis.document?.addEventListener('securitypolicyviolation', seen);
+      try {
+        const createTallyModule = await engineFactory();
+        // The glue asks only for tally.wasm; any other name is left as it is (never resolved against a base that a
+        // bundler may have made relative).
+        const module = await createTallyModule({ locateFile: (file) => (file.endsWith('.wasm') ? files.wasm : file) });
+        return new Engine(module);
+      } catch (error) {
+        // A refusal is reported as an event queued beside the failure: let it arrive first.
+        await new Promise((resolve) => setTimeout(resolve));
+        throw new Error(engineLoadMessage(error, violations));
+      } finally {
+        globalThis.document?.removeEventListener('securitypolicyviolation', seen);
+      }
     })();
   }
   return enginePromise;

@@ -19,7 +19,7 @@ if (!(runs >= 1)) {
   process.exit(2);
 }
 
-/** In the page before any script: times the engine factory, every tally_call and every widget's mount(). */
+/** In the page before any script: times the engine factory, every tally_call and every widget's build(). */
 function instrument() {
   const profile = (globalThis.__profile = { calls: [], mounts: [], engineStart: null, engineReady: null });
   let factory;
@@ -47,13 +47,14 @@ function instrument() {
   });
   const define = customElements.define.bind(customElements);
   customElements.define = (name, cls, options) => {
-    const mount = cls.prototype.mount;
-    if (typeof mount === 'function') {
-      cls.prototype.mount = function timedMount(...rest) {
+    const build = cls.prototype.build;
+    // TallyWidgets only (their build() is the mount; an inline <tally-value> has a build() of its own).
+    if (typeof build === 'function' && typeof cls.prototype.applyParts === 'function') {
+      cls.prototype.build = function timedBuild(...rest) {
         const start = performance.now();
         const callsBefore = profile.calls.length;
         try {
-          return mount.apply(this, rest);
+          return build.apply(this, rest);
         } finally {
           const calls = profile.calls.slice(callsBefore);
           profile.mounts.push({
@@ -211,7 +212,7 @@ for (let run = 0; run < runs + 1; run++) {
   });
   const info = await page.evaluate(() => {
     const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/tally.wasm'));
-    const glue = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/tally.js'));
+    const glue = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/tally-module.js'));
     return {
       profile: globalThis.__profile,
       readyMs: Number(document.documentElement.dataset.readyMs),
@@ -258,7 +259,7 @@ for (const kind of kinds.sort((a, b) => m((s) => s.trace.kinds[b] ?? 0) - m((s) 
     `    ${kind.padEnd(18)} ${String(m((s) => s.firstTrace.kinds[kind] ?? 0)).padStart(5)} | ${String(m((s) => s.trace.kinds[kind] ?? 0)).padStart(5)} ms`,
   );
 console.log(
-  `  engine: tally.js fetched ${m((s) => s.glueFetchedMs)} ms, tally.wasm fetched ${m((s) => s.wasmFetchedMs)} ms, ` +
+  `  engine: tally-module.js fetched ${m((s) => s.glueFetchedMs)} ms, tally.wasm fetched ${m((s) => s.wasmFetchedMs)} ms, ` +
     `factory called ${m((s) => s.profile.engineStart)} ms, instantiated ${m((s) => s.profile.engineReady)} ms ` +
     `(${m((s) => s.profile.engineReady - s.profile.engineStart)} ms compile + instantiate)`,
 );

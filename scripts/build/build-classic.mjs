@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { globalEngineModule } from './engine-module.mjs';
 
 export const CLASSIC_FILE = 'tally-widgets.classic.js';
 
@@ -20,6 +21,7 @@ export async function buildClassic(siteDir) {
   const bundle = await esbuild.build({
     stdin: { contents: "import './tally-widgets.js';", resolveDir: siteDir, sourcefile: 'classic-entry.js' },
     bundle: true,
+    plugins: [globalEngineModule],
     format: 'iife',
     minify: true,
     write: false,

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { globalEngineModule } from './engine-module.mjs';
 import { failer, pathOption, root } from './options.mjs';
 
 const siteDir = pathOption('--site', 'build/site');
@@ -35,6 +36,7 @@ const bundle = await esbuild.build({
     sourcefile: 'single-file-entry.js',
   },
   bundle: true,
+  plugins: [globalEngineModule],
   format: 'esm',
   minify: true,
   write: false,

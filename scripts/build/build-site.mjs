@@ -19,6 +19,7 @@ import { transform } from 'esbuild';
 import { PAGE_CSP } from './csp.mjs';
 import { classesIn, pruneCss } from './prune-css.mjs';
 import { failer, pathOption, root } from './options.mjs';
+import { ENGINE_MODULE, engineModuleText } from './engine-module.mjs';
 
 const wasmDir = pathOption('--wasm', 'build/wasm');
 const outDir = pathOption('--out', 'build/site');
@@ -60,6 +61,11 @@ cpSync(path.join(root, 'web'), outDir, { recursive: true });
 // The engine: tally.js (Emscripten glue) and tally.wasm, plus any other tally* artefact (worker builds).
 for (const file of readdirSync(wasmDir).filter((f) => /^tally.*\.(js|wasm)$/.test(f)))
   cpSync(path.join(wasmDir, file), path.join(outDir, file));
+// The same glue as an ES module (ENGINE_MODULE), which engine.js imports: every bundler follows an import (webpack,
+// Rspack, Turbopack, Vite, esbuild), where a classic script found by a global name is renamed or wrapped by some.
+// Its UMD names are parameters here, so no bundler resolves the glue's node-only require("fs") or rewrites its
+// export; a browser never takes that branch.
+writeFileSync(path.join(outDir, ENGINE_MODULE), engineModuleText(readFileSync(path.join(wasmDir, 'tally.js'), 'utf8')));
 
 // KaTeX: the fonts for the prerendered math (its stylesheet, pruned to the page's classes, is written with the
 // page below). No KaTeX code ships: every formula is typeset at build time.

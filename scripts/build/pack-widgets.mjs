@@ -15,6 +15,7 @@ import { launchChromium } from '../dev/chromium.mjs';
 import { startServer } from '../dev/static-server.mjs';
 import { failer, pathOption, root } from './options.mjs';
 import { buildClassic, CLASSIC_FILE } from './build-classic.mjs';
+import { ENGINE_MODULE } from './engine-module.mjs';
 
 const siteDir = pathOption('--site', 'build/site');
 const outDir = pathOption('--out', 'build/package');
@@ -31,6 +32,11 @@ const PUBLIC_METHODS = {
     signature: '(state: Record<string, string>): void',
     description: 'Sets some or all of the state (the same fields as getState()).',
   },
+  mount: {
+    signature: '(): Promise<void>',
+    description:
+      'Starts the widget now rather than when it comes near the viewport (as the eager attribute does); returns ready.',
+  },
   embedAttributes: {
     signature: '(): Record<string, string>',
     description: 'The attributes that reproduce the current state in a new element (what the embed snippets use).',
@@ -38,7 +44,7 @@ const PUBLIC_METHODS = {
 };
 
 const fail = failer('pack-widgets');
-for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'tally.js', 'tally.wasm', 'widgets'])
+for (const file of ['tally-widgets.js', 'engine.js', 'state.js', 'tally.js', ENGINE_MODULE, 'tally.wasm', 'widgets'])
   if (!existsSync(path.join(siteDir, file)))
     fail(`${path.join(siteDir, file)} is missing: build the site first (scripts/build/build-site.mjs)`);
 
@@ -193,7 +199,8 @@ const manifest = {
                     name: 'ready',
                     type: { text: 'Promise<void>' },
                     readonly: true,
-                    description: 'Resolves once the widget has loaded the engine and built its controls.',
+                    description:
+                      'Resolves once the widget has built its controls and shown its first result, or said why it could not. A widget starts when it comes near the viewport, at once with the eager attribute, or when mount() is called.',
                   },
                 ]
               : []),
@@ -249,7 +256,7 @@ const dts = [
       `export interface ${name}Element extends HTMLElement {`,
       ...(e.hasReady
         ? [
-            '  /** Resolves once the widget has loaded the engine and built its controls. */',
+            '  /** Resolves once the widget has built its controls and shown its first result, or said why not. Starts near the viewport, with `eager`, or on mount(). */',
             '  readonly ready: Promise<void>;',
           ]
         : []),
@@ -282,7 +289,7 @@ const copy = (from, to = from) => cpSync(path.join(siteDir, from), path.join(sta
 // The page's modules the package ships; embed.html + embed.js: the iframe snippets of the Share / embed control
 // point at them.
 const PAGE_FILES = ['tally-widgets.js', 'engine.js', 'state.js', 'embed.html', 'embed.js', 'embed-resizer.js'];
-for (const file of [...PAGE_FILES, 'tally.js', 'tally.wasm', 'widgets']) copy(file);
+for (const file of [...PAGE_FILES, 'tally.js', ENGINE_MODULE, 'tally.wasm', 'widgets']) copy(file);
 if (existsSync(path.join(siteDir, 'tally-relaxed.wasm'))) copy('tally-relaxed.wasm');
 // The roofline looks for optional GPU measurements beside the package root; an empty report, not a 404.
 writeFileSync(path.join(stage, 'gpu-report.json'), JSON.stringify({ note: 'no GPU measurements', points: [] }) + '\n');
@@ -298,6 +305,7 @@ const files = [
   ...PAGE_FILES,
   'widgets/',
   'tally.js',
+  ENGINE_MODULE,
   'tally.wasm',
   'tally-relaxed.wasm',
   CLASSIC_FILE,

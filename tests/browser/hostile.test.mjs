@@ -401,6 +401,6 @@ test("a host with the README's strict CSP runs the widgets; without 'wasm-unsafe
   await widgetsReady(blocked);
   assert.match(
     await blocked.locator('tally-compute').evaluate((el) => el.shadowRoot.textContent),
-    /The engine could not load/,
+    /The engine could not load: this page's Content-Security-Policy .* its script-src needs 'wasm-unsafe-eval'/,
   );
 });

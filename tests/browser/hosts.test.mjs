@@ -56,16 +56,19 @@ after(async () => {
 });
 
 /** A fresh project with the tarball installed, the given host tools linked in and the recipe's files written. */
-function project(name, files, tools) {
+function project(name, files, tools, pkg = { type: 'module' }) {
   const dir = path.join(work, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, private: true, ...pkg }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
     cwd: dir,
     stdio: 'pipe',
   });
   // After npm install, which would prune links it did not make.
-  for (const tool of tools) symlinkSync(path.join(root, 'node_modules', tool), path.join(dir, 'node_modules', tool));
+  for (const tool of tools) {
+    mkdirSync(path.dirname(path.join(dir, 'node_modules', tool)), { recursive: true }); // a scope's folder
+    symlinkSync(path.join(root, 'node_modules', tool), path.join(dir, 'node_modules', tool));
+  }
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), text);
@@ -73,14 +76,20 @@ function project(name, files, tools) {
   return dir;
 }
 
-/** Runs a tool's own CLI (its package.json `bin`) in `dir`; rejects with the tool's output. */
-async function cli(dir, tool, args) {
+/** Runs a tool's own CLI (its package.json `bin`, `name` when it has several) in `dir`; rejects with its output. */
+async function cli(dir, tool, args, name = tool) {
   const pkg = JSON.parse(readFileSync(path.join(root, 'node_modules', tool, 'package.json'), 'utf8'));
-  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin[tool];
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin[name];
   try {
     await promisify(execFile)(process.execPath, [path.join(root, 'node_modules', tool, bin), ...args], {
       cwd: dir,
-      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        ASTRO_TELEMETRY_DISABLED: '1',
+        NEXT_TELEMETRY_DISABLED: '1',
+        DOCUSAURUS_TELEMETRY_DISABLED: '1',
+        NO_COLOR: '1',
+      },
       maxBuffer: 64 * 2 ** 20,
     });
   } catch (error) {
@@ -90,15 +99,40 @@ async function cli(dir, tool, args) {
 }
 
 function startBuilds() {
-  const start = (name, host, tools, tool, args) => {
-    builds[name] = cli(project(`${name}-course`, recipe(host), tools), tool, args);
+  const start = (name, host, tools, tool, args, bin, { files = {}, pkg } = {}) => {
+    builds[name] = cli(project(`${name}-course`, { ...recipe(host), ...files }, tools, pkg), tool, args, bin);
     builds[name].catch(() => {}); // reported by the test that awaits it
   };
   start('vite', 'vite', ['vite'], 'vite', ['build', '--logLevel', 'error']);
   start('vitepress', 'vitepress', ['vitepress', 'vue'], 'vitepress', ['build', 'docs']);
   start('astro', 'astro', ['astro'], 'astro', ['build', '--silent']);
   start('reveal', 'reveal', ['vite', 'reveal.js'], 'vite', ['build', '--logLevel', 'error']);
+  // The recipe's config, with two settings of the test's own: Turbopack compiles nothing outside its root, and the
+  // linked tools live in this repository's node_modules, outside the project; and no build cache is written (a
+  // fresh project every run: writing it took 12 s).
+  start('next', 'next', ['next', 'react', 'react-dom'], 'next', ['build'], 'next', {
+    files: {
+      'next.config.mjs': `${recipe('next')['next.config.mjs'].replace('export default {', 'const config = {')}
+export default { ...config, turbopack: { root: '/' }, experimental: { turbopackFileSystemCacheForBuild: false } };
+`,
+    },
+  });
+  start(
+    'docusaurus',
+    'docusaurus',
+    ['@docusaurus/core', '@docusaurus/preset-classic', '@docusaurus/faster', 'react', 'react-dom', '@mdx-js/react'],
+    '@docusaurus/core',
+    ['build', '--no-minify'],
+    'docusaurus',
+    // As `npx create-docusaurus` makes it: a CommonJS package (its generated client code uses require.resolveWeak).
+    { pkg: {} },
+  );
 }
+
+/** The Hugo site's own settings (not the recipe's): a site with only a home page. */
+const HUGO_CONFIG = `baseURL = '/'
+disableKinds = ['taxonomy', 'term', 'RSS', 'sitemap', '404']
+`;
 
 /** A page of the shared browser that records errors; the browser's own favicon request is answered. */
 async function newPage(viewport = DESKTOP) {
@@ -113,11 +147,16 @@ async function checkServed(t, dir, name, tags, pathname = '/') {
   t.after(() => server.close());
   const page = await newPage();
   const wasm = [];
-  page.on('request', (r) => r.url().endsWith('.wasm') && wasm.push(new URL(r.url()).pathname));
+  page.on('request', (r) => r.url().endsWith('.wasm') && wasm.push(r.url()));
   await page.goto(new URL(pathname, server.url).href);
   for (const tag of tags) await assertComputes(page.locator(tag).first(), `${name} ${tag}`);
   assert.equal(wasm.length, 1, `${name}: the bundle fetches the emitted tally.wasm once (${wasm})`);
-  assert.match(wasm[0], /tally[^/]*\.wasm$/, `${name}: from the bundle's own assets`);
+  // Named by the bundler: tally.<hash>.wasm (Vite, Turbopack) or <hash>.wasm (Docusaurus's Rspack).
+  assert.equal(new URL(wasm[0]).origin, new URL(server.url).origin, `${name}: from the bundle's own assets`);
+  assert.ok(
+    !wasm[0].startsWith(site.url) && !/\/node_modules\//.test(wasm[0]),
+    `${name}: the emitted file (${wasm[0]})`,
+  );
   // Share / embed from a bundle: the element for the same state, and no "Invalid URL".
   const first = page.locator(tags[0]).first();
   await first.evaluate((el) => el.shadowRoot.querySelector('details.share summary').click());
@@ -163,6 +202,51 @@ test('VitePress: the theme imports the package (server-side rendering included) 
 test("Astro: the page's script is bundled by astro build and its widgets compute the engine's numbers", async (t) => {
   const dir = await builds.astro;
   await checkServed(t, path.join(dir, 'dist'), 'astro', ['tally-memory-budget', 'tally-step']);
+});
+
+test('Next.js: a client component imports the package, next build pre-renders it on the server and the page computes', async (t) => {
+  const dir = await builds.next;
+  const built = readFileSync(path.join(dir, 'out/index.html'), 'utf8');
+  assert.match(
+    built,
+    /<tally-memory-budget model="llama-3-8b"/,
+    'the server rendered the element (the import did not crash)',
+  );
+  await checkServed(t, path.join(dir, 'out'), 'next', ['tally-memory-budget', 'tally-compute']);
+});
+
+test('Docusaurus: an MDX page imports the package, the Rspack build pre-renders it and the page computes', async (t) => {
+  const dir = await builds.docusaurus;
+  const built = readFileSync(path.join(dir, 'build/index.html'), 'utf8');
+  // Docusaurus minifies the HTML: attribute values lose their quotes.
+  assert.match(built, /<tally-memory-budget model="?llama-3-8b/, 'the pre-rendered page keeps the element');
+  const page = await checkServed(t, path.join(dir, 'build'), 'docusaurus', ['tally-memory-budget', 'tally-compute']);
+  // Docusaurus's colour-mode switch (data-theme on <html>) re-themes the widgets.
+  await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+  await page.waitForFunction(() => document.querySelector('tally-compute').dataset.tallyTheme === 'dark');
+});
+
+test("Hugo: the shortcode passes the elements through Hugo's Markdown renderer and the page computes", async (t) => {
+  // Hugo takes well under a second: built here, once tally's site (where the shortcode's script comes from) runs.
+  const dir = path.join(work, 'hugo-course');
+  for (const [file, text] of Object.entries({ ...recipe('hugo', site.url), 'hugo.toml': HUGO_CONFIG })) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  try {
+    await promisify(execFile)('hugo', ['--quiet'], { cwd: dir });
+  } catch (error) {
+    throw new Error(`hugo failed:\n${error.stdout}\n${error.stderr}`);
+  }
+  const built = readFileSync(path.join(dir, 'public/index.html'), 'utf8');
+  assert.doesNotMatch(built, /raw HTML omitted/, 'Goldmark kept the elements');
+  assert.equal(built.match(/tally-widgets\.js/g)?.length, 1, 'the script tag once per page');
+  const page = await newPage();
+  const server = await startServer(path.join(dir, 'public'), 0, { csp: null });
+  t.after(() => server.close());
+  await page.goto(server.url);
+  for (const tag of ['tally-memory-budget', 'tally-compute']) await assertComputes(page.locator(tag), `hugo ${tag}`);
+  assert.deepEqual(page.errors, []);
 });
 
 test('reveal.js: a compact widget fits the 960x700 slide and keys typed into it do not drive the deck', async (t) => {

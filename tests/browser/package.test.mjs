@@ -29,6 +29,7 @@ test("npm package: packed, installed into a fresh project, typed, and its widget
     'tally-widgets.js',
     'engine.js',
     'tally.js',
+    'tally-module.js',
     'tally.wasm',
     'index.d.ts',
     'tally-api.d.ts',

@@ -16,6 +16,7 @@ import {
   escapeHtml,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 const COLLECTIVES = [
   { value: 'all_reduce', label: 'all-reduce' },
@@ -87,12 +88,12 @@ const css = `
 class TallyCollectives extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     const presets = this.loadPresets();
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     const start = this.declareState('col');
     const field = (name) => fieldControl(FIELDS, name, start[name], this);
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="A collective between GPUs: time and achieved bandwidth">
         <div class="fields">
           ${FIELDS.map((f) => field(f.name)).join('')}
@@ -109,7 +110,7 @@ class TallyCollectives extends TallyWidget {
         </div>
         <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Bus bandwidth against message size</title></svg>
         <p class="status" data-out="note"></p>
-      </div>`;
+      </div>`);
     this.onControlEdit(() => {
       this.update();
       this.saveState();
@@ -219,7 +220,7 @@ class TallyCollectives extends TallyWidget {
     body += `<circle class="you" cx="${px(here).toFixed(1)}" cy="${py(Math.max(r.bus_bytes_per_s / 1e9, 10 ** y0)).toFixed(1)}" r="6"><title>your message: ${escapeHtml(formatBandwidth(r.bus_bytes_per_s))}</title></circle>`;
     body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">message size, bytes (log)</text>`;
     body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">bus GB/s (log)</text>`;
-    svg.innerHTML = body;
+    svg.innerHTML = trustedHtml(body);
   }
 }
 

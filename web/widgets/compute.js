@@ -20,6 +20,7 @@ import {
   fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 export { formatDollars };
 
@@ -157,7 +158,7 @@ th { font-size: 12px; color: var(--muted); }
 class TallyCompute extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     // Without presets the widget still works from raw numbers (params, peak TFLOP/s).
     const presets = this.loadPresets();
     this.presets = { ...presets, models: presets.models ?? [], hardware: presets.hardware ?? [] };
@@ -170,7 +171,7 @@ class TallyCompute extends TallyWidget {
     if (this.urlFields.has('params') && !this.urlFields.has('model')) start.model = CUSTOM;
     if (this.urlFields.has('peak_tflops') && !this.urlFields.has('hardware')) start.hardware = CUSTOM;
 
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training compute, time and cost">
         <div class="fields">
           ${LAYOUT.map((name) => fieldControl(FIELDS, name, start[name], this)).join('')}
@@ -191,7 +192,7 @@ class TallyCompute extends TallyWidget {
           <p class="status" data-out="symbols"></p>
           <p class="status" data-out="notes"></p>
         </details>
-      </div>`;
+      </div>`);
     const root = this.shadowRoot;
     this.onControlEdit((control) => this.onEdit(control.name));
     this.observeWidth(
@@ -333,12 +334,13 @@ class TallyCompute extends TallyWidget {
       return `<line class="${cls}" x1="${px.toFixed(1)}" x2="${px.toFixed(1)}" y1="${y - 14}" y2="${y + 14}"/>
         <text class="${cls}" x="${px.toFixed(1)}" y="${above ? y - 20 : y + 30}" text-anchor="${anchor}">${escapeHtml(text)}</text>`;
     };
-    svg.innerHTML = `<title id="cmp-chart-title">Training tokens (${escapeHtml(formatNumber(tokens))}) against the Chinchilla-optimal count${chin ? ` (${escapeHtml(formatNumber(chin))})` : ''}, log scale</title>
+    svg.innerHTML =
+      trustedHtml(`<title id="cmp-chart-title">Training tokens (${escapeHtml(formatNumber(tokens))}) against the Chinchilla-optimal count${chin ? ` (${escapeHtml(formatNumber(chin))})` : ''}, log scale</title>
       <rect class="band" x="${left}" y="${y - 2}" width="${W - left - right}" height="4" rx="2"/>
       ${ticks.map((e) => `<text x="${atExponent(e).toFixed(1)}" y="${y + 48}" text-anchor="middle">${label(e)}</text>`).join('')}
       ${chin ? marker(chin, 'chin', 'Chinchilla-optimal', false) : ''}
       ${marker(tokens, 'you', `your run${ratio ? `: ${formatNumber(ratio, 3)} tokens/param` : ''}`, true)}
-      <text x="${left}" y="${y + 66}" text-anchor="start">training tokens D (log scale)</text>`;
+      <text x="${left}" y="${y + 66}" text-anchor="start">training tokens D (log scale)</text>`);
   }
 
   renderComponents(flops) {
@@ -347,12 +349,14 @@ class TallyCompute extends TallyWidget {
     if (!flops) return;
     // The table is per token, so it shows the engine's per-token formulas (the per-sequence ones have an extra s).
     const components = flops.components ?? [];
-    details.querySelector('tbody').innerHTML = components
-      .map(
-        (c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
+    details.querySelector('tbody').innerHTML = trustedHtml(
+      components
+        .map(
+          (c) => `<tr><td>${escapeHtml(c.name ?? c.id)}</td>
       <td class="num">${escapeHtml(formatNumber(c.forward_per_token))}</td><td class="formula">${formulaHtml(c.formula_per_token ?? '')}</td></tr>`,
-      )
-      .join('');
+        )
+        .join(''),
+    );
     const m = flops.model ?? {};
     const legend = symbolLegend(
       components.map((c) => c.formula_per_token ?? ''),
@@ -370,7 +374,7 @@ class TallyCompute extends TallyWidget {
         shared: ['shared experts', m.num_shared_experts],
       },
     );
-    details.querySelector('[data-out="symbols"]').innerHTML = legend.html;
+    details.querySelector('[data-out="symbols"]').innerHTML = trustedHtml(legend.html);
     details.querySelector('[data-out="notes"]').textContent = (flops.notes ?? []).join(' ');
   }
 }

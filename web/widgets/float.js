@@ -18,6 +18,7 @@ import {
   fieldControl,
 } from './base.js';
 import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 const SATURATION = [
   { value: 'default', label: "format's default" },
@@ -179,7 +180,7 @@ function shortExact(text, max = 26) {
 class TallyFloat extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     const catalogue = this.engine.call('float_formats', {});
     this.formats = catalogue.formats;
     // Rounding modes and their labels are the engine's (tally::fp::round_label), like the formats' names.
@@ -231,7 +232,7 @@ class TallyFloat extends TallyWidget {
 
   render() {
     const s = this.state;
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
     <div class="widget">
       <div class="top">
         ${fieldControl(FIELDS, 'format', s.format, this)}
@@ -280,7 +281,7 @@ class TallyFloat extends TallyWidget {
         <thead><tr><th scope="col">scheme</th><th scope="col">bits / value</th><th scope="col">rel. error</th>
         <th scope="col">max abs error</th><th scope="col">flushed to 0</th><th scope="col" class="hide-phone">block scales</th></tr></thead>
         <tbody></tbody></table></div>
-    </div>`;
+    </div>`);
     const root = this.shadowRoot;
     const on = (sel, ev, fn) => root.querySelector(sel).addEventListener(ev, fn);
     on('[name="format"]', 'change', (e) => {
@@ -438,22 +439,24 @@ class TallyFloat extends TallyWidget {
       );
     // A reader flipping bits from the keyboard keeps the focus on the bit they flipped (the buttons are redrawn).
     const focusedBit = root.activeElement?.closest?.('.bits button[data-bit]')?.dataset.bit;
-    root.querySelector('.bits').innerHTML = [...result.bits]
-      .map((ch, i) => {
-        const bit = nbits - 1 - i;
-        const kind = kinds[i];
-        const gap = i > 0 && kinds[i - 1] !== kind ? ' gap-before' : '';
-        return `<button type="button" class="bit ${kind}${gap}" data-bit="${bit}" aria-pressed="${ch === '1'}"
+    root.querySelector('.bits').innerHTML = trustedHtml(
+      [...result.bits]
+        .map((ch, i) => {
+          const bit = nbits - 1 - i;
+          const kind = kinds[i];
+          const gap = i > 0 && kinds[i - 1] !== kind ? ' gap-before' : '';
+          return `<button type="button" class="bit ${kind}${gap}" data-bit="${bit}" aria-pressed="${ch === '1'}"
         aria-label="bit ${bit} (${kind}) is ${ch}; flip it" title="bit ${bit} (${kind})">${ch}</button>`;
-      })
-      .join('');
+        })
+        .join(''),
+    );
     if (focusedBit !== undefined) root.querySelector(`.bits button[data-bit="${focusedBit}"]`)?.focus();
     const f = this.formats.find((x) => x.name === s.format);
     const unb = result.unbiased_exponent === null ? '' : ` → 2^${result.unbiased_exponent}`;
-    root.querySelector('.legend').innerHTML = `
+    root.querySelector('.legend').innerHTML = trustedHtml(`
       ${fb.sign ? `<span><span class="sw" style="background:#c2410c"></span>sign <b>${escapeHtml(fb.sign)}</b> = ${result.fields.sign}</span>` : '<span>no sign bit</span>'}
       <span><span class="sw" style="background:#1d4ed8"></span>exponent <b>${escapeHtml(fb.exponent)}</b> = ${result.fields.exponent}, bias ${f.bias}${escapeHtml(unb)}</span>
-      ${fb.mantissa ? `<span><span class="sw" style="background:#15803d"></span>mantissa <b>${escapeHtml(fb.mantissa)}</b> = ${result.fields.mantissa}${result.significand ? ` → significand ${escapeHtml(result.significand)}` : ''}</span>` : '<span>no mantissa bits</span>'}`;
+      ${fb.mantissa ? `<span><span class="sw" style="background:#15803d"></span>mantissa <b>${escapeHtml(fb.mantissa)}</b> = ${result.fields.mantissa}${result.significand ? ` → significand ${escapeHtml(result.significand)}` : ''}</span>` : '<span>no mantissa bits</span>'}`);
 
     root.querySelector('[data-out="stored"]').textContent =
       `${s.format} ${result.hex} = ${result.class === 'nan' ? 'NaN' : result.exact}`;
@@ -462,7 +465,7 @@ class TallyFloat extends TallyWidget {
     const flags = [`<span class="flag">${escapeHtml(result.class)}</span>`];
     for (const note of result.notes)
       flags.push(`<span class="flag${note.kind ? ` ${note.kind}` : ''}">${escapeHtml(note.text)}</span>`);
-    root.querySelector('[data-out="flags"]').innerHTML = flags.join('');
+    root.querySelector('[data-out="flags"]').innerHTML = trustedHtml(flags.join(''));
     root.querySelector('[data-out="input"]').textContent =
       'input' in result
         ? `input ${result.input_exact}${result.error_abs !== null ? `; error ${result.error_abs === 0 ? '0' : formatNumber(result.error_abs)} (relative ${result.error_rel === null ? '—' : formatNumber(result.error_rel)})` : ''}; ulp here ${result.ulp_exact ?? '—'}`
@@ -479,25 +482,27 @@ class TallyFloat extends TallyWidget {
     const root = this.shadowRoot;
     root.querySelector('[data-out="stored"]').textContent = '—';
     root.querySelector('[data-out="formula"]').textContent = '';
-    root.querySelector('[data-out="flags"]').innerHTML = '';
+    root.querySelector('[data-out="flags"]').innerHTML = trustedHtml('');
     root.querySelector('[data-out="input"]').textContent = '';
-    root.querySelector('[data-out="compare"] tbody').innerHTML = '';
+    root.querySelector('[data-out="compare"] tbody').innerHTML = trustedHtml('');
   }
 
   showCompare(cmp) {
     const s = this.state;
     const tbody = this.shadowRoot.querySelector('[data-out="compare"] tbody');
-    tbody.innerHTML = cmp.results
-      .map((r) => {
-        const notes = r.notes.map((n) => n.text);
-        const warn = r.notes.some((n) => n.kind === 'warn');
-        const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
-        return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
+    tbody.innerHTML = trustedHtml(
+      cmp.results
+        .map((r) => {
+          const notes = r.notes.map((n) => n.text);
+          const warn = r.notes.some((n) => n.kind === 'warn');
+          const rel = r.error_rel === null ? '—' : r.error_rel === 0 ? '0' : formatNumber(r.error_rel, 2);
+          return `<tr data-format="${escapeHtml(r.format)}" class="${r.format === s.format ? 'current' : ''}">
         <td>${escapeHtml(r.format)}</td><td class="mono hex">${escapeHtml(r.hex)}</td>
         <td class="exact mono" title="${escapeHtml(r.exact)}">${escapeHtml(r.class === 'nan' ? 'NaN' : shortExact(r.exact))}</td>
         <td class="num hide-phone">${rel}</td><td class="${warn ? 'note-warn' : ''}">${escapeHtml(notes.join(', '))}</td></tr>`;
-      })
-      .join('');
+        })
+        .join(''),
+    );
   }
 
   updateChart() {
@@ -566,10 +571,11 @@ class TallyFloat extends TallyWidget {
         axis.push(
           `<text x="${L - 6}" y="${(Y(e) + 4).toFixed(1)}" text-anchor="end">${powerLabel(2, e, { caret: true })}</text>`,
         );
-      svg.innerHTML = `<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
-        ${path.join('')}${risers.join('')}${ticks.join('')}<g class="cursor"></g>${axis.join('')}`;
+      svg.innerHTML =
+        trustedHtml(`<g class="grid"><line x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"></line><line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"></line></g>
+        ${path.join('')}${risers.join('')}${ticks.join('')}<g class="cursor"></g>${axis.join('')}`);
     }
-    svg.querySelector('g.cursor').innerHTML = marker;
+    svg.querySelector('g.cursor').innerHTML = trustedHtml(marker);
     const top = rows[rows.length - 1];
     this.shadowRoot.querySelector('[data-out="chart-note"]').textContent =
       `x: value, y: distance to the next value, both log scale${this.valueTable ? '; ticks: every positive value' : ''}. ` +
@@ -654,7 +660,7 @@ class TallyFloat extends TallyWidget {
   showBlockError(error) {
     const root = this.shadowRoot;
     this.clearBlockErrors();
-    root.querySelector('[data-out="blocks"] tbody').innerHTML = '';
+    root.querySelector('[data-out="blocks"] tbody').innerHTML = trustedHtml('');
     const field = error.field.includes('seed') ? 'seed' : error.field.includes('outlier') ? 'outlier' : 'block';
     showError(root, field, error.message);
     this.lastError = { field, message: error.message };
@@ -666,9 +672,10 @@ class TallyFloat extends TallyWidget {
     this.clearBlockErrors();
     if (this.state.block.trim() === '')
       root.querySelector('[name="block"]').placeholder = r.values.map(String).join(', ');
-    root.querySelector('[data-out="blocks"] tbody').innerHTML = r.results
-      .map(
-        (x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
+    root.querySelector('[data-out="blocks"] tbody').innerHTML = trustedHtml(
+      r.results
+        .map(
+          (x) => `<tr data-scheme="${escapeHtml(x.scheme)}">
       <td>${escapeHtml(x.display_name)}</td><td class="num">${Number(x.bits_per_value.toFixed(3))}</td>
       <td class="num">${formatNumber(x.relative_error, 2)}</td><td class="num">${formatNumber(x.max_abs_error, 2)}</td>
       <td class="num">${x.zeroed} of ${x.codes.length}</td>
@@ -678,8 +685,9 @@ class TallyFloat extends TallyWidget {
           .map((c) => `${c.hex}=${formatNumber(c.value, 3)}`)
           .join(' ') + (x.scales.length > 4 ? ' …' : ''),
       )}</td></tr>`,
-      )
-      .join('');
+        )
+        .join(''),
+    );
     this.save();
   }
 

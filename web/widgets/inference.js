@@ -20,6 +20,7 @@ import {
   presetSelect,
 } from './base.js';
 import { drawWidth, logScale, logTicks } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 /**
  * The widget's fields (kit/store.js). The model goes to the engine as its config with kv_heads as num_kv_heads
@@ -86,7 +87,7 @@ const css = `
 class TallyInference extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     // The selects stay empty and the engine error shows below.
     const presets = this.loadPresets();
     this.presets = presets;
@@ -102,7 +103,7 @@ class TallyInference extends TallyWidget {
     if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
     const field = (name) => fieldControl(FIELDS, name, start[name], this);
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
         <div class="fields">
           ${FIELDS.map((f) => field(f.name)).join('')}
@@ -128,7 +129,7 @@ class TallyInference extends TallyWidget {
         <p class="status" data-out="kv_note"></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Latency per token against throughput as the batch grows</title></svg>
         <p class="status" data-out="note"></p>
-      </div>`;
+      </div>`);
     const root = this.shadowRoot;
     this.onControlEdit((control) => this.onEdit(control.name));
     this.observeWidth(
@@ -268,7 +269,9 @@ class TallyInference extends TallyWidget {
         : `K ${count(g.key_values)} + V ${count(g.value_values)} values (without GQA: ${count(g.mha_values)})`;
       const tr = document.createElement('tr');
       tr.dataset.kind = g.kind;
-      tr.innerHTML = `<td>${escapeHtml(`${count(g.layers)} ${kind}`)}</td><td data-col="holds">${escapeHtml(holds)}</td><td class="num" data-col="bytes_per_layer_token">${escapeHtml(count(g.bytes_per_layer_token))} B</td><td class="num" data-col="tokens">${escapeHtml(count(g.tokens))}</td><td class="num" data-col="bytes_per_sequence">${escapeHtml(formatBytes(g.bytes_per_sequence))}</td>`;
+      tr.innerHTML = trustedHtml(
+        `<td>${escapeHtml(`${count(g.layers)} ${kind}`)}</td><td data-col="holds">${escapeHtml(holds)}</td><td class="num" data-col="bytes_per_layer_token">${escapeHtml(count(g.bytes_per_layer_token))} B</td><td class="num" data-col="tokens">${escapeHtml(count(g.tokens))}</td><td class="num" data-col="bytes_per_sequence">${escapeHtml(formatBytes(g.bytes_per_sequence))}</td>`,
+      );
       return tr;
     });
     root.querySelector('[data-out="layers"] tbody').replaceChildren(...rows);
@@ -330,7 +333,7 @@ class TallyInference extends TallyWidget {
     body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.step_seconds * 1e3).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
     body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">${W < 520 ? 'tokens/s, whole batch (log)' : 'throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound'}</text>`;
     body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">ms per token (log)</text>`;
-    svg.innerHTML = body;
+    svg.innerHTML = trustedHtml(body);
   }
 }
 

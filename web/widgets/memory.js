@@ -37,6 +37,7 @@ import {
   fieldControl,
 } from './base.js';
 import { drawWidth, linearScale, linearTicks } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 const CUSTOM = 'custom';
 const RECOMPUTE_OPS = [
@@ -116,7 +117,11 @@ const FIELDS = [
     label: 'GPU',
     options: (w) =>
       w.presets.hardware.map((h) => ({ value: h.id, label: `${h.name} (${formatBytes(h.memory_bytes, 3)})` })),
-    fallback: (w) => w.presets.hardware.find((h) => /h100/i.test(h.id))?.id ?? w.presets.hardware[0]?.id,
+    // The H100 SXM (80 GB) most authors mean by "an H100", as the compute widget and the iframe example use; not the
+    // first preset whose id says h100 (a 96 GB power-limited part sorts before it).
+    fallback: (w) =>
+      (w.presets.hardware.find((h) => h.id === 'h100-sxm') ?? w.presets.hardware.find((h) => /h100/i.test(h.id)))?.id ??
+      w.presets.hardware[0]?.id,
     arg: 'hardware',
   },
   {
@@ -425,12 +430,14 @@ details.more > .fields { margin-top: 8px; }
 class TallyMemoryBudget extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     const engine = this.engine;
     try {
       this.presets = engine.call('presets', {});
     } catch (error) {
-      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">The engine has no presets: ${escapeHtml(error.message)}</div>`;
+      this.shadowRoot.innerHTML = trustedHtml(
+        `<style>${baseCss}</style><div class="widget notice">The engine has no presets: ${escapeHtml(error.message)}</div>`,
+      );
       return;
     }
     this.presets = {
@@ -463,13 +470,13 @@ class TallyMemoryBudget extends TallyWidget {
         .map(([, html]) => html)
         .join('');
     const folded = markup(false);
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Training memory budget per GPU">
         <div class="fields">${markup(true)}</div>
         ${folded ? `<details class="more" data-out="more" part="more"><summary>More settings</summary><div class="fields">${folded}</div></details>` : ''}
         <p class="notice" role="status"></p>
-        <div class="layout" aria-live="polite">
-          <p class="verdict" data-out="verdict">—</p>
+        <div class="layout">
+          <p class="verdict" data-out="verdict" aria-live="polite" aria-atomic="true">—</p>
           <svg class="chart" data-out="chart" viewBox="0 0 640 130" role="img" aria-labelledby="chart-title">
             <title id="chart-title">Memory per GPU by term</title></svg>
           <table data-out="table">
@@ -487,7 +494,7 @@ class TallyMemoryBudget extends TallyWidget {
           <button type="button" data-action="png">Download PNG</button>
           <span class="status" data-out="export" role="status"></span>
         </div>
-      </div>`;
+      </div>`);
     const root = this.shadowRoot;
     root.querySelector('textarea[name="config"]').value = start.config;
     this.onControlEdit((control) => this.onEdit(control.name));
@@ -742,13 +749,19 @@ class TallyMemoryBudget extends TallyWidget {
     const capacityNote = `usable = ${formatBytes(b.capacity_bytes)} the device reports − ${formatBytes(b.allowance_bytes)} reserved for the CUDA context and fragmentation`;
     if (b.fits) {
       verdict.className = 'verdict fits';
-      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable on one GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(trained)} (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = trustedHtml(
+        `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable on one GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(trained)} (${escapeHtml(capacityNote)}).</span>`,
+      );
     } else if (b.paged && b.fits_paged) {
       verdict.className = 'verdict fits';
-      verdict.innerHTML = `Fits only with paging: ${escapeHtml(formatBytes(total))} &gt; ${escapeHtml(formatBytes(usable))} usable, but without the ${escapeHtml(formatBytes(b.per_gpu_bytes.optimizer_states))} of optimizer states the GPU holds ${escapeHtml(formatBytes(b.paged_floor_bytes))}<span class="sub">${escapeHtml(trained)}; the paged optimizer moves its states to host RAM when the GPU runs out, at the cost of PCIe transfers (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = trustedHtml(
+        `Fits only with paging: ${escapeHtml(formatBytes(total))} &gt; ${escapeHtml(formatBytes(usable))} usable, but without the ${escapeHtml(formatBytes(b.per_gpu_bytes.optimizer_states))} of optimizer states the GPU holds ${escapeHtml(formatBytes(b.paged_floor_bytes))}<span class="sub">${escapeHtml(trained)}; the paged optimizer moves its states to host RAM when the GPU runs out, at the cost of PCIe transfers (${escapeHtml(capacityNote)}).</span>`,
+      );
     } else {
       verdict.className = 'verdict over';
-      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(trained)}; ${escapeHtml(FINETUNE_HINTS[b.method] ?? '')} (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = trustedHtml(
+        `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(trained)}; ${escapeHtml(FINETUNE_HINTS[b.method] ?? '')} (${escapeHtml(capacityNote)}).</span>`,
+      );
     }
   }
 
@@ -767,19 +780,23 @@ class TallyMemoryBudget extends TallyWidget {
     if (finetune) this.finetuneVerdict(verdict, b);
     else if (b.fits) {
       verdict.className = 'verdict fits';
-      verdict.innerHTML = `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable per GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = trustedHtml(
+        `Fits: ${escapeHtml(formatBytes(total))} of ${escapeHtml(formatBytes(usable))} usable per GPU (${escapeHtml(formatPercent(total / usable))})<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(formatBytes(b.headroom_bytes))} to spare (${escapeHtml(capacityNote)}).</span>`,
+      );
     } else {
       verdict.className = 'verdict over';
       const need =
         b.min_gpus == null
           ? 'no data-parallel size fits with these settings: raise the ZeRO stage, TP or PP, or recompute activations'
           : `needs at least ${b.min_gpus.toLocaleString('en-US')} GPUs with this ZeRO stage, TP and PP`;
-      verdict.innerHTML = `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)} (${escapeHtml(capacityNote)}).</span>`;
+      verdict.innerHTML = trustedHtml(
+        `Does not fit: ${escapeHtml(formatBytes(total))} per GPU &gt; ${escapeHtml(formatBytes(usable))} usable<span class="sub">${escapeHtml(formatParams(b.params_total))} parameters on ${escapeHtml(layout)}; ${escapeHtml(need)} (${escapeHtml(capacityNote)}).</span>`,
+      );
     }
     const rows = this.rows();
     this.drawChart(rows, total, usable, `${hw?.name ?? 'GPU'} usable`);
     const tbody = root.querySelector('[data-out="table"] tbody');
-    tbody.innerHTML =
+    tbody.innerHTML = trustedHtml(
       rows
         .map(
           (r) => `<tr data-term="${r.id}">
@@ -790,19 +807,24 @@ class TallyMemoryBudget extends TallyWidget {
       </tr>`,
         )
         .join('') +
-      `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`;
+        `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`,
+    );
     const act = b.activations ?? {};
-    root.querySelector('[data-out="activations"] tbody').innerHTML = (act.terms ?? [])
-      .map(
-        (t) => `<tr>
+    root.querySelector('[data-out="activations"] tbody').innerHTML = trustedHtml(
+      (act.terms ?? [])
+        .map(
+          (t) => `<tr>
         <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
         <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formulaHtml(t.formula ?? '')}</td></tr>`,
-      )
-      .join('');
-    root.querySelector('[data-out="act-symbols"]').innerHTML = symbolLegend(
-      (act.terms ?? []).map((t) => t.formula ?? ''),
-      this.glossary(),
-    ).html;
+        )
+        .join(''),
+    );
+    root.querySelector('[data-out="act-symbols"]').innerHTML = trustedHtml(
+      symbolLegend(
+        (act.terms ?? []).map((t) => t.formula ?? ''),
+        this.glossary(),
+      ).html,
+    );
     root.querySelector('[data-out="korthikanti"]').textContent = act.layers
       ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. ` +
         (act.korthikanti_formula
@@ -834,14 +856,15 @@ class TallyMemoryBudget extends TallyWidget {
       });
     const capX = x(capacity).toFixed(2);
     const capAnchor = capacity / max > 0.75 ? 'end' : 'start';
-    svg.innerHTML = `<title id="chart-title">Memory per GPU by term, ${escapeHtml(formatBytes(total))} against ${escapeHtml(gpuName)} capacity ${escapeHtml(formatBytes(capacity))}</title>
+    svg.innerHTML =
+      trustedHtml(`<title id="chart-title">Memory per GPU by term, ${escapeHtml(formatBytes(total))} against ${escapeHtml(gpuName)} capacity ${escapeHtml(formatBytes(capacity))}</title>
       <g class="grid">${ticks.map((t) => `<line x1="${x(t * GB).toFixed(2)}" x2="${x(t * GB).toFixed(2)}" y1="${barY - 6}" y2="${barY + barH + 6}"/>`).join('')}</g>
       ${segs.join('')}
       <line class="cap" x1="${capX}" x2="${capX}" y1="14" y2="${barY + barH + 8}"/>
       <text class="cap-label" x="${capAnchor === 'end' ? Number(capX) - 4 : Number(capX) + 4}" y="24" text-anchor="${capAnchor}">${escapeHtml(W < 480 ? 'usable' : gpuName)}: ${escapeHtml(formatBytes(capacity))}</text>
       <g class="axis"><line x1="${left}" x2="${W - right}" y1="${barY + barH + 8}" y2="${barY + barH + 8}"/>
       ${ticks.map((t) => `<text x="${x(t * GB).toFixed(2)}" y="${barY + barH + 24}" text-anchor="middle">${Number(t.toPrecision(6))}</text>`).join('')}
-      <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`;
+      <text x="${(W - right + left) / 2}" y="${barY + barH + 44}" text-anchor="middle">memory per GPU (GB = 10⁹ bytes)</text></g>`);
   }
 
   onHover(event) {
@@ -865,7 +888,9 @@ class TallyMemoryBudget extends TallyWidget {
       .map(escapeHtml)
       .join(' · ');
     const where = row.formula ? symbolLegend([row.formula], this.glossary()).html : '';
-    box.innerHTML = `<div class="formula">${row.formula ? formulaHtml(row.formula) : ''}</div><div class="desc" data-out="symbols">${where}</div><div>${head}</div><div class="desc">${desc}</div>`;
+    box.innerHTML = trustedHtml(
+      `<div class="formula">${row.formula ? formulaHtml(row.formula) : ''}</div><div class="desc" data-out="symbols">${where}</div><div>${head}</div><div class="desc">${desc}</div>`,
+    );
   }
 
   async onClick(event) {
@@ -939,7 +964,7 @@ class TallyMemoryBudget extends TallyWidget {
     parts.push(
       `<text x="10" y="${y + 34}">${escapeHtml(`${v.model === CUSTOM ? 'custom config' : v.model}, ${v.recipe}, seq ${v.seq}, micro-batch ${v.mbs}: ${total} per GPU (tally)`)}</text>`,
     );
-    legend.innerHTML = parts.join('');
+    legend.innerHTML = trustedHtml(parts.join(''));
     svg.append(legend);
     svg.setAttribute('viewBox', `${x0} ${y0} ${width} ${y + 44}`);
     try {

@@ -1,7 +1,8 @@
 // Measuring this machine for the roofline chart: Web Workers that each run the engine, the probes (peak FLOP/s,
 // memory bandwidth) and the GEMM kernel ladder on one core, then every worker at once on its own stripe of C.
 // A controller beside the chart (roofline.js): it holds what was measured and tells the chart through `ui`.
-import { TallyError, engineFiles } from '../engine.js';
+import { TallyError, absoluteUrl, engineFiles } from '../engine.js';
+import { trustedScriptUrl } from './kit/trusted.js';
 
 /** The naive kernel's largest size: beyond it one product takes seconds. */
 const NAIVE_MAX_N = 256;
@@ -75,15 +76,19 @@ export class RooflineBench {
    * worker as a data: URL) a blob: worker of this page's origin imports it and is told where the engine's files are.
    */
   startWorker() {
-    const url = new URL('./roofline-worker.js', import.meta.url);
-    const files = { ...engineFiles(), relaxed: new URL('../tally-relaxed.wasm', import.meta.url).href };
+    const url = new URL(absoluteUrl(new URL('./roofline-worker.js', import.meta.url)));
+    const files = { ...engineFiles(), relaxed: absoluteUrl(new URL('../tally-relaxed.wasm', import.meta.url)) };
     if (url.origin === globalThis.location.origin && new URL('../tally.js', url).href === files.glue)
-      return { worker: new Worker(url) };
+      return { worker: new Worker(trustedScriptUrl(url.href)) };
     // A Worker cannot run another origin's script; a blob: worker may importScripts it (classic scripts need no
     // CORS), and the engine files it fetches are served with Access-Control-Allow-Origin: *.
-    const source = `self.tallyFiles = ${JSON.stringify(files)};\nimportScripts(${JSON.stringify(url.href)});\n`;
+    // Under Trusted Types (inherited by a blob: worker) its importScripts goes through tally's policy (kit/trusted.js).
+    const source = `self.tallyFiles = ${JSON.stringify(files)};
+try { self.tallyPolicy = self.trustedTypes?.createPolicy('tally', { createScriptURL: (u) => u }); } catch {}
+importScripts(self.tallyPolicy ? self.tallyPolicy.createScriptURL(${JSON.stringify(url.href)}) : ${JSON.stringify(url.href)});
+`;
     const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-    return { worker: new Worker(blobUrl), blobUrl };
+    return { worker: new Worker(trustedScriptUrl(blobUrl)), blobUrl };
   }
 
   /** Starts n workers; resolves to [{worker, relaxed, relaxedNote, call(method, args) -> Promise}]. */

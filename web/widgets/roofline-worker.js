@@ -26,7 +26,18 @@ const files =
       new URL(`../${f}`, self.location.href).href,
     ]),
   );
-importScripts(files.glue);
+// A page that requires Trusted Types passes that on to its blob: workers: the glue's URL goes through tally's policy
+// (the blob: starter made it as self.tallyPolicy; web/widgets/kit/trusted.js on the page).
+const policy =
+  self.tallyPolicy ??
+  (() => {
+    try {
+      return self.trustedTypes?.createPolicy('tally', { createScriptURL: (url) => url }) ?? null;
+    } catch {
+      return null;
+    }
+  })();
+importScripts(policy ? policy.createScriptURL(files.glue) : files.glue);
 
 // The relaxed-SIMD module's bytes, compiled only if this browser validates its final-encoding opcodes.
 async function relaxedModule() {

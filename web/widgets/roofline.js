@@ -28,6 +28,7 @@ import {
 import { drawWidth, exponentTicks, logScale } from './chart.js';
 import { LabelPlacer, textWidth } from './roofline-labels.js';
 import { RooflineBench, MAX_WORKERS, DEFAULT_WORKERS } from './roofline-bench.js';
+import { trustedHtml } from './kit/trusted.js';
 
 /** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
 const FALLBACK_DTYPES = ['bf16'];
@@ -110,7 +111,7 @@ class TallyRoofline extends TallyWidget {
   /** Attributes read once at start-up: the measured sizes and the probe's buffer and repetitions. */
   static configAttributes = ['sizes', 'probe-mib', 'reps'];
 
-  mount() {
+  build() {
     // No presets: the widget still shows the measured machine
     const presets = this.loadPresets();
     this.hardware = presets.hardware ?? [];
@@ -128,7 +129,7 @@ class TallyRoofline extends TallyWidget {
           `<label><input type="checkbox" name="hw" value="${escapeHtml(hw.id)}"${wanted.includes(hw.id) ? ' checked' : ''}>${escapeHtml(hw.name)}</label>`,
       )
       .join('');
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget">
         <div class="fields">
           <fieldset class="hw"><legend>Hardware (roofs to draw; the first one given, or checked, places the operations)</legend>${boxes}</fieldset>
@@ -161,7 +162,7 @@ class TallyRoofline extends TallyWidget {
         cross-origin isolated, so the all-core points come from one worker per core, not shared memory. Intensities
         of the kernels are modelled (FLOPs over the bytes each must move beyond a 1 MiB cache under its blocking);
         the operations' intensities assume each tensor moves once.</p>
-      </div>`;
+      </div>`);
     const root = this.shadowRoot;
     this.bench = new RooflineBench({
       engine: this.engine,
@@ -559,7 +560,7 @@ class TallyRoofline extends TallyWidget {
         `<text class="${label.cls}" x="${spot.x.toFixed(1)}" y="${spot.y.toFixed(1)}" text-anchor="${spot.anchor}">${escapeHtml(label.text)}</text>`,
       );
     }
-    svg.innerHTML = parts.join('');
+    svg.innerHTML = trustedHtml(parts.join(''));
     for (const el of svg.querySelectorAll('[data-kind]')) {
       const show = () => this.describe(el.dataset.kind, Number(el.dataset.index));
       el.addEventListener('mouseenter', show);
@@ -576,7 +577,9 @@ class TallyRoofline extends TallyWidget {
       const bound = placed
         ? ` On ${escapeHtml(this.roofs[0].name)}: at most ${siPrefix(placed.attainable_flops_per_s)}FLOP/s (${escapeHtml(placed.bound)}-bound, ${(placed.fraction_of_peak * 100).toPrecision(3)}% of peak).`
         : '';
-      out.innerHTML = `<b>${escapeHtml(op.name)}</b>: ${formatNumber(op.intensity)} FLOP/byte (${formatNumber(op.flops)} FLOPs over ${formatNumber(op.bytes)} bytes).${bound}<br><span class="status">${escapeHtml(op.model)}</span>`;
+      out.innerHTML = trustedHtml(
+        `<b>${escapeHtml(op.name)}</b>: ${formatNumber(op.intensity)} FLOP/byte (${formatNumber(op.flops)} FLOPs over ${formatNumber(op.bytes)} bytes).${bound}<br><span class="status">${escapeHtml(op.model)}</span>`,
+      );
     } else if (kind === 'kernel' || kind === 'all') {
       const row = (kind === 'all' ? this.allCoreRows : this.kernelRows)[index];
       const adds = this.ladder?.[row.kernel]?.adds;
@@ -584,10 +587,14 @@ class TallyRoofline extends TallyWidget {
         kind === 'all'
           ? ` on ${row.cores} cores at once (stripes of ${row.stripes.join(', ')} rows; the workers' medians added)`
           : ', one core';
-      out.innerHTML = `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`;
+      out.innerHTML = trustedHtml(
+        `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`,
+      );
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
-      out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
+      out.innerHTML = trustedHtml(
+        `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`,
+      );
     }
   }
 
@@ -635,7 +642,7 @@ class TallyRoofline extends TallyWidget {
     };
     listed(this.kernelRows, this.machine);
     listed(this.allCoreRows, this.allCores);
-    table.querySelector('tbody').innerHTML = rows.join('');
+    table.querySelector('tbody').innerHTML = trustedHtml(rows.join(''));
     this.shadowRoot.querySelector('.over-roof').hidden = !overRoof;
   }
 }

@@ -7,6 +7,29 @@ import { flushState, onStateWritten } from '../state.js';
 const MODULE_URL = import.meta.url;
 
 /**
+ * The folder above widgets/share.js when this module is served as a file of tally's site (http, https, or file: on
+ * a page opened from a file), else null. Read by text, never as `new URL(…, base)`: inside a bundle the module's
+ * URL is the bundler's (Turbopack gives a path with no scheme, which is no base), and a bundler would take such a
+ * call for an asset of its own.
+ */
+function ownSite() {
+  let href;
+  try {
+    href = String(MODULE_URL);
+  } catch {
+    return null;
+  }
+  const folder = /^(?:https?|file):\/\/[^?#]*\/(?=widgets\/share\.js(?:[?#]|$))/.exec(href)?.[0];
+  if (!folder) return null;
+  if (folder.startsWith('file:') && globalThis.location?.protocol !== 'file:') return null;
+  try {
+    return new URL(folder);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Where tally is served, for the snippets: `site`, the folder of tally-widgets.js and embed.html (a URL, or null
  * where there is none to link: inside an author's bundle, whose files are renamed, or under the classic script),
  * and `script`, the tag that loads the widgets ('' in a bundle). The host page may name the site itself with
@@ -15,8 +38,13 @@ const MODULE_URL = import.meta.url;
 function tallyHome() {
   const named = globalThis.document?.querySelector('meta[name="tally-site"]')?.content;
   const classic = globalThis.tallyClassicScript;
-  const own = /\/widgets\/share\.js$/.test(new URL(MODULE_URL).pathname) ? new URL('../', MODULE_URL) : null;
-  const site = named ? new URL(named, location.href) : classic ? null : own;
+  let site = classic ? null : ownSite();
+  if (named)
+    try {
+      site = new URL(named, location.href);
+    } catch {
+      console.warn(`tally: <meta name="tally-site" content="${named}"> is not a URL; it is ignored`);
+    }
   const script = classic
     ? `<script src="${escapeAttribute(classic)}"></script>`
     : site

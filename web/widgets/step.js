@@ -20,6 +20,7 @@ import {
   declaredField,
 } from './base.js';
 import { drawWidth } from './chart.js';
+import { trustedHtml } from './kit/trusted.js';
 
 const RECOMPUTE = ['none', 'selective', 'full'];
 const ZERO = ['0', '1', '2', '3'];
@@ -238,14 +239,14 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 class TallyStep extends TallyWidget {
   static fields = FIELDS;
 
-  mount() {
+  build() {
     // Without presets there is nothing to choose; the engine error shows below.
     const presets = this.loadPresets();
     this.models = presets.models ?? [];
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     this.stacks = this.stackIds();
     const start = this.declareState('step');
-    this.shadowRoot.innerHTML = `<style>${baseCss}${css}</style>
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
         <div class="fields">
           ${FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join('')}
@@ -268,7 +269,7 @@ class TallyStep extends TallyWidget {
           <tbody data-out="breakdown"></tbody></table>
         <button type="button" class="plan" data-action="plan">Find the fastest layouts for this model and GPU count</button>
         <div data-out="plan"></div>
-      </div>`;
+      </div>`);
     const root = this.shadowRoot;
     this.onControlEdit(() => {
       this.update();
@@ -349,14 +350,16 @@ class TallyStep extends TallyWidget {
   /** The engine's breakdown, every non-zero component: the exposed ones sum to the step, the hidden ones overlap. */
   drawBreakdown(r) {
     const h = r.band?.half_width ?? null;
-    this.shadowRoot.querySelector('[data-out="breakdown"]').innerHTML = r.breakdown
-      .filter((p) => p.seconds > 0)
-      .map(
-        (p) =>
-          `<tr data-part="${escapeHtml(p.id)}"><td>${escapeHtml(p.name)}</td>
+    this.shadowRoot.querySelector('[data-out="breakdown"]').innerHTML = trustedHtml(
+      r.breakdown
+        .filter((p) => p.seconds > 0)
+        .map(
+          (p) =>
+            `<tr data-part="${escapeHtml(p.id)}"><td>${escapeHtml(p.name)}</td>
           <td class="num">${escapeHtml(formatPrediction(p.seconds, '', h))}</td><td class="num">${p.exposed ? escapeHtml(formatPrediction(p.share, '%')) : 'hidden'}</td></tr>`,
-      )
-      .join('');
+        )
+        .join(''),
+    );
   }
 
   drawTimeline(r) {
@@ -379,17 +382,20 @@ class TallyStep extends TallyWidget {
       x += w;
       return seg;
     });
-    svg.innerHTML = `<title>One step on one GPU: ${seconds(r.step_seconds)} s</title>${segs.join('')}
-      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${seconds(r.step_seconds)} s</text>`;
+    svg.innerHTML = trustedHtml(`<title>One step on one GPU: ${seconds(r.step_seconds)} s</title>${segs.join('')}
+      <text x="${left}" y="56" text-anchor="start">0 s</text><text x="${W - right}" y="56" text-anchor="end">${seconds(r.step_seconds)} s</text>`);
     const hidden = r.breakdown.filter((p) => !p.exposed && p.seconds > 0);
-    this.shadowRoot.querySelector('[data-out="legend"]').innerHTML =
+    this.shadowRoot.querySelector('[data-out="legend"]').innerHTML = trustedHtml(
       parts
         .map(
           (p) =>
             `<span style="--c:${COLOURS[p.id] ?? '#888'}">${escapeHtml(p.name)} ${escapeHtml(formatPrediction(p.share, '%'))}</span>`,
         )
         .join('') +
-      hidden.map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${seconds(p.seconds)} s</span>`).join('');
+        hidden
+          .map((p) => `<span style="--c:transparent">${escapeHtml(p.name)}: ${seconds(p.seconds)} s</span>`)
+          .join(''),
+    );
   }
 
   runPlan() {
@@ -417,7 +423,7 @@ class TallyStep extends TallyWidget {
     const p = this.plan;
     const layout = (l) =>
       `t ${l.tp} · p ${l.pp}${l.cp > 1 ? ` · c ${l.cp}` : ''} · d ${l.dp} · ZeRO ${l.zero}${l.sequence_parallel ? ' · SP' : ''}${l.interleave > 1 ? ` · v ${l.interleave}` : ''} · b ${l.micro_batch} · ${l.recompute}`;
-    target.innerHTML = `<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
+    target.innerHTML = trustedHtml(`<p class="status">${p.evaluated} layouts evaluated; ${p.fit} fit in memory.</p>
       <table><thead><tr><th scope="col">layout</th><th scope="col" class="num">MFU</th><th scope="col" class="num">step</th><th scope="col" class="num">band</th><th scope="col" class="num">memory</th><th></th></tr></thead><tbody>
       ${p.best
         .map(
@@ -430,7 +436,7 @@ class TallyStep extends TallyWidget {
         )
         .join('')}
       </tbody></table>
-      <p class="status">Why the others lose: ${p.losers.map((l) => `${l.count} × ${escapeHtml(l.reason)}`).join('; ')}.</p>`;
+      <p class="status">Why the others lose: ${p.losers.map((l) => `${l.count} × ${escapeHtml(l.reason)}`).join('; ')}.</p>`);
   }
 
   useLayout(l) {

@@ -17,6 +17,7 @@ import {
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
 } from './base.js';
+import { trustedHtml } from './kit/trusted.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -213,7 +214,7 @@ class TallyRecipes extends ElementBase {
 
   build(engine) {
     try {
-      this.innerHTML = recipesTableHtml(engine);
+      this.innerHTML = trustedHtml(recipesTableHtml(engine));
       this.dataset.state = 'ok';
     } catch (error) {
       this.textContent = `The recipe table could not be computed: ${error.message}`;

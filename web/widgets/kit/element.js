@@ -5,7 +5,6 @@ import { readState, writeState, stateKey, isKeyId, onStateRefused, MAX_VALUE_LEN
 import { attachShare } from '../share.js';
 import { baseCss } from './styles.js';
 import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
-import { escapeHtml } from './format.js';
 import { clearErrors, showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
 import { literalDefault } from './contract.js';
@@ -81,6 +80,13 @@ const PARTS = [
   ['.status', 'status'],
 ];
 
+/** What to add to a page that refused tally's markup (Trusted Types without the policy 'tally'). */
+function trustedTypesHint(error) {
+  return /TrustedHTML|Trusted ?Types/i.test(String(error?.message))
+    ? ". This page requires Trusted Types: allow the policy 'tally' in its trusted-types directive (docs/EMBEDDING.md)"
+    : '';
+}
+
 /** Longest value text quoted back in a setState error. */
 const QUOTE_CHARS = 40;
 
@@ -115,7 +121,7 @@ export class TallyWidget extends ElementBase {
   }
 
   /** Attributes every widget takes about its host page, not its state (docs/EMBEDDING.md, "On a host page"). */
-  static hostAttributes = ['theme', 'compact', 'url-state'];
+  static hostAttributes = ['theme', 'compact', 'url-state', 'eager'];
   /** The values a host attribute takes, for the package's types (scripts/build/pack-widgets.mjs); others are free text. */
   static hostAttributeOptions = { theme: THEMES, 'url-state': ['', 'on', 'off', 'true', 'false'] };
 
@@ -576,25 +582,38 @@ export class TallyWidget extends ElementBase {
     watchHostTheme();
     this.applyTheme();
     if (this.engine || this.scheduled) return;
-    this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget">Loading the engine…</div>`;
+    this.showBox('Loading the engine…');
     // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
     // document order, so of two with the same id the first on the page keeps it (id-less keys count positions).
     if (this.id && isKeyId(this.id)) this.key ??= stateKey(this, '');
-    const { firstScreen, due } = mountSchedule(this);
+    const { firstScreen, due, now } = mountSchedule(this);
     this.scheduled = true;
+    this.startNow = now;
     /** Resolves true when the widget was near the viewport at load (it mounts at once), false when it waits. */
     this.firstScreen = firstScreen;
+    // `eager`, or mount() called before the element was connected: no waiting for the viewport.
+    if (this.hasAttribute('eager') || this.mountRequested) now();
+    this.dataset.tallyMount = 'waiting';
     await due;
+    this.dataset.tallyMount = 'loading';
     try {
       this.engine = await getEngine();
     } catch (error) {
-      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">The engine could not load: ${escapeHtml(error.message)}</div>`;
+      this.showBox(`The engine could not load: ${error.message}`, true);
+      this.dataset.tallyMount = 'failed';
       this.resolveReady();
       return;
     }
     try {
-      this.mount();
-      attachShare(this);
+      this.build();
+      // Share / embed is an extra: where it cannot be built (a host's odd URLs), the figure still shows.
+      try {
+        attachShare(this);
+      } catch (error) {
+        console.warn(
+          `tally: <${this.localName}>'s Share / embed control could not be built (${error.message}); the figure works without it.`,
+        );
+      }
       if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
       if (typeof this.values === 'function' && this.stateSchema) {
         this.mounted = true;
@@ -608,14 +627,39 @@ export class TallyWidget extends ElementBase {
     } catch (error) {
       // A widget that cannot start says so in its own box; the page around it still becomes ready.
       console.error(error);
-      this.shadowRoot.innerHTML = `<style>${baseCss}</style><div class="widget notice">This figure could not start: ${escapeHtml(error.message)}</div>`;
+      this.showBox(`This figure could not start: ${error.message}${trustedTypesHint(error)}`, true);
     } finally {
+      this.dataset.tallyMount = this.mounted ? 'ready' : 'failed';
       this.resolveReady();
     }
   }
 
+  /**
+   * Replaces the widget's box with one line of text (loading, or why it cannot start), built without markup: it
+   * shows even where the page's Trusted Types refuse tally's policy.
+   */
+  showBox(text, failed = false) {
+    const style = document.createElement('style');
+    style.textContent = baseCss;
+    const box = document.createElement('div');
+    box.className = failed ? 'widget notice' : 'widget';
+    if (failed) box.setAttribute('role', 'alert');
+    box.textContent = text;
+    this.shadowRoot.replaceChildren(style, box);
+  }
+
+  /**
+   * Starts the widget now instead of when it comes near the viewport (a slide deck, an LMS script, a test); returns
+   * `ready`. Called before the element is in the document, it starts as soon as it is connected.
+   */
+  mount() {
+    this.mountRequested = true;
+    this.startNow?.();
+    return this.ready;
+  }
+
   /** Subclasses build their DOM here (this.engine is ready). */
-  mount() {}
+  build() {}
 
   /** The start of every update(): the field errors and the last engine error cleared; returns the shadow root. */
   beginUpdate() {

@@ -15,9 +15,10 @@ export function mountAll() {
 // A printed page shows every figure, not its loading box.
 globalThis.addEventListener?.('beforeprint', mountAll);
 
-/** { firstScreen: Promise<boolean>, due: Promise } for one widget (see above). */
+/** { firstScreen: Promise<boolean>, due: Promise, now(): starts it at once } for one widget (see above). */
 export function mountSchedule(element) {
-  if (typeof IntersectionObserver !== 'function') return { firstScreen: Promise.resolve(true), due: Promise.resolve() };
+  if (typeof IntersectionObserver !== 'function')
+    return { firstScreen: Promise.resolve(true), due: Promise.resolve(), now: () => {} };
   let placed;
   let mountNow;
   const firstScreen = new Promise((resolve) => {
@@ -49,5 +50,5 @@ export function mountSchedule(element) {
   );
   waiting.add(start);
   observer.observe(element);
-  return { firstScreen, due };
+  return { firstScreen, due, now: start };
 }

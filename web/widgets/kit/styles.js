@@ -62,6 +62,14 @@ svg .grid line { stroke: var(--border); }
 :host([compact]) svg.chart, :host([compact]) svg.timeline { max-height: 240px; }
 :host([compact]) .result .value { font-size: 17px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+/* Forced colours (Windows contrast themes) replace backgrounds with the system's, which would blank every legend
+   swatch while the marks they name keep no label: the colours that key a chart (legend swatches, the memory bar's
+   and the step timeline's segments, a float's bit fields) keep the widget's own, each swatch outlined in the
+   system's text colour. Text stays in the system's colours. */
+@media (forced-colors: active) {
+  .swatch, .sw, .legend span::before, svg rect.seg, .bit { forced-color-adjust: none; }
+  .swatch, .sw, .legend span::before { outline: 1px solid CanvasText; }
+}
 `;
 
 /**
