@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { browserArgs, sitePage, SOFTWARE_WEBGPU_ARGS } from './harness.mjs';
-import { open, errors } from './page-helpers.mjs';
+import { open, errors, setControl } from './page-helpers.mjs';
 
 browserArgs(SOFTWARE_WEBGPU_ARGS);
 
@@ -119,7 +119,14 @@ test('webgpu: "Measure my GPU" draws your GPU roof and points with the adapter n
     best: Math.max(...el.webgpu.rows.map((r) => r.flops_per_s)),
     bw: el.webgpu.copy.bytes_per_s,
   }));
-  assert.equal(device.id, 'your-gpu');
+  assert.deepEqual(Object.keys(device).sort(), [
+    'interconnect',
+    'memory_bandwidth_tb_s',
+    'memory_gb',
+    'name',
+    'peak_tflops',
+    'source',
+  ]);
   assert.equal(device.name, 'Your GPU (google swiftshader)');
   assert.equal(device.memory_gb, 24, 'the memory the reader typed');
   assert.equal(device.peak_tflops.fp32, Number((rates.best / 1e12).toPrecision(4)));
@@ -135,6 +142,46 @@ test('webgpu: "Measure my GPU" draws your GPU roof and points with the adapter n
     return (await next).memory_gb;
   });
   assert.equal(updated, 12);
+  // The step widget lists "your GPU" and sends it to the engine as the hardware object.
+  const step = page.locator('tally-step').first();
+  await step.scrollIntoViewIfNeeded();
+  await step.evaluate((el) => el.ready);
+  const option = await step.evaluate(
+    (el) =>
+      [...el.shadowRoot.querySelector('select[name="hardware"]').options].find((o) => o.value === 'your-gpu')?.text,
+  );
+  assert.equal(option, 'Your GPU (google swiftshader)');
+  for (const [name, value] of [
+    ['gpus', '1'],
+    ['tp', '1'],
+    ['pp', '1'],
+  ])
+    await setControl(step, name, value);
+  await setControl(step, 'hardware', 'your-gpu');
+  const sent = await step.evaluate((el) => ({
+    hardware: el.stepArgs?.hardware,
+    result: el.result,
+    notice: el.shadowRoot.querySelector('.notice').textContent,
+    direct: (() => {
+      try {
+        return { ok: el.engine.call('step_time', el.stepArgs) };
+      } catch (error) {
+        return { error: `${error.field}: ${error.message}` };
+      }
+    })(),
+  }));
+  assert.deepEqual(sent.hardware, { ...device, memory_gb: 12 }, 'the measured device, with the memory typed');
+  // The step follows from the measured rates: the widget's answer is the engine's for that object, and halving
+  // the peaks (bf16, the GEMMs' dtype here, is the measured f32 rate) makes the step slower.
+  assert.equal(sent.direct.error, undefined, sent.direct.error);
+  assert.deepEqual(sent.result, sent.direct.ok);
+  assert.ok(sent.result.step_seconds > 0);
+  const halved = await step.evaluate((el) => {
+    const hw = el.stepArgs.hardware;
+    const peaks = Object.fromEntries(Object.entries(hw.peak_tflops).map(([k, v]) => [k, v / 2]));
+    return el.engine.call('step_time', { ...el.stepArgs, hardware: { ...hw, peak_tflops: peaks } }).step_seconds;
+  });
+  assert.ok(halved > sent.result.step_seconds * 1.2, `${halved} against ${sent.result.step_seconds}`);
   assert.deepEqual(errors(page), []);
 });
 

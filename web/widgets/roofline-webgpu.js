@@ -111,10 +111,6 @@ export class RooflineGpu {
       gemm: best,
       bandwidth: this.copy.bytes_per_s,
       memoryGb: this.memoryGb() ?? DEFAULT_MEMORY_GB,
-      detail: {
-        gemm_sizes: this.rows.filter((r) => r.check.ok).map((r) => `${r.dtype} n=${r.n}`),
-        copy_bytes: this.copy.buffer_bytes,
-      },
     });
   }
 }

@@ -286,6 +286,18 @@ function timeDispatch(device, encode, options) {
 
 const roundUp = (x, m) => Math.ceil(x / m) * m;
 
+/** Compute pipelines by device and WGSL source: compiled once (a software adapter takes seconds per compile). */
+const pipelines = new WeakMap();
+function cachedPipeline(device, code) {
+  if (!pipelines.has(device)) pipelines.set(device, new Map());
+  const byCode = pipelines.get(device);
+  if (!byCode.has(code)) {
+    const module = device.createShaderModule({ code });
+    byCode.set(code, device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } }));
+  }
+  return byCode.get(code);
+}
+
 /**
  * A GEMM of n × n × n on the GPU in `dtype`: inputs from fillUniform (seed, seed + 1, as the engine's gemm_run),
  * padded with zeros to whole tiles. Returns {run(options) -> timing, readC() -> Float32Array of the n × n C,
@@ -317,8 +329,7 @@ export function prepareGemm(gpu, { n, dtype = 'f32', seed = 1, tiling = DEFAULT_
   const bytesC = M * N * 4;
   const bufC = device.createBuffer({ size: bytesC, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
   const dims = upload(new Uint32Array([M, N / 4, K, K / 4]), GPUBufferUsage.UNIFORM);
-  const module = device.createShaderModule({ code: gemmWgsl(dtype, tiling) });
-  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const pipeline = cachedPipeline(device, gemmWgsl(dtype, tiling));
   const bind = device.createBindGroup({
     layout: pipeline.getBindGroupLayout(0),
     entries: [bufA, bufB, bufC, dims].map((buffer, binding) => ({ binding, resource: { buffer } })),
@@ -487,8 +498,7 @@ export async function measureBandwidth(gpu, { mib = 256, ...timing } = {}) {
     const groups = Math.ceil(vec4s / (workgroup * per));
     const maxGroups = device.limits.maxComputeWorkgroupsPerDimension;
     if (groups > maxGroups) throw new Error(`the probe's buffer needs ${groups} workgroups, above ${maxGroups}`);
-    const module = device.createShaderModule({ code: copyWgsl(workgroup, per) });
-    const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const pipeline = cachedPipeline(device, copyWgsl(workgroup, per));
     const bind = device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: [src, dst].map((buffer, binding) => ({ binding, resource: { buffer } })),
