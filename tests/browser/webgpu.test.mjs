@@ -7,7 +7,7 @@
 // scripts/bench/bench-webgpu-gemm.mjs, figures in BENCHMARKS.md).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { browserArgs, sitePage, SOFTWARE_WEBGPU_ARGS } from './harness.mjs';
+import { browserArgs, sitePage, screenshot, SOFTWARE_WEBGPU_ARGS } from './harness.mjs';
 import { open, errors, setControl } from './page-helpers.mjs';
 
 browserArgs(SOFTWARE_WEBGPU_ARGS);
@@ -107,12 +107,29 @@ test('webgpu: "Measure my GPU" draws your GPU roof and points with the adapter n
   assert.equal(await widget.locator('svg path.roof.yours').count(), 1, 'one roof: f32 (this adapter has no f16)');
   assert.equal(await widget.locator('svg path.wgpu').count(), 2, 'a point per GEMM');
   assert.match(await widget.locator('svg').textContent(), /your GPU \(google swiftshader\), WebGPU f32: ridge/);
+  // With your GPU's roof, ridge label and points added, no two labels of the chart overprint each other.
+  const overlaps = await widget.evaluate((el) => {
+    const boxes = [...el.shadowRoot.querySelectorAll('svg.chart text')]
+      .map((t) => ({ text: t.textContent, b: t.getBBox() }))
+      .filter((t) => t.b.width > 0);
+    const out = [];
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i].b, boxes[j].b];
+        const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+        const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+        if (w > 2 && h > 2) out.push(`"${boxes[i].text}" over "${boxes[j].text}"`);
+      }
+    return out;
+  });
+  assert.deepEqual(overlaps, []);
   await widget.locator('svg path.wgpu').last().hover();
   assert.match(
     await widget.locator('.readout').textContent(),
     /Your GPU \(google swiftshader\), WGSL GEMM f32, n = 64: .* GFLOP\/s .*Matches the engine's CPU GEMM/,
   );
   assert.equal(await widget.locator('table.gpu-measured tbody tr').count(), 3, 'the copy probe and two GEMMs');
+  await screenshot(widget, 'roofline-webgpu');
   // The device: the preset format, its rates the measured ones.
   const { device } = detail;
   const rates = await widget.evaluate((el) => ({
