@@ -199,6 +199,28 @@ test('webgpu: "Measure my GPU" draws your GPU roof and points with the adapter n
     return el.engine.call('step_time', { ...el.stepArgs, hardware: { ...hw, peak_tflops: peaks } }).step_seconds;
   });
   assert.ok(halved > sent.result.step_seconds * 1.2, `${halved} against ${sent.result.step_seconds}`);
+  // The memory widget lists it too, with the memory the reader typed as the capacity.
+  const memory = page.locator('tally-memory-budget').first();
+  await memory.scrollIntoViewIfNeeded();
+  await memory.evaluate((el) => el.ready);
+  await setControl(memory, 'hardware', 'your-gpu');
+  const budget = await memory.evaluate((el) => ({
+    sent: el.args(el.values()).args.hardware,
+    capacity: el.budget?.capacity_bytes,
+    budgetHardware: el.budgetArgs?.hardware,
+    option: el.shadowRoot.querySelector('select[name="hardware"]').selectedOptions[0].text,
+    error: el.lastError?.message ?? null,
+    notice: el.shadowRoot.querySelector('.notice')?.textContent ?? '',
+  }));
+  assert.equal(budget.option, 'Your GPU (google swiftshader) (12 GB)');
+  assert.deepEqual(budget.sent, { ...device, memory_gb: 12 }, 'sent as the hardware object');
+  if (typeof budget.budgetHardware === 'object') {
+    assert.equal(budget.capacity, 12e9, 'the capacity is the 12 GB typed (no device report in a browser)');
+  } else {
+    // memory_budget on this engine takes a preset id only: the refusal is shown, nothing breaks.
+    t.diagnostic(`memory_budget refuses a hardware object: ${budget.error ?? budget.notice}`);
+    assert.match(`${budget.error} ${budget.notice}`, /hardware/);
+  }
   assert.deepEqual(errors(page), []);
 });
 
