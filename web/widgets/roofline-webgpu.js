@@ -18,6 +18,7 @@ export class RooflineGpu {
   constructor({ engine, sizes, probe, intensity, memoryGb, ui }) {
     Object.assign(this, { engine, sizes, probe, intensity, memoryGb, ui });
     this.gpu = null;
+    this.name = '';
     this.running = false;
     this.reset();
   }
@@ -41,7 +42,15 @@ export class RooflineGpu {
     this.ui.begin();
     try {
       this.ui.step('asking the browser for a GPU adapter');
-      this.gpu ??= await openGpu();
+      if (!this.gpu) {
+        const gpu = await openGpu();
+        // A lost device (driver reset, tab in the background too long) is opened afresh next time.
+        gpu.device.lost.then(() => {
+          if (this.gpu === gpu) this.gpu = null;
+        });
+        this.gpu = gpu;
+      }
+      this.name = this.gpu.name; // kept for the chart if the device is lost later
       const { mib, reps } = this.probe();
       this.ui.step(`bandwidth probe (copy of ${mib} MiB)`);
       this.copy = await measureBandwidth(this.gpu, { mib, reps });
@@ -64,10 +73,10 @@ export class RooflineGpu {
       this.ui.finish(
         failed.length
           ? `done, but ${failed.length} GEMM result${failed.length > 1 ? 's do' : ' does'} not match the CPU reference: their rates are not used`
-          : `done: ${this.rows.length} GEMMs on ${this.gpu.name || 'the GPU'}, each matching the engine's CPU GEMM`,
+          : `done: ${this.rows.length} GEMMs on ${this.name || 'the GPU'}, each matching the engine's CPU GEMM`,
       );
       this.ui.measured({
-        name: this.gpu.name,
+        name: this.name,
         f16: this.gpu.f16,
         copy: this.copy,
         rows: this.rows,
@@ -107,7 +116,7 @@ export class RooflineGpu {
     const best = this.best();
     if (!best.f32 || !this.copy) return null;
     return yourGpuDevice({
-      name: this.gpu.name,
+      name: this.name,
       gemm: best,
       bandwidth: this.copy.bytes_per_s,
       memoryGb: this.memoryGb() ?? DEFAULT_MEMORY_GB,

@@ -173,7 +173,7 @@ class TallyRoofline extends TallyWidget {
         What it cannot: WGSL has no tensor cores (or other matrix units) today, so it stays far below the tensor-core
         peaks of the datasheet roofs; clocks, power limits, heat and other tabs move it from run to run; and the
         browser does not report memory size, so type your GPU's above. The result becomes "your GPU", a device the
-        step-time widget can select.</p>
+        step-time and memory widgets can select.</p>
         <p class="note over-roof" hidden>* Above 100 %: that kernel ran faster than the peak probe measured moments
         before, so the probe shared its cores with other work (another program, a slower power state). Measure again
         with the machine idle for a tighter roof.</p>
@@ -575,7 +575,7 @@ class TallyRoofline extends TallyWidget {
       });
     }
     // your GPU (WebGPU): one roof per measured format, a triangle per GEMM
-    const gpuName = this.webgpu?.gpu?.name;
+    const gpuName = this.webgpu?.name;
     for (const roof of this.webgpu?.roofs ?? []) {
       const rx = xScale(roof.ends.ridge_flops_per_byte);
       parts.push(
@@ -699,7 +699,7 @@ class TallyRoofline extends TallyWidget {
     } else if (kind === 'webgpu') {
       const row = this.webgpu.rows[index];
       const c = row.check;
-      out.innerHTML = `<b>Your GPU${this.webgpu.gpu?.name ? ` (${escapeHtml(this.webgpu.gpu.name)})` : ''}</b>, WGSL GEMM ${row.dtype}, n = ${row.n}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples} samples of ${row.calls} call${row.calls > 1 ? 's' : ''}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}) at ${formatNumber(row.intensity)} FLOP/byte (each matrix moved once). ${c.ok ? 'Matches' : '<b>Does not match</b>'} the engine's CPU GEMM (${escapeHtml(c.cpu_kernel)}): ${c.compared} entries, max error ${c.max_abs_err.toExponential(1)}, tolerance ${c.tolerance.toExponential(1)} at the worst entry; sums ${c.checksum_gpu.toExponential(6)} and ${c.checksum_cpu.toExponential(6)}.`;
+      out.innerHTML = `<b>Your GPU${this.webgpu.name ? ` (${escapeHtml(this.webgpu.name)})` : ''}</b>, WGSL GEMM ${row.dtype}, n = ${row.n}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples} samples of ${row.calls} call${row.calls > 1 ? 's' : ''}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}) at ${formatNumber(row.intensity)} FLOP/byte (each matrix moved once). ${c.ok ? 'Matches' : '<b>Does not match</b>'} the engine's CPU GEMM (${escapeHtml(c.cpu_kernel)}): ${c.compared} entries, max error ${c.max_abs_err.toExponential(1)}, tolerance ${c.tolerance.toExponential(1)} at the worst entry; sums ${c.checksum_gpu.toExponential(6)} and ${c.checksum_cpu.toExponential(6)}.`;
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
       out.innerHTML = `<b>${escapeHtml(p.kernel)}</b> ${escapeHtml(p.dtype ?? '')}${p.n ? `, n = ${escapeHtml(p.n)}` : ''}, ${escapeHtml(p.label)}: ${siPrefix(p.flops_per_s)}FLOP/s at ${formatNumber(p.intensity_flop_per_byte)} FLOP/byte.`;
