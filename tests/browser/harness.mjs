@@ -24,6 +24,14 @@ export const PHONE = { width: 375, height: 812 };
 // startSite() and closed after its last test; every page gets a fresh browser context, so no test sees another's
 // storage, cookies or URL state.
 let shared = null;
+/** Extra Chromium flags for this file's browser (set before its first startSite(); the WebGPU tests use it). */
+let extraArgs = [];
+export function browserArgs(args) {
+  if (shared) throw new Error('browserArgs() must come before the first startSite() of the file');
+  extraArgs = args;
+}
+/** The software WebGPU adapter (SwiftShader) in headless Chromium: WebGPU on a machine without a GPU. */
+export const SOFTWARE_WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 after(async () => {
   if (!shared) return;
   const { server, browser } = await shared;
@@ -35,7 +43,7 @@ async function startShared() {
   const server = await startServer(siteDir, 0);
   try {
     // playwright gives each launch a fresh temporary profile (the --user-data-dir of a plain chromium run).
-    return { server, browser: await launchChromium({ timeout: 60_000 }) };
+    return { server, browser: await launchChromium({ timeout: 60_000, args: extraArgs }) };
   } catch (error) {
     await server.close();
     throw error;

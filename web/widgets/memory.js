@@ -36,6 +36,7 @@ import {
   modelOption,
   fieldControl,
 } from './base.js';
+import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 import { drawWidth, linearScale, linearTicks } from './chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
@@ -427,6 +428,11 @@ details.more > .fields { margin-top: 8px; }
 }
 `;
 
+/** The GPU select's entry for the measured device: its id, name and memory in bytes (decimal GB, as the engine). */
+function yourGpuEntry(device) {
+  return { id: YOUR_GPU_ID, name: device.name, memory_bytes: device.memory_gb * 1e9 };
+}
+
 class TallyMemoryBudget extends TallyWidget {
   static fields = FIELDS;
 
@@ -443,7 +449,8 @@ class TallyMemoryBudget extends TallyWidget {
     this.presets = {
       ...this.presets,
       models: this.presets.models ?? [],
-      hardware: this.presets.hardware ?? [],
+      // "Your GPU" (your-gpu.js: measured by the roofline widget on this page) joins the presets once it exists.
+      hardware: [...(this.presets.hardware ?? []), ...(yourGpu() ? [yourGpuEntry(yourGpu())] : [])],
       recipes: this.presets.recipes ?? [],
     };
     const start = this.declareState('mem');
@@ -498,6 +505,8 @@ class TallyMemoryBudget extends TallyWidget {
     const root = this.shadowRoot;
     root.querySelector('textarea[name="config"]').value = start.config;
     this.onControlEdit((control) => this.onEdit(control.name));
+    this.onYourGpu = () => this.offerYourGpu();
+    globalThis.addEventListener?.('tally-your-gpu', this.onYourGpu);
     root.addEventListener('click', (event) => this.onClick(event));
     root.addEventListener('pointerover', (event) => this.onHover(event));
     root.addEventListener('focusin', (event) => this.onHover(event));
@@ -603,9 +612,38 @@ class TallyMemoryBudget extends TallyWidget {
     this.saveState();
   }
 
-  /** Builds the engine arguments from the field table: {args, errors}, each error a TallyError naming a field. */
+  disconnectedCallback() {
+    super.disconnectedCallback?.();
+    globalThis.removeEventListener?.('tally-your-gpu', this.onYourGpu);
+  }
+
+  /** Lists (or updates) "your GPU" in the GPU select once measured; recomputes if it is the one selected. */
+  offerYourGpu() {
+    const device = yourGpu();
+    const select = this.shadowRoot.querySelector('select[name="hardware"]');
+    if (!device || !select) return;
+    const entry = yourGpuEntry(device);
+    const list = this.presets.hardware;
+    const at = list.findIndex((h) => h.id === YOUR_GPU_ID);
+    if (at >= 0) list[at] = entry;
+    else list.push(entry);
+    let option = [...select.options].find((o) => o.value === YOUR_GPU_ID);
+    if (!option) {
+      option = document.createElement('option');
+      option.value = YOUR_GPU_ID;
+      select.append(option);
+    }
+    option.textContent = `${entry.name} (${formatBytes(entry.memory_bytes, 3)})`;
+    if (select.value === YOUR_GPU_ID) this.update();
+  }
+
+  /**
+   * Builds the engine arguments from the field table: {args, errors}, each error a TallyError naming a field.
+   * "Your GPU" goes as its hardware object (the presets' format).
+   */
   args(values) {
     const { args, errors } = this.fieldArgs(values);
+    if (args.hardware === YOUR_GPU_ID && yourGpu()) args.hardware = yourGpu();
     if (values.model === CUSTOM && !values.config?.trim())
       errors.unshift(
         new TallyError('config', 'paste a Hugging Face config.json (a JSON object with model_type, hidden_size, …)'),
@@ -770,7 +808,10 @@ class TallyMemoryBudget extends TallyWidget {
     const b = this.budget;
     const finetune = this.method === 'finetune';
     root.querySelector('[data-out="activations"]').hidden = finetune;
-    const hw = this.presets.hardware.find((h) => h.id === this.budgetArgs.hardware);
+    const hw =
+      typeof this.budgetArgs.hardware === 'object'
+        ? this.budgetArgs.hardware
+        : this.presets.hardware.find((h) => h.id === this.budgetArgs.hardware);
     const total = b.per_gpu_bytes.total;
     const verdict = root.querySelector('[data-out="verdict"]');
     const setup = b.setup ?? {};

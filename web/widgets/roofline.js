@@ -9,6 +9,10 @@
 // Attributes: hardware="h100-sxm" (comma-separated ids for several roofs), dtype="bf16", seq="2048",
 //   sizes="128,256,512" (GEMM sizes measured; the naive kernel only up to 256), probe-mib="128"
 //   (bandwidth buffer, larger than the last-level cache), reps="5".
+// "Measure my GPU" (WebGPU, roofline-webgpu.js): on request, a streaming-copy probe and a tiled WGSL GEMM on the
+//   reader's GPU, checked against the engine's CPU GEMM, drawn as "your GPU" roofs and points and kept as a device
+//   (your-gpu.js). Attributes: gpu-sizes="256,512,1024,2048" (tried in order, stopping once one call takes over a
+//   second), gpu-probe-mib="256" (the copy's buffer). Without WebGPU the button is replaced by the reason.
 // Optional: a file gpu-report.json at the site root (schema tally.gpu-measurement/1, written by
 // engine/cuda/gemm_roofline) adds GPU measurements as further points.
 // Every number comes from the engine (roofline, roofline_custom, probe_*, gemm_bench); this module
@@ -29,6 +33,8 @@ import { drawWidth, exponentTicks, logScale } from './chart.js';
 import { LabelPlacer, textWidth } from './roofline-labels.js';
 import { RooflineBench, MAX_WORKERS, DEFAULT_WORKERS } from './roofline-bench.js';
 import { trustedHtml } from './kit/trusted.js';
+import { RooflineGpu } from './roofline-webgpu.js';
+import { DEFAULT_MEMORY_GB, setYourGpuMemory } from './your-gpu.js';
 
 /** Only if the engine has no hardware presets (the list normally comes from their dense peaks). */
 const FALLBACK_DTYPES = ['bf16'];
@@ -48,13 +54,19 @@ const css = `
 .chart .op:hover, .chart .op:focus, .chart .kpt:hover, .chart .kpt:focus, .chart .gpu:hover, .chart .gpu:focus { stroke-width: 3; outline: none; }
 .chart .kpt { stroke: var(--bg); stroke-width: 1.2; cursor: pointer; }
 .chart .gpu { fill: var(--fg); stroke: var(--bg); cursor: pointer; }
+.chart .roof.yours { stroke-dasharray: 3 3; }
+.chart .wgpu { stroke: var(--bg); stroke-width: 1.2; cursor: pointer; }
+.chart .wgpu:hover, .chart .wgpu:focus { stroke: var(--fg); stroke-width: 2.5; outline: none; }
+.cg { stroke: #be185d; fill: #be185d; } .chart text.cg { stroke: none; }
+label.gpu-memory { display: inline-flex; gap: 4px; align-items: center; font-size: 14px; }
+label.gpu-memory input { width: 5em; }
 .chart .label { font-size: 11px; }
 .chart .leader { stroke: var(--muted); stroke-width: 0.8; pointer-events: none; }
 .chart .axis-title { font-size: 13px; fill: var(--muted); }
 .c0 { stroke: #0b63ce; fill: #0b63ce; } .c1 { stroke: #c2410c; fill: #c2410c; } .c2 { stroke: #7c3aed; fill: #7c3aed; }
 .c3 { stroke: #0f766e; fill: #0f766e; } .c4 { stroke: #a16207; fill: #a16207; } .cm { stroke: #1a7f37; fill: #1a7f37; }
 .k1 { fill: #b3261e; } .k2 { fill: #c2410c; } .k3 { fill: #a16207; } .k4 { fill: #0f766e; } .k5 { fill: #1a7f37; } .k6 { fill: #1d4ed8; }
-${darkCss(`.c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
+${darkCss(`.cg { stroke: #f778ba; fill: #f778ba; } .c0 { stroke: #58a6ff; fill: #58a6ff; } .c1 { stroke: #ffa657; fill: #ffa657; } .c2 { stroke: #d2a8ff; fill: #d2a8ff; }
   .c3 { stroke: #56d4bc; fill: #56d4bc; } .c4 { stroke: #e3b341; fill: #e3b341; } .cm { stroke: #3fb950; fill: #3fb950; }
   .k1 { fill: #ff7b72; } .k2 { fill: #ffa657; } .k3 { fill: #e3b341; } .k4 { fill: #56d4bc; } .k5 { fill: #3fb950; } .k6 { fill: #79c0ff; }`)}
 .chart text.c0, .chart text.c1, .chart text.c2, .chart text.c3, .chart text.c4, .chart text.cm { stroke: none; }
@@ -109,7 +121,7 @@ const FIELDS = [
 class TallyRoofline extends TallyWidget {
   static fields = FIELDS;
   /** Attributes read once at start-up: the measured sizes and the probe's buffer and repetitions. */
-  static configAttributes = ['sizes', 'probe-mib', 'reps'];
+  static configAttributes = ['sizes', 'probe-mib', 'reps', 'gpu-sizes', 'gpu-probe-mib'];
 
   build() {
     // No presets: the widget still shows the measured machine
@@ -150,6 +162,19 @@ class TallyRoofline extends TallyWidget {
         <p class="note" id="workers-help">Workers: one per logical core your browser reports (${DEFAULT_WORKERS}) by default. Each runs its own
         engine; for the all-core points they run at once, each computing a stripe of C's rows with its own copy of B.</p>
         <table class="measured" hidden><thead><tr><th>kernel</th><th>n</th><th class="num">cores</th><th class="num">GFLOP/s</th><th class="num">FLOP/byte</th><th class="num">of this machine's roof</th></tr></thead><tbody></tbody></table>
+        <div class="toolbar gpu-tools">
+          <button type="button" class="measure-gpu">Measure my GPU (WebGPU)</button>
+          <label class="gpu-memory">Your GPU's memory (GB) <input type="number" name="gpu-memory" min="0.1" step="any" value="${DEFAULT_MEMORY_GB}"></label>
+          <span class="gpu-status" aria-live="polite"></span>
+        </div>
+        <table class="gpu-measured" hidden><thead><tr><th>your GPU</th><th>n</th><th class="num">GFLOP/s or GB/s</th><th class="num">FLOP/byte</th><th class="num">check against the CPU</th></tr></thead><tbody></tbody></table>
+        <p class="note gpu-note">Measure my GPU runs, only when you press it, a copy through your GPU's memory and a
+        tiled matrix multiply written in WGSL, each result checked against this page's CPU engine. What it can tell:
+        the rate your GPU's ordinary shader cores reach through the browser, and the memory bandwidth a shader sees.
+        What it cannot: WGSL has no tensor cores (or other matrix units) today, so it stays far below the tensor-core
+        peaks of the datasheet roofs; clocks, power limits, heat and other tabs move it from run to run; and the
+        browser does not report memory size, so type your GPU's above. The result becomes "your GPU", a device the
+        step-time and memory widgets can select.</p>
         <p class="note over-roof" hidden>* Above 100 %: that kernel ran faster than the peak probe measured moments
         before, so the probe shared its cores with other work (another program, a slower power state). Measure again
         with the machine idle for a tighter roof.</p>
@@ -172,7 +197,13 @@ class TallyRoofline extends TallyWidget {
       ui: this.benchUi(),
     });
     this.onControlEdit((control) => {
-      if (control.name === 'workers') return; // a measuring setting, not part of the chart's state
+      // measuring settings, not part of the chart's state
+      if (control.name === 'workers') return;
+      if (control.name === 'gpu-memory') {
+        const gb = Number(control.value);
+        if (gb > 0) setYourGpuMemory(gb);
+        return;
+      }
       if (control.name === 'hw')
         this.selected = control.checked
           ? [...this.selected.filter((id) => id !== control.value), control.value]
@@ -182,6 +213,7 @@ class TallyRoofline extends TallyWidget {
     });
     root.querySelector('.measure').addEventListener('click', () => this.measure());
     root.querySelector('.cancel').addEventListener('click', () => this.cancel('cancelled'));
+    this.setUpGpu();
     this.observeWidth(root.querySelector('svg.chart'), () => this.draw());
     this.update();
     this.settleUrlState();
@@ -314,6 +346,58 @@ class TallyRoofline extends TallyWidget {
     return { mib: Number(this.getAttribute('probe-mib') ?? 128), reps: Number(this.getAttribute('reps') ?? 5) };
   }
 
+  // ------------------------------------------------------------------------------------ your GPU (WebGPU)
+  /** The GPU controls: the button, or where this browser has no WebGPU the reason in its place. */
+  setUpGpu() {
+    const root = this.shadowRoot;
+    const status = root.querySelector('.gpu-status');
+    const button = root.querySelector('.measure-gpu');
+    this.webgpu = new RooflineGpu({
+      engine: this.engine,
+      sizes: () =>
+        (this.getAttribute('gpu-sizes') ?? '256,512,1024,2048')
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isInteger(n) && n > 0 && n <= 2048),
+      probe: () => ({
+        mib: Number(this.getAttribute('gpu-probe-mib') ?? 256),
+        reps: Number(this.getAttribute('reps') ?? 5),
+      }),
+      intensity: [10 ** X_DOMAIN[0], 10 ** X_DOMAIN[1]],
+      memoryGb: () => {
+        const gb = Number(root.querySelector('input[name="gpu-memory"]').value);
+        return gb > 0 ? gb : null;
+      },
+      ui: {
+        begin: () => {
+          button.disabled = true;
+          status.textContent = 'measuring your GPU…';
+        },
+        step: (label) => {
+          status.textContent = label;
+          this.dataset.gpuRunning = label;
+        },
+        changed: () => this.draw(),
+        finish: (message) => {
+          delete this.dataset.gpuRunning;
+          button.disabled = false;
+          status.textContent = message;
+          this.draw();
+        },
+        measured: (detail) => this.dispatchEvent(new CustomEvent('gpu-measured', { detail })),
+      },
+    });
+    const absent = RooflineGpu.absence();
+    if (absent) {
+      button.hidden = true;
+      root.querySelector('label.gpu-memory').hidden = true;
+      status.textContent = absent;
+      this.dataset.webgpu = 'absent';
+      return;
+    }
+    button.addEventListener('click', () => this.webgpu.measure());
+  }
+
   /** Measures with the workers the control asks for (the bench controller, roofline-bench.js, does the work). */
   async measure() {
     if (this.bench.workers) return;
@@ -400,6 +484,8 @@ class TallyRoofline extends TallyWidget {
     for (const m of [this.machine, this.allCores]) if (m) ys.push(m.peakFlops, m.ends.points[0].attainable_flops_per_s);
     for (const row of [...this.kernelRows, ...this.allCoreRows]) ys.push(row.flops_per_s);
     for (const p of this.gpuPoints) ys.push(p.flops_per_s);
+    for (const roof of this.webgpu?.roofs ?? []) ys.push(roof.peakFlops, roof.ends.points[0].attainable_flops_per_s);
+    for (const row of this.webgpu?.rows ?? []) ys.push(row.flops_per_s);
     const finite = ys.filter((v) => Number.isFinite(v) && v > 0);
     const lo = Math.floor(log10(Math.min(1e9, ...finite)) - 0.3);
     const hi = Math.ceil(log10(Math.max(1e12, ...finite)) + 0.1);
@@ -489,6 +575,31 @@ class TallyRoofline extends TallyWidget {
         text: `${narrow ? `this machine, ${what}` : `this machine (${what}, wasm${m.peak.fma ? ' FMA' : ''})`}: ridge ${formatNumber(m.ends.ridge_flops_per_byte)} FLOP/B`,
       });
     }
+    // your GPU (WebGPU): one roof per measured format, a triangle per GEMM
+    const gpuName = this.webgpu?.name;
+    for (const roof of this.webgpu?.roofs ?? []) {
+      const rx = xScale(roof.ends.ridge_flops_per_byte);
+      parts.push(
+        `<path class="roof yours cg" data-dtype="${roof.dtype}" d="${roofPath(roof.ends, roof.peakFlops, roof.ends.ridge_flops_per_byte)}"/>`,
+      );
+      avoidRoof(roof.ends, roof.peakFlops, roof.ends.ridge_flops_per_byte);
+      parts.push(`<line class="ridge cg" x1="${rx}" x2="${rx}" y1="${yScale(roof.peakFlops)}" y2="${H - M.bottom}"/>`);
+      pointLabels.push({
+        x: rx,
+        y: yScale(roof.peakFlops),
+        r: 2,
+        cls: 'label cg',
+        text: `${narrow ? 'your GPU' : `your GPU${gpuName ? ` (${gpuName})` : ''}`}, WebGPU ${roof.dtype}: ridge ${formatNumber(roof.ends.ridge_flops_per_byte)} FLOP/B`,
+      });
+    }
+    (this.webgpu?.rows ?? []).forEach((row, i) => {
+      const x = xScale(Math.min(Math.max(row.intensity, 10 ** X_DOMAIN[0]), 10 ** X_DOMAIN[1]));
+      const y = yScale(clampY(row.flops_per_s));
+      parts.push(
+        `<path class="wgpu cg" tabindex="0" data-kind="webgpu" data-index="${i}" d="M${x},${y - 6.5} L${x + 6},${y + 4} L${x - 6},${y + 4} Z"><title>your GPU: WGSL GEMM ${row.dtype}, n = ${row.n}</title></path>`,
+      );
+      labels.reserve(x - 7, y - 7, 14, 14);
+    });
     // operations, on the first roof
     const opsOnRoof = this.roofs?.length ? this.roofs[0].result.ops : null;
     (this.ops ?? []).forEach((op, i) => {
@@ -590,6 +701,12 @@ class TallyRoofline extends TallyWidget {
       out.innerHTML = trustedHtml(
         `<b>${escapeHtml(row.kernel)}</b>, n = ${row.n}${cores}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}), modelled intensity ${formatNumber(row.intensity)} FLOP/byte, max error ${row.max_abs_err.toExponential(1)} (tolerance ${row.tolerance.toExponential(1)}).${adds ? `<br><span class="status">Rung ${row.number}: ${escapeHtml(adds)}.</span>` : ''}`,
       );
+    } else if (kind === 'webgpu') {
+      const row = this.webgpu.rows[index];
+      const c = row.check;
+      out.innerHTML = trustedHtml(
+        `<b>Your GPU${this.webgpu.name ? ` (${escapeHtml(this.webgpu.name)})` : ''}</b>, WGSL GEMM ${row.dtype}, n = ${row.n}: ${formatNumber(row.flops_per_s / 1e9)} GFLOP/s (median of ${row.samples} samples of ${row.calls} call${row.calls > 1 ? 's' : ''}; min ${formatNumber(row.flops_per_s_min / 1e9)}, max ${formatNumber(row.flops_per_s_max / 1e9)}) at ${formatNumber(row.intensity)} FLOP/byte (each matrix moved once). ${c.ok ? 'Matches' : '<b>Does not match</b>'} the engine's CPU GEMM (${escapeHtml(c.cpu_kernel)}): ${c.compared} entries, max error ${c.max_abs_err.toExponential(1)}, tolerance ${c.tolerance.toExponential(1)} at the worst entry; sums ${c.checksum_gpu.toExponential(6)} and ${c.checksum_cpu.toExponential(6)}.`,
+      );
     } else if (kind === 'gpu') {
       const p = this.gpuPoints[index];
       out.innerHTML = trustedHtml(
@@ -598,7 +715,29 @@ class TallyRoofline extends TallyWidget {
     }
   }
 
+  /** The WebGPU measurement's rows: the copy probe, then each GEMM with its check. */
+  renderGpuTable() {
+    const table = this.shadowRoot.querySelector('table.gpu-measured');
+    const gpu = this.webgpu;
+    if (!gpu?.copy && !gpu?.rows.length) {
+      table.hidden = true;
+      return;
+    }
+    table.hidden = false;
+    const rows = [];
+    if (gpu.copy)
+      rows.push(
+        `<tr><td>copy probe (${formatNumber(gpu.copy.buffer_bytes / 2 ** 20)} MiB read and written)</td><td></td><td class="num">${formatNumber(gpu.copy.bytes_per_s / 1e9)} GB/s</td><td></td><td class="num">${gpu.copy.verified ? 'copied' : 'wrong data'}</td></tr>`,
+      );
+    for (const row of gpu.rows)
+      rows.push(
+        `<tr><td>WGSL GEMM ${row.dtype}</td><td class="num">${row.n}</td><td class="num">${formatNumber(row.flops_per_s / 1e9)}</td><td class="num">${formatNumber(row.intensity)}</td><td class="num">${row.check.ok ? 'matches' : 'does not match'} (${row.check.worst_ratio.toPrecision(2)} of tolerance)</td></tr>`,
+      );
+    table.querySelector('tbody').innerHTML = trustedHtml(rows.join(''));
+  }
+
   renderTable() {
+    this.renderGpuTable();
     const table = this.shadowRoot.querySelector('table.measured');
     if (!this.kernelRows.length && !this.machine) {
       table.hidden = true;

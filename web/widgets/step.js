@@ -21,6 +21,7 @@ import {
 } from './base.js';
 import { drawWidth } from './chart.js';
 import { trustedHtml } from './kit/trusted.js';
+import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 
 const RECOMPUTE = ['none', 'selective', 'full'];
 const ZERO = ['0', '1', '2', '3'];
@@ -244,6 +245,9 @@ class TallyStep extends TallyWidget {
     const presets = this.loadPresets();
     this.models = presets.models ?? [];
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
+    // "Your GPU": the device the roofline widget measured through WebGPU on this page (your-gpu.js), listed once
+    // it exists and sent to the engine as a hardware object.
+    if (yourGpu()) this.hardware.push({ id: YOUR_GPU_ID, name: yourGpu().name });
     this.stacks = this.stackIds();
     const start = this.declareState('step');
     this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
@@ -276,6 +280,8 @@ class TallyStep extends TallyWidget {
       this.saveState();
     });
     root.addEventListener('click', (event) => this.onClick(event));
+    this.onYourGpu = () => this.offerYourGpu();
+    globalThis.addEventListener?.('tally-your-gpu', this.onYourGpu);
     this.observeWidth(root.querySelector('[data-out="timeline"]'), () => this.result && this.drawTimeline(this.result));
     this.update();
     this.settleUrlState();
@@ -298,10 +304,37 @@ class TallyStep extends TallyWidget {
     if (button.dataset.use !== undefined) this.useLayout(this.plan.best[Number(button.dataset.use)].layout);
   }
 
-  /** Arguments of step_time from the controls; throws a TallyError naming the first unreadable field. */
+  disconnectedCallback() {
+    super.disconnectedCallback?.();
+    globalThis.removeEventListener?.('tally-your-gpu', this.onYourGpu);
+  }
+
+  /** Lists (or renames) "your GPU" in the GPU select once it is measured; recomputes if it is the one selected. */
+  offerYourGpu() {
+    const device = yourGpu();
+    const select = this.control('hardware');
+    if (!device || !select) return;
+    const entry = this.hardware.find((h) => h.id === YOUR_GPU_ID);
+    if (entry) entry.name = device.name;
+    else this.hardware.push({ id: YOUR_GPU_ID, name: device.name });
+    let option = [...select.options].find((o) => o.value === YOUR_GPU_ID);
+    if (!option) {
+      option = document.createElement('option');
+      option.value = YOUR_GPU_ID;
+      select.append(option);
+    }
+    option.textContent = device.name;
+    if (select.value === YOUR_GPU_ID) this.update();
+  }
+
+  /**
+   * Arguments of step_time from the controls; throws a TallyError naming the first unreadable field. "Your GPU"
+   * goes as its hardware object (the presets' format), not an id.
+   */
   args() {
     const { args, errors } = this.fieldArgs();
     if (errors.length) throw errors[0];
+    if (args.hardware === YOUR_GPU_ID && yourGpu()) args.hardware = yourGpu();
     return args;
   }
 
