@@ -8,7 +8,7 @@ export NODE_PATH=/usr/share/nodejs   # em++'s optimizer finds acorn here (Debian
 log() { printf '\n== %s\n' "$*"; }
 
 # Debian packages the project needs; installed only when one is missing.
-TALLY_APT_PACKAGES=(cmake ninja-build g++ clang clang-16 lld-16 emscripten catch2 nlohmann-json3-dev chromium libopenblas-dev nodejs npm hugo)
+TALLY_APT_PACKAGES=(cmake ninja-build ccache g++ clang clang-16 lld-16 emscripten catch2 nlohmann-json3-dev chromium libopenblas-dev nodejs npm hugo)
 
 ensure_apt_packages() {
   local missing=()

@@ -120,7 +120,7 @@ export default { ...config, turbopack: { root: '/' }, experimental: { turbopackF
   start(
     'docusaurus',
     'docusaurus',
-    ['@docusaurus/core', '@docusaurus/preset-classic', '@docusaurus/faster', 'react', 'react-dom', '@mdx-js/react'],
+    ['@docusaurus/core', '@docusaurus/preset-classic', 'react', 'react-dom', '@mdx-js/react'],
     '@docusaurus/core',
     ['build', '--no-minify'],
     'docusaurus',
