@@ -87,8 +87,9 @@ test('embed.html on a host with no CSP header: only declared attributes reach th
       const first = document.querySelector('#embed > *:first-child');
       const widget = first?.localName.startsWith('tally-') ? first : null;
       const ctor = widget && customElements.get(widget.localName);
-      // data-tally-theme is the widget's own (the theme it resolved), never taken from the query.
-      const own = ['id', 'data-tally-theme', ...(ctor?.hostAttributes ?? [])];
+      // data-tally-theme (the theme it resolved) and data-tally-mount (waiting, loading, ready, failed) are the
+      // widget's own, never taken from the query.
+      const own = ['id', 'data-tally-theme', 'data-tally-mount', ...(ctor?.hostAttributes ?? [])];
       const declared = new Set([...(ctor?.stateAttributes ?? []), ...(ctor?.configAttributes ?? []), ...own]);
       return {
         tag: widget?.localName ?? null,

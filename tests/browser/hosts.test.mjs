@@ -151,7 +151,7 @@ async function checkServed(t, dir, name, tags, pathname = '/') {
   await page.goto(new URL(pathname, server.url).href);
   for (const tag of tags) await assertComputes(page.locator(tag).first(), `${name} ${tag}`);
   assert.equal(wasm.length, 1, `${name}: the bundle fetches the emitted tally.wasm once (${wasm})`);
-  // Named by the bundler: tally.<hash>.wasm (Vite, Turbopack) or <hash>.wasm (Docusaurus's Rspack).
+  // Named by the bundler: tally.<hash>.wasm (Vite, Turbopack) or <hash>.wasm (Docusaurus's webpack).
   assert.equal(new URL(wasm[0]).origin, new URL(server.url).origin, `${name}: from the bundle's own assets`);
   assert.ok(
     !wasm[0].startsWith(site.url) && !/\/node_modules\//.test(wasm[0]),
@@ -215,7 +215,7 @@ test('Next.js: a client component imports the package, next build pre-renders it
   await checkServed(t, path.join(dir, 'out'), 'next', ['tally-memory-budget', 'tally-compute']);
 });
 
-test('Docusaurus: an MDX page imports the package, the Rspack build pre-renders it and the page computes', async (t) => {
+test('Docusaurus: an MDX page imports the package, the webpack build pre-renders it and the page computes', async (t) => {
   const dir = await builds.docusaurus;
   const built = readFileSync(path.join(dir, 'build/index.html'), 'utf8');
   // Docusaurus minifies the HTML: attribute values lose their quotes.
