@@ -110,10 +110,8 @@ Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement&
                 // half the message, so every rank sends and receives about the whole message twice.
                 c.steps = 2 * ceil_log2(placement.ranks());
                 c.bytes_sent_per_rank = message_bytes;
-                c.bandwidth_seconds = 2 * message_bytes / link;
             } else {
                 c.steps = static_cast<std::int64_t>(steps_all_reduce);
-                c.bandwidth_seconds = c.bytes_sent_per_rank / link;
             }
             break;
         case Kind::ReduceScatter:
@@ -121,14 +119,12 @@ Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement&
             c.bus_factor = (n - 1) / n;
             c.bytes_sent_per_rank = c.bus_factor * message_bytes;
             c.steps = placement.ranks() - 1;
-            c.bandwidth_seconds = c.bytes_sent_per_rank / link;
             break;
         case Kind::Broadcast:
             // Pipelined ring: every rank but the last forwards the whole message, chunk by chunk.
             c.bus_factor = 1;
             c.bytes_sent_per_rank = message_bytes;
             c.steps = placement.ranks() - 1;
-            c.bandwidth_seconds = message_bytes / link;
             break;
         case Kind::AllToAll: {
             // Pairwise exchange (Thakur et al. 2005): 1/n of the buffer to each peer, NVLink and network at once.

@@ -47,13 +47,9 @@ DpReduction dp_reduction(const DpReductionInput& in) {
         // train_batch_iter returns; ZeroDistributedOptimizer.step then all-gathers the updated weights.
         out.seconds = all_reduce(grad_bytes, 1) + gather(weight_bytes, 1);
         out.hidden = 0;
-    } else if (in.zero == 0 && in.sync.fp32) {
-        // DDP with an fp32 communication hook (nanotron get_fp32_accum_hook): each bucket's fp32 gradients are
-        // all-reduced as the backward produces them.
-        out.seconds = all_reduce(grad_bytes, buckets);
-        out.hidden = in.overlap ? std::min(out.seconds * (1 - tail_share), in.backward_window_s) : 0;
     } else {
-        // ZeRO-0: all-reduce; ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
+        // ZeRO-0: all-reduce, of fp32 gradients with DDP's fp32 communication hook (nanotron get_fp32_accum_hook:
+        // each bucket all-reduced as the backward produces it); ZeRO-1/2: reduce-scatter of gradients + all-gather of updated weights (same bytes
         // when the dtypes match; Rajbhandari et al. 2020, sec. 7). Bucketed reduction overlaps the last
         // micro-batch's backward (PyTorch DDP, Li et al. 2020; Megatron-LM --overlap-grad-reduce); without
         // overlap it starts after the last backward: Megatron-LM's train_step (2021-2022) calls
