@@ -68,14 +68,12 @@ export interface SharedInterleaveArgs {
   precision?: string | null;
   /** overlap the gradient reduction with the backward pass; default true */
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
-  /** software stack profile: which attention kernel runs and what overlaps (step.cpp); default generic */
-  stack?: "generic" | "megatron-te" | "pytorch-fsdp" | "torchtitan" | "nanotron" | "deepspeed" | null;
+  /** software stack: the defaults of the run's switches (content/presets/stacks/<id>.json); default generic */
+  stack?: "generic" | "deepspeed" | "megatron-te" | "nanotron" | "pytorch-fsdp" | "torchtitan" | null;
   /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; default false */
   compile?: boolean | "true" | "false" | "1" | "0" | null;
   /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; default false */
   async_tp?: boolean | "true" | "false" | "1" | "0" | null;
-  /** TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel collectives hidden behind the linear GEMMs; default depends: the stack's (false for every stack; Megatron-Core's default) */
-  tp_comm_overlap?: boolean | "true" | "false" | "1" | "0" | null;
   /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise); default false */
   fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
   /** MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B); default false */
@@ -86,6 +84,48 @@ export interface SharedInterleaveArgs {
   lora_targets?: string | null;
   /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; default nominal */
   fabric?: "nominal" | "hf-ultrascale-h100" | null;
+  /** attention kernel under flash_attention: the flash-attn 2 package, cuDNN fused attention / FlashAttention-3 (Hopper and later), or PyTorch SDPA (cuDNN first on Blackwell, flash before); default depends: the stack's default */
+  attention_kernel?: "flash-attn-2" | "cudnn-fused" | "sdpa" | null;
+  /** TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel collectives hidden behind the linear GEMMs; default depends: the stack's default */
+  tp_comm_overlap?: boolean | "true" | "false" | "1" | "0" | null;
+  /** sequence-parallel all-gathers in FP8 under a per-tensor FP8 recipe (torchao Float8ColwiseParallel); default depends: the stack's default */
+  fp8_tensorwise_sp_gather?: boolean | "true" | "false" | "1" | "0" | null;
+  /** batch-first activations sharded on the sequence dim: a copy beside each sequence-parallel collective; default depends: the stack's default */
+  sp_batch_first?: boolean | "true" | "false" | "1" | "0" | null;
+  /** context parallelism's K, V exchange: an exposed all-gather, TE's p2p ring, or PyTorch's all-gather overlapped with the local block; default depends: the stack's default */
+  cp_exchange?: "all-gather" | "ring" | "all-gather-overlap" | null;
+  /** context parallelism exchanges K, V after repeating them to the query heads; default depends: the stack's default */
+  cp_repeat_kv?: boolean | "true" | "false" | "1" | "0" | null;
+  /** selective recomputation as a per-op policy (every second matmul and the elementwise ops), not the attention core only; default depends: the stack's default */
+  per_op_sac?: boolean | "true" | "false" | "1" | "0" | null;
+  /** plain-PyTorch model code: elementwise chains as separate kernels unless compile is on; default depends: the stack's default */
+  eager_elementwise?: boolean | "true" | "false" | "1" | "0" | null;
+  /** FSDP with pipeline parallelism keeps gathered weights across micro-batches (reshard_after_forward False); default depends: the stack's default */
+  fsdp_keep_gathered_with_pp?: boolean | "true" | "false" | "1" | "0" | null;
+  /** gradients accumulated across micro-batches and reduced in fp32 (a separate HBM pass per micro-batch); default depends: the stack's default */
+  grad_fp32?: boolean | "true" | "false" | "1" | "0" | null;
+  /** ZeRO-1/2: the whole gradient buffer all-reduced in one call after the last backward, then the updated shards all-gathered, both exposed; default depends: the stack's default */
+  grad_reduce_after_backward?: boolean | "true" | "false" | "1" | "0" | null;
+  /** pipeline parallelism: tied embedding and output-layer gradients all-reduced between their stages, exposed; default depends: the stack's default */
+  tied_grad_after_backward?: boolean | "true" | "false" | "1" | "0" | null;
+  /** gradient buckets of this many bytes, one collective each (PyTorch DDP bucket_cap_mb); range [0, 1000000000000000]; default depends: the stack's default */
+  bucket_bytes?: number | string | null;
+  /** gradient buckets of at least this many parameters instead (0: bucket_bytes; Megatron-Core, DeepSpeed); range [0, 1000000000000000]; default depends: the stack's default */
+  bucket_params?: number | string | null;
+  /** gradient buckets of at least this many parameters per data-parallel rank (Megatron-Core); range [0, 1000000000000000]; default depends: the stack's default */
+  bucket_params_per_rank?: number | string | null;
+  /** MoE experts through torch._grouped_mm (its measured Blackwell BF16 rate); default depends: the stack's default */
+  torch_grouped_mm?: boolean | "true" | "false" | "1" | "0" | null;
+  /** MoE experts launched one local expert at a time from the host (TE GroupedLinear); default depends: the stack's default */
+  expert_host_launches?: boolean | "true" | "false" | "1" | "0" | null;
+  /** query, key and value as three GEMMs, not one fused q|k|v GEMM; default depends: the stack's default */
+  separate_qkv?: boolean | "true" | "false" | "1" | "0" | null;
+  /** looped pipeline schedules as a lock-step grid of time steps (torch.distributed.pipelining); default depends: the stack's default */
+  pipeline_lockstep?: boolean | "true" | "false" | "1" | "0" | null;
+  /** bytes the cross-entropy moves per logit element, forward and backward (0: 5 fp32 passes, 20 bytes); range [0, 1000000000000000]; default depends: the stack's default */
+  logits_bytes?: number | string | null;
+  /** the gated MLP's activation and product as separate eager kernels; default depends: the stack's default */
+  eager_glu?: boolean | "true" | "false" | "1" | "0" | null;
 }
 
 /** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */
@@ -1343,7 +1383,7 @@ export interface StepTimeResult {
   /** {id, name, seconds, exposed, share}: compute, communication, bubble; unit s */
   breakdown?: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[];
   /** the layout evaluated */
-  layout?: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown };
+  layout?: { attention_kernel: string; bucket_bytes: number; bucket_params: number; bucket_params_per_rank: number; cost_balanced_stages: boolean; cp_exchange: string; cp_repeat_kv: boolean; dp: number; eager_elementwise: boolean; eager_glu: boolean; embedding_chunks: boolean; expert_host_launches: boolean; flash_attention: boolean; fp8_tensorwise_sp_gather: boolean; fsdp_keep_gathered_with_pp: boolean; gpus: number; grad_fp32: boolean; grad_reduce_after_backward: boolean; interleave: number; logits_bytes: number; micro_batch: number; per_op_sac: boolean; pipeline_lockstep: boolean; pp: number; recompute: string; separate_qkv: boolean; seq: number; sequence_parallel: boolean; sp_batch_first: boolean; stack: string; tied_grad_after_backward: boolean; torch_grouped_mm: boolean; tp: number; tp_comm_overlap: boolean; zero: number; [key: string]: unknown };
   /** layers per pipeline stage; unit layers */
   stage_layers?: number[];
   /** the memory budget's total per GPU; unit bytes */
@@ -1394,9 +1434,9 @@ export interface PlanResult {
   /** layouts the model's shape forbids; unit layouts */
   rejected_shape?: number;
   /** the fastest top layouts, each a step_time result */
-  best?: { band: { half_width: number; key: string; level: string; lower: number; regime: string; runs: number; step_seconds_high: number; step_seconds_low: number; tokens_per_second_high: number; tokens_per_second_low: number; upper: number; widened: boolean; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
+  best?: { band: { half_width: number; key: string; level: string; lower: number; regime: string; runs: number; step_seconds_high: number; step_seconds_low: number; tokens_per_second_high: number; tokens_per_second_low: number; upper: number; widened: boolean; [key: string]: unknown }; breakdown: { exposed: boolean; id: string; name: string; seconds: number; share: number; [key: string]: unknown }[]; bubble_fraction: number; busiest_stage_layers: number; dp: number; global_batch: number; hfu: number; interleave_extra_bytes: number; layout: { attention_kernel: string; bucket_bytes: number; bucket_params: number; bucket_params_per_rank: number; cost_balanced_stages: boolean; cp_exchange: string; cp_repeat_kv: boolean; dp: number; eager_elementwise: boolean; eager_glu: boolean; embedding_chunks: boolean; expert_host_launches: boolean; flash_attention: boolean; fp8_tensorwise_sp_gather: boolean; fsdp_keep_gathered_with_pp: boolean; gpus: number; grad_fp32: boolean; grad_reduce_after_backward: boolean; interleave: number; logits_bytes: number; micro_batch: number; per_op_sac: boolean; pipeline_lockstep: boolean; pp: number; recompute: string; separate_qkv: boolean; seq: number; sequence_parallel: boolean; sp_batch_first: boolean; stack: string; tied_grad_after_backward: boolean; torch_grouped_mm: boolean; tp: number; tp_comm_overlap: boolean; zero: number; [key: string]: unknown }; matmul_efficiency: number; memory_bytes: number; mfu: number; microbatch_seconds: number; microbatches: number; model_flops_per_s_per_gpu: number; peak_flops_per_s: number; step_seconds: number; tokens_per_second: number; [key: string]: unknown }[];
   /** the best layout refused per reason */
-  losers?: { count: number; example: { dp: number; embedding_chunks: boolean; flash_attention: boolean; gpus: number; interleave: number; micro_batch: number; pp: number; recompute: string; seq: number; sequence_parallel: boolean; stack: string; tp: number; zero: number; [key: string]: unknown }; mfu: number; reason: string; [key: string]: unknown }[];
+  losers?: { count: number; example: { attention_kernel: string; bucket_bytes: number; bucket_params: number; bucket_params_per_rank: number; cost_balanced_stages: boolean; cp_exchange: string; cp_repeat_kv: boolean; dp: number; eager_elementwise: boolean; eager_glu: boolean; embedding_chunks: boolean; expert_host_launches: boolean; flash_attention: boolean; fp8_tensorwise_sp_gather: boolean; fsdp_keep_gathered_with_pp: boolean; gpus: number; grad_fp32: boolean; grad_reduce_after_backward: boolean; interleave: number; logits_bytes: number; micro_batch: number; per_op_sac: boolean; pipeline_lockstep: boolean; pp: number; recompute: string; separate_qkv: boolean; seq: number; sequence_parallel: boolean; sp_batch_first: boolean; stack: string; tied_grad_after_backward: boolean; torch_grouped_mm: boolean; tp: number; tp_comm_overlap: boolean; zero: number; [key: string]: unknown }; mfu: number; reason: string; [key: string]: unknown }[];
   /** the preset's capacity; unit bytes */
   memory_capacity_bytes?: number;
   /** the hardware preset id */

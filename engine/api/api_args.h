@@ -18,6 +18,7 @@
 #include "tally/memory/memory.h"
 #include "tally/model/model.h"
 #include "tally/numerics/precision.h"
+#include "tally/step/stack.h"
 
 namespace tally::api {
 
@@ -195,16 +196,12 @@ inline constexpr Arg step_dtype =
 inline constexpr Arg overlap_grad_reduce =
     boolean("overlap_grad_reduce", "true", "overlap the gradient reduction with the backward pass");
 inline constexpr Arg stack =
-    choice("stack", "generic", "software stack profile: which attention kernel runs and what overlaps (step.cpp)",
-           "generic|megatron-te|pytorch-fsdp|torchtitan|nanotron|deepspeed");
+    choice("stack", "generic", "software stack: the defaults of the run's switches (content/presets/stacks/<id>.json)",
+           "generic|deepspeed|megatron-te|nanotron|pytorch-fsdp|torchtitan");
 inline constexpr Arg compile =
     boolean("compile", "false", "torch.compile: fuses the elementwise ops of plain-PyTorch model code");
 inline constexpr Arg async_tp =
     boolean("async_tp", "false", "async TP: sequence-parallel collectives overlapped with the linear GEMMs");
-inline constexpr Arg tp_comm_overlap =
-    boolean("tp_comm_overlap", "depends: the stack's (false for every stack; Megatron-Core's default)",
-            "TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel "
-            "collectives hidden behind the linear GEMMs");
 inline constexpr Arg fp8_all_gather =
     boolean("fp8_all_gather", "false",
             "ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise)");
@@ -219,11 +216,29 @@ inline constexpr Arg step_lora_targets =
 inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");
-inline constexpr std::array kLayoutOwnArgs{step_hardware, interleave,     embedding_chunks,    gpus_per_node,
-                                           precision,     step_dtype,     overlap_grad_reduce, stack,
-                                           compile,       async_tp,       tp_comm_overlap,     fp8_all_gather,
-                                           ep_overlap,    step_lora_rank, step_lora_targets,   fabric};
-inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutOwnArgs, kSetupArgs);
+inline constexpr std::array kLayoutOwnArgs{
+    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
+    stack,         compile,    async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
+    fabric};
+// The run's switches (tally/step/stack.h, kStepSwitches), each defaulting to its stack's value; cost_balanced_stages
+// is the training setup's argument (memory reads it too), so it is declared there.
+inline constexpr std::size_t kStackSwitchCount = std::size(kStepSwitches) - 1;
+inline constexpr auto kStackSwitchArgs = [] {
+    std::array<Arg, kStackSwitchCount> out{};
+    std::size_t i = 0;
+    for (const StepSwitchInfo& s : kStepSwitches) {
+        if (std::string_view(s.name) == cost_balanced_stages.name) continue;
+        const std::string_view kind = s.kind;
+        Arg a{.name = s.name, .fallback = "depends: the stack's default", .doc = s.doc};
+        a.type = kind == "boolean" ? Bool : kind == "enum" ? Enum : Num;
+        if (kind == "enum") a.values = s.values;
+        if (kind == "number") a.low = 0, a.high = 1e15;
+        out[i++] = a;
+    }
+    return out;
+}();
+inline constexpr auto kLayoutArgs = join_args(kLayoutOwnArgs, kStackSwitchArgs);
+inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutArgs, kSetupArgs);
 
 }  // namespace arg
 

@@ -6,6 +6,7 @@
 #include "tally/memory/finetune.h"
 #include "tally/hardware/hardware.h"
 #include "tally/plan/plan.h"
+#include "tally/step/stack.h"
 #include "tally/step/step.h"
 #include "tally/step_bands.h"
 #include "tally/parallel/step_stages.h"
@@ -49,21 +50,23 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     layout.stack = optional_string_arg(args, "stack").value_or("");
     layout.compile = arg_bool(args, arg::compile);
     layout.async_tp = arg_bool(args, arg::async_tp);
-    if (args.contains(arg::tp_comm_overlap.name)) layout.tp_comm_overlap = arg_bool(args, arg::tp_comm_overlap);
     layout.fp8_all_gather = arg_bool(args, arg::fp8_all_gather);
     layout.ep_overlap = arg_bool(args, arg::ep_overlap);
     layout.lora_rank = arg_int(args, arg::step_lora_rank);
     if (args.contains("lora_targets"))
         layout.lora_targets = lora_targets_from_string(arg_string(args, arg::step_lora_targets));
-    const StackProfile& profile = stack_profile(layout.stack);  // InputError naming "stack" for an unknown profile
-    // The memory check counts what the stack keeps, unless the caller says otherwise: nanotron's fp32 gradient
-    // buffer over every parameter and its cost-balanced stages (memory_budget's arguments of the same names).
-    if (profile.grad_sync.fp32 && !args.contains("grad_accum")) {
+    // The run's switches: its stack's defaults (InputError naming "stack" for an unknown id), then what it sets.
+    StepSwitches switches = stack_profile(layout.stack).defaults;
+    for (const StepSwitchInfo& s : kStepSwitches)
+        if (args.contains(s.name)) set_step_switch(switches, s.name, args[s.name]);
+    layout.switches = switches;
+    // The memory check counts what the switches keep, unless the caller says otherwise: an fp32 gradient buffer
+    // over every parameter, cost-balanced stages (memory_budget's arguments of the same names).
+    if (switches.grad_sync.fp32 && !args.contains("grad_accum")) {
         layout.setup.recipe.grad_accum = DType::FP32;
         if (!args.contains("grad_accum_full")) layout.setup.grad_accum_full = true;
     }
-    if (profile.cost_balanced_stages && !args.contains("cost_balanced_stages"))
-        layout.setup.cost_balanced_stages = true;
+    layout.setup.cost_balanced_stages = switches.cost_balanced_stages;
     // InputError naming "fabric" for an unknown preset; "nominal" kept as "" so step_time takes no copy.
     if (find_fabric(arg_string(args, arg::fabric))) layout.fabric = arg_string(args, arg::fabric);
     return layout;
@@ -93,11 +96,12 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (st.shard_group > 0) out["shard_group"] = st.shard_group;     // HSDP (absent: FSDP over all dp)
     if (l.compile) out["compile"] = true;                            // absent: eager
     if (l.async_tp) out["async_tp"] = true;
-    if (l.tp_comm_overlap) out["tp_comm_overlap"] = *l.tp_comm_overlap;
     if (l.fp8_all_gather) out["fp8_all_gather"] = true;
     if (l.ep_overlap) out["ep_overlap"] = true;
     if (!l.fabric.empty()) out["fabric"] = l.fabric;  // absent: nominal
-    if (l.lora_rank > 0) {                            // LoRA: the rank and the adapted modules
+    const StepSwitches& switches = l.switches ? *l.switches : stack_profile(l.stack).defaults;
+    for (const StepSwitchInfo& s : kStepSwitches) out[s.name] = step_switch_value(switches, s.name);  // every one
+    if (l.lora_rank > 0) {  // LoRA: the rank and the adapted modules
         out["lora_rank"] = l.lora_rank;
         out["lora_targets"] = lora_targets_to_string(l.lora_targets != 0 ? l.lora_targets : kLoraQ | kLoraV);
     }
@@ -209,7 +213,7 @@ json step_time_method(const json& args) {
     layout.setup.global_batch = r.global_batch;
     out["layout"] = layout_json(layout, r.dp);
     out["stage_layers"] = pipeline_stages(c, layout.setup.pp, layout.interleave, layout.embedding_chunks,
-                                          stack_profile(layout.stack).cost_balanced_stages)
+                                          layout.switches->cost_balanced_stages)
                               .layers;
     MemoryBudget mem = memory_budget(c, layout.setup);
     out["memory_bytes"] = mem.bytes.total;

@@ -5,7 +5,8 @@
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
 //   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds),
-//   shard-group, compile, async-tp, tp-comm-overlap (stack = the stack's default), fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults)
+//   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults),
+//   and the run's switches (STACK_SWITCHES: tp-comm-overlap, attention-kernel, bucket-bytes, ...; "stack" = the stack's default)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -18,6 +19,8 @@ import {
   declaredValues,
   presetSelect,
   declaredField,
+  declaredArgs,
+  isNumberText,
 } from './base.js';
 import { drawWidth } from './chart.js';
 import { trustedHtml } from './kit/trusted.js';
@@ -26,6 +29,63 @@ import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 const RECOMPUTE = ['none', 'selective', 'full'];
 const ZERO = ['0', '1', '2', '3'];
 const choices = (list) => list.map((value) => ({ value, label: value }));
+/**
+ * The run's switches under "More settings": step_time's arguments whose default is the stack's (tally/step/stack.h,
+ * content/presets/stacks). Each starts on "the stack's default" and sends nothing until set; a number is typed,
+ * empty for the default. tests/node/step-switches.test.mjs checks this list against the contract.
+ */
+export const STACK_SWITCHES = [
+  ['attention_kernel', 'Attention kernel'],
+  ['tp_comm_overlap', 'TP communication overlap'],
+  ['fp8_tensorwise_sp_gather', 'SP all-gathers in FP8 (tensorwise)'],
+  ['sp_batch_first', 'Batch-first SP activations (a copy per collective)'],
+  ['cp_exchange', 'Context-parallel K, V exchange'],
+  ['cp_repeat_kv', 'CP exchanges K, V repeated to the query heads'],
+  ['per_op_sac', 'Selective recomputation per op'],
+  ['eager_elementwise', 'Eager elementwise kernels (unless compiled)'],
+  ['fsdp_keep_gathered_with_pp', 'FSDP keeps gathered weights with PP'],
+  ['grad_fp32', 'Gradients accumulated and reduced in fp32'],
+  ['grad_reduce_after_backward', 'ZeRO-1/2 reduce after the backward'],
+  ['tied_grad_after_backward', 'Tied embedding gradients after the backward'],
+  ['bucket_bytes', 'Gradient bucket (bytes)', 'number'],
+  ['bucket_params', 'Gradient bucket (parameters)', 'number'],
+  ['bucket_params_per_rank', 'Gradient bucket per DP rank (parameters)', 'number'],
+  ['torch_grouped_mm', 'MoE experts through torch._grouped_mm'],
+  ['expert_host_launches', 'MoE experts launched one by one'],
+  ['separate_qkv', 'Q, K, V as three GEMMs'],
+  ['pipeline_lockstep', 'Lock-step looped pipeline'],
+  ['cost_balanced_stages', 'Pipeline stages balanced by cost'],
+  ['logits_bytes', 'Cross-entropy bytes per logit (0 = 20)', 'number'],
+  ['eager_glu', 'Eager gated-MLP activation'],
+];
+const STACK_DEFAULT = 'stack';
+/** A switch's field: a select over the stack's default and the declared values, or a number (empty: the default). */
+function switchField([arg, label, kind]) {
+  const engineDefault = (e) => e.layout?.[arg];
+  if (kind === 'number')
+    return declaredField('step_time', arg, 'text', label, {
+      fallback: '',
+      check: (t) => t.trim() === '' || isNumberText(t) || "not a number (empty: the stack's default)",
+      toArg: (v) => (v.trim() === '' ? undefined : Number(v)),
+      engineDefault,
+    });
+  return declaredField('step_time', arg, 'select', label, {
+    options: (w) => {
+      const declared = declaredArgs(w.engine, 'step_time', arg).get(arg);
+      const values = declared?.type === 'boolean' ? ['true', 'false'] : declaredValues(w.engine, 'step_time', arg);
+      const named = { true: 'on', false: 'off' };
+      return [
+        { value: STACK_DEFAULT, label: "the stack's default" },
+        ...values.map((v) => ({ value: v, label: named[v] ?? v })),
+      ];
+    },
+    fallback: STACK_DEFAULT,
+    toArg: (v) => (v === STACK_DEFAULT ? undefined : v === 'true' ? true : v === 'false' ? false : v),
+    engineDefault,
+  });
+}
+const SWITCH_NAMES = new Set(STACK_SWITCHES.map(([arg]) => arg));
+
 /**
  * The widget's fields (kit/store.js), all sent to step_time. `engineDefault` reads the engine's own choice of a
  * default from its answer (the defaults note, noteEngineDefaults).
@@ -117,16 +177,6 @@ const FIELDS = [
   },
   declaredField('step_time', 'compile', 'check', 'torch.compile'),
   declaredField('step_time', 'async_tp', 'check', 'Async TP'),
-  // Three states: unset takes the stack's default (Megatron-Core's is off), so "stack" sends nothing.
-  declaredField('step_time', 'tp_comm_overlap', 'select', 'TP communication overlap', {
-    options: () => [
-      { value: 'stack', label: "the stack's default" },
-      { value: 'true', label: 'on' },
-      { value: 'false', label: 'off' },
-    ],
-    fallback: 'stack',
-    toArg: (v) => (v === 'stack' ? undefined : v === 'true'),
-  }),
   declaredField('step_time', 'fp8_all_gather', 'check', 'FP8 weight all-gather'),
   declaredField('step_time', 'ep_overlap', 'check', 'MoE all-to-all overlap (combined 1F1B)'),
   declaredField('step_time', 'fabric', 'select', 'Cluster fabric', {
@@ -137,17 +187,18 @@ const FIELDS = [
     check: (t) => /^[\w ,-]{0,200}$/.test(t) || 'not a comma-separated list of module names',
     sendWhen: (v) => Number(v.lora_rank) !== 0, // the modules mean nothing without adapters
   }),
+  ...STACK_SWITCHES.map(switchField),
 ];
 /** step_time's choices that are not the layout: the planner searches layouts under the same ones. */
 const PLANNED_OPTIONS = [
   'compile',
   'async_tp',
-  'tp_comm_overlap',
   'fp8_all_gather',
   'ep_overlap',
   'fabric',
   'lora_rank',
   'lora_targets',
+  ...SWITCH_NAMES,
 ];
 
 /**
@@ -230,6 +281,8 @@ th { font-size: 12px; color: var(--muted); }
 button.use { font: inherit; font-size: 13px; padding: 2px 8px; cursor: pointer; }
 caption { text-align: left; font-size: 13px; color: var(--muted); padding: 6px 0 2px; }
 .result.band .value { font-size: 14px; }
+details.switches { margin: 8px 0 4px; }
+details.switches summary { cursor: pointer; font-size: 14px; color: var(--muted); }
 button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointer; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
@@ -253,8 +306,17 @@ class TallyStep extends TallyWidget {
     this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
       <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
         <div class="fields">
-          ${FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join('')}
+          ${FIELDS.filter((f) => !SWITCH_NAMES.has(f.name))
+            .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
+            .join('')}
         </div>
+        <details class="switches"><summary>More settings: the run's switches (each defaults to the stack's)</summary>
+          <div class="fields">
+            ${FIELDS.filter((f) => SWITCH_NAMES.has(f.name))
+              .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
+              .join('')}
+          </div>
+        </details>
         <p class="notice" role="status"></p>
         <div class="results" aria-live="polite">
           <div class="result"><div class="label">Predicted MFU</div><div class="value" data-out="mfu">—</div></div>

@@ -113,86 +113,6 @@ Scaling scaling_of(const StepLayout& layout, const Hardware& hw) {
 
 }  // namespace
 
-const std::vector<StackProfile>& stack_profiles() {
-    // Each profile names the kernels its stack runs by default, with the source that says so.
-    static const std::vector<StackProfile> profiles = {
-        // The model before stacks: FlashAttention-2 class attention, no tensor-parallel overlap.
-        {.id = "generic",
-         .name = "generic (FlashAttention-2, no TP overlap)",
-         .attention = AttentionKernel::FlashAttention2},
-        // Megatron-Core with Transformer Engine: TE's DotProductAttention picks the cuDNN fused backend on Hopper
-        // and later (TE docs, "Attention backends"). TP communication overlap (userbuffers) is off unless the run
-        // asks for it: ModelParallelConfig.tp_comm_overlap defaults to False (megatron/core/model_parallel_config.py)
-        // and --tp-comm-overlap is store_true (megatron/training/arguments.py); a run sets tp_comm_overlap.
-        {.id = "megatron-te",
-         .name = "Megatron-Core + Transformer Engine",
-         .attention = AttentionKernel::FusedHopper,
-         .tp_comm_overlap = false,
-         // cp_comm_type "p2p", the Megatron-Core default (TE attention.py, AttnFuncWithCPAndKVP2P; step_cp.h).
-         .cp_exchange = CpExchange::Ring,
-         // Buckets of max(40M, 1M x dp) parameters, one bucket without overlap (distributed_data_parallel.py).
-         .grad_sync = GradSync{.bucket_params = 40e6, .bucket_params_per_rank = 1e6},
-         .expert_host_launches = true},
-        // PyTorch FSDP (MosaicML llm-foundry/Composer): attn_impl flash = the flash-attn package (FlashAttention-2).
-        {.id = "pytorch-fsdp", .name = "PyTorch FSDP (flash-attn 2)", .attention = AttentionKernel::FlashAttention2},
-        // torchtitan: scaled_dot_product_attention, whose flash backend is FlashAttention-2 (PyTorch 2.2 notes),
-        // with cuDNN first on Blackwell (step_attention.cpp); per-op selective AC, Llama in plain PyTorch (compile
-        // optional) and no reshard after forward with PP; looped pipeline schedules through torch.distributed.pipelining
-        // (schedules.py, PipelineScheduleMulti: a lock-step grid of time steps, step_pp.h)
-        // (torchtitan 9dec370, parallelisms/parallelize_llama.py: _save_list, _custom_policy, apply_fsdp); MoE
-        // experts through torch._grouped_mm (models/moe/moe.py at b3da1a2, _run_experts_grouped_mm); wq, wk, wv
-        // as three nn.Linear (models/llama3/model.py at 820504e), which Inductor leaves apart (step_tp.h).
-        {.id = "torchtitan",
-         .name = "torchtitan (FSDP2, SDPA: flash, cuDNN on Blackwell)",
-         .attention = AttentionKernel::SdpaCudnnOnBlackwell,
-         // Float8 tensorwise TP gathers in FP8 (torchao float8_tensor_parallel.py at 6243040); Shard(1) on batch-first
-         // activations cats beside each collective (torchtitan apply_tp at 820504e); context_parallel all-gathers K, V
-         // (_ContextParallelOptions.rotate_method) after repeat_kv (models/llama/model.py); step_tp.h, step_cp.h.
-         .fp8_tensorwise_sp_gather = true,
-         .sp_batch_first = true,
-         .cp_exchange = CpExchange::AllGatherLocalOverlap,
-         .cp_repeat_kv = true,
-         .per_op_sac = true,
-         .eager_elementwise = true,
-         .fsdp_keep_gathered_with_pp = true,
-         // DDP through replicate(model, device_mesh=dp_mesh, bucket_cap_mb=100) (parallelize_llama.py apply_ddp).
-         .grad_sync = GradSync{.bucket_bytes = 100.0 * 1024 * 1024},
-         .torch_grouped_mm = true,
-         .separate_qkv = true,
-         .pipeline_lockstep = true},
-        // nanotron v0.5: flash-attn 2 kernels, tensor parallelism without communication overlap; gradients
-        // accumulated and reduced in fp32 (optimizer.accumulate_grad_in_fp32: true in examples/config_tiny_llama.yaml,
-        // FP32GradientAccumulator); with ZeRO-1 no DDP wrapper, so one exposed all-reduce after the backward (step_dp.cpp).
-        // Its pipeline stages are balanced by compute cost, LM head included (models/base.py build_model).
-        {.id = "nanotron",
-         .name = "nanotron (flash-attn 2)",
-         .attention = AttentionKernel::FlashAttention2,
-         .grad_sync = GradSync{.fp32 = true, .zero_after_backward = true, .tied_after_backward = true},
-         .cost_balanced_stages = true,
-         // Its loss (Loss, sharded_cross_entropy in tensor_parallel/functional.py): bf16 -> fp32 cast (2 + 4 bytes),
-         // max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide (4 + 4); backward multiply (4 + 4), cast (4 + 2).
-         .logits_bytes = 52,
-         // models/llama.py GLUActivation: self.act(gate_states) * up_states in eager PyTorch.
-         .eager_glu = true},
-        // DeepSpeed (ZeRO, Megatron-DeepSpeed): flash-attn 2 where enabled, no TP overlap.
-        // ZeRO reduces in buckets of reduce_bucket_size = 5e8 elements (deepspeed/runtime/zero/config.py default).
-        {.id = "deepspeed",
-         .name = "DeepSpeed (flash-attn 2)",
-         .attention = AttentionKernel::FlashAttention2,
-         .grad_sync = GradSync{.bucket_params = 5e8}},
-    };
-    return profiles;
-}
-
-const StackProfile& stack_profile(const std::string& id) {
-    if (id.empty()) return stack_profiles().front();  // the planner's default: no string built per layout
-    for (const StackProfile& p : stack_profiles())
-        if (id == p.id) return p;
-    std::string ids;
-    for (const StackProfile& p : stack_profiles()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
-    throw InputError("stack", "stack must be one of " + ids + ", got \"" + id.substr(0, 40) + "\"");
-}
-
 double matmul_peak_fraction(const std::string& architecture) {
     if (architecture == "hopper") return kHopperMatmulPeakFraction;
     if (architecture == "blackwell") return kBlackwellMatmulPeakFraction;
@@ -246,7 +166,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 }
 
 StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget,
-                     const StepFlops* flops, const StackProfile* profile) {
+                     const StepFlops* flops) {
     TrainingSetup st = layout.setup;
     require_range("interleave", layout.interleave, 1, 1024);
     require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
@@ -257,7 +177,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // DotProductAttention stays BF16 unless fp8_dpa is set, and Megatron's output layer is not a TE module
     // (TE docs, "Using FP8 with Transformer Engine" and the DelayedScaling recipe's fp8_dpa flag).
     const Scaling scaling = scaling_of(layout, hw);
-    const StackProfile& stack = profile ? *profile : stack_profile(layout.stack);
+    const StepSwitches& stack = layout.switches ? *layout.switches : stack_profile(layout.stack).defaults;
     // A measured device's own fraction (calibrate-gpu.sh), else its generation's.
     const double fraction_16 =
         hw.matmul_peak_fraction > 0 ? hw.matmul_peak_fraction : matmul_peak_fraction(hw.architecture);
@@ -559,7 +479,7 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     // The run's own --tp-comm-overlap when given, else its stack's default.
-    const bool tp_comm_overlap = layout.tp_comm_overlap.value_or(stack.tp_comm_overlap);
+    const bool tp_comm_overlap = stack.tp_comm_overlap;
     const double layer_tp_hidden = !sp               ? 0
                                    : tp_comm_overlap ? std::min(layer_tp_total, linear_seconds)
                                    : layout.async_tp ? async_tp_hidden_seconds(one, linear_seconds)

@@ -120,8 +120,8 @@ TEST_CASE("nanotron's fp32 cross-entropy moves 52 bytes per logit, against the 2
     // Loss.forward and _ShardedCrossEntropy (tensor_parallel/functional.py at c252843): cast_to_fp32 (read 2, write
     // 4), max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide in place (4 + 4); backward: multiply in place
     // (4 + 4) and the cast's gradient back to bf16 (4 + 2).
-    CHECK(stack_profile("nanotron").logits_bytes == 6 + 4 + 8 + 8 + 4 + 8 + 8 + 6);
-    CHECK(stack_profile("megatron-te").logits_bytes == 0);
+    CHECK(stack_profile("nanotron").defaults.logits_bytes == 6 + 4 + 8 + 8 + 4 + 8 + 8 + 6);
+    CHECK(stack_profile("megatron-te").defaults.logits_bytes == 0);
     // The sweep's 1.34B on 128 H100s (tp 2, pp 1, dp 64, four sequences a micro-batch): the output layer is on the
     // only stage, so its 16,384 x 65,536 fp32 logits cost 32 bytes each more than the generic 5 passes. Against the
     // same layout on one GPU group (dp 1, no data-parallel path), nanotron's step less its gradient passes exceeds the
@@ -144,8 +144,8 @@ TEST_CASE("nanotron's SwiGLU runs eagerly: two more passes over the f-wide tenso
     // models/llama.py at c252843: GLUActivation returns self.act(gate_states) * up_states (silu reads and writes the
     // gate, the product reads two and writes one: 5 passes, a fused kernel 3); the norms (TritonRMSNorm) and rotary
     // (flash-attn's RotaryEmbedding in training) are fused kernels, as tally's generic accounting has them.
-    CHECK(stack_profile("nanotron").eager_glu);
-    CHECK_FALSE(stack_profile("nanotron").eager_elementwise);
+    CHECK(stack_profile("nanotron").defaults.eager_glu);
+    CHECK_FALSE(stack_profile("nanotron").defaults.eager_elementwise);
     // 1.34B, 16 layers, one micro-batch of 4 x 4,096 tokens on one GPU: 2 extra passes of 16,384 x 8,192 bf16 in the
     // forward, twice that in the backward (kBackwardOverForward), at most the H100's 3.35 TB/s.
     nlohmann::json args = tally_test::modern_run("nanotron-1p34b-128gpu")["args"];

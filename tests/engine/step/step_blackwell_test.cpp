@@ -57,11 +57,11 @@ TEST_CASE("attention on B200: cudnn-frontend's SDPA benchmark (cuDNN 9.10.2 agai
 }
 
 TEST_CASE("torchtitan's SDPA: cuDNN first on compute capability 10.0, flash elsewhere (torchtitan PR #1196)") {
-    CHECK(attention_efficiency(stack_profile("torchtitan").attention, "blackwell", 8192) * kB200Peak ==
+    CHECK(attention_efficiency(stack_profile("torchtitan").defaults.attention, "blackwell", 8192) * kB200Peak ==
           Approx(kCudnnInStep * both(1211.140, 945.440)).epsilon(1e-9));
     // torchtitan models/attention.py at 6fc499f (the torchao B200 table's commit): CUDNN_ATTENTION inserted first
     // when has_cuda_capability(10, 0); otherwise FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH.
-    const StackProfile& titan = stack_profile("torchtitan");
+    const StepSwitches& titan = stack_profile("torchtitan").defaults;
     for (double seq : {2048.0, 8192.0, 131072.0}) {
         CHECK(attention_efficiency(titan.attention, "blackwell", seq) ==
               attention_efficiency(AttentionKernel::SdpaCudnnOnBlackwell, "blackwell", seq));
@@ -95,15 +95,15 @@ TEST_CASE("torch._grouped_mm on B200: torchao's Llama 4 Scout shapes, BF16 forwa
     CHECK(torch_grouped_mm_bf16_fraction(0.5) == torch_grouped_mm_bf16_fraction(1));
     CHECK(torch_grouped_mm_bf16_fraction(3) > torch_grouped_mm_bf16_fraction(2));
     CHECK(torch_grouped_mm_bf16_fraction(3) < torch_grouped_mm_bf16_fraction(4));
-    CHECK(stack_profile("torchtitan").torch_grouped_mm);
-    CHECK_FALSE(stack_profile("megatron-te").torch_grouped_mm);
+    CHECK(stack_profile("torchtitan").defaults.torch_grouped_mm);
+    CHECK_FALSE(stack_profile("megatron-te").defaults.torch_grouped_mm);
 }
 
 TEST_CASE("torchtitan's per-op SAC recomputes cuDNN attention on Blackwell: its save list lacks the cuDNN op") {
     // torchtitan models/llama3/infra/parallelize.py _save_list at 6fc499f (the torchao B200 table's commit): mm,
     // _scaled_dot_product_efficient_attention, _scaled_dot_product_flash_attention, reduce_scatter, max; the cuDNN
     // op joined in PR #2095 (b39377f, 2025-12-01). models/attention.py at 6fc499f runs cuDNN first on sm100.
-    const StackProfile& titan = stack_profile("torchtitan");
+    const StepSwitches& titan = stack_profile("torchtitan").defaults;
     CHECK_FALSE(sdpa_saved_by_op_sac(titan.attention, "blackwell"));
     CHECK(sdpa_saved_by_op_sac(titan.attention, "hopper"));  // flash: saved
     CHECK(sdpa_saved_by_op_sac(AttentionKernel::FlashAttention2, "blackwell"));
@@ -136,7 +136,7 @@ TEST_CASE("cuDNN attention in a torchtitan step on B200: PR #1196's flash to cuD
     const double flash =
         3.5 * forward / (attention_efficiency(AttentionKernel::FlashAttention2, "blackwell", 8192) * peak);
     const double cudnn =
-        4.5 * forward / (attention_efficiency(stack_profile("torchtitan").attention, "blackwell", 8192) * peak);
+        4.5 * forward / (attention_efficiency(stack_profile("torchtitan").defaults.attention, "blackwell", 8192) * peak);
     CHECK(flash - cudnn == Approx(8192 / 10902.0 - 8192 / 12211.0).epsilon(0.02));
     // What the benchmark alone would give: cuDNN 3.1x flash, a gain of 208 ms a step, 2.6x the logs' 80.5 ms.
     CHECK(flash - cudnn * kCudnnInStep > 2.5 * (8192 / 10902.0 - 8192 / 12211.0));

@@ -101,9 +101,9 @@ TEST_CASE("context_parallel_layer: the ring hides behind the blocks, the Llama 3
     CHECK(context_parallel_layer(in).exposed_s == Approx(3 * (0.001 - 0.0005)));
     in.cp = 1;
     CHECK(context_parallel_layer(in).total_s == 0);
-    CHECK(stack_profile("megatron-te").cp_exchange == CpExchange::Ring);
-    CHECK(stack_profile("torchtitan").cp_exchange == CpExchange::AllGatherLocalOverlap);
-    CHECK(stack_profile("generic").cp_exchange == CpExchange::AllGather);
+    CHECK(stack_profile("megatron-te").defaults.cp_exchange == CpExchange::Ring);
+    CHECK(stack_profile("torchtitan").defaults.cp_exchange == CpExchange::AllGatherLocalOverlap);
+    CHECK(stack_profile("generic").defaults.cp_exchange == CpExchange::AllGather);
 }
 
 TEST_CASE("PyTorch context_parallel's bookkeeping: fp32 ring merge, fp32 dK/dV, K and V repeated to the query heads") {
@@ -123,9 +123,9 @@ TEST_CASE("PyTorch context_parallel's bookkeeping: fp32 ring merge, fp32 dK/dV, 
     in.exchange = CpExchange::AllGatherLocalOverlap, in.cp = 1;
     CHECK(cp_merge_bytes(in) == 0);
     // Llama 3 8B has 32 query and 8 K, V heads: torchtitan's repeat_kv sends 4x the K, V of TE's ring.
-    CHECK(cp_kv_repeat(stack_profile("torchtitan").cp_repeat_kv, 32, 8) == 4);
-    CHECK(cp_kv_repeat(stack_profile("megatron-te").cp_repeat_kv, 32, 8) == 1);
-    CHECK(cp_kv_repeat(stack_profile("torchtitan").cp_repeat_kv, 32, 32) == 1);
+    CHECK(cp_kv_repeat(stack_profile("torchtitan").defaults.cp_repeat_kv, 32, 8) == 4);
+    CHECK(cp_kv_repeat(stack_profile("megatron-te").defaults.cp_repeat_kv, 32, 8) == 1);
+    CHECK(cp_kv_repeat(stack_profile("torchtitan").defaults.cp_repeat_kv, 32, 32) == 1);
     // In a step: torchtitan's HBM work at cp 8 exceeds cp 1's by the merge (the same tokens per GPU), TE's does not.
     const auto memory = [](std::int64_t cp, const char* stack) {
         return tally_test::breakdown_seconds(api::invoke("step_time", llama8b(8, cp, 32768 * cp, stack)),

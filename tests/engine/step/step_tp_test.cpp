@@ -33,11 +33,11 @@ TEST_CASE("torchtitan per-op SAC with sequence parallelism: 6 all-gathers and 4 
 }
 
 TEST_CASE("torchtitan float8 tensorwise TP: all-gathers in FP8, reduce-scatters in BF16; rowwise gathers in BF16") {
-    const StackProfile& titan = stack_profile("torchtitan");
+    const StepSwitches& titan = stack_profile("torchtitan").defaults;
     CHECK(sp_gather_element_bytes(titan.fp8_tensorwise_sp_gather, "fp8-current-tensorwise", 2, 1) == 1);
     // Rowwise: "all-gather happens in high precision".
     CHECK(sp_gather_element_bytes(titan.fp8_tensorwise_sp_gather, "fp8-rowwise", 2, 1) == 2);
-    const StackProfile& te = stack_profile("megatron-te");
+    const StepSwitches& te = stack_profile("megatron-te").defaults;
     CHECK(sp_gather_element_bytes(te.fp8_tensorwise_sp_gather, "fp8-current-tensorwise", 2, 1) == 2);
     // Llama 3 8B, TP 8, per-op SAC: 6 gathers + 4 reduce-scatters; gathers at half the bytes: (6/2 + 4) / 10 of the
     // rowwise plan's TP time, the same layout and bandwidth (latency is per message, so not exactly).
@@ -78,14 +78,14 @@ TEST_CASE(
     SpCollectives ffn;
     ffn.gathers = 1, ffn.scatters = 1, ffn.elements = 8192.0 * 8192, ffn.gather_element_bytes = 2;
     ffn.scatter_element_bytes = 2, ffn.tp = 8;
-    const double bytes = sp_layout_copy_bytes(stack_profile("torchtitan").sp_batch_first, ffn);
+    const double bytes = sp_layout_copy_bytes(stack_profile("torchtitan").defaults.sp_batch_first, ffn);
     CHECK(bytes == Approx(2 * 2 * 8192.0 * 8192 * 2));
     CHECK(bytes / (0.80 * 3.35e12) == Approx(0.18e-3).epsilon(0.15));
     // Megatron's activations are sequence-first [s, b, h]: _gather_along_first_dim needs no rearranging copy.
-    CHECK(sp_layout_copy_bytes(stack_profile("megatron-te").sp_batch_first, ffn) == 0);
+    CHECK(sp_layout_copy_bytes(stack_profile("megatron-te").defaults.sp_batch_first, ffn) == 0);
     // Async TP fuses both: no cat; the shard copied twice (4/tp of the activation) and the partials summed (1 + 1/tp).
     ffn.fused_gathers = 1, ffn.fused_scatters = 1;
-    CHECK(sp_layout_copy_bytes(stack_profile("torchtitan").sp_batch_first, ffn) ==
+    CHECK(sp_layout_copy_bytes(stack_profile("torchtitan").defaults.sp_batch_first, ffn) ==
           Approx(8192.0 * 8192 * 2 * (4.0 / 8 + 1 + 1.0 / 8)));
 }
 

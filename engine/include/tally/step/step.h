@@ -14,8 +14,7 @@
 #include "tally/step/schedule.h"
 #include "tally/memory/memory.h"
 #include "tally/model/model.h"
-#include "tally/step/step_cp.h"
-#include "tally/step/step_dp.h"
+#include "tally/step/stack.h"
 #include "tally/parallel/step_stages.h"
 #include "tally/comm/ring.h"
 
@@ -35,16 +34,16 @@ struct StepLayout {
     // --overlap-grad-reduce), or issued after the last backward (Megatron-LM's train_step before Megatron-Core,
     // DeepSpeed's PipelineEngine): then all of it is exposed.
     bool overlap_grad_reduce = true;
-    // Software stack (stack_profile): which attention kernel runs and what overlaps; "" is "generic".
+    // Software stack (stack.h, content/presets/stacks): the defaults of the switches below; "" is "generic".
     std::string stack;
+    // The run's switches: the stack's defaults with the run's own settings over them (the API's layout_from_args);
+    // unset: stack_profile(stack).defaults.
+    std::optional<StepSwitches> switches;
     // torch.compile: fuses the elementwise chains of plain-PyTorch model code (a stack with eager_elementwise).
     bool compile = false;
     // Async TP (torchtitan, PyTorch's micro-pipelined collective matmul): the sequence-parallel all-gather /
     // reduce-scatter overlapped with the linear layers' GEMMs, as the stack's tp_comm_overlap does.
     bool async_tp = false;
-    // Tensor-parallel communication overlap (Transformer Engine userbuffers, Megatron-Core --tp-comm-overlap): the
-    // sequence-parallel all-gather / reduce-scatter hidden behind the linear GEMMs. Unset: the stack's default.
-    std::optional<bool> tp_comm_overlap;
     // FSDP all-gathers the linear weights in FP8 (torchao enable_fsdp_float8_all_gather): ZeRO-3 gathers send 1
     // byte per linear weight; needs an FP8 precision.
     bool fp8_all_gather = false;
@@ -61,63 +60,6 @@ struct StepLayout {
     std::string fabric;
 };
 
-// The attention kernel a stack runs when flash_attention is on.
-enum class AttentionKernel {
-    FlashAttention2,  // Dao 2023: the flash-attn package, PyTorch SDPA's flash backend
-    FusedHopper,      // cuDNN fused attention / FlashAttention-3: warp-specialised, asynchronous (Hopper and later)
-    SdpaCudnnOnBlackwell,  // PyTorch SDPA with cuDNN first on sm100 and flash (FA2) before it (torchtitan)
-};
-// A named software stack: a documented set of choices, not a fitted multiplier (docs/API.md, "Step time").
-struct StackProfile {
-    const char* id;
-    const char* name;
-    AttentionKernel attention = AttentionKernel::FlashAttention2;
-    // Tensor-parallel all-gather / reduce-scatter overlapped with the linear layers' GEMMs (Transformer Engine
-    // userbuffers, Megatron-Core --tp-comm-overlap); needs sequence parallelism.
-    bool tp_comm_overlap = false;
-    // Sequence-parallel all-gathers in FP8 under the float8 tensorwise recipe (torchtitan's Float8ColwiseParallel /
-    // PrepareFloat8ModuleInput, step_tp.h, sp_gather_element_bytes); reduce-scatters stay 16-bit.
-    bool fp8_tensorwise_sp_gather = false;
-    // Batch-first [b, s, h] activations sharded on the sequence dim: a torch.cat beside each sequence-parallel
-    // collective (torch _functional_collectives.py; step_tp.h, sp_layout_copy_bytes).
-    bool sp_batch_first = false;
-    // How K and V move among the context-parallel ranks of a sequence (step_cp.h): TE's p2p ring, PyTorch's
-    // context_parallel all-gather overlapped with the local block, or an exposed all-gather (Llama 3 sec. 3.3.2).
-    CpExchange cp_exchange = CpExchange::AllGather;
-    // K, V repeated to the query heads before attention, so context parallelism exchanges them at the query-head
-    // count (torchtitan's Llama Attention.forward: repeat_kv; step_cp.h, cp_kv_repeat).
-    bool cp_repeat_kv = false;
-    // Selective recomputation is torchtitan's per-op policy (every second matmul of a block and the elementwise
-    // ops recomputed; step_fsdp.h), not the attention core only (Korthikanti et al. 2022).
-    bool per_op_sac = false;
-    // Model code in plain PyTorch: elementwise chains run as separate kernels unless compiled (step_fsdp.h).
-    bool eager_elementwise = false;
-    // With pipeline parallelism FSDP keeps the gathered weights across micro-batches (reshard_after_forward
-    // False) and reduce-scatters once a step: gathers once a step instead of once per micro-batch.
-    bool fsdp_keep_gathered_with_pp = false;
-    // How data-parallel gradients are accumulated and reduced (step_dp.h); default: DDP-style, bucketed, overlapped.
-    GradSync grad_sync{};
-    // Routed experts through PyTorch's torch._grouped_mm: on Blackwell in BF16 at its measured rate (step_moe.h).
-    bool torch_grouped_mm = false;
-    // Routed experts through Transformer Engine's GroupedLinear, which issues each local expert's casts and GEMMs
-    // from the host: a small MoE layer waits on them (step_moe.h, moe_launch_bound_seconds).
-    bool expert_host_launches = false;
-    // Query, key and value projections as three GEMMs (wq, wk, wv), not one fused q|k|v GEMM (step_tp.h).
-    bool separate_qkv = false;
-    // Looped pipeline schedules run torch.distributed.pipelining's lock-step grid of time steps (step_pp.h).
-    bool pipeline_lockstep = false;
-    // Pipeline stages split by compute cost with the LM head counted, not layers evenly (step_stages.h; nanotron).
-    bool cost_balanced_stages = false;
-    // Bytes moved per logit element by the fp32 cross-entropy, forward and backward (0: 5 fp32 passes, 20 bytes).
-    double logits_bytes = 0;
-    // The gated MLP's activation runs eagerly (silu, then the product: 5 passes over the f-wide tensor, fused 3)
-    // while the norms and rotary are fused kernels (nanotron: TritonRMSNorm, flash-attn's rotary).
-    bool eager_glu = false;
-};
-// The profile of a stack id: generic, megatron-te, pytorch-fsdp, torchtitan, nanotron, deepspeed ("" = generic);
-// InputError naming "stack" otherwise.
-const StackProfile& stack_profile(const std::string& id);
-const std::vector<StackProfile>& stack_profiles();
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
 // generation (Hardware::architecture) at the query/key length one kernel call sees (seq, or seq/cp under context
 // parallelism); Hopper from the FlashAttention-3 paper's per-length rates, Blackwell from cudnn-frontend's B200
@@ -171,11 +113,9 @@ StepResult step_time(const ModelConfig& config, const Hardware& hardware, const 
 // The same with pieces already computed (the planner's fast path); each may be null. budget must be
 // memory_budget(config, layout.setup) for this layout (only its parameter counts are read); flops must be
 // step_flops(config, ...) for the layout's seq, recomputation and FlashAttention (checked). The result is
-// bit for bit the one of the three-argument step_time (tests/engine/step/step_test.cpp). profile: the stack's choices
-// (null: stack_profile(layout.stack)); tests flip one field to show a mechanism reads it.
+// bit for bit the one of the three-argument step_time (tests/engine/step/step_test.cpp).
 StepResult step_time(const ModelConfig& config, const Hardware& hardware, const StepLayout& layout,
-                     const MemoryBudget* budget, const StepFlops* flops = nullptr,
-                     const StackProfile* profile = nullptr);
+                     const MemoryBudget* budget, const StepFlops* flops = nullptr);
 
 // Pieces of the model, exposed for tests and the page.
 // Fraction of peak a matmul of m×n×k (batch of them) reaches: tile padding and the roofline (step.cpp).
