@@ -3,7 +3,7 @@
 // each GEMM checked against the engine's CPU GEMM on the same inputs. A controller beside the chart (roofline.js),
 // as roofline-bench.js is for the CPU: it holds what was measured and tells the chart through `ui`; the result
 // also becomes "your GPU", a hardware object (your-gpu.js) other widgets can select.
-import { openGpu, measureBandwidth, measureGemm, webgpuAbsence } from './webgpu-gemm.js';
+import { webgpuAbsence } from './webgpu-absence.js';
 import { yourGpuDevice, setYourGpu, DEFAULT_MEMORY_GB } from './your-gpu.js';
 
 /** A GEMM call longer than this stops the ladder of sizes from growing (a software adapter: minutes at 2048). */
@@ -41,6 +41,8 @@ export class RooflineGpu {
     this.reset();
     this.ui.begin();
     try {
+      // The GEMM and probe (about 5 KiB gzip) load only now, not with the page.
+      const { openGpu, measureBandwidth, measureGemm } = await import('./webgpu-gemm.js');
       this.ui.step('asking the browser for a GPU adapter');
       if (!this.gpu) {
         const gpu = await openGpu();

@@ -7,6 +7,9 @@
 // waits for queue.onSubmittedWorkDone(); `calls` is calibrated so a sample lasts at least min_sample_ms, and the
 // rate is the median of the samples (the rule of the engine's gemm_bench). No timestamp queries: they are an
 // optional feature, and a browser may quantize them.
+import { webgpuAbsence } from './webgpu-absence.js';
+
+export { webgpuAbsence };
 
 /** Unit roundoff of each format the GEMM stores its inputs in (round to nearest). */
 export const UNIT_ROUNDOFF = { f32: 2 ** -24, f16: 2 ** -11 };
@@ -18,15 +21,6 @@ export const UNIT_ROUNDOFF = { f32: 2 ** -24, f16: 2 ** -11 };
  * to f32 accumulators.
  */
 export const DEFAULT_TILING = { wx: 8, wy: 8, rm: 4, rn: 4, bk: 32 };
-
-/** Why WebGPU cannot run here (a sentence), or null when navigator.gpu exists on a secure page. */
-export function webgpuAbsence() {
-  if (!globalThis.isSecureContext)
-    return 'WebGPU needs a secure page (https or localhost); this one is not, so the GPU cannot be measured.';
-  if (!globalThis.navigator?.gpu)
-    return 'This browser does not offer WebGPU (navigator.gpu is missing: an older browser, or WebGPU turned off), so the GPU cannot be measured.';
-  return null;
-}
 
 /** The adapter's name as the browser gives it ("" when it gives none), from GPUAdapterInfo. */
 export function adapterName(info) {
