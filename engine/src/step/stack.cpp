@@ -1,6 +1,7 @@
 #include "tally/step/stack.h"
 
 #include <cmath>
+#include <iterator>
 #include <string>
 
 #include "tally/base/error.h"
@@ -52,85 +53,86 @@ int enum_of(std::string_view name, const json& v, const char* const (&names)[N],
     throw InputError(std::string(name), std::string(name) + " must be one of " + listed);
 }
 
-}  // namespace
+// Each switch's reader and writer, in kStepSwitches' order: the one place a switch's name meets its field.
+struct SwitchAccess {
+    std::string_view name;
+    json (*get)(const StepSwitches&);
+    void (*set)(StepSwitches&, std::string_view, const json&);
+};
 
-void set_step_switch(StepSwitches& s, std::string_view name, const json& v) {
-    constexpr double kMaxBucket = 1e15;  // beyond any model's gradient bytes or parameters
-    if (name == "attention_kernel")
-        s.attention =
-            static_cast<AttentionKernel>(enum_of(name, v, kAttentionNames, "flash-attn-2, cudnn-fused, sdpa"));
-    else if (name == "tp_comm_overlap")
-        s.tp_comm_overlap = bool_of(name, v);
-    else if (name == "fp8_tensorwise_sp_gather")
-        s.fp8_tensorwise_sp_gather = bool_of(name, v);
-    else if (name == "sp_batch_first")
-        s.sp_batch_first = bool_of(name, v);
-    else if (name == "cp_exchange")
-        s.cp_exchange = static_cast<CpExchange>(enum_of(name, v, kCpNames, "all-gather, ring, all-gather-overlap"));
-    else if (name == "cp_repeat_kv")
-        s.cp_repeat_kv = bool_of(name, v);
-    else if (name == "per_op_sac")
-        s.per_op_sac = bool_of(name, v);
-    else if (name == "eager_elementwise")
-        s.eager_elementwise = bool_of(name, v);
-    else if (name == "fsdp_keep_gathered_with_pp")
-        s.fsdp_keep_gathered_with_pp = bool_of(name, v);
-    else if (name == "grad_fp32")
-        s.grad_sync.fp32 = bool_of(name, v);
-    else if (name == "grad_reduce_after_backward")
-        s.grad_sync.zero_after_backward = bool_of(name, v);
-    else if (name == "tied_grad_after_backward")
-        s.grad_sync.tied_after_backward = bool_of(name, v);
-    else if (name == "bucket_bytes") {
-        s.grad_sync.bucket_bytes = bytes_of(name, v, kMaxBucket);
-        if (s.grad_sync.bucket_bytes < 1) throw InputError("bucket_bytes", "bucket_bytes must be at least 1 byte");
-    } else if (name == "bucket_params")
-        s.grad_sync.bucket_params = bytes_of(name, v, kMaxBucket);
-    else if (name == "bucket_params_per_rank")
-        s.grad_sync.bucket_params_per_rank = bytes_of(name, v, kMaxBucket);
-    else if (name == "torch_grouped_mm")
-        s.torch_grouped_mm = bool_of(name, v);
-    else if (name == "expert_host_launches")
-        s.expert_host_launches = bool_of(name, v);
-    else if (name == "separate_qkv")
-        s.separate_qkv = bool_of(name, v);
-    else if (name == "pipeline_lockstep")
-        s.pipeline_lockstep = bool_of(name, v);
-    else if (name == "cost_balanced_stages")
-        s.cost_balanced_stages = bool_of(name, v);
-    else if (name == "logits_bytes")
-        s.logits_bytes = bytes_of(name, v, 1024);
-    else if (name == "eager_glu")
-        s.eager_glu = bool_of(name, v);
-    else
-        throw InputError(std::string(name), "unknown step switch \"" + std::string(name).substr(0, 40) + "\"");
+constexpr double kMaxBucket = 1e15;  // beyond any model's gradient bytes or parameters
+
+#define TALLY_BOOL_SWITCH(id, field)                                                            \
+    SwitchAccess {                                                                              \
+        id, [](const StepSwitches& s) -> json { return s.field; },                              \
+            [](StepSwitches& s, std::string_view n, const json& v) { s.field = bool_of(n, v); } \
+    }
+
+constexpr SwitchAccess kSwitchAccess[] = {
+    {"attention_kernel", [](const StepSwitches& s) -> json { return kAttentionNames[static_cast<int>(s.attention)]; },
+     [](StepSwitches& s, std::string_view n, const json& v) {
+         s.attention = static_cast<AttentionKernel>(enum_of(n, v, kAttentionNames, "flash-attn-2, cudnn-fused, sdpa"));
+     }},
+    TALLY_BOOL_SWITCH("tp_comm_overlap", tp_comm_overlap),
+    TALLY_BOOL_SWITCH("fp8_tensorwise_sp_gather", fp8_tensorwise_sp_gather),
+    TALLY_BOOL_SWITCH("sp_batch_first", sp_batch_first),
+    {"cp_exchange", [](const StepSwitches& s) -> json { return kCpNames[static_cast<int>(s.cp_exchange)]; },
+     [](StepSwitches& s, std::string_view n, const json& v) {
+         s.cp_exchange = static_cast<CpExchange>(enum_of(n, v, kCpNames, "all-gather, ring, all-gather-overlap"));
+     }},
+    TALLY_BOOL_SWITCH("cp_repeat_kv", cp_repeat_kv),
+    TALLY_BOOL_SWITCH("per_op_sac", per_op_sac),
+    TALLY_BOOL_SWITCH("eager_elementwise", eager_elementwise),
+    TALLY_BOOL_SWITCH("fsdp_keep_gathered_with_pp", fsdp_keep_gathered_with_pp),
+    TALLY_BOOL_SWITCH("grad_fp32", grad_sync.fp32),
+    TALLY_BOOL_SWITCH("grad_reduce_after_backward", grad_sync.zero_after_backward),
+    TALLY_BOOL_SWITCH("tied_grad_after_backward", grad_sync.tied_after_backward),
+    {"bucket_bytes", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_bytes; },
+     [](StepSwitches& s, std::string_view n, const json& v) {
+         const double bytes = bytes_of(n, v, kMaxBucket);
+         if (bytes < 1) throw InputError("bucket_bytes", "bucket_bytes must be at least 1 byte");
+         s.grad_sync.bucket_bytes = bytes;
+     }},
+    {"bucket_params", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_params; },
+     [](StepSwitches& s, std::string_view n, const json& v) {
+         s.grad_sync.bucket_params = bytes_of(n, v, kMaxBucket);
+     }},
+    {"bucket_params_per_rank", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_params_per_rank; },
+     [](StepSwitches& s, std::string_view n, const json& v) {
+         s.grad_sync.bucket_params_per_rank = bytes_of(n, v, kMaxBucket);
+     }},
+    TALLY_BOOL_SWITCH("torch_grouped_mm", torch_grouped_mm),
+    TALLY_BOOL_SWITCH("expert_host_launches", expert_host_launches),
+    TALLY_BOOL_SWITCH("separate_qkv", separate_qkv),
+    TALLY_BOOL_SWITCH("pipeline_lockstep", pipeline_lockstep),
+    TALLY_BOOL_SWITCH("cost_balanced_stages", cost_balanced_stages),
+    {"logits_bytes", [](const StepSwitches& s) -> json { return s.logits_bytes; },
+     [](StepSwitches& s, std::string_view n, const json& v) { s.logits_bytes = bytes_of(n, v, 1024); }},
+    TALLY_BOOL_SWITCH("eager_glu", eager_glu),
+};
+#undef TALLY_BOOL_SWITCH
+
+// The accessor table and the declared list (stack.h, from which the API's arguments follow) name the same
+// switches in the same order.
+constexpr bool same_switches() {
+    if (std::size(kSwitchAccess) != std::size(kStepSwitches)) return false;
+    for (std::size_t i = 0; i < std::size(kStepSwitches); ++i)
+        if (kSwitchAccess[i].name != std::string_view(kStepSwitches[i].name)) return false;
+    return true;
 }
+static_assert(same_switches(), "kSwitchAccess must list kStepSwitches' switches in its order");
 
-json step_switch_value(const StepSwitches& s, std::string_view name) {
-    if (name == "attention_kernel") return kAttentionNames[static_cast<int>(s.attention)];
-    if (name == "tp_comm_overlap") return s.tp_comm_overlap;
-    if (name == "fp8_tensorwise_sp_gather") return s.fp8_tensorwise_sp_gather;
-    if (name == "sp_batch_first") return s.sp_batch_first;
-    if (name == "cp_exchange") return kCpNames[static_cast<int>(s.cp_exchange)];
-    if (name == "cp_repeat_kv") return s.cp_repeat_kv;
-    if (name == "per_op_sac") return s.per_op_sac;
-    if (name == "eager_elementwise") return s.eager_elementwise;
-    if (name == "fsdp_keep_gathered_with_pp") return s.fsdp_keep_gathered_with_pp;
-    if (name == "grad_fp32") return s.grad_sync.fp32;
-    if (name == "grad_reduce_after_backward") return s.grad_sync.zero_after_backward;
-    if (name == "tied_grad_after_backward") return s.grad_sync.tied_after_backward;
-    if (name == "bucket_bytes") return s.grad_sync.bucket_bytes;
-    if (name == "bucket_params") return s.grad_sync.bucket_params;
-    if (name == "bucket_params_per_rank") return s.grad_sync.bucket_params_per_rank;
-    if (name == "torch_grouped_mm") return s.torch_grouped_mm;
-    if (name == "expert_host_launches") return s.expert_host_launches;
-    if (name == "separate_qkv") return s.separate_qkv;
-    if (name == "pipeline_lockstep") return s.pipeline_lockstep;
-    if (name == "cost_balanced_stages") return s.cost_balanced_stages;
-    if (name == "logits_bytes") return s.logits_bytes;
-    if (name == "eager_glu") return s.eager_glu;
+const SwitchAccess& access(std::string_view name) {
+    for (const SwitchAccess& a : kSwitchAccess)
+        if (a.name == name) return a;
     throw InputError(std::string(name), "unknown step switch \"" + std::string(name).substr(0, 40) + "\"");
 }
+
+}  // namespace
+
+void set_step_switch(StepSwitches& s, std::string_view name, const json& v) { access(name).set(s, name, v); }
+
+json step_switch_value(const StepSwitches& s, std::string_view name) { return access(name).get(s); }
 
 StackProfile stack_from_json(const std::string& id, const json& file) {
     const std::string where = "stack." + id;
