@@ -45,6 +45,16 @@ std::string in_flag_terms(std::string message, const std::string& field, std::sp
         (message.size() == field.size() || message[field.size()] == ' '))
         message = flag + message.substr(field.size());
     const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    // A name the engine quotes (`pp`, as the "applies only" rule writes the others it tests) becomes its flag, or
+    // loses its quotes where the command has no flag for it.
+    for (std::size_t open = message.find('`'); open != std::string::npos; open = message.find('`', open)) {
+        const std::size_t close = message.find('`', open + 1);
+        if (close == std::string::npos) break;
+        const std::string name = message.substr(open + 1, close - open - 1);
+        const std::string flag = flag_of(options, name);
+        message.replace(open, close - open + 1, flag);
+        open += flag.size();
+    }
     for (const Option& option : options) {
         const std::string key = option.key;
         if (key.find('_') == std::string::npos) continue;
@@ -230,6 +240,19 @@ std::string help_of(const api::Arg& arg) {
     if (arg.values != nullptr) help += std::string(": ") + arg.values;
     if (arg.type == api::ArgType::Boolean && !switch_only(arg)) help += ": true|false";
     if (const std::string range = range_text(arg); !range.empty()) help += ", " + range;
+    if (!arg.applies.always()) {
+        // The API's words with the quoted names as flags (--<name>, '_' as '-'), as the help has no option table.
+        std::string when = api::applies_text(arg, "");
+        for (std::size_t open = when.find('`'); open != std::string::npos; open = when.find('`', open)) {
+            const std::size_t close = when.find('`', open + 1);
+            if (close == std::string::npos) break;
+            std::string flag = "--" + when.substr(open + 1, close - open - 1);
+            std::replace(flag.begin(), flag.end(), '_', '-');
+            when.replace(open, close - open + 1, flag);
+            open += flag.size();
+        }
+        help += "; only " + when;
+    }
     const std::string fallback_text = api::default_text(arg);
     const std::string_view fallback = fallback_text;
     if (fallback == "required")
