@@ -412,7 +412,21 @@ json invoke(std::string_view method_name, const json& args) {
         throw InputError("method", "unknown method \"" + printable(method_name, 40) + "\" (see `methods`)");
     if (!args.is_object()) throw InputError("args", "the arguments must be a JSON object");
     check_declared_args(*method, args);
-    json result = method->fn(args);
+    json result;
+    try {
+        result = method->fn(args);
+    } catch (const InputError& error) {
+        // A count past 64 bits names the quantity that overflowed ("memory"), which no caller gave: the error names
+        // the input furthest from 1 in magnitude instead, as a non-finite result does (require_finite_result).
+        const std::string message = error.what();
+        const bool declared = std::any_of(method->args.begin(), method->args.end(),
+                                          [&](const Arg& a) { return error.field() == a.name; });
+        if (declared || message.find("overflows a 64-bit count") == std::string::npos) throw;
+        if (auto culprit = most_extreme_number(args))
+            throw InputError(culprit->first, message + "; the most extreme is " + culprit->first + " = " +
+                                                 format_number(culprit->second));
+        throw;
+    }
     require_finite_result(result, "", args);
     warn_past_learned_positions(args, result);
     return result;

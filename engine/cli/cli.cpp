@@ -15,6 +15,7 @@
 #include <iostream>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "tally/api.h"
 #include "tally/base/error.h"
@@ -130,6 +131,7 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
                 throw InputError(shown, shown + " needs a value");
             value = argv[++i];
         }
+        if (value.empty()) throw InputError(shown, shown + " needs a value, got an empty one");
         if (option->kind == Kind::String) {
             // --hardware FILE.json: a device in the preset format (a calibration file from calibrate-gpu.sh).
             if (std::string_view(option->key) == "hardware" && value.size() > 5 && value.ends_with(".json")) {
@@ -206,6 +208,55 @@ std::string read_config_file(const std::string& path, const char* flag) {
         if (text.size() > static_cast<std::size_t>(kMaxConfigFileBytes)) throw InputError(flag, too_large);  // grew
     }
     return text;
+}
+
+OutputFile::OutputFile(const std::string& path, const char* flag) : flag_(flag) {
+    name_ = std::string(flag) + " \"" + printable(path, 200) + "\"";
+    if (path.empty()) throw InputError(flag, std::string(flag) + " needs a file path, got an empty one");
+    // No O_TRUNC: a file refused below (a device) is not touched. O_NONBLOCK: a FIFO without a reader fails with
+    // ENXIO instead of waiting for one; with a reader it opens and fstat refuses it.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd_ < 0) {
+        const int error = errno;
+        if (error == ENXIO) throw InputError(flag, name_ + " is a FIFO (named pipe) or socket, not a regular file");
+        if (error == EISDIR) throw InputError(flag, name_ + " is a directory, not a file to write");
+        if (error == ENOENT) throw InputError(flag, name_ + " cannot be created: its folder does not exist");
+        if (error == EACCES) throw InputError(flag, name_ + " cannot be written: permission denied");
+        throw InputError(flag, name_ + " cannot be opened for writing: " + std::strerror(error));
+    }
+    struct stat info {};
+    std::string refused;
+    if (::fstat(fd_, &info) != 0)
+        refused = name_ + " cannot be written: " + std::strerror(errno);
+    else if (S_ISFIFO(info.st_mode))
+        refused = name_ + " is a FIFO (named pipe), not a regular file";
+    else if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode))
+        refused = name_ + " is a device, not a regular file";
+    else if (!S_ISREG(info.st_mode))
+        refused = name_ + " is not a regular file";
+    if (!refused.empty()) {
+        ::close(fd_);
+        fd_ = -1;
+        throw InputError(flag, refused);
+    }
+}
+
+OutputFile::~OutputFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputFile::write(const std::string& text) {
+    const auto fail = [&] { return InputError(flag_, name_ + " cannot be written: " + std::strerror(errno)); };
+    if (::ftruncate(fd_, 0) != 0) throw fail();
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t wrote = ::write(fd_, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0) throw fail();
+        done += static_cast<std::size_t>(wrote);
+    }
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) throw fail();
 }
 
 void print_warnings(std::ostream& err, const char* command, const nlohmann::json& result,
