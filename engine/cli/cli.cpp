@@ -78,6 +78,9 @@ std::string in_flag_terms(std::string message, const std::string& field, std::sp
 std::string flag_of(std::span<const Option> options, const std::string& key) {
     for (const Option& option : options)
         if (key == option.key) return option.flag;
+    // A negative switch (--no-cp-load-balance) stands for the argument it sets false.
+    for (const Option& option : options)
+        if ("no_" + key == option.key) return option.flag;
     // A config file's contents reach the engine as hf_config or model.
     if ((key == "hf_config" || key == "config_path") && has_key(options, "config_path")) return "--config";
     return key;
