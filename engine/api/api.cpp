@@ -321,6 +321,18 @@ bool holds(const Method& method, const json& args, const Cond& cond, std::string
         const json& v = args[cond.other];
         value = v.is_string() ? v.get<std::string>() : v.dump();
     }
+    // A value the other argument does not take is its own error, which its reader names: not this rule's.
+    if (!absent && other->values != nullptr) {
+        bool known = false;
+        std::string_view all = other->values;
+        while (!known) {
+            const auto bar = all.find('|');
+            known = all.substr(0, bar) == value;
+            if (bar == std::string_view::npos) break;
+            all = all.substr(bar + 1);
+        }
+        if (!known) return true;
+    }
     *shown = value.empty() ? std::string("\"\"") : printable(value, 40);
     std::string_view rest = cond.values;
     while (true) {
