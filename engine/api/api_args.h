@@ -159,10 +159,10 @@ inline constexpr Arg hardware = any("hardware", "none",
                                     "a hardware preset id (see presets) or a hardware object: its reported capacity "
                                     "less the allowance");
 // The allowance is taken from a capacity: without one there is nothing to take it from.
-inline constexpr Arg cuda_context_bytes =
-    only(integer("cuda_context_bytes", "bytes", 0, kMaxBytes,
-                 "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes"),
-         given("hardware"), given("capacity_bytes"));
+inline constexpr Arg cuda_context_bytes = only(
+    integer("cuda_context_bytes", "bytes", 0, kMaxBytes,
+            "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes"),
+    given("hardware"), given("capacity_bytes"));
 inline constexpr Arg fragmentation_fraction =
     only(number("fragmentation_fraction", "", "depends: 0 with capacity_bytes, the default with hardware",
                 "share of the capacity lost to allocator fragmentation", "--fragmentation"),
@@ -221,8 +221,9 @@ inline constexpr Arg ep_overlap =
 inline constexpr Arg step_lora_rank = integer(
     "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
-inline constexpr Arg step_lora_targets = only(
-    text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"), above("lora_rank", 0));
+inline constexpr Arg step_lora_targets =
+    only(text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"),
+         above("lora_rank", 0));
 inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");

@@ -161,7 +161,7 @@ json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw
 constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
 // What plan searches (plan.h): given, it would be overwritten, so it is refused; a test on it (pp > 1) cannot fail
 // before the search and is dropped. gpus: the planner's own bound.
-constexpr std::array<const char*, 8> kPlanSearched{"tp",        "pp",         "zero",          "micro_batch",
+constexpr std::array<const char*, 8> kPlanSearched{"tp",        "pp",         "zero",           "micro_batch",
                                                    "recompute", "interleave", "virtual_stages", "sequence_parallel"};
 // Searched when not given (cp_choices from seq 32768, ep for a mixture of experts): taken, but a test on them is
 // dropped too.

@@ -420,14 +420,14 @@ int validate(const std::string& path, bool json_output, const std::optional<std:
 
 // step's usage, for --help in both modes.
 constexpr const char* kStepUsage =
-        "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
-        "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
-        "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
-        "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
-        "       tally step --validate [FILE | --runs FILE] [--write-bands OUT] [--json]   (published runs; default\n"
-        "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
-        "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
-        "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.";
+    "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
+    "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
+    "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
+    "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
+    "       tally step --validate [FILE | --runs FILE] [--write-bands OUT] [--json]   (published runs; default\n"
+    "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
+    "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
+    "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.";
 
 }  // namespace
 
@@ -485,10 +485,7 @@ int cmd_step(int argc, char** argv) {
                 return report_input_error("step", error.field(), error.what(), step_options("step"));
             }
         }
-    return simple_command(
-        argc, argv, "step", "step_time",
-        kStepUsage,
-        step_options("step"), print_step, load_config);
+    return simple_command(argc, argv, "step", "step_time", kStepUsage, step_options("step"), print_step, load_config);
 }
 
 std::span<const Option> step_options(std::string_view command) {

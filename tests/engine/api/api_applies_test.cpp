@@ -68,7 +68,7 @@ void make(const Method& m, const Cond& c, bool hold, json& args) {
             if (hold)
                 args[c.other] = std::string_view(c.other) == "capacity_bytes" ? json(8e10)
                                 : std::string_view(c.other) == "hardware"     ? json("h100-sxm")
-                                : other != nullptr                             ? some_value(*other)
+                                : other != nullptr                            ? some_value(*other)
                                                                               : json("x");
             break;
         case Test::Above: args[c.other] = hold ? c.above + 1 : c.above; break;
@@ -93,15 +93,13 @@ void make(const Method& m, const Cond& c, bool hold, json& args) {
     }
 }
 
-json envelope(const char* method, const json& args) {
-    return json::parse(tally::api::call(method, args.dump()));
-}
+json envelope(const char* method, const json& args) { return json::parse(tally::api::call(method, args.dump())); }
 
 bool refused_by_rule(const json& env, const Arg& a) {
     if (env["ok"] == true) return false;
     const std::string message = env["error"]["message"];
-    return env["error"]["field"] == a.name &&
-           (message.find(std::string(a.name) + " applies only") == 0 || message.find("is not an argument of") != std::string::npos);
+    return env["error"]["field"] == a.name && (message.find(std::string(a.name) + " applies only") == 0 ||
+                                               message.find("is not an argument of") != std::string::npos);
 }
 
 }  // namespace
@@ -138,21 +136,22 @@ TEST_CASE("every argument given where its declaration says it does not apply is 
     }
     // The issue's examples (issue 38, item 5) are among the declared ones.
     for (const char* pair : {"kv_cache.fragmentation_fraction", "finetune.double_quant", "step_time.lora_targets",
-                             "step_time.cost_balanced_stages", "plan.grad_accum_full", "memory_budget.cost_balanced_stages",
-                             "plan.tp", "finetune.lora_rank"}) {
+                             "step_time.cost_balanced_stages", "plan.grad_accum_full",
+                             "memory_budget.cost_balanced_stages", "plan.tp", "finetune.lora_rank"}) {
         INFO(pair);
         CHECK(tested.count(pair) == 1);
     }
 }
 
 TEST_CASE("the rule's message names the argument and the test that failed, with the value tested") {
-    const json env = envelope("step_time", {{"model", "llama-3-8b"}, {"hardware", "h100-sxm"}, {"gpus", 8},
-                                            {"cost_balanced_stages", true}});
+    const json env = envelope(
+        "step_time", {{"model", "llama-3-8b"}, {"hardware", "h100-sxm"}, {"gpus", 8}, {"cost_balanced_stages", true}});
     REQUIRE(env["ok"] == false);
     CHECK(env["error"]["field"] == "cost_balanced_stages");
     CHECK(env["error"]["message"] == "cost_balanced_stages applies only with `pp` > 1 (here `pp` is 1); leave it out");
     // A false switch is given too: the page sends only what applies.
-    CHECK(envelope("kv_cache", {{"model", "llama-3-8b"}, {"context", 4096}, {"cuda_context_bytes", 0}})["error"]["field"] ==
+    CHECK(envelope("kv_cache",
+                   {{"model", "llama-3-8b"}, {"context", 4096}, {"cuda_context_bytes", 0}})["error"]["field"] ==
           "cuda_context_bytes");
     // With the test met, the same argument is used (the result differs from the run without it).
     const json base{{"model", "llama-3-8b"}, {"hardware", "h100-sxm"}, {"gpus", 8}, {"pp", 2}};

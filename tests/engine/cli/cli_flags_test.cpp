@@ -44,11 +44,13 @@ const Scratch& scratch() {
 
 void refused(const std::vector<std::string>& argv, const std::string& wanted) {
     const CliRun r = run_cli_argv(argv, 20);
-    INFO("tally " << [&] {
-        std::string line;
-        for (const auto& a : argv) line += a + " ";
-        return line;
-    }() << "\nstderr: " << r.err);
+    INFO("tally " <<
+         [&] {
+             std::string line;
+             for (const auto& a : argv) line += a + " ";
+             return line;
+         }()
+                  << "\nstderr: " << r.err);
     REQUIRE_FALSE(r.timed_out);
     CHECK_FALSE(r.signaled);
     CHECK(r.exit_code == 2);
@@ -98,8 +100,8 @@ TEST_CASE("plan names the argument no layout can use rather than blaming memory;
     // A model too large for one GPU is memory's fault, and says so.
     refused({"plan", "--model", "llama-3-70b", "--hardware", "h100-sxm", "--gpus", "1"}, "fits in memory; add GPUs");
     // Searched arguments are refused through call as well (plan overwrites them).
-    const auto env = nlohmann::json::parse(tally::api::call(
-        "plan", R"({"model":"llama-3-8b","hardware":"h100-sxm","gpus":8,"tp":2})"));
+    const auto env = nlohmann::json::parse(
+        tally::api::call("plan", R"({"model":"llama-3-8b","hardware":"h100-sxm","gpus":8,"tp":2})"));
     CHECK(env["ok"] == false);
     CHECK(env["error"]["field"] == "tp");
 }
@@ -160,6 +162,7 @@ TEST_CASE("messages name the flag the user typed, and plan's --gpus help gives t
     std::string digits = m[1];
     digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
     CHECK(std::stoll(digits) == tally::kMaxPlanGpus);
-    refused({"plan", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--gpus", std::to_string(tally::kMaxPlanGpus + 1)},
-            "--gpus must be a whole number in [1, " + std::to_string(tally::kMaxPlanGpus) + "]");
+    refused(
+        {"plan", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--gpus", std::to_string(tally::kMaxPlanGpus + 1)},
+        "--gpus must be a whole number in [1, " + std::to_string(tally::kMaxPlanGpus) + "]");
 }

@@ -570,7 +570,8 @@ using nlohmann::json;
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
     // Every API source: the methods' files and the shared argument readers.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(tally_test::source_dir()) + "/engine/api")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(tally_test::source_dir()) + "/engine/api")) {
         const std::string name = entry.path().filename().string();
         if (!name.ends_with(".cpp")) continue;
         std::ifstream in(entry.path());
