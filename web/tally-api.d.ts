@@ -26,8 +26,6 @@ export interface SharedSeqArgs {
 export interface SharedDecoderSeqArgs {
   /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */
   decoder_seq?: number | string | null;
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
   /** fused attention: no s x s score matrix stored; default false */
   flash_attention?: boolean | "true" | "false" | "1" | "0" | null;
   /** comma-separated ops recomputed (selective recomputation by op); default "" */
@@ -57,9 +55,7 @@ export interface SharedParamsArgs {
 }
 
 /** Arguments shared by training_cost, step_time, plan. */
-export interface SharedInterleaveArgs {
-  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); unit chunks; range [1, 1024]; default depends: virtual_stages */
-  interleave?: number | string | null;
+export interface SharedEmbeddingChunksArgs {
   /** the embedding and the LM head as pipeline chunks of their own; default false */
   embedding_chunks?: boolean | "true" | "false" | "1" | "0" | null;
   /** GPUs per node; unit GPUs; range [1, 1000000]; default depends: the hardware preset's interconnect */
@@ -80,7 +76,7 @@ export interface SharedInterleaveArgs {
   ep_overlap?: boolean | "true" | "false" | "1" | "0" | null;
   /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
   lora_rank?: number | string | null;
-  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); only with `lora_rank` > 0; default q,v */
   lora_targets?: string | null;
   /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; default nominal */
   fabric?: "nominal" | "hf-ultrascale-h100" | null;
@@ -128,16 +124,28 @@ export interface SharedInterleaveArgs {
   eager_glu?: boolean | "true" | "false" | "1" | "0" | null;
 }
 
-/** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */
+/** Arguments shared by training_cost, memory_budget, finetune, fit, step_time. */
 export interface SharedMicroBatchArgs {
   /** sequences per GPU per forward pass; unit sequences; range [1, 1000000000]; default 1 */
   micro_batch?: number | string | null;
-  /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
-  global_batch?: number | string | null;
   /** tensor-parallel degree; unit GPUs; range [1, 1000000]; default 1 */
   tp?: number | string | null;
   /** shard the norm and dropout activations across tp (Megatron SP); default false */
   sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
+  /** model chunks per pipeline stage (interleaved 1F1B); unit chunks; range [1, 100000]; default 1 */
+  virtual_stages?: number | string | null;
+  /** keep every in-flight micro-batch's stage output (no deallocation); only with `pp` > 1; default false */
+  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
+  /** pipeline stages split by compute cost, LM head counted (nanotron); only with `pp` > 1; default false */
+  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
+  /** context parallelism with the causal load-balanced split; only with `cp` > 1; default true */
+  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
+}
+
+/** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */
+export interface SharedGlobalBatchArgs {
+  /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
+  global_batch?: number | string | null;
   /** store dropout masks (absent: when the model has dropout); default depends: the model's dropouts */
   dropout?: boolean | "true" | "false" | "1" | "0" | null;
   /** bytes per stored activation value; unit bytes; range [1, 4]; default 2 */
@@ -146,22 +154,14 @@ export interface SharedMicroBatchArgs {
   zero3_gather?: "none" | "module" | "layer" | null;
   /** ZeRO-3: modules (or layers) prefetched ahead; range [0, 1000000]; default 0 */
   zero3_prefetch?: number | string | null;
-  /** model chunks per pipeline stage (interleaved 1F1B); unit chunks; range [1, 100000]; default 1 */
-  virtual_stages?: number | string | null;
-  /** keep every in-flight micro-batch's stage output (no deallocation); default false */
-  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
-  /** the accumulation buffer spans every parameter, not the ZeRO shard; default false */
+  /** the accumulation buffer spans every parameter, not the ZeRO shard; only with `grad_accum` given or `stack` nanotron; default false */
   grad_accum_full?: boolean | "true" | "false" | "1" | "0" | null;
-  /** pipeline stages split by compute cost, LM head counted (nanotron); default false */
-  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
   /** expert-parallel degree; unit GPUs; range [1, 100000]; default 1 */
   ep?: number | string | null;
   /** expert tensor-parallel degree (0: tp); unit GPUs; range [0, 100000000]; default 0 */
   etp?: number | string | null;
   /** context-parallel degree; unit GPUs; range [1, 1073741824]; default 1 */
   cp?: number | string | null;
-  /** context parallelism with the causal load-balanced split; default true */
-  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
   /** HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group); unit GPUs; range [0, 100000000]; default 0 */
   shard_group?: number | string | null;
   /** what lives in host memory; default none */
@@ -180,23 +180,15 @@ export interface SharedMicroBatchArgs {
   grad_accum?: string | null;
 }
 
-/** Arguments shared by memory_budget, finetune, fit, step_time, plan. */
-export interface SharedSeqArgs2 {
-  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
-  seq?: number | string | null;
-  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
-  pp?: number | string | null;
-}
-
 /** Arguments shared by memory_budget, finetune, fit, kv_cache. */
 export interface SharedCapacityBytesArgs {
   /** one GPU's memory, used as given (instead of hardware); unit bytes; range [1, 4611686018427388000]; default none */
   capacity_bytes?: number | string | null;
   /** a hardware preset id (see presets) or a hardware object: its reported capacity less the allowance; default none */
   hardware?: unknown | null;
-  /** memory the CUDA context takes; unit bytes; range [0, 4611686018427388000]; default depends: 0 with capacity_bytes, the default allowance with hardware */
+  /** memory the CUDA context takes; only with `hardware` given or `capacity_bytes` given; unit bytes; range [0, 4611686018427388000]; default depends: 0 with capacity_bytes, the default allowance with hardware */
   cuda_context_bytes?: number | string | null;
-  /** share of the capacity lost to allocator fragmentation; default depends: 0 with capacity_bytes, the default with hardware */
+  /** share of the capacity lost to allocator fragmentation; only with `hardware` given or `capacity_bytes` given; default depends: 0 with capacity_bytes, the default with hardware */
   fragmentation_fraction?: number | string | null;
 }
 
@@ -249,7 +241,7 @@ export interface MethodsArgs {
 }
 
 /** The result of methods (fields typed from its example calls; some appear only with certain arguments). */
-export type MethodsResult = { args: { default: string; doc: string; flag: string; name: string; type: string; unit: string; values?: string[]; high?: number; low?: number; low_open?: boolean; [key: string]: unknown }[]; declared: boolean; name: string; result: { doc: string; name: string; unit: string; [key: string]: unknown }[]; summary: string; [key: string]: unknown }[];
+export type MethodsResult = { args: { default: string; doc: string; flag: string; name: string; type: string; unit: string; values?: string[]; high?: number; low?: number; low_open?: boolean; applies?: string; [key: string]: unknown }[]; declared: boolean; name: string; result: { doc: string; name: string; unit: string; [key: string]: unknown }[]; summary: string; [key: string]: unknown }[];
 
 /** assumptions: every assumption behind each preset's budget and FLOP count, with its source */
 export interface AssumptionsArgs {}
@@ -321,6 +313,8 @@ export interface ParamsResult {
 
 /** flops: forward and training FLOPs by component, beside 6ND */
 export interface FlopsArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs {
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** training tokens: totals for the run (absent: per token); unit tokens; range (0, ∞]; default none */
   tokens?: number | string | null;
 }
@@ -383,13 +377,17 @@ export interface FlopsResult {
 }
 
 /** training_cost: training time, GPU-seconds and cost from a model or params */
-export interface TrainingCostArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs, SharedInterleaveArgs, SharedMicroBatchArgs {
+export interface TrainingCostArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs, SharedEmbeddingChunksArgs, SharedMicroBatchArgs, SharedGlobalBatchArgs {
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** training tokens; unit tokens; range (0, ∞]; required */
   tokens: number | string;
   /** model FLOPs utilization in (0, 1], or "predicted": the step-time model's for the layout given; required */
   mfu: unknown;
   /** price of one GPU-hour: the cost; unit $/GPU-hour; default none */
   dollars_per_gpu_hour?: number | string | null;
+  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); unit chunks; range [1, 1024]; default depends: virtual_stages */
+  interleave?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
   zero?: number | string | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
@@ -447,6 +445,8 @@ export interface TrainingCostResult {
 
 /** mfu: model FLOPs utilization from measured tokens per second */
 export interface MfuArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs {
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** measured training throughput of the whole run; unit tokens/s; range (0, ∞]; required */
   tokens_per_second: number | string;
 }
@@ -495,16 +495,22 @@ export interface RecipesResult {
 }
 
 /** memory_budget: training memory per GPU, term by term */
-export interface MemoryBudgetArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
+export interface MemoryBudgetArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedGlobalBatchArgs, SharedCapacityBytesArgs {
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
   /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
   gpus?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
   zero?: number | string | null;
+  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
   /** a figure to compare with: the ratios of activations and total to it; unit bytes; range (0, ∞]; default none */
   reference_bytes?: number | string | null;
-  /** GPUs per node, for host memory per node; unit GPUs; range [1, 1000000]; default depends: the hardware preset's interconnect */
+  /** GPUs per node, for host memory per node; only with `offload` optimizer or params or optimizer_params; unit GPUs; range [1, 1000000]; default depends: the hardware preset's interconnect */
   gpus_per_node?: number | string | null;
 }
 
@@ -558,33 +564,39 @@ export interface MemoryBudgetResult {
 }
 
 /** finetune: fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs */
-export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
+export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedGlobalBatchArgs, SharedCapacityBytesArgs {
   /** LoRA adapters, QLoRA (4-bit base) or full fine-tuning; default lora */
   method?: "lora" | "qlora" | "full" | null;
   /** paged optimizer: the states may spill to host memory; default false */
   paged?: boolean | "true" | "false" | "1" | "0" | null;
-  /** adapter rank r (at most the narrowest adapted projection); range [1, 10000000]; default 8 */
+  /** adapter rank r (at most the narrowest adapted projection); only with `method` lora or qlora; range [1, 10000000]; default 8 */
   lora_rank?: number | string | null;
-  /** LoRA scaling numerator (scaling alpha / r); default 16 */
+  /** LoRA scaling numerator (scaling alpha / r); only with `method` lora or qlora; default 16 */
   lora_alpha?: number | string | null;
-  /** dropout on the adapter input; default 0 */
+  /** dropout on the adapter input; only with `method` lora or qlora; default 0 */
   lora_dropout?: number | string | null;
-  /** adapted modules: comma-separated text or a list of names (PEFT's target_modules); default q,v */
+  /** adapted modules: comma-separated text or a list of names (PEFT's target_modules); only with `method` lora or qlora; default q,v */
   lora_targets?: unknown | null;
-  /** MoE: adapt every expert too; default true */
+  /** MoE: adapt every expert too; only with `method` lora or qlora; default true */
   lora_experts?: boolean | "true" | "false" | "1" | "0" | null;
-  /** storage of the frozen base weights; default depends: nf4 for qlora, bf16 for lora */
+  /** storage of the frozen base weights; only with `method` lora or qlora; default depends: nf4 for qlora, bf16 for lora */
   base_dtype?: "bf16" | "fp16" | "fp32" | "nf4" | null;
-  /** QLoRA: quantize the quantization constants too; default true */
+  /** QLoRA: quantize the quantization constants too; only with `method` qlora; default true */
   double_quant?: boolean | "true" | "false" | "1" | "0" | null;
-  /** dtype of the adapter weights; default fp32 */
+  /** dtype of the adapter weights; only with `method` lora or qlora; default fp32 */
   adapter_dtype?: "fp32" | "bf16" | "fp16" | null;
-  /** dtype of the dequantized compute; default bf16 */
+  /** dtype of the dequantized compute; only with `method` lora or qlora; default bf16 */
   compute_dtype?: "bf16" | "fp16" | "fp32" | null;
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
   /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
   gpus?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
   zero?: number | string | null;
+  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -639,7 +651,7 @@ export interface FinetuneResult {
 }
 
 /** fit: largest model on N GPUs, or fewest GPUs for a model and setup */
-export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
+export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedGlobalBatchArgs, SharedCapacityBytesArgs {
   /** largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model; default depends: min_gpus with a model, else largest_model */
   mode?: "largest_model" | "min_gpus" | null;
   /** largest_model: share of the memory set aside (activations, buffers), in [0, 1); range [0, 1]; default 0 */
@@ -650,6 +662,12 @@ export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMi
   gpus?: number | string | null;
   /** min_gpus: the largest count tried; unit GPUs; range [1, 1048576]; default 1048576 */
   max_gpus?: number | string | null;
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
+  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -1351,11 +1369,19 @@ export interface ProbeBandwidthResult {
 }
 
 /** step_time: predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs */
-export interface StepTimeArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedInterleaveArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedHardwareArgs {
+export interface StepTimeArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedEmbeddingChunksArgs, SharedMicroBatchArgs, SharedGlobalBatchArgs, SharedHardwareArgs {
+  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); unit chunks; range [1, 1024]; default depends: virtual_stages */
+  interleave?: number | string | null;
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
   /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
   gpus?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
   zero?: number | string | null;
+  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -1412,11 +1438,33 @@ export interface StepTimeResult {
 }
 
 /** plan: layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput */
-export interface PlanArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedInterleaveArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedHardwareArgs {
-  /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
+export interface PlanArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedEmbeddingChunksArgs, SharedGlobalBatchArgs, SharedHardwareArgs {
+  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); only never: it is searched; unit chunks; range [1, 1024]; default depends: virtual_stages */
+  interleave?: number | string | null;
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
+  /** sequences per GPU per forward pass; only never: it is searched; unit sequences; range [1, 1000000000]; default 1 */
+  micro_batch?: number | string | null;
+  /** GPUs in the run; unit GPUs; range [1, 1000000]; default 1 */
   gpus?: number | string | null;
-  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
+  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; only never: it is searched; range [0, 3]; default 0 */
   zero?: number | string | null;
+  /** tensor-parallel degree; only never: it is searched; unit GPUs; range [1, 1000000]; default 1 */
+  tp?: number | string | null;
+  /** pipeline-parallel degree; only never: it is searched; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+  /** shard the norm and dropout activations across tp (Megatron SP); only never: it is searched; default false */
+  sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
+  /** activation recomputation; only never: it is searched; default none */
+  recompute?: "none" | "selective" | "full" | null;
+  /** model chunks per pipeline stage (interleaved 1F1B); only never: it is searched; unit chunks; range [1, 100000]; default 1 */
+  virtual_stages?: number | string | null;
+  /** keep every in-flight micro-batch's stage output (no deallocation); default false */
+  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
+  /** pipeline stages split by compute cost, LM head counted (nanotron); default false */
+  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
+  /** context parallelism with the causal load-balanced split; default true */
+  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
   /** how many of the fastest layouts to list; unit layouts; range [1, 100]; default 5 */

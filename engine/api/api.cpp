@@ -190,6 +190,7 @@ json arg_to_json(const Arg& arg) {
     out["default"] = default_text(arg);
     out["doc"] = arg.doc;
     out["flag"] = flag_name(arg);
+    if (!arg.applies.always()) out["applies"] = applies_text(arg, "");
     if (arg.values != nullptr) {
         json values = json::array();
         std::string_view rest = arg.values;
@@ -276,6 +277,115 @@ void check_declared_args(const Method& method, const json& args) {
             default: break;  // strings, enums, objects and arrays: the method's parser names the allowed values
         }
     }
+    check_applies(method, args);
+}
+
+namespace {
+
+const Arg* declared_arg(const Method& method, std::string_view name) {
+    for (const Arg& a : method.args)
+        if (name == a.name) return &a;
+    return nullptr;
+}
+
+bool given(const json& args, const char* name) {
+    const auto it = args.find(name);
+    return it != args.end() && !it->is_null();
+}
+
+// Whether `cond` holds for `args`, and the value it tested as text ("" where there is none to show). An argument the
+// method does not declare is never given; a default that depends on other arguments passes.
+bool holds(const Method& method, const json& args, const Cond& cond, std::string* shown) {
+    if (cond.test == Test::None) return false;
+    if (cond.test == Test::Never) return false;
+    if (cond.test == Test::Given) return given(args, cond.other);
+    const Arg* other = declared_arg(method, cond.other);
+    if (other == nullptr) return false;
+    const std::string fallback = default_text(*other);
+    const bool absent = !given(args, cond.other);
+    if (absent && fallback.rfind("depends", 0) == 0) return true;
+    if (cond.test == Test::Above) {
+        double value = 0;
+        if (absent) {
+            char* end = nullptr;
+            value = std::strtod(fallback.c_str(), &end);
+            if (end == fallback.c_str() || *end != '\0') return true;  // a default that is not a number
+        } else {
+            value = to_number(args[cond.other], cond.other);
+        }
+        *shown = format_number(value);
+        return value > cond.above;
+    }
+    std::string value = fallback;
+    if (!absent) {
+        const json& v = args[cond.other];
+        value = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    // A value the other argument does not take is its own error, which its reader names: not this rule's.
+    if (!absent && other->values != nullptr) {
+        bool known = false;
+        std::string_view all = other->values;
+        while (!known) {
+            const auto bar = all.find('|');
+            known = all.substr(0, bar) == value;
+            if (bar == std::string_view::npos) break;
+            all = all.substr(bar + 1);
+        }
+        if (!known) return true;
+    }
+    *shown = value.empty() ? std::string("\"\"") : printable(value, 40);
+    std::string_view rest = cond.values;
+    while (true) {
+        const auto bar = rest.find('|');
+        if (rest.substr(0, bar) == value) return true;
+        if (bar == std::string_view::npos) return false;
+        rest = rest.substr(bar + 1);
+    }
+}
+
+std::string cond_text(const Cond& cond) {
+    switch (cond.test) {
+        case Test::Given: return "`" + std::string(cond.other) + "` given";
+        case Test::Above: return "`" + std::string(cond.other) + "` > " + format_number(cond.above);
+        case Test::OneOf: {
+            std::string values = cond.values;
+            for (std::size_t at = values.find('|'); at != std::string::npos; at = values.find('|', at))
+                values.replace(at, 1, " or ");
+            return "`" + std::string(cond.other) + "` " + values;
+        }
+        default: return "";
+    }
+}
+
+}  // namespace
+
+std::string applies_text(const Arg& arg, std::string_view method) {
+    const auto& [first, second] = arg.applies.any_of;
+    if (first.test == Test::Never)
+        return std::string("never") + (method.empty() ? "" : " in " + std::string(method)) + ": it is searched";
+    if (first.test == Test::None) return "";
+    std::string text = "with " + cond_text(first);
+    if (second.test != Test::None) text += " or " + cond_text(second);
+    return text;
+}
+
+void check_applies(const Method& method, const json& args) {
+    for (const Arg& arg : method.args) {
+        if (arg.applies.always() || !given(args, arg.name)) continue;
+        const auto& conds = arg.applies.any_of;
+        if (conds[0].test == Test::Never)
+            throw InputError(arg.name, std::string(arg.name) + " is not an argument of " + method.name +
+                                           ": it searches " + arg.name + " itself (see its layouts)");
+        std::string shown[2], why;
+        bool ok = false;
+        for (std::size_t i = 0; i < conds.size(); ++i) ok = ok || holds(method, args, conds[i], &shown[i]);
+        if (ok) continue;
+        for (std::size_t i = 0; i < conds.size(); ++i)
+            if (!shown[i].empty())
+                why += std::string(why.empty() ? "" : ", ") + "`" + conds[i].other + "` is " + shown[i];
+        throw InputError(arg.name, std::string(arg.name) + " applies only " + applies_text(arg, method.name) +
+                                       (why.empty() ? "" : " (here " + why + ")") + "; leave it out");
+    }
 }
 
 namespace {
@@ -314,7 +424,21 @@ json invoke(std::string_view method_name, const json& args) {
         throw InputError("method", "unknown method \"" + printable(method_name, 40) + "\" (see `methods`)");
     if (!args.is_object()) throw InputError("args", "the arguments must be a JSON object");
     check_declared_args(*method, args);
-    json result = method->fn(args);
+    json result;
+    try {
+        result = method->fn(args);
+    } catch (const InputError& error) {
+        // A count past 64 bits names the quantity that overflowed ("memory"), which no caller gave: the error names
+        // the input furthest from 1 in magnitude instead, as a non-finite result does (require_finite_result).
+        const std::string message = error.what();
+        const bool declared = std::any_of(method->args.begin(), method->args.end(),
+                                          [&](const Arg& a) { return error.field() == a.name; });
+        if (declared || message.find("overflows a 64-bit count") == std::string::npos) throw;
+        if (auto culprit = most_extreme_number(args))
+            throw InputError(culprit->first, message + "; the most extreme is " + culprit->first + " = " +
+                                                 format_number(culprit->second));
+        throw;
+    }
     require_finite_result(result, "", args);
     warn_past_learned_positions(args, result);
     return result;

@@ -102,18 +102,22 @@ inline constexpr Arg zero3_prefetch =
 inline constexpr Arg virtual_stages =
     integer("virtual_stages", "chunks", 1, kMaxLayers, "1", "model chunks per pipeline stage (interleaved 1F1B)");
 inline constexpr Arg keep_stage_outputs =
-    boolean("keep_stage_outputs", "false", "keep every in-flight micro-batch's stage output (no deallocation)");
+    only(boolean("keep_stage_outputs", "false", "keep every in-flight micro-batch's stage output (no deallocation)"),
+         above("pp", 1));
+// Without a buffer (the recipes keep none; nanotron's stack adds its fp32 one) there is nothing to span.
 inline constexpr Arg grad_accum_full =
-    boolean("grad_accum_full", "false", "the accumulation buffer spans every parameter, not the ZeRO shard");
+    only(boolean("grad_accum_full", "false", "the accumulation buffer spans every parameter, not the ZeRO shard"),
+         given("grad_accum"), one_of("stack", "nanotron"));
 inline constexpr Arg cost_balanced_stages =
-    boolean("cost_balanced_stages", "false", "pipeline stages split by compute cost, LM head counted (nanotron)");
+    only(boolean("cost_balanced_stages", "false", "pipeline stages split by compute cost, LM head counted (nanotron)"),
+         above("pp", 1));
 inline constexpr Arg ep = integer("ep", "GPUs", 1, kMaxExperts, "1", "expert-parallel degree");
 inline constexpr Arg capacity_factor =
     number("capacity_factor", "", "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)");
 inline constexpr Arg etp = integer("etp", "GPUs", 0, kMaxGpus, "0", "expert tensor-parallel degree (0: tp)");
 inline constexpr Arg cp = integer("cp", "GPUs", 1, kMaxSeq, "1", "context-parallel degree");
 inline constexpr Arg cp_load_balance =
-    boolean("cp_load_balance", "true", "context parallelism with the causal load-balanced split");
+    only(boolean("cp_load_balance", "true", "context parallelism with the causal load-balanced split"), above("cp", 1));
 inline constexpr Arg shard_group = integer("shard_group", "GPUs", 0, kMaxGpus, "0",
                                            "HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group)");
 inline constexpr Arg offload =
@@ -155,12 +159,15 @@ inline constexpr Arg capacity_bytes =
 inline constexpr Arg hardware = any("hardware", "none",
                                     "a hardware preset id (see presets) or a hardware object: its reported capacity "
                                     "less the allowance");
-inline constexpr Arg cuda_context_bytes =
+// The allowance is taken from a capacity: without one there is nothing to take it from.
+inline constexpr Arg cuda_context_bytes = only(
     integer("cuda_context_bytes", "bytes", 0, kMaxBytes,
-            "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes");
+            "depends: 0 with capacity_bytes, the default allowance with hardware", "memory the CUDA context takes"),
+    given("hardware"), given("capacity_bytes"));
 inline constexpr Arg fragmentation_fraction =
-    number("fragmentation_fraction", "", "depends: 0 with capacity_bytes, the default with hardware",
-           "share of the capacity lost to allocator fragmentation", "--fragmentation");
+    only(number("fragmentation_fraction", "", "depends: 0 with capacity_bytes, the default with hardware",
+                "share of the capacity lost to allocator fragmentation", "--fragmentation"),
+         given("hardware"), given("capacity_bytes"));
 inline constexpr std::array kCapacityArgs{capacity_bytes, hardware, cuda_context_bytes, fragmentation_fraction};
 // What add_capacity returns beside a method's own capacity_bytes and usable_bytes.
 inline constexpr std::array kCapacityFields = std::to_array<Field>({
@@ -212,7 +219,8 @@ inline constexpr Arg step_lora_rank = integer(
     "lora_rank", "", 0, static_cast<double>(kMaxHidden), "0",
     "LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's)");
 inline constexpr Arg step_lora_targets =
-    text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)");
+    only(text("lora_targets", "q,v", "LoRA: adapted modules, comma-separated (PEFT's target_modules)"),
+         above("lora_rank", 0));
 inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");

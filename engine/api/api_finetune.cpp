@@ -17,21 +17,26 @@ namespace {
 using u64 = std::uint64_t;
 
 using namespace arg;
+// The adapters' arguments apply to lora and qlora, the quantized base's to qlora (finetune.h).
+constexpr Cond kAdapters = one_of("method", "lora|qlora");
 constexpr Arg kLoraRank =
-    integer("lora_rank", "", 1, kMaxHidden, "8", "adapter rank r (at most the narrowest adapted projection)");
+    only(integer("lora_rank", "", 1, kMaxHidden, "8", "adapter rank r (at most the narrowest adapted projection)"),
+         kAdapters);
 constexpr std::array kFinetuneOwn{
     choice("method", "lora", "LoRA adapters, QLoRA (4-bit base) or full fine-tuning", "lora|qlora|full"),
     boolean("paged", "false", "paged optimizer: the states may spill to host memory"),
     kLoraRank,
-    number("lora_alpha", "", "16", "LoRA scaling numerator (scaling alpha / r)"),
-    number("lora_dropout", "", "0", "dropout on the adapter input"),
-    any("lora_targets", "q,v", "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"),
-    boolean("lora_experts", "true", "MoE: adapt every expert too"),
-    choice("base_dtype", "depends: nf4 for qlora, bf16 for lora", "storage of the frozen base weights",
-           "bf16|fp16|fp32|nf4"),
-    boolean("double_quant", "true", "QLoRA: quantize the quantization constants too"),
-    choice("adapter_dtype", "fp32", "dtype of the adapter weights", "fp32|bf16|fp16"),
-    choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"),
+    only(number("lora_alpha", "", "16", "LoRA scaling numerator (scaling alpha / r)"), kAdapters),
+    only(number("lora_dropout", "", "0", "dropout on the adapter input"), kAdapters),
+    only(any("lora_targets", "q,v", "adapted modules: comma-separated text or a list of names (PEFT's target_modules)"),
+         kAdapters),
+    only(boolean("lora_experts", "true", "MoE: adapt every expert too"), kAdapters),
+    only(choice("base_dtype", "depends: nf4 for qlora, bf16 for lora", "storage of the frozen base weights",
+                "bf16|fp16|fp32|nf4"),
+         kAdapters),
+    only(boolean("double_quant", "true", "QLoRA: quantize the quantization constants too"), one_of("method", "qlora")),
+    only(choice("adapter_dtype", "fp32", "dtype of the adapter weights", "fp32|bf16|fp16"), kAdapters),
+    only(choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"), kAdapters),
 };
 constexpr auto kFinetuneArgs = join_args(kModelArgs, kFinetuneOwn, kSetupArgs, kCapacityArgs);
 constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
@@ -79,12 +84,7 @@ json finetune(const json& args) {
     s.training = setup_from_args(args, &recipe);
     require_default_placement(s.training, "finetune");
     const bool adapters = s.method != FinetuneMethod::Full;
-    const char* lora_fields[] = {"lora_rank",  "lora_alpha",   "lora_targets",  "lora_dropout", "lora_experts",
-                                 "base_dtype", "double_quant", "adapter_dtype", "compute_dtype"};
-    if (!adapters)
-        for (const char* field : lora_fields)
-            if (args.contains(field))
-                throw InputError(field, std::string(field) + " applies to method lora or qlora, not full");
+    // lora_rank ... compute_dtype given with full: refused by their declarations (kAdapters), before this runs.
     s.paged = bool_arg(args, "paged", false);
     if (adapters) {
         // The rank's upper bound depends on the model (the narrowest adapted projection): lora_params checks it.

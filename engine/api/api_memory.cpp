@@ -174,9 +174,11 @@ constexpr Arg kReferenceBytes{"reference_bytes",
                               nullptr,
                               nullptr,
                               true};
+// Host memory per node is reported with an offload only (host_bytes).
 constexpr Arg kBudgetGpusPerNode =
-    integer("gpus_per_node", "GPUs", 1, kMaxDegree, "depends: the hardware preset's interconnect",
-            "GPUs per node, for host memory per node");
+    only(integer("gpus_per_node", "GPUs", 1, kMaxDegree, "depends: the hardware preset's interconnect",
+                 "GPUs per node, for host memory per node"),
+         one_of("offload", "optimizer|params|optimizer_params"));
 constexpr auto kBudgetArgs =
     join_args(kModelArgs, kSetupArgs, kCapacityArgs, std::array{kReferenceBytes, kBudgetGpusPerNode});
 constexpr std::array kRecipesResult = std::to_array<Field>({

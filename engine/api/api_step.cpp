@@ -163,7 +163,29 @@ json band_json(const StepResult& r, const StepLayout& layout, const Hardware& hw
                 {"step_seconds_high", r.step_seconds * (1 + band->upper)}};
 }
 constexpr Arg kTop{"top", arg::Int, "layouts", 1, 100, "5", "how many of the fastest layouts to list"};
-constexpr auto kPlanArgs = join_args(arg::kStepArgs, std::array{kTop});
+// What plan searches (plan.h): given, it would be overwritten, so it is refused; a test on it (pp > 1) cannot fail
+// before the search and is dropped. gpus: the planner's own bound.
+constexpr std::array<const char*, 8> kPlanSearched{"tp",        "pp",         "zero",           "micro_batch",
+                                                   "recompute", "interleave", "virtual_stages", "sequence_parallel"};
+// Searched when not given (cp_choices from seq 32768, ep for a mixture of experts): taken, but a test on them is
+// dropped too.
+constexpr std::array<const char*, 2> kPlanSearchedUnlessGiven{"cp", "ep"};
+template <std::size_t N>
+constexpr std::array<Arg, N> planned(std::array<Arg, N> args) {
+    const auto in = [](const auto& list, const char* name) {
+        return std::any_of(list.begin(), list.end(), [&](const char* s) { return std::string_view(s) == name; });
+    };
+    for (Arg& a : args) {
+        if (in(kPlanSearched, a.name)) a.applies.any_of = {Cond{.test = Test::Never}, Cond{}};
+        for (const Cond& c : a.applies.any_of)
+            if (c.test != Test::Never && c.test != Test::None &&
+                (in(kPlanSearched, c.other) || in(kPlanSearchedUnlessGiven, c.other)))
+                a.applies = {};
+        if (std::string_view(a.name) == "gpus") a.high = static_cast<double>(kMaxPlanGpus);
+    }
+    return args;
+}
+constexpr auto kPlanArgs = planned(join_args(arg::kStepArgs, std::array{kTop}));
 constexpr std::array kStepResult = std::to_array<Field>({
     {"step_seconds", "s", "one optimizer step"},
     {"tokens_per_second", "tokens/s", "the whole run's throughput"},

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "tally/api.h"
 #include "tally/base/error.h"
@@ -45,6 +46,16 @@ std::string in_flag_terms(std::string message, const std::string& field, std::sp
         (message.size() == field.size() || message[field.size()] == ' '))
         message = flag + message.substr(field.size());
     const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    // A name the engine quotes (`pp`, as the "applies only" rule writes the others it tests) becomes its flag, or
+    // loses its quotes where the command has no flag for it.
+    for (std::size_t open = message.find('`'); open != std::string::npos; open = message.find('`', open)) {
+        const std::size_t close = message.find('`', open + 1);
+        if (close == std::string::npos) break;
+        const std::string name = message.substr(open + 1, close - open - 1);
+        const std::string flag = flag_of(options, name);
+        message.replace(open, close - open + 1, flag);
+        open += flag.size();
+    }
     for (const Option& option : options) {
         const std::string key = option.key;
         if (key.find('_') == std::string::npos) continue;
@@ -67,6 +78,9 @@ std::string in_flag_terms(std::string message, const std::string& field, std::sp
 std::string flag_of(std::span<const Option> options, const std::string& key) {
     for (const Option& option : options)
         if (key == option.key) return option.flag;
+    // A negative switch (--no-cp-load-balance) stands for the argument it sets false.
+    for (const Option& option : options)
+        if ("no_" + key == option.key) return option.flag;
     // A config file's contents reach the engine as hf_config or model.
     if ((key == "hf_config" || key == "config_path") && has_key(options, "config_path")) return "--config";
     return key;
@@ -120,6 +134,7 @@ Parsed parse_options(int argc, char** argv, int first, std::span<const Option> o
                 throw InputError(shown, shown + " needs a value");
             value = argv[++i];
         }
+        if (value.empty()) throw InputError(shown, shown + " needs a value, got an empty one");
         if (option->kind == Kind::String) {
             // --hardware FILE.json: a device in the preset format (a calibration file from calibrate-gpu.sh).
             if (std::string_view(option->key) == "hardware" && value.size() > 5 && value.ends_with(".json")) {
@@ -198,6 +213,55 @@ std::string read_config_file(const std::string& path, const char* flag) {
     return text;
 }
 
+OutputFile::OutputFile(const std::string& path, const char* flag) : flag_(flag) {
+    name_ = std::string(flag) + " \"" + printable(path, 200) + "\"";
+    if (path.empty()) throw InputError(flag, std::string(flag) + " needs a file path, got an empty one");
+    // No O_TRUNC: a file refused below (a device) is not touched. O_NONBLOCK: a FIFO without a reader fails with
+    // ENXIO instead of waiting for one; with a reader it opens and fstat refuses it.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd_ < 0) {
+        const int error = errno;
+        if (error == ENXIO) throw InputError(flag, name_ + " is a FIFO (named pipe) or socket, not a regular file");
+        if (error == EISDIR) throw InputError(flag, name_ + " is a directory, not a file to write");
+        if (error == ENOENT) throw InputError(flag, name_ + " cannot be created: its folder does not exist");
+        if (error == EACCES) throw InputError(flag, name_ + " cannot be written: permission denied");
+        throw InputError(flag, name_ + " cannot be opened for writing: " + std::strerror(error));
+    }
+    struct stat info {};
+    std::string refused;
+    if (::fstat(fd_, &info) != 0)
+        refused = name_ + " cannot be written: " + std::strerror(errno);
+    else if (S_ISFIFO(info.st_mode))
+        refused = name_ + " is a FIFO (named pipe), not a regular file";
+    else if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode))
+        refused = name_ + " is a device, not a regular file";
+    else if (!S_ISREG(info.st_mode))
+        refused = name_ + " is not a regular file";
+    if (!refused.empty()) {
+        ::close(fd_);
+        fd_ = -1;
+        throw InputError(flag, refused);
+    }
+}
+
+OutputFile::~OutputFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+void OutputFile::write(const std::string& text) {
+    const auto fail = [&] { return InputError(flag_, name_ + " cannot be written: " + std::strerror(errno)); };
+    if (::ftruncate(fd_, 0) != 0) throw fail();
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t wrote = ::write(fd_, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0) throw fail();
+        done += static_cast<std::size_t>(wrote);
+    }
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) throw fail();
+}
+
 void print_warnings(std::ostream& err, const char* command, const nlohmann::json& result,
                     std::span<const Option> options) {
     if (!result.is_object() || !result.contains("warnings")) return;
@@ -230,6 +294,19 @@ std::string help_of(const api::Arg& arg) {
     if (arg.values != nullptr) help += std::string(": ") + arg.values;
     if (arg.type == api::ArgType::Boolean && !switch_only(arg)) help += ": true|false";
     if (const std::string range = range_text(arg); !range.empty()) help += ", " + range;
+    if (!arg.applies.always()) {
+        // The API's words with the quoted names as flags (--<name>, '_' as '-'), as the help has no option table.
+        std::string when = api::applies_text(arg, "");
+        for (std::size_t open = when.find('`'); open != std::string::npos; open = when.find('`', open)) {
+            const std::size_t close = when.find('`', open + 1);
+            if (close == std::string::npos) break;
+            std::string flag = "--" + when.substr(open + 1, close - open - 1);
+            std::replace(flag.begin(), flag.end(), '_', '-');
+            when.replace(open, close - open + 1, flag);
+            open += flag.size();
+        }
+        help += "; only " + when;
+    }
     const std::string fallback_text = api::default_text(arg);
     const std::string_view fallback = fallback_text;
     if (fallback == "required")

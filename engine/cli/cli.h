@@ -84,6 +84,25 @@ constexpr long long kMaxConfigFileBytes = 1 << 20;
 // flag and the cause otherwise.
 std::string read_config_file(const std::string& path, const char* flag);
 
+// An output file given with `flag`, opened as read_config_file opens its input, before any work is done: without
+// following to a blocking open (O_NONBLOCK: a FIFO with no reader is refused at once, not waited on), and only a
+// regular file is accepted (a FIFO, a device or a directory is refused, naming the flag and the cause); it is created
+// if absent (mode 0644 less the umask) and truncated only when write() is called, so a refused run leaves it as it was.
+class OutputFile {
+public:
+    OutputFile(const std::string& path, const char* flag);
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    ~OutputFile();
+    // Replaces the file's contents with `text`; InputError naming the flag when it cannot.
+    void write(const std::string& text);
+
+private:
+    int fd_ = -1;
+    std::string name_;  // the flag and the path, for messages
+    const char* flag_;
+};
+
 // Prints result["warnings"] on stderr, one "tally <command>: warning: ..." line each.
 void print_warnings(std::ostream& err, const char* command, const nlohmann::json& result,
                     std::span<const Option> options);

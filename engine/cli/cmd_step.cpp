@@ -223,7 +223,10 @@ std::string summary_text(const json& s) {
 
 // Predicts every expressible run of a validation file and reports the errors per half (fit, heldout) and
 // per group; InputError naming --validate when the file is unreadable or malformed.
-int validate(const std::string& path, bool json_output, const std::string& bands_path) {
+int validate(const std::string& path, bool json_output, const std::optional<std::string>& bands_path) {
+    // Opened (and refused: a FIFO, a device) before the runs are predicted.
+    std::optional<OutputFile> bands_file;
+    if (bands_path) bands_file.emplace(*bands_path, "--write-bands");
     const std::string what = "--validate \"" + printable(path, 200) + "\"";
     const json file = parse_json_input(read_config_file(path, "--validate"), "--validate", what);
     if (!file.is_object() || !file.contains("runs") || !file["runs"].is_array())
@@ -318,7 +321,7 @@ int validate(const std::string& path, bool json_output, const std::string& bands
                         {"generic_runs", loso.generic_runs},
                         {"generic_with_band", loso.generic_with_band},
                         {"generic_inside_leave_one_source_out_band", share(loso.generic_inside, loso.generic_runs)}};
-    if (!bands_path.empty()) {
+    if (bands_file) {
         const json file{
             {"description",
              "Error bands of step_time (tally/step/bands.h): per kind of run (stack / precision / hardware / regime, "
@@ -334,13 +337,7 @@ int validate(const std::string& path, bool json_output, const std::string& bands
             {"coverage", kBandCoverage},
             {"min_runs", kBandMinRuns},
             {"bands", band_table_json(bands)}};
-        std::FILE* f = std::fopen(bands_path.c_str(), "wb");
-        if (f == nullptr)
-            throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
-        const std::string text = file.dump(1) + "\n";
-        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-        if (std::fclose(f) != 0 || !written)
-            throw InputError("--write-bands", "--write-bands: cannot write \"" + printable(bands_path, 200) + "\"");
+        bands_file->write(file.dump(1) + "\n");
     }
     // Per source: the figure a new source's first contact is recorded as (BENCHMARKS.md, "First contact").
     json by_source = json::object();
@@ -421,48 +418,74 @@ int validate(const std::string& path, bool json_output, const std::string& bands
     return kExitOk;
 }
 
+// step's usage, for --help in both modes.
+constexpr const char* kStepUsage =
+    "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
+    "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
+    "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
+    "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
+    "       tally step --validate [FILE | --runs FILE] [--write-bands OUT] [--json]   (published runs; default\n"
+    "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
+    "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
+    "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.";
+
 }  // namespace
 
 int cmd_step(int argc, char** argv) {
     for (int i = 2; i < argc; ++i)
         if (std::string_view(argv[i]) == "--validate") {
-            bool json_output = false;
-            std::string path = "content/validation/runs.json", bands_path;
-            bool path_given = false;
-            for (int k = 2; k < argc; ++k) {
+            bool json_output = false, help = false;
+            std::optional<std::string> path, bands_path;
+            // Each option once, every value non-empty and not an option (as parse_options does for the other modes).
+            const auto value_of = [&](int& k, std::string_view flag, std::optional<std::string>& into) {
+                if (into) throw InputError(std::string(flag), std::string(flag) + " is given twice; give it once");
                 const std::string_view a = argv[k];
-                if (k == i) continue;
-                const bool runs_flag = a == "--runs";
-                if (a == "--json")
-                    json_output = true;
-                else if (a == "--write-bands" && k + 1 < argc)
-                    bands_path = argv[++k];
-                else if (!path_given && ((k == i + 1 && a.substr(0, 2) != "--") || (runs_flag && k + 1 < argc)))
-                    path = argv[runs_flag ? ++k : k], path_given = true;
-                else
-                    return report_input_error(
-                        "step", "--validate",
-                        "--validate takes only [FILE] or --runs FILE, --write-bands FILE and --json, got \"" +
-                            printable(a, 40) + "\"",
-                        step_options("step"));
-            }
+                if (a.size() > flag.size() && a[flag.size()] == '=') {
+                    into = std::string(a.substr(flag.size() + 1));
+                } else {
+                    if (k + 1 >= argc || std::string_view(argv[k + 1]).rfind("--", 0) == 0)
+                        throw InputError(std::string(flag), std::string(flag) + " needs a value: a file path");
+                    into = argv[++k];
+                }
+                if (into->empty())
+                    throw InputError(std::string(flag), std::string(flag) + " needs a file path, got an empty one");
+            };
             try {
-                return validate(path, json_output, bands_path);
+                for (int k = 2; k < argc; ++k) {
+                    const std::string_view a = argv[k];
+                    if (k == i) continue;
+                    const auto is = [&](std::string_view flag) {
+                        return a == flag || (a.rfind(flag, 0) == 0 && a.size() > flag.size() && a[flag.size()] == '=');
+                    };
+                    if (a == "--json") {
+                        if (json_output) throw InputError("--json", "--json is given twice; give it once");
+                        json_output = true;
+                    } else if (a == "--help" || a == "-h") {
+                        help = true;
+                    } else if (is("--write-bands")) {
+                        value_of(k, "--write-bands", bands_path);
+                    } else if (is("--runs")) {
+                        value_of(k, "--runs", path);
+                    } else if (k == i + 1 && a.substr(0, 2) != "--" && !path) {
+                        if (a.empty()) throw InputError("--validate", "--validate needs a file path, got an empty one");
+                        path = std::string(a);
+                    } else {
+                        throw InputError(
+                            "--validate",
+                            "--validate takes only [FILE] or --runs FILE, --write-bands FILE and --json, got \"" +
+                                printable(a, 40) + "\"" + (a == "--validate" ? " again" : ""));
+                    }
+                }
+                if (help) {
+                    std::cout << kStepUsage << "\n";
+                    return kExitOk;
+                }
+                return validate(path.value_or("content/validation/runs.json"), json_output, bands_path);
             } catch (const InputError& error) {
                 return report_input_error("step", error.field(), error.what(), step_options("step"));
             }
         }
-    return simple_command(
-        argc, argv, "step", "step_time",
-        "usage: tally step --model PRESET|--config FILE --hardware ID --gpus N --tp T --pp P [--zero Z]\n"
-        "                  [--seq S] [--micro-batch B] [--global-batch G] [--recompute none|selective|full]\n"
-        "                  [--flash-attn] [--sequence-parallel] [--interleave V] [--gpus-per-node K]\n"
-        "                  [--decoder-seq S] [--encoder-head model|masked_lm|pretraining] [--json]\n"
-        "       tally step --validate [FILE | --runs FILE] [--write-bands OUT] [--json]   (published runs; default\n"
-        "                  content/validation/runs.json; per half fit/heldout and group when the file has them)\n"
-        "Predicted time of one training step per GPU: matmuls, memory-bound kernels, collectives, the\n"
-        "pipeline bubble, gradient reduction and the optimizer step; MFU and HFU are outputs.",
-        step_options("step"), print_step, load_config);
+    return simple_command(argc, argv, "step", "step_time", kStepUsage, step_options("step"), print_step, load_config);
 }
 
 std::span<const Option> step_options(std::string_view command) {

@@ -21,9 +21,21 @@ struct Command {
 };
 
 // `tally call METHOD [JSON]`: any API method with raw JSON arguments; prints the full envelope.
+constexpr const char* kCallUsage =
+    "usage: tally call METHOD ['{\"json\":\"args\"}']\n"
+    "Runs an API method (see `tally methods`) on JSON arguments and prints the whole envelope:\n"
+    "{\"ok\":true,\"result\":{...}} (exit 0) or {\"ok\":false,\"error\":{\"field\",\"message\"}} (exit 2).";
+
+bool is_help(const char* word) { return std::string_view(word) == "--help" || std::string_view(word) == "-h"; }
+
 int cmd_call(int argc, char** argv) {
+    // --help (alone, in the method's place) exits 0, as every command's does; a method is never named --help.
+    if (argc == 3 && is_help(argv[2])) {
+        std::cout << kCallUsage << "\n";
+        return kExitOk;
+    }
     if (argc < 3 || argc > 4) {
-        std::cerr << "usage: tally call METHOD ['{\"json\":\"args\"}']\n";
+        std::cerr << kCallUsage << "\n";
         return kExitBadInput;
     }
     const std::string envelope = tally::api::call(argv[2], argc == 4 ? argv[3] : "{}");
@@ -33,6 +45,11 @@ int cmd_call(int argc, char** argv) {
 
 // `tally methods`: names and summaries; `--json`: every method's declared arguments and result fields.
 int cmd_methods(int argc, char** argv) {
+    if (argc == 3 && is_help(argv[2])) {
+        std::cout << "usage: tally methods [--json]\nLists the API methods and their summaries; --json: every "
+                     "method's declared arguments (type, unit, range, default, flag, when it applies) and results.\n";
+        return kExitOk;
+    }
     const bool json_output = argc == 3 && std::string(argv[2]) == "--json";
     if (argc > 2 && !json_output) {
         std::cerr << "tally methods: takes only --json, got \"" << tally::printable(argv[2], 40) << "\"\n";

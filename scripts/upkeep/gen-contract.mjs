@@ -65,7 +65,7 @@ export function reference(methods) {
       lines.push('| argument | type | unit | range | default | CLI flag | meaning |', '|---|---|---|---|---|---|---|');
       for (const a of m.args)
         lines.push(
-          `| \`${a.name}\` | ${typeCell(a)} | ${cell(a.unit)} | ${range(a)} | ${cell(a.default)} | \`${a.flag}\` | ${cell(a.doc)} |`,
+          `| \`${a.name}\` | ${typeCell(a)} | ${cell(a.unit)} | ${range(a)} | ${cell(a.default)} | \`${a.flag}\` | ${cell(a.applies ? `${a.doc}; only ${a.applies}` : a.doc)} |`,
         );
     } else lines.push('No arguments.');
     lines.push('');
@@ -119,6 +119,7 @@ function argLines(a) {
   return [
     docComment([
       a.doc,
+      a.applies && `only ${a.applies}`,
       a.unit && `unit ${a.unit}`,
       range(a) && `range ${range(a)}`,
       required ? 'required' : `default ${a.default || '""'}`,

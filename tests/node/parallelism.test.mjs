@@ -67,8 +67,8 @@ test('bad placements name the field and the allowed values', async () => {
   refused({ seq: 24, gpus: 8, cp: 8 }, 'cp', /2·cp \| seq.*\{1, 2, 3, 4, 6, 12\}/);
   refused({ gpus: 2, cp: 2, flash_attention: false }, 'cp', /flash_attention/);
   refused({ gpus: 12, zero: 3, shard_group: 5 }, 'shard_group', /\{1, 2, 3, 4, 6, 12\}/);
-  refused({ offload: 'optimizer' }, 'offload_optimizer', /zero 1, 2 or 3/);
-  refused({ zero: 2, offload: 'params' }, 'offload_params', /zero 3/);
+  refused({ offload: 'optimizer' }, 'offload', /zero 1, 2 or 3/);
+  refused({ zero: 2, offload: 'params' }, 'offload', /zero 3/);
   refused({ offload: 'disk' }, 'offload', /none, optimizer, params or optimizer_params/);
   refused({ gpus: 2, tp: 2, etp: 1 }, 'etp', /mixture-of-experts/);
   assert.throws(

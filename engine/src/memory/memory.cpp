@@ -812,17 +812,19 @@ ShardGroups shard_groups(const TrainingSetup& st, std::int64_t dp, std::int64_t 
     return {st.shard_group, expert_dp / replicas};
 }
 
-// DeepSpeed offloads the ZeRO partition (offload_optimizer, stage >= 1) and the parameters only at stage 3.
+// DeepSpeed offloads the ZeRO partition (offload_optimizer, stage >= 1) and the parameters only at stage 3. The
+// errors name the argument the user gives, offload (optimizer | params | optimizer_params).
 void validate_offload(const TrainingSetup& st) {
+    const std::string given = st.offload_params ? (st.offload_optimizer ? "optimizer_params" : "params") : "optimizer";
     if (st.offload_optimizer && st.zero < 1)
-        throw InputError("offload_optimizer",
-                         "offload_optimizer moves the ZeRO optimizer partition to the host: it needs zero 1, 2 or 3, "
-                         "got zero 0");
+        throw InputError("offload", "offload " + given +
+                                        " moves the ZeRO optimizer partition to the host: it needs zero 1, 2 or 3, "
+                                        "got zero 0");
     if (st.offload_params && st.zero != 3)
-        throw InputError("offload_params",
-                         "offload_params keeps the parameter partition on the host: it needs zero 3, "
-                         "got zero " +
-                             std::to_string(st.zero));
+        throw InputError("offload", "offload " + given +
+                                        " keeps the parameter partition on the host: it needs zero 3, "
+                                        "got zero " +
+                                        std::to_string(st.zero));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -60,12 +61,16 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
     const TrainingSetup& base = in.base.setup;
     const std::int64_t gpus = base.gpus;
     const std::int64_t node = in.base.gpus_per_node > 0 ? in.base.gpus_per_node : hw.interconnect.gpus_per_node;
-    if (gpus < 1 || gpus > 1'000'000) throw InputError("gpus", "gpus must be a whole number in [1, 1000000]");
+    if (gpus < 1 || gpus > kMaxPlanGpus)
+        throw InputError("gpus", "gpus must be a whole number in [1, " + std::to_string(kMaxPlanGpus) + "]");
     PlanResult out;
     std::vector<PlanEntry> fits;
     PlanLoser memory;
     memory.reason = "memory";
     std::uint64_t closest = UINT64_MAX;
+    // Why layouts were refused other than for memory: an argument no layout can use (a dense model's ep, an unknown
+    // precision) is refused by every one, so its error names it; kept for when nothing fits.
+    std::optional<InputError> shape_error, step_error;
 
     // FLOP counts depend on seq, recomputation and FlashAttention only: one set per recomputation choice for
     // the whole search (the per-layout cost is then the memory budget and the step model's arithmetic).
@@ -136,7 +141,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                 MemoryBudget mem;
                                 try {
                                     mem = memory_budget(c, st);
-                                } catch (const InputError&) {
+                                } catch (const InputError& error) {
+                                    if (!shape_error) shape_error = error;
                                     out.rejected_shape += interleaves;
                                     continue;
                                 }
@@ -164,7 +170,8 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
                                         // step_time reads only the parameter counts, the same for every v.
                                         fits.push_back(
                                             {l, step_time(c, hw, l, &mem, &counts), bytes.total, bytes.extra});
-                                    } catch (const InputError&) {
+                                    } catch (const InputError& error) {
+                                        if (!step_error) step_error = error;
                                         ++out.rejected_shape;
                                     }
                                 }
@@ -176,6 +183,9 @@ PlanResult plan_layouts(const ModelConfig& c, const Hardware& hw, const PlanInpu
         }
     }
     out.fit = static_cast<std::int64_t>(fits.size());
+    // A layout is blamed only when one was refused for memory and none that fit was refused for another reason.
+    if (fits.empty() && step_error) throw *step_error;
+    if (fits.empty() && out.rejected_memory == 0 && shape_error) throw *shape_error;
     if (fits.empty())
         throw InputError("gpus", "no layout of " + c.name + " on " + std::to_string(gpus) + " " + hw.name +
                                      " fits in memory; add GPUs, shorten seq or lower the batch");

@@ -287,7 +287,7 @@ std::vector<BadCase> bad_cases() {
          "--precision must be bf16, fp16, fp8-delayed"},
         {{"step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--gpus", "8", "--precision", "mxfp8"},
          "MX block-scaled tensor cores"},
-        {{"step", "--validate", "--runs"}, "--validate takes only [FILE] or --runs FILE"},
+        {{"step", "--validate", "--runs"}, "--runs needs a value: a file path"},
         {{"step", "--model", "llama-2-7b", "--hardware", "h100-sxm"}, "--gpus is required"},  // used to run on 1
         {{"plan", "--model", "llama-2-7b", "--hardware", "h100-sxm"}, "--gpus is required"},
         // issue 21: flags the chosen mode ignores used to succeed
@@ -570,7 +570,8 @@ using nlohmann::json;
 std::set<std::string> candidate_keys() {
     std::set<std::string> keys;
     // Every API source: the methods' files and the shared argument readers.
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(tally_test::source_dir()) + "/engine/api")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(tally_test::source_dir()) + "/engine/api")) {
         const std::string name = entry.path().filename().string();
         if (!name.ends_with(".cpp")) continue;
         std::ifstream in(entry.path());

@@ -171,7 +171,8 @@ TEST_CASE("step_time's memory check under the nanotron stack counts what nanotro
     for (const char* key : {"stack", "precision", "dtype"}) asked.erase(key);
     asked["grad_accum"] = "fp32";
     asked["grad_accum_full"] = true;
-    asked["cost_balanced_stages"] = true;
+    // Cost-balanced stages apply with pipelining only (the declaration's rule refuses them at pp 1).
+    if (asked.value("pp", 1) > 1) asked["cost_balanced_stages"] = true;
     const nlohmann::json budget = api::invoke("memory_budget", asked);
     CHECK(step["memory_bytes"].get<double>() == budget["per_gpu_bytes"]["total"].get<double>());
     // The generic stack keeps no fp32 buffer: less memory for the same layout.
@@ -185,10 +186,10 @@ TEST_CASE("step_time's memory check under the nanotron stack counts what nanotro
     // The caller's own choice is kept.
     nlohmann::json explicit_args = args;
     explicit_args["grad_accum"] = "none";
-    explicit_args["cost_balanced_stages"] = false;
     nlohmann::json explicit_budget = asked;
     explicit_budget["grad_accum"] = "none";
-    explicit_budget["cost_balanced_stages"] = false;
+    if (args.value("pp", 1) > 1)
+        explicit_args["cost_balanced_stages"] = explicit_budget["cost_balanced_stages"] = false;
     CHECK(api::invoke("step_time", explicit_args)["memory_bytes"].get<double>() ==
           api::invoke("memory_budget", explicit_budget)["per_gpu_bytes"]["total"].get<double>());
 }

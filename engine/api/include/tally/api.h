@@ -48,6 +48,30 @@ enum class ArgType : unsigned char {
 
 inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
+// When an argument applies: a test on another argument of the same call. An argument given (not null) where none of
+// its tests holds is refused before the method runs, with a message naming it and the tests ("cost_balanced_stages
+// applies only with `pp` > 1": the other names in backquotes, which the CLI turns into its flags), so the CLI, `tally call` and the page refuse the same calls the same way; the contract
+// prints the tests beside the argument and the CLI's help from them. Where the other argument is absent, its declared
+// default is tested; a default that "depends: ..." counts as passing (only a given value can be known to fail).
+enum class Test : unsigned char {
+    None,   // no test: the argument always applies
+    Given,  // `other` is given (not null)
+    Above,  // `other`, a number, is > `above`
+    OneOf,  // `other` is one of `values` ("lora|qlora")
+    Never,  // never: the method sets it itself (plan searches tp); `other` unused
+};
+struct Cond {
+    Test test = Test::None;
+    const char* other = "";
+    double above = 0;
+    const char* values = "";
+};
+// Applies when any of the tests holds (unused ones are Test::None); no test at all: always.
+struct Applies {
+    std::array<Cond, 2> any_of{};
+    constexpr bool always() const { return any_of[0].test == Test::None && any_of[1].test == Test::None; }
+};
+
 struct Arg {
     const char* name = "";
     ArgType type = ArgType::Any;
@@ -62,6 +86,7 @@ struct Arg {
     // The default as a number, where it is a core constant (overlap::Input{}.layers): fallback stays "" and the
     // contract prints this value, so the declaration cannot drift from the core.
     double constant = std::numeric_limits<double>::quiet_NaN();
+    Applies applies = {};  // when it applies (above); by default always
 };
 
 // One-line declarations of the common kinds, without unit or range (Arg's own fields declare the rest):
@@ -87,6 +112,16 @@ constexpr Arg number(const char* name, const char* unit, const char* fallback, c
 constexpr Arg integer(const char* name, const char* unit, double low, double high, const char* fallback,
                       const char* doc) {
     return {name, ArgType::Integer, unit, low, high, fallback, doc};
+}
+// The tests of `applies`: `only(arg, above("pp", 1))` applies with pp > 1; two tests: either holds.
+constexpr Cond given(const char* other) { return {.test = Test::Given, .other = other}; }
+constexpr Cond above(const char* other, double bound) { return {.test = Test::Above, .other = other, .above = bound}; }
+constexpr Cond one_of(const char* other, const char* values) {
+    return {.test = Test::OneOf, .other = other, .values = values};
+}
+constexpr Arg only(Arg a, Cond first, Cond second = {}) {
+    a.applies.any_of = {first, second};
+    return a;
 }
 }  // namespace arg
 
@@ -180,6 +215,12 @@ json declared_only(const json& args, std::string_view method);
 // Checks `args` against `method`'s declaration: an undeclared key, a wrong type or a value outside the static
 // range is an InputError naming the field (with the same messages as the readers). Called by invoke().
 void check_declared_args(const Method& method, const json& args);
+// "with pp > 1", "with hardware or capacity_bytes given", "never in plan (it searches tp)": the condition of
+// arg.applies in words ("" when it always applies).
+std::string applies_text(const Arg& arg, std::string_view method);
+// Checks that every argument `args` gives applies (arg.applies); an InputError naming the first that does not:
+// "<name> applies only <applies_text>". Called by check_declared_args, after the types and ranges.
+void check_applies(const Method& method, const json& args);
 
 // Runs a method on parsed arguments; throws InputError on bad input (for the CLI). A result with a
 // number that is not finite is an InputError too, naming the input that most likely caused it.

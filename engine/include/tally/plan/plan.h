@@ -10,6 +10,9 @@
 
 namespace tally {
 
+// The most GPUs the planner searches over (its divisor loops); the API's gpus bound for plan.
+inline constexpr std::int64_t kMaxPlanGpus = 1'000'000;
+
 struct PlanInput {
     StepLayout base;       // gpus, seq, global batch, flash attention, recipe, dtype; the rest is searched
     std::int64_t top = 5;  // layouts to return
@@ -38,7 +41,9 @@ struct PlanResult {
     std::vector<PlanLoser> losers;  // largest group first
 };
 
-// InputError when no layout fits (naming "gpus") or the base setup is invalid.
+// InputError when the base setup is invalid (the first error a layout that fits in memory got from the step model,
+// or, when no layout was refused for memory, the first any layout got: it names the argument at fault), else when no
+// layout fits in memory (naming "gpus").
 PlanResult plan_layouts(const ModelConfig& config, const Hardware& hardware, const PlanInput& input);
 
 }  // namespace tally
