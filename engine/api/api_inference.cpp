@@ -142,7 +142,7 @@ json inference_method(const json& args) {
              {"capacity_bytes", hw.memory_bytes},
              {"kv_bytes_per_token", r.memory.bytes_per_token},
              {"kv_bytes_per_sequence", r.kv_per_sequence},
-             {"kv_layers", kv_layers_json(kv_layer_groups(c, r.memory, in.context, in.kv_dtype))},
+             {"kv_layers", kv_layers_json(kv_layer_groups(c, r.memory, in.context, in.kv_dtype, in.weights_dtype))},
              {"fits", r.memory.total_bytes <= hw.memory_bytes},
              {"decode", step_json(r.at_batch)},
              {"sweep", sweep}};

@@ -40,6 +40,8 @@ constexpr std::array kKvOwnResult = std::to_array<Field>({
     {"formula", "", "the cache formula for this attention kind"},
     {"mha_kv_cache_bytes", "bytes", "the cache with full multi-head attention, to compare"},
     {"kv_layers", "", "the cache by layer kind"},
+    {"state_bytes_per_sequence", "bytes", "hybrids: the linear-attention and Mamba-2 layers' state of one sequence"},
+    {"state_formula", "", "hybrids: the state of one layer, per kind"},
     {"fits", "", "with a capacity: total <= usable"},
     {"max_batch", "sequences", "with a capacity: most sequences at context"},
     {"max_context", "tokens", "with a capacity: longest context at batch"},
@@ -72,8 +74,15 @@ json kv_cache_method(const json& args) {
                          : c.is_mla()           ? kKvCacheMlaFormula
                          : c.sliding_window > 0 ? kKvCacheWindowFormula
                                                 : kKvCacheFormula},
-             {"kv_layers", kv_layers_json(kv_layer_groups(c, k, context, kv))}};
+             {"kv_layers", kv_layers_json(kv_layer_groups(c, k, context, kv, w))}};
     out.update(TALLY_MEMBERS(k, bytes_per_token, kv_cache_bytes, weights_bytes, total_bytes, mha_kv_cache_bytes));
+    if (c.is_hybrid()) {
+        out["state_bytes_per_sequence"] = k.state_bytes_per_sequence;
+        out["state_formula"] = c.num_mamba_layers > 0 && c.num_linear_layers > 0
+                                   ? std::string(kMambaStateFormula) + "; " + kLinearStateFormula
+                               : c.num_mamba_layers > 0 ? kMambaStateFormula
+                                                        : kLinearStateFormula;
+    }
     if (c.sliding_window > 0) {
         out["sliding_window"] = c.sliding_window;
         out["global_bytes_per_token"] = k.global_bytes_per_token;  // what a token adds past the window
@@ -109,9 +118,12 @@ constexpr Method kMethods[] = {
 
 json kv_layers_json(const std::vector<KvLayerGroup>& groups) {
     json out = json::array();
-    for (const KvLayerGroup& g : groups)
+    for (const KvLayerGroup& g : groups) {
         out.push_back(TALLY_MEMBERS(g, kind, layers, latent, key_values, value_values, mha_values,
                                     bytes_per_layer_token, bytes_per_token, tokens, bytes_per_sequence));
+        // A hybrid's recurrent layers: their fixed state per sequence.
+        if (g.recurrent) out.back().update(TALLY_MEMBERS(g, recurrent, state_values));
+    }
     return out;
 }
 

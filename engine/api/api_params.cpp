@@ -25,6 +25,8 @@ json params_result(const ModelConfig& c) {
     const std::pair<Component, u64> parts[] = {{Component::Embedding, p.embedding},
                                                {Component::PositionEmbedding, p.position_embedding},
                                                {Component::Attention, p.attention},
+                                               {Component::LinearAttention, p.linear_attention},
+                                               {Component::Mamba, p.mamba},
                                                {Component::Mlp, p.mlp},
                                                {Component::Norms, p.norms},
                                                {Component::FinalNorm, p.final_norm},
@@ -61,6 +63,9 @@ json params_result(const ModelConfig& c) {
                {"total", p.per_layer}}},
              {"tensors", tensors}};
     if (c.num_dense_layers > 0) out["per_layer"]["dense_layer_mlp"] = p.per_dense_layer_mlp;
+    // A hybrid's mixers per layer of each kind (attention is then per softmax-attention layer).
+    if (c.num_linear_layers > 0) out["per_layer"]["linear_attention"] = p.per_linear_layer;
+    if (c.num_mamba_layers > 0) out["per_layer"]["mamba"] = p.per_mamba_layer;
     // Multi-token prediction modules: reported beside the total, never in it (DeepSeek-V3's 671B excludes them).
     if (c.mtp_modules > 0) out["mtp"] = {{"count", p.mtp}, {"formula", component_formula(Component::Mtp, c)}};
     // A multimodal model's vision tower and projector: beside the language model's total, never in it.
@@ -75,7 +80,8 @@ constexpr std::array kParamsResult = std::to_array<Field>({
     {"total", "parameters", "every parameter (MTP modules apart)"},
     {"active", "parameters", "parameters a token visits"},
     {"components", "", "{id, name, count, formula} per component"},
-    {"per_layer", "parameters", "attention, mlp, mlp_active, norms, total (and dense_layer_mlp)"},
+    {"per_layer", "parameters",
+     "attention, mlp, mlp_active, norms, total (and dense_layer_mlp, linear_attention, mamba)"},
     {"tensors", "", "{name, rows, cols, count, per_layer, instances_per_layer, layers?} per tensor"},
     {"mtp", "parameters", "multi-token prediction modules: {count, formula}, when the model has them"},
     {"vision", "parameters", "a multimodal model's vision tower and projector, apart from total, when counted"},

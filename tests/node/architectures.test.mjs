@@ -23,6 +23,9 @@ const fixtures = [
   'gemma3-12b-it',
   'llama4-scout',
   'qwen3-vl-8b',
+  // Hybrids: gated DeltaNet (Qwen3-Next) and Mamba-2 (Granite 4.0-H) layers with a recurrent state.
+  'qwen3-next-80b-a3b',
+  'granite-4.0-h-small',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 
@@ -38,6 +41,9 @@ const cases = [
   // kv_layers in a block-scaled format, on a new accelerator.
   ['inference', { model: 'deepseek-v3', context: 131072, hardware: 'b200', kv_dtype: 'nvfp4' }],
   ['kv_cache', { model: 'gemma-2-9b', context: 8192, batch: 2, kv_dtype: 'mxfp8' }],
+  // A hybrid's recurrent state in the serving estimate and the capacity.
+  ['inference', { hf_config: fixture('granite-4.0-h-small'), context: 131072, hardware: 'h100-sxm' }],
+  ['kv_cache', { hf_config: fixture('qwen3-next-80b-a3b'), context: 262144, batch: 2, hardware: 'h200' }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
 ];
 
@@ -88,4 +94,30 @@ test('bad new fields are refused naming the field, in wasm as natively', async (
   const oss = engine.call('params', { model: 'gpt-oss-120b' }).model;
   refused({ model: { ...oss, num_sliding_layers: 37 } }, 'num_sliding_layers');
   refused({ model: { ...oss, sliding_window: -1 } }, 'sliding_window');
+});
+
+test("a hybrid's recurrent state through the JS API: fixed per sequence, in the layer table, named when bad", async () => {
+  const engine = await loadEngine();
+  const granite = fixture('granite-4.0-h-small');
+  const at = (context) => engine.call('kv_cache', { hf_config: granite, context });
+  const short = at(4096);
+  const long = at(131072);
+  // 36 Mamba-2 layers: (d_inner + 2·G·N)·(k − 1) + H·P·N = (8192 + 256)·3 + 128·64·128 elements each, bf16.
+  assert.equal(short.state_bytes_per_sequence, 36 * ((8192 + 256) * 3 + 128 * 64 * 128) * 2);
+  assert.equal(long.state_bytes_per_sequence, short.state_bytes_per_sequence);
+  // The 4 attention layers alone grow with the context.
+  assert.equal(long.kv_cache_bytes - short.kv_cache_bytes, (131072 - 4096) * 4 * 2 * 8 * 128 * 2);
+  const mamba = long.kv_layers.find((g) => g.kind === 'mamba');
+  assert.equal(mamba.layers, 36);
+  assert.equal(mamba.recurrent, true);
+  assert.equal(
+    long.kv_layers.reduce((sum, g) => sum + g.bytes_per_sequence, 0),
+    long.kv_cache_bytes,
+    'the layer table adds up to the cache of one sequence',
+  );
+  const bad = JSON.parse(granite);
+  bad.layer_types = bad.layer_types.slice(1);
+  const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
+  assert.equal(envelope.ok, false);
+  assert.equal(envelope.error.field, 'layer_types');
 });

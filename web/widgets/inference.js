@@ -263,10 +263,16 @@ class TallyInference extends TallyWidget {
           ? `windowed (last ${count(slidingWindow)} tokens)`
           : g.kind === 'cross'
             ? 'cross-attention'
-            : 'full attention';
-      const holds = g.latent
-        ? `latent ${count(g.value_values)} + RoPE key ${count(g.key_values)} values (per-head K and V: ${count(g.mha_values)})`
-        : `K ${count(g.key_values)} + V ${count(g.value_values)} values (without GQA: ${count(g.mha_values)})`;
+            : g.kind === 'linear_attention'
+              ? 'linear attention (gated DeltaNet)'
+              : g.kind === 'mamba'
+                ? 'Mamba-2'
+                : 'full attention';
+      const holds = g.recurrent
+        ? `a fixed state of ${count(g.state_values)} values per sequence (conv window + recurrent state)`
+        : g.latent
+          ? `latent ${count(g.value_values)} + RoPE key ${count(g.key_values)} values (per-head K and V: ${count(g.mha_values)})`
+          : `K ${count(g.key_values)} + V ${count(g.value_values)} values (without GQA: ${count(g.mha_values)})`;
       const tr = document.createElement('tr');
       tr.dataset.kind = g.kind;
       tr.innerHTML = trustedHtml(
@@ -294,6 +300,11 @@ class TallyInference extends TallyWidget {
     else if (windowed && full)
       notes.push(
         `Up to ${count(slidingWindow)} tokens the windowed layers grow like the others; past it they keep only the last ${count(slidingWindow)}.`,
+      );
+    const recurrent = r.kv_layers.filter((g) => g.recurrent);
+    if (recurrent.length > 0)
+      notes.push(
+        `${count(recurrent.reduce((n, g) => n + g.layers, 0))} recurrent layers hold a state of ${formatBytes(recurrent.reduce((n, g) => n + g.bytes_per_sequence, 0))} per sequence whatever the context; only the attention layers grow with it.`,
       );
     root.querySelector('[data-out="kv_note"]').textContent = notes.join(' ');
   }

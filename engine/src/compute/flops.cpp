@@ -127,6 +127,9 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double s = static_cast<double>(in.seq);
     const double h = static_cast<double>(c.hidden_size);
     const double L = static_cast<double>(c.num_layers);
+    // Layers with softmax attention: all of them but a hybrid's linear-attention and Mamba-2 layers.
+    const double La = static_cast<double>(c.num_attention_layers());
+    const bool hybrid = c.is_hybrid();
     const double qd = static_cast<double>(c.q_dim());
     const double kvd = static_cast<double>(c.kv_dim());
     const double f = static_cast<double>(c.ffn_hidden_size);
@@ -163,20 +166,28 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         qkv_formula = "2 s h (a d + n_kv d + n_kv d_v) L";
         qkv_per_token = "2 h (a d + n_kv d + n_kv d_v) L";
     }
+    // Qwen3-Next's gated attention: q_proj also yields the a·d output gate.
+    if (c.attn_output_gate) projection += h * qd;
+    if (hybrid) {
+        qkv_formula = c.attn_output_gate ? "2 s h (2 a d + 2 n_kv d) L_attn" : "2 s h (a d + 2 n_kv d) L_attn";
+        qkv_per_token = c.attn_output_gate ? "2 h (2 a d + 2 n_kv d) L_attn" : "2 h (a d + 2 n_kv d) L_attn";
+    }
     r.terms.push_back({"qkv", "Q, K, V projections",
                        split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d)" : qkv_formula,
-                       split ? 2 * token_layers * projection : 2 * s * projection * L,
+                       split ? 2 * token_layers * projection : 2 * s * projection * La,
                        split ? "2 (s L_enc + s_dec L_dec) h (a d + 2 n_kv d) / s" : qkv_per_token});
     // Only a decoder's self-attention is causal; an encoder's attends to every position (Devlin et al.
     // 2019, sec. 3; Raffel et al. 2020, sec. 2.1), so its layers always count the full s×s.
-    const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : L;
+    const double causal_layers = c.architecture == Architecture::Encoder ? 0 : c.is_encoder_decoder() ? Ld : La;
     // Sliding-window layers: each query meets at most W keys (itself and the W − 1 before it, the band of
     // transformers' sliding-window mask): s·min(s, W) entries (full), Σᵢ min(i, W) (causal).
     const double Lw = static_cast<double>(c.num_sliding_layers), W = static_cast<double>(c.sliding_window);
     const double window_entries = in.attention == AttentionFlops::Full ? s * std::min(s, W)
                                   : s <= W                             ? s * (s + 1) / 2
                                                                        : W * (W + 1) / 2 + (s - W) * W;
-    const double score_entries = entries * (causal_layers - Lw) + window_entries * Lw + s * s * (L - causal_layers);
+    // The layers that are not causal (an encoder's) see all s² entries; a decoder has none.
+    const double full_layers = c.architecture == Architecture::Decoder ? 0 : L - causal_layers;
+    const double score_entries = entries * (causal_layers - Lw) + window_entries * Lw + s * s * full_layers;
     const bool decoder_only = c.architecture == Architecture::Decoder;
     // Q·Kᵀ and attention·V multiply the same a·d-wide operands over the same score entries: one count, two terms.
     const char* attention_core_formula = split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
@@ -206,6 +217,12 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         values_formula = full_scores ? "2 s² a d_v L" : "2 [s(s+1)/2] a d_v L";
         values_per_token = full_scores ? "2 s a d_v L" : "2 [(s+1)/2] a d_v L";
     }
+    if (hybrid) {
+        attention_core_formula = full_scores ? "2 s² a d L_attn" : "2 [s(s+1)/2] a d L_attn";
+        attention_core_per_token = full_scores ? "2 s a d L_attn" : "2 [(s+1)/2] a d L_attn";
+        values_formula = attention_core_formula;
+        values_per_token = attention_core_per_token;
+    }
     // Q·Kᵀ runs over the Q/K head width d, attention·V over the value head width d_v (= d unless MLA).
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ", attention_core_formula, 2 * score_entries * qd,
                        attention_core_per_token});
@@ -214,10 +231,49 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
                        split      ? "2 (s L_enc + s_dec L_dec) a d h"
                        : od != qd ? "2 s a d_v h L"
                                   : "2 s a d h L",
-                       split ? 2 * token_layers * od * h : 2 * s * od * h * L,
+                       split ? 2 * token_layers * od * h : 2 * s * od * h * La,
                        split      ? "2 (s L_enc + s_dec L_dec) a d h / s"
                        : od != qd ? "2 a d_v h L"
                                   : "2 a d h L"});
+    if (hybrid) {
+        r.terms.back().formula = "2 s a d h L_attn";
+        r.terms.back().formula_per_token = "2 a d h L_attn";
+    }
+    // Gated DeltaNet layers (Qwen3-Next; transformers modeling_qwen3_next.py): in_proj_qkvz and in_proj_ba, the
+    // depthwise conv over Q, K, V (k_conv multiply-adds a channel), out_proj, and the recurrence of the gated
+    // delta rule per value head, S_t = S_{t−1} α_t (I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ, o_t = S_t q_t (Yang, Kautz &
+    // Hatamizadeh 2024, arXiv:2412.06464, eq. 10): S k, the rank-1 update and S q, 2 d_k d_v each. This is the
+    // recurrent form's work, linear in s; chunked training kernels do a constant factor more.
+    if (c.num_linear_layers > 0) {
+        const double Ll = static_cast<double>(c.num_linear_layers);
+        const double kd = static_cast<double>(c.linear_key_dim()), vdim = static_cast<double>(c.linear_value_dim());
+        const double hv = static_cast<double>(c.linear_value_heads);
+        const double conv = static_cast<double>(c.linear_conv_dim()), kc = static_cast<double>(c.linear_conv_kernel);
+        const double state =
+            hv * static_cast<double>(c.linear_key_head_dim) * static_cast<double>(c.linear_value_head_dim);
+        const double per_token = 2 * h * (2 * kd + 2 * vdim + 2 * hv) + 2 * conv * kc + 6 * state + 2 * vdim * h;
+        r.terms.push_back({"linear_attention", "gated DeltaNet linear attention (projections, conv, recurrence)",
+                           "2 s [h (2 H_k d_k + 2 H_v d_v + 2 H_v) + (2 H_k d_k + H_v d_v) k_conv + 3 H_v d_k d_v + "
+                           "H_v d_v h] L_lin",
+                           s * per_token * Ll,
+                           "2 [h (2 H_k d_k + 2 H_v d_v + 2 H_v) + (2 H_k d_k + H_v d_v) k_conv + 3 H_v d_k d_v + "
+                           "H_v d_v h] L_lin"});
+    }
+    // Mamba-2 layers (Granite 4.0-H; transformers modeling_granitemoehybrid.py): in_proj to z, x, B, C and dt, the
+    // depthwise conv over x, B, C, out_proj, and the SSM recurrence per head, h_t = a_t h_{t−1} + x_t B_tᵀ,
+    // y_t = h_t C_t (Dao & Gu 2024, arXiv:2405.21060, sec. 3, the SSD recurrence): 2 P N each for the update and
+    // the readout. The recurrent form's work, linear in s; the chunked SSD algorithm does a constant factor more.
+    if (c.num_mamba_layers > 0) {
+        const double Lm = static_cast<double>(c.num_mamba_layers);
+        const double di = static_cast<double>(c.mamba_d_inner()), nh = static_cast<double>(c.mamba_heads);
+        const double conv = static_cast<double>(c.mamba_conv_dim()), kc = static_cast<double>(c.mamba_conv_kernel);
+        const double state = di * static_cast<double>(c.mamba_d_state);  // H·P·N
+        const double per_token = 2 * h * (di + conv + nh) + 2 * conv * kc + 4 * state + 2 * di * h;
+        r.terms.push_back({"mamba", "Mamba-2 mixer (projections, conv, SSM recurrence)",
+                           "2 s [h (2 d_inner + 2 G N + H) + (d_inner + 2 G N) k_conv + 2 H P N + d_inner h] L_mamba",
+                           s * per_token * Lm,
+                           "2 [h (2 d_inner + 2 G N + H) + (d_inner + 2 G N) k_conv + 2 H P N + d_inner h] L_mamba"});
+    }
     const double matrices = static_cast<double>(c.mlp_matrices());
     // DeepSeek-style: the first L_dense layers run a dense MLP of width f_dense, the other L − L_dense the experts.
     const double Ld0 = static_cast<double>(c.num_dense_layers), Lmoe = L - Ld0;

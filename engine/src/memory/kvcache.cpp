@@ -7,6 +7,27 @@
 
 namespace tally {
 
+std::uint64_t mamba_state_values(const ModelConfig& c) {
+    if (c.num_mamba_layers == 0) return 0;
+    const std::uint64_t conv = static_cast<std::uint64_t>(c.mamba_conv_dim()),
+                        window = static_cast<std::uint64_t>(c.mamba_conv_kernel - 1);
+    const std::uint64_t ssm = checked_mul(
+        "kv_cache", static_cast<std::uint64_t>(c.mamba_heads) * static_cast<std::uint64_t>(c.mamba_head_dim),
+        static_cast<std::uint64_t>(c.mamba_d_state));
+    return checked_add("kv_cache", checked_mul("kv_cache", conv, window), ssm);
+}
+
+std::uint64_t linear_state_values(const ModelConfig& c) {
+    if (c.num_linear_layers == 0) return 0;
+    const std::uint64_t conv = static_cast<std::uint64_t>(c.linear_conv_dim()),
+                        window = static_cast<std::uint64_t>(c.linear_conv_kernel - 1);
+    const std::uint64_t ssm = checked_mul(
+        "kv_cache",
+        static_cast<std::uint64_t>(c.linear_value_heads) * static_cast<std::uint64_t>(c.linear_key_head_dim),
+        static_cast<std::uint64_t>(c.linear_value_head_dim));
+    return checked_add("kv_cache", checked_mul("kv_cache", conv, window), ssm);
+}
+
 KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch, DType kv_dtype, DType weights_dtype,
                  std::int64_t encoder_context) {
     validate(c);
@@ -31,8 +52,9 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
                                                 std::to_string(encoder_context));
     KvCache k;
     // Layers that decode: all of a decoder's, only the decoder stack of an encoder-decoder.
+    // A hybrid's linear-attention and Mamba-2 layers hold a state instead (added below).
     const std::uint64_t layers =
-        static_cast<std::uint64_t>(c.is_encoder_decoder() ? c.num_decoder_layers : c.num_layers);
+        static_cast<std::uint64_t>(c.is_encoder_decoder() ? c.num_decoder_layers : c.num_attention_layers());
     const std::uint64_t windowed = static_cast<std::uint64_t>(c.num_sliding_layers);
     // Values one layer caches per token: K and V of n_kv heads (GQA shrinks n_kv), or MLA's latent and RoPE key.
     const std::uint64_t per_layer =
@@ -48,6 +70,10 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
         k.cross_tokens = static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context);
         k.cross_bytes_per_sequence = checked_mul("kv_cache", k.bytes_per_token, k.cross_tokens);
     }
+    const std::uint64_t state_values = checked_add(
+        "kv_cache", checked_mul("kv_cache", static_cast<std::uint64_t>(c.num_mamba_layers), mamba_state_values(c)),
+        checked_mul("kv_cache", static_cast<std::uint64_t>(c.num_linear_layers), linear_state_values(c)));
+    k.state_bytes_per_sequence = dtype_storage_bytes("kv_cache", state_values, weights_dtype);
     k.kv_cache_bytes = checked_mul("kv_cache", k.bytes_per_sequence(context), static_cast<std::uint64_t>(batch));
     k.weights_bytes = dtype_storage_bytes("weights", count_params(c).total, weights_dtype);
     k.total_bytes = checked_add("kv_cache", k.kv_cache_bytes, k.weights_bytes);
@@ -70,12 +96,14 @@ std::uint64_t KvCache::bytes_per_sequence(std::int64_t context) const {
         sliding_window > 0 ? std::min(tokens, static_cast<std::uint64_t>(sliding_window)) : tokens;
     const std::uint64_t global = checked_mul("kv_cache", global_bytes_per_token, tokens);
     const std::uint64_t windowed = checked_mul("kv_cache", bytes_per_token - global_bytes_per_token, windowed_tokens);
-    return checked_add("kv_cache", checked_add("kv_cache", global, windowed), cross_bytes_per_sequence);
+    return checked_add("kv_cache",
+                       checked_add("kv_cache", checked_add("kv_cache", global, windowed), cross_bytes_per_sequence),
+                       state_bytes_per_sequence);
 }
 
-std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& c, const KvCache& k, std::int64_t context,
-                                          DType kv_dtype) {
-    const std::int64_t layers = c.is_encoder_decoder() ? c.num_decoder_layers : c.num_layers;
+std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& c, const KvCache& k, std::int64_t context, DType kv_dtype,
+                                          DType weights_dtype) {
+    const std::int64_t layers = c.is_encoder_decoder() ? c.num_decoder_layers : c.num_attention_layers();
     const std::uint64_t tokens = static_cast<std::uint64_t>(context);
     KvLayerGroup base;
     base.latent = c.is_mla();
@@ -100,6 +128,20 @@ std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& c, const KvCache& k
     add("windowed", c.num_sliding_layers, k.bytes_per_token - k.global_bytes_per_token,
         std::min(tokens, static_cast<std::uint64_t>(k.sliding_window)));
     if (k.cross_tokens > 0) add("cross", layers, k.bytes_per_token, k.cross_tokens);
+    // A hybrid's recurrent layers: a fixed state per sequence, whatever the context.
+    auto add_state = [&](const char* kind, std::int64_t n, std::uint64_t values) {
+        if (n == 0) return;
+        KvLayerGroup g;
+        g.kind = kind;
+        g.layers = n;
+        g.recurrent = true;
+        g.state_values = values;
+        g.bytes_per_sequence = dtype_storage_bytes(
+            "kv_cache", checked_mul("kv_cache", static_cast<std::uint64_t>(n), values), weights_dtype);
+        groups.push_back(g);
+    };
+    add_state("linear_attention", c.num_linear_layers, linear_state_values(c));
+    add_state("mamba", c.num_mamba_layers, mamba_state_values(c));
     return groups;
 }
 
@@ -110,12 +152,15 @@ KvCapacity kv_capacity(const KvCache& k, std::int64_t context, std::int64_t batc
     out.max_batch = k.weights_bytes >= usable ? 0 : (usable - k.weights_bytes) / per_sequence;
     // Generated tokens that fit beside the weights and the batch's fixed cross-attention K/V.
     const std::uint64_t b = static_cast<std::uint64_t>(batch);
-    const std::uint64_t fixed = k.weights_bytes + k.cross_bytes_per_sequence * b;
+    // Fixed per sequence: cross-attention K/V and a hybrid's recurrent state.
+    const std::uint64_t fixed = k.weights_bytes + (k.cross_bytes_per_sequence + k.state_bytes_per_sequence) * b;
     if (fixed >= usable) return out;
     const std::uint64_t room = usable - fixed;
     const std::uint64_t window = static_cast<std::uint64_t>(k.sliding_window);
     // Up to the window every layer grows; past it only the global layers do (none: the cache stops growing).
-    if (window == 0 || room / b < k.bytes_per_token * window) {
+    if (k.bytes_per_token == 0) {
+        out.max_context = std::uint64_t{1} << 40;  // state only (no attention layer): no context limit
+    } else if (window == 0 || room / b < k.bytes_per_token * window) {
         out.max_context = room / (k.bytes_per_token * b);
     } else if (k.global_bytes_per_token == 0) {
         out.max_context = std::uint64_t{1} << 40;  // the longest context the API accepts

@@ -1,6 +1,7 @@
 #include "tally/model/hf_config.h"
 
 #include <string>
+#include <vector>
 
 #include "tally/base/error.h"
 #include "tally/base/input.h"
@@ -649,6 +650,182 @@ ModelConfig load_minimax_m2(const json& j) {
     return c;
 }
 
+// A hybrid's layer_types list: one entry per layer, each one of `kinds`; the count of each kind in `kinds`' order.
+// A list of the wrong length or an entry outside `kinds` is refused naming layer_types.
+std::vector<std::int64_t> hf_layer_kinds(const json& types, std::int64_t layers, const std::string& type,
+                                         std::initializer_list<const char*> kinds) {
+    std::string allowed;
+    for (const char* k : kinds) allowed += (allowed.empty() ? "" : ", ") + std::string(k);
+    if (!types.is_array() || static_cast<std::int64_t>(types.size()) != layers)
+        throw InputError("layer_types", "config.json field \"layer_types\" must list one type per layer (" +
+                                            std::to_string(layers) + " for num_hidden_layers), got " +
+                                            (types.is_array() ? std::to_string(types.size()) + " entries"
+                                                              : std::string(types.type_name())));
+    std::vector<std::int64_t> counts(kinds.size(), 0);
+    for (const json& t : types) {
+        bool known = false;
+        std::size_t i = 0;
+        for (const char* k : kinds) {
+            if (t.is_string() && t.get<std::string>() == k) ++counts[i], known = true;
+            ++i;
+        }
+        if (!known)
+            throw InputError("layer_types", "config.json field \"layer_types\" entries must be one of " + allowed +
+                                                " for model_type " + type + ", got " + printable(t.dump(), 40));
+    }
+    return counts;
+}
+
+// Qwen3NextConfig (transformers configuration_qwen3_next.py, modeling_qwen3_next.py): layers of gated DeltaNet
+// linear attention with every full_attention_interval-th layer (default 4) gated softmax attention (q_proj
+// also yields an output gate; q_norm / k_norm per head), or as layer_types lists them; every layer a MoE of
+// num_experts (top num_experts_per_tok) plus one gated shared expert of shared_expert_intermediate_size. The
+// MTP layer of the checkpoint (mtp_num_hidden_layers) is not loaded by transformers (Qwen3NextForCausalLM drops
+// "mtp.*" keys), so it is not counted.
+ModelConfig load_qwen3_next(const json& j) {
+    const std::string type = "qwen3_next";
+    refuse_unknown_keys(j, type,
+                        {"num_experts", "moe_intermediate_size", "shared_expert_intermediate_size",
+                         "decoder_sparse_step", "mlp_only_layers", "full_attention_interval", "linear_num_key_heads",
+                         "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+                         "linear_conv_kernel_dim", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings"});
+    ModelConfig c = load_llama_like(j, type);
+    c.qk_norm = true;
+    c.attn_output_gate = true;
+    c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
+    c.num_experts = hf_int(j, "num_experts", type, 1, kMaxExperts);
+    c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+    // The shared expert is one MLP of its own width: tally's shared experts have the routed width, so the width
+    // must be a multiple of it (Qwen3-Next-80B-A3B: 512 and 512).
+    const std::int64_t shared = hf_int_or(j, "shared_expert_intermediate_size", 0, 0, kMaxFfn);
+    if (shared % c.ffn_hidden_size != 0)
+        throw InputError("shared_expert_intermediate_size",
+                         "config.json field \"shared_expert_intermediate_size\" (" + std::to_string(shared) +
+                             ") must be a multiple of moe_intermediate_size (" + std::to_string(c.ffn_hidden_size) +
+                             ") for tally to count the shared expert");
+    c.num_shared_experts = shared / c.ffn_hidden_size;
+    c.shared_expert_gate = shared > 0;
+    if (hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
+        throw InputError("decoder_sparse_step",
+                         "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not model "
+                         "interleaved dense layers");
+    auto only = j.find("mlp_only_layers");
+    if (only != j.end() && !only->is_null() && !(only->is_array() && only->empty()))
+        throw InputError("mlp_only_layers",
+                         "config.json field \"mlp_only_layers\" must be empty; tally does not "
+                         "model dense layers among MoE layers");
+    auto types = j.find("layer_types");
+    if (types != j.end() && !types->is_null()) {
+        c.num_linear_layers = hf_layer_kinds(*types, c.num_layers, type, {"linear_attention", "full_attention"})[0];
+    } else {
+        // Qwen3NextConfig's default layer_types: full attention where (i + 1) % interval == 0.
+        const std::int64_t interval = hf_int_or(j, "full_attention_interval", 4, 1, kMaxLayers);
+        c.num_linear_layers = c.num_layers - c.num_layers / interval;
+    }
+    c.linear_key_heads = hf_int(j, "linear_num_key_heads", type, 1, kMaxHidden);
+    c.linear_value_heads = hf_int(j, "linear_num_value_heads", type, 1, kMaxHidden);
+    c.linear_key_head_dim = hf_int(j, "linear_key_head_dim", type, 1, kMaxHidden);
+    c.linear_value_head_dim = hf_int(j, "linear_value_head_dim", type, 1, kMaxHidden);
+    c.linear_conv_kernel = hf_int_or(j, "linear_conv_kernel_dim", 4, 1, 1024);
+    if (c.linear_value_heads % c.linear_key_heads != 0)
+        throw InputError("linear_num_value_heads", "config.json field \"linear_num_value_heads\" (" +
+                                                       std::to_string(c.linear_value_heads) +
+                                                       ") must be a multiple of linear_num_key_heads (" +
+                                                       std::to_string(c.linear_key_heads) + ")");
+    return c;
+}
+
+// GraniteMoeHybridConfig (transformers configuration_granitemoehybrid.py, modeling_granitemoehybrid.py; Granite
+// 4.0-H): layer_types lists "mamba" (a Mamba-2 mixer) or "attention" (GQA, biases with attention_bias) per layer;
+// every layer keeps its feed-forward: num_local_experts experts of intermediate_size (top num_experts_per_tok)
+// plus a shared MLP of shared_intermediate_size, or that shared MLP alone when num_local_experts is 0. Embedding,
+// attention, residual and logits multipliers and the position type (rope or nope) change no count.
+ModelConfig load_granitemoehybrid(const json& j) {
+    const std::string type = "granitemoehybrid";
+    refuse_unknown_keys(j, type,
+                        {"num_local_experts",
+                         "shared_intermediate_size",
+                         "mamba_n_heads",
+                         "mamba_d_head",
+                         "mamba_d_state",
+                         "mamba_n_groups",
+                         "mamba_d_conv",
+                         "mamba_expand",
+                         "mamba_conv_bias",
+                         "mamba_proj_bias",
+                         "mamba_chunk_size",
+                         "embedding_multiplier",
+                         "attention_multiplier",
+                         "residual_multiplier",
+                         "logits_scaling",
+                         "normalization_function",
+                         "position_embedding_type",
+                         "time_step_limit",
+                         "time_step_min",
+                         "time_step_max",
+                         "time_step_floor",
+                         "init_method"});
+    ModelConfig c = load_llama_like(j, type);
+    if (hf_string_or(j, "normalization_function", "rmsnorm") != "rmsnorm")
+        throw InputError("normalization_function",
+                         "config.json field \"normalization_function\" must be rmsnorm for model_type " + type);
+    c.mlp_bias = false;  // GraniteMoeHybridMLP and its experts have no biases
+    const std::int64_t experts = hf_int_or(j, "num_local_experts", 0, 0, kMaxExperts);
+    const std::int64_t shared = hf_int_or(j, "shared_intermediate_size", 0, 0, kMaxFfn);
+    if (experts == 0) {
+        if (shared == 0)
+            throw InputError("shared_intermediate_size",
+                             "config.json field \"shared_intermediate_size\" must be > 0 "
+                             "when num_local_experts is 0 (the layer's only MLP)");
+        c.ffn_hidden_size = shared;
+    } else {
+        c.num_experts = experts;
+        c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, experts);
+        if (shared % c.ffn_hidden_size != 0)
+            throw InputError("shared_intermediate_size",
+                             "config.json field \"shared_intermediate_size\" (" + std::to_string(shared) +
+                                 ") must be a multiple of intermediate_size (" + std::to_string(c.ffn_hidden_size) +
+                                 ") for tally to count the shared MLP");
+        c.num_shared_experts = shared / c.ffn_hidden_size;
+    }
+    auto types = j.find("layer_types");
+    if (types == j.end() || types->is_null())
+        throw InputError("layer_types", "config.json field \"layer_types\" is missing (required for model_type " +
+                                            type + ": which layers are mamba and which attention)");
+    c.num_mamba_layers = hf_layer_kinds(*types, c.num_layers, type, {"mamba", "attention"})[0];
+    if (c.num_mamba_layers > 0) {
+        // Bamba / GraniteMoeHybrid mixer: d_inner = mamba_expand · hidden_size, split into mamba_n_heads heads of
+        // mamba_d_head ("auto" or absent: d_inner / heads), B and C in mamba_n_groups groups.
+        const std::int64_t expand = hf_int_or(j, "mamba_expand", 2, 1, 1024);
+        const std::int64_t d_inner = expand * c.hidden_size;  // <= 1024 · kMaxHidden: no overflow
+        require_range("mamba_expand", d_inner, 1, kMaxHidden);
+        c.mamba_heads = hf_int_or(j, "mamba_n_heads", 128, 1, kMaxHidden);
+        if (d_inner % c.mamba_heads != 0)
+            throw InputError("mamba_n_heads", "config.json field \"mamba_n_heads\" (" + std::to_string(c.mamba_heads) +
+                                                  ") must divide mamba_expand · hidden_size (" +
+                                                  std::to_string(d_inner) + ")");
+        auto head = j.find("mamba_d_head");
+        c.mamba_head_dim = head == j.end() || head->is_null() || (head->is_string() && *head == "auto")
+                               ? d_inner / c.mamba_heads
+                               : json_integer(*head, "mamba_d_head", 1, kMaxHidden);
+        if (c.mamba_heads * c.mamba_head_dim != d_inner)
+            throw InputError("mamba_d_head", "config.json field \"mamba_d_head\" (" + std::to_string(c.mamba_head_dim) +
+                                                 ") times mamba_n_heads must equal mamba_expand · hidden_size (" +
+                                                 std::to_string(d_inner) + ")");
+        c.mamba_d_state = hf_int_or(j, "mamba_d_state", 256, 1, kMaxHidden);
+        c.mamba_groups = hf_int_or(j, "mamba_n_groups", 1, 1, kMaxHidden);
+        if (c.mamba_heads % c.mamba_groups != 0)
+            throw InputError("mamba_n_groups", "config.json field \"mamba_n_groups\" (" +
+                                                   std::to_string(c.mamba_groups) + ") must divide mamba_n_heads (" +
+                                                   std::to_string(c.mamba_heads) + ")");
+        c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
+        c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+        c.mamba_proj_bias = hf_bool_or(j, "mamba_proj_bias", false);
+    }
+    return c;
+}
+
 // A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
 ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
@@ -661,6 +838,8 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "glm4_moe") return load_glm4_moe(j);
     if (type == "ernie4_5_moe") return load_ernie4_5_moe(j);
     if (type == "minimax_m2") return load_minimax_m2(j);
+    if (type == "qwen3_next") return load_qwen3_next(j);
+    if (type == "granitemoehybrid") return load_granitemoehybrid(j);
     if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);

@@ -97,6 +97,48 @@ void validate_modern(const ModelConfig& c) {
     require_range("vision_params", c.vision_params, 0, kMaxVision);
 }
 
+// Hybrid layers (model.h): each kind's widths are required when it has layers and must be 0 otherwise.
+void validate_hybrid(const ModelConfig& c) {
+    require_range("num_linear_layers", c.num_linear_layers, 0, c.num_layers);
+    require_range("num_mamba_layers", c.num_mamba_layers, 0, c.num_layers - c.num_linear_layers);
+    if (c.is_hybrid()) require_decoder(c, c.num_linear_layers > 0 ? "num_linear_layers" : "num_mamba_layers");
+    const bool linear = c.num_linear_layers > 0, mamba = c.num_mamba_layers > 0;
+    const std::int64_t lo_l = linear ? 1 : 0, hi_l = linear ? kMaxHidden : 0;
+    require_range("linear_key_heads", c.linear_key_heads, lo_l, hi_l);
+    require_range("linear_value_heads", c.linear_value_heads, lo_l, hi_l);
+    require_range("linear_key_head_dim", c.linear_key_head_dim, lo_l, hi_l);
+    require_range("linear_value_head_dim", c.linear_value_head_dim, lo_l, hi_l);
+    require_range("linear_conv_kernel", c.linear_conv_kernel, lo_l, linear ? 1024 : 0);
+    // Gated DeltaNet repeats each key head over linear_value_heads / linear_key_heads value heads
+    // (transformers modeling_qwen3_next.py, Qwen3NextGatedDeltaNet: num_v_heads // num_k_heads).
+    if (linear && c.linear_value_heads % c.linear_key_heads != 0)
+        throw InputError("linear_value_heads", "linear_value_heads (" + std::to_string(c.linear_value_heads) +
+                                                   ") must be a multiple of linear_key_heads (" +
+                                                   std::to_string(c.linear_key_heads) + ")");
+    const std::int64_t lo_m = mamba ? 1 : 0, hi_m = mamba ? kMaxHidden : 0;
+    require_range("mamba_heads", c.mamba_heads, lo_m, hi_m);
+    require_range("mamba_head_dim", c.mamba_head_dim, lo_m, hi_m);
+    require_range("mamba_d_state", c.mamba_d_state, lo_m, hi_m);
+    require_range("mamba_groups", c.mamba_groups, lo_m, hi_m);
+    require_range("mamba_conv_kernel", c.mamba_conv_kernel, lo_m, mamba ? 1024 : 0);
+    // Mamba-2 heads share B and C within a group: the groups divide the heads (Dao & Gu 2024, sec. 7.2).
+    if (mamba && c.mamba_heads % c.mamba_groups != 0)
+        throw InputError("mamba_groups", "mamba_groups (" + std::to_string(c.mamba_groups) +
+                                             ") must divide mamba_heads (" + std::to_string(c.mamba_heads) + ")");
+    if (!mamba && (c.mamba_conv_bias || c.mamba_proj_bias))
+        throw InputError(c.mamba_conv_bias ? "mamba_conv_bias" : "mamba_proj_bias",
+                         "mamba_conv_bias and mamba_proj_bias need Mamba-2 layers (num_mamba_layers > 0)");
+    // Windowed layers are softmax-attention layers.
+    if (c.num_sliding_layers > c.num_attention_layers())
+        throw InputError("num_sliding_layers", "num_sliding_layers (" + std::to_string(c.num_sliding_layers) +
+                                                   ") exceeds the attention layers (" +
+                                                   std::to_string(c.num_attention_layers()) + ")");
+    if (c.shared_expert_gate && c.num_shared_experts == 0)
+        throw InputError("shared_expert_gate", "shared_expert_gate needs a shared expert (num_shared_experts > 0)");
+    if (c.attn_output_gate && c.is_mla())
+        throw InputError("attn_output_gate", "attn_output_gate applies to standard attention, not latent attention");
+}
+
 }  // namespace
 
 std::int64_t json_integer(const json& value, const std::string& field, std::int64_t low, std::int64_t high) {
@@ -177,6 +219,7 @@ void validate(const ModelConfig& c) {
     require_range("type_vocab_size", c.type_vocab_size, 0, kMaxVocab);
     require_range("relative_attention_buckets", c.relative_attention_buckets, 0, kMaxPositions);
     validate_modern(c);
+    validate_hybrid(c);
     // Widths that multiply into byte counts stay far from 2^63 at these limits; products that
     // could still overflow (e.g. vocab × hidden at both maxima) go through checked_mul.
 }
@@ -259,6 +302,22 @@ ModelConfig model_from_json(const json& o) {
     c.sandwich_norm = json_bool(o, "sandwich_norm", false);
     c.qk_norm_full = json_bool(o, "qk_norm_full", false);
     c.vision_params = json_int_field(o, "vision_params", 0, kMaxVision, 0, false);
+    c.num_linear_layers = json_int_field(o, "num_linear_layers", 0, kMaxLayers, 0, false);
+    c.linear_key_heads = json_int_field(o, "linear_key_heads", 0, kMaxHidden, 0, false);
+    c.linear_value_heads = json_int_field(o, "linear_value_heads", 0, kMaxHidden, 0, false);
+    c.linear_key_head_dim = json_int_field(o, "linear_key_head_dim", 0, kMaxHidden, 0, false);
+    c.linear_value_head_dim = json_int_field(o, "linear_value_head_dim", 0, kMaxHidden, 0, false);
+    c.linear_conv_kernel = json_int_field(o, "linear_conv_kernel", 0, 1024, 0, false);
+    c.num_mamba_layers = json_int_field(o, "num_mamba_layers", 0, kMaxLayers, 0, false);
+    c.mamba_heads = json_int_field(o, "mamba_heads", 0, kMaxHidden, 0, false);
+    c.mamba_head_dim = json_int_field(o, "mamba_head_dim", 0, kMaxHidden, 0, false);
+    c.mamba_d_state = json_int_field(o, "mamba_d_state", 0, kMaxHidden, 0, false);
+    c.mamba_groups = json_int_field(o, "mamba_groups", 0, kMaxHidden, 0, false);
+    c.mamba_conv_kernel = json_int_field(o, "mamba_conv_kernel", 0, 1024, 0, false);
+    c.mamba_conv_bias = json_bool(o, "mamba_conv_bias", false);
+    c.mamba_proj_bias = json_bool(o, "mamba_proj_bias", false);
+    c.attn_output_gate = json_bool(o, "attn_output_gate", false);
+    c.shared_expert_gate = json_bool(o, "shared_expert_gate", false);
     validate(c);
     return c;
 }
@@ -303,6 +362,26 @@ json model_to_json(const ModelConfig& c) {
     if (c.sandwich_norm) o["sandwich_norm"] = true;
     if (c.qk_norm_full) o["qk_norm_full"] = true;
     if (c.vision_params > 0) o["vision_params"] = c.vision_params;
+    if (c.num_linear_layers > 0) {
+        o["num_linear_layers"] = c.num_linear_layers;
+        o["linear_key_heads"] = c.linear_key_heads;
+        o["linear_value_heads"] = c.linear_value_heads;
+        o["linear_key_head_dim"] = c.linear_key_head_dim;
+        o["linear_value_head_dim"] = c.linear_value_head_dim;
+        o["linear_conv_kernel"] = c.linear_conv_kernel;
+    }
+    if (c.num_mamba_layers > 0) {
+        o["num_mamba_layers"] = c.num_mamba_layers;
+        o["mamba_heads"] = c.mamba_heads;
+        o["mamba_head_dim"] = c.mamba_head_dim;
+        o["mamba_d_state"] = c.mamba_d_state;
+        o["mamba_groups"] = c.mamba_groups;
+        o["mamba_conv_kernel"] = c.mamba_conv_kernel;
+        if (c.mamba_conv_bias) o["mamba_conv_bias"] = true;
+        if (c.mamba_proj_bias) o["mamba_proj_bias"] = true;
+    }
+    if (c.attn_output_gate) o["attn_output_gate"] = true;
+    if (c.shared_expert_gate) o["shared_expert_gate"] = true;
     return o;
 }
 

@@ -30,6 +30,8 @@ const char* component_id(Component c) {
         case Component::MlmHead: return "mlm_head";
         case Component::NspHead: return "nsp_head";
         case Component::Mtp: return "mtp";
+        case Component::LinearAttention: return "linear_attention";
+        case Component::Mamba: return "mamba";
     }
     return "?";
 }
@@ -49,11 +51,64 @@ const char* component_name(Component c) {
         case Component::MlmHead: return "masked-LM head (transform, norm, output bias; output matrix tied)";
         case Component::NspHead: return "next-sentence head";
         case Component::Mtp: return "multi-token prediction modules (not in the total)";
+        case Component::LinearAttention: return "gated DeltaNet linear attention, its layers";
+        case Component::Mamba: return "Mamba-2 mixers, their layers";
     }
     return "?";
 }
 
 u64 Tensor::count() const { return mul(static_cast<u64>(rows), static_cast<u64>(cols)); }
+
+namespace {
+
+// The token mixers of a hybrid's linear-attention and Mamba-2 layers, one tensor per parameter of the
+// transformers module (weights as (out_features, in_features), a depthwise conv as (channels, kernel)).
+void add_hybrid_mixers(const ModelConfig& c, std::vector<Tensor>& t) {
+    const std::int64_t h = c.hidden_size;
+    auto push = [&](const char* name, Component component, LayerSet set, std::int64_t rows, std::int64_t cols,
+                    TpSplit split) {
+        Tensor w{name, component, rows, cols, true, false, split};
+        w.layer_set = set;
+        t.push_back(w);
+    };
+    if (c.num_linear_layers > 0) {
+        // Qwen3NextGatedDeltaNet (transformers modeling_qwen3_next.py): in_proj_qkvz (h -> 2·key_dim + 2·value_dim:
+        // Q, K, V and the output gate z), in_proj_ba (h -> 2·value heads: β and the decay's α), a depthwise
+        // Conv1d over Q, K, V without bias (conv_dim x kernel), dt_bias and A_log per value head, a gated
+        // RMSNorm of d_v weights shared by the heads, out_proj (value_dim -> h).
+        const auto L = Component::LinearAttention;
+        const auto set = LayerSet::Linear;
+        const std::int64_t kd = c.linear_key_dim(), vd = c.linear_value_dim(), vh = c.linear_value_heads;
+        push("layers.*.linear_attn.in_proj_qkvz.weight", L, set, 2 * kd + 2 * vd, h, TpSplit::Rows);
+        push("layers.*.linear_attn.in_proj_ba.weight", L, set, 2 * vh, h, TpSplit::Rows);
+        push("layers.*.linear_attn.conv1d.weight", L, set, c.linear_conv_dim(), c.linear_conv_kernel, TpSplit::Rows);
+        push("layers.*.linear_attn.dt_bias", L, set, 1, vh, TpSplit::Cols);
+        push("layers.*.linear_attn.A_log", L, set, 1, vh, TpSplit::Cols);
+        push("layers.*.linear_attn.norm.weight", L, set, 1, c.linear_value_head_dim, TpSplit::Replicated);
+        push("layers.*.linear_attn.out_proj.weight", L, set, h, vd, TpSplit::Cols);
+    }
+    if (c.num_mamba_layers > 0) {
+        // GraniteMoeHybridMambaLayer (transformers modeling_granitemoehybrid.py, as Bamba's mixer): in_proj
+        // (h -> d_inner + conv_dim + nheads: the gate z, then x·B·C, then dt), a depthwise Conv1d over x, B, C
+        // (conv_dim x d_conv, bias if mamba_conv_bias), dt_bias, A_log and D per head, a gated RMSNorm over d_inner,
+        // out_proj (d_inner -> h); in_proj and out_proj carry biases when mamba_proj_bias.
+        const auto M = Component::Mamba;
+        const auto set = LayerSet::Mamba;
+        const std::int64_t di = c.mamba_d_inner(), conv = c.mamba_conv_dim(), nh = c.mamba_heads;
+        push("layers.*.mamba.in_proj.weight", M, set, di + conv + nh, h, TpSplit::Rows);
+        if (c.mamba_proj_bias) push("layers.*.mamba.in_proj.bias", M, set, 1, di + conv + nh, TpSplit::Cols);
+        push("layers.*.mamba.conv1d.weight", M, set, conv, c.mamba_conv_kernel, TpSplit::Rows);
+        if (c.mamba_conv_bias) push("layers.*.mamba.conv1d.bias", M, set, 1, conv, TpSplit::Cols);
+        push("layers.*.mamba.dt_bias", M, set, 1, nh, TpSplit::Cols);
+        push("layers.*.mamba.A_log", M, set, 1, nh, TpSplit::Cols);
+        push("layers.*.mamba.D", M, set, 1, nh, TpSplit::Cols);
+        push("layers.*.mamba.norm.weight", M, set, 1, di, TpSplit::Cols);
+        push("layers.*.mamba.out_proj.weight", M, set, h, di, TpSplit::Cols);
+        if (c.mamba_proj_bias) push("layers.*.mamba.out_proj.bias", M, set, 1, h, TpSplit::Replicated);
+    }
+}
+
+}  // namespace
 
 std::vector<Tensor> model_tensors(const ModelConfig& c) {
     validate(c);
@@ -110,8 +165,10 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         t.push_back({"layers.*.attn.kv_b.weight", Component::Attention, a * (dn + dv), c.kv_lora_rank, true, false,
                      TpSplit::Rows, dn + dv});
     } else {
-        t.push_back(
-            {"layers.*.attn.q.weight", Component::Attention, c.q_dim(), h, true, false, TpSplit::Rows, c.head_dim});
+        // Qwen3-Next's gated attention: q_proj's rows hold each head's query and its output gate
+        // (transformers modeling_qwen3_next.py, Qwen3NextAttention: num_heads · head_dim · 2).
+        t.push_back({"layers.*.attn.q.weight", Component::Attention, (c.attn_output_gate ? 2 : 1) * c.q_dim(), h, true,
+                     false, TpSplit::Rows, c.head_dim});
         t.push_back(
             {"layers.*.attn.k.weight", Component::Attention, c.kv_dim(), h, true, false, TpSplit::Rows, c.head_dim});
         t.push_back({"layers.*.attn.v.weight", Component::Attention, c.v_dim(), h, true, false, TpSplit::Rows,
@@ -169,6 +226,11 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         cross("decoder_layers.*.cross_attn.o.weight", h, c.q_dim(), TpSplit::Cols, 1);
         if (c.attn_out_bias) cross("decoder_layers.*.cross_attn.o.bias", 1, h, TpSplit::Replicated, 1);
     }
+    // A hybrid's softmax attention sits in num_attention_layers() layers only; its mixers follow.
+    if (c.is_hybrid())
+        for (Tensor& w : t)
+            if (w.per_layer && w.component == Component::Attention) w.layer_set = LayerSet::Attention;
+    add_hybrid_mixers(c, t);
     t.push_back({"layers.*.mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     if (ln) t.push_back({"layers.*.mlp_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
     auto add_mlp = [&](const std::string& prefix, bool expert, std::int64_t copies, std::int64_t f, LayerSet set) {
@@ -203,6 +265,13 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         add_mlp("layers.*.mlp.experts.*", true, 1, c.ffn_hidden_size, LayerSet::Moe);
         if (c.num_shared_experts > 0)
             add_mlp("layers.*.mlp.shared_experts", false, c.num_shared_experts, c.ffn_hidden_size, LayerSet::Moe);
+        // Qwen3-Next: shared_expert_gate = Linear(h, 1, bias=False) (modeling_qwen3_next.py, Qwen3NextSparseMoeBlock).
+        if (c.shared_expert_gate) {
+            Tensor gate{
+                "layers.*.mlp.shared_expert_gate.weight", Component::Mlp, 1, h, true, false, TpSplit::Replicated};
+            gate.layer_set = LayerSet::Moe;
+            t.push_back(gate);
+        }
     } else {
         add_mlp("layers.*.mlp", false, 1, c.ffn_hidden_size, LayerSet::All);
     }
@@ -276,6 +345,9 @@ std::int64_t tensor_layers(const ModelConfig& c, const Tensor& t) {
     switch (t.layer_set) {
         case LayerSet::Dense: return c.num_dense_layers;
         case LayerSet::Moe: return c.num_layers - c.num_dense_layers;
+        case LayerSet::Attention: return c.num_attention_layers();
+        case LayerSet::Linear: return c.num_linear_layers;
+        case LayerSet::Mamba: return c.num_mamba_layers;
         case LayerSet::All: break;
     }
     return c.num_layers;
@@ -298,6 +370,8 @@ ParamCount count_params(const ModelConfig& c) {
             const u64 per_layer = mul(n, instances);
             switch (t.component) {
                 case Component::Attention: p.per_layer_attention = add(p.per_layer_attention, per_layer); break;
+                case Component::LinearAttention: p.per_linear_layer = add(p.per_linear_layer, per_layer); break;
+                case Component::Mamba: p.per_mamba_layer = add(p.per_mamba_layer, per_layer); break;
                 case Component::Mlp:
                     if (t.layer_set == LayerSet::Dense) {
                         p.per_dense_layer_mlp = add(p.per_dense_layer_mlp, per_layer);
@@ -323,21 +397,28 @@ ParamCount count_params(const ModelConfig& c) {
             default: break;
         }
     }
-    p.per_layer = add(add(p.per_layer_attention, p.per_layer_mlp), p.per_layer_norms);
+    // A hybrid's one layer is taken as its largest kind's (what a gradient bucket of one layer must hold).
+    const u64 mixer = std::max({static_cast<u64>(c.num_attention_layers() > 0 ? p.per_layer_attention : 0),
+                                p.per_linear_layer, p.per_mamba_layer});
+    p.per_layer = add(add(mixer, p.per_layer_mlp), p.per_layer_norms);
     // Active MLP per token: everything but the routed experts it skips.
     p.per_layer_mlp_active = p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
     const u64 main_layers = layers - dense_layers;  // MoE layers of a MoE model, every layer of a dense one
-    p.attention = mul(p.per_layer_attention, layers);
+    p.attention = mul(p.per_layer_attention, static_cast<u64>(c.num_attention_layers()));
+    p.linear_attention = mul(p.per_linear_layer, static_cast<u64>(c.num_linear_layers));
+    p.mamba = mul(p.per_mamba_layer, static_cast<u64>(c.num_mamba_layers));
     p.mlp = add(mul(p.per_layer_mlp, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
     p.norms = mul(p.per_layer_norms, layers);
     p.cross_attention = mul(p.per_decoder_layer_cross_attention, static_cast<u64>(c.num_decoder_layers));
     u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
     outside = add(add(add(outside, p.embedding_extras), p.pooler), p.cross_attention);
     outside = add(add(outside, p.mlm_head), p.nsp_head);
-    const u64 shared_layer = add(p.per_layer_attention, p.per_layer_norms);  // the same in every layer
-    p.total = add(add(outside, mul(shared_layer, layers)), p.mlp);
+    // Mixers (attention in its layers, a hybrid's linear-attention and Mamba-2 mixers in theirs) and the norms of
+    // every layer: the same for every token.
+    const u64 mixers_norms = add(add(add(p.attention, p.linear_attention), p.mamba), p.norms);
+    p.total = add(add(outside, mixers_norms), p.mlp);
     const u64 active_mlp = add(mul(p.per_layer_mlp_active, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
-    p.active = add(add(outside, mul(shared_layer, layers)), active_mlp);
+    p.active = add(add(outside, mixers_norms), active_mlp);
     p.mtp = add(mtp_own, mul(p.per_layer, static_cast<u64>(c.mtp_modules)));
     p.vision = static_cast<u64>(c.vision_params);
     return p;
@@ -367,6 +448,13 @@ std::int64_t stage_layers(const ModelConfig& c, const Tensor& t, std::int64_t la
     switch (t.layer_set) {
         case LayerSet::Dense: return layers - moe;
         case LayerSet::Moe: return moe;
+        // A hybrid's stage holds each mixer kind in proportion, rounded up (exact for pp = 1).
+        case LayerSet::Attention:
+        case LayerSet::Linear:
+        case LayerSet::Mamba: {
+            const std::int64_t kind = tensor_layers(c, t);
+            return std::min(kind, (kind * layers + c.num_layers - 1) / c.num_layers);
+        }
         case LayerSet::All: break;
     }
     return layers;
@@ -490,6 +578,10 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::MlmHead: return m.norm == NormKind::LayerNorm ? "h·h + h + 2h + V" : "h·h + h + h + V";
         case Component::NspHead: return "2h + 2";
         case Component::Mtp: return "n_mtp·(MoE layer + 2h·h + 3h)";
+        case Component::LinearAttention:
+            return "L_lin·(h·(2·H_k·d_k + 2·H_v·d_v) + h·2·H_v + (2·H_k·d_k + H_v·d_v)·k_conv + 2·H_v + d_v + H_v·d_v·h)";
+        case Component::Mamba:
+            return "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner + d_inner·h + biases)";
     }
     return "";
 }

@@ -22,6 +22,15 @@ inline constexpr const char* kKvCacheMlaFormula = "L · (r_kv + d_rope) · bytes
 // Sliding-window layers keep only the last W tokens' K and V.
 inline constexpr const char* kKvCacheWindowFormula =
     "2 · n_kv · d · bytes · ((L − L_w) · tokens + L_w · min(tokens, W)) · batch";
+// Hybrid layers hold a recurrent state per sequence instead: its size does not depend on the context.
+// Mamba-2: the conv window over x, B, C and the SSM state of every head; gated DeltaNet: the conv window over Q, K,
+// V and a d_k x d_v matrix per value head. The conv keeps its last k − 1 inputs, as vLLM's state shapes do
+// (vllm/model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator.mamba2_state_shape and
+// gated_delta_net_state_shape; transformers' cache keeps a k-wide window, one column more).
+inline constexpr const char* kMambaStateFormula = "(d_inner + 2·G·N)·(k_conv − 1) + H·P·N";
+inline constexpr const char* kLinearStateFormula = "(2·H_k·d_k + H_v·d_v)·(k_conv − 1) + H_v·d_k·d_v";
+std::uint64_t mamba_state_values(const ModelConfig& config);   // one Mamba-2 layer, one sequence (elements)
+std::uint64_t linear_state_values(const ModelConfig& config);  // one gated DeltaNet layer, one sequence (elements)
 struct KvCache {
     std::uint64_t bytes_per_token = 0;  // one generated token of one sequence, all decoding layers, K and V
     // Past the sliding window a token adds only the global layers' share (= bytes_per_token without windows).
@@ -29,13 +38,17 @@ struct KvCache {
     std::int64_t sliding_window = 0;  // W (0: no windowed layers)
     // Encoder-decoder: the cross-attention K and V of one sequence (fixed at encoder_context tokens); 0 otherwise.
     std::uint64_t cross_bytes_per_sequence = 0;
-    std::uint64_t cross_tokens = 0;    // encoder tokens the cross-attention K/V hold (0: not an encoder-decoder)
-    std::uint64_t kv_cache_bytes = 0;  // self-attention cache + cross-attention K/V, whole batch
+    std::uint64_t cross_tokens = 0;  // encoder tokens the cross-attention K/V hold (0: not an encoder-decoder)
+    // Hybrids: the linear-attention and Mamba-2 layers' recurrent state of one sequence, in the weights' dtype (the
+    // dtype transformers allocates its conv and SSM states in); 0 for other models. Fixed, like cross K/V.
+    std::uint64_t state_bytes_per_sequence = 0;
+    std::uint64_t kv_cache_bytes = 0;  // self-attention cache + cross-attention K/V + recurrent state, whole batch
     std::uint64_t weights_bytes = 0;
     std::uint64_t total_bytes = 0;
     // The same cache with n_kv = a (no GQA), for comparison; for MLA, every head's full K and V (a·(d + d_v)).
     std::uint64_t mha_kv_cache_bytes = 0;
-    // One sequence of `context` tokens, all decoding layers (windowed layers capped at W), cross K/V included.
+    // One sequence of `context` tokens, all decoding layers (windowed layers capped at W), cross K/V and a hybrid's
+    // recurrent state included.
     std::uint64_t bytes_per_sequence(std::int64_t context) const;
 };
 // encoder_context: an encoder-decoder's input tokens (0 = context); must be 0 for a decoder. An encoder
@@ -47,7 +60,7 @@ KvCache kv_cache(const ModelConfig& config, std::int64_t context, std::int64_t b
 // windowed layers the last W, cross-attention layers the encoder's tokens; MLA layers hold a latent and a
 // RoPE key instead of per-head K and V. The groups' bytes_per_sequence add up to bytes_per_sequence(context).
 struct KvLayerGroup {
-    const char* kind = "full";  // "full", "windowed" or "cross"
+    const char* kind = "full";  // "full", "windowed", "cross", "linear_attention" or "mamba"
     std::int64_t layers = 0;
     bool latent = false;                      // MLA: holds the compressed latent and the decoupled RoPE key
     std::uint64_t key_values = 0;             // per token per layer: K of the KV heads (MLA: the RoPE key)
@@ -57,10 +70,14 @@ struct KvLayerGroup {
     std::uint64_t bytes_per_token = 0;        // all layers of the group, one token
     std::uint64_t tokens = 0;                 // tokens one layer holds at `context` (windowed: min(context, W))
     std::uint64_t bytes_per_sequence = 0;     // all layers of the group at `context`
+    // linear_attention / mamba: a recurrent state, not a per-token cache (key_values, value_values, tokens and the
+    // per-token bytes are 0): state_values elements per layer per sequence, in the weights' dtype.
+    bool recurrent = false;
+    std::uint64_t state_values = 0;
 };
 // The groups of `cache` (made by kv_cache for `config`) at `context` tokens, in layer-kind order.
 std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& config, const KvCache& cache, std::int64_t context,
-                                          DType kv_dtype);
+                                          DType kv_dtype, DType weights_dtype = DType::BF16);
 
 // What fits in `usable_bytes` of device memory beside the weights.
 struct KvCapacity {

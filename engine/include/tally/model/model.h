@@ -87,8 +87,42 @@ struct ModelConfig {
     // in total or active; its FLOPs and memory are not modelled (the counts are the language model's).
     std::int64_t vision_params = 0;
 
+    // Hybrid models: of the num_layers layers, num_linear_layers mix tokens with gated DeltaNet linear attention
+    // (Yang, Kautz & Hatamizadeh 2024, "Gated Delta Networks", arXiv:2412.06464; Qwen3-Next) and num_mamba_layers
+    // with a Mamba-2 SSM (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060; Granite 4.0-H); the other
+    // num_attention_layers() keep softmax attention and its KV cache. Either kind holds a per-sequence recurrent
+    // state of a fixed size instead of a cache that grows with the context. Every layer keeps its MLP and norms.
+    // Layer order changes no count, FLOP or byte, so the kinds are counted, not listed.
+    std::int64_t num_linear_layers = 0;
+    std::int64_t linear_key_heads = 0;       // gated DeltaNet: query/key heads (config linear_num_key_heads)
+    std::int64_t linear_value_heads = 0;     // value heads; a multiple of the key heads (each key head serves some)
+    std::int64_t linear_key_head_dim = 0;    // d_k of one head
+    std::int64_t linear_value_head_dim = 0;  // d_v of one head: the state of a head is d_k x d_v
+    std::int64_t linear_conv_kernel = 0;     // width of the causal depthwise conv over Q, K, V
+    std::int64_t num_mamba_layers = 0;
+    std::int64_t mamba_heads = 0;        // Mamba-2 heads (nheads); d_inner = mamba_heads · mamba_head_dim
+    std::int64_t mamba_head_dim = 0;     // P, channels of one head
+    std::int64_t mamba_d_state = 0;      // N, the SSM state size
+    std::int64_t mamba_groups = 0;       // G: heads share B and C in G groups (divides the heads)
+    std::int64_t mamba_conv_kernel = 0;  // width of the causal depthwise conv over x, B, C
+    bool mamba_conv_bias = false;        // a bias on that conv
+    bool mamba_proj_bias = false;        // biases on in_proj and out_proj
+    // Qwen3-Next gated attention: q_proj also yields a per-channel output gate (a·d more rows), and its shared
+    // expert is scaled by a learned sigmoid gate (a 1 x h matrix per MoE layer).
+    bool attn_output_gate = false;
+    bool shared_expert_gate = false;
+
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
 
+    bool is_hybrid() const { return num_linear_layers > 0 || num_mamba_layers > 0; }
+    std::int64_t num_attention_layers() const { return num_layers - num_linear_layers - num_mamba_layers; }
+    std::int64_t mamba_d_inner() const { return mamba_heads * mamba_head_dim; }
+    // Channels of the Mamba-2 conv: x plus B and C of each group (transformers modeling_bamba.py, conv_dim).
+    std::int64_t mamba_conv_dim() const { return mamba_d_inner() + 2 * mamba_groups * mamba_d_state; }
+    std::int64_t linear_key_dim() const { return linear_key_heads * linear_key_head_dim; }
+    std::int64_t linear_value_dim() const { return linear_value_heads * linear_value_head_dim; }
+    // Channels of gated DeltaNet's conv: Q, K and V (transformers modeling_qwen3_next.py, conv_dim).
+    std::int64_t linear_conv_dim() const { return 2 * linear_key_dim() + linear_value_dim(); }
     bool is_moe() const { return num_experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }
     std::int64_t num_moe_layers() const { return is_moe() ? num_layers - num_dense_layers : 0; }

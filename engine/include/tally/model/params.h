@@ -23,9 +23,13 @@ enum class Component {
     MlmHead,          // BertForMaskedLM's head: transform h x h + bias, LayerNorm, output bias V (weights tied)
     NspHead,          // BertForPreTraining's next-sentence classifier: 2 x h + 2
     Mtp,              // multi-token prediction modules (DeepSeek-V3): apart from total and active
+    LinearAttention,  // gated DeltaNet mixers of a hybrid's linear-attention layers (Qwen3-Next)
+    Mamba,            // Mamba-2 mixers of a hybrid's SSM layers (Granite 4.0-H)
 };
 // Which of a model's layers hold a per-layer tensor: all, the first num_dense_layers (dense MLP) or the rest (MoE).
-enum class LayerSet { All, Dense, Moe };
+// A hybrid's layers by token mixer: Attention (softmax attention, num_attention_layers()), Linear
+// (num_linear_layers) or Mamba (num_mamba_layers); the MLP and the norms sit in every layer.
+enum class LayerSet { All, Dense, Moe, Attention, Linear, Mamba };
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
 // The count of a component as a formula in the model's symbols ("L·3·h·f", "V·h"), for this model's shape.
@@ -84,6 +88,10 @@ struct ParamCount {
     std::uint64_t mtp = 0;
     // A multimodal model's vision tower and projector (ModelConfig::vision_params): apart from total and active.
     std::uint64_t vision = 0;
+    // Hybrids: the mixers of the linear-attention and Mamba-2 layers, all layers of each kind (in total and active);
+    // attention and per_layer_attention then cover the num_attention_layers() softmax-attention layers only.
+    std::uint64_t linear_attention = 0, per_linear_layer = 0;
+    std::uint64_t mamba = 0, per_mamba_layer = 0;
     std::uint64_t total = 0;
     std::uint64_t active = 0;  // used per token (MoE: only the visited experts); = total when dense
 };
