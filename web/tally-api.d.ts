@@ -300,7 +300,7 @@ export interface ParamsResult {
   active?: number;
   /** {id, name, count, formula} per component */
   components?: { count: number; formula: string; id: string; name: string; [key: string]: unknown }[];
-  /** attention, mlp, mlp_active, norms, total (and dense_layer_mlp); unit parameters */
+  /** attention, mlp, mlp_active, norms, total (and dense_layer_mlp, linear_attention, mamba); unit parameters */
   per_layer?: { attention: number; mlp: number; mlp_active: number; norms: number; total: number; dense_layer_mlp?: number; [key: string]: unknown };
   /** {name, rows, cols, count, per_layer, instances_per_layer, layers?} per tensor */
   tensors?: { cols: number; count: number; instances_per_layer: number; name: string; per_layer: boolean; rows: number; layers?: number; [key: string]: unknown }[];
@@ -761,6 +761,10 @@ export interface KvCacheResult {
   mha_kv_cache_bytes?: number;
   /** the cache by layer kind */
   kv_layers?: { bytes_per_layer_token: number; bytes_per_sequence: number; bytes_per_token: number; key_values: number; kind: string; latent: boolean; layers: number; mha_values: number; tokens: number; value_values: number; [key: string]: unknown }[];
+  /** hybrids: the linear-attention and Mamba-2 layers' state of one sequence; unit bytes */
+  state_bytes_per_sequence?: unknown;
+  /** hybrids: the state of one layer, per kind */
+  state_formula?: unknown;
   /** with a capacity: total <= usable */
   fits?: boolean;
   /** with a capacity: most sequences at context; unit sequences */
