@@ -80,6 +80,8 @@ export interface SharedEmbeddingChunksArgs {
   lora_targets?: string | null;
   /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; default nominal */
   fabric?: "nominal" | "hf-ultrascale-h100" | null;
+  /** the node's network, all its cards together, one way (0: the hardware preset's cards; else at least 1); unit Gb/s; range [0, 640000]; default 0 */
+  node_network_gbps?: number | string | null;
   /** attention kernel under flash_attention: the flash-attn 2 package, cuDNN fused attention / FlashAttention-3 (Hopper and later), or PyTorch SDPA (cuDNN first on Blackwell, flash before); default depends: the stack's default */
   attention_kernel?: "flash-attn-2" | "cudnn-fused" | "sdpa" | null;
   /** TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel collectives hidden behind the linear GEMMs; default depends: the stack's default */
@@ -293,7 +295,7 @@ export interface ParamsArgs extends SharedModelArgs {}
 /** The result of params (fields typed from its example calls; some appear only with certain arguments). */
 export interface ParamsResult {
   /** the resolved tally config */
-  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; num_sliding_layers?: number; qk_norm?: boolean; sandwich_norm?: boolean; sliding_window?: number; vision_params?: number; [key: string]: unknown };
+  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; num_sliding_layers?: number; qk_norm?: boolean; sandwich_norm?: boolean; sliding_window?: number; vision_params?: number; attn_output_gate?: boolean; linear_conv_kernel?: number; linear_key_head_dim?: number; linear_key_heads?: number; linear_value_head_dim?: number; linear_value_heads?: number; num_linear_layers?: number; shared_expert_gate?: boolean; [key: string]: unknown };
   /** every parameter (MTP modules apart); unit parameters */
   total?: number;
   /** parameters a token visits; unit parameters */
@@ -301,7 +303,7 @@ export interface ParamsResult {
   /** {id, name, count, formula} per component */
   components?: { count: number; formula: string; id: string; name: string; [key: string]: unknown }[];
   /** attention, mlp, mlp_active, norms, total (and dense_layer_mlp, linear_attention, mamba); unit parameters */
-  per_layer?: { attention: number; mlp: number; mlp_active: number; norms: number; total: number; dense_layer_mlp?: number; [key: string]: unknown };
+  per_layer?: { attention: number; mlp: number; mlp_active: number; norms: number; total: number; dense_layer_mlp?: number; linear_attention?: number; [key: string]: unknown };
   /** {name, rows, cols, count, per_layer, instances_per_layer, layers?} per tensor */
   tensors?: { cols: number; count: number; instances_per_layer: number; name: string; per_layer: boolean; rows: number; layers?: number; [key: string]: unknown }[];
   /** multi-token prediction modules: {count, formula}, when the model has them; unit parameters */
@@ -746,7 +748,7 @@ export interface KvCacheArgs extends SharedModelArgs, SharedCapacityBytesArgs, S
 /** The result of kv_cache (fields typed from its example calls; some appear only with certain arguments). */
 export interface KvCacheResult {
   /** the resolved tally config */
-  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; [key: string]: unknown };
+  model?: { attention_dropout: number; attn_out_bias: boolean; embedding_dropout: number; experts_per_token: number; ffn_hidden_size: number; head_dim: number; hidden_size: number; max_positions: number; mlp: string; mlp_bias: boolean; name: string; norm: string; num_experts: number; num_heads: number; num_kv_heads: number; num_layers: number; num_shared_experts: number; position: string; qkv_bias: boolean; residual_dropout: number; tied_embeddings: boolean; vocab_size: number; dense_ffn_hidden_size?: number; kv_lora_rank?: number; mtp_modules?: number; num_dense_layers?: number; q_lora_rank?: number; qk_rope_head_dim?: number; router_bias?: boolean; v_head_dim?: number; attn_output_gate?: boolean; linear_conv_kernel?: number; linear_key_head_dim?: number; linear_key_heads?: number; linear_value_head_dim?: number; linear_value_heads?: number; num_linear_layers?: number; qk_norm?: boolean; shared_expert_gate?: boolean; [key: string]: unknown };
   /** KV cache per token of one sequence; unit bytes */
   bytes_per_token?: number;
   /** the whole cache: batch x context; unit bytes */
@@ -760,11 +762,11 @@ export interface KvCacheResult {
   /** the cache with full multi-head attention, to compare; unit bytes */
   mha_kv_cache_bytes?: number;
   /** the cache by layer kind */
-  kv_layers?: { bytes_per_layer_token: number; bytes_per_sequence: number; bytes_per_token: number; key_values: number; kind: string; latent: boolean; layers: number; mha_values: number; tokens: number; value_values: number; [key: string]: unknown }[];
+  kv_layers?: { bytes_per_layer_token: number; bytes_per_sequence: number; bytes_per_token: number; key_values: number; kind: string; latent: boolean; layers: number; mha_values: number; tokens: number; value_values: number; recurrent?: boolean; state_values?: number; [key: string]: unknown }[];
   /** hybrids: the linear-attention and Mamba-2 layers' state of one sequence; unit bytes */
-  state_bytes_per_sequence?: unknown;
+  state_bytes_per_sequence?: number;
   /** hybrids: the state of one layer, per kind */
-  state_formula?: unknown;
+  state_formula?: string;
   /** with a capacity: total <= usable */
   fits?: boolean;
   /** with a capacity: most sequences at context; unit sequences */

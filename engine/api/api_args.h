@@ -224,10 +224,19 @@ inline constexpr Arg step_lora_targets =
 inline constexpr Arg fabric =
     choice("fabric", "nominal", "cluster fabric: measured bus bandwidth by node count for collectives across nodes",
            "nominal|hf-ultrascale-h100");
+inline constexpr Arg node_network_gbps{.name = "node_network_gbps",
+                                       .type = Num,
+                                       .unit = "Gb/s",
+                                       .low = 0,
+                                       .high = kMaxNodeNetworkGbps,
+                                       .fallback = "0",
+                                       .doc =
+                                           "the node's network, all its cards together, one way (0: the hardware "
+                                           "preset's cards; else at least 1)"};
 inline constexpr std::array kLayoutOwnArgs{
-    step_hardware, interleave, embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
-    stack,         compile,    async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
-    fabric};
+    step_hardware, interleave,       embedding_chunks, gpus_per_node,  precision,  step_dtype,     overlap_grad_reduce,
+    stack,         compile,          async_tp,         fp8_all_gather, ep_overlap, step_lora_rank, step_lora_targets,
+    fabric,        node_network_gbps};
 // The run's switches (tally/step/stack.h, kStepSwitches), each defaulting to its stack's value; cost_balanced_stages
 // is the training setup's argument (memory reads it too), so it is declared there.
 inline constexpr std::size_t kStackSwitchCount = std::size(kStepSwitches) - 1;

@@ -69,6 +69,7 @@ StepLayout layout_from_args(const json& args, const char* method, bool hsdp) {
     layout.setup.cost_balanced_stages = switches.cost_balanced_stages;
     // InputError naming "fabric" for an unknown preset; "nominal" kept as "" so step_time takes no copy.
     if (find_fabric(arg_string(args, arg::fabric))) layout.fabric = arg_string(args, arg::fabric);
+    layout.node_network_gbps = arg_number(args, arg::node_network_gbps);
     return layout;
 }
 
@@ -98,7 +99,8 @@ json layout_json(const StepLayout& l, std::int64_t dp) {
     if (l.async_tp) out["async_tp"] = true;
     if (l.fp8_all_gather) out["fp8_all_gather"] = true;
     if (l.ep_overlap) out["ep_overlap"] = true;
-    if (!l.fabric.empty()) out["fabric"] = l.fabric;  // absent: nominal
+    if (!l.fabric.empty()) out["fabric"] = l.fabric;                              // absent: nominal
+    if (l.node_network_gbps > 0) out["node_network_gbps"] = l.node_network_gbps;  // absent: the preset's cards
     const StepSwitches& switches = l.switches ? *l.switches : stack_profile(l.stack).defaults;
     for (const StepSwitchInfo& s : kStepSwitches) out[s.name] = step_switch_value(switches, s.name);  // every one
     if (l.lora_rank > 0) {  // LoRA: the rank and the adapted modules

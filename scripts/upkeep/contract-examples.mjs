@@ -7,14 +7,18 @@ import { readFileSync } from 'node:fs';
 // A model method's calls: a dense model and a mixture of experts (whose config and results carry more fields).
 const denseAndMoe = (args) => [args, { ...args, model: 'deepseek-v3' }];
 // A multimodal config.json (Gemma 3 4B): params counts its vision tower apart from the language model.
-const gemma3 = JSON.parse(readFileSync(new URL('../../tests/fixtures/hf/gemma3-4b-it.json', import.meta.url), 'utf8'));
+const fixture = (name) =>
+  JSON.parse(readFileSync(new URL(`../../tests/fixtures/hf/${name}.json`, import.meta.url), 'utf8'));
+const gemma3 = fixture('gemma3-4b-it');
+// A hybrid (Qwen3-Next: gated DeltaNet layers beside attention): per-layer linear-attention parameters, recurrent state.
+const qwen3Next = fixture('qwen3-next-80b-a3b');
 
 export const EXAMPLES = {
   methods: { detail: true },
   assumptions: {},
   presets: {},
   model: denseAndMoe({ model: 'gpt2-small' }),
-  params: [...denseAndMoe({ model: 'gpt2-small' }), { hf_config: gemma3 }],
+  params: [...denseAndMoe({ model: 'gpt2-small' }), { hf_config: gemma3 }, { hf_config: qwen3Next }],
   flops: denseAndMoe({ model: 'gpt2-small', tokens: 1e9 }),
   training_cost: denseAndMoe({
     model: 'gpt2-small',
@@ -43,7 +47,10 @@ export const EXAMPLES = {
     { mode: 'largest_model', gpus: 8, hardware: 'h100-sxm' },
     { mode: 'largest_model', gpus: 8, hardware: 'h100-sxm', model: 'llama-2-7b' },
   ],
-  kv_cache: denseAndMoe({ model: 'llama-2-7b', context: 4096, batch: 2, hardware: 'h100-sxm' }),
+  kv_cache: [
+    ...denseAndMoe({ model: 'llama-2-7b', context: 4096, batch: 2, hardware: 'h100-sxm' }),
+    { hf_config: qwen3Next, context: 4096, batch: 2, hardware: 'h100-sxm' },
+  ],
   tensor_bytes: { shape: [4096, 4096], dtype: 'bf16' },
   float_formats: {},
   float_encode: { format: 'e4m3', value: 500 },

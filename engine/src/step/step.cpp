@@ -167,11 +167,25 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
 
 StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout& layout, const MemoryBudget* budget,
                      const StepFlops* flops) {
-    TrainingSetup st = layout.setup;
     require_range("interleave", layout.interleave, 1, 1024);
     require_range("gpus_per_node", layout.gpus_per_node, 0, 1'000'000);
     if (!hw.interconnect.present)
         throw InputError("hardware", hw.name + " has no interconnect figures (preset field \"interconnect\")");
+    if (layout.node_network_gbps != 0) {  // the stated network replaces the preset's cards, everywhere they are read
+        if (!(layout.node_network_gbps >= 1 && layout.node_network_gbps <= kMaxNodeNetworkGbps))
+            throw InputError("node_network_gbps",
+                             "node_network_gbps must be 0 (the hardware preset's cards) or in "
+                             "[1, " +
+                                 format_number(kMaxNodeNetworkGbps) + "] Gb/s, got " +
+                                 format_number(layout.node_network_gbps));
+        Hardware stated = hw;
+        const std::int64_t per_node = layout.gpus_per_node > 0 ? layout.gpus_per_node : hw.interconnect.gpus_per_node;
+        stated.interconnect.network_bytes_per_s = layout.node_network_gbps * 1e9 / 8 / static_cast<double>(per_node);
+        StepLayout rest = layout;
+        rest.node_network_gbps = 0;
+        return step_time(c, stated, rest, budget, flops);
+    }
+    TrainingSetup st = layout.setup;
     const double peak = hw.peak(layout.dtype);
     // FP8 as Transformer Engine applies it: te.Linear / LayerNormLinear / LayerNormMLP run their GEMMs in FP8;
     // DotProductAttention stays BF16 unless fp8_dpa is set, and Megatron's output layer is not a TE module

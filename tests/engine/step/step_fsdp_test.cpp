@@ -197,3 +197,37 @@ TEST_CASE("LoRA trains GPT-3 175B about 25 % faster than full fine-tuning (Hu et
     bad["lora_rank"] = 20000;
     CHECK(error_field([&] { api::invoke("step_time", bad); }) == "lora_rank");
 }
+
+TEST_CASE("a stated node network replaces the preset's cards: the same network gives the same step, a slower one "
+          "slows only what crosses nodes") {
+    nlohmann::json args = {
+        {"model", "llama-2-7b"},   {"hardware", "h100-sxm"},  {"gpus", 32},      {"seq", 4096},
+        {"micro_batch", 2},        {"global_batch", 64},      {"zero", 3},       {"shard_group", 8},
+        {"recompute", "none"},     {"flash_attention", true}, {"stack", "pytorch-fsdp"}};
+    const nlohmann::json preset_cards = api::invoke("step_time", args);
+    // h100-sxm's preset: eight 400 Gb/s NDR cards a node, 50 GB/s a GPU; stated as the node's 3,200 Gb/s.
+    args["node_network_gbps"] = 3200;
+    const nlohmann::json same = api::invoke("step_time", args);
+    CHECK(same["step_seconds"].get<double>() == Approx(preset_cards["step_seconds"].get<double>()).epsilon(1e-12));
+    CHECK(same["layout"]["node_network_gbps"] == 3200);
+    CHECK_FALSE(preset_cards["layout"].contains("node_network_gbps"));
+    // fms-fsdp's H100 cluster, "800 Gbps" a node: a quarter of the cards for the replicas' gradient all-reduce.
+    args["node_network_gbps"] = 800;
+    const nlohmann::json slow = api::invoke("step_time", args);
+    const auto dp_total = [](const nlohmann::json& r) {
+        return tally_test::breakdown_seconds(r, "dp_comm") + tally_test::breakdown_seconds(r, "dp_comm_hidden");
+    };
+    CHECK(dp_total(slow) > 3 * dp_total(same));
+    CHECK(dp_total(slow) < 4 * dp_total(same));  // NCCL's fixed latencies do not scale with the bandwidth
+    CHECK(slow["step_seconds"].get<double>() >= same["step_seconds"].get<double>());
+    // Within one node nothing crosses the network, so the stated network changes nothing.
+    nlohmann::json one_node = args;
+    one_node["gpus"] = 8, one_node["global_batch"] = 16, one_node.erase("shard_group");
+    const double slow_node = api::invoke("step_time", one_node)["step_seconds"].get<double>();
+    one_node.erase("node_network_gbps");
+    CHECK(slow_node == api::invoke("step_time", one_node)["step_seconds"].get<double>());
+    for (const double bad : {-1.0, 0.5, 1e9}) {
+        args["node_network_gbps"] = bad;
+        CHECK(error_field([&] { api::invoke("step_time", args); }) == "node_network_gbps");
+    }
+}

@@ -14,6 +14,9 @@ namespace tally {
 
 struct Fabric;  // fabric.h
 
+// The largest node network a run may state (Gb/s, step_time's node_network_gbps): 100x eight 800 Gb/s cards.
+inline constexpr double kMaxNodeNetworkGbps = 640'000;
+
 // How GPUs talk to each other: the NVLink/PCIe domain inside a node and the network between nodes
 // (content/presets/hardware/*.json "interconnect"; every figure cited there). Bandwidths are per GPU
 // and per direction, as a ring collective uses them.

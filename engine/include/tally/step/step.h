@@ -58,6 +58,9 @@ struct StepLayout {
     // The cluster's measured fabric (fabric.h: a content/presets/fabrics id) for the tensor-, context- and
     // data-parallel collectives that cross nodes; "" or "nominal": the hardware preset's network cards.
     std::string fabric;
+    // The node's network as a run states it (Gb/s one way, all its cards together, "400Gbps" in fms-fsdp's table);
+    // each GPU gets its share for collectives across nodes. 0: the hardware preset's cards.
+    double node_network_gbps = 0;
 };
 
 // Fraction of the 16-bit dense peak an attention kernel reaches over its forward and backward passes on a GPU
