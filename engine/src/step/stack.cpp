@@ -13,8 +13,34 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kAttentionNames[] = {"flash-attn-2", "cudnn-fused", "sdpa"};
-constexpr const char* kCpNames[] = {"ring", "all-gather-overlap", "all-gather"};  // CpExchange's order
+// Each enum switch's names in its enum's order; the allowed values and their order in messages are kStepSwitches'.
+constexpr const char* kAttentionNames[] = {"flash-attn-2", "cudnn-fused", "sdpa"};  // AttentionKernel
+constexpr const char* kCpNames[] = {"ring", "all-gather-overlap", "all-gather"};    // CpExchange
+
+constexpr std::string_view declared_values(std::string_view name) {
+    for (const StepSwitchInfo& s : kStepSwitches)
+        if (name == s.name) return s.values;
+    return "";
+}
+
+// Whether `names` are exactly the |-separated values kStepSwitches declares for the switch, in any order.
+template <std::size_t N>
+constexpr bool declares_exactly(std::string_view name, const char* const (&names)[N]) {
+    std::string_view values = declared_values(name);
+    std::size_t count = 0;
+    while (!values.empty()) {
+        const std::size_t bar = values.find('|');
+        const std::string_view value = values.substr(0, bar);
+        bool known = false;
+        for (const char* n : names) known = known || value == n;
+        if (!known) return false;
+        ++count;
+        values = bar == std::string_view::npos ? std::string_view{} : values.substr(bar + 1);
+    }
+    return count == N;
+}
+static_assert(declares_exactly("attention_kernel", kAttentionNames), "kAttentionNames against kStepSwitches");
+static_assert(declares_exactly("cp_exchange", kCpNames), "kCpNames against kStepSwitches");
 
 bool bool_of(std::string_view name, const json& v) {
     if (v.is_boolean()) return v.get<bool>();
@@ -26,7 +52,7 @@ bool bool_of(std::string_view name, const json& v) {
     throw InputError(std::string(name), std::string(name) + " must be true or false");
 }
 
-double bytes_of(std::string_view name, const json& v, double high) {
+double number_of(std::string_view name, const json& v, double high) {
     double x = std::nan("");
     if (v.is_number()) x = v.get<double>();
     if (v.is_string()) {
@@ -46,10 +72,13 @@ double bytes_of(std::string_view name, const json& v, double high) {
 }
 
 template <std::size_t N>
-int enum_of(std::string_view name, const json& v, const char* const (&names)[N], const char* listed) {
+int enum_of(std::string_view name, const json& v, const char* const (&names)[N]) {
     if (v.is_string())
         for (std::size_t i = 0; i < N; ++i)
             if (v.get_ref<const std::string&>() == names[i]) return static_cast<int>(i);
+    std::string listed(declared_values(name));
+    for (std::size_t bar = listed.find('|'); bar != std::string::npos; bar = listed.find('|', bar))
+        listed.replace(bar, 1, ", ");
     throw InputError(std::string(name), std::string(name) + " must be one of " + listed);
 }
 
@@ -71,14 +100,14 @@ constexpr double kMaxBucket = 1e15;  // beyond any model's gradient bytes or par
 constexpr SwitchAccess kSwitchAccess[] = {
     {"attention_kernel", [](const StepSwitches& s) -> json { return kAttentionNames[static_cast<int>(s.attention)]; },
      [](StepSwitches& s, std::string_view n, const json& v) {
-         s.attention = static_cast<AttentionKernel>(enum_of(n, v, kAttentionNames, "flash-attn-2, cudnn-fused, sdpa"));
+         s.attention = static_cast<AttentionKernel>(enum_of(n, v, kAttentionNames));
      }},
     TALLY_BOOL_SWITCH("tp_comm_overlap", tp_comm_overlap),
     TALLY_BOOL_SWITCH("fp8_tensorwise_sp_gather", fp8_tensorwise_sp_gather),
     TALLY_BOOL_SWITCH("sp_batch_first", sp_batch_first),
     {"cp_exchange", [](const StepSwitches& s) -> json { return kCpNames[static_cast<int>(s.cp_exchange)]; },
      [](StepSwitches& s, std::string_view n, const json& v) {
-         s.cp_exchange = static_cast<CpExchange>(enum_of(n, v, kCpNames, "all-gather, ring, all-gather-overlap"));
+         s.cp_exchange = static_cast<CpExchange>(enum_of(n, v, kCpNames));
      }},
     TALLY_BOOL_SWITCH("cp_repeat_kv", cp_repeat_kv),
     TALLY_BOOL_SWITCH("per_op_sac", per_op_sac),
@@ -89,17 +118,17 @@ constexpr SwitchAccess kSwitchAccess[] = {
     TALLY_BOOL_SWITCH("tied_grad_after_backward", grad_sync.tied_after_backward),
     {"bucket_bytes", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_bytes; },
      [](StepSwitches& s, std::string_view n, const json& v) {
-         const double bytes = bytes_of(n, v, kMaxBucket);
+         const double bytes = number_of(n, v, kMaxBucket);
          if (bytes < 1) throw InputError("bucket_bytes", "bucket_bytes must be at least 1 byte");
          s.grad_sync.bucket_bytes = bytes;
      }},
     {"bucket_params", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_params; },
      [](StepSwitches& s, std::string_view n, const json& v) {
-         s.grad_sync.bucket_params = bytes_of(n, v, kMaxBucket);
+         s.grad_sync.bucket_params = number_of(n, v, kMaxBucket);
      }},
     {"bucket_params_per_rank", [](const StepSwitches& s) -> json { return s.grad_sync.bucket_params_per_rank; },
      [](StepSwitches& s, std::string_view n, const json& v) {
-         s.grad_sync.bucket_params_per_rank = bytes_of(n, v, kMaxBucket);
+         s.grad_sync.bucket_params_per_rank = number_of(n, v, kMaxBucket);
      }},
     TALLY_BOOL_SWITCH("torch_grouped_mm", torch_grouped_mm),
     TALLY_BOOL_SWITCH("expert_host_launches", expert_host_launches),
@@ -107,7 +136,7 @@ constexpr SwitchAccess kSwitchAccess[] = {
     TALLY_BOOL_SWITCH("pipeline_lockstep", pipeline_lockstep),
     TALLY_BOOL_SWITCH("cost_balanced_stages", cost_balanced_stages),
     {"logits_bytes", [](const StepSwitches& s) -> json { return s.logits_bytes; },
-     [](StepSwitches& s, std::string_view n, const json& v) { s.logits_bytes = bytes_of(n, v, 1024); }},
+     [](StepSwitches& s, std::string_view n, const json& v) { s.logits_bytes = number_of(n, v, 1024); }},
     TALLY_BOOL_SWITCH("eager_glu", eager_glu),
 };
 #undef TALLY_BOOL_SWITCH
