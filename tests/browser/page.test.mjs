@@ -141,7 +141,10 @@ test("every inline number on the page is the engine's, and the page becomes read
   // Then from 545 KiB for session 9's WebGPU GEMM and probe with the your-GPU device (about 7 KiB gzip, loaded with
   // the roofline widget; importing webgpu-gemm.js only when the reader presses Measure would save 4.8 KiB) and the
   // Trusted Types policy (553 KiB measured). Session 11 moved webgpu-gemm.js behind the Measure button (557.8 KiB).
-  assert.ok(gz < 560 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 560 KiB`);
+  // Session 12: hybrid models and the declared applies-rules took it to 581.7 KiB; the accounting code built for size
+  // in wasm (-Os; kernels unchanged; BENCHMARKS.md, "The page's wasm built for size") brought it to 466.1 KiB, and
+  // the budget down to 500 KiB so that the gain is kept.
+  assert.ok(gz < 500 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 500 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() =>
