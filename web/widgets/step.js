@@ -5,7 +5,8 @@
 //   batch="512" (global batch, sequences), seq="8192", cp="1" (context parallel), ep="1" (expert parallel, MoE),
 //   etp="0" (expert tensor parallel, MoE: experts folded over tp, 0 = tp), zero="1", recompute="none",
 //   sp="true", flash="true", stack="generic" (software stack profile: the values step_time declares, see stackIds),
-//   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, lora-rank, lora-targets (step_time's declared defaults),
+//   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, node-network-gbps, lora-rank, lora-targets
+//   (step_time's declared defaults),
 //   and the run's switches (STACK_SWITCHES: tp-comm-overlap, attention-kernel, bucket-bytes, ...; "stack" = the stack's default)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
@@ -182,6 +183,7 @@ const FIELDS = [
   declaredField('step_time', 'fabric', 'select', 'Cluster fabric', {
     options: (w) => declaredValues(w.engine, 'step_time', 'fabric').map((v) => ({ value: v, label: v })),
   }),
+  declaredField('step_time', 'node_network_gbps', 'number', "Node network, Gb/s (0 = the GPU preset's cards)"),
   declaredField('step_time', 'lora_rank', 'number', 'LoRA rank r (0 = full training)'),
   declaredField('step_time', 'lora_targets', 'text', 'LoRA modules (e.g. q,v or all-linear)', {
     check: (t) => /^[\w ,-]{0,200}$/.test(t) || 'not a comma-separated list of module names',
@@ -196,6 +198,7 @@ const PLANNED_OPTIONS = [
   'fp8_all_gather',
   'ep_overlap',
   'fabric',
+  'node_network_gbps',
   'lora_rank',
   'lora_targets',
   ...SWITCH_NAMES,
