@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP, sitePage } from './harness.mjs';
-import { native, open, setControl, errors, watch } from './page-helpers.mjs';
+import { native, open, setControl, errors, watch, inNewDocument } from './page-helpers.mjs';
 
 const TAGS = [
   'tally-memory-budget',
@@ -167,13 +167,22 @@ test("theme: the widget follows its theme attribute, else the host's toggle or c
     { name: 'attribute-light', scheme: 'dark', htmlAttributes: ' class="dark"', attrs: 'theme="light"', want: 'light' },
   ];
   const seen = {};
+  // One tab for every case: each host page is a new document in it, with the OS scheme emulated first.
+  const hostPage = await site.browser.newPage({ viewport: DESKTOP });
+  hostPage.errors = [];
+  hostPage.on('pageerror', (error) => hostPage.errors.push(error.message));
   for (const c of cases) {
-    const context = await site.browser.newContext({ viewport: DESKTOP, colorScheme: c.scheme });
-    const page = await context.newPage();
-    page.errors = [];
-    page.on('pageerror', (error) => page.errors.push(error.message));
+    const page = hostPage;
+    await page.emulateMedia({ colorScheme: c.scheme });
     const widget = `<tally-memory-budget ${c.attrs ?? ''} model="llama-3-8b"></tally-memory-budget>`;
-    await openHost(site, page, c.name, widget, { htmlAttributes: c.htmlAttributes, head: c.head });
+    await inNewDocument(page, () =>
+      openHost(site, page, c.name, widget, { htmlAttributes: c.htmlAttributes, head: c.head }),
+    );
+    assert.equal(
+      await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches),
+      c.scheme === 'dark',
+      `${c.name}: the OS scheme is ${c.scheme}`,
+    );
     if (c.bodyAttr) {
       // Material for MkDocs sets its palette on <body>, and flips it at run time.
       await page.evaluate((v) => document.body.setAttribute('data-md-color-scheme', v), c.bodyAttr);
@@ -189,8 +198,8 @@ test("theme: the widget follows its theme attribute, else the host's toggle or c
         assert.ok(ratio >= 4.5, `${c.name}: ${role} ${colour} on ${where} ${background} is ${ratio.toFixed(2)}:1`);
       }
     assert.deepEqual(page.errors, []);
-    await context.close();
   }
+  await hostPage.close();
   assert.notEqual(seen.light.panel, seen.dark.panel, 'the two themes paint differently');
 
   // A host's toggle flipped at run time (VitePress's button) re-themes the widget.
