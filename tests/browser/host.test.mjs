@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP, sitePage } from './harness.mjs';
-import { native, open, setControl, errors, watch, inNewDocument } from './page-helpers.mjs';
+import { native, open, setControl, errors, watch, inNewDocument, gotoAgain } from './page-helpers.mjs';
 
 const TAGS = [
   'tally-memory-budget',
@@ -53,9 +53,10 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
     });
   });
   assert.deepEqual(shared.map((w) => w.tag).sort(), [...TAGS].sort(), 'every widget offers Share / embed');
+  // One tab for the frames: each snippet's src is a new document in it, with its own errors.
+  const frame = await site.newPage(DESKTOP);
   for (const widget of shared) {
-    const frame = await site.newPage(DESKTOP);
-    await frame.goto(widget.src);
+    await gotoAgain(frame, widget.src);
     await frame.waitForFunction(
       () => document.documentElement.dataset.ready === 'true' || document.querySelector('.embed-error'),
     );
@@ -67,9 +68,9 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
     assert.equal(shown.error, null, `${widget.tag}: embed.html refused its own Share snippet`);
     assert.equal(shown.tag, widget.tag);
     assert.deepEqual(shown.state, widget.state, `${widget.tag}: the frame shows the shared state`);
-    assert.deepEqual(errors(frame), []);
-    await frame.close();
+    assert.deepEqual(errors(frame), [], `${widget.tag}: no errors in the frame`);
   }
+  await frame.close();
   const registered = await page.evaluate(async () => (await import('/widgets/base.js')).widgetTags());
   assert.deepEqual(registered.sort(), [...TAGS].sort(), 'embed.html takes its list from the registered widgets');
 });
