@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { startSite, DESKTOP, PHONE } from './harness.mjs';
-import { errors, watch, mountAll } from './page-helpers.mjs';
+import { errors, watch, mountAll, gotoAgain } from './page-helpers.mjs';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
@@ -27,11 +27,15 @@ async function embeddableWidgets(site) {
   return names;
 }
 
-/** Loads `path` at `viewport` in `scheme`, waits until every widget is wired, and returns axe's violations. */
-async function audit(site, path, viewport, scheme) {
-  const page = watch(await site.newPage(viewport));
+/**
+ * Loads `path` at `viewport` in `scheme` in `page` (a new document each time: the audits of one test share a tab,
+ * so only the first load is cold), waits until every widget is wired, and returns axe's violations.
+ */
+async function audit(site, page, path, viewport, scheme) {
+  watch(page);
+  await page.setViewportSize(viewport);
   await page.emulateMedia({ colorScheme: scheme });
-  await page.goto(new URL(path, site.url).href);
+  await gotoAgain(page, new URL(path, site.url).href);
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 120000 });
   await mountAll(page);
   // Off-screen chapters skip layout (content-visibility) until a reader scrolls to them; axe checks them laid out.
@@ -53,7 +57,6 @@ async function audit(site, path, viewport, scheme) {
     TAGS,
   );
   assert.deepEqual(errors(page), [], `${path} loads without console errors`);
-  await page.close();
   return violations;
 }
 
@@ -66,9 +69,10 @@ test('axe-core finds no WCAG 2.2 AA or best-practice violation on the page at 37
   const site = await startSite();
   t.after(() => site.close());
   const found = [];
+  const page = await site.newPage();
   for (const { name, size } of VIEWPORTS)
     for (const scheme of SCHEMES) {
-      const violations = await audit(site, '/', size, scheme);
+      const violations = await audit(site, page, '/', size, scheme);
       if (violations.length) found.push(`index.html at ${name} px, ${scheme}:\n${describe(violations)}`);
     }
   assert.ok(found.length === 0, found.join('\n\n'));
@@ -85,9 +89,10 @@ test('axe-core finds no violation on any widget alone in embed.html, at 375 px l
     [VIEWPORTS[1], SCHEMES[1]],
   ];
   const found = [];
+  const page = await site.newPage();
   for (const widget of widgets)
     for (const [{ name, size }, scheme] of passes) {
-      const violations = await audit(site, `/embed.html?widget=${widget}`, size, scheme);
+      const violations = await audit(site, page, `/embed.html?widget=${widget}`, size, scheme);
       if (violations.length)
         found.push(`embed.html?widget=${widget} at ${name} px, ${scheme}:\n${describe(violations)}`);
     }

@@ -74,17 +74,39 @@ test('every widget: observed attributes, URL keys and getState keys come from it
     // that field: an overlong value is refused by name (not as "no such setting") and changes nothing; its own
     // value again is taken and clears the notice (a linked field may move another: a parameter count detaches
     // compute's preset model, so the state is put back after each).
-    for (const [i, name] of got.names.entries()) {
-      if (!(name in got.before)) continue; // a field the state holds only in another mode (a pasted config)
-      const attribute = got.attributes[i];
-      const refused = await setAttribute(widget, attribute, 'x'.repeat(5000));
+    // The whole sweep runs inside the page in one call (each step as setAttribute below: set, then read back).
+    const steps = await widget.evaluate(
+      (el, { names, attributes, before }) => {
+        const read = () => ({
+          state: el.getState(),
+          notice: el.shadowRoot.querySelector('.url-notice')?.textContent ?? '',
+        });
+        const out = [];
+        for (const [i, name] of names.entries()) {
+          if (!(name in before)) continue; // a field the state holds only in another mode (a pasted config)
+          const attribute = attributes[i];
+          el.setAttribute(attribute, 'x'.repeat(5000));
+          const refused = read();
+          el.setAttribute(attribute, before[name]);
+          const shown = read();
+          el.setState(before);
+          out.push({ name, attribute, refused, shown });
+        }
+        return out;
+      },
+      { names: got.names, attributes: got.attributes, before: got.before },
+    );
+    assert.equal(
+      steps.length,
+      got.names.filter((name) => name in got.before).length,
+      `${tag}: every field in the state is tried`,
+    );
+    for (const { name, attribute, refused, shown } of steps) {
       assert.ok(refused.notice.includes(`Ignored attribute ${attribute}="`), `${tag}: ${attribute} is observed`);
       assert.ok(!refused.notice.includes('no such setting'), `${tag}: ${attribute} names field ${name}`);
       assert.deepEqual(refused.state, got.before, `${tag}: a refused ${attribute} changes nothing`);
-      const shown = await setAttribute(widget, attribute, got.before[name]);
       assert.equal(shown.state[name], got.before[name], `${tag}: attribute ${attribute} sets field ${name}`);
       assert.ok(!shown.notice.includes(`Ignored attribute ${attribute}=`), `${tag}: ${attribute} is accepted`);
-      await widget.evaluate((el, state) => el.setState(state), got.before);
     }
     assert.deepEqual(errors(page), [], `${tag}: no page errors`);
     await page.close();

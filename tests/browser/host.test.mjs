@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, DESKTOP, sitePage } from './harness.mjs';
-import { native, open, setControl, errors, watch } from './page-helpers.mjs';
+import { native, open, setControl, errors, watch, inNewDocument, gotoAgain } from './page-helpers.mjs';
 
 const TAGS = [
   'tally-memory-budget',
@@ -53,9 +53,10 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
     });
   });
   assert.deepEqual(shared.map((w) => w.tag).sort(), [...TAGS].sort(), 'every widget offers Share / embed');
+  // One tab for the frames: each snippet's src is a new document in it, with its own errors.
+  const frame = await site.newPage(DESKTOP);
   for (const widget of shared) {
-    const frame = await site.newPage(DESKTOP);
-    await frame.goto(widget.src);
+    await gotoAgain(frame, widget.src);
     await frame.waitForFunction(
       () => document.documentElement.dataset.ready === 'true' || document.querySelector('.embed-error'),
     );
@@ -67,9 +68,9 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
     assert.equal(shown.error, null, `${widget.tag}: embed.html refused its own Share snippet`);
     assert.equal(shown.tag, widget.tag);
     assert.deepEqual(shown.state, widget.state, `${widget.tag}: the frame shows the shared state`);
-    assert.deepEqual(errors(frame), []);
-    await frame.close();
+    assert.deepEqual(errors(frame), [], `${widget.tag}: no errors in the frame`);
   }
+  await frame.close();
   const registered = await page.evaluate(async () => (await import('/widgets/base.js')).widgetTags());
   assert.deepEqual(registered.sort(), [...TAGS].sort(), 'embed.html takes its list from the registered widgets');
 });
@@ -167,13 +168,22 @@ test("theme: the widget follows its theme attribute, else the host's toggle or c
     { name: 'attribute-light', scheme: 'dark', htmlAttributes: ' class="dark"', attrs: 'theme="light"', want: 'light' },
   ];
   const seen = {};
+  // One tab for every case: each host page is a new document in it, with the OS scheme emulated first.
+  const hostPage = await site.browser.newPage({ viewport: DESKTOP });
+  hostPage.errors = [];
+  hostPage.on('pageerror', (error) => hostPage.errors.push(error.message));
   for (const c of cases) {
-    const context = await site.browser.newContext({ viewport: DESKTOP, colorScheme: c.scheme });
-    const page = await context.newPage();
-    page.errors = [];
-    page.on('pageerror', (error) => page.errors.push(error.message));
+    const page = hostPage;
+    await page.emulateMedia({ colorScheme: c.scheme });
     const widget = `<tally-memory-budget ${c.attrs ?? ''} model="llama-3-8b"></tally-memory-budget>`;
-    await openHost(site, page, c.name, widget, { htmlAttributes: c.htmlAttributes, head: c.head });
+    await inNewDocument(page, () =>
+      openHost(site, page, c.name, widget, { htmlAttributes: c.htmlAttributes, head: c.head }),
+    );
+    assert.equal(
+      await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches),
+      c.scheme === 'dark',
+      `${c.name}: the OS scheme is ${c.scheme}`,
+    );
     if (c.bodyAttr) {
       // Material for MkDocs sets its palette on <body>, and flips it at run time.
       await page.evaluate((v) => document.body.setAttribute('data-md-color-scheme', v), c.bodyAttr);
@@ -189,8 +199,8 @@ test("theme: the widget follows its theme attribute, else the host's toggle or c
         assert.ok(ratio >= 4.5, `${c.name}: ${role} ${colour} on ${where} ${background} is ${ratio.toFixed(2)}:1`);
       }
     assert.deepEqual(page.errors, []);
-    await context.close();
   }
+  await hostPage.close();
   assert.notEqual(seen.light.panel, seen.dark.panel, 'the two themes paint differently');
 
   // A host's toggle flipped at run time (VitePress's button) re-themes the widget.

@@ -38,6 +38,35 @@ export async function open(site, page, path = '/') {
 }
 
 /**
+ * Opens `path` again in `page`, a page of site.newPage(): a new document in the same tab (nothing of the last one's
+ * script state survives; the widgets keep no storage), with page.errors and the 404s cleared first, so what
+ * errors() reports is this load's. The tab's caches are warm, so a test that checks many links pays the cold start
+ * (a new context, the modules and the wasm compiled afresh) once rather than per link.
+ */
+export async function reopen(site, page, path = '/') {
+  await inNewDocument(page, () => open(site, page, path));
+}
+
+/** page.goto(href) in a page already used, as reopen() does it: a new document, with its own errors and 404s. */
+export async function gotoAgain(page, href) {
+  await inNewDocument(page, () => page.goto(href));
+}
+
+/**
+ * Runs `load()` (which navigates `page`) and checks that it made a new document; page.errors and the 404s are
+ * cleared first, so they are the new document's.
+ */
+export async function inNewDocument(page, load) {
+  await page.evaluate(() => (globalThis.__tallyStaleDocument = true));
+  page.errors.length = 0;
+  if (page.missing) page.missing.length = 0;
+  await load();
+  // A link that differs only in its #hash would stay in the same document: refused, not checked on stale state.
+  if (await page.evaluate(() => globalThis.__tallyStaleDocument))
+    throw new Error(`${page.url()}: the page was not loaded again`);
+}
+
+/**
  * Opens the page at `#hash` in `colorScheme`, waits until the page is ready and scrolls to the `tag` widget:
  * { page, widget }, with the page's uncaught exceptions in page.errors.
  */

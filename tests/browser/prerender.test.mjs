@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
-import { mountAll } from './page-helpers.mjs';
+import { errors, gotoAgain, mountAll, watch } from './page-helpers.mjs';
 
 test('with JavaScript off the page holds every inline number, equal to what the engine computes with it on', async (t) => {
   const site = await startSite();
@@ -82,13 +82,16 @@ test('with JavaScript off the page holds every inline number, equal to what the 
 test('figures and problems read at 375 px in light and dark themes', async (t) => {
   const site = await startSite();
   t.after(() => site.close());
+  // One tab for the four loads: each sets the width and the scheme, then loads the page as a new document.
+  const page = watch(await site.newPage());
   for (const colorScheme of ['light', 'dark']) {
     for (const [name, viewport] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ]) {
-      const page = await site.browser.newPage({ viewport, colorScheme });
-      await page.goto(site.url);
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme });
+      await gotoAgain(page, site.url);
       await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
       await mountAll(page);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -113,8 +116,8 @@ test('figures and problems read at 375 px in light and dark themes', async (t) =
       await problems.locator('summary').click();
       assert.equal(await problems.evaluate((d) => d.open), true, 'an answer unfolds');
       await screenshot(page.locator('section#flops .problems'), `problems-${name}-${colorScheme}`);
-      assert.deepEqual(page.errors ?? [], []);
-      await page.close();
+      assert.deepEqual(errors(page), [], `${name} ${colorScheme}: no console errors`);
     }
   }
+  await page.close();
 });
