@@ -158,6 +158,20 @@ void hf_window(ModelConfig& c, const json& j, std::int64_t fallback_layers) {
 
 // Llama-family (LlamaConfig, MistralConfig, Qwen2Config, MixtralConfig in transformers): RMSNorm,
 // rotary positions, gated MLP whose activation is hidden_act.
+// Qwen's MoE configs may make some layers dense (decoder_sparse_step, mlp_only_layers): tally models only all-MoE
+// (and DeepSeek's first-k dense), so either is refused unless it keeps every layer MoE.
+void require_every_layer_moe(const json& j) {
+    if (hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
+        throw InputError("decoder_sparse_step",
+                         "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not model "
+                         "interleaved dense layers");
+    auto only = j.find("mlp_only_layers");
+    if (only != j.end() && !only->is_null() && !(only->is_array() && only->empty()))
+        throw InputError("mlp_only_layers",
+                         "config.json field \"mlp_only_layers\" must be empty; tally does not model dense layers "
+                         "among MoE layers");
+}
+
 ModelConfig load_llama_like(const json& j, const std::string& type) {
     ModelConfig c;
     c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
@@ -248,16 +262,7 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
             hf_int(j, j.contains("num_local_experts") ? "num_local_experts" : "num_experts", type, 1, kMaxExperts);
         c.experts_per_token = hf_int(j, "num_experts_per_tok", type, 1, c.num_experts);
         c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
-        // Dense MLP layers elsewhere than first: tally models only all-MoE (and DeepSeek's first-k dense).
-        if (hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
-            throw InputError("decoder_sparse_step",
-                             "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not "
-                             "model interleaved dense layers");
-        auto only = j.find("mlp_only_layers");
-        if (only != j.end() && !only->is_null() && !(only->is_array() && only->empty()))
-            throw InputError("mlp_only_layers",
-                             "config.json field \"mlp_only_layers\" must be empty; tally does not model dense layers "
-                             "among MoE layers");
+        require_every_layer_moe(j);
     }
     if (type == "qwen3")
         refuse_unknown_keys(j, type, {});
@@ -706,15 +711,7 @@ ModelConfig load_qwen3_next(const json& j) {
                              ") for tally to count the shared expert");
     c.num_shared_experts = shared / c.ffn_hidden_size;
     c.shared_expert_gate = shared > 0;
-    if (hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
-        throw InputError("decoder_sparse_step",
-                         "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not model "
-                         "interleaved dense layers");
-    auto only = j.find("mlp_only_layers");
-    if (only != j.end() && !only->is_null() && !(only->is_array() && only->empty()))
-        throw InputError("mlp_only_layers",
-                         "config.json field \"mlp_only_layers\" must be empty; tally does not "
-                         "model dense layers among MoE layers");
+    require_every_layer_moe(j);
     auto types = j.find("layer_types");
     if (types != j.end() && !types->is_null()) {
         c.num_linear_layers = hf_layer_kinds(*types, c.num_layers, type, {"linear_attention", "full_attention"})[0];
