@@ -99,6 +99,25 @@ TEST_CASE("the benchmark-only parts keep their family's datasheet peaks; H100 96
     CHECK(b.source.find("700 W") != std::string::npos);
 }
 
+TEST_CASE("the export-control parts keep their family's compute and memory and lose NVLink: A800 and H800 at 400 GB/s") {
+    // Reuters (November 2022, via Tweakers news 203182): the A800 is the A100 with NVLink cut from 600 to 400 GB/s.
+    // Zhao et al., Insights into DeepSeek-V3 (ISCA 2025), sec. 2: the H800 is the H100 with NVLink cut from 900 to 400.
+    const auto a800 = tally::find_hardware("a800-80gb");
+    const auto a100 = tally::find_hardware("a100-80gb");
+    CHECK(a800.peak("bf16") == a100.peak("bf16"));
+    CHECK(a800.memory_bandwidth_bytes_per_s == a100.memory_bandwidth_bytes_per_s);
+    CHECK(a800.memory_reported_bytes == a100.memory_reported_bytes);
+    CHECK(a800.interconnect.intra_node_bytes_per_s == Approx(200e9));  // 400 GB/s bidirectional
+    CHECK(a800.interconnect.intra_node_bytes_per_s / a100.interconnect.intra_node_bytes_per_s == Approx(400.0 / 600));
+    const auto h800 = tally::find_hardware("h800");
+    const auto h100 = tally::find_hardware("h100-sxm");
+    CHECK(h800.peak("bf16") == h100.peak("bf16"));
+    CHECK(h800.peak("fp8") == h100.peak("fp8"));
+    CHECK(h800.memory_reported_bytes == h100.memory_reported_bytes);
+    CHECK(h800.interconnect.intra_node_bytes_per_s / h100.interconnect.intra_node_bytes_per_s == Approx(400.0 / 900));
+    CHECK(h800.interconnect.network_bytes_per_s == Approx(50e9));  // one 400 Gb/s ConnectX-7 per GPU
+}
+
 TEST_CASE("GB200 NVL72 per GPU is the rack over 72 and halved: FP8 720 PFLOPS sparse -> 5 PFLOP/s dense") {
     // NVIDIA GB200 NVL72 datasheet: FP4 1,440, FP8 720, FP16/BF16 360 PFLOPS per rack with sparsity;
     // 13.4 TB HBM3e at 576 TB/s; one NVLink domain of 72 GPUs at 130 TB/s.
