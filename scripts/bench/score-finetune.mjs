@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Scores tally's fine-tuning memory against measured peaks (content/validation/finetune-peaks.json): each row's
+// source_args merged with its own args, priced by the native CLI (`tally call finetune`), predicted against the
+// measured peak (GB of 1e9 bytes, as the sources print torch.cuda.max_memory_allocated). Prints one line per row
+// and the median absolute error; --json prints the rows and the summary as JSON. Rerunnable; changes nothing.
+//   node scripts/bench/score-finetune.mjs [--json] [--file PATH] [--cli PATH]
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function option(name, fallback) {
+  const at = process.argv.indexOf(name);
+  if (at < 0) return fallback;
+  const value = process.argv[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+/** Median of a non-empty list of numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Every row of a peaks file scored: predicted and measured GB, signed relative error. */
+export function scoreFinetune(file, cli) {
+  const data = JSON.parse(readFileSync(file, 'utf8'));
+  return data.runs.map((run) => {
+    const args = { ...(data.source_args[run.source] ?? {}), ...run.args };
+    const text = execFileSync(cli, ['call', 'finetune', JSON.stringify(args)], { encoding: 'utf8' });
+    const envelope = JSON.parse(text);
+    if (!envelope.ok) throw new Error(`${run.name}: ${envelope.error?.message ?? text}`);
+    const predicted = envelope.result.per_gpu_bytes.total / 1e9;
+    return { source: run.source, name: run.name, predicted_gb: predicted, measured_gb: run.measured_gb,
+      error: predicted / run.measured_gb - 1 };
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = option('--file', path.join(root, 'content/validation/finetune-peaks.json'));
+  const cli = option('--cli', path.join(root, 'build/native/tally'));
+  const rows = scoreFinetune(file, cli);
+  const summary = { rows: rows.length, median_abs_error: median(rows.map((r) => Math.abs(r.error))),
+    within_10pct: rows.filter((r) => Math.abs(r.error) <= 0.1).length };
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify({ rows, summary }, null, 1));
+  } else {
+    for (const r of rows)
+      console.log(`${r.name.padEnd(48)} predicted ${r.predicted_gb.toFixed(2).padStart(6)} GB  measured ` +
+        `${r.measured_gb.toFixed(2).padStart(6)} GB  ${(r.error * 100).toFixed(1).padStart(6)} %`);
+    console.log(`median |error| ${(summary.median_abs_error * 100).toFixed(1)} %, ` +
+      `${summary.within_10pct} of ${summary.rows} within 10 %`);
+  }
+}
