@@ -585,6 +585,8 @@ export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, Sha
   base_dtype?: "bf16" | "fp16" | "fp32" | "nf4" | null;
   /** QLoRA: quantize the quantization constants too; only with `method` qlora; default true */
   double_quant?: boolean | "true" | "false" | "1" | "0" | null;
+  /** QLoRA: each 4-bit linear keeps its input for backward (bitsandbytes before 0.43.2, PR #1270); only with `method` qlora; default false */
+  quantized_inputs_kept?: boolean | "true" | "false" | "1" | "0" | null;
   /** dtype of the adapter weights; only with `method` lora or qlora; default fp32 */
   adapter_dtype?: "fp32" | "bf16" | "fp16" | null;
   /** dtype of the dequantized compute; only with `method` lora or qlora; default bf16 */
@@ -616,7 +618,7 @@ export interface FinetuneResult {
   /** params_trainable / params_total */
   trainable_fraction?: number;
   /** frozen and trainable weights, gradients, master, optimizer, activations, total; unit bytes */
-  per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; master_weights: number; optimizer_states: number; other: number; total: number; trainable_weights: number; [key: string]: unknown };
+  per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; master_weights: number; optimizer_states: number; other: number; quantized_inputs: number; total: number; trainable_weights: number; [key: string]: unknown };
   /** with paged optimizer states: what must stay on the GPU; unit bytes */
   paged_floor_bytes?: number;
   /** forward, base_training, adapter_training, recompute, training, full_training; unit FLOP */
@@ -633,8 +635,8 @@ export interface FinetuneResult {
   fits_paged?: boolean | null;
   /** LoRA and QLoRA: the adapters (rank, alpha, targets, modules, ...) */
   lora?: { alpha: number; dropout: number; experts: boolean; max_rank: number; modules: { in: number; instances: number; layers: number; name: string; out: number; params: number; target: string; [key: string]: unknown }[]; params: number; params_active: number; rank: number; scaling: number; targets: string; [key: string]: unknown };
-  /** QLoRA: the quantized base (dtype, double_quant, compute and adapter dtypes) */
-  base?: { adapter_dtype: string; compute_dtype: string; double_quant: boolean; dtype: string; nf4_bits_per_param: number; params_quantized: number; [key: string]: unknown };
+  /** QLoRA: the quantized base (dtype, double_quant, quantized_inputs_kept, compute and adapter dtypes) */
+  base?: { adapter_dtype: string; compute_dtype: string; double_quant: boolean; dtype: string; nf4_bits_per_param: number; params_quantized: number; quantized_inputs_kept: boolean; [key: string]: unknown };
   /** with a capacity: one GPU's memory, else null; unit bytes */
   capacity_bytes?: null | number;
   /** capacity less the allowance; unit bytes */

@@ -35,6 +35,9 @@ constexpr std::array kFinetuneOwn{
                 "bf16|fp16|fp32|nf4"),
          kAdapters),
     only(boolean("double_quant", "true", "QLoRA: quantize the quantization constants too"), one_of("method", "qlora")),
+    only(boolean("quantized_inputs_kept", "false",
+                 "QLoRA: each 4-bit linear keeps its input for backward (bitsandbytes before 0.43.2, PR #1270)"),
+         one_of("method", "qlora")),
     only(choice("adapter_dtype", "fp32", "dtype of the adapter weights", "fp32|bf16|fp16"), kAdapters),
     only(choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"), kAdapters),
 };
@@ -54,7 +57,7 @@ constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
     {"paged", "", "whether the optimizer is paged"},
     {"fits_paged", "", "with a capacity: paged_floor_bytes <= usable (null without)"},
     {"lora", "", "LoRA and QLoRA: the adapters (rank, alpha, targets, modules, ...)"},
-    {"base", "", "QLoRA: the quantized base (dtype, double_quant, compute and adapter dtypes)"},
+    {"base", "", "QLoRA: the quantized base (dtype, double_quant, quantized_inputs_kept, compute and adapter dtypes)"},
     {"capacity_bytes", "bytes", "with a capacity: one GPU's memory, else null"},
     {"usable_bytes", "bytes", "capacity less the allowance"},
 });
@@ -96,6 +99,7 @@ json finetune(const json& args) {
         s.base =
             base_storage_from_string(string_or(args, "base_dtype", s.method == FinetuneMethod::Qlora ? "nf4" : "bf16"));
         s.double_quant = bool_arg(args, "double_quant", true);
+        s.quantized_inputs_kept = bool_arg(args, "quantized_inputs_kept", false);
         s.adapter = dtype_from_string(string_or(args, "adapter_dtype", "fp32"), "adapter_dtype", kStorageDType);
         s.compute = dtype_from_string(string_or(args, "compute_dtype", "bf16"), "compute_dtype", kStorageDType);
         // Adapters train in a float dtype: the block-scaled and 8-bit storage formats are refused by name.
@@ -107,7 +111,7 @@ json finetune(const json& args) {
     const FinetuneBudget b = finetune_budget(c, s);
     const FinetuneBytes& x = b.bytes;
     json per_gpu = TALLY_MEMBERS(x, frozen_weights, trainable_weights, gradients, master_weights, optimizer_states,
-                                 activations, adapter_activations, dequant_buffer, other, total);
+                                 activations, adapter_activations, dequant_buffer, quantized_inputs, other, total);
     json out{{"model", model_to_json(c)},
              {"method", to_string(s.method)},
              {"recipe", recipe},
@@ -149,6 +153,7 @@ json finetune(const json& args) {
         out["lora"].update(TALLY_MEMBERS(s.lora, rank, alpha, dropout, experts));
         out["base"] = {{"dtype", to_string(s.base)},
                        {"double_quant", nf4 && s.double_quant},
+                       {"quantized_inputs_kept", nf4 && s.quantized_inputs_kept},
                        {"compute_dtype", to_string(s.compute)},
                        {"adapter_dtype", to_string(s.adapter)},
                        {"params_quantized", b.params_quantized},

@@ -366,6 +366,7 @@ static void print_finetune(std::ostream& out, const json& r) {
                                                            {"activations", "activations (base)"},
                                                            {"adapter_activations", "adapter activations"},
                                                            {"dequant_buffer", "dequantized weight buffer"},
+                                                           {"quantized_inputs", "4-bit linears' saved inputs"},
                                                            {"other", "other buffers"}};
     for (const auto& [id, name] : classes)
         if (b[id].get<unsigned long long>() != 0) rows.push_back({name, bytes_text(b[id])});

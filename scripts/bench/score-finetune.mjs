@@ -35,8 +35,13 @@ export function scoreFinetune(file, cli) {
     const envelope = JSON.parse(text);
     if (!envelope.ok) throw new Error(`${run.name}: ${envelope.error?.message ?? text}`);
     const predicted = envelope.result.per_gpu_bytes.total / 1e9;
-    return { source: run.source, name: run.name, predicted_gb: predicted, measured_gb: run.measured_gb,
-      error: predicted / run.measured_gb - 1 };
+    return {
+      source: run.source,
+      name: run.name,
+      predicted_gb: predicted,
+      measured_gb: run.measured_gb,
+      error: predicted / run.measured_gb - 1,
+    };
   });
 }
 
@@ -44,15 +49,22 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = option('--file', path.join(root, 'content/validation/finetune-peaks.json'));
   const cli = option('--cli', path.join(root, 'build/native/tally'));
   const rows = scoreFinetune(file, cli);
-  const summary = { rows: rows.length, median_abs_error: median(rows.map((r) => Math.abs(r.error))),
-    within_10pct: rows.filter((r) => Math.abs(r.error) <= 0.1).length };
+  const summary = {
+    rows: rows.length,
+    median_abs_error: median(rows.map((r) => Math.abs(r.error))),
+    within_10pct: rows.filter((r) => Math.abs(r.error) <= 0.1).length,
+  };
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ rows, summary }, null, 1));
   } else {
     for (const r of rows)
-      console.log(`${r.name.padEnd(48)} predicted ${r.predicted_gb.toFixed(2).padStart(6)} GB  measured ` +
-        `${r.measured_gb.toFixed(2).padStart(6)} GB  ${(r.error * 100).toFixed(1).padStart(6)} %`);
-    console.log(`median |error| ${(summary.median_abs_error * 100).toFixed(1)} %, ` +
-      `${summary.within_10pct} of ${summary.rows} within 10 %`);
+      console.log(
+        `${r.name.padEnd(48)} predicted ${r.predicted_gb.toFixed(2).padStart(6)} GB  measured ` +
+          `${r.measured_gb.toFixed(2).padStart(6)} GB  ${(r.error * 100).toFixed(1).padStart(6)} %`,
+      );
+    console.log(
+      `median |error| ${(summary.median_abs_error * 100).toFixed(1)} %, ` +
+        `${summary.within_10pct} of ${summary.rows} within 10 %`,
+    );
   }
 }

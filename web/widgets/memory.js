@@ -368,6 +368,13 @@ const FINETUNE_CLASSES = [
     color: '#ff9da7',
     description: 'the largest NF4 weight dequantized to the compute dtype for its matmul',
   },
+  {
+    id: 'quantized_inputs',
+    name: "4-bit linears' saved inputs",
+    color: '#b07aa1',
+    description:
+      'bitsandbytes before 0.43.2: each 4-bit linear kept its input for backward, though its weight takes no gradient',
+  },
   { id: 'other', name: 'other buffers', color: '#edc948', description: 'gradient accumulation and ZeRO-3 buffers' },
 ];
 /** What to try when a fine-tuning budget does not fit, by method. */

@@ -1,7 +1,9 @@
 #include "tally/memory/finetune.h"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
+#include <tuple>
 
 #include "tally/base/error.h"
 #include "tally/base/names.h"
@@ -49,6 +51,18 @@ bool quantized_linear(const Tensor& t) {
 }
 
 std::int64_t instances(const ModelConfig& c, const Tensor& t) { return t.expert ? c.num_experts : 1; }
+
+// The activation a 4-bit linear reads, so that linears reading one tensor keep it once: q, k, v, q_a and kv_a read
+// the attention input, gate, up and the router the MLP input, cross-attention's k and v the encoder's output (one
+// tensor for every decoder layer); o, down, q_b and kv_b each read their own.
+std::string_view linear_input(const Tensor& t) {
+    const TargetName* target = weight_target(t);
+    const std::string_view id = target == nullptr ? "router" : target->id;
+    if (t.component == Component::CrossAttention && (id == "k" || id == "v")) return "encoder_output";
+    if (id == "q" || id == "k" || id == "v" || id == "q_a" || id == "kv_a") return "attention_input";
+    if (id == "gate" || id == "up" || id == "router") return "mlp_input";
+    return id;
+}
 
 constexpr Named<FinetuneMethod> kMethodNames[] = {
     {FinetuneMethod::Full, "full"}, {FinetuneMethod::Lora, "lora"}, {FinetuneMethod::Qlora, "qlora"}};
@@ -193,16 +207,13 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
         b.params_total = b.full.params_total;
         b.params_trainable = b.full.params_total;
         b.trainable_fraction = 1;
-        b.bytes = {0,
-                   m.weights,
-                   m.gradients,
-                   m.master_weights,
-                   m.optimizer_states,
-                   m.activations,
-                   0,
-                   0,
-                   add(m.grad_accum, m.zero3_buffer),
-                   m.total};
+        b.bytes = {.trainable_weights = m.weights,
+                   .gradients = m.gradients,
+                   .master_weights = m.master_weights,
+                   .optimizer_states = m.optimizer_states,
+                   .activations = m.activations,
+                   .other = add(m.grad_accum, m.zero3_buffer),
+                   .total = m.total};
         b.paged_floor_bytes = s.paged ? m.total - m.optimizer_states : m.total;
         b.base_training_per_token = flops.training_per_token;
         b.training_per_token = flops.training_per_token;
@@ -246,6 +257,22 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     }
     // bitsandbytes dequantizes one weight at a time to the compute dtype for its matmul, then frees it.
     b.bytes.dequant_buffer = mul(largest_quantized, compute_bytes);
+    const u64 tokens = mul(static_cast<u64>(st.seq), static_cast<u64>(st.micro_batch));
+    if (s.base == BaseStorage::NF4 && s.quantized_inputs_kept) {
+        // Each distinct input of the 4-bit linears, per token in the compute dtype, in every layer (one at a time
+        // under full recomputation); a routed expert's input holds the tokens sent to it (top-k per token in all).
+        std::set<std::tuple<Component, bool, bool, LayerSet, std::string_view>> kept;
+        for (const Tensor& t : model_tensors(c)) {
+            if (!quantized_linear(t)) continue;
+            const std::string_view input = linear_input(t);
+            if (!kept.insert({t.component, t.expert, t.cross, t.layer_set, input}).second) continue;
+            const bool shared_by_layers = input == "encoder_output" || st.recompute == Recompute::Full;
+            const u64 layers = shared_by_layers ? u64{1} : static_cast<u64>(tensor_layers(c, t));
+            const u64 per_token = mul(mul(static_cast<u64>(t.cols), compute_bytes),
+                                      static_cast<u64>(t.expert ? c.experts_per_token : 1));
+            b.bytes.quantized_inputs = add(b.bytes.quantized_inputs, mul(mul(tokens, per_token), layers));
+        }
+    }
 
     // Adapters: weights and gradients in the adapter dtype, the optimizer's states as the recipe says, no master.
     Recipe adapter{s.adapter, s.adapter, DType::None, st.recipe.optimizer, st.recipe.optimizer_state};
@@ -279,7 +306,6 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     b.bytes.activations = base.bytes.activations;
     // Adapter activations per module and token: A·x (r values, for B's gradient) and, with dropout, the dropped
     // input (in values) and its 1-byte mask, for A's gradient. Full recomputation holds one layer's at a time.
-    const u64 tokens = mul(static_cast<u64>(st.seq), static_cast<u64>(st.micro_batch));
     const u64 act = static_cast<u64>(st.activation_bytes);
     const bool one_layer = st.recompute == Recompute::Full;
     for (const LoraModule& m : b.lora.modules) {
@@ -292,7 +318,7 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     }
     const FinetuneBytes& x = b.bytes;
     b.bytes.total = add(add(add(x.frozen_weights, x.trainable_weights), add(x.gradients, x.optimizer_states)),
-                        add(add(x.activations, x.adapter_activations), x.dequant_buffer));
+                        add(add(x.activations, x.adapter_activations), add(x.dequant_buffer, x.quantized_inputs)));
     b.paged_floor_bytes = s.paged ? b.bytes.total - b.bytes.optimizer_states : b.bytes.total;
 
     // FLOPs: backward to the inputs of every matmul (2× the forward of the weight matmuls' input gradient and

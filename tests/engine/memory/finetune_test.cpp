@@ -188,6 +188,39 @@ TEST_CASE("LoRA memory: frozen base without gradients or states, adapters with f
     CHECK(tally::finetune_budget(gpt2, s).bytes.optimizer_states == 2 * n4 * 2 + 2 * n4 / 256);
 }
 
+TEST_CASE("bitsandbytes before 0.43.2 keeps each 4-bit linear's input: the attention input, o's, the MLP input, down's") {
+    // MatMul4Bit saved ctx.tensors = (A, B) until bitsandbytes PR #1270 (commit 9e75374, 2024-07-16). Llama-2-7B
+    // (h 4096, FFN 11008, 32 layers): q, k, v share one input, gate and up another, o and down read their own:
+    // (3 · 4096 + 11008) bf16 values per token and layer.
+    FinetuneSetup s;
+    s.method = FinetuneMethod::Qlora;
+    s.base = tally::BaseStorage::NF4;
+    s.training.seq = 1304;
+    const auto today = tally::finetune_budget(preset("llama-2-7b"), s);
+    CHECK(today.bytes.quantized_inputs == 0);
+    s.quantized_inputs_kept = true;
+    const auto kept = tally::finetune_budget(preset("llama-2-7b"), s);
+    const std::uint64_t expected = 1304ull * (3 * 4096 + 11008) * 2 * 32;
+    CHECK(kept.bytes.quantized_inputs == expected);
+    CHECK(kept.bytes.total == today.bytes.total + expected);
+    // Full recomputation holds one layer's inputs at a time; a 16-bit base has no 4-bit linears to keep them.
+    s.training.recompute = tally::Recompute::Full;
+    CHECK(tally::finetune_budget(preset("llama-2-7b"), s).bytes.quantized_inputs == expected / 32);
+    s.training.recompute = tally::Recompute::None;
+    s.method = FinetuneMethod::Lora;
+    s.base = tally::BaseStorage::BF16;
+    CHECK(tally::finetune_budget(preset("llama-2-7b"), s).bytes.quantized_inputs == 0);
+    // Mixtral: the router reads the MLP input; each token's gathered copy reaches top-2 experts (gate/up, down).
+    s.method = FinetuneMethod::Qlora;
+    s.base = tally::BaseStorage::NF4;
+    const auto mixtral = preset("mixtral-8x7b");
+    const auto moe = tally::finetune_budget(mixtral, s);
+    const auto h = static_cast<std::uint64_t>(mixtral.hidden_size);
+    const auto f = static_cast<std::uint64_t>(mixtral.ffn_hidden_size);
+    const std::uint64_t per_layer = 3 * h + 2 * (h + f);  // attention in, o in, router in, top-2 × (expert in, down in)
+    CHECK(moe.bytes.quantized_inputs == 1304ull * per_layer * 2 * static_cast<std::uint64_t>(mixtral.num_layers));
+}
+
 TEST_CASE("full fine-tuning with 8-bit AdamW: 2 B of state per parameter, a quarter of AdamW's 8 B") {
     // HF Transformers, "Efficient training on a single GPU" (perf_train_gpu_one): for a 3B-parameter model AdamW's
     // states need 24 GB, bitsandbytes' 8-bit AdamW 6 GB; Dettmers et al. 2022 sec. 2: int8 m and v with one fp32

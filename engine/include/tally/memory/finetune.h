@@ -97,6 +97,9 @@ struct FinetuneSetup {
     // bitsandbytes paged optimizers keep their states in CUDA unified memory, which pages to host RAM when the
     // GPU runs out. tally counts the states on the GPU and reports the floor without them.
     bool paged = false;
+    // bitsandbytes before 0.43.2 kept each 4-bit linear's input for backward (MatMul4Bit saved ctx.tensors = (A, B)
+    // although the frozen weight takes no gradient); PR #1270 (commit 9e75374, 2024-07-16) dropped it. NF4 only.
+    bool quantized_inputs_kept = false;
     // Sequence, micro-batch, recomputation, flash attention, activation bytes; the recipe's optimizer and state
     // dtype drive the adapters (lora, qlora) or the whole model (full). gpus, tp, pp, zero: full only.
     TrainingSetup training;
@@ -109,6 +112,7 @@ struct FinetuneBytes {
     std::uint64_t activations = 0;          // the base model's stored activations (memory.h)
     std::uint64_t adapter_activations = 0;  // A·x per adapted module (and the dropped input with lora_dropout)
     std::uint64_t dequant_buffer = 0;       // NF4: the largest weight dequantized to the compute dtype
+    std::uint64_t quantized_inputs = 0;     // NF4 with quantized_inputs_kept: each 4-bit linear's saved input
     std::uint64_t other = 0;                // full: gradient accumulation buffer and ZeRO-3 buffer
     std::uint64_t total = 0;
 };
