@@ -1,7 +1,9 @@
 // Fine-tuning (LoRA, QLoRA, full with 8-bit AdamW): the wasm build gives the native CLI's envelopes byte for byte.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, nativeCall, nativeRun } from './engine.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadEngine, nativeCall, nativeRun, root } from './engine.mjs';
 
 const modes = [
   { model: 'llama-2-7b', method: 'lora', lora_rank: 8, lora_targets: 'q,v' },
@@ -64,5 +66,32 @@ test('tally finetune --json prints the finetune result the wasm engine gives', a
   assert.deepEqual(
     engine.call('finetune', { model: 'llama-2-7b', method: 'qlora', lora_targets: 'all-linear' }),
     native,
+  );
+});
+
+test("LitGPT's measured LoRA and QLoRA peaks (content/validation/finetune-peaks.json) hold within 10 %", async () => {
+  // Each row with its source's settings: bitsandbytes 0.41.1 kept every 4-bit linear's input (quantized_inputs_kept).
+  const data = JSON.parse(readFileSync(path.join(root, 'content/validation/finetune-peaks.json'), 'utf8'));
+  const engine = await loadEngine();
+  assert.ok(data.runs.length >= 7);
+  for (const run of data.runs) {
+    const args = { ...data.source_args[run.source], ...run.args };
+    const predicted = engine.call('finetune', args).per_gpu_bytes.total / 1e9;
+    const error = predicted / run.measured_gb - 1;
+    assert.ok(Math.abs(error) <= 0.1, `${run.name}: predicted ${predicted.toFixed(2)} GB, measured ${run.measured_gb}`);
+  }
+});
+
+test('QLoRA with bitsandbytes before 0.43.2 adds the saved inputs of the 4-bit linears and nothing else', async () => {
+  const engine = await loadEngine();
+  const args = { model: 'llama-2-7b', method: 'qlora', seq: 1304 };
+  const today = engine.call('finetune', args);
+  const kept = engine.call('finetune', { ...args, quantized_inputs_kept: true });
+  assert.equal(today.per_gpu_bytes.quantized_inputs, 0);
+  assert.equal(kept.base.quantized_inputs_kept, true);
+  assert.equal(kept.per_gpu_bytes.total - today.per_gpu_bytes.total, kept.per_gpu_bytes.quantized_inputs);
+  assert.throws(
+    () => engine.call('finetune', { model: 'llama-2-7b', method: 'lora', quantized_inputs_kept: true }),
+    (error) => error.field === 'quantized_inputs_kept',
   );
 });
