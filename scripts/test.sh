@@ -77,7 +77,8 @@ node_suite() {  # name dir concurrency [files...]: the files (default: every tes
   set -e
   record_junit "$name" "$status" "$logs/$name.xml"
 }
-if [[ $only == all || $only == node ]]; then node_suite node tests/node 1; fi
+# Node files are independent (each loads its own engine; none times anything against a deadline): two at a time.
+if [[ $only == all || $only == node ]]; then node_suite node tests/node 2; fi
 if [[ $only == all || $only == browser ]]; then
   # Each browser file starts its own server and browser, so two run at once on this 2-core machine. These stay
   # alone: roofline measures the main thread's responsiveness while its GEMM workers run, hosts runs GEMM workers
