@@ -46,9 +46,13 @@ inline constexpr Arg model = any("model", "depends: required unless hf_config is
                                  "a preset id (see presets), a tally config object, or an HF config object");
 inline constexpr Arg hf_config =
     any("hf_config", "none", "a Hugging Face config.json, as text or as an object (instead of model)");
-inline constexpr Arg encoder_head =
+// The model's shape needs a model: where a parameter count stands in for one (training_cost, mfu, fit's
+// largest_model), these are refused rather than ignored.
+inline constexpr Cond kWithModel = given("model"), kWithConfig = given("hf_config");
+inline constexpr Arg encoder_head = only(
     choice("encoder_head", "model", "an encoder's head: the bare model, the masked-LM head, or both pretraining heads",
-           "model|masked_lm|pretraining");
+           "model|masked_lm|pretraining"),
+    kWithModel, kWithConfig);
 inline constexpr std::array kModelArgs{model, hf_config, encoder_head};
 
 // The recipe (recipe_from_args).
@@ -71,7 +75,8 @@ inline constexpr std::array kRecipeArgs{recipe,    weights,         gradients, m
 // The training setup (setup_from_args).
 inline constexpr Arg seq = integer("seq", "tokens", 1, kMaxSeq, "2048", "sequence length");
 inline constexpr Arg decoder_seq =
-    integer("decoder_seq", "tokens", 0, kMaxSeq, "0", "encoder-decoder: the target length (0: seq)");
+    only(integer("decoder_seq", "tokens", 0, kMaxSeq, "0", "encoder-decoder: the target length (0: seq)"), kWithModel,
+         kWithConfig);
 inline constexpr Arg micro_batch =
     integer("micro_batch", "sequences", 1, 1'000'000'000, "1", "sequences per GPU per forward pass");
 inline constexpr Arg global_batch =
@@ -87,8 +92,9 @@ inline constexpr Arg recompute = choice("recompute", "none", "activation recompu
 inline constexpr Arg recompute_ops =
     text("recompute_ops", "", "comma-separated ops recomputed (selective recomputation by op)");
 inline constexpr Arg recompute_layers =
-    integer("recompute_layers", "layers", 0, kMaxLayers, "0",
-            "layers per pipeline stage with full recomputation (0: all, per recompute)");
+    only(integer("recompute_layers", "layers", 0, kMaxLayers, "0",
+                 "layers per pipeline stage with full recomputation (0: all, per recompute)"),
+         kWithModel, kWithConfig);
 inline constexpr Arg flash_attention =
     boolean("flash_attention", "false", "fused attention: no s x s score matrix stored", "--flash-attn");
 inline constexpr Arg dropout =
@@ -113,7 +119,8 @@ inline constexpr Arg cost_balanced_stages =
          above("pp", 1));
 inline constexpr Arg ep = integer("ep", "GPUs", 1, kMaxExperts, "1", "expert-parallel degree");
 inline constexpr Arg capacity_factor =
-    number("capacity_factor", "", "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)");
+    only(number("capacity_factor", "", "0", "MoE expert capacity factor (0: tokens dropped nowhere, no padding)"),
+         kWithModel, kWithConfig);
 inline constexpr Arg etp = integer("etp", "GPUs", 0, kMaxGpus, "0", "expert tensor-parallel degree (0: tp)");
 inline constexpr Arg cp = integer("cp", "GPUs", 1, kMaxSeq, "1", "context-parallel degree");
 inline constexpr Arg cp_load_balance =
@@ -180,7 +187,8 @@ inline constexpr std::array kCapacityFields = std::to_array<Field>({
 
 // The FLOP count's inputs (flops_input).
 inline constexpr Arg flops_seq =
-    integer("seq", "tokens", 1, kMaxSeq, "depends: min(max_positions, 2048)", "sequence length");
+    only(integer("seq", "tokens", 1, kMaxSeq, "depends: min(max_positions, 2048)", "sequence length"), kWithModel,
+         kWithConfig);
 inline constexpr Arg attention_flops =
     choice("attention_flops", "full", "attention score FLOPs: the full s x s square or the causal half", "full|causal");
 inline constexpr Arg flops_pp =

@@ -64,11 +64,34 @@ constexpr std::array kFitOwnResult = std::to_array<Field>({
     {"reason", "", "min_gpus with no answer: why, and what to change"},
 });
 
+// Each mode reads its own arguments; one the mode would ignore is refused by name. largest_model honours zero, tp
+// and pp always (the ZeRO paper's Table 2) and, with a model, every activation setting (it grows the model's
+// depth); without a model it counts no activations. min_gpus searches the global batch itself.
+void refuse_other_mode(const json& args, const std::string& mode, bool model_given) {
+    const bool largest = mode == "largest_model";
+    const auto refuse_unless = [&](const char* name, bool applies, const char* when) {
+        if (!applies && args.contains(name) && !args[name].is_null())
+            throw InputError(name, std::string(name) + " applies only " + when + "; leave it out");
+    };
+    refuse_unless("max_gpus", !largest, "with `mode` min_gpus (the fewest GPUs for a model)");
+    for (const char* name :
+         {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops", "recompute_layers",
+          "flash_attention", "dropout", "activation_bytes", "virtual_stages", "keep_stage_outputs", "encoder_head", "cp",
+          "cp_load_balance", "shard_group", "offload", "etp"})
+        refuse_unless(name, !largest || model_given,
+                      "with `mode` largest_model beside `model` or `hf_config` (without a model no activations are "
+                      "counted)");
+    for (const char* name : {"gpus", "reserve_fraction"})
+        refuse_unless(name, largest, "with `mode` largest_model (the largest model on `gpus` GPUs)");
+    refuse_unless("global_batch", largest, "with `mode` largest_model (min_gpus sets the batch itself)");
+}
+
 json fit(const json& args) {
     // Without a mode: the fewest GPUs for a given model, else the largest model on the given GPUs.
     const bool model_given = (args.contains("model") && !args["model"].is_null()) ||
                              (args.contains("hf_config") && !args["hf_config"].is_null());
     const std::string mode = optional_string_arg(args, kMode.name).value_or(model_given ? "min_gpus" : "largest_model");
+    if (mode == "largest_model" || mode == "min_gpus") refuse_other_mode(args, mode, model_given);
     json hardware;
     if (mode == "largest_model") {
         json recipe;

@@ -25,7 +25,7 @@ using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- declarations
 using namespace arg;
-constexpr Arg kPeakDtype = text("dtype", "bf16", "dtype whose peak the hardware preset gives");
+constexpr Arg kPeakDtype = only(text("dtype", "bf16", "dtype whose peak the hardware preset gives"), given("hardware"));
 constexpr Arg kPeakFlops{.name = "peak_flops_per_s",
                          .type = Num,
                          .unit = "FLOP/s",
@@ -61,13 +61,39 @@ constexpr std::array kTrainingOwn{
 };
 // In the order training_cost reads them (the FLOPs per token, tokens, the peak, gpus, mfu, the price), so a call
 // with several bad arguments is refused for the same one as before the declarations.
-constexpr auto kTrainingArgs = merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs, std::array{kTrainingOwn[0]}, kPeakArgs,
-                                          std::array{kRunGpus, kTrainingOwn[1], kTrainingOwn[2]}, kStepArgs);
-constexpr auto kMfuArgs =
+constexpr auto kMfuOwnArgs =
     merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs,
                std::array{Arg{"tokens_per_second", Num, "tokens/s", 0, kNo, "required",
                               "measured training throughput of the whole run", nullptr, nullptr, true}},
                kPeakArgs, std::array{kRunGpus});
+
+// An argument the other inputs would ignore is refused, not dropped (the model's shape needs a model: api_args.h):
+// the step-time layout (the arguments mfu lacks) needs mfu "predicted"; pp counts per stage with recomputed layers,
+// or is the layout's.
+template <std::size_t N>
+constexpr ArgList<N> with_applies(ArgList<N> list, bool predicts) {
+    const auto in_mfu = [](std::string_view name) {  // or training_cost's own: tokens, mfu, the price
+        for (const Arg& a : kMfuOwnArgs.span())
+            if (name == a.name) return true;
+        for (const Arg& a : kTrainingOwn)
+            if (name == a.name) return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < list.size; ++i) {
+        Arg& a = list.items[i];
+        const std::string_view name = a.name;
+        if (name == "pp")
+            a.applies.any_of = {given("recompute_layers"), predicts ? one_of("mfu", "predicted") : Cond{}};
+        else if (predicts && !in_mfu(name))
+            a.applies.any_of = {one_of("mfu", "predicted"), Cond{}};
+    }
+    return list;
+}
+constexpr auto kTrainingArgs =
+    with_applies(merge_args(kModelArgs, kFlopsArgs, kPerTokenArgs, std::array{kTrainingOwn[0]}, kPeakArgs,
+                            std::array{kRunGpus, kTrainingOwn[1], kTrainingOwn[2]}, kStepArgs),
+                 true);
+constexpr auto kMfuArgs = with_applies(kMfuOwnArgs, false);
 constexpr std::array kTrainingOwnResult = std::to_array<Field>({
     {"flops_basis", "", "what total_flops counts"},
     {"tokens", "tokens", "training tokens"},

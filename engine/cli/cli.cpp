@@ -46,6 +46,11 @@ std::string in_flag_terms(std::string message, const std::string& field, std::sp
         (message.size() == field.size() || message[field.size()] == ' '))
         message = flag + message.substr(field.size());
     const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    // mfu "predicted" is a flag of its own where the command has one (tally time --predict-mfu).
+    const std::string predicted = "`mfu` predicted";
+    if (flag_of(options, "predict_mfu") == "--predict-mfu")
+        for (std::size_t at = message.find(predicted); at != std::string::npos; at = message.find(predicted, at))
+            message.replace(at, predicted.size(), "--predict-mfu");
     // A name the engine quotes (`pp`, as the "applies only" rule writes the others it tests) becomes its flag, or
     // loses its quotes where the command has no flag for it.
     for (std::size_t open = message.find('`'); open != std::string::npos; open = message.find('`', open)) {

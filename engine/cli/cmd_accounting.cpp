@@ -48,30 +48,6 @@ void common_rules(const json& args, std::span<const Option> options) {
     reject_together(args, options, "hardware", "capacity_bytes", "--capacity-bytes replaces the preset's memory");
 }
 
-// fit: each mode reads its own options; the other mode's would be silently ignored.
-void fit_rules(const json& args, std::span<const Option> options) {
-    const bool has_model = args.contains("model") || args.contains("config_path");
-    const std::string mode = args.value("mode", has_model ? "min_gpus" : "largest_model");
-    if (mode != "largest_model" && mode != "min_gpus") return;  // the engine names the allowed modes
-    const bool largest = mode == "largest_model";
-    const std::string in_min = "with --mode min_gpus (the fewest GPUs for a model)";
-    const std::string in_largest = "with --mode largest_model (the largest model on --gpus GPUs)";
-    // largest_model honours zero, tp and pp always (the ZeRO paper's Table 2) and, with a model, every
-    // activation setting (it grows the model's depth); without a model it counts no activations.
-    reject_unless(args, options, "max_gpus", !largest, in_min);
-    const std::string with_model =
-        "with --mode largest_model only beside --model or --config (without a model no "
-        "activations are counted)";
-    for (const char* key :
-         {"seq", "decoder_seq", "micro_batch", "sequence_parallel", "recompute", "recompute_ops", "recompute_layers",
-          "flash_attention", "no_dropout", "dropout_on", "activation_bytes", "virtual_stages", "keep_stage_outputs",
-          "encoder_head", "cp", "no_cp_load_balance", "shard_group", "offload", "etp"})
-        reject_unless(args, options, key, !largest || has_model, with_model);
-    for (const char* key : {"gpus", "reserve_fraction"}) reject_unless(args, options, key, largest, in_largest);
-    // min_gpus searches over the global batch; a fixed one would be ignored
-    reject_unless(args, options, "global_batch", largest, "never in fit (the search sets the batch)");
-}
-
 void fix_flags(json& args) {
     load_config_file(args);
     if (args.contains("dropout_on") && args.contains("no_dropout"))
@@ -401,7 +377,7 @@ int cmd_fit(int argc, char** argv) {
         "       tally fit --mode largest_model --model PRESET --gpus N --hardware ID [memory options]\n"
         "                 (largest depth of the model's width that fits, activations at --seq/--micro-batch included)\n"
         "       tally fit --model PRESET --hardware ID [memory options]  (fewest GPUs that fit)",
-        accounting_options("fit"), print_fit, nullptr, fit_rules);
+        accounting_options("fit"), print_fit);
 }
 
 int cmd_kv_cache(int argc, char** argv) {

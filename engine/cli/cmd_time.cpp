@@ -39,28 +39,12 @@ void rules(std::span<const Option> options, nlohmann::json& args) {
     reject_together(args, options, "params", "model", "the model's exact count replaces --params; give one");
     reject_together(args, options, "params", "config_path", "the model's exact count replaces --params; give one");
     reject_together(args, options, "model", "config_path", "give one model");
-    reject_unless(args, options, "seq", has_model,
-                  "with --model or --config (6ND from --params has no sequence length)");
     reject_together(args, options, "peak_tflops", "peak_flops_per_s", "give the peak once");
     reject_together(args, options, "hardware", "peak_tflops", "give a hardware preset or a peak, not both");
     reject_together(args, options, "hardware", "peak_flops_per_s", "give a hardware preset or a peak, not both");
-    reject_unless(args, options, "dtype", args.contains("hardware"), "with --hardware (it picks the preset's peak)");
-    const std::string model_only = "with --model or --config (6ND from --params counts no model shape)";
-    for (const char* key : {"decoder_seq", "encoder_head", "capacity_factor"})
-        reject_unless(args, options, key, has_model, model_only);
-    // The layout flags (training_cost's arguments that mfu lacks: the step-time model's) feed only the step-time
-    // model; without --predict-mfu the given --mfu stands alone.
-    const bool predict = args.contains("predict_mfu");
+    // --predict-mfu is the CLI's spelling of mfu "predicted"; what applies only with it, the engine's declarations say.
     reject_unless(args, options, "predict_mfu", has_model,
                   "with --model or --config (the step-time model needs the model's shape)");
-    for (const Option& option : options) {
-        const std::string key = option.key;
-        if (key == "tokens" || key == "mfu" || key == "dollars_per_gpu_hour" || key == "predict_mfu") continue;
-        if (!declared_help("mfu", option.key).empty() || key == "config_path") continue;
-        reject_unless(args, options, option.key, predict, "with --predict-mfu (the layout of the step-time model)");
-    }
-    reject_unless(args, options, "pp", predict || (has_model && args.contains("recompute_layers")),
-                  "with --predict-mfu, or with --model or --config and --recompute-layers (counted per stage)");
     fix_flags(args);
 }
 
