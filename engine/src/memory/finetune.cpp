@@ -242,6 +242,10 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     const u64 compute_bytes = dtype_bytes(s.compute);
     const u64 base_bytes = s.base == BaseStorage::FP32 ? 4 : 2;
     u64 largest_quantized = 0;
+    const u64 tokens = mul(static_cast<u64>(st.seq), static_cast<u64>(st.micro_batch));
+    // quantized_inputs_kept: each distinct input of the 4-bit linears, per token in the compute dtype, in every layer
+    // (one at a time under full recomputation); a routed expert's input holds the tokens sent to it (top-k in all).
+    std::set<std::tuple<Component, bool, bool, LayerSet, std::string_view>> kept_inputs;
     for (const Tensor& t : model_tensors(c)) {
         if (t.component == Component::Mtp) continue;
         const u64 copies =
@@ -250,6 +254,15 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
             b.params_quantized = add(b.params_quantized, mul(t.count(), copies));
             b.bytes.frozen_weights = add(b.bytes.frozen_weights, mul(nf4_bytes(t.count(), s.double_quant), copies));
             largest_quantized = std::max(largest_quantized, t.count());
+            const std::string_view input = linear_input(t);
+            if (s.quantized_inputs_kept &&
+                kept_inputs.insert({t.component, t.expert, t.cross, t.layer_set, input}).second) {
+                const bool shared_by_layers = input == "encoder_output" || st.recompute == Recompute::Full;
+                const u64 layers = shared_by_layers ? u64{1} : static_cast<u64>(tensor_layers(c, t));
+                const u64 per_token = mul(mul(static_cast<u64>(t.cols), compute_bytes),
+                                          static_cast<u64>(t.expert ? c.experts_per_token : 1));
+                b.bytes.quantized_inputs = add(b.bytes.quantized_inputs, mul(mul(tokens, per_token), layers));
+            }
         } else {
             const u64 each = s.base == BaseStorage::NF4 ? compute_bytes : base_bytes;
             b.bytes.frozen_weights = add(b.bytes.frozen_weights, mul(mul(t.count(), copies), each));
@@ -257,22 +270,6 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     }
     // bitsandbytes dequantizes one weight at a time to the compute dtype for its matmul, then frees it.
     b.bytes.dequant_buffer = mul(largest_quantized, compute_bytes);
-    const u64 tokens = mul(static_cast<u64>(st.seq), static_cast<u64>(st.micro_batch));
-    if (s.base == BaseStorage::NF4 && s.quantized_inputs_kept) {
-        // Each distinct input of the 4-bit linears, per token in the compute dtype, in every layer (one at a time
-        // under full recomputation); a routed expert's input holds the tokens sent to it (top-k per token in all).
-        std::set<std::tuple<Component, bool, bool, LayerSet, std::string_view>> kept;
-        for (const Tensor& t : model_tensors(c)) {
-            if (!quantized_linear(t)) continue;
-            const std::string_view input = linear_input(t);
-            if (!kept.insert({t.component, t.expert, t.cross, t.layer_set, input}).second) continue;
-            const bool shared_by_layers = input == "encoder_output" || st.recompute == Recompute::Full;
-            const u64 layers = shared_by_layers ? u64{1} : static_cast<u64>(tensor_layers(c, t));
-            const u64 per_token = mul(mul(static_cast<u64>(t.cols), compute_bytes),
-                                      static_cast<u64>(t.expert ? c.experts_per_token : 1));
-            b.bytes.quantized_inputs = add(b.bytes.quantized_inputs, mul(mul(tokens, per_token), layers));
-        }
-    }
 
     // Adapters: weights and gradients in the adapter dtype, the optimizer's states as the recipe says, no master.
     Recipe adapter{s.adapter, s.adapter, DType::None, st.recipe.optimizer, st.recipe.optimizer_state};
