@@ -90,7 +90,32 @@ void print_help(std::ostream& out) {
         for (std::size_t pad = std::strlen(command.name); pad < 10; ++pad) out << ' ';
         out << command.summary << "\n";
     }
-    out << "\n`tally COMMAND --help` shows a command's options and defaults. Exit status: 0 ok, 2 bad input.\n";
+    out << "\n`tally COMMAND --help` (or `tally help COMMAND`) shows a command's options and defaults. Exit status: 0 ok, 2 bad input.\n";
+}
+
+int run(const Command& command, int argc, char** argv) {
+    try {
+        return command.run(argc, argv);
+    } catch (const tally::InputError& error) {
+        std::cerr << "tally " << command.name << ": " << tally::printable_message(error.what()) << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& error) {
+        // A bug, not bad input: say so rather than abort.
+        std::cerr << "tally " << command.name << ": internal error: " << tally::printable_message(error.what()) << "\n";
+        return kExitInternalError;
+    }
+}
+
+const Command* find_command(std::string_view name) {
+    for (const Command& command : kCommands)
+        if (name == command.name) return &command;
+    return nullptr;
+}
+
+int unknown_command(const char* name) {
+    std::cerr << "tally: unknown command \"" << tally::printable(name, 40) << "\"\n\n";
+    print_help(std::cerr);
+    return kExitBadInput;
 }
 
 }  // namespace
@@ -100,21 +125,22 @@ int main(int argc, char** argv) {
         print_help(argc < 2 ? std::cerr : std::cout);
         return argc < 2 ? kExitBadInput : kExitOk;
     }
-    for (const Command& command : kCommands)
-        if (std::string_view(argv[1]) == command.name) {
-            try {
-                return command.run(argc, argv);
-            } catch (const tally::InputError& error) {
-                std::cerr << "tally " << command.name << ": " << tally::printable_message(error.what()) << "\n";
-                return kExitBadInput;
-            } catch (const std::exception& error) {
-                // A bug, not bad input: say so rather than abort.
-                std::cerr << "tally " << command.name << ": internal error: " << tally::printable_message(error.what())
-                          << "\n";
-                return kExitInternalError;
-            }
+    // `tally help [COMMAND]` as `git help`: the overview, or that command's --help.
+    if (std::string_view(argv[1]) == "help") {
+        if (argc == 2) {
+            print_help(std::cout);
+            return kExitOk;
         }
-    std::cerr << "tally: unknown command \"" << tally::printable(argv[1], 40) << "\"\n\n";
-    print_help(std::cerr);
-    return kExitBadInput;
+        if (argc > 3) {
+            std::cerr << "tally help: give one command, got " << argc - 2 << " arguments\n";
+            return kExitBadInput;
+        }
+        const Command* command = find_command(argv[2]);
+        if (command == nullptr) return unknown_command(argv[2]);
+        char help_flag[] = "--help";
+        char* help_argv[] = {argv[0], argv[2], help_flag, nullptr};
+        return run(*command, 3, help_argv);
+    }
+    const Command* command = find_command(argv[1]);
+    return command == nullptr ? unknown_command(argv[1]) : run(*command, argc, argv);
 }

@@ -943,3 +943,22 @@ TEST_CASE("tally <command> --help prints the declaration's doc and default for a
             CHECK_THAT(out, Catch::Contains(tally::cli::declared_help("memory_budget", option.key)));
     }
 }
+
+TEST_CASE("tally help COMMAND prints that command's --help and exits 0, as git help does; a wrong name exits 2") {
+    for (const char* command : {"step", "plan", "call", "methods", "float"}) {
+        INFO(command);
+        const CliRun help = run_cli_argv({"help", command});
+        const CliRun flag = run_cli_argv({command, "--help"});
+        CHECK(help.exit_code == 0);
+        CHECK(flag.exit_code == 0);
+        CHECK(help.out == flag.out);
+        CHECK_FALSE(help.out.empty());
+    }
+    const CliRun overview = run_cli_argv({"help"});
+    CHECK(overview.exit_code == 0);
+    CHECK_THAT(overview.out, Catch::Contains("Commands:"));
+    const CliRun unknown = run_cli_argv({"help", "stepp"});
+    CHECK(unknown.exit_code == 2);
+    CHECK_THAT(unknown.err, Catch::Contains("unknown command \"stepp\""));
+    CHECK(run_cli_argv({"help", "step", "plan"}).exit_code == 2);
+}
