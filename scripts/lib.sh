@@ -5,7 +5,8 @@ set -euo pipefail
 TALLY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NODE_PATH=/usr/share/nodejs   # em++'s optimizer finds acorn here (Debian's emscripten)
 
-log() { printf '\n== %s\n' "$*"; }
+# Each phase's heading carries the seconds since the script started, so a log shows where the time went.
+log() { printf '\n== %s [%ss]\n' "$*" "$SECONDS"; }
 
 # Debian packages the project needs; installed only when one is missing.
 TALLY_APT_PACKAGES=(cmake ninja-build ccache g++ clang clang-16 lld-16 emscripten catch2 nlohmann-json3-dev chromium libopenblas-dev nodejs npm hugo)
