@@ -1598,6 +1598,31 @@ export interface PlanResult {
   [field: string]: unknown;
 }
 
+/** step_validation: published runs scored by step_time: errors, leave-one-source-out bands, summaries per half and source */
+export interface StepValidationArgs {
+  /** a runs file ({"runs": [{id, args, published: {metric, value}}], split?}) or its JSON text; required */
+  runs: unknown;
+}
+
+/** The result of step_validation (fields typed from its example calls; some appear only with certain arguments). */
+export interface StepValidationResult {
+  /** per expressible run: {id, half, source, metric, published, predicted, error, generic_error, regime, band} */
+  runs?: { band: { inside: boolean; key: string; level: string; lower: number; upper: number; widened: boolean; [key: string]: unknown }; error: number; generic_error: number; generic_regime: string; half: string; id: string; metric: string; predicted: number; published: number; regime: string; source: string; [key: string]: unknown }[];
+  /** runs marked expressible_today false: {id, half} */
+  skipped?: unknown[];
+  /** per half (fit, heldout, all): {count, median_abs_error, median_error, within_20_percent, predicted_faster, worst, groups} */
+  halves?: { all: { count: number; median_abs_error: number; median_error: number; predicted_faster: number; skipped_not_expressible: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; [key: string]: unknown };
+  /** the same summary per source */
+  sources?: { "bloom-176b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "korthikanti-2022-175b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "korthikanti-2022-1t": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "korthikanti-2022-22b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "korthikanti-2022-530b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "llama3-405b-16384gpu": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "llama3-405b-8192gpu": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-1008b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-145.6b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-18.4b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-310.1b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-39.1b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-529.6b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "megatron-2021-76.1b": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "mt-nlg-530b-280-nodes": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "mt-nlg-530b-350-nodes": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; "mt-nlg-530b-420-nodes": { count: number; median_abs_error: number; median_error: number; predicted_faster: number; within_20_percent: number; worst: Record<string, unknown>; worst_abs_error: number; [key: string]: unknown }; [key: string]: unknown };
+  /** share of runs inside the band the other sources give them (leave one source out), as given and as generic */
+  band_coverage?: { generic_inside_leave_one_source_out_band: number; generic_runs: number; generic_with_band: number; inside_leave_one_source_out_band: number; runs: number; with_band: number; [key: string]: unknown };
+  /** median |predicted - published| / published over every run */
+  median_abs_error?: number;
+  /** the largest |error| */
+  worst_abs_error?: number;
+  [field: string]: unknown;
+}
+
 /** compute_units: a FLOP count (or 6ND) in petaFLOP/s-days, GPU-seconds at an MFU, and GPUs needed to finish in `days` */
 export interface ComputeUnitsArgs {
   /** a FLOP count; unit FLOP; default depends: 6 x params x tokens */
@@ -2184,6 +2209,7 @@ export interface MethodArgs {
   probe_bandwidth: ProbeBandwidthArgs;
   step_time: StepTimeArgs;
   plan: PlanArgs;
+  step_validation: StepValidationArgs;
   compute_units: ComputeUnitsArgs;
   checkpoint_size: CheckpointSizeArgs;
   matmul_roofline: MatmulRooflineArgs;
@@ -2232,6 +2258,7 @@ export interface MethodResults {
   probe_bandwidth: ProbeBandwidthResult;
   step_time: StepTimeResult;
   plan: PlanResult;
+  step_validation: StepValidationResult;
   compute_units: ComputeUnitsResult;
   checkpoint_size: CheckpointSizeResult;
   matmul_roofline: MatmulRooflineResult;

@@ -9,6 +9,8 @@
 #include "tally/step/stack.h"
 #include "tally/step/step.h"
 #include "tally/step_bands.h"
+#include "tally/step_validation.h"
+#include "tally/base/input.h"
 #include "tally/parallel/step_stages.h"
 
 #include <algorithm>
@@ -282,6 +284,33 @@ json plan_method(const json& args) {
                 {"hardware", hw.id}};
 }
 
+// A runs file ({"runs": [...]}, content/validation/*.json) scored as `tally step --validate` scores it.
+json step_validation_method(const json& args) {
+    if (!args.contains("runs") || args["runs"].is_null())
+        throw InputError("runs", "runs is required: a runs file ({\"runs\": [...]}) or its JSON text");
+    const json& runs = args["runs"];
+    if (runs.is_string())
+        return validate_step_runs(parse_json_input(runs.get<std::string>(), "runs", "runs"), "runs").report;
+    return validate_step_runs(runs, "runs").report;
+}
+
+constexpr std::array kValidationArgs{
+    arg::any("runs", "required",
+             "a runs file ({\"runs\": [{id, args, published: {metric, value}}], split?}) or its JSON text"),
+};
+constexpr std::array kValidationResult = std::to_array<Field>({
+    {"runs", "",
+     "per expressible run: {id, half, source, metric, published, predicted, error, generic_error, regime, band}"},
+    {"skipped", "", "runs marked expressible_today false: {id, half}"},
+    {"halves", "",
+     "per half (fit, heldout, all): {count, median_abs_error, median_error, within_20_percent, predicted_faster, worst, groups}"},
+    {"sources", "", "the same summary per source"},
+    {"band_coverage", "",
+     "share of runs inside the band the other sources give them (leave one source out), as given and as generic"},
+    {"median_abs_error", "", "median |predicted - published| / published over every run"},
+    {"worst_abs_error", "", "the largest |error|"},
+});
+
 constexpr Method kMethods[] = {
     {"step_time", step_time_method,
      "predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs", arg::kStepArgs,
@@ -289,6 +318,9 @@ constexpr Method kMethods[] = {
     {"plan", plan_method,
      "layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput",
      kPlanArgs, kPlanResult, true},
+    {"step_validation", step_validation_method,
+     "published runs scored by step_time: errors, leave-one-source-out bands, summaries per half and source",
+     kValidationArgs, kValidationResult, true},
 };
 
 }  // namespace
