@@ -300,13 +300,14 @@ constexpr std::array kValidationArgs{
 };
 constexpr std::array kValidationResult = std::to_array<Field>({
     {"runs", "",
-     "per expressible run: {id, half, source, metric, published, predicted, error, generic_error, regime, band}"},
+     "per expressible run: {id, half, source, metric, published, predicted, error, predicted_mfu, generic_error, regime, band}"},
     {"skipped", "", "runs marked expressible_today false: {id, half}"},
     {"halves", "",
      "per half (fit, heldout, all): {count, median_abs_error, median_error, within_20_percent, predicted_faster, worst, groups}"},
     {"sources", "", "the same summary per source"},
     {"band_coverage", "",
      "share of runs inside the band the other sources give them (leave one source out), as given and as generic"},
+    {"counts", "", "{runs (scored), skipped (not expressible), total, sources}"},
     {"median_abs_error", "", "median |predicted - published| / published over every run"},
     {"worst_abs_error", "", "the largest |error|"},
 });

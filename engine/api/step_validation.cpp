@@ -149,6 +149,9 @@ StepValidation validate_step_runs(const json& file, const std::string& field) {
                  {"published", run.published},
                  {"predicted", *predicted},
                  {"error", (*predicted - run.published) / run.published}};
+        // Every metric a source publishes is proportional to throughput, so the run's MFU as published is
+        // predicted_mfu / (1 + error): the common axis of chapter 7b's scatter.
+        row["predicted_mfu"] = r["mfu"];
         if (!run.group.empty()) row["group"] = run.group;
         row_band_run.push_back(band_runs.size());
         band_runs.push_back(band_run(r, run, row["error"].get<double>(), true));
@@ -229,6 +232,10 @@ StepValidation validate_step_runs(const json& file, const std::string& field) {
     const json overall = error_summary_json(all);
     json report{
         {"runs", rows}, {"skipped", skipped}, {"halves", by_half}, {"sources", by_source}, {"band_coverage", coverage}};
+    report["counts"] = {{"runs", rows.size()},
+                        {"skipped", skipped.size()},
+                        {"total", rows.size() + skipped.size()},
+                        {"sources", by_source.size()}};
     report["median_abs_error"] = overall.value("median_abs_error", 0.0);
     report["worst_abs_error"] = overall.value("worst_abs_error", 0.0);
     return {std::move(report), std::move(halves), band_table_json(bands)};

@@ -2,9 +2,9 @@
 // every figure draws from the wasm engine without NaN, and an unknown name is an error.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadEngine } from './engine.mjs';
+import { loadEngine, root } from './engine.mjs';
 import { renderFigure, FIGURE_NAMES, chart, SPLITS } from '../../web/figures/index.js';
 
 test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its idle share", async () => {
@@ -17,10 +17,35 @@ test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its 
   assert.ok(Math.abs(r.idle_fraction - 3 / 11) < 1e-12, 'p = 4, m = 8: (p − 1)/(m + p − 1) = 3/11');
 });
 
+/** The options a figure cannot draw without (the build passes the page's own; these are the smaller files). */
+const smallRuns = readFileSync(`${root}/content/validation/runs.json`, 'utf8');
+const FIGURE_INPUTS = { 'validation-scatter': { runs: smallRuns } };
+
+test('the validation scatter draws one dot per scored run, above the diagonal exactly when tally predicted it faster', async () => {
+  const engine = await loadEngine();
+  const report = engine.call('step_validation', { runs: smallRuns });
+  const svg = renderFigure('validation-scatter', engine, { runs: smallRuns });
+  const dots = [
+    ...svg.matchAll(/<circle cx="([\d.]+)" cy="([\d.]+)" r="2.6" class="dot s\d"><title>([^<]*)<\/title>/g),
+  ];
+  assert.equal(dots.length, report.runs.length);
+  // The diagonal runs from the plot's origin to its top right: a dot above it has y - origin_y < -(x - origin_x).
+  const diagonal = /<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)" class="stroke"\/>/.exec(svg);
+  assert.ok(diagonal, 'the diagonal is drawn');
+  const [x1, y1, x2, y2] = diagonal.slice(1).map(Number);
+  for (const [, cx, cy, title] of dots) {
+    const row = report.runs.find((r) => title.startsWith(`${r.id}:`));
+    assert.ok(row, title);
+    const side = (x2 - x1) * (Number(cy) - y1) - (y2 - y1) * (Number(cx) - x1); // < 0: above the line
+    if (Math.abs(row.error) > 0.01) assert.equal(side < 0, row.error > 0, `${row.id} (${row.error})`);
+  }
+  assert.throws(() => renderFigure('validation-scatter', engine), /needs the runs file/);
+});
+
 test('every figure renders an SVG from the engine with no NaN, and an unknown one is refused', async () => {
   const engine = await loadEngine();
   for (const name of FIGURE_NAMES) {
-    const svg = renderFigure(name, engine);
+    const svg = renderFigure(name, engine, FIGURE_INPUTS[name]);
     assert.match(svg, /^<svg class="fig-svg" viewBox="0 0 400 \d+"/, name);
     assert.doesNotMatch(svg, /NaN|Infinity|undefined/, name);
   }
@@ -121,6 +146,6 @@ test('each figure is one module, web/figures/<name>.js, whose default export is 
   assert.deepEqual(modules.sort(), FIGURE_NAMES.map((name) => `${name}.js`).sort());
   for (const name of FIGURE_NAMES) {
     const { default: draw } = await import(new URL(`../../web/figures/${name}.js`, import.meta.url).href);
-    assert.equal(draw(engine, {}), renderFigure(name, engine), name);
+    assert.equal(draw(engine, FIGURE_INPUTS[name] ?? {}), renderFigure(name, engine, FIGURE_INPUTS[name]), name);
   }
 });

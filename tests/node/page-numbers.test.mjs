@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { root, siteDir, nativeCli, native, PLANNER_EXAMPLE } from './engine.mjs';
+import { root, siteDir, nativeCli, native, nativeRun, PLANNER_EXAMPLE } from './engine.mjs';
 
 const preset = (kind, id) => JSON.parse(readFileSync(path.join(root, 'content/presets', kind, `${id}.json`), 'utf8'));
 const MiB = 2 ** 20;
@@ -1253,6 +1253,62 @@ function expectations() {
     14 * params(preset('models', 'llama-3-405b').config).total,
     'N × 14',
   );
+  // Chapter 7b: the validation files' statistics, recomputed here from the file (counts, halves, published
+  // figures) and each run's prediction as the CLI's `tally step --validate --json` lists it: median, share within
+  // 20 %, worst and as-given band coverage are arithmetic on those rows. The generic-stack coverage needs bands
+  // the rows do not carry, so it is the CLI's own figure.
+  for (const name of ['runs.json', 'runs-modern.json']) {
+    const file = JSON.parse(readFileSync(path.join(root, 'content/validation', name), 'utf8'));
+    const cli = JSON.parse(
+      nativeRun(['step', '--validate', '--runs', path.join(root, 'content/validation', name), '--json']),
+    );
+    const args = { runs_file: name };
+    const why = `statistics of content/validation/${name}`;
+    const half = (run) => run.split ?? file.split?.[run.source_key] ?? 'all';
+    const given = file.runs.filter((r) => r.expressible_today !== false);
+    const published = new Map(given.map((r) => [r.id, r.published.value]));
+    const errors = cli.runs.map((row) => ({
+      ...row,
+      e: (row.predicted - published.get(row.id)) / published.get(row.id),
+    }));
+    const median = (xs) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    };
+    put('step_validation', args, 'counts.total', file.runs.length, why);
+    put('step_validation', args, 'counts.runs', given.length, why);
+    put('step_validation', args, 'counts.sources', new Set(given.map((r) => r.source_key ?? r.id)).size, why);
+    put('step_validation', args, 'median_abs_error', median(errors.map((r) => Math.abs(r.e))), why);
+    for (const h of new Set(file.runs.map(half))) {
+      const rows = errors.filter((r) => half(given.find((g) => g.id === r.id)) === h);
+      put('step_validation', args, `halves.${h}.count`, rows.length, why);
+      put(
+        'step_validation',
+        args,
+        `halves.${h}.skipped_not_expressible`,
+        file.runs.filter((r) => r.expressible_today === false && half(r) === h).length,
+        why,
+      );
+      put('step_validation', args, `halves.${h}.median_abs_error`, median(rows.map((r) => Math.abs(r.e))), why);
+      put(
+        'step_validation',
+        args,
+        `halves.${h}.within_20_percent`,
+        rows.filter((r) => Math.abs(r.e) <= 0.2).length / rows.length,
+        why,
+      );
+      put('step_validation', args, `halves.${h}.worst_abs_error`, Math.max(...rows.map((r) => Math.abs(r.e))), why);
+    }
+    const inside = errors.filter((r) => r.band && r.e >= r.band.lower && r.e <= r.band.upper).length;
+    put('step_validation', args, 'band_coverage.inside_leave_one_source_out_band', inside / errors.length, why);
+    put(
+      'step_validation',
+      args,
+      'band_coverage.generic_inside_leave_one_source_out_band',
+      cli.band_coverage.generic_inside_leave_one_source_out_band,
+      'tally step --validate --json',
+    );
+  }
   return map;
 }
 

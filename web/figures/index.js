@@ -18,6 +18,7 @@ import overlapTimeline from './overlap-timeline.js';
 import attentionVsSeq from './attention-vs-seq.js';
 import moeDrops from './moe-drops.js';
 import goodputCurve from './goodput-vs-interval.js';
+import validationScatter from './validation-scatter.js';
 
 export { chart } from './line-chart.js';
 export { SPLITS } from './parallelism.js';
@@ -38,6 +39,7 @@ const FIGURES = {
   'time-vs-mfu': mfuCurve,
   'intensity-vs-tokens': intensityCurve,
   'goodput-vs-interval': goodputCurve,
+  'validation-scatter': validationScatter,
 };
 export const FIGURE_NAMES = Object.keys(FIGURES);
 
