@@ -26,6 +26,9 @@ const fixtures = [
   // Hybrids: gated DeltaNet (Qwen3-Next) and Mamba-2 (Granite 4.0-H) layers with a recurrent state.
   'qwen3-next-80b-a3b',
   'granite-4.0-h-small',
+  // Single-module blocks: Nemotron-H's Mamba-2, attention and MLP-only blocks.
+  'nemotron-nano-9b-v2',
+  'nemotron-h-56b-base-8k',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 
@@ -44,6 +47,8 @@ const cases = [
   // A hybrid's recurrent state in the serving estimate and the capacity.
   ['inference', { hf_config: fixture('granite-4.0-h-small'), context: 131072, hardware: 'h100-sxm' }],
   ['kv_cache', { hf_config: fixture('qwen3-next-80b-a3b'), context: 262144, batch: 2, hardware: 'h200' }],
+  ['inference', { hf_config: fixture('nemotron-nano-9b-v2'), context: 131072, hardware: 'h100-sxm' }],
+  ['memory_budget', { hf_config: fixture('nemotron-h-56b-base-8k'), seq: 8192, gpus: 64, tp: 8, pp: 2, zero: 1 }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
 ];
 
