@@ -126,3 +126,17 @@ test("a hybrid's recurrent state through the JS API: fixed per sequence, in the 
   assert.equal(envelope.ok, false);
   assert.equal(envelope.error.field, 'layer_types');
 });
+
+test('Nemotron Nano 9B v2 through the JS API: 8,888,227,328 parameters (the safetensors total), a bad pattern named', async () => {
+  const engine = await loadEngine();
+  const nano = fixture('nemotron-nano-9b-v2');
+  const p = engine.call('params', { hf_config: nano });
+  assert.equal(p.total, 8888227328);
+  assert.equal(p.model.num_mlp_layers, 25);
+  assert.equal(p.model.mixer_blocks_without_mlp, true);
+  const bad = JSON.parse(nano);
+  bad.hybrid_override_pattern = bad.hybrid_override_pattern.replace('*', 'E');
+  const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
+  assert.equal(envelope.ok, false);
+  assert.equal(envelope.error.field, 'hybrid_override_pattern');
+});
