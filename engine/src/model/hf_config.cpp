@@ -1227,7 +1227,7 @@ ModelConfig load_hf_config(const json& j) {
 }
 
 ModelConfig load_hf_config_text(std::string_view text) {
-    return load_hf_config(parse_json_input(text, "hf_config", "config.json"));
+    return load_hf_config(parse_json_input(python_json_infinities(text), "hf_config", "config.json"));
 }
 
 }  // namespace tally

@@ -13,6 +13,7 @@
 
 #include "accounting_helpers.h"
 #include "tally/base/error.h"
+#include "tally/base/input.h"
 #include "tally/compute/flops.h"
 #include "tally/memory/kvcache.h"
 #include "tally/memory/memory.h"
@@ -211,4 +212,23 @@ TEST_CASE("Nemotron-H activations: an MLP block saves the MLP's tensors, a mixer
     }
     CHECK(checked >= 6);
     CHECK(a.per_layer_bytes < b.per_layer_bytes);
+}
+
+// NVIDIA's config.json files, saved by Python's json module, spell time_step_limit (0.0, inf) as [0.0, Infinity],
+// which JSON has not: the text loads as pasted, and the literal inside a string or beside a counted key is no number.
+TEST_CASE("a config.json with Python's Infinity literal loads as pasted; counted keys stay checked") {
+    std::string text = fixture("nemotron-nano-9b-v2").dump();
+    const std::string key = "\"use_cache\":true";
+    REQUIRE(text.find(key) != std::string::npos);
+    text.replace(text.find(key), key.size(), key + ",\"time_step_limit\":[0.0,Infinity],\"_note\":\"-Infinity\"");
+    CHECK(error_field([&] { tally::load_hf_config_text(text); }) == "_note");  // the string survives as a string
+    const std::string note = ",\"_note\":\"-Infinity\"";
+    text.erase(text.find(note), note.size());
+    CHECK(count_params(tally::load_hf_config_text(text)).total == 8'888'227'328u);
+    CHECK(tally::python_json_infinities("[Infinity,-Infinity,\"Infinity\"]") == "[1e308   ,-1e308   ,\"Infinity\"]");
+    std::string counted = text;
+    const std::string heads = "\"num_attention_heads\":40";
+    REQUIRE(counted.find(heads) != std::string::npos);
+    counted.replace(counted.find(heads), heads.size(), "\"num_attention_heads\":Infinity");
+    CHECK(error_field([&] { tally::load_hf_config_text(counted); }) == "num_attention_heads");
 }
