@@ -139,4 +139,7 @@ test('Nemotron Nano 9B v2 through the JS API: 8,888,227,328 parameters (the safe
   const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
   assert.equal(envelope.ok, false);
   assert.equal(envelope.error.field, 'hybrid_override_pattern');
+  // Pasted as Python saved it: time_step_limit [0.0, Infinity] is not JSON, and loads all the same.
+  const pasted = nano.replace(/\}\s*$/, ', "time_step_limit": [0.0, Infinity]}');
+  assert.equal(engine.call('params', { hf_config: pasted }).total, 8888227328);
 });
