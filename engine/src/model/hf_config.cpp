@@ -826,7 +826,8 @@ ModelConfig load_granitemoehybrid(const json& j) {
 
 // The layer kinds of a Nemotron-H config: layers_block_type (transformers >= 5, one name per layer) when given, else
 // hybrid_override_pattern, one letter per layer: 'M' Mamba-2, '*' attention, '-' MLP (configuration_nemotron_h.py,
-// _pattern_to_list). Counts in that order; the wrong length, an unknown kind and MoE layers are refused naming the field.
+// _pattern_to_list). Counts in that order; the wrong length, an unknown kind and MoE layers are refused naming the
+// field.
 std::array<std::int64_t, 3> nemotron_h_layer_kinds(const json& j, const std::string& type) {
     std::string kinds;  // one letter per layer
     const char* field = "hybrid_override_pattern";
@@ -889,11 +890,12 @@ std::array<std::int64_t, 3> nemotron_h_layer_kinds(const json& j, const std::str
     return counts;
 }
 
-// NemotronHConfig (transformers configuration_nemotron_h.py and modeling_nemotron_h.py @ 008d9e95; Nemotron-H 8B /
-// 47B / 56B, Nemotron Nano 9B / 12B v2): every block is an RMSNorm and one module, a Mamba-2 mixer, GQA attention
-// (q/k/v/o without bias) or a non-gated MLP (up_proj, down_proj, mlp_hidden_act: relu2), counted as tally's 2-matrix
-// MLP (the activation changes no count). The Mamba-2 mixer is Granite's shape with in_proj / out_proj biased by
-// use_bias and d_inner = mamba_num_heads · mamba_head_dim (expand changes no count). Untied LM head.
+// NemotronHConfig (transformers configuration_nemotron_h.py @ 13923c63, modeling_nemotron_h.py @ 008d9e95;
+// Nemotron-H 8B / 47B / 56B, Nemotron Nano 9B / 12B v2): every block is an RMSNorm and one module, a Mamba-2
+// mixer, GQA attention (q/k/v/o without bias) or a non-gated MLP (up_proj, down_proj, mlp_hidden_act: relu2),
+// counted as tally's 2-matrix MLP (the activation changes no count). The Mamba-2 mixer is Granite's shape with
+// in_proj / out_proj biased by use_bias and d_inner = mamba_num_heads · mamba_head_dim (expand changes no count).
+// Untied LM head.
 ModelConfig load_nemotron_h(const json& j) {
     const std::string type = "nemotron_h";
     refuse_unknown_keys(

@@ -54,9 +54,9 @@ u64 module_sum(const Shape& s) {
 }  // namespace
 
 // Exact total: the Hub's safetensors metadata for nvidia/NVIDIA-Nemotron-Nano-9B-v2 gives 8,888,227,328
-// parameters (recorded as the checkpoint's exact count in kvfit's scripts/build_registry.py, and 17,776,454,656
-// bf16 bytes, twice that, in the NIM speed harness of the same checkpoint); the model card says 9B, 56 layers:
-// 27 Mamba-2, 25 MLP, 4 attention.
+// parameters (the "exact params from HF safetensors" row of github:debaditc/kvfit scripts/build_registry.py
+// @ bd4ccabf; a NIM speed harness of the same bf16 checkpoint records 17,776,454,656 bytes, twice that); the model
+// card says 9B, 56 layers: 27 Mamba-2, 25 MLP, 4 attention.
 TEST_CASE("Nemotron Nano 9B v2's config.json counts 8,888,227,328 parameters, the safetensors total") {
     const auto c = hf(fixture("nemotron-nano-9b-v2"));
     CHECK(c.num_layers == 56);
