@@ -26,7 +26,9 @@ static void load_config_file(json& args) {
     const std::string path = it->get<std::string>();
     args.erase("config_path");
     const std::string what = "--config \"" + printable(path, 200) + "\"";
-    const json parsed = parse_json_input(read_config_file(path, "--config"), "config_path", what);
+    // A config.json saved by Python may spell infinity as Infinity (python_json_infinities).
+    const json parsed =
+        parse_json_input(python_json_infinities(read_config_file(path, "--config")), "config_path", what);
     if (!parsed.is_object())
         throw InputError("config_path", what + " must hold a JSON object, got " + std::string(parsed.type_name()));
     if (parsed.contains("model_type")) {

@@ -26,6 +26,9 @@ const fixtures = [
   // Hybrids: gated DeltaNet (Qwen3-Next) and Mamba-2 (Granite 4.0-H) layers with a recurrent state.
   'qwen3-next-80b-a3b',
   'granite-4.0-h-small',
+  // Single-module blocks: Nemotron-H's Mamba-2, attention and MLP-only blocks.
+  'nemotron-nano-9b-v2',
+  'nemotron-h-56b-base-8k',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 
@@ -44,6 +47,8 @@ const cases = [
   // A hybrid's recurrent state in the serving estimate and the capacity.
   ['inference', { hf_config: fixture('granite-4.0-h-small'), context: 131072, hardware: 'h100-sxm' }],
   ['kv_cache', { hf_config: fixture('qwen3-next-80b-a3b'), context: 262144, batch: 2, hardware: 'h200' }],
+  ['inference', { hf_config: fixture('nemotron-nano-9b-v2'), context: 131072, hardware: 'h100-sxm' }],
+  ['memory_budget', { hf_config: fixture('nemotron-h-56b-base-8k'), seq: 8192, gpus: 64, tp: 8, pp: 2, zero: 1 }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
 ];
 
@@ -120,4 +125,21 @@ test("a hybrid's recurrent state through the JS API: fixed per sequence, in the 
   const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
   assert.equal(envelope.ok, false);
   assert.equal(envelope.error.field, 'layer_types');
+});
+
+test('Nemotron Nano 9B v2 through the JS API: 8,888,227,328 parameters (the safetensors total), a bad pattern named', async () => {
+  const engine = await loadEngine();
+  const nano = fixture('nemotron-nano-9b-v2');
+  const p = engine.call('params', { hf_config: nano });
+  assert.equal(p.total, 8888227328);
+  assert.equal(p.model.num_mlp_layers, 25);
+  assert.equal(p.model.mixer_blocks_without_mlp, true);
+  const bad = JSON.parse(nano);
+  bad.hybrid_override_pattern = bad.hybrid_override_pattern.replace('*', 'E');
+  const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
+  assert.equal(envelope.ok, false);
+  assert.equal(envelope.error.field, 'hybrid_override_pattern');
+  // Pasted as Python saved it: time_step_limit [0.0, Infinity] is not JSON, and loads all the same.
+  const pasted = nano.replace(/\}\s*$/, ', "time_step_limit": [0.0, Infinity]}');
+  assert.equal(engine.call('params', { hf_config: pasted }).total, 8888227328);
 });

@@ -197,6 +197,32 @@ int json_nesting_depth(std::string_view text, int limit) {
     return deepest;
 }
 
+std::string python_json_infinities(std::string_view text) {
+    std::string out(text);
+    bool in_string = false;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const char c = out[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;  // the escaped character cannot end the string
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            continue;
+        }
+        const bool negative = c == '-' && out.compare(i + 1, 8, "Infinity") == 0;
+        if (!negative && out.compare(i, 8, "Infinity") != 0) continue;
+        const std::size_t length = negative ? 9 : 8;
+        const std::string number = negative ? "-1e308" : "1e308";
+        out.replace(i, length, number + std::string(length - number.size(), ' '));
+        i += length - 1;
+    }
+    return out;
+}
+
 nlohmann::json parse_json_input(std::string_view text, const std::string& field, const std::string& what) {
     if (text.size() > kMaxJsonBytes)
         throw InputError(field, what + " is " + std::to_string(text.size()) + " bytes; the limit is " +

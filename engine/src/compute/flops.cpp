@@ -129,7 +129,7 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double L = static_cast<double>(c.num_layers);
     // Layers with softmax attention: all of them but a hybrid's linear-attention and Mamba-2 layers.
     const double La = static_cast<double>(c.num_attention_layers());
-    const bool hybrid = c.is_hybrid();
+    const bool hybrid = c.is_hybrid() || c.single_module_blocks();  // attention in some layers only
     const double qd = static_cast<double>(c.q_dim());
     const double kvd = static_cast<double>(c.kv_dim());
     const double f = static_cast<double>(c.ffn_hidden_size);
@@ -277,19 +277,24 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     const double matrices = static_cast<double>(c.mlp_matrices());
     // DeepSeek-style: the first L_dense layers run a dense MLP of width f_dense, the other L − L_dense the experts.
     const double Ld0 = static_cast<double>(c.num_dense_layers), Lmoe = L - Ld0;
+    // Single-module blocks (Nemotron-H): the MLP runs in the num_mlp_blocks() blocks that hold one (L otherwise).
+    const double Lmlp = static_cast<double>(c.num_mlp_blocks());
+    const bool single = c.single_module_blocks();
     r.terms.push_back(
         {"mlp", c.is_moe() ? "MLP (experts visited per token)" : "MLP",
          split ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2" : "2 (s L_enc + s_dec L_dec) h f · 3")
          : c.num_dense_layers > 0 ? "2 s h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
+         : single                 ? (c.mlp == MlpKind::Gelu ? "2 s h f · 2 L_mlp" : "2 s h f · 3 L_mlp")
          : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 s h f · 2 · (k + shared) L" : "2 s h f · 2 L")
                                   : (c.is_moe() ? "2 s h f · 3 · (k + shared) L" : "2 s h f · 3 L"),
          split ? 2 * token_layers * h * f * matrices * experts_visited
          : c.num_dense_layers > 0
              ? 2 * s * h * matrices * (f * experts_visited * Lmoe + static_cast<double>(c.dense_ffn_hidden_size) * Ld0)
-             : 2 * s * h * f * matrices * experts_visited * L,
+             : 2 * s * h * f * matrices * experts_visited * Lmlp,
          split                    ? (c.mlp == MlpKind::Gelu ? "2 (s L_enc + s_dec L_dec) h f · 2 / s"
                                                             : "2 (s L_enc + s_dec L_dec) h f · 3 / s")
          : c.num_dense_layers > 0 ? "2 h · 3 · [f (k + shared) (L − L_dense) + f_dense L_dense]"
+         : single                 ? (c.mlp == MlpKind::Gelu ? "2 h f · 2 L_mlp" : "2 h f · 3 L_mlp")
          : c.mlp == MlpKind::Gelu ? (c.is_moe() ? "2 h f · 2 · (k + shared) L" : "2 h f · 2 L")
                                   : (c.is_moe() ? "2 h f · 3 · (k + shared) L" : "2 h f · 3 L")});
     if (c.is_moe())

@@ -496,6 +496,18 @@ Activations activation_memory(const ModelConfig& c, const TrainingSetup& st, std
     };
     if (!c.is_encoder_decoder()) {
         a.terms = layer_terms(s, 0);
+        if (c.single_module_blocks()) {
+            // Single-module blocks (Nemotron-H): a mixer block saves the mixer block's tensors, an MLP block the MLP
+            // block's; each term is their mean over the L layers (rounded up), as pipeline stages hold both kinds.
+            const u64 l_all = static_cast<u64>(c.num_layers), l_mix = static_cast<u64>(c.num_mixer_layers()),
+                      l_mlp = static_cast<u64>(c.num_mlp_blocks());
+            for (ActivationTerm& x : a.terms) {
+                const std::string_view id = x.id;
+                if (id == "recompute_checkpoint") continue;  // every block keeps its input
+                const bool mlp_term = id.rfind("mlp_", 0) == 0;
+                x.bytes = ceil_div(mul(mlp_term ? l_mlp : l_mix, x.bytes), l_all);
+            }
+        }
     } else {
         // Encoder layers at s, decoder layers at s_dec with cross-attention over s: each term is the mean
         // over the L layers, L_enc·x_enc + L_dec·x_dec over L (rounded up), as pipeline stages hold both.

@@ -1,5 +1,6 @@
 #include "tally/model/hf_config.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -823,6 +824,154 @@ ModelConfig load_granitemoehybrid(const json& j) {
     return c;
 }
 
+// The layer kinds of a Nemotron-H config: layers_block_type (transformers >= 5, one name per layer) when given, else
+// hybrid_override_pattern, one letter per layer: 'M' Mamba-2, '*' attention, '-' MLP (configuration_nemotron_h.py,
+// _pattern_to_list). Counts in that order; the wrong length, an unknown kind and MoE layers are refused naming the
+// field.
+std::array<std::int64_t, 3> nemotron_h_layer_kinds(const json& j, const std::string& type) {
+    std::string kinds;  // one letter per layer
+    const char* field = "hybrid_override_pattern";
+    auto list = j.find("layers_block_type");
+    if (list != j.end() && !list->is_null()) {
+        field = "layers_block_type";
+        if (!list->is_array() || list->empty())
+            throw InputError(field, "config.json field \"layers_block_type\" must list one block type per layer");
+        for (const json& e : *list) {
+            const std::string name = e.is_string() ? e.get<std::string>() : e.dump();
+            // The legacy names beside transformers 5's (remap_legacy_layer_types).
+            if (name == "mamba" || name == "linear_attention")
+                kinds += 'M';
+            else if (name == "attention" || name == "full_attention")
+                kinds += '*';
+            else if (name == "mlp")
+                kinds += '-';
+            else if (name == "moe")
+                kinds += 'E';
+            else
+                throw InputError(field,
+                                 "config.json field \"layers_block_type\" entries must be mamba, attention or "
+                                 "mlp for model_type " +
+                                     type + ", got " + printable(name, 40));
+        }
+    } else {
+        auto pattern = j.find("hybrid_override_pattern");
+        if (pattern == j.end() || pattern->is_null())
+            throw InputError(
+                field, "config.json field \"hybrid_override_pattern\" is missing (required for model_type " + type +
+                           ": which layers are Mamba-2 (M), attention (*) and MLP (-))");
+        if (!pattern->is_string() || pattern->get<std::string>().empty())
+            throw InputError(field,
+                             "config.json field \"hybrid_override_pattern\" must be a non-empty string of M, * "
+                             "and -, one letter per layer");
+        kinds = pattern->get<std::string>();
+    }
+    if (static_cast<std::int64_t>(kinds.size()) > kMaxLayers)
+        throw InputError(field, std::string("config.json field \"") + field + "\" lists more than " +
+                                    std::to_string(kMaxLayers) + " layers");
+    const std::int64_t layers =
+        hf_int_or(j, "num_hidden_layers", static_cast<std::int64_t>(kinds.size()), 1, kMaxLayers);
+    if (static_cast<std::int64_t>(kinds.size()) != layers)
+        throw InputError(field, std::string("config.json field \"") + field + "\" must give one block per layer (" +
+                                    std::to_string(layers) + " for num_hidden_layers), got " +
+                                    std::to_string(kinds.size()));
+    std::array<std::int64_t, 3> counts{0, 0, 0};
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        const char k = kinds[i];
+        if (k == 'E')
+            throw InputError(field, std::string("config.json field \"") + field +
+                                        "\" has a MoE block (E / moe) at layer " + std::to_string(i) +
+                                        "; tally does not model Nemotron-H's MoE blocks yet");
+        if (k != 'M' && k != '*' && k != '-')
+            throw InputError(field, std::string("config.json field \"") + field +
+                                        "\" letters must be M (Mamba-2), * (attention) or - (MLP), got " +
+                                        printable(std::string(1, k), 8) + " at layer " + std::to_string(i));
+        ++counts[k == 'M' ? 0 : k == '*' ? 1 : 2];
+    }
+    return counts;
+}
+
+// NemotronHConfig (transformers configuration_nemotron_h.py @ 13923c63, modeling_nemotron_h.py @ 008d9e95;
+// Nemotron-H 8B / 47B / 56B, Nemotron Nano 9B / 12B v2): every block is an RMSNorm and one module, a Mamba-2
+// mixer, GQA attention (q/k/v/o without bias) or a non-gated MLP (up_proj, down_proj, mlp_hidden_act: relu2),
+// counted as tally's 2-matrix MLP (the activation changes no count). The Mamba-2 mixer is Granite's shape with
+// in_proj / out_proj biased by use_bias and d_inner = mamba_num_heads · mamba_head_dim (expand changes no count).
+// Untied LM head.
+ModelConfig load_nemotron_h(const json& j) {
+    const std::string type = "nemotron_h";
+    refuse_unknown_keys(
+        j, type,
+        {"hybrid_override_pattern", "layers_block_type", "attention_head_dim", "mlp_hidden_act", "mamba_num_heads",
+         "mamba_head_dim", "ssm_state_size", "n_groups", "mamba_n_groups", "conv_kernel", "mamba_d_conv", "expand",
+         "mamba_expand", "use_conv_bias", "mamba_conv_bias", "use_bias", "mamba_proj_bias", "mamba_hidden_act",
+         "chunk_size", "mamba_chunk_size", "time_step_min", "time_step_max", "time_step_limit", "time_step_floor",
+         "time_step_rank", "mamba_dt_min", "mamba_dt_max", "mamba_dt_limit", "mamba_dt_init_floor", "use_mamba_kernels",
+         "mamba_ssm_cache_dtype", "num_logits_to_keep", "layer_norm_epsilon", "residual_in_fp32",
+         "rescale_prenorm_residual", "hidden_dropout",
+         // MoE and MTP keys (Nemotron 3): read only when a block is MoE, which is refused.
+         "n_routed_experts", "n_shared_experts", "moe_intermediate_size", "moe_shared_expert_intermediate_size",
+         "moe_latent_size", "moe_shared_expert_overlap", "num_nextn_predict_layers", "mtp_layers_block_type",
+         "mtp_hybrid_override_pattern"});
+    const auto kinds = nemotron_h_layer_kinds(j, type);
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.num_layers = kinds[0] + kinds[1] + kinds[2];
+    c.num_mamba_layers = kinds[0];
+    c.num_mlp_layers = kinds[2];
+    c.mixer_blocks_without_mlp = true;
+    c.mlp = MlpKind::Gelu;  // up and down projections, no gate
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.mlp_bias = hf_bool_or(j, "mlp_bias", false);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    // NemotronHAttention builds q/k/v/o with bias=False and NemotronHForCausalLM ties nothing (_tied_weights_keys
+    // empty): a config saying otherwise is refused rather than counted one way or the other.
+    if (hf_bool_or(j, "attention_bias", false))
+        throw InputError("attention_bias", "config.json field \"attention_bias\" must be false for model_type " + type +
+                                               " (NemotronHAttention's projections have no bias)");
+    if (hf_bool_or(j, "tie_word_embeddings", false))
+        throw InputError("tie_word_embeddings",
+                         "config.json field \"tie_word_embeddings\" must be false for "
+                         "model_type " +
+                             type + " (NemotronHForCausalLM ties no weights)");
+    auto window = j.find("sliding_window");
+    if (window != j.end() && !window->is_null())
+        throw InputError("sliding_window", "config.json field \"sliding_window\" must be null for model_type " + type +
+                                               "; tally does not model windowed Nemotron-H attention");
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
+    if (c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(c.num_heads) + "), got " +
+                                                    std::to_string(c.num_kv_heads));
+    // head_dim (NemotronHConfig default 128); the NVIDIA remote-code configs also spell it attention_head_dim.
+    c.head_dim = hf_int_or(j, "head_dim", hf_int_or(j, "attention_head_dim", 128, 1, kMaxHidden), 1, kMaxHidden);
+    if (c.num_mamba_layers > 0) {
+        c.mamba_heads = hf_int_or(j, "mamba_num_heads", 128, 1, kMaxHidden);
+        c.mamba_head_dim = hf_int_or(j, "mamba_head_dim", 64, 1, kMaxHidden);
+        require_range("mamba_head_dim", c.mamba_heads * c.mamba_head_dim, 1, kMaxHidden);  // d_inner
+        c.mamba_d_state = hf_int_or(j, "ssm_state_size", 128, 1, kMaxHidden);
+        const char* groups = j.contains("n_groups") ? "n_groups" : "mamba_n_groups";
+        c.mamba_groups = hf_int_or(j, groups, 8, 1, kMaxHidden);
+        if (c.mamba_heads % c.mamba_groups != 0)
+            throw InputError(groups, std::string("config.json field \"") + groups + "\" (" +
+                                         std::to_string(c.mamba_groups) + ") must divide mamba_num_heads (" +
+                                         std::to_string(c.mamba_heads) + ")");
+        c.mamba_conv_kernel = hf_int_or(j, j.contains("conv_kernel") ? "conv_kernel" : "mamba_d_conv", 4, 1, 1024);
+        c.mamba_conv_bias = hf_bool_or(j, j.contains("use_conv_bias") ? "use_conv_bias" : "mamba_conv_bias", true);
+        // NemotronHMamba2Mixer biases in_proj and out_proj by use_bias; mamba_proj_bias is not read there.
+        c.mamba_proj_bias = hf_bool_or(j, "use_bias", false);
+        if (hf_bool_or(j, "mamba_proj_bias", false) && !c.mamba_proj_bias)
+            throw InputError("mamba_proj_bias",
+                             "config.json field \"mamba_proj_bias\" is true but use_bias is false; "
+                             "NemotronHMamba2Mixer biases its projections by use_bias, so the "
+                             "config is refused rather than miscounted");
+    }
+    return c;
+}
+
 // A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
 ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
@@ -837,6 +986,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "minimax_m2") return load_minimax_m2(j);
     if (type == "qwen3_next") return load_qwen3_next(j);
     if (type == "granitemoehybrid") return load_granitemoehybrid(j);
+    if (type == "nemotron_h") return load_nemotron_h(j);
     if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);
@@ -1079,7 +1229,7 @@ ModelConfig load_hf_config(const json& j) {
 }
 
 ModelConfig load_hf_config_text(std::string_view text) {
-    return load_hf_config(parse_json_input(text, "hf_config", "config.json"));
+    return load_hf_config(parse_json_input(python_json_infinities(text), "hf_config", "config.json"));
 }
 
 }  // namespace tally

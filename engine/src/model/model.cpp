@@ -99,8 +99,18 @@ void validate_modern(const ModelConfig& c) {
 
 // Hybrid layers (model.h): each kind's widths are required when it has layers and must be 0 otherwise.
 void validate_hybrid(const ModelConfig& c) {
-    require_range("num_linear_layers", c.num_linear_layers, 0, c.num_layers);
-    require_range("num_mamba_layers", c.num_mamba_layers, 0, c.num_layers - c.num_linear_layers);
+    require_range("num_mlp_layers", c.num_mlp_layers, 0, c.num_layers);
+    require_range("num_linear_layers", c.num_linear_layers, 0, c.num_layers - c.num_mlp_layers);
+    require_range("num_mamba_layers", c.num_mamba_layers, 0, c.num_layers - c.num_mlp_layers - c.num_linear_layers);
+    if (c.single_module_blocks()) {
+        // Single-module blocks are modelled for dense decoders with pre-norms (Nemotron-H's shape) only.
+        const char* field = c.num_mlp_layers > 0 ? "num_mlp_layers" : "mixer_blocks_without_mlp";
+        require_decoder(c, field);
+        if (c.is_moe() || c.sandwich_norm || c.mtp_modules > 0)
+            throw InputError(field, std::string(field) +
+                                        " (single-module blocks) applies to a dense model without sandwich norms or "
+                                        "MTP modules");
+    }
     if (c.is_hybrid()) require_decoder(c, c.num_linear_layers > 0 ? "num_linear_layers" : "num_mamba_layers");
     const bool linear = c.num_linear_layers > 0, mamba = c.num_mamba_layers > 0;
     const std::int64_t lo_l = linear ? 1 : 0, hi_l = linear ? kMaxHidden : 0;
@@ -318,6 +328,8 @@ ModelConfig model_from_json(const json& o) {
     c.mamba_proj_bias = json_bool(o, "mamba_proj_bias", false);
     c.attn_output_gate = json_bool(o, "attn_output_gate", false);
     c.shared_expert_gate = json_bool(o, "shared_expert_gate", false);
+    c.num_mlp_layers = json_int_field(o, "num_mlp_layers", 0, kMaxLayers, 0, false);
+    c.mixer_blocks_without_mlp = json_bool(o, "mixer_blocks_without_mlp", false);
     validate(c);
     return c;
 }
@@ -382,6 +394,8 @@ json model_to_json(const ModelConfig& c) {
     }
     if (c.attn_output_gate) o["attn_output_gate"] = true;
     if (c.shared_expert_gate) o["shared_expert_gate"] = true;
+    if (c.num_mlp_layers > 0) o["num_mlp_layers"] = c.num_mlp_layers;
+    if (c.mixer_blocks_without_mlp) o["mixer_blocks_without_mlp"] = true;
     return o;
 }
 

@@ -138,8 +138,17 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
             t.push_back({"decoder.relative_attention_bias.weight", Component::EmbeddingExtras,
                          c.relative_attention_buckets, c.num_heads, false, false, TpSplit::Replicated});
     }
-    t.push_back({"layers.*.attn_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
-    if (ln) t.push_back({"layers.*.attn_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    // Single-module blocks: the token mixer's norm sits in the mixer blocks, the MLP's norm in the MLP blocks.
+    const bool single = c.single_module_blocks();
+    const LayerSet mixer_set = single ? LayerSet::Mixer : LayerSet::All;
+    const LayerSet mlp_set = single ? LayerSet::MlpBlocks : LayerSet::All;
+    auto norm = [&](const char* name, LayerSet set) {
+        Tensor w{name, Component::Norms, 1, h, true, false, TpSplit::Replicated};
+        w.layer_set = set;
+        t.push_back(w);
+    };
+    norm("layers.*.attn_norm.weight", mixer_set);
+    if (ln) norm("layers.*.attn_norm.bias", mixer_set);
     // Column-parallel Q, K, V split their output rows; row-parallel O splits its input columns.
     if (c.is_mla()) {
         // DeepseekV3Attention (transformers modeling_deepseek_v3.py): Q through an optional rank-r_q bottleneck
@@ -227,12 +236,15 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
         if (c.attn_out_bias) cross("decoder_layers.*.cross_attn.o.bias", 1, h, TpSplit::Replicated, 1);
     }
     // A hybrid's softmax attention sits in num_attention_layers() layers only; its mixers follow.
-    if (c.is_hybrid())
+    if (c.is_hybrid() || c.single_module_blocks())
         for (Tensor& w : t)
             if (w.per_layer && w.component == Component::Attention) w.layer_set = LayerSet::Attention;
     add_hybrid_mixers(c, t);
-    t.push_back({"layers.*.mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
-    if (ln) t.push_back({"layers.*.mlp_norm.bias", Component::Norms, 1, h, true, false, TpSplit::Replicated});
+    // A model whose blocks hold no MLP at all (mixers only, no MLP-only blocks) lists no MLP tensors.
+    if (c.num_mlp_blocks() > 0) {
+        norm("layers.*.mlp_norm.weight", mlp_set);
+        if (ln) norm("layers.*.mlp_norm.bias", mlp_set);
+    }
     auto add_mlp = [&](const std::string& prefix, bool expert, std::int64_t copies, std::int64_t f, LayerSet set) {
         auto push = [&](const std::string& name, std::int64_t rows, std::int64_t cols, TpSplit split) {
             Tensor w{name, Component::Mlp, rows, cols, true, expert, split};
@@ -272,8 +284,8 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
             gate.layer_set = LayerSet::Moe;
             t.push_back(gate);
         }
-    } else {
-        add_mlp("layers.*.mlp", false, 1, c.ffn_hidden_size, LayerSet::All);
+    } else if (c.num_mlp_blocks() > 0) {
+        add_mlp("layers.*.mlp", false, 1, c.ffn_hidden_size, mlp_set);
     }
     if (c.sandwich_norm)
         t.push_back({"layers.*.post_mlp_norm.weight", Component::Norms, 1, h, true, false, TpSplit::Replicated});
@@ -348,6 +360,8 @@ std::int64_t tensor_layers(const ModelConfig& c, const Tensor& t) {
         case LayerSet::Attention: return c.num_attention_layers();
         case LayerSet::Linear: return c.num_linear_layers;
         case LayerSet::Mamba: return c.num_mamba_layers;
+        case LayerSet::Mixer: return c.num_mixer_layers();
+        case LayerSet::MlpBlocks: return c.num_mlp_blocks();
         case LayerSet::All: break;
     }
     return c.num_layers;
@@ -359,6 +373,9 @@ ParamCount count_params(const ModelConfig& c) {
     const u64 dense_layers = static_cast<u64>(c.num_dense_layers);
     u64 expert = 0;   // one routed expert
     u64 mtp_own = 0;  // the MTP modules' norms and projections (their blocks are added below)
+    // Every layer's MLP and norms, each tensor times the layers that hold it (tensor_layers).
+    u64 mlp_all = 0, norms_all = 0;
+    u64 mixer_norm = 0, mlp_norm = 0;  // single-module blocks: the norm of a mixer block, of an MLP block
     for (const Tensor& t : tensors_of(c)) {
         const u64 n = t.count();
         if (t.per_layer && t.cross) {
@@ -368,6 +385,13 @@ ParamCount count_params(const ModelConfig& c) {
         if (t.per_layer) {
             const u64 instances = t.expert ? static_cast<u64>(c.num_experts) : 1;
             const u64 per_layer = mul(n, instances);
+            const u64 all_layers = mul(per_layer, static_cast<u64>(tensor_layers(c, t)));
+            if (t.component == Component::Mlp) mlp_all = add(mlp_all, all_layers);
+            if (t.component == Component::Norms) {
+                norms_all = add(norms_all, all_layers);
+                if (t.layer_set == LayerSet::Mixer) mixer_norm = add(mixer_norm, per_layer);
+                if (t.layer_set == LayerSet::MlpBlocks) mlp_norm = add(mlp_norm, per_layer);
+            }
             switch (t.component) {
                 case Component::Attention: p.per_layer_attention = add(p.per_layer_attention, per_layer); break;
                 case Component::LinearAttention: p.per_linear_layer = add(p.per_linear_layer, per_layer); break;
@@ -400,15 +424,17 @@ ParamCount count_params(const ModelConfig& c) {
     // A hybrid's one layer is taken as its largest kind's (what a gradient bucket of one layer must hold).
     const u64 mixer = std::max({static_cast<u64>(c.num_attention_layers() > 0 ? p.per_layer_attention : 0),
                                 p.per_linear_layer, p.per_mamba_layer});
-    p.per_layer = add(add(mixer, p.per_layer_mlp), p.per_layer_norms);
+    // Single-module blocks: the larger of a mixer block (mixer and its norm) and an MLP block (MLP and its norm).
+    p.per_layer = c.single_module_blocks() ? std::max(add(mixer, mixer_norm), add(p.per_layer_mlp, mlp_norm))
+                                           : add(add(mixer, p.per_layer_mlp), p.per_layer_norms);
     // Active MLP per token: everything but the routed experts it skips.
     p.per_layer_mlp_active = p.per_layer_mlp - mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token));
     const u64 main_layers = layers - dense_layers;  // MoE layers of a MoE model, every layer of a dense one
     p.attention = mul(p.per_layer_attention, static_cast<u64>(c.num_attention_layers()));
     p.linear_attention = mul(p.per_linear_layer, static_cast<u64>(c.num_linear_layers));
     p.mamba = mul(p.per_mamba_layer, static_cast<u64>(c.num_mamba_layers));
-    p.mlp = add(mul(p.per_layer_mlp, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
-    p.norms = mul(p.per_layer_norms, layers);
+    p.mlp = mlp_all;
+    p.norms = norms_all;
     p.cross_attention = mul(p.per_decoder_layer_cross_attention, static_cast<u64>(c.num_decoder_layers));
     u64 outside = add(add(add(p.embedding, p.position_embedding), p.final_norm), p.lm_head);
     outside = add(add(add(outside, p.embedding_extras), p.pooler), p.cross_attention);
@@ -417,7 +443,8 @@ ParamCount count_params(const ModelConfig& c) {
     // every layer: the same for every token.
     const u64 mixers_norms = add(add(add(p.attention, p.linear_attention), p.mamba), p.norms);
     p.total = add(add(outside, mixers_norms), p.mlp);
-    const u64 active_mlp = add(mul(p.per_layer_mlp_active, main_layers), mul(p.per_dense_layer_mlp, dense_layers));
+    // Active MLP: all of it but the routed experts each token skips, in the MoE layers.
+    const u64 active_mlp = p.mlp - mul(mul(expert, static_cast<u64>(c.num_experts - c.experts_per_token)), main_layers);
     p.active = add(add(outside, mixers_norms), active_mlp);
     p.mtp = add(mtp_own, mul(p.per_layer, static_cast<u64>(c.mtp_modules)));
     p.vision = static_cast<u64>(c.vision_params);
@@ -451,7 +478,9 @@ std::int64_t stage_layers(const ModelConfig& c, const Tensor& t, std::int64_t la
         // A hybrid's stage holds each mixer kind in proportion, rounded up (exact for pp = 1).
         case LayerSet::Attention:
         case LayerSet::Linear:
-        case LayerSet::Mamba: {
+        case LayerSet::Mamba:
+        case LayerSet::Mixer:
+        case LayerSet::MlpBlocks: {
             const std::int64_t kind = tensor_layers(c, t);
             return std::min(kind, (kind * layers + c.num_layers - 1) / c.num_layers);
         }
@@ -560,6 +589,9 @@ const char* component_formula(Component c, const ModelConfig& m) {
                 return "L·(h·(a+n_kv)·d + h·n_kv·d_v + a·d_v·h + biases + QK-norms + sinks)";
             return m.qkv_bias || m.attn_out_bias ? "L·(h·(a+2n_kv)·d + a·d·h + biases)" : "L·(h·(a+2n_kv)·d + a·d·h)";
         case Component::Mlp:
+            if (m.single_module_blocks())
+                return m.mlp == MlpKind::Gelu ? (m.mlp_bias ? "L_mlp·(2·h·f + f + h)" : "L_mlp·2·h·f")
+                                              : (m.mlp_bias ? "L_mlp·(3·h·f + 2f + h)" : "L_mlp·3·h·f");
             if (m.num_dense_layers > 0)
                 return "L_dense·3·h·f_dense + (L−L_dense)·((E + shared)·3·h·f + E·h + router bias)";
             if (m.is_moe() && (m.mlp_bias || m.router_bias))
@@ -568,6 +600,8 @@ const char* component_formula(Component c, const ModelConfig& m) {
             return m.mlp == MlpKind::Gelu ? (m.mlp_bias ? "L·(2·h·f + f + h)" : "L·2·h·f")
                                           : (m.mlp_bias ? "L·(3·h·f + 2f + h)" : "L·3·h·f");
         case Component::Norms:
+            if (m.single_module_blocks())
+                return m.norm == NormKind::LayerNorm ? "(L_mixer + L_mlp)·2h (weight + bias)" : "(L_mixer + L_mlp)·h";
             if (m.sandwich_norm) return "L·4·h";
             return m.norm == NormKind::LayerNorm ? "L·2·2h (weight + bias)" : "L·2·h";
         case Component::FinalNorm: return m.norm == NormKind::LayerNorm ? "2h" : "h";

@@ -45,6 +45,11 @@ std::optional<double> parse_decimal(std::string_view text);
 // quoting raw input.
 nlohmann::json parse_json_input(std::string_view text, const std::string& field, const std::string& what);
 
+// A config.json as Python's json module writes it may hold the bare literals Infinity and -Infinity (transformers'
+// time_step_limit (0.0, inf) in Mamba-2 configs), which JSON has not: each one outside a string becomes the finite
+// 1e308 / -1e308, padded with spaces to the same length so byte positions in later errors still match the text.
+std::string python_json_infinities(std::string_view text);
+
 // Deepest nesting of [ and { in a JSON text (brackets inside strings do not count); stops counting
 // at `limit` + 1.
 int json_nesting_depth(std::string_view text, int limit);

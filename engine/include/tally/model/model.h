@@ -91,8 +91,9 @@ struct ModelConfig {
     // (Yang, Kautz & Hatamizadeh 2024, "Gated Delta Networks", arXiv:2412.06464; Qwen3-Next) and num_mamba_layers
     // with a Mamba-2 SSM (Dao & Gu 2024, "Transformers are SSMs", arXiv:2405.21060; Granite 4.0-H); the other
     // num_attention_layers() keep softmax attention and its KV cache. Either kind holds a per-sequence recurrent
-    // state of a fixed size instead of a cache that grows with the context. Every layer keeps its MLP and norms.
-    // Layer order changes no count, FLOP or byte, so the kinds are counted, not listed.
+    // state of a fixed size instead of a cache that grows with the context. Every layer keeps its MLP and norms,
+    // unless the block fields below say otherwise. Layer order changes no count, FLOP or byte, so the kinds are
+    // counted, not listed.
     std::int64_t num_linear_layers = 0;
     std::int64_t linear_key_heads = 0;       // gated DeltaNet: query/key heads (config linear_num_key_heads)
     std::int64_t linear_value_heads = 0;     // value heads; a multiple of the key heads (each key head serves some)
@@ -111,11 +112,23 @@ struct ModelConfig {
     // expert is scaled by a learned sigmoid gate (a 1 x h matrix per MoE layer).
     bool attn_output_gate = false;
     bool shared_expert_gate = false;
+    // Single-module blocks (Nemotron-H, arXiv:2504.03624): num_mlp_layers of the num_layers blocks are a
+    // norm and an MLP with no token mixer; with mixer_blocks_without_mlp the other blocks (attention, Mamba-2,
+    // linear attention) are a norm and their mixer with no MLP. num_attention_layers() leaves the MLP-only blocks out.
+    std::int64_t num_mlp_layers = 0;
+    bool mixer_blocks_without_mlp = false;
 
     bool is_encoder_decoder() const { return architecture == Architecture::EncoderDecoder; }
 
     bool is_hybrid() const { return num_linear_layers > 0 || num_mamba_layers > 0; }
-    std::int64_t num_attention_layers() const { return num_layers - num_linear_layers - num_mamba_layers; }
+    std::int64_t num_attention_layers() const {
+        return num_layers - num_linear_layers - num_mamba_layers - num_mlp_layers;
+    }
+    // Blocks of one module each (see num_mlp_layers): their norms and MLPs sit in some layers only.
+    bool single_module_blocks() const { return num_mlp_layers > 0 || mixer_blocks_without_mlp; }
+    std::int64_t num_mixer_layers() const { return num_layers - num_mlp_layers; }  // blocks with a token mixer
+    // Blocks holding an MLP: every layer, or the MLP-only blocks plus the mixer blocks that keep one.
+    std::int64_t num_mlp_blocks() const { return (mixer_blocks_without_mlp ? 0 : num_mixer_layers()) + num_mlp_layers; }
     std::int64_t mamba_d_inner() const { return mamba_heads * mamba_head_dim; }
     // Channels of the Mamba-2 conv: x plus B and C of each group (transformers modeling_bamba.py, conv_dim).
     std::int64_t mamba_conv_dim() const { return mamba_d_inner() + 2 * mamba_groups * mamba_d_state; }

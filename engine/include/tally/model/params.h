@@ -28,8 +28,10 @@ enum class Component {
 };
 // Which of a model's layers hold a per-layer tensor: all, the first num_dense_layers (dense MLP) or the rest (MoE).
 // A hybrid's layers by token mixer: Attention (softmax attention, num_attention_layers()), Linear
-// (num_linear_layers) or Mamba (num_mamba_layers); the MLP and the norms sit in every layer.
-enum class LayerSet { All, Dense, Moe, Attention, Linear, Mamba };
+// (num_linear_layers) or Mamba (num_mamba_layers); the MLP and the norms sit in every layer, except in single-module
+// blocks (ModelConfig::single_module_blocks): the mixer's norm in the Mixer blocks (num_mixer_layers), the MLP and its
+// norm in the MlpBlocks (num_mlp_blocks).
+enum class LayerSet { All, Dense, Moe, Attention, Linear, Mamba, Mixer, MlpBlocks };
 const char* component_id(Component component);    // "embedding", "position_embedding", ...
 const char* component_name(Component component);  // "token embedding", ...
 // The count of a component as a formula in the model's symbols ("L·3·h·f", "V·h"), for this model's shape.
