@@ -2,7 +2,9 @@
 // value is present with scripts off and equals what the engine computes in the browser with scripts on.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, screenshot, DESKTOP, PHONE } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startSite, screenshot, root, DESKTOP, PHONE } from './harness.mjs';
 import { errors, gotoAgain, mountAll, watch } from './page-helpers.mjs';
 
 test('with JavaScript off the page holds every inline number, equal to what the engine computes with it on', async (t) => {
@@ -48,19 +50,30 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   await on.goto(site.url);
   await on.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
   await mountAll(on);
-  // The browser's engine and the page's own formatting code, for every value the static page showed.
-  const live = await on.evaluate(async (items) => {
-    const { getEngine } = await import('./engine.js');
-    const { valueText } = await import('./widgets/value.js');
-    const engine = await getEngine();
-    return items.map((v) => {
-      try {
-        return valueText(v.method, engine.call(v.method, JSON.parse(v.args)), v.field, v.format);
-      } catch (error) {
-        return `error: ${error.message}`;
-      }
-    });
-  }, values);
+  // The browser's engine and the page's own formatting code, for every value the static page showed. A build-time
+  // runs_file (chapter 7b's validation statistics) is given as the file's text, as scripts/build/build-site.mjs does.
+  const runsFiles = new Map();
+  const callArgs = (args) => {
+    const { runs_file: name, ...rest } = JSON.parse(args);
+    if (name === undefined) return args;
+    if (!runsFiles.has(name)) runsFiles.set(name, readFileSync(path.join(root, 'content/validation', name), 'utf8'));
+    return JSON.stringify({ ...rest, runs: runsFiles.get(name) });
+  };
+  const live = await on.evaluate(
+    async (items) => {
+      const { getEngine } = await import('./engine.js');
+      const { valueText } = await import('./widgets/value.js');
+      const engine = await getEngine();
+      return items.map((v) => {
+        try {
+          return valueText(v.method, engine.call(v.method, JSON.parse(v.args)), v.field, v.format);
+        } catch (error) {
+          return `error: ${error.message}`;
+        }
+      });
+    },
+    values.map((v) => ({ ...v, args: callArgs(v.args) })),
+  );
   const mismatches = values.map((v, i) => ({ ...v, live: live[i] })).filter((v) => v.live !== v.text);
   assert.deepEqual(mismatches, [], 'static text equals the live engine text');
   // And the page with scripts on shows the same text (prerendered values are kept, not recomputed differently).

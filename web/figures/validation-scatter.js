@@ -50,7 +50,7 @@ export default function validationScatter(engine, { runs }) {
   for (let v = 0; v <= top + 1e-9; v += 0.1) {
     const label = `${Math.round(v * 100)}%`;
     body += line(left, py(v), left + size, py(v), 'grid') + text(left - 4, py(v) + 4, label, { anchor: 'end' });
-    body += text(px(v), bottom + 17, label, { anchor: 'middle' });
+    if (v > 0) body += text(px(v), bottom + 17, label, { anchor: 'middle' }); // one 0% at the origin, the y axis's
   }
   // The diagonal and the 20 % lines, clipped to the plot.
   body += line(px(0), py(0), px(top), py(top), 'stroke');
