@@ -1099,8 +1099,11 @@ function expectations() {
     const layerParams = matmulParams + 2 * h; // two RMSNorm weight vectors
     const flops = 3 * (2 * matmulParams + 4 * T * a * d) * T; // training = 3 × forward; QKᵀ and AV 2·s·a·d each
     const ring = (k - 1) / k;
-    const link = k <= links.gpus_per_node ? nvlink : card;
-    const ridge = (preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12) / link;
+    // Rings within a node ride NVLink; across nodes the node's cards together carry what leaves it (NCCL's ring),
+    // the same link `collective` prices the ring at; a stage boundary across nodes is one card.
+    const ringLink = k <= links.gpus_per_node ? nvlink : Math.min(nvlink, links.gpus_per_node * card);
+    const pointLink = k <= links.gpus_per_node ? nvlink : card;
+    const ridgeAt = (link) => (preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12) / link;
     const rows = {
       dp: flops / (2 * ring * layerParams * 2),
       fsdp: flops / (3 * ring * layerParams * 2),
@@ -1111,7 +1114,13 @@ function expectations() {
     for (const [id, value] of Object.entries(rows))
       put('comm_roofline', args, `strategies[id=${id}].flops_per_byte`, value, `${id} layer FLOPs / bytes sent`);
     for (const id of Object.keys(rows))
-      put('comm_roofline', args, `strategies[id=${id}].ridge_flops_per_byte`, ridge, 'peak / link bandwidth');
+      put(
+        'comm_roofline',
+        args,
+        `strategies[id=${id}].ridge_flops_per_byte`,
+        ridgeAt(id === 'pp' ? pointLink : ringLink),
+        'peak / link bandwidth',
+      );
   }
   // Mixtral 8x7B: all eight experts' gradients against two experts' FLOPs per token (top-2, SwiGLU, GQA with 8 KV heads).
   {

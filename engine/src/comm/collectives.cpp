@@ -66,6 +66,22 @@ Links links_of(const Hardware& hw, double efficiency) {
             efficiency};
 }
 
+RingLink ring_link(const Placement& placement, const Links& links) {
+    const double nvlink = links.efficiency * links.intra_node_bytes_per_s;
+    // A ring crossing nodes sends its whole volume out of each node once, spread over the cards of the node's
+    // ranks (one NCCL channel per card), while each rank's NVLink carries that volume too.
+    const double node_network =
+        static_cast<double>(placement.ranks_per_node) * links.efficiency * links.network_bytes_per_s;
+    if (placement.nodes > 1 && (placement.ranks_per_node == 1 || node_network < nvlink))
+        return {node_network, "network"};
+    return {nvlink, "nvlink"};
+}
+
+Placement placement_of(std::int64_t ranks, const Links& links) {
+    if (ranks <= links.gpus_per_node) return {ranks, 1};
+    return {links.gpus_per_node, (ranks + links.gpus_per_node - 1) / links.gpus_per_node};
+}
+
 Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement& placement, const Links& links) {
     if (!(message_bytes >= 1 && message_bytes <= kMaxMessageBytes))
         throw InputError("message_bytes",
@@ -88,15 +104,9 @@ Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement&
     const bool spans_nodes = placement.nodes > 1;
     const double nvlink = links.efficiency * links.intra_node_bytes_per_s;
     const double card = links.efficiency * links.network_bytes_per_s;
-    // A ring crossing nodes sends its whole volume out of each node once, spread over the cards of the node's
-    // ranks (one NCCL channel per card), while each rank's NVLink carries that volume too.
-    const double node_network = rpn * card;
-    double link = nvlink;
-    std::string bottleneck = "nvlink";
-    if (spans_nodes && (placement.ranks_per_node == 1 || node_network < nvlink)) {
-        link = node_network;
-        bottleneck = "network";
-    }
+    const RingLink ring = ring_link(placement, links);
+    double link = ring.bytes_per_s;
+    std::string bottleneck = ring.bottleneck;
 
     Cost c;
     c.step_latency_seconds = spans_nodes ? kNetworkStepLatencySeconds : kNvlinkStepLatencySeconds;
@@ -189,9 +199,14 @@ Roofline comm_roofline(const ModelConfig& config, const Hardware& hw, const Roof
     const double d = static_cast<double>(config.hidden_size);
     const double kv = static_cast<double>(config.num_kv_heads * config.head_dim);
     const double layer_flops = out.layer_flops_per_token * tokens;  // one layer, the tokens of one replica
-    const double link = in.degree <= links.gpus_per_node ? links.efficiency * links.intra_node_bytes_per_s
-                                                         : links.efficiency * links.network_bytes_per_s;
-    const auto row = [&](const char* id, const char* what, double bytes, double flops_per_gpu, bool applies) {
+    // Rings (DP, FSDP, TP, CP) at the bandwidth `collective` prices them at; a stage boundary (PP) and the expert
+    // all-to-all (EP), once they cross nodes, at one card per GPU, as `collective`'s all-to-all.
+    const Placement placement = placement_of(in.degree, links);
+    const double ring = ring_link(placement, links).bytes_per_s;
+    const double point_to_point = placement.nodes > 1 ? links.efficiency * links.network_bytes_per_s
+                                                      : links.efficiency * links.intra_node_bytes_per_s;
+    const auto row = [&](const char* id, const char* what, double bytes, double flops_per_gpu, bool applies,
+                         double link) {
         StrategyRow r;
         r.id = id;
         r.collective = what;
@@ -208,23 +223,24 @@ Roofline comm_roofline(const ModelConfig& config, const Hardware& hw, const Roof
         }
         out.rows.push_back(r);
     };
-    const double ring = (k - 1) / k;
+    const double share = (k - 1) / k;
     // DP: the layer's gradients all-reduced once per step.
-    row("dp", "all-reduce of the layer's gradients", 2 * ring * out.layer_params * e, layer_flops, true);
+    row("dp", "all-reduce of the layer's gradients", 2 * share * out.layer_params * e, layer_flops, true, ring);
     // FSDP (ZeRO-3): weights all-gathered for the forward and again for the backward, gradients reduce-scattered.
-    row("fsdp", "2 all-gathers of weights + 1 reduce-scatter of gradients", 3 * ring * out.layer_params * e,
-        layer_flops, true);
+    row("fsdp", "2 all-gathers of weights + 1 reduce-scatter of gradients", 3 * share * out.layer_params * e,
+        layer_flops, true, ring);
     // TP (Megatron-LM): 2 all-reduces of the activations in the forward, 2 in the backward.
-    row("tp", "4 all-reduces of the layer's activations", 4 * 2 * ring * tokens * d * e, layer_flops / k, true);
+    row("tp", "4 all-reduces of the layer's activations", 4 * 2 * share * tokens * d * e, layer_flops / k, true, ring);
     // PP: activations out and gradients back once per stage of layers/k layers.
     row("pp", "point-to-point activations and their gradients at the stage boundary", 2 * tokens * d * e * k / layers,
-        layer_flops, in.degree <= config.num_layers);
+        layer_flops, in.degree <= config.num_layers, point_to_point);
     // EP: dispatch and combine all-to-alls, forward and backward, each token to its top-k experts.
     row("ep", "4 all-to-alls of routed tokens (dispatch, combine; forward, backward)",
-        4 * ring * tokens * static_cast<double>(config.experts_per_token) * d * e, layer_flops, config.is_moe());
+        4 * share * tokens * static_cast<double>(config.experts_per_token) * d * e, layer_flops, config.is_moe(),
+        point_to_point);
     // CP (ring attention): K and V blocks passed round the ring in the forward, K, V and their gradients backward.
-    row("cp", "K and V blocks round a ring (forward), K, V and dK, dV (backward)", 3 * ring * tokens * 2 * kv * e,
-        layer_flops / k, true);
+    row("cp", "K and V blocks round a ring (forward), K, V and dK, dV (backward)", 3 * share * tokens * 2 * kv * e,
+        layer_flops / k, true, ring);
     return out;
 }
 

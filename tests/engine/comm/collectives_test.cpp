@@ -160,3 +160,24 @@ TEST_CASE("comm roofline: DP moves 2(k-1)/k of a layer's bf16 gradients; TP's in
     CHECK(row(ok("comm_roofline", {{"model", "mixtral-8x7b"}, {"degree", 8}}), "ep")["applies"] == true);
     CHECK(error("comm_roofline", {{"model", "llama-2-7b"}, {"degree", 1}})["field"] == "degree");
 }
+
+TEST_CASE("one link rule: comm_roofline's ring rows take the bandwidth collective's ring all-reduce is bound by",
+          "[collectives]") {
+    for (const char* hardware : {"h100-sxm", "a100-80gb", "b200", "mi300x"})
+        for (const int degree : {2, 8, 16, 64}) {
+            INFO(hardware << " over " << degree << " GPUs");
+            const json roof =
+                ok("comm_roofline", {{"model", "llama-2-7b"}, {"hardware", hardware}, {"degree", degree}});
+            const int per_node = 8;  // gpus_per_node of each of these presets (content/presets/hardware)
+            const int ranks_per_node = degree < per_node ? degree : per_node;
+            const json ring = ok("collective", {{"collective", "all_reduce"},
+                                                {"message_bytes", 1e9},
+                                                {"ranks_per_node", ranks_per_node},
+                                                {"nodes", degree / ranks_per_node},
+                                                {"hardware", hardware}});
+            for (const json& row : roof["strategies"])
+                if (row["id"] == "dp" || row["id"] == "fsdp" || row["id"] == "tp" || row["id"] == "cp")
+                    CHECK(row["link_bytes_per_s"].get<double>() ==
+                          Approx(ring["bottleneck_bytes_per_s"].get<double>()));
+        }
+}

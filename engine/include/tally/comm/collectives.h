@@ -63,6 +63,16 @@ struct Cost {
 // message_bytes as nccl-tests counts it: the all-reduce/broadcast buffer, all-gather's output, reduce-scatter's
 // input, all-to-all's send buffer per rank. InputError naming "message_bytes", "ranks_per_node", "nodes" or
 // "algorithm" (tree is an all-reduce algorithm only).
+// The bandwidth that bounds a ring over `placement`, and which link it is ("nvlink" or "network"): NVLink within a
+// node; across nodes the node's cards together (each rank's card carries its share of the volume leaving the
+// node), when they are slower than NVLink. Every ring-priced collective, here and in comm_roofline, reads it.
+struct RingLink {
+    double bytes_per_s;
+    const char* bottleneck;
+};
+RingLink ring_link(const Placement& placement, const Links& links);
+// The placement of `ranks` consecutive ranks: one node when they fit, else whole nodes of gpus_per_node.
+Placement placement_of(std::int64_t ranks, const Links& links);
 Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement& placement, const Links& links);
 
 // Communication roofline of one transformer layer per GPU (one training step's forward and backward of the
