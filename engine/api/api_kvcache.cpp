@@ -42,6 +42,8 @@ constexpr std::array kKvOwnResult = std::to_array<Field>({
     {"kv_layers", "", "the cache by layer kind"},
     {"state_bytes_per_sequence", "bytes", "hybrids: the linear-attention and Mamba-2 layers' state of one sequence"},
     {"state_formula", "", "hybrids: the state of one layer, per kind"},
+    {"index_key_bytes_per_token", "bytes",
+     "DeepSeek Sparse Attention: the indexer's FP8 keys and scales per token, all layers (in bytes_per_token)"},
     {"fits", "", "with a capacity: total <= usable"},
     {"max_batch", "sequences", "with a capacity: most sequences at context"},
     {"max_context", "tokens", "with a capacity: longest context at batch"},
@@ -71,11 +73,13 @@ json kv_cache_method(const json& args) {
              {"kv_dtype", to_string(kv)},
              {"weights_dtype", to_string(w)},
              {"formula", c.is_encoder_decoder() ? kKvCacheEncoderDecoderFormula
+                         : c.has_indexer()      ? kKvCacheMlaIndexerFormula
                          : c.is_mla()           ? kKvCacheMlaFormula
                          : c.sliding_window > 0 ? kKvCacheWindowFormula
                                                 : kKvCacheFormula},
              {"kv_layers", kv_layers_json(kv_layer_groups(c, k, context, kv, w))}};
     out.update(TALLY_MEMBERS(k, bytes_per_token, kv_cache_bytes, weights_bytes, total_bytes, mha_kv_cache_bytes));
+    if (c.has_indexer()) out["index_key_bytes_per_token"] = k.index_key_bytes_per_token;
     if (c.is_hybrid()) {
         out["state_bytes_per_sequence"] = k.state_bytes_per_sequence;
         out["state_formula"] = c.num_mamba_layers > 0 && c.num_linear_layers > 0
@@ -123,6 +127,7 @@ json kv_layers_json(const std::vector<KvLayerGroup>& groups) {
                                     bytes_per_layer_token, bytes_per_token, tokens, bytes_per_sequence));
         // A hybrid's recurrent layers: their fixed state per sequence.
         if (g.recurrent) out.back().update(TALLY_MEMBERS(g, recurrent, state_values));
+        if (g.index_key_bytes > 0) out.back()["index_key_bytes"] = g.index_key_bytes;  // DeepSeek Sparse Attention
     }
     return out;
 }

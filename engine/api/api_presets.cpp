@@ -102,6 +102,10 @@ std::string attention_text(const ModelConfig& c) {
     if (c.sliding_window > 0)
         text += "; sliding window of " + std::to_string(c.sliding_window) + " tokens on " +
                 std::to_string(c.num_sliding_layers) + " of " + std::to_string(c.num_layers) + " layers";
+    if (c.has_indexer())
+        text += "; DeepSeek Sparse Attention: a lightning indexer of " + std::to_string(c.index_n_heads) +
+                " heads of " + std::to_string(c.index_head_dim) + " picks the " + std::to_string(c.index_topk) +
+                " keys each query attends to, and caches its own FP8 key per layer";
     if (c.attention_sinks) text += "; a learned sink logit per head";
     if (c.qk_norm) text += "; RMSNorm on Q and K heads";
     return text;
@@ -161,8 +165,9 @@ json assumptions(const json&) {
         models.push_back({{"id", m.at("id")}, {"name", m.value("name", "")}, {"assumptions", rows}});
     }
     const std::string allowance_source =
-        "tally default allowance (engine/include/tally/hardware/hardware.h): " + std::to_string(kDefaultCudaContextBytes >> 20) +
-        " MiB CUDA context (order of PyTorch issue #34323) + " + format_number(kDefaultFragmentationFraction * 100) +
+        "tally default allowance (engine/include/tally/hardware/hardware.h): " +
+        std::to_string(kDefaultCudaContextBytes >> 20) + " MiB CUDA context (order of PyTorch issue #34323) + " +
+        format_number(kDefaultFragmentationFraction * 100) +
         " % fragmentation (a stated assumption; ZeRO, Rajbhandari et al. 2020 sec. 3.2); both are arguments";
     json hardware = json::array();
     for (const auto& h : presets_json().at("hardware")) {

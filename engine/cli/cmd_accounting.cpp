@@ -236,12 +236,17 @@ void print_kv(std::ostream& out, const json& r) {
     }
     // One row per kind of layer: what each caches per token and how many tokens it keeps.
     for (const auto& g : r["kv_layers"]) {
-        const std::string what = g["latent"].get<bool>()
-                                     ? " (latent " + human_integer(g["value_values"].get<unsigned long long>()) +
-                                           " + RoPE key " + human_integer(g["key_values"].get<unsigned long long>()) +
-                                           ")"
-                                     : " (K " + human_integer(g["key_values"].get<unsigned long long>()) + " + V " +
-                                           human_integer(g["value_values"].get<unsigned long long>()) + ")";
+        const std::string what =
+            g["latent"].get<bool>()
+                ? " (latent " + human_integer(g["value_values"].get<unsigned long long>()) + " + RoPE key " +
+                      human_integer(g["key_values"].get<unsigned long long>()) +
+                      (g.contains("index_key_bytes")
+                           ? " + indexer key " + human_integer(g["index_key_bytes"].get<unsigned long long>()) +
+                                 " B in FP8"
+                           : std::string()) +
+                      ")"
+                : " (K " + human_integer(g["key_values"].get<unsigned long long>()) + " + V " +
+                      human_integer(g["value_values"].get<unsigned long long>()) + ")";
         rows.push_back({human_integer(g["layers"].get<unsigned long long>()) + " " + g["kind"].get<std::string>() +
                             " layers" + what,
                         human_integer(g["bytes_per_layer_token"].get<unsigned long long>()) + " B per token each, " +

@@ -50,6 +50,7 @@ export const EXAMPLES = {
   kv_cache: [
     ...denseAndMoe({ model: 'llama-2-7b', context: 4096, batch: 2, hardware: 'h100-sxm' }),
     { hf_config: qwen3Next, context: 4096, batch: 2, hardware: 'h100-sxm' },
+    { model: 'deepseek-v3-2-exp', context: 4096, batch: 2 }, // DeepSeek Sparse Attention's indexer keys
   ],
   tensor_bytes: { shape: [4096, 4096], dtype: 'bf16' },
   float_formats: {},

@@ -79,7 +79,7 @@ FlopsShares flops_shares(const ModelConfig& c, const FlopsResult& r) {
     double attention = 0, lm_head = 0;
     for (const FlopsTerm& t : r.terms) {
         const std::string_view id = t.id;
-        if (id == "attn_scores" || id == "attn_values") attention += t.forward_per_sequence;
+        if (id == "attn_scores" || id == "attn_values" || id == "indexer") attention += t.forward_per_sequence;
         if (id == "lm_head") lm_head = t.forward_per_sequence;
     }
     const ParamCount p = count_params(c);
@@ -94,8 +94,9 @@ FlopsShares flops_shares(const ModelConfig& c, const FlopsResult& r) {
 std::vector<std::string> flops_notes(const ModelConfig& c, const FlopsInput& in, const FlopsResult& r) {
     const FlopsShares share = flops_shares(c, r);
     std::vector<std::string> notes;
-    notes.push_back("attention scores and attention·V are " + format_percent(share.attention) +
-                    "% of the forward FLOPs at seq " + std::to_string(in.seq) +
+    notes.push_back(std::string(c.has_indexer() ? "attention scores, attention·V and the indexer's scores are "
+                                                : "attention scores and attention·V are ") +
+                    format_percent(share.attention) + "% of the forward FLOPs at seq " + std::to_string(in.seq) +
                     " (6ND ignores them; they grow with seq)");
     notes.push_back("the LM head is " + format_percent(share.lm_head) +
                     "% of the forward FLOPs (6ND counts it through N)");
@@ -143,6 +144,9 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // Score entries per head per sequence: s² (full) or s(s+1)/2 (causal, diagonal included), at the
     // length of the layers that may be causal (a decoder's).
     const double entries = in.attention == AttentionFlops::Full ? sd * sd : sd * (sd + 1) / 2;
+    // DeepSeek Sparse Attention: the indexer's heads and width, and the keys each query keeps (k).
+    const double nI = static_cast<double>(c.index_n_heads), dI = static_cast<double>(c.index_head_dim);
+    const double topk = static_cast<double>(c.index_topk);
     const double experts_visited = c.is_moe() ? static_cast<double>(c.experts_per_token + c.num_shared_experts) : 1.0;
 
     FlopsResult r;
@@ -162,6 +166,14 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
                              : "2 s [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
         qkv_per_token = rq > 0 ? "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L"
                                : "2 [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L";
+        // The lightning indexer's projections: its queries from the Q latent, its key and head weights from h.
+        if (c.has_indexer()) {
+            projection += rq * nI * dI + h * dI + h * nI;
+            qkv_formula =
+                "2 s [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v) + r_q n_I d_I + h d_I + h n_I] L";
+            qkv_per_token =
+                "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v) + r_q n_I d_I + h d_I + h n_I] L";
+        }
     } else if (vd != kvd) {
         qkv_formula = "2 s h (a d + n_kv d + n_kv d_v) L";
         qkv_per_token = "2 h (a d + n_kv d + n_kv d_v) L";
@@ -182,12 +194,20 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // Sliding-window layers: each query meets at most W keys (itself and the W − 1 before it, the band of
     // transformers' sliding-window mask): s·min(s, W) entries (full), Σᵢ min(i, W) (causal).
     const double Lw = static_cast<double>(c.num_sliding_layers), W = static_cast<double>(c.sliding_window);
-    const double window_entries = in.attention == AttentionFlops::Full ? s * std::min(s, W)
-                                  : s <= W                             ? s * (s + 1) / 2
-                                                                       : W * (W + 1) / 2 + (s - W) * W;
+    // Entries when each query meets at most `keys` keys: a window of W, or DeepSeek Sparse Attention's top-k
+    // (a query at position i keeps min(i, k) of its i visible keys; DeepSeek-V3.2-Exp inference/model.py topk).
+    auto capped_entries = [&](double keys) {
+        return in.attention == AttentionFlops::Full ? s * std::min(s, keys)
+               : s <= keys                          ? s * (s + 1) / 2
+                                                    : keys * (keys + 1) / 2 + (s - keys) * keys;
+    };
+    const double window_entries = capped_entries(W);
     // The layers that are not causal (an encoder's) see all s² entries; a decoder has none.
     const double full_layers = c.architecture == Architecture::Decoder ? 0 : L - causal_layers;
-    const double score_entries = entries * (causal_layers - Lw) + window_entries * Lw + s * s * full_layers;
+    // With the indexer every layer's attention core runs over the top-k keys only (no windows then: validate).
+    const double score_entries = c.has_indexer()
+                                     ? capped_entries(topk) * La
+                                     : entries * (causal_layers - Lw) + window_entries * Lw + s * s * full_layers;
     const bool decoder_only = c.architecture == Architecture::Decoder;
     // Q·Kᵀ and attention·V multiply the same a·d-wide operands over the same score entries: one count, two terms.
     const char* attention_core_formula = split ? "2 (s² L_enc + s_dec² L_dec) a d (decoder layers: as chosen)"
@@ -217,6 +237,12 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
         values_formula = full_scores ? "2 s² a d_v L" : "2 [s(s+1)/2] a d_v L";
         values_per_token = full_scores ? "2 s a d_v L" : "2 [(s+1)/2] a d_v L";
     }
+    if (c.has_indexer()) {
+        attention_core_formula = full_scores ? "2 s min(s, k) a d_qk L" : "2 [Σᵢ min(i, k)] a d_qk L";
+        attention_core_per_token = full_scores ? "2 min(s, k) a d_qk L" : "2 [Σᵢ min(i, k) / s] a d_qk L";
+        values_formula = full_scores ? "2 s min(s, k) a d_v L" : "2 [Σᵢ min(i, k)] a d_v L";
+        values_per_token = full_scores ? "2 min(s, k) a d_v L" : "2 [Σᵢ min(i, k) / s] a d_v L";
+    }
     if (hybrid) {
         attention_core_formula = full_scores ? "2 s² a d L_attn" : "2 [s(s+1)/2] a d L_attn";
         attention_core_per_token = full_scores ? "2 s a d L_attn" : "2 [(s+1)/2] a d L_attn";
@@ -227,6 +253,15 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     r.terms.push_back({"attn_scores", "attention scores Q·Kᵀ", attention_core_formula, 2 * score_entries * qd,
                        attention_core_per_token});
     r.terms.push_back({"attn_values", "attention · V", values_formula, 2 * score_entries * od, values_per_token});
+    // The lightning indexer scores every visible key for every query, dense: per entry n_I dot products of d_I
+    // and the weighted sum over its heads, n_I·(d_I + 1) multiply-adds (DeepSeek-V3.2-Exp inference/model.py,
+    // Indexer.forward: index_score from q·k and weights_proj's weights).
+    const double indexer_entries = entries * La;
+    if (c.has_indexer())
+        r.terms.push_back({"indexer", "lightning indexer scores (every visible key)",
+                           full_scores ? "2 s² n_I (d_I + 1) L" : "2 [s(s+1)/2] n_I (d_I + 1) L",
+                           2 * indexer_entries * nI * (dI + 1),
+                           full_scores ? "2 s n_I (d_I + 1) L" : "2 [(s+1)/2] n_I (d_I + 1) L"});
     r.terms.push_back({"attn_out", "attention output projection",
                        split      ? "2 (s L_enc + s_dec L_dec) a d h"
                        : od != qd ? "2 s a d_v h L"
@@ -397,7 +432,8 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     if (c.mtp_modules > 0) {
         // Each MTP module: eh_proj (2h → h), one MoE layer's forward (attention over the model's average
         // layer), and the shared output head again.
-        const double core_per_layer = 2 * score_entries * (qd + od) / s / L;
+        const double core_per_layer =
+            2 * score_entries * (qd + od) / s / L + (c.has_indexer() ? 2 * entries * nI * (dI + 1) / s : 0);
         const double moe_layer_per_token = 2 * projection + core_per_layer + 2 * od * h +
                                            2 * h * f * matrices * experts_visited +
                                            2 * h * static_cast<double>(c.num_experts);

@@ -323,7 +323,7 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     double non_weight = 0;  // per sequence: matmuls of two activations (attention scores and values)
     for (const FlopsTerm& t : flops.terms) {
         const std::string_view id = t.id;
-        if (id == "attn_scores" || id == "attn_values") non_weight += t.forward_per_sequence;
+        if (id == "attn_scores" || id == "attn_values" || id == "indexer") non_weight += t.forward_per_sequence;
     }
     if (c.is_encoder_decoder()) {
         // Cross-attention's Q·Kᵀ and ·V over s_dec × s entries (flops.cpp's cross_core): 4 s_dec s a d L_dec.

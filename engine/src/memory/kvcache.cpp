@@ -28,6 +28,12 @@ std::uint64_t linear_state_values(const ModelConfig& c) {
     return checked_add("kv_cache", checked_mul("kv_cache", conv, window), ssm);
 }
 
+std::uint64_t indexer_key_bytes(const ModelConfig& c) {
+    if (!c.has_indexer()) return 0;
+    const std::uint64_t d = static_cast<std::uint64_t>(c.index_head_dim);
+    return d + 4 * ((d + 127) / 128);  // 1 byte per FP8 value, a 4-byte scale per block of 128
+}
+
 KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch, DType kv_dtype, DType weights_dtype,
                  std::int64_t encoder_context) {
     validate(c);
@@ -62,9 +68,14 @@ KvCache kv_cache(const ModelConfig& c, std::int64_t context, std::int64_t batch,
                    : static_cast<std::uint64_t>(c.kv_dim()) + static_cast<std::uint64_t>(c.v_dim());
     const std::uint64_t mha_per_layer =
         static_cast<std::uint64_t>(c.num_heads) * static_cast<std::uint64_t>(c.head_dim + c.v_dim_per_head());
-    k.bytes_per_token = dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers, per_layer), kv_dtype);
-    k.global_bytes_per_token =
-        dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), kv_dtype);
+    k.index_key_bytes_per_token = checked_mul("kv_cache", layers, indexer_key_bytes(c));
+    k.bytes_per_token =
+        checked_add("kv_cache", dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers, per_layer), kv_dtype),
+                    k.index_key_bytes_per_token);
+    // An indexer excludes windows (validate), so its keys are all global.
+    k.global_bytes_per_token = checked_add(
+        "kv_cache", dtype_storage_bytes("kv_cache", checked_mul("kv_cache", layers - windowed, per_layer), kv_dtype),
+        k.index_key_bytes_per_token);
     k.sliding_window = c.sliding_window;
     if (c.is_encoder_decoder()) {
         k.cross_tokens = static_cast<std::uint64_t>(encoder_context > 0 ? encoder_context : context);
@@ -111,7 +122,9 @@ std::vector<KvLayerGroup> kv_layer_groups(const ModelConfig& c, const KvCache& k
     base.value_values = static_cast<std::uint64_t>(c.is_mla() ? c.kv_lora_rank : c.v_dim());
     base.mha_values =
         static_cast<std::uint64_t>(c.num_heads) * static_cast<std::uint64_t>(c.head_dim + c.v_dim_per_head());
-    base.bytes_per_layer_token = dtype_storage_bytes("kv_cache", base.key_values + base.value_values, kv_dtype);
+    base.index_key_bytes = indexer_key_bytes(c);
+    base.bytes_per_layer_token =
+        dtype_storage_bytes("kv_cache", base.key_values + base.value_values, kv_dtype) + base.index_key_bytes;
     std::vector<KvLayerGroup> groups;
     // Each group's bytes per token is the difference kv_cache made, so the groups add up to its totals exactly.
     auto add = [&](const char* kind, std::int64_t n, std::uint64_t bytes_per_token, std::uint64_t held) {

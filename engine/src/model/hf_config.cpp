@@ -288,11 +288,20 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
 // multi-head latent attention, first_k_dense_replace dense layers, then MoE layers of n_routed_experts
 // fine-grained experts (top num_experts_per_tok) plus n_shared_experts, and num_nextn_predict_layers MTP
 // modules (transformers configuration_deepseek_v3.py, modeling_deepseek_v3.py; DeepSeek-V3 technical report).
+// deepseek_v32 (DeepSeek-V3.2-Exp, DeepSeek-V3.2) is the same plus DeepSeek Sparse Attention's indexer.
 ModelConfig load_deepseek_v3(const json& j, const std::string& type) {
     refuse_unknown_keys(j, type,
                         {"moe_intermediate_size", "n_shared_experts", "n_routed_experts", "first_k_dense_replace",
                          "moe_layer_freq", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
-                         "v_head_dim", "num_nextn_predict_layers", "topk_method", "qk_head_dim"});
+                         "v_head_dim", "num_nextn_predict_layers", "topk_method", "qk_head_dim", "index_n_heads",
+                         "index_head_dim", "index_topk", "indexer_rope_interleave"});
+    // Only deepseek_v32 has the lightning indexer; its keys in another type's config are refused.
+    if (type != "deepseek_v32")
+        for (const char* key : {"index_n_heads", "index_head_dim", "index_topk"})
+            if (j.contains(key))
+                throw InputError(key, std::string("config.json field \"") + key +
+                                          "\" belongs to model_type deepseek_v32 (DeepSeek Sparse Attention), not " +
+                                          type);
     ModelConfig c;
     c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
     c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
@@ -341,6 +350,22 @@ ModelConfig load_deepseek_v3(const json& j, const std::string& type) {
     c.position = PositionKind::Rotary;
     c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
     c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    if (type == "deepseek_v32") {
+        // DeepSeek-V3.2's lightning indexer; absent keys take ModelArgs' defaults (64 heads of 128, top 2048) in
+        // github:deepseek-ai/DeepSeek-V3.2-Exp inference/model.py @6d8cb70dfdd6f37c83c5208105a3e2c8da117485.
+        c.index_n_heads = hf_int_or(j, "index_n_heads", 64, 1, kMaxHidden);
+        c.index_head_dim = hf_int_or(j, "index_head_dim", 128, 1, kMaxHidden);
+        c.index_topk = hf_int_or(j, "index_topk", 2048, 1, kMaxSeq);
+        if (c.q_lora_rank == 0)
+            throw InputError("q_lora_rank", "config.json field \"q_lora_rank\" must be set for model_type " + type +
+                                                " (the indexer's queries come from the Q latent)");
+        if (c.index_head_dim < c.qk_rope_head_dim)
+            throw InputError("index_head_dim",
+                             "config.json field \"index_head_dim\" must be at least "
+                             "qk_rope_head_dim (" +
+                                 std::to_string(c.qk_rope_head_dim) +
+                                 "): the indexer's heads hold a RoPE part of that width");
+    }
     return c;
 }
 
@@ -987,7 +1012,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "qwen3_next") return load_qwen3_next(j);
     if (type == "granitemoehybrid") return load_granitemoehybrid(j);
     if (type == "nemotron_h") return load_nemotron_h(j);
-    if (type == "deepseek_v3" || type == "kimi_k2") return load_deepseek_v3(j, type);
+    if (type == "deepseek_v3" || type == "kimi_k2" || type == "deepseek_v32") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);
     if (type == "gpt2") return load_gpt2(j);

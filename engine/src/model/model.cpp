@@ -1,5 +1,6 @@
 #include "tally/model/model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tally/base/error.h"
@@ -61,6 +62,28 @@ void require_decoder(const ModelConfig& c, const char* field) {
         throw InputError(field, std::string(field) + " applies to a decoder (architecture decoder) only");
 }
 
+// DeepSeek Sparse Attention: the indexer reads MLA's q_lora latent, and its heads split like MLA's into a RoPE
+// part of qk_rope_head_dim and the rest (DeepSeek-V3.2-Exp inference/model.py, Indexer).
+void validate_indexer(const ModelConfig& c) {
+    require_range("index_topk", c.index_topk, 0, kMaxSeq);
+    if (!c.has_indexer()) {
+        require_range("index_n_heads", c.index_n_heads, 0, 0);
+        require_range("index_head_dim", c.index_head_dim, 0, 0);
+        return;
+    }
+    require_decoder(c, "index_topk");
+    if (c.q_lora_rank == 0)
+        throw InputError("index_topk",
+                         "index_topk (DeepSeek Sparse Attention) needs latent attention with a Q latent "
+                         "(kv_lora_rank > 0, q_lora_rank > 0): the indexer's queries come from that latent");
+    if (c.sliding_window > 0 || c.is_hybrid())
+        throw InputError("index_topk",
+                         "index_topk (DeepSeek Sparse Attention) applies to models without sliding-window or hybrid "
+                         "layers");
+    require_range("index_n_heads", c.index_n_heads, 1, kMaxHidden);
+    require_range("index_head_dim", c.index_head_dim, std::max<std::int64_t>(1, c.qk_rope_head_dim), kMaxHidden);
+}
+
 // The fields of latent attention, DeepSeek-style MoE, sliding windows, sinks and QK-norm.
 void validate_modern(const ModelConfig& c) {
     require_range("v_head_dim", c.v_head_dim, 0, kMaxHidden);
@@ -94,6 +117,7 @@ void validate_modern(const ModelConfig& c) {
                   c.sliding_window > 0 ? c.num_layers : 0);
     if (c.sliding_window > 0) require_decoder(c, "sliding_window");
     if (c.qk_norm_full && !c.qk_norm) throw InputError("qk_norm_full", "qk_norm_full needs qk_norm");
+    validate_indexer(c);
     require_range("vision_params", c.vision_params, 0, kMaxVision);
 }
 
@@ -307,6 +331,9 @@ ModelConfig model_from_json(const json& o) {
     // A window with no layer count means every layer is windowed (Mistral 7B v0.1).
     c.num_sliding_layers =
         json_int_field(o, "num_sliding_layers", 0, kMaxLayers, c.sliding_window > 0 ? c.num_layers : 0, false);
+    c.index_topk = json_int_field(o, "index_topk", 0, kMaxSeq, 0, false);
+    c.index_n_heads = json_int_field(o, "index_n_heads", 0, kMaxHidden, 0, false);
+    c.index_head_dim = json_int_field(o, "index_head_dim", 0, kMaxHidden, 0, false);
     c.attention_sinks = json_bool(o, "attention_sinks", false);
     c.qk_norm = json_bool(o, "qk_norm", false);
     c.sandwich_norm = json_bool(o, "sandwich_norm", false);
@@ -368,6 +395,11 @@ json model_to_json(const ModelConfig& c) {
     if (c.sliding_window > 0) {
         o["sliding_window"] = c.sliding_window;
         o["num_sliding_layers"] = c.num_sliding_layers;
+    }
+    if (c.has_indexer()) {
+        o["index_topk"] = c.index_topk;
+        o["index_n_heads"] = c.index_n_heads;
+        o["index_head_dim"] = c.index_head_dim;
     }
     if (c.attention_sinks) o["attention_sinks"] = true;
     if (c.qk_norm) o["qk_norm"] = true;

@@ -173,6 +173,23 @@ std::vector<Tensor> model_tensors(const ModelConfig& c) {
                      TpSplit::Replicated});
         t.push_back({"layers.*.attn.kv_b.weight", Component::Attention, a * (dn + dv), c.kv_lora_rank, true, false,
                      TpSplit::Rows, dn + dv});
+        if (c.has_indexer()) {
+            // DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2-Exp inference/model.py, Indexer): wq_b from
+            // the Q latent to index_n_heads heads, wk from h to one key shared by the heads, k_norm a LayerNorm
+            // (weight and bias) on it, weights_proj from h to one weight per head; no biases. Replicated under
+            // tensor parallelism, as the reference keeps it whole on every rank.
+            const std::int64_t nI = c.index_n_heads, dI = c.index_head_dim;
+            t.push_back({"layers.*.attn.indexer.wq_b.weight", Component::Attention, nI * dI, c.q_lora_rank, true, false,
+                         TpSplit::Replicated});
+            t.push_back(
+                {"layers.*.attn.indexer.wk.weight", Component::Attention, dI, h, true, false, TpSplit::Replicated});
+            t.push_back(
+                {"layers.*.attn.indexer.k_norm.weight", Component::Attention, 1, dI, true, false, TpSplit::Replicated});
+            t.push_back(
+                {"layers.*.attn.indexer.k_norm.bias", Component::Attention, 1, dI, true, false, TpSplit::Replicated});
+            t.push_back({"layers.*.attn.indexer.weights_proj.weight", Component::Attention, nI, h, true, false,
+                         TpSplit::Replicated});
+        }
     } else {
         // Qwen3-Next's gated attention: q_proj's rows hold each head's query and its output gate
         // (transformers modeling_qwen3_next.py, Qwen3NextAttention: num_heads · head_dim · 2).
@@ -581,6 +598,9 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::Embedding: return "V·h";
         case Component::PositionEmbedding: return "max_positions·h";
         case Component::Attention:
+            if (m.has_indexer())
+                return "L·(h·r_q + r_q + r_q·a·d_qk + h·(r_kv+d_rope) + r_kv + r_kv·a·(d_nope+d_v) + a·d_v·h + "
+                       "r_q·n_I·d_I + h·d_I + 2·d_I + h·n_I)";
             if (m.is_mla())
                 return m.q_lora_rank > 0
                            ? "L·(h·r_q + r_q + r_q·a·d_qk + h·(r_kv+d_rope) + r_kv + r_kv·a·(d_nope+d_v) + a·d_v·h)"

@@ -282,6 +282,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
             mm.m = s, mm.n = d, mm.k = s, mm.batch = b * heads_gpu, mm.attention_core = true;
         else if (id == "attn_out")
             mm.m = tokens, mm.n = h, mm.k = static_cast<double>(c.q_dim()) / t;
+        else if (id == "indexer")  // DeepSeek Sparse Attention: s×s scores of d_I per indexer head, replicated
+            mm.m = s, mm.n = s, mm.k = static_cast<double>(c.index_head_dim),
+            mm.batch = b * static_cast<double>(c.index_n_heads);
         else if (id == "mlp") {
             mm.m = tokens, mm.n = f_gpu, mm.k = h;  // up/gate and down have the same efficiency model
             if (c.is_moe()) {                       // the routed experts run apart, as a grouped GEMM (step_moe.h)

@@ -42,7 +42,7 @@ AttentionFlops attention_flops_from_string(const std::string& text);  // InputEr
 Recompute recompute_from_string(const std::string& text);             // InputError field "recompute"
 
 struct FlopsTerm {
-    const char* id;  // qkv, attn_scores, attn_values, attn_out, mlp, router, lm_head
+    const char* id;  // qkv, attn_scores, attn_values, indexer, attn_out, mlp, router, lm_head
     const char* name;
     const char* formula;  // per sequence of s tokens, all layers
     double forward_per_sequence = 0;

@@ -19,6 +19,12 @@ inline constexpr const char* kKvCacheEncoderDecoderFormula =
 // Multi-head latent attention caches one latent and one RoPE key per layer, shared by every head
 // (DeepSeek-AI 2024, DeepSeek-V2, sec. 2.1.2: (d_c + d_h^R)·l elements per token).
 inline constexpr const char* kKvCacheMlaFormula = "L · (r_kv + d_rope) · bytes · tokens · batch";
+// DeepSeek Sparse Attention adds the lightning indexer's key per layer, stored as the reference stores it whatever
+// the cache dtype: d_I FP8 values and one FP32 scale per 128 of them (DeepSeek-V3.2-Exp inference/model.py,
+// Indexer.k_cache and k_scale_cache, @6d8cb70dfdd6f37c83c5208105a3e2c8da117485).
+inline constexpr const char* kKvCacheMlaIndexerFormula =
+    "L · ((r_kv + d_rope) · bytes + d_I + 4 · ⌈d_I / 128⌉) · tokens · batch";
+std::uint64_t indexer_key_bytes(const ModelConfig& config);  // one token, one layer (0 without an indexer)
 // Sliding-window layers keep only the last W tokens' K and V.
 inline constexpr const char* kKvCacheWindowFormula =
     "2 · n_kv · d · bytes · ((L − L_w) · tokens + L_w · min(tokens, W)) · batch";
@@ -36,6 +42,8 @@ struct KvCache {
     // Past the sliding window a token adds only the global layers' share (= bytes_per_token without windows).
     std::uint64_t global_bytes_per_token = 0;
     std::int64_t sliding_window = 0;  // W (0: no windowed layers)
+    // DeepSeek Sparse Attention: the indexer's keys of one token, all layers (in bytes_per_token too); 0 otherwise.
+    std::uint64_t index_key_bytes_per_token = 0;
     // Encoder-decoder: the cross-attention K and V of one sequence (fixed at encoder_context tokens); 0 otherwise.
     std::uint64_t cross_bytes_per_sequence = 0;
     std::uint64_t cross_tokens = 0;  // encoder tokens the cross-attention K/V hold (0: not an encoder-decoder)
@@ -63,10 +71,11 @@ struct KvLayerGroup {
     const char* kind = "full";  // "full", "windowed", "cross", "linear_attention" or "mamba"
     std::int64_t layers = 0;
     bool latent = false;                      // MLA: holds the compressed latent and the decoupled RoPE key
+    std::uint64_t index_key_bytes = 0;        // per token per layer: the indexer's FP8 key and its scales
     std::uint64_t key_values = 0;             // per token per layer: K of the KV heads (MLA: the RoPE key)
     std::uint64_t value_values = 0;           // per token per layer: V of the KV heads (MLA: the latent)
     std::uint64_t mha_values = 0;             // per token per layer with every query head's own K and V
-    std::uint64_t bytes_per_layer_token = 0;  // key_values + value_values in the cache's format
+    std::uint64_t bytes_per_layer_token = 0;  // key_values + value_values in the cache's format, + index_key_bytes
     std::uint64_t bytes_per_token = 0;        // all layers of the group, one token
     std::uint64_t tokens = 0;                 // tokens one layer holds at `context` (windowed: min(context, W))
     std::uint64_t bytes_per_sequence = 0;     // all layers of the group at `context`

@@ -78,6 +78,14 @@ struct ModelConfig {
     // only (their KV cache stops growing there); the others attend globally.
     std::int64_t sliding_window = 0;
     std::int64_t num_sliding_layers = 0;
+    // DeepSeek Sparse Attention (DeepSeek-V3.2-Exp): in every MLA layer a lightning indexer scores each query
+    // against every earlier key with index_n_heads small heads of index_head_dim (its Q from the q_lora latent,
+    // one shared key from h with a LayerNorm, a weight per head from h), and the query attends to the
+    // index_topk best keys only. The indexer caches its key per token per layer in FP8 with an FP32 scale per
+    // 128 values. 0 = dense attention.
+    std::int64_t index_topk = 0;
+    std::int64_t index_n_heads = 0;
+    std::int64_t index_head_dim = 0;
     bool attention_sinks = false;  // a learned sink logit per head per layer (gpt-oss): a params per layer
     bool qk_norm = false;          // RMSNorm over each Q and K head (Qwen3, Gemma 3): 2·head_dim params per layer
     // With qk_norm: one RMSNorm over the whole Q and the whole K projection instead (OLMo 2/3): a·d + kv·d per layer.
@@ -138,6 +146,7 @@ struct ModelConfig {
     std::int64_t linear_conv_dim() const { return 2 * linear_key_dim() + linear_value_dim(); }
     bool is_moe() const { return num_experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }
+    bool has_indexer() const { return index_topk > 0; }  // DeepSeek Sparse Attention's lightning indexer
     std::int64_t num_moe_layers() const { return is_moe() ? num_layers - num_dense_layers : 0; }
     std::int64_t v_dim_per_head() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
     std::int64_t o_dim() const { return num_heads * v_dim_per_head(); }  // attention output width (a·d_v)
