@@ -1262,6 +1262,9 @@ function expectations() {
     14 * params(preset('models', 'llama-3-405b').config).total,
     'N × 14',
   );
+  // Chapter 2: the float explorer opens on 257 = 2^8 + 1, halfway between bf16's neighbours 256 and 258 (spacing 2 at
+  // 2^8 with 8 significant bits); round-to-nearest-even keeps 256 (IEEE 754-2019, 4.3.1).
+  put('float_encode', { format: 'bf16', value: 257 }, 'value', 256, 'ties to even between 256 and 258');
   // Chapter 7b: the validation files' statistics, recomputed here from the file (counts, halves, published
   // figures) and each run's prediction as the CLI's `tally step --validate --json` lists it: median, share within
   // 20 %, worst and as-given band coverage are arithmetic on those rows. The generic-stack coverage needs bands
