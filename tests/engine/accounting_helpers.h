@@ -11,6 +11,7 @@
 
 #include "tally/api.h"
 #include "tally/base/error.h"
+#include "tally/compute/flops.h"
 #include "tally/model/model.h"
 #include "tally/base/presets.h"
 #include "test_paths.h"
@@ -53,6 +54,13 @@ inline nlohmann::json modern_run(const std::string& id) {
             return copy;
         }
     return nlohmann::json::object();
+}
+
+// The FLOPs term `id` of a count, nullptr when it has none.
+inline const tally::FlopsTerm* flops_term(const tally::FlopsResult& r, const std::string& id) {
+    for (const auto& t : r.terms)
+        if (t.id == id) return &t;
+    return nullptr;
 }
 
 // A config.json fixture under tests/fixtures/hf, written from the published values.

@@ -29,6 +29,15 @@ std::int64_t hf_int_or(const json& config, const char* key, std::int64_t fallbac
     return json_integer(*it, key, low, high);
 }
 
+// num_key_value_heads (default: every head has its own), which must divide the attention heads (GQA groups).
+std::int64_t hf_kv_heads(const json& j, std::int64_t heads) {
+    const std::int64_t kv = hf_int_or(j, "num_key_value_heads", heads, 1, heads);
+    if (heads % kv != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(heads) + "), got " + std::to_string(kv));
+    return kv;
+}
+
 bool hf_bool_or(const json& config, const char* key, bool fallback) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) return fallback;
@@ -190,11 +199,7 @@ ModelConfig load_llama_like(const json& j, const std::string& type) {
                                                         std::to_string(c.num_heads));
         c.head_dim = c.hidden_size / c.num_heads;
     }
-    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
-    if (c.num_heads % c.num_kv_heads != 0)
-        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
-                                                    std::to_string(c.num_heads) + "), got " +
-                                                    std::to_string(c.num_kv_heads));
+    c.num_kv_heads = hf_kv_heads(j, c.num_heads);
     const std::string act = hf_string_or(j, "hidden_act", "silu");
     if (act == "silu" || act == "swish")
         c.mlp = MlpKind::SwiGlu;
@@ -411,11 +416,7 @@ ModelConfig load_gemma(const json& j, const std::string& type) {
     c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
     c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
     c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
-    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
-    if (c.num_heads % c.num_kv_heads != 0)
-        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
-                                                    std::to_string(c.num_heads) + "), got " +
-                                                    std::to_string(c.num_kv_heads));
+    c.num_kv_heads = hf_kv_heads(j, c.num_heads);
     c.head_dim = hf_int_or(j, "head_dim", 256, 1, kMaxHidden);
     c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
     c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
@@ -966,11 +967,7 @@ ModelConfig load_nemotron_h(const json& j) {
         throw InputError("sliding_window", "config.json field \"sliding_window\" must be null for model_type " + type +
                                                "; tally does not model windowed Nemotron-H attention");
     c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
-    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
-    if (c.num_heads % c.num_kv_heads != 0)
-        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
-                                                    std::to_string(c.num_heads) + "), got " +
-                                                    std::to_string(c.num_kv_heads));
+    c.num_kv_heads = hf_kv_heads(j, c.num_heads);
     // head_dim (NemotronHConfig default 128); the NVIDIA remote-code configs also spell it attention_head_dim.
     c.head_dim = hf_int_or(j, "head_dim", hf_int_or(j, "attention_head_dim", 128, 1, kMaxHidden), 1, kMaxHidden);
     if (c.num_mamba_layers > 0) {

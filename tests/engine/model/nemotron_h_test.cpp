@@ -31,9 +31,7 @@ json fixture(const std::string& name) { return tally_test::hf_fixture(name); }
 tally::ModelConfig hf(const json& j) { return tally::load_hf_config(j); }
 
 const tally::FlopsTerm* term(const tally::FlopsResult& r, const std::string& id) {
-    for (const auto& t : r.terms)
-        if (t.id == id) return &t;
-    return nullptr;
+    return tally_test::flops_term(r, id);
 }
 
 // One Nemotron-H model written out from modeling_nemotron_h.py: embeddings V x h; per Mamba-2 block the norm h,
