@@ -65,9 +65,7 @@ json moe_routing(const json& args) {
     out["all_to_all_bytes_per_layer_step"] = m.all_to_all_bytes_per_step_layer;
     if (st.ep >= 2 && hw.interconnect.present) {
         const co::Links links = co::links_of(hw, co::kDefaultLinkEfficiency);
-        co::Placement place;
-        place.ranks_per_node = std::min(st.ep, links.gpus_per_node);
-        place.nodes = (st.ep + place.ranks_per_node - 1) / place.ranks_per_node;
+        const co::Placement place = co::placement_of(st.ep, links);
         if (place.ranks_per_node * place.nodes != st.ep)
             throw InputError("ep", "ep must fill whole nodes of " + std::to_string(links.gpus_per_node) +
                                        " GPUs when it spans nodes, got " + std::to_string(st.ep));
