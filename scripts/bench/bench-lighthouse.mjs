@@ -4,6 +4,10 @@
 // fresh headless Chromium (no cache); medians over the runs go into BENCHMARKS.md ("Lighthouse, mobile").
 // usage: node scripts/bench/bench-lighthouse.mjs [--runs 3] [--site build/site | --url http://127.0.0.1:8000/]
 //        [--pages "index.html,embed.html?widget=memory-budget"] [--lcp (print each run's LCP element and phases)]   (build first: bash scripts/serve.sh builds build/site)
+// Every run also audits a one-paragraph page on the same server code, interleaved with the pages: its score says
+// how much of a low figure is the machine (issue 39 asks index.html >= 90 in a run where that page scores >= 95).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import lighthouse from 'lighthouse';
@@ -34,6 +38,22 @@ if (!given) {
   }
 }
 const base = given ?? server.url;
+
+const BASELINE = 'one paragraph (reference)';
+const baselineDir = mkdtempSync(path.join(os.tmpdir(), 'tally-lh-baseline-'));
+writeFileSync(
+  path.join(baselineDir, 'index.html'),
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<title>One paragraph</title></head><body><main><h1>One paragraph</h1><p>A page with one paragraph of text and ' +
+    'nothing else, served by the same server as the site, so that its score is what this machine allows.</p></main></body></html>\n',
+);
+const baselineServer = await startServer(baselineDir, 0);
+const urlOf = (page) => (page === BASELINE ? baselineServer.url : new URL(page, base).href);
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -89,11 +109,15 @@ async function audit(url) {
 console.log(
   `Lighthouse ${(await import('lighthouse/package.json', { with: { type: 'json' } })).default.version}, mobile, ${runs} cold runs each, ${base}`,
 );
+console.log(`load average at the start: ${loadavg()}`);
 console.log('page | performance | accessibility | FCP ms | LCP ms | TBT ms | CLS | Speed Index ms');
 try {
-  for (const page of pages) {
-    const results = [];
-    for (let i = 0; i < runs; i++) results.push(await audit(new URL(page, base).href));
+  const all = [BASELINE, ...pages];
+  const perPage = Object.fromEntries(all.map((page) => [page, []]));
+  // Run i of every page before run i + 1 of any, so that a busy minute falls on every page alike.
+  for (let i = 0; i < runs; i++) for (const page of all) perPage[page].push(await audit(urlOf(page)));
+  for (const page of all) {
+    const results = perPage[page];
     const m = (key) => median(results.map((r) => r[key]));
     const failing = [...new Set(results.flatMap((r) => r.failing))];
     // --lcp: what the largest paint was in each run, to tell what to make paint sooner.
@@ -104,6 +128,9 @@ try {
         `   (performance per run: ${results.map((r) => r.performance).join(', ')}${failing.length ? `; failing a11y audits: ${failing.join(', ')}` : ''})`,
     );
   }
+  console.log(`load average at the end: ${loadavg()}`);
 } finally {
   await server?.close();
+  await baselineServer.close();
+  rmSync(baselineDir, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@ import { getEngine, TallyError } from '../../engine.js';
 import { readState, writeState, stateKey, isKeyId, onStateRefused, MAX_VALUE_LENGTH } from '../../state.js';
 import { attachShare } from '../share.js';
 import { baseCss } from './styles.js';
-import { THEMES, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
+import { THEMES, applyThemeSoon, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { clearErrors, showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
 import { literalDefault } from './contract.js';
@@ -423,9 +423,8 @@ export class TallyWidget extends ElementBase {
       : '';
   }
 
-  /** Sets data-tally-theme (which the shared styles key on) to the theme hostTheme resolves now. */
-  applyTheme() {
-    const theme = hostTheme(this);
+  /** Sets data-tally-theme (which the shared styles key on) to `theme`, by default the one hostTheme resolves now. */
+  applyTheme(theme = hostTheme(this)) {
     if (this.dataset.tallyTheme !== theme) this.dataset.tallyTheme = theme;
     if (this.mounted) this.hostAttributeNotices();
   }
@@ -580,7 +579,7 @@ export class TallyWidget extends ElementBase {
   async connectedCallback() {
     themedWidgets.add(this);
     watchHostTheme();
-    this.applyTheme();
+    applyThemeSoon(this);
     if (this.engine || this.scheduled) return;
     this.showBox('Loading the engine…');
     // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
