@@ -267,6 +267,9 @@ inline constexpr auto kStepArgs = join_args(kModelArgs, kLayoutArgs, kSetupArgs)
 
 }  // namespace arg
 
+// A JSON number, or decimal text, as a double; else an InputError naming `field` (api_arg_readers.cpp).
+double to_number(const json& value, const char* field);
+
 // An optional integer or string argument with its default.
 std::int64_t int_or(const json& args, const char* field, std::int64_t fallback, std::int64_t low, std::int64_t high);
 std::string string_or(const json& args, const char* field, const char* fallback);
