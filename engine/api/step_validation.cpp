@@ -150,7 +150,7 @@ StepValidation validate_step_runs(const json& file, const std::string& field) {
                  {"predicted", *predicted},
                  {"error", (*predicted - run.published) / run.published}};
         // Every metric a source publishes is proportional to throughput, so the run's MFU as published is
-        // predicted_mfu / (1 + error): the common axis of chapter 7b's scatter.
+        // predicted_mfu / (1 + error): the common axis of chapter 8b's scatter.
         row["predicted_mfu"] = r["mfu"];
         if (!run.group.empty()) row["group"] = run.group;
         row_band_run.push_back(band_runs.size());

@@ -326,7 +326,7 @@ for (const file of chapterFiles) {
   html = html.replace(/<table\b(?![^>]*\btabindex=)/g, '<table tabindex="0"');
   const headings = [...html.matchAll(/<h1>([\s\S]*?)<\/h1>/g)];
   const title = meta.title ?? headings[0]?.[1] ?? id;
-  // The contents list numbers a chapter as its heading does ("7b. Where the step time goes"), not by position.
+  // The contents list numbers a chapter as its heading does ("8b. Where the step time goes"), not by position.
   const number = /^\s*(\d+[a-z]?)\./.exec(headings[0]?.[1] ?? '')?.[1] ?? null;
   chapters.push({ id, title, number, html: html.replace(/<h1>/, `<h1 id="${id}-title">`) });
 }
@@ -347,7 +347,7 @@ chapters.push({
 const toc = chapters
   .map((c) => `<li><a href="#${c.id}">${c.number ? `${c.number}. ${c.title}` : c.title}</a></li>`)
   .join('\n');
-// The lede's chapter count, in words, from the numbered headings (7 and 7b are two chapters).
+// The lede's chapter count, in words, from the numbered headings (8 and 8b are two chapters).
 const NUMBER_WORDS = [
   'zero',
   'one',

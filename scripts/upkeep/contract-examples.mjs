@@ -78,7 +78,7 @@ export const EXAMPLES = {
   probe_bandwidth: { samples: 1, mib: 1 },
   step_time: denseAndMoe({ model: 'llama-2-7b', hardware: 'h100-sxm', gpus: 16, tp: 2, pp: 2, global_batch: 64 }),
   plan: { model: 'gpt2-small', hardware: 'h100-sxm', gpus: 8, top: 2 },
-  // The project's smaller runs file, as the page's chapter 7b passes it.
+  // The project's smaller runs file, as the page's chapter 8b passes it.
   step_validation: { runs: readFileSync(new URL('../../content/validation/runs.json', import.meta.url), 'utf8') },
   compute_units: [
     { params: 7e9, tokens: 1e12 },

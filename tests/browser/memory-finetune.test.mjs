@@ -1,12 +1,12 @@
 // <tally-memory-budget>'s fine-tuning mode and pickers in a real browser: every engine preset is offered, LoRA and
 // QLoRA show the engine's finetune breakdown and verdict, a refused rank is named on screen, the fine-tuning
-// fields round-trip through the URL, and chapter 5 folds what it does not teach behind "More settings".
+// fields round-trip through the URL, and chapter 6 folds what it does not teach behind "More settings".
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot, DESKTOP, PHONE, sitePage } from './harness.mjs';
 import { native, open, setControl, fieldError, gb, errors } from './page-helpers.mjs';
 
-const CHAPTER5 = 'section#memory tally-memory-budget';
+const CHAPTER6 = 'section#memory tally-memory-budget';
 
 /** The widget's visible text, for "never NaN, Infinity or undefined on screen". */
 const shownText = (widget) => widget.evaluate((el) => el.shadowRoot.querySelector('.widget').innerText);
@@ -14,7 +14,7 @@ const shownText = (widget) => widget.evaluate((el) => el.shadowRoot.querySelecto
 test('memory pickers: every model and hardware preset the engine lists, and nothing else', async (t) => {
   const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
-  const widget = page.locator(CHAPTER5);
+  const widget = page.locator(CHAPTER6);
   const presets = native('presets', {});
   const options = (name) => widget.locator(`select[name="${name}"] option`).evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(await options('model'), [...presets.models.map((m) => m.id), 'custom']);
@@ -38,7 +38,7 @@ test('memory pickers: every model and hardware preset the engine lists, and noth
 test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine finetune breakdown and verdict', async (t) => {
   const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
-  const widget = page.locator(CHAPTER5);
+  const widget = page.locator(CHAPTER6);
   const visible = (name) => widget.locator(`.field[data-field="${name}"]`).isVisible();
   assert.equal(await visible('rank'), false, 'pre-training shows no LoRA fields');
   for (const [name, value] of Object.entries({
@@ -119,7 +119,7 @@ test('memory fine-tuning: QLoRA of Llama 2 7B on an RTX 4090 shows the engine fi
 test('memory fine-tuning: a LoRA rank above the hidden size and other bad settings show the engine error by the field', async (t) => {
   const { site, page } = await sitePage(t, PHONE);
   await open(site, page, '/#memory');
-  const widget = page.locator(CHAPTER5);
+  const widget = page.locator(CHAPTER6);
   const verdict = widget.locator('[data-out="verdict"]');
   await setControl(widget, 'mode', 'lora');
   await setControl(widget, 'rank', '5000');
@@ -159,7 +159,7 @@ test('memory fine-tuning: a LoRA rank above the hidden size and other bad settin
 test('memory fine-tuning: the mode and LoRA settings round-trip through the URL and setState', async (t) => {
   const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
-  const widget = page.locator(CHAPTER5);
+  const widget = page.locator(CHAPTER6);
   const key = await widget.evaluate((el) => el.key);
   const settings = {
     mode: 'qlora',
@@ -181,7 +181,7 @@ test('memory fine-tuning: the mode and LoRA settings round-trip through the URL 
 
   const again = await site.newPage(DESKTOP);
   await open(site, again, page.url().replace(site.url, '/'));
-  const restored = again.locator(CHAPTER5);
+  const restored = again.locator(CHAPTER6);
   await restored.evaluate((el) => el.ready);
   assert.deepEqual(await restored.evaluate((el) => el.getState()), state);
   assert.deepEqual(await restored.evaluate((el) => el.budget), native('finetune', args));
@@ -201,17 +201,17 @@ test('memory fine-tuning: the mode and LoRA settings round-trip through the URL 
   // A link with a mode the widget does not know is ignored with a notice naming the parameter.
   const bad = await site.newPage(DESKTOP);
   await open(site, bad, `/?${key}.mode=dpo#memory`);
-  const w = bad.locator(CHAPTER5);
+  const w = bad.locator(CHAPTER6);
   await w.evaluate((el) => el.ready);
   assert.match(await w.locator('.url-notice').textContent(), new RegExp(`${key}\\.mode`));
   assert.equal(await w.locator('[name="mode"]').inputValue(), 'pretrain');
   assert.deepEqual([...errors(page), ...errors(again), ...errors(bad)], []);
 });
 
-test('memory: chapter 5 folds what it does not teach behind "More settings"; a link that sets one opens it', async (t) => {
+test('memory: chapter 6 folds what it does not teach behind "More settings"; a link that sets one opens it', async (t) => {
   const { site, page } = await sitePage(t);
   await open(site, page, '/#memory');
-  const widget = page.locator(CHAPTER5);
+  const widget = page.locator(CHAPTER6);
   const more = widget.locator('details[data-out="more"]');
   assert.equal(await more.evaluate((d) => d.open), false);
   const folded = await more.locator('.field').evaluateAll((fs) => fs.map((f) => f.dataset.field));
@@ -222,7 +222,7 @@ test('memory: chapter 5 folds what it does not teach behind "More settings"; a l
     assert.ok(await widget.locator(`.field[data-field="${name}"]`).isVisible(), name);
   }
   assert.equal(await widget.locator('[name="ep"]').isVisible(), false);
-  // Chapter 7's widget, with no list of its own, folds only the MoE and encoder-decoder fields.
+  // Chapter 8's widget, with no list of its own, folds only the MoE and encoder-decoder fields.
   const sharding = page.locator('section#sharding tally-memory-budget');
   const shardingFolded = await sharding
     .locator('details[data-out="more"] .field')
@@ -232,7 +232,7 @@ test('memory: chapter 5 folds what it does not teach behind "More settings"; a l
   const key = await widget.evaluate((el) => el.key);
   const linked = await site.newPage(DESKTOP);
   await open(site, linked, `/?${key}.zero=3&${key}.gpus=8#memory`);
-  const w = linked.locator(CHAPTER5);
+  const w = linked.locator(CHAPTER6);
   await w.evaluate((el) => el.ready);
   assert.equal(await w.locator('details[data-out="more"]').evaluate((d) => d.open), true);
   assert.ok(await w.locator('[name="zero"]').isVisible());

@@ -51,7 +51,7 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   await on.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 20000 });
   await mountAll(on);
   // The browser's engine and the page's own formatting code, for every value the static page showed. A build-time
-  // runs_file (chapter 7b's validation statistics) is given as the file's text, as scripts/build/build-site.mjs does.
+  // runs_file (chapter 8b's validation statistics) is given as the file's text, as scripts/build/build-site.mjs does.
   const runsFiles = new Map();
   const callArgs = (args) => {
     const { runs_file: name, ...rest } = JSON.parse(args);

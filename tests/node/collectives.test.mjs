@@ -7,7 +7,7 @@ import { assertSameEnvelopes, loadEngine } from './engine.mjs';
 
 const collective = (args) => ['collective', { collective: 'all_reduce', hardware: 'h100-sxm', ...args }];
 const cases = [
-  // Chapter 7a's prose, worked problems and the widget's default.
+  // Chapter 8a's prose, worked problems and the widget's default.
   collective({ message_bytes: 1e9, ranks_per_node: 8 }),
   collective({ message_bytes: 1e9, ranks_per_node: 8, nodes: 2 }),
   collective({ message_bytes: 1e9, ranks_per_node: 1, nodes: 16 }),

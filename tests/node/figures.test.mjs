@@ -65,9 +65,9 @@ test('the activation curve bends: without FlashAttention doubling s more than do
   assert.ok(Math.abs(at(16384, true) / at(8192, true) - 2) < 0.05);
 });
 
-test('the parallelism figure splits what chapter 7 says each method splits, and no ZeRO stage splits activations', () => {
+test('the parallelism figure splits what chapter 8 says each method splits, and no ZeRO stage splits activations', () => {
   const rows = Object.fromEntries(SPLITS.map(([name, states]) => [name, states]));
-  // Chapter 7's ZeRO table (Rajbhandari et al. 2020): stage 1 shards the optimizer, 2 adds gradients, 3 weights.
+  // Chapter 8's ZeRO table (Rajbhandari et al. 2020): stage 1 shards the optimizer, 2 adds gradients, 3 weights.
   assert.deepEqual(rows['ZeRO-1'].slice(0, 3), ['whole', 'whole', 'split']);
   assert.deepEqual(rows['ZeRO-2'].slice(0, 3), ['whole', 'split', 'split']);
   assert.deepEqual(rows['ZeRO-3'].slice(0, 3), ['split', 'split', 'split']);

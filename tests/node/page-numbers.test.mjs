@@ -170,7 +170,7 @@ function expectations() {
   put('training_cost', timeArgs, 'six_nd', 6 * 70e9 * 15e12, '6ND');
   put('training_cost', timeArgs, 'seconds', days * 86400, '6ND / (GPUs · peak · MFU)');
   put('training_cost', timeArgs, 'gpu_seconds', days * 86400 * 1024, 'seconds × GPUs');
-  // Chapter 5: the token rate that run must read, 15T tokens over its seconds (int32 ids: 4 bytes each).
+  // Chapter 6: the token rate that run must read, 15T tokens over its seconds (int32 ids: 4 bytes each).
   put('training_cost', timeArgs, 'tokens_per_second', 15e12 / (days * 86400), 'tokens / seconds');
   put('training_cost', timeArgs, 'tokens_per_second_per_gpu', 15e12 / (days * 86400 * 1024), 'tokens / GPU-seconds');
   assert.ok((4 * 15e12) / (days * 86400 * 1024) < 5e3, 'the page says under 5 kB/s per GPU');
@@ -222,7 +222,7 @@ function expectations() {
     Math.floor(640e9 / 12),
     "the seed notes' 8 × 80 GB / 12",
   );
-  // Chapter 5 / errata: fp32 AdamW on Llama 2 7B: 4 + 4 + 8 bytes per parameter, no master copy.
+  // Chapter 6 / errata: fp32 AdamW on Llama 2 7B: 4 + 4 + 8 bytes per parameter, no master copy.
   const l27 = preset('models', 'llama-2-7b').config;
   const n7 = params(l27).total;
   for (const args of [
@@ -241,7 +241,7 @@ function expectations() {
     16,
     '2 + 2 + 4 + 8',
   );
-  // Chapter 8: roofline of the H100 (3.35 TB/s HBM3) in bf16 at the default s = 2048, d = 4096.
+  // Chapter 5: roofline of the H100 (3.35 TB/s HBM3) in bf16 at the default s = 2048, d = 4096.
   const bw = h100.memory_bandwidth_tb_s * 1e12;
   const roof = { hardware: 'h100-sxm', dtype: 'bf16' };
   put('roofline', roof, 'ridge_flops_per_byte', peak / bw, 'peak / bandwidth (Williams et al. 2009)');
@@ -350,7 +350,7 @@ function expectations() {
     3 * fwd.total + 2 * fwd.scores,
     '+ Q·Kᵀ and attention·V again',
   );
-  // Chapters 1, 3, 4, 8 (worked problems and seed topics added by issue 15).
+  // Chapters 1, 3, 4, 5 (worked problems and seed topics added by issue 15).
   for (const [shape, dtype, bytes] of [
     [[128256, 4096], 'bf16', 2],
     [[4, 8, 16], 'fp32', 4],
@@ -431,7 +431,7 @@ function expectations() {
     2 * params(l370).total,
     'N × 2',
   );
-  // Chapter 6 problem: Llama 3 8B at 32k tokens, with and without FlashAttention.
+  // Chapter 7 problem: Llama 3 8B at 32k tokens, with and without FlashAttention.
   for (const flash of [false, true])
     put(
       'memory_budget',
@@ -440,7 +440,7 @@ function expectations() {
       llamaActivations(l38, 32768, 1, 'none', flash),
       `Llama layer terms, ${flash ? 'log-sum-exp instead of' : 'with'} the s² scores`,
     );
-  // Chapter 7: Llama 3 70B per GPU on 64 GPUs: 16 bytes per parameter (2 + 2 + 4 + 8) whole or split 64 ways
+  // Chapter 8: Llama 3 70B per GPU on 64 GPUs: 16 bytes per parameter (2 + 2 + 4 + 8) whole or split 64 ways
   // by ZeRO-3 (Rajbhandari et al. 2020, fig. 1), plus one micro-batch's activations (selective, FlashAttention).
   const act70 = llamaActivations(l370, 4096, 1, 'selective', true);
   for (const zero of [0, 3]) {
@@ -462,7 +462,7 @@ function expectations() {
       zero ? '16N / 64 + activations' : '16N + activations',
     );
   }
-  // Chapter 7 problem 2: with selective recomputation one micro-batch's activations alone exceed the usable bytes;
+  // Chapter 8 problem 2: with selective recomputation one micro-batch's activations alone exceed the usable bytes;
   // full recomputation keeps each layer's input (2sbh) plus one layer's activations (Korthikanti et al. 2022, sec. 5).
   const act70Args = {
     model: 'llama-3-70b',
@@ -514,7 +514,7 @@ function expectations() {
       put('memory_budget', args, 'per_gpu_bytes.total', total, 'native CLI: tally call memory_budget');
       assert.equal(total <= cap.usable, gpus === 24, `the page says ${gpus} GPUs ${gpus === 24 ? 'fit' : 'do not'}`);
     }
-  // Chapter 7 problem: the fewest GPUs for 70B with ZeRO-3 and TP 8 is a search over GPU counts; the native CLI
+  // Chapter 8 problem: the fewest GPUs for 70B with ZeRO-3 and TP 8 is a search over GPU counts; the native CLI
   // runs it with the arguments written here (the per-GPU terms it sums are checked one by one above).
   for (const sp of [false, true]) {
     const args = {
@@ -532,7 +532,7 @@ function expectations() {
     put('fit', args, 'min_gpus', native('fit', args).min_gpus, 'native CLI: tally call fit');
     assert.equal(native('fit', args).min_gpus, 24, 'the page explains one count for both, 24 (16 do not fit)');
   }
-  // Chapter 7b problems: Llama 3 70B at 8,192 tokens on 64 H100s. The step model's component times come from the
+  // Chapter 8b problems: Llama 3 70B at 8,192 tokens on 64 H100s. The step model's component times come from the
   // native CLI (tally call step_time, the same engine built natively); what follows from them is computed here.
   const layout = (tp, pp, batch) => ({
     model: 'llama-3-70b',
@@ -551,7 +551,7 @@ function expectations() {
   const small44 = layout(4, 4, 64),
     step44 = native('step_time', small44);
   const micro = 64 / (64 / (4 * 4)) / 1; // global batch / (data-parallel replicas × micro-batch)
-  // Chapter 7, pipeline schedules (p = 4, m = 8, backward = 2 forwards): Narayanan et al. 2021 eqs. (1)-(2) for the
+  // Chapter 8, pipeline schedules (p = 4, m = 8, backward = 2 forwards): Narayanan et al. 2021 eqs. (1)-(2) for the
   // bubble; in flight: GPipe all m, 1F1B p, interleaved Megatron's warm-up 2(p − 1) + (v − 1)p chunks plus one.
   const sched = (schedule, extra = {}) => ({ schedule, stages: 4, microbatches: 8, ...extra });
   put('pipeline_schedule', sched('gpipe'), 'bubble_ratio', 3 / 8, 'GPipe: (p − 1)/m');
@@ -656,7 +656,7 @@ function expectations() {
     'native CLI',
   );
   assert.ok(run44.mfu > run82.mfu, 'the page says TP 4 × PP 4 beats TP 8 × PP 2');
-  // Chapter 7b: full recomputation. MFU credits only the model's FLOPs, HFU the recomputed forward too.
+  // Chapter 8b: full recomputation. MFU credits only the model's FLOPs, HFU the recomputed forward too.
   const full44 = { ...wide44, recompute: 'full' },
     runFull = native('step_time', full44);
   put('step_time', wide44, 'hfu', run44.hfu, 'native CLI');
@@ -676,7 +676,7 @@ function expectations() {
   put('step_time', chunks2, 'memory_bytes', run2.memory_bytes, 'native CLI');
   assert.equal(run2.fits, false, 'the page says two chunks per stage do not fit');
   assert.ok(run2.memory_bytes > usable('h100-sxm').usable, 'more than an H100 has');
-  // Chapter 7b's account of the validation (`tally step --validate`): 17 runs, a median error of 5 % (in-sample),
+  // Chapter 8b's account of the validation (`tally step --validate`): 17 runs, a median error of 5 % (in-sample),
   // nine predicted below what they reached, the largest Megatron-LM 2022 runs by 8 to 9 %, Llama 3's by 2 and 7 %,
   // MT-NLG +22 to +28 %, BLOOM +17 %. Not a bound: errors of both signs.
   const validation = JSON.parse(execFileSync(nativeCli, ['step', '--validate', '--json'], { encoding: 'utf8' }));
@@ -690,7 +690,7 @@ function expectations() {
   assert.deepEqual([Math.min(...mtnlg), Math.max(...mtnlg)], [22, 28], 'MT-NLG +22 to +28 %');
   assert.deepEqual(errorsOf('bloom'), [17], 'BLOOM +17 %');
   assert.deepEqual(errorsOf('llama3'), [-2, -7], "Llama 3's runs reached 2 and 7 % more");
-  // Chapter 7b's held-out account: tally step --validate --runs content/validation/runs-modern.json (--json).
+  // Chapter 8b's held-out account: tally step --validate --runs content/validation/runs-modern.json (--json).
   const modernFile = path.join(root, 'content/validation/runs-modern.json');
   const modernRuns = JSON.parse(readFileSync(modernFile, 'utf8'));
   const modern = JSON.parse(
@@ -1007,7 +1007,7 @@ function expectations() {
     (a100.peak_tflops.bf16 * 1e12) / (a100.memory_bandwidth_tb_s * 1e12),
     'peak / bandwidth',
   );
-  // Chapter 8 problem 2 says the A100 needs about half the H100's tokens in flight; chapter 9 that the decode
+  // Chapter 5 problem 2 says the A100 needs about half the H100's tokens in flight; chapter 9 that the decode
   // crossover falls towards the H100's ridge as the context shrinks, and stays above it.
   const ridgeRatio = peak / bw / ((a100.peak_tflops.bf16 * 1e12) / (a100.memory_bandwidth_tb_s * 1e12));
   assert.ok(ridgeRatio > 1.8 && ridgeRatio < 2.2, `H100 ridge / A100 ridge = ${ridgeRatio}: "about half as many"`);
@@ -1042,7 +1042,7 @@ function expectations() {
     put('float_encode', { format, value }, 'error_rel', Math.abs(stored - value) / value, '|stored − value| / value');
   }
   assert.equal(roundToFormat(1e-8, 5, 10), 0, "below half of fp16's smallest subnormal 2^-24");
-  // Chapter 5: checkpoints. Inference: the working weights; resume: weights + fp32 master + Adam m, v (gradients
+  // Chapter 6: checkpoints. Inference: the working weights; resume: weights + fp32 master + Adam m, v (gradients
   // are rebuilt by the next step). Bytes per parameter 2 + 4 + 8 in bf16 mixed precision, 4 + 8 in fp32
   // (Rajbhandari et al. 2020, sec. 3.1: K = 12 bytes of optimizer state per parameter in mixed precision).
   const ckpt70 = { model: 'llama-3-70b', recipe: 'bf16_mixed_adamw' };
@@ -1053,7 +1053,7 @@ function expectations() {
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes', 12 * n7, 'N × 12');
   fineTuning(put, l27, n7);
 
-  // Chapter 7a: ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests #212:
+  // Chapter 8a: ring and tree all-reduce on the H100 preset's links at 80 % of line rate (Jeaugey, nccl-tests #212:
   // 370 of 450 GB/s), priced as NCCL's own cost model does (src/graph/tuning.cc at NVIDIA/nccl b6475625): each
   // protocol's latency and bandwidth share, the fastest protocol taken.
   const links = preset('hardware', 'h100-sxm').interconnect;
@@ -1154,7 +1154,7 @@ function expectations() {
     );
   }
   teach25a(put, allReduce, nvlink, card);
-  // Chapter 7e, FP8: the step model's times come from the native CLI (tally call step_time); the speed-up is not
+  // Chapter 8e, FP8: the step model's times come from the native CLI (tally call step_time); the speed-up is not
   // computed here, only read from the page's two numbers.
   const run70 = {
     model: 'llama-3-70b',
@@ -1184,7 +1184,7 @@ function expectations() {
   }
   const [bf16Step, fp8Step] = [run70, fp8Run].map((a) => native('step_time', a).step_seconds);
   assert.ok(bf16Step / fp8Step > 1.1 && bf16Step / fp8Step < 1.8, 'the page says shorter, well short of twice as fast');
-  // Chapter 7e, measuring: MFU from a logged 60,000 tokens/s, Llama 3 8B at 4,096 tokens on 8 H100s: model FLOPs per
+  // Chapter 8e, measuring: MFU from a logged 60,000 tokens/s, Llama 3 8B at 4,096 tokens on 8 H100s: model FLOPs per
   // token = 3 × forward (Kaplan et al. 2020, full s × s attention), over GPUs × dense peak.
   const l38m = preset('models', 'llama-3-8b').config;
   const logged = { model: 'llama-3-8b', seq: 4096, tokens_per_second: 60000, gpus: 8, hardware: 'h100-sxm' };
@@ -1215,7 +1215,7 @@ function expectations() {
   const z3Share = run8.breakdown.find((b) => b.id === 'zero3_comm').share;
   assert.ok(z3Share > 0 && z3Share < 0.02, 'each micro-batch waits for its first gather and last reduce-scatter only');
   put('step_time', small8, 'breakdown[id=zero3_comm].share', z3Share, 'native CLI: tally call step_time');
-  // Chapter 7e, goodput: Llama 3 405B's 419 unexpected interruptions in 54 days on 16,384 H100s (Dubey et al. 2024,
+  // Chapter 8e, goodput: Llama 3 405B's 419 unexpected interruptions in 54 days on 16,384 H100s (Dubey et al. 2024,
   // sec. 3.3.4); Young (1974) sqrt(2δM); Daly (2006) sqrt(2δM)(1 + sqrt(x)/3 + x/9) − δ, x = δ/2M, and his complete
   // model T_w = M e^(R/M) (e^((τ+δ)/M) − 1) T_s / τ for exponential failures.
   const gpuMtbf = (54 * 24 * 16384) / 419;
@@ -1265,7 +1265,7 @@ function expectations() {
   // Chapter 2: the float explorer opens on 257 = 2^8 + 1, halfway between bf16's neighbours 256 and 258 (spacing 2 at
   // 2^8 with 8 significant bits); round-to-nearest-even keeps 256 (IEEE 754-2019, 4.3.1).
   put('float_encode', { format: 'bf16', value: 257 }, 'value', 256, 'ties to even between 256 and 258');
-  // Chapter 7b: the validation files' statistics, recomputed here from the file (counts, halves, published
+  // Chapter 8b: the validation files' statistics, recomputed here from the file (counts, halves, published
   // figures) and each run's prediction as the CLI's `tally step --validate --json` lists it: median, share within
   // 20 %, worst and as-given band coverage are arithmetic on those rows. The generic-stack coverage needs bands
   // the rows do not carry, so it is the CLI's own figure.
@@ -1325,7 +1325,7 @@ function expectations() {
 }
 
 /**
- * Chapters 7a (overlap), 7c (long context) and 7d (mixture of experts). Overlap: the closed forms of each
+ * Chapters 8a (overlap), 8c (long context) and 8d (mixture of experts). Overlap: the closed forms of each
  * schedule (every collective after compute, or only the tail exposed when each fits under the next compute);
  * long context: Korthikanti et al.'s per-layer terms with FlashAttention, split over TP and CP, and causal pair
  * counts; MoE: parameters from the preset files (DeepSeek-V3's MLA and shared expert, gpt-oss's biases and
@@ -1378,7 +1378,7 @@ function teach25a(put, allReduce, nvlink, card) {
     'whole a pass',
   );
 
-  // Chapter 7c: the causal attention matmuls' share of the forward FLOPs.
+  // Chapter 8c: the causal attention matmuls' share of the forward FLOPs.
   for (const [model, seq] of [
     ['llama-3-8b', 8192],
     ['llama-3-8b', 131072],
@@ -1438,7 +1438,7 @@ function teach25a(put, allReduce, nvlink, card) {
     put('context_parallel', args, 'balanced.max_over_mean', Math.max(...balanced) / mean, 'chunks r and 2c-1-r');
   }
 
-  // Chapter 7d: parameters counted from the preset files.
+  // Chapter 8d: parameters counted from the preset files.
   const moeParams = (c) => {
     const h = c.hidden_size,
       V = c.vocab_size,
@@ -1532,7 +1532,7 @@ function teach25a(put, allReduce, nvlink, card) {
 }
 
 /**
- * Chapter 5, fine-tuning: Llama 2 7B on an RTX 4090 at 512 tokens. LoRA adds r (d_in + d_out) per adapted matrix
+ * Chapter 6, fine-tuning: Llama 2 7B on an RTX 4090 at 512 tokens. LoRA adds r (d_in + d_out) per adapted matrix
  * (Hu et al. 2021); the frozen base has no gradients or optimizer states; adapters train in fp32 with AdamW
  * (4 + 4 + 8 bytes). NF4 (Dettmers et al. 2023, sec. 3): n/2 bytes + one absmax per 64 weights, fp32, or with
  * double quantization 8-bit plus an fp32 scale per 256 absmax values and one fp32 offset per tensor.
