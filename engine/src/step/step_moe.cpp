@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tally/base/error.h"
+#include "tally/comm/collectives.h"
 #include "tally/step/step.h"
 
 namespace tally {
@@ -71,18 +72,21 @@ double by_groups(double local_experts, Fraction fraction) {
 
 double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep, std::int64_t per_node,
                           double fraction) {
-    // Each GPU sends (ep−1)/ep of its bytes (padded slots when a capacity is set, GShard): the share for its node's
-    // peers over NVLink, the rest over the network, both at once. Every GPU of a node sends at the same time, so the
-    // off-node bytes get one GPU's share of the node's cards, not all of them as a ring's channels do
-    // (group_link_bytes_per_s): DeepEP's normal kernels over one 400 Gb/s card (~50 GB/s) per H800 reach 43-58 GB/s
-    // "bottleneck bandwidth (RDMA)" at EP 16-64 against 153 GB/s over NVLink at EP 8 (deepseek-ai/DeepEP,
-    // docs/legacy.md, "Normal kernels with NVLink and RDMA forwarding").
+    // Priced where every collective is (collectives::cost, Kind::AllToAll): each GPU sends (ep−1)/ep of its bytes
+    // (padded slots when a capacity is set, GShard), its node's share over NVLink and the rest over its own card,
+    // both at once, plus the launch and one step latency per peer. One card per GPU, not a ring's cards per node:
+    // DeepEP's normal kernels over one 400 Gb/s card (~50 GB/s) per H800 reach 43-58 GB/s "bottleneck bandwidth
+    // (RDMA)" at EP 16-64 against 153 GB/s over NVLink at EP 8 (deepseek-ai/DeepEP, docs/legacy.md, "Normal
+    // kernels with NVLink and RDMA forwarding").
     if (ep <= 1 || bytes <= 0) return 0;
-    const double n = static_cast<double>(ep), local = static_cast<double>(std::clamp<std::int64_t>(per_node, 1, ep));
-    const double network = ic.network_bytes_per_s > 0 ? ic.network_bytes_per_s : ic.intra_node_bytes_per_s;
-    const double on_node = bytes * (local - 1) / n / (fraction * ic.intra_node_bytes_per_s);
-    const double off_node = bytes * (n - local) / n / (fraction * network);
-    return std::max(on_node, off_node);
+    const std::int64_t local = std::clamp<std::int64_t>(per_node, 1, ep);
+    const collectives::Placement placement{local, (ep + local - 1) / local};
+    const collectives::Links links{std::max(ic.gpus_per_node, local), ic.intra_node_bytes_per_s,
+                                   ic.network_bytes_per_s > 0 ? ic.network_bytes_per_s : ic.intra_node_bytes_per_s,
+                                   fraction};
+    return collectives::cost(collectives::Kind::AllToAll, collectives::Algorithm::Ring, std::max(bytes, 1.0), placement,
+                             links)
+        .seconds;
 }
 
 double moe_overlapped_all_to_all_seconds(double all_to_all, double behind) {
@@ -133,9 +137,7 @@ MoeStepShape moe_step_shape(const ModelConfig& c, const Interconnect& ic, const 
         // stays in one NVLink domain when ep·etp fits in it.
         const std::int64_t node = std::max<std::int64_t>(in.gpus_per_node, 1);
         const std::int64_t per_node = std::min(in.ep, std::max<std::int64_t>(node / in.etp, 1));
-        const bool in_node = in.ep * in.etp <= node;
-        out.all_to_all_seconds = all_to_all_seconds(ic, rows * cf * h * e, in.ep, per_node, in.collective_fraction) +
-                                 (in_node ? ic.intra_node_latency_s : ic.network_latency_s);
+        out.all_to_all_seconds = all_to_all_seconds(ic, rows * cf * h * e, in.ep, per_node, in.collective_fraction);
     }
     out.sync_seconds = in.capacity_factor > 0 ? 0 : kDroplessSyncSeconds;
     return out;

@@ -3,11 +3,14 @@
 // 25.11 MoE rows of the fit half of content/validation/runs-modern.json.
 #include <catch2/catch.hpp>
 
+#include "tally/comm/collectives.h"
+
 #include <cmath>
 #include <fstream>
 
 #include "accounting_helpers.h"
 #include "tally/api.h"
+#include "tally/comm/collectives.h"
 #include "tally/compute/flops.h"
 #include "tally/hardware/hardware.h"
 #include "tally/step/step.h"
@@ -236,4 +239,29 @@ TEST_CASE("at micro-batch 1 the per-expert host work outlasts the GPU: Qwen3 on 
     CHECK(moe_expert_host_seconds(ep8, true) == Approx(1.5 * moe_expert_host_seconds(ep8, false)));
     CHECK(moe_launch_bound_seconds(0.011, 0.004) == Approx(0.007));
     CHECK(moe_launch_bound_seconds(0.011, 0.02) == 0);
+}
+
+TEST_CASE("one all-to-all model: the MoE step's dispatch costs what collective prices for the same placement",
+          "[moe]") {
+    // step_moe.cpp's all_to_all_seconds is priced by collectives::cost; the sweep checks every shape the step can ask
+    // for (inside one node, a node's share of the ranks, one rank per node), latency included.
+    for (const char* id : {"a100-80gb", "h100-sxm", "b200", "mi300x"}) {
+        const tally::Hardware hw = tally::find_hardware(id);
+        for (const double fraction : {0.77, 0.8})
+            for (const std::int64_t ep : {2, 8, 16, 64})
+                for (const std::int64_t per_node : {1, 4, 8})
+                    for (const double bytes : {1e3, 1e6, 2.3e8}) {
+                        if (per_node > ep || ep % per_node != 0) continue;
+                        const tally::collectives::Links links = tally::collectives::links_of(hw, fraction);
+                        const tally::collectives::Placement place{per_node, ep / per_node};
+                        const double collective =
+                            tally::collectives::cost(tally::collectives::Kind::AllToAll,
+                                                     tally::collectives::Algorithm::Ring, bytes, place, links)
+                                .seconds;
+                        CAPTURE(id, fraction, ep, per_node, bytes);
+                        CHECK(tally::all_to_all_seconds(hw.interconnect, bytes, ep, per_node, fraction) ==
+                              Approx(collective).epsilon(1e-12));
+                        CHECK(collective > tally::collectives::kLaunchLatencySeconds);  // the latency is in both
+                    }
+    }
 }

@@ -38,7 +38,8 @@ struct MoeStepShape {
 double moe_routed_flops_share(const ModelConfig& c);
 
 // Seconds of one expert-parallel all-to-all in which every GPU sends `bytes` (its rows for all ep ranks, its own
-// included), per_node of the ep ranks sharing its NVLink domain; fraction: of the link bandwidth reached.
+// included), per_node of the ep ranks sharing its NVLink domain; fraction: of the link bandwidth reached. The
+// same seconds as collectives::cost for Kind::AllToAll over that placement (latency included).
 double all_to_all_seconds(const Interconnect& ic, double bytes, std::int64_t ep, std::int64_t per_node,
                           double fraction);
 
