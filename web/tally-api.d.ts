@@ -1754,13 +1754,13 @@ export interface InferenceResult {
   kv_cache_bytes?: number;
   /** weights + cache; unit bytes */
   total_bytes?: number;
-  /** total <= the preset's capacity */
+  /** total <= the preset's usable capacity */
   fits?: boolean;
-  /** most sequences that fit at context; unit sequences */
+  /** most sequences that fit beside the weights in the usable capacity at context; unit sequences */
   max_batch?: number;
   /** one decode step at batch: memory, compute and step seconds, tokens/s, bound */
   decode?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
-  /** the decode step over a range of batches */
+  /** the decode step at batch 1, 2, 4, ... and max_batch; empty when nothing fits */
   sweep?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown }[];
   /** prefill rate (compute-bound); unit tokens/s */
   prefill_tokens_per_s?: number;
@@ -1784,6 +1784,8 @@ export interface InferenceResult {
   hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
   /** the preset's memory; unit bytes */
   capacity_bytes?: number;
+  /** the preset's usable capacity: what the device reports less the default allowances; unit bytes */
+  usable_bytes?: number;
   /** the preset's memory bandwidth; unit bytes/s */
   memory_bandwidth_bytes_per_s?: number;
   /** the preset's peak at compute_dtype; unit FLOP/s */

@@ -49,10 +49,10 @@ constexpr std::array kInferenceResult = std::to_array<Field>({
     {"kv_bytes_per_token", "bytes", "KV cache per token of one sequence"},
     {"kv_cache_bytes", "bytes", "the cache at batch x context"},
     {"total_bytes", "bytes", "weights + cache"},
-    {"fits", "", "total <= the preset's capacity"},
-    {"max_batch", "sequences", "most sequences that fit at context"},
+    {"fits", "", "total <= the preset's usable capacity"},
+    {"max_batch", "sequences", "most sequences that fit beside the weights in the usable capacity at context"},
     {"decode", "", "one decode step at batch: memory, compute and step seconds, tokens/s, bound"},
-    {"sweep", "", "the decode step over a range of batches"},
+    {"sweep", "", "the decode step at batch 1, 2, 4, ... and max_batch; empty when nothing fits"},
     {"prefill_tokens_per_s", "tokens/s", "prefill rate (compute-bound)"},
     {"prefill_seconds", "s", "prefill of one context"},
     {"crossover_batch", "sequences", "the batch where decode turns compute-bound (null: never)"},
@@ -64,6 +64,7 @@ constexpr std::array kInferenceResult = std::to_array<Field>({
     {"compute_dtype", "", "dtype of the peak used"},
     {"hardware", "", "the hardware preset's record"},
     {"capacity_bytes", "bytes", "the preset's memory"},
+    {"usable_bytes", "bytes", "the preset's usable capacity: what the device reports less the default allowances"},
     {"memory_bandwidth_bytes_per_s", "bytes/s", "the preset's memory bandwidth"},
     {"peak_flops_per_s", "FLOP/s", "the preset's peak at compute_dtype"},
     {"kv_bytes_per_sequence", "bytes", "the cache of one sequence at context"},
@@ -143,11 +144,10 @@ json inference_method(const json& args) {
              {"kv_bytes_per_token", r.memory.bytes_per_token},
              {"kv_bytes_per_sequence", r.kv_per_sequence},
              {"kv_layers", kv_layers_json(kv_layer_groups(c, r.memory, in.context, in.kv_dtype, in.weights_dtype))},
-             {"fits", r.memory.total_bytes <= hw.memory_bytes},
              {"decode", step_json(r.at_batch)},
              {"sweep", sweep}};
-    out.update(TALLY_MEMBERS(r, max_batch, decode_flops_per_token, prefill_flops_per_token, prefill_tokens_per_s,
-                             prefill_seconds));
+    out.update(TALLY_MEMBERS(r, usable_bytes, fits, max_batch, decode_flops_per_token, prefill_flops_per_token,
+                             prefill_tokens_per_s, prefill_seconds));
     out.update(TALLY_MEMBERS(r.memory, weights_bytes, kv_cache_bytes, total_bytes));
     out.update(TALLY_MEMBERS(in, context, batch));
     if (r.crossover_batch) {

@@ -274,6 +274,7 @@ function expectations() {
     put('kv_cache', args, 'mha_kv_cache_bytes', (kv * l38.num_heads) / l38.num_kv_heads, 'same with n_kv = a');
     put('kv_cache', args, 'weights_bytes', 2 * n8, 'N × 2');
     put('kv_cache', args, 'total_bytes', 2 * n8 + kv, 'weights + cache');
+    put('kv_cache', args, 'usable_bytes', cap.usable, 'reported − 512 MiB − ceil(5 %)');
     put(
       'kv_cache',
       args,
