@@ -252,8 +252,8 @@ class TallyInference extends TallyWidget {
       out(
         'fit_note',
         nothing
-          ? `Does not fit: the weights alone (${formatBytes(r.weights_bytes)}) exceed the ${formatBytes(r.usable_bytes)} a ${gpu} can use, so no sequence fits and there is no throughput to show. Choose a smaller model or a GPU with more memory.`
-          : `Does not fit: ${formatNumber(args.batch)} sequences of ${formatNumber(args.context)} tokens need ${formatBytes(r.total_bytes)} with the weights, over the ${formatBytes(r.usable_bytes)} a ${gpu} can use; at most ${formatNumber(r.max_batch)} fit, and the chart ends there.`,
+          ? `Does not fit: the weights alone (${formatBytes(r.weights_bytes)}) exceed the usable ${formatBytes(r.usable_bytes)} of one ${gpu}, so no sequence fits and there is no throughput to show. Choose a smaller model or a GPU with more memory.`
+          : `Does not fit: ${formatNumber(args.batch)} sequences of ${formatNumber(args.context)} tokens need ${formatBytes(r.total_bytes)} with the weights, over the usable ${formatBytes(r.usable_bytes)} of one ${gpu}; at most ${formatNumber(r.max_batch)} fit, and the chart ends there.`,
       );
     } else {
       out('decode', `${formatNumber(r.decode.tokens_per_s)} (${r.decode.bound}-bound)`);
