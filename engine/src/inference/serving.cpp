@@ -133,10 +133,16 @@ Speculative speculative_decoding(const ModelConfig& target, const ModelConfig& d
 TpServing tp_decode(const ModelConfig& c, const TpServingInput& in, const Hardware& hw) {
     if (in.tp < 1 || in.tp > 1024)
         throw InputError("tp", "tp must be from 1 to 1024 GPUs, got " + std::to_string(in.tp));
+    if (c.num_heads < 1 || c.num_kv_heads < 1)
+        throw InputError("model", "tensor-parallel serving splits attention heads; this model has none to split");
     // Megatron-LM splits the attention heads and the MLP columns over the tp GPUs (Shoeybi et al. 2019, sec. 3).
     if (c.num_heads % in.tp != 0)
         throw InputError("tp", "tp must divide the model's " + std::to_string(c.num_heads) + " attention heads, got " +
                                    std::to_string(in.tp));
+    // Each GPU holds whole KV heads, or one head shared by t / n_kv GPUs (MLA's latent has no heads to split).
+    if (!c.is_mla() && c.num_kv_heads % in.tp != 0 && in.tp % c.num_kv_heads != 0)
+        throw InputError("tp", "tp must divide the model's " + std::to_string(c.num_kv_heads) +
+                                   " KV heads or be a multiple of them, got " + std::to_string(in.tp));
     InferenceInput base;
     base.context = in.context;
     base.batch = in.batch;

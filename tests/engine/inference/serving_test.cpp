@@ -151,6 +151,16 @@ TEST_CASE("tensor-parallel decoding splits weights and KV heads over t GPUs and 
     json odd = base;
     odd["tp"] = 3;
     CHECK(refused("tp_serving", odd)["field"] == "tp");
+    // GPT-2 small with 3 KV heads for its 12 heads: 4 GPUs would each hold three quarters of a KV head.
+    tally::ModelConfig gqa = tally_test::preset("gpt2-small");
+    gqa.num_kv_heads = 3;
+    tally::TpServingInput four;
+    four.tp = 4;
+    const auto uneven = tally_test::input_error([&] { tally::tp_decode(gqa, four, tally::find_hardware("h100-sxm")); });
+    REQUIRE(uneven);
+    CHECK(uneven->field() == "tp");
+    four.tp = 6;  // a multiple of the 3 KV heads: each head on two GPUs
+    CHECK(tally::tp_decode(gqa, four, tally::find_hardware("h100-sxm")).kv_heads_per_gpu == 1);
 }
 
 TEST_CASE("quantized weights speed a memory-bound step by the bytes they save out of all bytes read", "[serving]") {
