@@ -70,7 +70,7 @@ function ladderStep(x, mantissas, dir) {
 
 /**
  * A log10 axis over [lo, hi] with at least `min` labelled ticks and at most `room`: 1-2-5 ticks, powers of ten
- * (or every k-th 1-2-5 tick) when those crowd, every digit (1…9) when they are too few, and the domain widened to the next ticks outside it
+ * (or every k-th 1-2-5 tick) when those crowd, finer steps (1, 1.5, 2, 2.5, 3, 4, …, 9) when they are too few, and the domain widened to the next ticks outside it
  * when even those are too few. Returns the (possibly widened) domain and its ticks.
  */
 export function logAxis(lo, hi, { min = 3, room = Infinity } = {}) {
@@ -83,7 +83,7 @@ export function logAxis(lo, hi, { min = 3, room = Infinity } = {}) {
     ticks = fewer.length >= min ? fewer : thin(ticks);
   }
   if (ticks.length >= min) return { lo, hi, ticks };
-  const digits = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const digits = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9];
   ticks = logTicks(lo, hi, digits);
   while (ticks.length < min) {
     lo = Math.log10(ladderStep(lo, digits, -1));
