@@ -1833,7 +1833,11 @@ export interface PagedKvResult {
   used_bytes_per_sequence?: number;
   /** the cache of reserved_context tokens, held from the start; unit bytes */
   reserved_bytes_per_sequence?: number;
-  /** ceil(mean_context / block_tokens) blocks; unit bytes */
+  /** ceil(mean_context / block_tokens); unit blocks */
+  blocks_per_sequence?: number;
+  /** the tokens those blocks hold (at most reserved_context); unit tokens */
+  paged_tokens_per_sequence?: number;
+  /** the cache of those tokens; unit bytes */
   paged_bytes_per_sequence?: number;
   /** used / reserved bytes */
   reserved_used_fraction?: number;

@@ -124,7 +124,9 @@ constexpr std::array kPagedResult = std::to_array<Field>({
     {"weights_bytes", "bytes", "inference weights"},
     {"used_bytes_per_sequence", "bytes", "the cache of mean_context tokens"},
     {"reserved_bytes_per_sequence", "bytes", "the cache of reserved_context tokens, held from the start"},
-    {"paged_bytes_per_sequence", "bytes", "ceil(mean_context / block_tokens) blocks"},
+    {"blocks_per_sequence", "blocks", "ceil(mean_context / block_tokens)"},
+    {"paged_tokens_per_sequence", "tokens", "the tokens those blocks hold (at most reserved_context)"},
+    {"paged_bytes_per_sequence", "bytes", "the cache of those tokens"},
     {"reserved_used_fraction", "", "used / reserved bytes"},
     {"paged_used_fraction", "", "used / paged bytes"},
     {"reserved_sequences", "sequences", "sequences that fit with a reservation each"},
@@ -298,9 +300,10 @@ json paged_kv_method(const json& args) {
     in.weights_dtype = s.weights;
     in.compute_dtype = s.compute;
     const PagedKv r = paged_kv(c, in, s.hw);
-    json out = TALLY_MEMBERS(r, usable_bytes, weights_bytes, used_bytes_per_sequence, reserved_bytes_per_sequence,
-                             paged_bytes_per_sequence, reserved_used_fraction, paged_used_fraction, reserved_sequences,
-                             paged_sequences, sequences_ratio, throughput_ratio);
+    json out =
+        TALLY_MEMBERS(r, usable_bytes, weights_bytes, used_bytes_per_sequence, reserved_bytes_per_sequence,
+                      blocks_per_sequence, paged_tokens_per_sequence, paged_bytes_per_sequence, reserved_used_fraction,
+                      paged_used_fraction, reserved_sequences, paged_sequences, sequences_ratio, throughput_ratio);
     out["reserved_step"] = optional_step_json(r.reserved_step);
     out["paged_step"] = optional_step_json(r.paged_step);
     out.update(TALLY_MEMBERS(in, reserved_context, mean_context, block_tokens));

@@ -917,6 +917,9 @@ function expectations() {
     put('paged_kv', args, 'reserved_step.tokens_per_s', tpsR, 'batch / step time');
     put('paged_kv', args, 'paged_step.tokens_per_s', tpsP, 'batch / step time');
     put('paged_kv', args, 'throughput_ratio', tpsP / tpsR, 'paged / reserved tokens/s');
+    put('paged_kv', args, 'blocks_per_sequence', Math.ceil(mean / 16), 'ceil(mean / 16)');
+    put('paged_kv', args, 'paged_tokens_per_sequence', Math.ceil(mean / 16) * 16, 'whole blocks');
+    assert.ok(tpsP / tpsR < nP / nR, 'the page says the rate rises less than the number of sequences');
   }
   // Speculative decoding (Leviathan et al. 2023, eq. 1 and sec. 3): E = Σ α^i for i = 0..γ; a round is γ draft
   // steps plus one target pass over γ + 1 tokens (one read of its weights and cache, γ + 1 tokens' FLOPs).
@@ -925,6 +928,7 @@ function expectations() {
     b200Peak = b200.peak_tflops.bf16 * 1e12;
   const w70 = 2 * params(l370).total,
     kv70Token = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2;
+  const speedups = new Map();
   for (const [alpha, gamma] of [
     [0.8, 4],
     [0.6, 4],
@@ -947,12 +951,16 @@ function expectations() {
     const tokensPerS = expected / (gamma * draft + verify);
     put('speculative_decoding', args, 'expected_tokens', expected, 'Σ α^i, i = 0..γ');
     put('speculative_decoding', args, 'speedup', tokensPerS * target, 'E / round time, over 1 / target step');
+    speedups.set(`${alpha},${gamma}`, tokensPerS * target);
+    assert.ok(w70 + w8 + (kv70Token + perToken) * 4096 <= usable('b200').usable, 'the page says both fit one B200');
     if (alpha === 0.8) {
       put('speculative_decoding', args, 'cost_ratio', draft / target, 'draft step / target step');
       put('speculative_decoding', args, 'baseline_tokens_per_s', 1 / target, 'one token per target step');
       put('speculative_decoding', args, 'tokens_per_s', tokensPerS, 'E / (γ draft steps + verification)');
     }
   }
+  assert.ok(speedups.get('0.6,7') < speedups.get('0.6,4'), 'problem 8 says drafting 7 is worse than 4 at 0.6');
+  assert.ok(w70 > cap.usable, "the page says Llama 3 70B's bf16 weights do not fit one H100");
   put('kv_cache', { model: 'llama-3-70b', context: 8192, batch: 16, kv_dtype: 'bf16' }, 'weights_bytes', w70, 'N × 2');
   // Tensor-parallel decoding (Shoeybi et al. 2019): 1/t of the weights and of the 8 KV heads per GPU, 2 all-reduces
   // per layer of batch × hidden × 2 bytes, each priced by the collective method of the communication chapter.
@@ -979,6 +987,8 @@ function expectations() {
     put('tp_serving', args, 'step_seconds', step, 'max(memory, compute) + all-reduces');
     put('tp_serving', args, 'tokens_per_s', 16 / step, 'batch / step');
     put('tp_serving', args, 'comm_fraction', comm / step, 'all-reduces / step');
+    put('tp_serving', args, 'kv_heads_per_gpu', Math.max(1, l370.num_kv_heads / t), 'n_kv / t, at least 1');
+    if (t === 4) assert.ok(16 * kvPerGpu + weightsPerGpu <= cap.usable, 'problem 9 says the 16 sequences fit');
     if (t === 8) {
       put('tp_serving', args, 'kv_bytes_per_sequence_per_gpu', kvPerGpu, 'one sequence, one KV head of 8');
       put('tp_serving', args, 'all_reduce_bytes', bytes, 'batch × hidden × 2');

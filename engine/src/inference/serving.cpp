@@ -54,8 +54,9 @@ PagedKv paged_kv(const ModelConfig& c, const PagedKvInput& in, const Hardware& h
     r.used_bytes_per_sequence = k.bytes_per_sequence(in.mean_context);
     r.reserved_bytes_per_sequence = k.bytes_per_sequence(in.reserved_context);
     // Whole blocks: the last one part-empty (at most block − 1 tokens wasted), capped at the reservation.
-    const std::int64_t blocks = (in.mean_context + in.block_tokens - 1) / in.block_tokens;
-    r.paged_bytes_per_sequence = k.bytes_per_sequence(std::min(blocks * in.block_tokens, in.reserved_context));
+    r.blocks_per_sequence = (in.mean_context + in.block_tokens - 1) / in.block_tokens;
+    r.paged_tokens_per_sequence = std::min(r.blocks_per_sequence * in.block_tokens, in.reserved_context);
+    r.paged_bytes_per_sequence = k.bytes_per_sequence(r.paged_tokens_per_sequence);
     r.reserved_used_fraction =
         static_cast<double>(r.used_bytes_per_sequence) / static_cast<double>(r.reserved_bytes_per_sequence);
     r.paged_used_fraction =

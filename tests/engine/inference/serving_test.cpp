@@ -97,6 +97,8 @@ TEST_CASE("a paged cache holds whole blocks of the tokens used; a reservation ho
         ok("paged_kv",
            {{"model", "llama-3-8b"}, {"reserved_context", 8192}, {"mean_context", 2001}, {"hardware", "h100-sxm"}});
     // 2,001 tokens fill 126 blocks of 16 = 2,016 tokens.
+    CHECK(r["blocks_per_sequence"] == 126);
+    CHECK(r["paged_tokens_per_sequence"] == 2016);
     CHECK(r["used_bytes_per_sequence"].get<double>() == 2001 * kLlama8KvPerToken);
     CHECK(r["paged_bytes_per_sequence"].get<double>() == 2016 * kLlama8KvPerToken);
     CHECK(r["reserved_bytes_per_sequence"].get<double>() == 8192 * kLlama8KvPerToken);

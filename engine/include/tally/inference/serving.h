@@ -31,7 +31,9 @@ struct PagedKv {
     std::uint64_t weights_bytes = 0;
     std::uint64_t used_bytes_per_sequence = 0;      // the cache of mean_context tokens
     std::uint64_t reserved_bytes_per_sequence = 0;  // the cache of reserved_context tokens, held from the start
-    std::uint64_t paged_bytes_per_sequence = 0;     // ceil(mean_context / block) blocks
+    std::int64_t blocks_per_sequence = 0;           // ceil(mean_context / block)
+    std::int64_t paged_tokens_per_sequence = 0;     // those blocks' tokens (capped at reserved_context)
+    std::uint64_t paged_bytes_per_sequence = 0;     // the cache of those tokens
     double reserved_used_fraction = 0;              // used / reserved
     double paged_used_fraction = 0;                 // used / paged (only the last block is part-empty)
     std::int64_t reserved_sequences = 0;            // (usable − weights) / reserved bytes
