@@ -7,7 +7,8 @@
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
 // the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an
-// MLA latent) holds per token and how many tokens it keeps.
+// MLA latent) holds per token and how many tokens it keeps. What fits is the engine's verdict against the GPU's usable
+// bytes: a batch (or model) that does not fit shows no rates, and the curve (the engine's sweep) ends at the most that fit.
 import {
   TallyWidget,
   baseCss,
