@@ -2,7 +2,7 @@
 // The arguments and top-level result fields of every method of engine.call(method, args); result types are
 // what each method's example call returns (scripts/upkeep/contract-examples.mjs).
 
-/** Arguments shared by model, params, flops, training_cost, mfu, memory_budget, finetune, fit, kv_cache, step_time, plan, checkpoint_size, inference, comm_roofline, moe_routing, context_parallel. */
+/** Arguments shared by model, params, flops, training_cost, mfu, memory_budget, finetune, fit, kv_cache, step_time, plan, checkpoint_size, inference, paged_kv, speculative_decoding, tp_serving, weight_quantization, comm_roofline, moe_routing, context_parallel. */
 export interface SharedModelArgs {
   /** a preset id (see presets), a tally config object, or an HF config object; default depends: required unless hf_config is given */
   model?: unknown | null;
@@ -132,14 +132,6 @@ export interface SharedCapacityBytesArgs {
   fragmentation_fraction?: number | string | null;
 }
 
-/** Arguments shared by kv_cache, inference. */
-export interface SharedBatchArgs {
-  /** sequences decoded together; unit sequences; range [1, 1000000000]; default 1 */
-  batch?: number | string | null;
-  /** storage dtype of the weights; default bf16 */
-  weights_dtype?: string | null;
-}
-
 /** Arguments shared by float_encode, float_compare, float_explore, float_encode_batch. */
 export interface SharedRoundingArgs {
   /** rounding mode (or rn, rna, rz, ru, rd); default nearest_even */
@@ -240,6 +232,14 @@ export interface SharedHardwareArgs {
   logits_bytes?: number | string | null;
   /** the gated MLP's activation and product as separate eager kernels; default depends: the stack's default */
   eager_glu?: boolean | "true" | "false" | "1" | "0" | null;
+}
+
+/** Arguments shared by inference, paged_kv, speculative_decoding, tp_serving, weight_quantization. */
+export interface SharedKvDtypeArgs {
+  /** storage dtype of the KV cache; default bf16 */
+  kv_dtype?: string | null;
+  /** dtype whose peak the GEMMs run at; default bf16 */
+  compute_dtype?: string | null;
 }
 
 /** methods: list every API method */
@@ -846,11 +846,15 @@ export interface FitResult {
 }
 
 /** kv_cache: inference weights plus KV cache */
-export interface KvCacheArgs extends SharedModelArgs, SharedCapacityBytesArgs, SharedBatchArgs {
+export interface KvCacheArgs extends SharedModelArgs, SharedCapacityBytesArgs {
   /** tokens cached per sequence; unit tokens; range [1, 1099511627776]; required */
   context: number | string;
+  /** sequences decoded together; unit sequences; range [1, 1000000000]; default 1 */
+  batch?: number | string | null;
   /** storage dtype of the cache; default bf16 */
   kv_dtype?: string | null;
+  /** storage dtype of the weights; default bf16 */
+  weights_dtype?: string | null;
   /** encoder-decoder: the encoder's tokens (0: context); unit tokens; range [0, 1099511627776]; default 0 */
   encoder_context?: number | string | null;
 }
@@ -1733,13 +1737,13 @@ export interface MatmulRooflineResult {
 }
 
 /** inference: serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch */
-export interface InferenceArgs extends SharedModelArgs, SharedBatchArgs {
+export interface InferenceArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** tokens in context per sequence; unit tokens; range [1, 1099511627776]; required */
   context: number | string;
-  /** storage dtype of the KV cache; default bf16 */
-  kv_dtype?: string | null;
-  /** dtype whose peak the GEMMs run at; default bf16 */
-  compute_dtype?: string | null;
+  /** sequences decoded together; unit sequences; range [1, 1000000000]; default 1 */
+  batch?: number | string | null;
+  /** storage dtype of the weights; default bf16 */
+  weights_dtype?: string | null;
   /** a hardware preset id or a hardware object; required */
   hardware: unknown;
 }
@@ -1754,13 +1758,13 @@ export interface InferenceResult {
   kv_cache_bytes?: number;
   /** weights + cache; unit bytes */
   total_bytes?: number;
-  /** total <= the preset's capacity */
+  /** total <= the preset's usable capacity */
   fits?: boolean;
-  /** most sequences that fit at context; unit sequences */
+  /** most sequences that fit beside the weights in the usable capacity at context; unit sequences */
   max_batch?: number;
   /** one decode step at batch: memory, compute and step seconds, tokens/s, bound */
   decode?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
-  /** the decode step over a range of batches */
+  /** the decode step at batch 1, 2, 4, ... and max_batch; empty when nothing fits */
   sweep?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown }[];
   /** prefill rate (compute-bound); unit tokens/s */
   prefill_tokens_per_s?: number;
@@ -1784,6 +1788,8 @@ export interface InferenceResult {
   hardware?: { architecture: string; id: string; interconnect: { gpus_per_node: number; intra_node_bytes_per_s: number; intra_node_latency_s: number; network_bytes_per_s: number; network_latency_s: number; source: string; [key: string]: unknown }; memory_bandwidth_bytes_per_s: number; memory_bytes: number; memory_reported_by: string; memory_reported_bytes: number; memory_reported_source: string; name: string; peak_flops: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; ridge_flops_per_byte: { bf16: number; fp16: number; fp32: number; fp8: number; tf32: number; [key: string]: unknown }; source: string; [key: string]: unknown };
   /** the preset's memory; unit bytes */
   capacity_bytes?: number;
+  /** the preset's usable capacity: what the device reports less the default allowances; unit bytes */
+  usable_bytes?: number;
   /** the preset's memory bandwidth; unit bytes/s */
   memory_bandwidth_bytes_per_s?: number;
   /** the preset's peak at compute_dtype; unit FLOP/s */
@@ -1800,6 +1806,216 @@ export interface InferenceResult {
   crossover_batch_whole?: number;
   /** with no crossover: why decoding stays memory-bound */
   crossover_reason?: string;
+  [field: string]: unknown;
+}
+
+/** paged_kv: serving memory: KV caches reserved at the longest context against paged in blocks (PagedAttention): sequences that fit and the decode rate at each */
+export interface PagedKvArgs extends SharedModelArgs, SharedKvDtypeArgs {
+  /** tokens reserved per sequence without paging (the longest it may reach); unit tokens; range [1, 1099511627776]; default 8192 */
+  reserved_context?: number | string | null;
+  /** tokens a sequence holds on average (<= reserved_context); unit tokens; range [1, 1099511627776]; default 2048 */
+  mean_context?: number | string | null;
+  /** tokens per KV block (vLLM's default 16; <= reserved_context); unit tokens; range [1, 1099511627776]; default 16 */
+  block_tokens?: number | string | null;
+  /** storage dtype of the weights; default bf16 */
+  weights_dtype?: string | null;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
+}
+
+/** The result of paged_kv (fields typed from its example calls; some appear only with certain arguments). */
+export interface PagedKvResult {
+  /** the preset's usable capacity; unit bytes */
+  usable_bytes?: number;
+  /** inference weights; unit bytes */
+  weights_bytes?: number;
+  /** the cache of mean_context tokens; unit bytes */
+  used_bytes_per_sequence?: number;
+  /** the cache of reserved_context tokens, held from the start; unit bytes */
+  reserved_bytes_per_sequence?: number;
+  /** ceil(mean_context / block_tokens); unit blocks */
+  blocks_per_sequence?: number;
+  /** the tokens those blocks hold (at most reserved_context); unit tokens */
+  paged_tokens_per_sequence?: number;
+  /** the cache of those tokens; unit bytes */
+  paged_bytes_per_sequence?: number;
+  /** used / reserved bytes */
+  reserved_used_fraction?: number;
+  /** used / paged bytes */
+  paged_used_fraction?: number;
+  /** sequences that fit with a reservation each; unit sequences */
+  reserved_sequences?: number;
+  /** sequences that fit in blocks; unit sequences */
+  paged_sequences?: number;
+  /** paged / reserved sequences (0 when none fit reserved) */
+  sequences_ratio?: number;
+  /** the decode step at reserved_sequences (null when none fit) */
+  reserved_step?: null | { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** the decode step at paged_sequences (null when none fit) */
+  paged_step?: null | { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** paged / reserved tokens/s (0 when none fit reserved) */
+  throughput_ratio?: number;
+  /** tokens reserved per sequence; unit tokens */
+  reserved_context?: number;
+  /** tokens held on average; unit tokens */
+  mean_context?: number;
+  /** tokens per block; unit tokens */
+  block_tokens?: number;
+  [field: string]: unknown;
+}
+
+/** speculative_decoding: speculative decoding: expected tokens per verification step, draft and target step times, speedup */
+export interface SpeculativeDecodingArgs extends SharedModelArgs, SharedKvDtypeArgs {
+  /** the draft: a preset id or a tally config object; required */
+  draft_model: unknown;
+  /** tokens in context (one sequence); unit tokens; range [1, 1099511627776]; default 4096 */
+  context?: number | string | null;
+  /** alpha: the chance the target accepts a drafted token; range [0, 1]; default 0.8 */
+  acceptance_rate?: number | string | null;
+  /** gamma: tokens drafted per verification step; unit tokens; range [1, 64]; default 4 */
+  draft_tokens?: number | string | null;
+  /** storage dtype of the weights; default bf16 */
+  weights_dtype?: string | null;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
+}
+
+/** The result of speculative_decoding (fields typed from its example calls; some appear only with certain arguments). */
+export interface SpeculativeDecodingResult {
+  /** per verification step: (1 - alpha^(gamma+1)) / (1 - alpha); unit tokens */
+  expected_tokens?: number;
+  /** the target's decode step alone, batch 1 */
+  target_step?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** the draft's decode step, batch 1 */
+  draft_step?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** the target scoring gamma + 1 tokens in one pass; unit s */
+  verify_seconds?: number;
+  /** c: draft step / target step */
+  cost_ratio?: number;
+  /** gamma draft steps + one verification; unit s */
+  round_seconds?: number;
+  /** expected tokens / round seconds; unit tokens/s */
+  tokens_per_s?: number;
+  /** the target alone; unit tokens/s */
+  baseline_tokens_per_s?: number;
+  /** tokens_per_s / baseline */
+  speedup?: number;
+  /** Leviathan et al. 2023 Thm 3.8: (1 - alpha^(gamma+1)) / ((1 - alpha)(gamma c + 1)) */
+  speedup_closed_form?: number;
+  /** both models' weights and caches on one GPU; unit bytes */
+  total_bytes?: number;
+  /** the preset's usable capacity; unit bytes */
+  usable_bytes?: number;
+  /** total <= usable */
+  fits?: boolean;
+  /** alpha */
+  acceptance_rate?: number;
+  /** gamma; unit tokens */
+  draft_tokens?: number;
+  /** tokens in context; unit tokens */
+  context?: number;
+  [field: string]: unknown;
+}
+
+/** tp_serving: tensor-parallel decoding: weights and KV split over tp GPUs, two all-reduces per layer, step time */
+export interface TpServingArgs extends SharedModelArgs, SharedKvDtypeArgs {
+  /** GPUs the model is split over (divides the heads); unit GPUs; range [1, 1024]; default 8 */
+  tp?: number | string | null;
+  /** tokens in context per sequence; unit tokens; range [1, 1099511627776]; required */
+  context: number | string;
+  /** sequences decoded together; unit sequences; range [1, 1000000000]; default 1 */
+  batch?: number | string | null;
+  /** storage dtype of the weights; default bf16 */
+  weights_dtype?: string | null;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
+}
+
+/** The result of tp_serving (fields typed from its example calls; some appear only with certain arguments). */
+export interface TpServingResult {
+  /** usable capacity of one GPU; unit bytes */
+  usable_bytes?: number;
+  /** weights / tp; unit bytes */
+  weights_bytes_per_gpu?: number;
+  /** one sequence's cache on one GPU (its KV heads; MLA: all); unit bytes */
+  kv_bytes_per_sequence_per_gpu?: number;
+  /** KV heads a GPU holds (0 for MLA) */
+  kv_heads_per_gpu?: number;
+  /** weights and the batch's caches per GPU <= usable */
+  fits?: boolean;
+  /** sequences that fit per GPU beside its weights; unit sequences */
+  max_batch?: number;
+  /** per GPU: bytes read / bandwidth; unit s */
+  memory_seconds?: number;
+  /** per GPU: FLOPs / tp / peak; unit s */
+  compute_seconds?: number;
+  /** 2 per layer */
+  all_reduces_per_step?: number;
+  /** batch x hidden x 2; unit bytes */
+  all_reduce_bytes?: number;
+  /** one all-reduce over tp GPUs (ring); unit s */
+  all_reduce_seconds?: number;
+  /** all the all-reduces of one step; unit s */
+  comm_seconds?: number;
+  /** max(memory, compute) + comm; unit s */
+  step_seconds?: number;
+  /** whole batch; unit tokens/s */
+  tokens_per_s?: number;
+  /** one sequence; unit tokens/s */
+  per_sequence_tokens_per_s?: number;
+  /** comm / step */
+  comm_fraction?: number;
+  /** memory or compute (before comm) */
+  bound?: string;
+  /** the degree; unit GPUs */
+  tp?: number;
+  /** tokens per sequence; unit tokens */
+  context?: number;
+  /** sequences decoded together; unit sequences */
+  batch?: number;
+  [field: string]: unknown;
+}
+
+/** weight_quantization: decoding with quantized weights: the weights' share of bytes read, step times and speedup, what fits */
+export interface WeightQuantizationArgs extends SharedModelArgs, SharedKvDtypeArgs {
+  /** tokens in context per sequence; unit tokens; range [1, 1099511627776]; required */
+  context: number | string;
+  /** sequences decoded together; unit sequences; range [1, 1000000000]; default 1 */
+  batch?: number | string | null;
+  /** storage dtype of the quantized weights; default fp8 */
+  quantized_dtype?: string | null;
+  /** a hardware preset id or a hardware object; required */
+  hardware: unknown;
+}
+
+/** The result of weight_quantization (fields typed from its example calls; some appear only with certain arguments). */
+export interface WeightQuantizationResult {
+  /** bf16 weights; unit bytes */
+  weights_bytes?: number;
+  /** weights in quantized_dtype; unit bytes */
+  quantized_weights_bytes?: number;
+  /** the batch's caches, read every step; unit bytes */
+  kv_bytes?: number;
+  /** bf16 weights / bytes read per step */
+  weights_share?: number;
+  /** the decode step with bf16 weights */
+  baseline?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** the decode step with quantized weights */
+  quantized?: { batch: number; bound: string; compute_seconds: number; memory_seconds: number; per_sequence_tokens_per_s: number; step_seconds: number; tokens_per_s: number; [key: string]: unknown };
+  /** baseline step / quantized step */
+  speedup?: number;
+  /** weights / quantized weights (if weights were all that is read) */
+  ideal_speedup?: number;
+  /** sequences that fit beside bf16 weights; unit sequences */
+  max_batch?: number;
+  /** sequences that fit beside quantized weights; unit sequences */
+  quantized_max_batch?: number;
+  /** dtype of the quantized weights */
+  quantized_dtype?: string;
+  /** tokens per sequence; unit tokens */
+  context?: number;
+  /** sequences decoded together; unit sequences */
+  batch?: number;
   [field: string]: unknown;
 }
 
@@ -2218,6 +2434,10 @@ export interface MethodArgs {
   checkpoint_size: CheckpointSizeArgs;
   matmul_roofline: MatmulRooflineArgs;
   inference: InferenceArgs;
+  paged_kv: PagedKvArgs;
+  speculative_decoding: SpeculativeDecodingArgs;
+  tp_serving: TpServingArgs;
+  weight_quantization: WeightQuantizationArgs;
   pipeline_schedule: PipelineScheduleArgs;
   collective: CollectiveArgs;
   comm_roofline: CommRooflineArgs;
@@ -2267,6 +2487,10 @@ export interface MethodResults {
   checkpoint_size: CheckpointSizeResult;
   matmul_roofline: MatmulRooflineResult;
   inference: InferenceResult;
+  paged_kv: PagedKvResult;
+  speculative_decoding: SpeculativeDecodingResult;
+  tp_serving: TpServingResult;
+  weight_quantization: WeightQuantizationResult;
   pipeline_schedule: PipelineScheduleResult;
   collective: CollectiveResult;
   comm_roofline: CommRooflineResult;

@@ -87,6 +87,13 @@ export const EXAMPLES = {
   checkpoint_size: denseAndMoe({ model: 'gpt2-small' }),
   matmul_roofline: { m: 4096, n: 4096, k: 4096, hardware: 'h100-sxm' },
   inference: denseAndMoe({ model: 'llama-2-7b', context: 4096, hardware: 'h100-sxm' }),
+  paged_kv: [
+    { model: 'llama-3-8b', reserved_context: 8192, mean_context: 2000, hardware: 'h100-sxm' },
+    { model: 'llama-3-70b', hardware: 'h100-sxm' },
+  ],
+  speculative_decoding: { model: 'llama-3-70b', draft_model: 'llama-3-8b', hardware: 'b200' },
+  tp_serving: { model: 'llama-3-70b', tp: 8, context: 8192, batch: 16, hardware: 'h100-sxm' },
+  weight_quantization: { model: 'llama-3-8b', context: 8192, batch: 16, hardware: 'h100-sxm' },
   pipeline_schedule: {},
   collective: { message_bytes: 1e9, ranks_per_node: 8 },
   comm_roofline: denseAndMoe({ model: 'llama-2-7b' }),

@@ -321,3 +321,83 @@ test('the new model, GPU and KV format survive a URL round trip, with the same b
   assert.equal(rows[1].tokens, '128');
   assert.deepEqual([...page.errors, ...again.errors], []);
 });
+
+test('the inference widget shows no throughput for a model that does not fit, and its curve ends at the most that fit', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const { engine, fmt } = inPage(page);
+
+  // Llama 3 8B at 8,192 tokens: the engine's sweep ends at its max_batch, and the last dot is that batch.
+  await setControl(widget, 'context', '8192');
+  const r = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 8192, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, r);
+  const batches = await widget
+    .locator('svg.chart circle[data-batch]')
+    .evaluateAll((els) => els.map((e) => Number(e.dataset.batch)));
+  assert.deepEqual(
+    batches,
+    r.sweep.map((s) => s.batch),
+  );
+  assert.equal(Math.max(...batches), r.max_batch, 'the curve stops at the largest batch that fits');
+  assert.equal(await out(widget, 'max_batch'), await fmt('formatNumber', r.max_batch));
+  assert.ok((await widget.locator('svg.chart text.ytick').count()) >= 3, 'at least three y ticks');
+  assert.ok((await widget.locator('svg.chart text.xtick').count()) >= 3, 'at least three x ticks');
+
+  // One more sequence than fits: no decode rate, a line saying so, and no ring past the curve's end.
+  await setControl(widget, 'batch', String(r.max_batch + 1));
+  await page.waitForFunction(
+    (el) => el.textContent.startsWith('Does not fit'),
+    await widget.locator('[data-out="fit_note"]').elementHandle(),
+  );
+  assert.equal(await out(widget, 'decode'), 'does not fit');
+  assert.equal(await out(widget, 'per_seq'), 'does not fit');
+  assert.match(await out(widget, 'fit_note'), new RegExp(`at most ${r.max_batch} fit`));
+  assert.equal(await widget.locator('svg.chart circle.you').count(), 0);
+
+  // Llama 3 70B in bf16 on one H100: nothing fits, so nothing is drawn and no rate is shown.
+  await setControl(widget, 'batch', '8');
+  await setControl(widget, 'model', 'llama-3-70b');
+  const big = await engine({ model: 'llama-3-70b', hardware: 'h100-sxm', batch: 8, context: 8192, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, big);
+  assert.equal(big.max_batch, 0);
+  assert.equal(await out(widget, 'max_batch'), '0');
+  for (const key of ['decode', 'per_seq', 'prefill']) assert.equal(await out(widget, key), 'does not fit', key);
+  const note = await out(widget, 'fit_note');
+  assert.match(note, /^Does not fit: the weights alone/);
+  assert.ok(note.includes(await fmt('formatBytes', big.usable_bytes)), 'the usable capacity, from the engine');
+  assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity|undefined/);
+  assert.equal(await widget.locator('svg.chart circle').count(), 0, 'no curve');
+  assert.equal(await widget.locator('svg.chart').isVisible(), false);
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-70b-does-not-fit-desktop');
+
+  // Llama 3 70B in bf16 on a B200 fits: the rates come back, with three y ticks.
+  await setControl(widget, 'hardware', 'b200');
+  const b200 = await engine({ model: 'llama-3-70b', hardware: 'b200', batch: 8, context: 8192, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, b200);
+  assert.ok(b200.max_batch > 8);
+  assert.match(await out(widget, 'decode'), /memory-bound/);
+  assert.equal(await out(widget, 'fit_note'), '');
+  assert.ok((await widget.locator('svg.chart text.ytick').count()) >= 3, 'at least three y ticks');
+  assert.deepEqual(page.errors, []);
+});
+
+test('the does-not-fit state reads at 375 px', async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, PHONE);
+  const { engine, fmt } = inPage(page);
+  await setControl(widget, 'model', 'llama-3-70b');
+  const big = await engine({ model: 'llama-3-70b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, big);
+  assert.equal(await out(widget, 'decode'), 'does not fit');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 375 px (${overflow}px)`);
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-70b-does-not-fit-phone');
+  await setControl(widget, 'model', 'llama-3-8b');
+  const small = await engine({ model: 'llama-3-8b', hardware: 'h100-sxm', batch: 8, context: 4096, kv_dtype: 'bf16' });
+  await waitForKv(page, widget, fmt, small);
+  assert.ok((await widget.locator('svg.chart text.xtick').count()) >= 3, 'at least three x ticks at 375 px');
+  await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-8b-phone');
+  assert.deepEqual(page.errors, []);
+});

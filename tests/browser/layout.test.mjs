@@ -41,8 +41,8 @@ test('from 320 px up display equations fit the column (every one typeset, none s
     );
     assert.equal(
       equations.length,
-      21,
-      'twenty-one display equations (chapter 8a adds two, 8c two for attention and ring steps, 8d one, chapter 9 two for MLA and windows)',
+      22,
+      'twenty-two display equations (chapter 8a adds two, 8c two for attention and ring steps, 8d one, chapter 9 two for MLA and windows and one for speculative decoding)',
     );
     assert.ok(
       equations.every((e) => e.fits),

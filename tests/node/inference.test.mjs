@@ -1,6 +1,7 @@
-// The inference area (engine/api/api_inference.cpp: inference, matmul_roofline, compute_units,
-// checkpoint_size) gives the same envelopes in wasm as the native CLI (`tally call METHOD JSON`), byte for
-// byte, errors included: every argument set the page and its worked problems use, and bad input.
+// The inference area (engine/api/api_inference.cpp: inference, paged_kv, speculative_decoding, tp_serving,
+// weight_quantization, matmul_roofline, compute_units, checkpoint_size) gives the same envelopes in wasm as the
+// native CLI (`tally call METHOD JSON`), byte for byte, errors included: every argument set the page and its worked
+// problems use, and bad input.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { assertSameEnvelopes } from './engine.mjs';
@@ -18,6 +19,22 @@ const cases = [
   ['inference', { model: 'llama-3-8b', context: 0, hardware: 'h100-sxm' }],
   ['inference', { model: 'llama-3-8b', context: 64, kv_dtype: 'fp7', hardware: 'h100-sxm' }],
   ['inference', { model: 'llama-3-8b', context: 64, compute_dtype: 'int3', hardware: 'h100-sxm' }],
+  // Serving (serving.h): the chapter's worked problems and bad input.
+  ['paged_kv', { model: 'llama-3-8b', reserved_context: 8192, mean_context: 2000, hardware: 'h100-sxm' }],
+  ['paged_kv', { model: 'llama-3-70b', hardware: 'h100-sxm' }],
+  ['paged_kv', { model: 'llama-3-8b', reserved_context: 1024, mean_context: 2048, hardware: 'h100-sxm' }],
+  ['speculative_decoding', { model: 'llama-3-70b', draft_model: 'llama-3-8b', hardware: 'b200' }],
+  [
+    'speculative_decoding',
+    { model: 'llama-3-70b', draft_model: 'llama-3-8b', hardware: 'b200', acceptance_rate: 0.6, draft_tokens: 7 },
+  ],
+  ['speculative_decoding', { model: 'llama-3-8b', draft_model: 'llama-2-7b', hardware: 'h100-sxm' }],
+  ['tp_serving', { model: 'llama-3-70b', tp: 8, context: 8192, batch: 16, hardware: 'h100-sxm' }],
+  ['tp_serving', { model: 'llama-3-70b', tp: 4, context: 8192, batch: 1, hardware: 'h100-sxm' }],
+  ['tp_serving', { model: 'llama-3-70b', tp: 3, context: 8192, hardware: 'h100-sxm' }],
+  ['weight_quantization', { model: 'llama-3-8b', context: 8192, batch: 16, hardware: 'h100-sxm' }],
+  ['weight_quantization', { model: 'llama-3-8b', context: 8192, quantized_dtype: 'nvfp4', hardware: 'h100-sxm' }],
+  ['weight_quantization', { model: 'llama-3-8b', context: 8192, quantized_dtype: 'none', hardware: 'h100-sxm' }],
   // The roofline curve's weight matmuls and the worked problems' shapes.
   ...[1, 4, 16, 64, 256, 1024, 4096, 16384].map((m) => [
     'matmul_roofline',
@@ -39,6 +56,6 @@ const cases = [
   ['checkpoint_size', { model: 'llama-2-7b', recipe: 'nope' }],
 ];
 
-test('wasm and native agree on inference, matmul_roofline, compute_units and checkpoint_size, errors included', async () => {
-  assert.equal(await assertSameEnvelopes(cases), 9, 'nine error envelopes compared');
+test('wasm and native agree on inference, the serving methods, matmul_roofline, compute_units and checkpoint_size, errors included', async () => {
+  assert.equal(await assertSameEnvelopes(cases), 13, 'thirteen error envelopes compared');
 });

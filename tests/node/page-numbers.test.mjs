@@ -274,6 +274,7 @@ function expectations() {
     put('kv_cache', args, 'mha_kv_cache_bytes', (kv * l38.num_heads) / l38.num_kv_heads, 'same with n_kv = a');
     put('kv_cache', args, 'weights_bytes', 2 * n8, 'N × 2');
     put('kv_cache', args, 'total_bytes', 2 * n8 + kv, 'weights + cache');
+    put('kv_cache', args, 'usable_bytes', cap.usable, 'reported − 512 MiB − ceil(5 %)');
     put(
       'kv_cache',
       args,
@@ -888,6 +889,149 @@ function expectations() {
   const wide = { model: 'llama-3-8b', context: 128, hardware: 'h100-sxm', batch: 512 };
   put('inference', wide, 'decode.bound', serve(128, 512).bound, 'compute time against memory time');
   put('inference', wide, 'decode.tokens_per_s', serve(128, 512).tokensPerS, 'batch / step time');
+  // Chapter 9, serving many users. Every figure below from the preset files: decode steps as above, max(memory,
+  // compute) with bytes = weights + batch × cache (Williams et al. 2009), against the usable bytes (chapter 4's rule).
+  const stepOf = (weights, kvSequence, flops, batch, hbm, flopsPerS) =>
+    Math.max((weights + batch * kvSequence) / hbm, (batch * flops) / flopsPerS);
+  const w8 = 2 * n8,
+    room8 = cap.usable - w8;
+  // Paged KV (Kwon et al. 2023): whole 16-token blocks (vLLM's default) of the tokens held, against a reservation
+  // of the longest context; both batches read only the tokens held.
+  for (const mean of [2000, 700]) {
+    const args = { model: 'llama-3-8b', reserved_context: 8192, mean_context: mean, hardware: 'h100-sxm' };
+    const used = perToken * mean,
+      reserved = perToken * 8192,
+      paged = perToken * Math.ceil(mean / 16) * 16;
+    const nR = Math.floor(room8 / reserved),
+      nP = Math.floor(room8 / paged);
+    const flops = forwardPerToken(l38, mean).total;
+    const tpsR = nR / stepOf(w8, used, flops, nR, bw, peak),
+      tpsP = nP / stepOf(w8, used, flops, nP, bw, peak);
+    put('paged_kv', args, 'reserved_bytes_per_sequence', reserved, '2 L n_kv d bytes × 8,192');
+    put('paged_kv', args, 'paged_bytes_per_sequence', paged, 'ceil(mean / 16) blocks of 16 tokens');
+    put('paged_kv', args, 'reserved_used_fraction', used / reserved, 'mean / reserved tokens');
+    put('paged_kv', args, 'paged_used_fraction', used / paged, 'mean / tokens in whole blocks');
+    put('paged_kv', args, 'reserved_sequences', nR, '(usable − weights) / reservation');
+    put('paged_kv', args, 'paged_sequences', nP, '(usable − weights) / blocks');
+    put('paged_kv', args, 'sequences_ratio', nP / nR, 'paged / reserved sequences');
+    put('paged_kv', args, 'reserved_step.tokens_per_s', tpsR, 'batch / step time');
+    put('paged_kv', args, 'paged_step.tokens_per_s', tpsP, 'batch / step time');
+    put('paged_kv', args, 'throughput_ratio', tpsP / tpsR, 'paged / reserved tokens/s');
+    put('paged_kv', args, 'blocks_per_sequence', Math.ceil(mean / 16), 'ceil(mean / 16)');
+    put('paged_kv', args, 'paged_tokens_per_sequence', Math.ceil(mean / 16) * 16, 'whole blocks');
+    assert.ok(tpsP / tpsR < nP / nR, 'the page says the rate rises less than the number of sequences');
+  }
+  // Speculative decoding (Leviathan et al. 2023, eq. 1 and sec. 3): E = Σ α^i for i = 0..γ; a round is γ draft
+  // steps plus one target pass over γ + 1 tokens (one read of its weights and cache, γ + 1 tokens' FLOPs).
+  const b200 = preset('hardware', 'b200'),
+    b200Bw = b200.memory_bandwidth_tb_s * 1e12,
+    b200Peak = b200.peak_tflops.bf16 * 1e12;
+  const w70 = 2 * params(l370).total,
+    kv70Token = 2 * l370.num_layers * l370.num_kv_heads * l370.head_dim * 2;
+  const speedups = new Map();
+  for (const [alpha, gamma] of [
+    [0.8, 4],
+    [0.6, 4],
+    [0.6, 7],
+  ]) {
+    const args = {
+      model: 'llama-3-70b',
+      draft_model: 'llama-3-8b',
+      context: 4096,
+      acceptance_rate: alpha,
+      draft_tokens: gamma,
+      hardware: 'b200',
+    };
+    let expected = 0;
+    for (let i = 0; i <= gamma; i++) expected += alpha ** i;
+    const f70 = forwardPerToken(l370, 4096).total;
+    const target = stepOf(w70, kv70Token * 4096, f70, 1, b200Bw, b200Peak);
+    const draft = stepOf(w8, perToken * 4096, forwardPerToken(l38, 4096).total, 1, b200Bw, b200Peak);
+    const verify = Math.max((w70 + kv70Token * 4096) / b200Bw, ((gamma + 1) * f70) / b200Peak);
+    const tokensPerS = expected / (gamma * draft + verify);
+    put('speculative_decoding', args, 'expected_tokens', expected, 'Σ α^i, i = 0..γ');
+    put('speculative_decoding', args, 'speedup', tokensPerS * target, 'E / round time, over 1 / target step');
+    speedups.set(`${alpha},${gamma}`, tokensPerS * target);
+    assert.ok(w70 + w8 + (kv70Token + perToken) * 4096 <= usable('b200').usable, 'the page says both fit one B200');
+    if (alpha === 0.8) {
+      put('speculative_decoding', args, 'cost_ratio', draft / target, 'draft step / target step');
+      put('speculative_decoding', args, 'baseline_tokens_per_s', 1 / target, 'one token per target step');
+      put('speculative_decoding', args, 'tokens_per_s', tokensPerS, 'E / (γ draft steps + verification)');
+    }
+  }
+  assert.ok(speedups.get('0.6,7') < speedups.get('0.6,4'), 'problem 8 says drafting 7 is worse than 4 at 0.6');
+  assert.ok(w70 > cap.usable, "the page says Llama 3 70B's bf16 weights do not fit one H100");
+  put('kv_cache', { model: 'llama-3-70b', context: 8192, batch: 16, kv_dtype: 'bf16' }, 'weights_bytes', w70, 'N × 2');
+  // Tensor-parallel decoding (Shoeybi et al. 2019): 1/t of the weights and of the 8 KV heads per GPU, 2 all-reduces
+  // per layer of batch × hidden × 2 bytes, each priced by the collective method of the communication chapter.
+  for (const t of [8, 4]) {
+    const args = { model: 'llama-3-70b', tp: t, context: 8192, batch: 16, hardware: 'h100-sxm' };
+    const weightsPerGpu = Math.ceil(w70 / t),
+      kvPerGpu = (kv70Token * 8192) / Math.min(t, l370.num_kv_heads);
+    const memory = (weightsPerGpu + 16 * kvPerGpu) / bw,
+      compute = (16 * forwardPerToken(l370, 8192).total) / t / peak;
+    const bytes = 16 * l370.hidden_size * 2;
+    const one = native('collective', {
+      collective: 'all_reduce',
+      message_bytes: bytes,
+      ranks_per_node: t,
+      nodes: 1,
+      hardware: 'h100-sxm',
+    }).seconds;
+    const comm = 2 * l370.num_layers * one,
+      step = Math.max(memory, compute) + comm;
+    put('tp_serving', args, 'weights_bytes_per_gpu', weightsPerGpu, 'weights / t');
+    put('tp_serving', args, 'memory_seconds', memory, '(weights + 16 caches) per GPU / bandwidth');
+    put('tp_serving', args, 'all_reduces_per_step', 2 * l370.num_layers, '2 per layer');
+    put('tp_serving', args, 'comm_seconds', comm, '2L × one all-reduce');
+    put('tp_serving', args, 'step_seconds', step, 'max(memory, compute) + all-reduces');
+    put('tp_serving', args, 'tokens_per_s', 16 / step, 'batch / step');
+    put('tp_serving', args, 'comm_fraction', comm / step, 'all-reduces / step');
+    put('tp_serving', args, 'kv_heads_per_gpu', Math.max(1, l370.num_kv_heads / t), 'n_kv / t, at least 1');
+    if (t === 4) assert.ok(16 * kvPerGpu + weightsPerGpu <= cap.usable, 'problem 9 says the 16 sequences fit');
+    if (t === 8) {
+      put('tp_serving', args, 'kv_bytes_per_sequence_per_gpu', kvPerGpu, 'one sequence, one KV head of 8');
+      put('tp_serving', args, 'all_reduce_bytes', bytes, 'batch × hidden × 2');
+      put('tp_serving', args, 'all_reduce_seconds', one, 'the collective method, ring over 8 GPUs');
+    } else {
+      put(
+        'tp_serving',
+        args,
+        'max_batch',
+        Math.floor((cap.usable - weightsPerGpu) / kvPerGpu),
+        '(usable − weights) / cache',
+      );
+    }
+  }
+  // Quantized weights: the step reads weights + batch × cache; FP8 stores a weight in 1 byte, NVFP4 in 4.5 bits
+  // (a 4-bit value and an 8-bit scale per 16).
+  const flops8k = forwardPerToken(l38, 8192).total,
+    kv8k = perToken * 8192;
+  for (const [dtype, quantized, batches] of [
+    ['fp8', n8, [1, 16, 60]],
+    ['nvfp4', (n8 * 4.5) / 8, [1, 16]],
+  ])
+    for (const batch of batches) {
+      const args = { model: 'llama-3-8b', context: 8192, batch, quantized_dtype: dtype, hardware: 'h100-sxm' };
+      const speedup = stepOf(w8, kv8k, flops8k, batch, bw, peak) / stepOf(quantized, kv8k, flops8k, batch, bw, peak);
+      put('weight_quantization', args, 'speedup', speedup, 'bytes read before / after (memory-bound)');
+      if (dtype === 'fp8')
+        put('weight_quantization', args, 'weights_share', w8 / (w8 + batch * kv8k), 'W / (W + b kv)');
+      if (batch === 60) {
+        put('weight_quantization', args, 'max_batch', Math.floor(room8 / kv8k), '(usable − weights) / cache');
+        put(
+          'weight_quantization',
+          args,
+          'quantized_max_batch',
+          Math.floor((cap.usable - quantized) / kv8k),
+          'same, FP8 weights',
+        );
+      }
+      if (dtype === 'nvfp4' && batch === 1) {
+        put('weight_quantization', args, 'ideal_speedup', w8 / quantized, '16 / 4.5 bits');
+        put('weight_quantization', args, 'quantized_weights_bytes', quantized, 'N × 4.5 / 8');
+      }
+    }
   // Chapter 9, latent attention and sliding windows: bytes per token from the preset files. MLA caches
   // L · (d_c + d_rope) values (DeepSeek-V2 sec. 2.1.2); windowed layers hold min(context, W) tokens.
   const ds = preset('models', 'deepseek-v3').config;

@@ -58,6 +58,41 @@ export function logTicks(lo, hi, mantissas = [1, 2, 5]) {
   return ticks;
 }
 
+/** The ladder value next to 10^x in `mantissas` × 10^e: the largest below it (`dir` −1) or the smallest above (+1). */
+function ladderStep(x, mantissas, dir) {
+  const values = [];
+  for (let e = Math.floor(x) - 1; e <= Math.floor(x) + 1; e++) for (const m of mantissas) values.push(m * 10 ** e);
+  const v = 10 ** x;
+  return dir < 0
+    ? Math.max(...values.filter((t) => t < v * (1 - 1e-9)))
+    : Math.min(...values.filter((t) => t > v * (1 + 1e-9)));
+}
+
+/**
+ * A log10 axis over [lo, hi] with at least `min` labelled ticks and at most `room`: 1-2-5 ticks, powers of ten
+ * (or every k-th 1-2-5 tick) when those crowd, finer steps (1, 1.5, 2, 2.5, 3, 4, …, 9) when they are too few, and the domain widened to the next ticks outside it
+ * when even those are too few. Returns the (possibly widened) domain and its ticks.
+ */
+export function logAxis(lo, hi, { min = 3, room = Infinity } = {}) {
+  let ticks = logTicks(lo, hi);
+  // Every k-th tick, k the smallest that leaves at most `room`.
+  const thin = (list) => list.filter((_, i) => i % Math.ceil(list.length / room) === 0);
+  if (ticks.length > room) {
+    const powers = logTicks(lo, hi, [1]);
+    const fewer = powers.length > room ? thin(powers) : powers;
+    ticks = fewer.length >= min ? fewer : thin(ticks);
+  }
+  if (ticks.length >= min) return { lo, hi, ticks };
+  const digits = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9];
+  ticks = logTicks(lo, hi, digits);
+  while (ticks.length < min) {
+    lo = Math.log10(ladderStep(lo, digits, -1));
+    hi = Math.log10(ladderStep(hi, digits, +1));
+    ticks = logTicks(lo, hi, digits);
+  }
+  return { lo, hi, ticks };
+}
+
 /** The smallest power-of-two stride that leaves at most `room` labels over `span` exponents. */
 export function powerOfTwoStride(span, room) {
   let stride = 1;

@@ -7,7 +7,8 @@
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
 // the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an
-// MLA latent) holds per token and how many tokens it keeps.
+// MLA latent) holds per token and how many tokens it keeps. What fits is the engine's verdict against the GPU's usable
+// bytes: a batch (or model) that does not fit shows no rates, and the curve (the engine's sweep) ends at the most that fit.
 import {
   TallyWidget,
   baseCss,
@@ -19,7 +20,7 @@ import {
   fieldControl,
   presetSelect,
 } from './base.js';
-import { drawWidth, logScale, logTicks } from './chart.js';
+import { drawWidth, labelRoom, logAxis, logScale } from './chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 /**
@@ -62,6 +63,7 @@ const OUTPUTS = ['kv', 'weights', 'fits', 'decode', 'per_seq', 'prefill', 'cross
 
 const css = `
 .chart { width: 100%; height: auto; display: block; margin-top: 10px; }
+.chart[hidden] { display: none; }
 .chart .axis { stroke: var(--muted); }
 .chart .grid { stroke: var(--border); }
 .chart path.lat { stroke: var(--accent); stroke-width: 2; fill: none; }
@@ -72,6 +74,8 @@ const css = `
 .chart text.muted { fill: var(--muted); }
 .chart .you { fill: none; stroke: var(--fg); stroke-width: 1.5; }
 .kv-wrap { margin-top: 12px; overflow-x: auto; }
+.fit-note:empty { display: none; }
+.fit-note { margin: 8px 0; padding: 6px 10px; border-left: 3px solid var(--warn); font-size: 14px; }
 .kv-layers { border-collapse: collapse; width: 100%; font-size: 14px; }
 .kv-layers caption { text-align: left; font-size: 13px; color: var(--muted); padding-bottom: 4px; }
 .kv-layers th, .kv-layers td { text-align: left; padding: 3px 8px 3px 0; border-bottom: 1px solid var(--border); vertical-align: top; }
@@ -109,6 +113,7 @@ class TallyInference extends TallyWidget {
           ${FIELDS.map((f) => field(f.name)).join('')}
         </div>
         <p class="notice" role="status"></p>
+        <p class="fit-note" data-out="fit_note" role="status"></p>
         <div class="results" aria-live="polite">
           <div class="result"><div class="label">KV cache (whole batch)</div><div class="value" data-out="kv">—</div></div>
           <div class="result"><div class="label">Weights</div><div class="value" data-out="weights">—</div></div>
@@ -197,6 +202,7 @@ class TallyInference extends TallyWidget {
       for (const key of OUTPUTS) out(key, '—');
       root.querySelector('[data-out="layers"] tbody').replaceChildren();
       out('kv_note', '');
+      out('fit_note', '');
       root.querySelector('[data-out="chart"]').replaceChildren();
       out('note', '');
       this.result = null;
@@ -235,22 +241,47 @@ class TallyInference extends TallyWidget {
     out('kv', formatBytes(r.kv_cache_bytes));
     out('weights', formatBytes(r.weights_bytes));
     out('fits', r.fits ? `yes (${formatBytes(r.total_bytes)})` : `no: ${formatBytes(r.total_bytes)}`);
-    out('decode', `${formatNumber(r.decode.tokens_per_s)} (${r.decode.bound}-bound)`);
-    out('per_seq', formatNumber(r.decode.per_sequence_tokens_per_s));
-    out('prefill', formatNumber(r.prefill_tokens_per_s));
-    out('crossover', r.crossover_batch_whole ? formatNumber(r.crossover_batch_whole) : 'never at this context');
     out('max_batch', formatNumber(r.max_batch));
+    this.drawLayers(r);
+    const gpu = this.hardware.find((h) => h.id === v.hardware)?.name ?? v.hardware;
+    // Nothing fits, or not this batch: no throughput is shown for a server that cannot run (the engine's verdict).
+    if (r.max_batch === 0 || !r.fits) {
+      const nothing = r.max_batch === 0;
+      for (const key of ['decode', 'per_seq']) out(key, 'does not fit');
+      out('prefill', nothing ? 'does not fit' : formatNumber(r.prefill_tokens_per_s));
+      out('crossover', nothing ? '—' : this.crossoverText(r));
+      out(
+        'fit_note',
+        nothing
+          ? `Does not fit: the weights alone (${formatBytes(r.weights_bytes)}) exceed the usable ${formatBytes(r.usable_bytes)} of one ${gpu}, so no sequence fits and there is no throughput to show. Choose a smaller model or a GPU with more memory.`
+          : `Does not fit: ${formatNumber(args.batch)} sequences of ${formatNumber(args.context)} tokens need ${formatBytes(r.total_bytes)} with the weights, over the usable ${formatBytes(r.usable_bytes)} of one ${gpu}; at most ${formatNumber(r.max_batch)} fit, and the chart ends there.`,
+      );
+    } else {
+      out('decode', `${formatNumber(r.decode.tokens_per_s)} (${r.decode.bound}-bound)`);
+      out('per_seq', formatNumber(r.decode.per_sequence_tokens_per_s));
+      out('prefill', formatNumber(r.prefill_tokens_per_s));
+      out('crossover', this.crossoverText(r));
+      out('fit_note', '');
+    }
     out(
       'note',
-      r.crossover_batch_whole
-        ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
-        : r.crossover_reason
-          ? `At this context ${r.crossover_reason}.`
-          : '',
+      r.max_batch === 0
+        ? ''
+        : r.crossover_batch_whole
+          ? `Below a batch of ${formatNumber(r.crossover_batch_whole)} every step waits on memory, so adding sequences is nearly free; above it the step is compute-bound and each sequence slows down in proportion.`
+          : r.crossover_reason
+            ? `At this context ${r.crossover_reason}.`
+            : '',
     );
-    this.drawLayers(r);
     this.chartArgs = [r, args.batch];
     this.drawChart(r, args.batch);
+  }
+
+  /** The crossover batch, or why there is none, and whether it lies beyond what fits. */
+  crossoverText(r) {
+    if (!r.crossover_batch_whole) return 'never at this context';
+    const text = formatNumber(r.crossover_batch_whole);
+    return r.crossover_batch_whole > r.max_batch ? `${text} (more than fit)` : text;
   }
 
   /** The engine's kv_layers as rows, and a sentence on what a latent or a window does to the cache. */
@@ -312,6 +343,12 @@ class TallyInference extends TallyWidget {
   /** Latency per token (y) against total tokens per second (x), one dot per batch of the engine's sweep. */
   drawChart(r, batch) {
     const svg = this.shadowRoot.querySelector('[data-out="chart"]');
+    // The engine's sweep ends at the largest batch that fits; when nothing fits there is no curve to draw.
+    svg.toggleAttribute('hidden', r.sweep.length === 0);
+    if (r.sweep.length === 0) {
+      svg.replaceChildren();
+      return;
+    }
     const points = r.sweep.map((s) => ({ x: s.tokens_per_s, y: s.step_seconds * 1e3, s })); // one token per step: ms per token
     // Drawn at its shown width (viewBox units = CSS px) down to 280 px, so its 11 px text stays 11 px at a 320 px screen.
     const W = drawWidth(this.shownWidth(svg), { min: 280 }),
@@ -323,25 +360,32 @@ class TallyInference extends TallyWidget {
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const xs = points.map((p) => Math.log10(p.x)),
       ys = points.map((p) => Math.log10(p.y));
-    const [x0, x1] = [Math.min(...xs), Math.max(...xs) + 0.05],
-      [y0, y1] = [Math.min(...ys) - 0.05, Math.max(...ys) + 0.1];
-    const px = logScale([x0, x1], [left, W - right]);
-    const py = logScale([y0, y1], [H - bottom, top]);
-    // Ticks at 1, 2 and 5 × 10^e (chart.js logTicks), so a narrow range still has labels.
-    let body = `<title>Latency per token against total throughput for batch 1 to ${points.at(-1).s.batch}, log scales</title>`;
-    for (const t of logTicks(y0, y1))
-      body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
-    for (const t of logTicks(x0, x1))
-      body += `<text x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
+    // At least three labelled ticks per axis (chart.js logAxis widens a narrow range), as many as fit without overlap.
+    const xAxis = logAxis(Math.min(...xs) - 0.05, Math.max(...xs) + 0.05, {
+      room: labelRoom(W - left - right, 56),
+    });
+    const yAxis = logAxis(Math.min(...ys) - 0.05, Math.max(...ys) + 0.1, { room: labelRoom(H - top - bottom, 18) });
+    const px = logScale([xAxis.lo, xAxis.hi], [left, W - right]);
+    const py = logScale([yAxis.lo, yAxis.hi], [H - bottom, top]);
+    const last = points.at(-1).s.batch;
+    let body = `<title>Latency per token against total throughput for batch 1 to ${last} (the most that fit), log scales</title>`;
+    for (const t of yAxis.ticks)
+      body += `<line class="grid" x1="${left}" x2="${W - right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}"/><text class="ytick" x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${escapeHtml(formatNumber(t))}</text>`;
+    for (const t of xAxis.ticks)
+      body += `<text class="xtick" x="${px(t).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle">${escapeHtml(formatNumber(t))}</text>`;
     body += `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${H - bottom}"/><line class="axis" x1="${left}" x2="${W - right}" y1="${H - bottom}" y2="${H - bottom}"/>`;
     body += `<path class="lat" d="${points.map((p, i) => `${i ? 'L' : 'M'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join('')}"/>`;
     for (const p of points) {
-      body += `<circle class="${p.s.bound === 'memory' ? 'lat' : 'cmp'}" cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3.5"><title>batch ${p.s.batch}: ${escapeHtml(formatNumber(p.x))} tokens/s, ${escapeHtml(formatNumber(p.y))} ms per token (${p.s.bound}-bound)</title></circle>`;
-      if (Number.isInteger(Math.log2(p.s.batch) / 2))
-        body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}">b=${p.s.batch}</text>`;
+      body += `<circle class="${p.s.bound === 'memory' ? 'lat' : 'cmp'}" data-batch="${p.s.batch}" cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3.5"><title>batch ${p.s.batch}: ${escapeHtml(formatNumber(p.x))} tokens/s, ${escapeHtml(formatNumber(p.y))} ms per token (${p.s.bound}-bound)</title></circle>`;
+      // Every fourth power of two is labelled, and the last point (the most that fit) always.
+      if (Number.isInteger(Math.log2(p.s.batch) / 2) || p.s.batch === last)
+        body += `<text class="muted" x="${(px(p.x) + 5).toFixed(1)}" y="${(py(p.y) - 6).toFixed(1)}" text-anchor="${p.s.batch === last ? 'end' : 'start'}">${p.s.batch === last ? `b=${last}, the most that fit` : `b=${p.s.batch}`}</text>`;
     }
-    const here = r.decode;
-    body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.step_seconds * 1e3).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
+    // The ring marks the reader's batch only where it fits: past the end of the curve there is no such server.
+    if (batch <= last) {
+      const here = r.decode;
+      body += `<circle class="you" cx="${px(here.tokens_per_s).toFixed(1)}" cy="${py(here.step_seconds * 1e3).toFixed(1)}" r="7"><title>your batch ${batch}</title></circle>`;
+    }
     body += `<text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle" class="muted">${W < 520 ? 'tokens/s, whole batch (log)' : 'throughput, tokens/s for the whole batch (log) · filled: memory-bound, open: compute-bound'}</text>`;
     body += `<text transform="translate(14 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle" class="muted">ms per token (log)</text>`;
     svg.innerHTML = trustedHtml(body);

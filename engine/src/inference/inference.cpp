@@ -54,17 +54,17 @@ InferenceResult inference(const ModelConfig& c, const InferenceInput& in, const 
     // Compute time b·F/peak catches up with memory time (W + b·kv)/bw at b = (W/bw) / (F/peak − kv/bw).
     const double per_sequence_gap = r.decode_flops_per_token / peak - kv / bandwidth;
     if (per_sequence_gap > 0) r.crossover_batch = (weights / bandwidth) / per_sequence_gap;
-    r.max_batch = r.memory.weights_bytes >= hw.memory_bytes
-                      ? 0
-                      : static_cast<std::int64_t>((hw.memory_bytes - r.memory.weights_bytes) / r.kv_per_sequence);
+    // One capacity rule for every verdict: the usable bytes, as kv_cache and the training budget use.
+    r.usable_bytes = preset_usable_capacity(hw).usable_bytes;
+    const KvCapacity capacity = kv_capacity(r.memory, in.context, in.batch, r.usable_bytes);
+    r.fits = capacity.fits;
+    r.max_batch = static_cast<std::int64_t>(capacity.max_batch);
 
-    // Powers of two until the step is compute-bound (and one more) or memory runs out, at least to 8.
-    const double limit =
-        std::max({8.0, static_cast<double>(r.max_batch), r.crossover_batch ? 2 * *r.crossover_batch : 0.0});
-    for (std::int64_t b = 1; b <= (std::int64_t{1} << 20) && static_cast<double>(b) <= 2 * limit; b *= 2) {
+    // Powers of two below the largest batch that fits, then that batch: the curve ends where memory does.
+    const std::int64_t last = std::min(r.max_batch, std::int64_t{1} << 20);
+    for (std::int64_t b = 1; b < last; b *= 2)
         r.sweep.push_back(decode_step(weights, kv, r.decode_flops_per_token, b, bandwidth, peak));
-        if (static_cast<double>(b) >= limit) break;
-    }
+    if (last > 0) r.sweep.push_back(decode_step(weights, kv, r.decode_flops_per_token, last, bandwidth, peak));
     return r;
 }
 

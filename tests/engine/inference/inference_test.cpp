@@ -50,11 +50,39 @@ TEST_CASE("batching raises total throughput and lowers each sequence's rate", "[
     const json& sweep = r["sweep"];
     REQUIRE(sweep.size() >= 4);
     for (std::size_t i = 1; i < sweep.size(); ++i) {
-        CHECK(sweep[i]["batch"].get<int>() == 2 * sweep[i - 1]["batch"].get<int>());
+        // Powers of two, then the largest batch that fits.
+        if (i + 1 < sweep.size()) CHECK(sweep[i]["batch"].get<int>() == 2 * sweep[i - 1]["batch"].get<int>());
         CHECK(sweep[i]["tokens_per_s"].get<double>() > sweep[i - 1]["tokens_per_s"].get<double>());
         CHECK(sweep[i]["per_sequence_tokens_per_s"].get<double>() <
               sweep[i - 1]["per_sequence_tokens_per_s"].get<double>());
     }
+}
+
+TEST_CASE("what fits is counted against the usable capacity, the one rule kv_cache uses", "[inference]") {
+    // Llama 3 8B at 8,192 tokens on an H100: the preset reports 85,520,809,984 bytes; less 512 MiB of CUDA context
+    // and ceil(5 %) = 4,276,040,500 of fragmentation leaves 80,707,898,572 usable. Beside 2 × 8,030,261,248 bytes
+    // of bf16 weights that holds floor(64,647,376,076 / (131,072 × 8,192)) = 60 caches (the 80 GB label: 59).
+    const json r = ok({{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}});
+    CHECK(r["usable_bytes"].get<std::uint64_t>() == 80'707'898'572ULL);
+    CHECK(r["max_batch"].get<std::int64_t>() == 60);
+    const json kv = json::parse(tally::api::call(
+        "kv_cache", json{{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}}.dump()))["result"];
+    CHECK(r["max_batch"] == kv["max_batch"]);
+    CHECK(r["usable_bytes"] == kv["usable_bytes"]);
+    CHECK(ok({{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}, {"batch", 60}})["fits"] == true);
+    CHECK(ok({{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}, {"batch", 61}})["fits"] == false);
+}
+
+TEST_CASE("the batch sweep ends at the largest batch that fits and is empty when nothing fits", "[inference]") {
+    const json r = ok({{"model", "llama-3-8b"}, {"context", 8192}, {"hardware", "h100-sxm"}});
+    std::vector<std::int64_t> batches;
+    for (const json& step : r["sweep"]) batches.push_back(step["batch"].get<std::int64_t>());
+    CHECK(batches == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 60});
+    // Llama 3 70B's bf16 weights alone (about 141 GB) exceed one H100's usable bytes.
+    const json big = ok({{"model", "llama-3-70b"}, {"context", 8192}, {"hardware", "h100-sxm"}});
+    CHECK(big["max_batch"] == 0);
+    CHECK(big["fits"] == false);
+    CHECK(big["sweep"].empty());
 }
 
 TEST_CASE("a long multi-head cache keeps decoding memory-bound at every batch", "[inference]") {

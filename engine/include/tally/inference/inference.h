@@ -44,8 +44,12 @@ struct InferenceResult {
     // Smallest batch whose step is compute-bound; nullopt when the KV traffic per sequence costs
     // more time than its FLOPs, so no batch ever gets there.
     std::optional<double> crossover_batch;
-    std::int64_t max_batch = 0;     // sequences whose caches fit beside the weights (0 if none)
-    std::vector<DecodeStep> sweep;  // batch = 1, 2, 4, … up to past the crossover or max_batch
+    // The preset's usable capacity (preset_usable_capacity: reported bytes less the default allowances), the
+    // figure every fit verdict on the page uses.
+    std::uint64_t usable_bytes = 0;
+    bool fits = false;              // weights + the batch's caches <= usable_bytes
+    std::int64_t max_batch = 0;     // sequences whose caches fit beside the weights in usable_bytes (0 if none)
+    std::vector<DecodeStep> sweep;  // batch = 1, 2, 4, … and then max_batch itself; empty when nothing fits
 };
 
 // Pure function of the model, the inputs and one accelerator; InputError naming the field on bad input.
