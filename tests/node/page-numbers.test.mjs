@@ -1465,6 +1465,101 @@ function expectations() {
       'tally step --validate --json',
     );
   }
+  // Chapter 10: one run (Llama 3 70B, 15T tokens, 1,024 H100s) end to end. Counts are recomputed here; the
+  // predictions (step time, planner, serving) come from the native CLI, each checked against a bound it must obey.
+  {
+    const l70 = preset('models', 'llama-3-70b').config;
+    const n70 = params(l70).total;
+    put('params', { model: 'llama-3-70b' }, 'total', n70, 'architecture count');
+    const layout = {
+      model: 'llama-3-70b',
+      hardware: 'h100-sxm',
+      gpus: 1024,
+      seq: 8192,
+      tp: 8,
+      pp: 4,
+      micro_batch: 1,
+      global_batch: 2048,
+      zero: 1,
+      sequence_parallel: true,
+      recompute: 'none',
+      flash_attention: true,
+    };
+    const cost = { ...layout, tokens: 15e12, dollars_per_gpu_hour: 2, mfu: 'predicted' };
+    const fp8 = { precision: 'fp8-delayed', dtype: 'fp8', stack: 'megatron-te' };
+    const cost8 = { ...cost, ...fp8 };
+    const run = native('training_cost', cost);
+    // Attention's FLOPs at 8,192 tokens add to 6ND (chapter 3), by less than a quarter for a model this wide.
+    assert.ok(run.total_flops > 6 * n70 * 15e12 && run.total_flops < 1.25 * 6 * n70 * 15e12, 'a little above 6ND');
+    put('training_cost', cost, 'total_flops', run.total_flops, 'native CLI, between 6ND and 1.25 x 6ND');
+    put('training_cost', cost, 'tokens_per_param', 15e12 / n70, 'tokens / parameters');
+    const step = native('step_time', layout);
+    // Days = FLOPs / (GPUs x peak x MFU): the predicted MFU turned into wall time (chapter 4's formula).
+    const peak = preset('hardware', 'h100-sxm').peak_tflops.bf16 * 1e12;
+    assert.ok(Math.abs(run.seconds / (run.total_flops / (1024 * peak * run.mfu)) - 1) < 1e-9, 'days from MFU');
+    assert.ok(Math.abs(run.mfu / step.mfu - 1) < 0.05, 'training_cost predicts the step model MFU');
+    put('training_cost', cost, 'seconds', run.total_flops / (1024 * peak * run.mfu), 'FLOPs / (GPUs x peak x MFU)');
+    put('training_cost', cost, 'cost_dollars', (run.seconds / 3600) * 1024 * 2, 'GPU-hours x $2');
+    const run8 = native('training_cost', cost8);
+    assert.ok(run8.seconds < run.seconds, 'FP8 finishes sooner');
+    put('training_cost', cost8, 'seconds', run8.seconds, 'native CLI, sooner than bf16');
+    const one = { model: 'llama-3-70b', hardware: 'h100-sxm', gpus: 1 };
+    const alone = native('memory_budget', one).per_gpu_bytes.total;
+    assert.ok(alone > 16 * n70, 'at least 16 bytes per parameter of mixed-precision AdamW state');
+    put('memory_budget', one, 'per_gpu_bytes.total', alone, 'native CLI, above 16 bytes x parameters');
+    put('memory_budget', one, 'usable_bytes', usable('h100-sxm').usable, 'reported less the allowance');
+    put('step_time', layout, 'dp', 1024 / (8 * 4), 'GPUs / (tp x pp)');
+    const sharded = native('memory_budget', layout).per_gpu_bytes.total;
+    assert.ok(sharded < usable('h100-sxm').usable, 'the sharded layout fits');
+    put('memory_budget', layout, 'per_gpu_bytes.total', sharded, 'native CLI, under the usable bytes');
+    const planArgs = {
+      model: 'llama-3-70b',
+      hardware: 'h100-sxm',
+      gpus: 1024,
+      seq: 8192,
+      global_batch: 2048,
+      flash_attention: true,
+      top: 3,
+    };
+    const plan = native('plan', planArgs);
+    for (const f of ['tp', 'pp', 'zero'])
+      put('plan', planArgs, `best.0.layout.${f}`, plan.best[0].layout[f], 'native CLI');
+    assert.ok(plan.best[0].tokens_per_second >= step.tokens_per_second, "the planner's first is at least as fast");
+    put('plan', planArgs, 'evaluated', plan.evaluated, 'native CLI');
+    put(
+      'step_time',
+      layout,
+      'step_seconds',
+      (2048 * 8192) / step.tokens_per_second,
+      'tokens per step / tokens per second',
+    );
+    put('step_time', layout, 'global_batch', 2048, 'the stated batch');
+    put('step_time', layout, 'mfu', step.mfu, 'native CLI');
+    put('step_time', layout, 'band.lower', step.band.lower, 'native CLI');
+    put('step_time', layout, 'band.upper', step.band.upper, 'native CLI');
+    const step8 = native('step_time', { ...layout, ...fp8 });
+    put('step_time', { ...layout, ...fp8 }, 'mfu', step8.mfu, 'native CLI');
+    const ck = {
+      interruptions: 419,
+      days: 54,
+      observed_gpus: 16384,
+      checkpoint_seconds: 300,
+      restart_seconds: 600,
+      gpus: 1024,
+    };
+    // Llama 3 paper (Dubey et al. 2024, sec. 3.3.4): 419 unexpected interruptions in 54 days on 16,384 GPUs.
+    put('checkpoint_interval', ck, 'job_mtbf_hours', (54 * 24 * 16384) / 419 / 1024, 'GPU-hours per failure / GPUs');
+    put(
+      'checkpoint_interval',
+      ck,
+      'optimum.efficiency',
+      native('checkpoint_interval', ck).optimum.efficiency,
+      'native CLI',
+    );
+    const serve = { model: 'llama-3-70b', tp: 8, context: 8192, batch: 16, hardware: 'h100-sxm' };
+    put('tp_serving', serve, 'tokens_per_s', native('tp_serving', serve).tokens_per_s, 'native CLI');
+  }
+
   return map;
 }
 
