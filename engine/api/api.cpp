@@ -165,15 +165,14 @@ const char* type_name(ArgType type) {
     return "any";
 }
 
-// The CLI flag of an argument: declared, else --<name> with '_' as '-'.
+}  // namespace
+
 std::string flag_name(const Arg& arg) {
     if (arg.flag != nullptr) return arg.flag;
     std::string flag = std::string("--") + arg.name;
     std::replace(flag.begin(), flag.end(), '_', '-');
     return flag;
 }
-
-}  // namespace
 
 std::string default_text(const Arg& arg) {
     if (*arg.fallback != '\0' || !std::isfinite(arg.constant)) return arg.fallback;

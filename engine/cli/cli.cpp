@@ -358,7 +358,7 @@ std::vector<Option> declared_options(const char* method, std::initializer_list<R
         if (arg.type == api::ArgType::Number) kind = Kind::Number;
         if (arg.type == api::ArgType::Boolean && switch_only(arg)) kind = Kind::Flag;
         if (arg.type == api::ArgType::Object) continue;
-        out.push_back({keep(api::arg_to_json(arg)["flag"].get<std::string>()), arg.name, kind, keep(help_of(arg))});
+        out.push_back({keep(api::flag_name(arg)), arg.name, kind, keep(help_of(arg))});
     }
     for (const Replace& r : replace)
         if (std::none_of(m->args.begin(), m->args.end(),

@@ -188,16 +188,14 @@ StackProfile stack_from_json(const std::string& id, const json& file) {
 const std::vector<StackProfile>& stack_profiles() {
     static const std::vector<StackProfile> profiles = [] {  // immutable cache of compiled-in data
         std::vector<StackProfile> out;
-        const auto& all = presets_json();
-        if (all.contains("stacks"))
-            for (const auto& file : all["stacks"]) {
-                const std::string id = file.at("id").get<std::string>();
-                StackProfile p = stack_from_json(id, file);
-                if (id == "generic")
-                    out.insert(out.begin(), std::move(p));
-                else
-                    out.push_back(std::move(p));
-            }
+        for (const auto& file : presets_of("stacks")) {
+            const std::string id = file.at("id").get<std::string>();
+            StackProfile p = stack_from_json(id, file);
+            if (id == "generic")
+                out.insert(out.begin(), std::move(p));
+            else
+                out.push_back(std::move(p));
+        }
         if (out.empty() || out.front().id != "generic") out.insert(out.begin(), {"generic", "generic", {}});
         return out;
     }();

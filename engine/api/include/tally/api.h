@@ -207,6 +207,8 @@ const Method* find_method(std::string_view name);
 // method's declared arguments and result fields (the contract as data).
 json list_methods(bool detail = false);
 // One declaration as JSON: {name, type, unit, low, high, default, doc, flag, values}.
+// The CLI flag of an argument: declared, else --<name> with '_' as '-' (arg_to_json's "flag").
+std::string flag_name(const Arg& arg);
 json arg_to_json(const Arg& arg);
 // The default as the contract prints it: arg.fallback, or arg.constant as a number ("8", "0.001").
 std::string default_text(const Arg& arg);

@@ -23,6 +23,8 @@ std::span<const PresetSource> preset_sources();
 const nlohmann::json& presets_json();
 
 // The preset object of a kind and id, or nullptr.
+// The presets of one kind ("stacks", "fabrics", ...) as a JSON array, each with its "id"; parsed once.
+const nlohmann::json& presets_of(std::string_view kind);
 const nlohmann::json* find_preset(std::string_view kind, std::string_view id);
 
 }  // namespace tally
