@@ -401,3 +401,28 @@ test('the does-not-fit state reads at 375 px', async (t) => {
   await screenshot(page.locator('figure[data-widget="tally-inference"]'), 'inference-8b-phone');
   assert.deepEqual(page.errors, []);
 });
+
+test("the inference widget's weights format: gpt-oss-120b in MXFP4 holds the engine's weight bytes, about a quarter of bf16", async (t) => {
+  const site = await startSite();
+  t.after(() => site.close());
+  const { page, widget } = await open(site, DESKTOP);
+  const { engine, fmt } = inPage(page);
+  const options = await widget
+    .locator('select[name="weights_dtype"] option')
+    .evaluateAll((els) => els.map((e) => e.value));
+  for (const id of ['bf16', 'fp8', 'mxfp4', 'nvfp4']) assert.ok(options.includes(id), `${id} in ${options}`);
+  await setControl(widget, 'model', 'gpt-oss-120b');
+  await setControl(widget, 'weights_dtype', 'mxfp4');
+  const args = { model: 'gpt-oss-120b', hardware: 'h100-sxm', batch: 8, context: 4096 };
+  const mx = await engine({ ...args, weights_dtype: 'mxfp4' });
+  const bf16 = await engine({ ...args, weights_dtype: 'bf16' });
+  // MXFP4: 4 bits a value and one 8-bit scale per 32 (OCP MX v1.0), 4.25 bits against bf16's 16.
+  assert.ok(Math.abs((mx.weights_bytes * 16) / (bf16.weights_bytes * 4.25) - 1) < 1e-9);
+  const weightsOut = await widget.locator('[data-out="weights"]').elementHandle();
+  await page.waitForFunction(
+    ([el, expected]) => el.textContent.includes(expected),
+    [weightsOut, await fmt('formatBytes', mx.weights_bytes)],
+  );
+  assert.doesNotMatch(await widget.locator('.results').textContent(), /NaN|Infinity|undefined/);
+  assert.deepEqual(page.errors, []);
+});

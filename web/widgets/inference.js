@@ -3,7 +3,8 @@
 // where a decode step turns compute-bound.
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
-//   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", kv-heads="8"
+//   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", weights-dtype="bf16",
+//   kv-heads="8"
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
 // the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an
@@ -47,6 +48,20 @@ const FIELDS = [
       w.kvDtypes.map((d) => ({ value: d.id, label: `${d.id}, ${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'}` })),
     fallback: 'bf16',
     arg: 'kv_dtype',
+  },
+  {
+    name: 'weights_dtype',
+    kind: 'select',
+    label: 'Weights format',
+    // The same storage table as the KV cache: bf16 as trained, fp8, or block-scaled 4-bit (mxfp4 as gpt-oss ships
+    // its experts, nvfp4), each with its scales' bytes.
+    options: (w) =>
+      w.kvDtypes.map((d) => ({
+        value: d.id,
+        label: `${d.id}, ${d.bytes} ${d.bytes === 1 ? 'byte' : 'bytes'} a weight`,
+      })),
+    fallback: 'bf16',
+    arg: 'weights_dtype',
   },
   { name: 'kv_heads', kind: 'number', label: 'KV heads (GQA)', fallback: '', arg: 'num_kv_heads' },
 ];
