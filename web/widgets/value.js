@@ -54,6 +54,8 @@ export const FORMATS = {
   sig2: (v) => Number(v.toPrecision(2)).toLocaleString('en-US'),
   tflops_sig2: (v) => FORMATS.sig2(v / 1e12),
   pct: (v) => formatPercent(v),
+  // Two significant figures in percent, for small errors that pct would print as 0.0% (0.028%).
+  pct_sig2: (v) => `${Number((v * 100).toPrecision(2)).toLocaleString('en-US', { maximumFractionDigits: 20 })}%`,
   // A signed relative error in whole percent: "+22%", "−5%" (an error band's bounds).
   spct: (v) => `${v < 0 ? '−' : '+'}${Math.abs(Math.round(100 * v))}%`,
   // One decimal at any size, for shares that differ in the first decimal (two layouts' MFU).
