@@ -559,6 +559,15 @@ function expectations() {
   put('pipeline_schedule', sched('gpipe'), 'peak_in_flight', 8, 'GPipe: every micro-batch before the first backward');
   put('pipeline_schedule', sched('1f1b'), 'bubble_ratio', 3 / 8, '1F1B: (p − 1)/m');
   put('pipeline_schedule', sched('1f1b'), 'peak_in_flight', 4, '1F1B: p');
+  // Chapter 8 problem 3: one bubble as a share of the step, (p − 1)/(m + p − 1), and as a ratio to the compute.
+  for (const m of [32, 64])
+    put(
+      'pipeline_schedule',
+      { schedule: '1f1b', stages: 8, microbatches: m },
+      'idle_fraction',
+      7 / (m + 7),
+      '1F1B: (p − 1)/(m + p − 1)',
+    );
   put('pipeline_schedule', sched('interleaved', { chunks: 2 }), 'bubble_ratio', 3 / 16, 'interleaved: (p − 1)/(v·m)');
   put(
     'pipeline_schedule',

@@ -32,9 +32,14 @@ export default function pipeline(engine, { stages = 4, microbatches = 8 } = {}) 
   body += rect(4, y - 10, 12, 12, 'box tone-0') + text(22, y, 'forward');
   body += rect(110, y - 10, 12, 12, 'box tone-2') + text(128, y, 'backward (2× forward)');
   body += rect(4, y + 10, 12, 12, 'idle') + text(22, y + 20, 'idle: the bubble; numbers are micro-batches');
-  body += text(4, y + 44, `${stages} stages, ${microbatches} micro-batches: idle ${(bubble * 100).toFixed(1)}%`, {
-    cls: 'strong',
-  });
+  body += text(
+    4,
+    y + 44,
+    `${stages} stages, ${microbatches} micro-batches: idle ${(bubble * 100).toFixed(1)}% of the step`,
+    {
+      cls: 'strong',
+    },
+  );
   body += text(4, y + 64, '= (p − 1) / (m + p − 1)', { cls: 'strong' });
   return svg(
     y + 74,
