@@ -8,29 +8,33 @@ export interface SharedModelArgs {
   model?: unknown | null;
   /** a Hugging Face config.json, as text or as an object (instead of model); default none */
   hf_config?: unknown | null;
-  /** an encoder's head: the bare model, the masked-LM head, or both pretraining heads; only with `model` given or `hf_config` given; default model */
+  /** an encoder's head: the bare model, the masked-LM head, or both pretraining heads; default model */
   encoder_head?: "model" | "masked_lm" | "pretraining" | null;
 }
 
 /** Arguments shared by flops, training_cost, mfu. */
 export interface SharedSeqArgs {
-  /** sequence length; only with `model` given or `hf_config` given; unit tokens; range [1, 1073741824]; default depends: min(max_positions, 2048) */
+  /** sequence length; unit tokens; range [1, 1073741824]; default depends: min(max_positions, 2048) */
   seq?: number | string | null;
   /** attention score FLOPs: the full s x s square or the causal half; default full */
   attention_flops?: "full" | "causal" | null;
+  /** pipeline stages, for recompute_layers (1 to the model's layers); unit stages; default 1 */
+  pp?: number | string | null;
 }
 
 /** Arguments shared by flops, training_cost, mfu, memory_budget, finetune, fit, step_time, plan. */
 export interface SharedDecoderSeqArgs {
-  /** encoder-decoder: the target length (0: seq); only with `model` given or `hf_config` given; unit tokens; range [0, 1073741824]; default 0 */
+  /** encoder-decoder: the target length (0: seq); unit tokens; range [0, 1073741824]; default 0 */
   decoder_seq?: number | string | null;
+  /** activation recomputation; default none */
+  recompute?: "none" | "selective" | "full" | null;
   /** fused attention: no s x s score matrix stored; default false */
   flash_attention?: boolean | "true" | "false" | "1" | "0" | null;
   /** comma-separated ops recomputed (selective recomputation by op); default "" */
   recompute_ops?: string | null;
-  /** layers per pipeline stage with full recomputation (0: all, per recompute); only with `model` given or `hf_config` given; unit layers; range [0, 100000]; default 0 */
+  /** layers per pipeline stage with full recomputation (0: all, per recompute); unit layers; range [0, 100000]; default 0 */
   recompute_layers?: number | string | null;
-  /** MoE expert capacity factor (0: tokens dropped nowhere, no padding); only with `model` given or `hf_config` given; default 0 */
+  /** MoE expert capacity factor (0: tokens dropped nowhere, no padding); default 0 */
   capacity_factor?: number | string | null;
 }
 
@@ -40,7 +44,7 @@ export interface SharedParamsArgs {
   params?: number | string | null;
   /** what the FLOPs count; default depends: exact with a model, six_nd with params */
   flops_basis?: "exact" | "six_nd" | "six_nd_active" | null;
-  /** dtype whose peak the hardware preset gives; only with `hardware` given; default bf16 */
+  /** dtype whose peak the hardware preset gives; default bf16 */
   dtype?: string | null;
   /** one GPU's peak (instead of hardware); unit FLOP/s; range (0, ∞]; default none */
   peak_flops_per_s?: number | string | null;
@@ -52,124 +56,16 @@ export interface SharedParamsArgs {
   gpus: number | string;
 }
 
-/** Arguments shared by memory_budget, finetune, fit, step_time, plan. */
-export interface SharedSeqArgs2 {
-  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
-  seq?: number | string | null;
-  /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
-  global_batch?: number | string | null;
-  /** store dropout masks (absent: when the model has dropout); default depends: the model's dropouts */
-  dropout?: boolean | "true" | "false" | "1" | "0" | null;
-  /** bytes per stored activation value; unit bytes; range [1, 4]; default 2 */
-  activation_bytes?: number | string | null;
-  /** ZeRO-3: the gathered-weights buffer counted; default none */
-  zero3_gather?: "none" | "module" | "layer" | null;
-  /** ZeRO-3: modules (or layers) prefetched ahead; range [0, 1000000]; default 0 */
-  zero3_prefetch?: number | string | null;
-  /** the accumulation buffer spans every parameter, not the ZeRO shard; only with `grad_accum` given or `stack` nanotron; default false */
-  grad_accum_full?: boolean | "true" | "false" | "1" | "0" | null;
-  /** expert-parallel degree; unit GPUs; range [1, 100000]; default 1 */
-  ep?: number | string | null;
-  /** expert tensor-parallel degree (0: tp); unit GPUs; range [0, 100000000]; default 0 */
-  etp?: number | string | null;
-  /** context-parallel degree; unit GPUs; range [1, 1073741824]; default 1 */
-  cp?: number | string | null;
-  /** HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group); unit GPUs; range [0, 100000000]; default 0 */
-  shard_group?: number | string | null;
-  /** what lives in host memory; default none */
-  offload?: "none" | "optimizer" | "params" | "optimizer_params" | null;
-  /** dtype of the weights; default depends: the recipe's */
-  weights?: string | null;
-  /** dtype of the gradients; default depends: the recipe's */
-  gradients?: string | null;
-  /** dtype of the master weights (none for no copy); default depends: the recipe's */
-  master_weights?: string | null;
-  /** optimizer id (see presets: adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor); default depends: the recipe's */
-  optimizer?: string | null;
-  /** dtype of the optimizer states; default depends: the recipe's */
-  optimizer_state?: string | null;
-  /** dtype of a separate gradient-accumulation buffer (none for no buffer); default depends: the recipe's */
-  grad_accum?: string | null;
-}
-
-/** Arguments shared by memory_budget, finetune, fit, step_time. */
-export interface SharedMicroBatchArgs {
-  /** sequences per GPU per forward pass; unit sequences; range [1, 1000000000]; default 1 */
-  micro_batch?: number | string | null;
-  /** tensor-parallel degree; unit GPUs; range [1, 1000000]; default 1 */
-  tp?: number | string | null;
-  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
-  pp?: number | string | null;
-  /** shard the norm and dropout activations across tp (Megatron SP); default false */
-  sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
-  /** model chunks per pipeline stage (interleaved 1F1B); unit chunks; range [1, 100000]; default 1 */
-  virtual_stages?: number | string | null;
-  /** keep every in-flight micro-batch's stage output (no deallocation); only with `pp` > 1; default false */
-  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
-  /** pipeline stages split by compute cost, LM head counted (nanotron); only with `pp` > 1; default false */
-  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
-  /** context parallelism with the causal load-balanced split; only with `cp` > 1; default true */
-  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
-}
-
-/** Arguments shared by memory_budget, finetune, step_time. */
-export interface SharedGpusArgs {
-  /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
-  gpus?: number | string | null;
-  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
-  zero?: number | string | null;
-}
-
-/** Arguments shared by memory_budget, finetune, fit, kv_cache. */
-export interface SharedCapacityBytesArgs {
-  /** one GPU's memory, used as given (instead of hardware); unit bytes; range [1, 4611686018427388000]; default none */
-  capacity_bytes?: number | string | null;
-  /** a hardware preset id (see presets) or a hardware object: its reported capacity less the allowance; default none */
-  hardware?: unknown | null;
-  /** memory the CUDA context takes; only with `hardware` given or `capacity_bytes` given; unit bytes; range [0, 4611686018427388000]; default depends: 0 with capacity_bytes, the default allowance with hardware */
-  cuda_context_bytes?: number | string | null;
-  /** share of the capacity lost to allocator fragmentation; only with `hardware` given or `capacity_bytes` given; default depends: 0 with capacity_bytes, the default with hardware */
-  fragmentation_fraction?: number | string | null;
-}
-
-/** Arguments shared by float_encode, float_compare, float_explore, float_encode_batch. */
-export interface SharedRoundingArgs {
-  /** rounding mode (or rn, rna, rz, ru, rd); default nearest_even */
-  rounding?: "nearest_even" | "nearest_away" | "toward_zero" | "up" | "down" | null;
-  /** true, false, or "default": clamp overflow to the largest finite value; default depends: the format's NVIDIA default */
-  saturate?: unknown | null;
-}
-
-/** Arguments shared by float_decode, float_explore. */
-export interface SharedCodeArgs {
-  /** the bit pattern: an integer, or hex text; default depends: required without hex */
-  code?: unknown | null;
-  /** the bit pattern as hex text, e.g. "0x7e"; default none */
-  hex?: string | null;
-  /** a bit index to flip before decoding; default none */
-  flip_bit?: number | string | null;
-}
-
-/** Arguments shared by block_quantize, block_compare. */
-export interface SharedValuesArgs {
-  /** the vector: a list of up to 65536 finite numbers, or comma-separated text; default depends: required without generate */
-  values?: unknown | null;
-  /** a generated vector instead: {n: 64, seed: 1, scale: 1, outlier: 0, outlier_index: n/3}; default none */
-  generate?: Record<string, unknown> | null;
-}
-
-/** Arguments shared by step_time, plan. */
-export interface SharedHardwareArgs {
-  /** a hardware preset id or object; required */
-  hardware: unknown;
+/** Arguments shared by training_cost, step_time, plan. */
+export interface SharedInterleaveArgs {
+  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); unit chunks; range [1, 1024]; default depends: virtual_stages */
+  interleave?: number | string | null;
   /** the embedding and the LM head as pipeline chunks of their own; default false */
   embedding_chunks?: boolean | "true" | "false" | "1" | "0" | null;
   /** GPUs per node; unit GPUs; range [1, 1000000]; default depends: the hardware preset's interconnect */
   gpus_per_node?: number | string | null;
   /** a GEMM precision recipe (fp8_*, mxfp8: FP8 GEMMs); default "" */
   precision?: string | null;
-  /** dtype of the GEMMs' peak; default depends: fp8 with an FP8 precision, else bf16 */
-  dtype?: string | null;
   /** overlap the gradient reduction with the backward pass; default true */
   overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
   /** software stack: the defaults of the run's switches (content/presets/stacks/<id>.json); default generic */
@@ -184,7 +80,7 @@ export interface SharedHardwareArgs {
   ep_overlap?: boolean | "true" | "false" | "1" | "0" | null;
   /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); range [0, 10000000]; default 0 */
   lora_rank?: number | string | null;
-  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); only with `lora_rank` > 0; default q,v */
+  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); default q,v */
   lora_targets?: string | null;
   /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; default nominal */
   fabric?: "nominal" | "hf-ultrascale-h100" | null;
@@ -234,6 +130,112 @@ export interface SharedHardwareArgs {
   eager_glu?: boolean | "true" | "false" | "1" | "0" | null;
 }
 
+/** Arguments shared by training_cost, memory_budget, finetune, fit, step_time, plan. */
+export interface SharedMicroBatchArgs {
+  /** sequences per GPU per forward pass; unit sequences; range [1, 1000000000]; default 1 */
+  micro_batch?: number | string | null;
+  /** sequences per optimizer step (0: the method's default from micro_batch and dp); unit sequences; range [0, 1125899906842624]; default 0 */
+  global_batch?: number | string | null;
+  /** tensor-parallel degree; unit GPUs; range [1, 1000000]; default 1 */
+  tp?: number | string | null;
+  /** shard the norm and dropout activations across tp (Megatron SP); default false */
+  sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
+  /** store dropout masks (absent: when the model has dropout); default depends: the model's dropouts */
+  dropout?: boolean | "true" | "false" | "1" | "0" | null;
+  /** bytes per stored activation value; unit bytes; range [1, 4]; default 2 */
+  activation_bytes?: number | string | null;
+  /** ZeRO-3: the gathered-weights buffer counted; default none */
+  zero3_gather?: "none" | "module" | "layer" | null;
+  /** ZeRO-3: modules (or layers) prefetched ahead; range [0, 1000000]; default 0 */
+  zero3_prefetch?: number | string | null;
+  /** model chunks per pipeline stage (interleaved 1F1B); unit chunks; range [1, 100000]; default 1 */
+  virtual_stages?: number | string | null;
+  /** keep every in-flight micro-batch's stage output (no deallocation); default false */
+  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
+  /** the accumulation buffer spans every parameter, not the ZeRO shard; default false */
+  grad_accum_full?: boolean | "true" | "false" | "1" | "0" | null;
+  /** pipeline stages split by compute cost, LM head counted (nanotron); default false */
+  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
+  /** expert-parallel degree; unit GPUs; range [1, 100000]; default 1 */
+  ep?: number | string | null;
+  /** expert tensor-parallel degree (0: tp); unit GPUs; range [0, 100000000]; default 0 */
+  etp?: number | string | null;
+  /** context-parallel degree; unit GPUs; range [1, 1073741824]; default 1 */
+  cp?: number | string | null;
+  /** context parallelism with the causal load-balanced split; default true */
+  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
+  /** HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group); unit GPUs; range [0, 100000000]; default 0 */
+  shard_group?: number | string | null;
+  /** what lives in host memory; default none */
+  offload?: "none" | "optimizer" | "params" | "optimizer_params" | null;
+  /** dtype of the weights; default depends: the recipe's */
+  weights?: string | null;
+  /** dtype of the gradients; default depends: the recipe's */
+  gradients?: string | null;
+  /** dtype of the master weights (none for no copy); default depends: the recipe's */
+  master_weights?: string | null;
+  /** optimizer id (see presets: adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor); default depends: the recipe's */
+  optimizer?: string | null;
+  /** dtype of the optimizer states; default depends: the recipe's */
+  optimizer_state?: string | null;
+  /** dtype of a separate gradient-accumulation buffer (none for no buffer); default depends: the recipe's */
+  grad_accum?: string | null;
+}
+
+/** Arguments shared by memory_budget, finetune, fit, step_time, plan. */
+export interface SharedSeqArgs2 {
+  /** sequence length; unit tokens; range [1, 1073741824]; default 2048 */
+  seq?: number | string | null;
+  /** pipeline-parallel degree; unit stages; range [1, 1000000]; default 1 */
+  pp?: number | string | null;
+}
+
+/** Arguments shared by memory_budget, finetune, fit, kv_cache. */
+export interface SharedCapacityBytesArgs {
+  /** one GPU's memory, used as given (instead of hardware); unit bytes; range [1, 4611686018427388000]; default none */
+  capacity_bytes?: number | string | null;
+  /** a hardware preset id (see presets) or a hardware object: its reported capacity less the allowance; default none */
+  hardware?: unknown | null;
+  /** memory the CUDA context takes; unit bytes; range [0, 4611686018427388000]; default depends: 0 with capacity_bytes, the default allowance with hardware */
+  cuda_context_bytes?: number | string | null;
+  /** share of the capacity lost to allocator fragmentation; default depends: 0 with capacity_bytes, the default with hardware */
+  fragmentation_fraction?: number | string | null;
+}
+
+/** Arguments shared by float_encode, float_compare, float_explore, float_encode_batch. */
+export interface SharedRoundingArgs {
+  /** rounding mode (or rn, rna, rz, ru, rd); default nearest_even */
+  rounding?: "nearest_even" | "nearest_away" | "toward_zero" | "up" | "down" | null;
+  /** true, false, or "default": clamp overflow to the largest finite value; default depends: the format's NVIDIA default */
+  saturate?: unknown | null;
+}
+
+/** Arguments shared by float_decode, float_explore. */
+export interface SharedCodeArgs {
+  /** the bit pattern: an integer, or hex text; default depends: required without hex */
+  code?: unknown | null;
+  /** the bit pattern as hex text, e.g. "0x7e"; default none */
+  hex?: string | null;
+  /** a bit index to flip before decoding; default none */
+  flip_bit?: number | string | null;
+}
+
+/** Arguments shared by block_quantize, block_compare. */
+export interface SharedValuesArgs {
+  /** the vector: a list of up to 65536 finite numbers, or comma-separated text; default depends: required without generate */
+  values?: unknown | null;
+  /** a generated vector instead: {n: 64, seed: 1, scale: 1, outlier: 0, outlier_index: n/3}; default none */
+  generate?: Record<string, unknown> | null;
+}
+
+/** Arguments shared by step_time, plan. */
+export interface SharedHardwareArgs {
+  /** a hardware preset id or object; required */
+  hardware: unknown;
+  /** dtype of the GEMMs' peak; default depends: fp8 with an FP8 precision, else bf16 */
+  dtype?: string | null;
+}
+
 /** Arguments shared by inference, paged_kv, speculative_decoding, tp_serving, weight_quantization. */
 export interface SharedKvDtypeArgs {
   /** storage dtype of the KV cache; default bf16 */
@@ -281,7 +283,7 @@ export interface PresetsResult {
   [field: string]: unknown;
 }
 
-/** model: resolve a preset id, config object or HF config.json into a tally config */
+/** model: resolve a preset id, config object or HF config.json into a tally config. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface ModelArgs extends SharedModelArgs {}
 
 /** The result of model (fields typed from its example calls; some appear only with certain arguments). */
@@ -295,7 +297,7 @@ export interface ModelResult {
   [field: string]: unknown;
 }
 
-/** params: exact parameter count by component and tensor */
+/** params: exact parameter count by component and tensor. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface ParamsArgs extends SharedModelArgs {}
 
 /** The result of params (fields typed from its example calls; some appear only with certain arguments). */
@@ -319,12 +321,8 @@ export interface ParamsResult {
   [field: string]: unknown;
 }
 
-/** flops: forward and training FLOPs by component, beside 6ND */
+/** flops: forward and training FLOPs by component, beside 6ND. SharedModelArgs applies only with `model` given or `hf_config` given. SharedSeqArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. */
 export interface FlopsArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs {
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
-  /** pipeline stages, for recompute_layers (1 to the model's layers); unit stages; default 1 */
-  pp?: number | string | null;
   /** training tokens: totals for the run (absent: per token); unit tokens; range (0, ∞]; default none */
   tokens?: number | string | null;
 }
@@ -386,140 +384,18 @@ export interface FlopsResult {
   [field: string]: unknown;
 }
 
-/** training_cost: training time, GPU-seconds and cost from a model or params */
-export interface TrainingCostArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs {
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
-  /** pipeline stages, for recompute_layers (1 to the model's layers); only with `recompute_layers` given or `mfu` predicted; unit stages; default 1 */
-  pp?: number | string | null;
+/** training_cost: training time, GPU-seconds and cost from a model or params. SharedModelArgs applies only with `model` given or `hf_config` given. SharedSeqArgs applies only with `model` given or `hf_config` given; with `recompute_layers` given or `mfu` predicted. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedParamsArgs applies only with `hardware` given. SharedInterleaveArgs applies only with `mfu` predicted. SharedMicroBatchArgs applies only with `mfu` predicted. */
+export interface TrainingCostArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs, SharedInterleaveArgs, SharedMicroBatchArgs {
   /** training tokens; unit tokens; range (0, ∞]; required */
   tokens: number | string;
   /** model FLOPs utilization in (0, 1], or "predicted": the step-time model's for the layout given; required */
   mfu: unknown;
   /** price of one GPU-hour: the cost; unit $/GPU-hour; default none */
   dollars_per_gpu_hour?: number | string | null;
-  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); only with `mfu` predicted; unit chunks; range [1, 1024]; default depends: virtual_stages */
-  interleave?: number | string | null;
-  /** the embedding and the LM head as pipeline chunks of their own; only with `mfu` predicted; default false */
-  embedding_chunks?: boolean | "true" | "false" | "1" | "0" | null;
-  /** GPUs per node; only with `mfu` predicted; unit GPUs; range [1, 1000000]; default depends: the hardware preset's interconnect */
-  gpus_per_node?: number | string | null;
-  /** a GEMM precision recipe (fp8_*, mxfp8: FP8 GEMMs); only with `mfu` predicted; default "" */
-  precision?: string | null;
-  /** overlap the gradient reduction with the backward pass; only with `mfu` predicted; default true */
-  overlap_grad_reduce?: boolean | "true" | "false" | "1" | "0" | null;
-  /** software stack: the defaults of the run's switches (content/presets/stacks/<id>.json); only with `mfu` predicted; default generic */
-  stack?: "generic" | "deepspeed" | "megatron-te" | "nanotron" | "pytorch-fsdp" | "torchtitan" | null;
-  /** torch.compile: fuses the elementwise ops of plain-PyTorch model code; only with `mfu` predicted; default false */
-  compile?: boolean | "true" | "false" | "1" | "0" | null;
-  /** async TP: sequence-parallel collectives overlapped with the linear GEMMs; only with `mfu` predicted; default false */
-  async_tp?: boolean | "true" | "false" | "1" | "0" | null;
-  /** ZeRO-3/FSDP gathers the linear weights in FP8 (needs a per-tensor fp8-* precision, not fp8-rowwise); only with `mfu` predicted; default false */
-  fp8_all_gather?: boolean | "true" | "false" | "1" | "0" | null;
-  /** MoE: the all-to-all behind an adjacent micro-batch's compute (Megatron-Core combined 1F1B); only with `mfu` predicted; default false */
-  ep_overlap?: boolean | "true" | "false" | "1" | "0" | null;
-  /** LoRA rank r: base frozen in the step's time (0: all train); memory_bytes stays full (finetune has LoRA's); only with `mfu` predicted; range [0, 10000000]; default 0 */
-  lora_rank?: number | string | null;
-  /** LoRA: adapted modules, comma-separated (PEFT's target_modules); only with `mfu` predicted; default q,v */
-  lora_targets?: string | null;
-  /** cluster fabric: measured bus bandwidth by node count for collectives across nodes; only with `mfu` predicted; default nominal */
-  fabric?: "nominal" | "hf-ultrascale-h100" | null;
-  /** the node's network, all its cards together, one way (0: the hardware preset's cards; else at least 1); only with `mfu` predicted; unit Gb/s; range [0, 640000]; default 0 */
-  node_network_gbps?: number | string | null;
-  /** attention kernel under flash_attention: the flash-attn 2 package, cuDNN fused attention / FlashAttention-3 (Hopper and later), or PyTorch SDPA (cuDNN first on Blackwell, flash before); only with `mfu` predicted; default depends: the stack's default */
-  attention_kernel?: "flash-attn-2" | "cudnn-fused" | "sdpa" | null;
-  /** TP communication overlap (Megatron-Core --tp-comm-overlap, TE userbuffers): the sequence-parallel collectives hidden behind the linear GEMMs; only with `mfu` predicted; default depends: the stack's default */
-  tp_comm_overlap?: boolean | "true" | "false" | "1" | "0" | null;
-  /** sequence-parallel all-gathers in FP8 under a per-tensor FP8 recipe (torchao Float8ColwiseParallel); only with `mfu` predicted; default depends: the stack's default */
-  fp8_tensorwise_sp_gather?: boolean | "true" | "false" | "1" | "0" | null;
-  /** batch-first activations sharded on the sequence dim: a copy beside each sequence-parallel collective; only with `mfu` predicted; default depends: the stack's default */
-  sp_batch_first?: boolean | "true" | "false" | "1" | "0" | null;
-  /** context parallelism's K, V exchange: an exposed all-gather, TE's p2p ring, or PyTorch's all-gather overlapped with the local block; only with `mfu` predicted; default depends: the stack's default */
-  cp_exchange?: "all-gather" | "ring" | "all-gather-overlap" | null;
-  /** context parallelism exchanges K, V after repeating them to the query heads; only with `mfu` predicted; default depends: the stack's default */
-  cp_repeat_kv?: boolean | "true" | "false" | "1" | "0" | null;
-  /** selective recomputation as a per-op policy (every second matmul and the elementwise ops), not the attention core only; only with `mfu` predicted; default depends: the stack's default */
-  per_op_sac?: boolean | "true" | "false" | "1" | "0" | null;
-  /** plain-PyTorch model code: elementwise chains as separate kernels unless compile is on; only with `mfu` predicted; default depends: the stack's default */
-  eager_elementwise?: boolean | "true" | "false" | "1" | "0" | null;
-  /** FSDP with pipeline parallelism keeps gathered weights across micro-batches (reshard_after_forward False); only with `mfu` predicted; default depends: the stack's default */
-  fsdp_keep_gathered_with_pp?: boolean | "true" | "false" | "1" | "0" | null;
-  /** gradients accumulated across micro-batches and reduced in fp32 (a separate HBM pass per micro-batch); only with `mfu` predicted; default depends: the stack's default */
-  grad_fp32?: boolean | "true" | "false" | "1" | "0" | null;
-  /** ZeRO-1/2: the whole gradient buffer all-reduced in one call after the last backward, then the updated shards all-gathered, both exposed; only with `mfu` predicted; default depends: the stack's default */
-  grad_reduce_after_backward?: boolean | "true" | "false" | "1" | "0" | null;
-  /** pipeline parallelism: tied embedding and output-layer gradients all-reduced between their stages, exposed; only with `mfu` predicted; default depends: the stack's default */
-  tied_grad_after_backward?: boolean | "true" | "false" | "1" | "0" | null;
-  /** gradient buckets of this many bytes, one collective each (PyTorch DDP bucket_cap_mb); only with `mfu` predicted; range [0, 1000000000000000]; default depends: the stack's default */
-  bucket_bytes?: number | string | null;
-  /** gradient buckets of at least this many parameters instead (0: bucket_bytes; Megatron-Core, DeepSpeed); only with `mfu` predicted; range [0, 1000000000000000]; default depends: the stack's default */
-  bucket_params?: number | string | null;
-  /** gradient buckets of at least this many parameters per data-parallel rank (Megatron-Core); only with `mfu` predicted; range [0, 1000000000000000]; default depends: the stack's default */
-  bucket_params_per_rank?: number | string | null;
-  /** MoE experts through torch._grouped_mm (its measured Blackwell BF16 rate); only with `mfu` predicted; default depends: the stack's default */
-  torch_grouped_mm?: boolean | "true" | "false" | "1" | "0" | null;
-  /** MoE experts launched one local expert at a time from the host (TE GroupedLinear); only with `mfu` predicted; default depends: the stack's default */
-  expert_host_launches?: boolean | "true" | "false" | "1" | "0" | null;
-  /** query, key and value as three GEMMs, not one fused q|k|v GEMM; only with `mfu` predicted; default depends: the stack's default */
-  separate_qkv?: boolean | "true" | "false" | "1" | "0" | null;
-  /** looped pipeline schedules as a lock-step grid of time steps (torch.distributed.pipelining); only with `mfu` predicted; default depends: the stack's default */
-  pipeline_lockstep?: boolean | "true" | "false" | "1" | "0" | null;
-  /** bytes the cross-entropy moves per logit element, forward and backward (0: 5 fp32 passes, 20 bytes); only with `mfu` predicted; range [0, 1000000000000000]; default depends: the stack's default */
-  logits_bytes?: number | string | null;
-  /** the gated MLP's activation and product as separate eager kernels; only with `mfu` predicted; default depends: the stack's default */
-  eager_glu?: boolean | "true" | "false" | "1" | "0" | null;
-  /** sequences per GPU per forward pass; only with `mfu` predicted; unit sequences; range [1, 1000000000]; default 1 */
-  micro_batch?: number | string | null;
-  /** sequences per optimizer step (0: the method's default from micro_batch and dp); only with `mfu` predicted; unit sequences; range [0, 1125899906842624]; default 0 */
-  global_batch?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; only with `mfu` predicted; range [0, 3]; default 0 */
   zero?: number | string | null;
-  /** tensor-parallel degree; only with `mfu` predicted; unit GPUs; range [1, 1000000]; default 1 */
-  tp?: number | string | null;
-  /** shard the norm and dropout activations across tp (Megatron SP); only with `mfu` predicted; default false */
-  sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
-  /** store dropout masks (absent: when the model has dropout); only with `mfu` predicted; default depends: the model's dropouts */
-  dropout?: boolean | "true" | "false" | "1" | "0" | null;
-  /** bytes per stored activation value; only with `mfu` predicted; unit bytes; range [1, 4]; default 2 */
-  activation_bytes?: number | string | null;
-  /** ZeRO-3: the gathered-weights buffer counted; only with `mfu` predicted; default none */
-  zero3_gather?: "none" | "module" | "layer" | null;
-  /** ZeRO-3: modules (or layers) prefetched ahead; only with `mfu` predicted; range [0, 1000000]; default 0 */
-  zero3_prefetch?: number | string | null;
-  /** model chunks per pipeline stage (interleaved 1F1B); only with `mfu` predicted; unit chunks; range [1, 100000]; default 1 */
-  virtual_stages?: number | string | null;
-  /** keep every in-flight micro-batch's stage output (no deallocation); only with `mfu` predicted; default false */
-  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
-  /** the accumulation buffer spans every parameter, not the ZeRO shard; only with `mfu` predicted; default false */
-  grad_accum_full?: boolean | "true" | "false" | "1" | "0" | null;
-  /** pipeline stages split by compute cost, LM head counted (nanotron); only with `mfu` predicted; default false */
-  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
-  /** expert-parallel degree; only with `mfu` predicted; unit GPUs; range [1, 100000]; default 1 */
-  ep?: number | string | null;
-  /** expert tensor-parallel degree (0: tp); only with `mfu` predicted; unit GPUs; range [0, 100000000]; default 0 */
-  etp?: number | string | null;
-  /** context-parallel degree; only with `mfu` predicted; unit GPUs; range [1, 1073741824]; default 1 */
-  cp?: number | string | null;
-  /** context parallelism with the causal load-balanced split; only with `mfu` predicted; default true */
-  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
-  /** HSDP: GPUs a ZeRO shard spans (0: the whole data-parallel group); only with `mfu` predicted; unit GPUs; range [0, 100000000]; default 0 */
-  shard_group?: number | string | null;
-  /** what lives in host memory; only with `mfu` predicted; default none */
-  offload?: "none" | "optimizer" | "params" | "optimizer_params" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; only with `mfu` predicted; default bf16_mixed_adamw */
   recipe?: string | null;
-  /** dtype of the weights; only with `mfu` predicted; default depends: the recipe's */
-  weights?: string | null;
-  /** dtype of the gradients; only with `mfu` predicted; default depends: the recipe's */
-  gradients?: string | null;
-  /** dtype of the master weights (none for no copy); only with `mfu` predicted; default depends: the recipe's */
-  master_weights?: string | null;
-  /** optimizer id (see presets: adamw, adamw_8bit, sgd_momentum, sgd, lion, adafactor); only with `mfu` predicted; default depends: the recipe's */
-  optimizer?: string | null;
-  /** dtype of the optimizer states; only with `mfu` predicted; default depends: the recipe's */
-  optimizer_state?: string | null;
-  /** dtype of a separate gradient-accumulation buffer (none for no buffer); only with `mfu` predicted; default depends: the recipe's */
-  grad_accum?: string | null;
 }
 
 /** The result of training_cost (fields typed from its example calls; some appear only with certain arguments). */
@@ -571,12 +447,8 @@ export interface TrainingCostResult {
   [field: string]: unknown;
 }
 
-/** mfu: model FLOPs utilization from measured tokens per second */
+/** mfu: model FLOPs utilization from measured tokens per second. SharedModelArgs applies only with `model` given or `hf_config` given. SharedSeqArgs applies only with `model` given or `hf_config` given; with `recompute_layers` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedParamsArgs applies only with `hardware` given. */
 export interface MfuArgs extends SharedModelArgs, SharedSeqArgs, SharedDecoderSeqArgs, SharedParamsArgs {
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
-  /** pipeline stages, for recompute_layers (1 to the model's layers); only with `recompute_layers` given; unit stages; default 1 */
-  pp?: number | string | null;
   /** measured training throughput of the whole run; unit tokens/s; range (0, ∞]; required */
   tokens_per_second: number | string;
 }
@@ -624,10 +496,12 @@ export interface RecipesResult {
   [field: string]: unknown;
 }
 
-/** memory_budget: training memory per GPU, term by term */
-export interface MemoryBudgetArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSeqArgs2, SharedMicroBatchArgs, SharedGpusArgs, SharedCapacityBytesArgs {
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
+/** memory_budget: training memory per GPU, term by term. SharedModelArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedMicroBatchArgs applies only with `pp` > 1; with `grad_accum` given or `stack` nanotron; with `cp` > 1. SharedCapacityBytesArgs applies only with `hardware` given or `capacity_bytes` given. */
+export interface MemoryBudgetArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
+  /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
+  gpus?: number | string | null;
+  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
+  zero?: number | string | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
   /** a figure to compare with: the ratios of activations and total to it; unit bytes; range (0, ∞]; default none */
@@ -685,8 +559,8 @@ export interface MemoryBudgetResult {
   [field: string]: unknown;
 }
 
-/** finetune: fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs */
-export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSeqArgs2, SharedMicroBatchArgs, SharedGpusArgs, SharedCapacityBytesArgs {
+/** finetune: fine-tuning on one GPU: LoRA / QLoRA adapters, NF4 base, 8-bit or paged optimizer; memory and FLOPs. SharedModelArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedMicroBatchArgs applies only with `pp` > 1; with `grad_accum` given or `stack` nanotron; with `cp` > 1. SharedCapacityBytesArgs applies only with `hardware` given or `capacity_bytes` given. */
+export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
   /** LoRA adapters, QLoRA (4-bit base) or full fine-tuning; default lora */
   method?: "lora" | "qlora" | "full" | null;
   /** paged optimizer: the states may spill to host memory; default false */
@@ -711,8 +585,10 @@ export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, Sha
   adapter_dtype?: "fp32" | "bf16" | "fp16" | null;
   /** dtype of the dequantized compute; only with `method` lora or qlora; default bf16 */
   compute_dtype?: "bf16" | "fp16" | "fp32" | null;
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
+  /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
+  gpus?: number | string | null;
+  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
+  zero?: number | string | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -766,8 +642,8 @@ export interface FinetuneResult {
   [field: string]: unknown;
 }
 
-/** fit: largest model on N GPUs, or fewest GPUs for a model and setup */
-export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSeqArgs2, SharedMicroBatchArgs, SharedCapacityBytesArgs {
+/** fit: largest model on N GPUs, or fewest GPUs for a model and setup. SharedModelArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedMicroBatchArgs applies only with `pp` > 1; with `grad_accum` given or `stack` nanotron; with `cp` > 1. SharedCapacityBytesArgs applies only with `hardware` given or `capacity_bytes` given. */
+export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedCapacityBytesArgs {
   /** largest_model: the most parameters on gpus; min_gpus: the fewest GPUs for the model; default depends: min_gpus with a model, else largest_model */
   mode?: "largest_model" | "min_gpus" | null;
   /** largest_model: share of the memory set aside (activations, buffers), in [0, 1); range [0, 1]; default 0 */
@@ -778,8 +654,6 @@ export interface FitArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSe
   gpus?: number | string | null;
   /** min_gpus: the largest count tried; unit GPUs; range [1, 1048576]; default 1048576 */
   max_gpus?: number | string | null;
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -845,7 +719,7 @@ export interface FitResult {
   [field: string]: unknown;
 }
 
-/** kv_cache: inference weights plus KV cache */
+/** kv_cache: inference weights plus KV cache. SharedModelArgs applies only with `model` given or `hf_config` given. SharedCapacityBytesArgs applies only with `hardware` given or `capacity_bytes` given. */
 export interface KvCacheArgs extends SharedModelArgs, SharedCapacityBytesArgs {
   /** tokens cached per sequence; unit tokens; range [1, 1099511627776]; required */
   context: number | string;
@@ -1490,12 +1364,12 @@ export interface ProbeBandwidthResult {
   [field: string]: unknown;
 }
 
-/** step_time: predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs */
-export interface StepTimeArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSeqArgs2, SharedMicroBatchArgs, SharedGpusArgs, SharedHardwareArgs {
-  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); unit chunks; range [1, 1024]; default depends: virtual_stages */
-  interleave?: number | string | null;
-  /** activation recomputation; default none */
-  recompute?: "none" | "selective" | "full" | null;
+/** step_time: predicted time of one training step: compute, communication, bubble; MFU and HFU as outputs. SharedModelArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given. SharedInterleaveArgs applies only with `lora_rank` > 0. SharedMicroBatchArgs applies only with `pp` > 1; with `grad_accum` given or `stack` nanotron; with `cp` > 1. */
+export interface StepTimeArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedInterleaveArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedHardwareArgs {
+  /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
+  gpus?: number | string | null;
+  /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; range [0, 3]; default 0 */
+  zero?: number | string | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
 }
@@ -1551,32 +1425,12 @@ export interface StepTimeResult {
   [field: string]: unknown;
 }
 
-/** plan: layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput */
-export interface PlanArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedSeqArgs2, SharedHardwareArgs {
-  /** model chunks per pipeline stage (interleaved 1F1B; same as virtual_stages); only never: it is searched; unit chunks; range [1, 1024]; default depends: virtual_stages */
-  interleave?: number | string | null;
-  /** sequences per GPU per forward pass; only never: it is searched; unit sequences; range [1, 1000000000]; default 1 */
-  micro_batch?: number | string | null;
+/** plan: layouts (tp, pp, dp, ZeRO, SP, interleave, micro-batch, recompute) that fit, ranked by predicted throughput. SharedModelArgs applies only with `model` given or `hf_config` given. SharedDecoderSeqArgs applies only with `model` given or `hf_config` given; never: it is searched. SharedInterleaveArgs applies only never: it is searched; with `lora_rank` > 0. SharedMicroBatchArgs applies only never: it is searched; with `grad_accum` given or `stack` nanotron. SharedSeqArgs2 applies only never: it is searched. */
+export interface PlanArgs extends SharedModelArgs, SharedDecoderSeqArgs, SharedInterleaveArgs, SharedMicroBatchArgs, SharedSeqArgs2, SharedHardwareArgs {
   /** GPUs in the run; unit GPUs; range [1, 1000000]; default 1 */
   gpus?: number | string | null;
   /** ZeRO stage: 0 none, 1 optimizer, 2 +gradients, 3 +weights; only never: it is searched; range [0, 3]; default 0 */
   zero?: number | string | null;
-  /** tensor-parallel degree; only never: it is searched; unit GPUs; range [1, 1000000]; default 1 */
-  tp?: number | string | null;
-  /** pipeline-parallel degree; only never: it is searched; unit stages; range [1, 1000000]; default 1 */
-  pp?: number | string | null;
-  /** shard the norm and dropout activations across tp (Megatron SP); only never: it is searched; default false */
-  sequence_parallel?: boolean | "true" | "false" | "1" | "0" | null;
-  /** activation recomputation; only never: it is searched; default none */
-  recompute?: "none" | "selective" | "full" | null;
-  /** model chunks per pipeline stage (interleaved 1F1B); only never: it is searched; unit chunks; range [1, 100000]; default 1 */
-  virtual_stages?: number | string | null;
-  /** keep every in-flight micro-batch's stage output (no deallocation); default false */
-  keep_stage_outputs?: boolean | "true" | "false" | "1" | "0" | null;
-  /** pipeline stages split by compute cost, LM head counted (nanotron); default false */
-  cost_balanced_stages?: boolean | "true" | "false" | "1" | "0" | null;
-  /** context parallelism with the causal load-balanced split; default true */
-  cp_load_balance?: boolean | "true" | "false" | "1" | "0" | null;
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
   /** how many of the fastest layouts to list; unit layouts; range [1, 100]; default 5 */
@@ -1666,7 +1520,7 @@ export interface ComputeUnitsResult {
   [field: string]: unknown;
 }
 
-/** checkpoint_size: bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer) */
+/** checkpoint_size: bytes of an inference checkpoint (weights) and a resumable one (+ master, optimizer). SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface CheckpointSizeArgs extends SharedModelArgs {
   /** a named recipe (see recipes): dtype per tensor class and optimizer; default bf16_mixed_adamw */
   recipe?: string | null;
@@ -1736,7 +1590,7 @@ export interface MatmulRooflineResult {
   [field: string]: unknown;
 }
 
-/** inference: serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch */
+/** inference: serving: KV cache, weights, decode step time vs batch (memory- or compute-bound), prefill rate, crossover batch. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface InferenceArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** tokens in context per sequence; unit tokens; range [1, 1099511627776]; required */
   context: number | string;
@@ -1809,7 +1663,7 @@ export interface InferenceResult {
   [field: string]: unknown;
 }
 
-/** paged_kv: serving memory: KV caches reserved at the longest context against paged in blocks (PagedAttention): sequences that fit and the decode rate at each */
+/** paged_kv: serving memory: KV caches reserved at the longest context against paged in blocks (PagedAttention): sequences that fit and the decode rate at each. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface PagedKvArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** tokens reserved per sequence without paging (the longest it may reach); unit tokens; range [1, 1099511627776]; default 8192 */
   reserved_context?: number | string | null;
@@ -1864,7 +1718,7 @@ export interface PagedKvResult {
   [field: string]: unknown;
 }
 
-/** speculative_decoding: speculative decoding: expected tokens per verification step, draft and target step times, speedup */
+/** speculative_decoding: speculative decoding: expected tokens per verification step, draft and target step times, speedup. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface SpeculativeDecodingArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** the draft: a preset id or a tally config object; required */
   draft_model: unknown;
@@ -1917,7 +1771,7 @@ export interface SpeculativeDecodingResult {
   [field: string]: unknown;
 }
 
-/** tp_serving: tensor-parallel decoding: weights and KV split over tp GPUs, two all-reduces per layer, step time */
+/** tp_serving: tensor-parallel decoding: weights and KV split over tp GPUs, two all-reduces per layer, step time. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface TpServingArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** GPUs the model is split over (divides the heads); unit GPUs; range [1, 1024]; default 8 */
   tp?: number | string | null;
@@ -1976,7 +1830,7 @@ export interface TpServingResult {
   [field: string]: unknown;
 }
 
-/** weight_quantization: decoding with quantized weights: the weights' share of bytes read, step times and speedup, what fits */
+/** weight_quantization: decoding with quantized weights: the weights' share of bytes read, step times and speedup, what fits. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface WeightQuantizationArgs extends SharedModelArgs, SharedKvDtypeArgs {
   /** tokens in context per sequence; unit tokens; range [1, 1099511627776]; required */
   context: number | string;
@@ -2139,7 +1993,7 @@ export interface CollectiveResult {
   [field: string]: unknown;
 }
 
-/** comm_roofline: bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point */
+/** comm_roofline: bytes moved per FLOP of one layer under DP, FSDP, TP, PP, EP, CP against the link's ridge point. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface CommRooflineArgs extends SharedModelArgs {
   /** a hardware preset id: its links; default h100-sxm */
   hardware?: string | null;
@@ -2249,7 +2103,7 @@ export interface OverlapResult {
   [field: string]: unknown;
 }
 
-/** moe_routing: mixture of experts: active vs total parameters, capacity and dropped tokens, the expert-parallel all-to-all per token and layer */
+/** moe_routing: mixture of experts: active vs total parameters, capacity and dropped tokens, the expert-parallel all-to-all per token and layer. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface MoeRoutingArgs extends SharedModelArgs {
   /** sequence length; unit tokens; range [1, 1048576]; default 4096 */
   seq?: number | string | null;
@@ -2312,7 +2166,7 @@ export interface MoeRoutingResult {
   [field: string]: unknown;
 }
 
-/** context_parallel: context parallelism: causal attention work per CP rank (contiguous vs load-balanced chunks) and one ring-attention step's compute against its K, V transfer */
+/** context_parallel: context parallelism: causal attention work per CP rank (contiguous vs load-balanced chunks) and one ring-attention step's compute against its K, V transfer. SharedModelArgs applies only with `model` given or `hf_config` given. */
 export interface ContextParallelArgs extends SharedModelArgs {
   /** hardware preset (peak and links); default h100-sxm */
   hardware?: string | null;

@@ -129,21 +129,28 @@ function argLines(a) {
 }
 
 /**
- * The argument groups several methods share: arguments whose declarations are identical and that appear in
- * exactly the same methods form one group (in the order of the first method that lists them); a group of two or
- * more arguments used by two or more methods becomes an interface, named after its first argument.
+ * An argument's declaration without when it applies: training_cost declares the step model's layout arguments
+ * with "only with `mfu` predicted", and they are the same arguments as step_time's, so they share one interface.
+ */
+export const declarationKey = (a) => JSON.stringify({ ...a, applies: undefined });
+
+/**
+ * The argument groups several methods share: arguments whose declarations are identical (declarationKey) and that
+ * appear in exactly the same methods form one group (in the order of the first method that lists them); a group of
+ * two or more arguments used by two or more methods becomes an interface, named after its first argument. Where a
+ * method declares when a group's arguments apply, its own interface says so (declarations()).
  */
 export function sharedGroups(methods) {
   const users = new Map(); // declaration text -> the methods that declare it
   for (const m of methods)
     for (const a of m.args) {
-      const key = JSON.stringify(a);
+      const key = declarationKey(a);
       users.set(key, [...(users.get(key) ?? []), m.name]);
     }
   const groups = new Map(); // method set -> declarations
   for (const m of methods)
     for (const a of m.args) {
-      const key = JSON.stringify(a);
+      const key = declarationKey(a);
       const set = users.get(key).join(' ');
       if (!groups.has(set)) groups.set(set, []);
       if (!groups.get(set).includes(key)) groups.get(set).push(key);
@@ -244,10 +251,22 @@ export function declarations(methods, samples) {
   }
   for (const m of methods) {
     const name = tsName(m.name);
-    const own = m.args.filter((a) => !groups.some((g) => g.keys.has(JSON.stringify(a))));
-    const bases = groups.filter((g) => g.methods.includes(m.name)).map((g) => g.name);
+    const own = m.args.filter((a) => !groups.some((g) => g.keys.has(declarationKey(a))));
+    const shared = groups.filter((g) => g.methods.includes(m.name));
+    const bases = shared.map((g) => g.name);
+    // When this method's declarations say the shared arguments apply only sometimes: one line per group.
+    const applies = shared.flatMap((g) => {
+      const texts = [
+        ...new Set(m.args.filter((a) => g.keys.has(declarationKey(a)) && a.applies).map((a) => a.applies)),
+      ];
+      return texts.length ? [`${g.name} applies only ${texts.join('; ')}.`] : [];
+    });
     const head = `export interface ${name}Args${bases.length ? ` extends ${bases.join(', ')}` : ''} {`;
-    out.push(`/** ${m.name}: ${m.summary.replaceAll('*/', '*\\/')} */`, own.length ? head : `${head}}`);
+    const ownSummary = m.summary.replaceAll('*/', '*\\/');
+    const summary = [applies.length && !/[.!?]$/.test(ownSummary) ? `${ownSummary}.` : ownSummary, ...applies].join(
+      ' ',
+    );
+    out.push(`/** ${m.name}: ${summary} */`, own.length ? head : `${head}}`);
     if (own.length) {
       for (const a of own) out.push(...argLines(a));
       out.push('}');

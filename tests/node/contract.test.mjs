@@ -120,6 +120,14 @@ test('arguments several methods share are declared once in the .d.ts and extende
   assert.ok(model, 'the model arguments form one group');
   assert.ok(model.methods.includes('kv_cache') && model.methods.includes('step_time'));
   assert.match(dts, new RegExp(`export interface KvCacheArgs extends [^{]*\\b${model.name}\\b`));
+  // training_cost declares the step model's layout arguments with when they apply (mfu predicted): the same
+  // arguments as step_time's and plan's, so one group, with the condition said once in TrainingCostArgs.
+  const layout = groups.find((g) => g.args.some((a) => a.name === 'tp_comm_overlap'));
+  assert.ok(
+    layout && ['training_cost', 'step_time', 'plan'].every((n) => layout.methods.includes(n)),
+    'one layout group',
+  );
+  assert.match(dts, new RegExp(`training_cost: [^\\n]*${layout.name} applies only with \`mfu\` predicted`));
   // Each declaration's text appears once: a shared argument is written in its group only.
   for (const m of declared)
     for (const a of m.args) {
