@@ -15,7 +15,7 @@ import {
   formatBytes,
   escapeHtml,
 } from './base.js';
-import { drawWidth, logScale, logTicks } from './chart.js';
+import { drawWidth, logScale, logTicks } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const COLLECTIVES = [

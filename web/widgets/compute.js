@@ -19,7 +19,7 @@ import {
   modelOption,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './chart.js';
+import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 export { formatDollars };

@@ -17,7 +17,7 @@ import {
   formatNumber,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
+import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const SATURATION = [

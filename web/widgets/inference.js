@@ -19,7 +19,7 @@ import {
   fieldControl,
   presetSelect,
 } from './base.js';
-import { drawWidth, logScale, logTicks } from './chart.js';
+import { drawWidth, logScale, logTicks } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 /**

@@ -37,7 +37,7 @@ import {
   fieldControl,
 } from './base.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
-import { drawWidth, linearScale, linearTicks } from './chart.js';
+import { drawWidth, linearScale, linearTicks } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const CUSTOM = 'custom';

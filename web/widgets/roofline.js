@@ -29,7 +29,7 @@ import {
   parseNumber,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, logScale } from './chart.js';
+import { drawWidth, exponentTicks, logScale } from './kit/chart.js';
 import { LabelPlacer, textWidth } from './roofline-labels.js';
 import { RooflineBench, MAX_WORKERS, DEFAULT_WORKERS } from './roofline-bench.js';
 import { trustedHtml } from './kit/trusted.js';

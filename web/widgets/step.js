@@ -23,7 +23,7 @@ import {
   declaredArgs,
   isNumberText,
 } from './base.js';
-import { drawWidth } from './chart.js';
+import { drawWidth } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 

@@ -2,7 +2,7 @@
 // warnings, chart widths, mounting), and defineWidget/widgetTags, the registry of tally's elements.
 import { getEngine, TallyError } from '../../engine.js';
 import { readState, writeState, stateKey, isKeyId, onStateRefused, MAX_VALUE_LENGTH } from '../../state.js';
-import { attachShare } from '../share.js';
+import { attachShare } from './share.js';
 import { baseCss } from './styles.js';
 import { THEMES, applyThemeSoon, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { clearErrors, showError, showErrorNow } from './fields.js';
