@@ -408,12 +408,68 @@ export class TallyWidget extends ElementBase {
   }
 
   /**
+   * The edit -> update -> save cycle: on every reader edit (onControlEdit), onEdit(name) keeps the fields linked to
+   * the edited one in step, then update() shows the new result and saveState() writes it to the URL.
+   */
+  updateOnEdit() {
+    this.onControlEdit((control) => {
+      this.onEdit(control.name);
+      this.update();
+      this.saveState();
+    });
+  }
+
+  /** Keeps the fields that follow the edited one (`name`) in step before update() (widgets with linked fields). */
+  onEdit() {}
+
+  /** The end of build(): the first update(), then the URL's values reconciled with what it showed. */
+  firstUpdate() {
+    this.update();
+    this.settleUrlState();
+  }
+
+  /** Redraws the chart slot [data-out="chart"] as drawChart(...this.chartArgs) whenever its shown width changes. */
+  observeChartWidth() {
+    this.observeWidth(
+      this.shadowRoot.querySelector('[data-out="chart"]'),
+      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    );
+  }
+
+  /**
+   * Shows each unreadable field's error (fieldArgs's `errors`) beside its field, the first as this.lastError;
+   * returns whether there was any.
+   */
+  showFieldErrors(errors) {
+    for (const error of errors) showError(this.shadowRoot, error.field, error.message);
+    if (errors.length) this.lastError = { field: errors[0].field, message: errors[0].message };
+    return errors.length > 0;
+  }
+
+  /**
+   * The engine's answer to `method` with `args`, recorded as lastCall; null once a refusal is shown beside its
+   * field (showEngineError, with `argToField`).
+   */
+  callEngine(method, args, argToField = this.argToField) {
+    let result;
+    try {
+      result = this.engine.call(method, args);
+    } catch (error) {
+      this.showEngineError(error, argToField);
+      return null;
+    }
+    this.recordCall(method, args, result);
+    return result;
+  }
+
+  /**
    * The one path from an engine error to the screen: a TallyError is shown beside its field (engine argument
-   * names mapped by `argToField`), recorded as this.lastError and returned; anything else is rethrown.
+   * names mapped by `argToField`, {arg: field} or (arg) => field), recorded as this.lastError and returned;
+   * anything else is rethrown.
    */
   showEngineError(error, argToField = {}) {
     if (!(error instanceof TallyError)) throw error;
-    const field = argToField[error.field] ?? error.field;
+    const field = (typeof argToField === 'function' ? argToField(error.field) : argToField[error.field]) ?? error.field;
     showError(this.shadowRoot, field, error.message);
     this.lastError = { field, message: error.message };
     this.showWarnings([]);
