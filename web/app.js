@@ -1,6 +1,6 @@
 // Page glue for index.html: when the page is ready, and a notice for URL parameters no widget on the page
 // claimed. Widgets work without this file (see embed-example.html); each widget brings its own Share / embed
-// control (web/widgets/share.js).
+// control (web/widgets/kit/share.js).
 import { unclaimedParams } from './state.js';
 
 // Every widget the page waits on before it reports ready.

@@ -1,4 +1,6 @@
-// The only module that touches the wasm Module. Every widget on a page shares one engine instance.
+// The only module that touches the wasm Module. Every widget on a page shares one engine instance. The one
+// exception is web/widgets/roofline-worker.js: a classic worker (importScripts cannot load this ES module) with its
+// own engine instance off the main thread, checked by tests/node/engine-boundary.test.mjs.
 // Usage: const engine = await getEngine(); engine.call('training_cost', {...}) -> result object,
 // or throws TallyError { field, message } for bad input (never NaN, never a wasm abort). NaN, ±Infinity and
 // undefined are refused here, before the wasm, naming the argument: JSON has no way to carry them.

@@ -400,7 +400,7 @@ const template = readFileSync(path.join(root, 'web/index.html'), 'utf8');
 if (!template.includes('{{content}}')) fail('web/index.html has no {{content}} slot');
 // Every module the page's scripts import, found by following their static imports, is preloaded by app.js once the
 // first frame has painted, so the browser fetches them in parallel instead of discovering them one import level at
-// a time (widgets -> base.js -> share.js, curves.js -> figures/index.js -> each figure). Not in the head: on a slow phone
+// a time (widgets -> base.js -> kit/share.js, curves.js -> figures/index.js -> each figure). Not in the head: on a slow phone
 // link the preloads (every widget's code) shared the bandwidth with the first paint and delayed it by seconds
 // (Lighthouse, BENCHMARKS.md). The list travels in a <meta> tag (the CSP allows no inline script).
 const preload = `<meta name="tally-module-graph" content="${[
@@ -428,7 +428,7 @@ writeFileSync(path.join(outDir, 'index.html'), pageHtml);
 const embedTemplate = readFileSync(path.join(root, 'web/embed.html'), 'utf8');
 if (!embedTemplate.includes('<meta charset="utf-8">'))
   fail('web/embed.html has no <meta charset="utf-8"> to put the CSP after');
-// The modules every embeddable widget imports (base.js and what it imports, chart.js) are preloaded by the frame, so
+// The modules every embeddable widget imports (base.js and what it imports, kit/chart.js) are preloaded by the frame, so
 // they download beside embed.js and the widget's own module instead of one import level at a time.
 const embedScript = '<script type="module" src="embed.js"></script>';
 if (!embedTemplate.includes(embedScript)) fail(`web/embed.html has no ${embedScript}`);

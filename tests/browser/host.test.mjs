@@ -37,7 +37,7 @@ test('iframe route: embed.html serves every registered widget that offers a Shar
   await page.waitForFunction(() => document.documentElement.dataset.ready === 'true');
   // Every widget on tally's page that offers Share / embed, with the iframe snippet it offers.
   const shared = await page.evaluate(async () => {
-    const { shareSnippets } = await import('/widgets/share.js');
+    const { shareSnippets } = await import('/widgets/kit/share.js');
     const offering = [...document.querySelectorAll('*')].filter(
       (el) => el.localName.startsWith('tally-') && el.shadowRoot?.querySelector('details.share'),
     );
@@ -102,7 +102,7 @@ test("URL state: on a host's page a widget neither writes nor reads the host's U
   );
   assert.equal(await page.evaluate(() => new URLSearchParams(location.search).get('kept.mfu')), '0.3');
   // The Share link of a widget without URL state is embed.html in that state, not the host's page.
-  const link = await float.evaluate(async (el) => (await import('/widgets/share.js')).shareSnippets(el).url);
+  const link = await float.evaluate(async (el) => (await import('/widgets/kit/share.js')).shareSnippets(el).url);
   assert.match(link, /\/embed\.html\?widget=float&format=e4m3&value=448/);
 
   // tally's own page is the author: its widgets keep their state in its URL.

@@ -1,4 +1,4 @@
-// The Share / embed control (web/widgets/share.js) and the routes its snippets serve (docs/EMBEDDING.md): the
+// The Share / embed control (web/widgets/kit/share.js) and the routes its snippets serve (docs/EMBEDDING.md): the
 // snippets follow the widget's state and Copy puts them on the clipboard; the Markdown snippet rendered by
 // markdown-it, the iframe snippet in a page whose CSP forbids scripts, and the script-tag snippets of every
 // widget pasted into a plain page on another origin all show widgets that compute the engine's numbers.
@@ -91,7 +91,7 @@ test("share: every widget's script-tag snippet, pasted into a plain page on anot
   await setControl(page.locator('section#step-time tally-step'), 'tp', '8');
   const tags = ['tally-memory-budget', 'tally-compute', 'tally-float', 'tally-step', 'tally-roofline'];
   const snippets = await page.evaluate(async (tags) => {
-    const { shareSnippets } = await import('/widgets/share.js');
+    const { shareSnippets } = await import('/widgets/kit/share.js');
     return tags.map((tag) => shareSnippets(document.querySelector(tag)).script);
   }, tags);
   // One page with every snippet as pasted (the script tag repeated, as a reader pasting several would).

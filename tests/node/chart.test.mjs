@@ -1,8 +1,8 @@
-// web/widgets/chart.js: the shared chart geometry. logTicks gives the 1-2-5 ticks the inference chart labels its
+// web/widgets/kit/chart.js: the shared chart geometry. logTicks gives the 1-2-5 ticks the inference chart labels its
 // log axes with, and logScale maps the ends of its log domain onto the ends of its pixel range.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { logAxis, logScale, logTicks } from '../../web/widgets/chart.js';
+import { logAxis, logScale, logTicks } from '../../web/widgets/kit/chart.js';
 
 test('logTicks gives 1, 2 and 5 × 10^e inside a log10 range, ascending, ends included', () => {
   assert.deepEqual(logTicks(0, 2), [1, 2, 5, 10, 20, 50, 100]);

@@ -1,7 +1,8 @@
 // The widget kit in one import: every widget (and a host script) imports from here; each concern lives in its
-// own module under kit/: element.js (TallyWidget, defineWidget), store.js (a widget's field table), styles.js,
-// theme.js, format.js (display formatting), fields.js (field builders, number reading, error lines), export.js
-// (copy, download, SVG/PNG), mount.js (when widgets mount). Widgets compute nothing: numbers come from the engine.
+// own module under kit/: element.js (TallyWidget, defineWidget), store.js (a widget's field table), url-state.js
+// (its state in the page URL), styles.js, theme.js, format.js (display formatting), fields.js (field builders, number
+// reading, error lines), export.js (copy, download, SVG/PNG), mount.js (when widgets mount), chart.js (chart scales
+// and ticks), share.js (the Share / embed control). Widgets compute nothing: numbers come from the engine.
 export { getEngine, TallyError } from '../engine.js';
 export { readState, writeState, stateKey, isNumberText, isBoolText, oneOf } from '../state.js';
 export { baseCss, darkCss } from './kit/styles.js';

@@ -5,17 +5,9 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   collective="all_reduce", algorithm="ring", message-bytes="1e9", ranks-per-node="8", nodes="1", hardware="h100-sxm"
 // Every number comes from the engine's `collective` method (engine/src/comm/collectives.cpp); this module lays them out.
-import {
-  TallyWidget,
-  baseCss,
-  fieldControl,
-  presetSelect,
-  showError,
-  formatNumber,
-  formatBytes,
-  escapeHtml,
-} from './base.js';
-import { drawWidth, logScale, logTicks } from './chart.js';
+import { TallyWidget, fieldControl, presetSelect, formatNumber, formatBytes, escapeHtml } from './base.js';
+import { drawWidth, logScale, logTicks } from './kit/chart.js';
+import { panelHtml } from './kit/shell.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const COLLECTIVES = [
@@ -46,7 +38,15 @@ const FIELDS = [
   // Only presets with interconnect figures can place ranks on nodes.
   presetSelect('hardware', 'GPU and links', 'hardware', 'h100-sxm', { arg: 'hardware' }),
 ];
-const OUTPUTS = ['time', 'algbw', 'busbw', 'latency', 'bandwidth', 'sent', 'bottleneck'];
+const RESULTS = [
+  { out: 'time', label: 'Time' },
+  { out: 'algbw', label: 'Algorithm bandwidth (size / time)' },
+  { out: 'busbw', label: 'Bus bandwidth' },
+  { out: 'latency', label: 'Latency term' },
+  { out: 'bandwidth', label: 'Bandwidth term' },
+  { out: 'sent', label: 'Bytes each rank sends' },
+  { out: 'bottleneck', label: 'Slowest link' },
+];
 // Message sizes of the chart's sweep: 8 B to 8 GiB in powers of 4, as nccl-tests sweeps with -f.
 const SWEEP = Array.from({ length: 16 }, (_, i) => 8 * 4 ** i);
 
@@ -92,35 +92,19 @@ class TallyCollectives extends TallyWidget {
     const presets = this.loadPresets();
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     const start = this.declareState('col');
-    const field = (name) => fieldControl(FIELDS, name, start[name], this);
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
-      <div class="widget" role="group" aria-label="A collective between GPUs: time and achieved bandwidth">
-        <div class="fields">
-          ${FIELDS.map((f) => field(f.name)).join('')}
-        </div>
-        <p class="notice" role="status"></p>
-        <div class="results" aria-live="polite">
-          <div class="result"><div class="label">Time</div><div class="value" data-out="time">—</div></div>
-          <div class="result"><div class="label">Algorithm bandwidth (size / time)</div><div class="value" data-out="algbw">—</div></div>
-          <div class="result"><div class="label">Bus bandwidth</div><div class="value" data-out="busbw">—</div></div>
-          <div class="result"><div class="label">Latency term</div><div class="value" data-out="latency">—</div></div>
-          <div class="result"><div class="label">Bandwidth term</div><div class="value" data-out="bandwidth">—</div></div>
-          <div class="result"><div class="label">Bytes each rank sends</div><div class="value" data-out="sent">—</div></div>
-          <div class="result"><div class="label">Slowest link</div><div class="value" data-out="bottleneck">—</div></div>
-        </div>
-        <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Bus bandwidth against message size</title></svg>
-        <p class="status" data-out="note"></p>
-      </div>`);
-    this.onControlEdit(() => {
-      this.update();
-      this.saveState();
-    });
-    this.observeWidth(
-      this.shadowRoot.querySelector('[data-out="chart"]'),
-      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    this.shadowRoot.innerHTML = trustedHtml(
+      panelHtml({
+        css,
+        label: 'A collective between GPUs: time and achieved bandwidth',
+        fields: FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join(''),
+        results: RESULTS,
+        body: `<svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Bus bandwidth against message size</title></svg>
+        <p class="status" data-out="note"></p>`,
+      }),
     );
-    this.update();
-    this.settleUrlState();
+    this.updateOnEdit();
+    this.observeChartWidth();
+    this.firstUpdate();
   }
 
   update() {
@@ -128,31 +112,19 @@ class TallyCollectives extends TallyWidget {
     const v = this.values();
     const out = (key, text) => this.showOut(key, text);
     const blank = () => {
-      for (const key of OUTPUTS) out(key, '—');
+      for (const { out: key } of RESULTS) out(key, '—');
       root.querySelector('[data-out="chart"]').replaceChildren();
       out('note', '');
       this.result = null;
       this.chartArgs = null;
     };
     const { args, errors } = this.fieldArgs(v);
-    if (errors.length) {
-      for (const error of errors) showError(root, error.field, error.message);
-      this.lastError = { field: errors[0].field, message: errors[0].message };
-      blank();
-      return;
-    }
+    if (this.showFieldErrors(errors)) return blank();
     this.args = args;
-    let r;
-    try {
-      r = this.engine.call('collective', this.args);
-    } catch (error) {
-      // Every engine field is a field's argument but "efficiency", which the widget never sends.
-      this.showEngineError(error, { [error.field]: this.argToField[error.field] ?? 'collective' });
-      blank();
-      return;
-    }
+    // Every engine field is a field's argument but "efficiency", which the widget never sends.
+    const r = this.callEngine('collective', this.args, (arg) => this.argToField[arg] ?? 'collective');
+    if (!r) return blank();
     this.result = r;
-    this.recordCall('collective', this.args, r);
     this.showWarnings(r.warnings);
     out('time', formatSeconds(r.seconds));
     out('algbw', formatBandwidth(r.algorithm_bytes_per_s));

@@ -6,7 +6,6 @@
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
   TallyWidget,
-  baseCss,
   showError,
   formatNumber,
   formatDollars,
@@ -19,7 +18,16 @@ import {
   modelOption,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, labelRoom, linearScale, logScale, powerLabel, powerOfTwoStride } from './chart.js';
+import {
+  drawWidth,
+  exponentTicks,
+  labelRoom,
+  linearScale,
+  logScale,
+  powerLabel,
+  powerOfTwoStride,
+} from './kit/chart.js';
+import { panelHtml } from './kit/shell.js';
 import { trustedHtml } from './kit/trusted.js';
 
 export { formatDollars };
@@ -131,7 +139,15 @@ const LAYOUT = [
   'price',
   'basis',
 ];
-const OUTPUTS = ['flops', 'exact', 'days', 'gpu_hours', 'cost', 'chinchilla']; // cleared on bad input
+/** The result cells, cleared on bad input. */
+const RESULTS = [
+  { out: 'flops', label: 'Training FLOPs (6ND)', labelOut: 'flops-label' },
+  { out: 'exact', label: 'Exact matmul FLOPs' },
+  { out: 'days', label: 'Days', labelOut: 'days-label' },
+  { out: 'gpu_hours', label: 'GPU-hours' },
+  { out: 'cost', label: 'Cost' },
+  { out: 'chinchilla', label: 'Chinchilla-optimal tokens' },
+];
 
 const css = `
 .results .value.small { font-size: 15px; }
@@ -171,37 +187,25 @@ class TallyCompute extends TallyWidget {
     if (this.urlFields.has('params') && !this.urlFields.has('model')) start.model = CUSTOM;
     if (this.urlFields.has('peak_tflops') && !this.urlFields.has('hardware')) start.hardware = CUSTOM;
 
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
-      <div class="widget" role="group" aria-label="Training compute, time and cost">
-        <div class="fields">
-          ${LAYOUT.map((name) => fieldControl(FIELDS, name, start[name], this)).join('')}
-        </div>
-        <p class="notice" role="status"></p>
-        <div class="results" aria-live="polite">
-          <div class="result"><div class="label" data-out="flops-label">Training FLOPs (6ND)</div><div class="value" data-out="flops">—</div></div>
-          <div class="result"><div class="label">Exact matmul FLOPs</div><div class="value" data-out="exact">—</div></div>
-          <div class="result"><div class="label" data-out="days-label">Days</div><div class="value" data-out="days">—</div></div>
-          <div class="result"><div class="label">GPU-hours</div><div class="value" data-out="gpu_hours">—</div></div>
-          <div class="result"><div class="label">Cost</div><div class="value" data-out="cost">—</div></div>
-          <div class="result"><div class="label">Chinchilla-optimal tokens</div><div class="value" data-out="chinchilla">—</div></div>
-        </div>
-        <p class="status" data-out="moe" hidden></p>
+    this.shadowRoot.innerHTML = trustedHtml(
+      panelHtml({
+        css,
+        label: 'Training compute, time and cost',
+        fields: LAYOUT.map((name) => fieldControl(FIELDS, name, start[name], this)).join(''),
+        results: RESULTS,
+        body: `<p class="status" data-out="moe" hidden></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>
         <details data-out="components"><summary>Where the FLOPs go, per token (forward pass, all layers)</summary>
           <table><thead><tr><th scope="col">matmul</th><th scope="col" class="num">FLOPs per token</th><th scope="col">formula</th></tr></thead><tbody></tbody></table>
           <p class="status" data-out="symbols"></p>
           <p class="status" data-out="notes"></p>
-        </details>
-      </div>`);
-    const root = this.shadowRoot;
-    this.onControlEdit((control) => this.onEdit(control.name));
-    this.observeWidth(
-      root.querySelector('[data-out="chart"]'),
-      () => this.chartArgs && this.drawChart(...this.chartArgs),
+        </details>`,
+      }),
     );
+    this.updateOnEdit();
+    this.observeChartWidth();
     this.syncPresets(start);
-    this.update();
-    this.settleUrlState();
+    this.firstUpdate();
   }
 
   /**
@@ -243,8 +247,6 @@ class TallyCompute extends TallyWidget {
     if (name === 'params') this.control('model').value = CUSTOM;
     if (name === 'peak_tflops') this.control('hardware').value = CUSTOM;
     if (name === 'model' || name === 'hardware' || name === 'dtype') this.syncPresets();
-    this.update();
-    this.saveState();
   }
 
   update() {
@@ -253,18 +255,13 @@ class TallyCompute extends TallyWidget {
     const { args, errors } = this.fieldArgs(v);
     const out = (key, text) => this.showOut(key, text);
     const blank = () => {
-      for (const key of OUTPUTS) out(key, '—');
+      for (const { out: key } of RESULTS) out(key, '—');
       root.querySelector('[data-out="chart"]').replaceChildren();
       this.result = null;
       this.chartArgs = null;
       this.showWarnings([]);
     };
-    if (errors.length) {
-      for (const error of errors) showError(root, error.field, error.message);
-      this.lastError = errors[0];
-      blank();
-      return;
-    }
+    if (this.showFieldErrors(errors)) return blank();
     if (v.model === CUSTOM && v.basis === 'exact') {
       // The engine's "flops_basis exact needs a model" is for API callers; the reader gets the way out.
       const message = 'Exact FLOPs are counted layer by layer, so they need a model: choose one above, or use 6ND.';
@@ -273,18 +270,10 @@ class TallyCompute extends TallyWidget {
       blank();
       return;
     }
-    let cost;
-    let flops = null;
-    try {
-      cost = this.engine.call('training_cost', args);
-      flops = cost.flops ?? null; // with a model, training_cost answers the flops breakdown in the same call
-    } catch (error) {
-      this.showEngineError(error, this.argToField);
-      blank();
-      return;
-    }
+    const cost = this.callEngine('training_cost', args);
+    if (!cost) return blank();
+    const flops = cost.flops ?? null; // with a model, training_cost answers the flops breakdown in the same call
     this.result = { args, cost, flops };
-    this.recordCall('training_cost', args, cost);
     this.noteEngineDefaults('training_cost', args, this.engineDefaultFields);
     this.showWarnings([...(cost.warnings ?? []), ...(flops?.warnings ?? [])]);
     // 6ND with N = the parameters a token visits (active for a mixture of experts): the engine's training_cost.six_nd.

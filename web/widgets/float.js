@@ -17,7 +17,7 @@ import {
   formatNumber,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './chart.js';
+import { drawWidth, exponentTicks, labelRoom, linearScale, powerLabel, powerOfTwoStride } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const SATURATION = [
@@ -191,8 +191,7 @@ class TallyFloat extends TallyWidget {
     this.render();
     this.observeWidth(this.shadowRoot.querySelector('[data-out="chart"]'), () => this.gaps && this.updateChart());
     this.blocksDirty = true; // the first update draws the block table in the same engine call
-    this.update();
-    this.settleUrlState();
+    this.firstUpdate();
   }
 
   /** Sets state fields from texts (setState, URL reverts); a hex or a value also says which one leads. */

@@ -12,7 +12,6 @@
 // bytes: a batch (or model) that does not fit shows no rates, and the curve (the engine's sweep) ends at the most that fit.
 import {
   TallyWidget,
-  baseCss,
   showError,
   formatNumber,
   formatBytes,
@@ -21,7 +20,8 @@ import {
   fieldControl,
   presetSelect,
 } from './base.js';
-import { drawWidth, labelRoom, logAxis, logScale } from './chart.js';
+import { drawWidth, labelRoom, logAxis, logScale } from './kit/chart.js';
+import { panelHtml } from './kit/shell.js';
 import { trustedHtml } from './kit/trusted.js';
 
 /**
@@ -74,7 +74,16 @@ function fieldOfArg(arg) {
 }
 /** An exact whole number (values, layers, tokens, bytes) with thousands separators. Display only. */
 const count = (n) => n.toLocaleString('en-US');
-const OUTPUTS = ['kv', 'weights', 'fits', 'decode', 'per_seq', 'prefill', 'crossover', 'max_batch'];
+const RESULTS = [
+  { out: 'kv', label: 'KV cache (whole batch)' },
+  { out: 'weights', label: 'Weights' },
+  { out: 'fits', label: 'Fits on one GPU?' },
+  { out: 'decode', label: 'Decode, whole batch (tokens/s)' },
+  { out: 'per_seq', label: 'Decode, per sequence (tokens/s)' },
+  { out: 'prefill', label: 'Prefill at peak (tokens/s)' },
+  { out: 'crossover', label: 'Compute-bound from batch' },
+  { out: 'max_batch', label: 'Sequences that fit' },
+];
 
 const css = `
 .chart { width: 100%; height: auto; display: block; margin-top: 10px; }
@@ -121,25 +130,14 @@ class TallyInference extends TallyWidget {
     if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
     if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
-    const field = (name) => fieldControl(FIELDS, name, start[name], this);
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
-      <div class="widget" role="group" aria-label="Serving a model: memory, decode and prefill rates">
-        <div class="fields">
-          ${FIELDS.map((f) => field(f.name)).join('')}
-        </div>
-        <p class="notice" role="status"></p>
-        <p class="fit-note" data-out="fit_note" role="status"></p>
-        <div class="results" aria-live="polite">
-          <div class="result"><div class="label">KV cache (whole batch)</div><div class="value" data-out="kv">—</div></div>
-          <div class="result"><div class="label">Weights</div><div class="value" data-out="weights">—</div></div>
-          <div class="result"><div class="label">Fits on one GPU?</div><div class="value" data-out="fits">—</div></div>
-          <div class="result"><div class="label">Decode, whole batch (tokens/s)</div><div class="value" data-out="decode">—</div></div>
-          <div class="result"><div class="label">Decode, per sequence (tokens/s)</div><div class="value" data-out="per_seq">—</div></div>
-          <div class="result"><div class="label">Prefill at peak (tokens/s)</div><div class="value" data-out="prefill">—</div></div>
-          <div class="result"><div class="label">Compute-bound from batch</div><div class="value" data-out="crossover">—</div></div>
-          <div class="result"><div class="label">Sequences that fit</div><div class="value" data-out="max_batch">—</div></div>
-        </div>
-        <div class="kv-wrap">
+    this.shadowRoot.innerHTML = trustedHtml(
+      panelHtml({
+        css,
+        label: 'Serving a model: memory, decode and prefill rates',
+        fields: FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join(''),
+        afterNotice: '<p class="fit-note" data-out="fit_note" role="status"></p>',
+        results: RESULTS,
+        body: `<div class="kv-wrap">
           <table class="kv-layers" data-out="layers">
             <caption>What the KV cache holds, by kind of layer (one sequence)</caption>
             <thead><tr><th scope="col">Layers</th><th scope="col">Each keeps per token</th><th scope="col" class="num">Bytes a token, one layer</th><th scope="col" class="num">Tokens kept</th><th scope="col" class="num">Cache, these layers</th></tr></thead>
@@ -148,16 +146,12 @@ class TallyInference extends TallyWidget {
         </div>
         <p class="status" data-out="kv_note"></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Latency per token against throughput as the batch grows</title></svg>
-        <p class="status" data-out="note"></p>
-      </div>`);
-    const root = this.shadowRoot;
-    this.onControlEdit((control) => this.onEdit(control.name));
-    this.observeWidth(
-      root.querySelector('[data-out="chart"]'),
-      () => this.chartArgs && this.drawChart(...this.chartArgs),
+        <p class="status" data-out="note"></p>`,
+      }),
     );
-    this.update();
-    this.settleUrlState();
+    this.updateOnEdit();
+    this.observeChartWidth();
+    this.firstUpdate();
   }
 
   /** The preset's tally config (engine `model` method), cached per id. */
@@ -204,8 +198,6 @@ class TallyInference extends TallyWidget {
   onEdit(name) {
     // A new model starts from its own number of KV heads.
     if (name === 'model') this.control('kv_heads').value = this.modelKvHeads(this.control('model').value);
-    this.update();
-    this.saveState();
   }
 
   update() {
@@ -214,7 +206,7 @@ class TallyInference extends TallyWidget {
     this.control('kv_heads').placeholder = this.modelKvHeads(v.model);
     const out = (key, text) => this.showOut(key, text);
     const blank = () => {
-      for (const key of OUTPUTS) out(key, '—');
+      for (const { out: key } of RESULTS) out(key, '—');
       root.querySelector('[data-out="layers"] tbody').replaceChildren();
       out('kv_note', '');
       out('fit_note', '');
@@ -225,12 +217,7 @@ class TallyInference extends TallyWidget {
       this.showWarnings([]);
     };
     const { args, errors } = this.fieldArgs(v);
-    if (errors.length) {
-      for (const error of errors) showError(root, error.field, error.message);
-      this.lastError = errors[0];
-      blank();
-      return;
-    }
+    if (this.showFieldErrors(errors)) return blank();
     const config = this.modelConfig(v.model);
     if (!config) {
       showError(root, 'model', `unknown model "${v.model}"`);
@@ -241,16 +228,9 @@ class TallyInference extends TallyWidget {
     // The engine validates num_kv_heads (a divisor of the query heads) and names the field.
     const { num_kv_heads, ...rest } = args;
     this.inferenceArgs = { model: { ...config, num_kv_heads }, ...rest };
-    let r;
-    try {
-      r = this.engine.call('inference', this.inferenceArgs);
-    } catch (error) {
-      this.showEngineError(error, { [error.field]: fieldOfArg(error.field) });
-      blank();
-      return;
-    }
+    const r = this.callEngine('inference', this.inferenceArgs, fieldOfArg);
+    if (!r) return blank();
     this.result = r;
-    this.recordCall('inference', this.inferenceArgs, r);
     this.showWarnings(r.warnings);
     this.noteEngineDefaults('inference', this.inferenceArgs, this.engineDefaultFields);
     out('kv', formatBytes(r.kv_cache_bytes));

@@ -19,7 +19,6 @@ import {
   TallyWidget,
   TallyError,
   baseCss,
-  showError,
   clearErrors,
   formatBytes,
   formatParams,
@@ -37,7 +36,7 @@ import {
   fieldControl,
 } from './base.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
-import { drawWidth, linearScale, linearTicks } from './chart.js';
+import { drawWidth, linearScale, linearTicks } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const CUSTOM = 'custom';
@@ -511,7 +510,7 @@ class TallyMemoryBudget extends TallyWidget {
       </div>`);
     const root = this.shadowRoot;
     root.querySelector('textarea[name="config"]').value = start.config;
-    this.onControlEdit((control) => this.onEdit(control.name));
+    this.updateOnEdit();
     this.onYourGpu = () => this.offerYourGpu();
     globalThis.addEventListener?.('tally-your-gpu', this.onYourGpu);
     root.addEventListener('click', (event) => this.onClick(event));
@@ -519,8 +518,7 @@ class TallyMemoryBudget extends TallyWidget {
     root.addEventListener('focusin', (event) => this.onHover(event));
 
     this.observeWidth(root.querySelector('[data-out="chart"]'), () => this.budget && this.render());
-    this.update();
-    this.settleUrlState();
+    this.firstUpdate();
   }
 
   /**
@@ -615,8 +613,6 @@ class TallyMemoryBudget extends TallyWidget {
 
   onEdit(name) {
     if (name === 'model') this.syncDropoutLabel(this.values().model);
-    this.update();
-    this.saveState();
   }
 
   disconnectedCallback() {
@@ -664,31 +660,28 @@ class TallyMemoryBudget extends TallyWidget {
     root.querySelector('.config').classList.toggle('open', values.model === CUSTOM);
     this.lastError = null;
     const built = this.args(values);
-    if (built.errors.length) {
-      for (const error of built.errors) showError(root, error.field, error.message);
-      this.lastError = built.errors[0];
+    if (this.showFieldErrors(built.errors)) {
       this.clearOutputs(built.errors[0].message);
       this.showWarnings([]);
       this.syncModeFields(values);
       return;
     }
     const method = values.mode === 'pretrain' ? 'memory_budget' : 'finetune';
-    try {
-      this.budget = this.engine.call(method, built.args);
-      this.budgetArgs = built.args;
-      this.method = method;
-      this.recordCall(method, built.args, this.budget);
-    } catch (error) {
-      if (!(error instanceof TallyError)) throw error;
-      // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
-      const argToField = { ...this.argToField, capacity_bytes: 'hardware' };
-      const field = argToField[error.field] ?? error.field;
-      const toConfig = values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`);
-      this.showEngineError(error, toConfig ? { [error.field]: 'config' } : argToField);
-      this.clearOutputs(error.message);
+    const argToField = { ...this.argToField, capacity_bytes: 'hardware' };
+    // Errors about a pasted config name its HF field (hidden_size, ...): show them beside the config box.
+    const toField = (arg) => {
+      const field = argToField[arg] ?? arg;
+      return values.model === CUSTOM && !root.querySelector(`[name="${CSS.escape(field)}"]`) ? 'config' : field;
+    };
+    const budget = this.callEngine(method, built.args, toField);
+    if (!budget) {
+      this.clearOutputs(this.lastError.message);
       this.syncModeFields(values);
       return;
     }
+    this.budget = budget;
+    this.budgetArgs = built.args;
+    this.method = method;
     this.syncModeFields(values);
     this.showWarnings(this.budget.warnings ?? []);
     this.noteEngineDefaults(method, built.args, this.engineDefaultFields);

@@ -16,6 +16,10 @@
 //   main -> worker  {type: 'call', id, method, args}
 //   worker -> main  {type: 'result', id, result} | {type: 'error', id, field, message}
 // Cancelling is worker.terminate() from the page: it stops even in the middle of a kernel.
+//
+// The one file besides web/engine.js that calls the wasm module (tally_call): a classic worker cannot import
+// engine.js, an ES module, and it stays classic so that a blob: worker of another origin importScripts it and the
+// glue without CORS (roofline-bench.js startWorker).
 /* global createTallyModule, importScripts */
 // The engine's files: as the page named them (blob: worker), else at the site root above this script.
 const files =

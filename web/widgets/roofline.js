@@ -29,7 +29,7 @@ import {
   parseNumber,
   fieldControl,
 } from './base.js';
-import { drawWidth, exponentTicks, logScale } from './chart.js';
+import { drawWidth, exponentTicks, logScale } from './kit/chart.js';
 import { LabelPlacer, textWidth } from './roofline-labels.js';
 import { RooflineBench, MAX_WORKERS, DEFAULT_WORKERS } from './roofline-bench.js';
 import { trustedHtml } from './kit/trusted.js';
@@ -215,8 +215,7 @@ class TallyRoofline extends TallyWidget {
     root.querySelector('.cancel').addEventListener('click', () => this.cancel('cancelled'));
     this.setUpGpu();
     this.observeWidth(root.querySelector('svg.chart'), () => this.draw());
-    this.update();
-    this.settleUrlState();
+    this.firstUpdate();
     // Opened from a file (the single-file build), workers cannot start and nothing can be fetched: say so.
     if (globalThis.location?.protocol === 'file:') {
       root.querySelector('.measure').disabled = true;

@@ -12,7 +12,6 @@
 import {
   TallyWidget,
   TallyError,
-  baseCss,
   formatNumber,
   formatBytes,
   escapeHtml,
@@ -23,7 +22,8 @@ import {
   declaredArgs,
   isNumberText,
 } from './base.js';
-import { drawWidth } from './chart.js';
+import { drawWidth } from './kit/chart.js';
+import { panelHtml } from './kit/shell.js';
 import { trustedHtml } from './kit/trusted.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 
@@ -293,6 +293,17 @@ button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointe
 }
 `;
 
+const RESULTS = [
+  { out: 'mfu', label: 'Predicted MFU' },
+  { out: 'hfu', label: 'Predicted HFU' },
+  { out: 'step', label: 'Step time' },
+  { out: 'tokens', label: 'Tokens/s (cluster)' },
+  { out: 'tflops', label: 'Model TFLOP/s per GPU' },
+  { out: 'memory', label: 'Memory per GPU' },
+  { out: 'bubble', label: 'Bubble (p−1)/(v·m)' },
+  { out: 'band', label: 'Error band (step time, tokens/s, MFU)', className: 'band' },
+];
+
 class TallyStep extends TallyWidget {
   static fields = FIELDS;
 
@@ -306,50 +317,38 @@ class TallyStep extends TallyWidget {
     if (yourGpu()) this.hardware.push({ id: YOUR_GPU_ID, name: yourGpu().name });
     this.stacks = this.stackIds();
     const start = this.declareState('step');
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
-      <div class="widget" role="group" aria-label="Step time and MFU of a parallel layout">
-        <div class="fields">
-          ${FIELDS.filter((f) => !SWITCH_NAMES.has(f.name))
-            .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
-            .join('')}
-        </div>
+    this.shadowRoot.innerHTML = trustedHtml(
+      panelHtml({
+        css,
+        label: 'Step time and MFU of a parallel layout',
+        fields: FIELDS.filter((f) => !SWITCH_NAMES.has(f.name))
+          .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
+          .join(''),
+        between: `
         <details class="switches"><summary>More settings: the run's switches (each defaults to the stack's)</summary>
           <div class="fields">
             ${FIELDS.filter((f) => SWITCH_NAMES.has(f.name))
               .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
               .join('')}
           </div>
-        </details>
-        <p class="notice" role="status"></p>
-        <div class="results" aria-live="polite">
-          <div class="result"><div class="label">Predicted MFU</div><div class="value" data-out="mfu">—</div></div>
-          <div class="result"><div class="label">Predicted HFU</div><div class="value" data-out="hfu">—</div></div>
-          <div class="result"><div class="label">Step time</div><div class="value" data-out="step">—</div></div>
-          <div class="result"><div class="label">Tokens/s (cluster)</div><div class="value" data-out="tokens">—</div></div>
-          <div class="result"><div class="label">Model TFLOP/s per GPU</div><div class="value" data-out="tflops">—</div></div>
-          <div class="result"><div class="label">Memory per GPU</div><div class="value" data-out="memory">—</div></div>
-          <div class="result"><div class="label">Bubble (p−1)/(v·m)</div><div class="value" data-out="bubble">—</div></div>
-          <div class="result band"><div class="label">Error band (step time, tokens/s, MFU)</div><div class="value" data-out="band">—</div></div>
-        </div>
-        <svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
+        </details>`,
+        results: RESULTS,
+        body: `<svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
         <div class="legend" data-out="legend"></div>
         <table class="breakdown"><caption>Where one step's time goes on the busiest GPU</caption>
           <thead><tr><th scope="col">component</th><th scope="col" class="num">seconds</th><th scope="col" class="num">share of step</th></tr></thead>
           <tbody data-out="breakdown"></tbody></table>
         <button type="button" class="plan" data-action="plan">Find the fastest layouts for this model and GPU count</button>
-        <div data-out="plan"></div>
-      </div>`);
+        <div data-out="plan"></div>`,
+      }),
+    );
     const root = this.shadowRoot;
-    this.onControlEdit(() => {
-      this.update();
-      this.saveState();
-    });
+    this.updateOnEdit();
     root.addEventListener('click', (event) => this.onClick(event));
     this.onYourGpu = () => this.offerYourGpu();
     globalThis.addEventListener?.('tally-your-gpu', this.onYourGpu);
     this.observeWidth(root.querySelector('[data-out="timeline"]'), () => this.result && this.drawTimeline(this.result));
-    this.update();
-    this.settleUrlState();
+    this.firstUpdate();
   }
 
   /** The engine's stack profiles: the values step_time declares for `stack` (the contract, kit/contract.js). */
@@ -418,7 +417,7 @@ class TallyStep extends TallyWidget {
       this.fail(root, error);
       // A refusal the widget's own defaults cause (pp 4 with 8 GPUs at tp 8) is named as such.
       if (this.stepArgs) this.noteEngineDefaults('step_time', this.stepArgs, this.engineDefaultFields);
-      for (const key of ['mfu', 'hfu', 'step', 'tokens', 'tflops', 'memory', 'bubble', 'band']) out(key, '—');
+      for (const { out: key } of RESULTS) out(key, '—');
       root.querySelector('[data-out="breakdown"]').replaceChildren();
       root.querySelector('[data-out="timeline"]').replaceChildren();
       root.querySelector('[data-out="legend"]').replaceChildren();

@@ -40,7 +40,7 @@ Fabric fabric_from_json(const json& o) {
 const std::vector<std::unique_ptr<const Fabric>>& fabrics() {
     static const auto parsed = [] {
         std::vector<std::unique_ptr<const Fabric>> out;
-        for (const json& o : presets_of("fabrics")) out.push_back(std::make_unique<const Fabric>(fabric_from_json(o)));
+        for (const json* o : presets_of("fabrics")) out.push_back(std::make_unique<const Fabric>(fabric_from_json(*o)));
         return out;
     }();
     return parsed;

@@ -188,9 +188,9 @@ StackProfile stack_from_json(const std::string& id, const json& file) {
 const std::vector<StackProfile>& stack_profiles() {
     static const std::vector<StackProfile> profiles = [] {  // immutable cache of compiled-in data
         std::vector<StackProfile> out;
-        for (const auto& file : presets_of("stacks")) {
-            const std::string id = file.at("id").get<std::string>();
-            StackProfile p = stack_from_json(id, file);
+        for (const nlohmann::json* file : presets_of("stacks")) {
+            const std::string id = file->at("id").get<std::string>();
+            StackProfile p = stack_from_json(id, *file);
             if (id == "generic")
                 out.insert(out.begin(), std::move(p));
             else

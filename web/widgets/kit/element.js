@@ -1,13 +1,26 @@
 // TallyWidget, the base class of every widget (shadow root, declared state, URL state, the element API, notices,
 // warnings, chart widths, mounting), and defineWidget/widgetTags, the registry of tally's elements.
 import { getEngine, TallyError } from '../../engine.js';
-import { readState, writeState, stateKey, isKeyId, onStateRefused, MAX_VALUE_LENGTH } from '../../state.js';
-import { attachShare } from '../share.js';
+import { MAX_VALUE_LENGTH } from '../../state.js';
+import { attachShare } from './share.js';
 import { baseCss } from './styles.js';
 import { THEMES, applyThemeSoon, hostTheme, themedWidgets, watchHostTheme } from './theme.js';
 import { clearErrors, showError, showErrorNow } from './fields.js';
 import { mountSchedule } from './mount.js';
 import { literalDefault } from './contract.js';
+import {
+  QUOTE_CHARS,
+  claimUrlKey,
+  claimIdKey,
+  keepsUrlState,
+  readUrlState,
+  saveUrlState,
+  settleUrlState,
+  overrideReason,
+  showUrlRejections,
+  setUrlNotice,
+  watchUrlRefusals,
+} from './url-state.js';
 import {
   fieldAttributes,
   fieldOfAttribute,
@@ -85,25 +98,6 @@ function trustedTypesHint(error) {
   return /TrustedHTML|Trusted ?Types/i.test(String(error?.message))
     ? ". This page requires Trusted Types: allow the policy 'tally' in its trusted-types directive (docs/EMBEDDING.md)"
     : '';
-}
-
-/** Longest value text quoted back in a setState error. */
-const QUOTE_CHARS = 40;
-
-/** An engine error's message for a URL notice; an overflow's "nan" or "inf" is said in words instead. */
-function plainMessage(error) {
-  return /\b(nan|inf|infinity)\b/i.test(error.message) ? 'the result is not a finite number' : error.message;
-}
-
-/** "the engine refused tokens: …", for a URL value that made the engine refuse another field. */
-function refusal(error) {
-  return `the engine refused ${error.field || 'the input'}: ${plainMessage(error)}`;
-}
-
-/** Whether a state text shows the URL's text (a missing field reads as empty; a textarea turns CR LF into LF). */
-function sameStateText(shown, given) {
-  const norm = (text) => String(text ?? '').replace(/\r\n?/g, '\n');
-  return norm(shown) === norm(given);
 }
 
 /**
@@ -194,7 +188,7 @@ export class TallyWidget extends ElementBase {
    * settleUrlState(); an invalid attribute falls back with a console warning.
    */
   declareState(short, fields = stateEntries(this.constructor.fields, this)) {
-    this.key ??= stateKey(this, short);
+    claimUrlKey(this, short);
     this.stateFields = fields;
     this.stateSchema = Object.fromEntries(fields.map((f) => [f.name, f.check]));
     const start = {};
@@ -210,80 +204,17 @@ export class TallyWidget extends ElementBase {
     }
     this.defaults = { ...start };
     this.fallbacks = Object.fromEntries(fields.map((f) => [f.name, f.fallback]));
-    const fromUrl = this.keepsUrlState ? readState(this.key, this.stateSchema) : { values: {}, rejected: [] };
-    Object.assign(start, fromUrl.values);
-    this.urlValues = { ...fromUrl.values };
-    this.urlFields = new Set(Object.keys(fromUrl.values));
-    this.urlRejections = [...fromUrl.rejected];
-    return start;
+    return Object.assign(start, readUrlState(this));
   }
 
-  /**
-   * After the first update(): every URL value either shows in the state or gets a notice naming its parameter.
-   * Values the engine refused go back to their starting value, and so do values that made it refuse another
-   * field (blameUrlFields); values another setting overrode stay overridden, with the reason.
-   */
+  /** Reconciles the URL's values with what the first update() showed (kit/url-state.js settleUrlState). */
   settleUrlState() {
-    const rejected = this.urlRejections ?? [];
-    this.urlFields ??= new Set();
-    const reject = (field, reason) => {
-      this.urlFields.delete(field);
-      rejected.push({ param: `${this.key}.${field}`, field, reason });
-    };
-    // A URL value equal to its starting value cannot be what the engine refuses: blameUrlFields looks further.
-    const fromUrl = (field) => this.urlFields.has(field) && !sameStateText(this.urlValues[field], this.defaults[field]);
-    while (this.lastError && fromUrl(this.lastError.field)) {
-      const field = this.lastError.field;
-      reject(field, plainMessage(this.lastError));
-      this.revertField(field);
-      this.update();
-    }
-    if (this.lastError && this.urlFields.size) this.blameUrlFields(reject);
-    const state = this.values();
-    for (const field of [...this.urlFields])
-      if (!sameStateText(state[field], this.urlValues[field])) reject(field, this.urlOverrideReason(field, state));
-    this.showUrlRejections(rejected);
-    this.urlRejections = [];
-  }
-
-  /**
-   * The engine blamed a field the URL did not set (an overflow it traces to `tokens` when `params` was huge): a URL
-   * value whose revert clears or changes the error goes back, one at a time until none is left to blame; if no
-   * single one does but reverting them all clears it, all go back; otherwise the URL is not the cause and stays.
-   */
-  blameUrlFields(reject) {
-    const same = (a, b) => a && b && a.field === b.field && a.message === b.message;
-    search: while (this.lastError && this.urlFields.size) {
-      const error = this.lastError;
-      for (const field of this.urlFields) {
-        const before = this.values();
-        this.revertField(field);
-        this.update();
-        if (!same(this.lastError, error)) {
-          reject(field, `with it, ${refusal(error)}`);
-          continue search;
-        }
-        this.applyState(before);
-        this.update();
-      }
-      const before = this.values();
-      const fields = [...this.urlFields];
-      for (const field of fields) this.revertField(field);
-      this.update();
-      if (!this.lastError) fields.forEach((field) => reject(field, `with the other URL settings, ${refusal(error)}`));
-      else {
-        this.applyState(before);
-        this.update();
-      }
-      return;
-    }
+    settleUrlState(this);
   }
 
   /** Why a URL value another setting replaced does not show (widgets with linked fields say which setting). */
   urlOverrideReason(field, state) {
-    return state[field] === undefined
-      ? 'another setting of this link replaces it'
-      : `another setting of this link replaces it with "${String(state[field]).slice(0, QUOTE_CHARS)}"`;
+    return overrideReason(field, state);
   }
 
   /** Puts one field back to its starting value (subclasses with linked fields override). */
@@ -291,20 +222,14 @@ export class TallyWidget extends ElementBase {
     this.applyState({ [field]: this.defaults[field] });
   }
 
-  /**
-   * Whether this widget reads and writes the page URL. A host page's URL belongs to its author, so it is off
-   * unless the element has `url-state` (not "false"/"off") or the page has <meta name="tally-url-state" content="on">
-   * (tally's own index.html and embed.html do).
-   */
+  /** Whether this widget reads and writes the page URL (kit/url-state.js keepsUrlState). */
   get keepsUrlState() {
-    const own = this.getAttribute('url-state')?.trim().toLowerCase();
-    if (own !== undefined) return ['', 'on', 'true'].includes(own); // anything else is refused (hostAttributeNotices)
-    return document.querySelector('meta[name="tally-url-state"]')?.getAttribute('content')?.trim() === 'on';
+    return keepsUrlState(this);
   }
 
   /** Writes the state to the URL (the widget calls it after each reader edit), where URL state is on. */
   saveState() {
-    if (this.keepsUrlState) writeState(this.key, this.values());
+    saveUrlState(this);
   }
 
   // ------------------------------------------------------------------------------------ element API
@@ -483,12 +408,68 @@ export class TallyWidget extends ElementBase {
   }
 
   /**
+   * The edit -> update -> save cycle: on every reader edit (onControlEdit), onEdit(name) keeps the fields linked to
+   * the edited one in step, then update() shows the new result and saveState() writes it to the URL.
+   */
+  updateOnEdit() {
+    this.onControlEdit((control) => {
+      this.onEdit(control.name);
+      this.update();
+      this.saveState();
+    });
+  }
+
+  /** Keeps the fields that follow the edited one (`name`) in step before update() (widgets with linked fields). */
+  onEdit() {}
+
+  /** The end of build(): the first update(), then the URL's values reconciled with what it showed. */
+  firstUpdate() {
+    this.update();
+    this.settleUrlState();
+  }
+
+  /** Redraws the chart slot [data-out="chart"] as drawChart(...this.chartArgs) whenever its shown width changes. */
+  observeChartWidth() {
+    this.observeWidth(
+      this.shadowRoot.querySelector('[data-out="chart"]'),
+      () => this.chartArgs && this.drawChart(...this.chartArgs),
+    );
+  }
+
+  /**
+   * Shows each unreadable field's error (fieldArgs's `errors`) beside its field, the first as this.lastError;
+   * returns whether there was any.
+   */
+  showFieldErrors(errors) {
+    for (const error of errors) showError(this.shadowRoot, error.field, error.message);
+    if (errors.length) this.lastError = { field: errors[0].field, message: errors[0].message };
+    return errors.length > 0;
+  }
+
+  /**
+   * The engine's answer to `method` with `args`, recorded as lastCall; null once a refusal is shown beside its
+   * field (showEngineError, with `argToField`).
+   */
+  callEngine(method, args, argToField = this.argToField) {
+    let result;
+    try {
+      result = this.engine.call(method, args);
+    } catch (error) {
+      this.showEngineError(error, argToField);
+      return null;
+    }
+    this.recordCall(method, args, result);
+    return result;
+  }
+
+  /**
    * The one path from an engine error to the screen: a TallyError is shown beside its field (engine argument
-   * names mapped by `argToField`), recorded as this.lastError and returned; anything else is rethrown.
+   * names mapped by `argToField`, {arg: field} or (arg) => field), recorded as this.lastError and returned;
+   * anything else is rethrown.
    */
   showEngineError(error, argToField = {}) {
     if (!(error instanceof TallyError)) throw error;
-    const field = argToField[error.field] ?? error.field;
+    const field = (typeof argToField === 'function' ? argToField(error.field) : argToField[error.field]) ?? error.field;
     showError(this.shadowRoot, field, error.message);
     this.lastError = { field, message: error.message };
     this.showWarnings([]);
@@ -582,9 +563,7 @@ export class TallyWidget extends ElementBase {
     applyThemeSoon(this);
     if (this.engine || this.scheduled) return;
     this.showBox('Loading the engine…');
-    // Widgets mount out of document order (those in view first): an id'd widget claims its URL key now, in
-    // document order, so of two with the same id the first on the page keeps it (id-less keys count positions).
-    if (this.id && isKeyId(this.id)) this.key ??= stateKey(this, '');
+    claimIdKey(this); // in document order, before widgets mount in viewport order
     const { firstScreen, due, now } = mountSchedule(this);
     this.scheduled = true;
     this.startNow = now;
@@ -613,7 +592,7 @@ export class TallyWidget extends ElementBase {
           `tally: <${this.localName}>'s Share / embed control could not be built (${error.message}); the figure works without it.`,
         );
       }
-      if (this.key) this.stopRefusals = onStateRefused(this.key, (message) => this.setUrlNotice(':link', message));
+      watchUrlRefusals(this);
       if (typeof this.values === 'function' && this.stateSchema) {
         this.mounted = true;
         this.announced = JSON.stringify(this.values());
@@ -712,41 +691,13 @@ export class TallyWidget extends ElementBase {
     this.lastCall = { method, args, result };
   }
 
-  /**
-   * Shows the URL values this widget ignored ([{param, field, reason}] from readState, or engine rejections).
-   * Each line stays until the reader changes that field; clearErrors() does not touch them.
-   */
+  /** Shows the URL values this widget ignored ([{param, field, reason}]; kit/url-state.js showUrlRejections). */
   showUrlRejections(rejected) {
-    for (const r of rejected) this.setUrlNotice(r.field ?? r.param, `${r.param} (${r.reason})`, true);
+    showUrlRejections(this, rejected);
   }
 
-  /** Sets (or with `text` null, removes) the URL notice line for `field`. */
+  /** Sets (or with `text` null, removes) the URL notice line for `field` (kit/url-state.js setUrlNotice). */
   setUrlNotice(field, text, rejection = false) {
-    this.urlNotices ??= new Map();
-    if (text === null && !this.urlNotices.has(field)) return;
-    if (text === null) this.urlNotices.delete(field);
-    else this.urlNotices.set(field, { text, rejection });
-    const root = this.shadowRoot;
-    let box = root.querySelector('.url-notice');
-    if (!box) {
-      box = document.createElement('p');
-      box.className = 'url-notice';
-      box.setAttribute('role', 'status');
-      const anchor = root.querySelector('.notice') ?? root.querySelector('.fields');
-      if (anchor) anchor.before(box);
-      else (root.querySelector('.widget') ?? root).append(box);
-      // Changing a field the URL set wrongly settles that notice.
-      const settle = (event) => {
-        const name = event.target?.name;
-        if (name && this.urlNotices.get(name)?.rejection) this.setUrlNotice(name, null);
-      };
-      root.addEventListener('input', settle);
-      root.addEventListener('change', settle);
-    }
-    const rejections = [...this.urlNotices.values()].filter((n) => n.rejection).map((n) => n.text);
-    const others = [...this.urlNotices.values()].filter((n) => !n.rejection).map((n) => n.text);
-    box.textContent = [rejections.length ? `Ignored URL settings: ${rejections.join('; ')}.` : '', ...others]
-      .filter(Boolean)
-      .join(' ');
+    setUrlNotice(this, field, text, rejection);
   }
 }

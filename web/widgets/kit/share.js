@@ -1,13 +1,13 @@
 // "Share / embed" under every widget: for the widget's current state, the link, the script-tag snippet, the
 // iframe snippet (embed.html) and a Markdown snippet, each with a Copy button. Attached to every TallyWidget by
-// web/widgets/base.js; widgets describe their state through embedAttributes() (else their own attributes).
-import { flushState, onStateWritten } from '../state.js';
+// web/widgets/kit/element.js; widgets describe their state through embedAttributes() (else their own attributes).
+import { flushState, onStateWritten } from '../../state.js';
 
-// Read once into a name: a literal new URL('../', import.meta.url) is a file a bundler would inline here.
+// Read once into a name: a literal new URL('../../', import.meta.url) is a file a bundler would inline here.
 const MODULE_URL = import.meta.url;
 
 /**
- * The folder above widgets/share.js when this module is served as a file of tally's site (http, https, or file: on
+ * The folder above widgets/kit/share.js when this module is served as a file of tally's site (http, https, or file: on
  * a page opened from a file), else null. Read by text, never as `new URL(…, base)`: inside a bundle the module's
  * URL is the bundler's (Turbopack gives a path with no scheme, which is no base), and a bundler would take such a
  * call for an asset of its own.
@@ -19,7 +19,7 @@ function ownSite() {
   } catch {
     return null;
   }
-  const folder = /^(?:https?|file):\/\/[^?#]*\/(?=widgets\/share\.js(?:[?#]|$))/.exec(href)?.[0];
+  const folder = /^(?:https?|file):\/\/[^?#]*\/(?=widgets\/kit\/share\.js(?:[?#]|$))/.exec(href)?.[0];
   if (!folder) return null;
   if (folder.startsWith('file:') && globalThis.location?.protocol !== 'file:') return null;
   try {
