@@ -155,8 +155,10 @@ test("every inline number on the page is the engine's, and the page becomes read
   // Trusted Types policy (553 KiB measured). Session 11 moved webgpu-gemm.js behind the Measure button (557.8 KiB).
   // Session 12: hybrid models and the declared applies-rules took it to 581.7 KiB; the accounting code built for size
   // in wasm (-Os; kernels unchanged; BENCHMARKS.md, "The page's wasm built for size") brought it to 466.1 KiB, and
-  // the budget down to 500 KiB so that the gain is kept.
-  assert.ok(gz < 500 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 500 KiB`);
+  // the budget down to 500 KiB so that the gain is kept. Session 16: chapter 9's serving methods (paged_kv,
+  // speculative_decoding, tp_serving, weight_quantization), Falcon-H1's import and the widget shell took it past
+  // 500 KiB (501.6 KiB measured before Falcon-H1): budget 515 KiB.
+  assert.ok(gz < 515 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 515 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() =>
