@@ -29,6 +29,9 @@ const fixtures = [
   // Single-module blocks: Nemotron-H's Mamba-2, attention and MLP-only blocks.
   'nemotron-nano-9b-v2',
   'nemotron-h-56b-base-8k',
+  // Parallel hybrids: Falcon-H1's attention and Mamba-2 side by side in every layer.
+  'falcon-h1-7b-instruct',
+  'falcon-h1-1.5b-instruct',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 
@@ -49,6 +52,8 @@ const cases = [
   ['kv_cache', { hf_config: fixture('qwen3-next-80b-a3b'), context: 262144, batch: 2, hardware: 'h200' }],
   ['inference', { hf_config: fixture('nemotron-nano-9b-v2'), context: 131072, hardware: 'h100-sxm' }],
   ['memory_budget', { hf_config: fixture('nemotron-h-56b-base-8k'), seq: 8192, gpus: 64, tp: 8, pp: 2, zero: 1 }],
+  ['inference', { hf_config: fixture('falcon-h1-7b-instruct'), context: 131072, hardware: 'h100-sxm' }],
+  ['memory_budget', { hf_config: fixture('falcon-h1-7b-instruct'), seq: 8192, gpus: 8, tp: 2, pp: 2, zero: 1 }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
 ];
 
@@ -142,4 +147,28 @@ test('Nemotron Nano 9B v2 through the JS API: 8,888,227,328 parameters (the safe
   // Pasted as Python saved it: time_step_limit [0.0, Infinity] is not JSON, and loads all the same.
   const pasted = nano.replace(/\}\s*$/, ', "time_step_limit": [0.0, Infinity]}');
   assert.equal(engine.call('params', { hf_config: pasted }).total, 8888227328);
+});
+
+test('Falcon-H1-7B-Instruct through the JS API: 7,585,654,880 parameters (the Hub total), K/V and a state in every layer', async () => {
+  const engine = await loadEngine();
+  const falcon = fixture('falcon-h1-7b-instruct');
+  const p = engine.call('params', { hf_config: falcon });
+  assert.equal(p.total, 7585654880);
+  assert.equal(p.model.parallel_hybrid, true);
+  const k = engine.call('kv_cache', { hf_config: falcon, context: 4096 });
+  // 44 layers: (3072 + 2·256)·3 + 24·128·256 state elements each, bf16; K and V of 2 heads of 128 a token.
+  assert.equal(k.state_bytes_per_sequence, 44 * (3584 * 3 + 24 * 128 * 256) * 2);
+  assert.equal(k.bytes_per_token, 44 * 2 * 2 * 128 * 2);
+  assert.deepEqual(
+    k.kv_layers.map((g) => [g.kind, g.layers]),
+    [
+      ['full', 44],
+      ['mamba', 44],
+    ],
+  );
+  const bad = JSON.parse(falcon);
+  bad.mamba_d_head = 64;
+  const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
+  assert.equal(envelope.ok, false);
+  assert.equal(envelope.error.field, 'mamba_d_head');
 });

@@ -994,6 +994,150 @@ ModelConfig load_nemotron_h(const json& j) {
     return c;
 }
 
+// FalconH1Config (transformers configuration_falcon_h1.py, modeling_falcon_h1.py @ 001f85b3; Falcon-H1 0.5B to 34B,
+// arXiv:2507.22448): every layer is an RMSNorm, then GQA attention (q/k/v/o, biased by attention_bias) and a Mamba-2
+// mixer (FalconH1Mixer) side by side on its output, their sum added to the residual, then an RMSNorm and a gated MLP
+// (gate/up/down, biased by mlp_bias). The mixer is Granite's shape with d_inner = mamba_d_ssm (null: mamba_expand ·
+// hidden_size), in_proj biased by mamba_proj_bias, out_proj by projectors_bias, and its gated RMSNorm only with
+// mamba_rms_norm. The muP multipliers (embedding, lm_head, key, attention and SSM in/out, mlp_multipliers,
+// ssm_multipliers) scale activations and change no count; the mixer's mup_vector is a non-persistent buffer (not in
+// the checkpoint). Absent keys take FalconH1Config's defaults.
+ModelConfig load_falcon_h1(const json& j) {
+    const std::string type = "falcon_h1";
+    refuse_unknown_keys(j, type,
+                        {"mamba_d_ssm",
+                         "mamba_n_heads",
+                         "mamba_d_head",
+                         "mamba_n_groups",
+                         "mamba_d_state",
+                         "mamba_d_conv",
+                         "mamba_expand",
+                         "mamba_chunk_size",
+                         "mamba_conv_bias",
+                         "mamba_proj_bias",
+                         "mamba_norm_before_gate",
+                         "mamba_rms_norm",
+                         "mamba_use_mlp",
+                         "projectors_bias",
+                         "time_step_min",
+                         "time_step_max",
+                         "time_step_limit",
+                         "time_step_floor",
+                         "num_logits_to_keep",
+                         "lm_head_multiplier",
+                         "embedding_multiplier",
+                         "mlp_multipliers",
+                         "key_multiplier",
+                         "attention_out_multiplier",
+                         "attention_in_multiplier",
+                         "ssm_multipliers",
+                         "ssm_in_multiplier",
+                         "ssm_out_multiplier",
+                         "attn_layer_indices",
+                         "layers_block_type"});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.ffn_hidden_size = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    // FalconH1Config: num_key_value_heads 8 when absent (every head its own when null).
+    const bool kv_null = j.contains("num_key_value_heads") && j["num_key_value_heads"].is_null();
+    c.num_kv_heads = kv_null ? c.num_heads : hf_int_or(j, "num_key_value_heads", 8, 1, kMaxHidden);
+    if (c.num_kv_heads > c.num_heads || c.num_heads % c.num_kv_heads != 0)
+        throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
+                                                    std::to_string(c.num_heads) + "), got " +
+                                                    std::to_string(c.num_kv_heads));
+    // FalconH1Attention: head_dim when given, else hidden_size / num_attention_heads.
+    if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+        c.head_dim = hf_int(j, "head_dim", type, 1, kMaxHidden);
+    } else {
+        if (c.hidden_size % c.num_heads != 0)
+            throw InputError("num_attention_heads",
+                             "num_attention_heads must divide hidden_size (" + std::to_string(c.hidden_size) +
+                                 ") when head_dim is absent, got " + std::to_string(c.num_heads));
+        c.head_dim = c.hidden_size / c.num_heads;
+    }
+    const std::string act = hf_string_or(j, "hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu for model_type " + type +
+                                           ", got \"" + printable(act, 40) + "\"");
+    c.mlp = MlpKind::SwiGlu;  // FalconH1MLP: gate_proj, up_proj, down_proj
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.qkv_bias = c.attn_out_bias = hf_bool_or(j, "attention_bias", false);
+    c.mlp_bias = hf_bool_or(j, "mlp_bias", false);
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    // Every layer is a hybrid one: FalconH1Config.layers_block_type is "hybrid" per layer. A listed one (or an
+    // attn_layer_indices, which transformers does not read) must say so.
+    auto blocks = j.find("layers_block_type");
+    if (blocks != j.end() && !blocks->is_null()) {
+        if (!blocks->is_array() || static_cast<std::int64_t>(blocks->size()) != c.num_layers)
+            throw InputError("layers_block_type",
+                             "config.json field \"layers_block_type\" must list one block type "
+                             "per layer (" +
+                                 std::to_string(c.num_layers) + " for num_hidden_layers)");
+        for (const json& b : *blocks)
+            if (b != "hybrid")
+                throw InputError("layers_block_type",
+                                 "config.json field \"layers_block_type\" entries must be hybrid for model_type " +
+                                     type + " (attention and Mamba-2 in every layer), got " + printable(b.dump(), 40));
+    }
+    auto indices = j.find("attn_layer_indices");
+    if (indices != j.end() && !indices->is_null())
+        throw InputError("attn_layer_indices",
+                         "config.json field \"attn_layer_indices\" must be null for model_type " + type +
+                             ": FalconH1Model puts attention in every layer and tally counts it so");
+    if (!hf_bool_or(j, "mamba_use_mlp", true))
+        throw InputError("mamba_use_mlp", "config.json field \"mamba_use_mlp\" must be true for model_type " + type +
+                                              " (FalconH1DecoderLayer always has its MLP)");
+    c.parallel_hybrid = true;
+    c.num_mamba_layers = c.num_layers;
+    // FalconH1Mixer: d_inner = mamba_d_ssm (FalconH1Config default 1024; null: mamba_expand · hidden_size), split into
+    // mamba_n_heads heads of mamba_d_head ("auto": d_inner / heads), B and C in mamba_n_groups groups.
+    std::int64_t d_inner = 1024;
+    auto ssm = j.find("mamba_d_ssm");
+    if (ssm != j.end()) {
+        if (ssm->is_null()) {
+            d_inner = hf_int_or(j, "mamba_expand", 2, 1, 1024) * c.hidden_size;  // <= 1024 · kMaxHidden
+            require_range("mamba_expand", d_inner, 1, kMaxHidden);
+        } else {
+            d_inner = json_integer(*ssm, "mamba_d_ssm", 1, kMaxHidden);
+        }
+    }
+    c.mamba_heads = hf_int_or(j, "mamba_n_heads", 128, 1, kMaxHidden);
+    if (d_inner % c.mamba_heads != 0)
+        throw InputError("mamba_n_heads", "config.json field \"mamba_n_heads\" (" + std::to_string(c.mamba_heads) +
+                                              ") must divide the Mamba-2 width mamba_d_ssm (" +
+                                              std::to_string(d_inner) + ")");
+    auto head = j.find("mamba_d_head");
+    c.mamba_head_dim = head == j.end() || head->is_null() || (head->is_string() && *head == "auto")
+                           ? d_inner / c.mamba_heads
+                           : json_integer(*head, "mamba_d_head", 1, kMaxHidden);
+    if (c.mamba_heads * c.mamba_head_dim != d_inner)
+        throw InputError("mamba_d_head", "config.json field \"mamba_d_head\" (" + std::to_string(c.mamba_head_dim) +
+                                             ") times mamba_n_heads (" + std::to_string(c.mamba_heads) +
+                                             ") must equal the Mamba-2 width mamba_d_ssm (" + std::to_string(d_inner) +
+                                             "): the state of a head is d_head x d_state");
+    c.mamba_d_state = hf_int_or(j, "mamba_d_state", 256, 1, kMaxHidden);
+    c.mamba_groups = hf_int_or(j, "mamba_n_groups", 1, 1, kMaxHidden);
+    if (c.mamba_heads % c.mamba_groups != 0)
+        throw InputError("mamba_n_groups", "config.json field \"mamba_n_groups\" (" + std::to_string(c.mamba_groups) +
+                                               ") must divide mamba_n_heads (" + std::to_string(c.mamba_heads) + ")");
+    c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
+    c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+    c.mamba_norm = hf_bool_or(j, "mamba_rms_norm", false);
+    // in_proj's bias is mamba_proj_bias, out_proj's projectors_bias: tally's one flag biases both, so they must agree.
+    c.mamba_proj_bias = hf_bool_or(j, "mamba_proj_bias", false);
+    if (hf_bool_or(j, "projectors_bias", false) != c.mamba_proj_bias)
+        throw InputError("projectors_bias",
+                         "config.json field \"projectors_bias\" (the Mamba-2 out_proj bias) must "
+                         "equal mamba_proj_bias (the in_proj bias) for tally to count them");
+    return c;
+}
+
 // A text model by its model_type (a whole config.json, or a multimodal wrapper's text_config).
 ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "llama" || type == "mistral" || type == "qwen2" || type == "mixtral" || type == "qwen3" ||
@@ -1009,6 +1153,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "qwen3_next") return load_qwen3_next(j);
     if (type == "granitemoehybrid") return load_granitemoehybrid(j);
     if (type == "nemotron_h") return load_nemotron_h(j);
+    if (type == "falcon_h1") return load_falcon_h1(j);
     if (type == "deepseek_v3" || type == "kimi_k2" || type == "deepseek_v32") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);

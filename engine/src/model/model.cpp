@@ -162,6 +162,20 @@ void validate_hybrid(const ModelConfig& c) {
     if (!mamba && (c.mamba_conv_bias || c.mamba_proj_bias))
         throw InputError(c.mamba_conv_bias ? "mamba_conv_bias" : "mamba_proj_bias",
                          "mamba_conv_bias and mamba_proj_bias need Mamba-2 layers (num_mamba_layers > 0)");
+    if (!mamba && !c.mamba_norm)
+        throw InputError("mamba_norm", "mamba_norm false needs Mamba-2 layers (num_mamba_layers > 0)");
+    // A parallel hybrid (Falcon-H1) has attention and a Mamba-2 mixer in every layer, and no other kind of layer.
+    if (c.parallel_hybrid) {
+        if (c.num_mamba_layers != c.num_layers)
+            throw InputError("num_mamba_layers",
+                             "a parallel hybrid (parallel_hybrid) has a Mamba-2 mixer in every "
+                             "layer: num_mamba_layers must be num_layers (" +
+                                 std::to_string(c.num_layers) + "), got " + std::to_string(c.num_mamba_layers));
+        if (c.num_linear_layers > 0 || c.single_module_blocks())
+            throw InputError("parallel_hybrid",
+                             "parallel_hybrid (attention and Mamba-2 side by side in every layer) excludes "
+                             "linear-attention layers and single-module blocks");
+    }
     // Windowed layers are softmax-attention layers.
     if (c.num_sliding_layers > c.num_attention_layers())
         throw InputError("num_sliding_layers", "num_sliding_layers (" + std::to_string(c.num_sliding_layers) +
@@ -353,6 +367,8 @@ ModelConfig model_from_json(const json& o) {
     c.mamba_conv_kernel = json_int_field(o, "mamba_conv_kernel", 0, 1024, 0, false);
     c.mamba_conv_bias = json_bool(o, "mamba_conv_bias", false);
     c.mamba_proj_bias = json_bool(o, "mamba_proj_bias", false);
+    c.mamba_norm = json_bool(o, "mamba_norm", true);
+    c.parallel_hybrid = json_bool(o, "parallel_hybrid", false);
     c.attn_output_gate = json_bool(o, "attn_output_gate", false);
     c.shared_expert_gate = json_bool(o, "shared_expert_gate", false);
     c.num_mlp_layers = json_int_field(o, "num_mlp_layers", 0, kMaxLayers, 0, false);
@@ -423,6 +439,8 @@ json model_to_json(const ModelConfig& c) {
         o["mamba_conv_kernel"] = c.mamba_conv_kernel;
         if (c.mamba_conv_bias) o["mamba_conv_bias"] = true;
         if (c.mamba_proj_bias) o["mamba_proj_bias"] = true;
+        if (!c.mamba_norm) o["mamba_norm"] = false;
+        if (c.parallel_hybrid) o["parallel_hybrid"] = true;
     }
     if (c.attn_output_gate) o["attn_output_gate"] = true;
     if (c.shared_expert_gate) o["shared_expert_gate"] = true;

@@ -91,7 +91,8 @@ void add_hybrid_mixers(const ModelConfig& c, std::vector<Tensor>& t) {
         // GraniteMoeHybridMambaLayer (transformers modeling_granitemoehybrid.py, as Bamba's mixer): in_proj
         // (h -> d_inner + conv_dim + nheads: the gate z, then x·B·C, then dt), a depthwise Conv1d over x, B, C
         // (conv_dim x d_conv, bias if mamba_conv_bias), dt_bias, A_log and D per head, a gated RMSNorm over d_inner,
-        // out_proj (d_inner -> h); in_proj and out_proj carry biases when mamba_proj_bias.
+        // out_proj (d_inner -> h); in_proj and out_proj carry biases when mamba_proj_bias. Falcon-H1's mixer
+        // (modeling_falcon_h1.py, FalconH1Mixer) is the same, its gated norm only with mamba_rms_norm.
         const auto M = Component::Mamba;
         const auto set = LayerSet::Mamba;
         const std::int64_t di = c.mamba_d_inner(), conv = c.mamba_conv_dim(), nh = c.mamba_heads;
@@ -102,7 +103,7 @@ void add_hybrid_mixers(const ModelConfig& c, std::vector<Tensor>& t) {
         push("layers.*.mamba.dt_bias", M, set, 1, nh, TpSplit::Cols);
         push("layers.*.mamba.A_log", M, set, 1, nh, TpSplit::Cols);
         push("layers.*.mamba.D", M, set, 1, nh, TpSplit::Cols);
-        push("layers.*.mamba.norm.weight", M, set, 1, di, TpSplit::Cols);
+        if (c.mamba_norm) push("layers.*.mamba.norm.weight", M, set, 1, di, TpSplit::Cols);
         push("layers.*.mamba.out_proj.weight", M, set, h, di, TpSplit::Cols);
         if (c.mamba_proj_bias) push("layers.*.mamba.out_proj.bias", M, set, 1, h, TpSplit::Replicated);
     }
@@ -438,9 +439,12 @@ ParamCount count_params(const ModelConfig& c) {
             default: break;
         }
     }
-    // A hybrid's one layer is taken as its largest kind's (what a gradient bucket of one layer must hold).
-    const u64 mixer = std::max({static_cast<u64>(c.num_attention_layers() > 0 ? p.per_layer_attention : 0),
-                                p.per_linear_layer, p.per_mamba_layer});
+    // A hybrid's one layer is taken as its largest kind's (what a gradient bucket of one layer must hold); a parallel
+    // hybrid's layer holds both its attention and its Mamba-2 mixer.
+    const u64 mixer = c.parallel_hybrid
+                          ? add(p.per_layer_attention, p.per_mamba_layer)
+                          : std::max({static_cast<u64>(c.num_attention_layers() > 0 ? p.per_layer_attention : 0),
+                                      p.per_linear_layer, p.per_mamba_layer});
     // Single-module blocks: the larger of a mixer block (mixer and its norm) and an MLP block (MLP and its norm).
     p.per_layer = c.single_module_blocks() ? std::max(add(mixer, mixer_norm), add(p.per_layer_mlp, mlp_norm))
                                            : add(add(mixer, p.per_layer_mlp), p.per_layer_norms);
@@ -635,7 +639,9 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::LinearAttention:
             return "L_lin·(h·(2·H_k·d_k + 2·H_v·d_v) + h·2·H_v + (2·H_k·d_k + H_v·d_v)·k_conv + 2·H_v + d_v + H_v·d_v·h)";
         case Component::Mamba:
-            return "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner + d_inner·h + biases)";
+            return m.mamba_norm
+                       ? "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner + d_inner·h + biases)"
+                       : "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner·h + biases)";
     }
     return "";
 }

@@ -116,6 +116,11 @@ struct ModelConfig {
     std::int64_t mamba_conv_kernel = 0;  // width of the causal depthwise conv over x, B, C
     bool mamba_conv_bias = false;        // a bias on that conv
     bool mamba_proj_bias = false;        // biases on in_proj and out_proj
+    bool mamba_norm = true;              // the gated RMSNorm over d_inner before out_proj (Falcon-H1 may drop it)
+    // Parallel hybrid (Falcon-H1, arXiv:2507.22448 sec. 2.1): every layer runs softmax attention and a Mamba-2 mixer
+    // side by side on the same normed input and adds their outputs, so num_mamba_layers = num_layers and
+    // num_attention_layers() counts every layer as well; each layer caches K and V and holds a Mamba-2 state.
+    bool parallel_hybrid = false;
     // Qwen3-Next gated attention: q_proj also yields a per-channel output gate (a·d more rows), and its shared
     // expert is scaled by a learned sigmoid gate (a 1 x h matrix per MoE layer).
     bool attn_output_gate = false;
@@ -130,7 +135,7 @@ struct ModelConfig {
 
     bool is_hybrid() const { return num_linear_layers > 0 || num_mamba_layers > 0; }
     std::int64_t num_attention_layers() const {
-        return num_layers - num_linear_layers - num_mamba_layers - num_mlp_layers;
+        return num_layers - num_linear_layers - (parallel_hybrid ? 0 : num_mamba_layers) - num_mlp_layers;
     }
     // Blocks of one module each (see num_mlp_layers): their norms and MLPs sit in some layers only.
     bool single_module_blocks() const { return num_mlp_layers > 0 || mixer_blocks_without_mlp; }
