@@ -58,11 +58,7 @@ let themeWatcher = null;
 /** Starts (once) the observer that re-themes every connected widget. */
 export function watchHostTheme() {
   if (themeWatcher) return;
-  const refresh = () => {
-    const widgets = [...themedWidgets];
-    const themes = widgets.map((w) => hostTheme(w)); // every read before any write: one style recalculation
-    widgets.forEach((w, i) => w.applyTheme(themes[i]));
-  };
+  const refresh = () => themeTogether([...themedWidgets]);
   themeWatcher = new MutationObserver(refresh);
   const attributeFilter = ['class', 'style', 'data-theme', 'data-bs-theme', 'data-md-color-scheme'];
   themeWatcher.observe(document.documentElement, { attributes: true, attributeFilter });
@@ -70,21 +66,25 @@ export function watchHostTheme() {
   globalThis.matchMedia?.('(prefers-color-scheme: dark)').addEventListener?.('change', refresh);
 }
 
+/** Themes `widgets`, every read before any write, so that the page's style is recalculated once, not per widget. */
+function themeTogether(widgets) {
+  const themes = widgets.map((w) => hostTheme(w));
+  widgets.forEach((w, i) => w.applyTheme(themes[i]));
+}
+
 /** Widgets connected in this task, themed together in a microtask (applyThemeSoon). */
 const themeQueue = new Set();
 
 /**
- * Themes `widget` in a microtask, with every widget connected in the same task: each hostTheme read of a computed
- * style after another widget's DOM writes forced a style recalculation of the whole page (about 30 ms each on
- * index.html under Lighthouse's 4x slowdown); read all, then write all, is one.
+ * Themes `widget` in a microtask, with every widget connected in the same task (themeTogether): a hostTheme read
+ * after another widget's DOM writes forces a style recalculation, so reading between writes costs one per widget.
  */
 export function applyThemeSoon(widget) {
   if (!themeQueue.size)
     queueMicrotask(() => {
       const widgets = [...themeQueue].filter((w) => w.isConnected);
       themeQueue.clear();
-      const themes = widgets.map((w) => hostTheme(w));
-      widgets.forEach((w, i) => w.applyTheme(themes[i]));
+      themeTogether(widgets);
     });
   themeQueue.add(widget);
 }
