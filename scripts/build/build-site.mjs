@@ -20,6 +20,7 @@ import { PAGE_CSP } from './csp.mjs';
 import { classesIn, pruneCss } from './prune-css.mjs';
 import { failer, pathOption, root } from './options.mjs';
 import { ENGINE_MODULE, engineModuleText } from './engine-module.mjs';
+import { withRunsFile } from './runs-file.mjs';
 
 const wasmDir = pathOption('--wasm', 'build/wasm');
 const outDir = pathOption('--out', 'build/site');
@@ -209,17 +210,13 @@ const unescapeAttr = (text) =>
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
 
-/**
- * A placeholder's `runs_file` (a validation file under content/validation/) becomes `runs`, the file's text, as
- * step_validation takes it: the build reads the file, the engine scores it, and the page holds only the result.
- */
-function withRunsFile(args, file) {
-  if (!('runs_file' in args)) return args;
-  const { runs_file: name, ...rest } = args;
-  const full = path.resolve(root, 'content/validation', String(name));
-  if (!full.startsWith(path.join(root, 'content/validation') + path.sep) || !existsSync(full))
-    fail(`${file}: runs_file "${name}" is not a file under content/validation/`);
-  return { ...rest, runs: readFileSync(full, 'utf8') };
+/** `withRunsFile` (runs-file.mjs) with a failing build naming the chapter file. */
+function withRunsFileOf(args, file) {
+  try {
+    return withRunsFile(args, root);
+  } catch (error) {
+    return fail(`${file}: ${error.message}`);
+  }
 }
 
 /** Writes the engine's number into every <tally-value> (data-state="ok"); a failing call fails the build. */
@@ -233,7 +230,7 @@ function prerenderValues(html, file) {
     const key = `${method}\u0000${argsText}`;
     if (!results.has(key)) {
       try {
-        results.set(key, engine.call(method, withRunsFile(JSON.parse(argsText), file)));
+        results.set(key, engine.call(method, withRunsFileOf(JSON.parse(argsText), file)));
       } catch (error) {
         fail(`${file}: ${method} ${argsText}: ${error.message}`);
       }
@@ -255,7 +252,7 @@ function insertFigures(html, file) {
     /(?:<p>\s*)?<tally-figure\b([^>]*)><\/tally-figure>(?:\s*<\/p>)?\s*(?:<p class="caption">([\s\S]*?)<\/p>)?/g;
   return html.replace(placeholder, (_, attrs, caption) => {
     const name = /\bname="([^"]*)"/.exec(attrs)?.[1];
-    const options = withRunsFile(JSON.parse(unescapeAttr(/\boptions='([^']*)'/.exec(attrs)?.[1] ?? '{}')), file);
+    const options = withRunsFileOf(JSON.parse(unescapeAttr(/\boptions='([^']*)'/.exec(attrs)?.[1] ?? '{}')), file);
     let drawing;
     try {
       drawing = renderFigure(name, engine, options);

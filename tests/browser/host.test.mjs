@@ -327,10 +327,13 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
       id,
     );
   // Left to the widget's defaults: the note names each one the engine chooses differently.
-  assert.match(await note('m'), /tally call memory_budget.*seq is 4096 here, 2048 in the engine/);
+  assert.match(
+    await note('m'),
+    /tally call memory_budget.*seq is 4096 here, 2048 in the engine \(Llama 2's pretraining context; the engine's default is GPT-3's\)/,
+  );
   assert.match(
     await note('c'),
-    /tally call training_cost.*basis is six_nd here, exact in the engine; seq is 4096 here, 2048 in the engine/,
+    /tally call training_cost.*basis is six_nd here, exact in the engine \(the 6ND rule chapter 3 derives\); seq is 4096 here, 2048 in the engine \(Llama 2's/,
   );
   // Set by the author to the engine's choice: no note, and the engine's answer without them is the widget's.
   assert.equal(await note('m2'), '');
@@ -346,9 +349,9 @@ test('defaults: a widget and `tally call` with the same attributes agree, or the
 
   assert.match(
     await note('s'),
-    /tally call step_time.*gpus is 64 here, 1 in the engine; tp is 4 here, 1 in the engine; pp is 4 here, 1 in the engine; batch is 512 here, 1 in the engine; seq is 8192 here, 2048 in the engine; zero is 1 here, 0 in the engine; sp is true here, false in the engine; flash is true here, false in the engine/,
+    /tally call step_time.*gpus is 64 here, 1 in the engine \(a layout in which Llama 3 70B fits 64 H100s\); tp is 4 here, 1 in the engine \(a layout.*\); pp is 4 here, 1 in the engine \(a layout.*\); batch is 512 here, 1 in the engine \(a layout.*\); seq is 8192 here, 2048 in the engine \(Llama 3's pretraining context\); zero is 1 here, 0 in the engine \(the optimizer states sharded.*\); sp is true here, false in the engine \(as large tensor-parallel runs train\); flash is true here, false in the engine \(as large/,
   );
-  assert.match(await note('i'), /tally call inference.*batch is 8 here, 1 in the engine/);
+  assert.match(await note('i'), /tally call inference.*batch is 8 here, 1 in the engine \(a few sequences at once/);
   assert.equal(await note('i2'), '');
   // pp is left to the widget, whose 4 does not divide 8 GPUs with tp 8: the note names what the engine does instead.
   assert.match(await note('s2'), /pp is 4 here, 1 in the engine/);

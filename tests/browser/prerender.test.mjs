@@ -2,10 +2,9 @@
 // value is present with scripts off and equals what the engine computes in the browser with scripts on.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { startSite, screenshot, root, DESKTOP, PHONE } from './harness.mjs';
 import { errors, gotoAgain, mountAll, watch } from './page-helpers.mjs';
+import { withRunsFile } from '../../scripts/build/runs-file.mjs';
 
 test('with JavaScript off the page holds every inline number, equal to what the engine computes with it on', async (t) => {
   const site = await startSite();
@@ -52,13 +51,7 @@ test('with JavaScript off the page holds every inline number, equal to what the 
   await mountAll(on);
   // The browser's engine and the page's own formatting code, for every value the static page showed. A build-time
   // runs_file (chapter 8b's validation statistics) is given as the file's text, as scripts/build/build-site.mjs does.
-  const runsFiles = new Map();
-  const callArgs = (args) => {
-    const { runs_file: name, ...rest } = JSON.parse(args);
-    if (name === undefined) return args;
-    if (!runsFiles.has(name)) runsFiles.set(name, readFileSync(path.join(root, 'content/validation', name), 'utf8'));
-    return JSON.stringify({ ...rest, runs: runsFiles.get(name) });
-  };
+  const callArgs = (args) => JSON.stringify(withRunsFile(JSON.parse(args), root));
   const live = await on.evaluate(
     async (items) => {
       const { getEngine } = await import('./engine.js');

@@ -115,6 +115,7 @@ const FIELDS = [
     fallback: 'six_nd',
     arg: 'flops_basis',
     engineDefault: (r) => r.flops_basis,
+    why: 'the 6ND rule chapter 3 derives',
   },
   {
     name: 'seq',
@@ -124,6 +125,7 @@ const FIELDS = [
     arg: 'seq',
     sendWhen: presetModel,
     engineDefault: (r) => r.flops?.seq,
+    why: "Llama 2's pretraining context; the engine's default is GPT-3's",
   },
 ];
 const LAYOUT = [

@@ -38,6 +38,7 @@ const FIELDS = [
     fallback: '8',
     arg: 'batch',
     engineDefault: (e) => e.batch,
+    why: 'a few sequences at once, where decoding starts to share its weight reads',
   },
   { name: 'context', kind: 'number', label: 'Context (tokens)', fallback: '4096', arg: 'context' },
   {

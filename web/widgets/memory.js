@@ -196,6 +196,7 @@ const FIELDS = [
     fallback: '4096',
     arg: 'seq',
     engineDefault: (r) => r.setup?.seq,
+    why: "Llama 2's pretraining context; the engine's default is GPT-3's",
   },
   { name: 'mbs', kind: 'number', label: 'Micro-batch (sequences)', fallback: '1', arg: 'micro_batch' },
   { name: 'tp', kind: 'number', label: 'Tensor parallel', fallback: '1', arg: 'tp' },

@@ -60,6 +60,8 @@ export const STACK_SWITCHES = [
   ['eager_glu', 'Eager gated-MLP activation'],
 ];
 const STACK_DEFAULT = 'stack';
+/** Why the layout fields start where they do (the defaults note): one layout that fits the opening model. */
+const LAYOUT_WHY = 'a layout in which Llama 3 70B fits 64 H100s';
 /** A switch's field: a select over the stack's default and the declared values, or a number (empty: the default). */
 function switchField([arg, label, kind]) {
   const engineDefault = (e) => e.layout?.[arg];
@@ -94,7 +96,15 @@ const SWITCH_NAMES = new Set(STACK_SWITCHES.map(([arg]) => arg));
 const FIELDS = [
   presetSelect('model', 'Model', 'models', 'llama-3-70b', { arg: 'model' }),
   presetSelect('hardware', 'GPU', 'hardware', 'h100-sxm', { arg: 'hardware' }),
-  { name: 'gpus', kind: 'number', label: 'GPUs', fallback: '64', arg: 'gpus', engineDefault: (e) => e.layout?.gpus },
+  {
+    name: 'gpus',
+    kind: 'number',
+    label: 'GPUs',
+    fallback: '64',
+    arg: 'gpus',
+    engineDefault: (e) => e.layout?.gpus,
+    why: LAYOUT_WHY,
+  },
   {
     name: 'tp',
     kind: 'number',
@@ -102,6 +112,7 @@ const FIELDS = [
     fallback: '4',
     arg: 'tp',
     engineDefault: (e) => e.layout?.tp,
+    why: LAYOUT_WHY,
   },
   {
     name: 'pp',
@@ -110,6 +121,7 @@ const FIELDS = [
     fallback: '4',
     arg: 'pp',
     engineDefault: (e) => e.layout?.pp,
+    why: LAYOUT_WHY,
   },
   { name: 'interleave', kind: 'number', label: 'Chunks per stage v', fallback: '1', arg: 'interleave' },
   { name: 'mbs', kind: 'number', label: 'Micro-batch b', fallback: '1', arg: 'micro_batch' },
@@ -120,6 +132,7 @@ const FIELDS = [
     fallback: '512',
     arg: 'global_batch',
     engineDefault: (e) => e.global_batch,
+    why: LAYOUT_WHY,
   },
   {
     name: 'seq',
@@ -128,6 +141,7 @@ const FIELDS = [
     fallback: '8192',
     arg: 'seq',
     engineDefault: (e) => e.layout?.seq,
+    why: "Llama 3's pretraining context",
   },
   { name: 'cp', kind: 'number', label: 'Context parallel c (long sequences)', fallback: '1', arg: 'cp' },
   { name: 'ep', kind: 'number', label: 'Expert parallel e (MoE)', fallback: '1', arg: 'ep' },
@@ -141,6 +155,7 @@ const FIELDS = [
     arg: 'zero',
     toArg: Number,
     engineDefault: (e) => e.layout?.zero,
+    why: "the optimizer states sharded, as Megatron's distributed optimizer does",
   },
   declaredField('step_time', 'shard_group', 'number', 'HSDP shard group (ZeRO 3; 0 = all of d)'),
   {
@@ -167,6 +182,7 @@ const FIELDS = [
     fallback: 'true',
     arg: 'sequence_parallel',
     engineDefault: (e) => e.layout?.sequence_parallel,
+    why: 'as large tensor-parallel runs train',
   },
   {
     name: 'flash',
@@ -175,6 +191,7 @@ const FIELDS = [
     fallback: 'true',
     arg: 'flash_attention',
     engineDefault: (e) => e.layout?.flash_attention,
+    why: 'as large tensor-parallel runs train',
   },
   declaredField('step_time', 'compile', 'check', 'torch.compile'),
   declaredField('step_time', 'async_tp', 'check', 'Async TP'),

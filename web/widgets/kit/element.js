@@ -332,7 +332,7 @@ export class TallyWidget extends ElementBase {
         theirs = answer === null ? undefined : f.engine(answer);
       }
       if (theirs !== undefined && String(theirs) !== String(args[f.arg]))
-        differ.push(`${f.field} is ${args[f.arg]} here, ${theirs} in the engine`);
+        differ.push(`${f.field} is ${args[f.arg]} here, ${theirs} in the engine${f.why ? ` (${f.why})` : ''}`);
     }
     const root = this.shadowRoot;
     let box = root.querySelector('.defaults-note');

@@ -16,6 +16,7 @@
 //               sent), `optional` leaves it out at its fallback, `sendWhen(values)` false reads the field (its
 //               errors show) but sends nothing, `activeWhen(values)` false leaves it unread (hidden in this mode)
 //   engineDefault  (engine result) => the engine's own choice, for the defaults note (noteEngineDefaults)
+//   why         where the fallback differs from the engine's choice, why the widget starts elsewhere (in that note)
 //   stateWhen   (values) => whether the field is part of the state now (a pasted config only with the custom model)
 //   embed       false, or (values) => false: left out of embed snippets (embedAttributes)
 // }
@@ -140,9 +141,11 @@ export function argFields(fields) {
   return Object.fromEntries(fields.filter((f) => f.arg).map((f) => [f.arg, f.name]));
 }
 
-/** The defaults note's entries [{field, arg, engine}] (kit/element.js noteEngineDefaults). */
+/** The defaults note's entries [{field, arg, engine, why}] (kit/element.js noteEngineDefaults). */
 export function engineDefaultFields(fields) {
-  return fields.filter((f) => f.engineDefault).map((f) => ({ field: f.name, arg: f.arg, engine: f.engineDefault }));
+  return fields
+    .filter((f) => f.engineDefault)
+    .map((f) => ({ field: f.name, arg: f.arg, engine: f.engineDefault, why: f.why }));
 }
 
 /** Attributes that reproduce `values` in an embed snippet ({attribute: text}), fields with embed: false left out. */
