@@ -149,3 +149,29 @@ test('each figure is one module, web/figures/<name>.js, whose default export is 
     assert.equal(draw(engine, FIGURE_INPUTS[name] ?? {}), renderFigure(name, engine, FIGURE_INPUTS[name]), name);
   }
 });
+
+test("the step timeline lays the engine's exposed components end to end: their widths add up to the step", async () => {
+  const engine = await loadEngine();
+  const args = { model: 'llama-3-8b', hardware: 'h100-sxm', gpus: 64, tp: 2, pp: 2, seq: 4096, global_batch: 256 };
+  const r = engine.call('step_time', {
+    ...args,
+    micro_batch: 1,
+    zero: 1,
+    sequence_parallel: true,
+    recompute: 'none',
+    flash_attention: true,
+  });
+  const svg = renderFigure('step-timeline', engine, args);
+  const lane = /<text[^>]*class="strong">GPU:[^<]*<\/text>((?:<rect [^>]*\/>)+)/.exec(svg);
+  assert.ok(lane, 'the GPU lane follows its title');
+  const widths = [...lane[1].matchAll(/width="([\d.]+)"/g)].map((m) => Number(m[1]));
+  const exposed = r.breakdown.filter((p) => p.exposed && p.seconds > 0);
+  assert.equal(widths.length, exposed.length, 'one block per exposed component');
+  const span = Math.max(r.step_seconds, r.band.step_seconds_high);
+  const drawn = widths.reduce((a, b) => a + b, 0);
+  // Each width is rounded to 0.1 unit; the lane is 392 units for the longer of the step and the band's top.
+  assert.ok(Math.abs(drawn - (392 * r.step_seconds) / span) <= 0.05 * widths.length + 1e-9, `${drawn}`);
+  for (const p of r.breakdown.filter((q) => q.seconds > 0))
+    assert.ok(svg.includes(p.name.replace(/&/g, '&amp;').split(' ')[0]), `the key names ${p.id}`);
+  assert.match(svg, new RegExp(`band: [\\d.]+–[\\d.]+ s, from the errors of ${r.band.runs} published`));
+});

@@ -1546,6 +1546,13 @@ function expectations() {
     put('step_time', layout, 'mfu', step.mfu, 'native CLI');
     put('step_time', layout, 'band.lower', step.band.lower, 'native CLI');
     put('step_time', layout, 'band.upper', step.band.upper, 'native CLI');
+    // Chapter 8e's sizing list: the same run's band as tokens per second, and the sharded layout's usable bytes.
+    for (const [field, bound, how] of [
+      ['band.tokens_per_second_low', step.band.upper, 'tokens/s ÷ (1 + upper)'],
+      ['band.tokens_per_second_high', step.band.lower, 'tokens/s ÷ (1 + lower)'],
+    ])
+      put('step_time', layout, field, step.tokens_per_second / (1 + bound), how);
+    put('memory_budget', layout, 'usable_bytes', usable('h100-sxm').usable, 'reported less the allowance');
     const step8 = native('step_time', { ...layout, ...fp8 });
     put('step_time', { ...layout, ...fp8 }, 'mfu', step8.mfu, 'native CLI');
     const ck = {

@@ -19,6 +19,7 @@ import attentionVsSeq from './attention-vs-seq.js';
 import moeDrops from './moe-drops.js';
 import goodputCurve from './goodput-vs-interval.js';
 import validationScatter from './validation-scatter.js';
+import stepTimeline from './step-timeline.js';
 
 export { chart } from './line-chart.js';
 export { SPLITS } from './parallelism.js';
@@ -40,6 +41,7 @@ const FIGURES = {
   'intensity-vs-tokens': intensityCurve,
   'goodput-vs-interval': goodputCurve,
   'validation-scatter': validationScatter,
+  'step-timeline': stepTimeline,
 };
 export const FIGURE_NAMES = Object.keys(FIGURES);
 
