@@ -399,6 +399,7 @@ function expectations() {
     [2048, 4096, 4096],
     [4096, 4096, 14336],
     [8192, 8192, 8192],
+    [8192, 8192, 28672], // the running example's MLP up-projection (chapter 5's box)
   ]) {
     const args = { m, k, n, hardware: 'h100-sxm' };
     const flops = 2 * m * n * k,
@@ -1200,6 +1201,7 @@ function expectations() {
   // (Rajbhandari et al. 2020, sec. 3.1: K = 12 bytes of optimizer state per parameter in mixed precision).
   const ckpt70 = { model: 'llama-3-70b', recipe: 'bf16_mixed_adamw' };
   put('checkpoint_size', ckpt70, 'inference_bytes', 2 * n70, 'N × 2');
+  put('checkpoint_size', { model: 'llama-3-70b' }, 'inference_bytes', 2 * n70, 'N × 2 (bf16, the default recipe)');
   put('checkpoint_size', ckpt70, 'resume_bytes_per_param', 14, '2 + 4 + 8');
   put('checkpoint_size', ckpt70, 'resume_bytes', 14 * n70, 'N × 14');
   put('checkpoint_size', { model: 'llama-2-7b', recipe: 'fp32_adamw' }, 'resume_bytes_per_param', 12, '4 + 8');
@@ -1521,6 +1523,19 @@ function expectations() {
     const sharded = native('memory_budget', layout).per_gpu_bytes.total;
     assert.ok(sharded < usable('h100-sxm').usable, 'the sharded layout fits');
     put('memory_budget', layout, 'per_gpu_bytes.total', sharded, 'native CLI, under the usable bytes');
+    // Chapter 7's box: the activations are the largest class of the layout's per-GPU bytes.
+    const classes = native('memory_budget', layout).per_gpu_bytes;
+    for (const [name, bytes] of Object.entries(classes))
+      if (name !== 'activations' && name !== 'total') assert.ok(classes.activations > bytes, `activations > ${name}`);
+    put('memory_budget', layout, 'per_gpu_bytes.activations', classes.activations, 'native CLI, the largest class');
+    // Chapter 8c's box: causal work per rank at 131,072 tokens over cp 16. Contiguous chunk i of c tokens attends
+    // to its own triangle and every earlier token: c·i·c + c(c+1)/2 pairs, against seq(seq+1)/2 over cp on average.
+    const cpArgs = { model: 'llama-3-70b', seq: 131072, cp: 16, hardware: 'h100-sxm' };
+    const chunk = 131072 / 16;
+    const busiest = chunk * 15 * chunk + (chunk * (chunk + 1)) / 2;
+    put('context_parallel', cpArgs, 'contiguous.max_over_mean', busiest / ((131072 * 131073) / 2 / 16), 'causal pairs');
+    // Balanced: rank i holds chunks i and 2cp − 1 − i of 2cp, whose pair counts add to the same total for every rank.
+    put('context_parallel', cpArgs, 'balanced.max_over_mean', 1, 'equal pairs per rank');
     const planArgs = {
       model: 'llama-3-70b',
       hardware: 'h100-sxm',
