@@ -1,7 +1,7 @@
 // <tally-float>: the float-format bit explorer.
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
-//   format="bf16" value="3.140625"   (or hex="0x4049" instead of value)
+//   format="bf16" value="3.14159"   (or hex="0x4049" instead of value)
 //   rounding="nearest_even|nearest_away|toward_zero|up|down" saturate="default|true|false"
 //   outlier="40" seed="1"            (the block-format panel's generated vector)
 //   block="1, 2.5, -3"               (the block-format panel's own values, instead of outlier and seed)
@@ -49,7 +49,7 @@ const FIELDS = [
     kind: 'text',
     label: 'Number (1e-8, -0, inf, nan)',
     check: (t) => t.length <= 400 || 'too long',
-    fallback: '3.140625',
+    fallback: '3.14159', // π to five places: bf16 keeps 3.140625, so the first view shows a rounding
     arg: 'value',
   },
   {
