@@ -42,7 +42,11 @@ test('every numbered chapter but 8e and 10 comes back to the running example in 
     }
     assert.equal(boxes.length, 1, `chapter ${c.number} (${c.id}) has one running-example box`);
     const [, labelledBy, box] = boxes[0];
-    assert.match(box, new RegExp(`<h2 id="${labelledBy}">The running example</h2>`), `chapter ${c.number}: named`);
+    assert.match(
+      box,
+      new RegExp(`<h2 id="${labelledBy}">The running example in chapter ${c.number}</h2>`),
+      `chapter ${c.number}: named`,
+    );
     assert.ok((box.match(/<tally-value\b/g) ?? []).length >= 1, `chapter ${c.number}: at least one engine value`);
     const left =
       typed(box)
