@@ -74,6 +74,25 @@ test('memory budget: Llama 3 8B on 8 H100s (TP 2, ZeRO-1, selective, FlashAttent
     `${formula} shows ${cls.formula}`,
   );
 
+  // A new length changes numbers, not rows: the rows stay (written in place) and every number cell follows.
+  await widget.evaluate((el) => (el.shadowRoot.querySelector('tr[data-term="activations"]').marked = true));
+  await setControl(widget, 'seq', '4096');
+  const shorter = native('memory_budget', { ...ARGS, seq: 4096 });
+  assert.ok(await widget.evaluate((el) => el.shadowRoot.querySelector('tr[data-term="activations"]').marked === true));
+  for (const id of ['weights', 'activations'])
+    assert.equal(
+      await widget.locator(`tr[data-term="${id}"] td.num`).first().textContent(),
+      gb(shorter.per_gpu_bytes[id]),
+    );
+  assert.equal(
+    await widget.locator('[data-out="table"] tbody tr:last-child td.num').first().textContent(),
+    gb(shorter.per_gpu_bytes.total),
+  );
+  assert.deepEqual(
+    await widget.locator('[data-out="activations"] tbody td.num').allTextContents(),
+    shorter.activations.terms.map((term) => gb(term.bytes)),
+  );
+
   // Update latency is a benchmark (scripts/bench/bench-page.mjs, BENCHMARKS.md), never asserted here.
 
   await screenshot(widget, 'memory-desktop');

@@ -837,36 +837,61 @@ class TallyMemoryBudget extends TallyWidget {
     }
     const rows = this.rows();
     this.drawChart(rows, total, usable, `${hw?.name ?? 'GPU'} usable`);
+    // A new setting usually changes numbers, not rows: the tables are rebuilt only when their rows change, else
+    // their number cells are rewritten in place (no HTML parse per keystroke, issue 39's update latency).
     const tbody = root.querySelector('[data-out="table"] tbody');
-    tbody.innerHTML = trustedHtml(
-      rows
-        .map(
-          (r) => `<tr data-term="${r.id}">
+    const tableKey = rows.map((r) => `${r.id}\u0000${r.name}\u0000${r.formula ? 1 : 0}`).join('\u0001');
+    this.renderedKeys ??= {};
+    if (this.renderedKeys.table === tableKey && tbody.rows.length === rows.length + 1) {
+      rows.forEach((r, i) => {
+        const cells = tbody.rows[i].cells;
+        cells[1].textContent = formatBytes(r.bytes);
+        cells[2].textContent = formatPercent(r.share);
+      });
+      tbody.rows[rows.length].cells[1].firstChild.textContent = formatBytes(total);
+    } else {
+      tbody.innerHTML = trustedHtml(
+        rows
+          .map(
+            (r) => `<tr data-term="${r.id}">
         <td><span class="swatch" style="background:${r.color}"></span>${escapeHtml(r.name)}</td>
         <td class="num">${escapeHtml(formatBytes(r.bytes))}</td>
         <td class="num">${escapeHtml(formatPercent(r.share))}</td>
         <td>${r.formula ? `<button type="button" class="formula-btn" data-term="${r.id}" aria-label="Formula for ${escapeHtml(r.name)}">ƒ</button>` : ''}</td>
       </tr>`,
-        )
-        .join('') +
-        `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`,
-    );
+          )
+          .join('') +
+          `<tr><td><strong>total per GPU</strong></td><td class="num"><strong>${escapeHtml(formatBytes(total))}</strong></td><td class="num">100%</td><td></td></tr>`,
+      );
+      this.renderedKeys.table = tableKey;
+    }
     const act = b.activations ?? {};
-    root.querySelector('[data-out="activations"] tbody').innerHTML = trustedHtml(
-      (act.terms ?? [])
-        .map(
-          (t) => `<tr>
+    const terms = act.terms ?? [];
+    const actBody = root.querySelector('[data-out="activations"] tbody');
+    const termsKey = terms.map((t) => `${t.id}\u0000${t.name}\u0000${t.scope}\u0000${t.formula}`).join('\u0001');
+    if (this.renderedKeys.terms === termsKey && actBody.rows.length === terms.length) {
+      terms.forEach((t, i) => (actBody.rows[i].cells[1].textContent = formatBytes(t.bytes)));
+    } else {
+      actBody.innerHTML = trustedHtml(
+        terms
+          .map(
+            (t) => `<tr>
         <td>${escapeHtml(t.name ?? t.id)}${t.scope === 'outside' ? ' <span class="status">(once, outside the layers)</span>' : ''}</td>
         <td class="num">${escapeHtml(formatBytes(t.bytes))}</td><td class="formula">${formulaHtml(t.formula ?? '')}</td></tr>`,
-        )
-        .join(''),
-    );
-    root.querySelector('[data-out="act-symbols"]').innerHTML = trustedHtml(
-      symbolLegend(
-        (act.terms ?? []).map((t) => t.formula ?? ''),
-        this.glossary(),
-      ).html,
-    );
+          )
+          .join(''),
+      );
+      this.renderedKeys.terms = termsKey;
+    }
+    const legend = symbolLegend(
+      terms.map((t) => t.formula ?? ''),
+      this.glossary(),
+    ).html;
+    const symbols = root.querySelector('[data-out="act-symbols"]');
+    if (this.renderedKeys.legend !== legend || !symbols.firstChild) {
+      symbols.innerHTML = trustedHtml(legend);
+      this.renderedKeys.legend = legend;
+    }
     root.querySelector('[data-out="korthikanti"]').textContent = act.layers
       ? `${act.layers} layers on this GPU × ${act.microbatches_in_flight ?? 1} micro-batch(es) in flight; total ${formatBytes(act.total_bytes)}. ` +
         (act.korthikanti_formula
