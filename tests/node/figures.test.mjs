@@ -19,7 +19,10 @@ test("the pipeline figure draws the engine's simulated 1F1B: its blocks and its 
 
 /** The options a figure cannot draw without (the build passes the page's own; these are the smaller files). */
 const smallRuns = readFileSync(`${root}/content/validation/runs.json`, 'utf8');
-const FIGURE_INPUTS = { 'validation-scatter': { runs: smallRuns } };
+const FIGURE_INPUTS = {
+  'validation-scatter': { runs: smallRuns },
+  'step-timeline': { model: 'llama-3-8b', hardware: 'h100-sxm', gpus: 8, tp: 2 },
+};
 
 test('the validation scatter draws one dot per scored run, above the diagonal exactly when tally predicted it faster', async () => {
   const engine = await loadEngine();
@@ -153,14 +156,8 @@ test('each figure is one module, web/figures/<name>.js, whose default export is 
 test("the step timeline lays the engine's exposed components end to end: their widths add up to the step", async () => {
   const engine = await loadEngine();
   const args = { model: 'llama-3-8b', hardware: 'h100-sxm', gpus: 64, tp: 2, pp: 2, seq: 4096, global_batch: 256 };
-  const r = engine.call('step_time', {
-    ...args,
-    micro_batch: 1,
-    zero: 1,
-    sequence_parallel: true,
-    recompute: 'none',
-    flash_attention: true,
-  });
+  Object.assign(args, { micro_batch: 1, zero: 1, sequence_parallel: true, recompute: 'none', flash_attention: true });
+  const r = engine.call('step_time', args);
   const svg = renderFigure('step-timeline', engine, args);
   const lane = /<text[^>]*class="strong">GPU:[^<]*<\/text>((?:<rect [^>]*\/>)+)/.exec(svg);
   assert.ok(lane, 'the GPU lane follows its title');
@@ -174,4 +171,5 @@ test("the step timeline lays the engine's exposed components end to end: their w
   for (const p of r.breakdown.filter((q) => q.seconds > 0))
     assert.ok(svg.includes(p.name.replace(/&/g, '&amp;').split(' ')[0]), `the key names ${p.id}`);
   assert.match(svg, new RegExp(`band: [\\d.]+–[\\d.]+ s, from the errors of ${r.band.runs} published`));
+  assert.throws(() => renderFigure('step-timeline', engine), /needs the run it draws/);
 });

@@ -4,28 +4,11 @@
 // citation, never a typed result (tests/node/page-numbers.test.mjs checks the engine values).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { siteDir } from './engine.mjs';
+import { chaptersOf, pageHtml, typedText as typed } from './page-text.mjs';
 
-const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
-const chapters = html
-  .split('<section class="chapter" id="')
-  .slice(1)
-  .map((chunk) => ({
-    id: chunk.slice(0, chunk.indexOf('"')),
-    number: /<h1[^>]*>\s*(\d+[a-z]?)\./.exec(chunk)?.[1],
-    html: chunk,
-  }));
+const chapters = chaptersOf(pageHtml());
 const OWN = new Set(['8e', '10']);
 
-/** What a reader sees typed: engine values, formulas and markup removed. */
-const typed = (markup) =>
-  markup
-    .replace(/<tally-value\b[\s\S]*?<\/tally-value>/g, ' ')
-    .replace(/<span class="katex(?:-display)?">[\s\S]*?<\/annotation><\/semantics><\/math><\/span>(?:<\/span>)?/g, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&[a-z]+;|&#\d+;/g, ' ');
 // The run as chapter 10 states it (model, tokens, GPUs, sequence, layout, price) and Llama 3's long-context stage,
 // chapter names and the paper's citation: figures a reader is given, not results.
 const GIVEN =

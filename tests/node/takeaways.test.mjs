@@ -4,30 +4,13 @@
 // checks its value) or part of a formula.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { siteDir } from './engine.mjs';
+import { chaptersOf, pageHtml, typedText } from './page-text.mjs';
 
-const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
-/** Each chapter section: its id, its heading's number ("8b") and its markup. */
-const chapters = html
-  .split('<section class="chapter" id="')
-  .slice(1)
-  .map((chunk) => ({
-    id: chunk.slice(0, chunk.indexOf('"')),
-    number: /<h1[^>]*>\s*(\d+[a-z]?)\./.exec(chunk)?.[1] ?? null,
-    html: chunk,
-  }));
+const html = pageHtml();
+const chapters = chaptersOf(html);
 // Chapter 9's box comes with its serving rewrite (issue 37, item 6), edited apart from this change.
 const PENDING = new Set();
 
-/** Text with engine values, formulas and markup taken out: what remains was typed. */
-const typedText = (markup) =>
-  markup
-    .replace(/<tally-value\b[\s\S]*?<\/tally-value>/g, ' ')
-    .replace(/<span class="katex(?:-display)?">[\s\S]*?<\/annotation><\/semantics><\/math><\/span>(?:<\/span>)?/g, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&[a-z]+;|&#\d+;/g, ' ');
 // Digits that name things, not quantities: chapters, format and stage names, the 1F1B schedule.
 const NAMES =
   /\bchapters? \d+[a-z]?(?:(?:,| and| or) \d+[a-z]?)*\b|\b(?:fp|bf|int|e\dm)\d+\b|\bZeRO-\d\b|\b1F1B\b|\bH100\b|\bA100\b/gi;

@@ -14,22 +14,6 @@ const TONE = {
 };
 const COMM = 'box tone-1'; // every collective and send, exposed on the GPU lane or hidden on the network lane
 
-/** The running example's layout (chapter 10): Llama 3 70B on 1,024 H100s, TP 8 × PP 4 × DP 32. */
-const EXAMPLE = {
-  model: 'llama-3-70b',
-  hardware: 'h100-sxm',
-  gpus: 1024,
-  seq: 8192,
-  tp: 8,
-  pp: 4,
-  micro_batch: 1,
-  global_batch: 2048,
-  zero: 1,
-  sequence_parallel: true,
-  recompute: 'none',
-  flash_attention: true,
-};
-
 const seconds = (v) => (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3));
 const percent = (v) => (v < 0.0005 ? 'under 0.1 %' : `${(v * 100).toFixed(1)} %`);
 
@@ -47,10 +31,12 @@ function wrap(words, chars) {
 /**
  * The step as two lanes on one time axis: the GPU lane holds every exposed component of the engine's breakdown
  * end to end (a trace interleaves them layer by layer; the model adds them), the network lane the communication
- * hidden behind the compute, and under the axis the engine's error band for the step.
+ * hidden behind the compute, and under the axis the engine's error band for the step. `options` are step_time's
+ * arguments for the run drawn (the page gives its running example).
  */
 export default function stepTimeline(engine, options = {}) {
-  const args = { ...EXAMPLE, ...options };
+  const args = options;
+  if (typeof args.model !== 'string') throw new Error('step-timeline needs the run it draws (options: step_time args)');
   const r = engine.call('step_time', args);
   // The GPU's own work first, then what it waits for (exposed communication, the bubble), each in the engine's order.
   const computing = (p) => TONE[p.id] !== undefined && TONE[p.id] !== 'idle';
@@ -118,6 +104,6 @@ export default function stepTimeline(engine, options = {}) {
   return svg(
     y + 4,
     body,
-    `One training step of ${args.model} on ${args.gpus} ${args.hardware} GPUs (TP ${args.tp}, PP ${args.pp}) as the step model accounts for it: ${seconds(r.step_seconds)} s, its exposed components end to end on the GPU lane and the hidden communication below. A model, not a trace.`,
+    `One training step of ${args.model} on ${args.gpus} ${args.hardware} GPUs (TP ${r.layout.tp}, PP ${r.layout.pp}) as the step model accounts for it: ${seconds(r.step_seconds)} s, its exposed components end to end on the GPU lane and the hidden communication below. A model, not a trace.`,
   );
 }
