@@ -22,6 +22,16 @@ const modes = [
   },
   { model: 'deepseek-v3', method: 'qlora', lora_targets: 'q_a,q_b,kv_a,kv_b,o', seq: 256 },
   { model: 'llama-2-7b', method: 'full', recipe: 'bf16_adamw_no_master', optimizer: 'adamw_8bit', paged: true },
+  {
+    model: 'llama-2-7b',
+    method: 'full',
+    recipe: 'bf16_pure_adamw',
+    optimizer_in_backward: true,
+    loss_chunks: 8,
+    recompute: 'full',
+    activation_offloading: true,
+  },
+  { model: 'llama-2-7b', method: 'qlora', grads_freed: true, loss_chunks: 4, seq: 1024 },
 ];
 
 test('wasm finetune equals native for every fine-tuning mode, good input and bad', async () => {
@@ -32,6 +42,8 @@ test('wasm finetune equals native for every fine-tuning mode, good input and bad
     { model: 'gpt2-small', lora_targets: 'gate' },
     { model: 'llama-2-7b', lora_alpha: 0 },
     { model: 'llama-2-7b', method: 'full', lora_rank: 8 },
+    { model: 'llama-2-7b', method: 'full', activation_offloading: true },
+    { model: 'llama-2-7b', loss_chunks: 5000, seq: 4096 },
   ];
   for (const args of [...modes, ...bad]) {
     const text = JSON.stringify(args);
