@@ -95,6 +95,21 @@ test("LitGPT's measured LoRA and QLoRA peaks (content/validation/finetune-peaks.
   }
 });
 
+test("torchtune's Llama 3.2 3B ladder with its settings as switches: median error within 10 %", async () => {
+  // The rows' grads_freed, loss_chunks, optimizer_in_backward and activation_offloading; compile is not a switch.
+  const data = JSON.parse(readFileSync(path.join(root, 'content/validation/finetune-peaks.json'), 'utf8'));
+  const engine = await loadEngine();
+  const rows = data.runs.filter((run) => run.source === 'torchtune-2024-11');
+  assert.equal(rows.length, 9);
+  const errors = rows.map((run) => {
+    const args = { ...data.source_args[run.source], ...run.args };
+    const predicted = engine.call('finetune', args).per_gpu_bytes.total;
+    return Math.abs(predicted / (run.measured_gib * 2 ** 30) - 1);
+  });
+  errors.sort((a, b) => a - b);
+  assert.ok(errors[4] <= 0.1, `median |error| ${(errors[4] * 100).toFixed(1)} %`);
+});
+
 test('QLoRA with bitsandbytes before 0.43.2 adds the saved inputs of the 4-bit linears and nothing else', async () => {
   const engine = await loadEngine();
   const args = { model: 'llama-2-7b', method: 'qlora', seq: 1304 };
