@@ -613,8 +613,12 @@ export interface FinetuneResult {
   params_trainable?: number;
   /** params_trainable / params_total */
   trainable_fraction?: number;
-  /** frozen and trainable weights, gradients, master, optimizer, activations, loss, offloaded (host), total; unit bytes */
-  per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; loss: number; master_weights: number; offloaded: number; optimizer_states: number; other: number; quantized_inputs: number; total: number; trainable_weights: number; [key: string]: unknown };
+  /** frozen and trainable weights, gradients, master, optimizer, activations, total; unit bytes */
+  per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; master_weights: number; optimizer_states: number; other: number; quantized_inputs: number; total: number; trainable_weights: number; [key: string]: unknown };
+  /** the loss at its largest: logits kept (in activations) and, grads_freed unchunked, their gradient; unit bytes */
+  loss_bytes?: number;
+  /** activation_offloading: the checkpoints in host memory (not in total); unit bytes */
+  offloaded_bytes?: number;
   /** sum (every class at once), or with grads_freed backward_start or backward_end */
   peak_phase?: string;
   /** grads_freed: weights, states, stored activations and the loss (else 0); unit bytes */

@@ -55,8 +55,10 @@ constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
     {"params_total", "parameters", "base parameters"},
     {"params_trainable", "parameters", "trained parameters (the adapters, or all)"},
     {"trainable_fraction", "", "params_trainable / params_total"},
-    {"per_gpu_bytes", "bytes",
-     "frozen and trainable weights, gradients, master, optimizer, activations, loss, offloaded (host), total"},
+    {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
+    {"loss_bytes", "bytes",
+     "the loss at its largest: logits kept (in activations) and, grads_freed unchunked, their gradient"},
+    {"offloaded_bytes", "bytes", "activation_offloading: the checkpoints in host memory (not in total)"},
     {"peak_phase", "", "sum (every class at once), or with grads_freed backward_start or backward_end"},
     {"backward_start_bytes", "bytes", "grads_freed: weights, states, stored activations and the loss (else 0)"},
     {"backward_end_bytes", "bytes", "grads_freed: weights, states and every gradient (else 0)"},
@@ -126,9 +128,8 @@ json finetune(const json& args) {
     }
     const FinetuneBudget b = finetune_budget(c, s);
     const FinetuneBytes& x = b.bytes;
-    json per_gpu =
-        TALLY_MEMBERS(x, frozen_weights, trainable_weights, gradients, master_weights, optimizer_states, activations,
-                      adapter_activations, dequant_buffer, quantized_inputs, other, loss, offloaded, total);
+    json per_gpu = TALLY_MEMBERS(x, frozen_weights, trainable_weights, gradients, master_weights, optimizer_states,
+                                 activations, adapter_activations, dequant_buffer, quantized_inputs, other, total);
     json out{{"model", model_to_json(c)},
              {"method", to_string(s.method)},
              {"recipe", recipe},
@@ -149,7 +150,8 @@ json finetune(const json& args) {
                {"flash_attention", s.training.flash_attention},
                {"activation_bytes", s.training.activation_bytes}}}};
     out.update(TALLY_MEMBERS(b, params_total, params_trainable, trainable_fraction, paged_floor_bytes,
-                             backward_start_bytes, backward_end_bytes, gradient_held_bytes));
+                             backward_start_bytes, backward_end_bytes, gradient_held_bytes, loss_bytes,
+                             offloaded_bytes));
     out["peak_phase"] = to_string(b.peak_phase);
     json hardware;
     if (auto cap = capacity_from_args(args, &hardware)) {

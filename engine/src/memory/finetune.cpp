@@ -110,8 +110,7 @@ void step_peak(const FinetuneSetup& s, const Activations& act, u64 largest_gradi
     if (s.loss_chunks < 0 || s.loss_chunks > st.seq)
         throw InputError("loss_chunks", "loss_chunks must be a whole number in [0, " + std::to_string(st.seq) +
                                             "] (0: no chunking; at most seq), got " + std::to_string(s.loss_chunks));
-    x.offloaded = s.activation_offloading ? a.layers : 0;
-    x.activations = add(a.layers - x.offloaded, add(a.outside, a.recomputed));
+    b.offloaded_bytes = s.activation_offloading ? a.layers : 0;
     const bool freed = s.grads_freed || s.optimizer_in_backward;
     // Chunked: every chunk's logits in the activation dtype (the LM head's outputs the loss keeps) and one chunk
     // upcast to fp32. Whole: the fp32 logits, and at the start of backward their fp32 gradient beside them.
@@ -119,22 +118,25 @@ void step_peak(const FinetuneSetup& s, const Activations& act, u64 largest_gradi
     const u64 kept_loss = s.loss_chunks > 0
                               ? add(mul(a.logits_fp32 / 4, e), ceil_div(a.logits_fp32, static_cast<u64>(s.loss_chunks)))
                               : a.logits_fp32;
-    x.loss = s.loss_chunks == 0 && freed ? mul(a.logits_fp32, 2) : kept_loss;
+    b.loss_bytes = s.loss_chunks == 0 && freed ? mul(a.logits_fp32, 2) : kept_loss;
+    const u64 stored =
+        add(add(a.layers - b.offloaded_bytes, a.outside), add(x.adapter_activations, x.quantized_inputs));
+    x.activations = add(add(a.layers - b.offloaded_bytes, a.outside), add(a.recomputed, kept_loss));
     const u64 kept = add(add(add(x.frozen_weights, x.trainable_weights), add(x.master_weights, x.optimizer_states)),
                          add(x.dequant_buffer, x.other));
-    const u64 stored = add(add(a.layers - x.offloaded, a.outside), add(x.adapter_activations, x.quantized_inputs));
     if (!freed) {
-        x.total = add(add(kept, x.gradients), add(add(stored, a.recomputed), x.loss));
+        x.total = add(add(kept, x.gradients), add(add(stored, a.recomputed), kept_loss));
         b.peak_phase = PeakPhase::Sum;
         return;
     }
     // Start of backward: no gradient yet but the one optimizer_in_backward holds; the loss's backward and the top
     // layer's recomputation come one after the other, so the larger of the two.
     b.gradient_held_bytes = s.optimizer_in_backward ? largest_gradient : 0;
-    b.backward_start_bytes = add(add(kept, stored), add(std::max(x.loss, a.recomputed), b.gradient_held_bytes));
+    b.backward_start_bytes = add(add(kept, stored), add(std::max(b.loss_bytes, a.recomputed), b.gradient_held_bytes));
     // End of backward: every activation freed, every gradient whole (none with optimizer_in_backward).
     b.backward_end_bytes =
         s.optimizer_in_backward ? add(kept, largest_gradient) : add(add(kept, x.gradients), second_gradient);
+    if (s.optimizer_in_backward) x.gradients = largest_gradient;  // never more than one at once
     b.peak_phase = b.backward_start_bytes >= b.backward_end_bytes ? PeakPhase::BackwardStart : PeakPhase::BackwardEnd;
     x.total = std::max(b.backward_start_bytes, b.backward_end_bytes);
 }

@@ -167,10 +167,8 @@ TEST_CASE("LoRA memory: frozen base without gradients or states, adapters with f
     CHECK(b.bytes.gradients == 4'194'304ull * 4);
     CHECK(b.bytes.optimizer_states == 4'194'304ull * 8);
     CHECK(b.bytes.dequant_buffer == 0);
-    // The frozen layers store what full training stores (the loss's fp32 logits apart): the gradient flows through
-    // each of them.
-    CHECK(b.bytes.activations + b.bytes.loss ==
-          tally::memory_budget(preset("llama-2-7b"), s.training).bytes.activations);
+    // The frozen layers store what full training stores: the gradient flows through each of them.
+    CHECK(b.bytes.activations == tally::memory_budget(preset("llama-2-7b"), s.training).bytes.activations);
     // A·x: s · r values per adapted module and layer, 2 bytes each: 1024 · 8 · 2 · 2 modules · 32 layers.
     CHECK(b.bytes.adapter_activations == 1024ull * 8 * 2 * 2 * 32);
     s.lora.dropout = 0.05;
@@ -331,7 +329,7 @@ TEST_CASE("grads_freed: the peak is the end of backward, every gradient and a ti
     // The start holds no gradient: weights and states, the 28 checkpoints, the final norm's and LM head's inputs and
     // the larger of the loss (bf16 logits, one fp32 eighth) and one recomputed layer.
     const std::uint64_t loss = 8192ull * 128256 * 2 + 8192ull * 128256 * 4 / 8;
-    CHECK(b.bytes.loss == loss);
+    CHECK(b.loss_bytes == loss);
     CHECK(b.backward_start_bytes == n * 6 + 30ull * 8192 * 3072 * 2 + loss);
 }
 
@@ -342,17 +340,18 @@ TEST_CASE("optimizer_in_backward holds one gradient, the tied embedding's; offlo
     const auto b = tally::finetune_budget(c, s);
     const std::uint64_t n = 3'212'749'824, embedding_grad = 128256ull * 3072 * 2;
     CHECK(b.gradient_held_bytes == embedding_grad);
+    CHECK(b.bytes.gradients == embedding_grad);
     CHECK(b.backward_end_bytes == n * 6 + embedding_grad);
     CHECK(b.peak_phase == tally::PeakPhase::BackwardStart);
     // The start: weights and states, the stored activations, the larger of loss and one recomputed layer, and the
     // held gradient. The unchunked loss is the fp32 logits and their fp32 gradient: 2 · 4 · 8,192 · 128,256 B.
-    CHECK(b.bytes.loss == 2ull * 4 * 8192 * 128256);
+    CHECK(b.loss_bytes == 2ull * 4 * 8192 * 128256);
     CHECK(b.bytes.total == b.backward_start_bytes);
     s.activation_offloading = true;
     const auto off = tally::finetune_budget(c, s);
     // Each of the 28 checkpoints is one layer input, 8,192 positions × 3,072 × 2 B.
-    CHECK(off.bytes.offloaded == 28ull * 8192 * 3072 * 2);
-    CHECK(b.bytes.total - off.bytes.total == off.bytes.offloaded);
+    CHECK(off.offloaded_bytes == 28ull * 8192 * 3072 * 2);
+    CHECK(b.bytes.total - off.bytes.total == off.offloaded_bytes);
     s.training.recompute = tally::Recompute::None;
     CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "activation_offloading");
     s.activation_offloading = false;
@@ -367,12 +366,12 @@ TEST_CASE("loss_chunks keeps the logits in bf16 and upcasts one chunk at a time"
     s.training.seq = 1024;
     const auto c = preset("llama-2-7b");
     const auto whole = tally::finetune_budget(c, s);
-    CHECK(whole.bytes.loss == 1024ull * 32000 * 4);
-    CHECK(whole.bytes.activations + whole.bytes.loss == tally::memory_budget(c, s.training).bytes.activations);
+    CHECK(whole.loss_bytes == 1024ull * 32000 * 4);
+    CHECK(whole.bytes.activations == tally::memory_budget(c, s.training).bytes.activations);
     s.loss_chunks = 8;
     const auto chunked = tally::finetune_budget(c, s);
-    CHECK(chunked.bytes.loss == 1024ull * 32000 * 2 + 1024ull * 32000 * 4 / 8);
-    CHECK(whole.bytes.total - chunked.bytes.total == whole.bytes.loss - chunked.bytes.loss);
+    CHECK(chunked.loss_bytes == 1024ull * 32000 * 2 + 1024ull * 32000 * 4 / 8);
+    CHECK(whole.bytes.total - chunked.bytes.total == whole.loss_bytes - chunked.loss_bytes);
     s.loss_chunks = 1025;
     CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "loss_chunks");
     CHECK_THAT(error_message([&] { tally::finetune_budget(c, s); }), Catch::Contains("[0, 1024]"));

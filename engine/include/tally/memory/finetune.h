@@ -107,7 +107,7 @@ struct FinetuneSetup {
     bool grads_freed = false;
     // optimizer_in_bwd (training.register_optim_in_bwd_hooks): each parameter steps as soon as its gradient is whole
     // and drops it, so one gradient is held at a time (the largest; a tied embedding's from the head to the input).
-    // Implies grads_freed; one GPU.
+    // Implies grads_freed; one GPU. The gradients class is then that one gradient.
     bool optimizer_in_backward = false;
     // CEWithChunkedOutputLoss (torchtune/modules/loss/ce_chunked_output_loss.py): the LM head runs in this many
     // sequence chunks whose logits stay in the compute dtype, and only one chunk at a time is upcast to fp32 for
@@ -125,16 +125,14 @@ struct FinetuneBytes {
     std::uint64_t frozen_weights = 0;     // base weights without gradients or states (lora, qlora)
     std::uint64_t trainable_weights = 0;  // adapters (lora, qlora) or the model (full)
     std::uint64_t gradients = 0, master_weights = 0, optimizer_states = 0;
-    std::uint64_t activations = 0;          // the base model's stored activations (memory.h)
+    // The base model's stored activations (memory.h), the loss's logits among them (as loss_chunks keeps them),
+    // less what activation_offloading holds in host memory.
+    std::uint64_t activations = 0;
     std::uint64_t adapter_activations = 0;  // A·x per adapted module (and the dropped input with lora_dropout)
     std::uint64_t dequant_buffer = 0;       // NF4: the largest weight dequantized to the compute dtype
     std::uint64_t quantized_inputs = 0;     // NF4 with quantized_inputs_kept: each 4-bit linear's saved input
     std::uint64_t other = 0;                // full: gradient accumulation buffer and ZeRO-3 buffer
-    // The loss: the logits kept for the cross-entropy (whole fp32, or the compute-dtype chunks and one fp32 chunk)
-    // and, with grads_freed, the fp32 gradient of unchunked logits at the start of backward.
-    std::uint64_t loss = 0;
-    std::uint64_t offloaded = 0;  // activation_offloading: the checkpoints held in host memory (not in total)
-    std::uint64_t total = 0;      // the sum of the classes, or with grads_freed the peak of the two moments
+    std::uint64_t total = 0;                // the sum of the classes, or with grads_freed the peak of the two moments
 };
 
 // Where the peak falls: every class at once (sum), or with grads_freed the start or the end of backward.
@@ -153,7 +151,11 @@ struct FinetuneBudget {
     PeakPhase peak_phase = PeakPhase::Sum;
     std::uint64_t backward_start_bytes = 0, backward_end_bytes = 0;  // grads_freed: the two moments (else 0)
     std::uint64_t gradient_held_bytes = 0;  // optimizer_in_backward: the one gradient held (else 0)
-    MemoryBudget full;                      // full: the memory.h budget
+    // The loss at its largest: the logits it keeps (whole fp32, or every chunk in the activation dtype and one fp32
+    // chunk; counted in activations) and, with grads_freed and no chunking, their fp32 gradient at backward's start.
+    std::uint64_t loss_bytes = 0;
+    std::uint64_t offloaded_bytes = 0;  // activation_offloading: the checkpoints in host memory (not in total)
+    MemoryBudget full;                  // full: the memory.h budget
     // Training FLOPs per token: full = count_flops; lora: the base's forward and its backward to the inputs
     // (no weight-gradient GEMMs for frozen weights: 2F + the attention matmuls' second operands, ~4N against 6N),
     // plus 6 per active adapter parameter, plus recomputation.
