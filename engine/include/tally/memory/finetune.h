@@ -100,10 +100,10 @@ struct FinetuneSetup {
     // bitsandbytes before 0.43.2 kept each 4-bit linear's input for backward (MatMul4Bit saved ctx.tensors = (A, B)
     // although the frozen weight takes no gradient); PR #1270 (commit 9e75374, 2024-07-16) dropped it. NF4 only.
     bool quantized_inputs_kept = false;
-    // When the step peaks (torchtune recipes at commit 1814feb17a9038e1a8053ce93111bd26774a8db6, recipes/*_single_device.py):
+    // When the step peaks (pytorch/torchtune@1814feb17a9038e1a8053ce93111bd26774a8db6, recipes/*_single_device.py):
     // gradients set to None after each step (zero_grad(set_to_none=True)) exist only during backward, so the peak is
-    // the larger of the start of backward (every stored activation and the loss) and its end (every gradient); false
-    // sums every class at once (persistent gradient buffers).
+    // the larger of the start of backward (every stored activation and the loss) and its end (every gradient);
+    // false sums every class at once (persistent gradient buffers).
     bool grads_freed = false;
     // optimizer_in_bwd (training.register_optim_in_bwd_hooks): each parameter steps as soon as its gradient is whole
     // and drops it, so one gradient is held at a time (the largest; a tied embedding's from the head to the input).
