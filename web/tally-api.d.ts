@@ -587,7 +587,7 @@ export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, Sha
   grads_freed?: boolean | "true" | "false" | "1" | "0" | null;
   /** each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed); default false */
   optimizer_in_backward?: boolean | "true" | "false" | "1" | "0" | null;
-  /** LM head and cross-entropy in this many chunks, one upcast to fp32 at a time (0: whole logits in fp32); unit chunks; range [0, 1073741824]; default 0 */
+  /** LM head and compiled cross-entropy in chunks: logits kept in bf16, no fp32 copy (0: whole logits in fp32); unit chunks; range [0, 1073741824]; default 0 */
   loss_chunks?: number | string | null;
   /** with recompute full: the layer checkpoints held in host memory; default false */
   activation_offloading?: boolean | "true" | "false" | "1" | "0" | null;
@@ -615,7 +615,7 @@ export interface FinetuneResult {
   trainable_fraction?: number;
   /** frozen and trainable weights, gradients, master, optimizer, activations, total; unit bytes */
   per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; master_weights: number; optimizer_states: number; other: number; quantized_inputs: number; total: number; trainable_weights: number; [key: string]: unknown };
-  /** the loss at its largest: logits kept (in activations) and, grads_freed unchunked, their gradient; unit bytes */
+  /** the loss at its largest: logits kept (in activations) and, with grads_freed, their gradient; unit bytes */
   loss_bytes?: number;
   /** activation_offloading: the checkpoints in host memory (not in total); unit bytes */
   offloaded_bytes?: number;

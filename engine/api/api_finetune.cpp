@@ -43,8 +43,9 @@ constexpr std::array kFinetuneOwn{
             "gradients set to None after each step: the peak is the start or the end of backward, not the sum"),
     boolean("optimizer_in_backward", "false",
             "each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed)"),
-    integer("loss_chunks", "chunks", 0, kMaxSeq, "0",
-            "LM head and cross-entropy in this many chunks, one upcast to fp32 at a time (0: whole logits in fp32)"),
+    integer(
+        "loss_chunks", "chunks", 0, kMaxSeq, "0",
+        "LM head and compiled cross-entropy in chunks: logits kept in bf16, no fp32 copy (0: whole logits in fp32)"),
     boolean("activation_offloading", "false", "with recompute full: the layer checkpoints held in host memory"),
     only(choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"), kAdapters),
 };
@@ -57,7 +58,7 @@ constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
     {"trainable_fraction", "", "params_trainable / params_total"},
     {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
     {"loss_bytes", "bytes",
-     "the loss at its largest: logits kept (in activations) and, grads_freed unchunked, their gradient"},
+     "the loss at its largest: logits kept (in activations) and, with grads_freed, their gradient"},
     {"offloaded_bytes", "bytes", "activation_offloading: the checkpoints in host memory (not in total)"},
     {"peak_phase", "", "sum (every class at once), or with grads_freed backward_start or backward_end"},
     {"backward_start_bytes", "bytes", "grads_freed: weights, states, stored activations and the loss (else 0)"},

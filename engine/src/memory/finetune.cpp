@@ -112,13 +112,15 @@ void step_peak(const FinetuneSetup& s, const Activations& act, u64 largest_gradi
                                             "] (0: no chunking; at most seq), got " + std::to_string(s.loss_chunks));
     b.offloaded_bytes = s.activation_offloading ? a.layers : 0;
     const bool freed = s.grads_freed || s.optimizer_in_backward;
-    // Chunked: every chunk's logits in the activation dtype (the LM head's outputs the loss keeps) and one chunk
-    // upcast to fp32. Whole: the fp32 logits, and at the start of backward their fp32 gradient beside them.
+    // Chunked (compiled, as torchtune's training.compile_loss does: the fp32 upcast fused into the cross-entropy):
+    // every chunk's logits kept in the activation dtype, and at the start of backward one chunk's gradient in that
+    // dtype. Whole: the fp32 logits, and at the start of backward their fp32 gradient beside them.
     const u64 e = static_cast<u64>(st.activation_bytes);
-    const u64 kept_loss = s.loss_chunks > 0
-                              ? add(mul(a.logits_fp32 / 4, e), ceil_div(a.logits_fp32, static_cast<u64>(s.loss_chunks)))
-                              : a.logits_fp32;
-    b.loss_bytes = s.loss_chunks == 0 && freed ? mul(a.logits_fp32, 2) : kept_loss;
+    const u64 sbv = a.logits_fp32 / 4;  // positions × vocabulary (per GPU)
+    const u64 kept_loss = s.loss_chunks > 0 ? mul(sbv, e) : a.logits_fp32;
+    const u64 loss_gradient =
+        s.loss_chunks > 0 ? ceil_div(mul(sbv, e), static_cast<u64>(s.loss_chunks)) : a.logits_fp32;
+    b.loss_bytes = freed ? add(kept_loss, loss_gradient) : kept_loss;
     const u64 stored =
         add(add(a.layers - b.offloaded_bytes, a.outside), add(x.adapter_activations, x.quantized_inputs));
     x.activations = add(add(a.layers - b.offloaded_bytes, a.outside), add(a.recomputed, kept_loss));

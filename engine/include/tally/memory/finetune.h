@@ -110,8 +110,10 @@ struct FinetuneSetup {
     // Implies grads_freed; one GPU. The gradients class is then that one gradient.
     bool optimizer_in_backward = false;
     // CEWithChunkedOutputLoss (torchtune/modules/loss/ce_chunked_output_loss.py): the LM head runs in this many
-    // sequence chunks whose logits stay in the compute dtype, and only one chunk at a time is upcast to fp32 for
-    // the cross-entropy. 0: the whole logits upcast (memory.h's logits_fp32).
+    // sequence chunks whose logits stay in the compute dtype, each upcast to fp32 inside the compiled cross-entropy
+    // (training.compile_loss compiles compute_cross_entropy, as the class docstring requires), so no fp32 copy is
+    // stored and a chunk's gradient comes back in the compute dtype. 0: the whole logits upcast (memory.h's
+    // logits_fp32).
     std::int64_t loss_chunks = 0;
     // Activation offloading (torchtune/training/_activation_offloading.py, OffloadActivations): with activation
     // checkpointing the layer checkpoints move to host memory in the forward and come back for the backward.
@@ -151,8 +153,8 @@ struct FinetuneBudget {
     PeakPhase peak_phase = PeakPhase::Sum;
     std::uint64_t backward_start_bytes = 0, backward_end_bytes = 0;  // grads_freed: the two moments (else 0)
     std::uint64_t gradient_held_bytes = 0;  // optimizer_in_backward: the one gradient held (else 0)
-    // The loss at its largest: the logits it keeps (whole fp32, or every chunk in the activation dtype and one fp32
-    // chunk; counted in activations) and, with grads_freed and no chunking, their fp32 gradient at backward's start.
+    // The loss at its largest: the logits it keeps (whole in fp32, or every chunk in the activation dtype; counted in
+    // activations) and, with grads_freed, the gradient at backward's start (the whole fp32 one, or one chunk's).
     std::uint64_t loss_bytes = 0;
     std::uint64_t offloaded_bytes = 0;  // activation_offloading: the checkpoints in host memory (not in total)
     MemoryBudget full;                  // full: the memory.h budget
