@@ -587,7 +587,7 @@ export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, Sha
   grads_freed?: boolean | "true" | "false" | "1" | "0" | null;
   /** each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed); default false */
   optimizer_in_backward?: boolean | "true" | "false" | "1" | "0" | null;
-  /** LM head and compiled cross-entropy in chunks: logits kept in bf16, no fp32 copy (0: whole logits in fp32); unit chunks; range [0, 1073741824]; default 0 */
+  /** LM head and compiled cross-entropy in chunks: logits kept at activation_bytes, no fp32 copy (0: whole in fp32); unit chunks; range [0, 1073741824]; default 0 */
   loss_chunks?: number | string | null;
   /** with recompute full: the layer checkpoints held in host memory; default false */
   activation_offloading?: boolean | "true" | "false" | "1" | "0" | null;

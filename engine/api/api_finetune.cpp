@@ -45,7 +45,7 @@ constexpr std::array kFinetuneOwn{
             "each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed)"),
     integer(
         "loss_chunks", "chunks", 0, kMaxSeq, "0",
-        "LM head and compiled cross-entropy in chunks: logits kept in bf16, no fp32 copy (0: whole logits in fp32)"),
+        "LM head and compiled cross-entropy in chunks: logits kept at activation_bytes, no fp32 copy (0: whole in fp32)"),
     boolean("activation_offloading", "false", "with recompute full: the layer checkpoints held in host memory"),
     only(choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"), kAdapters),
 };
