@@ -583,6 +583,14 @@ export interface FinetuneArgs extends SharedModelArgs, SharedDecoderSeqArgs, Sha
   quantized_inputs_kept?: boolean | "true" | "false" | "1" | "0" | null;
   /** dtype of the adapter weights; only with `method` lora or qlora; default fp32 */
   adapter_dtype?: "fp32" | "bf16" | "fp16" | null;
+  /** gradients set to None after each step: the peak is the start or the end of backward, not the sum; default false */
+  grads_freed?: boolean | "true" | "false" | "1" | "0" | null;
+  /** each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed); default false */
+  optimizer_in_backward?: boolean | "true" | "false" | "1" | "0" | null;
+  /** LM head and compiled cross-entropy in chunks: logits kept at activation_bytes, no fp32 copy (0: whole in fp32); unit chunks; range [0, 1073741824]; default 0 */
+  loss_chunks?: number | string | null;
+  /** with recompute full: the layer checkpoints held in host memory; default false */
+  activation_offloading?: boolean | "true" | "false" | "1" | "0" | null;
   /** dtype of the dequantized compute; only with `method` lora or qlora; default bf16 */
   compute_dtype?: "bf16" | "fp16" | "fp32" | null;
   /** GPUs in the run; unit GPUs; range [1, 100000000]; default 1 */
@@ -607,6 +615,18 @@ export interface FinetuneResult {
   trainable_fraction?: number;
   /** frozen and trainable weights, gradients, master, optimizer, activations, total; unit bytes */
   per_gpu_bytes?: { activations: number; adapter_activations: number; dequant_buffer: number; frozen_weights: number; gradients: number; master_weights: number; optimizer_states: number; other: number; quantized_inputs: number; total: number; trainable_weights: number; [key: string]: unknown };
+  /** the loss at its largest: logits kept (in activations) and, with grads_freed, their gradient; unit bytes */
+  loss_bytes?: number;
+  /** activation_offloading: the checkpoints in host memory (not in total); unit bytes */
+  offloaded_bytes?: number;
+  /** sum (every class at once), or with grads_freed backward_start or backward_end */
+  peak_phase?: string;
+  /** grads_freed: weights, states, stored activations and the loss (else 0); unit bytes */
+  backward_start_bytes?: number;
+  /** grads_freed: weights, states and every gradient (else 0); unit bytes */
+  backward_end_bytes?: number;
+  /** optimizer_in_backward: the one gradient held at a time (else 0); unit bytes */
+  gradient_held_bytes?: number;
   /** with paged optimizer states: what must stay on the GPU; unit bytes */
   paged_floor_bytes?: number;
   /** forward, base_training, adapter_training, recompute, training, full_training; unit FLOP */

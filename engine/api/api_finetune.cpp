@@ -39,6 +39,14 @@ constexpr std::array kFinetuneOwn{
                  "QLoRA: each 4-bit linear keeps its input for backward (bitsandbytes before 0.43.2, PR #1270)"),
          one_of("method", "qlora")),
     only(choice("adapter_dtype", "fp32", "dtype of the adapter weights", "fp32|bf16|fp16"), kAdapters),
+    boolean("grads_freed", "false",
+            "gradients set to None after each step: the peak is the start or the end of backward, not the sum"),
+    boolean("optimizer_in_backward", "false",
+            "each parameter steps in backward and frees its gradient: one gradient held (implies grads_freed)"),
+    integer(
+        "loss_chunks", "chunks", 0, kMaxSeq, "0",
+        "LM head and compiled cross-entropy in chunks: logits kept at activation_bytes, no fp32 copy (0: whole in fp32)"),
+    boolean("activation_offloading", "false", "with recompute full: the layer checkpoints held in host memory"),
     only(choice("compute_dtype", "bf16", "dtype of the dequantized compute", "bf16|fp16|fp32"), kAdapters),
 };
 constexpr auto kFinetuneArgs = join_args(kModelArgs, kFinetuneOwn, kSetupArgs, kCapacityArgs);
@@ -49,6 +57,13 @@ constexpr std::array kFinetuneOwnResult = std::to_array<Field>({
     {"params_trainable", "parameters", "trained parameters (the adapters, or all)"},
     {"trainable_fraction", "", "params_trainable / params_total"},
     {"per_gpu_bytes", "bytes", "frozen and trainable weights, gradients, master, optimizer, activations, total"},
+    {"loss_bytes", "bytes",
+     "the loss at its largest: logits kept (in activations) and, with grads_freed, their gradient"},
+    {"offloaded_bytes", "bytes", "activation_offloading: the checkpoints in host memory (not in total)"},
+    {"peak_phase", "", "sum (every class at once), or with grads_freed backward_start or backward_end"},
+    {"backward_start_bytes", "bytes", "grads_freed: weights, states, stored activations and the loss (else 0)"},
+    {"backward_end_bytes", "bytes", "grads_freed: weights, states and every gradient (else 0)"},
+    {"gradient_held_bytes", "bytes", "optimizer_in_backward: the one gradient held at a time (else 0)"},
     {"paged_floor_bytes", "bytes", "with paged optimizer states: what must stay on the GPU"},
     {"flops_per_token", "FLOP", "forward, base_training, adapter_training, recompute, training, full_training"},
     {"fits", "", "with a capacity: total <= usable (null without)"},
@@ -89,6 +104,10 @@ json finetune(const json& args) {
     const bool adapters = s.method != FinetuneMethod::Full;
     // lora_rank ... compute_dtype given with full: refused by their declarations (kAdapters), before this runs.
     s.paged = bool_arg(args, "paged", false);
+    s.grads_freed = bool_arg(args, "grads_freed", false);
+    s.optimizer_in_backward = bool_arg(args, "optimizer_in_backward", false);
+    s.loss_chunks = int_or(args, "loss_chunks", 0, 0, kMaxSeq);
+    s.activation_offloading = bool_arg(args, "activation_offloading", false);
     if (adapters) {
         // The rank's upper bound depends on the model (the narrowest adapted projection): lora_params checks it.
         s.lora.rank = arg_int(args, kLoraRank);
@@ -131,7 +150,10 @@ json finetune(const json& args) {
                {"recompute", to_string(s.training.recompute)},
                {"flash_attention", s.training.flash_attention},
                {"activation_bytes", s.training.activation_bytes}}}};
-    out.update(TALLY_MEMBERS(b, params_total, params_trainable, trainable_fraction, paged_floor_bytes));
+    out.update(TALLY_MEMBERS(b, params_total, params_trainable, trainable_fraction, paged_floor_bytes,
+                             backward_start_bytes, backward_end_bytes, gradient_held_bytes, loss_bytes,
+                             offloaded_bytes));
+    out["peak_phase"] = to_string(b.peak_phase);
     json hardware;
     if (auto cap = capacity_from_args(args, &hardware)) {
         add_capacity(out, *cap, hardware);

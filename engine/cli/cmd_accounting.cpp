@@ -354,6 +354,15 @@ static void print_finetune(std::ostream& out, const json& r) {
     for (const auto& [id, name] : classes)
         if (b[id].get<unsigned long long>() != 0) rows.push_back({name, bytes_text(b[id])});
     rows.push_back({"total", bytes_text(b["total"])});
+    // grads_freed: the total is one moment of the step, not the sum of the rows above.
+    if (r["peak_phase"] != "sum") {
+        rows.push_back({"peak at", r["peak_phase"].get<std::string>()});
+        rows.push_back({"start of backward", bytes_text(r["backward_start_bytes"])});
+        rows.push_back({"end of backward", bytes_text(r["backward_end_bytes"])});
+        rows.push_back({"loss at its largest", bytes_text(r["loss_bytes"])});
+    }
+    if (r["offloaded_bytes"].get<unsigned long long>() != 0)
+        rows.push_back({"checkpoints offloaded to host", bytes_text(r["offloaded_bytes"])});
     if (r["paged"] == true)
         rows.push_back({"GPU floor with paged optimizer states", bytes_text(r["paged_floor_bytes"])});
     if (!r["fits"].is_null()) {

@@ -22,6 +22,16 @@ const modes = [
   },
   { model: 'deepseek-v3', method: 'qlora', lora_targets: 'q_a,q_b,kv_a,kv_b,o', seq: 256 },
   { model: 'llama-2-7b', method: 'full', recipe: 'bf16_adamw_no_master', optimizer: 'adamw_8bit', paged: true },
+  {
+    model: 'llama-2-7b',
+    method: 'full',
+    recipe: 'bf16_pure_adamw',
+    optimizer_in_backward: true,
+    loss_chunks: 8,
+    recompute: 'full',
+    activation_offloading: true,
+  },
+  { model: 'llama-2-7b', method: 'qlora', grads_freed: true, loss_chunks: 4, seq: 1024 },
 ];
 
 test('wasm finetune equals native for every fine-tuning mode, good input and bad', async () => {
@@ -32,6 +42,8 @@ test('wasm finetune equals native for every fine-tuning mode, good input and bad
     { model: 'gpt2-small', lora_targets: 'gate' },
     { model: 'llama-2-7b', lora_alpha: 0 },
     { model: 'llama-2-7b', method: 'full', lora_rank: 8 },
+    { model: 'llama-2-7b', method: 'full', activation_offloading: true },
+    { model: 'llama-2-7b', loss_chunks: 5000, seq: 4096 },
   ];
   for (const args of [...modes, ...bad]) {
     const text = JSON.stringify(args);
@@ -73,13 +85,29 @@ test("LitGPT's measured LoRA and QLoRA peaks (content/validation/finetune-peaks.
   // Each row with its source's settings: bitsandbytes 0.41.1 kept every 4-bit linear's input (quantized_inputs_kept).
   const data = JSON.parse(readFileSync(path.join(root, 'content/validation/finetune-peaks.json'), 'utf8'));
   const engine = await loadEngine();
-  assert.ok(data.runs.length >= 7);
-  for (const run of data.runs) {
+  const litgpt = data.runs.filter((run) => run.source === 'litgpt-2023-10');
+  assert.equal(litgpt.length, 7);
+  for (const run of litgpt) {
     const args = { ...data.source_args[run.source], ...run.args };
     const predicted = engine.call('finetune', args).per_gpu_bytes.total / 1e9;
     const error = predicted / run.measured_gb - 1;
     assert.ok(Math.abs(error) <= 0.1, `${run.name}: predicted ${predicted.toFixed(2)} GB, measured ${run.measured_gb}`);
   }
+});
+
+test("torchtune's Llama 3.2 3B ladder with its settings as switches: median error within 10 %", async () => {
+  // The rows' grads_freed, loss_chunks, optimizer_in_backward and activation_offloading; compile is not a switch.
+  const data = JSON.parse(readFileSync(path.join(root, 'content/validation/finetune-peaks.json'), 'utf8'));
+  const engine = await loadEngine();
+  const rows = data.runs.filter((run) => run.source === 'torchtune-2024-11');
+  assert.equal(rows.length, 9);
+  const errors = rows.map((run) => {
+    const args = { ...data.source_args[run.source], ...run.args };
+    const predicted = engine.call('finetune', args).per_gpu_bytes.total;
+    return Math.abs(predicted / (run.measured_gib * 2 ** 30) - 1);
+  });
+  errors.sort((a, b) => a - b);
+  assert.ok(errors[4] <= 0.1, `median |error| ${(errors[4] * 100).toFixed(1)} %`);
 });
 
 test('QLoRA with bitsandbytes before 0.43.2 adds the saved inputs of the 4-bit linears and nothing else', async () => {

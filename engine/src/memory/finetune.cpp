@@ -66,8 +66,83 @@ std::string_view linear_input(const Tensor& t) {
 
 constexpr Named<FinetuneMethod> kMethodNames[] = {
     {FinetuneMethod::Full, "full"}, {FinetuneMethod::Lora, "lora"}, {FinetuneMethod::Qlora, "qlora"}};
+constexpr Named<PeakPhase> kPhaseNames[] = {
+    {PeakPhase::Sum, "sum"}, {PeakPhase::BackwardStart, "backward_start"}, {PeakPhase::BackwardEnd, "backward_end"}};
 constexpr Named<BaseStorage> kStorageNames[] = {
     {BaseStorage::BF16, "bf16"}, {BaseStorage::FP16, "fp16"}, {BaseStorage::FP32, "fp32"}, {BaseStorage::NF4, "nf4"}};
+
+// The base activations split the way the step uses them: the layers' stored tensors (the checkpoints under full
+// recomputation), the one recomputed layer, the fp32 logits, and the rest kept outside the layers.
+struct ActivationSplit {
+    u64 layers = 0, recomputed = 0, logits_fp32 = 0, outside = 0;
+};
+ActivationSplit split_activations(const Activations& a) {
+    ActivationSplit x;
+    x.layers = a.total_bytes - a.outside_bytes;
+    for (const ActivationTerm& t : a.terms) {
+        if (t.per_layer) continue;
+        const std::string_view id = t.id;
+        if (id == "logits_fp32")
+            x.logits_fp32 = add(x.logits_fp32, t.bytes);
+        else if (id == "recomputed_layer")
+            x.recomputed = add(x.recomputed, t.bytes);
+        else if (id == "recompute_checkpoint_layers")
+            x.layers = add(x.layers, t.bytes);  // checkpoints too: offloaded with the others
+        else
+            x.outside = add(x.outside, t.bytes);
+    }
+    return x;
+}
+
+// Activations, loss, offloading and the peak of the step over bytes whose weights, gradients and states are set:
+// every class at once, or with grads_freed the larger of the start of backward and its end (finetune.h).
+// `largest_gradient`: the gradient optimizer_in_backward holds; `second_gradient`: a tied embedding's second
+// contribution, which autograd's AccumulateGrad adds to the first while both exist.
+void step_peak(const FinetuneSetup& s, const Activations& act, u64 largest_gradient, u64 second_gradient,
+               FinetuneBudget& b) {
+    const TrainingSetup& st = s.training;
+    FinetuneBytes& x = b.bytes;
+    const ActivationSplit a = split_activations(act);
+    if (s.activation_offloading && st.recompute != Recompute::Full)
+        throw InputError("activation_offloading",
+                         "activation_offloading needs recompute full (it moves the checkpoints to host memory, "
+                         "as torchtune requires enable_activation_checkpointing)");
+    if (s.loss_chunks < 0 || s.loss_chunks > st.seq)
+        throw InputError("loss_chunks", "loss_chunks must be a whole number in [0, " + std::to_string(st.seq) +
+                                            "] (0: no chunking; at most seq), got " + std::to_string(s.loss_chunks));
+    b.offloaded_bytes = s.activation_offloading ? a.layers : 0;
+    const bool freed = s.grads_freed || s.optimizer_in_backward;
+    // Chunked (compiled, as torchtune's training.compile_loss does: the fp32 upcast fused into the cross-entropy):
+    // every chunk's logits kept in the activation dtype, and at the start of backward one chunk's gradient in that
+    // dtype. Whole: the fp32 logits, and at the start of backward their fp32 gradient beside them.
+    const u64 e = static_cast<u64>(st.activation_bytes);
+    const u64 sbv = a.logits_fp32 / 4;  // positions × vocabulary (per GPU)
+    const u64 kept_loss = s.loss_chunks > 0 ? mul(sbv, e) : a.logits_fp32;
+    const u64 loss_gradient =
+        s.loss_chunks > 0 ? ceil_div(mul(sbv, e), static_cast<u64>(s.loss_chunks)) : a.logits_fp32;
+    b.loss_bytes = freed ? add(kept_loss, loss_gradient) : kept_loss;
+    const u64 stored =
+        add(add(a.layers - b.offloaded_bytes, a.outside), add(x.adapter_activations, x.quantized_inputs));
+    x.activations = add(add(a.layers - b.offloaded_bytes, a.outside), add(a.recomputed, kept_loss));
+    const u64 kept = add(add(add(x.frozen_weights, x.trainable_weights), add(x.master_weights, x.optimizer_states)),
+                         add(x.dequant_buffer, x.other));
+    if (!freed) {
+        x.total = add(add(kept, x.gradients), add(add(stored, a.recomputed), kept_loss));
+        b.peak_phase = PeakPhase::Sum;
+        return;
+    }
+    // Start of backward: no gradient yet but the one optimizer_in_backward holds; the loss's backward and the top
+    // layer's recomputation come one after the other, so the larger of the two.
+    b.gradient_held_bytes = s.optimizer_in_backward ? largest_gradient : 0;
+    b.backward_start_bytes = add(add(kept, stored), add(std::max(b.loss_bytes, a.recomputed), b.gradient_held_bytes));
+    // End of backward: every activation freed, every gradient whole (none with optimizer_in_backward).
+    b.backward_end_bytes =
+        s.optimizer_in_backward ? add(kept, largest_gradient) : add(add(kept, x.gradients), second_gradient);
+    if (s.optimizer_in_backward) x.gradients = largest_gradient;  // never more than one at once
+    b.peak_phase = b.backward_start_bytes >= b.backward_end_bytes ? PeakPhase::BackwardStart : PeakPhase::BackwardEnd;
+    x.total = std::max(b.backward_start_bytes, b.backward_end_bytes);
+}
+
 }  // namespace
 
 const char* to_string(FinetuneMethod method) { return name_of(kMethodNames, method, "lora"); }
@@ -76,6 +151,8 @@ FinetuneMethod finetune_method_from_string(const std::string& text) {
     if (const auto method = value_named(kMethodNames, text)) return *method;
     throw InputError("method", "method must be one of full, lora, qlora, got \"" + text.substr(0, 40) + "\"");
 }
+
+const char* to_string(PeakPhase phase) { return name_of(kPhaseNames, phase, "sum"); }
 
 const char* to_string(BaseStorage storage) { return name_of(kStorageNames, storage, "bf16"); }
 
@@ -211,10 +288,25 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
                    .gradients = m.gradients,
                    .master_weights = m.master_weights,
                    .optimizer_states = m.optimizer_states,
-                   .activations = m.activations,
-                   .other = add(m.grad_accum, m.zero3_buffer),
-                   .total = m.total};
-        b.paged_floor_bytes = s.paged ? m.total - m.optimizer_states : m.total;
+                   .other = add(m.grad_accum, m.zero3_buffer)};
+        const bool step_switches = s.grads_freed || s.optimizer_in_backward || s.activation_offloading;
+        if (step_switches && (st.gpus != 1 || st.tp != 1 || st.pp != 1 || st.cp > 1 || st.ep != 1)) {
+            const char* field = s.optimizer_in_backward ? "optimizer_in_backward"
+                                : s.grads_freed         ? "grads_freed"
+                                                        : "activation_offloading";
+            throw InputError(field, std::string(field) + " is counted on one GPU: gpus, tp, pp, cp and ep must be 1");
+        }
+        // One GPU: the largest tensor's gradient (a tied embedding's, held from the LM head to the input).
+        const u64 grad_256 = bytes_per_param_256(st.recipe).gradients;
+        u64 largest = 0;
+        for (const Tensor& t : model_tensors(c)) largest = std::max(largest, t.count());
+        const u64 largest_gradient = mul(largest, grad_256) / 256;
+        const u64 embedding_gradient =
+            c.tied_embeddings
+                ? mul(mul(static_cast<u64>(c.vocab_size), static_cast<u64>(c.hidden_size)), grad_256) / 256
+                : 0;
+        step_peak(s, b.full.activations, largest_gradient, embedding_gradient, b);
+        b.paged_floor_bytes = s.paged ? b.bytes.total - m.optimizer_states : b.bytes.total;
         b.base_training_per_token = flops.training_per_token;
         b.training_per_token = flops.training_per_token;
         return b;
@@ -300,7 +392,7 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
     TrainingSetup one = st;
     one.recipe = Recipe{};
     const MemoryBudget base = memory_budget(c, one);
-    b.bytes.activations = base.bytes.activations;
+    const u64 r_adapter = static_cast<u64>(s.lora.rank);
     // Adapter activations per module and token: A·x (r values, for B's gradient) and, with dropout, the dropped
     // input (in values) and its 1-byte mask, for A's gradient. Full recomputation holds one layer's at a time.
     const u64 act = static_cast<u64>(st.activation_bytes);
@@ -313,9 +405,11 @@ FinetuneBudget finetune_budget(const ModelConfig& c, const FinetuneSetup& s) {
         b.bytes.adapter_activations =
             add(b.bytes.adapter_activations, mul(mul(mul(tokens, per_token), static_cast<u64>(m.active)), layers));
     }
-    const FinetuneBytes& x = b.bytes;
-    b.bytes.total = add(add(add(x.frozen_weights, x.trainable_weights), add(x.gradients, x.optimizer_states)),
-                        add(add(x.activations, x.adapter_activations), add(x.dequant_buffer, x.quantized_inputs)));
+    // optimizer_in_backward holds one adapter matrix's gradient at a time: the largest A (r × in) or B (out × r).
+    u64 largest_adapter = 0;
+    for (const LoraModule& m : b.lora.modules)
+        largest_adapter = std::max(largest_adapter, mul(r_adapter, static_cast<u64>(std::max(m.in, m.out))));
+    step_peak(s, base.activations, mul(largest_adapter, bpp.gradients) / 256, 0, b);
     b.paged_floor_bytes = s.paged ? b.bytes.total - b.bytes.optimizer_states : b.bytes.total;
 
     // FLOPs: backward to the inputs of every matmul (2× the forward of the weight matmuls' input gradient and

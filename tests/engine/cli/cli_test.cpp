@@ -725,6 +725,24 @@ TEST_CASE("tally finetune prints exactly the finetune method's result with --jso
     CHECK_THAT(bad.err, Catch::Contains("--lora-rank must be a whole number in [1, 1024]"));
 }
 
+TEST_CASE("tally finetune with --optimizer-in-backward prints the two moments of the step and the offloaded bytes") {
+    const auto [status, out] = run_cli(
+        "finetune --model llama-2-7b --method full --recipe bf16_pure_adamw --recompute full --optimizer-in-backward "
+        "--loss-chunks 8 --activation-offloading");
+    REQUIRE(status == 0);
+    const json r = tally::api::invoke("finetune", {{"model", "llama-2-7b"},
+                                                   {"method", "full"},
+                                                   {"recipe", "bf16_pure_adamw"},
+                                                   {"recompute", "full"},
+                                                   {"optimizer_in_backward", true},
+                                                   {"loss_chunks", 8},
+                                                   {"activation_offloading", true}});
+    CHECK(r["peak_phase"] == "backward_start");
+    CHECK_THAT(out, Catch::Contains("peak at") && Catch::Contains("backward_start") &&
+                        Catch::Contains("checkpoints offloaded to host"));
+    CHECK_THAT(out, Catch::Contains(tally::cli::human_integer(r["backward_end_bytes"].get<unsigned long long>())));
+}
+
 TEST_CASE(
     "tally step and tally plan take --encoder-head and --decoder-seq and print exactly step_time's and plan's result") {
     const std::string dir = fixtures() + "/";

@@ -188,7 +188,8 @@ TEST_CASE("LoRA memory: frozen base without gradients or states, adapters with f
     CHECK(tally::finetune_budget(gpt2, s).bytes.optimizer_states == 2 * n4 * 2 + 2 * n4 / 256);
 }
 
-TEST_CASE("bitsandbytes before 0.43.2 keeps each 4-bit linear's input: the attention input, o's, the MLP input, down's") {
+TEST_CASE(
+    "bitsandbytes before 0.43.2 keeps each 4-bit linear's input: the attention input, o's, the MLP input, down's") {
     // MatMul4Bit saved ctx.tensors = (A, B) until bitsandbytes PR #1270 (commit 9e75374, 2024-07-16). Llama-2-7B
     // (h 4096, FFN 11008, 32 layers): q, k, v share one input, gate and up another, o and down read their own:
     // (3 · 4096 + 11008) bf16 values per token and layer.
@@ -271,4 +272,107 @@ TEST_CASE("bad fine-tuning input names the field and the allowed range") {
     s.training.gpus = 1;
     s.training.zero = 1;
     CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "zero");
+}
+
+namespace {
+
+// Llama 3.2 3B as torchtune builds it (pytorch/torchtune@1814feb17a9038e1a8053ce93111bd26774a8db6,
+// torchtune/models/llama3_2/_model_builders.py llama3_2_3b; TiedLinear output in _component_builders.py).
+tally::ModelConfig llama32_3b() {
+    return tally::resolve_model(nlohmann::json{{"model",
+                                                {{"vocab_size", 128256},
+                                                 {"hidden_size", 3072},
+                                                 {"num_layers", 28},
+                                                 {"num_heads", 24},
+                                                 {"num_kv_heads", 8},
+                                                 {"head_dim", 128},
+                                                 {"ffn_hidden_size", 8192},
+                                                 {"mlp", "swiglu"},
+                                                 {"norm", "rmsnorm"},
+                                                 {"position", "rotary"},
+                                                 {"tied_embeddings", true}}}});
+}
+
+// torchtune's full_finetune_single_device in bf16: bf16 weights, gradients and AdamW states, batch 2 × 4096 packed.
+FinetuneSetup torchtune_full() {
+    FinetuneSetup s;
+    s.method = FinetuneMethod::Full;
+    s.training.recipe = tally::Recipe{tally::DType::BF16, tally::DType::BF16, tally::DType::None,
+                                      tally::Optimizer::AdamW, tally::DType::BF16};
+    s.training.seq = 4096;
+    s.training.micro_batch = 2;
+    s.training.flash_attention = true;
+    s.training.recompute = tally::Recompute::Full;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("grads_freed: the peak is the end of backward, every gradient and a tied embedding's second one") {
+    // 3,212,749,824 parameters (embeddings 128,256 × 3,072 + 28 layers of 3,072 × (3,072 + 2 · 1,024 + 3,072) +
+    // 3 · 3,072 · 8,192 + 2 · 3,072 norms, + the final norm); bf16 weights 2 + states 4 + gradients 2 B.
+    const auto c = llama32_3b();
+    FinetuneSetup s = torchtune_full();
+    const auto summed = tally::finetune_budget(c, s);
+    CHECK(summed.peak_phase == tally::PeakPhase::Sum);
+    const std::uint64_t n = 3'212'749'824;
+    CHECK(summed.params_total == n);
+    s.grads_freed = true;
+    s.loss_chunks = 8;  // torchtune's CEWithChunkedOutputLoss default
+    const auto b = tally::finetune_budget(c, s);
+    const std::uint64_t embedding_grad = 128256ull * 3072 * 2;
+    CHECK(b.backward_end_bytes == n * 8 + embedding_grad);
+    // Checkpointed layers hold 28 layer inputs of 8,192 × 3,072 bf16: far below the gradients, so the end wins.
+    CHECK(b.peak_phase == tally::PeakPhase::BackwardEnd);
+    CHECK(b.bytes.total == b.backward_end_bytes);
+    CHECK(b.bytes.total < summed.bytes.total);
+    // The start holds no gradient: weights and states, the 28 checkpoints, the final norm's and LM head's inputs and
+    // the larger of the loss (bf16 logits and one eighth's bf16 gradient) and one recomputed layer.
+    const std::uint64_t loss = 8192ull * 128256 * 2 + 8192ull * 128256 * 2 / 8;
+    CHECK(b.loss_bytes == loss);
+    CHECK(b.backward_start_bytes == n * 6 + 30ull * 8192 * 3072 * 2 + loss);
+}
+
+TEST_CASE("optimizer_in_backward holds one gradient, the tied embedding's; offloading moves the checkpoints to host") {
+    const auto c = llama32_3b();
+    FinetuneSetup s = torchtune_full();
+    s.optimizer_in_backward = true;
+    const auto b = tally::finetune_budget(c, s);
+    const std::uint64_t n = 3'212'749'824, embedding_grad = 128256ull * 3072 * 2;
+    CHECK(b.gradient_held_bytes == embedding_grad);
+    CHECK(b.bytes.gradients == embedding_grad);
+    CHECK(b.backward_end_bytes == n * 6 + embedding_grad);
+    CHECK(b.peak_phase == tally::PeakPhase::BackwardStart);
+    // The start: weights and states, the stored activations, the larger of loss and one recomputed layer, and the
+    // held gradient. The unchunked loss is the fp32 logits and their fp32 gradient: 2 · 4 · 8,192 · 128,256 B.
+    CHECK(b.loss_bytes == 2ull * 4 * 8192 * 128256);
+    CHECK(b.bytes.total == b.backward_start_bytes);
+    s.activation_offloading = true;
+    const auto off = tally::finetune_budget(c, s);
+    // Each of the 28 checkpoints is one layer input, 8,192 positions × 3,072 × 2 B.
+    CHECK(off.offloaded_bytes == 28ull * 8192 * 3072 * 2);
+    CHECK(b.bytes.total - off.bytes.total == off.offloaded_bytes);
+    s.training.recompute = tally::Recompute::None;
+    CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "activation_offloading");
+    s.activation_offloading = false;
+    s.training.gpus = 2;
+    CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "optimizer_in_backward");
+}
+
+TEST_CASE("loss_chunks keeps the logits in bf16 and stores no fp32 copy") {
+    // CEWithChunkedOutputLoss, compiled: 8 chunks of Llama-2-7B's 1,024 × 32,000 logits kept in bf16, no fp32 copy.
+    FinetuneSetup s;
+    s.lora = lora(8, tally::kLoraQ | tally::kLoraV);
+    s.training.seq = 1024;
+    const auto c = preset("llama-2-7b");
+    const auto whole = tally::finetune_budget(c, s);
+    CHECK(whole.loss_bytes == 1024ull * 32000 * 4);
+    CHECK(whole.bytes.activations == tally::memory_budget(c, s.training).bytes.activations);
+    s.loss_chunks = 8;
+    const auto chunked = tally::finetune_budget(c, s);
+    CHECK(chunked.loss_bytes == 1024ull * 32000 * 2);
+    CHECK(whole.bytes.total - chunked.bytes.total == whole.loss_bytes - chunked.loss_bytes);
+    s.loss_chunks = 1025;
+    CHECK(error_field([&] { tally::finetune_budget(c, s); }) == "loss_chunks");
+    CHECK_THAT(error_message([&] { tally::finetune_budget(c, s); }), Catch::Contains("[0, 1024]"));
 }

@@ -100,6 +100,24 @@ struct FinetuneSetup {
     // bitsandbytes before 0.43.2 kept each 4-bit linear's input for backward (MatMul4Bit saved ctx.tensors = (A, B)
     // although the frozen weight takes no gradient); PR #1270 (commit 9e75374, 2024-07-16) dropped it. NF4 only.
     bool quantized_inputs_kept = false;
+    // When the step peaks (pytorch/torchtune@1814feb17a9038e1a8053ce93111bd26774a8db6, recipes/*_single_device.py):
+    // gradients set to None after each step (zero_grad(set_to_none=True)) exist only during backward, so the peak is
+    // the larger of the start of backward (every stored activation and the loss) and its end (every gradient);
+    // false sums every class at once (persistent gradient buffers).
+    bool grads_freed = false;
+    // optimizer_in_bwd (training.register_optim_in_bwd_hooks): each parameter steps as soon as its gradient is whole
+    // and drops it, so one gradient is held at a time (the largest; a tied embedding's from the head to the input).
+    // Implies grads_freed; one GPU. The gradients class is then that one gradient.
+    bool optimizer_in_backward = false;
+    // CEWithChunkedOutputLoss (torchtune/modules/loss/ce_chunked_output_loss.py): the LM head runs in this many
+    // sequence chunks whose logits stay in the compute dtype, each upcast to fp32 inside the compiled cross-entropy
+    // (training.compile_loss compiles compute_cross_entropy, as the class docstring requires), so no fp32 copy is
+    // stored and a chunk's gradient comes back in the compute dtype. 0: the whole logits upcast (memory.h's
+    // logits_fp32).
+    std::int64_t loss_chunks = 0;
+    // Activation offloading (torchtune/training/_activation_offloading.py, OffloadActivations): with activation
+    // checkpointing the layer checkpoints move to host memory in the forward and come back for the backward.
+    bool activation_offloading = false;
     // Sequence, micro-batch, recomputation, flash attention, activation bytes; the recipe's optimizer and state
     // dtype drive the adapters (lora, qlora) or the whole model (full). gpus, tp, pp, zero: full only.
     TrainingSetup training;
@@ -109,13 +127,19 @@ struct FinetuneBytes {
     std::uint64_t frozen_weights = 0;     // base weights without gradients or states (lora, qlora)
     std::uint64_t trainable_weights = 0;  // adapters (lora, qlora) or the model (full)
     std::uint64_t gradients = 0, master_weights = 0, optimizer_states = 0;
-    std::uint64_t activations = 0;          // the base model's stored activations (memory.h)
+    // The base model's stored activations (memory.h), the loss's logits among them (as loss_chunks keeps them),
+    // less what activation_offloading holds in host memory.
+    std::uint64_t activations = 0;
     std::uint64_t adapter_activations = 0;  // A·x per adapted module (and the dropped input with lora_dropout)
     std::uint64_t dequant_buffer = 0;       // NF4: the largest weight dequantized to the compute dtype
     std::uint64_t quantized_inputs = 0;     // NF4 with quantized_inputs_kept: each 4-bit linear's saved input
     std::uint64_t other = 0;                // full: gradient accumulation buffer and ZeRO-3 buffer
-    std::uint64_t total = 0;
+    std::uint64_t total = 0;                // the sum of the classes, or with grads_freed the peak of the two moments
 };
+
+// Where the peak falls: every class at once (sum), or with grads_freed the start or the end of backward.
+enum class PeakPhase { Sum, BackwardStart, BackwardEnd };
+const char* to_string(PeakPhase phase);
 
 struct FinetuneBudget {
     std::uint64_t params_total = 0;
@@ -126,7 +150,14 @@ struct FinetuneBudget {
     LoraParams lora;                     // empty for full
     FinetuneBytes bytes;
     std::uint64_t paged_floor_bytes = 0;  // total less the optimizer states (paged), else total
-    MemoryBudget full;                    // full: the memory.h budget
+    PeakPhase peak_phase = PeakPhase::Sum;
+    std::uint64_t backward_start_bytes = 0, backward_end_bytes = 0;  // grads_freed: the two moments (else 0)
+    std::uint64_t gradient_held_bytes = 0;  // optimizer_in_backward: the one gradient held (else 0)
+    // The loss at its largest: the logits it keeps (whole in fp32, or every chunk in the activation dtype; counted in
+    // activations) and, with grads_freed, the gradient at backward's start (the whole fp32 one, or one chunk's).
+    std::uint64_t loss_bytes = 0;
+    std::uint64_t offloaded_bytes = 0;  // activation_offloading: the checkpoints in host memory (not in total)
+    MemoryBudget full;                  // full: the memory.h budget
     // Training FLOPs per token: full = count_flops; lora: the base's forward and its backward to the inputs
     // (no weight-gradient GEMMs for frozen weights: 2F + the attention matmuls' second operands, ~4N against 6N),
     // plus 6 per active adapter parameter, plus recomputation.
