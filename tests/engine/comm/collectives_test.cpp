@@ -223,6 +223,17 @@ TEST_CASE(
                 if ((row["id"] == "pp" && row["applies"] == true) || row["id"] == "cp")
                     CHECK(row["link_bytes_per_s"].get<double>() == Approx(hop["bottleneck_bytes_per_s"].get<double>()));
             }
+            // EP (a MoE model): the bandwidth collective's all-to-all is bound by over the same ranks.
+            const json moe =
+                ok("comm_roofline", {{"model", "mixtral-8x7b"}, {"hardware", hardware}, {"degree", degree}});
+            const json a2a = ok("collective", {{"collective", "all_to_all"},
+                                               {"message_bytes", 1e9},
+                                               {"ranks_per_node", ranks_per_node},
+                                               {"nodes", degree / ranks_per_node},
+                                               {"hardware", hardware}});
+            for (const json& row : moe["strategies"])
+                if (row["id"] == "ep")
+                    CHECK(row["link_bytes_per_s"].get<double>() == Approx(a2a["bottleneck_bytes_per_s"].get<double>()));
             // Across nodes a send leaves through its own card, a ring through the node's: 8 times faster here.
             if (degree > per_node)
                 CHECK(ring["bottleneck_bytes_per_s"].get<double>() ==
