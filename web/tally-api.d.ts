@@ -1953,7 +1953,7 @@ export interface PipelineScheduleResult {
 /** collective: alpha-beta time, algorithm and bus bandwidth of one collective for ranks_per_node x nodes on a hardware preset */
 export interface CollectiveArgs {
   /** the collective; default all_reduce */
-  collective?: "all_reduce" | "all_gather" | "reduce_scatter" | "all_to_all" | "broadcast" | null;
+  collective?: "all_reduce" | "all_gather" | "reduce_scatter" | "all_to_all" | "broadcast" | "send_recv" | null;
   /** the algorithm; default ring */
   algorithm?: "ring" | "tree" | null;
   /** bytes each rank contributes; unit bytes; required */

@@ -19,7 +19,8 @@ using namespace arg;
 constexpr Arg kCoHardware = text("hardware", "h100-sxm", "a hardware preset id: its links");
 constexpr double kMaxRanks = 1 << 20;
 constexpr std::array kCollectiveArgs{
-    choice("collective", "all_reduce", "the collective", "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast"),
+    choice("collective", "all_reduce", "the collective",
+           "all_reduce|all_gather|reduce_scatter|all_to_all|broadcast|send_recv"),
     choice("algorithm", "ring", "the algorithm", "ring|tree"),
     number("message_bytes", "bytes", "required", "bytes each rank contributes"),
     integer("ranks_per_node", "GPUs", 0, kMaxRanks, "required", "ranks on each node"),

@@ -1693,7 +1693,16 @@ function teach25a(put, allReduce, nvlink, card) {
   const cx16 = { model: 'llama-3-405b', seq: 131072, cp: 16 };
   put('context_parallel', cx16, 'ring.min_block_tokens', (8 * 2 * peak) / (2 * 128 * card), 'n_kv e P / (2 a B)');
   put('context_parallel', cx16, 'ring.compute_seconds', (4 * 8192 ** 2 * 128 * 128) / peak, '4 b² a d / P');
-  put('context_parallel', cx16, 'ring.transfer_seconds', (2 * 8192 * 8 * 128 * 2) / card, '2 b n_kv d e / B');
+  // The hop is a send/recv: plus NCCL's one-step Simple ring latency across nodes, 8.4 + 14 us (src/graph/tuning.cc
+  // at NVIDIA/nccl b6475625, baseLat and the network hwLat).
+  const hopLatency = (8.4 + 14) * 1e-6;
+  put(
+    'context_parallel',
+    cx16,
+    'ring.transfer_seconds',
+    (2 * 8192 * 8 * 128 * 2) / card + hopLatency,
+    '2 b n_kv d e / B + NCCL hop latency',
+  );
   const pairs = (lo, hi) => (hi * (hi + 1) - lo * (lo + 1)) / 2; // queries lo..hi-1 see q + 1 keys
   for (const cp of [8, 16]) {
     const s = 131072,

@@ -32,9 +32,10 @@ Kind kind_from_string(const std::string& text) {
     if (text == "all_gather") return Kind::AllGather;
     if (text == "broadcast") return Kind::Broadcast;
     if (text == "all_to_all") return Kind::AllToAll;
+    if (text == "send_recv") return Kind::SendRecv;
     throw InputError("collective",
                      "collective must be one of all_reduce, reduce_scatter, all_gather, broadcast, "
-                     "all_to_all, got \"" +
+                     "all_to_all, send_recv, got \"" +
                          printable(text, 40) + "\"");
 }
 
@@ -51,6 +52,7 @@ const char* to_string(Kind kind) {
         case Kind::AllGather: return "all_gather";
         case Kind::Broadcast: return "broadcast";
         case Kind::AllToAll: return "all_to_all";
+        case Kind::SendRecv: return "send_recv";
     }
     return "all_reduce";
 }
@@ -75,6 +77,11 @@ RingLink ring_link(const Placement& placement, const Links& links) {
     if (placement.nodes > 1 && (placement.ranks_per_node == 1 || node_network < nvlink))
         return {node_network, "network"};
     return {nvlink, "nvlink"};
+}
+
+RingLink point_to_point_link(const Placement& placement, const Links& links) {
+    if (placement.nodes > 1) return {links.efficiency * links.network_bytes_per_s, "network"};
+    return {links.efficiency * links.intra_node_bytes_per_s, "nvlink"};
 }
 
 Placement placement_of(std::int64_t ranks, const Links& links) {
@@ -148,6 +155,18 @@ Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement&
             link = off_node > in_node ? card : nvlink;
             break;
         }
+        case Kind::SendRecv: {
+            // One step of a ring shift: each rank sends the buffer to its next and receives one from its previous
+            // at once (links are per direction); the hop that crosses nodes sets the pace (nccl-tests sendrecv_perf
+            // counts busbw = algbw).
+            c.bus_factor = 1;
+            c.bytes_sent_per_rank = message_bytes;
+            c.steps = 1;
+            const RingLink p2p = point_to_point_link(placement, links);
+            link = p2p.bytes_per_s;
+            bottleneck = p2p.bottleneck;
+            break;
+        }
     }
     if (kind == Kind::AllToAll) {
         c.latency_seconds = kLaunchLatencySeconds + static_cast<double>(c.steps) * c.step_latency_seconds;
@@ -199,12 +218,12 @@ Roofline comm_roofline(const ModelConfig& config, const Hardware& hw, const Roof
     const double d = static_cast<double>(config.hidden_size);
     const double kv = static_cast<double>(config.num_kv_heads * config.head_dim);
     const double layer_flops = out.layer_flops_per_token * tokens;  // one layer, the tokens of one replica
-    // Rings (DP, FSDP, TP, CP) at the bandwidth `collective` prices them at; a stage boundary (PP) and the expert
-    // all-to-all (EP), once they cross nodes, at one card per GPU, as `collective`'s all-to-all.
+    // Rings (DP, FSDP, TP) at the bandwidth `collective` prices them at; a stage boundary (PP) and the K, V ring
+    // (CP) at send_recv's, and the expert all-to-all (EP), once it crosses nodes, at one card per GPU, as
+    // `collective`'s all-to-all.
     const Placement placement = placement_of(in.degree, links);
     const double ring = ring_link(placement, links).bytes_per_s;
-    const double point_to_point = placement.nodes > 1 ? links.efficiency * links.network_bytes_per_s
-                                                      : links.efficiency * links.intra_node_bytes_per_s;
+    const double point_to_point = point_to_point_link(placement, links).bytes_per_s;
     const auto row = [&](const char* id, const char* what, double bytes, double flops_per_gpu, bool applies,
                          double link) {
         StrategyRow r;
@@ -240,7 +259,7 @@ Roofline comm_roofline(const ModelConfig& config, const Hardware& hw, const Roof
         point_to_point);
     // CP (ring attention): K and V blocks passed round the ring in the forward, K, V and their gradients backward.
     row("cp", "K and V blocks round a ring (forward), K, V and dK, dV (backward)", 3 * share * tokens * 2 * kv * e,
-        layer_flops / k, true, ring);
+        layer_flops / k, true, point_to_point);
     return out;
 }
 

@@ -56,11 +56,14 @@ RingStep ring_step(const ModelConfig& c, const Hardware& hw, std::int64_t seq, s
     const double d = static_cast<double>(c.head_dim), kv = static_cast<double>(c.num_kv_heads);
     r.block_flops = 4 * blk * blk * a * d;
     r.kv_block_bytes = 2 * blk * kv * d * element_bytes;
-    r.link_bytes_per_s =
-        links.efficiency * (cp <= links.gpus_per_node ? links.intra_node_bytes_per_s : links.network_bytes_per_s);
+    // The hop is one send/recv among the cp ranks placed as `collective` places them (its seconds, latency included).
+    const collectives::Cost hop =
+        collectives::cost(collectives::Kind::SendRecv, collectives::Algorithm::Ring, std::max(r.kv_block_bytes, 1.0),
+                          collectives::placement_of(cp, links), links);
+    r.link_bytes_per_s = hop.bottleneck_bytes_per_s;
     const double peak = hw.peak("bf16");
     r.compute_seconds = r.block_flops / peak;
-    r.transfer_seconds = r.kv_block_bytes / r.link_bytes_per_s;
+    r.transfer_seconds = hop.seconds;
     r.hidden = r.transfer_seconds <= r.compute_seconds;
     r.min_block_tokens = 2 * kv * element_bytes * peak / (4 * a * r.link_bytes_per_s);
     return r;

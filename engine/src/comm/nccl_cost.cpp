@@ -23,6 +23,10 @@ constexpr double kTreeCorrection[3][23] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 // Channels NCCL opens on an 8-GPU NVSwitch node with a card per GPU (the plateau rule below reads per-channel bytes).
 constexpr double kChannels = 16;
+// Send/recv runs outside the tuning model: LL up to P2P_LL_THRESHOLD (16384 bytes) per channel of the peer, Simple
+// above (src/enqueue.cc, addP2pToPlan: protoLL &= bytes <= nChannelsMax * ncclParamP2pLLThreshold()), over 2
+// channels a peer (NCCL_NCHANNELS_PER_NET_PEER's default, docs/env; NVLink peers may open more).
+constexpr double kP2pLlThresholdBytes = 2 * 16384.0;
 
 int algo_index(Algorithm a) { return a == Algorithm::Tree ? 0 : 1; }
 int proto_index(Protocol p) { return p == Protocol::LL ? 0 : p == Protocol::LL128 ? 1 : 2; }
@@ -38,6 +42,7 @@ void ring_steps(Kind kind, const Placement& p, double& steps, double& inter) {
         case Kind::AllGather:
         case Kind::AllToAll: steps = n - 1, inter = nodes - 1; break;
         case Kind::Broadcast: steps = n, inter = nodes; break;
+        case Kind::SendRecv: steps = 1, inter = nodes > 1 ? 1 : 0; break;  // one hop, off the node when it spans
     }
 }
 
@@ -55,6 +60,7 @@ double bandwidth_seconds(Kind kind, Algorithm a, Protocol p, double bytes, const
             bus = std::min(kLlMaxBusGbS[ll_cap] * 1e9, bus * (quarter ? 0.25 : 1.0 / 3.0));
         }
         if (p == Protocol::LL128) bus *= pl.ranks_per_node < 2 ? 0.7 : 0.92;
+        if (kind == Kind::SendRecv) return bytes / bus;  // one hop carries the whole buffer
         // Ring algorithm bandwidth = busBw x n / steps.
         return bytes * steps / (n * bus);
     }
@@ -107,6 +113,13 @@ double nccl_latency_seconds(Kind kind, Algorithm algorithm, Protocol protocol, c
 
 NcclTime nccl_time(Kind kind, Algorithm algorithm, double message_bytes, const Placement& placement,
                    double link_bytes_per_s) {
+    if (kind == Kind::SendRecv) {
+        // NCCL picks the protocol by size, not by the model; the model's ring latency and bandwidth price one hop.
+        const Protocol p = message_bytes <= kP2pLlThresholdBytes ? Protocol::LL : Protocol::Simple;
+        const double lat = nccl_latency_seconds(kind, Algorithm::Ring, p, placement, message_bytes);
+        const double bw = bandwidth_seconds(kind, Algorithm::Ring, p, message_bytes, placement, link_bytes_per_s);
+        return {lat + bw, lat, bw, Algorithm::Ring, p};
+    }
     NcclTime best;
     best.seconds = std::numeric_limits<double>::infinity();
     for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "tally/base/error.h"
-#include "tally/comm/ring.h"
 
 namespace tally {
 
@@ -83,9 +82,9 @@ StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t i
     return out;
 }
 
-double tied_embedding_sync_seconds(const ModelConfig& c, const StageSplit& split, const TiedSyncInput& in) {
+double tied_embedding_sync_bytes(const ModelConfig& c, const StageSplit& split, double params, double element_bytes) {
     if (!c.tied_embeddings || split.head_stage == 0) return 0;
-    return ring_all_reduce_seconds(in.params * in.element_bytes, 2, in.bytes_per_s, in.latency_s);
+    return params * element_bytes;
 }
 
 }  // namespace tally

@@ -1,5 +1,6 @@
 #include "tally/step/step.h"
 #include "tally/comm/fabric.h"
+#include "tally/comm/nccl_cost.h"
 #include "tally/comm/ring.h"
 #include "tally/step/step_dp.h"
 #include "tally/parallel/step_stages.h"
@@ -131,6 +132,24 @@ double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_nod
     // A measured fabric (fabric.h) caps it at what a collective over that many nodes reached there.
     return ic.fabric ? std::min(cards, fabric_link_bytes_per_s(*ic.fabric, nodes, kCollectiveBandwidthFraction))
                      : cards;
+}
+
+double step_collective_seconds(collectives::Kind kind, double bytes, const Interconnect& ic,
+                               const collectives::Placement& group, double fraction) {
+    if (group.ranks() <= 1 || bytes <= 0) return 0;
+    const double ring = fraction * group_link_bytes_per_s(ic, group.ranks_per_node, group.nodes);
+    switch (kind) {
+        case collectives::Kind::AllReduce: return nccl_all_reduce_seconds(bytes, group, ring);
+        case collectives::Kind::AllToAll:
+            return all_to_all_seconds(ic, bytes, group.ranks(), group.ranks_per_node, fraction);
+        case collectives::Kind::SendRecv: {
+            const collectives::Links links{
+                std::max(ic.gpus_per_node, group.ranks_per_node), ic.intra_node_bytes_per_s,
+                ic.network_bytes_per_s > 0 ? ic.network_bytes_per_s : ic.intra_node_bytes_per_s, fraction};
+            return collectives::cost(kind, collectives::Algorithm::Ring, std::max(bytes, 1.0), group, links).seconds;
+        }
+        default: return collectives::nccl_time(kind, collectives::Algorithm::Ring, bytes, group, ring).seconds;
+    }
 }
 
 double matmul_efficiency(double m, double n, double k, double batch, double peak, double bytes_per_s,
@@ -479,9 +498,11 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Ranks are placed tensor first, then data, then pipeline (Megatron-LM order): a TP group fills its nodes.
     const auto domains = [](std::int64_t ranks, std::int64_t per_node) { return (ranks + per_node - 1) / per_node; };
     const std::int64_t tp_per_node = std::min(st.tp, node);
-    const double tp_bw =
-        kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, tp_per_node, domains(st.tp, tp_per_node));
     const collectives::Placement tp_group{tp_per_node, domains(st.tp, tp_per_node)};
+    using collectives::Kind;
+    const auto tp_collective = [&](Kind kind, double bytes) {
+        return step_collective_seconds(kind, bytes, ic, tp_group, kCollectiveBandwidthFraction);
+    };
     const double act_msg = tokens * h * e;  // the full s·b·h activation each collective reduces or gathers
     // Megatron-LM: 2 all-reduces in the forward and 2 in the backward per layer (Shoeybi et al. 2019,
     // Fig. 4); sequence parallelism turns each into a reduce-scatter and an all-gather of the same bytes
@@ -490,9 +511,9 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Sequence parallelism: an all-gather and a reduce-scatter each; torchtitan's float8 plan gathers in FP8 (step_tp.h).
     const double sp_gather_bytes =
         sp_gather_element_bytes(stack.fp8_tensorwise_sp_gather, layout.precision, e, linear_bytes);
-    const double sp_gather = nccl_gather_seconds(act_msg * sp_gather_bytes / e, tp_group, tp_bw);
-    const double one = sp ? sp_gather + nccl_gather_seconds(act_msg, tp_group, tp_bw)
-                          : nccl_all_reduce_seconds(act_msg, tp_group, tp_bw);
+    const double sp_gather = tp_collective(Kind::AllGather, act_msg * sp_gather_bytes / e);
+    const double one =
+        sp ? sp_gather + tp_collective(Kind::ReduceScatter, act_msg) : tp_collective(Kind::AllReduce, act_msg);
     const double layer_tp_total = collectives * one + (op_sac ? per_op_sac_regathers_per_layer(sp) * sp_gather : 0);
     // Overlapped with the linear layers' GEMMs where the stack does it (userbuffers need sequence parallelism).
     // The run's own --tp-comm-overlap when given, else its stack's default.
@@ -517,13 +538,20 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     if (st.cp > 1) {
         const std::int64_t cp_per_node = std::min(st.cp, std::max<std::int64_t>(node / st.tp, 1));
         const double kv_heads = static_cast<double>(c.num_kv_heads);  // split over t, one whole head at least
+        const double kv_block_bytes =
+            context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * cp_kv_heads_gpu / kv_heads;
+        // Every transfer priced where every collective is (step_collective_seconds): a ring hop is one send/recv.
+        const collectives::Placement cp_group{cp_per_node, domains(st.cp, cp_per_node)};
+        const auto cp_collective = [&](Kind kind, double bytes) {
+            return step_collective_seconds(kind, bytes, ic, cp_group, kCollectiveBandwidthFraction);
+        };
         CpLayerInput in;
         in.cp = st.cp;
         in.exchange = stack.cp_exchange;
-        in.kv_block_bytes = context::ring_step(c, hw, st.seq, st.cp, e).kv_block_bytes * b * cp_kv_heads_gpu / kv_heads;
-        in.bytes_per_s =
-            kCollectiveBandwidthFraction * group_link_bytes_per_s(ic, cp_per_node, domains(st.cp, cp_per_node));
-        in.latency_s = st.tp * st.cp <= node ? ic.intra_node_latency_s : ic.network_latency_s;
+        in.hop_s = cp_collective(Kind::SendRecv, kv_block_bytes);
+        in.double_hop_s = cp_collective(Kind::SendRecv, 2 * kv_block_bytes);
+        in.gather_s = cp_collective(Kind::AllGather, kv_block_bytes * static_cast<double>(st.cp));
+        in.reduce_scatter_s = cp_collective(Kind::ReduceScatter, kv_block_bytes * static_cast<double>(st.cp));
         in.forward_passes = full ? 2 : 1;
         in.attention_forward_s = attention_forward_seconds;
         in.attention_backward_s = attention_seconds - in.forward_passes * attention_forward_seconds;
@@ -579,13 +607,13 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     // Point-to-point activation sends between stages: one forward and one backward per chunk boundary per
     // micro-batch (v per stage when interleaved, Narayanan et al. 2021, sec. 2.2.2), split over the t ranks
     // (scatter/gather optimisation, sec. 4.1); counted exposed. Stages sit on other nodes unless the whole job fits one.
+    // Each send is one send/recv between a stage pair (step_collective_seconds).
     double p2p_seconds = 0;
     if (st.pp > 1) {
-        const bool in_node = st.gpus <= node;
-        const double link =
-            kCollectiveBandwidthFraction * (in_node ? ic.intra_node_bytes_per_s : ic.network_bytes_per_s);
-        const double lat = in_node ? ic.intra_node_latency_s : ic.network_latency_s;
-        p2p_seconds = (2 * v * md + lockstep.transfers) * (act_msg / t / link + lat);
+        const collectives::Placement pair =
+            st.gpus <= node ? collectives::Placement{2, 1} : collectives::Placement{1, 2};
+        p2p_seconds = (2 * v * md + lockstep.transfers) *
+                      step_collective_seconds(Kind::SendRecv, act_msg / t, ic, pair, kCollectiveBandwidthFraction);
     }
 
     // ---------------------------------------------------------------- data parallelism and ZeRO
@@ -641,14 +669,15 @@ StepResult step_time(const ModelConfig& c, const Hardware& hw, const StepLayout&
     }
 
     // A stack that syncs the tied embedding between the first and the head stage after the backward (step_stages.h).
+    // One all-reduce between the pair, priced as every collective (step_collective_seconds).
     if (stack.grad_sync.tied_after_backward && !lora) {
-        const bool pair_in_node = st.gpus <= node;
-        dp_seconds += tied_embedding_sync_seconds(
-            c, stages,
-            {static_cast<double>(c.vocab_size) * h / t, stack.grad_sync.fp32 ? 4.0 : grad_element_bytes,
-             kCollectiveBandwidthFraction *
-                 (pair_in_node ? ic.intra_node_bytes_per_s : group_link_bytes_per_s(ic, 1, 2)),
-             pair_in_node ? ic.intra_node_latency_s : ic.network_latency_s});
+        const collectives::Placement pair =
+            st.gpus <= node ? collectives::Placement{2, 1} : collectives::Placement{1, 2};
+        dp_seconds +=
+            step_collective_seconds(Kind::AllReduce,
+                                    tied_embedding_sync_bytes(c, stages, static_cast<double>(c.vocab_size) * h / t,
+                                                              stack.grad_sync.fp32 ? 4.0 : grad_element_bytes),
+                                    ic, pair, kCollectiveBandwidthFraction);
     }
 
     // ---------------------------------------------------------------- optimizer step

@@ -3,18 +3,13 @@
 
 #include <algorithm>
 
-#include "tally/comm/ring.h"
-
 namespace tally {
 
 CpLayerCost context_parallel_layer(const CpLayerInput& in) {
     CpLayerCost out;
     if (in.cp <= 1) return out;
     const double steps = static_cast<double>(in.cp - 1);
-    const double hop = in.kv_block_bytes / in.bytes_per_s + in.latency_s;  // one block to the next rank
-    // All-gather of every rank's block over the ring: (cp−1)/cp of the whole, as ring_gather_seconds prices it.
-    const double gather =
-        ring_gather_seconds(in.kv_block_bytes * static_cast<double>(in.cp), in.cp, in.bytes_per_s, in.latency_s);
+    const double hop = in.hop_s, gather = in.gather_s;  // one block to the next rank; every rank's block to all
     // One block's compute: balanced causal chunks give each ring step 1/cp of the rank's attention (context.h).
     const double block_forward = in.attention_forward_s / static_cast<double>(in.cp);
     const double block_backward = in.attention_backward_s / static_cast<double>(in.cp);
@@ -22,7 +17,7 @@ CpLayerCost context_parallel_layer(const CpLayerInput& in) {
     double total = 0, exposed = 0;
     switch (in.exchange) {
         case CpExchange::Ring: {
-            const double back_hop = 2 * in.kv_block_bytes / in.bytes_per_s + in.latency_s;  // K, V and dK, dV
+            const double back_hop = in.double_hop_s;  // K, V and dK, dV
             total = passes * steps * hop + steps * back_hop;
             exposed =
                 passes * steps * std::max(0.0, hop - block_forward) + steps * std::max(0.0, back_hop - block_backward);
@@ -31,14 +26,14 @@ CpLayerCost context_parallel_layer(const CpLayerInput& in) {
         case CpExchange::AllGatherLocalOverlap: {
             // dK, dV travel in fp32: the backward accumulates them in float32 (_ContextParallelOptions.convert_to_f32
             // True, accum_dtype) and rotates the accumulators (_templated_ring_attention_backward, dkv_rotater).
-            const double dkv_hop = 2 * in.kv_block_bytes / in.bytes_per_s + in.latency_s;
+            const double dkv_hop = in.double_hop_s;
             total = passes * gather + gather + steps * dkv_hop;
             exposed = passes * std::max(0.0, gather - block_forward) + std::max(0.0, gather - block_backward) +
                       steps * std::max(0.0, dkv_hop - block_backward);
             break;
         }
         case CpExchange::AllGather:
-            total = exposed = passes * gather + 2 * gather;  // backward: gather K, V; reduce-scatter dK, dV
+            total = exposed = passes * gather + gather + in.reduce_scatter_s;  // backward: gather K, V; scatter dK, dV
             break;
     }
     out.total_s = total;

@@ -43,11 +43,14 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic) {
     // Shard peers are tp ranks apart and contiguous in the data-parallel order (FSDP2's 2-D mesh: replicate
     // outer, shard inner), so a shard group stays in a node when tp·shard fits in it.
     const std::int64_t per_node = std::min(shard, std::max<std::int64_t>(in.node / in.tp, 1));
-    const double bw = in.link_fraction * group_link_bytes_per_s(ic, per_node, domains(shard, per_node));
+    // Each collective priced where the step prices every one (step_collective_seconds).
     const collectives::Placement shard_placement{per_node, domains(shard, per_node)};
     const double layers = static_cast<double>(in.layers);
-    const double gather = nccl_gather_seconds(in.weight_bytes / layers, shard_placement, bw);
-    const double scatter = nccl_gather_seconds(in.grad_bytes / layers, shard_placement, bw);
+    using collectives::Kind;
+    const double gather =
+        step_collective_seconds(Kind::AllGather, in.weight_bytes / layers, ic, shard_placement, in.link_fraction);
+    const double scatter =
+        step_collective_seconds(Kind::ReduceScatter, in.grad_bytes / layers, ic, shard_placement, in.link_fraction);
     // Forward one third of a layer's micro-batch time, backward two thirds (2x the forward's matmuls).
     const double layer_seconds = in.microbatch_seconds / layers;
     const double exposed = fsdp_exposed_seconds(in.layers, layer_seconds / 3, 2 * layer_seconds / 3, gather, scatter);
@@ -63,10 +66,9 @@ Zero3Cost zero3_cost(const Zero3Input& in, const Interconnect& ic) {
     const std::int64_t replicas = in.dp / shard;
     if (replicas > 1) {
         const std::int64_t rep_per_node = std::min(replicas, std::max<std::int64_t>(in.node / (in.tp * shard), 1));
-        const double rep_bw =
-            in.link_fraction * group_link_bytes_per_s(ic, rep_per_node, domains(replicas, rep_per_node));
-        out.replica_seconds = nccl_all_reduce_seconds(in.grad_bytes / static_cast<double>(shard),
-                                                      {rep_per_node, domains(replicas, rep_per_node)}, rep_bw);
+        out.replica_seconds =
+            step_collective_seconds(Kind::AllReduce, in.grad_bytes / static_cast<double>(shard), ic,
+                                    {rep_per_node, domains(replicas, rep_per_node)}, in.link_fraction);
     }
     return out;
 }

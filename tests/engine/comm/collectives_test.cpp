@@ -103,6 +103,39 @@ TEST_CASE("all-to-all sends (n-1)/n of the buffer; across nodes the off-node sha
     CHECK(two["bandwidth_seconds"].get<double>() == Approx(8.0 / 16 * 1e9 / (0.8 * 50e9)));
 }
 
+TEST_CASE("send_recv: one hop of the whole buffer at NCCL's one-step ring latency, LL up to 32 KiB, Simple above",
+          "[collectives]") {
+    const auto hop = [](double bytes, int ranks_per_node, int nodes) {
+        return ok("collective", {{"collective", "send_recv"},
+                                 {"message_bytes", bytes},
+                                 {"ranks_per_node", ranks_per_node},
+                                 {"nodes", nodes}});
+    };
+    // NVIDIA/nccl b6475625 src/graph/tuning.cc, ring: Simple base 8.4 us + an NVLink step 3.4 us or a network step
+    // 14 us; LL base 6.6 us + 0.6 us (NVLink) or 2.7 us (network).
+    const json big = hop(1e9, 8, 1);
+    CHECK(big["protocol"] == "Simple");
+    CHECK(big["steps"] == 1);
+    CHECK(big["bus_factor"] == 1);
+    CHECK(big["latency_seconds"].get<double>() == Approx(11.8e-6));
+    CHECK(big["bandwidth_seconds"].get<double>() == Approx(1e9 / (0.8 * 450e9)));  // the whole buffer over NVLink
+    const json off = hop(1e9, 8, 2);  // the hop that leaves the node goes through the sender's own card
+    CHECK(off["bottleneck"] == "network");
+    CHECK(off["latency_seconds"].get<double>() == Approx(22.4e-6));
+    CHECK(off["bandwidth_seconds"].get<double>() == Approx(1e9 / (0.8 * 50e9)));
+    CHECK(hop(1e9, 1, 64)["seconds"].get<double>() == Approx(off["seconds"].get<double>()));  // ranks don't matter
+    // Small buffers take LL (src/enqueue.cc addP2pToPlan: P2P_LL_THRESHOLD 16384 bytes a channel, 2 channels).
+    const json small = hop(32768, 8, 1);
+    CHECK(small["protocol"] == "LL");
+    CHECK(small["latency_seconds"].get<double>() == Approx(7.2e-6));
+    CHECK(hop(32769, 8, 1)["protocol"] == "Simple");
+    CHECK(hop(1e3, 2, 1)["seconds"].get<double>() < big["latency_seconds"].get<double>());
+    CHECK(error("collective", {{"collective", "send_recv"},
+                               {"algorithm", "tree"},
+                               {"message_bytes", 1e6},
+                               {"ranks_per_node", 8}})["field"] == "algorithm");
+}
+
 TEST_CASE("collective refuses bad input naming the field and the range", "[collectives]") {
     const json base = {{"collective", "all_reduce"}, {"message_bytes", 1e9}, {"ranks_per_node", 8}, {"nodes", 1}};
     const auto refused = [&](const char* field, const json& value) {
@@ -161,8 +194,10 @@ TEST_CASE("comm roofline: DP moves 2(k-1)/k of a layer's bf16 gradients; TP's in
     CHECK(error("comm_roofline", {{"model", "llama-2-7b"}, {"degree", 1}})["field"] == "degree");
 }
 
-TEST_CASE("one link rule: comm_roofline's ring rows take the bandwidth collective's ring all-reduce is bound by",
-          "[collectives]") {
+TEST_CASE(
+    "one link rule: comm_roofline's ring rows take the bandwidth collective's ring all-reduce is bound by, "
+    "its stage boundary and K, V ring send_recv's",
+    "[collectives]") {
     for (const char* hardware : {"h100-sxm", "a100-80gb", "b200", "mi300x"})
         for (const int degree : {2, 8, 16, 64}) {
             INFO(hardware << " over " << degree << " GPUs");
@@ -175,9 +210,33 @@ TEST_CASE("one link rule: comm_roofline's ring rows take the bandwidth collectiv
                                                 {"ranks_per_node", ranks_per_node},
                                                 {"nodes", degree / ranks_per_node},
                                                 {"hardware", hardware}});
-            for (const json& row : roof["strategies"])
-                if (row["id"] == "dp" || row["id"] == "fsdp" || row["id"] == "tp" || row["id"] == "cp")
+            const json hop = ok("collective", {{"collective", "send_recv"},
+                                               {"message_bytes", 1e9},
+                                               {"ranks_per_node", ranks_per_node},
+                                               {"nodes", degree / ranks_per_node},
+                                               {"hardware", hardware}});
+            for (const json& row : roof["strategies"]) {
+                INFO(row["id"]);
+                if (row["id"] == "dp" || row["id"] == "fsdp" || row["id"] == "tp")
                     CHECK(row["link_bytes_per_s"].get<double>() ==
                           Approx(ring["bottleneck_bytes_per_s"].get<double>()));
+                if ((row["id"] == "pp" && row["applies"] == true) || row["id"] == "cp")
+                    CHECK(row["link_bytes_per_s"].get<double>() == Approx(hop["bottleneck_bytes_per_s"].get<double>()));
+            }
+            // EP (a MoE model): the bandwidth collective's all-to-all is bound by over the same ranks.
+            const json moe =
+                ok("comm_roofline", {{"model", "mixtral-8x7b"}, {"hardware", hardware}, {"degree", degree}});
+            const json a2a = ok("collective", {{"collective", "all_to_all"},
+                                               {"message_bytes", 1e9},
+                                               {"ranks_per_node", ranks_per_node},
+                                               {"nodes", degree / ranks_per_node},
+                                               {"hardware", hardware}});
+            for (const json& row : moe["strategies"])
+                if (row["id"] == "ep")
+                    CHECK(row["link_bytes_per_s"].get<double>() == Approx(a2a["bottleneck_bytes_per_s"].get<double>()));
+            // Across nodes a send leaves through its own card, a ring through the node's: 8 times faster here.
+            if (degree > per_node)
+                CHECK(ring["bottleneck_bytes_per_s"].get<double>() ==
+                      Approx(per_node * hop["bottleneck_bytes_per_s"].get<double>()));
         }
 }

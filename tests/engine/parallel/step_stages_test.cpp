@@ -96,12 +96,10 @@ TEST_CASE("nanotron all-reduces a tied embedding's fp32 gradient between the fir
     const ModelConfig c = sweep_model("nanotron-1p34b-16gpu");
     REQUIRE(c.tied_embeddings);
     const StageSplit split = cost_balanced_stages(c, 2);
-    const TiedSyncInput in{131072.0 * 2048, 4, 40e9, 20e-6};
-    CHECK(tied_embedding_sync_seconds(c, split, in) ==
-          Approx(ring_all_reduce_seconds(131072.0 * 2048 * 4, 2, 40e9, 20e-6)));
+    CHECK(tied_embedding_sync_bytes(c, split, 131072.0 * 2048, 4) == 131072.0 * 2048 * 4);
     // One stage holding both (no pipeline) or an untied model (8.86B): nothing to sync.
-    CHECK(tied_embedding_sync_seconds(c, pipeline_stages(c, 1, 1, false, true), in) == 0);
-    CHECK(tied_embedding_sync_seconds(sweep_model("nanotron-8p86b-8gpu"), split, in) == 0);
+    CHECK(tied_embedding_sync_bytes(c, pipeline_stages(c, 1, 1, false, true), 131072.0 * 2048, 4) == 0);
+    CHECK(tied_embedding_sync_bytes(sweep_model("nanotron-8p86b-8gpu"), split, 131072.0 * 2048, 4) == 0);
     // step_time: the 16-GPU run (pp 2, stages on two nodes) pays it in its exposed gradient reduction: against the
     // same model untied (the same split and first stage), the difference is one 2-rank all-reduce of 1.07 GB over
     // the pair's network cards (50 GB/s each way per H100, the h100-sxm preset).
@@ -114,6 +112,15 @@ TEST_CASE("nanotron all-reduces a tied embedding's fp32 gradient between the fir
         tally_test::breakdown_seconds(tied, "dp_comm") - tally_test::breakdown_seconds(untied, "dp_comm");
     CHECK(extra > 0.9 * 131072.0 * 2048 * 4 / 50e9);
     CHECK(extra < 1.5 * 131072.0 * 2048 * 4 / 50e9);
+    // Priced as the `collective` method prices a 2-node all-reduce of those bytes at the step's 0.77 of the links.
+    const double collective = api::invoke("collective", {{"collective", "all_reduce"},
+                                                         {"message_bytes", 131072.0 * 2048 * 4},
+                                                         {"ranks_per_node", 1},
+                                                         {"nodes", 2},
+                                                         {"hardware", "h100-sxm"},
+                                                         {"efficiency", 0.77}})["seconds"]
+                                  .get<double>();
+    CHECK(extra == Approx(collective).epsilon(1e-9));
 }
 
 TEST_CASE("nanotron's fp32 cross-entropy moves 52 bytes per logit, against the 20 tally charges other stacks") {

@@ -82,8 +82,9 @@ TEST_CASE("FlashAttention-2 in a step: MosaicML MPT at 16k-64k tokens on 8 H100 
 
 TEST_CASE("context_parallel_layer: the ring hides behind the blocks, the Llama 3 all-gather does not") {
     CpLayerInput in;
-    in.cp = 4, in.kv_block_bytes = 1e8, in.bytes_per_s = 1e11, in.latency_s = 0;  // 1 ms a hop
-    in.attention_forward_s = 0.008, in.attention_backward_s = 0.020;              // 2 ms and 5 ms a block
+    in.cp = 4, in.hop_s = 0.001, in.double_hop_s = 0.002;             // 1 ms a hop, 2 ms with dK, dV
+    in.gather_s = 0.003, in.reduce_scatter_s = 0.003;                 // (cp−1)/cp of 4 hops' bytes
+    in.attention_forward_s = 0.008, in.attention_backward_s = 0.020;  // 2 ms and 5 ms a block
     in.exchange = CpExchange::Ring;
     CpLayerCost ring = context_parallel_layer(in);
     CHECK(ring.total_s == Approx(3 * 0.001 + 3 * 0.002));  // forward K, V; backward K, V and dK, dV

@@ -37,13 +37,6 @@ double component(const StepResult& r, const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("ring all-reduce moves 2(n-1)/n of the buffer plus one latency; reduce-scatter half of that") {
-    // 8 GPUs, 1 GB at 100 GB/s: 2·7/8 · 10 ms + 10 µs.
-    CHECK(ring_all_reduce_seconds(1e9, 8, 100e9, 10e-6) == Approx(0.0175 + 10e-6));
-    CHECK(ring_gather_seconds(1e9, 8, 100e9, 10e-6) == Approx(0.00875 + 10e-6));
-    CHECK(ring_all_reduce_seconds(1e9, 1, 100e9, 10e-6) == 0);  // nothing to reduce alone
-}
-
 TEST_CASE("1F1B bubble is (p-1)/m and interleaving divides it by v") {
     CHECK(pipeline_bubble_fraction(8, 1, 64) == Approx(7.0 / 64));
     CHECK(pipeline_bubble_fraction(8, 4, 64) == Approx(7.0 / 256));
@@ -458,4 +451,85 @@ TEST_CASE("precision errors name the field: unknown recipe, dtype disagreeing, M
     CHECK(field("mxfp8", "fp8") == "precision");  // H100 has no MX block-scaled tensor cores
     args["hardware"] = "b200";
     CHECK(field("mxfp8", "fp8") == "none");
+}
+
+namespace {
+
+// The `collective` method's seconds for one transfer at the step's 0.77 of the links; an all-reduce across nodes
+// at the faster of ring and tree, as NCCL's model picks (and the step with it).
+double collective_seconds(const char* kind, double bytes, const char* hw, std::int64_t per_node, std::int64_t nodes) {
+    nlohmann::json args{{"collective", kind}, {"message_bytes", bytes}, {"ranks_per_node", per_node},
+                        {"nodes", nodes},     {"hardware", hw},         {"efficiency", 0.77}};
+    const nlohmann::json ring = api::invoke("collective", args);
+    REQUIRE(ring["latency_seconds"].get<double>() > 0);  // the latency is in the price
+    double seconds = ring["seconds"].get<double>();
+    if (std::string(kind) == "all_reduce" && nodes > 1) {
+        args["algorithm"] = "tree";
+        seconds = std::min(seconds, api::invoke("collective", args)["seconds"].get<double>());
+    }
+    return seconds;
+}
+
+}  // namespace
+
+TEST_CASE("one collective model: every transfer the step prices costs what the collective method gives for it") {
+    // step_collective_seconds prices the step's TP, CP, pipeline and tied-embedding traffic (and the MoE all-to-all
+    // is the same cost, step_moe_test.cpp): the sweep covers every kind over GPUs, group sizes, ranks per node and
+    // message sizes from LL's small buffers to Simple's large ones, latency included.
+    const char* kinds[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send_recv"};
+    for (const char* id : {"a100-80gb", "h100-sxm", "b200", "gb200-nvl72", "mi300x"}) {
+        const Hardware hw = find_hardware(id);
+        for (const char* kind : kinds)
+            for (const std::int64_t ranks : {2, 4, 8, 16, 64})
+                for (const std::int64_t per_node : {1, 2, 4, 8})
+                    for (const double bytes : {1e3, 1.6e4, 1e6, 2.3e8}) {
+                        if (per_node > ranks || ranks % per_node != 0) continue;
+                        const collectives::Placement group{per_node, ranks / per_node};
+                        CAPTURE(id, kind, ranks, per_node, bytes);
+                        CHECK(step_collective_seconds(collectives::kind_from_string(kind), bytes, hw.interconnect,
+                                                      group, 0.77) ==
+                              Approx(collective_seconds(kind, bytes, id, per_node, ranks / per_node)).epsilon(1e-12));
+                    }
+    }
+}
+
+TEST_CASE(
+    "one collective model: the step's pipeline sends and K, V exchange are the collective method's send_recv "
+    "and all-gather") {
+    // Llama 3 8B on two H100 nodes, tp 2, pp 2: 8 micro-batches send their 2048 x 4096 bf16 activations (split over
+    // the 2 TP ranks) forward and their gradients back across the node boundary, one send_recv each.
+    const nlohmann::json pp = api::invoke("step_time", {{"model", "llama-3-8b"},
+                                                        {"hardware", "h100-sxm"},
+                                                        {"gpus", 16},
+                                                        {"tp", 2},
+                                                        {"pp", 2},
+                                                        {"seq", 2048},
+                                                        {"micro_batch", 1},
+                                                        {"global_batch", 32}});
+    REQUIRE(pp["microbatches"] == 8);
+    CHECK(tally_test::breakdown_seconds(pp, "pp_comm") ==
+          Approx(2 * 8 * collective_seconds("send_recv", 2048.0 * 4096 * 2 / 2, "h100-sxm", 1, 2)).epsilon(1e-12));
+    // cp 2 inside one node, 65,536 tokens: each rank's K, V block is 32,768 positions x 8 heads x 128 x 2 bytes x 2.
+    // TE's ring passes it once forward and with dK, dV once backward; the exposed all-gather (generic) gathers both
+    // blocks forward and backward and reduce-scatters dK, dV: per layer, 32 layers, one micro-batch.
+    const double block = 32768.0 * 8 * 128 * 2 * 2;
+    const auto cp_seconds = [](const char* stack) {
+        const nlohmann::json r = api::invoke("step_time", {{"model", "llama-3-8b"},
+                                                           {"hardware", "h100-sxm"},
+                                                           {"gpus", 2},
+                                                           {"cp", 2},
+                                                           {"seq", 65536},
+                                                           {"micro_batch", 1},
+                                                           {"global_batch", 1},
+                                                           {"recompute", "none"},
+                                                           {"flash_attention", true},
+                                                           {"stack", stack}});
+        return tally_test::breakdown_seconds(r, "cp_comm") + tally_test::breakdown_seconds(r, "cp_comm_hidden");
+    };
+    CHECK(cp_seconds("megatron-te") == Approx(32 * (collective_seconds("send_recv", block, "h100-sxm", 2, 1) +
+                                                    collective_seconds("send_recv", 2 * block, "h100-sxm", 2, 1)))
+                                           .epsilon(1e-9));
+    CHECK(cp_seconds("generic") == Approx(32 * (2 * collective_seconds("all_gather", 2 * block, "h100-sxm", 2, 1) +
+                                                collective_seconds("reduce_scatter", 2 * block, "h100-sxm", 2, 1)))
+                                       .epsilon(1e-9));
 }

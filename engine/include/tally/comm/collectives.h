@@ -1,5 +1,6 @@
 // Collective communication in the alpha-beta model (Hockney 1994; Thakur, Rabenseifner, Gropp 2005): the time of
-// ring all-reduce, reduce-scatter, all-gather, broadcast, all-to-all and (double binary) tree all-reduce for n ranks
+// ring all-reduce, reduce-scatter, all-gather, broadcast, all-to-all, (double binary) tree all-reduce and one
+// send/recv step (every rank to its next, as ring attention and pipeline stages pass blocks) for n ranks
 // placed as ranks_per_node x nodes, with the latency and bandwidth terms apart, the algorithm and bus bandwidth as
 // nccl-tests reports them (doc/PERFORMANCE.md), and the communication roofline of the six parallelisms.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace tally::collectives {
 
-enum class Kind { AllReduce, ReduceScatter, AllGather, Broadcast, AllToAll };
+enum class Kind { AllReduce, ReduceScatter, AllGather, Broadcast, AllToAll, SendRecv };
 enum class Algorithm { Ring, Tree };
 
 Kind kind_from_string(const std::string& text);            // InputError field "collective"
@@ -53,15 +54,16 @@ struct Cost {
     double step_latency_seconds = 0;
     double algorithm_bytes_per_s = 0;  // message bytes / time (nccl-tests algbw)
     double bus_bytes_per_s = 0;        // algbw x bus factor (nccl-tests busbw)
-    double bus_factor = 0;             // 2(n-1)/n all-reduce, (n-1)/n gather/scatter/all-to-all, 1 broadcast
+    double bus_factor = 0;  // 2(n-1)/n all-reduce, (n-1)/n gather/scatter/all-to-all, 1 broadcast and send/recv
     double bytes_sent_per_rank = 0;
     double bottleneck_bytes_per_s = 0;  // bandwidth of the link that sets the pace
     std::string bottleneck;             // "nvlink" or "network"
-    std::string protocol = "Simple";    // NCCL's protocol: LL, LL128 or Simple (all-to-all: Simple)
+    std::string protocol =
+        "Simple";  // NCCL's protocol: LL, LL128 or Simple (all-to-all: Simple; send/recv: LL or Simple)
 };
 
 // message_bytes as nccl-tests counts it: the all-reduce/broadcast buffer, all-gather's output, reduce-scatter's
-// input, all-to-all's send buffer per rank. InputError naming "message_bytes", "ranks_per_node", "nodes" or
+// input, all-to-all's send buffer per rank, send/recv's buffer each rank sends to its next (and receives). InputError naming "message_bytes", "ranks_per_node", "nodes" or
 // "algorithm" (tree is an all-reduce algorithm only).
 // The bandwidth that bounds a ring over `placement`, and which link it is ("nvlink" or "network"): NVLink within a
 // node; across nodes the node's cards together (each rank's card carries its share of the volume leaving the
@@ -71,6 +73,10 @@ struct RingLink {
     const char* bottleneck;
 };
 RingLink ring_link(const Placement& placement, const Links& links);
+// The bandwidth of one rank's send to another: NVLink within a node, across nodes the sender's own card (a send
+// leaves through the card nearest its GPU, not the node's cards together). Send/recv and comm_roofline's stage
+// boundary and K, V ring read it.
+RingLink point_to_point_link(const Placement& placement, const Links& links);
 // The placement of `ranks` consecutive ranks: one node when they fit, else whole nodes of gpus_per_node.
 Placement placement_of(std::int64_t ranks, const Links& links);
 Cost cost(Kind kind, Algorithm algorithm, double message_bytes, const Placement& placement, const Links& links);

@@ -26,9 +26,9 @@ struct RingStep {
     double kv_block_bytes = 0;      // the K and V a GPU passes on: 2 · block · n_kv · d · e (GQA shrinks it)
     double link_bytes_per_s = 0;    // NVLink within a node, the GPU's network card beyond (80 % of line rate)
     double compute_seconds = 0;     // block_flops at the dense bf16 peak
-    double transfer_seconds = 0;    // kv_block_bytes over the link
+    double transfer_seconds = 0;    // kv_block_bytes as one send/recv (collectives::cost: the link and NCCL's latency)
     bool hidden = false;            // the transfer fits under the block's compute
-    double min_block_tokens = 0;    // block length from which the transfer hides: 2·n_kv·e·peak / (4·a·link)
+    double min_block_tokens = 0;    // block length from which the bandwidth term hides: 2·n_kv·e·peak / (4·a·link)
 };
 // InputError naming seq, cp (2..seq, cp | seq) or hardware (no interconnect).
 RingStep ring_step(const ModelConfig& config, const Hardware& hw, std::int64_t seq, std::int64_t cp,

@@ -30,7 +30,9 @@ double nccl_latency_seconds(Kind kind, Algorithm algorithm, Protocol protocol, c
 
 // The fastest (algorithm, protocol) NCCL's model finds for message_bytes (nccl-tests counting, collectives.h) over
 // the placement, the Simple ring's per-rank bus bandwidth being link_bytes_per_s; `algorithm` fixes the
-// algorithm (tree: all-reduce only), or pass allow_tree to let an all-reduce across nodes pick it.
+// algorithm (tree: all-reduce only), or pass allow_tree to let an all-reduce across nodes pick it. Send/recv: one
+// ring hop at the protocol NCCL's p2p path picks by size (LL for small buffers, Simple above), link_bytes_per_s
+// being the sender's link.
 NcclTime nccl_time(Kind kind, double message_bytes, const Placement& placement, double link_bytes_per_s,
                    bool allow_tree);
 NcclTime nccl_time(Kind kind, Algorithm algorithm, double message_bytes, const Placement& placement,

@@ -25,8 +25,8 @@ struct Interconnect {
     std::int64_t gpus_per_node = 0;     // GPUs sharing the intra-node link (NVLink/NVSwitch or PCIe)
     double intra_node_bytes_per_s = 0;  // per GPU, one direction
     double network_bytes_per_s = 0;     // per GPU, one direction (NICs per node / GPUs per node)
-    double intra_node_latency_s = 0;    // per collective inside a node
-    double network_latency_s = 0;       // per collective across nodes
+    double intra_node_latency_s = 0;    // per collective inside a node (stated; collectives take NCCL's, nccl_cost.h)
+    double network_latency_s = 0;       // per collective across nodes (stated; collectives take NCCL's)
     std::string source;
     // A measured cluster fabric (fabric.h) that prices collectives across nodes; null: the nominal cards above.
     // Never set by a preset: step_time attaches the one StepLayout::fabric names.

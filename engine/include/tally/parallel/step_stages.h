@@ -33,13 +33,11 @@ StageSplit pipeline_stages(const ModelConfig& c, std::int64_t pp, std::int64_t i
 std::uint64_t busiest_stage_params(const ModelConfig& c, const StageSplit& split, std::int64_t tp, std::int64_t ep,
                                    std::int64_t etp);
 
-// A tied embedding's gradient all-reduce between the first stage (input embedding) and the head stage (output
-// layer): params per GPU of the shared matrix, the gradient's element bytes, the pair's ring bandwidth and latency.
-// 0 when the model is untied or one stage holds both (nanotron sync_tied_weights_gradients, parallel/tied_parameters.py
-// at c252843: one all_reduce_coalesced per tied group after the data-parallel sync).
-struct TiedSyncInput {
-    double params = 0, element_bytes = 4, bytes_per_s = 0, latency_s = 0;
-};
-double tied_embedding_sync_seconds(const ModelConfig& c, const StageSplit& split, const TiedSyncInput& in);
+// The bytes of a tied embedding's gradient all-reduce between the first stage (input embedding) and the head stage
+// (output layer), from params per GPU of the shared matrix and the gradient's element bytes; the step prices it as
+// every collective (step_collective_seconds, step.h). 0 when the model is untied or one stage holds both (nanotron
+// sync_tied_weights_gradients, parallel/tied_parameters.py at c252843: one all_reduce_coalesced per tied group after
+// the data-parallel sync).
+double tied_embedding_sync_bytes(const ModelConfig& c, const StageSplit& split, double params, double element_bytes);
 
 }  // namespace tally

@@ -74,6 +74,13 @@ double matmul_peak_fraction(const std::string& architecture);
 // in each of `nodes` NVLink domains: NVLink inside one domain; across domains the node's network cards shared by
 // its members (NCCL runs one channel per card), capped by NVLink.
 double group_link_bytes_per_s(const Interconnect& ic, std::int64_t ranks_per_node, std::int64_t nodes);
+// The step's seconds for one collective of `bytes` (nccl-tests counting, collectives.h) over a group placed as
+// ranks_per_node x nodes, fraction of the link reached: the ring collectives at NCCL's model over
+// group_link_bytes_per_s (a measured fabric included; an all-reduce across nodes may run as a tree), the
+// all-to-all and send/recv as collectives::cost prices them. Without a fabric, the `collective` method's seconds
+// for the same transfer (the all-reduce: its faster algorithm). 0 for one rank or no bytes.
+double step_collective_seconds(collectives::Kind kind, double bytes, const Interconnect& ic,
+                               const collectives::Placement& group, double fraction);
 
 // One per-GPU cost of the step, in seconds.
 struct StepComponent {

@@ -23,12 +23,15 @@ enum class CpExchange {
     AllGather,
 };
 
+// The transfers' seconds come priced by step_collective_seconds (step.h), so the `collective` method gives the same
+// for each; one block is K and V of one rank's seq/cp positions, this GPU's heads, one micro-batch.
 struct CpLayerInput {
     std::int64_t cp = 1;
     CpExchange exchange = CpExchange::Ring;
-    double kv_block_bytes = 0;        // K and V of one rank's seq/cp positions, this GPU's heads, one micro-batch
-    double bytes_per_s = 0;           // per-rank bandwidth of the context-parallel group
-    double latency_s = 0;             // per message
+    double hop_s = 0;                 // one block to the next rank: a send/recv over the group
+    double double_hop_s = 0;          // two blocks' bytes (K, V with dK, dV; or fp32 dK, dV): a send/recv
+    double gather_s = 0;              // all-gather of every rank's block (cp blocks out)
+    double reduce_scatter_s = 0;      // reduce-scatter of cp blocks' dK, dV
     double attention_forward_s = 0;   // one forward of the layer's attention cores, one micro-batch
     double attention_backward_s = 0;  // its backward (QKᵀ recomputed inside)
     int forward_passes = 1;           // 2 under full recomputation (the forward's exchange repeats)
