@@ -180,7 +180,13 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     }
     // Qwen3-Next's gated attention: q_proj also yields the a·d output gate.
     if (c.attn_output_gate) projection += h * qd;
-    if (hybrid) {
+    if (hybrid && c.is_mla()) {
+        // Kimi Linear: MLA in the attention layers only.
+        qkv_formula = c.q_lora_rank > 0 ? "2 s [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn"
+                                        : "2 s [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn";
+        qkv_per_token = c.q_lora_rank > 0 ? "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn"
+                                          : "2 [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn";
+    } else if (hybrid) {
         qkv_formula = c.attn_output_gate ? "2 s h (2 a d + 2 n_kv d) L_attn" : "2 s h (a d + 2 n_kv d) L_attn";
         qkv_per_token = c.attn_output_gate ? "2 h (2 a d + 2 n_kv d) L_attn" : "2 h (a d + 2 n_kv d) L_attn";
     }
