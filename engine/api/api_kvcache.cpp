@@ -82,9 +82,10 @@ json kv_cache_method(const json& args) {
     if (c.has_indexer()) out["index_key_bytes_per_token"] = k.index_key_bytes_per_token;
     if (c.is_hybrid()) {
         out["state_bytes_per_sequence"] = k.state_bytes_per_sequence;
+        const char* mamba = c.is_mamba1() ? kMamba1StateFormula : kMambaStateFormula;
         out["state_formula"] = c.num_mamba_layers > 0 && c.num_linear_layers > 0
-                                   ? std::string(kMambaStateFormula) + "; " + kLinearStateFormula
-                               : c.num_mamba_layers > 0 ? kMambaStateFormula
+                                   ? std::string(mamba) + "; " + kLinearStateFormula
+                               : c.num_mamba_layers > 0 ? mamba
                                                         : kLinearStateFormula;
     }
     if (c.sliding_window > 0) {

@@ -12,6 +12,7 @@
 #include "tally/base/error.h"
 #include "tally/hardware/hardware.h"
 #include "tally/base/input.h"
+#include "tally/memory/kvcache.h"
 #include "tally/memory/memory.h"
 #include "tally/model/model.h"
 #include "tally/model/params.h"
@@ -108,6 +109,23 @@ std::string attention_text(const ModelConfig& c) {
                 " keys each query attends to, and caches its own FP8 key per layer";
     if (c.attention_sinks) text += "; a learned sink logit per head";
     if (c.qk_norm) text += "; RMSNorm on Q and K heads";
+    // A hybrid's recurrent layers: what they hold instead of a KV cache (kvcache.h's state formulas).
+    const std::string of = " of " + std::to_string(c.num_layers) + " layers";
+    if (c.num_mamba_layers > 0 && c.is_mamba1())
+        text += "; " + std::to_string(c.num_mamba_layers) + of + " are Mamba-1 mixers (d_inner " +
+                std::to_string(c.mamba_d_inner()) + ", Δ of rank " + std::to_string(c.mamba_dt_rank) + ", state " +
+                std::to_string(c.mamba_d_state) + " per channel" + (c.mamba_dt_norms ? ", Jamba's Δ/B/C norms" : "") +
+                "): no KV cache, a fixed state of " + std::to_string(mamba_state_values(c)) +
+                " values per sequence (conv window and SSM state) in the weights' dtype";
+    else if (c.num_mamba_layers > 0 && !c.parallel_hybrid)
+        text += "; " + std::to_string(c.num_mamba_layers) + of + " are Mamba-2 mixers: no KV cache, a fixed state of " +
+                std::to_string(mamba_state_values(c)) + " values per sequence in the weights' dtype";
+    if (c.num_linear_layers > 0)
+        text += "; " + std::to_string(c.num_linear_layers) + of + " are " +
+                (c.linear_kind == LinearKind::Kda ? "Kimi Delta Attention" : "gated DeltaNet") + " (" +
+                std::to_string(c.linear_value_heads) + " heads, a " + std::to_string(c.linear_key_head_dim) + " x " +
+                std::to_string(c.linear_value_head_dim) + " state each): no KV cache, a fixed state of " +
+                std::to_string(linear_state_values(c)) + " values per sequence in the weights' dtype";
     return text;
 }
 

@@ -32,6 +32,9 @@ const fixtures = [
   // Parallel hybrids: Falcon-H1's attention and Mamba-2 side by side in every layer.
   'falcon-h1-7b-instruct',
   'falcon-h1-1.5b-instruct',
+  // Mamba-1 (Jamba) and KDA (Kimi Linear) layers beside attention.
+  'jamba-1.5-mini',
+  'kimi-linear-48b-a3b-instruct',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 
@@ -55,6 +58,13 @@ const cases = [
   ['inference', { hf_config: fixture('falcon-h1-7b-instruct'), context: 131072, hardware: 'h100-sxm' }],
   ['memory_budget', { hf_config: fixture('falcon-h1-7b-instruct'), seq: 8192, gpus: 8, tp: 2, pp: 2, zero: 1 }],
   ['memory_budget', { model: 'deepseek-v3', seq: 4096, gpus: 2048, tp: 1, pp: 16, ep: 64, zero: 1 }],
+  ['inference', { hf_config: fixture('jamba-1.5-mini'), context: 262144, hardware: 'h100-sxm' }],
+  ['memory_budget', { hf_config: fixture('jamba-1.5-mini'), seq: 8192, gpus: 16, tp: 2, pp: 2, ep: 4, zero: 1 }],
+  ['inference', { hf_config: fixture('kimi-linear-48b-a3b-instruct'), context: 131072, hardware: 'h200' }],
+  [
+    'memory_budget',
+    { hf_config: fixture('kimi-linear-48b-a3b-instruct'), seq: 8192, gpus: 32, tp: 2, pp: 2, ep: 8, zero: 1 },
+  ],
 ];
 
 test('wasm and native give the same envelope text for the new architectures', async () => {
@@ -171,4 +181,37 @@ test('Falcon-H1-7B-Instruct through the JS API: 7,585,654,880 parameters (the Hu
   const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: bad })));
   assert.equal(envelope.ok, false);
   assert.equal(envelope.error.field, 'mamba_d_head');
+});
+
+test('Jamba 1.5 Mini and Kimi-Linear-48B through the JS API: their safetensors totals, states, bad lists named', async () => {
+  const engine = await loadEngine();
+  const jamba = fixture('jamba-1.5-mini');
+  assert.equal(engine.call('params', { hf_config: jamba }).total, 51570323328);
+  const jk = engine.call('kv_cache', { hf_config: jamba, context: 4096 });
+  // 28 Mamba-1 layers: d_inner·(k − 1) + d_inner·N = 8192·3 + 8192·16 elements each, bf16.
+  assert.equal(jk.state_bytes_per_sequence, 28 * (8192 * 3 + 8192 * 16) * 2);
+  assert.deepEqual(
+    jk.kv_layers.map((g) => [g.kind, g.layers]),
+    [
+      ['full', 4],
+      ['mamba', 28],
+    ],
+  );
+  const kimi = fixture('kimi-linear-48b-a3b-instruct');
+  const kp = engine.call('params', { hf_config: kimi });
+  assert.equal(kp.total, 49122681728);
+  assert.equal(kp.model.linear_kind, 'kda');
+  const kk = engine.call('kv_cache', { hf_config: kimi, context: 4096 });
+  // 20 KDA layers: 3·4096·(4 − 1) conv values and 32 heads of 128 x 128, bf16; 7 MLA layers cache 512 + 64 a token.
+  assert.equal(kk.state_bytes_per_sequence, 20 * (3 * 4096 * 3 + 32 * 128 * 128) * 2);
+  assert.equal(kk.bytes_per_token, 7 * 576 * 2);
+  const refused = (config, field) => {
+    const envelope = JSON.parse(engine.raw('params', JSON.stringify({ hf_config: config })));
+    assert.equal(envelope.ok, false);
+    assert.equal(envelope.error.field, field);
+  };
+  refused({ ...JSON.parse(jamba), attn_layer_period: 0 }, 'attn_layer_period');
+  const short = JSON.parse(kimi);
+  short.linear_attn_config.kda_layers = short.linear_attn_config.kda_layers.slice(1);
+  refused(short, 'linear_attn_config.kda_layers');
 });

@@ -180,7 +180,13 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     }
     // Qwen3-Next's gated attention: q_proj also yields the a·d output gate.
     if (c.attn_output_gate) projection += h * qd;
-    if (hybrid) {
+    if (hybrid && c.is_mla()) {
+        // Kimi Linear: MLA in the attention layers only.
+        qkv_formula = c.q_lora_rank > 0 ? "2 s [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn"
+                                        : "2 s [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn";
+        qkv_per_token = c.q_lora_rank > 0 ? "2 [h r_q + r_q a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn"
+                                          : "2 [h a d_qk + h (r_kv + d_rope) + r_kv a (d_nope + d_v)] L_attn";
+    } else if (hybrid) {
         qkv_formula = c.attn_output_gate ? "2 s h (2 a d + 2 n_kv d) L_attn" : "2 s h (a d + 2 n_kv d) L_attn";
         qkv_per_token = c.attn_output_gate ? "2 h (2 a d + 2 n_kv d) L_attn" : "2 h (a d + 2 n_kv d) L_attn";
     }
@@ -279,7 +285,22 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // delta rule per value head, S_t = S_{t−1} α_t (I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ, o_t = S_t q_t (Yang, Kautz &
     // Hatamizadeh 2024, arXiv:2412.06464, eq. 10): S k, the rank-1 update and S q, 2 d_k d_v each. This is the
     // recurrent form's work, linear in s; chunked training kernels do a constant factor more.
-    if (c.num_linear_layers > 0) {
+    // Kimi Delta Attention (vllm kda.py @01a7e5d9, KimiDeltaAttention): q/k/v_proj, the low-rank forget and output
+    // gates (h -> d -> H·d each), b_proj, the convs over Q, K, V, o_proj, and the same three d_k x d_v products per head
+    // as the gated delta rule (its decay is per channel, Diag(α_t) S, a multiply the scalar-decay term leaves out too).
+    if (c.num_linear_layers > 0 && c.linear_kind == LinearKind::Kda) {
+        const double Ll = static_cast<double>(c.num_linear_layers);
+        const double kd = static_cast<double>(c.linear_key_dim()), vdim = static_cast<double>(c.linear_value_dim());
+        const double hv = static_cast<double>(c.linear_value_heads), d = static_cast<double>(c.linear_value_head_dim);
+        const double conv = static_cast<double>(c.linear_conv_dim()), kc = static_cast<double>(c.linear_conv_kernel);
+        const double state = hv * static_cast<double>(c.linear_key_head_dim) * d;
+        const double per_token =
+            2 * h * (2 * kd + vdim + 2 * d + hv) + 2 * d * (kd + vdim) + 2 * conv * kc + 6 * state + 2 * vdim * h;
+        r.terms.push_back({"linear_attention", "Kimi Delta Attention (projections, gates, conv, recurrence)",
+                           "2 s [h (3 H d + 2 d + H) + 2 d H d + 3 H d k_conv + 3 H d_k d_v + H d h] L_lin",
+                           s * per_token * Ll,
+                           "2 [h (3 H d + 2 d + H) + 2 d H d + 3 H d k_conv + 3 H d_k d_v + H d h] L_lin"});
+    } else if (c.num_linear_layers > 0) {
         const double Ll = static_cast<double>(c.num_linear_layers);
         const double kd = static_cast<double>(c.linear_key_dim()), vdim = static_cast<double>(c.linear_value_dim());
         const double hv = static_cast<double>(c.linear_value_heads);
@@ -298,7 +319,22 @@ FlopsResult count_flops(const ModelConfig& c, const FlopsInput& in) {
     // depthwise conv over x, B, C, out_proj, and the SSM recurrence per head, h_t = a_t h_{t−1} + x_t B_tᵀ,
     // y_t = h_t C_t (Dao & Gu 2024, arXiv:2405.21060, sec. 3, the SSD recurrence): 2 P N each for the update and
     // the readout. The recurrent form's work, linear in s; the chunked SSD algorithm does a constant factor more.
-    if (c.num_mamba_layers > 0) {
+    // Mamba-1 layers (Jamba; transformers modeling_jamba.py @008f5c8c, JambaMambaMixer): in_proj to x and z, the conv
+    // over x, x_proj to Δ's rank-R input, B and C, dt_proj, out_proj, and the selective scan per channel, h_t = exp(Δ_t
+    // A) h_{t−1} + Δ_t B_t x_t, y_t = C_t h_t (Gu & Dao 2023, arXiv:2312.00752, Algorithm 2): 2 N each, as Mamba-2's.
+    if (c.num_mamba_layers > 0 && c.is_mamba1()) {
+        const double Lm = static_cast<double>(c.num_mamba_layers);
+        const double di = static_cast<double>(c.mamba_d_inner()), n = static_cast<double>(c.mamba_d_state);
+        const double rank = static_cast<double>(c.mamba_dt_rank), kc = static_cast<double>(c.mamba_conv_kernel);
+        const double per_token =
+            2 * h * 2 * di + 2 * di * kc + 2 * di * (rank + 2 * n) + 2 * rank * di + 4 * di * n + 2 * di * h;
+        r.terms.push_back({"mamba", "Mamba-1 mixer (projections, conv, selective scan)",
+                           "2 s [h 2 d_inner + d_inner k_conv + d_inner (R + 2 N) + R d_inner + 2 d_inner N + "
+                           "d_inner h] L_mamba",
+                           s * per_token * Lm,
+                           "2 [h 2 d_inner + d_inner k_conv + d_inner (R + 2 N) + R d_inner + 2 d_inner N + d_inner h] "
+                           "L_mamba"});
+    } else if (c.num_mamba_layers > 0) {
         const double Lm = static_cast<double>(c.num_mamba_layers);
         const double di = static_cast<double>(c.mamba_d_inner()), nh = static_cast<double>(c.mamba_heads);
         const double conv = static_cast<double>(c.mamba_conv_dim()), kc = static_cast<double>(c.mamba_conv_kernel);

@@ -11,9 +11,9 @@ std::uint64_t mamba_state_values(const ModelConfig& c) {
     if (c.num_mamba_layers == 0) return 0;
     const std::uint64_t conv = static_cast<std::uint64_t>(c.mamba_conv_dim()),
                         window = static_cast<std::uint64_t>(c.mamba_conv_kernel - 1);
-    const std::uint64_t ssm = checked_mul(
-        "kv_cache", static_cast<std::uint64_t>(c.mamba_heads) * static_cast<std::uint64_t>(c.mamba_head_dim),
-        static_cast<std::uint64_t>(c.mamba_d_state));
+    // Mamba-2: H·P·N; Mamba-1: d_inner·N (one state row per channel).
+    const std::uint64_t ssm = checked_mul("kv_cache", static_cast<std::uint64_t>(c.mamba_d_inner()),
+                                          static_cast<std::uint64_t>(c.mamba_d_state));
     return checked_add("kv_cache", checked_mul("kv_cache", conv, window), ssm);
 }
 

@@ -760,6 +760,33 @@ ModelConfig load_qwen3_next(const json& j) {
     return c;
 }
 
+// The Mamba-2 mixer's heads and state over d_inner channels, as Bamba, GraniteMoeHybrid and Falcon-H1 name them:
+// mamba_n_heads heads (default 128) of mamba_d_head ("auto" or absent: d_inner / heads), B and C in mamba_n_groups
+// groups (default 1), state mamba_d_state (default 256), conv mamba_d_conv (default 4) with its bias (default true).
+// `width` says where d_inner came from, for the errors.
+void hf_mamba2_heads(ModelConfig& c, const json& j, std::int64_t d_inner, const std::string& width) {
+    const std::string of_width = "the Mamba-2 width d_inner = " + width + " (" + std::to_string(d_inner) + ")";
+    c.mamba_heads = hf_int_or(j, "mamba_n_heads", 128, 1, kMaxHidden);
+    if (d_inner % c.mamba_heads != 0)
+        throw InputError("mamba_n_heads", "config.json field \"mamba_n_heads\" (" + std::to_string(c.mamba_heads) +
+                                              ") must divide " + of_width);
+    auto head = j.find("mamba_d_head");
+    c.mamba_head_dim = head == j.end() || head->is_null() || (head->is_string() && *head == "auto")
+                           ? d_inner / c.mamba_heads
+                           : json_integer(*head, "mamba_d_head", 1, kMaxHidden);
+    if (c.mamba_heads * c.mamba_head_dim != d_inner)
+        throw InputError("mamba_d_head", "config.json field \"mamba_d_head\" (" + std::to_string(c.mamba_head_dim) +
+                                             ") times mamba_n_heads (" + std::to_string(c.mamba_heads) +
+                                             ") must equal " + of_width + ": the state of a head is d_head x d_state");
+    c.mamba_d_state = hf_int_or(j, "mamba_d_state", 256, 1, kMaxHidden);
+    c.mamba_groups = hf_int_or(j, "mamba_n_groups", 1, 1, kMaxHidden);
+    if (c.mamba_heads % c.mamba_groups != 0)
+        throw InputError("mamba_n_groups", "config.json field \"mamba_n_groups\" (" + std::to_string(c.mamba_groups) +
+                                               ") must divide mamba_n_heads (" + std::to_string(c.mamba_heads) + ")");
+    c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
+    c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+}
+
 // GraniteMoeHybridConfig (transformers configuration_granitemoehybrid.py, modeling_granitemoehybrid.py; Granite
 // 4.0-H): layer_types lists "mamba" (a Mamba-2 mixer) or "attention" (GQA, biases with attention_bias) per layer;
 // every layer keeps its feed-forward: num_local_experts experts of intermediate_size (top num_experts_per_tok)
@@ -819,32 +846,11 @@ ModelConfig load_granitemoehybrid(const json& j) {
                                             type + ": which layers are mamba and which attention)");
     c.num_mamba_layers = hf_layer_kinds(*types, c.num_layers, type, {"mamba", "attention"})[0];
     if (c.num_mamba_layers > 0) {
-        // Bamba / GraniteMoeHybrid mixer: d_inner = mamba_expand · hidden_size, split into mamba_n_heads heads of
-        // mamba_d_head ("auto" or absent: d_inner / heads), B and C in mamba_n_groups groups.
+        // Bamba / GraniteMoeHybrid mixer: d_inner = mamba_expand · hidden_size.
         const std::int64_t expand = hf_int_or(j, "mamba_expand", 2, 1, 1024);
         const std::int64_t d_inner = expand * c.hidden_size;  // <= 1024 · kMaxHidden: no overflow
         require_range("mamba_expand", d_inner, 1, kMaxHidden);
-        c.mamba_heads = hf_int_or(j, "mamba_n_heads", 128, 1, kMaxHidden);
-        if (d_inner % c.mamba_heads != 0)
-            throw InputError("mamba_n_heads", "config.json field \"mamba_n_heads\" (" + std::to_string(c.mamba_heads) +
-                                                  ") must divide mamba_expand · hidden_size (" +
-                                                  std::to_string(d_inner) + ")");
-        auto head = j.find("mamba_d_head");
-        c.mamba_head_dim = head == j.end() || head->is_null() || (head->is_string() && *head == "auto")
-                               ? d_inner / c.mamba_heads
-                               : json_integer(*head, "mamba_d_head", 1, kMaxHidden);
-        if (c.mamba_heads * c.mamba_head_dim != d_inner)
-            throw InputError("mamba_d_head", "config.json field \"mamba_d_head\" (" + std::to_string(c.mamba_head_dim) +
-                                                 ") times mamba_n_heads must equal mamba_expand · hidden_size (" +
-                                                 std::to_string(d_inner) + ")");
-        c.mamba_d_state = hf_int_or(j, "mamba_d_state", 256, 1, kMaxHidden);
-        c.mamba_groups = hf_int_or(j, "mamba_n_groups", 1, 1, kMaxHidden);
-        if (c.mamba_heads % c.mamba_groups != 0)
-            throw InputError("mamba_n_groups", "config.json field \"mamba_n_groups\" (" +
-                                                   std::to_string(c.mamba_groups) + ") must divide mamba_n_heads (" +
-                                                   std::to_string(c.mamba_heads) + ")");
-        c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
-        c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+        hf_mamba2_heads(c, j, d_inner, "mamba_expand · hidden_size");
         c.mamba_proj_bias = hf_bool_or(j, "mamba_proj_bias", false);
     }
     return c;
@@ -1095,8 +1101,7 @@ ModelConfig load_falcon_h1(const json& j) {
                                               " (FalconH1DecoderLayer always has its MLP)");
     c.parallel_hybrid = true;
     c.num_mamba_layers = c.num_layers;
-    // FalconH1Mixer: d_inner = mamba_d_ssm (FalconH1Config default 1024; null: mamba_expand · hidden_size), split into
-    // mamba_n_heads heads of mamba_d_head ("auto": d_inner / heads), B and C in mamba_n_groups groups.
+    // FalconH1Mixer: d_inner = mamba_d_ssm (FalconH1Config default 1024; null: mamba_expand · hidden_size).
     std::int64_t d_inner = 1024;
     auto ssm = j.find("mamba_d_ssm");
     if (ssm != j.end()) {
@@ -1107,27 +1112,7 @@ ModelConfig load_falcon_h1(const json& j) {
             d_inner = json_integer(*ssm, "mamba_d_ssm", 1, kMaxHidden);
         }
     }
-    c.mamba_heads = hf_int_or(j, "mamba_n_heads", 128, 1, kMaxHidden);
-    if (d_inner % c.mamba_heads != 0)
-        throw InputError("mamba_n_heads", "config.json field \"mamba_n_heads\" (" + std::to_string(c.mamba_heads) +
-                                              ") must divide the Mamba-2 width mamba_d_ssm (" +
-                                              std::to_string(d_inner) + ")");
-    auto head = j.find("mamba_d_head");
-    c.mamba_head_dim = head == j.end() || head->is_null() || (head->is_string() && *head == "auto")
-                           ? d_inner / c.mamba_heads
-                           : json_integer(*head, "mamba_d_head", 1, kMaxHidden);
-    if (c.mamba_heads * c.mamba_head_dim != d_inner)
-        throw InputError("mamba_d_head", "config.json field \"mamba_d_head\" (" + std::to_string(c.mamba_head_dim) +
-                                             ") times mamba_n_heads (" + std::to_string(c.mamba_heads) +
-                                             ") must equal the Mamba-2 width mamba_d_ssm (" + std::to_string(d_inner) +
-                                             "): the state of a head is d_head x d_state");
-    c.mamba_d_state = hf_int_or(j, "mamba_d_state", 256, 1, kMaxHidden);
-    c.mamba_groups = hf_int_or(j, "mamba_n_groups", 1, 1, kMaxHidden);
-    if (c.mamba_heads % c.mamba_groups != 0)
-        throw InputError("mamba_n_groups", "config.json field \"mamba_n_groups\" (" + std::to_string(c.mamba_groups) +
-                                               ") must divide mamba_n_heads (" + std::to_string(c.mamba_heads) + ")");
-    c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
-    c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+    hf_mamba2_heads(c, j, d_inner, ssm != j.end() && ssm->is_null() ? "mamba_expand · hidden_size" : "mamba_d_ssm");
     c.mamba_norm = hf_bool_or(j, "mamba_rms_norm", false);
     // in_proj's bias is mamba_proj_bias, out_proj's projectors_bias: tally's one flag biases both, so they must agree.
     c.mamba_proj_bias = hf_bool_or(j, "mamba_proj_bias", false);
@@ -1135,6 +1120,198 @@ ModelConfig load_falcon_h1(const json& j) {
         throw InputError("projectors_bias",
                          "config.json field \"projectors_bias\" (the Mamba-2 out_proj bias) must "
                          "equal mamba_proj_bias (the in_proj bias) for tally to count them");
+    return c;
+}
+
+// Layers i of num_hidden_layers with i % period == offset (JambaConfig's layers_block_type and layers_num_experts);
+// a period below 1 or an offset outside [0, period) is refused naming the field, as JambaConfig refuses the latter.
+std::int64_t hf_periodic_layers(const json& j, const char* period_key, std::int64_t period_default,
+                                const char* offset_key, std::int64_t offset_default, std::int64_t layers) {
+    const std::int64_t period = hf_int_or(j, period_key, period_default, 1, kMaxLayers);
+    const std::int64_t offset = hf_int_or(j, offset_key, offset_default, 0, period - 1);
+    return offset < layers ? (layers - 1 - offset) / period + 1 : 0;
+}
+
+// JambaConfig (transformers configuration_jamba.py, modeling_jamba.py @ 008f5c8c; Jamba, Jamba 1.5 / 1.6 / 1.7): layer
+// i is GQA attention (q/k/v/o without bias, no position encoding) when i % attn_layer_period == attn_layer_offset,
+// else a Mamba-1 mixer (JambaMambaMixer: d_inner = mamba_expand · hidden_size, Δ of rank mamba_dt_rank, "auto":
+// ceil(hidden_size / 16), with its dt/B/C RMSNorms); its feed-forward is a MoE of num_experts gated MLPs of
+// intermediate_size (top num_experts_per_tok, a router without bias) when i % expert_layer_period ==
+// expert_layer_offset, else one such MLP. Every layer has an input and a pre-feed-forward RMSNorm; untied LM head by
+// default. The interleaving changes no count, FLOP or byte, so tally keeps the counts: the dense layers are its
+// num_dense_layers, of width intermediate_size. Absent keys take JambaConfig's defaults.
+ModelConfig load_jamba(const json& j) {
+    const std::string type = "jamba";
+    refuse_unknown_keys(
+        j, type,
+        {"attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset", "num_experts",
+         "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_dt_rank", "mamba_conv_bias", "mamba_proj_bias",
+         "use_mamba_kernels", "num_logits_to_keep", "calc_logits_for_entire_prompt"});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_kv_heads(j, c.num_heads);
+    // JambaAttention: head_dim = hidden_size // num_heads.
+    if (c.hidden_size % c.num_heads != 0)
+        throw InputError("num_attention_heads", "num_attention_heads must divide hidden_size (" +
+                                                    std::to_string(c.hidden_size) + "), got " +
+                                                    std::to_string(c.num_heads));
+    c.head_dim = c.hidden_size / c.num_heads;
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    const std::int64_t f = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    c.mlp = MlpKind::SwiGlu;  // JambaMLP: gate_proj, up_proj, down_proj
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;  // Jamba has no position encoding: as with RoPE, no parameters
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    c.attention_dropout = hf_probability_or(j, "attention_dropout", 0.0);
+    auto window = j.find("sliding_window");
+    if (window != j.end() && !window->is_null())
+        throw InputError("sliding_window", "config.json field \"sliding_window\" must be null for model_type " + type +
+                                               "; tally does not model windowed Jamba attention");
+    const std::int64_t attention = hf_periodic_layers(j, "attn_layer_period", 8, "attn_layer_offset", 4, c.num_layers);
+    const std::int64_t experts = hf_int_or(j, "num_experts", 16, 1, kMaxExperts);
+    // A layer with num_experts 1 is a plain JambaMLP (JambaConfig.layers_num_experts).
+    const std::int64_t moe =
+        experts > 1 ? hf_periodic_layers(j, "expert_layer_period", 2, "expert_layer_offset", 1, c.num_layers) : 0;
+    c.ffn_hidden_size = f;
+    if (moe > 0) {
+        c.num_experts = experts;
+        c.experts_per_token = hf_int_or(j, "num_experts_per_tok", 2, 1, experts);
+        c.num_dense_layers = c.num_layers - moe;
+        if (c.num_dense_layers > 0) c.dense_ffn_hidden_size = f;
+    }
+    c.num_mamba_layers = c.num_layers - attention;
+    if (c.num_mamba_layers > 0) {
+        c.mamba_version = 1;
+        c.mamba_inner = hf_int_or(j, "mamba_expand", 2, 1, 1024) * c.hidden_size;  // <= 1024 · kMaxHidden
+        require_range("mamba_expand", c.mamba_inner, 1, kMaxHidden);
+        auto rank = j.find("mamba_dt_rank");
+        c.mamba_dt_rank = rank == j.end() || rank->is_null() || (rank->is_string() && *rank == "auto")
+                              ? (c.hidden_size + 15) / 16
+                              : json_integer(*rank, "mamba_dt_rank", 1, kMaxHidden);
+        c.mamba_d_state = hf_int_or(j, "mamba_d_state", 16, 1, kMaxHidden);
+        c.mamba_conv_kernel = hf_int_or(j, "mamba_d_conv", 4, 1, 1024);
+        c.mamba_conv_bias = hf_bool_or(j, "mamba_conv_bias", true);
+        c.mamba_proj_bias = hf_bool_or(j, "mamba_proj_bias", false);
+        c.mamba_dt_norms = true;
+    }
+    return c;
+}
+
+// Kimi Linear's 1-based layer list linear_attn_config.<key>: whole numbers in [1, layers], each once; sets `taken`.
+std::int64_t kimi_layer_list(const json& lac, const char* key, std::int64_t layers, std::vector<bool>& taken) {
+    const std::string field = std::string("linear_attn_config.") + key;
+    auto it = lac.find(key);
+    if (it == lac.end() || it->is_null()) return 0;
+    if (!it->is_array())
+        throw InputError(field, "config.json field \"" + field + "\" must be a list of 1-based layer numbers");
+    for (const json& v : *it) {
+        const std::int64_t layer = json_integer(v, field, 1, layers);
+        if (taken[static_cast<std::size_t>(layer - 1)])
+            throw InputError(field, "config.json field \"" + field + "\" lists layer " + std::to_string(layer) +
+                                        " that is already listed (each layer is KDA or full attention, once)");
+        taken[static_cast<std::size_t>(layer - 1)] = true;
+    }
+    return static_cast<std::int64_t>(it->size());
+}
+
+// KimiLinearConfig (Kimi-Linear-48B-A3B's configuration_kimi.py / modeling_kimi.py; vLLM's port at
+// vllm-project/vllm@01d99586 vllm/model_executor/models/kimi_linear.py, the KDA layer in
+// vllm/model_executor/layers/kda.py @01a7e5d9): layer i (1-based) is Kimi Delta Attention when listed in
+// linear_attn_config.kda_layers and MLA (DeepSeek-V2's latent attention, with no RoPE when mla_use_nope) when in
+// full_attn_layers; each list must name every layer once between them. The feed-forward is a dense gated MLP of
+// intermediate_size in the first first_k_dense_replace layers, then a MoE of num_experts experts of
+// moe_intermediate_size (top num_experts_per_token, a router with e_score_correction_bias) plus num_shared_experts
+// shared ones. Two RMSNorms per layer, untied LM head by default.
+ModelConfig load_kimi_linear(const json& j) {
+    const std::string type = "kimi_linear";
+    refuse_unknown_keys(
+        j, type,
+        {"first_k_dense_replace", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+         "mla_use_nope", "linear_attn_config", "model_max_length", "moe_intermediate_size", "moe_layer_freq",
+         "moe_renormalize", "moe_router_activation_func", "num_expert_group", "num_experts", "num_experts_per_token",
+         "num_shared_experts", "num_nextn_predict_layers", "use_grouped_topk"});
+    ModelConfig c;
+    c.hidden_size = hf_int(j, "hidden_size", type, 1, kMaxHidden);
+    c.num_layers = hf_int(j, "num_hidden_layers", type, 1, kMaxLayers);
+    c.num_heads = hf_int(j, "num_attention_heads", type, 1, kMaxHidden);
+    c.num_kv_heads = hf_int_or(j, "num_key_value_heads", c.num_heads, 1, kMaxHidden);
+    if (c.num_kv_heads != c.num_heads)
+        throw InputError("num_key_value_heads",
+                         "config.json field \"num_key_value_heads\" must equal num_attention_heads (" +
+                             std::to_string(c.num_heads) + ") under latent attention");
+    c.vocab_size = hf_int(j, "vocab_size", type, 1, kMaxVocab);
+    c.max_positions = hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.kv_lora_rank = hf_int(j, "kv_lora_rank", type, 1, kMaxHidden);
+    c.q_lora_rank = hf_int_or(j, "q_lora_rank", 0, 0, kMaxHidden);  // null: Q projected directly (the 48B)
+    c.qk_rope_head_dim = hf_int(j, "qk_rope_head_dim", type, 1, kMaxHidden);
+    c.head_dim = hf_int(j, "qk_nope_head_dim", type, 1, kMaxHidden) + c.qk_rope_head_dim;
+    c.v_head_dim = hf_int(j, "v_head_dim", type, 1, kMaxHidden);
+    const std::string act = hf_string_or(j, "hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        throw InputError("hidden_act", "config.json field \"hidden_act\" must be silu for model_type " + type +
+                                           ", got \"" + printable(act, 40) + "\"");
+    c.mlp = MlpKind::SwiGlu;  // KimiMLP: gate_up_proj, down_proj
+    c.norm = NormKind::RmsNorm;
+    c.position = PositionKind::Rotary;
+    c.tied_embeddings = hf_bool_or(j, "tie_word_embeddings", false);
+    if (hf_int_or(j, "num_nextn_predict_layers", 0, 0, 64) != 0)
+        throw InputError("num_nextn_predict_layers",
+                         "config.json field \"num_nextn_predict_layers\" must be 0 for model_type " + type +
+                             " (Kimi Linear's modeling code builds no MTP layers)");
+    const std::int64_t f = hf_int(j, "intermediate_size", type, 1, kMaxFfn);
+    auto experts = j.find("num_experts");
+    if (experts == j.end() || experts->is_null()) {
+        c.ffn_hidden_size = f;  // KimiLinearConfig.is_moe false: every layer a KimiMLP
+    } else {
+        c.num_experts = json_integer(*experts, "num_experts", 1, kMaxExperts);
+        c.experts_per_token = hf_int(j, "num_experts_per_token", type, 1, c.num_experts);
+        c.num_shared_experts = hf_int_or(j, "num_shared_experts", 0, 0, kMaxExperts);
+        c.ffn_hidden_size = hf_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
+        c.num_dense_layers = hf_int_or(j, "first_k_dense_replace", 0, 0, c.num_layers - 1);
+        if (c.num_dense_layers > 0) c.dense_ffn_hidden_size = f;
+        if (hf_int_or(j, "moe_layer_freq", 1, 1, kMaxLayers) != 1)
+            throw InputError("moe_layer_freq",
+                             "config.json field \"moe_layer_freq\" must be 1 (every layer after "
+                             "first_k_dense_replace is MoE); tally does not model interleaving");
+        c.router_bias = true;  // KimiMoE: gate.e_score_correction_bias, one per expert
+    }
+    auto lac = j.find("linear_attn_config");
+    if (lac == j.end() || lac->is_null()) return c;  // every layer MLA
+    if (!lac->is_object())
+        throw InputError("linear_attn_config", "config.json field \"linear_attn_config\" must be an object");
+    for (const auto& [key, value] : lac->items())
+        if (key != "kda_layers" && key != "full_attn_layers" && key != "num_heads" && key != "head_dim" &&
+            key != "short_conv_kernel_size")
+            throw InputError("linear_attn_config." + printable(key, 64),
+                             "config.json field \"linear_attn_config." + printable(key, 64) +
+                                 "\" is not understood by tally for model_type " + type +
+                                 "; it may change the count, so the config is refused rather than miscounted");
+    std::vector<bool> taken(static_cast<std::size_t>(c.num_layers), false);
+    c.num_linear_layers = kimi_layer_list(*lac, "kda_layers", c.num_layers, taken);
+    const std::int64_t full = kimi_layer_list(*lac, "full_attn_layers", c.num_layers, taken);
+    if (c.num_linear_layers + full != c.num_layers)
+        throw InputError("linear_attn_config.kda_layers",
+                         "config.json fields \"linear_attn_config.kda_layers\" and \"full_attn_layers\" must list "
+                         "every layer between them (" +
+                             std::to_string(c.num_layers) + " for num_hidden_layers), got " +
+                             std::to_string(c.num_linear_layers + full));
+    if (c.num_linear_layers > 0) {
+        // Errors name the nested key (linear_attn_config.num_heads); KDA layers need their widths.
+        auto nested = [&](const char* key, std::int64_t high) {
+            const std::string field = std::string("linear_attn_config.") + key;
+            auto it = lac->find(key);
+            if (it == lac->end() || it->is_null())
+                throw InputError(field, "config.json field \"" + field + "\" is missing (required for KDA layers)");
+            return json_integer(*it, field, 1, high);
+        };
+        c.linear_kind = LinearKind::Kda;
+        c.linear_key_heads = c.linear_value_heads = nested("num_heads", kMaxHidden);
+        c.linear_key_head_dim = c.linear_value_head_dim = nested("head_dim", kMaxHidden);
+        c.linear_conv_kernel = nested("short_conv_kernel_size", 1024);
+    }
     return c;
 }
 
@@ -1154,6 +1331,8 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "granitemoehybrid") return load_granitemoehybrid(j);
     if (type == "nemotron_h") return load_nemotron_h(j);
     if (type == "falcon_h1") return load_falcon_h1(j);
+    if (type == "jamba") return load_jamba(j);
+    if (type == "kimi_linear") return load_kimi_linear(j);
     if (type == "deepseek_v3" || type == "kimi_k2" || type == "deepseek_v32") return load_deepseek_v3(j, type);
     if (type == "gpt_oss") return load_gpt_oss(j);
     if (type == "gemma2" || type == "gemma3_text") return load_gemma(j, type);

@@ -149,14 +149,36 @@ void validate_hybrid(const ModelConfig& c) {
         throw InputError("linear_value_heads", "linear_value_heads (" + std::to_string(c.linear_value_heads) +
                                                    ") must be a multiple of linear_key_heads (" +
                                                    std::to_string(c.linear_key_heads) + ")");
-    const std::int64_t lo_m = mamba ? 1 : 0, hi_m = mamba ? kMaxHidden : 0;
+    if (!linear && c.linear_kind != LinearKind::GatedDeltaNet)
+        throw InputError("linear_kind", "linear_kind kda needs linear-attention layers (num_linear_layers > 0)");
+    // KDA has one head count for Q, K and V (vllm kda.py, KimiDeltaAttention: num_heads · head_dim for all three).
+    if (linear && c.linear_kind == LinearKind::Kda && c.linear_value_heads != c.linear_key_heads)
+        throw InputError("linear_value_heads", "linear_value_heads (" + std::to_string(c.linear_value_heads) +
+                                                   ") must equal linear_key_heads (" +
+                                                   std::to_string(c.linear_key_heads) + ") for linear_kind kda");
+    require_range("mamba_version", c.mamba_version, 1, 2);
+    const bool v1 = mamba && c.is_mamba1(), v2 = mamba && !c.is_mamba1();
+    if (!mamba && c.is_mamba1())
+        throw InputError("mamba_version", "mamba_version 1 needs Mamba layers (num_mamba_layers > 0)");
+    const std::int64_t lo_m = v2 ? 1 : 0, hi_m = v2 ? kMaxHidden : 0;
+    // Mamba-1 has no heads or groups: each of its d_inner channels has its own state row (Gu & Dao 2023, sec. 3.2).
     require_range("mamba_heads", c.mamba_heads, lo_m, hi_m);
     require_range("mamba_head_dim", c.mamba_head_dim, lo_m, hi_m);
-    require_range("mamba_d_state", c.mamba_d_state, lo_m, hi_m);
     require_range("mamba_groups", c.mamba_groups, lo_m, hi_m);
-    require_range("mamba_conv_kernel", c.mamba_conv_kernel, lo_m, mamba ? 1024 : 0);
+    require_range("mamba_inner", c.mamba_inner, v1 ? 1 : 0, v1 ? kMaxHidden : 0);
+    require_range("mamba_dt_rank", c.mamba_dt_rank, v1 ? 1 : 0, v1 ? kMaxHidden : 0);
+    if (c.mamba_dt_norms && !v1)
+        throw InputError("mamba_dt_norms",
+                         "mamba_dt_norms (Jamba's Δ, B and C norms) needs Mamba-1 layers "
+                         "(mamba_version 1, num_mamba_layers > 0)");
+    if (c.is_mamba1() && !c.mamba_norm)
+        throw InputError("mamba_norm",
+                         "mamba_norm is the Mamba-2 gated norm; Mamba-1 (mamba_version 1) has none, so "
+                         "leave mamba_norm at its default");
+    require_range("mamba_d_state", c.mamba_d_state, mamba ? 1 : 0, mamba ? kMaxHidden : 0);
+    require_range("mamba_conv_kernel", c.mamba_conv_kernel, mamba ? 1 : 0, mamba ? 1024 : 0);
     // Mamba-2 heads share B and C within a group: the groups divide the heads (Dao & Gu 2024, sec. 7.2).
-    if (mamba && c.mamba_heads % c.mamba_groups != 0)
+    if (v2 && c.mamba_heads % c.mamba_groups != 0)
         throw InputError("mamba_groups", "mamba_groups (" + std::to_string(c.mamba_groups) +
                                              ") must divide mamba_heads (" + std::to_string(c.mamba_heads) + ")");
     if (!mamba && (c.mamba_conv_bias || c.mamba_proj_bias))
@@ -219,12 +241,15 @@ constexpr Named<PositionKind> kPositionNames[] = {
 constexpr Named<Architecture> kArchitectureNames[] = {{Architecture::Decoder, "decoder"},
                                                       {Architecture::Encoder, "encoder"},
                                                       {Architecture::EncoderDecoder, "encoder_decoder"}};
+constexpr Named<LinearKind> kLinearKindNames[] = {{LinearKind::GatedDeltaNet, "gated_deltanet"},
+                                                  {LinearKind::Kda, "kda"}};
 }  // namespace
 
 const char* to_string(MlpKind kind) { return name_of(kMlpNames, kind, "?"); }
 const char* to_string(NormKind kind) { return name_of(kNormNames, kind, "rmsnorm"); }
 const char* to_string(PositionKind kind) { return name_of(kPositionNames, kind, "relative"); }
 const char* to_string(Architecture kind) { return name_of(kArchitectureNames, kind, "?"); }
+const char* to_string(LinearKind kind) { return name_of(kLinearKindNames, kind, "?"); }
 
 void validate(const ModelConfig& c) {
     require_range("vocab_size", c.vocab_size, 1, kMaxVocab);
@@ -359,6 +384,11 @@ ModelConfig model_from_json(const json& o) {
     c.linear_key_head_dim = json_int_field(o, "linear_key_head_dim", 0, kMaxHidden, 0, false);
     c.linear_value_head_dim = json_int_field(o, "linear_value_head_dim", 0, kMaxHidden, 0, false);
     c.linear_conv_kernel = json_int_field(o, "linear_conv_kernel", 0, 1024, 0, false);
+    const std::string linear_kind = json_enum(o, "linear_kind", "gated_deltanet");
+    if (const auto kind = value_named(kLinearKindNames, linear_kind))
+        c.linear_kind = *kind;
+    else
+        throw InputError("linear_kind", "linear_kind must be gated_deltanet or kda, got \"" + linear_kind + "\"");
     c.num_mamba_layers = json_int_field(o, "num_mamba_layers", 0, kMaxLayers, 0, false);
     c.mamba_heads = json_int_field(o, "mamba_heads", 0, kMaxHidden, 0, false);
     c.mamba_head_dim = json_int_field(o, "mamba_head_dim", 0, kMaxHidden, 0, false);
@@ -368,6 +398,10 @@ ModelConfig model_from_json(const json& o) {
     c.mamba_conv_bias = json_bool(o, "mamba_conv_bias", false);
     c.mamba_proj_bias = json_bool(o, "mamba_proj_bias", false);
     c.mamba_norm = json_bool(o, "mamba_norm", true);
+    c.mamba_version = json_int_field(o, "mamba_version", 1, 2, 2, false);
+    c.mamba_inner = json_int_field(o, "mamba_inner", 0, kMaxHidden, 0, false);
+    c.mamba_dt_rank = json_int_field(o, "mamba_dt_rank", 0, kMaxHidden, 0, false);
+    c.mamba_dt_norms = json_bool(o, "mamba_dt_norms", false);
     c.parallel_hybrid = json_bool(o, "parallel_hybrid", false);
     c.attn_output_gate = json_bool(o, "attn_output_gate", false);
     c.shared_expert_gate = json_bool(o, "shared_expert_gate", false);
@@ -429,13 +463,21 @@ json model_to_json(const ModelConfig& c) {
         o["linear_key_head_dim"] = c.linear_key_head_dim;
         o["linear_value_head_dim"] = c.linear_value_head_dim;
         o["linear_conv_kernel"] = c.linear_conv_kernel;
+        if (c.linear_kind != LinearKind::GatedDeltaNet) o["linear_kind"] = to_string(c.linear_kind);
     }
     if (c.num_mamba_layers > 0) {
         o["num_mamba_layers"] = c.num_mamba_layers;
-        o["mamba_heads"] = c.mamba_heads;
-        o["mamba_head_dim"] = c.mamba_head_dim;
+        if (c.is_mamba1()) {
+            o["mamba_version"] = 1;
+            o["mamba_inner"] = c.mamba_inner;
+            o["mamba_dt_rank"] = c.mamba_dt_rank;
+            if (c.mamba_dt_norms) o["mamba_dt_norms"] = true;
+        } else {
+            o["mamba_heads"] = c.mamba_heads;
+            o["mamba_head_dim"] = c.mamba_head_dim;
+            o["mamba_groups"] = c.mamba_groups;
+        }
         o["mamba_d_state"] = c.mamba_d_state;
-        o["mamba_groups"] = c.mamba_groups;
         o["mamba_conv_kernel"] = c.mamba_conv_kernel;
         if (c.mamba_conv_bias) o["mamba_conv_bias"] = true;
         if (c.mamba_proj_bias) o["mamba_proj_bias"] = true;

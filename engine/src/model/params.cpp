@@ -51,8 +51,8 @@ const char* component_name(Component c) {
         case Component::MlmHead: return "masked-LM head (transform, norm, output bias; output matrix tied)";
         case Component::NspHead: return "next-sentence head";
         case Component::Mtp: return "multi-token prediction modules (not in the total)";
-        case Component::LinearAttention: return "gated DeltaNet linear attention, its layers";
-        case Component::Mamba: return "Mamba-2 mixers, their layers";
+        case Component::LinearAttention: return "linear attention (gated DeltaNet or KDA), its layers";
+        case Component::Mamba: return "Mamba mixers (Mamba-2 or Mamba-1), their layers";
     }
     return "?";
 }
@@ -71,7 +71,32 @@ void add_hybrid_mixers(const ModelConfig& c, std::vector<Tensor>& t) {
         w.layer_set = set;
         t.push_back(w);
     };
-    if (c.num_linear_layers > 0) {
+    if (c.num_linear_layers > 0 && c.linear_kind == LinearKind::Kda) {
+        // KimiDeltaAttention (vllm-project/vllm@01a7e5d9 vllm/model_executor/layers/kda.py; Kimi-Linear's
+        // modeling_kimi.py): q/k/v_proj (h -> H·d each), a depthwise conv without bias on each (H·d x kernel),
+        // A_log per head, the forget gate f_a (h -> d) then f_b (d -> H·d) with dt_bias per channel, b_proj
+        // (h -> H: β), the output gate g_a (h -> d) then g_b (d -> H·d), a gated RMSNorm of d weights shared by the
+        // heads, o_proj (H·d -> h). The low-rank bottlenecks are head_dim wide and replicated under tensor parallelism.
+        const auto L = Component::LinearAttention;
+        const auto set = LayerSet::Linear;
+        const std::int64_t kd = c.linear_key_dim(), vd = c.linear_value_dim(), d = c.linear_value_head_dim;
+        const std::int64_t heads = c.linear_value_heads, k = c.linear_conv_kernel;
+        push("layers.*.linear_attn.q_proj.weight", L, set, kd, h, TpSplit::Rows);
+        push("layers.*.linear_attn.k_proj.weight", L, set, kd, h, TpSplit::Rows);
+        push("layers.*.linear_attn.v_proj.weight", L, set, vd, h, TpSplit::Rows);
+        push("layers.*.linear_attn.q_conv1d.weight", L, set, kd, k, TpSplit::Rows);
+        push("layers.*.linear_attn.k_conv1d.weight", L, set, kd, k, TpSplit::Rows);
+        push("layers.*.linear_attn.v_conv1d.weight", L, set, vd, k, TpSplit::Rows);
+        push("layers.*.linear_attn.A_log", L, set, 1, heads, TpSplit::Cols);
+        push("layers.*.linear_attn.f_a_proj.weight", L, set, d, h, TpSplit::Replicated);
+        push("layers.*.linear_attn.f_b_proj.weight", L, set, kd, d, TpSplit::Rows);
+        push("layers.*.linear_attn.dt_bias", L, set, 1, kd, TpSplit::Cols);
+        push("layers.*.linear_attn.b_proj.weight", L, set, heads, h, TpSplit::Rows);
+        push("layers.*.linear_attn.g_a_proj.weight", L, set, d, h, TpSplit::Replicated);
+        push("layers.*.linear_attn.g_b_proj.weight", L, set, vd, d, TpSplit::Rows);
+        push("layers.*.linear_attn.o_norm.weight", L, set, 1, d, TpSplit::Replicated);
+        push("layers.*.linear_attn.o_proj.weight", L, set, h, vd, TpSplit::Cols);
+    } else if (c.num_linear_layers > 0) {
         // Qwen3NextGatedDeltaNet (transformers modeling_qwen3_next.py): in_proj_qkvz (h -> 2·key_dim + 2·value_dim:
         // Q, K, V and the output gate z), in_proj_ba (h -> 2·value heads: β and the decay's α), a depthwise
         // Conv1d over Q, K, V without bias (conv_dim x kernel), dt_bias and A_log per value head, a gated
@@ -87,7 +112,32 @@ void add_hybrid_mixers(const ModelConfig& c, std::vector<Tensor>& t) {
         push("layers.*.linear_attn.norm.weight", L, set, 1, c.linear_value_head_dim, TpSplit::Replicated);
         push("layers.*.linear_attn.out_proj.weight", L, set, h, vd, TpSplit::Cols);
     }
-    if (c.num_mamba_layers > 0) {
+    if (c.num_mamba_layers > 0 && c.is_mamba1()) {
+        // JambaMambaMixer (huggingface/transformers@008f5c8c src/transformers/models/jamba/modeling_jamba.py):
+        // in_proj (h -> 2·d_inner: x and the gate z), a depthwise Conv1d over x (d_inner x d_conv, bias if
+        // mamba_conv_bias), x_proj (d_inner -> dt_rank + 2N, no bias: Δ's low-rank input, B, C), dt_proj (dt_rank ->
+        // d_inner with a bias), A_log (d_inner x N), D (d_inner), out_proj (d_inner -> h); in_proj and out_proj carry
+        // biases when mamba_proj_bias; Jamba's dt_layernorm (dt_rank), b_layernorm and c_layernorm (N each).
+        const auto M = Component::Mamba;
+        const auto set = LayerSet::Mamba;
+        const std::int64_t di = c.mamba_d_inner(), n = c.mamba_d_state, r = c.mamba_dt_rank;
+        push("layers.*.mamba.in_proj.weight", M, set, 2 * di, h, TpSplit::Rows);
+        if (c.mamba_proj_bias) push("layers.*.mamba.in_proj.bias", M, set, 1, 2 * di, TpSplit::Cols);
+        push("layers.*.mamba.conv1d.weight", M, set, di, c.mamba_conv_kernel, TpSplit::Rows);
+        if (c.mamba_conv_bias) push("layers.*.mamba.conv1d.bias", M, set, 1, di, TpSplit::Cols);
+        push("layers.*.mamba.x_proj.weight", M, set, r + 2 * n, di, TpSplit::Cols);
+        push("layers.*.mamba.dt_proj.weight", M, set, di, r, TpSplit::Rows);
+        push("layers.*.mamba.dt_proj.bias", M, set, 1, di, TpSplit::Cols);
+        push("layers.*.mamba.A_log", M, set, di, n, TpSplit::Rows);
+        push("layers.*.mamba.D", M, set, 1, di, TpSplit::Cols);
+        push("layers.*.mamba.out_proj.weight", M, set, h, di, TpSplit::Cols);
+        if (c.mamba_proj_bias) push("layers.*.mamba.out_proj.bias", M, set, 1, h, TpSplit::Replicated);
+        if (c.mamba_dt_norms) {
+            push("layers.*.mamba.dt_layernorm.weight", M, set, 1, r, TpSplit::Replicated);
+            push("layers.*.mamba.b_layernorm.weight", M, set, 1, n, TpSplit::Replicated);
+            push("layers.*.mamba.c_layernorm.weight", M, set, 1, n, TpSplit::Replicated);
+        }
+    } else if (c.num_mamba_layers > 0) {
         // GraniteMoeHybridMambaLayer (transformers modeling_granitemoehybrid.py, as Bamba's mixer): in_proj
         // (h -> d_inner + conv_dim + nheads: the gate z, then x·B·C, then dt), a depthwise Conv1d over x, B, C
         // (conv_dim x d_conv, bias if mamba_conv_bias), dt_bias, A_log and D per head, a gated RMSNorm over d_inner,
@@ -637,8 +687,15 @@ const char* component_formula(Component c, const ModelConfig& m) {
         case Component::NspHead: return "2h + 2";
         case Component::Mtp: return "n_mtp·(MoE layer + 2h·h + 3h)";
         case Component::LinearAttention:
+            if (m.linear_kind == LinearKind::Kda)
+                return "L_lin·(3·h·H·d + 3·H·d·k_conv + H + 2·(h·d + d·H·d) + H·d + h·H + d + H·d·h)";
             return "L_lin·(h·(2·H_k·d_k + 2·H_v·d_v) + h·2·H_v + (2·H_k·d_k + H_v·d_v)·k_conv + 2·H_v + d_v + H_v·d_v·h)";
         case Component::Mamba:
+            if (m.is_mamba1())
+                return m.mamba_dt_norms ? "L_mamba·(h·2·d_inner + d_inner·k_conv + d_inner·(R + 2N) + R·d_inner + "
+                                          "d_inner + d_inner·N + d_inner + d_inner·h + R + 2N + biases)"
+                                        : "L_mamba·(h·2·d_inner + d_inner·k_conv + d_inner·(R + 2N) + R·d_inner + "
+                                          "d_inner + d_inner·N + d_inner + d_inner·h + biases)";
             return m.mamba_norm
                        ? "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner + d_inner·h + biases)"
                        : "L_mamba·(h·(2·d_inner + 2·G·N + H) + (d_inner + 2·G·N)·k_conv + 3·H + d_inner·h + biases)";

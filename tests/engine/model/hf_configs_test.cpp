@@ -93,11 +93,11 @@ TEST_CASE("a key tally does not know is still refused naming it, in a transforme
     CHECK(error_field([&] { hf(g); }) == "text_config.altup_num_inputs");
     // A model type tally does not count says so by name.
     try {
-        hf(json{{"model_type", "jamba"}, {"hidden_size", 4096}});
-        FAIL("jamba was accepted");
+        hf(json{{"model_type", "rwkv"}, {"hidden_size", 4096}});
+        FAIL("rwkv was accepted");
     } catch (const tally::InputError& e) {
         CHECK(e.field() == "model_type");
-        CHECK(contains(e.what(), "\"jamba\" is not supported"));
+        CHECK(contains(e.what(), "\"rwkv\" is not supported"));
     }
 }
 

@@ -34,9 +34,14 @@ inline constexpr const char* kKvCacheWindowFormula =
 // (vllm/model_executor/layers/mamba/mamba_utils.py, MambaStateShapeCalculator.mamba2_state_shape and
 // gated_delta_net_state_shape; transformers' cache keeps a k-wide window, one column more).
 inline constexpr const char* kMambaStateFormula = "(d_inner + 2·G·N)·(k_conv − 1) + H·P·N";
+// Mamba-1 (Jamba): the conv window over x and a state row of N per channel (vllm-project/vllm@02d71083 mamba_utils.py,
+// mamba1_state_shape: (d_inner, k − 1) and (d_inner, N); transformers' HybridMambaAttentionDynamicCache keeps k
+// columns). KDA's state has gated DeltaNet's shape with H_k = H_v (kda_state_shape there); vLLM keeps its d x d
+// matrices in float32, tally in the weights' dtype like the other states.
+inline constexpr const char* kMamba1StateFormula = "d_inner·(k_conv − 1) + d_inner·N";
 inline constexpr const char* kLinearStateFormula = "(2·H_k·d_k + H_v·d_v)·(k_conv − 1) + H_v·d_k·d_v";
-std::uint64_t mamba_state_values(const ModelConfig& config);   // one Mamba-2 layer, one sequence (elements)
-std::uint64_t linear_state_values(const ModelConfig& config);  // one gated DeltaNet layer, one sequence (elements)
+std::uint64_t mamba_state_values(const ModelConfig& config);   // one Mamba-2 or Mamba-1 layer, one sequence (elements)
+std::uint64_t linear_state_values(const ModelConfig& config);  // one gated DeltaNet or KDA layer, one sequence
 struct KvCache {
     std::uint64_t bytes_per_token = 0;  // one generated token of one sequence, all decoding layers, K and V
     // Past the sliding window a token adds only the global layers' share (= bytes_per_token without windows).

@@ -19,6 +19,10 @@ enum class PositionKind { Learned, Rotary, Relative };
 // (BERT, RoBERTa). EncoderDecoder: an encoder stack, then a decoder stack whose layers add
 // cross-attention over the encoder output (T5; Raffel et al. 2020, sec. 2.1).
 enum class Architecture { Decoder, Encoder, EncoderDecoder };
+// A hybrid's linear-attention mixer: gated DeltaNet (Qwen3-Next: one fused qkvz projection, a scalar decay per head)
+// or Kimi Delta Attention (Kimi Linear, arXiv:2510.26692: separate q/k/v, a per-channel decay and an output gate each
+// through a rank-d_v bottleneck). Both hold a d_k x d_v state per head and convolve Q, K and V.
+enum class LinearKind { GatedDeltaNet, Kda };
 
 struct ModelConfig {
     std::string name;
@@ -108,6 +112,7 @@ struct ModelConfig {
     std::int64_t linear_key_head_dim = 0;    // d_k of one head
     std::int64_t linear_value_head_dim = 0;  // d_v of one head: the state of a head is d_k x d_v
     std::int64_t linear_conv_kernel = 0;     // width of the causal depthwise conv over Q, K, V
+    LinearKind linear_kind = LinearKind::GatedDeltaNet;
     std::int64_t num_mamba_layers = 0;
     std::int64_t mamba_heads = 0;        // Mamba-2 heads (nheads); d_inner = mamba_heads · mamba_head_dim
     std::int64_t mamba_head_dim = 0;     // P, channels of one head
@@ -117,6 +122,13 @@ struct ModelConfig {
     bool mamba_conv_bias = false;        // a bias on that conv
     bool mamba_proj_bias = false;        // biases on in_proj and out_proj
     bool mamba_norm = true;              // the gated RMSNorm over d_inner before out_proj (Falcon-H1 may drop it)
+    // Mamba-1 (Gu & Dao 2023, arXiv:2312.00752; Jamba) instead of Mamba-2: no heads or groups (mamba_heads,
+    // mamba_head_dim, mamba_groups 0), d_inner channels each with its own N-wide state row, Δ through a rank-dt_rank
+    // projection (x_proj, dt_proj), and no gated norm (mamba_norm stays at its default).
+    std::int64_t mamba_version = 2;
+    std::int64_t mamba_inner = 0;    // Mamba-1: d_inner (Jamba: mamba_expand · h); Mamba-2 derives it from its heads
+    std::int64_t mamba_dt_rank = 0;  // Mamba-1: rank of Δ's projection
+    bool mamba_dt_norms = false;     // Jamba: RMSNorms over Δ (dt_rank), B and C (d_state each) inside the mixer
     // Parallel hybrid (Falcon-H1, arXiv:2507.22448 sec. 2.1): every layer runs softmax attention and a Mamba-2 mixer
     // side by side on the same normed input and adds their outputs, so num_mamba_layers = num_layers and
     // num_attention_layers() counts every layer as well; each layer caches K and V and holds a Mamba-2 state.
@@ -142,12 +154,14 @@ struct ModelConfig {
     std::int64_t num_mixer_layers() const { return num_layers - num_mlp_layers; }  // blocks with a token mixer
     // Blocks holding an MLP: every layer, or the MLP-only blocks plus the mixer blocks that keep one.
     std::int64_t num_mlp_blocks() const { return (mixer_blocks_without_mlp ? 0 : num_mixer_layers()) + num_mlp_layers; }
-    std::int64_t mamba_d_inner() const { return mamba_heads * mamba_head_dim; }
-    // Channels of the Mamba-2 conv: x plus B and C of each group (transformers modeling_bamba.py, conv_dim).
+    bool is_mamba1() const { return mamba_version == 1; }
+    std::int64_t mamba_d_inner() const { return is_mamba1() ? mamba_inner : mamba_heads * mamba_head_dim; }
+    // Channels of the Mamba-2 conv: x plus B and C of each group (transformers modeling_bamba.py, conv_dim); Mamba-1
+    // (no groups) convolves x only.
     std::int64_t mamba_conv_dim() const { return mamba_d_inner() + 2 * mamba_groups * mamba_d_state; }
     std::int64_t linear_key_dim() const { return linear_key_heads * linear_key_head_dim; }
     std::int64_t linear_value_dim() const { return linear_value_heads * linear_value_head_dim; }
-    // Channels of gated DeltaNet's conv: Q, K and V (transformers modeling_qwen3_next.py, conv_dim).
+    // Channels of gated DeltaNet's and KDA's conv: Q, K and V (transformers modeling_qwen3_next.py, conv_dim).
     std::int64_t linear_conv_dim() const { return 2 * linear_key_dim() + linear_value_dim(); }
     bool is_moe() const { return num_experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }
@@ -188,6 +202,7 @@ const char* to_string(MlpKind kind);
 const char* to_string(NormKind kind);
 const char* to_string(PositionKind kind);
 const char* to_string(Architecture kind);  // "decoder", "encoder", "encoder_decoder"
+const char* to_string(LinearKind kind);    // "gated_deltanet", "kda"
 
 // The tally config object (docs/API.md "Model argument"); fills defaults, validates.
 ModelConfig model_from_json(const nlohmann::json& object);
