@@ -4,6 +4,7 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   collective="all_reduce", algorithm="ring", message-bytes="1e9", ranks-per-node="8", nodes="1", hardware="h100-sxm"
+//   controls="model,..." (not state: the fields shown outside "More settings", kit/disclosure.js; default: all)
 // Every number comes from the engine's `collective` method (engine/src/comm/collectives.cpp); this module lays them out.
 import { TallyWidget, presetSelect, formatNumber, formatBytes, escapeHtml } from './base.js';
 import { drawWidth, logScale, logTicks } from './kit/chart.js';

@@ -5,6 +5,7 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", weights-dtype="bf16",
 //   kv-heads="8"
+//   controls="model,..." (not state: the fields shown outside "More settings", kit/disclosure.js; default: all)
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
 // the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an

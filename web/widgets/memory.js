@@ -465,7 +465,7 @@ class TallyMemoryBudget extends TallyWidget {
       this,
       FIELDS.filter((f) => f.name !== 'config').map((f) => f.name),
       start,
-    ).map(([name, html, help]) => [
+    ).map(([name, html, help, label]) => [
       name,
       html +
         (name === 'model'
@@ -477,6 +477,7 @@ class TallyMemoryBudget extends TallyWidget {
           </div>`
           : ''),
       help,
+      label,
     ]);
     const { shown, more } = disclosedControls(this, controls, FOLDED_BY_DEFAULT);
     this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}${disclosureCss}</style>

@@ -86,7 +86,7 @@ export const TAUGHT = {
     seq: { chapter: 'flops', line: 'Tokens per sequence.' },
     cp: { chapter: 'long-context', line: 'Context parallelism: each sequence split along its length over c GPUs.' },
     ep: { chapter: 'moe', line: 'Expert parallelism: a mixture of experts’ experts split over e GPUs.' },
-    etp: { chapter: null },
+    etp: { chapter: null, line: 'Expert tensor parallelism: each expert’s matrices split over GPUs (0: as t).' },
     zero: { chapter: 'sharding', line: 'ZeRO stage: which per-parameter terms are sharded over data parallel.' },
     shard_group: { chapter: null },
     recompute: { chapter: 'activations', line: 'Activation recomputation: none, selective or full.' },
