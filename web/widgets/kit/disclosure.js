@@ -82,9 +82,10 @@ function foldedItem(tag, name, html, help, label) {
 export function tableControls(widget, names, start) {
   const fields = widget.constructor.fields;
   return names.map((name) => {
-    const { help, label } = fields.find((f) => f.name === name) ?? {};
-    const tooltip = typeof help === 'function' ? help(widget) : help;
-    return [name, fieldControl(fields, name, start[name], widget), tooltip, label];
+    // A contract field's declared doc, else its tooltip, is the line when kit/taught.js gives none.
+    const { doc, help, label } = fields.find((f) => f.name === name) ?? {};
+    const text = [doc, help].map((t) => (typeof t === 'function' ? t(widget) : t)).find(Boolean);
+    return [name, fieldControl(fields, name, start[name], widget), text, label];
   });
 }
 
