@@ -53,7 +53,9 @@ export function taughtAt(tag, name, help = '', label = name) {
 /** Text a line ends with: a sentence, so the link after it reads as its own. */
 function sentence(text) {
   const t = String(text).trim();
-  const capital = t.charAt(0).toUpperCase() + t.slice(1);
+  // A leading code name (torch.compile, bucket_bytes) keeps its case.
+  const code = /^[^\s]*[._][^\s]*/.test(t);
+  const capital = code ? t : t.charAt(0).toUpperCase() + t.slice(1);
   return /[.!?)]$/.test(capital) ? capital : `${capital}.`;
 }
 
