@@ -29,9 +29,10 @@ async function embeddableWidgets(site) {
 
 /**
  * Loads `path` at `viewport` in `scheme` in `page` (a new document each time: the audits of one test share a tab,
- * so only the first load is cold), waits until every widget is wired, and returns axe's violations.
+ * so only the first load is cold), waits until every widget is wired, runs `prepare(page)` (opening a disclosure),
+ * and returns axe's violations.
  */
-async function audit(site, page, path, viewport, scheme) {
+async function audit(site, page, path, viewport, scheme, prepare = async () => {}) {
   watch(page);
   await page.setViewportSize(viewport);
   await page.emulateMedia({ colorScheme: scheme });
@@ -43,6 +44,7 @@ async function audit(site, page, path, viewport, scheme) {
   await page.evaluate(() => document.fonts.ready);
   // ...and with each equation fitted to its column, as web/fit-math.js does when a chapter comes into view.
   if (path === '/') await page.evaluate(() => import('/fit-math.js').then((m) => m.fitAll(document)));
+  await prepare(page);
   // Evaluated through the debugging protocol, so the page's CSP (script-src 'self') does not apply to axe.
   await page.evaluate(axeSource);
   const violations = await page.evaluate(
@@ -99,4 +101,23 @@ test('axe-core finds no violation on any widget alone in embed.html, at 375 px l
     }
   assert.ok(found.length === 0, found.join('\n\n'));
   t.diagnostic(`${widgets.length} widgets x 2 passes (375 px light, 1280 px dark) checked: ${widgets.join(', ')}`);
+});
+
+test('axe-core finds no violation in an opened "More settings" (the step widget in embed.html, both passes)', async (t) => {
+  // Closed, the disclosure's controls and lines are out of axe's view; opened, each folded control, its line and
+  // its chapter name are checked (alone in the frame the line names the chapter without a link).
+  const site = await startSite();
+  t.after(() => site.close());
+  const found = [];
+  const page = await site.newPage();
+  const openMore = (p) =>
+    p.locator('tally-step').evaluate(async (el) => {
+      await el.mount();
+      el.shadowRoot.querySelector('details[data-out="more"]').open = true;
+    });
+  for (const [{ name, size }, scheme] of PASSES) {
+    const violations = await audit(site, page, '/embed.html?widget=step', size, scheme, openMore);
+    if (violations.length) found.push(`step's More settings at ${name} px, ${scheme}:\n${describe(violations)}`);
+  }
+  assert.ok(found.length === 0, found.join('\n\n'));
 });

@@ -4,10 +4,12 @@
 //
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   collective="all_reduce", algorithm="ring", message-bytes="1e9", ranks-per-node="8", nodes="1", hardware="h100-sxm"
+//   controls="model,..." (not state: the fields shown outside "More settings", kit/disclosure.js; default: all)
 // Every number comes from the engine's `collective` method (engine/src/comm/collectives.cpp); this module lays them out.
-import { TallyWidget, fieldControl, presetSelect, formatNumber, formatBytes, escapeHtml } from './base.js';
+import { TallyWidget, presetSelect, formatNumber, formatBytes, escapeHtml } from './base.js';
 import { drawWidth, logScale, logTicks } from './kit/chart.js';
 import { panelHtml } from './kit/shell.js';
+import { disclosedControls, disclosureCss, tableControls } from './kit/disclosure.js';
 import { trustedHtml } from './kit/trusted.js';
 
 const COLLECTIVES = [
@@ -92,11 +94,21 @@ class TallyCollectives extends TallyWidget {
     const presets = this.loadPresets();
     this.hardware = (presets.hardware ?? []).filter((h) => h.interconnect);
     const start = this.declareState('col');
+    // Every field shows unless the page's `controls` fold some behind "More settings" (kit/disclosure.js).
+    const controls = disclosedControls(
+      this,
+      tableControls(
+        this,
+        FIELDS.map((f) => f.name),
+        start,
+      ),
+    );
     this.shadowRoot.innerHTML = trustedHtml(
       panelHtml({
-        css,
+        css: css + disclosureCss,
         label: 'A collective between GPUs: time and achieved bandwidth',
-        fields: FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join(''),
+        fields: controls.shown,
+        between: controls.more,
         results: RESULTS,
         body: `<svg class="chart" data-out="chart" viewBox="0 0 640 240" role="img"><title>Bus bandwidth against message size</title></svg>
         <p class="status" data-out="note"></p>`,

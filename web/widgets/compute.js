@@ -3,6 +3,7 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-8b" | params="70e9", tokens="15e12", hardware="h100-sxm" | peak-tflops="989.5",
 //   dtype="bf16", gpus="1024", mfu="0.5", price="2" (dollars per GPU-hour), seq="4096"
+//   controls="model,tokens,..." (not state: the fields shown outside "More settings", kit/disclosure.js; default: all)
 // Every number comes from the engine (training_cost, flops); this module only lays them out.
 import {
   TallyWidget,
@@ -16,7 +17,6 @@ import {
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
   modelOption,
-  fieldControl,
 } from './base.js';
 import {
   drawWidth,
@@ -28,6 +28,7 @@ import {
   powerOfTwoStride,
 } from './kit/chart.js';
 import { panelHtml } from './kit/shell.js';
+import { disclosedControls, disclosureCss, tableControls } from './kit/disclosure.js';
 import { trustedHtml } from './kit/trusted.js';
 
 export { formatDollars };
@@ -189,11 +190,14 @@ class TallyCompute extends TallyWidget {
     if (this.urlFields.has('params') && !this.urlFields.has('model')) start.model = CUSTOM;
     if (this.urlFields.has('peak_tflops') && !this.urlFields.has('hardware')) start.hardware = CUSTOM;
 
+    // Every field shows unless the page's `controls` fold some behind "More settings" (kit/disclosure.js).
+    const controls = disclosedControls(this, tableControls(this, LAYOUT, start));
     this.shadowRoot.innerHTML = trustedHtml(
       panelHtml({
-        css,
+        css: css + disclosureCss,
         label: 'Training compute, time and cost',
-        fields: LAYOUT.map((name) => fieldControl(FIELDS, name, start[name], this)).join(''),
+        fields: controls.shown,
+        between: controls.more,
         results: RESULTS,
         body: `<p class="status" data-out="moe" hidden></p>
         <svg class="chart" data-out="chart" viewBox="0 0 640 112" role="img" aria-labelledby="cmp-chart-title"><title id="cmp-chart-title">Training tokens against the Chinchilla-optimal count</title></svg>

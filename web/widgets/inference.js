@@ -5,23 +5,16 @@
 // Attributes set the starting state (the URL overrides them, see web/state.js):
 //   model="llama-3-8b", hardware="h100-sxm", batch="8", context="4096", kv-dtype="bf16", weights-dtype="bf16",
 //   kv-heads="8"
+//   controls="model,..." (not state: the fields shown outside "More settings", kit/disclosure.js; default: all)
 // Every number comes from the engine (inference, model); this module only lays them out. Grouped-query
 // attention is set by handing the engine the preset's config with a different num_kv_heads. The table under
 // the results is the engine's kv_layers: what one layer of each kind (full or windowed attention, K/V or an
 // MLA latent) holds per token and how many tokens it keeps. What fits is the engine's verdict against the GPU's usable
 // bytes: a batch (or model) that does not fit shows no rates, and the curve (the engine's sweep) ends at the most that fit.
-import {
-  TallyWidget,
-  showError,
-  formatNumber,
-  formatBytes,
-  escapeHtml,
-  modelOption,
-  fieldControl,
-  presetSelect,
-} from './base.js';
+import { TallyWidget, showError, formatNumber, formatBytes, escapeHtml, modelOption, presetSelect } from './base.js';
 import { drawWidth, labelRoom, logAxis, logScale } from './kit/chart.js';
 import { panelHtml } from './kit/shell.js';
+import { disclosedControls, disclosureCss, tableControls } from './kit/disclosure.js';
 import { trustedHtml } from './kit/trusted.js';
 
 /**
@@ -131,11 +124,21 @@ class TallyInference extends TallyWidget {
     if (!this.defaults.kv_heads) this.defaults.kv_heads = this.modelKvHeads(this.defaults.model);
     if (!start.kv_heads) start.kv_heads = this.modelKvHeads(start.model);
 
+    // Every field shows unless the page's `controls` fold some behind "More settings" (kit/disclosure.js).
+    const controls = disclosedControls(
+      this,
+      tableControls(
+        this,
+        FIELDS.map((f) => f.name),
+        start,
+      ),
+    );
     this.shadowRoot.innerHTML = trustedHtml(
       panelHtml({
-        css,
+        css: css + disclosureCss,
         label: 'Serving a model: memory, decode and prefill rates',
-        fields: FIELDS.map((f) => fieldControl(FIELDS, f.name, start[f.name], this)).join(''),
+        fields: controls.shown,
+        between: controls.more,
         afterNotice: '<p class="fit-note" data-out="fit_note" role="status"></p>',
         results: RESULTS,
         body: `<div class="kv-wrap">

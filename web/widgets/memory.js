@@ -12,8 +12,8 @@
 //   mode="pretrain|full|lora|qlora" (fine-tuning: the engine's finetune method) rank="8" alpha="16" ldrop="0"
 //   targets="q,v|q,k,v,o|all-linear|q_a,q_b,kv_a,kv_b,o" opt8="false" (8-bit AdamW) paged="false" dq="true"
 //   (QLoRA double quantization)
-//   controls="model,hardware,..." (not state: the fields shown outside "More settings"; default: all but the
-//   MoE and encoder-decoder ones)
+//   controls="model,hardware,..." (not state: the fields shown outside "More settings", kit/disclosure.js;
+//   default: all but the MoE and encoder-decoder ones)
 // Every number comes from the engine's memory_budget or finetune method; this module only lays it out.
 import {
   TallyWidget,
@@ -33,11 +33,11 @@ import {
   oneOf,
   GB,
   modelOption,
-  fieldControl,
 } from './base.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 import { drawWidth, linearScale, linearTicks } from './kit/chart.js';
 import { trustedHtml } from './kit/trusted.js';
+import { disclosedControls, disclosureCss, revealFolded, tableControls } from './kit/disclosure.js';
 
 const CUSTOM = 'custom';
 const RECOMPUTE_OPS = [
@@ -425,9 +425,6 @@ tr.hot td { background: color-mix(in srgb, var(--accent) 12%, transparent); }
 details { margin-top: 6px; font-size: 14px; }
 details summary { cursor: pointer; color: var(--accent); }
 .field[hidden], [hidden] { display: none; }
-details.more { margin-top: 10px; font-size: 15px; }
-details.more > summary { font-size: 14px; }
-details.more > .fields { margin-top: 8px; }
 @media (max-width: 480px) {
   .fields { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .fields .field.wide { grid-column: 1 / -1; }
@@ -463,12 +460,16 @@ class TallyMemoryBudget extends TallyWidget {
     const start = this.declareState('mem');
     this.startModel = start.model;
 
-    // Each control's markup by field name, so the page can choose which stay outside "More settings"; the pasted
-    // config sits in the model's box.
-    const controls = FIELDS.filter((f) => f.name !== 'config').map((f) => [
-      f.name,
-      fieldControl(FIELDS, f.name, start[f.name], this) +
-        (f.name === 'model'
+    // Each control's markup by field name, so the page can choose which stay outside "More settings"
+    // (kit/disclosure.js); the pasted config sits in the model's box.
+    const controls = tableControls(
+      this,
+      FIELDS.filter((f) => f.name !== 'config').map((f) => f.name),
+      start,
+    ).map(([name, html, help, label]) => [
+      name,
+      html +
+        (name === 'model'
           ? `<div class="field config" data-field="config">
             <label for="f-config">Hugging Face config.json</label>
             <textarea id="f-config" name="config" spellcheck="false" aria-describedby="f-config-error"
@@ -476,18 +477,14 @@ class TallyMemoryBudget extends TallyWidget {
             <span class="error" id="f-config-error" role="alert"></span>
           </div>`
           : ''),
+      help,
+      label,
     ]);
-    const shown = this.shownControls(controls.map(([name]) => name));
-    const markup = (keep) =>
-      controls
-        .filter(([name]) => shown.has(name) === keep)
-        .map(([, html]) => html)
-        .join('');
-    const folded = markup(false);
-    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}</style>
+    const { shown, more } = disclosedControls(this, controls, FOLDED_BY_DEFAULT);
+    this.shadowRoot.innerHTML = trustedHtml(`<style>${baseCss}${css}${disclosureCss}</style>
       <div class="widget" role="group" aria-label="Training memory budget per GPU">
-        <div class="fields">${markup(true)}</div>
-        ${folded ? `<details class="more" data-out="more" part="more"><summary>More settings</summary><div class="fields">${folded}</div></details>` : ''}
+        <div class="fields">${shown}</div>
+        ${more}
         <p class="notice" role="status"></p>
         <div class="layout">
           <p class="verdict" data-out="verdict" aria-live="polite" aria-atomic="true">—</p>
@@ -522,23 +519,6 @@ class TallyMemoryBudget extends TallyWidget {
     this.firstUpdate();
   }
 
-  /**
-   * The fields shown outside "More settings": the `controls` attribute (comma-separated field names; unknown
-   * names are ignored with a console warning), else all but the MoE and encoder-decoder ones.
-   */
-  shownControls(names) {
-    const list = this.getAttribute('controls');
-    if (list === null) return new Set(names.filter((n) => !FOLDED_BY_DEFAULT.includes(n)));
-    const asked = list
-      .split(',')
-      .map((n) => n.trim())
-      .filter(Boolean);
-    const unknown = asked.filter((n) => !names.includes(n));
-    if (unknown.length)
-      console.warn(`tally: <${this.localName}> controls names no such field: ${unknown.join(', ').slice(0, 80)}`);
-    return new Set(asked.filter((n) => names.includes(n)));
-  }
-
   /** Shows the fine-tuning fields of the chosen mode only, and opens "More settings" where it holds news. */
   syncModeFields(values) {
     const root = this.shadowRoot;
@@ -550,16 +530,8 @@ class TallyMemoryBudget extends TallyWidget {
     )
       ? 'Recipe (the adapters use its optimizer)'
       : 'Recipe (dtypes + optimizer)';
-    const more = root.querySelector('[data-out="more"]');
-    if (!more || more.open) return;
     // A folded field with an error, or one a link set away from its starting value, must not stay out of sight.
-    const news = [...more.querySelectorAll('.field')].some(
-      (box) =>
-        !box.hidden &&
-        (box.querySelector('.error')?.textContent ||
-          (this.urlFields?.has(box.dataset.field) && values[box.dataset.field] !== this.defaults[box.dataset.field])),
-    );
-    if (news) more.open = true;
+    revealFolded(this);
   }
 
   /** A refused config also leaves the custom model, so the widget shows a preset again. */

@@ -8,6 +8,8 @@
 //   shard-group, compile, async-tp, fp8-all-gather, ep-overlap, fabric, node-network-gbps, lora-rank, lora-targets
 //   (step_time's declared defaults),
 //   and the run's switches (STACK_SWITCHES: tp-comm-overlap, attention-kernel, bucket-bytes, ...; "stack" = the stack's default)
+//   controls="model,hardware,..." (not state: the fields shown outside "More settings", kit/disclosure.js;
+//   default: all but the run's switches)
 // Every number comes from the engine (step_time, plan); this module only lays them out.
 import {
   TallyWidget,
@@ -15,7 +17,6 @@ import {
   formatNumber,
   formatBytes,
   escapeHtml,
-  fieldControl,
   declaredValues,
   presetSelect,
   declaredField,
@@ -24,6 +25,7 @@ import {
 } from './base.js';
 import { drawWidth } from './kit/chart.js';
 import { panelHtml } from './kit/shell.js';
+import { disclosedControls, disclosureCss, tableControls } from './kit/disclosure.js';
 import { trustedHtml } from './kit/trusted.js';
 import { YOUR_GPU_ID, yourGpu } from './your-gpu.js';
 
@@ -301,8 +303,6 @@ th { font-size: 12px; color: var(--muted); }
 button.use { font: inherit; font-size: 13px; padding: 2px 8px; cursor: pointer; }
 caption { text-align: left; font-size: 13px; color: var(--muted); padding: 6px 0 2px; }
 .result.band .value { font-size: 14px; }
-details.switches { margin: 8px 0 4px; }
-details.switches summary { cursor: pointer; font-size: 14px; color: var(--muted); }
 button.plan { font: inherit; margin-top: 10px; padding: 4px 12px; cursor: pointer; }
 @media (max-width: 480px) {
   .fields, .results { grid-template-columns: repeat(2, minmax(0, 1fr)); }
@@ -334,21 +334,23 @@ class TallyStep extends TallyWidget {
     if (yourGpu()) this.hardware.push({ id: YOUR_GPU_ID, name: yourGpu().name });
     this.stacks = this.stackIds();
     const start = this.declareState('step');
+    // The chapter's `controls` choose the fields shown; the rest, and by default the run's switches, fold
+    // behind "More settings" (kit/disclosure.js).
+    const controls = disclosedControls(
+      this,
+      tableControls(
+        this,
+        FIELDS.map((f) => f.name),
+        start,
+      ),
+      [...SWITCH_NAMES],
+    );
     this.shadowRoot.innerHTML = trustedHtml(
       panelHtml({
-        css,
+        css: css + disclosureCss,
         label: 'Step time and MFU of a parallel layout',
-        fields: FIELDS.filter((f) => !SWITCH_NAMES.has(f.name))
-          .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
-          .join(''),
-        between: `
-        <details class="switches"><summary>More settings: the run's switches (each defaults to the stack's)</summary>
-          <div class="fields">
-            ${FIELDS.filter((f) => SWITCH_NAMES.has(f.name))
-              .map((f) => fieldControl(FIELDS, f.name, start[f.name], this))
-              .join('')}
-          </div>
-        </details>`,
+        fields: controls.shown,
+        between: controls.more,
         results: RESULTS,
         body: `<svg class="timeline" data-out="timeline" viewBox="0 0 640 70" role="img" aria-label="One step on one GPU"></svg>
         <div class="legend" data-out="legend"></div>

@@ -50,5 +50,16 @@ export function declaredField(method, arg, kind, label, extra = {}) {
     const bound = (x) => Number(x).toLocaleString('en-US');
     return a.low !== undefined ? `${a.doc} (${bound(a.low)} to ${bound(a.high)})` : a.doc;
   };
-  return { name: arg, kind, label, arg, fallback: (w) => declaredDefault(w.engine, method, arg) ?? '', help, ...extra };
+  // `doc` alone (no range) is the line a folded control shows under "More settings" (kit/disclosure.js).
+  const doc = (w) => declaredArgs(w.engine, method).get(arg)?.doc ?? '';
+  return {
+    name: arg,
+    kind,
+    label,
+    arg,
+    fallback: (w) => declaredDefault(w.engine, method, arg) ?? '',
+    help,
+    doc,
+    ...extra,
+  };
 }

@@ -1,5 +1,6 @@
 // TallyWidget, the base class of every widget (shadow root, declared state, URL state, the element API, notices,
 // warnings, chart widths, mounting), and defineWidget/widgetTags, the registry of tally's elements.
+import { revealFolded } from './disclosure.js';
 import { getEngine, TallyError } from '../../engine.js';
 import { MAX_VALUE_LENGTH } from '../../state.js';
 import { attachShare } from './share.js';
@@ -210,6 +211,7 @@ export class TallyWidget extends ElementBase {
   /** Reconciles the URL's values with what the first update() showed (kit/url-state.js settleUrlState). */
   settleUrlState() {
     settleUrlState(this);
+    revealFolded(this); // a folded control the URL set shows (kit/disclosure.js)
   }
 
   /** Why a URL value another setting replaced does not show (widgets with linked fields say which setting). */
@@ -443,6 +445,7 @@ export class TallyWidget extends ElementBase {
   showFieldErrors(errors) {
     for (const error of errors) showError(this.shadowRoot, error.field, error.message);
     if (errors.length) this.lastError = { field: errors[0].field, message: errors[0].message };
+    revealFolded(this);
     return errors.length > 0;
   }
 
@@ -472,6 +475,7 @@ export class TallyWidget extends ElementBase {
     const field = (typeof argToField === 'function' ? argToField(error.field) : argToField[error.field]) ?? error.field;
     showError(this.shadowRoot, field, error.message);
     this.lastError = { field, message: error.message };
+    revealFolded(this);
     this.showWarnings([]);
     return this.lastError;
   }

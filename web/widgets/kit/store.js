@@ -7,7 +7,8 @@
 //   attribute   the host attribute (default: the name with "-" for "_")
 //   kind        'number' (text read as a number), 'select', 'check' (a checkbox: "true"/"false") or 'text'
 //   label       the control's label; `help` (text, or (widget) => text: the tooltip), `percent` and `range` go to
-//               the control and parseNumber
+//               the control and parseNumber; `doc` (widget) => the contract's doc (declaredField), the line the
+//               control shows when folded behind "More settings" (kit/disclosure.js, kit/taught.js)
 //   options     a select's [{value, label, title?}], or (widget) => that list when it comes from the presets
 //   fallback    the starting text without an attribute, or (widget) => that text
 //   check       (text, widget) => true or why not, like state.js's validators (default: by kind; a select
