@@ -1167,6 +1167,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "qwen2_moe")
         return hf_classic::with_qwen2_moe(j, load_llama_like(hf_classic::qwen2_moe_as_qwen2(j), "qwen2"));
     if (type == "deepseek_v2") return load_deepseek_v3(hf_classic::deepseek_v2_as_v3(j), type);
+    if (type == "olmoe") return hf_classic::with_olmoe(j, load_llama_like(hf_classic::olmoe_as_llama(j), type));
     if (type == "gpt_neox") return hf_classic::load_gpt_neox(j);
     if (type == "starcoder2") return hf_classic::load_starcoder2(j);
     throw InputError("model_type",

@@ -206,6 +206,27 @@ ModelConfig with_qwen2_moe(const json& j, ModelConfig c) {
     return c;
 }
 
+// OlmoeConfig (transformers configuration_olmoe.py): LlamaConfig's shape keys plus the MoE's; clip_qkv clamps
+// activations and changes no count.
+json olmoe_as_llama(const json& j) {
+    only_keys(j, "olmoe",
+              {"attention_bias", "clip_qkv", "num_experts", "num_experts_per_tok", "norm_topk_prob",
+               "output_router_logits", "router_aux_loss_coef"});
+    return j;
+}
+
+// OlmoeAttention / OlmoeSparseMoeBlock (transformers modeling_olmoe.py): q_norm over all of Q (h) and k_norm over all
+// of K (kv·d), as OLMo 2's; every layer a MoE of num_experts experts of intermediate_size (top num_experts_per_tok),
+// a router gate without bias, no shared expert.
+ModelConfig with_olmoe(const json& j, ModelConfig c) {
+    const std::string type = "olmoe";
+    c.qk_norm = c.qk_norm_full = true;
+    c.num_experts = need_int(j, "num_experts", type, 1, kMaxExperts);
+    c.experts_per_token = need_int(j, "num_experts_per_tok", type, 1, c.num_experts);
+    c.router_bias = false;
+    return c;
+}
+
 // DeepseekV2Config (transformers configuration_deepseek_v2.py; deepseek-ai's remote configuration_deepseek.py):
 // the same MLA and first_k_dense_replace MoE as DeepSeek-V3, but its routers (topk_method greedy or
 // group_limited_greedy, default greedy) keep no e_score_correction_bias and it has no MTP modules.

@@ -18,6 +18,10 @@ nlohmann::json granite_as_llama(const nlohmann::json& j);
 // Qwen2MoeConfig: Qwen2's attention (for load_llama_like as qwen2), then with_qwen2_moe adds its MoE blocks.
 nlohmann::json qwen2_moe_as_qwen2(const nlohmann::json& j);
 ModelConfig with_qwen2_moe(const nlohmann::json& j, ModelConfig dense);
+// OlmoeConfig: Llama's attention (for load_llama_like as olmoe), then with_olmoe adds OLMo's whole-projection
+// q_norm / k_norm and the MoE blocks.
+nlohmann::json olmoe_as_llama(const nlohmann::json& j);
+ModelConfig with_olmoe(const nlohmann::json& j, ModelConfig dense);
 // DeepseekV2Config: DeepSeek-V3's MLA and MoE without the router's correction bias and MTP; for load_deepseek_v3.
 nlohmann::json deepseek_v2_as_v3(const nlohmann::json& j);
 // GPTNeoXConfig (Pythia, GPT-NeoX-20B) and Starcoder2Config: LayerNorm with bias, a two-matrix MLP, biases.

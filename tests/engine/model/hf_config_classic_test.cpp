@@ -176,3 +176,28 @@ TEST_CASE("StarCoder2 3B (starcoder2) counts its modules: GQA with biases, Layer
     gated["mlp_type"] = "gated";
     CHECK(error_field([&] { hf(gated); }) == "mlp_type");
 }
+
+// Fixture: allenai/OLMoE-1B-7B-0924-SFT's config.json (huggingface.co blame at
+// 94619a7898108045a7a3cdc435f68706fe0f505b). Total: 6,919,161,856 BF16 parameters in 3,219 tensors, the safetensors
+// headers of allenai/OLMoE-1B-7B-0924-Instruct (same shapes) at revision 7f1c97f440f06ce36705e4f2b843edb5925f4498 as
+// parsed and recorded in public verification notes.
+TEST_CASE("OLMoE-1B-7B (olmoe) counts 6,919,161,856 in 3,219 tensors: whole-projection QK norms, 64 experts") {
+    const json o = fixture("olmoe-1b-7b-0924-sft");
+    const auto c = hf(o);
+    CHECK(c.qk_norm);
+    CHECK(c.qk_norm_full);
+    CHECK(c.num_experts == 64);
+    CHECK(c.num_shared_experts == 0);
+    const auto p = count_params(c);
+    CHECK(p.total == 6'919'161'856u);
+    // 16 layers of q, k, v, o, q_norm, k_norm, two norms, the router and 64 experts of 3 matrices; embedding,
+    // final norm and LM head: the checkpoint's 3,219 tensors.
+    std::int64_t tensors = 0;
+    for (const auto& t : tally::model_tensors(c))
+        tensors += t.per_layer ? tally::tensor_layers(c, t) * (t.expert ? c.num_experts : 1) : 1;
+    CHECK(tensors == 3219);
+    CHECK(p.active == p.total - u64{16} * 56 * 3 * 2048 * 1024);
+    json shared = o;
+    shared["shared_expert_intermediate_size"] = 1024;  // Qwen2-MoE's key: OLMoE has no shared expert
+    CHECK(error_field([&] { hf(shared); }) == "shared_expert_intermediate_size");
+}
