@@ -32,7 +32,8 @@ const fixtures = [
   // Parallel hybrids: Falcon-H1's attention and Mamba-2 side by side in every layer.
   'falcon-h1-7b-instruct',
   'falcon-h1-1.5b-instruct',
-  // Older and mid-2024 types: Gemma 1, Granite 3, Qwen1.5-MoE, DeepSeek-V2, GPT-NeoX (Pythia), StarCoder2, OLMoE.
+  // Older and mid-2024 types: Gemma 1, Granite 3, Qwen1.5-MoE, DeepSeek-V2, GPT-NeoX (Pythia), StarCoder2, OLMoE,
+  // InternLM2.
   'gemma-7b',
   'granite-3.1-2b-instruct',
   'qwen1.5-moe-a2.7b',
@@ -40,6 +41,7 @@ const fixtures = [
   'pythia-160m',
   'starcoder2-3b',
   'olmoe-1b-7b-0924-sft',
+  'internlm2.5-7b-chat',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 

@@ -1164,6 +1164,7 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     // Older and mid-2024 types (hf_config_classic.cpp): their own keys checked there, counted by a loader above.
     if (type == "gemma") return load_llama_like(hf_classic::gemma_as_llama(j), type);
     if (type == "granite") return load_llama_like(hf_classic::granite_as_llama(j), type);
+    if (type == "internlm2") return load_llama_like(hf_classic::internlm2_as_llama(j), type);
     if (type == "qwen2_moe")
         return hf_classic::with_qwen2_moe(j, load_llama_like(hf_classic::qwen2_moe_as_qwen2(j), "qwen2"));
     if (type == "deepseek_v2") return load_deepseek_v3(hf_classic::deepseek_v2_as_v3(j), type);

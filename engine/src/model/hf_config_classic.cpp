@@ -159,6 +159,18 @@ json granite_as_llama(const json& j) {
     return v;
 }
 
+// InternLM2Config / InternLM2ForCausalLM (internlm/internlm2_5-7b-chat configuration_internlm2.py,
+// modeling_internlm2.py): tok_embeddings, a fused wqkv ((a + 2·kv)·d x h) and wo, biased when `bias`; w1, w3, w2
+// without bias; RMSNorms; an untied output. Llama's tensors, so `bias` becomes attention_bias.
+json internlm2_as_llama(const json& j) {
+    only_keys(j, "internlm2", {"bias", "attn_implementation"});
+    json v = j;
+    v["attention_bias"] = bool_or(j, "bias", true);  // InternLM2Config's default is bias=True
+    v.erase("bias");
+    v.erase("attn_implementation");
+    return v;
+}
+
 // Qwen2MoeConfig (transformers configuration_qwen2_moe.py): the attention of Qwen2 (q/k/v with bias, o without).
 json qwen2_moe_as_qwen2(const json& j) {
     only_keys(

@@ -15,6 +15,8 @@ namespace tally::hf_classic {
 nlohmann::json gemma_as_llama(const nlohmann::json& j);
 // GraniteConfig: Llama's count; its four multipliers scale activations and change no parameter.
 nlohmann::json granite_as_llama(const nlohmann::json& j);
+// InternLM2Config (remote code): Llama's count; its one `bias` key covers the fused wqkv and wo.
+nlohmann::json internlm2_as_llama(const nlohmann::json& j);
 // Qwen2MoeConfig: Qwen2's attention (for load_llama_like as qwen2), then with_qwen2_moe adds its MoE blocks.
 nlohmann::json qwen2_moe_as_qwen2(const nlohmann::json& j);
 ModelConfig with_qwen2_moe(const nlohmann::json& j, ModelConfig dense);

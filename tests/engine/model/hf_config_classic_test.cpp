@@ -201,3 +201,21 @@ TEST_CASE("OLMoE-1B-7B (olmoe) counts 6,919,161,856 in 3,219 tensors: whole-proj
     shared["shared_expert_intermediate_size"] = 1024;  // Qwen2-MoE's key: OLMoE has no shared expert
     CHECK(error_field([&] { hf(shared); }) == "shared_expert_intermediate_size");
 }
+
+// Fixture: internlm/internlm2_5-7b-chat's config.json (huggingface.co blame at
+// 50cb6b567020b5300fd183a12b3f5f44ec3ae112). Total: 7,737,708,544, the count chatllm.cpp prints on loading
+// InternLM 2.5 7B (github:foldl/chatllm.cpp@56c61da2b92012cc56e9efa5192b0262fa7d9d58 docs/tool_calling.md).
+TEST_CASE("InternLM2.5 7B (internlm2) counts as Llama: 7,737,708,544; its `bias` key biases wqkv and wo") {
+    const json m = fixture("internlm2.5-7b-chat");
+    const auto c = hf(m);
+    CHECK_FALSE(c.qkv_bias);
+    CHECK(c.num_kv_heads == 8);
+    CHECK(total(m) == 7'737'708'544u);
+    // bias: true adds wqkv's (a + 2·kv)·d and wo's h per layer, and nothing to the MLP.
+    json biased = m;
+    biased["bias"] = true;
+    CHECK(total(biased) == total(m) + u64{32} * ((4096 + 2 * 1024) + 4096));
+    json moe = m;
+    moe["num_experts"] = 8;
+    CHECK(error_field([&] { hf(moe); }) == "num_experts");
+}

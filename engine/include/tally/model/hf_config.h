@@ -8,7 +8,7 @@
     "llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, phi3, olmo2, olmo3, smollm3, deepseek_v3, deepseek_v32, "  \
     "kimi_k2, glm4_moe, ernie4_5_moe, minimax_m2, qwen3_next, granitemoehybrid, nemotron_h, falcon_h1, gpt_oss, " \
     "gemma2, gemma3_text, llama4_text, gpt2, bert, roberta, t5, gemma, granite, qwen2_moe, deepseek_v2, "         \
-    "olmoe, gpt_neox, starcoder2; "                                                                               \
+    "olmoe, internlm2, gpt_neox, starcoder2; "                                                                    \
     "multimodal (language model from text_config): gemma3, mistral3, llama4, qwen3_vl, qwen3_vl_moe"
 
 #include <string_view>
