@@ -138,10 +138,11 @@ json gemma_as_llama(const json& j) {
     if (!v.contains("tie_word_embeddings") || v["tie_word_embeddings"].is_null()) v["tie_word_embeddings"] = true;
     const std::string act = string_or(j, "hidden_activation", string_or(j, "hidden_act", "gelu_pytorch_tanh").c_str());
     if (act.rfind("gelu", 0) != 0)
-        throw InputError(j.contains("hidden_activation") ? "hidden_activation" : "hidden_act",
-                         "config.json field \"hidden_activation\" (or hidden_act) must be gelu* for model_type gemma "
-                         "(GemmaMLP is gated GeLU), got \"" +
-                             printable(act, 40) + "\"");
+        throw InputError(
+            j.contains("hidden_activation") && !j["hidden_activation"].is_null() ? "hidden_activation" : "hidden_act",
+            "config.json field \"hidden_activation\" (or hidden_act) must be gelu* for model_type gemma "
+            "(GemmaMLP is gated GeLU), got \"" +
+                printable(act, 40) + "\"");
     v["hidden_act"] = act;
     v.erase("hidden_activation");
     return v;

@@ -38,6 +38,10 @@ TEST_CASE("Gemma 1 7B (gemma) counts 8,537,680,896 parameters: GeGLU, head_dim 2
     json silu = g;
     silu["hidden_activation"] = "silu";
     CHECK(error_field([&] { hf(silu); }) == "hidden_activation");
+    json relu = g;
+    relu["hidden_activation"] = nullptr;  // null: hidden_act decides, and the error names it
+    relu["hidden_act"] = "relu";
+    CHECK(error_field([&] { hf(relu); }) == "hidden_act");
     json unknown = g;
     unknown["query_pre_attn_scalar"] = 256;  // Gemma 2's key: not understood for Gemma 1, so refused
     CHECK(error_field([&] { hf(unknown); }) == "query_pre_attn_scalar");
