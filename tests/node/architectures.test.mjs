@@ -35,6 +35,16 @@ const fixtures = [
   // Mamba-1 (Jamba) and KDA (Kimi Linear) layers beside attention.
   'jamba-1.5-mini',
   'kimi-linear-48b-a3b-instruct',
+  // Older and mid-2024 types: Gemma 1, Granite 3, Qwen1.5-MoE, DeepSeek-V2, GPT-NeoX (Pythia), StarCoder2, OLMoE,
+  // InternLM2.
+  'gemma-7b',
+  'granite-3.1-2b-instruct',
+  'qwen1.5-moe-a2.7b',
+  'deepseek-coder-v2-lite-base',
+  'pythia-160m',
+  'starcoder2-3b',
+  'olmoe-1b-7b-0924-sft',
+  'internlm2.5-7b-chat',
 ];
 const presets = ['deepseek-v3', 'gpt-oss-120b', 'gemma-2-9b', 'mistral-7b'];
 

@@ -6,6 +6,7 @@
 
 #include "tally/base/error.h"
 #include "tally/base/input.h"
+#include "hf_config_classic.h"
 
 namespace tally {
 
@@ -1339,6 +1340,16 @@ ModelConfig load_text_model(const json& j, const std::string& type) {
     if (type == "gpt2") return load_gpt2(j);
     if (type == "bert" || type == "roberta") return load_bert_like(j, type);
     if (type == "t5") return load_t5(j);
+    // Older and mid-2024 types (hf_config_classic.cpp): their own keys checked there, counted by a loader above.
+    if (type == "gemma") return load_llama_like(hf_classic::gemma_as_llama(j), type);
+    if (type == "granite") return load_llama_like(hf_classic::granite_as_llama(j), type);
+    if (type == "internlm2") return load_llama_like(hf_classic::internlm2_as_llama(j), type);
+    if (type == "qwen2_moe")
+        return hf_classic::with_qwen2_moe(j, load_llama_like(hf_classic::qwen2_moe_as_qwen2(j), "qwen2"));
+    if (type == "deepseek_v2") return load_deepseek_v3(hf_classic::deepseek_v2_as_v3(j), type);
+    if (type == "olmoe") return hf_classic::with_olmoe(j, load_llama_like(hf_classic::olmoe_as_llama(j), type));
+    if (type == "gpt_neox") return hf_classic::load_gpt_neox(j);
+    if (type == "starcoder2") return hf_classic::load_starcoder2(j);
     throw InputError("model_type",
                      "config.json model_type \"" + type + "\" is not supported; supported: " + hf_model_types());
 }
