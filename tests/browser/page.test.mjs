@@ -157,8 +157,10 @@ test("every inline number on the page is the engine's, and the page becomes read
   // in wasm (-Os; kernels unchanged; BENCHMARKS.md, "The page's wasm built for size") brought it to 466.1 KiB, and
   // the budget down to 500 KiB so that the gain is kept. Session 16: chapter 9's serving methods (paged_kv,
   // speculative_decoding, tp_serving, weight_quantization), Falcon-H1's import and the widget shell took it past
-  // 500 KiB (501.6 KiB measured before Falcon-H1): budget 515 KiB.
-  assert.ok(gz < 515 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 515 KiB`);
+  // 500 KiB (501.6 KiB measured before Falcon-H1): budget 515 KiB. Session 17: eight more config.json model types
+  // (gemma, granite, qwen2_moe, deepseek_v2, olmoe, internlm2, gpt_neox, starcoder2), Jamba and Kimi Linear, the
+  // fine-tuning step-peak switches and the More settings kit: 523.4 KiB measured, budget 530 KiB.
+  assert.ok(gz < 530 * 1024, `payload ${(gz / 1024).toFixed(1)} KiB gzip is under 530 KiB`);
 
   // Inline values: each resolved to a number; spot-check a few against the native CLI.
   await page.waitForFunction(() =>
