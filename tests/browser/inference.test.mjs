@@ -263,6 +263,16 @@ test("the inference widget offers every engine preset and shows what each kind o
     (await layerRows(widget)).map((r) => r.tokens),
     ['100', '100'],
   );
+  // Hybrids name their recurrent layers by the mixer the model declares: Jamba's Mamba-1, Kimi Linear's KDA.
+  for (const [model, kind, name] of [
+    ['jamba-1-5-mini', 'mamba', 'Mamba-1'],
+    ['kimi-linear-48b-a3b', 'linear_attention', 'linear attention (Kimi Delta Attention)'],
+  ]) {
+    await setControl(widget, 'model', model);
+    await widget.locator(`[data-out="layers"] tbody tr[data-kind="${kind}"]`).first().waitFor({ state: 'attached' });
+    const row = widget.locator(`[data-out="layers"] tbody tr[data-kind="${kind}"]`).first();
+    assert.match(await row.textContent(), new RegExp(name.replace(/[()]/g, '\\$&')), model);
+  }
   assert.doesNotMatch(await widget.locator('.widget').textContent(), /NaN|Infinity|undefined/);
   assert.deepEqual(page.errors, []);
 });

@@ -294,9 +294,9 @@ class TallyInference extends TallyWidget {
           : g.kind === 'cross'
             ? 'cross-attention'
             : g.kind === 'linear_attention'
-              ? 'linear attention (gated DeltaNet)'
+              ? `linear attention (${r.model.linear_kind === 'kda' ? 'Kimi Delta Attention' : 'gated DeltaNet'})`
               : g.kind === 'mamba'
-                ? 'Mamba-2'
+                ? `Mamba-${r.model.mamba_version === 1 ? 1 : 2}`
                 : 'full attention';
       const holds = g.recurrent
         ? `a fixed state of ${count(g.state_values)} values per sequence (conv window + recurrent state)`
