@@ -7,6 +7,7 @@
 #include "tally/base/error.h"
 #include "tally/base/input.h"
 #include "hf_config_classic.h"
+#include "hf_config_read.h"
 
 namespace tally {
 
@@ -14,21 +15,7 @@ namespace {
 
 using json = nlohmann::json;
 
-// A config.json key, required or with a default; errors name the HF key and the model type.
-std::int64_t hf_int(const json& config, const char* key, const std::string& type, std::int64_t low, std::int64_t high) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null())
-        throw InputError(
-            key, std::string("config.json field \"") + key + "\" is missing (required for model_type " + type + ")");
-    return json_integer(*it, key, low, high);
-}
-
-std::int64_t hf_int_or(const json& config, const char* key, std::int64_t fallback, std::int64_t low,
-                       std::int64_t high) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return fallback;
-    return json_integer(*it, key, low, high);
-}
+using namespace hf_read;
 
 // num_key_value_heads (default: every head has its own), which must divide the attention heads (GQA groups).
 std::int64_t hf_kv_heads(const json& j, std::int64_t heads) {
@@ -37,30 +24,6 @@ std::int64_t hf_kv_heads(const json& j, std::int64_t heads) {
         throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
                                                     std::to_string(heads) + "), got " + std::to_string(kv));
     return kv;
-}
-
-bool hf_bool_or(const json& config, const char* key, bool fallback) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return fallback;
-    if (!it->is_boolean())
-        throw InputError(key, std::string("config.json field \"") + key + "\" must be true or false");
-    return it->get<bool>();
-}
-
-// A dropout probability from config.json; absent takes the transformers class default.
-double hf_probability_or(const json& config, const char* key, double fallback) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return fallback;
-    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
-        throw InputError(key, std::string("config.json field \"") + key + "\" must be a probability in [0, 1)");
-    return it->get<double>();
-}
-
-std::string hf_string_or(const json& config, const char* key, const char* fallback) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return fallback;
-    if (!it->is_string()) throw InputError(key, std::string("config.json field \"") + key + "\" must be a string");
-    return it->get<std::string>();
 }
 
 // Keys of config.json that never change a count (token ids, initialisation, numerics of norms and RoPE,
@@ -127,15 +90,7 @@ constexpr const char* kNeutralKeys[] = {"_name_or_path",
 
 // Refuses a key that is neither neutral nor one the loader for `type` reads: it might change the count.
 void refuse_unknown_keys(const json& j, const std::string& type, std::initializer_list<const char*> read) {
-    for (const auto& [key, value] : j.items()) {
-        bool known = false;
-        for (const char* k : kNeutralKeys) known = known || key == k;
-        for (const char* k : read) known = known || key == k;
-        if (!known)
-            throw InputError(key, "config.json field \"" + printable(key, 64) +
-                                      "\" is not understood by tally for model_type " + type +
-                                      "; it may change the count, so the config is refused rather than miscounted");
-    }
+    refuse_keys_outside(j, type, kNeutralKeys, read);
 }
 
 // layer_types (transformers >= 4.53): "full_attention" or "sliding_attention" per layer; the count of windowed

@@ -1,4 +1,5 @@
 #include "hf_config_classic.h"
+#include "hf_config_read.h"
 
 #include <initializer_list>
 #include <string>
@@ -46,52 +47,11 @@ constexpr const char* kCommonKeys[] = {"_name_or_path",
 
 // Refuses the first key that is neither common nor in `read`: it might change the count.
 void only_keys(const json& j, const std::string& type, std::initializer_list<const char*> read) {
-    for (const auto& [key, value] : j.items()) {
-        bool known = false;
-        for (const char* k : kCommonKeys) known = known || key == k;
-        for (const char* k : read) known = known || key == k;
-        if (!known)
-            throw InputError(key, "config.json field \"" + printable(key, 64) +
-                                      "\" is not understood by tally for model_type " + type +
-                                      "; it may change the count, so the config is refused rather than miscounted");
-    }
+    hf_read::refuse_keys_outside(j, type, kCommonKeys, read);
 }
 
 std::int64_t need_int(const json& j, const char* key, const std::string& type, std::int64_t low, std::int64_t high) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null())
-        throw InputError(
-            key, std::string("config.json field \"") + key + "\" is missing (required for model_type " + type + ")");
-    return json_integer(*it, key, low, high);
-}
-
-std::int64_t int_or(const json& j, const char* key, std::int64_t fallback, std::int64_t low, std::int64_t high) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    return json_integer(*it, key, low, high);
-}
-
-bool bool_or(const json& j, const char* key, bool fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_boolean())
-        throw InputError(key, std::string("config.json field \"") + key + "\" must be true or false");
-    return it->get<bool>();
-}
-
-std::string string_or(const json& j, const char* key, const char* fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_string()) throw InputError(key, std::string("config.json field \"") + key + "\" must be a string");
-    return it->get<std::string>();
-}
-
-double probability_or(const json& j, const char* key, double fallback) {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return fallback;
-    if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() < 1))
-        throw InputError(key, std::string("config.json field \"") + key + "\" must be a probability in [0, 1)");
-    return it->get<double>();
+    return hf_read::hf_int(j, key, type, low, high);
 }
 
 // The attention shape both LayerNorm families share: MHA or GQA, head_dim = hidden / heads.
@@ -104,14 +64,14 @@ void read_attention(ModelConfig& c, const json& j, const std::string& type) {
                                                     std::to_string(c.hidden_size) + "), got " +
                                                     std::to_string(c.num_heads));
     c.head_dim = c.hidden_size / c.num_heads;
-    c.num_kv_heads = int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
+    c.num_kv_heads = hf_read::hf_int_or(j, "num_key_value_heads", c.num_heads, 1, c.num_heads);
     if (c.num_heads % c.num_kv_heads != 0)
         throw InputError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads (" +
                                                     std::to_string(c.num_heads) + "), got " +
                                                     std::to_string(c.num_kv_heads));
     c.ffn_hidden_size = need_int(j, "intermediate_size", type, 1, kMaxFfn);
     c.vocab_size = need_int(j, "vocab_size", type, 1, kMaxVocab);
-    c.max_positions = int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
+    c.max_positions = hf_read::hf_int_or(j, "max_position_embeddings", 0, 0, kMaxPositions);
     c.position = PositionKind::Rotary;
     c.norm = NormKind::LayerNorm;
     c.mlp = MlpKind::Gelu;  // two matrices: up (c_fc, dense_h_to_4h) and down (c_proj, dense_4h_to_h)
@@ -119,7 +79,7 @@ void read_attention(ModelConfig& c, const json& j, const std::string& type) {
 
 // An ungated MLP's activation: any of transformers' ACT2FN names tally knows to be elementwise.
 void require_elementwise_act(const json& j, const char* fallback) {
-    const std::string act = string_or(j, "hidden_act", fallback);
+    const std::string act = hf_read::hf_string_or(j, "hidden_act", fallback);
     if (act.rfind("gelu", 0) != 0 && act != "relu" && act != "silu" && act != "swish")
         throw InputError("hidden_act", "config.json field \"hidden_act\" must be gelu*, relu or silu, got \"" +
                                            printable(act, 40) + "\"");
@@ -136,7 +96,8 @@ json gemma_as_llama(const json& j) {
     json v = j;
     if (!v.contains("head_dim") || v["head_dim"].is_null()) v["head_dim"] = 256;
     if (!v.contains("tie_word_embeddings") || v["tie_word_embeddings"].is_null()) v["tie_word_embeddings"] = true;
-    const std::string act = string_or(j, "hidden_activation", string_or(j, "hidden_act", "gelu_pytorch_tanh").c_str());
+    const std::string act = hf_read::hf_string_or(j, "hidden_activation",
+                                                  hf_read::hf_string_or(j, "hidden_act", "gelu_pytorch_tanh").c_str());
     if (act.rfind("gelu", 0) != 0)
         throw InputError(
             j.contains("hidden_activation") && !j["hidden_activation"].is_null() ? "hidden_activation" : "hidden_act",
@@ -166,7 +127,7 @@ json granite_as_llama(const json& j) {
 json internlm2_as_llama(const json& j) {
     only_keys(j, "internlm2", {"bias", "attn_implementation"});
     json v = j;
-    v["attention_bias"] = bool_or(j, "bias", true);  // InternLM2Config's default is bias=True
+    v["attention_bias"] = hf_read::hf_bool_or(j, "bias", true);  // InternLM2Config's default is bias=True
     v.erase("bias");
     v.erase("attn_implementation");
     return v;
@@ -179,7 +140,7 @@ json qwen2_moe_as_qwen2(const json& j) {
         {"num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
          "decoder_sparse_step", "mlp_only_layers", "norm_topk_prob", "output_router_logits", "router_aux_loss_coef",
          "use_sliding_window", "sliding_window", "max_window_layers", "qkv_bias", "layer_types"});
-    if (!bool_or(j, "qkv_bias", true))
+    if (!hf_read::hf_bool_or(j, "qkv_bias", true))
         throw InputError("qkv_bias",
                          "config.json field \"qkv_bias\" must be true for model_type qwen2_moe "
                          "(tally models Qwen2-MoE's biased q/k/v projections)");
@@ -194,7 +155,7 @@ json qwen2_moe_as_qwen2(const json& j) {
 // FLOPs: gate, up and down split evenly along the inner width), so its width must be a multiple of the experts'.
 ModelConfig with_qwen2_moe(const json& j, ModelConfig c) {
     const std::string type = "qwen2_moe";
-    if (int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
+    if (hf_read::hf_int_or(j, "decoder_sparse_step", 1, 1, kMaxLayers) != 1)
         throw InputError("decoder_sparse_step",
                          "config.json field \"decoder_sparse_step\" must be 1 (every layer MoE); tally does not model "
                          "interleaved dense layers");
@@ -206,7 +167,7 @@ ModelConfig with_qwen2_moe(const json& j, ModelConfig c) {
     c.num_experts = need_int(j, "num_experts", type, 1, kMaxExperts);
     c.experts_per_token = need_int(j, "num_experts_per_tok", type, 1, c.num_experts);
     c.ffn_hidden_size = need_int(j, "moe_intermediate_size", type, 1, kMaxFfn);
-    const std::int64_t shared = int_or(j, "shared_expert_intermediate_size", 0, 0, kMaxFfn);
+    const std::int64_t shared = hf_read::hf_int_or(j, "shared_expert_intermediate_size", 0, 0, kMaxFfn);
     if (shared % c.ffn_hidden_size != 0)
         throw InputError("shared_expert_intermediate_size",
                          "config.json field \"shared_expert_intermediate_size\" must be a multiple of "
@@ -245,14 +206,14 @@ ModelConfig with_olmoe(const json& j, ModelConfig c) {
 // group_limited_greedy, default greedy) keep no e_score_correction_bias and it has no MTP modules.
 json deepseek_v2_as_v3(const json& j) {
     json v = j;
-    const std::string method = string_or(j, "topk_method", "greedy");
+    const std::string method = hf_read::hf_string_or(j, "topk_method", "greedy");
     if (method != "greedy" && method != "group_limited_greedy")
         throw InputError("topk_method",
                          "config.json field \"topk_method\" must be greedy or group_limited_greedy for model_type "
                          "deepseek_v2, got \"" +
                              printable(method, 40) + "\" (noaux_tc is DeepSeek-V3's: use model_type deepseek_v3)");
     v["topk_method"] = method;
-    if (int_or(j, "num_nextn_predict_layers", 0, 0, 64) != 0)
+    if (hf_read::hf_int_or(j, "num_nextn_predict_layers", 0, 0, 64) != 0)
         throw InputError("num_nextn_predict_layers",
                          "config.json field \"num_nextn_predict_layers\" must be 0 for model_type deepseek_v2 "
                          "(DeepSeek-V2 has no multi-token prediction modules)");
@@ -280,12 +241,12 @@ ModelConfig load_gpt_neox(const json& j) {
     ModelConfig c;
     read_attention(c, j, type);
     require_elementwise_act(j, "gelu");
-    c.qkv_bias = c.attn_out_bias = bool_or(j, "attention_bias", true);
+    c.qkv_bias = c.attn_out_bias = hf_read::hf_bool_or(j, "attention_bias", true);
     c.mlp_bias = true;
-    c.tied_embeddings = bool_or(j, "tie_word_embeddings", false);
+    c.tied_embeddings = hf_read::hf_bool_or(j, "tie_word_embeddings", false);
     // GPTNeoXConfig: attention_dropout on the probabilities, hidden_dropout after attention and after the MLP.
-    c.attention_dropout = probability_or(j, "attention_dropout", 0.0);
-    c.residual_dropout = probability_or(j, "hidden_dropout", 0.0);
+    c.attention_dropout = hf_read::hf_probability_or(j, "attention_dropout", 0.0);
+    c.residual_dropout = hf_read::hf_probability_or(j, "hidden_dropout", 0.0);
     return c;
 }
 
@@ -304,19 +265,19 @@ ModelConfig load_starcoder2(const json& j) {
     ModelConfig c;
     read_attention(c, j, type);
     require_elementwise_act(j, "gelu_pytorch_tanh");
-    if (string_or(j, "norm_type", "layer_norm") != "layer_norm")
+    if (hf_read::hf_string_or(j, "norm_type", "layer_norm") != "layer_norm")
         throw InputError("norm_type", "config.json field \"norm_type\" must be layer_norm for model_type starcoder2");
-    if (string_or(j, "mlp_type", "default") != "default")
+    if (hf_read::hf_string_or(j, "mlp_type", "default") != "default")
         throw InputError("mlp_type",
                          "config.json field \"mlp_type\" must be default for model_type starcoder2 "
                          "(the ungated c_fc/c_proj MLP)");
-    c.qkv_bias = c.attn_out_bias = c.mlp_bias = bool_or(j, "use_bias", true);
-    c.tied_embeddings = bool_or(j, "tie_word_embeddings", true);
-    c.sliding_window = int_or(j, "sliding_window", 0, 0, kMaxSeq);
+    c.qkv_bias = c.attn_out_bias = c.mlp_bias = hf_read::hf_bool_or(j, "use_bias", true);
+    c.tied_embeddings = hf_read::hf_bool_or(j, "tie_word_embeddings", true);
+    c.sliding_window = hf_read::hf_int_or(j, "sliding_window", 0, 0, kMaxSeq);
     c.num_sliding_layers = c.sliding_window > 0 ? c.num_layers : 0;
-    c.attention_dropout = probability_or(j, "attention_dropout", 0.0);
-    c.residual_dropout = probability_or(j, "residual_dropout", 0.0);
-    c.embedding_dropout = probability_or(j, "embedding_dropout", 0.0);
+    c.attention_dropout = hf_read::hf_probability_or(j, "attention_dropout", 0.0);
+    c.residual_dropout = hf_read::hf_probability_or(j, "residual_dropout", 0.0);
+    c.embedding_dropout = hf_read::hf_probability_or(j, "embedding_dropout", 0.0);
     return c;
 }
 
